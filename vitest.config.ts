@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Suites that share PostgreSQL/MariaDB/Redis use their own schemas and key prefixes, so files may run in parallel.
+    pool: 'forks',
+  },
+});

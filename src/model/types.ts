@@ -1,0 +1,303 @@
+import type {
+  Database,
+  Framework,
+  KeySource,
+  Provider,
+  RetrySource,
+  Scope,
+  Trigger,
+} from '../config/schema.js';
+
+/**
+ * DesignModel: the one contract between the decisions (buildDesign) and everything that presents
+ * them (document renderers, diagrams, scaffolding, verify). Renderers never look at raw config.
+ * All prose fields are plain text (renderers escape them); all numbers are already decided.
+ */
+export interface DesignModel {
+  title: string;
+  /** YYYY-MM-DD; the only date in the output. */
+  generatedOn: string;
+  stack: StackDesign;
+  concurrency: { value: 'single-server' | 'multi-instance' | 'global'; label: string; consequence: string };
+  actions: ActionDesign[];
+  keys: KeyPolicy;
+  fingerprint: FingerprintPolicy;
+  lock: LockPolicy;
+  retention: RetentionPolicy;
+  detection: DetectionPolicy;
+  responses: ResponsePolicy;
+  providers: ProviderDesign[];
+  sagas: SagaDesign[];
+  storage: StorageDesign;
+  cleanup: CleanupPolicy;
+  security: SecurityItem[];
+  metrics: MetricDesign[];
+  tests: TestScenario[];
+  buildOrder: BuildStep[];
+  runbook: RunbookEntry[];
+  antiPatterns: AntiPattern[];
+  /** Everything the tool assumed rather than read from config or code; listed in the document. */
+  assumptions: string[];
+  /** Protection the codebase already has (from inspection), credited rather than re-designed. */
+  existingProtection: ExistingProtection[];
+  /** The spec's seven testable constraints, each checked against this model. */
+  constraints: ConstraintCheck[];
+  /** Whether the request-handling flowchart pays off (spec: skip diagrams that restate a small table). */
+  diagrams: { flowchart: boolean; flowchartReason: string };
+}
+
+export interface StackDesign {
+  language: 'typescript' | 'javascript';
+  framework: Framework;
+  database: Database;
+  broker: string;
+  testFramework: string;
+  /** True when the stack was unknown and the design falls back to the PostgreSQL reference. */
+  agnostic: boolean;
+  frameworkLabel: string;
+  databaseLabel: string;
+  brokerLabel: string;
+  testFrameworkLabel: string;
+  /** The database the DDL and store code target (postgres when agnostic). */
+  storeDatabase: Database;
+  storeKind: 'relational' | 'document' | 'key-value';
+  /** The statement that claims a key atomically on this store, in words and code. */
+  claimPrimitive: string;
+}
+
+export interface ActionDesign {
+  name: string;
+  /** Anchor- and file-safe identifier, unique in the document. */
+  slug: string;
+  /** A valid camelCase identifier for generated code. */
+  codeName: string;
+  trigger: Trigger;
+  triggerLabel: string;
+  route?: string;
+  /** For http/webhook routes "POST /payments/:id": the method and path template. */
+  method?: string;
+  path?: string;
+  source?: string;
+  executes: string;
+  duplicateImpact: string;
+  severity: 'financial' | 'data' | 'external' | 'notification';
+  retrySources: RetrySourceDesign[];
+  significantFields: string[];
+  excludedFields: FieldExclusion[];
+  recovery: string;
+  key: ActionKeyDesign;
+  scope: Scope;
+  scopeLabel: string;
+  scopeReason: string;
+  provider?: Provider;
+  steps: StepDesign[];
+  expectedDurationMs: number;
+  durationAssumed: boolean;
+  /** Lease length for this action's claim. */
+  lockTimeoutMs: number;
+  lockJustification: string;
+  /** Heartbeat interval when the action can outlive a comfortable lease; undefined when not needed. */
+  heartbeatMs?: number;
+  volumePerDay: number;
+  uniqueness: UniquenessAssessment;
+  existing: string[];
+}
+
+export interface RetrySourceDesign {
+  id: RetrySource;
+  label: string;
+  how: string;
+}
+
+export interface FieldExclusion {
+  field: string;
+  reason: string;
+}
+
+export interface ActionKeyDesign {
+  source: KeySource;
+  sourceLabel: string;
+  /** Where the key comes from at runtime, e.g. "Idempotency-Key header" or "Stripe event id". */
+  carrier: string;
+  from?: string[];
+  format: string;
+  example: string;
+}
+
+export interface UniquenessAssessment {
+  bits: number;
+  keysInWindow: number;
+  /** Birthday-bound probability of any collision among keysInWindow keys. */
+  collisionProbability: number;
+  verdict: 'negligible' | 'acceptable' | 'too-small';
+  explanation: string;
+}
+
+export interface StepDesign {
+  index: number;
+  name: string;
+  compensation?: string;
+  provider?: Provider;
+  /** Example sub-key for this step, derived from the action's example key. */
+  subKeyExample: string;
+  providerKeyExample?: string;
+}
+
+export interface KeyPolicy {
+  header: string;
+  maxLength: number;
+  charset: string;
+  charsetPattern: string;
+  validation: string[];
+  generation: string;
+  timeVaryingWarning: string;
+}
+
+export interface FingerprintPolicy {
+  algorithmId: string;
+  algorithm: string;
+  encoding: string;
+  canonicalization: string;
+  comparison: string;
+  alwaysExcluded: FieldExclusion[];
+  mismatchStatus: 409 | 422;
+  mismatchBody: string;
+}
+
+export interface LockPolicy {
+  skewBufferMs: number;
+  safetyFactor: number;
+  defaultDurationMs: number;
+  claim: string;
+  contested: string;
+  reclaim: string;
+  clock: string;
+  aba: string;
+  summary: string;
+}
+
+export interface RetentionPolicy {
+  configuredMs: number;
+  effectiveMs: number;
+  label: string;
+  justification: string;
+  floors: Array<{ reason: string; ms: number }>;
+  raised: boolean;
+}
+
+export interface DetectionPolicy {
+  targetMs: number;
+  expectedMs: number;
+  meets: boolean;
+  justification: string;
+  storeTimeoutMs: number;
+}
+
+export interface ResponsePolicy {
+  mismatchStatus: 409 | 422;
+  inFlightStatus: 409;
+  inFlight: 'reject' | 'wait';
+  inFlightWaitMs: number;
+  retryAfterSeconds: number;
+  storeUnavailableStatus: 503;
+  replayHeader: string;
+  problemType: string;
+  replayedHeaders: string[];
+  rules: Array<{ situation: string; response: string; stored: string }>;
+}
+
+export interface ProviderDesign {
+  id: Provider;
+  label: string;
+  mechanism: string;
+  derivation: string;
+  example: string;
+  maxLength?: number;
+  windowMs?: number;
+  windowLabel: string;
+  coordination: string;
+  actions: string[];
+}
+
+export interface SagaDesign {
+  action: string;
+  slug: string;
+  steps: StepDesign[];
+  resume: string;
+  compensation: string;
+}
+
+export interface StorageDesign {
+  table: string;
+  stepTable: string;
+  partitioned: boolean;
+  partitionReason: string;
+}
+
+export interface CleanupPolicy {
+  schedule: string;
+  scheduleLabel: string;
+  batchSize: number;
+  strategy: string;
+}
+
+export interface SecurityItem {
+  topic: string;
+  decision: string;
+}
+
+export interface MetricDesign {
+  name: string;
+  type: 'counter' | 'gauge' | 'histogram';
+  labels: string[];
+  meaning: string;
+  alert: string;
+  /** PromQL expression for the alert, or undefined when it is informational. */
+  alertExpr?: string;
+  severity: 'page' | 'ticket' | 'info';
+}
+
+export interface TestScenario {
+  id: string;
+  name: string;
+  input: string;
+  expected: string;
+  verifies: string;
+  concurrent?: boolean;
+}
+
+export interface BuildStep {
+  step: number;
+  title: string;
+  detail: string;
+  safety: string;
+}
+
+export interface RunbookEntry {
+  id: string;
+  title: string;
+  symptom: string;
+  steps: string[];
+  query?: string;
+}
+
+export interface AntiPattern {
+  id: string;
+  pattern: string;
+  whyItFails: string;
+  here: string;
+}
+
+export interface ExistingProtection {
+  file: string;
+  line: number;
+  mechanism: string;
+  detail: string;
+}
+
+export interface ConstraintCheck {
+  id: string;
+  statement: string;
+  satisfied: boolean;
+  evidence: string;
+}

@@ -1,0 +1,79 @@
+import { formatDuration } from '../config/duration.js';
+import type { ActionDesign, DetectionPolicy, KeyPolicy, ResponsePolicy } from '../model/types.js';
+import type { FlowEdge, FlowGraph, FlowNode } from './graph.js';
+
+/** The slice of the model the flowchart reads (tests build just this). */
+export interface RequestFlowInputs {
+  keys: Pick<KeyPolicy, 'header'>;
+  responses: Pick<
+    ResponsePolicy,
+    'mismatchStatus' | 'inFlightStatus' | 'inFlight' | 'inFlightWaitMs' | 'retryAfterSeconds' | 'storeUnavailableStatus' | 'replayHeader'
+  >;
+  detection: Pick<DetectionPolicy, 'storeTimeoutMs'>;
+  actions: ReadonlyArray<Pick<ActionDesign, 'trigger' | 'provider'>>;
+}
+
+/**
+ * The request-handling decision flowchart, drawn from the configured policies rather than the
+ * spec's sample: the mismatch status, whether a duplicate in flight waits or is rejected, the
+ * Retry-After value, the store time-out that turns into a fail-closed 503, and the split between
+ * errors that release the claim and outcomes that are stored for replay.
+ */
+export function buildRequestFlow(model: RequestFlowInputs): FlowGraph {
+  const r = model.responses;
+  const retryAfter = `Retry-After: ${r.retryAfterSeconds}`;
+  const busyLabel = `${r.inFlightStatus} + ${retryAfter}, already in progress`;
+  const entry = model.actions.every((a) => a.trigger === 'http' || a.trigger === 'webhook') ? 'request' : 'request or message';
+  const providers = model.actions.some((a) => a.provider !== undefined);
+
+  const nodes: FlowNode[] = [
+    { id: 'receive', shape: 'rounded', label: `${entry} with ${model.keys.header}` },
+    { id: 'validKey', shape: 'decision', label: 'key present and well-formed?' },
+    { id: 'badKey', shape: 'rect', label: '400 problem+json' },
+    { id: 'claim', shape: 'decision', label: 'atomic claim of (principal, key): new?' },
+    { id: 'storeDown', shape: 'rect', label: `${r.storeUnavailableStatus} + ${retryAfter}, fail closed` },
+    { id: 'fingerprint', shape: 'decision', label: 'fingerprint matches?' },
+    { id: 'mismatch', shape: 'rect', label: `${r.mismatchStatus} problem+json, stored body never returned` },
+    { id: 'status', shape: 'decision', label: 'record status?' },
+    { id: 'replay', shape: 'rect', label: `replay stored response + ${r.replayHeader}: true` },
+    { id: 'busy', shape: 'rect', label: busyLabel },
+    { id: 'reclaim', shape: 'decision', label: 'CAS reclaim with new fencing token' },
+    { id: 'execute', shape: 'rect', label: 'execute action' },
+    { id: 'persist', shape: 'rect', label: 'store response, mark COMPLETED, then send' },
+    {
+      id: 'release',
+      shape: 'rect',
+      label: providers ? 'release claim; retry re-executes with the same provider keys' : 'release claim; retry re-executes',
+    },
+  ];
+  const edges: FlowEdge[] = [
+    { from: 'receive', to: 'validKey' },
+    { from: 'validKey', to: 'badKey', label: 'no' },
+    { from: 'validKey', to: 'claim', label: 'yes' },
+    { from: 'claim', to: 'storeDown', label: `store down or slower than ${formatDuration(model.detection.storeTimeoutMs)}` },
+    { from: 'claim', to: 'execute', label: 'new' },
+    { from: 'claim', to: 'fingerprint', label: 'exists' },
+    { from: 'fingerprint', to: 'mismatch', label: 'no' },
+    { from: 'fingerprint', to: 'status', label: 'yes' },
+    { from: 'status', to: 'replay', label: 'COMPLETED' },
+  ];
+  if (r.inFlight === 'wait') {
+    // Waiting turns most double-clicks into a replay instead of an error the client must handle.
+    nodes.push({ id: 'wait', shape: 'decision', label: `completes within ${formatDuration(r.inFlightWaitMs)}?` });
+    edges.push(
+      { from: 'status', to: 'wait', label: 'PROCESSING, lease live' },
+      { from: 'wait', to: 'replay', label: 'yes' },
+      { from: 'wait', to: 'busy', label: 'no' },
+    );
+  } else {
+    edges.push({ from: 'status', to: 'busy', label: 'PROCESSING, lease live' });
+  }
+  edges.push(
+    { from: 'status', to: 'reclaim', label: 'PROCESSING, lease expired' },
+    { from: 'reclaim', to: 'execute', label: 'won' },
+    { from: 'reclaim', to: 'busy', label: 'lost' },
+    { from: 'execute', to: 'persist', label: 'success or definitive 4xx' },
+    { from: 'execute', to: 'release', label: 'throws or 5xx' },
+  );
+  return { kind: 'flowchart', direction: 'TD', nodes, edges };
+}

@@ -216,6 +216,8 @@ export interface ProviderDesign {
   windowMs?: number;
   windowLabel: string;
   coordination: string;
+  /** UUIDv5 namespace when the provider key is a name-based UUID (PayPal). */
+  namespace?: string;
   actions: string[];
 }
 
@@ -247,7 +249,10 @@ export interface SecurityItem {
 }
 
 export interface MetricDesign {
+  /** The spec's dotted name, e.g. "idempotency.duplicates_blocked". */
   name: string;
+  /** Prometheus name, e.g. "idempotency_duplicates_blocked_total". */
+  promName: string;
   type: 'counter' | 'gauge' | 'histogram';
   labels: string[];
   meaning: string;

@@ -1,0 +1,4 @@
+import { Command } from 'commander';
+export function generateCommand(): Command {
+  return new Command('generate');
+}

@@ -1,0 +1,269 @@
+import type { ActionConfig, Config, RetrySource, Scope } from '../config/schema.js';
+import { describeDuration } from '../config/duration.js';
+import { PROVIDER_LABELS, RETRY_SOURCE_TEXT, RETRY_SOURCES_BY_TRIGGER, SCOPE_EXAMPLES, SCOPE_LABELS, TRIGGER_LABELS } from './labels.js';
+import { parseHttpRoute, toCodeName } from './naming.js';
+import { decideLease, expectedDuration } from './timing.js';
+import { assessUniqueness } from './uniqueness.js';
+import { deriveProviderKeyExample } from './providers.js';
+import type { ActionDesign, ActionKeyDesign, FieldExclusion, StepDesign } from './types.js';
+
+export interface ActionContext {
+  config: Config;
+  slug: string;
+  databaseLabel: string;
+  retentionMs: number;
+  volumePerDay: number;
+  volumeAssumed: boolean;
+  existing: string[];
+}
+
+const SAMPLE_UUID = '0f8fad5b-d9cb-469f-a165-70867728950e';
+const SAMPLE_HASH = '9c56cc51b374c3ba189210d5b6d4bf57';
+
+const words = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+
+function describeExecution(action: ActionConfig, databaseLabel: string): string {
+  if (action.description) return action.description;
+  const provider = action.provider ? PROVIDER_LABELS[action.provider] : undefined;
+  const what = words(action.name);
+  switch (action.trigger) {
+    case 'http':
+      return `${action.route ?? 'The endpoint'} runs "${what}"${provider ? `, calls ${provider}` : ''} and writes the result to ${databaseLabel}.`;
+    case 'webhook':
+      return `Applies the event received on ${action.route ?? 'the webhook endpoint'} ("${what}")${provider ? ` from ${provider}` : ''} to local state in ${databaseLabel}.`;
+    case 'consumer':
+      return `Handles each message from ${action.route ?? 'its queue'} ("${what}")${provider ? `, calling ${provider}` : ''} and records the outcome in ${databaseLabel}.`;
+    case 'cron':
+      return `Runs "${what}" on the schedule ${action.route ?? 'configured for it'}${provider ? `, calling ${provider}` : ''}, writing to ${databaseLabel}.`;
+  }
+}
+
+function describeImpact(action: ActionConfig): { text: string; severity: ActionDesign['severity'] } {
+  if (action.duplicateImpact) {
+    return { text: action.duplicateImpact, severity: action.provider ? 'financial' : 'data' };
+  }
+  const name = action.name.toLowerCase();
+  const provider = action.provider ? PROVIDER_LABELS[action.provider] : undefined;
+  if (provider && /refund/.test(name)) {
+    return { text: `The customer is refunded twice through ${provider}: direct financial loss that needs manual recovery.`, severity: 'financial' };
+  }
+  if (provider && action.trigger === 'webhook') {
+    return {
+      text: `The same ${provider} event is applied twice: an order can be fulfilled or credited twice, and ledger entries double.`,
+      severity: 'financial',
+    };
+  }
+  if (provider) {
+    return {
+      text: `The customer is charged twice through ${provider}: financial loss, a refund to process, support load and chargeback risk, plus two local records for one intent.`,
+      severity: 'financial',
+    };
+  }
+  if (/mail|email|notif|sms|push|message|send/.test(name)) {
+    return { text: 'The recipient gets the same message twice: user confusion and lost trust; for transactional messages, contradicting instructions.', severity: 'notification' };
+  }
+  if (action.trigger === 'cron') {
+    return { text: 'The whole batch runs twice: every item it touches gets its side effect twice (for billing, duplicate invoices).', severity: 'data' };
+  }
+  if (/webhook|callback|event/.test(name) || action.trigger === 'webhook') {
+    return { text: 'The event is applied twice: counters, balances or state transitions advance twice for one real-world event.', severity: 'data' };
+  }
+  return { text: `Two records are created for one intent (${words(action.name)}): corrupted totals, downstream jobs triggered twice, and manual clean-up.`, severity: 'data' };
+}
+
+function excludedFields(action: ActionConfig): FieldExclusion[] {
+  const common: FieldExclusion[] = [];
+  switch (action.trigger) {
+    case 'http':
+      common.push(
+        { field: 'Idempotency-Key header', reason: 'it names the record; hashing it would make every key its own fingerprint' },
+        { field: 'Authorization, cookies', reason: 'identity is the key\'s scope, not part of the intent; a refreshed token must still match' },
+        { field: 'User-Agent, X-Request-Id, traceparent', reason: 'they change on every retry without changing what the caller wants' },
+      );
+      break;
+    case 'webhook':
+      common.push(
+        { field: 'signature header and its timestamp', reason: 'the provider re-signs every delivery attempt' },
+        { field: 'delivery attempt metadata', reason: 'attempt counters and pending-delivery counts change between resends of the same event' },
+      );
+      break;
+    case 'consumer':
+      common.push(
+        { field: 'delivery tag, redelivered flag, attempt count', reason: 'the broker changes them on every redelivery of the same message' },
+        { field: 'trace headers', reason: 'tracing context differs per delivery' },
+      );
+      break;
+    case 'cron':
+      common.push(
+        { field: 'actual start time, host name, process id', reason: 'they differ between overlapping runs of the same scheduled slot' },
+      );
+      break;
+  }
+  common.push({ field: 'client timestamps (createdAt, sentAt)', reason: 'a retry carries a new timestamp for the same intent' });
+  return common;
+}
+
+function defaultScope(action: ActionConfig): { scope: Scope; reason: string } {
+  if (action.scope) {
+    return { scope: action.scope, reason: `Configured ${SCOPE_LABELS[action.scope]}.` };
+  }
+  switch (action.trigger) {
+    case 'http':
+      return { scope: 'user', reason: 'Keys come from authenticated callers; scoping them to the caller means one user can neither collide with nor probe another user\'s keys.' };
+    case 'webhook':
+      return { scope: 'account', reason: 'Events are unique per provider account; scoping by the receiving account keeps two connected accounts from colliding.' };
+    case 'consumer':
+      return { scope: 'global', reason: 'Messages carry ids that are unique across the queue, and no end user chooses them.' };
+    case 'cron':
+      return { scope: 'global', reason: 'A schedule slot is one intent for the whole system, whichever instance fires it.' };
+  }
+}
+
+function buildKey(action: ActionConfig, scope: Scope, context: ActionContext): { key: ActionKeyDesign; bits: number; standard?: string; variable: string } {
+  const prefix = `${SCOPE_EXAMPLES[scope]}_${toCodeName(action.name)}`;
+  const source = action.key?.source ?? (action.trigger === 'http' ? 'client' : 'derived');
+  if (source === 'client') {
+    return {
+      key: {
+        source,
+        sourceLabel: 'Client-generated',
+        carrier: 'Idempotency-Key request header (UUIDv4 generated once per user intent)',
+        format: '{scope}_{action}_{uuid}',
+        example: `${prefix}_${SAMPLE_UUID}`,
+      },
+      bits: action.key?.bits ?? 122,
+      standard: action.key?.bits ? undefined : 'A UUIDv4',
+      variable: 'the UUID',
+    };
+  }
+  if (source === 'server') {
+    return {
+      key: {
+        source,
+        sourceLabel: 'Server-generated',
+        carrier: 'issued by the server when the intent starts (e.g. on form render) and echoed back by the client',
+        format: '{scope}_{action}_{ulid}',
+        example: `${prefix}_01J9Z3K6V4Q2W8X5Y7T0R1S3N5`,
+      },
+      bits: action.key?.bits ?? 80,
+      standard: action.key?.bits ? undefined : 'A ULID',
+      variable: 'the ULID',
+    };
+  }
+  const from = action.key?.from ?? defaultDerivation(action);
+  return {
+    key: {
+      source,
+      sourceLabel: 'Derived from the request',
+      carrier: `computed by the server from ${from.join(' + ')}`,
+      from,
+      format: `{scope}_{action}_sha256(${from.join(' + ')})`,
+      example: `${prefix}_${SAMPLE_HASH}`,
+    },
+    bits: action.key?.bits ?? 128,
+    variable: `SHA-256 of ${from.join(', ')}, truncated to 128 bits`,
+  };
+}
+
+function defaultDerivation(action: ActionConfig): string[] {
+  switch (action.trigger) {
+    case 'webhook':
+      return ['eventId'];
+    case 'consumer':
+      return ['messageId'];
+    case 'cron':
+      return ['jobName', 'scheduledFor'];
+    default:
+      return action.significantFields;
+  }
+}
+
+function describeRecovery(action: ActionConfig, leaseText: string, steps: StepDesign[]): string {
+  const provider = action.provider && action.provider !== 'bank-transfer' ? PROVIDER_LABELS[action.provider] : undefined;
+  const parts: string[] = [];
+  switch (action.trigger) {
+    case 'http':
+      parts.push(`If the worker dies after claiming the key, the claim's lease lapses after ${leaseText}; the client's retry reclaims it with a new fencing token and runs the action again, and the dead worker's late write is rejected.`);
+      break;
+    case 'webhook':
+      parts.push(`If the worker dies mid-event it never answers 2xx, so the provider resends; once the ${leaseText} lease lapses the resend reclaims the event key and applies it once.`);
+      break;
+    case 'consumer':
+      parts.push(`The message is acknowledged only after the record is COMPLETED; a crash leaves it unacknowledged, the broker redelivers it, and the redelivery reclaims the key once the ${leaseText} lease lapses.`);
+      break;
+    case 'cron':
+      parts.push(`An overlapping or restarted run sees the slot's key as in flight and stops; after a crash the next attempt reclaims the slot once the ${leaseText} lease lapses, and per-item keys inside the batch skip items already done.`);
+      break;
+  }
+  if (provider) {
+    parts.push(`Re-execution is safe at the provider because the ${provider} key is derived from the local key, so ${provider} returns the original result instead of moving money again. If ${provider} succeeded but the local write did not, the reconciliation job matches provider objects by that key and completes the local record.`);
+  } else if (action.provider === 'bank-transfer') {
+    parts.push('Bank transfers have no provider-side deduplication: the local key goes into the payment reference, the transfer is submitted only from a COMPLETED claim, and reconciliation against the bank statement resolves any doubt before a manual resubmission.');
+  }
+  if (steps.length > 1) {
+    parts.push(`The retry resumes at the first step not marked done (each of the ${steps.length} steps has its own sub-key); a permanent failure runs the compensations in reverse order.`);
+  }
+  return parts.join(' ');
+}
+
+export function buildAction(action: ActionConfig, context: ActionContext): ActionDesign {
+  const http = parseHttpRoute(action.route);
+  const { ms: durationMs, assumed } = expectedDuration(action);
+  const lease = decideLease(action, durationMs, assumed, context.config.concurrency);
+  const { scope, reason: scopeReason } = defaultScope(action);
+  const { key, bits, standard, variable } = buildKey(action, scope, context);
+  const codeName = toCodeName(action.name);
+  const configured = new Set<RetrySource>(context.config.retrySources);
+  const relevant = RETRY_SOURCES_BY_TRIGGER[action.trigger].filter((source) => configured.has(source) || configured.size === 0);
+  const retrySources = (relevant.length > 0 ? relevant : RETRY_SOURCES_BY_TRIGGER[action.trigger].slice(0, 1)).map((id) => ({
+    id,
+    label: RETRY_SOURCE_TEXT[id].label,
+    how: RETRY_SOURCE_TEXT[id].how,
+  }));
+  const steps: StepDesign[] = (action.steps ?? []).map((step, index) => {
+    const subKey = `${key.example}_${index + 1}`;
+    const stepProvider = step.provider;
+    return {
+      index: index + 1,
+      name: step.name,
+      compensation: step.compensation,
+      provider: stepProvider,
+      subKeyExample: subKey,
+      providerKeyExample: stepProvider ? deriveProviderKeyExample(stepProvider, key.example, index + 1) : undefined,
+    };
+  });
+  const impact = describeImpact(action);
+  const keysInWindow = Math.max(1, Math.round((context.volumePerDay * context.retentionMs) / 86_400_000));
+  return {
+    name: action.name,
+    slug: context.slug,
+    codeName,
+    trigger: action.trigger,
+    triggerLabel: TRIGGER_LABELS[action.trigger],
+    route: action.route,
+    method: http?.method,
+    path: http?.path,
+    source: action.source,
+    executes: describeExecution(action, context.databaseLabel),
+    duplicateImpact: impact.text,
+    severity: impact.severity,
+    retrySources,
+    significantFields: [...action.significantFields],
+    excludedFields: excludedFields(action),
+    recovery: describeRecovery(action, describeDuration(lease.lockTimeoutMs), steps),
+    key,
+    scope,
+    scopeLabel: SCOPE_LABELS[scope],
+    scopeReason,
+    provider: action.provider,
+    steps,
+    expectedDurationMs: durationMs,
+    durationAssumed: assumed,
+    lockTimeoutMs: lease.lockTimeoutMs,
+    lockJustification: lease.justification,
+    heartbeatMs: lease.heartbeatMs,
+    volumePerDay: context.volumePerDay,
+    uniqueness: assessUniqueness({ bits, keysInWindow, standardFormat: standard, variableParts: variable }),
+    existing: context.existing,
+  };
+}

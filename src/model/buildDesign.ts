@@ -1,0 +1,165 @@
+import type { Config, Provider, RetrySource } from '../config/schema.js';
+import { buildAction } from './actions.js';
+import { uniqueSlugs } from './naming.js';
+import { buildCleanup, buildFingerprintPolicy, buildKeyPolicy, buildLockPolicy, buildResponsePolicy, buildStorage } from './policies.js';
+import { buildProviders } from './providers.js';
+import { selectAntiPatterns } from './sections/antiPatterns.js';
+import { buildBuildOrder, buildMetrics, buildRunbook, buildSecurity, buildTests } from './sections/operations.js';
+import { buildStack } from './stack.js';
+import { checkConstraints } from './constraints.js';
+import { decideDetection, decideRetention } from './timing.js';
+import type { DesignModel, ExistingProtection, SagaDesign } from './types.js';
+
+/** The slice of an inspection the design uses; the inspector's full result satisfies it. */
+export interface InspectionInput {
+  findings: ReadonlyArray<{ kind: string; id: string; file: string; line: number; mechanism?: string; detail?: string }>;
+}
+
+export interface BuildOptions {
+  now: Date;
+}
+
+const DEFAULT_VOLUME_PER_DAY = 10_000;
+
+const CONCURRENCY_TEXT: Record<Config['concurrency'], { label: string; consequence: string }> = {
+  'single-server': {
+    label: 'Single server',
+    consequence: 'One process today, but restarts and deploys still overlap requests, so claims go through the database, not process memory.',
+  },
+  'multi-instance': {
+    label: 'Multiple instances',
+    consequence: 'Duplicates can land on different instances at the same moment; only a database constraint serialises them.',
+  },
+  global: {
+    label: 'Globally distributed',
+    consequence: 'Retries can reach another region; keys must be claimed in one authoritative store per scope, and latency to it bounds detection time.',
+  },
+};
+
+/** Pure: the same config, inspection and `now` always give the same model. */
+export function buildDesign(config: Config, inspection: InspectionInput | undefined, options: BuildOptions): DesignModel {
+  const { stack, assumptions } = buildStack(config);
+  const slugs = uniqueSlugs(config.actions.map((action) => action.name));
+  const existingAll = collectExisting(inspection);
+
+  const providersUsed = new Set<Provider>(config.payments);
+  for (const action of config.actions) {
+    if (action.provider) providersUsed.add(action.provider);
+    for (const step of action.steps ?? []) if (step.provider) providersUsed.add(step.provider);
+  }
+  const retrySources = new Set<RetrySource>(config.retrySources);
+  if (retrySources.size === 0) {
+    assumptions.push('No retry sources were given: each action is assumed to see the usual ones for its trigger (client retries for HTTP, resends for webhooks, redelivery for consumers, overlap for jobs).');
+    for (const action of config.actions) {
+      const implied: RetrySource = { http: 'client-retry', webhook: 'webhook-resend', consumer: 'queue-redelivery', cron: 'cron-overlap' }[action.trigger] as RetrySource;
+      retrySources.add(implied);
+    }
+  }
+  const retention = decideRetention(config, [...providersUsed], [...retrySources]);
+
+  const volumeGiven = config.expectedVolumePerDay;
+  const sharedVolume = Math.max(1, Math.round((volumeGiven ?? DEFAULT_VOLUME_PER_DAY) / config.actions.length));
+  if (volumeGiven === undefined && config.actions.some((action) => action.volumePerDay === undefined)) {
+    assumptions.push(`Volume was not given: uniqueness and sizing assume ${DEFAULT_VOLUME_PER_DAY.toLocaleString('en-US')} protected requests a day across all actions.`);
+  }
+
+  const actions = config.actions.map((action, index) =>
+    buildAction(action, {
+      config,
+      slug: slugs[index]!,
+      databaseLabel: stack.databaseLabel,
+      retentionMs: retention.effectiveMs,
+      volumePerDay: action.volumePerDay ?? sharedVolume,
+      volumeAssumed: action.volumePerDay === undefined && volumeGiven === undefined,
+      existing: existingAll.filter((item) => action.source !== undefined && action.source.startsWith(item.file)).map((item) => `${item.mechanism}: ${item.detail}`),
+    }),
+  );
+  for (const action of actions) {
+    if (action.durationAssumed) {
+      assumptions.push(`${action.name}: no expected duration was given; ${Math.round(action.expectedDurationMs / 100) / 10} s is assumed for a ${action.triggerLabel.toLowerCase()}${action.provider ? ' that calls a provider' : ''}.`);
+    }
+  }
+  if (retention.raised) assumptions.push(`Retention was raised from ${config.retention} to ${retention.label} (see Partial Failure Recovery for why).`);
+  assumptions.push(...config.assumptions);
+
+  const sagas: SagaDesign[] = actions
+    .filter((action) => action.steps.length > 1)
+    .map((action) => ({
+      action: action.name,
+      slug: action.slug,
+      steps: action.steps,
+      resume: `One row per step in the step table, keyed by the outer key and the step number. A retry of ${action.name} walks the steps in order and skips every step already marked DONE, so it resumes at the first incomplete one.`,
+      compensation: compensationText(action.steps),
+    }));
+
+  const storage = buildStorage(config);
+  const cleanup = buildCleanup(retention.effectiveMs, storage.partitioned);
+  if (storage.partitioned) assumptions.push('Daily partitions assume PostgreSQL 13 or newer (declarative partitioning with a primary key that includes the partition column).');
+  const detection = decideDetection(config, stack.databaseLabel);
+  const responses = buildResponsePolicy(config, actions);
+  const providers = buildProviders(config, actions);
+  const ctx = { actions, responses, retention, storage, providers, sagas, stack, cleanup, detection };
+  const antiPatterns = selectAntiPatterns({ config, stack, actions, partitioned: storage.partitioned });
+  const tests = buildTests(ctx);
+
+  // The flowchart pays off once there is more than one path a reader has to hold in their head;
+  // a single quick HTTP action with no provider is covered by the response table alone.
+  const movingParts = actions.length + providers.length + sagas.length + (config.inFlight === 'wait' ? 1 : 0) + (actions.some((a) => a.heartbeatMs) ? 1 : 0);
+  const flowchart = movingParts >= 2 || stack.agnostic;
+  const model: DesignModel = {
+    title: config.title ?? 'Idempotency design',
+    generatedOn: options.now.toISOString().slice(0, 10),
+    stack,
+    concurrency: { value: config.concurrency, ...CONCURRENCY_TEXT[config.concurrency] },
+    actions,
+    keys: buildKeyPolicy(actions),
+    fingerprint: buildFingerprintPolicy(config),
+    lock: buildLockPolicy(config, stack, actions),
+    retention,
+    detection,
+    responses,
+    providers,
+    sagas,
+    storage,
+    cleanup,
+    security: buildSecurity(ctx),
+    metrics: buildMetrics(ctx),
+    tests,
+    buildOrder: buildBuildOrder(ctx),
+    runbook: buildRunbook(ctx),
+    antiPatterns,
+    assumptions,
+    existingProtection: existingAll,
+    constraints: [],
+    diagrams: {
+      flowchart,
+      flowchartReason: flowchart
+        ? `${movingParts} moving parts (actions, providers, sagas, lease renewal) make the decision paths worth a picture.`
+        : 'One short action with no provider: the response table above says everything a flowchart would.',
+    },
+  };
+  model.constraints = checkConstraints(model);
+  return model;
+}
+
+function compensationText(steps: SagaDesign['steps']): string {
+  const undo = [...steps]
+    .reverse()
+    .filter((step) => step.compensation)
+    .map((step) => `${step.compensation} (undoes ${step.name})`);
+  if (undo.length === 0) return 'No step declares a compensation: a permanent failure leaves completed steps in place and raises an alert for manual handling.';
+  return `When a step fails permanently, the compensations of the steps already done run in reverse order: ${undo.join(', then ')}. Each compensation has its own sub-key, so a crash during compensation resumes it without undoing twice.`;
+}
+
+function collectExisting(inspection: InspectionInput | undefined): ExistingProtection[] {
+  if (!inspection) return [];
+  return inspection.findings
+    .filter((finding) => finding.kind === 'existing-idempotency' || (finding.kind === 'payment' && (finding as { hasProviderKey?: boolean }).hasProviderKey === true))
+    .map((finding) => ({
+      file: finding.file,
+      line: finding.line,
+      mechanism: finding.mechanism ?? (finding.kind === 'payment' ? 'provider-key' : 'existing'),
+      detail: finding.detail ?? finding.id,
+    }))
+    .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+}

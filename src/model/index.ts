@@ -1,0 +1,2 @@
+export { buildDesign, type BuildOptions, type InspectionInput } from './buildDesign.js';
+export type * from './types.js';

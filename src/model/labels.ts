@@ -1,0 +1,109 @@
+import type { Database, Framework, Provider, RetrySource, Scope, Trigger } from '../config/schema.js';
+
+export const FRAMEWORK_LABELS: Record<Framework, string> = {
+  express: 'Express',
+  fastify: 'Fastify',
+  nestjs: 'NestJS',
+  koa: 'Koa',
+  hono: 'Hono',
+  nextjs: 'Next.js route handlers',
+  none: 'no HTTP framework',
+  unknown: 'an unspecified framework',
+};
+
+export const DATABASE_LABELS: Record<Database, string> = {
+  postgres: 'PostgreSQL',
+  mysql: 'MySQL',
+  mariadb: 'MariaDB',
+  sqlite: 'SQLite',
+  mongodb: 'MongoDB',
+  dynamodb: 'DynamoDB',
+  redis: 'Redis',
+  unknown: 'PostgreSQL (reference)',
+};
+
+export const BROKER_LABELS: Record<string, string> = {
+  none: 'no message broker',
+  bullmq: 'BullMQ',
+  kafka: 'Kafka',
+  rabbitmq: 'RabbitMQ',
+  sqs: 'Amazon SQS',
+  nats: 'NATS',
+  unknown: 'an unspecified broker',
+};
+
+export const TEST_FRAMEWORK_LABELS: Record<string, string> = {
+  vitest: 'Vitest',
+  jest: 'Jest',
+  'node-test': 'node:test',
+  mocha: 'Mocha',
+  unknown: 'Vitest',
+};
+
+export const TRIGGER_LABELS: Record<Trigger, string> = {
+  http: 'HTTP endpoint',
+  webhook: 'Inbound webhook',
+  consumer: 'Queue consumer',
+  cron: 'Scheduled job',
+};
+
+export const PROVIDER_LABELS: Record<Provider, string> = {
+  stripe: 'Stripe',
+  adyen: 'Adyen',
+  paypal: 'PayPal',
+  'bank-transfer': 'Bank transfer',
+};
+
+export const SCOPE_LABELS: Record<Scope, string> = {
+  user: 'per user',
+  account: 'per account',
+  tenant: 'per tenant',
+  global: 'global',
+};
+
+/** Short prefix used in example keys, e.g. "usr_7fQ9x". */
+export const SCOPE_EXAMPLES: Record<Scope, string> = {
+  user: 'usr_7fQ9x',
+  account: 'acct_4Kd2P',
+  tenant: 'tnt_acme',
+  global: 'global',
+};
+
+export const RETRY_SOURCE_TEXT: Record<RetrySource, { label: string; how: string }> = {
+  'client-retry': {
+    label: 'Client retry',
+    how: 'the caller times out waiting for the response and sends the same request again',
+  },
+  'double-click': {
+    label: 'Double submit',
+    how: 'a user presses submit twice, or a page reload re-posts the form',
+  },
+  'load-balancer-replay': {
+    label: 'Load-balancer replay',
+    how: 'a proxy retries the request on another instance after an upstream reset or timeout',
+  },
+  'queue-redelivery': {
+    label: 'Queue redelivery',
+    how: 'the broker redelivers a message whose acknowledgement was lost or came after the visibility timeout',
+  },
+  'webhook-resend': {
+    label: 'Webhook resend',
+    how: 'the provider resends an event it believes was not acknowledged with a 2xx in time',
+  },
+  'cron-overlap': {
+    label: 'Cron overlap',
+    how: 'the next scheduled run starts while the previous one is still working, or two instances fire the same schedule',
+  },
+  'network-partition': {
+    label: 'Network partition',
+    how: 'a partition makes the caller give up on one instance and reach another with the same request',
+  },
+};
+
+/** Which retry sources can reach an action, given how it is triggered. */
+export const RETRY_SOURCES_BY_TRIGGER: Record<Trigger, RetrySource[]> = {
+  http: ['client-retry', 'double-click', 'load-balancer-replay', 'network-partition'],
+  webhook: ['webhook-resend', 'load-balancer-replay', 'network-partition'],
+  consumer: ['queue-redelivery', 'network-partition'],
+  cron: ['cron-overlap'],
+};

@@ -1,0 +1,126 @@
+import type { Config } from '../config/schema.js';
+import { describeDuration } from '../config/duration.js';
+import type { ActionDesign, CleanupPolicy, FingerprintPolicy, KeyPolicy, LockPolicy, ResponsePolicy, StackDesign, StorageDesign } from './types.js';
+import { LEASE_SAFETY_FACTOR, SKEW_BUFFER_MS, DEFAULT_DURATION_MS } from './timing.js';
+
+export const FINGERPRINT_ALGORITHM_ID = 'sha256-canonical-json-v1';
+export const PROBLEM_TYPE_BASE = 'https://idempotency-builder.dev/problems/';
+
+export function buildKeyPolicy(actions: readonly ActionDesign[]): KeyPolicy {
+  const derived = actions.filter((a) => a.key.source === 'derived');
+  return {
+    header: 'Idempotency-Key',
+    maxLength: 255,
+    charset: 'printable ASCII without spaces (0x21–0x7E)',
+    charsetPattern: '^[\\x21-\\x7E]{1,255}$',
+    validation: [
+      'Required on every protected route; a missing key is 400, never a request that silently runs unprotected.',
+      'At most 255 characters (also Stripe\'s limit, so the key can travel unchanged).',
+      'Printable ASCII only: empty keys, spaces and control characters are rejected with 400.',
+      'The structured-field form from the IETF draft (a quoted string, Idempotency-Key: "…") is accepted and unquoted.',
+      'Uniqueness is enforced by the database: PRIMARY KEY (scope, idempotency_key).',
+    ],
+    generation:
+      derived.length > 0
+        ? `HTTP callers generate a UUIDv4 once per intent and reuse it on every retry; ${derived.map((a) => a.name).join(', ')} derive the key on the server from fields that identify the event or job, so every redelivery produces the same key.`
+        : 'Callers generate a UUIDv4 once per user intent (when the form is shown or the operation is first attempted) and reuse it on every retry.',
+    timeVaryingWarning:
+      'Nothing time-varying goes into a key: a retry that crosses a clock boundary (14:59 → 15:01) would get a new key and run again. Expiry is a column (expires_at), not part of the key. Scheduled jobs use the slot they were scheduled for, which is the same for every attempt at that slot.',
+  };
+}
+
+export function buildFingerprintPolicy(config: Config): FingerprintPolicy {
+  return {
+    algorithmId: FINGERPRINT_ALGORITHM_ID,
+    algorithm: 'SHA-256',
+    encoding: 'lowercase hex (64 characters)',
+    canonicalization:
+      'JSON of { method, route template, fields } where fields holds only the significant fields, object keys sorted recursively, no insignificant whitespace; a missing field is encoded as null so "absent" and "null" mean the same intent.',
+    comparison: 'crypto.timingSafeEqual on the two 32-byte digests.',
+    alwaysExcluded: [
+      { field: 'the idempotency key', reason: 'it identifies the record, not the intent' },
+      { field: 'authentication', reason: 'identity is the scope of the record' },
+      { field: 'tracing and request ids', reason: 'new on every attempt' },
+    ],
+    mismatchStatus: config.conflictStatus,
+    mismatchBody:
+      'application/problem+json with type …/idempotency-key-mismatch, a title, and a detail saying the key was already used with different parameters; nothing from the stored request or response.',
+  };
+}
+
+export function buildLockPolicy(config: Config, stack: StackDesign, actions: readonly ActionDesign[]): LockPolicy {
+  const skew = SKEW_BUFFER_MS[config.concurrency];
+  const leases = actions.map((a) => `${a.name} ${describeDuration(a.lockTimeoutMs)}${a.heartbeatMs ? ` (heartbeat every ${describeDuration(a.heartbeatMs)})` : ''}`);
+  return {
+    skewBufferMs: skew,
+    safetyFactor: LEASE_SAFETY_FACTOR,
+    defaultDurationMs: DEFAULT_DURATION_MS.http,
+    claim: stack.claimPrimitive,
+    contested:
+      config.inFlight === 'wait'
+        ? 'A duplicate of a request still running waits briefly (polling the record) for the first one to finish and then replays its response; if it is still running after the wait it gets 409 with Retry-After.'
+        : 'A duplicate of a request still running gets 409 at once, with Retry-After set to the time left on the lease; waiting would tie up a connection and a worker for a response the client can fetch by retrying.',
+    reclaim:
+      'An expired lease is reclaimed inside the claim statement itself: the same INSERT … ON CONFLICT DO UPDATE takes over the row only WHERE status = \'PROCESSING\' AND locked_until <= now(), and increments fencing_token. Completion and release are conditioned on the fencing token, so the old owner\'s late write matches no row and is rejected.',
+    clock:
+      'Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by the database with now(); the application never sends one, so instance clock skew cannot cause a false reclaim.',
+    aba: 'The reclaim checks status and lease expiry in the same statement that takes the row; two nodes cannot both reclaim, because the row lock serialises them and the second no longer sees an expired lease.',
+    summary: `Leases per action: ${leases.join('; ')}.`,
+  };
+}
+
+export function buildResponsePolicy(config: Config, actions: readonly ActionDesign[]): ResponsePolicy {
+  const shortest = Math.min(...actions.map((a) => a.lockTimeoutMs));
+  const mismatch = config.conflictStatus;
+  return {
+    mismatchStatus: mismatch,
+    inFlightStatus: 409,
+    inFlight: config.inFlight,
+    inFlightWaitMs: config.inFlight === 'wait' ? Math.min(2_000, shortest) : 0,
+    retryAfterSeconds: Math.max(1, Math.ceil(shortest / 1_000)),
+    storeUnavailableStatus: 503,
+    replayHeader: 'Idempotent-Replayed',
+    problemType: PROBLEM_TYPE_BASE,
+    replayedHeaders: ['content-type', 'location', 'cache-control', 'etag', 'last-modified'],
+    rules: [
+      { situation: 'New key', response: 'Claim, run the action, store the response, then send it', stored: 'Yes, before sending' },
+      { situation: 'Same key and fingerprint, completed', response: 'Replay status, allow-listed headers and exact body bytes, plus Idempotent-Replayed: true', stored: 'Already' },
+      { situation: 'Same key, different fingerprint', response: `${mismatch} problem+json${mismatch === 422 ? ' (IETF draft; 409 selectable)' : ' (the original contract; 422 is the IETF draft\'s choice)'}`, stored: 'No' },
+      { situation: 'Same key, still in flight', response: config.inFlight === 'wait' ? 'Wait briefly for the result, then 409 + Retry-After' : '409 + Retry-After', stored: 'No' },
+      { situation: 'Lease expired (worker crashed)', response: 'Reclaim with a new fencing token and run', stored: 'When it completes' },
+      { situation: 'Key missing or malformed', response: '400 problem+json', stored: 'No' },
+      { situation: 'Action throws or returns 5xx', response: 'Release the claim; the error goes to the client; a retry runs again', stored: 'No' },
+      { situation: 'Action returns a definitive 4xx (e.g. 402)', response: 'Stored and replayed like a success', stored: 'Yes' },
+      { situation: '401, 403, 429 before the action', response: 'Produced before any claim', stored: 'Never' },
+      { situation: 'Store unavailable or slow', response: '503 + Retry-After, fail closed', stored: 'No' },
+      { situation: 'Key used by another principal', response: "Runs as this principal's own new key", stored: 'Under this principal' },
+      { situation: 'Expired key', response: 'Treated as new', stored: 'Yes, fresh record' },
+    ],
+  };
+}
+
+export function buildStorage(config: Config): StorageDesign {
+  const volume = config.expectedVolumePerDay ?? 0;
+  const partitioned = volume > 100_000;
+  return {
+    table: 'idempotency_store',
+    stepTable: 'idempotency_saga_steps',
+    partitioned,
+    partitionReason: partitioned
+      ? `At ${volume.toLocaleString('en-US')} keys a day (above 100,000), the table is range-partitioned by day on created_at and cleanup drops whole partitions instead of deleting rows.`
+      : `At ${volume > 0 ? `${volume.toLocaleString('en-US')} keys a day` : 'the expected volume'} a single table with batched deletes is enough; partition by day on created_at once volume passes 100,000 keys a day.`,
+  };
+}
+
+export function buildCleanup(retentionMs: number, partitioned: boolean): CleanupPolicy {
+  // Run often enough that expired rows never exceed about 5% of the live window.
+  const everyMinutes = retentionMs >= 7 * 86_400_000 ? 60 : 15;
+  return {
+    schedule: partitioned ? '15 0 * * *' : everyMinutes === 60 ? '7 * * * *' : '*/15 * * * *',
+    scheduleLabel: partitioned ? 'daily at 00:15 (drop expired partitions, create upcoming ones)' : `every ${everyMinutes} minutes`,
+    batchSize: 1_000,
+    strategy: partitioned
+      ? 'Drop daily partitions whose newest row is past retention and that hold no PROCESSING rows; pre-create the next seven days.'
+      : 'Delete up to 1,000 expired rows per statement (status COMPLETED or FAILED, expires_at < now()), repeating until a batch comes back short; PROCESSING rows are never touched.',
+  };
+}

@@ -1,0 +1,133 @@
+import type { Config } from '../../config/schema.js';
+import type { ActionDesign, AntiPattern, StackDesign } from '../types.js';
+
+interface Candidate {
+  id: string;
+  pattern: string;
+  whyItFails: string;
+  /** Why it matters for this design, or undefined when it does not apply. */
+  here: (input: AntiPatternInput) => string | undefined;
+}
+
+export interface AntiPatternInput {
+  config: Config;
+  stack: StackDesign;
+  actions: readonly ActionDesign[];
+  partitioned: boolean;
+}
+
+const CANDIDATES: Candidate[] = [
+  {
+    id: 'ui-only',
+    pattern: 'Disabling the submit button as the only guard',
+    whyItFails: 'Network retries, API clients, proxies and races never touch the button.',
+    here: ({ config, actions }) =>
+      actions.some((a) => a.trigger === 'http') && (config.retrySources.includes('double-click') || config.retrySources.length === 0)
+        ? `Double submits are a retry source for ${names(actions.filter((a) => a.trigger === 'http'))}; the server-side claim is the guard, the disabled button only a courtesy.`
+        : undefined,
+  },
+  {
+    id: 'check-then-insert',
+    pattern: 'Checking application state without a database constraint',
+    whyItFails: 'Two requests both read "not there yet" and both insert.',
+    here: ({ stack }) =>
+      stack.framework === 'nestjs'
+        ? 'A NestJS guard or interceptor that does findOne() then save() through the ORM races exactly like this; the claim must be the single INSERT … ON CONFLICT on the primary key.'
+        : stack.storeKind === 'relational'
+          ? `An ORM "find, then create" on ${stack.databaseLabel} races; the claim is one statement against the primary key, and the constraint makes the second insert impossible.`
+          : `On ${stack.databaseLabel} the claim must be a single conditional write; a read followed by a write races.`,
+  },
+  {
+    id: 'timestamp-keys',
+    pattern: 'Using timestamps as idempotency keys',
+    whyItFails: 'Requests in the same millisecond collide, and a retry a second later gets a new key and runs again.',
+    here: ({ actions }) => {
+      const cron = actions.filter((a) => a.trigger === 'cron');
+      return cron.length > 0
+        ? `${names(cron)} must key on the scheduled slot (the run's logical date), never on the time the run actually started.`
+        : undefined;
+    },
+  },
+  {
+    id: 'no-cleanup',
+    pattern: 'Keeping keys forever',
+    whyItFails: 'The table grows without bound and the primary-key index slows every claim.',
+    here: ({ config }) => `Records expire after the retention window; the cleanup job deletes them in batches (retention here: ${config.retention} requested).`,
+  },
+  {
+    id: 'trust-provider',
+    pattern: 'Trusting the payment provider to prevent local duplicates',
+    whyItFails: 'Provider deduplication stops a second charge, not a second order row, e-mail or shipment.',
+    here: ({ actions }) => {
+      const paying = actions.filter((a) => a.provider && a.provider !== 'bank-transfer');
+      return paying.length > 0 ? `${names(paying)} call a provider; its key protects the charge, the local claim protects everything else.` : undefined;
+    },
+  },
+  {
+    id: 'body-equality',
+    pattern: 'Comparing raw request bodies instead of a stable key',
+    whyItFails: 'Bodies differ in fields that do not change the intent (timestamps, trace ids), and equal bodies can be two genuine intents.',
+    here: ({ actions }) => `Fingerprints hash only the listed significant fields (${actions.length} action${actions.length === 1 ? '' : 's'}); the key decides identity.`,
+  },
+  {
+    id: 'lock-no-timeout',
+    pattern: 'Locking without a timeout',
+    whyItFails: 'A crashed process holds its lock forever and every retry is refused.',
+    here: ({ actions }) => `Every claim has a lease (${actions.map((a) => `${a.name}: ${Math.round(a.lockTimeoutMs / 1000)} s`).join(', ')}); an expired lease is reclaimed with a fencing token.`,
+  },
+  {
+    id: 'app-clock',
+    pattern: 'Comparing lease times with the application clock',
+    whyItFails: 'Skew between instances makes one node reclaim a lease another node still holds.',
+    here: ({ config }) =>
+      config.concurrency === 'single-server'
+        ? undefined
+        : `With ${config.concurrency === 'global' ? 'instances in several regions' : 'several instances'}, every lease comparison uses the database's now(); the application never sends a timestamp.`,
+  },
+  {
+    id: 'plain-bodies',
+    pattern: 'Storing full response bodies without encryption',
+    whyItFails: 'The store becomes a copy of personal and payment data, outside the controls of the main tables.',
+    here: ({ actions }) =>
+      actions.some((a) => a.severity === 'financial')
+        ? 'Payment responses are stored for replay; the store sits under the same encryption-at-rest and access rules as the payments tables.'
+        : undefined,
+  },
+  {
+    id: 'no-partitioning',
+    pattern: 'Not partitioning a high-volume store',
+    whyItFails: 'Above roughly a million keys a day, row-by-row deletes bloat the table and slow claims.',
+    here: ({ partitioned }) => (partitioned ? 'Expected volume calls for daily range partitions on created_at; cleanup drops whole partitions.' : undefined),
+  },
+  {
+    id: 'ack-before-complete',
+    pattern: 'Acknowledging a message before its effect is recorded',
+    whyItFails: 'A crash after the ack loses the message; a crash before the effect is recorded and after the ack cannot be retried.',
+    here: ({ actions, stack }) =>
+      actions.some((a) => a.trigger === 'consumer')
+        ? `Consumers on ${stack.brokerLabel} acknowledge only after the record is COMPLETED, so redelivery is the recovery path.`
+        : undefined,
+  },
+  {
+    id: 'webhook-200-first',
+    pattern: 'Answering a webhook 200 before the event is durably recorded',
+    whyItFails: 'The provider stops resending, and a crash loses the event for good.',
+    here: ({ actions }) => {
+      const hooks = actions.filter((a) => a.trigger === 'webhook');
+      return hooks.length > 0 ? `${names(hooks)} answer 2xx only after the event key is COMPLETED.` : undefined;
+    },
+  },
+];
+
+function names(actions: readonly ActionDesign[]): string {
+  return actions.map((a) => a.name).join(', ');
+}
+
+export function selectAntiPatterns(input: AntiPatternInput): AntiPattern[] {
+  const out: AntiPattern[] = [];
+  for (const candidate of CANDIDATES) {
+    const here = candidate.here(input);
+    if (here !== undefined) out.push({ id: candidate.id, pattern: candidate.pattern, whyItFails: candidate.whyItFails, here });
+  }
+  return out;
+}

@@ -1,0 +1,249 @@
+import { describeDuration } from '../../config/duration.js';
+import type { ActionDesign, BuildStep, DesignModel, MetricDesign, RunbookEntry, SecurityItem, TestScenario } from '../types.js';
+
+type Ctx = Pick<DesignModel, 'actions' | 'responses' | 'retention' | 'storage' | 'providers' | 'sagas' | 'stack' | 'cleanup' | 'detection'>;
+
+const maxLease = (actions: readonly ActionDesign[]) => Math.max(...actions.map((a) => a.lockTimeoutMs));
+
+export function buildSecurity(ctx: Ctx): SecurityItem[] {
+  const financial = ctx.actions.some((a) => a.severity === 'financial');
+  const clientKeys = ctx.actions.filter((a) => a.key.source === 'client');
+  return [
+    {
+      topic: 'Key scope and enumeration',
+      decision:
+        'Every record is keyed by (scope, key), where scope is the authenticated principal (or the provider account / system scope for webhooks, consumers and jobs). A key that another principal already used is simply a new key for this caller: it runs as their own request and never sees or replays the other record. Any key-status lookup answers 404 for keys the caller does not own, so the existence of someone else\'s key is never confirmed. This is how the design reads "key from a different user → 404": isolation rather than rejection, because rejecting would itself confirm that the key exists.',
+    },
+    {
+      topic: 'Timing-safe fingerprint comparison',
+      decision: 'Fingerprints are compared with crypto.timingSafeEqual on equal-length buffers, so response time reveals nothing about how much of a stored hash matched.',
+    },
+    {
+      topic: 'Replay after expiry',
+      decision: `A record past its expiry (${ctx.retention.label}) is never revived: the claim statement treats it as absent and starts a fresh record with a new fencing token. Clients must not retry later than the retention window.`,
+    },
+    {
+      topic: 'Key guessability',
+      decision:
+        clientKeys.length > 0
+          ? `Client keys (${clientKeys.map((a) => a.name).join(', ')}) must be UUIDv4 or another format with at least 122 random bits; the middleware rejects keys longer than 255 characters or containing control characters. Because records are scoped to the caller, a guessed key only ever reaches the guesser's own records.`
+          : 'Keys are derived on the server from provider or message identifiers; callers cannot choose them.',
+    },
+    {
+      topic: 'Rate limiting key creation',
+      decision: 'idempotency.keys_created_per_user is tracked per principal; above 100 new keys a minute the caller is throttled with 429 before a record is written (429s are never stored).',
+    },
+    {
+      topic: 'What a conflict reveals',
+      decision: `A ${ctx.responses.mismatchStatus} for a reused key states only that the key was used with different parameters. It never includes the stored body, the stored fingerprint or the original request.`,
+    },
+    {
+      topic: 'Personal data in stored responses',
+      decision: financial
+        ? 'Stored response bodies can hold payment and personal data: the table lives under the same encryption-at-rest, backup and access controls as the payments tables, and expires with the retention window. For non-payment actions where a replay only needs the status, store the status and a hash of the body instead.'
+        : 'Stored response bodies may hold personal data: keep the table under the same encryption-at-rest and access rules as the data it mirrors; it expires with the retention window.',
+    },
+    {
+      topic: 'Log hygiene',
+      decision: 'Logs and traces carry at most the first 8 characters of a SHA-256 of the key for correlation. Keys, fingerprints and bodies are never logged; the generated code has no log line that prints them.',
+    },
+  ];
+}
+
+export function buildMetrics(ctx: Ctx): MetricDesign[] {
+  const lease = maxLease(ctx.actions);
+  const p99Budget = Math.round(lease / 2);
+  return [
+    {
+      name: 'idempotency.duplicates_blocked',
+      promName: 'idempotency_duplicates_blocked_total',
+      type: 'counter',
+      labels: ['action', 'outcome'],
+      meaning: 'Requests answered from the store (replay) or refused while in flight, by action.',
+      alert: 'Page when the rate is 3× its 1-day baseline for 15 minutes: a client or proxy retry storm.',
+      alertExpr: 'sum by (action) (rate(idempotency_duplicates_blocked_total[15m])) > 3 * sum by (action) (rate(idempotency_duplicates_blocked_total[1d] offset 1d)) and sum by (action) (rate(idempotency_duplicates_blocked_total[15m])) > 0.1',
+      severity: 'page',
+    },
+    {
+      name: 'idempotency.lock_timeouts',
+      promName: 'idempotency_lock_timeouts_total',
+      type: 'counter',
+      labels: ['action'],
+      meaning: 'Claims whose lease ran out before the action completed: crashes, or actions slower than their lease.',
+      alert: 'Ticket when above 0 for 10 minutes; page above 1 per minute.',
+      alertExpr: 'sum by (action) (increase(idempotency_lock_timeouts_total[10m])) > 0',
+      severity: 'ticket',
+    },
+    {
+      name: 'idempotency.fingerprint_mismatches',
+      promName: 'idempotency_fingerprint_mismatches_total',
+      type: 'counter',
+      labels: ['action'],
+      meaning: `Keys reused with different parameters (answered ${ctx.responses.mismatchStatus}): client bugs or abuse.`,
+      alert: 'Ticket when more than 5 in 10 minutes for one action.',
+      alertExpr: 'sum by (action) (increase(idempotency_fingerprint_mismatches_total[10m])) > 5',
+      severity: 'ticket',
+    },
+    {
+      name: 'idempotency.store_size',
+      promName: 'idempotency_store_rows',
+      type: 'gauge',
+      labels: ['status'],
+      meaning: 'Rows in the store by status, sampled by the cleanup job.',
+      alert: 'Ticket when it grows for 6 hours without a drop: cleanup is not running.',
+      alertExpr: 'sum(idempotency_store_rows) > 0 and sum(delta(idempotency_store_rows[6h])) > 0 and sum(min_over_time(idempotency_store_rows[6h])) == sum(idempotency_store_rows offset 6h)',
+      severity: 'ticket',
+    },
+    {
+      name: 'idempotency.processing_duration_ms',
+      promName: 'idempotency_processing_duration_ms',
+      type: 'histogram',
+      labels: ['action', 'outcome'],
+      meaning: 'Time from claim to completion; an action whose p99 approaches its lease risks being run twice.',
+      alert: `Ticket when p99 exceeds half the action's lease (${describeDuration(p99Budget)} for the longest lease here) for 15 minutes.`,
+      alertExpr: `histogram_quantile(0.99, sum by (action, le) (rate(idempotency_processing_duration_ms_bucket[15m]))) > ${p99Budget}`,
+      severity: 'ticket',
+    },
+    {
+      name: 'idempotency.keys_created_per_user',
+      promName: 'idempotency_keys_created_total',
+      type: 'counter',
+      labels: ['action'],
+      meaning: 'New keys claimed. Per-principal counts live in the rate limiter, not in metric labels, to keep cardinality bounded.',
+      alert: 'Page when any principal exceeds 100 new keys per minute (raised by the rate limiter as an event).',
+      alertExpr: 'sum(rate(idempotency_keys_created_total[5m])) * 60 > 100 * count(count by (action) (idempotency_keys_created_total))',
+      severity: 'page',
+    },
+    {
+      name: 'idempotency.orphan_reclaims',
+      promName: 'idempotency_orphan_reclaims_total',
+      type: 'counter',
+      labels: ['action'],
+      meaning: 'Expired leases taken over by a retry: each one is a worker that died or stalled mid-action.',
+      alert: 'Ticket when sustained above 0 for 30 minutes.',
+      alertExpr: 'sum by (action) (increase(idempotency_orphan_reclaims_total[30m])) > 0',
+      severity: 'ticket',
+    },
+    {
+      name: 'idempotency.store_errors',
+      promName: 'idempotency_store_errors_total',
+      type: 'counter',
+      labels: ['operation'],
+      meaning: `Store calls that failed or exceeded ${describeDuration(ctx.detection.storeTimeoutMs)}; each became a 503.`,
+      alert: 'Page when more than 1% of requests hit a store error for 5 minutes.',
+      alertExpr: 'sum(rate(idempotency_store_errors_total[5m])) > 0.01 * sum(rate(idempotency_requests_total[5m]))',
+      severity: 'page',
+    },
+    {
+      name: 'idempotency.oldest_in_flight_age_seconds',
+      promName: 'idempotency_oldest_in_flight_age_seconds',
+      type: 'gauge',
+      labels: [],
+      meaning: 'Age of the oldest PROCESSING record; a stuck claim shows up here before users complain.',
+      alert: `Ticket when above ${describeDuration(lease * 2)} (twice the longest lease).`,
+      alertExpr: `idempotency_oldest_in_flight_age_seconds > ${Math.round((lease * 2) / 1000)}`,
+      severity: 'ticket',
+    },
+  ];
+}
+
+export function buildTests(ctx: Ctx): TestScenario[] {
+  const first = ctx.actions[0]!;
+  const saga = ctx.sagas[0];
+  const label = first.route ?? first.name;
+  const status = ctx.responses.mismatchStatus;
+  return [
+    { id: 'first-request', name: 'First request', input: `${label} with a new key`, expected: 'The action runs once; its response is stored, then sent.', verifies: 'Happy path' },
+    { id: 'replay', name: 'Same key, same body, again', input: 'The identical request repeated after completion', expected: 'The stored status, headers and exact body bytes, with Idempotent-Replayed: true; the action does not run again.', verifies: 'Core idempotency' },
+    { id: 'mismatch', name: 'Same key, different body', input: `The key reused with a different ${first.significantFields[0] ?? 'significant field'}`, expected: `${status} problem+json saying the key was used with different parameters; no stored body in the answer.`, verifies: 'Fingerprint mismatch detection' },
+    { id: 'concurrent', name: 'Concurrent duplicates', input: '50 identical requests with one key at the same moment', expected: 'The action runs exactly once; every other request gets 409 with Retry-After or the replayed response; none gets a 5xx.', verifies: 'Lock correctness', concurrent: true },
+    { id: 'other-principal', name: 'Key used by another principal', input: 'User B sends a key that user A already used', expected: "B's request runs as B's own new key; A's response is never returned; a key-status lookup by B for A's key answers 404.", verifies: 'Scope isolation' },
+    { id: 'expired', name: 'Retry after expiry', input: `The same key after ${ctx.retention.label}`, expected: 'Treated as a new request.', verifies: 'Expiration logic' },
+    { id: 'crash', name: 'Crash mid-action, then retry', input: 'The worker is killed after claiming; the client retries', expected: `409 while the lease (${describeDuration(first.lockTimeoutMs)}) is live; afterwards the retry reclaims, runs once, and the killed worker's late write is rejected.`, verifies: 'Partial failure recovery' },
+    saga
+      ? { id: 'saga-resume', name: 'Saga step fails, retry', input: `${saga.action}: step 2 (${saga.steps[1]?.name ?? 'second step'}) fails transiently, then the request is retried`, expected: `Resumes at ${saga.steps[1]?.name ?? 'step 2'}; ${saga.steps[0]?.name ?? 'step 1'} is not repeated.`, verifies: 'Multi-step idempotency' }
+      : { id: 'saga-resume', name: 'Multi-step retry (no saga here)', input: 'The action fails after its first write, then is retried', expected: 'The claim was released, the retry re-runs the action as a whole, and downstream keys derived from the local key stop any duplicate effect.', verifies: 'Multi-step idempotency' },
+    { id: 'store-down', name: 'Store unavailable', input: 'The database stops answering', expected: `503 with Retry-After within ${describeDuration(ctx.detection.storeTimeoutMs)}; the action never runs unprotected.`, verifies: 'Fail closed' },
+    { id: 'action-error', name: 'Action fails with a 5xx', input: 'The handler throws', expected: 'The claim is released and the next retry runs the action again.', verifies: 'Transient failures stay retryable' },
+  ];
+}
+
+export function buildBuildOrder(ctx: Ctx): BuildStep[] {
+  const riskiest = [...ctx.actions].sort((a, b) => rank(a) - rank(b))[0]!;
+  const hasSaga = ctx.sagas.length > 0;
+  const steps: Array<Omit<BuildStep, 'step'>> = [
+    { title: `Create ${ctx.storage.table}${hasSaga ? ` and ${ctx.storage.stepTable}` : ''}`, detail: `Run the migration on ${ctx.stack.databaseLabel}.`, safety: 'Additive DDL; nothing reads the tables yet.' },
+    { title: 'Add the middleware in log-only mode', detail: 'Claim and record, but let every request through and log (hashed keys only) what would have been blocked.', safety: 'Behaviour unchanged; measures claim latency and duplicate rates.' },
+    { title: `Enforce on ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(':')[0]}) goes first.`, safety: 'One route changes behaviour; roll back by switching it to log-only.' },
+    { title: 'Turn on fingerprint mismatch rejection', detail: `Reused keys with different parameters get ${ctx.responses.mismatchStatus}.`, safety: 'Watch fingerprint_mismatches for a day before enforcing on all clients.' },
+    { title: 'Enable lease expiry and orphan reclaim', detail: 'Expired claims are reclaimed with a fencing token; heartbeats for long actions.', safety: 'Verify with a kill test in staging.' },
+    { title: 'Schedule the cleanup job', detail: `${ctx.cleanup.scheduleLabel}, ${ctx.cleanup.batchSize} rows per batch.`, safety: 'Deletes only expired, finished rows.' },
+    { title: 'Ship metrics and alert rules', detail: 'Dashboards first, then alerts at the thresholds in the monitoring section.', safety: 'Observability only.' },
+    { title: 'Extend to the remaining actions', detail: ctx.actions.filter((a) => a !== riskiest).map((a) => a.name).join(', ') || 'No other actions in this design.', safety: 'One action per deploy.' },
+  ];
+  if (hasSaga) steps.push({ title: 'Add saga step tracking', detail: ctx.sagas.map((s) => `${s.action} (${s.steps.length} steps)`).join(', '), safety: 'Step rows are written alongside the outer claim; resume logic can ship dark.' });
+  steps.push({ title: 'Load-test concurrent duplicates', detail: 'Fire 50 identical requests per key in staging and check exactly one execution.', safety: 'Staging only.' });
+  return steps.map((step, index) => ({ step: index + 1, ...step }));
+}
+
+function rank(action: ActionDesign): number {
+  return { financial: 0, external: 1, data: 2, notification: 3 }[action.severity];
+}
+
+export function buildRunbook(ctx: Ctx): RunbookEntry[] {
+  const table = ctx.storage.table;
+  const entries: RunbookEntry[] = [
+    {
+      id: 'stuck-processing',
+      title: 'Stuck PROCESSING records',
+      symptom: 'oldest_in_flight_age_seconds above twice the lease, or clients receiving 409 for one key for minutes.',
+      steps: [
+        'List the stuck rows with the query below (never by key from a log: logs hold only key hashes).',
+        'Check whether the owning worker is alive (heartbeat age) and whether the side effect happened (provider dashboard, local tables).',
+        'If the effect happened, complete the record by hand with the real response; if not, release it so the next retry runs.',
+      ],
+      query: `SELECT scope, action, fencing_token, locked_until, created_at\n  FROM ${table}\n WHERE status = 'PROCESSING' AND locked_until < now() - interval '1 minute'\n ORDER BY locked_until\n LIMIT 50;\n\n-- release one (the retry will re-run the action):\nUPDATE ${table} SET status = 'FAILED', locked_until = NULL\n WHERE scope = $1 AND idempotency_key = $2 AND status = 'PROCESSING' AND fencing_token = $3;`,
+    },
+    {
+      id: 'split-brain',
+      title: 'Split-brain: the same intent executed twice',
+      symptom: 'duplicates_blocked drops to zero while traffic continues, or orphan_reclaims spikes together with provider duplicates.',
+      steps: [
+        'Compare provider objects carrying the same derived key against local rows; two provider objects for one key means the key was not propagated.',
+        'Check that every instance points at the same store (a misrouted read replica accepts no claims and breaks nothing loudly).',
+        'Refund or void the duplicate, then fix the propagation before re-enabling the action.',
+      ],
+    },
+    {
+      id: 'partition-maintenance',
+      title: 'Partition and table maintenance',
+      symptom: ctx.storage.partitioned ? 'A daily partition is missing or an old one was not dropped.' : 'Table or index bloat grows although cleanup runs.',
+      steps: ctx.storage.partitioned
+        ? ['Create partitions at least 7 days ahead.', `Drop partitions older than the retention window (${ctx.retention.label}) only once none of their rows is PROCESSING.`]
+        : ['Check that the cleanup job runs and deletes in batches.', 'Run VACUUM (ANALYZE) on the table after large deletions; consider partitioning above 100,000 keys a day.'],
+    },
+  ];
+  if (ctx.providers.length > 0) {
+    entries.push({
+      id: 'provider-divergence',
+      title: 'Provider and local state disagree',
+      symptom: 'A payment exists at the provider with no COMPLETED local record, or the reverse.',
+      steps: [
+        `Look the provider object up by the derived key (${ctx.providers.map((p) => `${p.label}: ${p.derivation.split(';')[0]}`).join('; ')}).`,
+        'If the provider succeeded, complete the local record with the provider result; the client\'s next retry replays it.',
+        'If the provider has nothing, release the local record; never create a new provider object with a fresh key.',
+      ],
+    });
+  }
+  entries.push({
+    id: 'key-flooding',
+    title: 'Key-flooding abuse',
+    symptom: 'keys_created_per_user above 100 a minute for one principal, table growth ahead of traffic.',
+    steps: [
+      'Identify the principal from the rate limiter (not from logs of keys).',
+      'Throttle or block it with 429 at the edge; 429s are never stored.',
+      'Delete its unfinished records if they crowd the table; completed ones expire with retention.',
+    ],
+  });
+  return entries;
+}

@@ -1,0 +1,130 @@
+import type { ActionConfig, Config, Provider, RetrySource, Trigger } from '../config/schema.js';
+import { describeDuration, formatDuration, parseDuration } from '../config/duration.js';
+import { PROVIDER_LABELS } from './labels.js';
+import type { DetectionPolicy, RetentionPolicy } from './types.js';
+
+/** Typical duration when the config does not say; stated as an assumption in the document. */
+export const DEFAULT_DURATION_MS: Record<Trigger, number> = {
+  http: 2_000,
+  webhook: 1_000,
+  consumer: 5_000,
+  cron: 60_000,
+};
+const PROVIDER_CALL_DURATION_MS = 5_000;
+
+/** Tail latency is typically a small multiple of the median; 3× keeps false orphan detection rare. */
+export const LEASE_SAFETY_FACTOR = 3;
+
+/** Beyond this, a crash would block retries for too long: use a short lease renewed by a heartbeat. */
+const HEARTBEAT_THRESHOLD_MS = 20_000;
+const HEARTBEAT_LEASE_MS = 30_000;
+
+export const SKEW_BUFFER_MS: Record<Config['concurrency'], number> = {
+  'single-server': 2_000,
+  'multi-instance': 3_000,
+  global: 5_000,
+};
+
+export function expectedDuration(action: ActionConfig): { ms: number; assumed: boolean } {
+  if (action.expectedDurationMs !== undefined) return { ms: action.expectedDurationMs, assumed: false };
+  const provider = action.provider !== undefined && action.provider !== 'bank-transfer';
+  return { ms: provider ? Math.max(PROVIDER_CALL_DURATION_MS, DEFAULT_DURATION_MS[action.trigger]) : DEFAULT_DURATION_MS[action.trigger], assumed: true };
+}
+
+const roundUpToSecond = (ms: number) => Math.ceil(ms / 1_000) * 1_000;
+
+export interface LeaseDecision {
+  lockTimeoutMs: number;
+  heartbeatMs?: number;
+  justification: string;
+}
+
+export function decideLease(action: ActionConfig, durationMs: number, assumed: boolean, concurrency: Config['concurrency']): LeaseDecision {
+  const skew = SKEW_BUFFER_MS[concurrency];
+  const durationText = `${assumed ? 'an assumed' : 'an expected'} duration of ${describeDuration(durationMs)}`;
+  const providerNote =
+    action.provider && action.provider !== 'bank-transfer'
+      ? ` The ${PROVIDER_LABELS[action.provider]} client's request timeout must stay below the lease, so a hung provider call fails before another worker may reclaim the key.`
+      : '';
+  if (durationMs * LEASE_SAFETY_FACTOR > HEARTBEAT_THRESHOLD_MS) {
+    const lease = HEARTBEAT_LEASE_MS + skew;
+    const heartbeat = HEARTBEAT_LEASE_MS / 3;
+    return {
+      lockTimeoutMs: lease,
+      heartbeatMs: heartbeat,
+      justification:
+        `${durationText} times ${LEASE_SAFETY_FACTOR} would hold a crashed worker's claim for ${describeDuration(roundUpToSecond(durationMs * LEASE_SAFETY_FACTOR))}, ` +
+        `so the lease is a short ${describeDuration(lease)} (${describeDuration(HEARTBEAT_LEASE_MS)} plus ${describeDuration(skew)} for clock and network skew) ` +
+        `that the running worker extends every ${describeDuration(heartbeat)}. A live worker keeps its claim however long it runs; a crashed one is detected within ${describeDuration(lease)}.` +
+        providerNote,
+    };
+  }
+  const lease = Math.max(5_000, roundUpToSecond(durationMs * LEASE_SAFETY_FACTOR + skew));
+  return {
+    lockTimeoutMs: lease,
+    justification:
+      `${durationText} times ${LEASE_SAFETY_FACTOR} for tail latency, plus ${describeDuration(skew)} for pauses and network delay between the worker and the database, ` +
+      `rounded up: ${describeDuration(lease)}. Shorter would declare slow but healthy requests orphaned and run them twice; longer would make a client whose worker crashed wait that long before its retry can proceed.` +
+      providerNote,
+  };
+}
+
+/** How long each provider keeps its own deduplication record, and the floor that puts on local retention. */
+export const PROVIDER_WINDOWS: Partial<Record<Provider, { ms: number; text: string }>> = {
+  stripe: { ms: 24 * 3_600_000, text: 'Stripe keeps an Idempotency-Key for 24 hours; local keys must live at least as long so both layers recognise the same retry' },
+  adyen: { ms: 31 * 86_400_000, text: 'Adyen deduplicates on the merchant reference for about 30 days; 31 days locally covers that window with a day to spare' },
+  paypal: { ms: 72 * 3_600_000, text: 'PayPal keeps a PayPal-Request-Id for a period set per API; 72 hours is a conservative floor to confirm against the API reference you call' },
+};
+
+const RETRY_SOURCE_WINDOWS: Partial<Record<RetrySource, { ms: number; text: string }>> = {
+  'client-retry': { ms: 24 * 3_600_000, text: 'clients (mobile apps in particular) retry after reconnecting, which can be hours later; 24 hours is the usual floor' },
+  'webhook-resend': { ms: 72 * 3_600_000, text: 'providers resend unacknowledged webhooks for days (Stripe for up to three days), and a resend must still be recognised' },
+  'queue-redelivery': { ms: 24 * 3_600_000, text: 'a message parked in a retry or dead-letter queue can be redelivered or replayed by an operator within a day' },
+};
+
+export function decideRetention(config: Config, providersUsed: readonly Provider[], retrySources: readonly RetrySource[]): RetentionPolicy {
+  const configuredMs = parseDuration(config.retention)!;
+  const floors: RetentionPolicy['floors'] = [];
+  for (const provider of providersUsed) {
+    const window = PROVIDER_WINDOWS[provider];
+    if (window) floors.push({ reason: window.text, ms: window.ms });
+  }
+  for (const source of retrySources) {
+    const window = RETRY_SOURCE_WINDOWS[source];
+    if (window) floors.push({ reason: window.text, ms: window.ms });
+  }
+  const floor = floors.reduce((max, item) => Math.max(max, item.ms), 0);
+  const effectiveMs = Math.max(configuredMs, floor);
+  const raised = effectiveMs > configuredMs;
+  const binding = floors.filter((item) => item.ms === floor);
+  let justification = `You asked for ${describeDuration(configuredMs)}.`;
+  if (raised) {
+    justification += ` That is shorter than the retry windows this design must cover, so retention is raised to ${describeDuration(effectiveMs)}: ${binding.map((item) => item.reason).join('; ')}.`;
+  } else if (floors.length > 0) {
+    justification += ` It covers every window this design depends on (the longest is ${describeDuration(floor)}: ${binding[0]!.reason}), so it stands.`;
+  } else {
+    justification += ' No provider or retry source here needs longer, so it stands.';
+  }
+  justification += ` A retry that arrives after ${describeDuration(effectiveMs)} is treated as a new request, so no caller may retry later than that.`;
+  return { configuredMs, effectiveMs, label: formatDuration(effectiveMs), justification, floors, raised };
+}
+
+/** One indexed round trip to the store decides duplicate vs new; the target is compared with what the topology allows. */
+export function decideDetection(config: Config, databaseLabel: string): DetectionPolicy {
+  const targetMs = parseDuration(config.detectionLatency)!;
+  const expectedMs = config.concurrency === 'global' ? 80 : config.concurrency === 'multi-instance' ? 5 : 2;
+  const meets = targetMs >= expectedMs;
+  const storeTimeoutMs = Math.min(5_000, Math.max(500, targetMs * 10));
+  const where =
+    config.concurrency === 'global'
+      ? 'a cross-region round trip to the primary (typically 50–150 ms)'
+      : config.concurrency === 'multi-instance'
+        ? 'one round trip inside the region (typically 1–5 ms)'
+        : 'one local round trip (typically under 2 ms)';
+  let justification = `A duplicate is recognised by the claim statement itself: one primary-key lookup on ${databaseLabel}, ${where}. The target of ${describeDuration(targetMs)} ${meets ? 'is met' : 'is tighter than the topology allows'}.`;
+  if (!meets) {
+    justification += ' Keep the idempotency store in the region that serves the request, with keys scoped so that each region owns its own, or relax the target.';
+  }
+  justification += ` Every store call is bounded at ${describeDuration(storeTimeoutMs)}; past that the request fails closed with 503 rather than running unprotected.`;
+  return { targetMs, expectedMs, meets, justification, storeTimeoutMs };
+}

@@ -1,0 +1,34 @@
+import type { ScaffoldView } from './scaffoldView.js';
+import { commentText } from './tsLiteral.js';
+
+/** cleanup-job.ts: the runnable form of deleteExpiredKeys, for cron / a Kubernetes CronJob. */
+export function renderCleanupJob(view: ScaffoldView): string {
+  return `// Deletes expired idempotency records, then exits. Schedule: ${commentText(view.cleanupSchedule)} (${commentText(view.cleanupScheduleLabel)}).
+// Usage: DATABASE_URL=postgres://... node cleanup-job.js   (overlapping runs are safe: rows are taken with SKIP LOCKED)
+import { deleteExpiredKeys } from './cleanup.js';
+import { createPool } from './pool.js';
+import { POLICY } from './settings.js';
+
+const url = process.env.DATABASE_URL;
+if (!url) {
+  console.error('cleanup-job: DATABASE_URL is not set');
+  process.exitCode = 2;
+}
+
+async function main(databaseUrl: string): Promise<void> {
+  // Cleanup statements may touch a whole batch, so they get more time than request-path calls.
+  const pool = createPool(databaseUrl, Math.max(POLICY.storeTimeoutMs, 30_000), 1);
+  try {
+    const { deleted, batches } = await deleteExpiredKeys({ pool, table: POLICY.table, batchSize: POLICY.cleanupBatchSize });
+    console.log(\`cleanup-job: deleted \${deleted} expired records in \${batches} batches\`);
+  } catch (error) {
+    console.error('cleanup-job failed:', error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  } finally {
+    await pool.end();
+  }
+}
+
+if (url) void main(url);
+`;
+}

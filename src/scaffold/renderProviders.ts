@@ -1,0 +1,78 @@
+import type { ScaffoldView } from './scaffoldView.js';
+import { quote } from './tsLiteral.js';
+
+/**
+ * providers.ts, with helpers only for the providers in the design. Every provider key is a pure function of the
+ * local key (and saga step), so a re-executed action sends the provider the same key and cannot charge twice.
+ */
+export function renderProviders(view: ScaffoldView): string | undefined {
+  const ids = new Set(view.providers.map((provider) => provider.id));
+  if (ids.size === 0) return undefined;
+  const parts: string[] = [
+    `import { createHash } from 'node:crypto';
+
+const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');`,
+  ];
+  if (ids.has('stripe')) {
+    parts.push(`/** Stripe keeps an Idempotency-Key (max 255 characters) for 24 hours. */
+export const STRIPE_MAX_KEY = 255;
+
+/**
+ * Request options for stripe-node: \`stripe.paymentIntents.create(params, stripeRequestOptions(key))\`.
+ * Saga steps pass their index so each step has its own key: \`{key}_{step}\`.
+ */
+export function stripeRequestOptions(key: string, step?: number): { idempotencyKey: string } {
+  const value = step === undefined ? key : \`\${key}_\${step}\`;
+  return { idempotencyKey: value.length <= STRIPE_MAX_KEY ? value : sha256Hex(value) };
+}`);
+  }
+  if (ids.has('adyen')) {
+    parts.push(`/** Adyen merchant references are limited to 64 characters (deduplicated for about 30 days). */
+export const ADYEN_MAX_REFERENCE = 64;
+
+/**
+ * \`{key}_{step}\` as both the merchant reference and the Idempotency-Key; a longer key is replaced by the first
+ * 32 hex characters of its SHA-256. With @adyen/api-library:
+ * \`checkout.PaymentsApi.payments({ ...request, reference }, { idempotencyKey })\`.
+ */
+export function adyenIdempotency(key: string, step = 1): { reference: string; idempotencyKey: string } {
+  let reference = \`\${key}_\${step}\`;
+  if (reference.length > ADYEN_MAX_REFERENCE) reference = \`\${sha256Hex(key).slice(0, 32)}_\${step}\`;
+  return { reference, idempotencyKey: reference };
+}`);
+  }
+  if (ids.has('paypal')) {
+    const namespace = view.providers.find((provider) => provider.id === 'paypal')?.namespace ?? '2a5d0a5e-5f4c-5b8e-9d3f-0c1e6a7b8c9d';
+    parts.push(`/** Fixed for this project: changing it would give every retry a new PayPal-Request-Id. */
+export const PAYPAL_REQUEST_ID_NAMESPACE = ${quote(namespace)};
+
+/** RFC 4122 version 5 (SHA-1, name-based) UUID, so the same name always yields the same id. */
+export function uuidV5(name: string, namespace: string): string {
+  const bytes = Buffer.from(namespace.replace(/-/g, ''), 'hex');
+  if (bytes.length !== 16) throw new Error('namespace must be a UUID');
+  const hash = createHash('sha1').update(bytes).update(name, 'utf8').digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return \`\${hex.slice(0, 8)}-\${hex.slice(8, 12)}-\${hex.slice(12, 16)}-\${hex.slice(16, 20)}-\${hex.slice(20)}\`;
+}
+
+/**
+ * The PayPal-Request-Id for a local key (and saga step): send it as the \`PayPal-Request-Id\` header, or as
+ * \`paypalRequestId\` with @paypal/paypal-server-sdk (\`ordersController.createOrder({ body, paypalRequestId })\`).
+ */
+export function paypalRequestId(key: string, step?: number): string {
+  return uuidV5(step === undefined ? key : \`\${key}_\${step}\`, PAYPAL_REQUEST_ID_NAMESPACE);
+}`);
+  }
+  if (ids.has('bank-transfer')) {
+    parts.push(`/**
+ * Banks do not deduplicate: put this reference in the remittance information and reconcile on it before any
+ * manual resubmission. 21 characters fits SEPA's 35-character end-to-end id.
+ */
+export function bankTransferReference(key: string, step?: number): string {
+  return \`IDEM-\${sha256Hex(step === undefined ? key : \`\${key}_\${step}\`).slice(0, 16).toUpperCase()}\`;
+}`);
+  }
+  return `${parts.join('\n\n')}\n`;
+}

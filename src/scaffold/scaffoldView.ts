@@ -1,0 +1,146 @@
+import type { ActionDesign, DesignModel, MetricDesign } from '../model/types.js';
+
+/**
+ * What the generated TypeScript needs from the design, flattened to plain values. Renderers read only this, so
+ * the design model can grow without touching templates.
+ */
+export interface ScaffoldView {
+  title: string;
+  actions: ActionView[];
+  policy: {
+    keyHeader: string;
+    maxKeyLength: number;
+    mismatchStatus: 409 | 422;
+    inFlight: 'reject' | 'wait';
+    inFlightWaitMs: number;
+    retryAfterSeconds: number;
+    replayHeader: string;
+    replayedHeaders: string[];
+    problemTypeBase: string;
+    retentionMs: number;
+    storeTimeoutMs: number;
+    fingerprintAlgorithm: string;
+    table: string;
+    stepTable: string;
+    cleanupBatchSize: number;
+  };
+  retentionLabel: string;
+  partitioned: boolean;
+  partitionReason: string;
+  cleanupSchedule: string;
+  cleanupScheduleLabel: string;
+  providers: Array<{ id: 'stripe' | 'adyen' | 'paypal' | 'bank-transfer'; namespace?: string }>;
+  metricNames: Record<MetricRole, string>;
+  alerts: Array<{ name: string; expr: string; severity: string; summary: string }>;
+  /** The action the generated tests drive: HTTP with a client key if there is one. */
+  testAction: ActionView;
+  sagaAction?: ActionView;
+}
+
+export interface ActionView {
+  name: string;
+  codeName: string;
+  trigger: ActionDesign['trigger'];
+  method?: string;
+  route: string;
+  significantFields: string[];
+  scope: ActionDesign['scope'];
+  keySource: ActionDesign['key']['source'];
+  keyFrom?: string[];
+  leaseMs: number;
+  heartbeatMs?: number;
+  steps: Array<{ index: number; name: string; compensation?: string }>;
+  http: boolean;
+}
+
+export type MetricRole =
+  | 'requests'
+  | 'duplicatesBlocked'
+  | 'lockTimeouts'
+  | 'fingerprintMismatches'
+  | 'storeSize'
+  | 'processingDuration'
+  | 'keysCreatedPerUser'
+  | 'orphanReclaims'
+  | 'storeErrors'
+  | 'oldestInFlightAge';
+
+/** Prometheus names (what the alert expressions query) for the spec's metrics plus the operational ones. */
+const PROMETHEUS_NAMES: Record<MetricRole, string> = {
+  requests: 'idempotency_requests_total',
+  duplicatesBlocked: 'idempotency_duplicates_blocked_total',
+  lockTimeouts: 'idempotency_lock_timeouts_total',
+  fingerprintMismatches: 'idempotency_fingerprint_mismatches_total',
+  storeSize: 'idempotency_store_rows',
+  processingDuration: 'idempotency_processing_duration_ms',
+  keysCreatedPerUser: 'idempotency_keys_created_total',
+  orphanReclaims: 'idempotency_orphan_reclaims_total',
+  storeErrors: 'idempotency_store_errors_total',
+  oldestInFlightAge: 'idempotency_oldest_in_flight_age_seconds',
+};
+
+function toActionView(action: ActionDesign): ActionView {
+  const http = (action.trigger === 'http' || action.trigger === 'webhook') && action.path !== undefined;
+  return {
+    name: action.name,
+    codeName: action.codeName,
+    trigger: action.trigger,
+    method: http ? (action.method ?? 'POST').toUpperCase() : undefined,
+    route: action.path ?? action.route ?? action.codeName,
+    significantFields: [...action.significantFields],
+    scope: action.scope,
+    keySource: action.key.source,
+    keyFrom: action.key.source === 'derived' ? [...(action.key.from ?? action.significantFields)] : undefined,
+    leaseMs: action.lockTimeoutMs,
+    heartbeatMs: action.heartbeatMs,
+    steps: action.steps.map((step) => ({ index: step.index, name: step.name, compensation: step.compensation })),
+    http,
+  };
+}
+
+const alertName = (metric: MetricDesign) =>
+  metric.name
+    .replace(/^idempotency[._]/, 'Idempotency_')
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+
+export function buildScaffoldView(model: DesignModel): ScaffoldView {
+  const actions = model.actions.map(toActionView);
+  const httpActions = actions.filter((action) => action.http);
+  const testAction = httpActions.find((action) => action.keySource !== 'derived') ?? httpActions[0] ?? actions[0]!;
+  const sagaAction = actions.find((action) => action.steps.length > 1);
+  return {
+    title: model.title,
+    actions,
+    policy: {
+      keyHeader: model.keys.header,
+      maxKeyLength: model.keys.maxLength,
+      mismatchStatus: model.responses.mismatchStatus,
+      inFlight: model.responses.inFlight,
+      inFlightWaitMs: model.responses.inFlightWaitMs,
+      retryAfterSeconds: model.responses.retryAfterSeconds,
+      replayHeader: model.responses.replayHeader,
+      replayedHeaders: [...new Set(['content-type', ...model.responses.replayedHeaders.map((name) => name.toLowerCase())])].filter((name) => name !== 'content-length' && name !== 'set-cookie'),
+      problemTypeBase: model.responses.problemType,
+      retentionMs: model.retention.effectiveMs,
+      storeTimeoutMs: model.detection.storeTimeoutMs,
+      fingerprintAlgorithm: model.fingerprint.algorithmId,
+      table: model.storage.table,
+      stepTable: model.storage.stepTable,
+      cleanupBatchSize: model.cleanup.batchSize,
+    },
+    retentionLabel: model.retention.label,
+    partitioned: model.storage.partitioned,
+    partitionReason: model.storage.partitionReason,
+    cleanupSchedule: model.cleanup.schedule,
+    cleanupScheduleLabel: model.cleanup.scheduleLabel,
+    providers: model.providers.map((provider) => ({ id: provider.id, namespace: provider.namespace })),
+    metricNames: { ...PROMETHEUS_NAMES },
+    alerts: model.metrics
+      .filter((metric): metric is MetricDesign & { alertExpr: string } => metric.alertExpr !== undefined && metric.severity !== 'info')
+      .map((metric) => ({ name: alertName(metric), expr: metric.alertExpr, severity: metric.severity, summary: metric.alert })),
+    testAction,
+    sagaAction,
+  };
+}

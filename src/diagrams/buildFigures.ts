@@ -59,7 +59,7 @@ function sagaFigure(saga: SagaInputs, id: string): Figure {
     kind: 'saga',
     action: saga.slug,
     title: `Saga state machine: ${saga.action}`,
-    caption: `${saga.action} runs ${saga.steps.length} steps, each under its own sub-key; a retry resumes at the first incomplete step and ${undo}${keptNote}`,
+    caption: `${saga.action} runs ${saga.steps.length} steps, each under its own sub-key; a retry after a transient failure resumes at the first incomplete step, and ${undo}${keptNote}`,
     mermaid: toMermaid(buildSagaMachine(saga)),
   };
 }

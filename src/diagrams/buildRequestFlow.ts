@@ -22,57 +22,58 @@ export interface RequestFlowInputs {
 export function buildRequestFlow(model: RequestFlowInputs): FlowGraph {
   const r = model.responses;
   const retryAfter = `Retry-After: ${r.retryAfterSeconds}`;
-  const busyLabel = `${r.inFlightStatus} + ${retryAfter}, already in progress`;
+  const busyLabel = [`${r.inFlightStatus} + ${retryAfter}`, 'still in progress'];
   const entry = model.actions.every((a) => a.trigger === 'http' || a.trigger === 'webhook') ? 'request' : 'request or message';
   const providers = model.actions.some((a) => a.provider !== undefined);
 
   const nodes: FlowNode[] = [
     { id: 'receive', shape: 'rounded', label: `${entry} with ${model.keys.header}` },
-    { id: 'validKey', shape: 'decision', label: 'key present and well-formed?' },
+    { id: 'validKey', shape: 'decision', label: 'key valid?' },
     { id: 'badKey', shape: 'rect', label: '400 problem+json' },
-    { id: 'claim', shape: 'decision', label: 'atomic claim of (principal, key): new?' },
-    { id: 'storeDown', shape: 'rect', label: `${r.storeUnavailableStatus} + ${retryAfter}, fail closed` },
-    { id: 'fingerprint', shape: 'decision', label: 'fingerprint matches?' },
-    { id: 'mismatch', shape: 'rect', label: `${r.mismatchStatus} problem+json, stored body never returned` },
-    { id: 'status', shape: 'decision', label: 'record status?' },
-    { id: 'replay', shape: 'rect', label: `replay stored response + ${r.replayHeader}: true` },
+    // Diamonds grow with their label, so questions stay short and detail goes on edges and boxes.
+    { id: 'claim', shape: 'decision', label: 'claim (caller, key)' },
+    { id: 'storeDown', shape: 'rect', label: [`${r.storeUnavailableStatus} + ${retryAfter}`, 'fail closed'] },
+    { id: 'fingerprint', shape: 'decision', label: 'same fingerprint?' },
+    { id: 'mismatch', shape: 'rect', label: [`${r.mismatchStatus} problem+json`, 'stored body never returned'] },
+    { id: 'status', shape: 'decision', label: 'status?' },
+    { id: 'replay', shape: 'rect', label: ['replay stored response', `+ ${r.replayHeader}: true`] },
     { id: 'busy', shape: 'rect', label: busyLabel },
-    { id: 'reclaim', shape: 'decision', label: 'CAS reclaim with new fencing token' },
+    { id: 'reclaim', shape: 'decision', label: 'CAS reclaim' },
     { id: 'execute', shape: 'rect', label: 'execute action' },
-    { id: 'persist', shape: 'rect', label: 'store response, mark COMPLETED, then send' },
+    { id: 'persist', shape: 'rect', label: ['store response as COMPLETED', 'then send it'] },
     {
       id: 'release',
       shape: 'rect',
-      label: providers ? 'release claim; retry re-executes with the same provider keys' : 'release claim; retry re-executes',
+      label: providers ? ['release claim: a retry re-executes', 'with the same provider keys'] : ['release claim', 'a retry re-executes'],
     },
   ];
   const edges: FlowEdge[] = [
     { from: 'receive', to: 'validKey' },
-    { from: 'validKey', to: 'badKey', label: 'no' },
+    { from: 'validKey', to: 'badKey', label: 'missing or malformed' },
     { from: 'validKey', to: 'claim', label: 'yes' },
-    { from: 'claim', to: 'storeDown', label: `store down or slower than ${formatDuration(model.detection.storeTimeoutMs)}` },
-    { from: 'claim', to: 'execute', label: 'new' },
-    { from: 'claim', to: 'fingerprint', label: 'exists' },
+    { from: 'claim', to: 'storeDown', label: ['store down or', `slower than ${formatDuration(model.detection.storeTimeoutMs)}`] },
+    { from: 'claim', to: 'execute', label: 'new key' },
+    { from: 'claim', to: 'fingerprint', label: 'key exists' },
     { from: 'fingerprint', to: 'mismatch', label: 'no' },
     { from: 'fingerprint', to: 'status', label: 'yes' },
     { from: 'status', to: 'replay', label: 'COMPLETED' },
   ];
   if (r.inFlight === 'wait') {
     // Waiting turns most double-clicks into a replay instead of an error the client must handle.
-    nodes.push({ id: 'wait', shape: 'decision', label: `completes within ${formatDuration(r.inFlightWaitMs)}?` });
+    nodes.push({ id: 'wait', shape: 'decision', label: `done in ${formatDuration(r.inFlightWaitMs)}?` });
     edges.push(
-      { from: 'status', to: 'wait', label: 'PROCESSING, lease live' },
+      { from: 'status', to: 'wait', label: ['PROCESSING', 'lease live'] },
       { from: 'wait', to: 'replay', label: 'yes' },
       { from: 'wait', to: 'busy', label: 'no' },
     );
   } else {
-    edges.push({ from: 'status', to: 'busy', label: 'PROCESSING, lease live' });
+    edges.push({ from: 'status', to: 'busy', label: ['PROCESSING', 'lease live'] });
   }
   edges.push(
-    { from: 'status', to: 'reclaim', label: 'PROCESSING, lease expired' },
-    { from: 'reclaim', to: 'execute', label: 'won' },
+    { from: 'status', to: 'reclaim', label: ['PROCESSING', 'lease expired'] },
+    { from: 'reclaim', to: 'execute', label: ['won', 'new fencing token'] },
     { from: 'reclaim', to: 'busy', label: 'lost' },
-    { from: 'execute', to: 'persist', label: 'success or definitive 4xx' },
+    { from: 'execute', to: 'persist', label: ['success or', 'definitive 4xx'] },
     { from: 'execute', to: 'release', label: 'throws or 5xx' },
   );
   return { kind: 'flowchart', direction: 'TD', nodes, edges };

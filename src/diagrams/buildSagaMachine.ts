@@ -40,7 +40,8 @@ export function buildSagaMachine(saga: Pick<SagaInputs, 'steps'>): StateGraph {
   };
   steps.forEach((step, i) => {
     const from = i === 0 ? 'claimed' : doneId(i - 1);
-    transitions.push({ from, to: undoFrom(i - 1), label: `${step.name} fails permanently` });
+    // "fails" means permanently: a transient failure keeps the state and the retry resumes here.
+    transitions.push({ from, to: undoFrom(i - 1), label: `${step.name} fails` });
   });
   [...compensable].reverse().forEach(({ i }) => transitions.push({ from: undoId(i), to: undoFrom(i - 1), label: 'compensated' }));
 

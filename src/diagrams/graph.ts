@@ -4,17 +4,20 @@
  */
 export type FlowShape = 'rect' | 'rounded' | 'decision';
 
+/** Plain text; an array is drawn as separate lines (narrower boxes keep tall diagrams legible). */
+export type Label = string | readonly string[];
+
 export interface FlowNode {
   /** Mermaid node id: a letter, then letters, digits or underscores. */
   id: string;
-  label: string;
+  label: Label;
   shape: FlowShape;
 }
 
 export interface FlowEdge {
   from: string;
   to: string;
-  label?: string;
+  label?: Label;
 }
 
 export interface FlowGraph {
@@ -29,13 +32,13 @@ export const TERMINAL = '[*]';
 
 export interface State {
   id: string;
-  label: string;
+  label: Label;
 }
 
 export interface Transition {
   from: string;
   to: string;
-  label?: string;
+  label?: Label;
 }
 
 export interface StateGraph {

@@ -12,32 +12,42 @@ const REPLACEMENTS: Record<string, string> = {
   '`': "'",
   '<': '\u2039', // ‹
   '>': '\u203a', // ›
-  '&': '\uff06', // ＆ (an ampersand would be decoded as an entity by beautiful-mermaid)
-  '#': '\uff03', // ＃ (Mermaid reads "#name;" as an escape code)
   '|': '\u00a6', // ¦ (ends an edge label)
-  ';': ',', // statement separator in state diagrams
+  // Statement separator in state diagrams. Without ';' neither Mermaid's "#quot;" codes nor
+  // "&amp;"-style entities (beautiful-mermaid decodes those first) can form, so '#' and '&' stay.
+  ';': ',',
   '{': '(',
   '}': ')',
-  '\\': '/',
+  '\\': '/', // "\n" is a line break in beautiful-mermaid
+  // beautiful-mermaid reads *x*, **x** and ~~x~~ as markdown emphasis.
+  '*': '\u2217', // ∗
+  '~': '\u223c', // ∼
 };
 
 /** A shape's own closing delimiter ends the label in beautiful-mermaid even inside quotes. */
-const SHAPE_BRACKETS: Record<'rect' | 'rounded' | 'decision' | 'plain', Record<string, string>> = {
+export type LabelContext = 'rect' | 'rounded' | 'decision' | 'transition' | 'plain';
+
+const SHAPE_BRACKETS: Record<LabelContext, Record<string, string>> = {
   rect: { '[': '(', ']': ')' },
   rounded: { '(': '[', ')': ']' },
   decision: {},
+  transition: {},
   plain: {},
 };
 
 export const MAX_LABEL_LENGTH = 80;
 
-export function escapeMermaidLabel(text: string, context: keyof typeof SHAPE_BRACKETS = 'plain'): string {
+export function escapeMermaidLabel(text: string, context: LabelContext = 'plain'): string {
   const brackets = SHAPE_BRACKETS[context];
   let out = '';
   // \s already covers line breaks; \p{Cc} the remaining control characters.
   for (const ch of text.replace(/[\s\p{Cc}]+/gu, ' ').trim()) {
-    out += brackets[ch] ?? REPLACEMENTS[ch] ?? ch;
+    const replaced = REPLACEMENTS[ch] ?? ch;
+    // After the general replacements, which may themselves produce brackets ('}' → ')').
+    out += brackets[replaced] ?? replaced;
   }
+  // Mermaid's state grammar rejects a transition label ending in ':' or containing '::'.
+  if (context === 'transition') out = out.replace(/:(\s*:)+/g, ':').replace(/\s*:\s*$/, '');
   // Long labels make boxes wider than the page; a cut name is still recognisable.
   const chars = [...out];
   if (chars.length > MAX_LABEL_LENGTH) out = `${chars.slice(0, MAX_LABEL_LENGTH - 1).join('').trimEnd()}\u2026`;

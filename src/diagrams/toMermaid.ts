@@ -1,6 +1,6 @@
-import type { DiagramGraph, FlowGraph, FlowNode, StateGraph } from './graph.js';
+import type { DiagramGraph, FlowGraph, FlowNode, Label, StateGraph } from './graph.js';
 import { TERMINAL } from './graph.js';
-import { escapeMermaidLabel } from './mermaidLabel.js';
+import { escapeMermaidLabel, type LabelContext } from './mermaidLabel.js';
 
 const ID = /^[A-Za-z][A-Za-z0-9_]*$/;
 /** Ids Mermaid reads as keywords in flowcharts or state diagrams. */
@@ -22,35 +22,40 @@ function flowchartToMermaid(graph: FlowGraph): string {
   for (const edge of graph.edges) {
     checkEndpoint(ids, edge.from, false);
     checkEndpoint(ids, edge.to, false);
-    const label = edge.label === undefined ? '' : `|"${escapeMermaidLabel(edge.label)}"|`;
-    lines.push(`    ${edge.from} -->${label} ${edge.to}`);
+    const text = edge.label === undefined ? '' : `|"${label(edge.label)}"|`;
+    lines.push(`    ${edge.from} -->${text} ${edge.to}`);
   }
   return `${lines.join('\n')}\n`;
 }
 
 function shape(node: FlowNode): string {
-  const label = escapeMermaidLabel(node.label, node.shape);
+  const text = label(node.label, node.shape);
   switch (node.shape) {
     case 'rect':
-      return `["${label}"]`;
+      return `["${text}"]`;
     case 'rounded':
-      return `("${label}")`;
+      return `("${text}")`;
     case 'decision':
-      return `{"${label}"}`;
+      return `{"${text}"}`;
   }
 }
 
 function stateDiagramToMermaid(graph: StateGraph): string {
   const ids = checkIds(graph.states.map((s) => s.id));
   const lines = ['stateDiagram-v2'];
-  for (const state of graph.states) lines.push(`    state "${escapeMermaidLabel(state.label)}" as ${state.id}`);
+  for (const state of graph.states) lines.push(`    state "${label(state.label)}" as ${state.id}`);
   for (const t of graph.transitions) {
     checkEndpoint(ids, t.from, true);
     checkEndpoint(ids, t.to, true);
-    const label = t.label === undefined ? '' : ` : ${escapeMermaidLabel(t.label)}`;
-    lines.push(`    ${t.from} --> ${t.to}${label}`);
+    const text = t.label === undefined ? '' : ` : ${label(t.label, 'transition')}`;
+    lines.push(`    ${t.from} --> ${t.to}${text}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Lines are escaped one by one and joined with <br>, which both Mermaid and beautiful-mermaid break on. */
+function label(text: Label, context: LabelContext = 'plain'): string {
+  return (typeof text === 'string' ? [text] : text).map((line) => escapeMermaidLabel(line, context)).join('<br>');
 }
 
 function checkIds(ids: string[]): Set<string> {

@@ -1,0 +1,339 @@
+import { describeDuration } from '../../config/duration.js';
+import type { ActionDesign, DesignModel } from '../../model/types.js';
+import { formatProbability } from '../../model/uniqueness.js';
+import type { CodeSamples, FigureRef } from './buildDocument.js';
+import { cell, code, md, strong } from './inline.js';
+import { githubSlug, type Block, type DeliverableId, type Inline, type Section } from './types.js';
+
+const sec = (ms: number) => describeDuration(ms);
+
+function section(number: number, title: string, summary: string, blocks: Block[]): Section {
+  const heading = number > 0 ? `${number}. ${title}` : title;
+  return { id: githubSlug(heading), number, title, summary, blocks };
+}
+
+function heading(text: string, deliverable?: DeliverableId): Block {
+  return { type: 'heading', text, id: githubSlug(text), deliverable };
+}
+
+const p = (...content: Inline[]): Block => ({ type: 'p', content });
+const list = (items: Inline[][], ordered = false): Block => ({ type: 'list', items, ordered });
+const table = (columns: string[], rows: Inline[][][]): Block => ({ type: 'table', columns, rows });
+
+function where(action: ActionDesign): Inline[] {
+  return action.source ? [code(action.source)] : ['not located in code'];
+}
+
+function routeOf(action: ActionDesign): Inline {
+  return action.route ? code(action.route) : '—';
+}
+
+export function sectionsFor(model: DesignModel, samples: CodeSamples, figures: readonly FigureRef[]): Section[] {
+  return [
+    overview(model),
+    actionAnalysis(model),
+    keyDesign(model),
+    fingerprinting(model, samples),
+    concurrency(model, samples, figures),
+    partialFailure(model, samples),
+    payments(model),
+    sagas(model, figures),
+    security(model),
+    antiPatterns(model),
+    monitoring(model, samples),
+    testScenarios(model, samples),
+    buildOrder(model),
+    runbook(model),
+  ];
+}
+
+function overview(model: DesignModel): Section {
+  const s = model.stack;
+  const blocks: Block[] = [
+    p(
+      `This design makes ${model.actions.length === 1 ? 'one critical action' : `${model.actions.length} critical actions`} safe to retry: `,
+      ...joinInline(model.actions.map((a) => code(a.name))),
+      `. Each request carries (or derives) an idempotency key; the first attempt claims it in ${s.databaseLabel} with one atomic statement, runs once, and stores its response before answering; every later attempt with the same key gets that stored response instead of a second execution.`,
+    ),
+    table(['Aspect', 'Decision'], [
+      [cell('Stack'), cell(s.agnostic ? 'Technology-agnostic; PostgreSQL reference schema, TypeScript samples' : `${s.language === 'typescript' ? 'TypeScript' : 'JavaScript'}, ${s.frameworkLabel}, ${s.databaseLabel}, ${s.brokerLabel}, tests in ${s.testFrameworkLabel}`)],
+      [cell('Concurrency'), cell(`${model.concurrency.label}: ${model.concurrency.consequence}`)],
+      [cell('Atomic claim'), cell(s.claimPrimitive)],
+      [cell('Lease per action'), cell(model.actions.map((a) => `${a.name} ${sec(a.lockTimeoutMs)}`).join(', '))],
+      [cell('Key retention'), cell(`${sec(model.retention.effectiveMs)}${model.retention.raised ? ' (raised from the requested value, see section 5)' : ''}`)],
+      [cell('Reused key, different request'), cell(`${model.responses.mismatchStatus} problem+json`)],
+      [cell('Duplicate detection'), cell(`one round trip, target ${sec(model.detection.targetMs)}, store time-out ${sec(model.detection.storeTimeoutMs)}`)],
+    ]),
+  ];
+  if (model.assumptions.length > 0) {
+    blocks.push(heading('Assumptions'));
+    blocks.push(list(model.assumptions.map((text) => [text])));
+  }
+  if (model.existingProtection.length > 0) {
+    blocks.push(heading('Protection already in the code'));
+    blocks.push(p('The codebase already guards some paths; the design keeps these and builds on them rather than replacing them.'));
+    blocks.push(table(['Where', 'Mechanism', 'Detail'], model.existingProtection.map((e) => [cell(code(`${e.file}:${e.line}`)), cell(e.mechanism), cell(e.detail)])));
+  }
+  blocks.push(heading('Constraint checklist'));
+  blocks.push(
+    table(
+      ['Constraint', 'Met', 'Where it is shown'],
+      model.constraints.map((c) => [cell(c.statement), cell(c.satisfied ? 'yes' : 'NO'), cell(c.evidence)]),
+    ),
+  );
+  return section(0, 'Overview', 'What is protected, the stack, the key decisions and the assumptions.', blocks);
+}
+
+function joinInline(parts: Inline[]): Inline[] {
+  const out: Inline[] = [];
+  parts.forEach((part, index) => {
+    if (index > 0) out.push(index === parts.length - 1 ? ' and ' : ', ');
+    out.push(part);
+  });
+  return out;
+}
+
+function actionAnalysis(model: DesignModel): Section {
+  const blocks: Block[] = [
+    heading('Action map', 'action-map'),
+    table(
+      ['Action', 'Trigger', 'Route / source', 'Duplicate impact', 'Key source', 'Recovery path'],
+      model.actions.map((a) => [
+        cell({ link: { href: `#${githubSlug(a.name)}`, text: a.name } }),
+        cell(a.triggerLabel),
+        cell(routeOf(a), a.source ? ' · ' : '', ...(a.source ? [code(a.source)] : [])),
+        cell(a.duplicateImpact),
+        cell(`${a.key.sourceLabel}: ${a.key.carrier}`),
+        cell(a.recovery.split('. ')[0] + '.'),
+      ]),
+    ),
+  ];
+  for (const a of model.actions) {
+    blocks.push(heading(a.name));
+    blocks.push(
+      table(['', ''], [
+        [cell(strong('What executes')), cell(a.executes)],
+        [cell(strong('Where')), cell(routeOf(a), ' in ', ...where(a))],
+        [cell(strong('Duplicate impact')), cell(a.duplicateImpact)],
+        [cell(strong('Retry sources')), cell(a.retrySources.map((r) => `${r.label}: ${r.how}`).join('; '))],
+        [cell(strong('Significant fields')), cell(...joinInline(a.significantFields.map((f) => code(f))))],
+        [cell(strong('Failure recovery')), cell(a.recovery)],
+        ...(a.existing.length > 0 ? [[cell(strong('Already in place')), cell(a.existing.join('; '))]] : []),
+      ]),
+    );
+  }
+  return section(1, 'Action Analysis', 'Each protected action: what runs, what a duplicate costs, where retries come from, and how it recovers.', blocks);
+}
+
+function keyDesign(model: DesignModel): Section {
+  const k = model.keys;
+  const blocks: Block[] = [
+    heading('Key format'),
+    p(...md('The logical key is `{scope}_{action}_{intent}`. The scope and action are stored in their own columns, so what the client sends in the '), code(k.header), ' header is only the intent part.'),
+    table(
+      ['Action', 'Format', 'Filled-in example'],
+      model.actions.map((a) => [cell(a.name), cell(code(a.key.format)), cell(code(a.key.example))]),
+    ),
+    { type: 'callout', tone: 'warning', content: [k.timeVaryingWarning] },
+    heading('Scope boundary'),
+    table(['Action', 'Scope', 'Why'], model.actions.map((a) => [cell(a.name), cell(a.scopeLabel), cell(a.scopeReason)])),
+    heading('Validation'),
+    list(k.validation.map((v) => [v])),
+    p('The database enforces uniqueness with ', code(`PRIMARY KEY (scope, idempotency_key)`), ' and the key shape with ', code(`CHECK (idempotency_key ~ '${k.charsetPattern}')`), '; see the DDL in section 4.'),
+    heading('Who generates it'),
+    table(['Action', 'Source', 'How'], model.actions.map((a) => [cell(a.name), cell(a.key.sourceLabel), cell(a.key.carrier)])),
+    p(k.generation),
+    heading('Uniqueness assessment'),
+    table(
+      ['Action', 'Key space', 'Live keys in window', 'Collision chance', 'Verdict'],
+      model.actions.map((a) => [
+        cell(a.name),
+        cell(`${a.uniqueness.bits} bits`),
+        cell(a.uniqueness.keysInWindow.toLocaleString('en-US')),
+        cell(formatProbability(a.uniqueness.collisionProbability)),
+        cell(a.uniqueness.verdict),
+      ]),
+    ),
+    list(model.actions.map((a) => [strong(a.name), `: ${a.uniqueness.explanation}`])),
+  ];
+  return section(2, 'Idempotency Key Design', 'Key format with examples, scope, validation, who generates keys, and whether they are unique enough.', blocks);
+}
+
+function fingerprinting(model: DesignModel, samples: CodeSamples): Section {
+  const f = model.fingerprint;
+  const blocks: Block[] = [
+    p(`A fingerprint tells "the same request again" apart from "a different request that reuses the key". It is ${f.algorithm}, ${f.encoding}, over ${f.canonicalization}`),
+    table(
+      ['Action', 'Hashed (significant)', 'Not hashed, and why'],
+      model.actions.map((a) => [
+        cell(a.name),
+        cell(...joinInline(a.significantFields.map((field) => code(field)))),
+        cell(a.excludedFields.map((e) => `${e.field}: ${e.reason}`).join('; ')),
+      ]),
+    ),
+    p('Each field is significant because changing it changes what the action does (how much, to whom, for which object). The method and route template are hashed too, so a key reused on another endpoint is a mismatch, not a replay.'),
+    heading('Mismatch behaviour'),
+    p(`Same key, different fingerprint: ${f.mismatchStatus} with ${f.mismatchBody} ${f.mismatchStatus === 422 ? 'The IETF Idempotency-Key draft uses 422 for this case; set conflictStatus to 409 to keep the original contract.' : '409 follows the original contract; the IETF draft would use 422.'}`),
+    p(`Comparison: ${f.comparison} The algorithm id `, code(f.algorithmId), ' is stored with each record, so the canonical form can change later without invalidating live keys.'),
+    heading('Fingerprint utility', 'fingerprint-utility'),
+    { type: 'code', ...samples.fingerprint, title: samples.fingerprint.path ?? 'fingerprint.ts' },
+  ];
+  return section(3, 'Request Fingerprinting', 'Which fields are hashed per action, which are not and why, the algorithm, and what a mismatch returns.', blocks);
+}
+
+function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly FigureRef[]): Section {
+  const l = model.lock;
+  const flow = figures.find((f) => f.kind === 'flowchart');
+  const blocks: Block[] = [
+    heading('Atomic claim'),
+    p(`The key is claimed with ${l.claim}. The primary key makes a second claim of a live key physically impossible: whichever statement commits second sees the first one's row.`),
+    heading('Lock timeout'),
+    table(['Action', 'Expected duration', 'Lease', 'Heartbeat', 'Justification'], model.actions.map((a) => [
+      cell(a.name),
+      cell(`${sec(a.expectedDurationMs)}${a.durationAssumed ? ' (assumed)' : ''}`),
+      cell(sec(a.lockTimeoutMs)),
+      cell(a.heartbeatMs ? `every ${sec(a.heartbeatMs)}` : 'not needed'),
+      cell(a.lockJustification),
+    ])),
+    heading('Contested keys'),
+    p(l.contested),
+    heading('Clock skew'),
+    p(l.clock, ` The lease still carries a ${sec(l.skewBufferMs)} buffer for pauses between a worker's last heartbeat and its database round trip.`),
+    heading('The ABA problem'),
+    p(l.reclaim),
+    p(l.aba),
+    heading('Idempotency store DDL', 'store-ddl'),
+    p(`Ready to run on ${model.stack.databaseLabel}. The PRIMARY KEY and CHECK constraints are what make double processing impossible, whatever the application does.`),
+    { type: 'code', ...samples.ddl, title: samples.ddl.path ?? 'migration' },
+    heading('Response rules'),
+    table(['Situation', 'Response', 'Stored?'], model.responses.rules.map((r) => [cell(r.situation), cell(r.response), cell(r.stored)])),
+  ];
+  blocks.push(heading('Flow diagrams', 'flow-diagrams'));
+  if (flow) {
+    blocks.push(p(`The request-handling decision flow as implemented by the middleware below. ${model.diagrams.flowchartReason}`));
+    blocks.push({ type: 'figure', figureId: flow.id });
+  } else {
+    blocks.push(p(`No request-handling flowchart: ${model.diagrams.flowchartReason}`));
+  }
+  if (model.sagas.length > 0) {
+    blocks.push(p(`The saga state machine${model.sagas.length > 1 ? 's are' : ' is'} in section 7.`));
+  }
+  blocks.push(heading('Middleware', 'middleware'));
+  blocks.push(p(`The lock-check-process-store flow for ${model.stack.frameworkLabel}: the response is persisted before the first byte is sent, and the store call is bounded so an outage becomes a 503, never a hang.`));
+  blocks.push({ type: 'code', ...samples.middleware, title: samples.middleware.path ?? 'middleware' });
+  return section(4, 'Concurrency Control', 'The atomic claim, lease lengths and why, contested keys, clock skew, ABA, the DDL and the middleware.', blocks);
+}
+
+function partialFailure(model: DesignModel, samples: CodeSamples): Section {
+  const r = model.retention;
+  const longest = [...model.actions].sort((a, b) => b.lockTimeoutMs - a.lockTimeoutMs)[0]!;
+  const blocks: Block[] = [
+    heading('Crash after the claim, before completion'),
+    p(`The record stays PROCESSING with a lease in locked_until. Once the lease lapses (${model.actions.map((a) => `${a.name}: ${sec(a.lockTimeoutMs)}`).join(', ')}), the next attempt reclaims it in the claim statement, with fencing_token incremented, and runs the action again. Recovery is automatic retry, and re-execution is safe because every downstream call carries a key derived from the local one.`),
+    list(model.actions.map((a) => [strong(a.name), `: ${a.recovery}`])),
+    heading('Action partially completed'),
+    p(
+      model.providers.length > 0
+        ? `The dangerous case is a provider call that succeeded while the local write did not. A reconciliation job runs every 15 minutes over PROCESSING and FAILED records older than their lease, looks each one up at the provider by its derived key (${model.providers.map((pr) => pr.label).join(', ')}), and completes the local record with the provider's result, or releases it when the provider has nothing. Money never moves twice because the provider deduplicates the same derived key.`
+        : 'Local side effects commit in the same transaction as the completion where they live in the same database. Effects outside it (e-mails, calls to other services) carry a key derived from the local one, so a re-execution after a crash is deduplicated downstream; where a downstream system cannot deduplicate, record "sent" before sending and reconcile on doubt.',
+    ),
+    heading('Failed for good, or still running elsewhere?'),
+    p(
+      longest.heartbeatMs
+        ? `Age alone proves nothing. Long actions (${model.actions.filter((a) => a.heartbeatMs).map((a) => a.name).join(', ')}) renew their lease every ${sec(longest.heartbeatMs)}, so a record whose lease is still in the future belongs to a live worker however old it is; only a lapsed lease means the worker is gone.`
+        : `Age alone proves nothing: a record is presumed dead only when its lease has lapsed, and the lease is sized from the action's expected duration. Actions that may run longer than a few times their expected duration must renew the lease with a heartbeat (the store exposes extend()).`,
+    ),
+    p('A permanent failure (a definitive 4xx from the action, or a saga that compensated) is stored as a completed response and replayed; a transient one releases the claim so the retry runs again.'),
+    heading('Key retention'),
+    p(strong(`Retention: ${sec(r.effectiveMs)}.`), ` ${r.justification}`),
+    ...(r.floors.length > 0 ? [table(['What needs the window', 'Minimum'], r.floors.map((f) => [cell(f.reason), cell(sec(f.ms))]))] : []),
+    heading('Cleanup job', 'cleanup-job'),
+    p(`${model.cleanup.strategy} Schedule: ${model.cleanup.scheduleLabel} (`, code(model.cleanup.schedule), `). ${model.storage.partitionReason}`),
+    { type: 'code', ...samples.cleanup, title: samples.cleanup.path ?? 'cleanup' },
+  ];
+  return section(5, 'Partial Failure Recovery', 'Crashes mid-action, half-finished side effects, telling dead workers from slow ones, retention and cleanup.', blocks);
+}
+
+function payments(model: DesignModel): Section {
+  const blocks: Block[] = [];
+  if (model.providers.length === 0) {
+    blocks.push(p('No payment provider is involved in these actions. If one is added, its native deduplication key must be derived from the local key, never generated fresh on a retry.'));
+  } else {
+    blocks.push(p(strong('Invariant:'), ' a provider key is always derived from the local idempotency key, never generated afresh on a retry, so the local store and the provider deduplicate the same logical request.'));
+    blocks.push(table(['Provider', 'Native mechanism', 'Derived value', 'Example', 'Window'], model.providers.map((pr) => [
+      cell(pr.label), cell(pr.mechanism), cell(pr.derivation), cell(code(pr.example)), cell(pr.windowLabel),
+    ])));
+    for (const pr of model.providers) {
+      blocks.push(heading(`${pr.label} coordination`));
+      blocks.push(p(pr.coordination, ` Used by ${pr.actions.join(', ') || 'no action yet'}.`));
+    }
+  }
+  return section(6, 'Payment Provider Coordination', 'How each provider key is derived from the local key, with examples and retention windows.', blocks);
+}
+
+function sagas(model: DesignModel, figures: readonly FigureRef[]): Section {
+  const blocks: Block[] = [];
+  if (model.sagas.length === 0) {
+    blocks.push(p('No action here is a multi-step saga: each one commits its local effect in a single step. If an action grows into several external steps, give each step its own sub-key (outer key plus step number) in the step table, and draw its compensations before building them.'));
+  }
+  for (const saga of model.sagas) {
+    blocks.push(heading(`${saga.action} saga`));
+    blocks.push(table(['#', 'Step', 'Compensation', 'Sub-key example', 'Provider key'], saga.steps.map((s) => [
+      cell(String(s.index)), cell(s.name), cell(s.compensation ?? 'none (last or irreversible)'), cell(code(s.subKeyExample)), cell(s.providerKeyExample ? code(s.providerKeyExample) : '—'),
+    ])));
+    blocks.push(p(saga.resume));
+    blocks.push(p(saga.compensation));
+    const figure = figures.find((f) => f.kind === 'saga' && f.action === saga.slug);
+    if (figure) blocks.push({ type: 'figure', figureId: figure.id });
+  }
+  return section(7, 'Multi-Step (Saga) Idempotency', 'Per-step sub-keys, resuming from the first incomplete step, and compensation in reverse.', blocks);
+}
+
+function security(model: DesignModel): Section {
+  return section(8, 'Security', 'Scoping, timing safety, replay, guessability, rate limits, leakage and log hygiene.', [
+    table(['Topic', 'Decision'], model.security.map((s) => [cell(strong(s.topic)), cell(s.decision)])),
+  ]);
+}
+
+function antiPatterns(model: DesignModel): Section {
+  return section(9, 'Anti-Patterns to Avoid', `The anti-patterns that apply to ${model.stack.frameworkLabel} on ${model.stack.databaseLabel} and what this design does instead.`, [
+    table(['Anti-pattern', 'Why it fails', 'In this design'], model.antiPatterns.map((a) => [cell(strong(a.pattern)), cell(a.whyItFails), cell(a.here)])),
+  ]);
+}
+
+function monitoring(model: DesignModel, samples: CodeSamples): Section {
+  return section(10, 'Monitoring and Alerting', 'Metric names, types and alert thresholds, with Prometheus rules.', [
+    table(['Metric', 'Type', 'Labels', 'Meaning', 'Alert'], model.metrics.map((m) => [
+      cell(code(m.name), ' (', code(m.promName), ')'), cell(m.type), cell(m.labels.join(', ') || '—'), cell(m.meaning), cell(m.alert),
+    ])),
+    heading('Monitoring config', 'monitoring-config'),
+    { type: 'code', ...samples.monitoring, title: samples.monitoring.path ?? 'idempotency-alerts.yml' },
+  ]);
+}
+
+function testScenarios(model: DesignModel, samples: CodeSamples): Section {
+  return section(11, 'Test Scenarios', 'Input, expected outcome and the invariant each scenario protects, including concurrent duplicates.', [
+    table(['Scenario', 'Input', 'Expected', 'Verifies'], model.tests.map((t) => [cell(strong(t.name)), cell(t.input), cell(t.expected), cell(t.verifies)])),
+    heading('Test suite skeleton', 'test-suite'),
+    p(`In ${model.stack.testFrameworkLabel}, against a real ${model.stack.databaseLabel} (never a mock: the constraint is what is being tested).`),
+    { type: 'code', ...samples.tests, title: samples.tests.path ?? 'idempotency.test.ts' },
+  ]);
+}
+
+function buildOrder(model: DesignModel): Section {
+  return section(12, 'Build Order', 'Numbered steps, each safe to deploy on its own.', [
+    heading('Build order steps', 'build-order'),
+    table(['#', 'Step', 'What', 'Deployment safety'], model.buildOrder.map((b) => [cell(String(b.step)), cell(strong(b.title)), cell(b.detail), cell(b.safety)])),
+  ]);
+}
+
+function runbook(model: DesignModel): Section {
+  const blocks: Block[] = [heading('Runbook entries', 'runbook')];
+  for (const entry of model.runbook) {
+    blocks.push(heading(entry.title));
+    blocks.push(p(strong('Symptom: '), entry.symptom));
+    blocks.push(list(entry.steps.map((s) => [s]), true));
+    if (entry.query) blocks.push({ type: 'code', language: 'sql', code: entry.query });
+  }
+  return section(13, 'Operational Runbook', 'Stuck records, split-brain, partition maintenance, provider divergence and key flooding.', blocks);
+}

@@ -1,0 +1,56 @@
+import type { Block, Inline } from '../document/types.js';
+import { escapeHtml, safeHref } from './escape.js';
+
+export interface BlockContext {
+  /** HTML for each figure id; a figure without one renders nothing (the diagram renderer is optional). */
+  figures: ReadonlyMap<string, string>;
+  /** Rewrites "#anchor" links when sections live on other pages. */
+  resolveHref?: (href: string) => string;
+}
+
+export function renderInline(parts: readonly Inline[], context: BlockContext): string {
+  return parts
+    .map((part) => {
+      if (typeof part === 'string') return escapeHtml(part);
+      if ('code' in part) return `<code>${escapeHtml(part.code)}</code>`;
+      if ('strong' in part) return `<strong>${escapeHtml(part.strong)}</strong>`;
+      const href = safeHref(context.resolveHref ? context.resolveHref(part.link.href) : part.link.href);
+      return href === undefined ? escapeHtml(part.link.text) : `<a href="${href}">${escapeHtml(part.link.text)}</a>`;
+    })
+    .join('');
+}
+
+export function renderBlock(block: Block, context: BlockContext): string {
+  switch (block.type) {
+    case 'p':
+      return `<p>${renderInline(block.content, context)}</p>`;
+    case 'heading':
+      return `<h3 id="${escapeHtml(block.id)}"${block.deliverable ? ` data-deliverable="${block.deliverable}"` : ''}>${escapeHtml(block.text)}</h3>`;
+    case 'list': {
+      const tag = block.ordered ? 'ol' : 'ul';
+      return `<${tag}>\n${block.items.map((item) => `<li>${renderInline(item, context)}</li>`).join('\n')}\n</${tag}>`;
+    }
+    case 'table': {
+      const head = block.columns.some((c) => c !== '')
+        ? `<thead><tr>${block.columns.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('')}</tr></thead>\n`
+        : '';
+      const rows = block.rows.map((row) => `<tr>${row.map((c) => `<td>${renderInline(c, context)}</td>`).join('')}</tr>`).join('\n');
+      return `<div class="table-wrap"><table>\n${head}<tbody>\n${rows}\n</tbody>\n</table></div>`;
+    }
+    case 'code': {
+      const title = block.title ? `<div class="code-title">${escapeHtml(block.title)}</div>\n` : '';
+      return `${title}<pre><code class="language-${escapeHtml(block.language)}">${escapeHtml(block.code)}</code></pre>`;
+    }
+    case 'callout':
+      return `<div class="callout ${block.tone}"><p>${renderInline(block.content, context)}</p></div>`;
+    case 'figure':
+      return context.figures.get(block.figureId) ?? '';
+  }
+}
+
+export function renderBlocks(blocks: readonly Block[], context: BlockContext): string {
+  return blocks
+    .map((block) => renderBlock(block, context))
+    .filter((html) => html !== '')
+    .join('\n');
+}

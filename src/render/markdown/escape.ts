@@ -1,0 +1,21 @@
+/** Escapes text so Markdown renders it literally: no emphasis, links, raw HTML or headings from user values. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/\r?\n/g, ' ').replace(/[\\`*_{}[\]()<>#+!|~&]/g, (ch) => (ch === '&' ? '&amp;' : `\\${ch}`));
+}
+
+/** An inline code span that survives backticks in its content (CommonMark: a longer fence, padded). */
+export function codeSpan(text: string, inTable = false): string {
+  const flat = text.replace(/\r?\n/g, ' ');
+  const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = flat.startsWith('`') || flat.endsWith('`') || longest > 0 ? ' ' : '';
+  const body = inTable ? flat.replace(/\|/g, '\\|') : flat;
+  return `${fence}${pad}${body}${pad}${fence}`;
+}
+
+/** A fenced block whose fence is longer than any backtick run inside the code. */
+export function codeBlock(code: string, language: string): string {
+  const longest = Math.max(2, ...(code.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${language.replace(/[^a-z0-9+-]/gi, '')}\n${code}\n${fence}`;
+}

@@ -1,0 +1,42 @@
+import type { Figure } from '../diagrams/index.js';
+import type { DesignModel } from '../model/types.js';
+import { codeSamples, toJavaScript } from './code/index.js';
+import { buildDocument } from './document/buildDocument.js';
+import type { DocumentTree } from './document/types.js';
+import { renderHtml } from './html/renderHtml.js';
+import { renderMarkdown } from './markdown/renderMarkdown.js';
+
+export interface RenderedFile {
+  /** Project-relative POSIX path. */
+  path: string;
+  contents: string;
+  class: 'managed' | 'scaffold';
+}
+
+export interface RenderDocumentOptions {
+  format: 'html' | 'md';
+  /** Project-relative path of the document. */
+  output: string;
+  /** Figures with Mermaid (and SVG for HTML) already produced. */
+  figures: readonly Figure[];
+  /** Real scaffold code to embed instead of the generic samples. */
+  excerpts?: Parameters<typeof codeSamples>[1];
+}
+
+export async function buildTree(model: DesignModel, options: Pick<RenderDocumentOptions, 'figures' | 'excerpts'>): Promise<DocumentTree> {
+  let samples = codeSamples(model, options.excerpts);
+  if (model.stack.language === 'javascript') samples = await toJavaScript(samples);
+  return buildDocument(model, samples, options.figures);
+}
+
+/** The single-file document. (Split folders are laid out from the same tree.) */
+export async function renderDocument(model: DesignModel, options: RenderDocumentOptions): Promise<RenderedFile[]> {
+  const tree = await buildTree(model, options);
+  if (options.format === 'md') {
+    const figures = new Map(options.figures.map((f) => [f.id, { title: f.title, caption: f.caption, mermaid: f.mermaid }]));
+    return [{ path: options.output, contents: renderMarkdown(tree, figures), class: 'managed' }];
+  }
+  const { figureHtml } = await import('../diagrams/index.js');
+  const figures = new Map(options.figures.filter((f) => f.svg !== undefined).map((f) => [f.id, figureHtml(f)]));
+  return [{ path: options.output, contents: renderHtml(tree, figures), class: 'managed' }];
+}

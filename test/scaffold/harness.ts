@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import express from 'express';
+import pg from 'pg';
+import type { Generated } from './generateInto.js';
+
+export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Resolves to a skip reason when PostgreSQL cannot be reached, so suites say why they did not run. */
+export async function postgresSkipReason(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return `PostgreSQL at ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')} is unreachable (${(error as Error).message}); start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export interface Schema {
+  name: string;
+  url: string;
+  pool: pg.Pool;
+  drop(): Promise<void>;
+}
+
+/** A throwaway schema holding the generated migration, so test files never share rows. */
+export async function createSchema(generated: Generated, label: string): Promise<Schema> {
+  const name = `idem_${label}_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+  const admin = new pg.Client({ connectionString: DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${name}`);
+  await admin.end();
+  const url = `${DATABASE_URL}${DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${name}`)}`;
+  const pool = new pg.Pool({ connectionString: url, max: 20 });
+  const migration = generated.files.find((file) => file.role === 'ddl')!;
+  await pool.query(await readFile(path.join(generated.dir, migration.path), 'utf8'));
+  return {
+    name,
+    url,
+    pool,
+    async drop() {
+      await pool.end();
+      const client = new pg.Client({ connectionString: DATABASE_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+/** The generated modules, loaded from the JavaScript tsc emitted. Typed loosely: the compile step checks the real types. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Loose = any;
+export async function loadScaffold(generated: Generated): Promise<Record<string, Loose>> {
+  return (await import(pathToFileURL(path.join(generated.outDir, 'index.js')).href)) as Record<string, Loose>;
+}
+
+export async function listen(app: ReturnType<typeof express>): Promise<{ url: string; close(): Promise<void> }> {
+  const server = app.listen(0);
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

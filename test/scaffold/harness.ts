@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import express from 'express';
+import type express from 'express';
 import pg from 'pg';
 import type { Generated } from './generateInto.js';
 

@@ -1,0 +1,59 @@
+import { ts } from 'ts-morph';
+import { emptyFacts, type FileContext } from './detectors/detectorTypes.js';
+import { anyDetectorMention, detectors } from './detectors/registry.js';
+import { lineOf } from './parse/astHelpers.js';
+import type { ImportBinding } from './parse/indexSource.js';
+import { indexSource } from './parse/indexSource.js';
+import { parseSource } from './parse/parseSource.js';
+import type { FileRecord } from './resolve/projectRecords.js';
+import type { PackageStack } from './stack/detectStack.js';
+
+/**
+ * Files that no detector mentions can still matter across files: DTOs name body fields, services sit between a
+ * route and a payment call. Anything else is not parsed at all, which is what keeps inspection near parse speed.
+ */
+const CROSS_FILE_HINT = /payment|charge|checkout|refund|billing|invoice|subscription|webhook|(Dto|Input|Body|Request|Payload|Schema)\b|\.object\(|Type\.Object/i;
+
+export interface AnalysedFile {
+  record?: FileRecord;
+  warning?: string;
+}
+
+export function analyseFile(rel: string, text: string, pkg: { dir: string; name?: string; stack: PackageStack }): AnalysedFile {
+  const mentioned = anyDetectorMention.test(text);
+  if (!mentioned && !CROSS_FILE_HINT.test(text)) return {};
+  const { sf, syntaxError } = parseSource(rel, text);
+  const index = indexSource(sf, rel);
+  const ctx: FileContext = {
+    rel,
+    text,
+    sf,
+    index,
+    pkg,
+    line: (node) => lineOf(sf, node),
+    originOf: (expr) => originOf(expr, index.imports),
+  };
+  const facts = emptyFacts();
+  if (mentioned) for (const detector of detectors) if (detector.mentions.test(text)) detector.detect(ctx, facts);
+  const record: FileRecord = {
+    rel, text, pkgDir: pkg.dir, imports: index.imports, exports: index.exports, reExports: index.reExports,
+    functions: index.functions, shapes: index.shapes, facts,
+  };
+  const warning = syntaxError ? `${rel}:${syntaxError.line}: syntax error (${syntaxError.message}); analysed what could be parsed.` : undefined;
+  return { record, ...(warning ? { warning } : {}) };
+}
+
+function originOf(expr: ts.Expression, imports: Map<string, ImportBinding>): ImportBinding | undefined {
+  let node = expr;
+  while (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isNonNullExpression(node)) node = node.expression;
+  if (ts.isIdentifier(node)) return imports.get(node.text);
+  if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'require') {
+    const arg = node.arguments[0];
+    return arg && ts.isStringLiteral(arg) ? { module: arg.text, imported: '*' } : undefined;
+  }
+  if (ts.isPropertyAccessExpression(node)) {
+    const base = originOf(node.expression, imports);
+    if (base && (base.imported === '*' || base.imported === 'default')) return { module: base.module, imported: node.name.text };
+  }
+  return undefined;
+}

@@ -1,0 +1,132 @@
+import { ts } from 'ts-morph';
+import { accessChain, decoratorCall, decoratorsOf, isFunctionLike, objectProperty, stringValue, unwrap } from '../parse/astHelpers.js';
+import { functionName } from '../parse/functionKey.js';
+import type { CronFinding } from '../types.js';
+import type { Detector, FileContext, FileFacts } from './detectorTypes.js';
+
+/** Scheduled work: every tick can overlap the previous one or be re-run after a crash. */
+export const crons: Detector = {
+  name: 'crons',
+  mentions: /node-cron|['"]cron['"]|CronJob|node-schedule|scheduleJob|@nestjs\/schedule|setInterval|repeat|upsertJobScheduler|\.every\(|toad-scheduler/,
+  detect(ctx, facts) {
+    for (const call of ctx.index.calls) {
+      const callee = call.expression;
+      const origin = ctx.originOf(ts.isPropertyAccessExpression(callee) ? callee.expression : callee);
+      const method = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? callee.text : '';
+      const args = call.arguments;
+      if (method === 'schedule' && origin?.module === 'node-cron') {
+        push(ctx, facts, call, 'node-cron', stringValue(args[0], ctx.index.consts), stringValue(objectProperty(args[2], 'name')) ?? callbackName(args[1]));
+      } else if (method === 'scheduleJob' && origin?.module === 'node-schedule') {
+        // scheduleJob([name,] rule, callback)
+        const named = args.length >= 3 && stringValue(args[0]) !== undefined;
+        const rule = named ? args[1] : args[0];
+        push(ctx, facts, call, 'node-schedule', scheduleText(rule, ctx), named ? stringValue(args[0]) : callbackName(args[args.length - 1]));
+      } else if (method === 'from' && ctx.originOf(callee)?.module === 'cron') {
+        const opts = args[0];
+        push(ctx, facts, call, 'cron', stringValue(objectProperty(opts, 'cronTime'), ctx.index.consts), stringValue(objectProperty(opts, 'name')) ?? callbackName(objectProperty(opts, 'onTick')));
+      } else if (method === 'setInterval' && ts.isIdentifier(callee) && args.length >= 2 && isTopLevelish(call)) {
+        const ms = args[1] ? intervalText(args[1], ctx) : undefined;
+        push(ctx, facts, call, 'setInterval', ms, callbackName(args[0]));
+      } else if (method === 'add' && args.length >= 3 && objectProperty(args[2], 'repeat')) {
+        const repeat = objectProperty(args[2], 'repeat');
+        const pattern = stringValue(objectProperty(repeat, 'pattern') ?? objectProperty(repeat, 'cron'), ctx.index.consts) ?? everyText(objectProperty(repeat, 'every'), ctx);
+        push(ctx, facts, call, 'bullmq', pattern, stringValue(args[0], ctx.index.consts));
+      } else if (method === 'upsertJobScheduler' && args.length >= 2) {
+        const pattern = stringValue(objectProperty(args[1], 'pattern'), ctx.index.consts) ?? everyText(objectProperty(args[1], 'every'), ctx);
+        push(ctx, facts, call, 'bullmq', pattern, stringValue(args[0], ctx.index.consts));
+      } else if (method === 'every' && /agenda/i.test(accessChain(ts.isPropertyAccessExpression(callee) ? callee.expression : callee).join('.')) && args.length >= 2) {
+        push(ctx, facts, call, 'agenda', stringValue(args[0], ctx.index.consts), stringValue(args[1], ctx.index.consts));
+      }
+    }
+    for (const expr of ctx.index.news) {
+      const origin = ctx.originOf(expr.expression);
+      if (origin?.module === 'cron' && origin.imported === 'CronJob') {
+        const args = expr.arguments ?? [];
+        push(ctx, facts, expr, 'cron', stringValue(args[0], ctx.index.consts), callbackName(args[1]));
+      }
+    }
+    recordNestSchedule(ctx, facts);
+  },
+};
+
+function push(ctx: FileContext, facts: FileFacts, node: ts.Node, scheduler: string, schedule: string | undefined, name: string | undefined): void {
+  const finding: CronFinding = {
+    kind: 'cron',
+    id: `${scheduler} ${name ?? schedule ?? '?'}`,
+    file: ctx.rel,
+    line: ctx.line(node),
+    scheduler,
+    ...(schedule ? { schedule } : {}),
+    ...(name ? { name } : {}),
+  };
+  facts.findings.push(finding);
+}
+
+/** The job's name: a referenced function, the single call inside an arrow, or the enclosing named function. */
+function callbackName(expr: ts.Expression | undefined): string | undefined {
+  if (!expr) return undefined;
+  const node = unwrap(expr);
+  if (ts.isIdentifier(node)) return node.text;
+  if (ts.isPropertyAccessExpression(node)) return accessChain(node).join('.');
+  if (isFunctionLike(node)) {
+    const own = functionName(node);
+    if (own) return own;
+    const body = node.body;
+    const statements = body && ts.isBlock(body) ? body.statements : body ? [body] : [];
+    const calls: string[] = [];
+    const visit = (n: ts.Node): void => {
+      if (ts.isCallExpression(n)) {
+        const chain = accessChain(n.expression).map((p) => p.replace(/\(\)$/, ''));
+        const name = chain.filter((p) => p !== 'this').join('.');
+        if (name && !/^(console|logger|log)\b/.test(name)) calls.push(name);
+        return;
+      }
+      ts.forEachChild(n, visit);
+    };
+    statements.forEach(visit);
+    return calls[0];
+  }
+  return undefined;
+}
+
+function scheduleText(expr: ts.Expression | undefined, ctx: FileContext): string | undefined {
+  if (!expr) return undefined;
+  return stringValue(expr, ctx.index.consts) ?? unwrap(expr).getText(ctx.sf).replace(/\s+/g, ' ').slice(0, 80);
+}
+
+function intervalText(expr: ts.Expression, ctx: FileContext): string {
+  const node = unwrap(expr);
+  if (ts.isNumericLiteral(node)) return `every ${node.text}ms`;
+  return `every ${node.getText(ctx.sf).replace(/\s+/g, ' ')}`;
+}
+
+function everyText(expr: ts.Expression | undefined, ctx: FileContext): string | undefined {
+  return expr ? intervalText(expr, ctx) : undefined;
+}
+
+/** setInterval inside a request handler or a class method that polls a UI is not a scheduler; module level or a start() function is. */
+function isTopLevelish(call: ts.CallExpression): boolean {
+  let depth = 0;
+  for (let current = call.parent; current; current = current.parent) if (isFunctionLike(current)) depth++;
+  return depth <= 2;
+}
+
+function recordNestSchedule(ctx: FileContext, facts: FileFacts): void {
+  if (![...ctx.index.imports.values()].some((b) => b.module === '@nestjs/schedule')) return;
+  for (const cls of ctx.index.classes) {
+    for (const member of cls.members) {
+      if (!ts.isMethodDeclaration(member)) continue;
+      for (const d of decoratorsOf(member).map(decoratorCall)) {
+        const origin = d ? ctx.index.imports.get(d.name) : undefined;
+        if (!d || origin?.module !== '@nestjs/schedule') continue;
+        const name = stringValue(objectProperty(d.args[1], 'name')) ?? `${cls.name?.text ?? '?'}.${member.name.getText(ctx.sf)}`;
+        if (origin.imported === 'Cron') push(ctx, facts, member, '@nestjs/schedule', scheduleText(d.args[0], ctx), name);
+        else if (origin.imported === 'Interval') {
+          const ms = d.args.length === 2 ? d.args[1] : d.args[0];
+          const named = d.args.length === 2 ? stringValue(d.args[0]) : undefined;
+          push(ctx, facts, member, '@nestjs/schedule', ms ? intervalText(ms, ctx) : undefined, named ?? name);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import type { ts } from 'ts-morph';
+import type { ImportBinding, SourceIndex } from '../parse/indexSource.js';
+import type { PackageStack } from '../stack/detectStack.js';
+import type { Finding, HttpMethod } from '../types.js';
+
+/** Everything a detector may look at for one file. Internal: never leaves src/inspect. */
+export interface FileContext {
+  rel: string;
+  text: string;
+  sf: ts.SourceFile;
+  index: SourceIndex;
+  /** The workspace package (or the root project) the file belongs to. */
+  pkg: { dir: string; name?: string; stack: PackageStack };
+  line(node: ts.Node): number;
+  /** Which module an identifier, `ns.member` or `require('x')` comes from. */
+  originOf(expr: ts.Expression): ImportBinding | undefined;
+}
+
+/**
+ * A reference to something that can own routes: a binding in a file (resolved through imports later),
+ * `ns.member` of a namespace import, or a module's default export.
+ */
+export interface OwnerRef {
+  file: string;
+  name?: string;
+  member?: string;
+  module?: string;
+}
+
+export interface RawRoute {
+  file: string;
+  line: number;
+  method: HttpMethod;
+  /** Path as written at the registration, before mount prefixes. */
+  path: string;
+  /** undefined when the path is already absolute (NestJS, Next.js). */
+  owner?: OwnerRef;
+  framework?: string;
+  handler?: string;
+  /** Keys into the function index (functionKeyOf) for reachability and body fields. */
+  handlerKeys: string[];
+  bodyFields: string[];
+  bodyShapes: string[];
+  /** NestJS parts, composed with the package's global prefix and versioning later. */
+  nest?: { controller: string; method: string; versions: string[] | undefined };
+  prefixResolved?: boolean;
+}
+
+export interface OwnerInfo {
+  framework: string;
+  /** Created as an application (express(), Fastify(), new Koa()), so it needs no mount to be reachable. */
+  root: boolean;
+  /** Own prefix (koa-router `prefix`, Hono `basePath`). */
+  prefix?: string;
+}
+
+export interface RawMount {
+  parent: OwnerRef;
+  child: OwnerRef;
+  /** null when the prefix is computed at runtime. */
+  prefix: string | null;
+  /** @fastify/autoload: every plugin file under this directory (relative to the root) is mounted. */
+  autoloadDir?: string;
+}
+
+export interface NestBootstrap {
+  file: string;
+  /** undefined: no setGlobalPrefix; null: set from a runtime value. */
+  globalPrefix?: string | null;
+  uriVersioning?: { prefix: string; defaultVersion?: string[] };
+}
+
+export interface RawWebhook {
+  file: string;
+  line: number;
+  provider?: string;
+  verifiesSignature: boolean;
+  dedupesEventId: boolean;
+  /** Function keys enclosing the verification, innermost first, to link it to the route that calls it. */
+  enclosingKeys: string[];
+  span: [number, number];
+}
+
+export interface FileFacts {
+  findings: Finding[];
+  routes: RawRoute[];
+  mounts: RawMount[];
+  owners: Map<string, OwnerInfo>;
+  nestBootstraps: NestBootstrap[];
+  webhooks: RawWebhook[];
+  /** Function keys (this file) that contain a payment call: the seeds of `touchesPayment` reachability. */
+  paymentFunctionKeys: string[];
+}
+
+export interface Detector {
+  name: string;
+  /** Cheap text test: the detector runs only on files whose text matches, so most files are never walked twice. */
+  mentions: RegExp;
+  detect(ctx: FileContext, facts: FileFacts): void;
+}
+
+export function emptyFacts(): FileFacts {
+  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], webhooks: [], paymentFunctionKeys: [] };
+}

@@ -1,0 +1,107 @@
+import { ts } from 'ts-morph';
+import { accessChain, objectProperty, stringValue, unwrap } from '../parse/astHelpers.js';
+import type { Detector, FileContext, FileFacts } from './detectorTypes.js';
+
+const MIDDLEWARE_PACKAGES = /^(express-idempotency|idempotency-middleware|@node-idempotency\/.+|fastify-idempotency|@fastify\/idempotency|hono-idempotency|@idempotent\/.+|nestjs-idempotency|@nestjs-idempotency\/.+)$/;
+const IDEMPOTENCY_HEADER = /^(x-)?idempotency-key$/i;
+const UNIQUE_VIOLATION = /^(P2002|23505|ER_DUP_ENTRY|SQLITE_CONSTRAINT_UNIQUE|ConditionalCheckFailedException)$/;
+
+/** Protection the code already has, so the design credits it instead of re-designing it. */
+export const existingIdempotency: Detector = {
+  name: 'existing-idempotency',
+  mentions: /idempot|upsert|onConflict|on conflict|orIgnore|jobId|deduplication|MessageDeduplicationId|P2002|23505|ER_DUP_ENTRY|unique|attribute_not_exists/i,
+  detect(ctx, facts) {
+    for (const binding of new Set([...ctx.index.imports.values()].map((b) => b.module))) {
+      if (MIDDLEWARE_PACKAGES.test(binding)) push(ctx, facts, 1, 'idempotency-middleware', `uses ${binding}`);
+    }
+    const seenLines = new Set<string>();
+    for (const call of ctx.index.calls) inspectCall(call, ctx, facts, seenLines);
+    inspectStrings(ctx, facts, seenLines);
+    inspectUniqueDeclarations(ctx, facts, seenLines);
+  },
+};
+
+function push(ctx: FileContext, facts: FileFacts, line: number, mechanism: string, detail: string, seen?: Set<string>): void {
+  const key = `${line}:${mechanism}`;
+  if (seen?.has(key)) return;
+  seen?.add(key);
+  facts.findings.push({ kind: 'existing-idempotency', id: `${mechanism} ${detail}`, file: ctx.rel, line, mechanism, detail });
+}
+
+function inspectCall(call: ts.CallExpression, ctx: FileContext, facts: FileFacts, seen: Set<string>): void {
+  const callee = call.expression;
+  const method = ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
+  const line = ctx.line(call);
+  const receiver = ts.isPropertyAccessExpression(callee) ? accessChain(callee.expression).map((p) => p.replace(/\(\)$/, '')) : [];
+  // Reading the Idempotency-Key request header: req.get('Idempotency-Key'), request.headers.get(…), c.req.header(…).
+  if (/^(get|header)$/.test(method) && IDEMPOTENCY_HEADER.test(stringValue(call.arguments[0]) ?? '')) {
+    push(ctx, facts, line, 'idempotency-middleware', 'reads the Idempotency-Key request header', seen);
+  }
+  if (method === 'upsert' && receiver.length) {
+    push(ctx, facts, line, 'upsert-unique', `${receiver.slice(-1)[0]}.upsert${uniqueWhere(call)}`, seen);
+  } else if (/^(onConflictDoNothing|onConflictDoUpdate|orIgnore|orUpdate)$/.test(method)) {
+    push(ctx, facts, line, 'upsert-unique', `${method}()`, seen);
+  } else if (method === 'onConflict') {
+    push(ctx, facts, line, 'upsert-unique', `onConflict(${stringValue(call.arguments[0]) ?? ''})`, seen);
+  } else if (/^(updateOne|updateMany|findOneAndUpdate|replaceOne|bulkWrite)$/.test(method) && call.arguments.some((a) => unwrap(a).kind === ts.SyntaxKind.ObjectLiteralExpression && objectProperty(a, 'upsert')?.kind === ts.SyntaxKind.TrueKeyword)) {
+    push(ctx, facts, line, 'upsert-unique', `${method} with upsert: true`, seen);
+  } else if (/^(add|addBulk)$/.test(method)) {
+    const opts = call.arguments[2];
+    if (objectProperty(opts, 'jobId')) push(ctx, facts, line, 'job-id-dedupe', `queue ${stringValue(call.arguments[0], ctx.index.consts) ?? 'job'} with a deterministic jobId`, seen);
+    else if (objectProperty(opts, 'deduplication')) push(ctx, facts, line, 'job-id-dedupe', `queue ${stringValue(call.arguments[0], ctx.index.consts) ?? 'job'} with deduplication`, seen);
+  }
+  if (objectProperty(call.arguments[0], 'MessageDeduplicationId')) push(ctx, facts, line, 'fifo-dedupe', 'SQS FIFO MessageDeduplicationId', seen);
+  if (objectProperty(call.arguments[0], 'ConditionExpression') && /attribute_not_exists/.test(call.arguments[0]?.getText(ctx.sf) ?? '')) {
+    push(ctx, facts, line, 'conditional-put', 'DynamoDB put with attribute_not_exists', seen);
+  }
+  if (method === 'producer' && objectProperty(call.arguments[0], 'idempotent')?.kind === ts.SyntaxKind.TrueKeyword) {
+    push(ctx, facts, line, 'idempotent-producer', 'kafkajs producer with idempotent: true', seen);
+  }
+}
+
+/** ` by idempotencyKey` when the upsert's `where` names a dedupe column. */
+function uniqueWhere(call: ts.CallExpression): string {
+  const where = objectProperty(call.arguments[0], 'where');
+  if (!where || !ts.isObjectLiteralExpression(unwrap(where))) return '';
+  const names = (unwrap(where) as ts.ObjectLiteralExpression).properties.map((p) => p.name?.getText() ?? '').filter(Boolean);
+  return names.length ? ` by ${names.join(', ')}` : '';
+}
+
+/** SQL in strings (`ON CONFLICT`, `ON DUPLICATE KEY`), header reads by index, unique-violation handling. */
+function inspectStrings(ctx: FileContext, facts: FileFacts, seen: Set<string>): void {
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
+      const text = node.text;
+      const sql = /on\s+conflict\s*(\(([^)]*)\))?\s*do\s+(nothing|update)|on\s+duplicate\s+key\s+update|insert\s+ignore/i.exec(text);
+      if (sql) push(ctx, facts, ctx.line(node), 'upsert-unique', sql[0].replace(/\s+/g, ' ').toUpperCase().replace(/\((.*)\)/, (m) => m.toLowerCase()), seen);
+      if (UNIQUE_VIOLATION.test(text) && isComparedToCode(node)) push(ctx, facts, ctx.line(node), 'unique-constraint', `treats unique violation ${text} as a duplicate`, seen);
+      if (IDEMPOTENCY_HEADER.test(text) && node.parent && ts.isElementAccessExpression(node.parent)) {
+        push(ctx, facts, ctx.line(node), 'idempotency-middleware', 'reads the Idempotency-Key request header', seen);
+      }
+    } else if (ts.isNumericLiteral(node) && node.text === '11000' && isComparedToCode(node)) {
+      push(ctx, facts, ctx.line(node), 'unique-constraint', 'treats MongoDB duplicate key 11000 as a duplicate', seen);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(ctx.sf);
+}
+
+function isComparedToCode(node: ts.Node): boolean {
+  const parent = node.parent;
+  if (parent && ts.isBinaryExpression(parent)) return /code|errno/i.test(parent.getText());
+  if (parent && ts.isCaseClause(parent)) return true;
+  return false;
+}
+
+/** ORM declarations of a unique dedupe column: `@Column({ unique: true }) idempotencyKey`, drizzle `.unique()`. */
+function inspectUniqueDeclarations(ctx: FileContext, facts: FileFacts, seen: Set<string>): void {
+  const lines = ctx.text.split('\n');
+  lines.forEach((text, i) => {
+    if (!/unique/i.test(text) || /^\s*(\/\/|\*)/.test(text)) return;
+    const context = `${lines[i - 1] ?? ''}\n${text}\n${lines[i + 1] ?? ''}`;
+    const column = /\b([A-Za-z_]*(?:idempotenc[A-Za-z_]*|event_?[iI]d|request_?[iI]d|dedup[A-Za-z_]*|message_?[iI]d|external_?[iI]d|webhook_?[iI]d))\b/.exec(/unique\s*\(\s*\[?['"`]/i.test(text) ? text : context);
+    if (column?.[1] && /unique\s*[:(]|\.unique\(|@Unique|@@unique|unique:\s*true|uniqueIndex/i.test(text)) {
+      push(ctx, facts, i + 1, 'unique-constraint', `unique ${column[1]}`, seen);
+    }
+  });
+}

@@ -1,0 +1,349 @@
+import path from 'node:path';
+import { ts } from 'ts-morph';
+import { isFunctionLike, objectProperty, stringValue, unwrap } from '../parse/astHelpers.js';
+import { rawFunctionName } from '../parse/functionKey.js';
+import type { HttpMethod } from '../types.js';
+import type { Detector, FileContext, FileFacts, OwnerRef, RawRoute } from './detectorTypes.js';
+import { bodyTypeArgument, describeHandlers } from './routeHandlers.js';
+import { frameworkOfModule, frameworkOfType, guessFramework, isHttpClient, ownerFromInitializer } from './routerOrigins.js';
+
+const METHODS: Record<string, HttpMethod> = { post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE', del: 'DELETE', all: 'ALL' };
+const CHAINABLE = new Set(['get', 'head', 'options', 'post', 'put', 'patch', 'delete', 'del', 'all', 'use']);
+
+interface Receiver {
+  ref: OwnerRef;
+  framework?: string;
+  /** How sure we are that the receiver is a server router rather than, say, an HTTP client. */
+  evidence: 'constructed' | 'imported' | 'param' | 'unknown';
+}
+
+/** Express, Fastify, Koa (@koa/router) and Hono: route registrations and the mounts that prefix them. */
+export const httpRoutes: Detector = {
+  name: 'http-routes',
+  mentions: /\.(post|put|patch|delete|del|all|route|on|register|use|basePath)\s*[(<]/,
+  detect(ctx, facts) {
+    registerOwners(ctx, facts);
+    for (const call of ctx.index.calls) {
+      const callee = call.expression;
+      if (ts.isIdentifier(callee)) {
+        recordWireUp(call, callee, ctx, facts);
+        continue;
+      }
+      if (!ts.isPropertyAccessExpression(callee)) continue;
+      const name = callee.name.text;
+      if (name in METHODS) recordMethodRoute(call, callee, METHODS[name] as HttpMethod, ctx, facts);
+      else if (name === 'route') recordRouteCall(call, callee, ctx, facts);
+      else if (name === 'on') recordHonoOn(call, callee, ctx, facts);
+      else if (name === 'use') recordUse(call, callee, ctx, facts);
+      else if (name === 'register') recordRegister(call, callee, ctx, facts);
+      else if (name === 'prefix') recordKoaPrefix(call, callee, ctx, facts);
+    }
+  },
+};
+
+function registerOwners(ctx: FileContext, facts: FileFacts): void {
+  for (const [name, init] of ctx.index.consts) {
+    // @fastify/autoload honours `export const autoPrefix = '/x'` over the directory name.
+    if (name === 'autoPrefix' && ctx.index.exports.has('autoPrefix')) {
+      const prefix = stringValue(init, ctx.index.consts);
+      if (prefix !== undefined) facts.owners.set('@autoPrefix', { framework: 'fastify', root: false, prefix });
+    }
+    let expr = unwrap(init);
+    // Chained construction: `new Hono().basePath('/api')`, `new Hono().post(…)`.
+    let basePath: string | undefined;
+    let baseIdent: string | undefined;
+    while (ts.isCallExpression(expr) && ts.isPropertyAccessExpression(expr.expression)) {
+      const method = expr.expression.name.text;
+      if (method === 'basePath') basePath = stringValue(expr.arguments[0], ctx.index.consts);
+      else if (!CHAINABLE.has(method)) break;
+      expr = unwrap(expr.expression.expression);
+    }
+    const info = ownerFromInitializer(expr, ctx);
+    if (info) {
+      facts.owners.set(name, basePath && !info.prefix ? { ...info, prefix: basePath } : info);
+    } else if (basePath !== undefined && ts.isIdentifier(expr)) {
+      baseIdent = expr.text;
+      facts.owners.set(name, { framework: facts.owners.get(baseIdent)?.framework ?? 'hono', root: false });
+      facts.mounts.push({ parent: { file: ctx.rel, name: baseIdent }, child: { file: ctx.rel, name }, prefix: basePath });
+    }
+  }
+}
+
+/** Peels route chains: `router.route('/x').post(h)`, `router.post('/a', h).put('/b', h)`. */
+function baseOf(expr: ts.Expression): { base: ts.Expression; routePath?: ts.Expression } {
+  let current = unwrap(expr);
+  let routePath: ts.Expression | undefined;
+  while (ts.isCallExpression(current) && ts.isPropertyAccessExpression(current.expression)) {
+    const name = current.expression.name.text;
+    if (name === 'route' && current.arguments.length === 1 && routePath === undefined) routePath = current.arguments[0];
+    else if (!CHAINABLE.has(name)) break;
+    current = unwrap(current.expression.expression);
+  }
+  return { base: current, routePath };
+}
+
+function resolveReceiver(base: ts.Expression, ctx: FileContext, facts: FileFacts): Receiver | undefined {
+  if (ts.isIdentifier(base)) {
+    const name = base.text;
+    const owner = facts.owners.get(name);
+    if (owner) return { ref: { file: ctx.rel, name }, framework: owner.framework, evidence: 'constructed' };
+    if (isHttpClient(name, ctx)) return undefined;
+    const imported = ctx.index.imports.get(name);
+    if (imported) {
+      if (frameworkOfModule(imported.module)) return undefined; // `express.post` is not a route
+      return { ref: { file: ctx.rel, name }, framework: guessFramework(ctx), evidence: 'imported' };
+    }
+    const param = enclosingParam(base, name);
+    if (param) {
+      return { ref: { file: ctx.rel, name: rawFunctionName(param.fn) }, framework: frameworkOfType(param.param.type, ctx) ?? guessFramework(ctx), evidence: 'param' };
+    }
+    return { ref: { file: ctx.rel, name }, framework: guessFramework(ctx), evidence: 'unknown' };
+  }
+  if (ts.isPropertyAccessExpression(base) && ts.isIdentifier(base.expression)) {
+    const ns = base.expression.text;
+    if (ctx.index.imports.get(ns)?.imported === '*' && !frameworkOfModule(ctx.index.imports.get(ns)?.module ?? '')) {
+      return { ref: { file: ctx.rel, name: ns, member: base.name.text }, framework: guessFramework(ctx), evidence: 'imported' };
+    }
+  }
+  if (ts.isPropertyAccessExpression(base) && base.expression.kind === ts.SyntaxKind.ThisKeyword) {
+    if (isHttpClient(base.name.text, ctx)) return undefined;
+    return { ref: { file: ctx.rel, name: `this.${base.name.text}` }, framework: guessFramework(ctx), evidence: 'unknown' };
+  }
+  if (ts.isNewExpression(base) || ts.isCallExpression(base)) {
+    const info = ownerFromInitializer(base, ctx);
+    if (info) {
+      const holder = holderVariable(base);
+      const name = holder ?? `<expr@${base.pos}>`;
+      if (!facts.owners.has(name)) facts.owners.set(name, info);
+      return { ref: { file: ctx.rel, name }, framework: info.framework, evidence: 'constructed' };
+    }
+  }
+  return undefined;
+}
+
+function holderVariable(node: ts.Node): string | undefined {
+  let current: ts.Node | undefined = node.parent;
+  while (current && (ts.isCallExpression(current) || ts.isPropertyAccessExpression(current) || ts.isParenthesizedExpression(current))) current = current.parent;
+  return current && ts.isVariableDeclaration(current) && ts.isIdentifier(current.name) ? current.name.text : undefined;
+}
+
+function enclosingParam(node: ts.Node, name: string): { fn: ts.FunctionLikeDeclaration; param: ts.ParameterDeclaration } | undefined {
+  for (let current = node.parent; current; current = current.parent) {
+    if (isFunctionLike(current)) {
+      const param = current.parameters.find((p) => ts.isIdentifier(p.name) && p.name.text === name);
+      if (param) return { fn: current, param };
+    }
+  }
+  return undefined;
+}
+
+/** Unknown receivers need a known framework in scope; constructed and imported routers are trusted. */
+function accepted(receiver: Receiver | undefined): receiver is Receiver & { framework: string } {
+  if (!receiver) return false;
+  if (receiver.evidence === 'constructed' || receiver.evidence === 'imported') {
+    receiver.framework ??= 'unknown';
+    return true;
+  }
+  return receiver.framework !== undefined;
+}
+
+function pathsOf(expr: ts.Expression | undefined, ctx: FileContext): string[] | undefined {
+  if (!expr) return undefined;
+  const node = unwrap(expr);
+  if (ts.isArrayLiteralExpression(node)) {
+    const all = node.elements.map((e) => stringValue(e, ctx.index.consts));
+    return all.every((p): p is string => p !== undefined && isRoutePath(p)) ? all : undefined;
+  }
+  const value = stringValue(node, ctx.index.consts);
+  return value !== undefined && isRoutePath(value) ? [value] : undefined;
+}
+
+function isRoutePath(value: string): boolean {
+  return value.startsWith('/') || value === '*' || value === '';
+}
+
+function recordMethodRoute(call: ts.CallExpression, callee: ts.PropertyAccessExpression, method: HttpMethod, ctx: FileContext, facts: FileFacts): void {
+  const { base, routePath } = baseOf(callee.expression);
+  let paths: string[] | undefined;
+  let handlerArgs: readonly ts.Expression[];
+  if (routePath) {
+    paths = pathsOf(routePath, ctx);
+    handlerArgs = call.arguments;
+  } else {
+    // koa-router named routes: router.post('name', '/path', handler).
+    const first = call.arguments[0];
+    const second = call.arguments[1];
+    const named = first && ts.isStringLiteral(first) && !isRoutePath(first.text) && second && pathsOf(second, ctx);
+    paths = named ? pathsOf(second, ctx) : pathsOf(first, ctx);
+    handlerArgs = call.arguments.slice(named ? 2 : 1);
+  }
+  if (!paths || handlerArgs.length === 0 || !handlerArgs.some(isHandlerLike)) return;
+  const receiver = resolveReceiver(base, ctx, facts);
+  if (!accepted(receiver)) return;
+  const info = describeHandlers(handlerArgs, ctx);
+  const typed = bodyTypeArgument(call);
+  if (typed) info.bodyShapes.push(typed);
+  for (const p of paths) facts.routes.push(makeRoute(ctx, call, method, p, receiver, info));
+}
+
+function isHandlerLike(arg: ts.Expression): boolean {
+  const node = unwrap(arg);
+  return isFunctionLike(node) || ts.isIdentifier(node) || ts.isPropertyAccessExpression(node) || ts.isCallExpression(node) || (ts.isObjectLiteralExpression(node) && objectProperty(node, 'handler') !== undefined);
+}
+
+function makeRoute(ctx: FileContext, call: ts.Node, method: HttpMethod, routePath: string, receiver: Receiver & { framework: string }, info: ReturnType<typeof describeHandlers>): RawRoute {
+  return {
+    file: ctx.rel,
+    line: ctx.line(call),
+    method,
+    path: routePath,
+    owner: receiver.ref,
+    framework: receiver.framework,
+    ...(info.handler ? { handler: info.handler } : {}),
+    handlerKeys: info.handlerKeys,
+    bodyFields: info.bodyFields,
+    bodyShapes: info.bodyShapes,
+  };
+}
+
+/** Fastify `route({ method, url, handler })` or Hono `app.route('/prefix', subApp)`. */
+function recordRouteCall(call: ts.CallExpression, callee: ts.PropertyAccessExpression, ctx: FileContext, facts: FileFacts): void {
+  const [first, second] = call.arguments;
+  if (first && ts.isObjectLiteralExpression(first)) {
+    const methods = methodsOf(objectProperty(first, 'method'), ctx);
+    const paths = pathsOf(objectProperty(first, 'url') ?? objectProperty(first, 'path'), ctx);
+    if (!methods.length || !paths) return;
+    const receiver = resolveReceiver(baseOf(callee.expression).base, ctx, facts);
+    if (!accepted(receiver)) return;
+    if (receiver.framework === 'unknown') receiver.framework = 'fastify';
+    const info = describeHandlers([first], ctx);
+    for (const method of methods) for (const p of paths) facts.routes.push(makeRoute(ctx, call, method, p, receiver, info));
+    return;
+  }
+  if (first && second && call.arguments.length === 2) {
+    const receiver = resolveReceiver(unwrap(callee.expression), ctx, facts);
+    const child = childRef(second, ctx);
+    if (accepted(receiver) && child) facts.mounts.push({ parent: receiver.ref, child, prefix: stringValue(first, ctx.index.consts) ?? null });
+  }
+}
+
+function methodsOf(expr: ts.Expression | undefined, ctx: FileContext): HttpMethod[] {
+  if (!expr) return [];
+  const node = unwrap(expr);
+  const values = ts.isArrayLiteralExpression(node) ? node.elements.map((e) => stringValue(e, ctx.index.consts)) : [stringValue(node, ctx.index.consts)];
+  const out: HttpMethod[] = [];
+  for (const v of values) {
+    const method = v ? METHODS[v.toLowerCase()] : undefined;
+    if (method && !out.includes(method)) out.push(method);
+  }
+  return out;
+}
+
+/** Hono `app.on('POST', '/path', handler)` / `app.on(['PUT','PATCH'], …)`. */
+function recordHonoOn(call: ts.CallExpression, callee: ts.PropertyAccessExpression, ctx: FileContext, facts: FileFacts): void {
+  const [methodArg, pathArg, ...handlers] = call.arguments;
+  const methods = methodsOf(methodArg, ctx);
+  const paths = pathsOf(pathArg, ctx);
+  if (!methods.length || !paths || !handlers.length) return;
+  const receiver = resolveReceiver(baseOf(callee.expression).base, ctx, facts);
+  if (!accepted(receiver) || receiver.framework !== 'hono') return;
+  const info = describeHandlers(handlers, ctx);
+  for (const method of methods) for (const p of paths) facts.routes.push(makeRoute(ctx, call, method, p, receiver, info));
+}
+
+/** A mounted child: identifier, `ns.member`, `require('./x')`, `import('./x')`, `child.routes()`, inline plugin. */
+function childRef(expr: ts.Expression, ctx: FileContext): OwnerRef | undefined {
+  const node = unwrap(expr);
+  if (ts.isIdentifier(node)) return { file: ctx.rel, name: node.text };
+  if (isFunctionLike(node)) return { file: ctx.rel, name: rawFunctionName(node) };
+  if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression)) return { file: ctx.rel, name: node.expression.text, member: node.name.text };
+  if (ts.isCallExpression(node)) {
+    const callee = node.expression;
+    const arg = node.arguments[0];
+    if ((callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require')) && arg && ts.isStringLiteral(arg)) {
+      return { file: ctx.rel, module: arg.text };
+    }
+    // koa: router.routes() / router.middleware(); fastify: fp(plugin).
+    if (ts.isPropertyAccessExpression(callee) && /^(routes|middleware)$/.test(callee.name.text)) return childRef(callee.expression, ctx);
+    if (ts.isIdentifier(callee) && arg && node.arguments.length <= 2) return childRef(arg, ctx);
+  }
+  return undefined;
+}
+
+/** Express `app.use('/api', router)`, Koa `router.use('/v1', child.routes())`, `app.use(router.routes())`. */
+function recordUse(call: ts.CallExpression, callee: ts.PropertyAccessExpression, ctx: FileContext, facts: FileFacts): void {
+  const args = call.arguments;
+  if (!args.length) return;
+  const receiver = resolveReceiver(baseOf(callee.expression).base, ctx, facts);
+  if (!accepted(receiver)) return;
+  const first = args[0] as ts.Expression;
+  const firstValue = stringValue(first, ctx.index.consts);
+  const hasPath = firstValue !== undefined ? isRoutePath(firstValue) : ts.isIdentifier(unwrap(first)) && /path|prefix|base/i.test(unwrap(first).getText());
+  const prefix = hasPath ? (firstValue ?? null) : '';
+  for (const arg of hasPath ? args.slice(1) : args) {
+    const child = childRef(arg, ctx);
+    if (child) facts.mounts.push({ parent: receiver.ref, child, prefix });
+  }
+}
+
+/** Fastify `register(plugin, { prefix })`, including @fastify/autoload directories. */
+function recordRegister(call: ts.CallExpression, callee: ts.PropertyAccessExpression, ctx: FileContext, facts: FileFacts): void {
+  const [pluginArg, options] = call.arguments;
+  if (!pluginArg) return;
+  const receiver = resolveReceiver(baseOf(callee.expression).base, ctx, facts);
+  if (!accepted(receiver)) return;
+  const origin = ts.isIdentifier(unwrap(pluginArg)) ? ctx.originOf(unwrap(pluginArg)) : undefined;
+  const prefixExpr = objectProperty(options, 'prefix');
+  if (origin && /^(@fastify\/autoload|fastify-autoload)$/.test(origin.module)) {
+    const dir = autoloadDir(objectProperty(options, 'dir'), ctx);
+    const nested = objectProperty(objectProperty(options, 'options'), 'prefix');
+    if (dir !== undefined) {
+      facts.mounts.push({ parent: receiver.ref, child: { file: ctx.rel }, prefix: nested ? (stringValue(nested, ctx.index.consts) ?? null) : '', autoloadDir: dir });
+    }
+    return;
+  }
+  const child = childRef(pluginArg, ctx);
+  if (!child) return;
+  facts.mounts.push({ parent: receiver.ref, child, prefix: prefixExpr ? (stringValue(prefixExpr, ctx.index.consts) ?? null) : '' });
+}
+
+/** `path.join(__dirname, 'routes')`, `join(import.meta.dirname, 'routes')`, `new URL('./routes', import.meta.url)`. */
+function autoloadDir(expr: ts.Expression | undefined, ctx: FileContext): string | undefined {
+  if (!expr) return undefined;
+  const node = unwrap(expr);
+  const parts: string[] = [];
+  const collect = (n: ts.Node): void => {
+    if (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) parts.push(n.text);
+    else ts.forEachChild(n, collect);
+  };
+  collect(node);
+  const rel = parts.filter((p) => !p.startsWith('file:')).join('/');
+  if (!rel) return undefined;
+  return path.posix.normalize(path.posix.join(path.posix.dirname(ctx.rel), rel)).replace(/\/$/, '');
+}
+
+function recordKoaPrefix(call: ts.CallExpression, callee: ts.PropertyAccessExpression, ctx: FileContext, facts: FileFacts): void {
+  const target = unwrap(callee.expression);
+  if (!ts.isIdentifier(target)) return;
+  const owner = facts.owners.get(target.text);
+  const value = stringValue(call.arguments[0], ctx.index.consts);
+  if (owner?.framework === 'koa' && value !== undefined) owner.prefix = value;
+}
+
+/** `registerRoutes(app)`: the function's routes hang off `app` with no extra prefix. */
+function recordWireUp(call: ts.CallExpression, callee: ts.Identifier, ctx: FileContext, facts: FileFacts): void {
+  if (callee.text === 'require' || !call.arguments.length) return;
+  for (const arg of call.arguments) {
+    const node = unwrap(arg);
+    if (!ts.isIdentifier(node)) continue;
+    let parent: OwnerRef | undefined;
+    if (facts.owners.has(node.text)) parent = { file: ctx.rel, name: node.text };
+    else {
+      const param = enclosingParam(node, node.text);
+      if (param && ctx.index.imports.has(callee.text) && (frameworkOfType(param.param.type, ctx) || guessFramework(ctx))) {
+        parent = { file: ctx.rel, name: rawFunctionName(param.fn) };
+      }
+    }
+    if (parent) facts.mounts.push({ parent, child: { file: ctx.rel, name: callee.text }, prefix: '' });
+  }
+}

@@ -1,0 +1,109 @@
+import { ts } from 'ts-morph';
+import { accessChain, isFunctionLike, objectProperty, propertyName, unwrap } from '../parse/astHelpers.js';
+import { functionKeyOf } from '../parse/functionKey.js';
+import type { FileContext } from './detectorTypes.js';
+
+export interface HandlerInfo {
+  handler?: string;
+  handlerKeys: string[];
+  bodyFields: string[];
+  bodyShapes: string[];
+}
+
+/**
+ * Describes the handlers of a route registration: the last handler names the endpoint, the ones before it are
+ * middleware whose arguments may name the body schema (`validate(createOrderSchema)`, `zValidator('json', s)`).
+ */
+export function describeHandlers(args: readonly ts.Expression[], ctx: FileContext): HandlerInfo {
+  const info: HandlerInfo = { handlerKeys: [], bodyFields: [], bodyShapes: [] };
+  const handlers = args.filter((a) => !ts.isObjectLiteralExpression(a) || objectProperty(a, 'handler'));
+  const last = handlers[handlers.length - 1];
+  for (const arg of args) {
+    if (ts.isObjectLiteralExpression(arg)) collectFastifySchema(arg, info);
+  }
+  for (const middleware of handlers.slice(0, -1)) collectSchemaArgs(middleware, info);
+  if (last) describeHandler(ts.isObjectLiteralExpression(last) ? objectProperty(last, 'handler') : last, ctx, info);
+  return info;
+}
+
+function describeHandler(expr: ts.Expression | undefined, ctx: FileContext, info: HandlerInfo): void {
+  if (!expr) return;
+  const node = unwrap(expr);
+  if (isFunctionLike(node)) {
+    const key = functionKeyOf(node);
+    info.handlerKeys.push(key);
+    const name = (ts.isFunctionExpression(node) && node.name?.text) || undefined;
+    if (name) info.handler = name;
+    const facts = ctx.index.functions.get(key);
+    if (facts) {
+      info.bodyFields.push(...facts.bodyFields);
+      info.bodyShapes.push(...facts.bodyShapes);
+    }
+    return;
+  }
+  if (ts.isIdentifier(node)) {
+    const imported = ctx.index.imports.get(node.text);
+    const name = imported && imported.imported !== 'default' && imported.imported !== '*' ? imported.imported : node.text;
+    info.handler = node.text;
+    info.handlerKeys.push(name.toLowerCase());
+    return;
+  }
+  if (ts.isPropertyAccessExpression(node)) {
+    // `controller.create.bind(controller)` is the same handler.
+    if (node.name.text === 'bind') return describeHandler(node.expression, ctx, info);
+    const chain = accessChain(node).map((p) => p.replace(/\(\)$/, ''));
+    info.handler = chain.join('.');
+    const receiver = chain[chain.length - 2] ?? '';
+    info.handlerKeys.push(`${receiver}.${node.name.text}`.toLowerCase());
+    const root = chain[0];
+    if (chain.length === 2 && root && ctx.index.imports.has(root)) info.handlerKeys.push(node.name.text.toLowerCase());
+    return;
+  }
+  if (ts.isCallExpression(node)) {
+    if (ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'bind') return describeHandler(node.expression.expression, ctx, info);
+    // asyncHandler(fn), catchErrors(fn), withAuth(fn): the wrapped function is the handler; earlier args may be schemas.
+    const inner = node.arguments[node.arguments.length - 1];
+    for (const arg of node.arguments.slice(0, -1)) collectSchemaArgs(arg, info);
+    if (inner) describeHandler(inner, ctx, info);
+  }
+}
+
+function collectSchemaArgs(expr: ts.Expression, info: HandlerInfo): void {
+  const node = unwrap(expr);
+  if (ts.isIdentifier(node)) info.bodyShapes.push(node.text);
+  else if (ts.isCallExpression(node)) for (const arg of node.arguments) collectSchemaArgs(arg, info);
+  else if (ts.isPropertyAccessExpression(node)) info.bodyShapes.push(node.name.text);
+}
+
+/** Fastify route options: `{ schema: { body: CreateOrder | { properties: { … } } } }`. */
+function collectFastifySchema(options: ts.ObjectLiteralExpression, info: HandlerInfo): void {
+  const body = objectProperty(objectProperty(options, 'schema'), 'body');
+  if (!body) return;
+  const node = unwrap(body);
+  if (ts.isIdentifier(node)) info.bodyShapes.push(node.text);
+  const props = objectProperty(node, 'properties');
+  if (props && ts.isObjectLiteralExpression(props)) {
+    for (const p of props.properties) {
+      const name = p.name ? propertyName(p.name as ts.PropertyName) : undefined;
+      if (name) info.bodyFields.push(name);
+    }
+  }
+  if (ts.isCallExpression(node) && node.arguments[0] && ts.isObjectLiteralExpression(node.arguments[0])) {
+    for (const p of node.arguments[0].properties) {
+      const name = p.name ? propertyName(p.name as ts.PropertyName) : undefined;
+      if (name) info.bodyFields.push(name);
+    }
+  }
+}
+
+/** `fastify.post<{ Body: CreateOrder }>(…)` names the body type. */
+export function bodyTypeArgument(call: ts.CallExpression): string | undefined {
+  const arg = call.typeArguments?.[0];
+  if (!arg || !ts.isTypeLiteralNode(arg)) return undefined;
+  for (const member of arg.members) {
+    if (ts.isPropertySignature(member) && propertyName(member.name) === 'Body' && member.type && ts.isTypeReferenceNode(member.type) && ts.isIdentifier(member.type.typeName)) {
+      return member.type.typeName.text;
+    }
+  }
+  return undefined;
+}

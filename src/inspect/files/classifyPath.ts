@@ -1,0 +1,41 @@
+/**
+ * Path-only decisions, made before a file is read: what is never source of the running backend.
+ * Content-based front-end detection lives in isFrontEnd.ts.
+ */
+
+/** Build output, dependencies, caches and archived copies: never walked. */
+const SKIPPED_DIRS = new Set([
+  'node_modules', 'dist', 'build', 'out', '.next', '.nuxt', '.output', '.svelte-kit', '.turbo', '.vercel',
+  '.serverless', '.aws-sam', 'coverage', '.nyc_output', '.git', '.hg', '.cache', '.idea', '.vscode',
+  'archive', 'archived', '_archive', 'backup', 'backups', 'deprecated', 'vendor', 'public', 'static',
+  // Tests and their data.
+  'test', 'tests', '__tests__', '__mocks__', '__fixtures__', 'fixtures', 'e2e', 'cypress', 'playwright',
+  'spec', 'specs', '.storybook', 'stories',
+]);
+
+export function isSkippedDir(name: string): boolean {
+  return SKIPPED_DIRS.has(name) || name.startsWith('.');
+}
+
+export const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
+
+/** Non-source files some detectors read as text (crons in vercel.json, unique constraints in schemas). */
+export function isAuxiliaryFile(name: string): boolean {
+  return name === 'vercel.json' || name.endsWith('.prisma') || name.endsWith('.sql');
+}
+
+export function isSourceFile(name: string): boolean {
+  if (name.endsWith('.d.ts') || name.endsWith('.d.mts') || name.endsWith('.d.cts')) return false;
+  if (/\.min\.[cm]?js$/.test(name)) return false;
+  return SOURCE_EXTENSIONS.some((ext) => name.endsWith(ext));
+}
+
+/** Tests, stories and archived copies, by file name. */
+export function isExcludedFileName(name: string): boolean {
+  return (
+    /\.(test|spec|e2e|stories|story|bench)\.[cm]?[jt]sx?$/.test(name) ||
+    /\.(old|bak|orig|backup)\.[cm]?[jt]sx?$/.test(name) ||
+    / copy( \d+)?\.[cm]?[jt]sx?$/.test(name) ||
+    /^(vitest|jest|playwright|cypress|vite|webpack|rollup|eslint|prettier|tailwind|postcss|babel)\.config\./.test(name)
+  );
+}

@@ -1,0 +1,25 @@
+/**
+ * Browser code is never a finding: a component posting to `/api/orders` is the client of an endpoint, not one.
+ * Decided from the path and cheap text tests, before parsing.
+ */
+const UI_IMPORT = /(?:from\s*|require\(\s*|import\(\s*)['"](react|react-dom(\/[\w-]+)?|vue|svelte(\/[\w-]+)?|solid-js|preact|@angular\/core|next\/(link|router|navigation|image|head|dynamic)|@remix-run\/react|react-native|@tanstack\/react-query|swr|axios-hooks)['"]/;
+const USE_CLIENT = /^\s*(?:\/\/[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*['"]use client['"]/;
+/** A relative fetch only works in a browser, where it resolves against the page's origin. */
+const RELATIVE_FETCH = /\b(?:fetch|axios(?:\.(?:get|post|put|patch|delete))?|ky(?:\.\w+)?|\$fetch|useFetch)\(\s*[`'"]\/(?!\/)/;
+const BROWSER_GLOBALS = /\b(?:window\.(?:location|addEventListener|localStorage)|document\.(?:getElementById|querySelector|createElement|addEventListener|cookie)|localStorage\.(?:getItem|setItem))\b/;
+
+const FRONTEND_PATH = [
+  /(^|\/)(components|composables|layouts|widgets|ui|frontend|webapp)\//,
+  // Next.js app router UI files; route.ts beside them is server code.
+  /(^|\/)app\/(.*\/)?(page|layout|loading|error|not-found|template|default|global-error)\.[cm]?[jt]sx?$/,
+];
+
+/** `usesNext`: the package depends on Next.js, so `pages/` is the pages router (only `pages/api` is server code). */
+export function isFrontEndPath(rel: string, usesNext: boolean): boolean {
+  if (FRONTEND_PATH.some((re) => re.test(rel))) return true;
+  return usesNext && /(^|\/)pages\//.test(rel) && !/(^|\/)pages\/api(\/|\.)/.test(rel);
+}
+
+export function isFrontEndSource(text: string): boolean {
+  return UI_IMPORT.test(text) || USE_CLIENT.test(text) || RELATIVE_FETCH.test(text) || BROWSER_GLOBALS.test(text);
+}

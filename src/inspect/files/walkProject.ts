@@ -1,0 +1,100 @@
+import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { isAuxiliaryFile, isExcludedFileName, isSkippedDir, isSourceFile } from './classifyPath.js';
+import { isIgnored, parseGitignore, type IgnoreRule } from './gitignore.js';
+
+export const MAX_FILE_BYTES = 1024 * 1024;
+
+export interface ProjectFile {
+  abs: string;
+  /** Relative to the root, POSIX slashes. */
+  rel: string;
+  kind: 'source' | 'auxiliary';
+}
+
+export interface WalkResult {
+  files: ProjectFile[];
+  warnings: string[];
+}
+
+interface IgnoreScope {
+  /** Relative dir (POSIX, '' for root) the rules were read from. */
+  base: string;
+  rules: IgnoreRule[];
+}
+
+/**
+ * Lists the files worth inspecting. Symlinked directories are followed once (by real path) so a link loop
+ * cannot recurse forever; files over 1 MB are skipped with a warning because they are generated or vendored.
+ */
+export async function walkProject(root: string): Promise<WalkResult> {
+  const files: ProjectFile[] = [];
+  const warnings: string[] = [];
+  const seenDirs = new Set<string>();
+  const seenFiles = new Set<string>();
+
+  async function visit(dirAbs: string, dirRel: string, scopes: IgnoreScope[]): Promise<void> {
+    const real = await realpath(dirAbs).catch(() => dirAbs);
+    if (seenDirs.has(real)) {
+      warnings.push(`${dirRel || '.'}: directory already visited through a symlink; not followed again.`);
+      return;
+    }
+    seenDirs.add(real);
+    let entries;
+    try {
+      entries = await readdir(dirAbs, { withFileTypes: true });
+    } catch (error) {
+      warnings.push(`${dirRel || '.'}: cannot read directory (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
+      return;
+    }
+    const localRules = entries.some((e) => e.name === '.gitignore')
+      ? parseGitignore(await readFile(path.join(dirAbs, '.gitignore'), 'utf8').catch(() => ''))
+      : [];
+    const active = localRules.length ? [...scopes, { base: dirRel, rules: localRules }] : scopes;
+    // Sorted so the walk (and therefore warnings) is identical on every file system.
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const subdirs: Array<[string, string]> = [];
+    for (const entry of entries) {
+      const rel = dirRel ? `${dirRel}/${entry.name}` : entry.name;
+      const abs = path.join(dirAbs, entry.name);
+      let isDir = entry.isDirectory();
+      let isFile = entry.isFile();
+      if (entry.isSymbolicLink()) {
+        const target = await stat(abs).catch(() => undefined);
+        if (!target) continue;
+        isDir = target.isDirectory();
+        isFile = target.isFile();
+      }
+      if (ignoredBy(active, rel, isDir)) continue;
+      if (isDir) {
+        if (!isSkippedDir(entry.name)) subdirs.push([abs, rel]);
+        continue;
+      }
+      if (!isFile) continue;
+      const kind = isSourceFile(entry.name) ? 'source' : isAuxiliaryFile(entry.name) ? 'auxiliary' : undefined;
+      if (!kind || isExcludedFileName(entry.name)) continue;
+      const info = await lstat(abs).then((s) => (s.isSymbolicLink() ? stat(abs) : s)).catch(() => undefined);
+      if (!info) continue;
+      if (info.size > MAX_FILE_BYTES) {
+        warnings.push(`${rel}: skipped, larger than 1 MB (${Math.round(info.size / 1024)} KB); likely generated or bundled.`);
+        continue;
+      }
+      const realFile = entry.isSymbolicLink() ? await realpath(abs).catch(() => abs) : abs;
+      if (seenFiles.has(realFile)) continue;
+      seenFiles.add(realFile);
+      files.push({ abs, rel, kind });
+    }
+    for (const [abs, rel] of subdirs) await visit(abs, rel, active);
+  }
+
+  await visit(root, '', []);
+  return { files, warnings };
+}
+
+function ignoredBy(scopes: readonly IgnoreScope[], rel: string, isDir: boolean): boolean {
+  for (const scope of scopes) {
+    const local = scope.base ? rel.slice(scope.base.length + 1) : rel;
+    if (isIgnored(scope.rules, local, isDir)) return true;
+  }
+  return false;
+}

@@ -1,0 +1,153 @@
+import { access, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { analyseFile } from './analyseFile.js';
+import { textDetectors } from './detectors/auxiliaryFiles.js';
+import { isFrontEndPath, isFrontEndSource } from './files/isFrontEnd.js';
+import { walkProject, type ProjectFile } from './files/walkProject.js';
+import { buildEndpoints } from './resolve/buildEndpoints.js';
+import { FunctionGraph } from './resolve/functionGraph.js';
+import { linkWebhooks } from './resolve/linkWebhooks.js';
+import type { FileRecord, ProjectRecords } from './resolve/projectRecords.js';
+import { detectStack, mergeStacks, sorted, type PackageStack } from './stack/detectStack.js';
+import { findWorkspaces } from './stack/findWorkspaces.js';
+import { readManifest } from './stack/readManifest.js';
+import { sortFindings } from './sortFindings.js';
+import type { Finding, InspectOptions, Inspection, PackageManager } from './types.js';
+
+export type * from './types.js';
+
+interface PackageScope {
+  dir: string;
+  name?: string;
+  stack: PackageStack;
+}
+
+/**
+ * Inspects a TypeScript/JavaScript codebase: stack facts and the places that need idempotency. Syntactic only
+ * (no type checker), so it stays close to the cost of parsing; results are plain data.
+ */
+export async function inspectProject(dir: string, options: InspectOptions = {}): Promise<Inspection> {
+  const root = path.resolve(dir);
+  const rootManifest = await readManifest(root);
+  const workspaces = await findWorkspaces(root, rootManifest);
+  const { files, warnings } = await walkProject(root);
+  const lockfileManager = await detectLockfile(root);
+
+  const scopeDirs = ['', ...workspaces.map((w) => w.dir)];
+  const scopeOf = (rel: string) => scopeDirs.filter((d) => d === '' || rel === d || rel.startsWith(`${d}/`)).sort((a, b) => b.length - a.length)[0] ?? '';
+  const texts = new Map<string, string>();
+  for (const file of files.filter((f) => f.kind === 'auxiliary')) texts.set(file.rel, await readFile(file.abs, 'utf8').catch(() => ''));
+
+  const scopes = new Map<string, PackageScope>();
+  for (const scopeDir of scopeDirs) {
+    const inScope = files.filter((f) => f.kind === 'source' && scopeOf(f.rel) === scopeDir);
+    const ws = workspaces.find((w) => w.dir === scopeDir);
+    const prisma = [...texts].find(([rel]) => rel.endsWith('.prisma') && scopeOf(rel) === scopeDir)?.[1];
+    const stack = detectStack(ws ? [ws.manifest, rootManifest] : [rootManifest], {
+      tsFiles: inScope.filter((f) => /\.[cm]?tsx?$/.test(f.rel)).length,
+      jsFiles: inScope.filter((f) => /\.[cm]?jsx?$/.test(f.rel)).length,
+      hasTsconfig: await exists(path.join(root, scopeDir, 'tsconfig.json')),
+      lockfileManager,
+      ...(prisma ? { prismaProvider: /provider\s*=\s*"(\w+)"/.exec(prisma.slice(prisma.indexOf('datasource')))?.[1] } : {}),
+    });
+    scopes.set(scopeDir, { dir: scopeDir, ...(ws ? { name: ws.name } : {}), stack });
+  }
+
+  const records: ProjectRecords = { files: new Map(), packagesByName: new Map(workspaces.map((w) => [w.name, w.dir])) };
+  const sources = files.filter((f) => f.kind === 'source');
+  let done = 0;
+  for (const batch of chunks(sources, 64)) {
+    // Reads overlap; parsing is synchronous CPU work anyway.
+    const contents = await Promise.all(batch.map((f) => readFile(f.abs, 'utf8').catch(() => undefined)));
+    batch.forEach((file, i) => {
+      const text = contents[i];
+      if (text !== undefined) analyse(file, text, scopes.get(scopeOf(file.rel)) as PackageScope, records, warnings);
+      options.onProgress?.(++done, sources.length);
+    });
+  }
+
+  const graph = new FunctionGraph(records);
+  const frameworksByPkg = new Map([...scopes].map(([d, s]) => [d, s.stack.frameworks]));
+  const endpoints = buildEndpoints(records, graph, frameworksByPkg);
+  const seeds: Array<[string, string]> = [...records.files.values()].flatMap((r) => r.facts.paymentFunctionKeys.map((k): [string, string] => [r.rel, k]));
+  const paying = graph.payingFunctions(seeds);
+  for (const { finding, route } of endpoints) {
+    finding.touchesPayment = route.handlerKeys.some((k) => graph.resolve(route.file, k).some((fn) => paying.has(fn)));
+  }
+
+  const findings: Finding[] = [
+    ...endpoints.map((e) => e.finding),
+    ...[...records.files.values()].flatMap((r) => r.facts.findings),
+    ...linkWebhooks(records, graph, endpoints),
+  ];
+  for (const [rel, text] of texts) {
+    const name = rel.slice(rel.lastIndexOf('/') + 1);
+    for (const detector of textDetectors) if (detector.accepts(name)) findings.push(...detector.detect(rel, text));
+  }
+  if (workspaces.length) {
+    for (const finding of findings) {
+      const name = scopes.get(scopeOf(finding.file))?.name;
+      if (name) finding.package = name;
+    }
+  }
+
+  const rootScope = scopes.get('') as PackageScope;
+  const packageStacks = workspaces.map((w) => (scopes.get(w.dir) as PackageScope).stack);
+  const stack = workspaces.length ? mergeStacks(rootScope.stack, packageStacks) : rootScope.stack;
+  enrichStack(stack, findings);
+  return {
+    root,
+    stack: workspaces.length
+      ? { ...stack, packages: workspaces.map((w) => ({ dir: w.dir, name: w.name, stack: enrichStack((scopes.get(w.dir) as PackageScope).stack, findings.filter((f) => f.package === w.name)) })) }
+      : stack,
+    findings: sortFindings(dedupeFindings(findings)),
+    warnings,
+  };
+}
+
+function analyse(file: ProjectFile, text: string, scope: PackageScope, records: ProjectRecords, warnings: string[]): void {
+  const usesNext = scope.stack.frameworks.includes('nextjs');
+  if (isFrontEndPath(file.rel, usesNext) || isFrontEndSource(text)) return;
+  const { record, warning } = analyseFile(file.rel, text, scope);
+  if (warning) warnings.push(warning);
+  if (record) records.files.set(file.rel, record as FileRecord);
+}
+
+/** Providers and brokers seen in code count even when the manifest does not list them (raw fetch, types only). */
+function enrichStack(stack: PackageStack, findings: readonly Finding[]): PackageStack {
+  const payments = findings.flatMap((f) => (f.kind === 'payment' ? [f.provider] : []));
+  const brokers = findings.flatMap((f) => (f.kind === 'consumer' && ['bullmq', 'bull', 'kafka', 'rabbitmq', 'sqs', 'nats'].includes(f.broker) ? [f.broker] : []));
+  stack.payments = sorted([...stack.payments, ...payments]);
+  stack.brokers = sorted([...stack.brokers, ...brokers]);
+  return stack;
+}
+
+/** The same route mounted twice at the same path, or one line caught by two rules, is one finding. */
+function dedupeFindings(findings: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((f) => {
+    const key = `${f.kind}\u0000${f.file}\u0000${f.line}\u0000${f.id}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+async function detectLockfile(root: string): Promise<PackageManager> {
+  const checks: Array<[string, PackageManager]> = [
+    ['pnpm-lock.yaml', 'pnpm'], ['yarn.lock', 'yarn'], ['bun.lockb', 'bun'], ['bun.lock', 'bun'],
+    ['package-lock.json', 'npm'], ['npm-shrinkwrap.json', 'npm'],
+  ];
+  for (const [file, manager] of checks) if (await exists(path.join(root, file))) return manager;
+  return 'unknown';
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(() => true, () => false);
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -1,0 +1,178 @@
+import path from 'node:path';
+import type { NestBootstrap, OwnerInfo, RawMount, RawRoute } from '../detectors/detectorTypes.js';
+import type { EndpointFinding } from '../types.js';
+import type { FunctionGraph } from './functionGraph.js';
+import type { ProjectRecords } from './projectRecords.js';
+import { ownerKey, resolveExport } from './resolveModules.js';
+
+interface Prefix {
+  prefix: string;
+  resolved: boolean;
+}
+
+export interface BuiltEndpoint {
+  finding: EndpointFinding;
+  route: RawRoute;
+}
+
+/** `/api` + `/` + `orders/` → `/api/orders`. */
+export function joinPath(...parts: string[]): string {
+  const joined = `/${parts.filter(Boolean).join('/')}`.replace(/\/{2,}/g, '/');
+  return joined.length > 1 ? joined.replace(/\/$/, '') : joined;
+}
+
+/**
+ * Turns raw route registrations into endpoints with full paths: follows mounts (app.use, register, route,
+ * autoload directories) up to an application, and composes NestJS global prefix and URI versioning.
+ */
+export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, frameworksByPkg: Map<string, string[]>): BuiltEndpoint[] {
+  const owners = new Map<string, OwnerInfo>();
+  const mountsByChild = new Map<string, Array<{ parent: string; prefix: string | null }>>();
+  const bootstraps: NestBootstrap[] = [];
+  const addMount = (child: string, parent: string, prefix: string | null) => {
+    const list = mountsByChild.get(child) ?? [];
+    if (!list.some((m) => m.parent === parent && m.prefix === prefix)) list.push({ parent, prefix });
+    mountsByChild.set(child, list);
+  };
+  for (const record of records.files.values()) {
+    for (const [name, info] of record.facts.owners) owners.set(`${record.rel}::${name}`, info);
+    bootstraps.push(...record.facts.nestBootstraps);
+  }
+  for (const record of records.files.values()) {
+    for (const mount of record.facts.mounts) {
+      const parent = ownerKey(records, mount.parent);
+      if (mount.autoloadDir !== undefined) mountAutoload(records, mount, parent, addMount);
+      else addMount(ownerKey(records, mount.child), parent, mount.prefix);
+    }
+  }
+
+  const prefixesOf = (key: string, visiting: Set<string>): Prefix[] => {
+    const own = owners.get(key)?.prefix ?? '';
+    const mounts = mountsByChild.get(key);
+    if (!mounts?.length || visiting.has(key)) return [{ prefix: own, resolved: !mounts?.length && owners.get(key)?.root === true }];
+    visiting.add(key);
+    const out: Prefix[] = [];
+    for (const mount of mounts) {
+      for (const parent of prefixesOf(mount.parent, visiting)) {
+        const prefix = joinPath(parent.prefix, mount.prefix ?? '', own);
+        if (!out.some((p) => p.prefix === prefix)) out.push({ prefix, resolved: parent.resolved && mount.prefix !== null });
+      }
+    }
+    visiting.delete(key);
+    return out.slice(0, 8);
+  };
+
+  const built: BuiltEndpoint[] = [];
+  for (const record of records.files.values()) {
+    for (const route of record.facts.routes) {
+      const handlerFacts = route.handlerKeys.flatMap((k) => graph.resolve(route.file, k));
+      const bodyFields = collectBodyFields(records, route, handlerFacts);
+      const base = { route, bodyFields, pkgDir: record.pkgDir };
+      if (route.nest) {
+        const { path: full, resolved } = nestPath(route, bootstrapFor(bootstraps, records, route.file));
+        for (const p of full) built.push(endpoint(base, p, resolved && route.prefixResolved !== false, 'nestjs'));
+        continue;
+      }
+      if (!route.owner) {
+        built.push(endpoint(base, joinPath(route.path), route.prefixResolved !== false, route.framework ?? 'unknown'));
+        continue;
+      }
+      const key = ownerKey(records, route.owner);
+      let framework = route.framework && route.framework !== 'unknown' ? route.framework : owners.get(key)?.framework;
+      if (!framework) {
+        const http = (frameworksByPkg.get(record.pkgDir) ?? []).filter((f) => f !== 'nestjs' && f !== 'nextjs');
+        framework = http.length === 1 ? http[0] : 'unknown';
+      }
+      for (const prefix of prefixesOf(key, new Set())) {
+        built.push(endpoint(base, joinPath(prefix.prefix, route.path), prefix.resolved, framework ?? 'unknown'));
+      }
+    }
+  }
+  return built;
+}
+
+function endpoint(base: { route: RawRoute; bodyFields: string[] }, fullPath: string, prefixResolved: boolean, framework: string): BuiltEndpoint {
+  const { route, bodyFields } = base;
+  const finding: EndpointFinding = {
+    kind: 'endpoint',
+    id: `${route.method} ${fullPath}`,
+    file: route.file,
+    line: route.line,
+    method: route.method,
+    path: fullPath,
+    framework,
+    ...(route.handler ? { handler: route.handler } : {}),
+    prefixResolved,
+    ...(bodyFields.length ? { bodyFields } : {}),
+  };
+  return { finding, route };
+}
+
+/** @fastify/autoload: each file's default export is a plugin, prefixed by its directories under `dir`. */
+function mountAutoload(records: ProjectRecords, mount: RawMount, parent: string, add: (child: string, parent: string, prefix: string | null) => void): void {
+  const dir = mount.autoloadDir as string;
+  for (const file of records.files.keys()) {
+    if (!file.startsWith(`${dir}/`)) continue;
+    const relDir = path.posix.dirname(file.slice(dir.length + 1));
+    const segments = relDir === '.' ? [] : relDir.split('/');
+    const child = resolveExport(records, file, 'default') ?? `${file}::<default>`;
+    const autoPrefix = records.files.get(file)?.facts.owners.get('@autoPrefix')?.prefix;
+    const prefix = mount.prefix === null ? null : joinPath(mount.prefix, autoPrefix ?? segments.join('/'));
+    add(child, parent, prefix === '/' ? '' : prefix);
+  }
+}
+
+function bootstrapFor(bootstraps: NestBootstrap[], records: ProjectRecords, file: string): NestBootstrap | undefined {
+  const pkgDir = records.files.get(file)?.pkgDir ?? '';
+  const candidates = bootstraps.filter((b) => (records.files.get(b.file)?.pkgDir ?? '') === pkgDir);
+  if (candidates.length <= 1) return candidates[0];
+  // Several Nest apps in one package (Nest CLI monorepo): the bootstrap sharing the longest directory prefix.
+  const score = (b: NestBootstrap) => {
+    const a = path.posix.dirname(b.file).split('/');
+    const c = file.split('/');
+    let i = 0;
+    while (i < a.length && a[i] === c[i]) i++;
+    return i;
+  };
+  return [...candidates].sort((x, y) => score(y) - score(x))[0];
+}
+
+function nestPath(route: RawRoute, bootstrap: NestBootstrap | undefined): { path: string[]; resolved: boolean } {
+  const nest = route.nest as NonNullable<RawRoute['nest']>;
+  const globalPrefix = bootstrap?.globalPrefix ?? '';
+  const versioning = bootstrap?.uriVersioning;
+  const versions = versioning ? (nest.versions ?? versioning.defaultVersion ?? ['']) : [''];
+  return {
+    path: versions.map((v) => joinPath(globalPrefix, v ? `${versioning?.prefix ?? 'v'}${v}` : '', nest.controller, nest.method)),
+    resolved: bootstrap?.globalPrefix !== null && !versions.includes('?'),
+  };
+}
+
+function collectBodyFields(records: ProjectRecords, route: RawRoute, handlerFacts: ReadonlyArray<{ bodyFields: Set<string>; bodyShapes: Set<string>; file: string }>): string[] {
+  const fields: string[] = [...route.bodyFields];
+  const shapes = [...route.bodyShapes];
+  for (const facts of handlerFacts) {
+    fields.push(...facts.bodyFields);
+    shapes.push(...facts.bodyShapes);
+  }
+  for (const shape of shapes) fields.push(...lookupShape(records, route.file, shape, 0));
+  return [...new Set(fields)];
+}
+
+/** Fields of a DTO class, interface, type or object schema by name: the route's file first, then anywhere. */
+function lookupShape(records: ProjectRecords, file: string, name: string, depth: number): string[] {
+  if (depth > 3) return [];
+  const local = records.files.get(file)?.shapes.get(name);
+  let fields = local;
+  if (!fields) {
+    for (const record of records.files.values()) {
+      fields = record.shapes.get(name);
+      if (fields) {
+        file = record.rel;
+        break;
+      }
+    }
+  }
+  if (!fields) return [];
+  return fields.flatMap((f) => (f.startsWith('@') ? lookupShape(records, file, f.slice(1), depth + 1) : [f]));
+}

@@ -1,0 +1,77 @@
+import type { FunctionFacts } from '../parse/indexSource.js';
+import type { ProjectRecords } from './projectRecords.js';
+
+/**
+ * A name-based call graph across files. Without a type checker (too slow for the budget), a call `x.create()`
+ * is matched to functions by key: the caller's own file first, then every file defining that key.
+ */
+export class FunctionGraph {
+  private readonly byKey = new Map<string, FunctionFacts[]>();
+
+  constructor(private readonly records: ProjectRecords) {
+    for (const record of records.files.values()) {
+      for (const facts of record.functions.values()) {
+        const list = this.byKey.get(facts.key);
+        if (list) list.push(facts);
+        else this.byKey.set(facts.key, [facts]);
+      }
+    }
+  }
+
+  /** Functions a key refers to when used from `file`. */
+  resolve(file: string, key: string): FunctionFacts[] {
+    const local = this.records.files.get(file)?.functions.get(key);
+    if (local) return [local];
+    const all = this.byKey.get(key) ?? [];
+    // A generic name defined in many files (`handler`, `create`) says nothing about which one is meant.
+    return all.length <= 3 ? all : [];
+  }
+
+  /** Functions reachable from the given entry keys within `depth` calls, entries included. */
+  reachable(file: string, keys: readonly string[], depth = 3): FunctionFacts[] {
+    const seen = new Set<FunctionFacts>();
+    let frontier: Array<[string, string]> = keys.map((k) => [file, k]);
+    for (let level = 0; level <= depth && frontier.length; level++) {
+      const next: Array<[string, string]> = [];
+      for (const [from, key] of frontier) {
+        for (const fn of this.resolve(from, key)) {
+          if (seen.has(fn)) continue;
+          seen.add(fn);
+          for (const callee of fn.callees) next.push([fn.file, callee]);
+        }
+      }
+      frontier = next;
+    }
+    return [...seen];
+  }
+
+  /** Every function that contains a payment call or (transitively) calls one. */
+  payingFunctions(seeds: Iterable<[string, string]>): Set<FunctionFacts> {
+    const paying = new Set<FunctionFacts>();
+    for (const [file, key] of seeds) {
+      const fn = this.records.files.get(file)?.functions.get(key);
+      if (fn) paying.add(fn);
+    }
+    for (let round = 0; round < 8; round++) {
+      let changed = false;
+      for (const list of this.byKey.values()) {
+        for (const fn of list) {
+          if (paying.has(fn)) continue;
+          for (const callee of fn.callees) {
+            if (this.resolve(fn.file, callee).some((target) => paying.has(target))) {
+              paying.add(fn);
+              changed = true;
+              break;
+            }
+          }
+        }
+      }
+      if (!changed) break;
+    }
+    return paying;
+  }
+
+  text(fn: FunctionFacts): string {
+    return this.records.files.get(fn.file)?.text.slice(fn.start, fn.end) ?? '';
+  }
+}

@@ -1,0 +1,82 @@
+import path from 'node:path';
+import type { OwnerRef } from '../detectors/detectorTypes.js';
+import type { ProjectRecords } from './projectRecords.js';
+
+const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
+
+/**
+ * Resolves imports between inspected files without touching the disk: relative specifiers (including the
+ * `.js`-for-`.ts` ESM convention), `@/` and `~/` aliases to the package's src, and workspace package names.
+ */
+export function resolveImport(records: ProjectRecords, from: string, spec: string): string | undefined {
+  const pkgDir = records.files.get(from)?.pkgDir ?? '';
+  const join = (...parts: string[]) => path.posix.normalize(path.posix.join(...parts)).replace(/^\.\//, '');
+  const bases: string[] = [];
+  if (spec.startsWith('.')) bases.push(join(path.posix.dirname(from), spec));
+  else if (/^[@~#]\//.test(spec)) {
+    const rest = spec.slice(2);
+    bases.push(join(pkgDir || '.', 'src', rest), join(pkgDir || '.', rest));
+  } else {
+    for (const [name, dir] of records.packagesByName) {
+      if (spec === name) bases.push(join(dir, 'src/index'), join(dir, 'index'), join(dir, 'src/main'));
+      else if (spec.startsWith(`${name}/`)) {
+        const sub = spec.slice(name.length + 1);
+        bases.push(join(dir, 'src', sub), join(dir, sub));
+      }
+    }
+  }
+  for (const base of bases) {
+    const found = probe(records, base);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function probe(records: ProjectRecords, base: string): string | undefined {
+  const candidates = [base, base.replace(/\.(c|m)?js$/, '.$1ts'), base.replace(/\.jsx$/, '.tsx')];
+  for (const ext of EXTENSIONS) candidates.push(base + ext, `${base}/index${ext}`);
+  return candidates.find((c) => records.files.has(c));
+}
+
+/** Key of the binding `name` in `file`, following imports and re-exports to where it is defined. */
+export function resolveBinding(records: ProjectRecords, file: string, name: string, member?: string, depth = 0): string {
+  const record = records.files.get(file);
+  const imported = record?.imports.get(name);
+  if (imported && depth < 8) {
+    const target = resolveImport(records, file, imported.module);
+    if (target) {
+      const exportName = member ?? (imported.imported === '*' ? 'default' : imported.imported);
+      const viaNamespace = member !== undefined && imported.imported !== '*' && imported.imported !== 'default';
+      if (!viaNamespace) return resolveExport(records, target, exportName, depth + 1) ?? `${target}::${exportName === 'default' ? '<default>' : exportName}`;
+    }
+  }
+  return `${file}::${name}`;
+}
+
+export function resolveExport(records: ProjectRecords, file: string, exportName: string, depth = 0): string | undefined {
+  const record = records.files.get(file);
+  if (!record || depth > 8) return undefined;
+  const local = record.exports.get(exportName);
+  if (local !== undefined) return resolveBinding(records, file, local, undefined, depth + 1);
+  for (const re of record.reExports) {
+    const target = resolveImport(records, file, re.module);
+    if (!target) continue;
+    if (re.names) {
+      const original = re.names.get(exportName);
+      if (original !== undefined) return resolveExport(records, target, original, depth + 1) ?? `${target}::${original}`;
+    } else if (exportName !== 'default') {
+      const found = resolveExport(records, target, exportName, depth + 1);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+export function ownerKey(records: ProjectRecords, ref: OwnerRef): string {
+  if (ref.module !== undefined) {
+    const target = resolveImport(records, ref.file, ref.module);
+    if (!target) return `${ref.file}::require(${ref.module})`;
+    return resolveExport(records, target, ref.member ?? 'default') ?? `${target}::<default>`;
+  }
+  return resolveBinding(records, ref.file, ref.name ?? '?', ref.member);
+}

@@ -1,0 +1,118 @@
+import type { Language, PackageManager, StackFacts, TestFramework } from '../types.js';
+import type { Manifest } from './readManifest.js';
+
+export type PackageStack = Omit<StackFacts, 'packages'>;
+
+/** Dependency name → fact. Order matters only for readability; results are sorted. */
+const FRAMEWORKS: Record<string, string> = {
+  express: 'express', fastify: 'fastify', '@nestjs/core': 'nestjs', koa: 'koa', '@koa/router': 'koa',
+  'koa-router': 'koa', hono: 'hono', next: 'nextjs',
+};
+const ORMS: Record<string, string> = {
+  '@prisma/client': 'prisma', prisma: 'prisma', 'drizzle-orm': 'drizzle', typeorm: 'typeorm', knex: 'knex',
+  sequelize: 'sequelize', mongoose: 'mongoose', pg: 'pg', postgres: 'postgres.js', mysql2: 'mysql2', ioredis: 'ioredis',
+};
+const DATABASES: Record<string, string> = {
+  pg: 'postgres', postgres: 'postgres', 'pg-promise': 'postgres', '@neondatabase/serverless': 'postgres',
+  '@vercel/postgres': 'postgres', slonik: 'postgres', mysql2: 'mysql', mysql: 'mysql', mongodb: 'mongodb',
+  mongoose: 'mongodb', ioredis: 'redis', redis: 'redis', '@upstash/redis': 'redis', '@aws-sdk/client-dynamodb': 'dynamodb',
+  '@aws-sdk/lib-dynamodb': 'dynamodb', dynamoose: 'dynamodb', 'better-sqlite3': 'sqlite', sqlite3: 'sqlite',
+  '@libsql/client': 'sqlite',
+};
+const BROKERS: Record<string, string> = {
+  bullmq: 'bullmq', '@nestjs/bullmq': 'bullmq', bull: 'bull', '@nestjs/bull': 'bull', kafkajs: 'kafka',
+  '@confluentinc/kafka-javascript': 'kafka', 'node-rdkafka': 'kafka', amqplib: 'rabbitmq',
+  'amqp-connection-manager': 'rabbitmq', '@golevelup/nestjs-rabbitmq': 'rabbitmq', '@aws-sdk/client-sqs': 'sqs',
+  'sqs-consumer': 'sqs', '@ssut/nestjs-sqs': 'sqs', nats: 'nats', '@nats-io/transport-node': 'nats',
+};
+const PAYMENTS: Record<string, string> = {
+  stripe: 'stripe', '@adyen/api-library': 'adyen', '@paypal/checkout-server-sdk': 'paypal',
+  '@paypal/paypal-server-sdk': 'paypal', 'paypal-rest-sdk': 'paypal',
+};
+const PRISMA_PROVIDERS: Record<string, string> = {
+  postgresql: 'postgres', postgres: 'postgres', cockroachdb: 'postgres', mysql: 'mysql', mongodb: 'mongodb',
+  sqlite: 'sqlite', sqlserver: 'sqlserver',
+};
+
+export interface StackHints {
+  /** Counts of inspected source files by language, for projects without a manifest. */
+  tsFiles: number;
+  jsFiles: number;
+  hasTsconfig: boolean;
+  /** `provider = "…"` from a schema.prisma, when present. */
+  prismaProvider?: string;
+  /** From lockfiles at the repository root. */
+  lockfileManager: PackageManager;
+}
+
+export function detectStack(manifests: ReadonlyArray<Manifest | undefined>, hints: StackHints): PackageStack {
+  const deps = new Set<string>();
+  const scripts: string[] = [];
+  let declaredManager: string | undefined;
+  for (const manifest of manifests) {
+    if (!manifest) continue;
+    for (const dep of manifest.dependencies) deps.add(dep);
+    scripts.push(...manifest.scripts);
+    declaredManager ??= manifest.packageManager;
+  }
+  const pick = (table: Record<string, string>) => sorted([...deps].flatMap((d) => (table[d] ? [table[d]] : [])));
+  const databases = pick(DATABASES);
+  if (deps.has('@prisma/client') || deps.has('prisma')) {
+    const fromSchema = hints.prismaProvider ? PRISMA_PROVIDERS[hints.prismaProvider] : undefined;
+    if (fromSchema && !databases.includes(fromSchema)) databases.push(fromSchema);
+  }
+  return {
+    language: detectLanguage(deps, hints),
+    frameworks: pick(FRAMEWORKS),
+    databases: sorted(databases),
+    orms: pick(ORMS),
+    brokers: pick(BROKERS),
+    testFramework: detectTestFramework(deps, scripts),
+    packageManager: detectManager(declaredManager, hints.lockfileManager),
+    payments: pick(PAYMENTS),
+  };
+}
+
+function detectLanguage(deps: Set<string>, hints: StackHints): Language {
+  // The files decide; the manifest only breaks the tie for a project with no inspected sources yet.
+  if (hints.tsFiles > 0) return 'typescript';
+  if (hints.jsFiles > 0) return 'javascript';
+  return hints.hasTsconfig || deps.has('typescript') ? 'typescript' : 'unknown';
+}
+
+function detectTestFramework(deps: Set<string>, scripts: string[]): TestFramework {
+  if (deps.has('vitest')) return 'vitest';
+  if (deps.has('jest') || deps.has('ts-jest') || deps.has('@swc/jest')) return 'jest';
+  if (deps.has('mocha')) return 'mocha';
+  if (scripts.some((s) => /\b(node|tsx)\b[^&|;]*\s--test\b/.test(s))) return 'node-test';
+  return 'unknown';
+}
+
+function detectManager(declared: string | undefined, fromLockfile: PackageManager): PackageManager {
+  const name = declared?.split('@')[0];
+  if (name === 'npm' || name === 'pnpm' || name === 'yarn' || name === 'bun') return name;
+  return fromLockfile;
+}
+
+export function sorted(values: Iterable<string>): string[] {
+  return [...new Set(values)].sort();
+}
+
+/** Union of package stacks: the repository-level answer for a monorepo. */
+export function mergeStacks(base: PackageStack, others: readonly PackageStack[]): PackageStack {
+  const all = [base, ...others];
+  const union = (key: 'frameworks' | 'databases' | 'orms' | 'brokers' | 'payments') => sorted(all.flatMap((s) => s[key]));
+  const language = all.some((s) => s.language === 'typescript')
+    ? 'typescript'
+    : all.some((s) => s.language === 'javascript') ? 'javascript' : 'unknown';
+  return {
+    language,
+    frameworks: union('frameworks'),
+    databases: union('databases'),
+    orms: union('orms'),
+    brokers: union('brokers'),
+    testFramework: all.find((s) => s.testFramework !== 'unknown')?.testFramework ?? 'unknown',
+    packageManager: base.packageManager,
+    payments: union('payments'),
+  };
+}

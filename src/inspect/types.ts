@@ -1,0 +1,111 @@
+/**
+ * The inspection contract: plain, JSON-serialisable data. Other rooms (questions, model, CLI) depend on this exact
+ * shape, so nothing from ts-morph or the TypeScript compiler ever appears here.
+ */
+
+export type Language = 'typescript' | 'javascript' | 'unknown';
+export type TestFramework = 'vitest' | 'jest' | 'node-test' | 'mocha' | 'unknown';
+export type PackageManager = 'npm' | 'pnpm' | 'yarn' | 'bun' | 'unknown';
+
+export interface StackFacts {
+  language: Language;
+  /** e.g. 'express', 'fastify', 'nestjs', 'koa', 'hono', 'nextjs' */
+  frameworks: string[];
+  /** e.g. 'postgres', 'mysql', 'mongodb', 'redis', 'dynamodb', 'sqlite' */
+  databases: string[];
+  /** e.g. 'prisma', 'drizzle', 'typeorm', 'knex', 'sequelize', 'mongoose', 'pg', 'postgres.js', 'mysql2', 'ioredis' */
+  orms: string[];
+  /** e.g. 'bullmq', 'kafka', 'rabbitmq', 'sqs', 'nats' */
+  brokers: string[];
+  testFramework: TestFramework;
+  packageManager: PackageManager;
+  /** e.g. 'stripe', 'adyen', 'paypal' */
+  payments: string[];
+  /** Present for monorepos: one entry per workspace package, `dir` relative to the root. */
+  packages?: Array<{ dir: string; name: string; stack: Omit<StackFacts, 'packages'> }>;
+}
+
+export type FindingKind = 'endpoint' | 'payment' | 'webhook' | 'consumer' | 'cron' | 'existing-idempotency';
+
+interface FindingBase {
+  kind: FindingKind;
+  id: string;
+  /** Relative to the inspected root, POSIX slashes. */
+  file: string;
+  /** 1-based. */
+  line: number;
+  /** Workspace package name, for monorepos. */
+  package?: string;
+}
+
+export type HttpMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ALL';
+
+export interface EndpointFinding extends FindingBase {
+  kind: 'endpoint';
+  method: HttpMethod;
+  path: string;
+  framework: string;
+  handler?: string;
+  /** False when a mount prefix (router mount, plugin prefix, global prefix) could not be determined statically. */
+  prefixResolved: boolean;
+  bodyFields?: string[];
+  touchesPayment?: boolean;
+}
+
+export type PaymentProvider = 'stripe' | 'adyen' | 'paypal';
+
+export interface PaymentFinding extends FindingBase {
+  kind: 'payment';
+  provider: PaymentProvider;
+  operation: string;
+  hasProviderKey: boolean;
+  enclosingFunction?: string;
+}
+
+export interface WebhookFinding extends FindingBase {
+  kind: 'webhook';
+  provider?: string;
+  verifiesSignature: boolean;
+  dedupesEventId: boolean;
+  route?: string;
+}
+
+export interface ConsumerFinding extends FindingBase {
+  kind: 'consumer';
+  broker: string;
+  queue?: string;
+  dedupes: boolean;
+}
+
+export interface CronFinding extends FindingBase {
+  kind: 'cron';
+  scheduler: string;
+  schedule?: string;
+  name?: string;
+}
+
+export interface ExistingIdempotencyFinding extends FindingBase {
+  kind: 'existing-idempotency';
+  mechanism: string;
+  detail: string;
+}
+
+export type Finding =
+  | EndpointFinding
+  | PaymentFinding
+  | WebhookFinding
+  | ConsumerFinding
+  | CronFinding
+  | ExistingIdempotencyFinding;
+
+export interface Inspection {
+  /** Absolute path inspected; only printed, never used to build other paths. */
+  root: string;
+  stack: StackFacts;
+  findings: Finding[];
+  warnings: string[];
+}
+
+export interface InspectOptions {
+  onProgress?: (done: number, total: number) => void;
+}

@@ -30,7 +30,7 @@ export function documentExcerpts(model: DesignModel, options: { dir?: string } =
 }
 
 function normalizeDir(dir: string): string {
-  const posix = path.posix.normalize(dir.replace(/\\/g, '/')).replace(/^\.\/?/, '').replace(/\/+$/, '');
+  const posix = path.posix.normalize(dir.replace(/\\/g, '/')).replace(/^(\.\/)+/, '').replace(/\/+$/, '');
   if (posix.startsWith('..') || path.posix.isAbsolute(posix)) throw new Error(`scaffold dir must stay inside the project: ${dir}`);
   return posix === '.' ? '' : posix;
 }

@@ -22,13 +22,15 @@ export interface Generated {
   /** Folder of the emitted JavaScript (same layout as the scaffold dir). */
   outDir: string;
   files: ScaffoldFile[];
+  /** tsc's diagnostics; empty when the generated code compiled cleanly. */
+  tscOutput: string;
 }
 
 /**
  * Writes the scaffolding into a fresh folder under .tmp (inside the repo, so express/pg/prom-client resolve from our
  * node_modules the way they would from the user's), then type-checks it strictly and emits JavaScript.
  */
-export async function generateAndCompile(model: DesignModel, label: string): Promise<Generated & { tscOutput: string }> {
+export async function generateAndCompile(model: DesignModel, label: string): Promise<Generated> {
   await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
   const dir = await mkdtemp(path.join(ROOT, '.tmp', `scaffold-${label}-`));
   const files = generateScaffold(model, { dir: 'src/idempotency' });

@@ -40,6 +40,7 @@ const identifier = z
   .string()
   .min(1)
   .max(100)
+  // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
   .regex(/^[^\u0000-\u001f\u007f]+$/, 'expected a name without control characters');
 
 const fieldName = z

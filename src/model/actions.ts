@@ -119,7 +119,7 @@ function defaultScope(action: ActionConfig): { scope: Scope; reason: string } {
   }
 }
 
-function buildKey(action: ActionConfig, scope: Scope, context: ActionContext): { key: ActionKeyDesign; bits: number; standard?: string; variable: string } {
+function buildKey(action: ActionConfig, scope: Scope): { key: ActionKeyDesign; bits: number; standard?: string; variable: string } {
   const prefix = `${SCOPE_EXAMPLES[scope]}_${toCodeName(action.name)}`;
   const source = action.key?.source ?? (action.trigger === 'http' ? 'client' : 'derived');
   if (source === 'client') {
@@ -211,7 +211,7 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
   const { ms: durationMs, assumed } = expectedDuration(action);
   const lease = decideLease(action, durationMs, assumed, context.config.concurrency);
   const { scope, reason: scopeReason } = defaultScope(action);
-  const { key, bits, standard, variable } = buildKey(action, scope, context);
+  const { key, bits, standard, variable } = buildKey(action, scope);
   const codeName = toCodeName(action.name);
   const configured = new Set<RetrySource>(context.config.retrySources);
   const relevant = RETRY_SOURCES_BY_TRIGGER[action.trigger].filter((source) => configured.has(source) || configured.size === 0);

@@ -76,7 +76,7 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
   );
   for (const action of actions) {
     if (action.durationAssumed) {
-      assumptions.push(`${action.name}: no expected duration was given; ${Math.round(action.expectedDurationMs / 100) / 10} s is assumed for a ${action.triggerLabel.toLowerCase()}${action.provider ? ' that calls a provider' : ''}.`);
+      assumptions.push(`${action.name}: no expected duration was given; ${Math.round(action.expectedDurationMs / 100) / 10} s is assumed for ${/^[aeiou]/i.test(action.triggerLabel) || action.trigger === 'http' ? 'an' : 'a'} ${action.trigger === 'http' ? 'HTTP endpoint' : action.triggerLabel.toLowerCase()}${action.provider ? ' that calls a provider' : ''}.`);
     }
   }
   if (retention.raised) assumptions.push(`Retention was raised from ${config.retention} to ${retention.label} (see Partial Failure Recovery for why).`);

@@ -13,5 +13,5 @@ export function dedupesEventId(text: string): boolean {
 
 /** Consumer / job processor text that guards against redelivery. */
 export function dedupesMessages(text: string): boolean {
-  return DEDUPE_WORDS.test(text) || /on\s+conflict\s*(\([^)]*\))?\s*do\s+nothing|setnx|['"`]NX['"`]|P2002|23505/i.test(text);
+  return DEDUPE_WORDS.test(text) || /on\s+conflict\s*(\([^)]*\))?\s*do\s+nothing|setnx|['"`]NX['"`]|P2002|23505|attribute_not_exists/i.test(text);
 }

@@ -16,6 +16,7 @@ export const existingIdempotency: Detector = {
     }
     const seenLines = new Set<string>();
     for (const call of ctx.index.calls) inspectCall(call, ctx, facts, seenLines);
+    for (const expr of ctx.index.news) inspectCommandInput(expr.arguments?.[0], ctx.line(expr), ctx, facts, seenLines);
     inspectStrings(ctx, facts, seenLines);
     inspectUniqueDeclarations(ctx, facts, seenLines);
   },
@@ -47,13 +48,22 @@ function inspectCall(call: ts.CallExpression, ctx: FileContext, facts: FileFacts
     push(ctx, facts, line, 'upsert-unique', `${method} with upsert: true`, seen);
   } else if (/^(add|addBulk)$/.test(method)) {
     const opts = call.arguments[2];
-    if (objectProperty(opts, 'jobId')) push(ctx, facts, line, 'job-id-dedupe', `queue ${stringValue(call.arguments[0], ctx.index.consts) ?? 'job'} with a deterministic jobId`, seen);
-    else if (objectProperty(opts, 'deduplication')) push(ctx, facts, line, 'job-id-dedupe', `queue ${stringValue(call.arguments[0], ctx.index.consts) ?? 'job'} with deduplication`, seen);
+    if (objectProperty(opts, 'jobId')) push(ctx, facts, line, 'job-id-dedupe', `job ${stringValue(call.arguments[0], ctx.index.consts) ?? '?'} added with a deterministic jobId`, seen);
+    else if (objectProperty(opts, 'deduplication')) push(ctx, facts, line, 'job-id-dedupe', `job ${stringValue(call.arguments[0], ctx.index.consts) ?? '?'} added with deduplication`, seen);
   }
-  if (objectProperty(call.arguments[0], 'MessageDeduplicationId')) push(ctx, facts, line, 'fifo-dedupe', 'SQS FIFO MessageDeduplicationId', seen);
-  if (objectProperty(call.arguments[0], 'ConditionExpression') && /attribute_not_exists/.test(call.arguments[0]?.getText(ctx.sf) ?? '')) {
+  inspectCommandInput(call.arguments[0], line, ctx, facts, seen);
+  inspectProducer(call, method, line, ctx, facts, seen);
+}
+
+/** AWS SDK command inputs, passed to a call or to `new PutItemCommand({...})`. */
+function inspectCommandInput(input: ts.Expression | undefined, line: number, ctx: FileContext, facts: FileFacts, seen: Set<string>): void {
+  if (objectProperty(input, 'MessageDeduplicationId')) push(ctx, facts, line, 'fifo-dedupe', 'SQS FIFO MessageDeduplicationId', seen);
+  if (objectProperty(input, 'ConditionExpression') && /attribute_not_exists/.test(input?.getText(ctx.sf) ?? '')) {
     push(ctx, facts, line, 'conditional-put', 'DynamoDB put with attribute_not_exists', seen);
   }
+}
+
+function inspectProducer(call: ts.CallExpression, method: string, line: number, ctx: FileContext, facts: FileFacts, seen: Set<string>): void {
   if (method === 'producer' && objectProperty(call.arguments[0], 'idempotent')?.kind === ts.SyntaxKind.TrueKeyword) {
     push(ctx, facts, line, 'idempotent-producer', 'kafkajs producer with idempotent: true', seen);
   }

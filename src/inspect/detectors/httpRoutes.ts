@@ -183,7 +183,8 @@ function recordMethodRoute(call: ts.CallExpression, callee: ts.PropertyAccessExp
   const info = describeHandlers(handlerArgs, ctx);
   const typed = bodyTypeArgument(call);
   if (typed) info.bodyShapes.push(typed);
-  for (const p of paths) facts.routes.push(makeRoute(ctx, call, method, p, receiver, info));
+  // The method name's line: in `router.route('/:id').get(…).patch(…)` each method has its own line.
+  for (const p of paths) facts.routes.push(makeRoute(ctx, callee.name, method, p, receiver, info));
 }
 
 function isHandlerLike(arg: ts.Expression): boolean {

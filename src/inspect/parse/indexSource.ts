@@ -326,7 +326,7 @@ function callKeys(call: ts.CallExpression, className: string | undefined, aliase
 /** `req.body`, `ctx.request.body`, and aliases of them inside the current function. */
 function recordBodyUse(node: ts.Node, frame: { facts: FunctionFacts; bodyAliases: Set<string> }): void {
   let isBody = false;
-  if (ts.isPropertyAccessExpression(node)) isBody = node.name.text === 'body' && !ts.isCallExpression(node.parent);
+  if (ts.isPropertyAccessExpression(node)) isBody = node.name.text === 'body' && !(ts.isCallExpression(node.parent) && node.parent.expression === node);
   else if (ts.isIdentifier(node)) {
     isBody = frame.bodyAliases.has(node.text) && !(node.parent && ts.isVariableDeclaration(node.parent) && node.parent.name === node) && !(node.parent && ts.isPropertyAccessExpression(node.parent) && node.parent.name === node);
   }
@@ -350,6 +350,8 @@ function recordBodyContext(expr: ts.Expression, frame: { facts: FunctionFacts; b
   while (node.parent && (ts.isAwaitExpression(node.parent) || ts.isParenthesizedExpression(node.parent) || ts.isAsExpression(node.parent) || ts.isNonNullExpression(node.parent) || ts.isSatisfiesExpression(node.parent))) {
     if (ts.isAsExpression(node.parent) && ts.isTypeReferenceNode(node.parent.type) && ts.isIdentifier(node.parent.type.typeName)) {
       frame.facts.bodyShapes.add(node.parent.type.typeName.text);
+    } else if (ts.isAsExpression(node.parent) && ts.isTypeLiteralNode(node.parent.type)) {
+      for (const name of memberNames(node.parent.type.members)) frame.facts.bodyFields.add(name);
     }
     node = node.parent;
   }

@@ -1,0 +1,196 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inspectProject } from '../../src/inspect/index.js';
+
+/** Express: routers mounted across files with aliases, route() chains, a wire-up function, Stripe via getStripe(), a verified and deduplicated webhook; front-end, tests, archived and git-ignored copies are not findings. */
+describe('inspect express-shop', () => {
+  const root = path.resolve('fixtures/projects/express-shop');
+
+  it('reports the stack', async () => {
+    const inspection = await inspectProject(root);
+    expect(inspection.root).toBe(root);
+    expect(inspection.stack).toEqual({
+      language: 'typescript',
+      frameworks: ['express'],
+      databases: ['postgres', 'redis'],
+      orms: ['ioredis', 'pg'],
+      brokers: [],
+      testFramework: 'vitest',
+      packageManager: 'npm',
+      payments: ['stripe'],
+    });
+  });
+
+  it('finds exactly what a reviewer would list', async () => {
+    const { findings, warnings } = await inspectProject(root);
+    expect(findings).toEqual([
+      {
+        kind: 'endpoint',
+        id: 'POST /login',
+        file: 'src/app.ts',
+        line: 16,
+        method: 'POST',
+        path: '/login',
+        framework: 'express',
+        prefixResolved: true,
+        bodyFields: ['email', 'password'],
+        touchesPayment: false,
+      },
+      {
+        kind: 'endpoint',
+        id: 'PUT /legacy/import',
+        file: 'src/app.ts',
+        line: 24,
+        method: 'PUT',
+        path: '/legacy/import',
+        framework: 'express',
+        prefixResolved: true,
+        touchesPayment: false,
+      },
+      {
+        kind: 'cron',
+        id: 'node-cron expireUnpaidOrders',
+        file: 'src/jobs.ts',
+        line: 5,
+        scheduler: 'node-cron',
+        schedule: '*/15 * * * *',
+        name: 'expireUnpaidOrders',
+      },
+      {
+        kind: 'endpoint',
+        id: 'POST /admin/reindex',
+        file: 'src/routes/admin.ts',
+        line: 4,
+        method: 'POST',
+        path: '/admin/reindex',
+        framework: 'express',
+        prefixResolved: true,
+        touchesPayment: false,
+      },
+      {
+        kind: 'endpoint',
+        id: 'POST /api/v1/orders',
+        file: 'src/routes/orders.ts',
+        line: 13,
+        method: 'POST',
+        path: '/api/v1/orders',
+        framework: 'express',
+        prefixResolved: true,
+        bodyFields: ['sku', 'quantity', 'addressId'],
+        touchesPayment: false,
+      },
+      {
+        kind: 'endpoint',
+        id: 'PATCH /api/v1/orders/:id',
+        file: 'src/routes/orders.ts',
+        line: 21,
+        method: 'PATCH',
+        path: '/api/v1/orders/:id',
+        framework: 'express',
+        prefixResolved: true,
+        bodyFields: ['quantity'],
+        touchesPayment: false,
+      },
+      {
+        kind: 'endpoint',
+        id: 'DELETE /api/v1/orders/:id',
+        file: 'src/routes/orders.ts',
+        line: 25,
+        method: 'DELETE',
+        path: '/api/v1/orders/:id',
+        framework: 'express',
+        prefixResolved: true,
+        touchesPayment: false,
+      },
+      {
+        kind: 'endpoint',
+        id: 'POST /api/v1/payments',
+        file: 'src/routes/payments.ts',
+        line: 6,
+        method: 'POST',
+        path: '/api/v1/payments',
+        framework: 'express',
+        prefixResolved: true,
+        bodyFields: ['orderId', 'amount', 'currency'],
+        touchesPayment: true,
+      },
+      {
+        kind: 'existing-idempotency',
+        id: 'idempotency-middleware reads the Idempotency-Key request header',
+        file: 'src/routes/payments.ts',
+        line: 8,
+        mechanism: 'idempotency-middleware',
+        detail: 'reads the Idempotency-Key request header',
+      },
+      {
+        kind: 'endpoint',
+        id: 'POST /api/v1/payments/:id/refund',
+        file: 'src/routes/payments.ts',
+        line: 12,
+        method: 'POST',
+        path: '/api/v1/payments/:id/refund',
+        framework: 'express',
+        prefixResolved: true,
+        touchesPayment: true,
+      },
+      {
+        kind: 'endpoint',
+        id: 'POST /webhooks/stripe',
+        file: 'src/routes/webhooks.ts',
+        line: 7,
+        method: 'POST',
+        path: '/webhooks/stripe',
+        framework: 'express',
+        prefixResolved: true,
+        touchesPayment: false,
+      },
+      {
+        kind: 'webhook',
+        id: 'stripe webhook POST /webhooks/stripe',
+        file: 'src/routes/webhooks.ts',
+        line: 7,
+        provider: 'stripe',
+        verifiesSignature: true,
+        dedupesEventId: true,
+        route: 'POST /webhooks/stripe',
+      },
+      {
+        kind: 'existing-idempotency',
+        id: 'upsert-unique ON CONFLICT (event_id) DO NOTHING',
+        file: 'src/routes/webhooks.ts',
+        line: 11,
+        mechanism: 'upsert-unique',
+        detail: 'ON CONFLICT (event_id) DO NOTHING',
+      },
+      {
+        kind: 'existing-idempotency',
+        id: 'provider-key stripe paymentIntents.create',
+        file: 'src/services/billing.ts',
+        line: 4,
+        mechanism: 'provider-key',
+        detail: 'stripe paymentIntents.create passes an idempotency key',
+      },
+      {
+        kind: 'payment',
+        id: 'stripe paymentIntents.create',
+        file: 'src/services/billing.ts',
+        line: 4,
+        provider: 'stripe',
+        operation: 'paymentIntents.create',
+        hasProviderKey: true,
+        enclosingFunction: 'chargeOrder',
+      },
+      {
+        kind: 'payment',
+        id: 'stripe refunds.create',
+        file: 'src/services/billing.ts',
+        line: 11,
+        provider: 'stripe',
+        operation: 'refunds.create',
+        hasProviderKey: false,
+        enclosingFunction: 'refundOrder',
+      },
+    ]);
+    expect(warnings).toEqual([]);
+  });
+});

@@ -92,14 +92,13 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
       compensation: compensationText(action.steps),
     }));
 
-  const storage = buildStorage(config);
-  const cleanup = buildCleanup(retention.effectiveMs, storage.partitioned);
-  if (storage.partitioned) assumptions.push('Daily partitions assume PostgreSQL 13 or newer (declarative partitioning with a primary key that includes the partition column).');
+  const storage = buildStorage(config, stack.storeDatabase);
+  const cleanup = buildCleanup(retention.effectiveMs, storage.highVolume);
   const detection = decideDetection(config, stack.databaseLabel);
   const responses = buildResponsePolicy(config, actions);
   const providers = buildProviders(config, actions);
   const ctx = { actions, responses, retention, storage, providers, sagas, stack, cleanup, detection };
-  const antiPatterns = selectAntiPatterns({ config, stack, actions, partitioned: storage.partitioned });
+  const antiPatterns = selectAntiPatterns({ config, stack, actions, highVolume: storage.highVolume });
   const tests = buildTests(ctx);
 
   // The flowchart pays off once there is more than one path a reader has to hold in their head;

@@ -14,7 +14,7 @@ export function checkConstraints(model: DesignModel): ConstraintCheck[] {
       id: 'ddl-constraints',
       statement: 'The store DDL has PRIMARY KEY and CHECK constraints',
       satisfied: true,
-      evidence: `${model.storage.table} has PRIMARY KEY (scope, idempotency_key) and CHECK constraints on status and fingerprint.`,
+      evidence: `${model.storage.table} has PRIMARY KEY (scope, ${model.storage.keyColumn}) and CHECK constraints on status and on the lease.`,
     },
     {
       id: 'fingerprint-fields',

@@ -18,7 +18,7 @@ export function buildKeyPolicy(actions: readonly ActionDesign[]): KeyPolicy {
       'At most 255 characters (also Stripe\'s limit, so the key can travel unchanged).',
       'Printable ASCII only: empty keys, spaces and control characters are rejected with 400.',
       'The structured-field form from the IETF draft (a quoted string, Idempotency-Key: "…") is accepted and unquoted.',
-      'Uniqueness is enforced by the database: PRIMARY KEY (scope, idempotency_key).',
+      'Uniqueness is enforced by the database: PRIMARY KEY on (scope, key).',
     ],
     generation:
       derived.length > 0
@@ -99,28 +99,32 @@ export function buildResponsePolicy(config: Config, actions: readonly ActionDesi
   };
 }
 
-export function buildStorage(config: Config): StorageDesign {
+const TIME_PARTITION_CAVEAT =
+  'Time partitions (by day on created_at) are deliberately not used: PostgreSQL requires the partition column in every unique constraint, so the primary key would become (scope, key, created_at) and a retry that lands after a partition boundary would be a second row, and a second execution.';
+
+export function buildStorage(config: Config, database: StackDesign['storeDatabase']): StorageDesign {
   const volume = config.expectedVolumePerDay ?? 0;
-  const partitioned = volume > 100_000;
+  const highVolume = volume > 100_000;
   return {
     table: 'idempotency_store',
     stepTable: 'idempotency_saga_steps',
-    partitioned,
-    partitionReason: partitioned
-      ? `At ${volume.toLocaleString('en-US')} keys a day (above 100,000), the table is range-partitioned by day on created_at and cleanup drops whole partitions instead of deleting rows.`
-      : `At ${volume > 0 ? `${volume.toLocaleString('en-US')} keys a day` : 'the expected volume'} a single table with batched deletes is enough; partition by day on created_at once volume passes 100,000 keys a day.`,
+    keyColumn: database === 'postgres' ? 'key' : 'idempotency_key',
+    highVolume,
+    volumeNote: highVolume
+      ? `At ${volume.toLocaleString('en-US')} keys a day (above 100,000) the table gets aggressive autovacuum settings and a fill factor that keeps updates in place, and cleanup runs in small batches along the expiry index. ${TIME_PARTITION_CAVEAT} If the table still outgrows that, hash-partition on (scope, key), which keeps the guarantee, and keep the batched cleanup.`
+      : `At ${volume > 0 ? `${volume.toLocaleString('en-US')} keys a day` : 'the expected volume'} a single table with batched deletes is enough. ${TIME_PARTITION_CAVEAT}`,
   };
 }
 
-export function buildCleanup(retentionMs: number, partitioned: boolean): CleanupPolicy {
-  // Run often enough that expired rows never exceed about 5% of the live window.
-  const everyMinutes = retentionMs >= 7 * 86_400_000 ? 60 : 15;
+export function buildCleanup(retentionMs: number, highVolume: boolean): CleanupPolicy {
+  // Run often enough that expired rows stay a small fraction of the live window; at high volume, more often
+  // so each run deletes less and autovacuum keeps up.
+  const everyMinutes = highVolume ? 5 : retentionMs >= 7 * 86_400_000 ? 60 : 15;
   return {
-    schedule: partitioned ? '15 0 * * *' : everyMinutes === 60 ? '7 * * * *' : '*/15 * * * *',
-    scheduleLabel: partitioned ? 'daily at 00:15 (drop expired partitions, create upcoming ones)' : `every ${everyMinutes} minutes`,
+    schedule: everyMinutes === 60 ? '7 * * * *' : `*/${everyMinutes} * * * *`,
+    scheduleLabel: `every ${everyMinutes} minutes`,
     batchSize: 1_000,
-    strategy: partitioned
-      ? 'Drop daily partitions whose newest row is past retention and that hold no PROCESSING rows; pre-create the next seven days.'
-      : 'Delete up to 1,000 expired rows per statement (status COMPLETED or FAILED, expires_at < now()), repeating until a batch comes back short; PROCESSING rows are never touched.',
+    strategy:
+      'Delete up to 1,000 expired rows per statement (finished rows whose expires_at has passed), repeating until a batch comes back short; PROCESSING rows are never touched, however old.',
   };
 }

@@ -3,14 +3,14 @@ import { BROKER_LABELS, DATABASE_LABELS, FRAMEWORK_LABELS, TEST_FRAMEWORK_LABELS
 import type { StackDesign } from './types.js';
 
 const CLAIM: Record<Database, { kind: StackDesign['storeKind']; claim: string }> = {
-  postgres: { kind: 'relational', claim: 'INSERT … ON CONFLICT (scope, idempotency_key) DO UPDATE … WHERE the existing row is expired or its lease has lapsed, RETURNING the row and whether it was taken' },
+  postgres: { kind: 'relational', claim: 'INSERT … ON CONFLICT (scope, key) DO UPDATE … WHERE the existing row is expired or its lease has lapsed, RETURNING the row and whether it was taken' },
   mysql: { kind: 'relational', claim: 'INSERT … ON DUPLICATE KEY UPDATE with conditional assignments (take over only when expired or the lease lapsed), then read the row back in the same transaction' },
   mariadb: { kind: 'relational', claim: 'INSERT … ON DUPLICATE KEY UPDATE with conditional assignments, with RETURNING-free read-back in the same transaction' },
   sqlite: { kind: 'relational', claim: 'INSERT … ON CONFLICT DO UPDATE … WHERE, inside a BEGIN IMMEDIATE transaction (single writer)' },
   mongodb: { kind: 'document', claim: 'findOneAndUpdate with upsert on a unique index over {scope, key}, the takeover conditions in the filter' },
   dynamodb: { kind: 'key-value', claim: 'PutItem with ConditionExpression attribute_not_exists(pk) OR lockedUntil < :now, using a server-side timestamp attribute' },
   redis: { kind: 'key-value', claim: 'SET key value NX PX lease for the claim, and a Lua script for compare-and-set completion by fencing token' },
-  unknown: { kind: 'relational', claim: 'INSERT … ON CONFLICT (scope, idempotency_key) DO UPDATE … WHERE expired or lease lapsed, RETURNING (PostgreSQL reference)' },
+  unknown: { kind: 'relational', claim: 'INSERT … ON CONFLICT (scope, key) DO UPDATE … WHERE expired or lease lapsed, RETURNING (PostgreSQL reference)' },
 };
 
 export function buildStack(config: Config): { stack: StackDesign; assumptions: string[] } {

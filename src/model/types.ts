@@ -232,8 +232,11 @@ export interface SagaDesign {
 export interface StorageDesign {
   table: string;
   stepTable: string;
-  partitioned: boolean;
-  partitionReason: string;
+  /** Column holding the key: "key" on PostgreSQL (as the scaffolding writes it), "idempotency_key" where KEY is reserved. */
+  keyColumn: string;
+  /** Above 100,000 keys a day: the spec's partitioning threshold, answered with tuning rather than time partitions. */
+  highVolume: boolean;
+  volumeNote: string;
 }
 
 export interface CleanupPolicy {

@@ -21,6 +21,8 @@ export interface RenderDocumentOptions {
   figures: readonly Figure[];
   /** Real scaffold code to embed instead of the generic samples. */
   excerpts?: Parameters<typeof codeSamples>[1];
+  /** Single file or linked folder (named after `output` without its extension); default "never". */
+  split?: 'auto' | 'always' | 'never';
 }
 
 export async function buildTree(model: DesignModel, options: Pick<RenderDocumentOptions, 'figures' | 'excerpts'>): Promise<DocumentTree> {
@@ -29,9 +31,14 @@ export async function buildTree(model: DesignModel, options: Pick<RenderDocument
   return buildDocument(model, samples, options.figures);
 }
 
-/** The single-file document. (Split folders are laid out from the same tree.) */
+/** The single-file document, or the split folder when the layout calls for one; both from the same tree. */
 export async function renderDocument(model: DesignModel, options: RenderDocumentOptions): Promise<RenderedFile[]> {
   const tree = await buildTree(model, options);
+  if (options.split !== undefined && options.split !== 'never') {
+    const { renderSplit } = await import('./split/renderSplit.js');
+    const { files } = await renderSplit(tree, { format: options.format, output: options.output, split: options.split, figures: options.figures });
+    if (files.length > 0) return files.map((file) => ({ ...file, class: 'managed' as const }));
+  }
   if (options.format === 'md') {
     const figures = new Map(options.figures.map((f) => [f.id, { title: f.title, caption: f.caption, mermaid: f.mermaid }]));
     return [{ path: options.output, contents: renderMarkdown(tree, figures), class: 'managed' }];

@@ -13,7 +13,7 @@ export interface AntiPatternInput {
   config: Config;
   stack: StackDesign;
   actions: readonly ActionDesign[];
-  partitioned: boolean;
+  highVolume: boolean;
 }
 
 const CANDIDATES: Candidate[] = [
@@ -97,7 +97,10 @@ const CANDIDATES: Candidate[] = [
     id: 'no-partitioning',
     pattern: 'Not partitioning a high-volume store',
     whyItFails: 'Above roughly a million keys a day, row-by-row deletes bloat the table and slow claims.',
-    here: ({ partitioned }) => (partitioned ? 'Expected volume calls for daily range partitions on created_at; cleanup drops whole partitions.' : undefined),
+    here: ({ highVolume }) =>
+      highVolume
+        ? 'Expected volume passes the threshold, but the cure here is not time partitions (they would weaken the primary key to include created_at and let a retry across a boundary run twice): autovacuum tuning, frequent small cleanup batches, and hash partitions on (scope, key) if it ever comes to that.'
+        : undefined,
   },
   {
     id: 'ack-before-complete',

@@ -202,7 +202,7 @@ export function buildRunbook(ctx: Ctx): RunbookEntry[] {
         'Check whether the owning worker is alive (heartbeat age) and whether the side effect happened (provider dashboard, local tables).',
         'If the effect happened, complete the record by hand with the real response; if not, release it so the next retry runs.',
       ],
-      query: `SELECT scope, action, fencing_token, locked_until, created_at\n  FROM ${table}\n WHERE status = 'PROCESSING' AND locked_until < now() - interval '1 minute'\n ORDER BY locked_until\n LIMIT 50;\n\n-- release one (the retry will re-run the action):\nUPDATE ${table} SET status = 'FAILED', locked_until = NULL\n WHERE scope = $1 AND idempotency_key = $2 AND status = 'PROCESSING' AND fencing_token = $3;`,
+      query: `SELECT scope, action, fencing_token, locked_until, created_at\n  FROM ${table}\n WHERE status = 'PROCESSING' AND locked_until < now() - interval '1 minute'\n ORDER BY locked_until\n LIMIT 50;\n\n-- Release one so the next retry runs the action again. Deleting the row is the release:\n-- the fencing token in the WHERE clause makes sure a worker that came back is not overruled.\nDELETE FROM ${table}\n WHERE scope = $1 AND ${ctx.storage.keyColumn} = $2 AND status = 'PROCESSING' AND fencing_token = $3;`,
     },
     {
       id: 'split-brain',
@@ -215,12 +215,16 @@ export function buildRunbook(ctx: Ctx): RunbookEntry[] {
       ],
     },
     {
-      id: 'partition-maintenance',
-      title: 'Partition and table maintenance',
-      symptom: ctx.storage.partitioned ? 'A daily partition is missing or an old one was not dropped.' : 'Table or index bloat grows although cleanup runs.',
-      steps: ctx.storage.partitioned
-        ? ['Create partitions at least 7 days ahead.', `Drop partitions older than the retention window (${ctx.retention.label}) only once none of their rows is PROCESSING.`]
-        : ['Check that the cleanup job runs and deletes in batches.', 'Run VACUUM (ANALYZE) on the table after large deletions; consider partitioning above 100,000 keys a day.'],
+      id: 'table-maintenance',
+      title: 'Table and partition maintenance',
+      symptom: 'store_size keeps growing although traffic is flat, or claim latency creeps up (table or index bloat).',
+      steps: [
+        'Check that the cleanup job runs (its log line and store_size dropping after each run) and that its batches come back short.',
+        'Check autovacuum on the table (pg_stat_user_tables.last_autovacuum, n_dead_tup); after a large backlog, run VACUUM (ANALYZE) once.',
+        ctx.storage.highVolume
+          ? 'If bloat persists at this volume, move to hash partitions on (scope, key) in a maintenance window; never to time partitions, which would break the one-row-per-key guarantee.'
+          : 'Above 100,000 keys a day, tune autovacuum for the table before anything else; hash partitions on (scope, key) are the next step, never time partitions.',
+      ],
     },
   ];
   if (ctx.providers.length > 0) {

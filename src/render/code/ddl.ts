@@ -20,13 +20,12 @@ export function storeDdl(model: DesignModel): CodeSample {
 }
 
 function postgresDdl(model: DesignModel): string {
-  const { table, stepTable, partitioned } = model.storage;
+  const { table, stepTable, highVolume } = model.storage;
   const retention = seconds(model.retention.effectiveMs);
-  const pk = partitioned ? 'PRIMARY KEY (scope, idempotency_key, created_at)' : 'PRIMARY KEY (scope, idempotency_key)';
   return `-- Idempotency store for ${model.stack.databaseLabel}. Every timestamp comes from now() on the server.
 CREATE TABLE ${table} (
   scope             VARCHAR(128) NOT NULL,            -- principal: user, account or tenant id
-  idempotency_key   VARCHAR(255) NOT NULL,
+  key               VARCHAR(255) NOT NULL,
   action            VARCHAR(100) NOT NULL,
   fingerprint       CHAR(64)     NOT NULL,            -- SHA-256 hex of the canonical significant fields
   fingerprint_alg   VARCHAR(32)  NOT NULL DEFAULT '${model.fingerprint.algorithmId}',
@@ -39,37 +38,39 @@ CREATE TABLE ${table} (
   created_at        TIMESTAMPTZ  NOT NULL DEFAULT now(),
   completed_at      TIMESTAMPTZ,
   expires_at        TIMESTAMPTZ  NOT NULL DEFAULT now() + interval '${retention} seconds',
-  CONSTRAINT pk_${table} ${pk},
+  CONSTRAINT pk_${table} PRIMARY KEY (scope, key),
   CONSTRAINT chk_${table}_status CHECK (status IN ('PROCESSING', 'COMPLETED', 'FAILED')),
   CONSTRAINT chk_${table}_fingerprint CHECK (fingerprint ~ '^[0-9a-f]{64}$'),
-  CONSTRAINT chk_${table}_key CHECK (idempotency_key ~ '^[\\x21-\\x7E]{1,255}$'),
+  CONSTRAINT chk_${table}_key CHECK (key ~ '^[\\x21-\\x7E]{1,255}$'),
   CONSTRAINT chk_${table}_lease CHECK ((status = 'PROCESSING') = (locked_until IS NOT NULL)),
   CONSTRAINT chk_${table}_response CHECK (status <> 'COMPLETED' OR response_status IS NOT NULL)
-)${partitioned ? ' PARTITION BY RANGE (created_at)' : ''};
+);
 
 -- Cleanup scans finished rows by expiry; in-flight rows are never candidates.
 CREATE INDEX idx_${table}_expires ON ${table} (expires_at) WHERE status <> 'PROCESSING';
 -- Orphan detection: leases that lapsed.
 CREATE INDEX idx_${table}_orphans ON ${table} (locked_until) WHERE status = 'PROCESSING';
-${partitioned ? `
--- One partition per day (created by the maintenance job seven days ahead), e.g.:
-CREATE TABLE ${table}_${model.generatedOn.replace(/-/g, '')} PARTITION OF ${table}
-  FOR VALUES FROM ('${model.generatedOn}') TO ('${model.generatedOn}'::date + 1);
-` : `
--- Above 100,000 keys a day, recreate as PARTITION BY RANGE (created_at) with the
--- primary key extended by created_at, and drop daily partitions instead of deleting rows.
-`}
+${
+  highVolume
+    ? `
+-- High volume: keep updates in place and vacuum early instead of partitioning by time
+-- (a time-partitioned table cannot keep one row per (scope, key) across partitions).
+ALTER TABLE ${table} SET (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02);
+`
+    : ''
+}
 -- Saga steps: one row per step of a multi-step action, under the outer key.
 CREATE TABLE ${stepTable} (
   scope            VARCHAR(128) NOT NULL,
-  idempotency_key  VARCHAR(255) NOT NULL,
+  key              VARCHAR(255) NOT NULL,
   step_index       SMALLINT     NOT NULL,
   step_name        VARCHAR(100) NOT NULL,
-  status           VARCHAR(16)  NOT NULL DEFAULT 'PENDING',
+  status           VARCHAR(16)  NOT NULL,
   result           JSONB,
   updated_at       TIMESTAMPTZ  NOT NULL DEFAULT now(),
-  CONSTRAINT pk_${stepTable} PRIMARY KEY (scope, idempotency_key, step_index),
-  CONSTRAINT chk_${stepTable}_status CHECK (status IN ('PENDING', 'DONE', 'FAILED', 'COMPENSATED'))
+  CONSTRAINT pk_${stepTable} PRIMARY KEY (scope, key, step_index),
+  CONSTRAINT chk_${stepTable}_status CHECK (status IN ('DONE', 'COMPENSATED')),
+  CONSTRAINT fk_${stepTable}_record FOREIGN KEY (scope, key) REFERENCES ${table} (scope, key) ON DELETE CASCADE
 );`;
 }
 

@@ -52,7 +52,7 @@ export function fingerprintsEqual(a: string, b: string): boolean {
 }
 
 export function cleanupSample(model: DesignModel): CodeSample {
-  const { table, partitioned } = model.storage;
+  const { table } = model.storage;
   const db = model.stack.storeDatabase;
   const limitDelete =
     db === 'mysql' || db === 'mariadb'
@@ -62,11 +62,7 @@ export function cleanupSample(model: DesignModel): CodeSample {
           WHERE status <> 'PROCESSING' AND expires_at < now()
           LIMIT ${model.cleanup.batchSize}
           FOR UPDATE SKIP LOCKED)`;
-  const body = partitioned
-    ? `  // Daily partitions: drop whole days past retention, and create the next seven ahead.
-  const { rows } = await db.query(\`SELECT drop_expired_idempotency_partitions($1::interval) AS dropped\`, ['${Math.round(model.retention.effectiveMs / 1000)} seconds']);
-  return Number(rows[0].dropped);`
-    : `  let total = 0;
+  const body = `  let total = 0;
   for (;;) {
     // Small batches keep each transaction short; SKIP LOCKED never waits on rows a request holds.
     const result = await db.query(\`${limitDelete}\`);

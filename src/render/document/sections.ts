@@ -84,6 +84,11 @@ function overview(model: DesignModel): Section {
   return section(0, 'Overview', 'What is protected, the stack, the key decisions and the assumptions.', blocks);
 }
 
+function firstSentence(text: string): string {
+  const end = text.indexOf('. ');
+  return end === -1 ? text : text.slice(0, end + 1);
+}
+
 function joinInline(parts: Inline[]): Inline[] {
   const out: Inline[] = [];
   parts.forEach((part, index) => {
@@ -104,7 +109,7 @@ function actionAnalysis(model: DesignModel): Section {
         cell(routeOf(a), a.source ? ' · ' : '', ...(a.source ? [code(a.source)] : [])),
         cell(a.duplicateImpact),
         cell(`${a.key.sourceLabel}: ${a.key.carrier}`),
-        cell(a.recovery.split('. ')[0] + '.'),
+        cell(firstSentence(a.recovery)),
       ]),
     ),
   ];
@@ -139,7 +144,7 @@ function keyDesign(model: DesignModel): Section {
     table(['Action', 'Scope', 'Why'], model.actions.map((a) => [cell(a.name), cell(a.scopeLabel), cell(a.scopeReason)])),
     heading('Validation'),
     list(k.validation.map((v) => [v])),
-    p('The database enforces uniqueness with ', code(`PRIMARY KEY (scope, idempotency_key)`), ' and the key shape with ', code(`CHECK (idempotency_key ~ '${k.charsetPattern}')`), '; see the DDL in section 4.'),
+    p('The database enforces uniqueness with ', code(`PRIMARY KEY (scope, ${model.storage.keyColumn})`), '; the middleware enforces the key shape (', code(k.charsetPattern), ') before touching the store; see the DDL in section 4.'),
     heading('Who generates it'),
     table(['Action', 'Source', 'How'], model.actions.map((a) => [cell(a.name), cell(a.key.sourceLabel), cell(a.key.carrier)])),
     p(k.generation),
@@ -248,7 +253,7 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
     p(strong(`Retention: ${sec(r.effectiveMs)}.`), ` ${r.justification}`),
     ...(r.floors.length > 0 ? [table(['What needs the window', 'Minimum'], r.floors.map((f) => [cell(f.reason), cell(sec(f.ms))]))] : []),
     heading('Cleanup job', 'cleanup-job'),
-    p(`${model.cleanup.strategy} Schedule: ${model.cleanup.scheduleLabel} (`, code(model.cleanup.schedule), `). ${model.storage.partitionReason}`),
+    p(`${model.cleanup.strategy} Schedule: ${model.cleanup.scheduleLabel} (`, code(model.cleanup.schedule), `). ${model.storage.volumeNote}`),
     { type: 'code', ...samples.cleanup, title: samples.cleanup.path ?? 'cleanup' },
   ];
   return section(5, 'Partial Failure Recovery', 'Crashes mid-action, half-finished side effects, telling dead workers from slow ones, retention and cleanup.', blocks);

@@ -1,6 +1,13 @@
 /** Escapes text so Markdown renders it literally: no emphasis, links, raw HTML or headings from user values. */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/\r?\n/g, ' ').replace(/[\\`*_{}[\]()<>#+!|~&]/g, (ch) => (ch === '&' ? '&amp;' : `\\${ch}`));
+  const flat = text
+    .replace(/\r?\n/g, ' ')
+    .replace(/[\\`*[\]<>|~]/g, (ch) => `\\${ch}`)
+    .replace(/&/g, '&amp;')
+    // An underscore inside a word (locked_until) never starts emphasis; only escape it at a word edge.
+    .replace(/(^|[^\p{L}\p{N}])_|_(?=$|[^\p{L}\p{N}])/gu, (match) => match.replace('_', '\\_'));
+  // Characters that only matter at the start of a line: headings, lists, block quotes.
+  return flat.replace(/^([#+\-=>]|\d+[.)])/, '\\$1');
 }
 
 /** An inline code span that survives backticks in its content (CommonMark: a longer fence, padded). */

@@ -101,7 +101,7 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
       ? { ...stack, packages: workspaces.map((w) => ({ dir: w.dir, name: w.name, stack: enrichStack((scopes.get(w.dir) as PackageScope).stack, findings.filter((f) => f.package === w.name)) })) }
       : stack,
     findings: sortFindings(dedupeFindings(findings)),
-    warnings,
+    warnings: [...warnings].sort(),
   };
 }
 

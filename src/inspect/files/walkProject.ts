@@ -32,6 +32,8 @@ export async function walkProject(root: string): Promise<WalkResult> {
   const warnings: string[] = [];
   const seenDirs = new Set<string>();
   const seenFiles = new Set<string>();
+  // Symlinked directories wait until every real directory is walked, so files are reported at their real path.
+  const pendingLinks: Array<[string, string, IgnoreScope[]]> = [];
 
   async function visit(dirAbs: string, dirRel: string, scopes: IgnoreScope[]): Promise<void> {
     const real = await realpath(dirAbs).catch(() => dirAbs);
@@ -59,7 +61,8 @@ export async function walkProject(root: string): Promise<WalkResult> {
       const abs = path.join(dirAbs, entry.name);
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
-      if (entry.isSymbolicLink()) {
+      const isLink = entry.isSymbolicLink();
+      if (isLink) {
         const target = await stat(abs).catch(() => undefined);
         if (!target) continue;
         isDir = target.isDirectory();
@@ -67,7 +70,9 @@ export async function walkProject(root: string): Promise<WalkResult> {
       }
       if (ignoredBy(active, rel, isDir)) continue;
       if (isDir) {
-        if (!isSkippedDir(entry.name)) subdirs.push([abs, rel]);
+        if (isSkippedDir(entry.name)) continue;
+        if (isLink) pendingLinks.push([abs, rel, active]);
+        else subdirs.push([abs, rel]);
         continue;
       }
       if (!isFile) continue;
@@ -88,6 +93,12 @@ export async function walkProject(root: string): Promise<WalkResult> {
   }
 
   await visit(root, '', []);
+  for (let i = 0; i < pendingLinks.length; i++) {
+    const [abs, rel, scopes] = pendingLinks[i] as [string, string, IgnoreScope[]];
+    await visit(abs, rel, scopes);
+  }
+  warnings.sort();
+  files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
   return { files, warnings };
 }
 

@@ -5,6 +5,7 @@ import type { Config } from './config/schema.js';
 import { UserError } from './errors.js';
 import { formatFiles } from './emit/format.js';
 import { applyPlan } from './emit/applyPlan.js';
+import { readManifest } from './emit/manifest.js';
 import { planWrites, type PlannedWrite } from './emit/planWrites.js';
 import { resolveInside } from './emit/safePath.js';
 import { buildDesign, type InspectionInput } from './model/index.js';
@@ -66,6 +67,8 @@ function fixedDate(options: GenerateOptions): Date | undefined {
   return undefined;
 }
 
+const manifestDate = (day: string | undefined) => (day ? new Date(`${day}T00:00:00Z`) : undefined);
+
 /** The date printed in a document already on disk, so an otherwise unchanged document keeps it. */
 async function dateOnDisk(root: string, output: string): Promise<Date | undefined> {
   const text = await readFile(resolveInside(root, output), 'utf8').catch(() => undefined);
@@ -109,20 +112,21 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   let plan: PlannedWrite[] | undefined;
   if (!date) {
     // Keep the date already on disk while nothing else changed; a real change gets today's date.
-    const previous = await dateOnDisk(root, output);
+    // A split folder has no single file to read the date from; the manifest remembers it for every layout.
+    const previous = (await dateOnDisk(root, output)) ?? manifestDate((await readManifest(root)).date);
     if (previous) {
       rendered = await renderAll(config, options, format, output, previous);
       plan = await planWrites(root, rendered.files, { force: options.force });
       if (plan.find((item) => item.path === output)?.action !== 'unchanged') {
         rendered = undefined;
         plan = undefined;
-      }
+      } else date = previous;
     }
-    date = clock();
+    date ??= clock();
   }
   rendered ??= await renderAll(config, options, format, output, date);
   plan ??= await planWrites(root, rendered.files, { force: options.force });
   const written = !options.check && !options.dryRun;
-  if (written) await applyPlan(root, plan);
+  if (written) await applyPlan(root, plan, { date: rendered.model.generatedOn });
   return { plan, model: rendered.model, document: output, written };
 }

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import path from 'node:path';
 import { FindingsError } from '../errors.js';
+import type { PlannedWrite, WriteAction } from '../emit/planWrites.js';
 import type { GenerateOptions, GenerateResult } from '../generate.js';
 import { createLogger, type Logger } from '../logger.js';
 
@@ -12,6 +13,7 @@ interface GenerateFlags {
   split?: 'auto' | 'always' | 'never';
   check?: boolean;
   dryRun?: boolean;
+  diff?: boolean;
   force?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -29,7 +31,8 @@ export function generateCommand(): Command {
     .addOption(new Option('--split <mode>', 'single file or linked folder').choices(['auto', 'always', 'never']))
     .option('--check', 'write nothing; exit 1 listing files that differ from what would be generated')
     .option('--dry-run', 'print the write plan without writing')
-    .option('--force', 'overwrite scaffold files you have edited')
+    .option('--diff', 'print a unified diff of what would change, without writing')
+    .option('--force', 'overwrite scaffold files you have edited (and restore ones you deleted)')
     .option('--json', 'print the result as JSON')
     .option('--quiet', 'print only warnings and errors')
     .option('--date <yyyy-mm-dd>', 'date for the footer (default: SOURCE_DATE_EPOCH, then the date already in the document)')
@@ -41,7 +44,7 @@ export function generateCommand(): Command {
 
 export async function runGenerate(flags: GenerateFlags): Promise<GenerateResult> {
   const log = createLogger({ quiet: flags.quiet || flags.json });
-  const { generate } = await import('../generate.js');
+  const [{ generate }, { staleFiles, describeStale }] = await Promise.all([import('../generate.js'), import('../emit/staleFiles.js')]);
   const options: GenerateOptions = {
     cwd: path.resolve(flags.cwd ?? '.'),
     config: flags.config,
@@ -49,25 +52,29 @@ export async function runGenerate(flags: GenerateFlags): Promise<GenerateResult>
     out: flags.out,
     split: flags.split,
     check: flags.check,
-    dryRun: flags.dryRun,
+    // --diff shows what would change; like --dry-run it never writes.
+    dryRun: flags.dryRun || flags.diff,
     force: flags.force,
     date: flags.date,
     diagrams: flags.diagrams,
   };
   const result = await generate(options);
+  const diffs = flags.diff ? await diffsOf(result.plan) : new Map<PlannedWrite, string>();
+  const stale = staleFiles(result.plan);
   if (flags.json) {
-    process.stdout.write(
-      `${JSON.stringify({ document: result.document, written: result.written, files: result.plan.map((p) => ({ path: p.path, class: p.class, action: p.action })) }, null, 2)}\n`,
-    );
+    const { MANIFEST_PATH } = await import('../emit/manifest.js');
+    const files = result.plan.map((p) => ({ path: p.path, class: p.class, action: p.action, ...(p.reason ? { reason: p.reason } : {}), ...(diffs.has(p) ? { diff: diffs.get(p) } : {}) }));
+    const body = { document: result.document, written: result.written, manifest: MANIFEST_PATH, ...(flags.check ? { stale: stale.map((p) => p.path) } : {}), files };
+    process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
   } else {
     report(result, log, flags);
+    for (const text of diffs.values()) process.stdout.write(text);
   }
   if (flags.check) {
-    const stale = result.plan.filter((p) => p.action === 'create' || p.action === 'update' || (p.class === 'managed' && p.action === 'user-modified'));
     if (stale.length > 0) {
       throw new FindingsError(
         `${stale.length} generated file${stale.length === 1 ? ' is' : 's are'} out of date; run \`idempotency-builder generate\` and commit the result.`,
-        stale.map((p) => `${p.path} (${p.action === 'create' ? 'missing' : 'differs'})`),
+        stale.map(describeStale),
       );
     }
     log.success('Generated files are up to date.');
@@ -75,17 +82,41 @@ export async function runGenerate(flags: GenerateFlags): Promise<GenerateResult>
   return result;
 }
 
-const VERBS = { create: 'created', update: 'updated', unchanged: 'unchanged', 'user-modified': 'skipped (edited by you; --force overwrites)' } as const;
-const PLAN_VERBS = { create: 'would create', update: 'would update', unchanged: 'unchanged', 'user-modified': 'would skip (edited by you)' } as const;
+async function diffsOf(plan: readonly PlannedWrite[]): Promise<Map<PlannedWrite, string>> {
+  const { unifiedDiff } = await import('../emit/unifiedDiff.js');
+  const diffs = new Map<PlannedWrite, string>();
+  for (const item of plan) {
+    if (item.action === 'create' || item.action === 'update') diffs.set(item, unifiedDiff(item.current, item.contents, { path: item.path }));
+    else if (item.action === 'remove') diffs.set(item, unifiedDiff(item.current, undefined, { path: item.path }));
+  }
+  return diffs;
+}
+
+const DONE: Record<WriteAction, string> = { create: 'created', update: 'updated', unchanged: 'unchanged', 'user-modified': 'skipped', remove: 'removed', orphan: 'left' };
+const PLANNED: Record<WriteAction, string> = {
+  create: 'would create',
+  update: 'would update',
+  unchanged: 'unchanged',
+  'user-modified': 'would skip',
+  remove: 'would remove',
+  orphan: 'would leave',
+};
 
 function report(result: GenerateResult, log: Logger, flags: GenerateFlags): void {
-  if (flags.check) return;
-  const verbs = result.written ? VERBS : PLAN_VERBS;
+  const verbs = result.written ? DONE : PLANNED;
+  const width = result.written ? 9 : 12;
+  // A real run lists only what changed (CI logs stay short); a dry run, diff or check shows the whole plan.
+  const listAll = !result.written && !flags.diff;
   for (const item of result.plan) {
-    const line = `${verbs[item.action].padEnd(result.written ? 9 : 12)} ${log.value(item.path)}`;
-    if (item.action === 'user-modified') log.warn(line);
-    else log.info(item.action === 'unchanged' ? log.dim(line) : line);
+    if (item.action === 'unchanged' && !listAll) continue;
+    const line = `${verbs[item.action].padEnd(width)} ${log.value(item.path)}${item.reason ? log.dim(` (${item.reason})`) : ''}`;
+    if (item.action === 'user-modified' || item.action === 'orphan') log.warn(line);
+    else if (!flags.check) log.info(item.action === 'unchanged' ? log.dim(line) : line);
   }
+  const counts = new Map<WriteAction, number>();
+  for (const item of result.plan) counts.set(item.action, (counts.get(item.action) ?? 0) + 1);
+  const summary = [...counts].map(([action, count]) => `${count} ${verbs[action]}`).join(', ');
+  if (!flags.check) log.info(log.dim(`${result.written ? '' : 'Plan: '}${summary}.`));
   if (result.written) {
     const m = result.model;
     log.success(

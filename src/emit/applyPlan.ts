@@ -1,46 +1,59 @@
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import { UserError } from '../errors.js';
+import { fileSystemError } from './fileSystemError.js';
+import { MANIFEST_PATH, serializeManifest, type Manifest } from './manifest.js';
+import { nextManifest } from './nextManifest.js';
 import type { PlannedWrite } from './planWrites.js';
+import { preflight } from './preflight.js';
 import { resolveInside } from './safePath.js';
+import { writeAtomic } from './writeAtomic.js';
 
-/** Writes through a temp file in the same folder and renames it, so a reader never sees half a file. */
-export async function writeAtomic(absolute: string, contents: string): Promise<void> {
-  const dir = path.dirname(absolute);
+export { writeAtomic } from './writeAtomic.js';
+
+export interface ApplyOptions {
+  /** Footer date of this generation (YYYY-MM-DD), recorded in the manifest. */
+  date?: string;
+}
+
+/** The manifest is rewritten only when it changes, so an unchanged run touches nothing on disk. */
+async function writeManifest(root: string, manifest: Manifest): Promise<void> {
+  const absolute = path.join(root, MANIFEST_PATH);
+  const text = serializeManifest(manifest);
+  if ((await readFile(absolute, 'utf8').catch(() => undefined)) === text) return;
+  await writeAtomic(absolute, text, MANIFEST_PATH);
+}
+
+/** Deletes an orphan, then any folders it leaves empty (never the project root). */
+async function removeFile(root: string, relative: string): Promise<void> {
+  const absolute = resolveInside(root, relative);
   try {
-    await mkdir(dir, { recursive: true });
+    await rm(absolute, { force: true });
   } catch (error) {
-    throw environmentError(error, dir);
+    throw fileSystemError(error, 'remove', relative);
   }
-  const info = await stat(absolute).catch(() => undefined);
-  if (info?.isDirectory()) throw new UserError(`Cannot write ${absolute}: a folder with that name exists.`, 'Move the folder or choose another output path.');
-  const temp = path.join(dir, `.${path.basename(absolute)}.${process.pid}.tmp`);
-  try {
-    await writeFile(temp, contents, 'utf8');
-    await rename(temp, absolute);
-  } catch (error) {
-    await rm(temp, { force: true }).catch(() => undefined);
-    throw environmentError(error, absolute);
+  for (let dir = path.dirname(absolute); dir !== root && dir.startsWith(root + path.sep); dir = path.dirname(dir)) {
+    if (!(await rmdir(dir).then(() => true, () => false))) break;
   }
 }
 
-function environmentError(error: unknown, where: string): UserError {
-  const code = (error as NodeJS.ErrnoException).code;
-  const reason =
-    code === 'EACCES' || code === 'EPERM'
-      ? 'permission denied'
-      : code === 'ENOSPC'
-        ? 'the disk is full'
-        : code === 'ENOTDIR'
-          ? 'a file stands where a folder is needed'
-          : code === 'EROFS'
-            ? 'the file system is read-only'
-            : (error as Error).message;
-  return new UserError(`Cannot write ${where}: ${reason}.`, 'Fix the file system problem and run the command again; nothing was left half-written.');
-}
-
-export async function applyPlan(root: string, plan: readonly PlannedWrite[]): Promise<void> {
-  for (const item of plan) {
-    if (item.action === 'create' || item.action === 'update') await writeAtomic(resolveInside(root, item.path), item.contents);
+/**
+ * Applies a plan: writes creates and updates atomically, removes orphans, then records the manifest. If a write
+ * fails half-way (disk full), the manifest still records the files that were written, so the next run knows they
+ * are the tool's and does not mistake them for user edits.
+ */
+export async function applyPlan(root: string, plan: readonly PlannedWrite[], options: ApplyOptions = {}): Promise<void> {
+  const work = plan.filter((item) => item.action === 'create' || item.action === 'update' || item.action === 'remove');
+  await preflight(root, work);
+  const applied = new Set<PlannedWrite>();
+  try {
+    for (const item of work) {
+      if (item.action === 'remove') await removeFile(root, item.path);
+      else await writeAtomic(resolveInside(root, item.path), item.contents, item.path);
+      applied.add(item);
+    }
+  } catch (error) {
+    await writeManifest(root, nextManifest(plan, { ...options, applied })).catch(() => undefined);
+    throw error;
   }
+  await writeManifest(root, nextManifest(plan, options));
 }

@@ -1,8 +1,14 @@
 import type { RenderedFile } from '../render/renderDocument.js';
 
+/** The style the generators already emit code in; test/emit/houseStyle.test.ts keeps them honest. */
+export const HOUSE_STYLE = { singleQuote: true, printWidth: 110 } as const;
+
 /**
- * Formats what prettier understands best: Markdown documents and generated TypeScript/JavaScript.
+ * Formats what prettier understands best: Markdown documents and generated TypeScript/JavaScript/YAML/JSON.
  * HTML is emitted already formatted (prettier would reflow <pre> and inline SVG).
+ *
+ * Code follows the user's prettier config. Without one it would be formatted in HOUSE_STYLE, which the generators
+ * already produce, so the (slow, ~100 ms per file) pass is skipped: it is most of a cold `generate`.
  */
 export async function formatFiles(files: readonly RenderedFile[], cwd: string): Promise<RenderedFile[]> {
   const wanted = files.filter((f) => /\.(md|ts|js|mjs|cjs|tsx|json|ya?ml)$/.test(f.path));
@@ -15,10 +21,15 @@ export async function formatFiles(files: readonly RenderedFile[], cwd: string): 
       continue;
     }
     // Documents use fixed options so they are byte-identical on every machine; code follows the user's config.
-    const userConfig = file.path.endsWith('.md') ? null : await prettier.resolveConfig(`${cwd}/${file.path}`, { editorconfig: false }).catch(() => null);
+    const isDocument = file.class === 'managed' && file.path.endsWith('.md');
+    const userConfig = isDocument ? null : await prettier.resolveConfig(`${cwd}/${file.path}`, { editorconfig: false }).catch(() => null);
+    if (!isDocument && userConfig === null) {
+      out.push(file);
+      continue;
+    }
     try {
       const contents = await prettier.format(file.contents, {
-        ...(userConfig ?? { singleQuote: true, printWidth: 110 }),
+        ...(userConfig ?? HOUSE_STYLE),
         filepath: file.path,
         proseWrap: 'preserve',
         embeddedLanguageFormatting: 'off',

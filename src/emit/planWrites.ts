@@ -1,38 +1,98 @@
 import { readFile } from 'node:fs/promises';
+import { UserError } from '../errors.js';
 import type { RenderedFile } from '../render/renderDocument.js';
+import { type ManifestEntry, normalizeText, readManifest, sha256Of } from './manifest.js';
 import { resolveInside } from './safePath.js';
 
-export type WriteAction = 'create' | 'update' | 'unchanged' | 'user-modified';
+/**
+ * create / update / unchanged: what the writer does to a file the design produces.
+ * user-modified: the file is the user's now (edited, deleted, or never ours) and is left alone.
+ * remove: a managed file the design no longer produces, unchanged since written, so it is deleted.
+ * orphan: no longer produced but kept (edited since written, or scaffold code that belongs to the user).
+ */
+export type WriteAction = 'create' | 'update' | 'unchanged' | 'user-modified' | 'remove' | 'orphan';
 
 export interface PlannedWrite extends RenderedFile {
   action: WriteAction;
-  /** What is on disk now, for --diff; undefined when the file does not exist. */
+  /** What is on disk now (LF-normalized), for --diff; undefined when the file does not exist. */
   current?: string;
+  /** Why a file is skipped, overwritten despite edits, or left behind; shown in the report. */
+  reason?: string;
+  /** The manifest entry from the last run, when the tool wrote this path before. */
+  tracked?: ManifestEntry;
+}
+
+export interface PlanOptions {
+  /** Overwrite edited scaffold files, restore deleted ones and remove edited orphans. */
+  force?: boolean;
 }
 
 /** Line endings never count as a change: a CRLF checkout of the same content is "unchanged". */
-export const normalizeEol = (text: string) => text.replace(/\r\n/g, '\n');
+export const normalizeEol = normalizeText;
+
+/** Files carrying this marker were produced by the tool, even when the manifest was lost. */
+const MARKER = 'idempotency-builder';
+
+async function readCurrent(absolute: string, relative: string): Promise<string | undefined> {
+  try {
+    return normalizeText(await readFile(absolute, 'utf8'));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // A folder (or a file where a folder should be) is reported by applyPlan's preflight, with the fix.
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return undefined;
+    throw new UserError(`Cannot read ${relative}: ${(error as Error).message}.`, 'Make the file readable and run the command again.');
+  }
+}
+
+function decide(file: RenderedFile, current: string | undefined, tracked: ManifestEntry | undefined, force: boolean): Pick<PlannedWrite, 'action' | 'reason'> {
+  if (current === undefined) {
+    // "Written once": a scaffold file the user deleted after we wrote it stays deleted.
+    if (tracked && file.class === 'scaffold' && !force) return { action: 'user-modified', reason: 'deleted since it was generated; --force restores it' };
+    return { action: 'create' };
+  }
+  if (current === file.contents) return { action: 'unchanged' };
+  const ours = tracked !== undefined && sha256Of(current) === tracked.sha256;
+  if (force) return { action: 'update', ...(ours ? {} : { reason: 'overwritten (--force)' }) };
+  if (file.class === 'managed') {
+    if (ours) return { action: 'update' };
+    if (tracked || current.includes(MARKER)) return { action: 'update', reason: 'edited by hand; generated files are always regenerated' };
+    return { action: 'user-modified', reason: 'exists and was not written by idempotency-builder; --force overwrites' };
+  }
+  if (ours) return { action: 'update' };
+  return { action: 'user-modified', reason: tracked ? 'edited since it was generated; --force overwrites' : 'exists and was not written by idempotency-builder; --force overwrites' };
+}
 
 /**
- * Compares what would be written with the disk. Managed files are always brought up to date; a scaffold
- * file that exists with other content belongs to the user and is left alone unless `force` is set.
+ * Compares what would be written with the disk and the manifest. Managed files are brought up to date; a scaffold
+ * file is updated only while it still has the hash the tool last wrote. Manifest entries the design no longer
+ * produces become orphans: removed when managed and untouched, otherwise left for the user.
  */
-export async function planWrites(root: string, files: readonly RenderedFile[], options: { force?: boolean } = {}): Promise<PlannedWrite[]> {
+export async function planWrites(root: string, files: readonly RenderedFile[], options: PlanOptions = {}): Promise<PlannedWrite[]> {
+  const manifest = await readManifest(root);
+  const tracked = new Map(manifest.files.map((entry) => [entry.path, entry]));
   const plan: PlannedWrite[] = [];
-  for (const file of files) {
-    const absolute = resolveInside(root, file.path);
-    let current: string | undefined;
+  for (const rendered of files) {
+    const file = { ...rendered, contents: normalizeText(rendered.contents) };
+    const current = await readCurrent(resolveInside(root, file.path), file.path);
+    const entry = tracked.get(file.path);
+    plan.push({ ...file, ...decide(file, current, entry, Boolean(options.force)), current, ...(entry ? { tracked: entry } : {}) });
+  }
+  const produced = new Set(files.map((file) => file.path));
+  for (const entry of manifest.files) {
+    if (produced.has(entry.path)) continue;
+    let absolute: string;
     try {
-      current = await readFile(absolute, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'EISDIR') throw error;
+      absolute = resolveInside(root, entry.path);
+    } catch {
+      continue; // A hand-edited manifest must never make us touch anything outside the project.
     }
-    let action: WriteAction;
-    if (current === undefined) action = 'create';
-    else if (normalizeEol(current) === normalizeEol(file.contents)) action = 'unchanged';
-    else if (file.class === 'scaffold' && !options.force) action = 'user-modified';
-    else action = 'update';
-    plan.push({ ...file, action, current });
+    const current = await readCurrent(absolute, entry.path);
+    if (current === undefined) continue; // Already gone; it simply drops out of the manifest.
+    const unchanged = sha256Of(current) === entry.sha256;
+    const base = { path: entry.path, class: entry.class, contents: '', current, tracked: entry };
+    if (entry.class === 'managed' && (unchanged || options.force)) plan.push({ ...base, action: 'remove', reason: 'no longer generated' });
+    else if (entry.class === 'managed') plan.push({ ...base, action: 'orphan', reason: 'no longer generated; kept because it was edited (--force removes it)' });
+    else plan.push({ ...base, action: 'orphan', reason: 'no longer generated; scaffold code is yours, so it stays' });
   }
   return plan;
 }

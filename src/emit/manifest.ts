@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { UserError } from '../errors.js';
+
+/** Where the tool remembers what it wrote; commit it so CI and teammates share the ownership record. */
+export const MANIFEST_PATH = '.idempotency-builder/manifest.json';
+
+export type FileClass = 'managed' | 'scaffold';
+
+export interface ManifestEntry {
+  /** Project-relative POSIX path. */
+  path: string;
+  class: FileClass;
+  /** sha256 hex of the LF-normalized text the tool last wrote. */
+  sha256: string;
+}
+
+export interface Manifest {
+  /** Footer date of the last generation (YYYY-MM-DD), kept while the document is otherwise unchanged. */
+  date?: string;
+  files: ManifestEntry[];
+}
+
+/**
+ * Line endings and a byte-order mark never count as a change, so a CRLF checkout (git autocrlf) of the same
+ * content is "unchanged" and hashes the same.
+ */
+export const normalizeText = (text: string): string => text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+
+export const sha256Of = (text: string): string => createHash('sha256').update(normalizeText(text), 'utf8').digest('hex');
+
+/** The manifest on disk; an empty one when the project has never been generated. */
+export async function readManifest(root: string): Promise<Manifest> {
+  const file = path.join(root, MANIFEST_PATH);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { files: [] };
+    throw new UserError(`Cannot read ${MANIFEST_PATH}: ${(error as Error).message}.`, 'Make the file readable and run the command again.');
+  }
+  return parseManifest(text);
+}
+
+const corrupt = (why: string) =>
+  new UserError(
+    `${MANIFEST_PATH} is damaged (${why}).`,
+    `Restore it from version control, or delete it and run \`idempotency-builder generate\` again (edited scaffold files are then kept, never overwritten).`,
+  );
+
+export function parseManifest(text: string): Manifest {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw corrupt('not valid JSON');
+  }
+  const files = (raw as { files?: unknown } | null)?.files;
+  if (!Array.isArray(files)) throw corrupt('no "files" list');
+  const entries = files.map((entry: unknown, index): ManifestEntry => {
+    const { path: p, class: c, sha256 } = (entry ?? {}) as Record<string, unknown>;
+    if (typeof p !== 'string' || p === '' || (c !== 'managed' && c !== 'scaffold') || typeof sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(sha256)) {
+      throw corrupt(`files[${index}] needs path, class "managed" or "scaffold" and a sha256`);
+    }
+    return { path: p, class: c, sha256 };
+  });
+  const date = (raw as { date?: unknown }).date;
+  return { ...(typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date) ? { date } : {}), files: entries };
+}
+
+/** Sorted, two-space JSON with a final newline: byte-identical for the same inputs on any machine. */
+export function serializeManifest(manifest: Manifest): string {
+  const files = [...manifest.files]
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    .map((entry) => ({ path: entry.path, class: entry.class, sha256: entry.sha256 }));
+  const body = { $comment: 'Written by idempotency-builder: what it generated and the hash it wrote. Commit this file.', ...(manifest.date ? { date: manifest.date } : {}), files };
+  return `${JSON.stringify(body, null, 2)}\n`;
+}

@@ -1,6 +1,6 @@
 import type { Figure } from '../diagrams/index.js';
 import type { DesignModel } from '../model/types.js';
-import { codeSamples, toJavaScript } from './code/index.js';
+import { codeSamples, formatSamples, toJavaScript } from './code/index.js';
 import { buildDocument } from './document/buildDocument.js';
 import type { DocumentTree } from './document/types.js';
 import { renderHtml } from './html/renderHtml.js';
@@ -28,6 +28,7 @@ export interface RenderDocumentOptions {
 export async function buildTree(model: DesignModel, options: Pick<RenderDocumentOptions, 'figures' | 'excerpts'>): Promise<DocumentTree> {
   let samples = codeSamples(model, options.excerpts);
   if (model.stack.language === 'javascript') samples = await toJavaScript(samples);
+  samples = await formatSamples(samples);
   return buildDocument(model, samples, options.figures);
 }
 

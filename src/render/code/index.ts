@@ -39,3 +39,23 @@ export async function toJavaScript(samples: CodeSamples): Promise<CodeSamples> {
     monitoring: convert(samples.monitoring),
   };
 }
+
+const PARSERS: Record<string, string> = { typescript: 'typescript', javascript: 'babel', yaml: 'yaml' };
+
+/** Samples are formatted like the scaffolding, so the document reads like real code; SQL stays as written. */
+export async function formatSamples(samples: CodeSamples): Promise<CodeSamples> {
+  const prettier = await import('prettier');
+  const entries = await Promise.all(
+    Object.entries(samples).map(async ([id, sample]) => {
+      const parser = PARSERS[sample.language];
+      if (!parser) return [id, sample] as const;
+      try {
+        const code = await prettier.format(sample.code, { parser, singleQuote: true, printWidth: 110, trailingComma: 'all' });
+        return [id, { ...sample, code: code.trimEnd() }] as const;
+      } catch {
+        return [id, sample] as const;
+      }
+    }),
+  );
+  return Object.fromEntries(entries) as unknown as CodeSamples;
+}

@@ -92,7 +92,7 @@ function frameworkBody(model: DesignModel): string {
       return `// Fastify: preHandler claims; onSend persists the serialized payload before it is written.
 export function idempotent(opts: ActionOptions) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-${shared.replace(/KEY_HEADER_VALUE/g, "request.headers['idempotency-key']").replace(/PRINCIPAL/g, 'request.user.id').replace(/METHOD/g, 'request.method').replace(/BODY/g, 'request.body').replace(/SEND\(/g, 'sendDecision(reply, ')}
+${indent(shared.replace(/KEY_HEADER_VALUE/g, "request.headers['idempotency-key']").replace(/PRINCIPAL/g, 'request.user.id').replace(/METHOD/g, 'request.method').replace(/BODY/g, 'request.body').replace(/SEND\(/g, 'sendDecision(reply, '), 2)}
     request.idempotency = { claim, fencingToken: decision.fencingToken };
   };
 }
@@ -107,11 +107,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const opts = this.reflector.get<ActionOptions>(IDEMPOTENT, context.getHandler());
     if (!opts) return next.handle();
     const request = context.switchToHttp().getRequest();
+    const response = context.switchToHttp().getResponse();
     const store = this.store;
-${shared.replace(/KEY_HEADER_VALUE/g, "request.headers['idempotency-key']").replace(/PRINCIPAL/g, 'request.user.id').replace(/METHOD/g, 'request.method').replace(/BODY/g, 'request.body').replace(/return SEND\(/g, 'throw toHttpException(').replace(/replayed: true \}\)/, "replayed: true })")}
+${indent(shared.replace(/KEY_HEADER_VALUE/g, "request.headers['idempotency-key']").replace(/PRINCIPAL/g, 'request.user.id').replace(/METHOD/g, 'request.method').replace(/BODY/g, 'request.body').replace(/SEND\(/g, 'respondNow(response, '), 2)}
+    // respondNow writes the answer through the platform response and returns an Observable, so the handler never runs.
+    const fencingToken = decision.fencingToken;
     return next.handle().pipe(
-      concatMap(async (result) => { await complete(store, claim, decision.fencingToken, 201, result); return result; }),
-      catchError(async (error) => { await releaseOrStore(store, claim, decision.fencingToken, error); throw error; }),
+      // Stored before Nest serialises the result, so a crash after this point replays instead of re-running.
+      concatMap(async (result) => {
+        await store.complete(claim, fencingToken, { status: response.statusCode, headers: allowListed(response.getHeaders()), body: Buffer.from(JSON.stringify(result)) });
+        return result;
+      }),
+      catchError(async (error) => {
+        await releaseOrStore(store, claim, fencingToken, error); // 5xx releases, a definitive 4xx is stored
+        throw error;
+      }),
     );
   }
 }`;
@@ -120,7 +130,7 @@ ${shared.replace(/KEY_HEADER_VALUE/g, "request.headers['idempotency-key']").repl
       return `// ${model.stack.frameworkLabel}: middleware that claims, awaits next(), then stores before the response leaves.
 export function idempotent(opts: ActionOptions) {
   return async (ctx: Context, next: Next) => {
-${shared.replace(/KEY_HEADER_VALUE/g, model.stack.framework === 'hono' ? "ctx.req.header('idempotency-key')" : "ctx.get('idempotency-key')").replace(/PRINCIPAL/g, 'ctx.state.user.id').replace(/METHOD/g, model.stack.framework === 'hono' ? 'ctx.req.method' : 'ctx.method').replace(/BODY/g, model.stack.framework === 'hono' ? 'await ctx.req.json()' : 'ctx.request.body').replace(/SEND\(/g, 'respond(ctx, ')}
+${indent(shared.replace(/KEY_HEADER_VALUE/g, model.stack.framework === 'hono' ? "ctx.req.header('idempotency-key')" : "ctx.get('idempotency-key')").replace(/PRINCIPAL/g, 'ctx.state.user.id').replace(/METHOD/g, model.stack.framework === 'hono' ? 'ctx.req.method' : 'ctx.method').replace(/BODY/g, model.stack.framework === 'hono' ? 'await ctx.req.json()' : 'ctx.request.body').replace(/SEND\(/g, 'respond(ctx, '), 2)}
     try {
       await next();
     } catch (error) {
@@ -135,7 +145,7 @@ ${shared.replace(/KEY_HEADER_VALUE/g, model.stack.framework === 'hono' ? "ctx.re
 export function withIdempotency(opts: ActionOptions, handler: (req: Request) => Promise<Response>) {
   return async (req: Request): Promise<Response> => {
     const body = await req.clone().json();
-${shared.replace(/KEY_HEADER_VALUE/g, "req.headers.get('idempotency-key')").replace(/PRINCIPAL/g, 'await principalOf(req)').replace(/METHOD/g, 'req.method').replace(/BODY/g, 'body').replace(/SEND\(/g, 'toResponse(')}
+${indent(shared.replace(/KEY_HEADER_VALUE/g, "req.headers.get('idempotency-key')").replace(/PRINCIPAL/g, 'await principalOf(req)').replace(/METHOD/g, 'req.method').replace(/BODY/g, 'body').replace(/SEND\(/g, 'toResponse('), 2)}
     let response: Response;
     try {
       response = await handler(req);
@@ -150,7 +160,7 @@ ${shared.replace(/KEY_HEADER_VALUE/g, "req.headers.get('idempotency-key')").repl
       return `// Express: claim, then capture the response and persist it before any byte is sent.
 export function idempotent(opts: ActionOptions): RequestHandler {
   return async (req, res, next) => {
-${shared.replace(/KEY_HEADER_VALUE/g, "req.get('Idempotency-Key')").replace(/PRINCIPAL/g, 'principalOf(req)').replace(/METHOD/g, 'req.method').replace(/BODY/g, 'req.body').replace(/SEND\(/g, 'sendDecision(res, ')}
+${indent(shared.replace(/KEY_HEADER_VALUE/g, "req.get('Idempotency-Key')").replace(/PRINCIPAL/g, 'principalOf(req)').replace(/METHOD/g, 'req.method').replace(/BODY/g, 'req.body').replace(/SEND\(/g, 'sendDecision(res, '), 2)}
     const fencingToken = decision.fencingToken;
     const send = res.send.bind(res);
     res.send = (body?: unknown) => {
@@ -166,6 +176,14 @@ ${shared.replace(/KEY_HEADER_VALUE/g, "req.get('Idempotency-Key')").replace(/PRI
   };
 }`;
   }
+}
+
+function indent(text: string, by: number): string {
+  const pad = ' '.repeat(by);
+  return text
+    .split('\n')
+    .map((line) => (line === '' ? line : pad + line))
+    .join('\n');
 }
 
 function jobWrapper(model: DesignModel, actions: ActionDesign[]): string {

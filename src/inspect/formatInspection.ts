@@ -73,6 +73,6 @@ function flagsOf(f: Finding): string[] {
     case 'cron':
       return [...(f.schedule ? [f.schedule] : [])];
     case 'existing-idempotency':
-      return [f.detail];
+      return [];
   }
 }

@@ -1,0 +1,179 @@
+import { PROVIDERS, type Provider } from '../config/schema.js';
+import type { EndpointFinding, Inspection, PaymentFinding, WebhookFinding } from '../inspect/types.js';
+import type { ActionAnswer } from './types.js';
+
+/** A detected action offered in the Q1 checklist, with what is still missing about it. */
+export interface ActionCandidate {
+  action: ActionAnswer;
+  group: ActionGroup;
+  /** Fields read from the handler's body/DTO type, offered when the fingerprint fields must be chosen. */
+  fieldCandidates: string[];
+  /** External (provider) calls the handler makes; two or more suggest saga steps. */
+  externalCalls: PaymentFinding[];
+  /** Pre-checked in the list; sign-in style routes are offered but not assumed critical. */
+  checked: boolean;
+  note?: string;
+}
+
+/** Checklist order: what can double-charge comes first. */
+export const ACTION_GROUPS = ['Touches payments', 'Webhooks', 'Message consumers', 'Scheduled jobs', 'HTTP endpoints'] as const;
+export type ActionGroup = (typeof ACTION_GROUPS)[number];
+
+const AUTH_ROUTE = /\/(log-?in|log-?out|sign-?in|sign-?out|sessions?|auth|token|oauth)(\/|$)/i;
+
+const VERBS: Record<EndpointFinding['method'], string> = { POST: 'create', PUT: 'replace', PATCH: 'update', DELETE: 'delete', ALL: 'handle' };
+
+/** Turns findings into named, grouped candidate actions; pure, so the checklist is testable without a terminal. */
+export function actionsFromInspection(inspection: Inspection): ActionCandidate[] {
+  const payments = inspection.findings.filter((f): f is PaymentFinding => f.kind === 'payment');
+  const webhooks = inspection.findings.filter((f): f is WebhookFinding => f.kind === 'webhook');
+  const candidates: ActionCandidate[] = [];
+
+  for (const finding of inspection.findings) {
+    if (finding.kind === 'endpoint') {
+      if (webhooks.some((hook) => sameHandler(hook, finding))) continue;
+      const calls = callsIn(payments, finding.file, finding.handler);
+      const provider = providerOf(calls, finding.touchesPayment ? inspection.stack.payments : []);
+      // The target resource's id is part of the intent: PATCH /orders/:id with the same body on another order differs.
+      const fields = [...new Set([...routeParams(finding.path), ...(finding.bodyFields ?? [])])];
+      candidates.push({
+        action: withoutUndefined({
+          name: finding.handler && isIdentifier(finding.handler) ? finding.handler : nameFromRoute(finding.method, finding.path),
+          trigger: 'http',
+          route: `${finding.method === 'ALL' ? 'POST' : finding.method} ${finding.path}`,
+          significantFields: fields,
+          provider,
+          source: `${finding.file}:${finding.line}`,
+        }),
+        group: finding.touchesPayment || calls.length > 0 ? 'Touches payments' : 'HTTP endpoints',
+        fieldCandidates: fields,
+        externalCalls: calls,
+        checked: !AUTH_ROUTE.test(finding.path),
+        note: finding.prefixResolved ? undefined : 'mount prefix not resolved; check the route',
+      });
+    } else if (finding.kind === 'webhook') {
+      const provider = asProvider(finding.provider);
+      const route = finding.route ? (/^[A-Z]+ /.test(finding.route) ? finding.route : `POST ${finding.route}`) : undefined;
+      candidates.push({
+        action: withoutUndefined({
+          name: `handle${pascal(finding.provider ?? nameFromPath(route ?? 'incoming'))}Webhook`,
+          trigger: 'webhook',
+          route,
+          // Providers resend the same event: its id is the natural key and the type tells events apart.
+          significantFields: ['id', 'type'],
+          provider,
+          source: `${finding.file}:${finding.line}`,
+          key: { source: 'derived', from: ['id'] },
+        }),
+        group: 'Webhooks',
+        fieldCandidates: [],
+        externalCalls: [],
+        checked: true,
+        note: finding.dedupesEventId ? 'already dedupes event ids' : undefined,
+      });
+    } else if (finding.kind === 'consumer') {
+      const topic = finding.queue ?? finding.broker;
+      candidates.push({
+        action: withoutUndefined({ name: `consume${pascal(topic)}`, trigger: 'consumer', route: finding.queue, significantFields: [], source: `${finding.file}:${finding.line}` }),
+        group: 'Message consumers',
+        fieldCandidates: [],
+        externalCalls: [],
+        checked: true,
+        note: finding.dedupes ? 'already dedupes' : undefined,
+      });
+    } else if (finding.kind === 'cron') {
+      candidates.push({
+        action: withoutUndefined({
+          name: finding.name && isIdentifier(finding.name) ? finding.name : `run${pascal(finding.name ?? nameFromPath(finding.file))}Job`,
+          trigger: 'cron',
+          route: finding.schedule,
+          // One run per scheduled slot: the slot is both the key and the whole intent.
+          significantFields: ['scheduledFor'],
+          source: `${finding.file}:${finding.line}`,
+          key: { source: 'derived', from: ['scheduledFor'] },
+        }),
+        group: 'Scheduled jobs',
+        fieldCandidates: [],
+        externalCalls: [],
+        checked: true,
+      });
+    }
+  }
+  return order(uniqueNames(candidates));
+}
+
+function order(candidates: ActionCandidate[]): ActionCandidate[] {
+  return candidates
+    .map((candidate, index) => ({ candidate, index }))
+    .sort((a, b) => ACTION_GROUPS.indexOf(a.candidate.group) - ACTION_GROUPS.indexOf(b.candidate.group) || a.index - b.index)
+    .map(({ candidate }) => candidate);
+}
+
+function uniqueNames(candidates: ActionCandidate[]): ActionCandidate[] {
+  const seen = new Map<string, number>();
+  for (const candidate of candidates) {
+    const count = (seen.get(candidate.action.name) ?? 0) + 1;
+    seen.set(candidate.action.name, count);
+    if (count > 1) candidate.action.name = `${candidate.action.name}${count}`;
+  }
+  return candidates;
+}
+
+function sameHandler(hook: WebhookFinding, endpoint: EndpointFinding): boolean {
+  if (hook.file === endpoint.file && hook.line === endpoint.line) return true;
+  const hookPath = hook.route?.replace(/^[A-Z]+\s+/, '');
+  return hookPath !== undefined && hookPath === endpoint.path;
+}
+
+function callsIn(payments: PaymentFinding[], file: string, handler: string | undefined): PaymentFinding[] {
+  if (!handler) return [];
+  return payments.filter((p) => p.enclosingFunction === handler && p.file === file);
+}
+
+function providerOf(calls: PaymentFinding[], stackPayments: readonly string[]): Provider | undefined {
+  const fromCalls = [...new Set(calls.map((c) => c.provider))];
+  if (fromCalls.length === 1) return fromCalls[0];
+  // Linked through a service the inspector followed: only unambiguous when the project uses one provider.
+  if (fromCalls.length === 0 && stackPayments.length === 1) return asProvider(stackPayments[0]);
+  return undefined;
+}
+
+function asProvider(name: string | undefined): Provider | undefined {
+  return PROVIDERS.find((p) => p === name);
+}
+
+export function nameFromRoute(method: EndpointFinding['method'], route: string): string {
+  const resource = route
+    .split('/')
+    .filter((segment) => segment !== '' && !segment.startsWith(':') && !segment.startsWith('{') && !segment.startsWith('['))
+    .pop();
+  // One request acts on one resource: POST /orders creates an order.
+  const singular = (resource ?? 'root').replace(/([^s])s$/, '$1');
+  return `${VERBS[method]}${pascal(singular)}`;
+}
+
+function routeParams(route: string): string[] {
+  return route
+    .split('/')
+    .flatMap((segment) => /^:(\w+)\??$/.exec(segment)?.[1] ?? /^\{(\w+)\}$/.exec(segment)?.[1] ?? /^\[(\w+)\]$/.exec(segment)?.[1] ?? []);
+}
+
+function nameFromPath(text: string): string {
+  return text.split(/[\\/]/).pop()?.replace(/\.[a-z]+$/i, '') ?? text;
+}
+
+function pascal(text: string): string {
+  return text
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word[0]?.toUpperCase() + word.slice(1))
+    .join('');
+}
+
+function isIdentifier(text: string): boolean {
+  return /^[A-Za-z_$][\w$]*$/.test(text);
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

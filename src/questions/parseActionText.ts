@@ -1,0 +1,44 @@
+import type { Trigger } from '../config/schema.js';
+import type { ActionAnswer } from './types.js';
+
+/**
+ * Reads the free-text answer to Q1 ("create payment POST /payments, stripe webhook, nightly invoice job") into
+ * draft actions. Fingerprint fields are left empty: they are asked per action afterwards.
+ */
+export function parseActionText(text: string): ActionAnswer[] {
+  return text
+    .split(/[,;\n]/)
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
+    .map(parseOne);
+}
+
+function parseOne(item: string): ActionAnswer {
+  const http = /\b(POST|PUT|PATCH|DELETE)\s+(\/\S*)/i.exec(item);
+  const words = (http ? item.replace(http[0], ' ') : item).split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const trigger = triggerOf(item, Boolean(http));
+  const route = http ? `${http[1]?.toUpperCase()} ${http[2]}` : undefined;
+  const name = words.length > 0 ? camel(words) : nameFromPath(http?.[2] ?? 'action');
+  return route ? { name, trigger, route, significantFields: [] } : { name, trigger, significantFields: [] };
+}
+
+function triggerOf(item: string, hasRoute: boolean): Trigger {
+  const lower = item.toLowerCase();
+  if (/\bwebhooks?\b/.test(lower)) return 'webhook';
+  if (hasRoute) return 'http';
+  if (/\b(consumer|consume|queue|message|event|topic|kafka|sqs|rabbitmq|bullmq)\b/.test(lower)) return 'consumer';
+  if (/\b(cron|job|nightly|daily|hourly|scheduled|schedule|batch)\b/.test(lower)) return 'cron';
+  return 'http';
+}
+
+function camel(words: string[]): string {
+  const [first = 'action', ...rest] = words;
+  // Already an identifier such as "createPayment": keep its casing.
+  if (rest.length === 0 && /[a-z][A-Z]/.test(first)) return first;
+  return first.toLowerCase() + rest.map((w) => w[0]?.toUpperCase() + w.slice(1).toLowerCase()).join('');
+}
+
+function nameFromPath(route: string): string {
+  const last = route.split('/').filter((s) => s !== '' && !s.startsWith(':')).pop() ?? 'action';
+  return `create${last[0]?.toUpperCase()}${last.slice(1)}`;
+}

@@ -25,7 +25,7 @@ export const httpRoutes: Detector = {
     registerOwners(ctx, facts);
     for (const call of ctx.index.calls) {
       const callee = call.expression;
-      if (ts.isIdentifier(callee)) {
+      if (ts.isIdentifier(callee) || isRequireCall(callee)) {
         recordWireUp(call, callee, ctx, facts);
         continue;
       }
@@ -331,9 +331,15 @@ function recordKoaPrefix(call: ts.CallExpression, callee: ts.PropertyAccessExpre
   if (owner?.framework === 'koa' && value !== undefined) owner.prefix = value;
 }
 
-/** `registerRoutes(app)`: the function's routes hang off `app` with no extra prefix. */
-function recordWireUp(call: ts.CallExpression, callee: ts.Identifier, ctx: FileContext, facts: FileFacts): void {
-  if (callee.text === 'require' || !call.arguments.length) return;
+function isRequireCall(node: ts.Expression): node is ts.CallExpression {
+  return ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'require' && node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0] as ts.Expression);
+}
+
+/** `registerRoutes(app)` or `require('./routes')(app)`: the function's routes hang off `app` with no extra prefix. */
+function recordWireUp(call: ts.CallExpression, callee: ts.Identifier | ts.CallExpression, ctx: FileContext, facts: FileFacts): void {
+  if ((ts.isIdentifier(callee) && callee.text === 'require') || !call.arguments.length) return;
+  const child: OwnerRef = ts.isIdentifier(callee) ? { file: ctx.rel, name: callee.text } : { file: ctx.rel, module: (callee.arguments[0] as ts.StringLiteral).text };
+  const imported = ts.isIdentifier(callee) ? ctx.index.imports.has(callee.text) : true;
   for (const arg of call.arguments) {
     const node = unwrap(arg);
     if (!ts.isIdentifier(node)) continue;
@@ -341,10 +347,10 @@ function recordWireUp(call: ts.CallExpression, callee: ts.Identifier, ctx: FileC
     if (facts.owners.has(node.text)) parent = { file: ctx.rel, name: node.text };
     else {
       const param = enclosingParam(node, node.text);
-      if (param && ctx.index.imports.has(callee.text) && (frameworkOfType(param.param.type, ctx) || guessFramework(ctx))) {
+      if (param && imported && (frameworkOfType(param.param.type, ctx) || guessFramework(ctx))) {
         parent = { file: ctx.rel, name: rawFunctionName(param.fn) };
       }
     }
-    if (parent) facts.mounts.push({ parent, child: { file: ctx.rel, name: callee.text }, prefix: '' });
+    if (parent) facts.mounts.push({ parent, child, prefix: '' });
   }
 }

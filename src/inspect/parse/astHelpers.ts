@@ -37,6 +37,12 @@ export function looseStringValue(node: ts.Node | undefined, consts?: ReadonlyMap
     }
     return out;
   }
+  // 'https://api-m.paypal.com/v2/checkout/orders/' + id + '/capture'
+  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) {
+    const left = looseStringValue(node.left, consts);
+    if (left === undefined) return undefined;
+    return left + (looseStringValue(node.right, consts) ?? `{${node.right.getText()}}`);
+  }
   return undefined;
 }
 

@@ -61,6 +61,8 @@ function holderName(node: ts.Node): string | undefined {
     return member ? `${parent.parent.name?.text ?? '?'}.${member}` : undefined;
   }
   if (ts.isExportAssignment(parent)) return '<default>';
+  // module.exports = function (app) {…}: the CommonJS default export.
+  if (ts.isBinaryExpression(parent) && parent.right === node && /^module\.exports$/.test(parent.left.getText())) return '<default>';
   return undefined;
 }
 

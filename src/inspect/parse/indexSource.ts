@@ -236,6 +236,7 @@ function recordExportedFunction(node: ts.Node, index: SourceIndex): void {
 
 function exportedLocal(expr: ts.Expression): string {
   if (ts.isIdentifier(expr)) return expr.text;
+  if (ts.isFunctionExpression(expr) || ts.isArrowFunction(expr)) return '<default>';
   // `export default fp(plugin)` / `export default wrap(router)`: the wrapped binding is what owns the routes.
   if (ts.isCallExpression(expr) && expr.arguments[0] && ts.isIdentifier(expr.arguments[0])) return expr.arguments[0].text;
   return '<default>';

@@ -7,9 +7,12 @@ export const HOUSE_STYLE = { singleQuote: true, printWidth: 110 } as const;
  * Formats what prettier understands best: Markdown documents and generated TypeScript/JavaScript/YAML/JSON.
  * HTML is emitted already formatted (prettier would reflow <pre> and inline SVG).
  *
- * Code follows the user's prettier config. Without one it would be formatted in HOUSE_STYLE, which the generators
- * already produce, so the (slow, ~100 ms per file) pass is skipped: it is most of a cold `generate`.
+ * Code follows the user's prettier config. Without one it is formatted in HOUSE_STYLE, which the templates are
+ * written in; interpolated values can only push a line past the print width, so only such files go through the
+ * slow (~100 ms per file) pass, which was most of a cold `generate`. test/emit/houseStyle.test.ts checks the result.
  */
+const hasLongLine = (text: string) => text.split('\n').some((line) => line.length > HOUSE_STYLE.printWidth);
+
 export async function formatFiles(files: readonly RenderedFile[], cwd: string): Promise<RenderedFile[]> {
   const wanted = files.filter((f) => /\.(md|ts|js|mjs|cjs|tsx|json|ya?ml)$/.test(f.path));
   if (wanted.length === 0) return [...files];
@@ -23,7 +26,7 @@ export async function formatFiles(files: readonly RenderedFile[], cwd: string): 
     // Documents use fixed options so they are byte-identical on every machine; code follows the user's config.
     const isDocument = file.class === 'managed' && file.path.endsWith('.md');
     const userConfig = isDocument ? null : await prettier.resolveConfig(`${cwd}/${file.path}`, { editorconfig: false }).catch(() => null);
-    if (!isDocument && userConfig === null) {
+    if (!isDocument && userConfig === null && (file.path.endsWith('.md') || !hasLongLine(file.contents))) {
       out.push(file);
       continue;
     }

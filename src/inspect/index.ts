@@ -61,7 +61,8 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
     const contents = await Promise.all(batch.map((f) => readFile(f.abs, 'utf8').catch(() => undefined)));
     batch.forEach((file, i) => {
       const text = contents[i];
-      if (text !== undefined) analyse(file, text, scopes.get(scopeOf(file.rel)) as PackageScope, records, warnings);
+      if (text !== undefined && isBundled(text)) warnings.push(`${file.rel}: skipped, minified or bundled output (very long lines).`);
+      else if (text !== undefined) analyse(file, text, scopes.get(scopeOf(file.rel)) as PackageScope, records, warnings);
       options.onProgress?.(++done, sources.length);
     });
   }
@@ -150,4 +151,17 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
+}
+
+/** Bundles and minified builds are not the code a reviewer would read; one very long line gives them away. */
+function isBundled(text: string): boolean {
+  if (text.length < 20_000) return false;
+  let start = 0;
+  while (start < text.length) {
+    const end = text.indexOf('\n', start);
+    const stop = end === -1 ? text.length : end;
+    if (stop - start > 5_000) return true;
+    start = stop + 1;
+  }
+  return false;
 }

@@ -31,7 +31,7 @@ export const payments: Detector = {
     }
     for (const expr of ctx.index.news) {
       const last = accessChain(expr.expression).pop() ?? '';
-      const operation = PAYPAL_REQUESTS[last];
+      const operation = Object.hasOwn(PAYPAL_REQUESTS, last) ? PAYPAL_REQUESTS[last] : undefined;
       if (!operation) continue;
       // The request object carries the header: `request.headers['PayPal-Request-Id'] = …` or `.payPalRequestId(id)`.
       const scope = enclosingFunctions(expr).outermost ?? ctx.sf;
@@ -131,7 +131,7 @@ function paypalControllerCall(call: ts.CallExpression, ctx: FileContext, importe
   if (method === 'create' && chain[chain.length - 1] === 'payment' && /paypal/i.test(chain.join('.'))) {
     return { provider: 'paypal', operation: 'v1/payments/payment', hasProviderKey: false };
   }
-  const operation = PAYPAL_CONTROLLER_METHODS[method];
+  const operation = Object.hasOwn(PAYPAL_CONTROLLER_METHODS, method) ? PAYPAL_CONTROLLER_METHODS[method] : undefined;
   if (!operation) return undefined;
   const receiver = chain.join('.');
   if (!(/paypal|ordersController|paymentsController/i.test(receiver) || (imported.has('paypal') && !imported.has('adyen')))) return undefined;

@@ -10,7 +10,7 @@ const MODULE_FRAMEWORK: Record<string, string> = {
 };
 
 export function frameworkOfModule(module: string): string | undefined {
-  return MODULE_FRAMEWORK[module];
+  return Object.hasOwn(MODULE_FRAMEWORK, module) ? MODULE_FRAMEWORK[module] : undefined;
 }
 
 /**

@@ -5,7 +5,7 @@
 
 /** Build output, dependencies, caches and archived copies: never walked. */
 const SKIPPED_DIRS = new Set([
-  'node_modules', 'dist', 'build', 'out', '.next', '.nuxt', '.output', '.svelte-kit', '.turbo', '.vercel',
+  'node_modules', 'dist', 'build', 'built', 'out', '.next', '.nuxt', '.output', '.svelte-kit', '.turbo', '.vercel',
   '.serverless', '.aws-sam', 'coverage', '.nyc_output', '.git', '.hg', '.cache', '.idea', '.vscode',
   'archive', 'archived', '_archive', 'backup', 'backups', 'deprecated', 'vendor', 'public', 'static',
   // Tests and their data.

@@ -55,10 +55,10 @@ export function detectStack(manifests: ReadonlyArray<Manifest | undefined>, hint
     scripts.push(...manifest.scripts);
     declaredManager ??= manifest.packageManager;
   }
-  const pick = (table: Record<string, string>) => sorted([...deps].flatMap((d) => (table[d] ? [table[d]] : [])));
+  const pick = (table: Record<string, string>) => sorted([...deps].flatMap((d) => (Object.hasOwn(table, d) ? [table[d]!] : [])));
   const databases = pick(DATABASES);
   if (deps.has('@prisma/client') || deps.has('prisma')) {
-    const fromSchema = hints.prismaProvider ? PRISMA_PROVIDERS[hints.prismaProvider] : undefined;
+    const fromSchema = hints.prismaProvider && Object.hasOwn(PRISMA_PROVIDERS, hints.prismaProvider) ? PRISMA_PROVIDERS[hints.prismaProvider] : undefined;
     if (fromSchema && !databases.includes(fromSchema)) databases.push(fromSchema);
   }
   return {
@@ -75,7 +75,8 @@ export function detectStack(manifests: ReadonlyArray<Manifest | undefined>, hint
 
 function detectLanguage(deps: Set<string>, hints: StackHints): Language {
   // The files decide; the manifest only breaks the tie for a project with no inspected sources yet.
-  if (hints.tsFiles > 0) return 'typescript';
+  // Mostly JavaScript with a few .ts files (a migration in progress) still reads as a JavaScript project.
+  if (hints.tsFiles > 0 && hints.tsFiles >= hints.jsFiles) return 'typescript';
   if (hints.jsFiles > 0) return 'javascript';
   return hints.hasTsconfig || deps.has('typescript') ? 'typescript' : 'unknown';
 }

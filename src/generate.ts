@@ -94,8 +94,12 @@ async function renderAll(config: Config, options: GenerateOptions, format: 'html
     const scaffold = await import('./scaffold/index.js');
     excerpts = scaffold.documentExcerpts(model, {});
   }
-  const documentFiles = await renderDocument(model, { format, output, figures, excerpts });
-  return { files: await formatFiles([...documentFiles, ...scaffoldFiles], options.cwd), model };
+  const documentFiles = await renderDocument(model, { format, output, figures, excerpts, split: options.split ?? config.split });
+  const files = await formatFiles([...documentFiles, ...scaffoldFiles], options.cwd);
+  // Verify exactly what would be written (formatted, in memory) so a broken document is never delivered.
+  const { assertDocumentVerified } = await import('./verify/index.js');
+  assertDocumentVerified(files.filter((file) => documentFiles.some((d) => d.path === file.path)));
+  return { files, model };
 }
 
 /** Renders everything in memory, compares with disk, then writes unless checking or dry-running. */

@@ -30,10 +30,11 @@ function shortName(section: NamedSection): string {
   return SHORT_NAMES[section.number] ?? section.title.split(/\s+/).slice(0, 3).join(' ');
 }
 
-/** "Keys and fingerprints", "Security, anti-patterns and monitoring". */
+/** "Keys and fingerprints", "Recovery, payments and sagas"; past three names, "Monitoring to runbook" stays short. */
 export function pageLabel(sections: readonly NamedSection[]): string {
   const names = sections.map(shortName).map((name, i) => (i === 0 ? name : name.charAt(0).toLowerCase() + name.slice(1)));
   if (names.length <= 1) return names[0] ?? '';
+  if (names.length > 3) return `${names[0]!} to ${names[names.length - 1]!}`;
   return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]!}`;
 }
 

@@ -24,9 +24,12 @@ export function splitPages(tree: DocumentTree, plan: Extract<LayoutPlan, { kind:
   ];
 }
 
-/** Nav text for a page: its section numbers first, so the nav reads in the same numbering as the index. */
+/**
+ * Nav text for a page: its section numbers first, so the nav reads in the same numbering as the index.
+ * No dot after the number: "1. Actions" at the start of Markdown link text would be escaped as a list.
+ */
 export function navText(page: SplitPage): string {
-  return page.numbers === '' ? page.label : `${page.numbers}. ${page.label}`;
+  return page.numbers === '' ? page.label : `${page.numbers} ${page.label}`;
 }
 
 /**

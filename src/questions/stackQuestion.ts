@@ -86,17 +86,16 @@ export const stackQuestion: Question<'stack'> = {
   whenNeeded: (inspection, given) => !given.stack && !isComplete(inferred({ inspection, answers: given, cwd: '.', flags: {} })),
   fallback: (ctx) => {
     const value = inferred(ctx);
-    const unknown = CRITICAL.filter((part) => value[part] === 'unknown');
-    return {
-      value,
-      assumption:
-        unknown.length > 0
-          ? `The ${unknown.join(', ')} could not be determined from the code or answers: the design is technology-agnostic on the PostgreSQL reference schema, and its code needs adapting.`
-          : undefined,
-    };
+    return { value, assumption: unknownAssumption(value) };
   },
   ask: askStack,
 };
+
+function unknownAssumption(stack: StackAnswer): string | undefined {
+  const unknown = CRITICAL.filter((part) => stack[part] === 'unknown');
+  if (unknown.length === 0) return undefined;
+  return `The ${unknown.join(', ')} could not be determined from the code or answers: the design is technology-agnostic on the PostgreSQL reference schema, and its code needs adapting.`;
+}
 
 async function askStack(ctx: AskContext, prefill: StackAnswer | undefined, mode: 'ask' | 'confirm'): Promise<StackAnswer> {
   const pins = pinnedParts(ctx.flags);
@@ -119,6 +118,8 @@ async function askStack(ctx: AskContext, prefill: StackAnswer | undefined, mode:
   for (const part of CRITICAL) {
     if (stack[part] === 'unknown' && pins[part] === undefined) stack = { ...stack, [part]: await askPart(ctx, part, stack, true) };
   }
+  const assumption = unknownAssumption(stack);
+  if (assumption) ctx.assumptions.push(assumption);
   return stack;
 }
 

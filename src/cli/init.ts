@@ -205,7 +205,7 @@ function printSummary(result: GenerateResult, resolution: Resolution, log: Logge
   log.info(`  Leases (lock timeouts): ${m.actions.map((a) => `${a.name} ${log.value(seconds(a.lockTimeoutMs))}`).join(', ')}`);
   log.info(`  Key retention: ${log.value(m.retention.label)}${m.retention.raised ? ` (raised from ${resolution.answers.retention})` : ''}`);
   log.info(`  Same key, different request: ${log.value(m.responses.mismatchStatus)}; still in flight: 409 + Retry-After`);
-  log.info(`  Providers: ${m.providers.length > 0 ? m.providers.map((p) => `${p.label} (${p.mechanism})`).join('; ') : 'none'}`);
+  log.info(`  Providers: ${m.providers.length > 0 ? m.providers.map((p) => `${p.label} (${p.windowMs ? `provider keeps keys ${p.windowLabel}` : p.windowLabel})`).join('; ') : 'none'}`);
   log.info(`  Stack: ${m.stack.agnostic ? 'technology-agnostic, PostgreSQL reference' : `${m.stack.frameworkLabel} on ${m.stack.databaseLabel}`}; concurrency ${m.concurrency.label.toLowerCase()}`);
   if (m.existingProtection.length > 0) log.info(`  Existing protection credited: ${m.existingProtection.length} place(s)`);
   if (m.assumptions.length > 0) log.info(`  Assumptions: ${m.assumptions.length}, listed in the document`);

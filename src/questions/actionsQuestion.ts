@@ -100,12 +100,13 @@ function mergeOffer(configured: ActionAnswer[], candidates: ActionCandidate[]) {
   const fromConfig = configured.map((action) => ({
     value: action,
     name: label(action),
+    short: action.name,
     checked: true,
     group: candidates.find((c) => sameAction(c.action, action))?.group ?? 'From your config',
   }));
   const fresh = candidates
     .filter((c) => !configured.some((action) => sameAction(c.action, action)))
-    .map((c) => ({ value: c.action, name: label(c.action, c.note), checked: configured.length === 0 && c.checked, group: c.group }));
+    .map((c) => ({ value: c.action, name: label(c.action, c.note), short: c.action.name, checked: configured.length === 0 && c.checked, group: c.group }));
   return [...fromConfig, ...fresh];
 }
 

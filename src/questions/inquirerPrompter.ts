@@ -33,7 +33,7 @@ export function createInquirerPrompter(options: { color?: boolean } = {}): Promp
   };
 }
 
-type InquirerChoice<T> = { value: T; name: string; description?: string; checked?: boolean } | Separator;
+type InquirerChoice<T> = { value: T; name: string; description?: string; short?: string; checked?: boolean } | Separator;
 
 /** Inquirer has no notion of groups: a separator heading goes before each group's first choice. */
 function grouped<T>(choices: ReadonlyArray<PromptChoice<T>>): Array<InquirerChoice<T>> {
@@ -50,7 +50,7 @@ function grouped<T>(choices: ReadonlyArray<PromptChoice<T>>): Array<InquirerChoi
   const out: Array<InquirerChoice<T>> = [];
   for (const group of order) {
     if (group !== '') out.push(new Separator(`── ${group}`));
-    for (const { value, name, description, checked } of byGroup.get(group) ?? []) out.push({ value, name, description, checked });
+    for (const { value, name, description, short, checked } of byGroup.get(group) ?? []) out.push({ value, name, description, short, checked });
   }
   return out;
 }

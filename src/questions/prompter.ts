@@ -8,6 +8,8 @@ export interface PromptChoice<T> {
   value: T;
   name: string;
   description?: string;
+  /** What the finished prompt echoes back (a long label would wrap over several lines). */
+  short?: string;
   /** Pre-checked in a checkbox list. */
   checked?: boolean;
   /** Choices with the same group are shown together under this heading, in first-seen order. */

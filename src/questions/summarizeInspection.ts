@@ -15,7 +15,7 @@ export function summarizeInspection(inspection: Inspection): string[] {
     ...stack.brokers,
     ...stack.payments,
   ].filter(Boolean);
-  const lines = [`Stack: ${facts.length > 0 ? facts.join(', ') : 'not recognised'}`];
+  const lines = ['Read the code first. What it says:', `  Stack: ${facts.length > 0 ? facts.join(', ') : 'not recognised'}`];
   const parts = [
     plural(endpoints.length, 'mutating endpoint') + (endpoints.some((e) => e.kind === 'endpoint' && e.touchesPayment) ? ` (${endpoints.filter((e) => e.kind === 'endpoint' && e.touchesPayment).length} touching payments)` : ''),
     plural(count('payment'), 'payment call'),
@@ -23,12 +23,12 @@ export function summarizeInspection(inspection: Inspection): string[] {
     plural(count('consumer'), 'message consumer'),
     plural(count('cron'), 'scheduled job'),
   ];
-  lines.push(`Found: ${parts.join(', ')}`);
+  lines.push(`  Found: ${parts.join(', ')}`);
   for (const f of findings) {
-    if (f.kind === 'existing-idempotency') lines.push(`  already protected: ${f.file}:${f.line} ${f.detail}`);
-    if (f.kind === 'payment' && !f.hasProviderKey) lines.push(`  no provider idempotency key: ${f.file}:${f.line} ${f.provider} ${f.operation}`);
+    if (f.kind === 'existing-idempotency') lines.push(`    already protected: ${f.file}:${f.line} ${f.detail}`);
+    if (f.kind === 'payment' && !f.hasProviderKey) lines.push(`    no provider idempotency key: ${f.file}:${f.line} ${f.provider} ${f.operation}`);
   }
-  for (const warning of inspection.warnings.slice(0, 3)) lines.push(`  note: ${warning}`);
+  for (const warning of inspection.warnings.slice(0, 3)) lines.push(`    note: ${warning}`);
   return lines;
 }
 

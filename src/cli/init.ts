@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { CONFIG_FILE, SCHEMA_REF, validateConfig } from '../config/load.js';
+import { CONFIG_FILE, validateConfig } from '../config/load.js';
 import { BROKERS, CONCURRENCY, DATABASES, FORMATS, FRAMEWORKS, LANGUAGES, TEST_FRAMEWORKS } from '../config/schema.js';
 import { writeAtomic } from '../emit/applyPlan.js';
 import { resolveInside } from '../emit/safePath.js';
@@ -11,6 +11,8 @@ import type { PlannedWrite } from '../emit/planWrites.js';
 import type { GenerateResult } from '../generate.js';
 import type { Inspection } from '../inspect/types.js';
 import { createLogger, type Logger } from '../logger.js';
+import { buildConfig } from '../questions/buildConfig.js';
+import { looksLikeCode } from '../questions/looksLikeCode.js';
 import type { Prompter } from '../questions/prompter.js';
 import { findMissingBeforeInspection, resolveAnswers, type Resolution } from '../questions/resolveAnswers.js';
 import { summarizeInspection } from '../questions/summarizeInspection.js';
@@ -75,6 +77,7 @@ export async function runInit(flags: InitFlags, deps: InitDeps = {}): Promise<In
   const configFile = flags.config ?? CONFIG_FILE;
   const configPath = path.resolve(root, configFile);
   const existing = await readExistingConfig(configPath, configFile);
+  warnAboutInvalidParts(existing, configFile, log);
   const { interactive, reason } = decideInteractive(flags, deps);
   const questionFlags: QuestionFlags = { ...flags, scaffold: flags.scaffold };
   const mayInspect = await looksLikeCode(root);
@@ -87,7 +90,9 @@ export async function runInit(flags: InitFlags, deps: InitDeps = {}): Promise<In
   const inspection = mayInspect ? await inspect(root, log) : emptyInspection(root);
   const prompter = interactive && !flags.yes ? (deps.prompter ?? (await import('../questions/inquirerPrompter.js')).createInquirerPrompter()) : undefined;
   const say = (text: string) => (prompter ? prompter.note(text) : log.info(text));
-  if (Object.keys(existing).length > 0) say(`Starting from ${configFile}: its answers are the defaults.`);
+  if (Object.keys(existing).length > 0) {
+    say(`Starting from ${configFile}: its answers are the defaults.`);
+  }
   for (const line of summarizeInspection(inspection)) say(line);
 
   const resolution = await resolveAnswers({ flags: questionFlags, config: existing, inspection, cwd: root, interactive, yes: Boolean(flags.yes), prompter, reason });
@@ -127,18 +132,14 @@ async function readExistingConfig(file: string, label: string): Promise<Record<s
   return raw as Record<string, unknown>;
 }
 
-/** Anything inspection could read: a manifest or a source file near the top. Keeps an empty folder instant. */
-async function looksLikeCode(root: string, depth = 0): Promise<boolean> {
-  if (depth === 0 && existsSync(path.join(root, 'package.json'))) return true;
-  const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
-  for (const entry of entries) {
-    if (entry.isFile() && /\.(?:[cm]?[jt]sx?)$/.test(entry.name)) return true;
+/** Each question keeps only the valid part of the config it owns, so a broken config is repaired rather than fatal. */
+function warnAboutInvalidParts(existing: Record<string, unknown>, label: string, log: Logger): void {
+  if (Object.keys(existing).length === 0) return;
+  try {
+    validateConfig(existing, label);
+  } catch (error) {
+    log.warn(`${(error as Error).message}\n  init asks for those again (or, without a terminal, needs their flags).`);
   }
-  if (depth >= 2) return false;
-  for (const entry of entries) {
-    if (entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules' && (await looksLikeCode(path.join(root, entry.name), depth + 1))) return true;
-  }
-  return false;
 }
 
 async function inspect(root: string, log: Logger): Promise<Inspection> {
@@ -158,32 +159,6 @@ function emptyInspection(root: string): Inspection {
     stack: { language: 'unknown', frameworks: [], databases: [], orms: [], brokers: [], testFramework: 'unknown', packageManager: 'unknown', payments: [] },
     findings: [],
     warnings: [],
-  };
-}
-
-/** Keys init does not ask about survive a re-run untouched. */
-const KEPT_KEYS = ['title', 'split', 'conflictStatus', 'inFlight', 'expectedVolumePerDay'] as const;
-
-function buildConfig(existing: Record<string, unknown>, resolution: Resolution, reasked: boolean): Record<string, unknown> {
-  const { answers } = resolution;
-  // A re-asked run replaces the old assumptions; a non-interactive run still relies on those its config carried.
-  const previous = !reasked && Array.isArray(existing['assumptions']) ? (existing['assumptions'] as unknown[]).filter((a): a is string => typeof a === 'string') : [];
-  const assumptions = [...new Set([...previous, ...resolution.assumptions])];
-  const kept = Object.fromEntries(KEPT_KEYS.filter((key) => existing[key] !== undefined).map((key) => [key, existing[key]]));
-  return {
-    $schema: typeof existing['$schema'] === 'string' ? existing['$schema'] : SCHEMA_REF,
-    ...kept,
-    format: answers.format,
-    output: answers.output,
-    actions: answers.actions,
-    stack: answers.stack,
-    retrySources: answers.retrySources,
-    payments: answers.payments,
-    concurrency: answers.concurrency,
-    retention: answers.retention,
-    detectionLatency: answers.detectionLatency,
-    scaffold: answers.scaffold,
-    ...(assumptions.length > 0 ? { assumptions } : {}),
   };
 }
 

@@ -47,6 +47,8 @@ export const outputQuestion: Question<'output'> = {
   needsConsent: false,
   fromFlags: (flags) => flags.out?.trim() || undefined,
   fromConfig: (config) => (typeof config['output'] === 'string' && config['output'] !== '' ? config['output'] : undefined),
+  // generate swaps the extension to match the format anyway; doing it here keeps the config saying what is written.
+  pin: (ctx, value) => value.replace(/\.(html|md)$/i, (ctx.answers.format ?? 'html') === 'md' ? '.md' : '.html'),
   infer: (ctx) => defaultOutput(ctx.answers.format ?? 'html'),
   whenNeeded: () => true,
   fallback: (ctx) => ({ value: defaultOutput(ctx.answers.format ?? 'html') }),

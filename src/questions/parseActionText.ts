@@ -31,11 +31,15 @@ function triggerOf(item: string, hasRoute: boolean): Trigger {
   return 'http';
 }
 
-function camel(words: string[]): string {
-  const [first = 'action', ...rest] = words;
-  // Already an identifier such as "createPayment": keep its casing.
-  if (rest.length === 0 && /[a-z][A-Z]/.test(first)) return first;
-  return first.toLowerCase() + rest.map((w) => w[0]?.toUpperCase() + w.slice(1).toLowerCase()).join('');
+/** Words that only label the trigger ("sendNotification consumer"); they stay in the name when nothing else is left. */
+const TRIGGER_LABELS = new Set(['consumer', 'cron', 'http', 'endpoint']);
+
+function camel(all: string[]): string {
+  const named = all.filter((w) => !TRIGGER_LABELS.has(w.toLowerCase()));
+  const [first = 'action', ...rest] = named.length > 0 ? named : all;
+  // Words already in camelCase ("createPayment") keep their inner capitals.
+  const keep = (w: string) => (/[a-z][A-Z]/.test(w) ? w : w.toLowerCase());
+  return keep(first)[0]?.toLowerCase() + keep(first).slice(1) + rest.map((w) => w[0]?.toUpperCase() + keep(w).slice(1)).join('');
 }
 
 function nameFromPath(route: string): string {

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { Inspection } from '../../src/inspect/types.js';
+import { actionsFromInspection } from '../../src/questions/actionsFromInspection.js';
+import { parseActionText } from '../../src/questions/parseActionText.js';
+
+const STACK: Inspection['stack'] = { language: 'typescript', frameworks: ['express'], databases: ['postgres'], orms: [], brokers: [], testFramework: 'vitest', packageManager: 'npm', payments: ['stripe', 'adyen'] };
+
+describe('actionsFromInspection', () => {
+  it('orders payment-touching actions first, names them after the handler, and offers saga steps for several provider calls', () => {
+    const inspection: Inspection = {
+      root: '/shop',
+      stack: STACK,
+      warnings: [],
+      findings: [
+        { kind: 'endpoint', id: 'a', file: 'src/auth.ts', line: 3, method: 'POST', path: '/login', framework: 'express', prefixResolved: true, bodyFields: ['email'] },
+        { kind: 'endpoint', id: 'b', file: 'src/orders.ts', line: 9, method: 'POST', path: '/orders', framework: 'express', prefixResolved: true, handler: 'checkout', bodyFields: ['cartId'], touchesPayment: true },
+        { kind: 'payment', id: 'c', file: 'src/orders.ts', line: 12, provider: 'stripe', operation: 'paymentIntents.create', hasProviderKey: false, enclosingFunction: 'checkout' },
+        { kind: 'payment', id: 'd', file: 'src/orders.ts', line: 14, provider: 'stripe', operation: 'transfers.create', hasProviderKey: false, enclosingFunction: 'checkout' },
+        { kind: 'consumer', id: 'e', file: 'src/worker.ts', line: 2, broker: 'kafka', queue: 'order-shipped', dedupes: false },
+        { kind: 'endpoint', id: 'f', file: 'src/orders.ts', line: 30, method: 'DELETE', path: '/orders/:orderId', framework: 'express', prefixResolved: false },
+      ],
+    };
+    const candidates = actionsFromInspection(inspection);
+    expect(candidates.map((c) => [c.group, c.action.name, c.checked])).toEqual([
+      ['Touches payments', 'checkout', true],
+      ['Message consumers', 'consumeOrderShipped', true],
+      ['HTTP endpoints', 'createLogin', false],
+      ['HTTP endpoints', 'deleteOrder', true],
+    ]);
+    // Two providers in the project, but the calls inside the handler say which one.
+    expect(candidates[0]?.action.provider).toBe('stripe');
+    expect(candidates[0]?.externalCalls.map((c) => c.operation)).toEqual(['paymentIntents.create', 'transfers.create']);
+    expect(candidates[3]?.action.significantFields).toEqual(['orderId']);
+    expect(candidates[3]?.note).toContain('prefix');
+  });
+});
+
+describe('parseActionText', () => {
+  it('reads free-text answers into named actions with their trigger', () => {
+    expect(parseActionText('create payment POST /payments; process stripe webhook, sendNotification consumer, nightly invoice job')).toEqual([
+      { name: 'createPayment', trigger: 'http', route: 'POST /payments', significantFields: [] },
+      { name: 'processStripeWebhook', trigger: 'webhook', significantFields: [] },
+      { name: 'sendNotification', trigger: 'consumer', significantFields: [] },
+      { name: 'nightlyInvoiceJob', trigger: 'cron', significantFields: [] },
+    ]);
+  });
+});

@@ -4,7 +4,7 @@ import path from 'node:path';
 import * as prettier from 'prettier';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import { HOUSE_STYLE, formatFiles } from '../../src/emit/format.js';
+import { formatFiles, hasBreakableLongLine, houseStyleFor } from '../../src/emit/format.js';
 import { buildDesign } from '../../src/model/index.js';
 import { generateScaffold } from '../../src/scaffold/index.js';
 
@@ -27,8 +27,20 @@ describe.each(fixtures)('generated files for %s', (fixture) => {
     for (const file of files) {
       if (file.class === 'managed') expect(file.contents, file.path).toMatch(/do not edit/i);
       if (!/\.(md|ts|js|mjs|cjs|tsx|json|ya?ml)$/.test(file.path)) continue;
-      const formatted = await prettier.format(file.contents, { ...HOUSE_STYLE, filepath: file.path, proseWrap: 'preserve', embeddedLanguageFormatting: 'off', endOfLine: 'lf' });
-      expect(formatted, `${file.path} is not in house style (prettier --single-quote --print-width 110)`).toBe(file.contents);
+      const formatted = await prettier.format(file.contents, { ...houseStyleFor(file.path), filepath: file.path, proseWrap: 'preserve', embeddedLanguageFormatting: 'off', endOfLine: 'lf' });
+      expect(formatted, `${file.path} is not in house style (prettier --print-width 110, --single-quote for code)`).toBe(file.contents);
     }
+  });
+});
+
+describe('hasBreakableLongLine', () => {
+  const long = (prefix: string) => prefix + 'x'.repeat(120);
+  it('flags long plain code, not comments, strings or template literal bodies', () => {
+    expect(hasBreakableLongLine(`const a = call(${long('')});`)).toBe(true);
+    expect(hasBreakableLongLine(long('// '))).toBe(false);
+    expect(hasBreakableLongLine(long(' * '))).toBe(false);
+    expect(hasBreakableLongLine(`it('${long('')}', () => {});`)).toBe(false);
+    expect(hasBreakableLongLine(['const sql = `', long('SELECT '), '`;'].join('\n'))).toBe(false);
+    expect(hasBreakableLongLine(['const sql = `SELECT 1`;', `const b = f(${long('')});`].join('\n'))).toBe(true);
   });
 });

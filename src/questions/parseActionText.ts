@@ -1,4 +1,4 @@
-import type { Trigger } from '../config/schema.js';
+import { PROVIDERS, type Trigger } from '../config/schema.js';
 import type { ActionAnswer } from './types.js';
 
 /**
@@ -19,7 +19,8 @@ function parseOne(item: string): ActionAnswer {
   const trigger = triggerOf(item, Boolean(http));
   const route = http ? `${http[1]?.toUpperCase()} ${http[2]}` : undefined;
   const name = words.length > 0 ? camel(words) : nameFromPath(http?.[2] ?? 'action');
-  return route ? { name, trigger, route, significantFields: [] } : { name, trigger, significantFields: [] };
+  const provider = PROVIDERS.find((p) => new RegExp(`\\b${p}\\b`, 'i').test(item));
+  return { name, trigger, ...(route ? { route } : {}), significantFields: [], ...(provider ? { provider } : {}) };
 }
 
 function triggerOf(item: string, hasRoute: boolean): Trigger {

@@ -32,7 +32,7 @@ export const retentionQuestion: Question<'retention'> = {
       await ctx.prompter.input({
         id: 'retention',
         message: 'How long should a completed request be remembered?',
-        help: `Q6 · ${retentionQuestion.help} Typically hours to days, e.g. ${retentionQuestion.examples.join(', ')}. Stripe forgets keys after 24h and resends webhooks for 3 days.`,
+        help: `Q6 · ${retentionQuestion.help} Typically hours to days, e.g. ${retentionQuestion.examples.join(', ')}.${(ctx.answers.payments ?? []).includes('stripe') ? ' Stripe forgets keys after 24h and resends webhooks for 3 days.' : ''}`,
         default: prefill ?? suggestedRetention(ctx),
         validate: validateDuration,
       })

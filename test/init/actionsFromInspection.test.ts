@@ -39,7 +39,7 @@ describe('parseActionText', () => {
   it('reads free-text answers into named actions with their trigger', () => {
     expect(parseActionText('create payment POST /payments; process stripe webhook, sendNotification consumer, nightly invoice job')).toEqual([
       { name: 'createPayment', trigger: 'http', route: 'POST /payments', significantFields: [] },
-      { name: 'processStripeWebhook', trigger: 'webhook', significantFields: [] },
+      { name: 'processStripeWebhook', trigger: 'webhook', significantFields: [], provider: 'stripe' },
       { name: 'sendNotification', trigger: 'consumer', significantFields: [] },
       { name: 'nightlyInvoiceJob', trigger: 'cron', significantFields: [] },
     ]);

@@ -13,10 +13,10 @@ export interface CliRun {
 }
 
 /** Runs the built CLI as a user would: a child process, no colour, no inherited reproducible-build date. */
-export function runCli(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+export function runCli(args: readonly string[], env: Record<string, string | undefined> = {}, nodeArgs: readonly string[] = []): Promise<CliRun> {
   const base: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, SOURCE_DATE_EPOCH: undefined, CI: '1' };
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...base, ...env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...nodeArgs, BIN, ...args], { env: { ...base, ...env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });

@@ -121,7 +121,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     if (previous) {
       rendered = await renderAll(config, options, format, output, previous);
       plan = await planWrites(root, rendered.files, { force: options.force });
-      if (plan.find((item) => item.path === output)?.action !== 'unchanged') {
+      // The document is the single file or, when split, every file in the folder named after it.
+      const folder = `${output.replace(/\.[^./]+$/, '')}/`;
+      const documentItems = plan.filter((item) => item.path === output || item.path.startsWith(folder));
+      if (documentItems.length === 0 || documentItems.some((item) => item.action !== 'unchanged')) {
         rendered = undefined;
         plan = undefined;
       } else date = previous;

@@ -49,7 +49,7 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
         fieldCandidates: fields,
         externalCalls: calls,
         checked: !AUTH_ROUTE.test(finding.path),
-        note: finding.prefixResolved ? undefined : 'mount prefix not resolved; check the route',
+        note: finding.prefixResolved ? existingNote(inspection, finding) : 'mount prefix not resolved; check the route',
       });
     } else if (finding.kind === 'webhook') {
       const provider = asProvider(finding.provider);
@@ -150,6 +150,15 @@ export function nameFromRoute(method: EndpointFinding['method'], route: string):
   // One request acts on one resource: POST /orders creates an order.
   const singular = (resource ?? 'root').replace(/([^s])s$/, '$1');
   return `${VERBS[method]}${pascal(singular)}`;
+}
+
+/** Protection already in the handler: an existing-idempotency finding between this route and the next one in its file. */
+function existingNote(inspection: Inspection, endpoint: EndpointFinding): string | undefined {
+  const next = Math.min(
+    ...inspection.findings.filter((f) => f.kind === 'endpoint' && f.file === endpoint.file && f.line > endpoint.line).map((f) => f.line),
+  );
+  const found = inspection.findings.find((f) => f.kind === 'existing-idempotency' && f.file === endpoint.file && f.line >= endpoint.line && f.line < next);
+  return found?.kind === 'existing-idempotency' ? `already: ${found.detail}` : undefined;
 }
 
 function routeParams(route: string): string[] {

@@ -97,13 +97,10 @@ async function askActionsInWords(ctx: AskContext, sawList: boolean): Promise<Act
 
 /** Configured actions stay checked; newly detected ones are offered too (checked when nothing was configured). */
 function mergeOffer(configured: ActionAnswer[], candidates: ActionCandidate[]) {
-  const fromConfig = configured.map((action) => ({
-    value: action,
-    name: label(action),
-    short: action.name,
-    checked: true,
-    group: candidates.find((c) => sameAction(c.action, action))?.group ?? 'From your config',
-  }));
+  const fromConfig = configured.map((action) => {
+    const candidate = candidates.find((c) => sameAction(c.action, action));
+    return { value: action, name: label(action, candidate?.note), short: action.name, checked: true, group: candidate?.group ?? 'From your config' };
+  });
   const fresh = candidates
     .filter((c) => !configured.some((action) => sameAction(c.action, action)))
     .map((c) => ({ value: c.action, name: label(c.action, c.note), short: c.action.name, checked: configured.length === 0 && c.checked, group: c.group }));

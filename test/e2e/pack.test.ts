@@ -54,7 +54,7 @@ describe('the published package', { timeout: 300_000 }, () => {
     expect(messages.map((message) => formatMessage(message, pkg, { color: false }))).toEqual([]);
   });
 
-  it('installs into a fresh project and works through npx: --help, generate, generate --check', async () => {
+  it('installs into a fresh project and works through npx: --help, init --yes, generate, generate --check', async () => {
     await run('mkdir', ['-p', project], work);
     await writeFile(path.join(project, 'package.json'), `${JSON.stringify({ name: 'checkout-api', private: true, type: 'module' }, null, 2)}\n`);
     const install = await npm(['install', tarball, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], project);
@@ -63,6 +63,13 @@ describe('the published package', { timeout: 300_000 }, () => {
     const help = await npx(['--help']);
     expect(help.code, help.stderr).toBe(0);
     expect(help.stdout).toContain('generate');
+
+    // First contact: init --yes in CI mode writes a config and the design; the result is immediately current.
+    const init = await npx(['init', '--yes']);
+    expect(init.code, init.stderr).toBe(0);
+    await stat(path.join(project, 'idempotency.config.json'));
+    const initCheck = await npx(['generate', '--check']);
+    expect(initCheck.code, initCheck.stderr).toBe(0);
 
     // The config's $schema resolves inside the installed package, as editors will look it up.
     const config = JSON.parse(await readFile(path.join(ROOT, 'fixtures/configs/express-stripe-payments.json'), 'utf8')) as Record<string, unknown>;

@@ -11,6 +11,7 @@ import { resolveInside } from './emit/safePath.js';
 import { buildDesign, type InspectionInput } from './model/index.js';
 import type { DesignModel } from './model/types.js';
 import type { RenderedFile } from './render/renderDocument.js';
+import { splitFolder } from './render/split/splitFolder.js';
 
 export interface GenerateOptions {
   cwd: string;
@@ -122,7 +123,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       rendered = await renderAll(config, options, format, output, previous);
       plan = await planWrites(root, rendered.files, { force: options.force });
       // The document is the single file or, when split, every file in the folder named after it.
-      const folder = `${output.replace(/\.[^./]+$/, '')}/`;
+      const folder = `${splitFolder(output)}/`;
       const documentItems = plan.filter((item) => item.path === output || item.path.startsWith(folder));
       if (documentItems.length === 0 || documentItems.some((item) => item.action !== 'unchanged')) {
         rendered = undefined;
@@ -135,5 +136,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   plan ??= await planWrites(root, rendered.files, { force: options.force });
   const written = !options.check && !options.dryRun;
   if (written) await applyPlan(root, plan, { date: rendered.model.generatedOn });
-  return { plan, model: rendered.model, document: output, written };
+  // A split document is delivered as its folder; report that path, not the single file it replaced.
+  const document = rendered.files.some((file) => file.path === output) ? output : `${splitFolder(output)}/`;
+  return { plan, model: rendered.model, document, written };
 }

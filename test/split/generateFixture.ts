@@ -18,7 +18,8 @@ export async function generateFixture(name: string, options: { format: 'html' | 
   delete raw['$schema'];
   writeFileSync(path.join(dir, 'idempotency.config.json'), JSON.stringify(raw, null, 2));
   const result = await generate({ cwd: dir, format: options.format, split: options.split, date: NOW.toISOString().slice(0, 10) });
-  const split = !result.plan.some((item) => item.path === result.document);
-  const documentPath = path.join(dir, split ? result.document.replace(/\.(html|md)$/, '') : result.document);
+  // generate reports a split document as its folder ("docs/idempotency-design/").
+  const split = result.document.endsWith('/');
+  const documentPath = path.join(dir, result.document).replace(/[\\/]$/, '');
   return { ...result, dir, documentPath, split };
 }

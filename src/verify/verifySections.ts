@@ -37,6 +37,22 @@ export function verifySections(located: readonly LocatedBlock[], documentLabel: 
       findings.push({ file, message: `final deliverable "${deliverable.title}" is an empty heading` });
     }
   }
+  findings.push(...verifySagaDiagrams(located));
+  return findings;
+}
+
+/**
+ * The spec: "a compensation path that isn't drawn is a compensation path that isn't designed".
+ * Each saga in section 7 needs its state machine (Mermaid block or SVG) under its heading.
+ */
+function verifySagaDiagrams(located: readonly LocatedBlock[]): Finding[] {
+  const findings: Finding[] = [];
+  located.forEach((item, index) => {
+    if (item.section !== 7 || item.block.kind !== 'heading' || item.block.level < 3 || !/\bsaga$/i.test(item.block.text)) return;
+    if (!blocksUnder(located, index).some((l) => l.block.kind === 'diagram')) {
+      findings.push({ file: item.file, message: `"${item.block.text}" has no state machine diagram (Mermaid or SVG) under its heading` });
+    }
+  });
   return findings;
 }
 

@@ -173,6 +173,15 @@ describe('verify fails on a broken Markdown document', () => {
     expectFinding(findings, target, /DDL has no CHECK constraint/);
   });
 
+  it('a saga whose state machine was deleted', async () => {
+    const saga = await generateFixture('nestjs-adyen-saga', { format: 'md', split: 'never' });
+    const { findings, target } = await verifyAfter(saga, '', (t) => {
+      const start = t.indexOf('```mermaid\nstateDiagram-v2');
+      return t.slice(0, start) + t.slice(t.indexOf('\n```\n', start) + 5);
+    });
+    expectFinding(findings, target, /"submitOrder saga" has no state machine diagram/);
+  });
+
   it('split folder: a nav link to a page that does not exist', async () => {
     const { findings, target } = await verifyAfter(splitMd, 'README.md', (t) => replaceOnce(t, '(01-actions', '(01-action'));
     expectFinding(findings, target, /does not exist/);

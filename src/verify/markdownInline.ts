@@ -48,7 +48,8 @@ export function inlineText(markdown: string): string {
 }
 
 function plainText(text: string): string {
-  const withoutLinks = text.replace(/!?\[((?:\\.|[^\]\\])*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"]*")?\)/g, '$1').replace(/<\/?[a-z][^>]*>/gi, '');
+  // Raw inline HTML renders as nothing, but a backslash-escaped "\<img>" is visible text and part of the slug.
+  const withoutLinks = text.replace(/!?\[((?:\\.|[^\]\\])*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"]*")?\)/g, '$1').replace(/(?<!\\)<\/?[a-z][^>]*>/gi, '');
   let out = '';
   for (let i = 0; i < withoutLinks.length; i++) {
     const ch = withoutLinks[i]!;

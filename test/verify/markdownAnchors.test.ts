@@ -34,4 +34,9 @@ describe('Markdown anchors follow GitHub', () => {
     const findings = verifyLinks(page, { files: new Set(['README.md']), pages: new Map([['README.md', page]]), folder: true });
     expect(findings).toEqual([{ file: 'README.md', message: 'Markdown link "#notes-2" points to the anchor #notes-2, which this file does not have' }]);
   });
+
+  it('treats backslash-escaped HTML in a heading as the visible text it is', () => {
+    const hostile = parseMarkdownPage('design.md', '### \\<img src=x onerror=alert(1)\\>\n### Raw <b>bold</b> tag');
+    expect([...hostile.anchors]).toEqual(['img-srcx-onerroralert1', 'raw-bold-tag']);
+  });
 });

@@ -1,19 +1,39 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { RenderedFile } from '../render/renderDocument.js';
+import { type ManifestEntry, normalizeText, readManifest, sha256Of } from './manifest.js';
 
 /** How generated code is formatted when the user's project has no prettier config. */
 export const HOUSE_STYLE = { singleQuote: true, printWidth: 110 } as const;
 
+export interface FormattedFile extends RenderedFile {
+  /** Hash of the unformatted text, prettier's version and the options: what the manifest remembers (see below). */
+  source?: string;
+}
+
+/**
+ * prettier's output for the same input, version and options is the same, so when the manifest says a file was last
+ * written from this very source and the disk still holds exactly what was written, the disk is the formatted text.
+ * Formatting is most of a cold `generate`; this makes the common CI case (`--check` with nothing changed) skip it.
+ */
+async function previouslyFormatted(root: string, entry: ManifestEntry | undefined, source: string): Promise<string | undefined> {
+  if (entry?.source !== source) return undefined;
+  const onDisk = await readFile(path.join(root, entry.path), 'utf8').catch(() => undefined);
+  return onDisk !== undefined && sha256Of(onDisk) === entry.sha256 ? normalizeText(onDisk) : undefined;
+}
+
 /**
  * Formats what prettier understands best: Markdown documents and generated TypeScript/JavaScript/YAML/JSON.
  * HTML is emitted already formatted (prettier would reflow <pre> and inline SVG).
- * This is the most expensive step of a cold `generate` (the scaffold templates are not stored in house style), so
- * prettier is imported only here, and only when there is something to format.
  */
-export async function formatFiles(files: readonly RenderedFile[], cwd: string): Promise<RenderedFile[]> {
+export async function formatFiles(files: readonly RenderedFile[], cwd: string): Promise<FormattedFile[]> {
   const wanted = files.filter((f) => /\.(md|ts|js|mjs|cjs|tsx|json|ya?ml)$/.test(f.path));
   if (wanted.length === 0) return [...files];
-  const prettier = await import('prettier');
-  const out: RenderedFile[] = [];
+  const root = path.resolve(cwd);
+  const [prettier, manifest] = await Promise.all([import('prettier'), readManifest(root)]);
+  const tracked = new Map(manifest.files.map((entry) => [entry.path, entry]));
+  const out: FormattedFile[] = [];
   for (const file of files) {
     if (!wanted.includes(file)) {
       out.push(file);
@@ -21,15 +41,15 @@ export async function formatFiles(files: readonly RenderedFile[], cwd: string): 
     }
     // Documents use fixed options so they are byte-identical on every machine; code follows the user's config.
     const userConfig = file.path.endsWith('.md') ? null : await prettier.resolveConfig(`${cwd}/${file.path}`, { editorconfig: false }).catch(() => null);
+    const options = { ...(userConfig ?? HOUSE_STYLE), filepath: file.path, proseWrap: 'preserve', embeddedLanguageFormatting: 'off', endOfLine: 'lf' } as const;
+    const source = createHash('sha256').update(JSON.stringify([prettier.version, options])).update('\0').update(normalizeText(file.contents)).digest('hex');
+    const reused = await previouslyFormatted(root, tracked.get(file.path), source);
+    if (reused !== undefined) {
+      out.push({ ...file, contents: reused, source });
+      continue;
+    }
     try {
-      const contents = await prettier.format(file.contents, {
-        ...(userConfig ?? HOUSE_STYLE),
-        filepath: file.path,
-        proseWrap: 'preserve',
-        embeddedLanguageFormatting: 'off',
-        endOfLine: 'lf',
-      });
-      out.push({ ...file, contents });
+      out.push({ ...file, contents: await prettier.format(file.contents, options), source });
     } catch {
       // Unparseable output is a bug elsewhere; keep it unformatted rather than lose it.
       out.push(file);

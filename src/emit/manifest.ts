@@ -14,6 +14,11 @@ export interface ManifestEntry {
   class: FileClass;
   /** sha256 hex of the LF-normalized text the tool last wrote. */
   sha256: string;
+  /**
+   * For formatted files: sha256 of the unformatted text plus the formatter's version and options. While it and the
+   * file on disk still match, the disk holds prettier's output and the slow pass is skipped (see formatFiles).
+   */
+  source?: string;
 }
 
 export interface Manifest {
@@ -59,11 +64,12 @@ export function parseManifest(text: string): Manifest {
   const files = (raw as { files?: unknown } | null)?.files;
   if (!Array.isArray(files)) throw corrupt('no "files" list');
   const entries = files.map((entry: unknown, index): ManifestEntry => {
-    const { path: p, class: c, sha256 } = (entry ?? {}) as Record<string, unknown>;
-    if (typeof p !== 'string' || p === '' || (c !== 'managed' && c !== 'scaffold') || typeof sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(sha256)) {
+    const { path: p, class: c, sha256, source } = (entry ?? {}) as Record<string, unknown>;
+    const isHash = (value: unknown): value is string => typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
+    if (typeof p !== 'string' || p === '' || (c !== 'managed' && c !== 'scaffold') || !isHash(sha256) || (source !== undefined && !isHash(source))) {
       throw corrupt(`files[${index}] needs path, class "managed" or "scaffold" and a sha256`);
     }
-    return { path: p, class: c, sha256 };
+    return { path: p, class: c, sha256, ...(isHash(source) ? { source } : {}) };
   });
   const date = (raw as { date?: unknown }).date;
   return { ...(typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date) ? { date } : {}), files: entries };
@@ -73,7 +79,7 @@ export function parseManifest(text: string): Manifest {
 export function serializeManifest(manifest: Manifest): string {
   const files = [...manifest.files]
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-    .map((entry) => ({ path: entry.path, class: entry.class, sha256: entry.sha256 }));
+    .map((entry) => ({ path: entry.path, class: entry.class, sha256: entry.sha256, ...(entry.source ? { source: entry.source } : {}) }));
   const body = { $comment: 'Written by idempotency-builder: what it generated and the hash it wrote. Commit this file.', ...(manifest.date ? { date: manifest.date } : {}), files };
   return `${JSON.stringify(body, null, 2)}\n`;
 }

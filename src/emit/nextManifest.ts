@@ -11,7 +11,7 @@ export function nextManifest(plan: readonly PlannedWrite[], options: { date?: st
   for (const item of plan) {
     const done = options.applied === undefined || options.applied.has(item);
     if (item.action === 'unchanged' || ((item.action === 'create' || item.action === 'update') && done)) {
-      files.push({ path: item.path, class: item.class, sha256: sha256Of(item.contents) });
+      files.push({ path: item.path, class: item.class, sha256: sha256Of(item.contents), ...(item.source ? { source: item.source } : {}) });
     } else if (item.tracked && (item.action === 'user-modified' || !done)) {
       files.push(item.tracked);
     }

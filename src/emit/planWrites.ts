@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { UserError } from '../errors.js';
 import type { RenderedFile } from '../render/renderDocument.js';
+import type { FormattedFile } from './format.js';
 import { type ManifestEntry, normalizeText, readManifest, sha256Of } from './manifest.js';
 import { resolveInside } from './safePath.js';
 
@@ -12,7 +13,7 @@ import { resolveInside } from './safePath.js';
  */
 export type WriteAction = 'create' | 'update' | 'unchanged' | 'user-modified' | 'remove' | 'orphan';
 
-export interface PlannedWrite extends RenderedFile {
+export interface PlannedWrite extends FormattedFile {
   action: WriteAction;
   /** What is on disk now (LF-normalized), for --diff; undefined when the file does not exist. */
   current?: string;
@@ -67,7 +68,7 @@ function decide(file: RenderedFile, current: string | undefined, tracked: Manife
  * file is updated only while it still has the hash the tool last wrote. Manifest entries the design no longer
  * produces become orphans: removed when managed and untouched, otherwise left for the user.
  */
-export async function planWrites(root: string, files: readonly RenderedFile[], options: PlanOptions = {}): Promise<PlannedWrite[]> {
+export async function planWrites(root: string, files: readonly FormattedFile[], options: PlanOptions = {}): Promise<PlannedWrite[]> {
   const manifest = await readManifest(root);
   const tracked = new Map(manifest.files.map((entry) => [entry.path, entry]));
   const plan: PlannedWrite[] = [];

@@ -1,0 +1,84 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as Prettier from 'prettier';
+
+// Counts real prettier.format calls, to prove when the slow pass is skipped.
+const calls = vi.hoisted(() => ({ format: 0 }));
+vi.mock('prettier', async (original) => {
+  const actual = await original<typeof Prettier>();
+  return {
+    ...actual,
+    format: async (...args: Parameters<typeof actual.format>) => {
+      calls.format++;
+      return actual.format(...args);
+    },
+  };
+});
+
+const { clearConfigCache } = await import('prettier');
+const { formatFiles } = await import('../../src/emit/format.js');
+const { planWrites } = await import('../../src/emit/planWrites.js');
+const { applyPlan } = await import('../../src/emit/applyPlan.js');
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'ib-format-'));
+  calls.format = 0;
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+const STORE = 'src/idempotency/pgStore.ts';
+const rendered = (name = 'claim') => [
+  { path: STORE, class: 'scaffold' as const, contents: `export async function ${name}(scope: string, key: string, fingerprint: string, leaseMs: number, fencingToken: bigint) { return [scope, key, fingerprint, leaseMs, fencingToken] }\n` },
+  { path: 'docs/idempotency-design.html', class: 'managed' as const, contents: '<p>not formatted by prettier</p>\n' },
+];
+
+async function generate(files = rendered()) {
+  const formatted = await formatFiles(files, root);
+  await applyPlan(root, await planWrites(root, formatted), { date: '2026-12-02' });
+  return formatted;
+}
+
+describe('formatFiles', () => {
+  it('formats code in house style and records what it was formatted from', async () => {
+    const [store] = await generate();
+    expect(store!.contents).toContain('export async function claim(\n  scope: string,');
+    expect(store!.contents).toContain("return [scope, key, fingerprint, leaseMs, fencingToken];\n");
+    expect(store!.source).toMatch(/^[0-9a-f]{64}$/);
+    expect(calls.format).toBe(1);
+  });
+
+  it('skips prettier for files unchanged since written, and formats again when anything differs', async () => {
+    const [first] = await generate();
+    calls.format = 0;
+    const [again] = await formatFiles(rendered(), root);
+    expect(calls.format).toBe(0);
+    expect(again!.contents).toBe(first!.contents);
+
+    // The user edited the file: its text is no longer known to be prettier's output.
+    await writeFile(path.join(root, STORE), 'export const mine = 1;\n');
+    expect((await formatFiles(rendered(), root))[0]!.contents).toBe(first!.contents);
+    expect(calls.format).toBe(1);
+
+    // New generator output, or a new prettier config: a different source.
+    await writeFile(path.join(root, STORE), first!.contents); // reverting the edit hands the file back
+    await generate();
+    calls.format = 0;
+    await formatFiles(rendered('claimKey'), root);
+    expect(calls.format).toBe(1);
+    await writeFile(path.join(root, '.prettierrc.json'), JSON.stringify({ printWidth: 200, semi: false }));
+    await clearConfigCache(); // A CLI run is a fresh process; this test process has cached "no config here".
+    const [wide] = await formatFiles(rendered(), root);
+    expect(calls.format).toBe(2);
+    expect(wide!.contents).not.toContain(';\n');
+  });
+
+  it('records the source in the manifest', async () => {
+    const [store] = await generate();
+    const manifest = JSON.parse(await readFile(path.join(root, '.idempotency-builder/manifest.json'), 'utf8')) as { files: Array<{ path: string; source?: string }> };
+    expect(manifest.files.find((entry) => entry.path === STORE)?.source).toBe(store!.source);
+    expect(manifest.files.find((entry) => entry.path.endsWith('.html'))).not.toHaveProperty('source');
+  });
+});

@@ -7,7 +7,8 @@ export function escapeMarkdown(text: string): string {
     // An underscore inside a word (locked_until) never starts emphasis; only escape it at a word edge.
     .replace(/(^|[^\p{L}\p{N}])_|_(?=$|[^\p{L}\p{N}])/gu, (match) => match.replace('_', '\\_'));
   // Characters that only matter at the start of a line: headings, lists, block quotes.
-  return flat.replace(/^([#+\-=>]|\d+[.)])/, '\\$1');
+  // A backslash goes before the list marker itself: "8\\. Security", never "\\8." which GitHub shows literally.
+  return flat.replace(/^([#+\-=>])/, '\\$1').replace(/^(\d+)([.)])(?=\s|$)/, '$1\\$2');
 }
 
 /** An inline code span that survives backticks in its content (CommonMark: a longer fence, padded). */

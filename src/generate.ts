@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
@@ -78,25 +78,44 @@ async function dateOnDisk(root: string, output: string): Promise<Date | undefine
   return day ? new Date(`${day}T00:00:00Z`) : undefined;
 }
 
+/** The HTML this project already holds for the document (single file or split pages), for SVG reuse. */
+async function readPreviousHtml(root: string, output: string): Promise<string[]> {
+  const pages: string[] = [];
+  const single = await readFile(resolveInside(root, output), 'utf8').catch(() => undefined);
+  if (single !== undefined) pages.push(single);
+  const folder = path.join(root, splitFolder(output));
+  const names = await readdir(folder).catch(() => [] as string[]);
+  for (const name of names.filter((n) => n.endsWith('.html')).sort()) {
+    const text = await readFile(path.join(folder, name), 'utf8').catch(() => undefined);
+    if (text !== undefined) pages.push(text);
+  }
+  return pages;
+}
+
 async function renderAll(config: Config, options: GenerateOptions, format: 'html' | 'md', output: string, now: Date): Promise<{ files: RenderedFile[]; model: DesignModel }> {
   const model = buildDesign(config, options.inspection, { now });
   const [{ buildFigures, renderFigures }, { renderDocument }] = await Promise.all([import('./diagrams/index.js'), import('./render/renderDocument.js')]);
   let figures = buildFigures(model);
-  if (format === 'html') figures = await renderFigures(figures, { renderer: options.diagrams, cwd: options.cwd });
-  const scaffoldFiles: RenderedFile[] = [];
-  let excerpts = {};
-  if (config.scaffold !== false) {
-    const scaffold = await import('./scaffold/index.js');
-    for (const file of scaffold.generateScaffold(model, { dir: config.scaffold.dir })) {
-      scaffoldFiles.push({ path: file.path, contents: file.contents, class: file.class });
-    }
-    excerpts = scaffold.documentExcerpts(model, { dir: config.scaffold.dir });
-  } else {
-    const scaffold = await import('./scaffold/index.js');
-    excerpts = scaffold.documentExcerpts(model, {});
+  if (format === 'html') {
+    const previousHtml = await readPreviousHtml(path.resolve(options.cwd), output);
+    figures = await renderFigures(figures, { renderer: options.diagrams, cwd: options.cwd, previousHtml });
   }
-  const documentFiles = await renderDocument(model, { format, output, figures, excerpts, split: options.split ?? config.split });
-  const files = await formatFiles([...documentFiles, ...scaffoldFiles], options.cwd);
+  const scaffold = await import('./scaffold/index.js');
+  const dir = config.scaffold === false ? undefined : config.scaffold.dir;
+  // Scaffolding is formatted first so the document can embed exactly the bytes that land on disk.
+  const scaffoldFiles = dir
+    ? await formatFiles(
+        scaffold.generateScaffold(model, { dir }).map((file) => ({ path: file.path, contents: file.contents, class: file.class })),
+        options.cwd,
+      )
+    : [];
+  const excerpts = scaffold.documentExcerpts(model, { dir: dir ?? 'src/idempotency' });
+  for (const excerpt of Object.values(excerpts)) {
+    const written = scaffoldFiles.find((file) => file.path === excerpt.path);
+    if (written) Object.assign(excerpt, { code: written.contents.trimEnd(), formatted: true });
+  }
+  const documentFiles = await formatFiles(await renderDocument(model, { format, output, figures, excerpts, split: options.split ?? config.split }), options.cwd);
+  const files = [...documentFiles, ...scaffoldFiles];
   // Verify exactly what would be written (formatted, in memory) so a broken document is never delivered.
   const { assertDocumentVerified } = await import('./verify/index.js');
   assertDocumentVerified(files.filter((file) => documentFiles.some((d) => d.path === file.path)));

@@ -12,4 +12,6 @@ export interface Figure {
   mermaid: string;
   /** Inline SVG for HTML; undefined until renderFigures has run (and always for Markdown). */
   svg?: string;
+  /** Set with svg: the render key, so regeneration can reuse the SVG when nothing that shapes it changed. */
+  renderKey?: string;
 }

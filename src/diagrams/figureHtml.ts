@@ -1,5 +1,6 @@
 import { escapeXml } from './escapeXml.js';
 import type { Figure } from './figure.js';
+import { renderStamp } from './svgCache.js';
 
 /**
  * Marker that opens the comment holding a figure's Mermaid source. `verify` and regeneration read
@@ -15,7 +16,7 @@ const MARK = 'mermaid-source';
 export function figureHtml(figure: Figure): string {
   if (figure.svg === undefined) throw new Error(`Bug: figure "${figure.id}" reached the HTML renderer without an SVG; call renderFigures first`);
   return [
-    `<figure id="${escapeXml(figure.id)}" class="diagram diagram-${figure.kind}">`,
+    `<figure id="${escapeXml(figure.id)}" class="diagram diagram-${figure.kind}"${figure.renderKey ? ` data-render="${renderStamp(figure.renderKey, figure.svg)}"` : ''}>`,
     mermaidComment(figure),
     figure.svg,
     `<figcaption><strong>${escapeXml(figure.title)}.</strong> ${escapeXml(figure.caption)}</figcaption>`,

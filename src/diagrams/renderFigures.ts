@@ -1,9 +1,12 @@
 import type { Figure } from './figure.js';
 import type { RendererName } from './renderers/diagramRenderer.js';
 import { DEFAULT_RENDERER, renderers } from './renderers/registry.js';
+import { readRenderedSvgs, renderKey } from './svgCache.js';
 
 export interface RenderFiguresOptions {
   renderer?: RendererName;
+  /** HTML previously written (the document, or every page of a split folder): its SVGs are reused when still valid. */
+  previousHtml?: readonly string[];
   /** The user's project, where optional renderers are looked up. */
   cwd?: string;
 }
@@ -11,13 +14,19 @@ export interface RenderFiguresOptions {
 /** Returns the figures with `svg` filled in; the input is not modified. */
 export async function renderFigures(figures: Figure[], options: RenderFiguresOptions = {}): Promise<Figure[]> {
   if (figures.length === 0) return [];
-  const session = await renderers[options.renderer ?? DEFAULT_RENDERER]({ cwd: options.cwd ?? process.cwd() });
+  const rendererName = options.renderer ?? DEFAULT_RENDERER;
+  const previous = readRenderedSvgs(options.previousHtml ?? []);
+  const keyed = figures.map((figure) => ({ figure, key: renderKey(figure, rendererName) }));
+  if (keyed.every(({ key }) => previous.has(key))) {
+    return keyed.map(({ figure, key }) => ({ ...figure, svg: previous.get(key)!, renderKey: key }));
+  }
+  const session = await renderers[rendererName]({ cwd: options.cwd ?? process.cwd() });
   try {
     const rendered: Figure[] = [];
     // One at a time: the mermaid-cli session shares one browser, and order keeps output stable.
-    for (const figure of figures) {
-      const svg = await session.render(figure.mermaid, { id: figure.id, title: figure.title, desc: figure.caption });
-      rendered.push({ ...figure, svg });
+    for (const { figure, key } of keyed) {
+      const svg = previous.get(key) ?? (await session.render(figure.mermaid, { id: figure.id, title: figure.title, desc: figure.caption }));
+      rendered.push({ ...figure, svg, renderKey: key });
     }
     return rendered;
   } finally {

@@ -114,7 +114,7 @@ describe('figureHtml and readMermaidComments', () => {
   it('puts the comment right before the SVG inside the figure, with an escaped caption', async () => {
     const [flow] = await renderFigures(buildFigures(expressStripe));
     const html = figureHtml({ ...flow!, caption: 'a < b & "c"' });
-    expect(html).toMatch(/^<figure id="request-flow" class="diagram diagram-flowchart">\n<!-- mermaid-source request-flow\nflowchart TD\n[\s\S]*-->\n<svg /);
+    expect(html).toMatch(/^<figure id="request-flow" class="diagram diagram-flowchart" data-render="[0-9a-f]+\.[0-9a-f]+">\n<!-- mermaid-source request-flow\nflowchart TD\n[\s\S]*-->\n<svg /);
     expect(html).toContain('<figcaption><strong>Request handling.</strong> a &lt; b &amp; &quot;c&quot;</figcaption>\n</figure>');
   });
 

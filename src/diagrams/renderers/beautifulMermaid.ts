@@ -1,4 +1,3 @@
-import { renderMermaidSVG } from 'beautiful-mermaid';
 import { finishSvg, type SvgMeta } from '../finishSvg.js';
 import type { DiagramRenderer } from './diagramRenderer.js';
 
@@ -6,15 +5,19 @@ import type { DiagramRenderer } from './diagramRenderer.js';
  * The default renderer: beautiful-mermaid (pinned exactly in package.json) lays diagrams out in
  * pure JS with its own text metrics, so the bytes do not depend on installed fonts or a browser.
  */
-export function openBeautifulMermaid(): Promise<DiagramRenderer> {
-  return Promise.resolve({
+export async function openBeautifulMermaid(): Promise<DiagramRenderer> {
+  // Loaded on first use: layout (elkjs) is heavy, and a rerun that reuses every SVG never needs it.
+  const { renderMermaidSVG } = await import('beautiful-mermaid');
+  return {
     name: 'beautiful-mermaid',
-    render: (mermaid: string, meta: SvgMeta) => Promise.resolve(renderBeautifulMermaid(mermaid, meta)),
+    render: (mermaid: string, meta: SvgMeta) => Promise.resolve(renderBeautifulMermaid(renderMermaidSVG, mermaid, meta)),
     close: () => Promise.resolve(),
-  });
+  };
 }
 
-export function renderBeautifulMermaid(mermaid: string, meta: SvgMeta): string {
+type Layout = (typeof import('beautiful-mermaid'))['renderMermaidSVG'];
+
+export function renderBeautifulMermaid(renderMermaidSVG: Layout, mermaid: string, meta: SvgMeta): string {
   // Colours are rewritten below; transparent keeps the page background behind the diagram.
   const raw = renderMermaidSVG(mermaid, { transparent: true, padding: 16 });
   // Node labels are laid out at 13px; allowing 14/13 lets them reach 14px on a wide page.

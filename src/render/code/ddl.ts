@@ -4,6 +4,8 @@ export interface CodeSample {
   language: string;
   code: string;
   path?: string;
+  /** Already formatted (the scaffold file as written); the document embeds it as is. */
+  formatted?: boolean;
 }
 
 const seconds = (ms: number) => Math.round(ms / 1000);

@@ -1,6 +1,6 @@
 import type { DesignModel } from '../../model/types.js';
 import type { CodeSamples } from '../document/buildDocument.js';
-import { storeDdl } from './ddl.js';
+import { storeDdl, type CodeSample } from './ddl.js';
 import { middlewareSample } from './middleware.js';
 import { cleanupSample, fingerprintSample, monitoringSample, testSample } from './samples.js';
 
@@ -8,7 +8,7 @@ import { cleanupSample, fingerprintSample, monitoringSample, testSample } from '
  * The code the document shows. Where a scaffold target exists for the stack, its real files
  * replace these samples (see `excerpts`), so the document embeds exactly what was generated.
  */
-export function codeSamples(model: DesignModel, excerpts: Partial<Record<keyof CodeSamples, { language: string; code: string; path?: string }>> = {}): CodeSamples {
+export function codeSamples(model: DesignModel, excerpts: Partial<Record<keyof CodeSamples, CodeSample>> = {}): CodeSamples {
   return {
     ddl: excerpts.ddl ?? storeDdl(model),
     middleware: excerpts.middleware ?? middlewareSample(model),
@@ -44,11 +44,12 @@ const PARSERS: Record<string, string> = { typescript: 'typescript', javascript: 
 
 /** Samples are formatted like the scaffolding, so the document reads like real code; SQL stays as written. */
 export async function formatSamples(samples: CodeSamples): Promise<CodeSamples> {
+  if (Object.values(samples).every((sample) => sample.formatted || !PARSERS[sample.language])) return samples;
   const prettier = await import('prettier');
   const entries = await Promise.all(
     Object.entries(samples).map(async ([id, sample]) => {
       const parser = PARSERS[sample.language];
-      if (!parser) return [id, sample] as const;
+      if (!parser || sample.formatted) return [id, sample] as const;
       try {
         const code = await prettier.format(sample.code, { parser, singleQuote: true, printWidth: 110, trailingComma: 'all' });
         return [id, { ...sample, code: code.trimEnd() }] as const;

@@ -1,3 +1,4 @@
+import type * as BeautifulMermaid from 'beautiful-mermaid';
 import { finishSvg, type SvgMeta } from '../finishSvg.js';
 import type { DiagramRenderer } from './diagramRenderer.js';
 
@@ -15,7 +16,7 @@ export async function openBeautifulMermaid(): Promise<DiagramRenderer> {
   };
 }
 
-type Layout = (typeof import('beautiful-mermaid'))['renderMermaidSVG'];
+type Layout = typeof BeautifulMermaid.renderMermaidSVG;
 
 export function renderBeautifulMermaid(renderMermaidSVG: Layout, mermaid: string, meta: SvgMeta): string {
   // Colours are rewritten below; transparent keeps the page background behind the diagram.

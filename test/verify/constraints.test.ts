@@ -21,7 +21,7 @@ function verifyText(text: string): Finding[] {
 /** Applies `edit` to the lines of the spec section whose "## N." heading matches `number`. */
 function inSection(text: string, number: number, edit: (lines: string[]) => string[]): string {
   const lines = text.split('\n');
-  const start = lines.findIndex((l) => new RegExp(`^## \\\\?${number}\\. `).test(l));
+  const start = lines.findIndex((l) => new RegExp(`^## \\\\?${number}\\\\?\\. `).test(l));
   const end = lines.findIndex((l, i) => i > start && l.startsWith('## '));
   if (start === -1) throw new Error(`test setup: section ${number} not found`);
   const body = edit(lines.slice(start, end));

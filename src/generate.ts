@@ -36,6 +36,14 @@ export interface GenerateResult {
   model: DesignModel;
   document: string;
   written: boolean;
+  /** Things the user should know that are not errors, e.g. no scaffold target for the stack yet. */
+  warnings: string[];
+}
+
+/** Said when the config asks for scaffolding that no target can produce for this stack yet. */
+export function scaffoldUnavailable(model: DesignModel, dir: string): string {
+  const s = model.stack;
+  return `No runnable scaffolding for ${s.language === 'javascript' ? 'JavaScript' : 'TypeScript'} + ${s.frameworkLabel} + ${s.databaseLabel} yet (available: TypeScript + Express + PostgreSQL); nothing was written to ${dir}. The document shows the code for your stack.`;
 }
 
 export function defaultOutput(format: 'html' | 'md'): string {
@@ -92,7 +100,7 @@ async function readPreviousHtml(root: string, output: string): Promise<string[]>
   return pages;
 }
 
-async function renderAll(config: Config, options: GenerateOptions, format: 'html' | 'md', output: string, now: Date): Promise<{ files: RenderedFile[]; model: DesignModel }> {
+async function renderAll(config: Config, options: GenerateOptions, format: 'html' | 'md', output: string, now: Date): Promise<{ files: RenderedFile[]; model: DesignModel; warnings: string[] }> {
   const model = buildDesign(config, options.inspection, { now });
   const [{ buildFigures, renderFigures }, { renderDocument }] = await Promise.all([import('./diagrams/index.js'), import('./render/renderDocument.js')]);
   let figures = buildFigures(model);
@@ -119,7 +127,8 @@ async function renderAll(config: Config, options: GenerateOptions, format: 'html
   // Verify exactly what would be written (formatted, in memory) so a broken document is never delivered.
   const { assertDocumentVerified } = await import('./verify/index.js');
   assertDocumentVerified(files.filter((file) => documentFiles.some((d) => d.path === file.path)));
-  return { files, model };
+  const warnings = dir && scaffoldFiles.length === 0 ? [scaffoldUnavailable(model, dir)] : [];
+  return { files, model, warnings };
 }
 
 /** Renders everything in memory, compares with disk, then writes unless checking or dry-running. */
@@ -132,7 +141,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const clock = options.now ?? (() => new Date());
 
   let date = fixedDate(options);
-  let rendered: { files: RenderedFile[]; model: DesignModel } | undefined;
+  let rendered: { files: RenderedFile[]; model: DesignModel; warnings: string[] } | undefined;
   let plan: PlannedWrite[] | undefined;
   if (!date) {
     // Keep the date already on disk while nothing else changed; a real change gets today's date.
@@ -157,5 +166,5 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (written) await applyPlan(root, plan, { date: rendered.model.generatedOn });
   // A split document is delivered as its folder; report that path, not the single file it replaced.
   const document = rendered.files.some((file) => file.path === output) ? output : `${splitFolder(output)}/`;
-  return { plan, model: rendered.model, document, written };
+  return { plan, model: rendered.model, document, written, warnings: rendered.warnings };
 }

@@ -73,3 +73,17 @@ describe('determinism', () => {
     expect(second.text).not.toContain(first.dir);
   });
 });
+
+describe('scaffolding availability', () => {
+  it('says so when the stack has no scaffold target, instead of silently writing nothing', async () => {
+    const { warnings, plan } = await renderConfig(rawFixture('nestjs-adyen-saga'));
+    expect(warnings).toEqual([expect.stringContaining('No runnable scaffolding for TypeScript + NestJS + PostgreSQL')]);
+    expect(plan.some((item) => item.path.startsWith('src/idempotency/'))).toBe(false);
+  });
+
+  it('stays quiet when it writes the scaffolding', async () => {
+    const { warnings, plan } = await renderConfig(rawFixture('express-stripe-payments'));
+    expect(warnings).toEqual([]);
+    expect(plan.some((item) => item.path === 'src/idempotency/express.ts')).toBe(true);
+  });
+});

@@ -5,21 +5,12 @@ import type { PlannedWrite, WriteAction } from '../emit/planWrites.js';
 import type { GenerateOptions, GenerateResult } from '../generate.js';
 import { createLogger, type Logger } from '../logger.js';
 
-interface GenerateFlags {
-  cwd?: string;
-  config?: string;
-  format?: 'html' | 'md';
-  out?: string;
-  split?: 'auto' | 'always' | 'never';
-  check?: boolean;
-  dryRun?: boolean;
+/** The pipeline's options as flags, plus what only concerns the terminal. */
+type GenerateFlags = Partial<Omit<GenerateOptions, 'inspection' | 'now'>> & {
   diff?: boolean;
-  force?: boolean;
   json?: boolean;
   quiet?: boolean;
-  date?: string;
-  diagrams?: 'beautiful-mermaid' | 'mermaid-cli';
-}
+};
 
 export function generateCommand(): Command {
   return new Command('generate')

@@ -186,16 +186,18 @@ function describeRecovery(action: ActionConfig, leaseText: string, steps: StepDe
       parts.push(`If the worker dies after claiming the key, the claim's lease lapses after ${leaseText}; the client's retry reclaims it with a new fencing token and runs the action again, and the dead worker's late write is rejected.`);
       break;
     case 'webhook':
-      parts.push(`If the worker dies mid-event it never answers 2xx, so the provider resends; once the ${leaseText} lease lapses the resend reclaims the event key and applies it once.`);
+      parts.push(`If the worker dies mid-event it never answers 2xx, so the provider resends; once the lease (${leaseText}) lapses the resend reclaims the event key and applies it once.`);
       break;
     case 'consumer':
-      parts.push(`The message is acknowledged only after the record is COMPLETED; a crash leaves it unacknowledged, the broker redelivers it, and the redelivery reclaims the key once the ${leaseText} lease lapses.`);
+      parts.push(`The message is acknowledged only after the record is COMPLETED; a crash leaves it unacknowledged, the broker redelivers it, and the redelivery reclaims the key once the lease (${leaseText}) lapses.`);
       break;
     case 'cron':
-      parts.push(`An overlapping or restarted run sees the slot's key as in flight and stops; after a crash the next attempt reclaims the slot once the ${leaseText} lease lapses, and per-item keys inside the batch skip items already done.`);
+      parts.push(`An overlapping or restarted run sees the slot's key as in flight and stops; after a crash the next attempt reclaims the slot once the lease (${leaseText}) lapses, and per-item keys inside the batch skip items already done.`);
       break;
   }
-  if (provider) {
+  if (provider && action.trigger === 'webhook') {
+    parts.push(`The ${provider} event id decides the key, so however often ${provider} resends, the event is applied once; anything the handler calls downstream carries a key derived from the event key, so a re-run after a crash cannot repeat it.`);
+  } else if (provider) {
     parts.push(`Re-execution is safe at the provider because the ${provider} key is derived from the local key, so ${provider} returns the original result instead of moving money again. If ${provider} succeeded but the local write did not, the reconciliation job matches provider objects by that key and completes the local record.`);
   } else if (action.provider === 'bank-transfer') {
     parts.push('Bank transfers have no provider-side deduplication: the local key goes into the payment reference, the transfer is submitted only from a COMPLETED claim, and reconciliation against the bank statement resolves any doubt before a manual resubmission.');

@@ -125,6 +125,6 @@ export function buildCleanup(retentionMs: number, highVolume: boolean): CleanupP
     scheduleLabel: `every ${everyMinutes} minutes`,
     batchSize: 1_000,
     strategy:
-      'Delete up to 1,000 expired rows per statement (finished rows whose expires_at has passed), repeating until a batch comes back short; PROCESSING rows are never touched, however old.',
+      'Delete up to 1,000 expired rows per statement, repeating until a batch comes back short. Finished rows go once expires_at has passed; a PROCESSING row goes only when both its retention and its lease have lapsed (an abandoned claim), so a live claim is never deleted, however old.',
   };
 }

@@ -56,10 +56,13 @@ export function cleanupSample(model: DesignModel): CodeSample {
   const db = model.stack.storeDatabase;
   const limitDelete =
     db === 'mysql' || db === 'mariadb'
-      ? `DELETE FROM ${table} WHERE status <> 'PROCESSING' AND expires_at < CURRENT_TIMESTAMP(3) LIMIT ${model.cleanup.batchSize}`
+      ? `DELETE FROM ${table}
+          WHERE expires_at < CURRENT_TIMESTAMP(3)
+            AND (status <> 'PROCESSING' OR locked_until < CURRENT_TIMESTAMP(3))
+          LIMIT ${model.cleanup.batchSize}`
       : `DELETE FROM ${table} WHERE ctid IN (
          SELECT ctid FROM ${table}
-          WHERE status <> 'PROCESSING' AND expires_at < now()
+          WHERE expires_at < now() AND (status <> 'PROCESSING' OR locked_until < now())
           LIMIT ${model.cleanup.batchSize}
           FOR UPDATE SKIP LOCKED)`;
   const body = `  let total = 0;
@@ -72,7 +75,7 @@ export function cleanupSample(model: DesignModel): CodeSample {
   return {
     language: 'typescript',
     code: `// Cleanup job: schedule "${model.cleanup.schedule}" (${model.cleanup.scheduleLabel}).
-// In-flight rows (status PROCESSING) are never deleted, however old.
+// A live claim is never deleted: a PROCESSING row goes only once its lease has lapsed too (abandoned).
 export async function pruneExpired(db: Queryable): Promise<number> {
 ${body}
 }

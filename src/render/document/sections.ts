@@ -57,7 +57,7 @@ function overview(model: DesignModel): Section {
     ),
     table(['Aspect', 'Decision'], [
       [cell('Stack'), cell(s.agnostic ? 'Technology-agnostic; PostgreSQL reference schema, TypeScript samples' : `${s.language === 'typescript' ? 'TypeScript' : 'JavaScript'}, ${s.frameworkLabel}, ${s.databaseLabel}, ${s.brokerLabel}, tests in ${s.testFrameworkLabel}`)],
-      [cell('Concurrency'), cell(`${model.concurrency.label}: ${model.concurrency.consequence}`)],
+      [cell('Concurrency'), cell(`${model.concurrency.label}. ${model.concurrency.consequence}`)],
       [cell('Atomic claim'), cell(s.claimPrimitive)],
       [cell('Lease per action'), cell(model.actions.map((a) => `${a.name} ${sec(a.lockTimeoutMs)}`).join(', '))],
       [cell('Key retention'), cell(`${sec(model.retention.effectiveMs)}${model.retention.raised ? ' (raised from the requested value, see section 5)' : ''}`)],
@@ -340,5 +340,5 @@ function runbook(model: DesignModel): Section {
     blocks.push(list(entry.steps.map((s) => [s]), true));
     if (entry.query) blocks.push({ type: 'code', language: 'sql', code: entry.query });
   }
-  return section(13, 'Operational Runbook', 'Stuck records, split-brain, partition maintenance, provider divergence and key flooding.', blocks);
+  return section(13, 'Operational Runbook', 'Stuck records, split-brain, table and partition maintenance, provider divergence and key flooding.', blocks);
 }

@@ -113,7 +113,7 @@ async function renderAll(config: Config, options: GenerateOptions, format: 'html
   // Scaffolding is formatted first so the document can embed exactly the bytes that land on disk.
   const scaffoldFiles = dir
     ? await formatFiles(
-        scaffold.generateScaffold(model, { dir }).map((file) => ({ path: file.path, contents: file.contents, class: file.class })),
+        scaffold.generateScaffold(model, { dir }).map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted })),
         options.cwd,
       )
     : [];

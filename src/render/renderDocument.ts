@@ -11,6 +11,8 @@ export interface RenderedFile {
   path: string;
   contents: string;
   class: 'managed' | 'scaffold';
+  /** Already in the house style; formatting is skipped unless the project has its own prettier config. */
+  formatted?: boolean;
 }
 
 export interface RenderDocumentOptions {

@@ -22,6 +22,8 @@ export interface ScaffoldFile {
   /** 'scaffold' files are the user's after the first write; 'managed' ones are always regenerated. */
   class: 'scaffold' | 'managed';
   role: ScaffoldRole;
+  /** Already in the house style (a template kept formatted in this repo): prettier may skip it. */
+  formatted?: boolean;
 }
 
 export type ExcerptId = 'ddl' | 'middleware' | 'fingerprint' | 'cleanup' | 'tests' | 'monitoring';

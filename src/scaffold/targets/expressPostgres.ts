@@ -35,7 +35,7 @@ export const expressPostgresTarget: ScaffoldTarget = {
 
   files(model: DesignModel): ScaffoldFile[] {
     const view = buildScaffoldView(model);
-    const files: ScaffoldFile[] = STATIC_FILES.map((file) => ({ path: file.path, contents: readTemplate(file.template), class: 'scaffold', role: file.role }));
+    const files: ScaffoldFile[] = STATIC_FILES.map((file) => ({ path: file.path, contents: readTemplate(file.template), class: 'scaffold', role: file.role, formatted: true }));
     const purposes = STATIC_FILES.map((file) => ({ name: file.path, purpose: file.purpose }));
     const add = (path: string, contents: string, role: ScaffoldRole, purpose: string, fileClass: ScaffoldFile['class'] = 'scaffold') => {
       files.push({ path, contents, class: fileClass, role });

@@ -73,9 +73,16 @@ export class IdempotencyCore {
     }
   }
 
-  private decideExisting(action: ActionSettings, request: IdempotentRequest, record: ExistingRecord): Decision {
+  private decideExisting(
+    action: ActionSettings,
+    request: IdempotentRequest,
+    record: ExistingRecord,
+  ): Decision {
     // An unknown algorithm cannot be compared, so it counts as a mismatch: never replay a possibly different intent.
-    if (record.algorithm !== this.policy.fingerprintAlgorithm || !fingerprintsEqual(record.fingerprint, request.fingerprint)) {
+    if (
+      record.algorithm !== this.policy.fingerprintAlgorithm ||
+      !fingerprintsEqual(record.fingerprint, request.fingerprint)
+    ) {
       this.events.mismatch?.(action.codeName);
       return { kind: 'mismatch' };
     }
@@ -83,17 +90,27 @@ export class IdempotencyCore {
       this.events.replayed?.(action.codeName);
       return { kind: 'replay', response: record.response };
     }
-    const seconds = record.leaseLive ? Math.ceil(record.leaseRemainingMs / 1000) : this.policy.retryAfterSeconds;
-    return { kind: 'in-flight', retryAfterSeconds: Math.max(1, Math.min(seconds, this.policy.retryAfterSeconds)) };
+    const seconds = record.leaseLive
+      ? Math.ceil(record.leaseRemainingMs / 1000)
+      : this.policy.retryAfterSeconds;
+    return {
+      kind: 'in-flight',
+      retryAfterSeconds: Math.max(1, Math.min(seconds, this.policy.retryAfterSeconds)),
+    };
   }
 
   /**
    * For consumers and jobs: runs `work` at most once per key and returns its (JSON) result, replaying the stored
    * result for duplicates. Throws InFlightError / MismatchError so the caller can nack or skip.
    */
-  async runOnce<T>(action: ActionSettings, request: IdempotentRequest, work: (signal: AbortSignal) => Promise<T>): Promise<{ result: T; replayed: boolean }> {
+  async runOnce<T>(
+    action: ActionSettings,
+    request: IdempotentRequest,
+    work: (signal: AbortSignal) => Promise<T>,
+  ): Promise<{ result: T; replayed: boolean }> {
     const decision = await this.begin(action, request);
-    if (decision.kind === 'replay') return { result: JSON.parse(decision.response.body.toString('utf8')) as T, replayed: true };
+    if (decision.kind === 'replay')
+      return { result: JSON.parse(decision.response.body.toString('utf8')) as T, replayed: true };
     if (decision.kind === 'mismatch') throw new MismatchError();
     if (decision.kind === 'in-flight') throw new InFlightError(decision.retryAfterSeconds);
     const { claim } = decision;
@@ -116,12 +133,18 @@ export class IdempotencyCore {
     } catch (error) {
       if (error instanceof LeaseLostError) throw error;
       this.events.storeError?.(operation);
-      throw error instanceof StoreUnavailableError ? error : new StoreUnavailableError(operation, { cause: error });
+      throw error instanceof StoreUnavailableError
+        ? error
+        : new StoreUnavailableError(operation, { cause: error });
     }
   }
 
   /** @internal used by ActiveClaim */
-  report(action: string, outcome: 'completed' | 'failed' | 'released' | 'lease-lost', durationMs: number): void {
+  report(
+    action: string,
+    outcome: 'completed' | 'failed' | 'released' | 'lease-lost',
+    durationMs: number,
+  ): void {
     this.events.finished?.(action, outcome, durationMs);
   }
 }
@@ -167,7 +190,9 @@ export class ActiveClaim {
   async complete(response: StoredResponse): Promise<void> {
     this.stop();
     const status = response.status < 400 ? 'COMPLETED' : 'FAILED';
-    const stored = await this.core.guard('complete', () => this.core.store.complete(this.ref, status, response, this.core.policy.retentionMs));
+    const stored = await this.core.guard('complete', () =>
+      this.core.store.complete(this.ref, status, response, this.core.policy.retentionMs),
+    );
     if (!stored) {
       this.core.report(this.action.codeName, 'lease-lost', this.elapsed());
       throw new LeaseLostError();
@@ -184,7 +209,9 @@ export class ActiveClaim {
 
   private async renew(): Promise<void> {
     if (this.settled) return;
-    const still = await this.core.guard('extend', () => this.core.store.extend(this.ref, this.action.leaseMs)).catch(() => true);
+    const still = await this.core
+      .guard('extend', () => this.core.store.extend(this.ref, this.action.leaseMs))
+      .catch(() => true);
     // A failed renewal (store hiccup) is not a loss: the lease may still be valid. Only a fenced-out token is.
     if (!still && !this.settled) {
       this.stop();

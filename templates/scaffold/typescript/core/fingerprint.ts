@@ -33,7 +33,9 @@ export function sha256Hex(text: string): string {
 }
 
 export function computeFingerprint(input: FingerprintInput): string {
-  return sha256Hex(canonicalJson({ fields: input.fields, method: input.method.toUpperCase(), route: input.route }));
+  return sha256Hex(
+    canonicalJson({ fields: input.fields, method: input.method.toUpperCase(), route: input.route }),
+  );
 }
 
 /** Constant-time, so response timing never reveals how much of a stored fingerprint a guess matched. */
@@ -54,7 +56,10 @@ export function readField(source: unknown, path: string): unknown {
     const isArray = raw.endsWith('[]');
     const name = isArray ? raw.slice(0, -2) : raw;
     current = current.flatMap((item) => {
-      const next = item !== null && typeof item === 'object' && Object.hasOwn(item, name) ? (item as Record<string, unknown>)[name] : undefined;
+      const next =
+        item !== null && typeof item === 'object' && Object.hasOwn(item, name)
+          ? (item as Record<string, unknown>)[name]
+          : undefined;
       if (!isArray) return [next];
       return Array.isArray(next) ? next : [];
     });

@@ -1,6 +1,8 @@
 import { canonicalJson, sha256Hex } from './fingerprint.js';
 
-export type KeyParseResult = { readonly ok: true; readonly key: string } | { readonly ok: false; readonly problem: 'missing' | 'empty' | 'too-long' | 'invalid' };
+export type KeyParseResult =
+  | { readonly ok: true; readonly key: string }
+  | { readonly ok: false; readonly problem: 'missing' | 'empty' | 'too-long' | 'invalid' };
 
 // Control characters (and DEL) would corrupt logs and headers; they are never part of a legitimate key.
 // eslint-disable-next-line no-control-regex
@@ -10,10 +12,16 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
  * Parses an Idempotency-Key header value. The IETF draft defines it as a structured-field string ("abc"); plain
  * unquoted values are also accepted because most clients send them that way.
  */
-export function parseIdempotencyKey(header: string | readonly string[] | undefined, maxLength: number): KeyParseResult {
+export function parseIdempotencyKey(
+  header: string | readonly string[] | undefined,
+  maxLength: number,
+): KeyParseResult {
   if (header === undefined) return { ok: false, problem: 'missing' };
   // A repeated header is ambiguous: which value would the retry send? Reject rather than guess.
-  if (typeof header !== 'string') return header.length === 1 ? parseIdempotencyKey(header[0], maxLength) : { ok: false, problem: 'invalid' };
+  if (typeof header !== 'string')
+    return header.length === 1
+      ? parseIdempotencyKey(header[0], maxLength)
+      : { ok: false, problem: 'invalid' };
   let key = header.trim();
   if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) {
     const inner = key.slice(1, -1);

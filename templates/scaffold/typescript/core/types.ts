@@ -18,7 +18,11 @@ export interface ActionSettings {
   readonly leaseMs: number;
   /** Present when the action may outlive a comfortable lease: the owner renews the lease this often. */
   readonly heartbeatMs?: number;
-  readonly steps: readonly { readonly index: number; readonly name: string; readonly compensation?: string }[];
+  readonly steps: readonly {
+    readonly index: number;
+    readonly name: string;
+    readonly compensation?: string;
+  }[];
 }
 
 /** Decisions that apply to every action. */
@@ -77,7 +81,11 @@ export interface ExistingRecord {
 }
 
 export type ClaimResult =
-  | { readonly outcome: 'claimed'; readonly ref: ClaimRef; readonly reclaimed: 'no' | 'orphan' | 'released' | 'expired' }
+  | {
+      readonly outcome: 'claimed';
+      readonly ref: ClaimRef;
+      readonly reclaimed: 'no' | 'orphan' | 'released' | 'expired';
+    }
   | { readonly outcome: 'existing'; readonly record: ExistingRecord };
 
 /**
@@ -87,7 +95,12 @@ export type ClaimResult =
 export interface IdempotencyStore {
   claim(input: ClaimInput): Promise<ClaimResult>;
   /** False when the token no longer owns the record (another worker reclaimed it): the write was rejected. */
-  complete(ref: ClaimRef, status: 'COMPLETED' | 'FAILED', response: StoredResponse, retentionMs: number): Promise<boolean>;
+  complete(
+    ref: ClaimRef,
+    status: 'COMPLETED' | 'FAILED',
+    response: StoredResponse,
+    retentionMs: number,
+  ): Promise<boolean>;
   release(ref: ClaimRef): Promise<boolean>;
   extend(ref: ClaimRef, leaseMs: number): Promise<boolean>;
   read(scope: string, key: string): Promise<ExistingRecord | undefined>;
@@ -119,6 +132,10 @@ export interface IdempotencyEvents {
   replayed?(action: string): void;
   inFlight?(action: string): void;
   mismatch?(action: string): void;
-  finished?(action: string, outcome: 'completed' | 'failed' | 'released' | 'lease-lost', durationMs: number): void;
+  finished?(
+    action: string,
+    outcome: 'completed' | 'failed' | 'released' | 'lease-lost',
+    durationMs: number,
+  ): void;
   storeError?(operation: string): void;
 }

@@ -3,7 +3,13 @@ import { isStorable, type ActiveClaim, type IdempotencyCore } from './core.js';
 import { computeFingerprint, pickFields } from './fingerprint.js';
 import { deriveKey, parseIdempotencyKey } from './keys.js';
 import { problemFor, type Problem } from './problems.js';
-import { LeaseLostError, StoreUnavailableError, type ActionSettings, type Scope, type StoredResponse } from './types.js';
+import {
+  LeaseLostError,
+  StoreUnavailableError,
+  type ActionSettings,
+  type Scope,
+  type StoredResponse,
+} from './types.js';
 
 export interface ExpressIdempotencyOptions {
   readonly core: IdempotencyCore;
@@ -29,12 +35,21 @@ export function idempotent(action: ActionSettings, options: ExpressIdempotencyOp
     const body = parsedBody(req.body);
     let key: string;
     if (action.key.source === 'derived') {
-      const values = pickFields(action.key.from ?? action.significantFields, { params: req.params, body, query: req.query });
-      if (Object.values(values).some((value) => value === null)) return sendProblem(res, problemFor('key-missing', policy));
+      const values = pickFields(action.key.from ?? action.significantFields, {
+        params: req.params,
+        body,
+        query: req.query,
+      });
+      if (Object.values(values).some((value) => value === null))
+        return sendProblem(res, problemFor('key-missing', policy));
       key = deriveKey(action.codeName, values);
     } else {
       const parsed = parseIdempotencyKey(req.headers[policy.keyHeader.toLowerCase()], policy.maxKeyLength);
-      if (!parsed.ok) return sendProblem(res, problemFor(parsed.problem === 'missing' ? 'key-missing' : 'key-invalid', policy));
+      if (!parsed.ok)
+        return sendProblem(
+          res,
+          problemFor(parsed.problem === 'missing' ? 'key-missing' : 'key-invalid', policy),
+        );
       key = parsed.key;
     }
     const fingerprint = computeFingerprint({
@@ -47,7 +62,8 @@ export function idempotent(action: ActionSettings, options: ExpressIdempotencyOp
     try {
       decision = await core.begin(action, { scope, key, fingerprint });
     } catch (error) {
-      if (error instanceof StoreUnavailableError) return sendProblem(res, problemFor('store-unavailable', policy));
+      if (error instanceof StoreUnavailableError)
+        return sendProblem(res, problemFor('store-unavailable', policy));
       throw error;
     }
     switch (decision.kind) {
@@ -84,11 +100,18 @@ type Callback = (error?: Error | null) => void;
  * Buffers everything the handler writes, records it (or releases the claim), and only then lets it reach the
  * socket. writeHead is deferred too, so nothing is flushed before the record is durable.
  */
-function holdResponse(res: Response, claim: ActiveClaim, replayedHeaders: readonly string[], policy: ExpressIdempotencyOptions['core']['policy']): void {
+function holdResponse(
+  res: Response,
+  claim: ActiveClaim,
+  replayedHeaders: readonly string[],
+  policy: ExpressIdempotencyOptions['core']['policy'],
+): void {
   const chunks: Buffer[] = [];
   const original = { writeHead: res.writeHead, write: res.write, end: res.end };
   const toBuffer = (chunk: Chunk, encoding?: BufferEncoding) =>
-    typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    typeof chunk === 'string'
+      ? Buffer.from(chunk, encoding ?? 'utf8')
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   let ended = false;
 
   res.writeHead = function (this: Response, status: number, ...rest: unknown[]) {
@@ -96,9 +119,11 @@ function holdResponse(res: Response, claim: ActiveClaim, replayedHeaders: readon
     const headers = rest.find((item) => typeof item === 'object' && item !== null);
     if (typeof rest[0] === 'string') res.statusMessage = rest[0];
     if (Array.isArray(headers)) {
-      for (let i = 0; i + 1 < headers.length; i += 2) res.setHeader(String(headers[i]), headers[i + 1] as string);
+      for (let i = 0; i + 1 < headers.length; i += 2)
+        res.setHeader(String(headers[i]), headers[i + 1] as string);
     } else if (headers) {
-      for (const [name, value] of Object.entries(headers)) if (value !== undefined) res.setHeader(name, value as string);
+      for (const [name, value] of Object.entries(headers))
+        if (value !== undefined) res.setHeader(name, value as string);
     }
     return this;
   } as Response['writeHead'];
@@ -110,13 +135,20 @@ function holdResponse(res: Response, claim: ActiveClaim, replayedHeaders: readon
     return true;
   } as Response['write'];
 
-  res.end = function (this: Response, chunk?: Chunk | Callback, encodingOrCallback?: BufferEncoding | Callback, callback?: Callback) {
+  res.end = function (
+    this: Response,
+    chunk?: Chunk | Callback,
+    encodingOrCallback?: BufferEncoding | Callback,
+    callback?: Callback,
+  ) {
     if (ended) return this;
     ended = true;
     if (chunk !== undefined && typeof chunk !== 'function') {
       chunks.push(toBuffer(chunk, typeof encodingOrCallback === 'string' ? encodingOrCallback : undefined));
     }
-    const done = [chunk, encodingOrCallback, callback].find((item): item is Callback => typeof item === 'function');
+    const done = [chunk, encodingOrCallback, callback].find(
+      (item): item is Callback => typeof item === 'function',
+    );
     res.writeHead = original.writeHead;
     res.write = original.write;
     res.end = original.end;
@@ -125,7 +157,13 @@ function holdResponse(res: Response, claim: ActiveClaim, replayedHeaders: readon
   } as Response['end'];
 }
 
-async function settle(res: Response, claim: ActiveClaim, body: Buffer, replayedHeaders: readonly string[], policy: ExpressIdempotencyOptions['core']['policy']): Promise<void> {
+async function settle(
+  res: Response,
+  claim: ActiveClaim,
+  body: Buffer,
+  replayedHeaders: readonly string[],
+  policy: ExpressIdempotencyOptions['core']['policy'],
+): Promise<void> {
   const status = res.statusCode;
   if (!isStorable(status)) {
     // 5xx (the handler threw or failed) and caller-state statuses: give the key back so a retry runs again.
@@ -136,7 +174,8 @@ async function settle(res: Response, claim: ActiveClaim, body: Buffer, replayedH
   const headers: Record<string, string> = {};
   for (const name of replayedHeaders) {
     const value = res.getHeader(name);
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+    if (value !== undefined)
+      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
   }
   try {
     await claim.complete({ status, headers, body });
@@ -144,7 +183,8 @@ async function settle(res: Response, claim: ActiveClaim, body: Buffer, replayedH
     // Not recorded, so not sent: the client retries and gets either the recorded result or a fresh, fenced attempt.
     for (const name of res.getHeaderNames()) res.removeHeader(name);
     if (error instanceof LeaseLostError) return sendProblem(res, problemFor('lease-lost', policy));
-    if (error instanceof StoreUnavailableError) return sendProblem(res, problemFor('store-unavailable', policy));
+    if (error instanceof StoreUnavailableError)
+      return sendProblem(res, problemFor('store-unavailable', policy));
     return sendProblem(res, problemFor('store-unavailable', policy));
   }
   res.end(body);
@@ -159,10 +199,19 @@ function sendReplay(res: Response, response: StoredResponse, replayHeader: strin
 }
 
 function sendProblem(res: Response, problem: Problem): void {
-  const body = Buffer.from(JSON.stringify({ type: problem.type, title: problem.title, status: problem.status, detail: problem.detail }), 'utf8');
+  const body = Buffer.from(
+    JSON.stringify({
+      type: problem.type,
+      title: problem.title,
+      status: problem.status,
+      detail: problem.detail,
+    }),
+    'utf8',
+  );
   res.statusCode = problem.status;
   res.setHeader('content-type', 'application/problem+json');
   res.setHeader('content-length', String(body.length));
-  if (problem.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(problem.retryAfterSeconds));
+  if (problem.retryAfterSeconds !== undefined)
+    res.setHeader('retry-after', String(problem.retryAfterSeconds));
   res.end(body);
 }

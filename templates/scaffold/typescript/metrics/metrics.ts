@@ -9,12 +9,34 @@ import type { IdempotencyEvents } from './types.js';
  * Prometheus metrics for the idempotency layer, fed by the core's events. Labels carry the action name only;
  * the per-principal counter carries a short hash, never the id itself, and never a key or fingerprint.
  */
-export function createIdempotencyMetrics(registry: Registry = defaultRegistry): IdempotencyEvents & { readonly registry: Registry } {
+export function createIdempotencyMetrics(
+  registry: Registry = defaultRegistry,
+): IdempotencyEvents & { readonly registry: Registry } {
   const registers = [registry];
-  const requests = new Counter({ name: METRIC_NAMES.requests, help: 'Requests that reached an idempotency check.', labelNames: ['action'], registers });
-  const duplicates = new Counter({ name: METRIC_NAMES.duplicatesBlocked, help: 'Duplicate requests answered without running the action (replay or in-flight).', labelNames: ['action', 'outcome'], registers });
-  const lockTimeouts = new Counter({ name: METRIC_NAMES.lockTimeouts, help: 'Claims whose lease lapsed before completion (crashed or stalled workers).', labelNames: ['action'], registers });
-  const mismatches = new Counter({ name: METRIC_NAMES.fingerprintMismatches, help: 'Keys reused with a different request.', labelNames: ['action'], registers });
+  const requests = new Counter({
+    name: METRIC_NAMES.requests,
+    help: 'Requests that reached an idempotency check.',
+    labelNames: ['action'],
+    registers,
+  });
+  const duplicates = new Counter({
+    name: METRIC_NAMES.duplicatesBlocked,
+    help: 'Duplicate requests answered without running the action (replay or in-flight).',
+    labelNames: ['action', 'outcome'],
+    registers,
+  });
+  const lockTimeouts = new Counter({
+    name: METRIC_NAMES.lockTimeouts,
+    help: 'Claims whose lease lapsed before completion (crashed or stalled workers).',
+    labelNames: ['action'],
+    registers,
+  });
+  const mismatches = new Counter({
+    name: METRIC_NAMES.fingerprintMismatches,
+    help: 'Keys reused with a different request.',
+    labelNames: ['action'],
+    registers,
+  });
   const duration = new Histogram({
     name: METRIC_NAMES.processingDuration,
     help: 'Time from claim to completion or release, in milliseconds.',
@@ -23,16 +45,34 @@ export function createIdempotencyMetrics(registry: Registry = defaultRegistry): 
     registers,
   });
   // Unbounded by nature (one series per active principal): keep the hash short and scrape retention modest.
-  const keysCreated = new Counter({ name: METRIC_NAMES.keysCreatedPerUser, help: 'New keys claimed, per principal (hashed).', labelNames: ['action', 'principal'], registers });
-  const orphanReclaims = new Counter({ name: METRIC_NAMES.orphanReclaims, help: 'Lapsed claims taken over by a retry.', labelNames: ['action'], registers });
-  const storeErrors = new Counter({ name: METRIC_NAMES.storeErrors, help: 'Store calls that failed or timed out (requests answered 503).', labelNames: ['operation'], registers });
+  const keysCreated = new Counter({
+    name: METRIC_NAMES.keysCreatedPerUser,
+    help: 'New keys claimed, per principal (hashed).',
+    labelNames: ['action', 'principal'],
+    registers,
+  });
+  const orphanReclaims = new Counter({
+    name: METRIC_NAMES.orphanReclaims,
+    help: 'Lapsed claims taken over by a retry.',
+    labelNames: ['action'],
+    registers,
+  });
+  const storeErrors = new Counter({
+    name: METRIC_NAMES.storeErrors,
+    help: 'Store calls that failed or timed out (requests answered 503).',
+    labelNames: ['operation'],
+    registers,
+  });
 
   return {
     registry,
     request: (action) => requests.inc({ action }),
     claimed(action, principal, reclaimed) {
       if (reclaimed === 'no' || reclaimed === 'expired') {
-        keysCreated.inc({ action, principal: createHash('sha256').update(principal).digest('hex').slice(0, 8) });
+        keysCreated.inc({
+          action,
+          principal: createHash('sha256').update(principal).digest('hex').slice(0, 8),
+        });
       }
       if (reclaimed === 'orphan') {
         lockTimeouts.inc({ action });
@@ -54,14 +94,23 @@ export function createIdempotencyMetrics(registry: Registry = defaultRegistry): 
  * Gauges read from the table at scrape time: the planner's row estimate (cheap, no table scan) and the age of the
  * oldest in-flight claim, which the orphan partial index answers. A failed read leaves the last value in place.
  */
-export function observeStore(pool: Pool, registry: Registry = defaultRegistry, table: string = POLICY.table): void {
+export function observeStore(
+  pool: Pool,
+  registry: Registry = defaultRegistry,
+  table: string = POLICY.table,
+): void {
   const t = quoteIdent(table);
   new Gauge({
     name: METRIC_NAMES.storeSize,
     help: 'Approximate number of rows in the idempotency table.',
     registers: [registry],
     async collect() {
-      const { rows } = await pool.query<{ n: string }>(`SELECT GREATEST(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = to_regclass($1)`, [t]).catch(() => ({ rows: [] }));
+      const { rows } = await pool
+        .query<{ n: string }>(
+          `SELECT GREATEST(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = to_regclass($1)`,
+          [t],
+        )
+        .catch(() => ({ rows: [] }));
       if (rows[0]) this.set(Number(rows[0].n));
     },
   });
@@ -71,7 +120,9 @@ export function observeStore(pool: Pool, registry: Registry = defaultRegistry, t
     registers: [registry],
     async collect() {
       const { rows } = await pool
-        .query<{ age: string | null }>(`SELECT EXTRACT(EPOCH FROM now() - min(created_at)) AS age FROM ${t} WHERE status = 'PROCESSING'`)
+        .query<{ age: string | null }>(
+          `SELECT EXTRACT(EPOCH FROM now() - min(created_at)) AS age FROM ${t} WHERE status = 'PROCESSING'`,
+        )
         .catch(() => ({ rows: [] as { age: string | null }[] }));
       if (rows[0]) this.set(Number(rows[0].age ?? 0));
     },

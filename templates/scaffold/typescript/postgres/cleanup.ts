@@ -15,7 +15,9 @@ export interface CleanupOptions {
  * on rows that requests are using, and the conditions are re-checked on the locked row, so a key reclaimed a moment
  * ago survives. Saga steps go with their record (ON DELETE CASCADE).
  */
-export async function deleteExpiredKeys(options: CleanupOptions): Promise<{ deleted: number; batches: number }> {
+export async function deleteExpiredKeys(
+  options: CleanupOptions,
+): Promise<{ deleted: number; batches: number }> {
   const t = quoteIdent(options.table);
   const sql = `DELETE FROM ${t} AS t USING (
   SELECT scope, key FROM ${t}

@@ -37,7 +37,11 @@ interface ClaimRow extends Partial<RecordRow> {
   expired: boolean | null;
 }
 
-export const quoteIdent = (name: string) => name.split('.').map((part) => `"${part.replace(/"/g, '""')}"`).join('.');
+export const quoteIdent = (name: string) =>
+  name
+    .split('.')
+    .map((part) => `"${part.replace(/"/g, '""')}"`)
+    .join('.');
 
 // What the caller needs to decide on an existing record, read in the same statement as the claim attempt.
 const RECORD_COLUMNS = `status, fingerprint, fingerprint_alg,
@@ -100,13 +104,33 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   async claim(input: ClaimInput): Promise<ClaimResult> {
-    const values = [input.scope, input.key, input.action, input.fingerprint, input.algorithm, input.leaseMs, input.retentionMs];
+    const values = [
+      input.scope,
+      input.key,
+      input.action,
+      input.fingerprint,
+      input.algorithm,
+      input.leaseMs,
+      input.retentionMs,
+    ];
     for (let attempt = 0; attempt < 3; attempt++) {
       const { rows } = await this.query<ClaimRow>('claim', this.sql.claim, values);
       const row = rows[0];
       if (row?.token) {
-        const reclaimed = row.inserted ? 'no' : row.expired ? 'expired' : row.released ? 'released' : row.status ? 'orphan' : 'no';
-        return { outcome: 'claimed', ref: { scope: input.scope, key: input.key, token: row.token }, reclaimed };
+        const reclaimed = row.inserted
+          ? 'no'
+          : row.expired
+            ? 'expired'
+            : row.released
+              ? 'released'
+              : row.status
+                ? 'orphan'
+                : 'no';
+        return {
+          outcome: 'claimed',
+          ref: { scope: input.scope, key: input.key, token: row.token },
+          reclaimed,
+        };
       }
       if (row?.status) return { outcome: 'existing', record: toRecord(row as RecordRow) };
       // The conflicting row was committed after this statement's snapshot, so `previous` could not see it.
@@ -122,8 +146,22 @@ export class PgIdempotencyStore implements IdempotencyStore {
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
-  async complete(ref: ClaimRef, status: 'COMPLETED' | 'FAILED', response: StoredResponse, retentionMs: number): Promise<boolean> {
-    const values = [ref.scope, ref.key, ref.token, status, response.status, JSON.stringify(response.headers), response.body, retentionMs];
+  async complete(
+    ref: ClaimRef,
+    status: 'COMPLETED' | 'FAILED',
+    response: StoredResponse,
+    retentionMs: number,
+  ): Promise<boolean> {
+    const values = [
+      ref.scope,
+      ref.key,
+      ref.token,
+      status,
+      response.status,
+      JSON.stringify(response.headers),
+      response.body,
+      retentionMs,
+    ];
     return (await this.query('complete', this.sql.complete, values)).rowCount === 1;
   }
 
@@ -132,22 +170,33 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   async extend(ref: ClaimRef, leaseMs: number): Promise<boolean> {
-    return (await this.query('extend', this.sql.extend, [ref.scope, ref.key, ref.token, leaseMs])).rowCount === 1;
+    return (
+      (await this.query('extend', this.sql.extend, [ref.scope, ref.key, ref.token, leaseMs])).rowCount === 1
+    );
   }
 
   /**
    * Bounded: a pool whose connections hang (network partition, overloaded server) must not hang the request.
    * The race also covers waiting for a free pooled connection, which statement_timeout cannot.
    */
-  private async query<R extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<QueryResult<R>> {
+  private async query<R extends QueryResultRow>(
+    name: string,
+    text: string,
+    values: unknown[],
+  ): Promise<QueryResult<R>> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new StoreUnavailableError(name)), this.options.timeoutMs);
     });
     try {
-      return await Promise.race([this.options.pool.query<R>({ name: `${this.prefix}_${name}`, text, values }), timeout]);
+      return await Promise.race([
+        this.options.pool.query<R>({ name: `${this.prefix}_${name}`, text, values }),
+        timeout,
+      ]);
     } catch (error) {
-      throw error instanceof StoreUnavailableError ? error : new StoreUnavailableError(name, { cause: error });
+      throw error instanceof StoreUnavailableError
+        ? error
+        : new StoreUnavailableError(name, { cause: error });
     } finally {
       clearTimeout(timer);
     }
@@ -158,7 +207,11 @@ function toRecord(row: RecordRow): ExistingRecord {
   const response: StoredResponse | undefined =
     row.response_status === null || row.response_status === undefined
       ? undefined
-      : { status: row.response_status, headers: row.response_headers ?? {}, body: row.response_body ?? Buffer.alloc(0) };
+      : {
+          status: row.response_status,
+          headers: row.response_headers ?? {},
+          body: row.response_body ?? Buffer.alloc(0),
+        };
   return {
     status: row.status,
     fingerprint: row.fingerprint.trim(),

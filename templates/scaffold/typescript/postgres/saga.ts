@@ -27,7 +27,10 @@ export class PermanentStepError extends Error {
 
 /** The saga failed permanently and every completed step was compensated; map it to a definitive 4xx. */
 export class SagaCompensatedError extends Error {
-  constructor(readonly failedStep: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly failedStep: string,
+    options?: { cause?: unknown },
+  ) {
     super(`step ${failedStep} failed permanently; earlier steps were compensated`, options);
     this.name = 'SagaCompensatedError';
   }
@@ -48,14 +51,30 @@ export class SagaTracker {
   private readonly table: string;
   private readonly steps: string;
 
-  constructor(private readonly options: { readonly pool: Pool; readonly table: string; readonly stepTable: string; readonly timeoutMs: number }) {
+  constructor(
+    private readonly options: {
+      readonly pool: Pool;
+      readonly table: string;
+      readonly stepTable: string;
+      readonly timeoutMs: number;
+    },
+  ) {
     this.table = quoteIdent(options.table);
     this.steps = quoteIdent(options.stepTable);
   }
 
-  async run(claim: ClaimRef, steps: readonly SagaStep[], isPermanent: (error: unknown) => boolean = (error) => error instanceof PermanentStepError): Promise<unknown[]> {
+  async run(
+    claim: ClaimRef,
+    steps: readonly SagaStep[],
+    isPermanent: (error: unknown) => boolean = (error) => error instanceof PermanentStepError,
+  ): Promise<unknown[]> {
     const recorded = await this.load(claim);
-    const contexts = steps.map((step, i): StepContext => ({ index: i + 1, name: step.name, key: claim.key, subKey: `${claim.key}_${i + 1}` }));
+    const contexts = steps.map((step, i): StepContext => ({
+      index: i + 1,
+      name: step.name,
+      key: claim.key,
+      subKey: `${claim.key}_${i + 1}`,
+    }));
     if ([...recorded.values()].some((row) => row.status === 'COMPENSATED')) {
       // A previous attempt was compensating when it stopped: finish the compensation, never run forward again.
       await this.compensate(claim, steps, contexts, recorded);
@@ -84,7 +103,12 @@ export class SagaTracker {
     return results;
   }
 
-  private async compensate(claim: ClaimRef, steps: readonly SagaStep[], contexts: readonly StepContext[], recorded: Map<number, StepRow>): Promise<void> {
+  private async compensate(
+    claim: ClaimRef,
+    steps: readonly SagaStep[],
+    contexts: readonly StepContext[],
+    recorded: Map<number, StepRow>,
+  ): Promise<void> {
     for (let i = steps.length - 1; i >= 0; i--) {
       const context = contexts[i]!;
       const row = recorded.get(context.index);
@@ -96,18 +120,35 @@ export class SagaTracker {
   }
 
   private async load(claim: ClaimRef): Promise<Map<number, StepRow>> {
-    const { rows } = await this.query<StepRow>(`SELECT step_index, status, result FROM ${this.steps} WHERE scope = $1 AND key = $2`, [claim.scope, claim.key]);
+    const { rows } = await this.query<StepRow>(
+      `SELECT step_index, status, result FROM ${this.steps} WHERE scope = $1 AND key = $2`,
+      [claim.scope, claim.key],
+    );
     return new Map(rows.map((row) => [row.step_index, row]));
   }
 
-  private async record(claim: ClaimRef, context: StepContext, status: 'DONE' | 'COMPENSATED', result: unknown): Promise<void> {
+  private async record(
+    claim: ClaimRef,
+    context: StepContext,
+    status: 'DONE' | 'COMPENSATED',
+    result: unknown,
+  ): Promise<void> {
     // FOR SHARE on the parent row: a concurrent reclaim waits for this write, or this write sees the new token and skips.
     const { rowCount } = await this.query(
       `INSERT INTO ${this.steps} (scope, key, step_index, step_name, sub_key, status, result, updated_at)
 SELECT $1::varchar, $2::varchar, $3::smallint, $4::varchar, $5::varchar, $6::varchar, $7::jsonb, now() FROM ${this.table}
 WHERE scope = $1::varchar AND key = $2::varchar AND fencing_token = $8::bigint AND status = 'PROCESSING' FOR SHARE
 ON CONFLICT (scope, key, step_index) DO UPDATE SET status = EXCLUDED.status, result = EXCLUDED.result, updated_at = now()`,
-      [claim.scope, claim.key, context.index, context.name, context.subKey, status, JSON.stringify(result ?? null), claim.token],
+      [
+        claim.scope,
+        claim.key,
+        context.index,
+        context.name,
+        context.subKey,
+        status,
+        JSON.stringify(result ?? null),
+        claim.token,
+      ],
     );
     if (rowCount !== 1) throw new LeaseLostError();
   }
@@ -120,7 +161,9 @@ ON CONFLICT (scope, key, step_index) DO UPDATE SET status = EXCLUDED.status, res
     try {
       return await Promise.race([this.options.pool.query<R>(text, values), timeout]);
     } catch (error) {
-      throw error instanceof StoreUnavailableError ? error : new StoreUnavailableError('saga', { cause: error });
+      throw error instanceof StoreUnavailableError
+        ? error
+        : new StoreUnavailableError('saga', { cause: error });
     } finally {
       clearTimeout(timer);
     }

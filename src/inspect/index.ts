@@ -30,7 +30,11 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
   const root = path.resolve(dir);
   const rootManifest = await readManifest(root);
   const workspaces = await findWorkspaces(root, rootManifest);
-  const { files, warnings } = await walkProject(root);
+  const walked = await walkProject(root);
+  const warnings = walked.warnings;
+  // Our own generated layer is not the user's code: it would show up as cron jobs and "already protected".
+  const generated = await generatedPaths(root);
+  const files = walked.files.filter((file) => !generated.has(file.rel));
   const lockfileManager = await detectLockfile(root);
 
   const scopeDirs = ['', ...workspaces.map((w) => w.dir)];
@@ -164,4 +168,16 @@ function isBundled(text: string): boolean {
     start = stop + 1;
   }
   return false;
+}
+
+/** Files idempotency-builder wrote into this project, from its manifest (empty when there is none). */
+async function generatedPaths(root: string): Promise<Set<string>> {
+  const text = await readFile(path.join(root, '.idempotency-builder', 'manifest.json'), 'utf8').catch(() => undefined);
+  if (text === undefined) return new Set();
+  try {
+    const manifest = JSON.parse(text) as { files?: Array<{ path?: unknown }> };
+    return new Set((manifest.files ?? []).map((entry) => entry.path).filter((p): p is string => typeof p === 'string'));
+  } catch {
+    return new Set();
+  }
 }

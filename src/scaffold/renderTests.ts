@@ -1,3 +1,5 @@
+import { EXPRESS } from './frameworks/express.js';
+import type { HttpFramework } from './httpFramework.js';
 import { sampleRequest } from './sampleRequest.js';
 import type { ScaffoldView } from './scaffoldView.js';
 import { tsLiteral } from './tsLiteral.js';
@@ -6,18 +8,17 @@ import { tsLiteral } from './tsLiteral.js';
  * idempotency.test.ts: the spec's scenarios (and the fail-closed ones) against a real PostgreSQL. Each run works
  * in its own throwaway schema, so it is safe beside other suites and never touches the application's tables.
  */
-export function renderTests(view: ScaffoldView, migrationPath: string): string {
+export function renderTests(view: ScaffoldView, migrationPath: string, framework: HttpFramework = EXPRESS): string {
   const action = view.testAction;
   const first = sampleRequest(action, 0);
   const changed = sampleRequest(action, 1);
   const canMismatch = JSON.stringify(first) !== JSON.stringify(changed);
   const method = (action.method ?? 'POST').toLowerCase();
-  const expressMethod = ['post', 'put', 'patch', 'delete', 'get'].includes(method) ? method : 'post';
+  const routeMethod = ['post', 'put', 'patch', 'delete', 'get'].includes(method) ? method : 'post';
   const saga = view.sagaAction;
   return `import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
+${framework.tests.imports}
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyCore } from './core.js';
@@ -43,7 +44,7 @@ describe.skipIf(!DATABASE_URL)('idempotency (${action.name})', () => {
   let admin: pg.Pool;
   let pool: pg.Pool;
   let baseUrl = '';
-  let server: ReturnType<ReturnType<typeof express>['listen']>;
+  ${framework.tests.serverDecl}
   let executions = 0;
   let failNext = false;
 
@@ -53,25 +54,11 @@ describe.skipIf(!DATABASE_URL)('idempotency (${action.name})', () => {
     pool = new pg.Pool({ connectionString: DATABASE_URL, options: \`-c search_path=\${schema}\`, max: 20 });
     await pool.query(readFileSync(new URL(${JSON.stringify(migrationPath)}, import.meta.url), 'utf8'));
 
-    const idempotency = createIdempotency({ pool, principal: (req) => req.header('x-test-principal') });
-    const app = express();
-    app.use(express.json());
-    app.${expressMethod}(ACTION.route, idempotency.${action.codeName}, async (_req, res) => {
-      executions += 1;
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      if (failNext) {
-        failNext = false;
-        throw new Error('downstream failure');
-      }
-      res.status(201).location('/things/' + executions).json({ execution: executions, at: Date.now() });
-    });
-    server = app.listen(0);
-    await new Promise((resolve) => server.once('listening', resolve));
-    baseUrl = \`http://127.0.0.1:\${(server.address() as AddressInfo).port}\`;
+${framework.tests.setup(action, routeMethod)}
   });
 
   afterAll(async () => {
-    await new Promise((resolve) => server?.close(resolve));
+${framework.tests.teardown}
     await pool?.end();
     await admin?.query(\`DROP SCHEMA IF EXISTS \${schema} CASCADE\`);
     await admin?.end();

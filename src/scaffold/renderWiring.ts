@@ -1,20 +1,23 @@
+import { EXPRESS } from './frameworks/express.js';
+import type { HttpFramework } from './httpFramework.js';
 import type { ScaffoldView } from './scaffoldView.js';
 import { propertyName } from './tsLiteral.js';
 
 /** index.ts: builds the store, core and one middleware per HTTP action; the only file most apps import. */
-export function renderWiring(view: ScaffoldView): string {
+export function renderWiring(view: ScaffoldView, framework: HttpFramework = EXPRESS): string {
+  const { module, optionsType } = framework;
   const http = view.actions.filter((action) => action.http);
   const middleware = http.map((action) => `    ${propertyName(action.codeName)}: idempotent(ACTIONS.${action.codeName}, options),`).join('\n');
   return `import type { Pool } from 'pg';
 import { IdempotencyCore } from './core.js';
-import { idempotent, type ExpressIdempotencyOptions } from './express.js';
+import { idempotent, type ${optionsType} } from './${module}.js';
 import { PgIdempotencyStore } from './pgStore.js';
 import { SagaTracker } from './saga.js';
 import { ACTIONS, POLICY } from './settings.js';
 import type { IdempotencyEvents } from './types.js';
 
 export { ActiveClaim, IdempotencyCore, InFlightError, MismatchError, isStorable } from './core.js';
-export { idempotent, type ExpressIdempotencyOptions } from './express.js';
+export { ${framework.exports} } from './${module}.js';
 export { computeFingerprint, fingerprintsEqual, pickFields } from './fingerprint.js';
 export { deriveKey, keyHint, parseIdempotencyKey } from './keys.js';
 export { PgIdempotencyStore } from './pgStore.js';
@@ -26,7 +29,7 @@ export { LeaseLostError, StoreUnavailableError } from './types.js';
 
 export interface IdempotencySetup {
   readonly pool: Pool;
-  readonly principal: ExpressIdempotencyOptions['principal'];
+  readonly principal: ${optionsType}['principal'];
   /** e.g. createIdempotencyMetrics() from ./metrics.js */
   readonly events?: IdempotencyEvents;
 }
@@ -35,7 +38,7 @@ export interface IdempotencySetup {
 export function createIdempotency(setup: IdempotencySetup) {
   const store = new PgIdempotencyStore({ pool: setup.pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs });
   const core = new IdempotencyCore(store, POLICY, setup.events);
-  const options: ExpressIdempotencyOptions = { core, principal: setup.principal };
+  const options: ${optionsType} = { core, principal: setup.principal };
   const saga = new SagaTracker({ pool: setup.pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs });
   return {
     core,

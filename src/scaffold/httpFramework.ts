@@ -1,0 +1,32 @@
+import type { ActionView, ScaffoldView } from './scaffoldView.js';
+
+/**
+ * What differs between HTTP frameworks in the generated wiring, README and test suite. The runtime itself (core,
+ * store, fingerprint, keys, problems, saga, cleanup, metrics) is shared; each framework adds one adapter template.
+ */
+export interface HttpFramework {
+  /** The adapter module in the scaffold folder, without extension: './<module>.js'. */
+  readonly module: string;
+  /** The adapter's options type, whose `principal` createIdempotency() takes. */
+  readonly optionsType: string;
+  /** What index.ts re-exports from the adapter module. */
+  readonly exports: string;
+  readonly readme: {
+    /** Step 2 of the wiring: how to mount, then the code block (at most 15 lines). */
+    readonly mount: string;
+    /** The request parameter's usual name in this framework's handlers. */
+    readonly requestName: string;
+    code(view: ScaffoldView, principalLine: string): string;
+    /** Where a multi-step handler finds the claim for `saga.run`. */
+    readonly claimHint: string;
+  };
+  readonly tests: {
+    /** Import lines between node:fs and pg. */
+    readonly imports: string;
+    /** The declaration of whatever the suite closes in afterAll. */
+    readonly serverDecl: string;
+    /** beforeAll after the migration: build the app on the generated hooks, listen, set baseUrl. */
+    setup(action: ActionView, method: string): string;
+    readonly teardown: string;
+  };
+}

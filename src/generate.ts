@@ -43,7 +43,7 @@ export interface GenerateResult {
 /** Said when the config asks for scaffolding that no target can produce for this stack yet. */
 export function scaffoldUnavailable(model: DesignModel, dir: string): string {
   const s = model.stack;
-  return `No runnable scaffolding for ${s.language === 'javascript' ? 'JavaScript' : 'TypeScript'} + ${s.frameworkLabel} + ${s.databaseLabel} yet (available: TypeScript + Express + PostgreSQL); nothing was written to ${dir}. The document shows the code for your stack.`;
+  return `No runnable scaffolding for ${s.language === 'javascript' ? 'JavaScript' : 'TypeScript'} + ${s.frameworkLabel} + ${s.databaseLabel} yet (available: TypeScript or JavaScript + Express + PostgreSQL); nothing was written to ${dir}. The document shows the code for your stack.`;
 }
 
 export function defaultOutput(format: 'html' | 'md'): string {
@@ -110,14 +110,16 @@ async function renderAll(config: Config, options: GenerateOptions, format: 'html
   }
   const scaffold = await import('./scaffold/index.js');
   const dir = config.scaffold === false ? undefined : config.scaffold.dir;
+  // JavaScript scaffolding follows the project's module format (package.json "type").
+  const moduleType = model.stack.language === 'javascript' ? await scaffold.detectModuleType(options.cwd, dir ?? '.') : undefined;
   // Scaffolding is formatted first so the document can embed exactly the bytes that land on disk.
   const scaffoldFiles = dir
     ? await formatFiles(
-        scaffold.generateScaffold(model, { dir }).map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted })),
+        scaffold.generateScaffold(model, { dir, moduleType }).map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted })),
         options.cwd,
       )
     : [];
-  const excerpts = scaffold.documentExcerpts(model, { dir: dir ?? 'src/idempotency' });
+  const excerpts = scaffold.documentExcerpts(model, { dir: dir ?? 'src/idempotency', moduleType });
   for (const excerpt of Object.values(excerpts)) {
     const written = scaffoldFiles.find((file) => file.path === excerpt.path);
     if (written) Object.assign(excerpt, { code: written.contents.trimEnd(), formatted: true });

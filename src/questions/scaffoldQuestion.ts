@@ -3,12 +3,15 @@ import type { Answers, Question, QuestionContext, StackAnswer } from './types.js
 
 const DEFAULT_DIR = 'src/idempotency';
 
+/** Frameworks with a PostgreSQL scaffold target (src/scaffold/targets), and the languages each can write. */
+const SCAFFOLD_LANGUAGES: Readonly<Record<string, readonly string[]>> = { express: ['typescript', 'javascript'], fastify: ['typescript'] };
+
 /**
- * Mirrors the Express + PostgreSQL scaffold target's rule for a *known* stack (src/scaffold/targets). Kept as a
- * plain check so the wizard does not load the templates to decide; an agnostic design gets the document only.
+ * Mirrors the scaffold targets' rules for a *known* stack. Kept as a plain check so the wizard does not load the
+ * templates to decide; an agnostic design gets the document only.
  */
 export function scaffoldAvailable(stack: StackAnswer | undefined): boolean {
-  return stack?.language === 'typescript' && stack.framework === 'express' && stack.database === 'postgres';
+  return stack?.database === 'postgres' && (SCAFFOLD_LANGUAGES[stack.framework] ?? []).includes(stack.language);
 }
 
 const validateDir = (text: string): true | string => {

@@ -3,7 +3,7 @@ import { ACCEPT } from '../../src/questions/scriptedPrompter.js';
 import { projectFrom, readConfig, runWizard } from './wizardHarness.js';
 
 describe('init on a JavaScript Express + BullMQ project', () => {
-  it('detects the JavaScript stack, asks the consumer its fingerprint fields, and skips the TypeScript-only scaffolding', async () => {
+  it('detects the JavaScript stack, asks the consumer its fingerprint fields, and offers the JavaScript scaffolding', async () => {
     const cwd = await projectFrom('js-worker');
     const run = await runWizard(cwd, [
       { id: 'format', answer: ACCEPT },
@@ -16,6 +16,7 @@ describe('init on a JavaScript Express + BullMQ project', () => {
       { id: 'concurrency', answer: 'single-server' },
       { id: 'retention', answer: '24h' },
       { id: 'detectionLatency', answer: '100ms' },
+      { id: 'scaffold', answer: ACCEPT },
     ]);
     expect(run.error).toBeUndefined();
     run.prompter.assertDone();
@@ -29,7 +30,7 @@ describe('init on a JavaScript Express + BullMQ project', () => {
     expect(config['stack']).toEqual({ language: 'javascript', framework: 'express', database: 'postgres', broker: 'bullmq', testFramework: 'jest' });
     expect(config['retrySources']).toEqual(['client-retry', 'double-click', 'load-balancer-replay', 'queue-redelivery']);
     expect(config['payments']).toEqual([]);
-    expect(config['scaffold']).toBe(false);
-    expect(run.prompter.notes.join('\n')).toContain('No scaffolding target for this stack');
+    expect(config['scaffold']).toEqual({ dir: 'src/idempotency' });
+    expect(run.prompter.notes.join('\n')).not.toContain('No scaffolding target for this stack');
   });
 });

@@ -1,0 +1,41 @@
+import type { ScaffoldFile } from '../types.js';
+import { requireRelativeImports } from './toCommonJs.js';
+import { loadTypeScript, transpileToJavaScript, type ModuleType } from './transpile.js';
+
+/** `core.ts` → `core.js`; other files (SQL, YAML, Markdown) keep their names. */
+export const javaScriptPath = (path: string) => path.replace(/\.ts$/, '.js');
+
+const TESTS_NOTE = `// An ES module even in this CommonJS project: vitest cannot be loaded with require(). The files under test are
+// loaded with require(), as the application loads them, so there is one copy of each (and instanceof holds).
+`;
+
+/**
+ * The TypeScript scaffolding as JavaScript: one source of truth, the types stripped. The files go through prettier
+ * in generate (the emitter's layout is not the house style), so none is marked formatted.
+ */
+export function toJavaScriptFiles(files: readonly ScaffoldFile[], moduleType: ModuleType): ScaffoldFile[] {
+  return files.map((file) => {
+    if (file.role === 'readme') return { ...file, contents: readmeToJavaScript(file.contents, moduleType) };
+    if (!file.path.endsWith('.ts')) return file;
+    const tests = file.role === 'tests';
+    // vitest refuses to be require()d, so the suite stays an ES module even in a CommonJS project.
+    let contents = transpileToJavaScript(file.contents, tests ? 'module' : moduleType, file.path);
+    if (tests && moduleType === 'commonjs') contents = TESTS_NOTE + requireRelativeImports(loadTypeScript(), contents, file.path);
+    if (contents.trim() === '' || contents.trim() === "'use strict';") contents = `// Types only in the TypeScript version: nothing to run here.\n`;
+    return { path: javaScriptPath(file.path), contents, class: file.class, role: file.role };
+  });
+}
+
+/**
+ * The README's TypeScript examples, stripped the same way as the files, and every file it names by its .js name.
+ * Code blocks are not reformatted by prettier (Markdown embeds stay as written), so the emitter's four-space
+ * indentation is halved here; README examples hold no multi-line strings that this could change.
+ */
+function readmeToJavaScript(text: string, moduleType: ModuleType): string {
+  return text
+    .replace(/```ts\n([\s\S]*?)```/g, (_block, code: string) => {
+      const js = transpileToJavaScript(code, moduleType, 'README.ts', { snippet: true }).replace(/^(?: {4})+/gm, (indent) => indent.slice(indent.length / 2));
+      return `\`\`\`js\n${js}\`\`\``;
+    })
+    .replace(/\b([\w.-]+)\.ts\b/g, '$1.js');
+}

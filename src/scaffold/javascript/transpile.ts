@@ -1,0 +1,55 @@
+import { createRequire } from 'node:module';
+import type * as TsMorph from 'ts-morph';
+import { toCommonJs } from './toCommonJs.js';
+
+export type ModuleType = 'module' | 'commonjs';
+type Ts = typeof TsMorph.ts;
+
+// A blank line travels through the emitter as a comment (the emitter drops blank lines but keeps comments), then
+// turns back into a blank line, so the JavaScript keeps the paragraphs of the TypeScript it came from.
+const BLANK = '/*__idempotency_builder_blank__*/';
+const BLANK_LINE = /^[ \t]*\/\*__idempotency_builder_blank__\*\/[ \t]*$/gm;
+const BLANK_ANYWHERE = /[ \t]*\/\*__idempotency_builder_blank__\*\/[ \t]*/g;
+
+let loaded: Ts | undefined;
+
+/** TypeScript (through ts-morph, a runtime dependency), loaded only when a JavaScript project needs it. */
+export function loadTypeScript(): Ts {
+  loaded ??= (createRequire(import.meta.url)('ts-morph') as typeof TsMorph).ts;
+  return loaded;
+}
+
+/**
+ * Strips the types from one generated TypeScript file, keeping its comments and blank lines. The result still
+ * wants prettier (the emitter indents by four and splits `if (x) return y;`), which generate runs on every file.
+ * `module` keeps the import/export syntax; `commonjs` rewrites it to require() and module.exports. A `snippet` (a
+ * README example, not a file) gets no 'use strict'.
+ */
+export function transpileToJavaScript(source: string, moduleType: ModuleType, fileName = 'module.ts', options: { snippet?: boolean } = {}): string {
+  const ts = loadTypeScript();
+  const marked = source.replace(/^[ \t]*$/gm, (_line, offset: number) => (offset === source.length ? '' : BLANK));
+  const { outputText, diagnostics } = ts.transpileModule(marked, {
+    fileName,
+    reportDiagnostics: true,
+    compilerOptions: {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      removeComments: false,
+      newLine: ts.NewLineKind.LineFeed,
+      useDefineForClassFields: true,
+    },
+  });
+  const errors = (diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
+  if (errors.length > 0) {
+    const message = errors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('; ');
+    throw new Error(`bug: generated ${fileName} does not transpile: ${message}`);
+  }
+  const esm = tidy(outputText.replace(/^export \{\};\n?/m, ''));
+  const code = moduleType === 'commonjs' ? toCommonJs(ts, esm, fileName, { strict: !options.snippet }) : esm;
+  return tidy(code);
+}
+
+/** Markers back to blank lines (prettier later folds runs of them, outside strings only), one newline at the end. */
+function tidy(text: string): string {
+  return `${text.replace(BLANK_LINE, '').replace(BLANK_ANYWHERE, '').replace(/^\n+/, '').trimEnd()}\n`;
+}

@@ -1,9 +1,10 @@
 import { expressPostgresTarget } from './targets/expressPostgres.js';
+import { fastifyPostgresTarget } from './targets/fastifyPostgres.js';
 import type { ScaffoldTarget } from './types.js';
 import type { StackDesign } from '../model/types.js';
 
 /** Checked in order; the first target that supports the stack generates it. */
-export const SCAFFOLD_TARGETS: readonly ScaffoldTarget[] = [expressPostgresTarget];
+export const SCAFFOLD_TARGETS: readonly ScaffoldTarget[] = [expressPostgresTarget, fastifyPostgresTarget];
 
 export function findTarget(stack: StackDesign): ScaffoldTarget | undefined {
   return SCAFFOLD_TARGETS.find((target) => target.supports(stack));

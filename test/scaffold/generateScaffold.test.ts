@@ -59,8 +59,9 @@ describe('generateScaffold (pure)', () => {
       const excerpt = excerpts[id]!;
       expect(files.find((file) => file.path === excerpt.path)?.contents).toBe(excerpt.code);
     }
-    expect(documentExcerpts(await modelFor('minimal-one-action'))).toEqual({});
-    expect(generateScaffold(await modelFor('minimal-one-action'), { dir: 'x' })).toEqual([]);
+    const koa = await modelFor('minimal-one-action', (raw) => ((raw.stack as Record<string, unknown>).framework = 'koa'));
+    expect(documentExcerpts(koa)).toEqual({});
+    expect(generateScaffold(koa, { dir: 'x' })).toEqual([]);
   });
 
   it('never writes keys or bodies to logs', async () => {

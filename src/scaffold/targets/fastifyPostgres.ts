@@ -1,0 +1,10 @@
+import type { StackDesign } from '../../model/types.js';
+import { FASTIFY } from '../frameworks/fastify.js';
+import { postgresHttpTarget } from '../postgresHttpTarget.js';
+
+export const fastifyPostgresTarget = postgresHttpTarget({
+  id: 'typescript-fastify-postgres',
+  supports: (stack: StackDesign) => stack.storeDatabase === 'postgres' && stack.framework === 'fastify' && stack.language !== 'javascript' && !stack.agnostic,
+  framework: FASTIFY,
+  adapter: { path: 'fastify.ts', template: 'typescript/fastify/fastify.ts', role: 'middleware', purpose: 'Fastify route hooks: claim in preHandler, record in onSend, then send' },
+});

@@ -1,0 +1,22 @@
+import type { ScaffoldRole } from './types.js';
+
+export interface StaticFile {
+  readonly path: string;
+  readonly template: string;
+  readonly role: ScaffoldRole;
+  readonly purpose: string;
+}
+
+/** The framework-agnostic TypeScript runtime on PostgreSQL: copied verbatim, whatever the HTTP framework. */
+export const POSTGRES_RUNTIME_FILES: readonly StaticFile[] = [
+  { path: 'types.ts', template: 'typescript/core/types.ts', role: 'core', purpose: 'shared types, the store contract and its errors' },
+  { path: 'core.ts', template: 'typescript/core/core.ts', role: 'core', purpose: 'claim → decide → execute → complete/release, framework-agnostic' },
+  { path: 'fingerprint.ts', template: 'typescript/core/fingerprint.ts', role: 'fingerprint', purpose: 'canonical JSON, SHA-256 fingerprint, constant-time compare' },
+  { path: 'keys.ts', template: 'typescript/core/keys.ts', role: 'core', purpose: 'Idempotency-Key parsing and server-derived keys' },
+  { path: 'problems.ts', template: 'typescript/core/problems.ts', role: 'core', purpose: 'problem+json bodies for every refusal' },
+  { path: 'pgStore.ts', template: 'typescript/postgres/pgStore.ts', role: 'store', purpose: 'PostgreSQL store: one-statement claim, fenced writes, bounded calls' },
+  { path: 'pool.ts', template: 'typescript/postgres/pool.ts', role: 'store', purpose: 'a pg Pool with every wait bounded' },
+  { path: 'saga.ts', template: 'typescript/postgres/saga.ts', role: 'saga', purpose: 'saga step tracker: resume and compensation' },
+  { path: 'cleanup.ts', template: 'typescript/postgres/cleanup.ts', role: 'cleanup', purpose: 'batched deletion of expired records' },
+  { path: 'metrics.ts', template: 'typescript/metrics/metrics.ts', role: 'metrics', purpose: 'prom-client metrics fed by the core' },
+];

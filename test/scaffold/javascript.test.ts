@@ -3,6 +3,7 @@ import path from 'node:path';
 import * as prettier from 'prettier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUSE_STYLE } from '../../src/emit/format.js';
+import { generate } from '../../src/generate.js';
 import { documentExcerpts, generateScaffold, type ModuleType } from '../../src/scaffold/index.js';
 import { modelFor, ROOT } from './generateInto.js';
 import { DATABASE_URL, postgresSkipReason } from './harness.js';
@@ -76,6 +77,11 @@ describe.each<ModuleType>(['module', 'commonjs'])('JavaScript + Express + Postgr
       if (file !== `${SCAFFOLD_DIR}/index.js`) expect(text, file).toMatch(/\/\/|\/\*\*/);
     }
     expect(await read(`${SCAFFOLD_DIR}/express.js`)).toContain('The handler\'s response is held back until it has been recorded');
+  });
+
+  it('a second generate finds everything up to date (deterministic output, same module format)', async () => {
+    const again = await generate({ cwd: project.dir, check: true, date: '2026-01-15' });
+    expect(again.plan.filter((item) => item.action !== 'unchanged').map((item) => `${item.action} ${item.path}`)).toEqual([]);
   });
 
   it('every .js file passes node --check', async () => {

@@ -44,7 +44,10 @@ export function transpileToJavaScript(source: string, moduleType: ModuleType, fi
     const message = errors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('; ');
     throw new Error(`bug: generated ${fileName} does not transpile: ${message}`);
   }
-  const esm = tidy(outputText.replace(/^export \{\};\n?/m, ''));
+  let esm = tidy(outputText.replace(/^export \{\};\n?/m, ''));
+  // A file's opening comment (set off by a blank line) leaves with the type it happened to precede; keep it.
+  const header = /^(?:(?:\/\/[^\n]*\n)+|\/\*[\s\S]*?\*\/\n)(?=\n)/.exec(source)?.[0];
+  if (header && !esm.startsWith(header)) esm = `${header}\n${esm}`;
   const code = moduleType === 'commonjs' ? toCommonJs(ts, esm, fileName, { strict: !options.snippet }) : esm;
   return tidy(code);
 }

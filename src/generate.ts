@@ -41,9 +41,9 @@ export interface GenerateResult {
 }
 
 /** Said when the config asks for scaffolding that no target can produce for this stack yet. */
-export function scaffoldUnavailable(model: DesignModel, dir: string): string {
+export function scaffoldUnavailable(model: DesignModel, dir: string, available: readonly string[]): string {
   const s = model.stack;
-  return `No runnable scaffolding for ${s.language === 'javascript' ? 'JavaScript' : 'TypeScript'} + ${s.frameworkLabel} + ${s.databaseLabel} yet (available: TypeScript or JavaScript + Express + PostgreSQL); nothing was written to ${dir}. The document shows the code for your stack.`;
+  return `No runnable scaffolding for ${s.language === 'javascript' ? 'JavaScript' : 'TypeScript'} + ${s.frameworkLabel} + ${s.databaseLabel} yet (available: ${available.join('; ')}); nothing was written to ${dir}. The document shows the code for your stack.`;
 }
 
 export function defaultOutput(format: 'html' | 'md'): string {
@@ -129,7 +129,7 @@ async function renderAll(config: Config, options: GenerateOptions, format: 'html
   // Verify exactly what would be written (formatted, in memory) so a broken document is never delivered.
   const { assertDocumentVerified } = await import('./verify/index.js');
   assertDocumentVerified(files.filter((file) => documentFiles.some((d) => d.path === file.path)));
-  const warnings = dir && scaffoldFiles.length === 0 ? [scaffoldUnavailable(model, dir)] : [];
+  const warnings = dir && scaffoldFiles.length === 0 ? [scaffoldUnavailable(model, dir, scaffold.SCAFFOLD_TARGETS.map((target) => target.label))] : [];
   return { files, model, warnings };
 }
 

@@ -17,6 +17,7 @@ const MIGRATION = 'migrations/001_create_idempotency_store.sql';
 
 export interface PostgresHttpTargetOptions {
   readonly id: string;
+  readonly label: string;
   readonly supports: (stack: StackDesign) => boolean;
   readonly framework: HttpFramework;
   /** The framework adapter template, copied beside the shared runtime; the document embeds it as the middleware. */
@@ -29,6 +30,7 @@ export function postgresHttpTarget(options: PostgresHttpTargetOptions): Scaffold
   const staticFiles = [...POSTGRES_RUNTIME_FILES, adapter];
   return {
     id: options.id,
+    label: options.label,
     supports: options.supports,
 
     files(model: DesignModel): ScaffoldFile[] {

@@ -37,6 +37,8 @@ export interface CodeExcerpt {
 /** One generator for one stack. Adding a stack = one file in targets/ + one line in registry.ts. */
 export interface ScaffoldTarget {
   id: string;
+  /** For messages: which stacks it serves, e.g. "Express + PostgreSQL (TypeScript or JavaScript)". */
+  label: string;
   supports(stack: StackDesign): boolean;
   /** Files relative to the scaffold folder (the caller prefixes options.dir). */
   files(model: DesignModel): ScaffoldFile[];

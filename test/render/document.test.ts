@@ -78,6 +78,7 @@ describe('scaffolding availability', () => {
   it('says so when the stack has no scaffold target, instead of silently writing nothing', async () => {
     const { warnings, plan } = await renderConfig(rawFixture('nestjs-adyen-saga'));
     expect(warnings).toEqual([expect.stringContaining('No runnable scaffolding for TypeScript + NestJS + PostgreSQL')]);
+    expect(warnings[0]).toContain('Fastify + PostgreSQL (TypeScript)');
     expect(plan.some((item) => item.path.startsWith('src/idempotency/'))).toBe(false);
   });
 

@@ -30,6 +30,7 @@ const STATIC_FILES: ReadonlyArray<{ path: string; template: string; role: Scaffo
 
 export const expressPostgresTarget: ScaffoldTarget = {
   id: 'typescript-express-postgres',
+  label: 'Express + PostgreSQL (TypeScript or JavaScript)',
   // The agnostic design uses the TypeScript + PostgreSQL reference, so it gets this code as its example. JavaScript
   // projects get the same files with the types stripped (generateScaffold does that for every target).
   supports: (stack: StackDesign) => stack.storeDatabase === 'postgres' && (stack.framework === 'express' || stack.agnostic),

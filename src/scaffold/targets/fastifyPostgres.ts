@@ -4,6 +4,7 @@ import { postgresHttpTarget } from '../postgresHttpTarget.js';
 
 export const fastifyPostgresTarget = postgresHttpTarget({
   id: 'typescript-fastify-postgres',
+  label: 'Fastify + PostgreSQL (TypeScript)',
   supports: (stack: StackDesign) => stack.storeDatabase === 'postgres' && stack.framework === 'fastify' && stack.language !== 'javascript' && !stack.agnostic,
   framework: FASTIFY,
   adapter: { path: 'fastify.ts', template: 'typescript/fastify/fastify.ts', role: 'middleware', purpose: 'Fastify route hooks: claim in preHandler, record in onSend, then send' },

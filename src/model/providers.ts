@@ -47,7 +47,7 @@ const MECHANISMS: Record<Provider, { mechanism: string; derivation: string; coor
     mechanism: 'Idempotency-Key header (stripe-node: the idempotencyKey request option), up to 255 characters, kept for 24 hours',
     derivation: 'the local key itself (hashed with SHA-256 only if it ever exceeded 255 characters); saga steps append _{step}',
     coordination:
-      'Pass the local key on every create call. When Stripe answers from its cache (same key, same parameters) store the result locally as COMPLETED. A 400 idempotency_error from Stripe means the same key was sent with different parameters: a local bug, surfaced as a 500 and alerted on, never retried with a fresh key.',
+      'Pass the local key on every create call, and tag the object with metadata.idempotency_key_hash (a SHA-256 prefix of the key), because Stripe cannot be searched by idempotency key and reconciliation needs to find the object. When Stripe answers from its cache (same key, same parameters) store the result locally as COMPLETED. A 400 idempotency_error from Stripe means the same key was sent with different parameters: a local bug, surfaced as a 500 and alerted on, never retried with a fresh key.',
     maxLength: 255,
   },
   adyen: {

@@ -24,6 +24,17 @@ export const STRIPE_MAX_KEY = 255;
 export function stripeRequestOptions(key: string, step?: number): { idempotencyKey: string } {
   const value = step === undefined ? key : \`\${key}_\${step}\`;
   return { idempotencyKey: value.length <= STRIPE_MAX_KEY ? value : sha256Hex(value) };
+}
+
+/**
+ * Metadata for every Stripe object you create. Stripe cannot be searched by idempotency key, so this is how
+ * reconciliation finds the object behind a local record:
+ * \`stripe.paymentIntents.search({ query: \`metadata['idempotency_key_hash']:'\${hash}'\` })\`.
+ * A hash rather than the key itself, so keys stay out of third-party dashboards and exports.
+ */
+export function stripeMetadata(key: string, step?: number): { idempotency_key_hash: string } {
+  const value = step === undefined ? key : \`\${key}_\${step}\`;
+  return { idempotency_key_hash: sha256Hex(value).slice(0, 32) };
 }`);
   }
   if (ids.has('adyen')) {

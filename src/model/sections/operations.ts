@@ -1,6 +1,13 @@
 import { describeDuration } from '../../config/duration.js';
 import type { ActionDesign, BuildStep, DesignModel, MetricDesign, RunbookEntry, SecurityItem, TestScenario } from '../types.js';
 
+const PROVIDER_LOOKUP: Record<string, string> = {
+  stripe: "Stripe by a search on metadata['idempotency_key_hash']",
+  adyen: 'Adyen by the merchant reference ({key}_{step})',
+  paypal: 'PayPal by re-sending the call with the same PayPal-Request-Id inside its window, which returns the original result',
+  'bank-transfer': 'the bank statement by the remittance reference',
+};
+
 type Ctx = Pick<DesignModel, 'actions' | 'responses' | 'retention' | 'storage' | 'providers' | 'sagas' | 'stack' | 'cleanup' | 'detection'>;
 
 const maxLease = (actions: readonly ActionDesign[]) => Math.max(...actions.map((a) => a.lockTimeoutMs));
@@ -233,7 +240,7 @@ export function buildRunbook(ctx: Ctx): RunbookEntry[] {
       title: 'Provider and local state disagree',
       symptom: 'A payment exists at the provider with no COMPLETED local record, or the reverse.',
       steps: [
-        `Look the provider object up by the derived key (${ctx.providers.map((p) => `${p.label}: ${p.derivation.split(';')[0]}`).join('; ')}).`,
+        `Find the provider object for the local record: ${ctx.providers.map((p) => PROVIDER_LOOKUP[p.id]).join('; ')}.`,
         'If the provider succeeded, complete the local record with the provider result; the client\'s next retry replays it.',
         'If the provider has nothing, release the local record; never create a new provider object with a fresh key.',
       ],

@@ -28,9 +28,10 @@ export interface Generated {
 
 /**
  * Writes the scaffolding into a fresh folder under .tmp (inside the repo, so express/pg/prom-client resolve from our
- * node_modules the way they would from the user's), then type-checks it strictly and emits JavaScript.
+ * node_modules the way they would from the user's), then type-checks it strictly and emits JavaScript. Extra compiler
+ * options are what a framework asks of the user's tsconfig (NestJS: experimentalDecorators, emitDecoratorMetadata).
  */
-export async function generateAndCompile(model: DesignModel, label: string): Promise<Generated> {
+export async function generateAndCompile(model: DesignModel, label: string, compilerOptions: Record<string, unknown> = {}): Promise<Generated> {
   await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
   const dir = await mkdtemp(path.join(ROOT, '.tmp', `scaffold-${label}-`));
   const files = generateScaffold(model, { dir: 'src/idempotency' });
@@ -53,6 +54,7 @@ export async function generateAndCompile(model: DesignModel, label: string): Pro
       typeRoots: [path.join(ROOT, 'node_modules/@types')],
       outDir: 'dist',
       rootDir: 'src',
+      ...compilerOptions,
     },
     include: ['src'],
   };

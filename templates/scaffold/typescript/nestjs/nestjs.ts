@@ -1,0 +1,327 @@
+import {
+  HttpException,
+  SetMetadata,
+  StreamableFile,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+  type Provider,
+} from '@nestjs/common';
+import { APP_INTERCEPTOR, Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { from, lastValueFrom, type Observable } from 'rxjs';
+import { isStorable, type ActiveClaim, type IdempotencyCore } from './core.js';
+import { computeFingerprint, pickFields } from './fingerprint.js';
+import { deriveKey, parseIdempotencyKey } from './keys.js';
+import { problemFor, type Problem } from './problems.js';
+import {
+  LeaseLostError,
+  StoreUnavailableError,
+  type ActionSettings,
+  type ClaimRef,
+  type Scope,
+  type StoredResponse,
+} from './types.js';
+
+/** The Express request as your guards leave it: `request.user` is whatever your auth guard attached. */
+export type AuthenticatedRequest = Request & { readonly user?: { readonly id?: string | number } };
+
+export interface NestIdempotencyOptions {
+  readonly core: IdempotencyCore;
+  /**
+   * Who owns keys for scoped actions (user, account or tenant id), usually from `request.user` set by your guard.
+   * Return undefined when the request has no such principal; it is answered 401 and nothing is stored.
+   */
+  readonly principal: (
+    request: AuthenticatedRequest,
+    scope: Exclude<Scope, 'global'>,
+  ) => string | number | undefined;
+}
+
+/** What the handler can use while it runs: the key (provider keys derive from it), the claim, the lease signal. */
+export interface IdempotencyContext {
+  readonly key: string;
+  /** For `saga.run(ref, steps)`: step writes are fenced by this claim's token. */
+  readonly ref: ClaimRef;
+  /** Aborted when the lease is lost: stop and leave the key to its new owner. */
+  readonly signal: AbortSignal;
+}
+
+const IDEMPOTENT_ACTION = 'idempotency:action';
+
+/** Marks a route handler as one protected action: `@Post() @Idempotent(ACTIONS.submitOrder) submit(...)`. */
+export const Idempotent = (action: ActionSettings) => SetMetadata(IDEMPOTENT_ACTION, action);
+
+const held = new WeakMap<Request, IdempotencyContext>();
+
+/** The running claim of this request, inside the handler of an idempotent route (`@Req() request`). */
+export function idempotencyOf(request: Request): IdempotencyContext | undefined {
+  return held.get(request);
+}
+
+/**
+ * The interceptor for one action. Nest runs guards first, so their 401/403/429 (a throttler included) never reach
+ * it; pipes run inside next.handle(), after the claim. The handler's result is serialised the way Nest's Express
+ * adapter will send it, recorded, and only then returned to Nest, so a client never sees an answer a retry could
+ * contradict. Bind it outermost (idempotencyProviders registers it globally) so no other interceptor reshapes the
+ * result after it was recorded.
+ */
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    readonly action: ActionSettings,
+    private readonly options: NestIdempotencyOptions,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const http = context.switchToHttp();
+    return from(this.run(http.getRequest<AuthenticatedRequest>(), http.getResponse<Response>(), next));
+  }
+
+  private async run(request: AuthenticatedRequest, res: Response, next: CallHandler): Promise<unknown> {
+    const { action, options } = this;
+    const { core } = options;
+    const policy = core.policy;
+    const principal = action.scope === 'global' ? 'global' : options.principal(request, action.scope);
+    const scope = principal === undefined ? '' : String(principal);
+    if (scope === '') return answerProblem(res, problemFor('principal-missing', policy));
+
+    const body = parsedBody(request.body);
+    const sources = { params: request.params, body, query: request.query };
+    let key: string;
+    if (action.key.source === 'derived') {
+      const values = pickFields(action.key.from ?? action.significantFields, sources);
+      if (Object.values(values).some((value) => value === null))
+        return answerProblem(res, problemFor('key-missing', policy));
+      key = deriveKey(action.codeName, values);
+    } else {
+      const parsed = parseIdempotencyKey(
+        request.headers[policy.keyHeader.toLowerCase()],
+        policy.maxKeyLength,
+      );
+      if (!parsed.ok)
+        return answerProblem(
+          res,
+          problemFor(parsed.problem === 'missing' ? 'key-missing' : 'key-invalid', policy),
+        );
+      key = parsed.key;
+    }
+    const fingerprint = computeFingerprint({
+      method: action.method ?? request.method,
+      route: action.route,
+      fields: pickFields(action.significantFields, sources),
+    });
+
+    let decision;
+    try {
+      decision = await core.begin(action, { scope, key, fingerprint });
+    } catch (error) {
+      if (error instanceof StoreUnavailableError)
+        return answerProblem(res, problemFor('store-unavailable', policy));
+      throw error;
+    }
+    switch (decision.kind) {
+      case 'replay':
+        return answer(res, decision.response, { [policy.replayHeader]: 'true' });
+      case 'mismatch':
+        return answerProblem(res, problemFor('key-mismatch', policy));
+      case 'in-flight':
+        return answerProblem(res, problemFor('in-flight', policy, decision.retryAfterSeconds));
+      case 'execute': {
+        const { claim } = decision;
+        held.set(request, { key, ref: claim.ref, signal: claim.signal });
+        try {
+          return await this.execute(claim, res, next);
+        } finally {
+          held.delete(request);
+        }
+      }
+    }
+  }
+
+  private async execute(claim: ActiveClaim, res: Response, next: CallHandler): Promise<unknown> {
+    // Nest set the route's status (201 for POST, 200, or @HttpCode) just before the interceptors; it sends that one.
+    const status = res.statusCode;
+    let value: unknown;
+    try {
+      value = await lastValueFrom(next.handle(), { defaultValue: undefined });
+    } catch (error) {
+      // A definitive 4xx (402, 409, 422 from the app) is the action's outcome: recorded and answered exactly as
+      // Nest's default exception filter renders it. 5xx, unknown errors and 401/403/429 release the key.
+      if (!(error instanceof HttpException) || !isStorable(error.getStatus())) {
+        await claim.release();
+        throw error;
+      }
+      const thrown = error.getResponse();
+      const rendered =
+        typeof thrown === 'object' && thrown !== null ? thrown : { statusCode: error.getStatus(), message: thrown };
+      const response = { status: error.getStatus(), ...jsonBytes(res, rendered) };
+      const failed = await this.record(claim, res, response);
+      return failed ?? answer(res, { ...response, headers: replayedHeaders(res, this.policy(), response.contentType) });
+    }
+    if (!isStorable(status)) {
+      await claim.release();
+      return value;
+    }
+    if (value instanceof StreamableFile) {
+      const bytes = await streamBytes(value);
+      const { type, disposition } = value.getHeaders();
+      const contentType = contentTypeOf(res) ?? type;
+      const failed = await this.record(claim, res, { status, body: bytes, contentType });
+      return failed ?? new StreamableFile(bytes, { type: contentType, disposition, length: bytes.length });
+    }
+    const serialised = expressBytes(res, value);
+    const failed = await this.record(claim, res, { status, ...serialised });
+    // The value goes back to Nest, whose Express adapter turns it into the very bytes just recorded.
+    return failed ?? value;
+  }
+
+  /** Records the response; undefined when it is durable, otherwise the problem answer that replaces it. */
+  private async record(
+    claim: ActiveClaim,
+    res: Response,
+    response: { status: number; body: Buffer; contentType: string | undefined; etag?: string },
+  ): Promise<StreamableFile | undefined> {
+    const headers = replayedHeaders(res, this.policy(), response.contentType, response.etag);
+    try {
+      await claim.complete({ status: response.status, headers, body: response.body });
+      return undefined;
+    } catch (error) {
+      // Not recorded, so not sent: the client retries and gets either the recorded result or a fresh, fenced attempt.
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      return answerProblem(
+        res,
+        problemFor(error instanceof LeaseLostError ? 'lease-lost' : 'store-unavailable', this.policy()),
+      );
+    }
+  }
+
+  private policy() {
+    return this.options.core.policy;
+  }
+}
+
+/** One interceptor per action, as createIdempotency() builds them (`idempotency.submitOrder`). */
+export function idempotent(action: ActionSettings, options: NestIdempotencyOptions): IdempotencyInterceptor {
+  return new IdempotencyInterceptor(action, options);
+}
+
+/**
+ * Providers for your AppModule: one global interceptor that sends each route marked `@Idempotent(ACTIONS.name)`
+ * through that action's interceptor from createIdempotency(). Unmarked routes pass straight through.
+ */
+export function idempotencyProviders(idempotency: object): Provider[] {
+  const routes = new Map<string, IdempotencyInterceptor>();
+  for (const value of Object.values(idempotency))
+    if (value instanceof IdempotencyInterceptor) routes.set(value.action.codeName, value);
+  return [
+    {
+      provide: APP_INTERCEPTOR,
+      inject: [Reflector],
+      useFactory: (reflector: Reflector): NestInterceptor => ({
+        intercept(context, next) {
+          const marked = reflector.get<ActionSettings | undefined>(IDEMPOTENT_ACTION, context.getHandler());
+          if (!marked) return next.handle();
+          const route = routes.get(marked.codeName);
+          if (!route) throw new Error(`@Idempotent(${marked.codeName}): createIdempotency() has no such HTTP action`);
+          return route.intercept(context, next);
+        },
+      }),
+    },
+  ];
+}
+
+/** Webhook routes often keep the raw body (for signature checks); key and fingerprint fields come from its JSON. */
+function parsedBody(body: unknown): unknown {
+  if (Buffer.isBuffer(body) || typeof body === 'string') {
+    try {
+      return JSON.parse(body.toString()) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  return body;
+}
+
+function contentTypeOf(res: Response): string | undefined {
+  const value = res.getHeader('content-type');
+  return value === undefined ? undefined : String(value);
+}
+
+/** What Nest's Express adapter sends for a handler's value: nothing, res.json(object) or res.send(String(value)). */
+function expressBytes(
+  res: Response,
+  value: unknown,
+): { body: Buffer; contentType: string | undefined; etag?: string } {
+  if (value === undefined || value === null) return { body: Buffer.alloc(0), contentType: contentTypeOf(res) };
+  const serialised =
+    typeof value === 'object' ? jsonBytes(res, value) : textBytes(res, String(value));
+  // res.send() adds the app's ETag to a body it sends; it is computed from the same bytes, so record it too.
+  const etagFn = res.app?.get('etag fn') as ((body: Buffer, encoding?: string) => string) | undefined;
+  const etag = res.getHeader('etag') === undefined && etagFn ? etagFn(serialised.body) : undefined;
+  return etag === undefined ? serialised : { ...serialised, etag };
+}
+
+/** res.json(): the app's json replacer, spaces and escape settings, Content-Type application/json; charset=utf-8. */
+function jsonBytes(res: Response, value: unknown): { body: Buffer; contentType: string } {
+  const replacer = res.app?.get('json replacer') as ((key: string, value: unknown) => unknown) | undefined;
+  const spaces = res.app?.get('json spaces') as string | number | undefined;
+  let json = JSON.stringify(value, replacer, spaces) ?? '';
+  if (res.app?.get('json escape'))
+    json = json.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return { body: Buffer.from(json, 'utf8'), contentType: withCharset(contentTypeOf(res) ?? 'application/json') };
+}
+
+function textBytes(res: Response, text: string): { body: Buffer; contentType: string } {
+  return { body: Buffer.from(text, 'utf8'), contentType: withCharset(contentTypeOf(res) ?? 'text/html') };
+}
+
+function withCharset(type: string): string {
+  return /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`;
+}
+
+async function streamBytes(file: StreamableFile): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of file.getStream())
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
+}
+
+function replayedHeaders(
+  res: Response,
+  policy: NestIdempotencyOptions['core']['policy'],
+  contentType: string | undefined,
+  etag?: string,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of policy.replayedHeaders) {
+    const lower = name.toLowerCase();
+    const value = lower === 'content-type' ? contentType : lower === 'etag' ? (etag ?? res.getHeader(name)) : res.getHeader(name);
+    if (value !== undefined) headers[lower] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return headers;
+}
+
+/**
+ * Answers with exact bytes and its own status. Nest's adapter re-applies the route's status (201/@HttpCode) to
+ * whatever the chain returns, so that one call is absorbed; a StreamableFile is sent as is, without serialising.
+ */
+function answer(res: Response, response: StoredResponse, extra: Record<string, string> = {}): StreamableFile {
+  res.status(response.status);
+  for (const [name, value] of Object.entries({ ...response.headers, ...extra })) res.setHeader(name, value);
+  (res as { status: Response['status'] }).status = function keepStatus(this: Response) {
+    Reflect.deleteProperty(res, 'status');
+    return this;
+  };
+  return new StreamableFile(response.body, { length: response.body.length });
+}
+
+function answerProblem(res: Response, problem: Problem): StreamableFile {
+  const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
+  if (problem.retryAfterSeconds !== undefined) headers['retry-after'] = String(problem.retryAfterSeconds);
+  const body = Buffer.from(
+    JSON.stringify({ type: problem.type, title: problem.title, status: problem.status, detail: problem.detail }),
+    'utf8',
+  );
+  return answer(res, { status: problem.status, headers, body });
+}

@@ -4,7 +4,11 @@ import type { Answers, Question, QuestionContext, StackAnswer } from './types.js
 const DEFAULT_DIR = 'src/idempotency';
 
 /** Frameworks with a PostgreSQL scaffold target (src/scaffold/targets), and the languages each can write. */
-const SCAFFOLD_LANGUAGES: Readonly<Record<string, readonly string[]>> = { express: ['typescript', 'javascript'], fastify: ['typescript'] };
+const SCAFFOLD_LANGUAGES: Readonly<Record<string, readonly string[]>> = {
+  express: ['typescript', 'javascript'],
+  fastify: ['typescript'],
+  nestjs: ['typescript'],
+};
 
 /**
  * Mirrors the scaffold targets' rules for a *known* stack. Kept as a plain check so the wizard does not load the

@@ -154,10 +154,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
       }
       const thrown = error.getResponse();
       const rendered =
-        typeof thrown === 'object' && thrown !== null ? thrown : { statusCode: error.getStatus(), message: thrown };
+        typeof thrown === 'object' && thrown !== null
+          ? thrown
+          : { statusCode: error.getStatus(), message: thrown };
       const response = { status: error.getStatus(), ...jsonBytes(res, rendered) };
       const failed = await this.record(claim, res, response);
-      return failed ?? answer(res, { ...response, headers: replayedHeaders(res, this.policy(), response.contentType) });
+      return (
+        failed ??
+        answer(res, { ...response, headers: replayedHeaders(res, this.policy(), response.contentType) })
+      );
     }
     if (!isStorable(status)) {
       await claim.release();
@@ -223,7 +228,8 @@ export function idempotencyProviders(idempotency: object): Provider[] {
           const marked = reflector.get<ActionSettings | undefined>(IDEMPOTENT_ACTION, context.getHandler());
           if (!marked) return next.handle();
           const route = routes.get(marked.codeName);
-          if (!route) throw new Error(`@Idempotent(${marked.codeName}): createIdempotency() has no such HTTP action`);
+          if (!route)
+            throw new Error(`@Idempotent(${marked.codeName}): createIdempotency() has no such HTTP action`);
           return route.intercept(context, next);
         },
       }),
@@ -253,9 +259,9 @@ function expressBytes(
   res: Response,
   value: unknown,
 ): { body: Buffer; contentType: string | undefined; etag?: string } {
-  if (value === undefined || value === null) return { body: Buffer.alloc(0), contentType: contentTypeOf(res) };
-  const serialised =
-    typeof value === 'object' ? jsonBytes(res, value) : textBytes(res, String(value));
+  if (value === undefined || value === null)
+    return { body: Buffer.alloc(0), contentType: contentTypeOf(res) };
+  const serialised = typeof value === 'object' ? jsonBytes(res, value) : textBytes(res, String(value));
   // res.send() adds the app's ETag to a body it sends; it is computed from the same bytes, so record it too.
   const etagFn = res.app?.get('etag fn') as ((body: Buffer, encoding?: string) => string) | undefined;
   const etag = res.getHeader('etag') === undefined && etagFn ? etagFn(serialised.body) : undefined;
@@ -269,7 +275,10 @@ function jsonBytes(res: Response, value: unknown): { body: Buffer; contentType: 
   let json = JSON.stringify(value, replacer, spaces) ?? '';
   if (res.app?.get('json escape'))
     json = json.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return { body: Buffer.from(json, 'utf8'), contentType: withCharset(contentTypeOf(res) ?? 'application/json') };
+  return {
+    body: Buffer.from(json, 'utf8'),
+    contentType: withCharset(contentTypeOf(res) ?? 'application/json'),
+  };
 }
 
 function textBytes(res: Response, text: string): { body: Buffer; contentType: string } {
@@ -296,7 +305,12 @@ function replayedHeaders(
   const headers: Record<string, string> = {};
   for (const name of policy.replayedHeaders) {
     const lower = name.toLowerCase();
-    const value = lower === 'content-type' ? contentType : lower === 'etag' ? (etag ?? res.getHeader(name)) : res.getHeader(name);
+    const value =
+      lower === 'content-type'
+        ? contentType
+        : lower === 'etag'
+          ? (etag ?? res.getHeader(name))
+          : res.getHeader(name);
     if (value !== undefined) headers[lower] = Array.isArray(value) ? value.join(', ') : String(value);
   }
   return headers;
@@ -320,7 +334,12 @@ function answerProblem(res: Response, problem: Problem): StreamableFile {
   const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
   if (problem.retryAfterSeconds !== undefined) headers['retry-after'] = String(problem.retryAfterSeconds);
   const body = Buffer.from(
-    JSON.stringify({ type: problem.type, title: problem.title, status: problem.status, detail: problem.detail }),
+    JSON.stringify({
+      type: problem.type,
+      title: problem.title,
+      status: problem.status,
+      detail: problem.detail,
+    }),
     'utf8',
   );
   return answer(res, { status: problem.status, headers, body });

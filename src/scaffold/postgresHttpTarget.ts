@@ -22,6 +22,8 @@ export interface PostgresHttpTargetOptions {
   readonly framework: HttpFramework;
   /** The framework adapter template, copied beside the shared runtime; the document embeds it as the middleware. */
   readonly adapter: StaticFile;
+  /** How the generated README describes index.ts. */
+  readonly wiringPurpose?: string;
 }
 
 /** A TypeScript + PostgreSQL target for one HTTP framework: the shared runtime, one adapter, rendered wiring and tests. */
@@ -43,7 +45,7 @@ export function postgresHttpTarget(options: PostgresHttpTargetOptions): Scaffold
       };
       add(MIGRATION, renderMigration(view), 'ddl', 'the store table, partial indexes and saga step table');
       add('settings.ts', renderSettings(view), 'core', 'every value the design decided (leases, retention, statuses)');
-      add('index.ts', renderWiring(view, framework), 'middleware', 'createIdempotency(): store, core and the hooks for each route');
+      add('index.ts', renderWiring(view, framework), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route');
       add('cleanup-job.ts', renderCleanupJob(view), 'cleanup', 'runnable cleanup for cron');
       const providers = renderProviders(view);
       if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key');

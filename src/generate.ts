@@ -100,7 +100,17 @@ async function readPreviousHtml(root: string, output: string): Promise<string[]>
   return pages;
 }
 
-async function renderAll(config: Config, options: GenerateOptions, format: 'html' | 'md', output: string, now: Date): Promise<{ files: RenderedFile[]; model: DesignModel; warnings: string[] }> {
+interface Rendered {
+  files: RenderedFile[];
+  model: DesignModel;
+  warnings: string[];
+}
+
+/**
+ * Everything except the document depends only on the inputs, never on the footer date: figures, scaffolding and
+ * excerpts are produced once, and `renderFor(date)` renders the (cheap) document around them for each date tried.
+ */
+async function prepareRender(config: Config, options: GenerateOptions, format: 'html' | 'md', output: string, now: Date): Promise<(date: Date) => Promise<Rendered>> {
   const model = buildDesign(config, options.inspection, { now });
   const [{ buildFigures, renderFigures }, { renderDocument }] = await Promise.all([import('./diagrams/index.js'), import('./render/renderDocument.js')]);
   let figures = buildFigures(model);
@@ -124,13 +134,16 @@ async function renderAll(config: Config, options: GenerateOptions, format: 'html
     const written = scaffoldFiles.find((file) => file.path === excerpt.path);
     if (written) Object.assign(excerpt, { code: written.contents.trimEnd(), formatted: true });
   }
-  const documentFiles = await formatFiles(await renderDocument(model, { format, output, figures, excerpts, split: options.split ?? config.split }), options.cwd);
-  const files = [...documentFiles, ...scaffoldFiles];
-  // Verify exactly what would be written (formatted, in memory) so a broken document is never delivered.
-  const { assertDocumentVerified } = await import('./verify/index.js');
-  assertDocumentVerified(files.filter((file) => documentFiles.some((d) => d.path === file.path)));
   const warnings = dir && scaffoldFiles.length === 0 ? [scaffoldUnavailable(model, dir, scaffold.SCAFFOLD_TARGETS.map((target) => target.label))] : [];
-  return { files, model, warnings };
+  const { assertDocumentVerified } = await import('./verify/index.js');
+
+  return async (date: Date) => {
+    const dated: DesignModel = { ...model, generatedOn: date.toISOString().slice(0, 10) };
+    const documentFiles = await formatFiles(await renderDocument(dated, { format, output, figures, excerpts, split: options.split ?? config.split }), options.cwd);
+    // Verify exactly what would be written (formatted, in memory) so a broken document is never delivered.
+    assertDocumentVerified(documentFiles);
+    return { files: [...documentFiles, ...scaffoldFiles], model: dated, warnings };
+  };
 }
 
 /** Renders everything in memory, compares with disk, then writes unless checking or dry-running. */
@@ -143,14 +156,15 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const clock = options.now ?? (() => new Date());
 
   let date = fixedDate(options);
-  let rendered: { files: RenderedFile[]; model: DesignModel; warnings: string[] } | undefined;
+  const renderFor = await prepareRender(config, options, format, output, date ?? clock());
+  let rendered: Rendered | undefined;
   let plan: PlannedWrite[] | undefined;
   if (!date) {
     // Keep the date already on disk while nothing else changed; a real change gets today's date.
     // A split folder has no single file to read the date from; the manifest remembers it for every layout.
     const previous = (await dateOnDisk(root, output)) ?? manifestDate((await readManifest(root)).date);
     if (previous) {
-      rendered = await renderAll(config, options, format, output, previous);
+      rendered = await renderFor(previous);
       plan = await planWrites(root, rendered.files, { force: options.force });
       // The document is the single file or, when split, every file in the folder named after it.
       const folder = `${splitFolder(output)}/`;
@@ -162,7 +176,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     }
     date ??= clock();
   }
-  rendered ??= await renderAll(config, options, format, output, date);
+  rendered ??= await renderFor(date);
   plan ??= await planWrites(root, rendered.files, { force: options.force });
   const written = !options.check && !options.dryRun;
   if (written) await applyPlan(root, plan, { date: rendered.model.generatedOn });

@@ -4,7 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE, validateConfig } from '../config/load.js';
 import { BROKERS, CONCURRENCY, DATABASES, FORMATS, FRAMEWORKS, LANGUAGES, TEST_FRAMEWORKS } from '../config/schema.js';
-import { writeAtomic } from '../emit/applyPlan.js';
+import { writeInside } from '../emit/writeAtomic.js';
 import { resolveInside } from '../emit/safePath.js';
 import { UserError } from '../errors.js';
 import type { PlannedWrite } from '../emit/planWrites.js';
@@ -101,7 +101,7 @@ export async function runInit(flags: InitFlags, deps: InitDeps = {}): Promise<In
   resolveInside(root, resolution.answers.output);
   if (resolution.answers.scaffold !== false) resolveInside(root, resolution.answers.scaffold.dir);
 
-  await writeAtomic(configPath, `${JSON.stringify(config, null, 2)}\n`);
+  await writeInside(root, configFile, `${JSON.stringify(config, null, 2)}\n`);
   log.success(`Wrote ${log.value(path.relative(root, configPath) || configFile)}`);
   const { generate } = await import('../generate.js');
   const generated = await generate({ cwd: root, config: configFile, inspection, date: flags.date });

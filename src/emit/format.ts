@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RenderedFile } from '../render/renderDocument.js';
 import { type ManifestEntry, normalizeText, readManifest, sha256Of } from './manifest.js';
+import { readInside } from './safePath.js';
 
 /** How generated code is formatted when the user's project has no prettier config. */
 export const HOUSE_STYLE = { singleQuote: true, printWidth: 110 } as const;
@@ -19,7 +19,7 @@ export interface FormattedFile extends RenderedFile {
  */
 async function previouslyFormatted(root: string, entry: ManifestEntry | undefined, source: string): Promise<string | undefined> {
   if (entry?.source !== source) return undefined;
-  const onDisk = await readFile(path.join(root, entry.path), 'utf8').catch(() => undefined);
+  const onDisk = await readInside(root, entry.path).catch(() => undefined);
   return onDisk !== undefined && sha256Of(onDisk) === entry.sha256 ? normalizeText(onDisk) : undefined;
 }
 

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { UserError } from '../errors.js';
+import { readInside, tryNormalizeRelative } from './safePath.js';
 
 /** Where the tool remembers what it wrote; commit it so CI and teammates share the ownership record. */
 export const MANIFEST_PATH = '.idempotency-builder/manifest.json';
@@ -37,15 +36,9 @@ export const sha256Of = (text: string): string => createHash('sha256').update(no
 
 /** The manifest on disk; an empty one when the project has never been generated. */
 export async function readManifest(root: string): Promise<Manifest> {
-  const file = path.join(root, MANIFEST_PATH);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { files: [] };
-    throw new UserError(`Cannot read ${MANIFEST_PATH}: ${(error as Error).message}.`, 'Make the file readable and run the command again.');
-  }
-  return parseManifest(text);
+  // Never through a link: a symlinked state folder is refused here, before anything is planned or written.
+  const text = await readInside(root, MANIFEST_PATH);
+  return text === undefined ? { files: [] } : parseManifest(text);
 }
 
 const corrupt = (why: string) =>
@@ -69,10 +62,15 @@ export function parseManifest(text: string): Manifest {
     if (typeof p !== 'string' || p === '' || (c !== 'managed' && c !== 'scaffold') || !isHash(sha256) || (source !== undefined && !isHash(source))) {
       throw corrupt(`files[${index}] needs path, class "managed" or "scaffold" and a sha256`);
     }
-    return { path: p, class: c, sha256, ...(isHash(source) ? { source } : {}) };
+    // `docs/../docs/x.html` and `./x` name the same files as `docs/x.html` and `x`: one spelling, so a hand-edited
+    // entry can never look like an orphan of the file it names (and get it deleted). Paths leaving the project
+    // are kept as written; planWrites never touches them.
+    return { path: tryNormalizeRelative(p) ?? p, class: c, sha256, ...(isHash(source) ? { source } : {}) };
   });
+  const seen = new Set<string>();
+  const unique = entries.filter((entry) => !seen.has(entry.path) && seen.add(entry.path));
   const date = (raw as { date?: unknown }).date;
-  return { ...(typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date) ? { date } : {}), files: entries };
+  return { ...(typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date) ? { date } : {}), files: unique };
 }
 
 /** Sorted, two-space JSON with a final newline: byte-identical for the same inputs on any machine. */

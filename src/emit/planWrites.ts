@@ -1,9 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { UserError } from '../errors.js';
 import type { RenderedFile } from '../render/renderDocument.js';
 import type { FormattedFile } from './format.js';
 import { type ManifestEntry, normalizeText, readManifest, sha256Of } from './manifest.js';
-import { resolveInside } from './safePath.js';
+import { normalizeRelative, readInside, tryNormalizeRelative } from './safePath.js';
 
 /**
  * create / update / unchanged: what the writer does to a file the design produces.
@@ -34,15 +32,10 @@ export const normalizeEol = normalizeText;
 /** Files carrying this marker were produced by the tool, even when the manifest was lost. */
 const MARKER = 'idempotency-builder';
 
-async function readCurrent(absolute: string, relative: string): Promise<string | undefined> {
-  try {
-    return normalizeText(await readFile(absolute, 'utf8'));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // A folder (or a file where a folder should be) is reported by applyPlan's preflight, with the fix.
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return undefined;
-    throw new UserError(`Cannot read ${relative}: ${(error as Error).message}.`, 'Make the file readable and run the command again.');
-  }
+async function readCurrent(root: string, relative: string): Promise<string | undefined> {
+  // A folder (or a file where a folder should be) reads as missing and is reported by applyPlan's preflight.
+  const text = await readInside(root, relative);
+  return text === undefined ? undefined : normalizeText(text);
 }
 
 function decide(file: RenderedFile, current: string | undefined, tracked: ManifestEntry | undefined, force: boolean): Pick<PlannedWrite, 'action' | 'reason'> {
@@ -73,21 +66,17 @@ export async function planWrites(root: string, files: readonly FormattedFile[], 
   const tracked = new Map(manifest.files.map((entry) => [entry.path, entry]));
   const plan: PlannedWrite[] = [];
   for (const rendered of files) {
-    const file = { ...rendered, contents: normalizeText(rendered.contents) };
-    const current = await readCurrent(resolveInside(root, file.path), file.path);
+    const file = { ...rendered, path: normalizeRelative(rendered.path), contents: normalizeText(rendered.contents) };
+    const current = await readCurrent(root, file.path);
     const entry = tracked.get(file.path);
     plan.push({ ...file, ...decide(file, current, entry, Boolean(options.force)), current, ...(entry ? { tracked: entry } : {}) });
   }
-  const produced = new Set(files.map((file) => file.path));
+  const produced = new Set(plan.map((item) => item.path));
   for (const entry of manifest.files) {
     if (produced.has(entry.path)) continue;
-    let absolute: string;
-    try {
-      absolute = resolveInside(root, entry.path);
-    } catch {
-      continue; // A hand-edited manifest must never make us touch anything outside the project.
-    }
-    const current = await readCurrent(absolute, entry.path);
+    // A hand-edited manifest must never make us touch anything outside the project.
+    if (tryNormalizeRelative(entry.path) !== entry.path) continue;
+    const current = await readCurrent(root, entry.path);
     if (current === undefined) continue; // Already gone; it simply drops out of the manifest.
     const unchanged = sha256Of(current) === entry.sha256;
     const base = { path: entry.path, class: entry.class, contents: '', current, tracked: entry };

@@ -1,21 +1,17 @@
-import { lstat, realpath } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import type { PlannedWrite } from './planWrites.js';
 import { resolveInside } from './safePath.js';
 
-const isInside = (root: string, absolute: string) => {
-  const relative = path.relative(root, absolute);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-};
+const LINK_FIX = 'Replace the link with a real file or folder, or choose another output path (--out, or scaffold.dir in the config). idempotency-builder never follows links for the files it owns.';
 
 /**
  * Checks every write and removal before the first one happens, so predictable failures (a file where a folder
- * should be, a folder where the file goes, a read-only file, a symlink leading out of the project) stop the run
+ * should be, a folder where the file goes, a read-only file, a symbolic link anywhere on the way) stop the run
  * with nothing written at all.
  */
 export async function preflight(root: string, work: readonly PlannedWrite[]): Promise<void> {
-  const realRoot = await realpath(root);
   for (const item of work) {
     const absolute = resolveInside(root, item.path);
     const parts = path.relative(root, absolute).split(path.sep);
@@ -27,12 +23,8 @@ export async function preflight(root: string, work: readonly PlannedWrite[]): Pr
       if (!info) break; // Missing folders are created by the write.
       const last = index === parts.length - 1;
       if (info.isSymbolicLink()) {
-        const target = await realpath(walked).catch(() => undefined);
-        if (target && !isInside(realRoot, target)) {
-          throw new UserError(`Refusing to write ${item.path}: ${shown} is a symlink that leads outside the project root.`, 'Replace the symlink with a real folder or choose another output path.');
-        }
-        if (last) break;
-        continue;
+        const verb = item.action === 'remove' ? 'remove' : 'write';
+        throw new UserError(`Refusing to ${verb} ${item.path}: ${shown} is a symbolic link.`, LINK_FIX);
       }
       if (!last && !info.isDirectory()) {
         throw new UserError(`Cannot write ${item.path}: ${shown} is a file, but a folder is needed there.`, `Rename or remove the file ${shown}, or choose another output path (--out, or scaffold.dir in the config).`);

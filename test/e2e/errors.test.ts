@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -81,7 +81,7 @@ describe('generate refuses and fails cleanly', { timeout: 120_000 }, () => {
     await expect(stat(path.join(dir, 'docs'))).rejects.toThrow();
   });
 
-  it.runIf(mounted)('a full disk: exit 2, every file either complete or absent, no temp files left behind', async () => {
+  it.runIf(mounted)('a full disk: exit 2, nothing written (every file is staged before any is replaced), no temp files left behind', async () => {
     const reference = await readTree(await (async () => {
       const dir = await project();
       await generate(dir, '--date', '2026-12-02');
@@ -98,6 +98,54 @@ describe('generate refuses and fails cleanly', { timeout: 120_000 }, () => {
       if (file === 'idempotency.config.json' || file.startsWith('.idempotency-builder/')) continue;
       expect(text, `${file} is half-written`).toBe(reference.get(file));
     }
-    expect(written.has('docs/idempotency-design.html')).toBe(true);
+    expect([...written.keys()]).toEqual(['idempotency.config.json']);
+  });
+});
+
+describe('generate never follows a symbolic link for the files it owns', { timeout: 120_000 }, () => {
+  const CANARY = 'ib-canary-5b1f0e';
+
+  it('--diff with the document linked to /proc/self/environ refuses instead of printing the environment', async () => {
+    const dir = await project();
+    expect((await generate(dir, '--date', '2026-12-02')).code).toBe(0);
+    const doc = path.join(dir, 'docs/idempotency-design.html');
+    await unlink(doc);
+    await symlink('/proc/self/environ', doc);
+    for (const flags of [['--diff'], ['--diff', '--force'], ['--check'], ['--dry-run', '--json'], []]) {
+      const run = await runCli(['generate', '--cwd', dir, ...flags], { IB_SECRET: CANARY });
+      expectCleanFailure(run);
+      expect(run.stderr).toContain('Refusing to read docs/idempotency-design.html: docs/idempotency-design.html is a symbolic link');
+      expect(run.stdout + run.stderr).not.toContain(CANARY);
+    }
+    expect((await lstat(doc)).isSymbolicLink()).toBe(true); // left alone
+  });
+
+  it('a symlinked state folder is refused; nothing is written through it', async () => {
+    const dir = await project();
+    const elsewhere = await mkdtemp(path.join(os.tmpdir(), 'ib-elsewhere-'));
+    dirs.push(elsewhere);
+    await symlink(elsewhere, path.join(dir, '.idempotency-builder'));
+    const run = await generate(dir);
+    expectCleanFailure(run);
+    expect(run.stderr).toContain('.idempotency-builder is a symbolic link');
+    expect(await readdir(elsewhere)).toEqual([]);
+    expect((await readdir(dir)).sort()).toEqual(['.idempotency-builder', 'idempotency.config.json']);
+  });
+
+  it('a non-normalised output path (./docs/../docs/x.html) is the same file as docs/x.html, never deleted as an orphan', async () => {
+    const dir = await project();
+    await writeConfig(dir, FIXTURE, (raw) => {
+      raw['output'] = './docs/../docs/design.html';
+    });
+    expect((await generate(dir, '--date', '2026-12-02')).code).toBe(0);
+    const manifest = await readFile(path.join(dir, '.idempotency-builder/manifest.json'), 'utf8');
+    expect(manifest).toContain('"path": "docs/design.html"');
+    await writeConfig(dir, FIXTURE, (raw) => {
+      raw['output'] = 'docs/design.html';
+    });
+    const run = await generate(dir, '--check');
+    expect(run.code, run.stderr).toBe(0);
+    expect((await generate(dir)).code).toBe(0);
+    expect(await readFile(path.join(dir, 'docs/design.html'), 'utf8')).toContain('<html');
   });
 });

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -130,6 +130,33 @@ describe('planWrites + applyPlan', () => {
     const plan = await generate(files('v1'));
     expect(plan.some((item) => item.action === 'remove')).toBe(false);
     expect(await readFile(path.join(outside, 'victim.txt'), 'utf8')).toBe('keep me\n');
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  it('non-normalised manifest paths (docs/../docs/x, ./x) name the same files and never get them deleted', async () => {
+    await generate(files('v1'));
+    const manifest = JSON.parse(await read(MANIFEST_PATH)) as { files: Array<{ path: string }> };
+    for (const entry of manifest.files) entry.path = entry.path === DOC ? `docs/../${DOC}` : `./${entry.path}`;
+    await writeFile(path.join(root, MANIFEST_PATH), JSON.stringify(manifest));
+    const plan = await generate(files('v2'));
+    expect(actions(plan)).toEqual({ [DOC]: 'update', [STORE]: 'update', [ALERTS]: 'update' });
+    expect(await read(DOC)).toContain('Design v2');
+    expect((await readManifest(root)).files.map((entry) => entry.path).sort()).toEqual([DOC, ALERTS, STORE].sort());
+  });
+
+  it('normalises the paths it is given, so ./docs/x and docs/x are one file', async () => {
+    await generate(files('v1'));
+    const plan = await generate(files('v1').map((file) => ({ ...file, path: `./${file.path}` })));
+    expect(actions(plan)).toEqual({ [DOC]: 'unchanged', [STORE]: 'unchanged', [ALERTS]: 'unchanged' });
+    expect(await read(DOC)).toContain('Design v1');
+  });
+
+  it('never reads through a link: a document path linked to a secret is refused, not diffed', async () => {
+    const outside = await mkdtemp(path.join(os.tmpdir(), 'ib-outside-'));
+    await writeFile(path.join(outside, 'secret.txt'), 'TOKEN=hunter2\n');
+    await mkdir(path.join(root, 'docs'));
+    await symlink(path.join(outside, 'secret.txt'), path.join(root, DOC));
+    await expect(planWrites(root, files('v1'))).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining(`${DOC} is a symbolic link`) });
     await rm(outside, { recursive: true, force: true });
   });
 });

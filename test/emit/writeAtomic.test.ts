@@ -78,20 +78,40 @@ describe('applyPlan preflight', () => {
     await expect(stat(path.join(root, 'a.ts'))).rejects.toThrow();
   });
 
-  it('refuses to follow a symlinked folder out of the project', async () => {
+  it('refuses to follow a symlinked folder, inside or outside the project', async () => {
     const outside = await mkdtemp(path.join(os.tmpdir(), 'ib-outside-'));
     await symlink(outside, path.join(root, 'docs'));
-    await expect(applyPlan(root, [write('docs/idempotency-design.html')])).rejects.toThrow(/symlink that leads outside the project root/);
+    await mkdir(path.join(root, 'real'));
+    await symlink(path.join(root, 'real'), path.join(root, 'alias'));
+    await expect(applyPlan(root, [write('docs/idempotency-design.html')])).rejects.toMatchObject({ exitCode: 2, message: 'Refusing to write docs/idempotency-design.html: docs is a symbolic link.' });
+    await expect(applyPlan(root, [write('alias/x.yml')])).rejects.toThrow(/alias is a symbolic link/);
+    expect(await readdir(outside)).toEqual([]);
+    expect(await readdir(path.join(root, 'real'))).toEqual([]);
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  it('a symlinked state folder: refused before anything is written', async () => {
+    const outside = await mkdtemp(path.join(os.tmpdir(), 'ib-outside-'));
+    await symlink(outside, path.join(root, '.idempotency-builder'));
+    await expect(readManifest(root)).rejects.toThrow(/\.idempotency-builder is a symbolic link/);
+    await expect(applyPlan(root, [write('a.ts', 'a\n')])).rejects.toThrow(/\.idempotency-builder is a symbolic link/);
+    expect((await readdir(root)).sort()).toEqual(['.idempotency-builder']);
     expect(await readdir(outside)).toEqual([]);
     await rm(outside, { recursive: true, force: true });
   });
 
-  it('a write failing half-way still records the files that were written', async () => {
+  it('a disk filling up half-way: nothing replaced, no temp file, the manifest untouched', async () => {
     failNext.code = 'ENOSPC';
-    failNext.after = 1; // a.ts is written, b.ts hits the full disk.
+    failNext.after = 1; // a.ts is staged, b.ts hits the full disk before anything is renamed into place.
     await expect(applyPlan(root, [write('a.ts', 'a\n'), write('b.ts', 'b\n')])).rejects.toThrow(/b\.ts: the disk is full/);
-    expect(await readFile(path.join(root, 'a.ts'), 'utf8')).toBe('a\n');
-    await expect(stat(path.join(root, 'b.ts'))).rejects.toThrow();
-    expect((await readManifest(root)).files.map((entry) => entry.path)).toEqual(['a.ts']);
+    expect(await readdir(root)).toEqual([]);
+    expect((await readManifest(root)).files).toEqual([]);
+  });
+
+  it('cancelled while staging: nothing written, no temp file, CancelledError (exit 130)', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(applyPlan(root, [write('a.ts', 'a\n')], { signal: controller.signal })).rejects.toMatchObject({ exitCode: 130 });
+    expect(await readdir(root)).toEqual([]);
   });
 });

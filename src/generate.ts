@@ -2,10 +2,11 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { UserError } from './errors.js';
+import { CancelledError, UserError } from './errors.js';
 import { formatFiles } from './emit/format.js';
 import { applyPlan } from './emit/applyPlan.js';
 import { readManifest } from './emit/manifest.js';
+import { acquireProjectLock } from './emit/projectLock.js';
 import { planWrites, type PlannedWrite } from './emit/planWrites.js';
 import { assertNoSymlinks, normalizeRelative, readInside, resolveInside } from './emit/safePath.js';
 import { buildDesign, type InspectionInput } from './model/index.js';
@@ -29,6 +30,8 @@ export interface GenerateOptions {
   inspection?: InspectionInput;
   /** Injected clock for tests. */
   now?: () => Date;
+  /** Cancels the run (Ctrl-C): it stops at the next safe point with nothing written and throws CancelledError. */
+  signal?: AbortSignal;
 }
 
 export interface GenerateResult {
@@ -148,17 +151,35 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   };
 }
 
-/** Renders everything in memory, compares with disk, then writes unless checking or dry-running. */
+const checkCancelled = (signal: AbortSignal | undefined) => {
+  if (signal?.aborted) throw new CancelledError('Cancelled; nothing was written.');
+};
+
+/**
+ * Renders everything in memory, compares with disk, then writes unless checking or dry-running. A writing run holds
+ * the project lock from before it reads the manifest until the manifest is written, so two runs cannot interleave.
+ */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const root = path.resolve(options.cwd);
   const { config } = await loadConfig(root, options.config);
   const format = options.format ?? config.format;
   // One spelling per file (`./docs/x.html` is `docs/x.html`), confined to the project, before anything is read.
   const output = normalizeRelative(resolveOutput(config, format, options.out));
-  const clock = options.now ?? (() => new Date());
+  const writes = !options.check && !options.dryRun;
+  checkCancelled(options.signal);
+  const release = writes ? await acquireProjectLock(root) : undefined;
+  try {
+    return await generateLocked(root, config, format, output, options);
+  } finally {
+    await release?.();
+  }
+}
 
+async function generateLocked(root: string, config: Config, format: 'html' | 'md', output: string, options: GenerateOptions): Promise<GenerateResult> {
+  const clock = options.now ?? (() => new Date());
   let date = fixedDate(options);
   const renderFor = await prepareRender(config, options, format, output, date ?? clock());
+  checkCancelled(options.signal);
   let rendered: Rendered | undefined;
   let plan: PlannedWrite[] | undefined;
   if (!date) {
@@ -180,8 +201,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   }
   rendered ??= await renderFor(date);
   plan ??= await planWrites(root, rendered.files, { force: options.force });
+  checkCancelled(options.signal);
   const written = !options.check && !options.dryRun;
-  if (written) await applyPlan(root, plan, { date: rendered.model.generatedOn });
+  if (written) await applyPlan(root, plan, { date: rendered.model.generatedOn, signal: options.signal });
   // A split document is delivered as its folder; report that path, not the single file it replaced.
   const document = rendered.files.some((file) => file.path === output) ? output : `${splitFolder(output)}/`;
   return { plan, model: rendered.model, document, written, warnings: rendered.warnings };

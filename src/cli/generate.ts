@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import path from 'node:path';
-import { FindingsError } from '../errors.js';
+import { CancelledError, FindingsError } from '../errors.js';
+import type { CliContext } from './commands.js';
 import type { PlannedWrite, WriteAction } from '../emit/planWrites.js';
 import type { GenerateOptions, GenerateResult } from '../generate.js';
 import { createLogger, type Logger } from '../logger.js';
@@ -12,7 +13,7 @@ type GenerateFlags = Partial<Omit<GenerateOptions, 'inspection' | 'now'>> & {
   quiet?: boolean;
 };
 
-export function generateCommand(): Command {
+export function generateCommand(context: CliContext = {}): Command {
   return new Command('generate')
     .description('Render the design document (and scaffolding) from idempotency.config.json; never prompts.')
     .option('--cwd <dir>', 'project root', '.')
@@ -29,11 +30,11 @@ export function generateCommand(): Command {
     .option('--date <yyyy-mm-dd>', 'date for the footer (default: SOURCE_DATE_EPOCH, then the date already in the document)')
     .addOption(new Option('--diagrams <renderer>', 'SVG renderer for HTML diagrams').choices(['beautiful-mermaid', 'mermaid-cli']))
     .action(async (flags: GenerateFlags) => {
-      await runGenerate(flags);
+      await runGenerate(flags, context);
     });
 }
 
-export async function runGenerate(flags: GenerateFlags): Promise<GenerateResult> {
+export async function runGenerate(flags: GenerateFlags, context: CliContext = {}): Promise<GenerateResult> {
   const log = createLogger({ quiet: flags.quiet || flags.json });
   const [{ generate }, { staleFiles, describeStale }] = await Promise.all([import('../generate.js'), import('../emit/staleFiles.js')]);
   const options: GenerateOptions = {
@@ -49,7 +50,12 @@ export async function runGenerate(flags: GenerateFlags): Promise<GenerateResult>
     date: flags.date,
     diagrams: flags.diagrams,
   };
-  const result = await generate(options);
+  const interrupts = context.interrupts;
+  const result = interrupts ? await interrupts.cancellable((signal) => generate({ ...options, signal })) : await generate(options);
+  if (interrupts?.signal.aborted && result.written) {
+    // The signal came while files were being renamed into place: that step always completes, so say so.
+    throw new CancelledError('Cancelled after the write had started; it was completed, so every file and the manifest are consistent.');
+  }
   const diffs = flags.diff ? await diffsOf(result.plan) : new Map<PlannedWrite, string>();
   const stale = staleFiles(result.plan);
   if (flags.json) {

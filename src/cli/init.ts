@@ -14,6 +14,8 @@ import { createLogger, type Logger } from '../logger.js';
 import { buildConfig } from '../questions/buildConfig.js';
 import { looksLikeCode } from '../questions/looksLikeCode.js';
 import type { Prompter } from '../questions/prompter.js';
+import type { CliContext } from './commands.js';
+import type { Interrupts } from './interrupt.js';
 import { findMissingBeforeInspection, resolveAnswers, type Resolution } from '../questions/resolveAnswers.js';
 import { summarizeInspection } from '../questions/summarizeInspection.js';
 import type { QuestionFlags } from '../questions/types.js';
@@ -32,6 +34,8 @@ export interface InitDeps {
   /** Overrides the TTY/CI decision (tests). */
   interactive?: boolean;
   log?: Logger;
+  /** Ctrl-C/SIGTERM while generating: stop with nothing half-written (main.ts provides it). */
+  interrupts?: Interrupts;
 }
 
 export interface InitResult {
@@ -40,7 +44,7 @@ export interface InitResult {
   generated: GenerateResult;
 }
 
-export function initCommand(): Command {
+export function initCommand(context: CliContext = {}): Command {
   const list = (values: readonly string[]) => values.join('|');
   return new Command('init')
     .description('Inspect the codebase, ask only what it cannot answer, write idempotency.config.json and generate the design.')
@@ -65,7 +69,7 @@ export function initCommand(): Command {
     .option('--no-scaffold', 'write the document only')
     .option('--date <yyyy-mm-dd>', 'date for the document footer (reproducible output)')
     .action(async (flags: InitFlags) => {
-      await runInit(flags);
+      await runInit(flags, { interrupts: context.interrupts });
     });
 }
 
@@ -104,7 +108,8 @@ export async function runInit(flags: InitFlags, deps: InitDeps = {}): Promise<In
   await writeInside(root, configFile, `${JSON.stringify(config, null, 2)}\n`);
   log.success(`Wrote ${log.value(path.relative(root, configPath) || configFile)}`);
   const { generate } = await import('../generate.js');
-  const generated = await generate({ cwd: root, config: configFile, inspection, date: flags.date });
+  const options = { cwd: root, config: configFile, inspection, date: flags.date };
+  const generated = deps.interrupts ? await deps.interrupts.cancellable((signal) => generate({ ...options, signal })) : await generate(options);
   printSummary(generated, resolution, log);
   return { configPath, resolution, generated };
 }

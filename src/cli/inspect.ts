@@ -7,16 +7,26 @@ import { createLogger } from '../logger.js';
 
 export interface InspectFlags {
   json?: boolean;
+  cwd?: string;
 }
 
 export function inspectCommand(): Command {
   return new Command('inspect')
     .description('List what needs idempotency: mutating endpoints, payment calls, webhooks, consumers, cron jobs, and existing protection.')
-    .argument('[dir]', 'project directory to inspect', '.')
+    .argument('[dir]', 'project directory to inspect (same as --cwd)')
+    .option('--cwd <dir>', 'project root, as for the other commands', undefined)
     .option('--json', 'print { root, stack, findings, warnings } as JSON')
-    .action(async (dir: string, flags: InspectFlags) => {
-      await runInspect(dir, flags);
+    .action(async (dir: string | undefined, flags: InspectFlags) => {
+      await runInspect(projectDir(dir, flags.cwd), flags);
     });
+}
+
+/** `inspect DIR` and `inspect --cwd DIR` are the same; both at once must agree rather than one silently winning. */
+function projectDir(dir: string | undefined, cwd: string | undefined): string {
+  if (dir !== undefined && cwd !== undefined && path.resolve(dir) !== path.resolve(cwd)) {
+    throw new UserError(`inspect got two folders: ${dir} and --cwd ${cwd}.`, 'Pass the project folder once, either as DIR or with --cwd.');
+  }
+  return dir ?? cwd ?? '.';
 }
 
 export async function runInspect(dir: string, flags: InspectFlags = {}): Promise<Inspection> {

@@ -1,31 +1,46 @@
 import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
 import { CancelledError, FindingsError, UserError, isKnownError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { registerCommands } from './commands.js';
+import { EXIT, EXIT_CODES_HELP } from './exitCodes.js';
+import { exitCodeFor, installInterrupts, type Interrupts } from './interrupt.js';
 
-/** The only place that decides exit codes: 0 ok, 1 findings, 2 usage/config/environment, 130 cancelled. */
+/** The package's own version: dist/cli/main.js and src/cli/main.ts both sit two folders below package.json. */
+function packageVersion(): string {
+  const raw = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof raw.version === 'string' ? raw.version : '0.0.0';
+}
+
+/** The only place that decides exit codes: 0 ok, 1 findings, 2 usage/config/environment, 70 bug, 130 cancelled. */
 export async function main(argv: readonly string[]): Promise<void> {
+  const interrupts = installInterrupts();
   const program = new Command('idempotency-builder')
     .description('Make critical actions safe to retry: inspect a codebase, design idempotency, generate the document and code.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .option('--verbose', 'print stack traces for unexpected errors')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
-  registerCommands(program);
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) })
+    .addHelpText('after', EXIT_CODES_HELP);
+  registerCommands(program, { interrupts });
   try {
     await program.parseAsync([...argv]);
-    process.exitCode ??= 0;
+    process.exitCode ??= EXIT.ok;
   } catch (error) {
-    process.exitCode = handleError(error, argv.includes('--verbose'));
+    process.exitCode = handleError(error, argv.includes('--verbose'), interrupts);
+  } finally {
+    interrupts.dispose();
   }
 }
 
-function handleError(error: unknown, verbose: boolean): number {
+function handleError(error: unknown, verbose: boolean, interrupts: Interrupts): number {
   const log = createLogger();
   if (error instanceof CommanderError) {
-    // Help and version are "errors" to commander but success to the user.
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
-    return 2;
+    // Asked-for help and the version are "errors" to commander but success to the user; help shown because no
+    // command was given, an unknown option or a value outside the allowed choices is a usage error.
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok;
+    return EXIT.usage;
   }
   if (isKnownError(error)) {
     if (error instanceof FindingsError) {
@@ -36,11 +51,13 @@ function handleError(error: unknown, verbose: boolean): number {
       if (error.fix) process.stderr.write(`  ${error.fix}\n`);
     } else if (error instanceof CancelledError) {
       process.stderr.write(`${error.message}\n`);
+      if (verbose && error.stack) process.stderr.write(`${error.stack}\n`);
+      return exitCodeFor(interrupts.received());
     }
     if (verbose && error.stack) process.stderr.write(`${error.stack}\n`);
     return error.exitCode;
   }
   log.error(`This is a bug in idempotency-builder: ${(error as Error)?.message ?? String(error)}`);
   process.stderr.write(`${(error as Error)?.stack ?? ''}\nPlease report it with the command you ran and the stack above.\n`);
-  return 2;
+  return EXIT.internal;
 }

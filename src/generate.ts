@@ -7,6 +7,7 @@ import { formatFiles } from './emit/format.js';
 import { applyPlan } from './emit/applyPlan.js';
 import { readManifest } from './emit/manifest.js';
 import { acquireProjectLock } from './emit/projectLock.js';
+import { readSnapshot, snapshotFile, snapshotOf } from './emit/protectionSnapshot.js';
 import { planWrites, type PlannedWrite } from './emit/planWrites.js';
 import { assertNoSymlinks, normalizeRelative, readInside, resolveInside } from './emit/safePath.js';
 import { buildDesign, type InspectionInput } from './model/index.js';
@@ -116,7 +117,9 @@ interface Rendered {
  * excerpts are produced once, and `renderFor(date)` renders the (cheap) document around them for each date tried.
  */
 async function prepareRender(config: Config, options: GenerateOptions, format: 'html' | 'md', output: string, now: Date): Promise<(date: Date) => Promise<Rendered>> {
-  const model = buildDesign(config, options.inspection, { now });
+  // init passes its inspection; generate reuses what init recorded, so both render the same document.
+  const inspection = options.inspection ? snapshotOf(options.inspection) : await readSnapshot(path.resolve(options.cwd));
+  const model = buildDesign(config, inspection, { now });
   const [{ buildFigures, renderFigures }, { renderDocument }] = await Promise.all([import('./diagrams/index.js'), import('./render/renderDocument.js')]);
   let figures = buildFigures(model);
   if (format === 'html') {
@@ -147,7 +150,7 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
     const documentFiles = await formatFiles(await renderDocument(dated, { format, output, figures, excerpts, split: options.split ?? config.split }), options.cwd);
     // Verify exactly what would be written (formatted, in memory) so a broken document is never delivered.
     assertDocumentVerified(documentFiles);
-    return { files: [...documentFiles, ...scaffoldFiles], model: dated, warnings };
+    return { files: [...documentFiles, ...scaffoldFiles, ...snapshotFile(inspection)], model: dated, warnings };
   };
 }
 

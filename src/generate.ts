@@ -25,6 +25,8 @@ export interface GenerateOptions {
   check?: boolean;
   dryRun?: boolean;
   force?: boolean;
+  /** Edited scaffold files whose current generated version the user merged by hand (recorded in the manifest). */
+  accept?: string[];
   /** YYYY-MM-DD for the footer; otherwise SOURCE_DATE_EPOCH, then the date already on disk, then today. */
   date?: string;
   diagrams?: 'beautiful-mermaid' | 'mermaid-cli';
@@ -169,6 +171,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   // One spelling per file (`./docs/x.html` is `docs/x.html`), confined to the project, before anything is read.
   const output = normalizeRelative(resolveOutput(config, format, options.out));
   const writes = !options.check && !options.dryRun;
+  if (options.check && options.accept?.length) throw new UserError('--accept records a decision in the manifest, so it cannot be combined with --check.', 'Run `idempotency-builder generate --accept PATH` first, then check.');
   checkCancelled(options.signal);
   const release = writes ? await acquireProjectLock(root) : undefined;
   try {
@@ -191,7 +194,7 @@ async function generateLocked(root: string, config: Config, format: 'html' | 'md
     const previous = (await dateOnDisk(root, output)) ?? manifestDate((await readManifest(root)).date);
     if (previous) {
       rendered = await renderFor(previous);
-      plan = await planWrites(root, rendered.files, { force: options.force });
+      plan = await planWrites(root, rendered.files, { force: options.force, accept: options.accept });
       // The document is the single file or, when split, every file in the folder named after it.
       const folder = `${splitFolder(output)}/`;
       const documentItems = plan.filter((item) => item.path === output || item.path.startsWith(folder));
@@ -203,7 +206,7 @@ async function generateLocked(root: string, config: Config, format: 'html' | 'md
     date ??= clock();
   }
   rendered ??= await renderFor(date);
-  plan ??= await planWrites(root, rendered.files, { force: options.force });
+  plan ??= await planWrites(root, rendered.files, { force: options.force, accept: options.accept });
   checkCancelled(options.signal);
   const written = !options.check && !options.dryRun;
   if (written) await applyPlan(root, plan, { date: rendered.model.generatedOn, signal: options.signal });

@@ -25,6 +25,7 @@ export function generateCommand(context: CliContext = {}): Command {
     .option('--dry-run', 'print the write plan without writing')
     .option('--diff', 'print a unified diff of what would change, without writing')
     .option('--force', 'overwrite scaffold files you have edited (and restore ones you deleted)')
+    .option('--accept <path...>', 'record that your edited scaffold file already includes its current generated version')
     .option('--json', 'print the result as JSON')
     .option('--quiet', 'print only warnings and errors')
     .option('--date <yyyy-mm-dd>', 'date for the footer (default: SOURCE_DATE_EPOCH, then the date already in the document)')
@@ -47,6 +48,7 @@ export async function runGenerate(flags: GenerateFlags, context: CliContext = {}
     // --diff shows what would change; like --dry-run it never writes.
     dryRun: flags.dryRun || flags.diff,
     force: flags.force,
+    accept: flags.accept,
     date: flags.date,
     diagrams: flags.diagrams,
   };
@@ -60,7 +62,7 @@ export async function runGenerate(flags: GenerateFlags, context: CliContext = {}
   const stale = staleFiles(result.plan);
   if (flags.json) {
     const { MANIFEST_PATH } = await import('../emit/manifest.js');
-    const files = result.plan.map((p) => ({ path: p.path, class: p.class, action: p.action, ...(p.reason ? { reason: p.reason } : {}), ...(diffs.has(p) ? { diff: diffs.get(p) } : {}) }));
+    const files = result.plan.map((p) => ({ path: p.path, class: p.class, action: p.action, ...(p.reason ? { reason: p.reason } : {}), ...(p.behind ? { behind: true } : {}), ...(diffs.has(p) ? { diff: diffs.get(p) } : {}) }));
     const body = { document: result.document, written: result.written, manifest: MANIFEST_PATH, warnings: result.warnings, ...(flags.check ? { stale: stale.map((p) => p.path) } : {}), files };
     process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
   } else {
@@ -69,10 +71,10 @@ export async function runGenerate(flags: GenerateFlags, context: CliContext = {}
   }
   if (flags.check) {
     if (stale.length > 0) {
-      throw new FindingsError(
-        `${stale.length} generated file${stale.length === 1 ? ' is' : 's are'} out of date; run \`idempotency-builder generate\` and commit the result.`,
-        stale.map(describeStale),
-      );
+      const behind = stale.filter((item) => item.behind).length;
+      const fix = behind === stale.length ? '' : ' run `idempotency-builder generate` and commit the result';
+      const merge = behind === 0 ? '' : `${fix ? ';' : ''} reconcile the edited file${behind === 1 ? '' : 's'} as shown below`;
+      throw new FindingsError(`${stale.length} generated file${stale.length === 1 ? ' is' : 's are'} out of date:${fix}${merge}.`, stale.map(describeStale));
     }
     log.success('Generated files are up to date.');
   }

@@ -12,6 +12,9 @@ export function nextManifest(plan: readonly PlannedWrite[], options: { date?: st
     const done = options.applied === undefined || options.applied.has(item);
     if (item.action === 'unchanged' || ((item.action === 'create' || item.action === 'update') && done)) {
       files.push({ path: item.path, class: item.class, sha256: sha256Of(item.contents), ...(item.source ? { source: item.source } : {}) });
+    } else if (item.accepted) {
+      // The edited file now counts as based on this generated version (see acceptEdits in planWrites).
+      files.push({ path: item.path, class: item.class, sha256: sha256Of(item.contents), ...(item.source ? { source: item.source } : {}) });
     } else if (item.tracked && (item.action === 'user-modified' || !done)) {
       files.push(item.tracked);
     }

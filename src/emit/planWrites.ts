@@ -1,3 +1,4 @@
+import { UserError } from '../errors.js';
 import type { RenderedFile } from '../render/renderDocument.js';
 import type { FormattedFile } from './format.js';
 import { type ManifestEntry, normalizeText, readManifest, sha256Of } from './manifest.js';
@@ -19,11 +20,20 @@ export interface PlannedWrite extends FormattedFile {
   reason?: string;
   /** The manifest entry from the last run, when the tool wrote this path before. */
   tracked?: ManifestEntry;
+  /**
+   * A kept, user-edited scaffold file whose generated version is no longer the one the edit started from (the
+   * manifest's hash): the document now describes code the project does not have. `generate --check` fails on it.
+   */
+  behind?: boolean;
+  /** The user recorded (`--accept`) that their edited file includes the current generated version. */
+  accepted?: boolean;
 }
 
 export interface PlanOptions {
   /** Overwrite edited scaffold files, restore deleted ones and remove edited orphans. */
   force?: boolean;
+  /** Edited scaffold files (project-relative) whose current generated version the user has merged by hand. */
+  accept?: readonly string[];
 }
 
 /** Line endings never count as a change: a CRLF checkout of the same content is "unchanged". */
@@ -38,7 +48,7 @@ async function readCurrent(root: string, relative: string): Promise<string | und
   return text === undefined ? undefined : normalizeText(text);
 }
 
-function decide(file: RenderedFile, current: string | undefined, tracked: ManifestEntry | undefined, force: boolean): Pick<PlannedWrite, 'action' | 'reason'> {
+function decide(file: RenderedFile, current: string | undefined, tracked: ManifestEntry | undefined, force: boolean): Pick<PlannedWrite, 'action' | 'reason' | 'behind'> {
   if (current === undefined) {
     // "Written once": a scaffold file the user deleted after we wrote it stays deleted.
     if (tracked && file.class === 'scaffold' && !force) return { action: 'user-modified', reason: 'deleted since it was generated; --force restores it' };
@@ -53,6 +63,9 @@ function decide(file: RenderedFile, current: string | undefined, tracked: Manife
     return { action: 'user-modified', reason: 'exists and was not written by idempotency-builder; --force overwrites' };
   }
   if (ours) return { action: 'update' };
+  if (tracked && sha256Of(file.contents) !== tracked.sha256) {
+    return { action: 'user-modified', behind: true, reason: `edited by you and kept, but its generated version changed since; the document describes the new one (--diff --force shows it; --force takes it; --accept ${file.path} records that your version includes it)` };
+  }
   return { action: 'user-modified', reason: tracked ? 'edited since it was generated; --force overwrites' : 'exists and was not written by idempotency-builder; --force overwrites' };
 }
 
@@ -71,6 +84,7 @@ export async function planWrites(root: string, files: readonly FormattedFile[], 
     const entry = tracked.get(file.path);
     plan.push({ ...file, ...decide(file, current, entry, Boolean(options.force)), current, ...(entry ? { tracked: entry } : {}) });
   }
+  acceptEdits(plan, options.accept ?? []);
   const produced = new Set(plan.map((item) => item.path));
   for (const entry of manifest.files) {
     if (produced.has(entry.path)) continue;
@@ -85,4 +99,23 @@ export async function planWrites(root: string, files: readonly FormattedFile[], 
     else plan.push({ ...base, action: 'orphan', reason: 'no longer generated; scaffold code is yours, so it stays' });
   }
   return plan;
+}
+
+/**
+ * `--accept PATH`: the user merged the new generated version into their edited file by hand. The file stays as it
+ * is; the manifest will record the current generated version as the one it is based on, so it is no longer behind.
+ */
+function acceptEdits(plan: PlannedWrite[], accept: readonly string[]): void {
+  for (const wanted of accept) {
+    const path = normalizeRelative(wanted, 'read');
+    const item = plan.find((candidate) => candidate.path === path);
+    if (!item || item.action !== 'user-modified' || !item.tracked || item.current === undefined) {
+      const candidates = plan.filter((candidate) => candidate.behind).map((candidate) => candidate.path);
+      throw new UserError(
+        `--accept ${wanted}: not an edited scaffold file the tool generated.`,
+        candidates.length > 0 ? `Files that can be accepted: ${candidates.join(', ')}.` : 'No edited scaffold file is behind its generated version; nothing to accept.',
+      );
+    }
+    Object.assign(item, { behind: false, accepted: true, reason: 'edited by you; accepted as including the current generated version' });
+  }
 }

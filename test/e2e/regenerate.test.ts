@@ -67,6 +67,37 @@ describe('generate, regenerate', { timeout: 180_000 }, () => {
     expect(new Set(Object.values(actionsOf(await generate(dir, '--json'))))).toEqual(new Set(['unchanged']));
   });
 
+  it('--check fails when a kept, edited scaffold file is behind its generated version; --accept records the merge', async () => {
+    const dir = await project();
+    await generate(dir, '--date', '2026-12-02');
+    const settings = path.join(dir, SETTINGS);
+    const edited = `${await readFile(settings, 'utf8')}// reviewed by the payments team\n`;
+    await writeFile(settings, edited);
+    expect((await generate(dir, '--check')).code).toBe(0); // an edit alone agrees with the document
+
+    await writeConfig(dir, FIXTURE, (raw) => {
+      raw['retention'] = '96h';
+    });
+    const run = await generate(dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`skipped   ${SETTINGS} (edited by you and kept, but its generated version changed since`);
+    expect(await readFile(settings, 'utf8')).toBe(edited);
+
+    const check = await generate(dir, '--check');
+    expect(check.code, check.stderr).toBe(1);
+    expect(check.stderr).toContain(`${SETTINGS} (edited by you; its generated version changed, so the document no longer matches this code`);
+    expect(check.stderr).toContain('`generate --force` takes the new version');
+    expect(check.stderr).toContain(`\`generate --accept ${SETTINGS}\``);
+    expect((JSON.parse((await generate(dir, '--check', '--json')).stdout) as { stale: string[] }).stale).toEqual([SETTINGS]);
+
+    expect((await generate(dir, '--check', '--accept', SETTINGS)).code).toBe(2);
+    expect((await generate(dir, '--accept', CORE)).code).toBe(2);
+    const accepted = await generate(dir, '--accept', SETTINGS);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(await readFile(settings, 'utf8')).toBe(edited);
+    expect((await generate(dir, '--check')).code).toBe(0);
+  });
+
   it('after a config change --check exits 1 naming the stale files and writes nothing; generate brings them up to date', async () => {
     const dir = await project();
     await generate(dir, '--date', '2026-12-02');

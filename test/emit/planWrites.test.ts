@@ -27,7 +27,7 @@ const files = (version: string): RenderedFile[] => [
 
 const actions = (plan: readonly PlannedWrite[]) => Object.fromEntries(plan.map((item) => [item.path, item.action]));
 
-async function generate(rendered: RenderedFile[], options: { force?: boolean } = {}) {
+async function generate(rendered: RenderedFile[], options: { force?: boolean; accept?: string[] } = {}) {
   const plan = await planWrites(root, rendered, options);
   await applyPlan(root, plan, { date: '2026-12-02' });
   return plan;
@@ -57,6 +57,24 @@ describe('planWrites + applyPlan', () => {
     // The manifest keeps the tool's last hash, so reverting the edit hands the file back to the tool.
     await writeFile(path.join(root, STORE), files('v2')[1]!.contents);
     expect(actions(await generate(files('v3')))[STORE]).toBe('update');
+  });
+
+  it('an edited scaffold file whose generated version moved on is "behind"; --accept records the merge', async () => {
+    await generate(files('v1'));
+    await writeFile(path.join(root, STORE), "export const version = 'v1 with my logging';\n");
+    // Same generated version as the edit started from: the user's file, not behind.
+    expect((await planWrites(root, files('v1'))).find((item) => item.path === STORE)).toMatchObject({ action: 'user-modified' });
+    expect((await planWrites(root, files('v1'))).find((item) => item.path === STORE)?.behind).toBeUndefined();
+    const plan = await generate(files('v2'));
+    expect(plan.find((item) => item.path === STORE)).toMatchObject({ action: 'user-modified', behind: true, reason: expect.stringContaining(`--accept ${STORE}`) });
+    // Still behind on the next run: the manifest keeps the version the edit started from.
+    expect((await planWrites(root, files('v2'))).find((item) => item.path === STORE)?.behind).toBe(true);
+    await expect(planWrites(root, files('v2'), { accept: [DOC] })).rejects.toMatchObject({ exitCode: 2, fix: expect.stringContaining(STORE) });
+    const accepted = await generate(files('v2'), { accept: [`./${STORE}`] });
+    expect(accepted.find((item) => item.path === STORE)).toMatchObject({ action: 'user-modified', accepted: true, behind: false });
+    expect(await read(STORE)).toBe("export const version = 'v1 with my logging';\n");
+    expect((await planWrites(root, files('v2'))).find((item) => item.path === STORE)?.behind).toBeUndefined();
+    expect((await planWrites(root, files('v3'))).find((item) => item.path === STORE)?.behind).toBe(true);
   });
 
   it('--force overwrites an edited scaffold file and restores a deleted one', async () => {

@@ -4,6 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * Time-out for tests that run the CLI or the wizard: a hang detector, never a performance bound. A cold generate
+ * takes seconds alone and over a minute on a 2-core machine running other suites (load 15-20); no test may depend
+ * on how long that takes.
+ */
+export const CLI_TEST_TIMEOUT = 600_000;
 const BIN = path.join(ROOT, 'bin/idempotency-builder.js');
 
 export interface CliRun {

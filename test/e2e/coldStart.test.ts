@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { copyFixture, runCli } from './cli.js';
+import { CLI_TEST_TIMEOUT, copyFixture, runCli } from './cli.js';
 
 // Cold start: a command loads the heavy libraries only when it needs them (`--help` none of them).
 const HOOKS = pathToFileURL(path.join(import.meta.dirname, 'recordImports.mjs')).href;
@@ -23,7 +23,7 @@ const HEAVY = ['ts-morph', 'typescript', 'prettier', 'beautiful-mermaid', 'elkjs
 const packages = (urls: string[]) => new Set(urls.flatMap((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? []));
 const ownModules = (urls: string[]) => urls.flatMap((url) => /\/dist\/(.+)\.js$/.exec(url)?.[1] ?? []);
 
-describe('cold start', { timeout: 120_000 }, () => {
+describe('cold start', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('--help and generate --help load no heavy library and none of the rendering code', async () => {
     for (const args of [['--help'], ['generate', '--help']]) {
       const urls = await importsOf(args.join('-'), args);

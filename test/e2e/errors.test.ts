@@ -3,7 +3,7 @@ import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, unl
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { copyFixture, readTree, runCli, writeConfig } from './cli.js';
+import { CLI_TEST_TIMEOUT, copyFixture, readTree, runCli, writeConfig } from './cli.js';
 
 // Environment failures: exit 2, one message plus the fix, no stack trace, and nothing half-written.
 const FIXTURE = 'express-stripe-payments';
@@ -36,7 +36,7 @@ const expectCleanFailure = (run: { code: number; stderr: string }) => {
   expect(run.stderr).not.toContain('bug in idempotency-builder');
 };
 
-describe('generate refuses and fails cleanly', { timeout: 120_000 }, () => {
+describe('generate refuses and fails cleanly', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('refuses --out outside the project root and writes nothing', async () => {
     const dir = await project();
     const run = await generate(dir, '--out', '../../etc/x.html');
@@ -102,7 +102,7 @@ describe('generate refuses and fails cleanly', { timeout: 120_000 }, () => {
   });
 });
 
-describe('generate never follows a symbolic link for the files it owns', { timeout: 120_000 }, () => {
+describe('generate never follows a symbolic link for the files it owns', { timeout: CLI_TEST_TIMEOUT }, () => {
   const CANARY = 'ib-canary-5b1f0e';
 
   it('--diff with the document linked to /proc/self/environ refuses instead of printing the environment', async () => {

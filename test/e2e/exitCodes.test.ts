@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, copyFixture, runCli, type CliRun } from './cli.js';
+import { CLI_TEST_TIMEOUT, copyFixture, ROOT, runCli, type CliRun } from './cli.js';
 
 // CONTRACT §1: 0 ok, 1 findings, 2 usage/config/environment, 70 internal error, 130 cancelled. One row per command
 // and failure kind, run through the built CLI exactly as a script would see it.
@@ -15,14 +15,14 @@ beforeAll(async () => {
   dirs.push(project, empty);
   const first = await runCli(['generate', '--cwd', project, '--date', '2026-12-02']);
   expect(first.code, first.stderr).toBe(0);
-});
+}, CLI_TEST_TIMEOUT);
 afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
 const noStack = (run: CliRun) => expect(run.stderr).not.toMatch(/\n\s+at /);
 
-describe('exit codes', { timeout: 120_000 }, () => {
+describe('exit codes', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('0: --version prints the package version, --help lists the exit codes (program and every command)', async () => {
     const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     const run = await runCli(['--version']);

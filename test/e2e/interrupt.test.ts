@@ -3,7 +3,7 @@ import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { copyFixture, readTree, runCli } from './cli.js';
+import { CLI_TEST_TIMEOUT, copyFixture, readTree, runCli } from './cli.js';
 
 // Ctrl-C / SIGTERM during generate, and two runs in one project. The signal is sent by the CLI process to itself
 // right after its first temp file is complete, and the write resumes only once the signal was handled (a preloaded
@@ -42,7 +42,7 @@ fs.promises.writeFile = async function (file, ...rest) {
 syncBuiltinESMExports();
 `)}`;
 
-describe('cancelling generate', { timeout: 120_000 }, () => {
+describe('cancelling generate', { timeout: CLI_TEST_TIMEOUT }, () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
@@ -65,7 +65,7 @@ describe('cancelling generate', { timeout: 120_000 }, () => {
   });
 });
 
-describe('one writing run per project', { timeout: 120_000 }, () => {
+describe('one writing run per project', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('a lock held by a live process: exit 2 naming it, nothing written; --check still runs', async () => {
     const dir = await project();
     await mkdir(path.join(dir, '.idempotency-builder'));

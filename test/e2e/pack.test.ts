@@ -5,7 +5,7 @@ import path from 'node:path';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from './cli.js';
+import { CLI_TEST_TIMEOUT, ROOT } from './cli.js';
 
 // The package as users get it: `npm pack` → install the tarball into a fresh project → run it through npx.
 // Needs a build (npm test builds first) and the npm registry (or a warm npm cache) for the dependencies.
@@ -34,11 +34,11 @@ beforeAll(async () => {
   const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = path.join(work, info!.filename);
   packed = info!.files.map((file) => file.path);
-}, 120_000);
+}, CLI_TEST_TIMEOUT);
 
 afterAll(() => rm(work, { recursive: true, force: true }));
 
-describe('the published package', { timeout: 300_000 }, () => {
+describe('the published package', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('ships the CLI, the built code, the templates and the schema, and nothing from development', () => {
     for (const file of ['package.json', 'bin/idempotency-builder.js', 'dist/cli/main.js', 'dist/index.js', 'dist/index.d.ts', 'schema/idempotency.config.schema.json']) {
       expect(packed).toContain(file);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ACCEPT, type ScriptStep } from '../../src/questions/scriptedPrompter.js';
 import { projectFrom, readConfig, runWizard } from './wizardHarness.js';
+import { CLI_TEST_TIMEOUT } from '../e2e/cli.js';
 
 /** Nothing to read: Q1 and Q2 are asked, asked once more with examples, then the agnostic design is produced. */
 const UNKNOWN_EVERYTHING: ScriptStep[] = [
@@ -23,7 +24,7 @@ const UNKNOWN_EVERYTHING: ScriptStep[] = [
   { id: 'detectionLatency', answer: ACCEPT },
 ];
 
-describe('init in an empty directory (partial-context protocol)', () => {
+describe('init in an empty directory (partial-context protocol)', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('asks Q1 and Q2 twice at most, then writes a technology-agnostic design with every assumption listed', async () => {
     const cwd = await projectFrom(undefined);
     const run = await runWizard(cwd, UNKNOWN_EVERYTHING);

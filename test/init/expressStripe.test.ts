@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CancelledError } from '../../src/errors.js';
 import { ACCEPT, CANCEL, type ScriptStep } from '../../src/questions/scriptedPrompter.js';
 import { listFiles, projectFrom, readConfig, runWizard } from './wizardHarness.js';
+import { CLI_TEST_TIMEOUT } from '../e2e/cli.js';
 
 /** What a user of a fully detected Express + Stripe service sees: confirmations, then only Q5–Q7. */
 const SCRIPT: ScriptStep[] = [
@@ -19,7 +20,7 @@ const SCRIPT: ScriptStep[] = [
   { id: 'scaffold', answer: ACCEPT },
 ];
 
-describe('init on a fully detected Express + Stripe project', () => {
+describe('init on a fully detected Express + Stripe project', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('asks only Q5–Q7 beyond confirmations and writes a config the code could not have guessed wrong', async () => {
     const cwd = await projectFrom('express-stripe');
     const run = await runWizard(cwd, SCRIPT);

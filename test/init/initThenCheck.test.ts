@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBuiltCli } from './runBuiltCli.js';
 import { listFiles, ROOT } from './wizardHarness.js';
+import { CLI_TEST_TIMEOUT } from '../e2e/cli.js';
 
 // init writes exactly what generate would: on a project nobody touched since, `generate --check` is green and a
 // plain `generate` changes nothing. It used to fail wherever init's inspection credited existing protection.
@@ -19,7 +20,7 @@ async function copy(fixture: string): Promise<string> {
   return dir;
 }
 
-describe('init, then generate --check on the untouched project', { timeout: 180_000 }, () => {
+describe('init, then generate --check on the untouched project', { timeout: CLI_TEST_TIMEOUT }, () => {
   it.each(['fixtures/projects/express-shop', 'fixtures/init/express-stripe', 'fixtures/projects/plain-js'])('%s', async (fixture) => {
     const dir = await copy(fixture);
     const init = await runBuiltCli(['init', '--cwd', dir, '--yes'], { CI: 'true' });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ACCEPT } from '../../src/questions/scriptedPrompter.js';
 import { projectFrom, readConfig, runWizard } from './wizardHarness.js';
+import { CLI_TEST_TIMEOUT } from '../e2e/cli.js';
 
-describe('init on a JavaScript Express + BullMQ project', () => {
+describe('init on a JavaScript Express + BullMQ project', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('detects the JavaScript stack, asks the consumer its fingerprint fields, and offers the JavaScript scaffolding', async () => {
     const cwd = await projectFrom('js-worker');
     const run = await runWizard(cwd, [

@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
-import { mkdir, open, readFile, rm, rmdir } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, open, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import os from 'node:os';
 import { UserError } from '../errors.js';
 import { assertNoSymlinks, resolveInside } from './safePath.js';
@@ -40,6 +41,28 @@ async function readHolder(file: string): Promise<Holder | undefined> {
 }
 
 /**
+ * Removes a lock left by a dead process. Two runs may find the same stale lock at once: each moves "the lock" aside
+ * atomically (rename) and deletes it only if it is still the dead holder's; a fresh lock moved by mistake (the other
+ * run got there first) is put back with link(2), which never overwrites. False means: someone else holds it now.
+ */
+async function takeOver(file: string, dead: Holder): Promise<boolean> {
+  const aside = `${file}.${randomBytes(4).toString('hex')}.stale`;
+  try {
+    await rename(file, aside);
+  } catch {
+    return true; // Already gone: retry the exclusive create.
+  }
+  const moved = await readHolder(aside);
+  if (moved?.pid === dead.pid && moved.host === dead.host) {
+    await rm(aside, { force: true });
+    return true;
+  }
+  await link(aside, file).catch(() => undefined);
+  await rm(aside, { force: true });
+  return false;
+}
+
+/**
  * One writing run per project at a time: `.idempotency-builder/lock` is created exclusively (O_EXCL) and holds the
  * owner's pid and host. A lock whose process is gone on this host (a crash, kill -9) is stale and taken over; a live
  * one, or one from another host (shared folder: liveness cannot be checked), is refused with a clear message.
@@ -63,14 +86,13 @@ export async function acquireProjectLock(root: string): Promise<() => Promise<vo
       }
       const holder = await readHolder(file);
       const stale = holder !== undefined && holder.host === me.host && !isAlive(holder.pid);
-      if (!stale || attempt > 0) {
+      if (!stale || attempt >= 3 || !(await takeOver(file, holder))) {
         const who = holder ? `process ${holder.pid} on ${holder.host}` : 'another process';
         throw new UserError(
           `Another idempotency-builder run (${who}) is writing this project; ${LOCK_PATH} is held.`,
           `Wait for it to finish and run the command again. If no such run is alive, delete ${LOCK_PATH}.`,
         );
       }
-      await rm(file, { force: true }); // Left by a run that died; take it over once.
     }
   }
   held.add(file);

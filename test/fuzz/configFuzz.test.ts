@@ -17,6 +17,8 @@ import { configTextArb } from './configArbitrary.js';
  */
 const seed = process.env['FUZZ_SEED'] ? Number(process.env['FUZZ_SEED']) : 20261203;
 const numRuns = process.env['FUZZ_RUNS'] ? Number(process.env['FUZZ_RUNS']) : 40;
+// Campaign only: a config still running after FUZZ_HANG_MS counts as a hang. Never set in CI, where load varies.
+const hangMs = process.env['FUZZ_HANG_MS'] ? Number(process.env['FUZZ_HANG_MS']) : undefined;
 
 // Every line of a config error after the first starts with a JSON path (or "(root)") and says what was found.
 const PROBLEM_LINE = /^ {2}(\(root\)|[A-Za-z_$[][^:]*): (found |missing|unknown key|nested more than)/;
@@ -76,7 +78,7 @@ describe('config fuzz', () => {
 
   it(`accepts or rejects every config cleanly (seed ${seed}, ${numRuns} runs)`, { timeout: 0 }, async () => {
     console.log(`config fuzz: seed ${seed}, ${numRuns} runs (set FUZZ_SEED / FUZZ_RUNS to change)`);
-    await fc.assert(fc.asyncProperty(configTextArb, runOne), { seed, numRuns, endOnFailure: true });
+    await fc.assert(fc.asyncProperty(configTextArb, runOne), { seed, numRuns, endOnFailure: true, ...(hangMs ? { timeout: hangMs } : {}) });
     // The arbitrary must exercise both paths, or the property proves little.
     expect(tally.generated).toBeGreaterThan(0);
     expect(tally.rejected).toBeGreaterThan(0);

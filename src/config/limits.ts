@@ -5,11 +5,11 @@
  */
 export const LIMITS = {
   /** Protected actions in one design; a larger system is better designed per service. */
-  actions: 1_000,
+  actions: 500,
   /** Steps in one saga; real sagas have a handful, and each step adds a state to a laid-out diagram. */
-  stepsPerSaga: 30,
+  stepsPerSaga: 20,
   /** Saga steps over the whole config: every saga becomes a diagram whose layout cost grows with its states. */
-  totalSteps: 200,
+  totalSteps: 100,
   significantFields: 50,
   keyFields: 20,
   assumptions: 50,
@@ -19,7 +19,7 @@ export const LIMITS = {
   pathLength: 255,
   /** Nesting of the JSON text itself; a valid config is 5 levels deep. */
   jsonDepth: 32,
-  /** Bytes of config text; 1,000 fully described actions take about 1 MB. */
+  /** Bytes of config text; 500 actions with every text at its limit take about 1.5 MB. */
   fileBytes: 8 * 1024 * 1024,
   volumePerDay: 1_000_000_000_000,
 } as const;

@@ -40,7 +40,7 @@ export function parseConfig(text: string, label = CONFIG_FILE): Config {
   if (text.length > LIMITS.fileBytes) {
     throw new UserError(
       `${label} is ${Math.round(text.length / 1024 / 1024)} MB; a config is at most ${LIMITS.fileBytes / 1024 / 1024} MB.`,
-      'Check that the file is the config and not generated data; a design for 1,000 actions takes about 1 MB.',
+      'Check that the file is the config and not generated data; a design for 500 fully described actions takes about 1.5 MB.',
     );
   }
   // Before parsing: a value nested thousands deep must be refused, not overflow the stack later.

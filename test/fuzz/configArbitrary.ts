@@ -145,7 +145,11 @@ function mutate(config: Record<string, unknown>, pick: number, replacement: unkn
   return copy;
 }
 
-const deepValue = fc.integer({ min: 33, max: 5_000 }).map((depth) => JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) as unknown);
+// Deep nesting is planted in the text: as a JavaScript value it would overflow JSON.stringify in the test itself.
+const DEEP_MARK = 'deep-nesting-goes-here';
+const deepValue = fc.integer({ min: 33, max: 100_000 }).map((depth) => ({ [DEEP_MARK]: depth }));
+const plantDeep = (text: string) =>
+  text.replace(new RegExp(`\\{"${DEEP_MARK}":(\\d+)\\}`, 'g'), (_whole, depth: string) => `${'['.repeat(Number(depth))}${']'.repeat(Number(depth))}`);
 
 /** The config as text: about half unchanged (valid), the rest with one value replaced, removed or nested absurdly deep, or an extra key. */
 export const configTextArb = fc
@@ -166,7 +170,7 @@ export const configTextArb = fc
   )
   .map(([config, change]) => {
     if (change === undefined) return JSON.stringify(config);
-    if ('pick' in change) return JSON.stringify(mutate(config, change.pick, change.replacement, change.remove));
+    if ('pick' in change) return plantDeep(JSON.stringify(mutate(config, change.pick, change.replacement, change.remove)));
     // Own keys such as "__proto__" only exist in the text, never through an assignment.
     return `${JSON.stringify(config).slice(0, -1)},${JSON.stringify(change.key)}:${JSON.stringify(change.value)}}`;
   });

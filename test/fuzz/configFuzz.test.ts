@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import { configTextArb } from './configArbitrary.js';
 const seed = process.env['FUZZ_SEED'] ? Number(process.env['FUZZ_SEED']) : 20261203;
 const numRuns = process.env['FUZZ_RUNS'] ? Number(process.env['FUZZ_RUNS']) : 40;
 // Campaign only: a config still running after FUZZ_HANG_MS counts as a hang. Never set in CI, where load varies.
+const slowLog = process.env['FUZZ_SLOW_LOG'];
 const hangMs = process.env['FUZZ_HANG_MS'] ? Number(process.env['FUZZ_HANG_MS']) : undefined;
 
 // Every line of a config error after the first starts with a JSON path (or "(root)") and says what was found.
@@ -62,7 +63,10 @@ async function checkOne(text: string): Promise<void> {
     expect(findings).toEqual([]);
     tally.generated++;
   } finally {
-    tally.slowestMs = Math.max(tally.slowestMs, performance.now() - started);
+    const elapsed = performance.now() - started;
+    tally.slowestMs = Math.max(tally.slowestMs, elapsed);
+    // Campaign diagnostics: the slowest configs, to look for anything super-linear.
+    if (slowLog && elapsed > 15_000) await appendFile(slowLog, `${Math.round(elapsed)} ms ${text}\n`);
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -19,6 +19,8 @@ const seed = process.env['FUZZ_SEED'] ? Number(process.env['FUZZ_SEED']) : 20261
 const numRuns = process.env['FUZZ_RUNS'] ? Number(process.env['FUZZ_RUNS']) : 40;
 // Campaign only: a config still running after FUZZ_HANG_MS counts as a hang. Never set in CI, where load varies.
 const slowLog = process.env['FUZZ_SLOW_LOG'];
+// Campaign only: one dot per config, to follow a long run from outside.
+const progressLog = process.env['FUZZ_PROGRESS'];
 const hangMs = process.env['FUZZ_HANG_MS'] ? Number(process.env['FUZZ_HANG_MS']) : undefined;
 
 // Every line of a config error after the first starts with a JSON path (or "(root)") and says what was found.
@@ -28,6 +30,7 @@ const tally = { runs: 0, generated: 0, rejected: 0, failed: 0, slowestMs: 0 };
 
 async function runOne(text: string): Promise<void> {
   tally.runs++;
+  if (progressLog) await appendFile(progressLog, '.');
   try {
     await checkOne(text);
   } catch (error) {

@@ -106,7 +106,8 @@ export const configSchema = z
     title: safeText(200).min(1).optional().meta({ description: 'Document title; defaults from package.json.' }),
     format: z.enum(FORMATS).default('html'),
     output: projectPath('docs/idempotency-design.html')
-      .refine((text) => /\.(html|md)$/.test(text), { message: 'expected a path ending in .html or .md, e.g. "docs/idempotency-design.html"; "format" then decides which' })
+      // A regex rather than a refinement, so the shipped JSON Schema carries it and editors flag it too.
+      .regex(/\.(html|md)$/, 'expected a path ending in .html or .md, e.g. "docs/idempotency-design.html"; "format" then decides which')
       .optional()
       .meta({ description: 'Document path ending in .html or .md (the format decides which); defaults to docs/idempotency-design.html or .md.' }),
     split: z.enum(SPLITS).default('auto'),

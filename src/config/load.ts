@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { UserError } from '../errors.js';
+import { findTooDeep } from './findTooDeep.js';
+import { LIMITS } from './limits.js';
 import { configSchema, type Config } from './schema.js';
 
 export const CONFIG_FILE = 'idempotency.config.json';
@@ -35,6 +37,20 @@ export async function loadConfig(cwd: string, configPath?: string): Promise<Load
 
 /** Parses and validates config text; every problem is reported with its JSON path. */
 export function parseConfig(text: string, label = CONFIG_FILE): Config {
+  if (text.length > LIMITS.fileBytes) {
+    throw new UserError(
+      `${label} is ${Math.round(text.length / 1024 / 1024)} MB; a config is at most ${LIMITS.fileBytes / 1024 / 1024} MB.`,
+      'Check that the file is the config and not generated data; a design for 500 fully described actions takes about 1.5 MB.',
+    );
+  }
+  // Before parsing: a value nested thousands deep must be refused, not overflow the stack later.
+  const deep = findTooDeep(text, LIMITS.jsonDepth);
+  if (deep) {
+    throw new UserError(
+      `${label} is invalid:\n  ${formatPath(deep)}: nested more than ${LIMITS.jsonDepth} levels deep; a config is at most 5 levels deep`,
+      'Remove the extra nesting; the JSON Schema in the "$schema" link shows the shape of every key.',
+    );
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(text.replace(/^\uFEFF/, ''));
@@ -58,6 +74,8 @@ export function formatPath(segments: readonly PropertyKey[]): string {
   let out = '';
   for (const segment of segments) {
     if (typeof segment === 'number') out += `[${segment}]`;
+    // Keys come from the user's file: anything but a plain name is quoted, so no control character reaches the terminal.
+    else if (!/^[A-Za-z_$][\w$]*$/.test(String(segment))) out += `[${JSON.stringify(String(segment))}]`;
     else out += out === '' ? String(segment) : `.${String(segment)}`;
   }
   return out === '' ? '(root)' : out;
@@ -66,13 +84,16 @@ export function formatPath(segments: readonly PropertyKey[]): string {
 function valueAt(raw: unknown, segments: readonly PropertyKey[]): { found: boolean; value: unknown } {
   let current: unknown = raw;
   for (const segment of segments) {
-    if (current === null || typeof current !== 'object' || !(segment in (current as object))) return { found: false, value: undefined };
+    // Own properties only: a key such as "constructor" must not resolve through the prototype.
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) return { found: false, value: undefined };
     current = (current as Record<PropertyKey, unknown>)[segment];
   }
   return { found: true, value: current };
 }
 
 function show(value: unknown): string {
+  if (typeof value === 'string' && value.length > 57) return `${JSON.stringify(value.slice(0, 57))}...`;
+  if (Array.isArray(value) && value.length > 3) return `[${value.length} items]`;
   const text = JSON.stringify(value);
   if (text === undefined) return String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
@@ -80,9 +101,8 @@ function show(value: unknown): string {
 
 function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
   if (issue.code === 'unrecognized_keys') {
-    const where = formatPath(issue.path);
     return issue.keys
-      .map((key) => `${where === '(root)' ? key : `${where}.${key}`}: unknown key; remove it or check its spelling`)
+      .map((key) => `${formatPath([...issue.path, key])}: unknown key; remove it or check its spelling`)
       .join('\n  ');
   }
   const where = formatPath(issue.path);
@@ -97,7 +117,20 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
       allowed = `expected ${issue.expected}`;
       break;
     case 'too_small':
-      allowed = issue.origin === 'array' ? `expected at least ${String(issue.minimum)} item(s)` : issue.message;
+      allowed =
+        issue.origin === 'array'
+          ? `expected at least ${String(issue.minimum)} item(s)`
+          : issue.origin === 'string'
+            ? `expected at least ${String(issue.minimum)} character(s)`
+            : `expected at least ${String(issue.minimum)}`;
+      break;
+    case 'too_big':
+      allowed =
+        issue.origin === 'array'
+          ? `expected at most ${String(issue.maximum)} item(s); the limit keeps generation fast, so split the design per service or drop what is not critical`
+          : issue.origin === 'string'
+            ? `expected at most ${String(issue.maximum)} characters; shorten it`
+            : `expected at most ${String(issue.maximum)}`;
       break;
     default:
       allowed = issue.message;

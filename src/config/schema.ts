@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { DURATION_HELP, parseDuration } from './duration.js';
+import { DURATION_LIMITS, LIMITS } from './limits.js';
+import { fieldText, nameText, projectPath, safeText } from './text.js';
 
 /**
  * The one source of truth for idempotency.config.json: the loader validates with it, the
@@ -28,26 +30,25 @@ export const KEY_SOURCES = ['client', 'server', 'derived'] as const;
 export const FORMATS = ['html', 'md'] as const;
 export const SPLITS = ['auto', 'always', 'never'] as const;
 
-const duration = (example: string) =>
+const duration = (example: string, bounds: { min: number; max: number; text: string }) =>
   z
     .string()
+    .max(40)
     .refine((text) => parseDuration(text) !== undefined, { message: `expected ${DURATION_HELP}` })
-    .meta({ description: `Duration: ${DURATION_HELP}.`, examples: [example] });
+    // Checked on the parsed value: "1e300"-sized numbers must never reach the model as Infinity.
+    .refine(
+      (text) => {
+        const ms = parseDuration(text);
+        return ms === undefined || (Number.isFinite(ms) && ms >= bounds.min && ms <= bounds.max);
+      },
+      { message: `expected a duration ${bounds.text}` },
+    )
+    .meta({ description: `Duration: ${DURATION_HELP}, ${bounds.text}.`, examples: [example] });
 
-// Names reach prose, tables and code: any printable text is allowed here and each renderer escapes
-// it for where it lands; scaffolding derives safe identifiers from it.
-const identifier = z
-  .string()
-  .min(1)
-  .max(100)
-  // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'expected a name without control characters');
-
-const fieldName = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[^\s]+$/, 'expected a field path without spaces, e.g. "amount" or "items[].sku"');
+// Names reach prose, tables, anchors and code: printable text with at least one letter is allowed and each
+// renderer escapes it for where it lands; scaffolding derives safe identifiers from it.
+const identifier = nameText;
+const fieldName = fieldText;
 
 export const stepSchema = z.strictObject({
   name: identifier.meta({ description: 'Step name, e.g. "reserveInventory".' }),
@@ -58,31 +59,30 @@ export const stepSchema = z.strictObject({
 export const actionSchema = z.strictObject({
   name: identifier.meta({ description: 'Action name as the code calls it, e.g. "createPayment".' }),
   trigger: z.enum(TRIGGERS),
-  route: z
-    .string()
+  route: safeText()
     .min(1)
-    .max(500)
     .optional()
     .meta({ description: 'HTTP "METHOD /path", queue or topic name, or cron expression.' }),
   significantFields: z
     .array(fieldName)
     .min(1)
+    .max(LIMITS.significantFields)
     .meta({ description: 'Request fields that, when changed, mean a different intent (hashed into the fingerprint).' }),
   provider: z.enum(PROVIDERS).optional(),
-  steps: z.array(stepSchema).optional().meta({ description: 'Saga steps, in execution order.' }),
+  steps: z.array(stepSchema).max(LIMITS.stepsPerSaga).optional().meta({ description: 'Saga steps, in execution order.' }),
   expectedDurationMs: z.number().int().positive().max(86_400_000).optional(),
-  source: z.string().max(500).optional().meta({ description: 'Where the handler lives, e.g. "src/routes/payments.ts:42".' }),
-  description: z.string().max(500).optional().meta({ description: 'What executes: the mutation or external call.' }),
-  duplicateImpact: z.string().max(500).optional().meta({ description: 'What goes wrong when it runs twice.' }),
+  source: safeText().optional().meta({ description: 'Where the handler lives, e.g. "src/routes/payments.ts:42".' }),
+  description: safeText().optional().meta({ description: 'What executes: the mutation or external call.' }),
+  duplicateImpact: safeText().optional().meta({ description: 'What goes wrong when it runs twice.' }),
   scope: z.enum(SCOPES).optional().meta({ description: 'Who owns the key; defaults from the trigger.' }),
   key: z
     .strictObject({
       source: z.enum(KEY_SOURCES),
-      from: z.array(fieldName).min(1).optional().meta({ description: 'Fields a derived key is computed from.' }),
+      from: z.array(fieldName).min(1).max(LIMITS.keyFields).optional().meta({ description: 'Fields a derived key is computed from.' }),
       bits: z.number().int().min(8).max(512).optional().meta({ description: 'Entropy of the variable part of the key.' }),
     })
     .optional(),
-  volumePerDay: z.number().int().positive().optional().meta({ description: 'Expected executions per day.' }),
+  volumePerDay: z.number().int().positive().max(LIMITS.volumePerDay).optional().meta({ description: 'Expected executions per day.' }),
 });
 
 export const stackSchema = z.strictObject({
@@ -96,24 +96,28 @@ export const stackSchema = z.strictObject({
 export const scaffoldSchema = z.union([
   z.literal(false),
   z.strictObject({
-    dir: z.string().min(1).meta({ description: 'Folder, relative to the project root, for the generated code.' }),
+    dir: projectPath('src/idempotency').meta({ description: 'Folder, relative to the project root, for the generated code.' }),
   }),
 ]);
 
 export const configSchema = z
   .strictObject({
-    $schema: z.string().optional(),
-    title: z.string().min(1).max(200).optional().meta({ description: 'Document title; defaults from package.json.' }),
+    $schema: safeText().optional(),
+    title: safeText(200).min(1).optional().meta({ description: 'Document title; defaults from package.json.' }),
     format: z.enum(FORMATS).default('html'),
-    output: z.string().min(1).optional().meta({ description: 'Document path; defaults to docs/idempotency-design.html or .md.' }),
+    output: projectPath('docs/idempotency-design.html')
+      // A regex rather than a refinement, so the shipped JSON Schema carries it and editors flag it too.
+      .regex(/\.(html|md)$/, 'expected a path ending in .html or .md, e.g. "docs/idempotency-design.html"; "format" then decides which')
+      .optional()
+      .meta({ description: 'Document path ending in .html or .md (the format decides which); defaults to docs/idempotency-design.html or .md.' }),
     split: z.enum(SPLITS).default('auto'),
-    actions: z.array(actionSchema).min(1, 'expected at least one action to protect'),
+    actions: z.array(actionSchema).min(1, 'expected at least one action to protect').max(LIMITS.actions),
     stack: stackSchema,
-    retrySources: z.array(z.enum(RETRY_SOURCES)).default([]),
-    payments: z.array(z.enum(PROVIDERS)).default([]),
+    retrySources: z.array(z.enum(RETRY_SOURCES)).max(RETRY_SOURCES.length * 2).default([]),
+    payments: z.array(z.enum(PROVIDERS)).max(PROVIDERS.length * 2).default([]),
     concurrency: z.enum(CONCURRENCY),
-    retention: duration('72h'),
-    detectionLatency: duration('50ms'),
+    retention: duration('72h', DURATION_LIMITS.retention),
+    detectionLatency: duration('50ms', DURATION_LIMITS.detectionLatency),
     scaffold: scaffoldSchema.default(false),
     conflictStatus: z
       .union([z.literal(422), z.literal(409)])
@@ -123,10 +127,14 @@ export const configSchema = z
       .enum(['reject', 'wait'])
       .default('reject')
       .meta({ description: 'A duplicate of a request still running gets 409 at once, or waits briefly for the result.' }),
-    expectedVolumePerDay: z.number().int().positive().optional(),
-    assumptions: z.array(z.string().min(1).max(500)).default([]),
+    expectedVolumePerDay: z.number().int().positive().max(LIMITS.volumePerDay).optional(),
+    assumptions: z.array(safeText().min(1)).max(LIMITS.assumptions).default([]),
   })
   .superRefine((config, ctx) => {
+    const totalSteps = config.actions.reduce((sum, action) => sum + (action.steps?.length ?? 0), 0);
+    if (totalSteps > LIMITS.totalSteps) {
+      ctx.addIssue({ code: 'custom', path: ['actions'], message: `expected at most ${LIMITS.totalSteps} saga steps over all actions, found ${totalSteps}; keep the largest sagas, or split the design per service` });
+    }
     const names = new Set<string>();
     config.actions.forEach((action, index) => {
       if (names.has(action.name)) {

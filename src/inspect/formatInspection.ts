@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { printable } from './files/printable.js';
 import type { Finding, Inspection, StackFacts } from './types.js';
 
 type Paint = Pick<Logger, 'value' | 'dim'>;
@@ -14,12 +15,13 @@ const SECTIONS: Array<{ kind: Finding['kind']; title: string }> = [
 
 /** The human report: stack first, then findings grouped by kind, money-moving ones first within each group. */
 export function formatInspection(inspection: Inspection, paint: Paint): string {
-  const lines: string[] = [`Inspected ${paint.value(inspection.root)}`, '', ...formatStack(inspection.stack, paint)];
+  const lines: string[] = [`Inspected ${paint.value(printable(inspection.root))}`, '', ...formatStack(inspection.stack, paint)];
   for (const { kind, title } of SECTIONS) {
     const group = inspection.findings.filter((f) => f.kind === kind);
     if (!group.length) continue;
     const ordered = [...group].sort((a, b) => Number(touchesMoney(b)) - Number(touchesMoney(a)));
-    const rows = ordered.map((f) => [`${f.file}:${f.line}`, f.id, flagsOf(f).join(', ')]);
+    // File names, routes and identifiers come from the repository: escaped before they reach the terminal.
+    const rows = ordered.map((f) => [printable(`${f.file}:${f.line}`), printable(f.id), printable(flagsOf(f).join(', '))]);
     const widths = [0, 1].map((i) => Math.min(60, Math.max(...rows.map((r) => (r[i] as string).length))));
     lines.push('', `${title} (${group.length})`);
     for (const [where, id, flags] of rows) {
@@ -29,7 +31,7 @@ export function formatInspection(inspection: Inspection, paint: Paint): string {
   if (!inspection.findings.length) lines.push('', 'No mutating endpoints, payment calls, webhooks, consumers or scheduled jobs found.');
   if (inspection.warnings.length) {
     lines.push('', `Warnings (${inspection.warnings.length})`);
-    for (const w of inspection.warnings) lines.push(`  ${w}`);
+    for (const w of inspection.warnings) lines.push(`  ${printable(w)}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -46,7 +48,7 @@ function formatStack(stack: StackFacts, paint: Paint): string[] {
   ];
   for (const pkg of stack.packages ?? []) {
     const facts = [...pkg.stack.frameworks, ...pkg.stack.brokers, ...pkg.stack.payments];
-    out.push(`  ${pkg.name} ${paint.dim(`(${pkg.dir})`)}${facts.length ? `: ${facts.join(', ')}` : ''}`);
+    out.push(`  ${printable(pkg.name)} ${paint.dim(`(${printable(pkg.dir)})`)}${facts.length ? `: ${facts.join(', ')}` : ''}`);
   }
   return out;
 }

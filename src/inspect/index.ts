@@ -3,6 +3,7 @@ import path from 'node:path';
 import { analyseFile } from './analyseFile.js';
 import { textDetectors } from './detectors/auxiliaryFiles.js';
 import { isFrontEndPath, isFrontEndSource } from './files/isFrontEnd.js';
+import { printable } from './files/printable.js';
 import { walkProject, type ProjectFile } from './files/walkProject.js';
 import { buildEndpoints } from './resolve/buildEndpoints.js';
 import { FunctionGraph } from './resolve/functionGraph.js';
@@ -66,7 +67,7 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
     batch.forEach((file, i) => {
       const text = contents[i];
       if (text !== undefined && isBundled(text)) warnings.push(`${file.rel}: skipped, minified or bundled output (very long lines).`);
-      else if (text !== undefined) analyse(file, text, scopes.get(scopeOf(file.rel)) as PackageScope, records, warnings);
+      else if (text !== undefined) analyseOrWarn(file, text, scopes.get(scopeOf(file.rel)) as PackageScope, records, warnings);
       options.onProgress?.(++done, sources.length);
     });
   }
@@ -106,8 +107,19 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
       ? { ...stack, packages: workspaces.map((w) => ({ dir: w.dir, name: w.name, stack: enrichStack((scopes.get(w.dir) as PackageScope).stack, findings.filter((f) => f.package === w.name)) })) }
       : stack,
     findings: sortFindings(dedupeFindings(findings)),
-    warnings: [...warnings].sort(),
+    warnings: warnings.map(printable).sort(),
   };
+}
+
+/** One file the parser or a detector cannot handle (nested thousands deep, say) is a warning, not the end of the run. */
+function analyseOrWarn(file: ProjectFile, text: string, scope: PackageScope, records: ProjectRecords, warnings: string[]): void {
+  try {
+    analyse(file, text, scope, records, warnings);
+  } catch (error) {
+    records.files.delete(file.rel);
+    const reason = error instanceof RangeError ? 'nested too deeply to parse' : `could not be analysed: ${(error as Error)?.message ?? String(error)}`;
+    warnings.push(`${file.rel}: skipped, ${reason}; the rest of the project was inspected.`);
+  }
 }
 
 function analyse(file: ProjectFile, text: string, scope: PackageScope, records: ProjectRecords, warnings: string[]): void {

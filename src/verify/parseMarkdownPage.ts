@@ -1,5 +1,6 @@
 import { createGithubSlugger } from '../render/split/githubSlugger.js';
 import { parseHtml } from './htmlDom.js';
+import { limitNesting, nestingFinding } from './limitNesting.js';
 import { inlineLinks, inlineText, splitCodeSpans } from './markdownInline.js';
 import { scanHtml } from './scanHtml.js';
 import type { Finding, OutlineBlock, PageLink, ParsedPage } from './types.js';
@@ -92,7 +93,9 @@ export function parseMarkdownPage(file: string, markdown: string): ParsedPage {
   flush();
 
   // Raw HTML is allowed in Markdown, and so are its dangers: scripts, external assets, explicit anchors.
-  const html = scanHtml(parseHtml(prose.join('\n')), file, { diagrams: false });
+  const limited = limitNesting(prose.join('\n'));
+  const html = scanHtml(parseHtml(limited.html), file, { diagrams: false });
+  if (limited.deepest !== undefined) html.findings.push({ file, message: nestingFinding(limited.deepest) });
   for (const id of html.anchors) anchors.add(id);
   return { file, format: 'md', anchors, links: [...links, ...html.links], blocks, generatedOn, findings: [...findings, ...html.findings] };
 }

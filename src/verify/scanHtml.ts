@@ -1,25 +1,41 @@
 import { checkCss } from './checkCss.js';
-import { childrenOf, isElement, siblingOf, type HtmlDocument, type HtmlElement, type HtmlNode } from './htmlDom.js';
+import { childrenOf, isElement, siblingOf, SKIP, walkDom, type HtmlDocument, type HtmlElement } from './htmlDom.js';
 import type { Finding, PageLink } from './types.js';
-import { hasScheme, isScriptUrl } from './urls.js';
+import { hasScheme, normalizeUrl, schemeOf, schemeProblem, type UrlRole } from './urls.js';
 
-/** Attributes through which an element makes the browser load something. */
-const ASSET_ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
-  link: ['href'],
-  img: ['src', 'srcset'],
-  source: ['src', 'srcset'],
-  iframe: ['src'],
-  frame: ['src'],
-  embed: ['src'],
-  object: ['data'],
-  video: ['src', 'poster'],
-  audio: ['src'],
-  track: ['src'],
-  input: ['src'],
-  image: ['href', 'xlink:href'],
-  use: ['href', 'xlink:href'],
-  feimage: ['href', 'xlink:href'],
+/** Attributes through which an element makes the browser load something, and what that something may be. */
+const ASSET_ATTRIBUTES: Readonly<Record<string, Readonly<Record<string, UrlRole>>>> = {
+  link: { href: 'resource' },
+  img: { src: 'image', srcset: 'image' },
+  source: { src: 'image', srcset: 'image' },
+  iframe: { src: 'resource' },
+  frame: { src: 'resource' },
+  embed: { src: 'resource' },
+  object: { data: 'resource' },
+  video: { src: 'resource', poster: 'image' },
+  audio: { src: 'resource' },
+  track: { src: 'resource' },
+  input: { src: 'image' },
+  image: { href: 'image', 'xlink:href': 'image' },
+  use: { href: 'resource', 'xlink:href': 'resource' },
+  feimage: { href: 'image', 'xlink:href': 'image' },
 };
+
+/** Attributes a reader follows (HTML and SVG links, form targets, citations). */
+const LINK_ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
+  a: ['href', 'xlink:href'],
+  area: ['href'],
+  form: ['action'],
+  button: ['formaction'],
+  input: ['formaction'],
+  blockquote: ['cite'],
+  q: ['cite'],
+  del: ['cite'],
+  ins: ['cite'],
+};
+
+/** Any other attribute that takes a URL on some element: its scheme is checked wherever it appears. */
+const URL_ATTRIBUTES = new Set(['href', 'xlink:href', 'src', 'srcset', 'action', 'formaction', 'poster', 'data', 'cite', 'background', 'longdesc', 'lowsrc', 'dynsrc', 'manifest', 'codebase', 'archive', 'ping', 'profile', 'classid', 'usemap']);
 
 const MERMAID_MARK = 'mermaid-source';
 
@@ -37,14 +53,13 @@ export interface HtmlScan {
  */
 export function scanHtml(document: HtmlDocument, file: string, options: { diagrams: boolean }): HtmlScan {
   const scan: HtmlScan = { anchors: new Set(), links: [], cssReferences: [], findings: [] };
-  const visit = (node: HtmlNode, inSvg: boolean) => {
-    if (!isElement(node)) return;
+  walkDom(childrenOf(document), false, (node, inSvg) => {
+    if (!isElement(node)) return SKIP;
     const name = node.name.toLowerCase();
     checkElement(node, name, file, scan);
     if (name === 'svg' && !inSvg && options.diagrams) checkSvg(node, file, scan);
-    for (const child of childrenOf(node)) visit(child, inSvg || name === 'svg');
-  };
-  for (const child of childrenOf(document)) visit(child, false);
+    return inSvg || name === 'svg';
+  });
   return scan;
 }
 
@@ -72,24 +87,45 @@ function checkElement(node: HtmlElement, name: string, file: string, scan: HtmlS
     scan.findings.push(...css.findings);
     scan.cssReferences.push(...css.references);
   }
-  if (name === 'a' && node.attribs['href'] !== undefined) {
-    const href = node.attribs['href'];
-    if (isScriptUrl(href)) add(`<a> links to a script URL "${href.slice(0, 40)}"`);
-    else scan.links.push({ href, kind: 'link', via: '<a>' });
+  const checked = new Set<string>();
+  const refused = (value: string, role: UrlRole, where: string): boolean => {
+    const problem = schemeProblem(value, role);
+    if (problem) add(`${where} uses ${problem}`);
+    return problem !== undefined;
+  };
+  for (const attribute of LINK_ATTRIBUTES[name] ?? []) {
+    const href = node.attribs[attribute];
+    if (href === undefined) continue;
+    checked.add(attribute);
+    const via = attribute === 'href' ? `<${name}>` : `<${name} ${attribute}>`;
+    if (!refused(href, 'link', via)) scan.links.push({ href: normalizeUrl(href), kind: 'link', via });
   }
-  for (const attribute of ASSET_ATTRIBUTES[name] ?? []) {
+  for (const [attribute, role] of Object.entries(ASSET_ATTRIBUTES[name] ?? {})) {
     const value = node.attribs[attribute];
     if (value === undefined) continue;
+    checked.add(attribute);
     const urls = attribute === 'srcset' ? value.split(',').map((part) => part.trim().split(/\s+/)[0] ?? '') : [value];
-    for (const url of urls.filter((u) => u !== '')) {
+    for (const url of urls.map(normalizeUrl).filter((u) => u !== '')) {
       if (name === 'link' && !isLoadingLink(node)) {
-        scan.links.push({ href: url, kind: 'link', via: '<link>' });
-      } else if (hasScheme(url) && !/^data:/i.test(url)) {
+        if (!refused(url, 'link', '<link>')) scan.links.push({ href: url, kind: 'link', via: '<link>' });
+      } else if (refused(url, name === 'link' && isIconLink(node) ? 'image' : role, `<${name} ${attribute}>`)) {
+        continue;
+      } else if (hasScheme(url) && schemeOf(url) !== 'data') {
         const what = name === 'link' ? `stylesheet or asset (<link rel="${node.attribs['rel'] ?? ''}">)` : `<${name} ${attribute}>`;
         add(`loads an external ${what} from ${url}; the document must be self-contained`);
-      } else if (!url.startsWith('#') && !/^data:/i.test(url)) {
+      } else if (!url.startsWith('#') && schemeOf(url) !== 'data') {
         scan.links.push({ href: url, kind: 'asset', via: `<${name} ${attribute}>` });
       }
+    }
+  }
+  for (const [attribute, value] of Object.entries(node.attribs)) {
+    if (checked.has(attribute) || !URL_ATTRIBUTES.has(attribute)) continue;
+    refused(value, 'link', `<${name} ${attribute}>`);
+  }
+  // SVG animation can rewrite a link after load: <set attributeName="href" to="javascript:…">.
+  if ((name === 'set' || name === 'animate') && /^(xlink:)?href$/i.test(node.attribs['attributename'] ?? '')) {
+    for (const attribute of ['to', 'from', 'values']) {
+      for (const value of (node.attribs[attribute] ?? '').split(';')) if (value.trim() !== '') refused(value, 'link', `<${name} ${attribute}>`);
     }
   }
 }
@@ -98,6 +134,10 @@ function checkElement(node: HtmlElement, name: string, file: string, scan: HtmlS
 function isLoadingLink(node: HtmlElement): boolean {
   const rel = (node.attribs['rel'] ?? '').toLowerCase().split(/\s+/);
   return rel.some((r) => ['stylesheet', 'icon', 'preload', 'prefetch', 'modulepreload', 'manifest', 'apple-touch-icon', 'mask-icon', 'import'].includes(r));
+}
+
+function isIconLink(node: HtmlElement): boolean {
+  return (node.attribs['rel'] ?? '').toLowerCase().split(/\s+/).some((r) => r.endsWith('icon'));
 }
 
 /** Each diagram is a responsive SVG with its Mermaid source in a comment right beside it. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Finding, PageLink, ParsedPage } from './types.js';
-import { hasScheme, isNetworkUrl } from './urls.js';
+import { hasScheme, isNetworkUrl, normalizeUrl, schemeProblem } from './urls.js';
 
 export interface LinkTargets {
   /** Every file of the document, path relative to its root. */
@@ -28,22 +28,27 @@ export function verifyLinks(page: ParsedPage, targets: LinkTargets): Finding[] {
 }
 
 function checkLink(page: ParsedPage, link: PageLink, targets: LinkTargets): string | undefined {
-  const { href } = link;
-  if (href.trim() === '') return `has an empty ${link.via} link`;
+  const href = normalizeUrl(link.href);
+  if (href === '') return `has an empty ${link.via} link`;
+  // HTML attributes were checked where they were found; Markdown links and CSS references are checked here.
+  const problem = schemeProblem(href, link.kind === 'link' ? 'link' : link.via === 'Markdown image' || link.via === 'inline CSS' ? 'image' : 'resource');
+  if (problem) return `${link.via} uses ${problem}`;
   if (hasScheme(href)) {
     if (/^file:/i.test(href)) return `${link.via} points at an absolute file URL ${href}; use a relative link`;
     // Navigation to the web is fine; loading from it was already reported by the HTML/CSS checks.
     return link.kind === 'asset' && isNetworkUrl(href) ? `loads ${href} from the network via ${link.via}` : undefined;
   }
-  if (href.startsWith('/')) return `${link.via} uses the absolute path ${href}, which breaks when the document is moved; use a relative link`;
+  if (href.startsWith('/') || href.startsWith('\\')) return `${link.via} uses the absolute path ${href}, which breaks when the document is moved; use a relative link`;
   const hash = href.indexOf('#');
   const rawPath = (hash === -1 ? href : href.slice(0, hash)).split('?')[0]!;
   const fragment = hash === -1 ? undefined : safeDecode(href.slice(hash + 1));
-  const target = rawPath === '' ? page.file : path.posix.normalize(path.posix.join(path.posix.dirname(page.file), safeDecode(rawPath)));
-  if (target.startsWith('../') || target === '..') {
-    if (targets.folder) return `${link.via} "${href}" points outside the document folder, so the folder breaks when moved or zipped`;
-    if (targets.existsOutside?.(target)) return undefined;
-    return `${link.via} "${href}" points to ${target}, which does not exist`;
+  // Browsers read a backslash in a path as a slash, so "..\\..\\etc" climbs like "../../etc".
+  const decoded = safeDecode(rawPath).replace(/\\/g, '/');
+  const target = rawPath === '' ? page.file : path.posix.normalize(path.posix.join(path.posix.dirname(page.file), decoded));
+  if (target.startsWith('../') || target === '..' || target.startsWith('/')) {
+    return targets.folder
+      ? `${link.via} "${href}" points outside the document folder, so the folder breaks when moved or zipped`
+      : `${link.via} "${href}" points outside the folder the document is in (${target}); a delivered document links only to itself and files beside it`;
   }
   if (!targets.files.has(target)) {
     if (!targets.folder && targets.existsOutside?.(target)) return undefined;

@@ -40,3 +40,17 @@ describe('Markdown anchors follow GitHub', () => {
     expect([...hostile.anchors]).toEqual(['img-srcx-onerroralert1', 'raw-bold-tag']);
   });
 });
+
+describe('names made of underscores keep their anchors', () => {
+  it('escapes every underscore outside a word, so the heading GitHub renders is the name and links to it resolve', async () => {
+    const { escapeMarkdown } = await import('../../src/render/markdown/escape.js');
+    const { githubSlug } = await import('../../src/render/document/types.js');
+    for (const name of ['__init__', '_a_', 'a__b', '__proto__x', 'locked_until']) {
+      const page = parseMarkdownPage('design.md', `## ${escapeMarkdown(name)}\n\n[link](#${githubSlug(name)})\n`);
+      expect([...page.anchors], name).toEqual([githubSlug(name)]);
+      expect(verifyLinks(page, { files: new Set(['design.md']), pages: new Map([['design.md', page]]), folder: false }), name).toEqual([]);
+    }
+    expect(escapeMarkdown('__init__')).toBe('\\_\\_init\\_\\_');
+    expect(escapeMarkdown('locked_until')).toBe('locked_until');
+  });
+});

@@ -1,7 +1,8 @@
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isAuxiliaryFile, isExcludedFileName, isSkippedDir, isSourceFile } from './classifyPath.js';
-import { isIgnored, parseGitignore, type IgnoreRule } from './gitignore.js';
+import { isIgnored, parseGitignore, type IgnoreRules } from './gitignore.js';
+import { printable } from './printable.js';
 
 export const MAX_FILE_BYTES = 1024 * 1024;
 
@@ -20,16 +21,20 @@ export interface WalkResult {
 interface IgnoreScope {
   /** Relative dir (POSIX, '' for root) the rules were read from. */
   base: string;
-  rules: IgnoreRule[];
+  rules: IgnoreRules;
 }
 
 /**
- * Lists the files worth inspecting. Symlinked directories are followed once (by real path) so a link loop
- * cannot recurse forever; files over 1 MB are skipped with a warning because they are generated or vendored.
+ * Lists the files worth inspecting. Confined to the project: a symlink whose target lies outside the root (a link
+ * to `/`, to the home folder, to /etc/passwd named like a source file) is reported, never followed. Symlinked
+ * directories inside it are followed once (by real path) so a link loop cannot recurse forever; files over 1 MB
+ * are skipped with a warning because they are generated or vendored. Names in warnings are escaped for the terminal.
  */
 export async function walkProject(root: string): Promise<WalkResult> {
   const files: ProjectFile[] = [];
   const warnings: string[] = [];
+  const realRoot = await realpath(root).catch(() => path.resolve(root));
+  const inside = (real: string) => real === realRoot || real.startsWith(realRoot.endsWith(path.sep) ? realRoot : `${realRoot}${path.sep}`);
   const seenDirs = new Set<string>();
   const seenFiles = new Set<string>();
   // Symlinked directories wait until every real directory is walked, so files are reported at their real path.
@@ -38,7 +43,7 @@ export async function walkProject(root: string): Promise<WalkResult> {
   async function visit(dirAbs: string, dirRel: string, scopes: IgnoreScope[]): Promise<void> {
     const real = await realpath(dirAbs).catch(() => dirAbs);
     if (seenDirs.has(real)) {
-      warnings.push(`${dirRel || '.'}: directory already visited through a symlink; not followed again.`);
+      warnings.push(`${printable(dirRel || '.')}: directory already visited through a symlink; not followed again.`);
       return;
     }
     seenDirs.add(real);
@@ -46,13 +51,11 @@ export async function walkProject(root: string): Promise<WalkResult> {
     try {
       entries = await readdir(dirAbs, { withFileTypes: true });
     } catch (error) {
-      warnings.push(`${dirRel || '.'}: cannot read directory (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
+      warnings.push(`${printable(dirRel || '.')}: cannot read directory (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
       return;
     }
-    const localRules = entries.some((e) => e.name === '.gitignore')
-      ? parseGitignore(await readFile(path.join(dirAbs, '.gitignore'), 'utf8').catch(() => ''))
-      : [];
-    const active = localRules.length ? [...scopes, { base: dirRel, rules: localRules }] : scopes;
+    const gitignore = entries.some((e) => e.name === '.gitignore') ? await readFile(path.join(dirAbs, '.gitignore'), 'utf8').catch(() => '') : '';
+    const active = gitignore.trim() ? [...scopes, { base: dirRel, rules: parseGitignore(gitignore) }] : scopes;
     // Sorted so the walk (and therefore warnings) is identical on every file system.
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: Array<[string, string]> = [];
@@ -63,7 +66,13 @@ export async function walkProject(root: string): Promise<WalkResult> {
       let isFile = entry.isFile();
       const isLink = entry.isSymbolicLink();
       if (isLink) {
-        const target = await stat(abs).catch(() => undefined);
+        const real = await realpath(abs).catch(() => undefined);
+        if (real === undefined) continue;
+        if (!inside(real)) {
+          warnings.push(`${printable(rel)}: symlink to a path outside the project; not followed.`);
+          continue;
+        }
+        const target = await stat(real).catch(() => undefined);
         if (!target) continue;
         isDir = target.isDirectory();
         isFile = target.isFile();
@@ -81,7 +90,7 @@ export async function walkProject(root: string): Promise<WalkResult> {
       const info = await lstat(abs).then((s) => (s.isSymbolicLink() ? stat(abs) : s)).catch(() => undefined);
       if (!info) continue;
       if (info.size > MAX_FILE_BYTES) {
-        warnings.push(`${rel}: skipped, larger than 1 MB (${Math.round(info.size / 1024)} KB); likely generated or bundled.`);
+        warnings.push(`${printable(rel)}: skipped, larger than 1 MB (${Math.round(info.size / 1024)} KB); likely generated or bundled.`);
         continue;
       }
       const realFile = entry.isSymbolicLink() ? await realpath(abs).catch(() => abs) : abs;

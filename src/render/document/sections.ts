@@ -47,6 +47,16 @@ export function sectionsFor(model: DesignModel, samples: CodeSamples, figures: r
   ];
 }
 
+/** What the design is written for; a partly known stack names the parts that were given, which the anti-patterns then address. */
+function stackSummary(s: DesignModel['stack']): string {
+  const language = s.language === 'typescript' ? 'TypeScript' : 'JavaScript';
+  if (!s.agnostic) return `${language}, ${s.frameworkLabel}, ${s.databaseLabel}, ${s.brokerLabel}, tests in ${s.testFrameworkLabel}`;
+  if (s.framework === 'unknown' && s.database === 'unknown') return `Technology-agnostic; PostgreSQL reference schema, ${language} samples`;
+  const framework = s.framework === 'unknown' ? 'any framework' : s.frameworkLabel;
+  const database = s.database === 'unknown' ? 'PostgreSQL reference schema' : s.databaseLabel;
+  return `Technology-agnostic where not given; ${language} samples, ${framework}, ${database}`;
+}
+
 function overview(model: DesignModel): Section {
   const s = model.stack;
   const blocks: Block[] = [
@@ -56,7 +66,7 @@ function overview(model: DesignModel): Section {
       `. Each request carries (or derives) an idempotency key; the first attempt claims it in ${s.databaseLabel} with one atomic statement, runs once, and stores its response before answering; every later attempt with the same key gets that stored response instead of a second execution.`,
     ),
     table(['Aspect', 'Decision'], [
-      [cell('Stack'), cell(s.agnostic ? 'Technology-agnostic; PostgreSQL reference schema, TypeScript samples' : `${s.language === 'typescript' ? 'TypeScript' : 'JavaScript'}, ${s.frameworkLabel}, ${s.databaseLabel}, ${s.brokerLabel}, tests in ${s.testFrameworkLabel}`)],
+      [cell('Stack'), cell(stackSummary(s))],
       [cell('Concurrency'), cell(`${model.concurrency.label}. ${model.concurrency.consequence}`)],
       [cell('Atomic claim'), cell(s.claimPrimitive)],
       [cell('Lease per action'), cell(model.actions.map((a) => `${a.name} ${sec(a.lockTimeoutMs)}`).join(', '))],

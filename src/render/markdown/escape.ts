@@ -4,8 +4,10 @@ export function escapeMarkdown(text: string): string {
     .replace(/\r?\n/g, ' ')
     .replace(/[\\`*[\]<>|~]/g, (ch) => `\\${ch}`)
     .replace(/&/g, '&amp;')
-    // An underscore inside a word (locked_until) never starts emphasis; only escape it at a word edge.
-    .replace(/(^|[^\p{L}\p{N}])_|_(?=$|[^\p{L}\p{N}])/gu, (match) => match.replace('_', '\\_'));
+    // An underscore inside a word (locked_until) never starts emphasis; every other one is escaped, each on its
+    // own: "__init__" must become "\_\_init\_\_", or the second underscore of a pair opens emphasis and the
+    // heading's anchor no longer matches the links to it.
+    .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\_');
   // Characters that only matter at the start of a line: headings, lists, block quotes.
   // A backslash goes before the list marker itself: "8\\. Security", never "\\8." which GitHub shows literally.
   return flat.replace(/^([#+\-=>])/, '\\$1').replace(/^(\d+)([.)])(?=\s|$)/, '$1\\$2');

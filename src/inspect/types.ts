@@ -52,7 +52,10 @@ export interface EndpointFinding extends FindingBase {
   touchesPayment?: boolean;
 }
 
-export type PaymentProvider = 'stripe' | 'adyen' | 'paypal';
+export type PaymentProvider = 'stripe' | 'adyen' | 'paypal' | 'braintree' | 'square' | 'mollie' | 'paddle';
+
+/** What repeating the call costs: moves money, creates a billable object, creates a harmless object (a session URL). */
+export type PaymentRisk = 'moves-money' | 'billable-object' | 'harmless-object' | 'read';
 
 export interface PaymentFinding extends FindingBase {
   kind: 'payment';
@@ -60,6 +63,12 @@ export interface PaymentFinding extends FindingBase {
   operation: string;
   hasProviderKey: boolean;
   enclosingFunction?: string;
+  /** From the generated provider operation tables (SDK calls) or the REST path (raw HTTP). */
+  risk?: PaymentRisk;
+  /** HTTP verb of the provider request. */
+  httpMethod?: string;
+  /** Through the provider's SDK, or raw HTTP (fetch, axios, got, undici) to the provider's API. */
+  via?: 'sdk' | 'http';
 }
 
 export interface WebhookFinding extends FindingBase {

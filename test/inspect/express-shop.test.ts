@@ -178,6 +178,9 @@ describe('inspect express-shop', () => {
         provider: 'stripe',
         operation: 'paymentIntents.create',
         hasProviderKey: true,
+        risk: 'moves-money',
+        httpMethod: 'POST',
+        via: 'sdk',
         enclosingFunction: 'chargeOrder',
       },
       {
@@ -188,6 +191,9 @@ describe('inspect express-shop', () => {
         provider: 'stripe',
         operation: 'refunds.create',
         hasProviderKey: false,
+        risk: 'moves-money',
+        httpMethod: 'POST',
+        via: 'sdk',
         enclosingFunction: 'refundOrder',
       },
     ]);

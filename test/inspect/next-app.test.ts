@@ -70,6 +70,9 @@ describe('inspect next-app', () => {
         provider: 'stripe',
         operation: 'checkout.sessions.create',
         hasProviderKey: false,
+        risk: 'harmless-object',
+        httpMethod: 'POST',
+        via: 'sdk',
         enclosingFunction: 'POST',
       },
       {
@@ -115,6 +118,9 @@ describe('inspect next-app', () => {
         provider: 'stripe',
         operation: 'refunds.create',
         hasProviderKey: false,
+        risk: 'moves-money',
+        httpMethod: 'POST',
+        via: 'sdk',
         enclosingFunction: 'handler',
       },
       {

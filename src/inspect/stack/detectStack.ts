@@ -27,7 +27,8 @@ const BROKERS: Record<string, string> = {
 };
 const PAYMENTS: Record<string, string> = {
   stripe: 'stripe', '@adyen/api-library': 'adyen', '@paypal/checkout-server-sdk': 'paypal',
-  '@paypal/paypal-server-sdk': 'paypal', 'paypal-rest-sdk': 'paypal',
+  '@paypal/paypal-server-sdk': 'paypal', 'paypal-rest-sdk': 'paypal', braintree: 'braintree', square: 'square',
+  '@mollie/api-client': 'mollie', '@paddle/paddle-node-sdk': 'paddle',
 };
 const PRISMA_PROVIDERS: Record<string, string> = {
   postgresql: 'postgres', postgres: 'postgres', cockroachdb: 'postgres', mysql: 'mysql', mongodb: 'mongodb',

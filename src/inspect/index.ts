@@ -121,7 +121,7 @@ function analyse(file: ProjectFile, text: string, scope: PackageScope, records: 
 /** Providers and brokers seen in code count even when the manifest does not list them (raw fetch, types only). */
 function enrichStack(stack: PackageStack, findings: readonly Finding[]): PackageStack {
   const payments = findings.flatMap((f) => (f.kind === 'payment' ? [f.provider] : []));
-  const brokers = findings.flatMap((f) => (f.kind === 'consumer' && ['bullmq', 'bull', 'kafka', 'rabbitmq', 'sqs', 'nats'].includes(f.broker) ? [f.broker] : []));
+  const brokers = findings.flatMap((f) => (f.kind === 'consumer' && ['bullmq', 'bull', 'kafka', 'rabbitmq', 'sqs', 'nats', 'graphile-worker', 'inngest', 'pg-boss', 'agenda'].includes(f.broker) ? [f.broker] : []));
   stack.payments = sorted([...stack.payments, ...payments]);
   stack.brokers = sorted([...stack.brokers, ...brokers]);
   return stack;

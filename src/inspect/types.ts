@@ -4,7 +4,7 @@
  */
 
 export type Language = 'typescript' | 'javascript' | 'unknown';
-export type TestFramework = 'vitest' | 'jest' | 'node-test' | 'mocha' | 'unknown';
+export type TestFramework = 'vitest' | 'jest' | 'node-test' | 'mocha' | 'tap' | 'ava' | 'playwright' | 'unknown';
 export type PackageManager = 'npm' | 'pnpm' | 'yarn' | 'bun' | 'unknown';
 
 export interface StackFacts {
@@ -75,15 +75,30 @@ export interface WebhookFinding extends FindingBase {
   kind: 'webhook';
   provider?: string;
   verifiesSignature: boolean;
+  /** True only on evidence: a store lookup or atomic claim keyed by the event id (see `dedupeEvidence`). */
   dedupesEventId: boolean;
   route?: string;
+  dedupeEvidence?: DedupeEvidence;
+}
+
+/** Where the code proves it deduplicates, so a reviewer can check it. */
+export interface DedupeEvidence {
+  file: string;
+  line: number;
+  detail: string;
 }
 
 export interface ConsumerFinding extends FindingBase {
   kind: 'consumer';
   broker: string;
   queue?: string;
+  /** True only on evidence: a store lookup or atomic claim keyed by the message id (see `dedupeEvidence`). */
   dedupes: boolean;
+  /** Job / task / function name within the queue (BullMQ job name, graphile-worker task, Inngest function id). */
+  job?: string;
+  /** The message identity the handler reads, when visible (`job.id`, `message.key`, `event.id`). */
+  messageId?: string;
+  dedupeEvidence?: DedupeEvidence;
 }
 
 export interface CronFinding extends FindingBase {

@@ -96,6 +96,11 @@ describe('inspect next-app', () => {
         verifiesSignature: true,
         dedupesEventId: true,
         route: 'POST /api/webhooks/stripe',
+        dedupeEvidence: {
+          file: 'src/app/api/webhooks/stripe/route.ts',
+          line: 8,
+          detail: 'store lookup keyed by the id: const seen = await prisma.processedEvent.findUnique({ where: { id: event.id } });',
+        },
       },
       {
         kind: 'endpoint',

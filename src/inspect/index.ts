@@ -2,6 +2,7 @@ import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { analyseFile } from './analyseFile.js';
 import { textDetectors } from './detectors/auxiliaryFiles.js';
+import { USE_SERVER } from './detectors/rpcEndpoints.js';
 import { isFrontEndPath, isFrontEndSource } from './files/isFrontEnd.js';
 import { walkProject, type ProjectFile } from './files/walkProject.js';
 import { buildEndpoints } from './resolve/buildEndpoints.js';
@@ -112,7 +113,8 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
 
 function analyse(file: ProjectFile, text: string, scope: PackageScope, records: ProjectRecords, warnings: string[]): void {
   const usesNext = scope.stack.frameworks.includes('nextjs');
-  if (isFrontEndPath(file.rel, usesNext) || isFrontEndSource(text)) return;
+  // "use server" code runs only on the server, even in a page component or a module importing next/navigation.
+  if (!USE_SERVER.test(text) && (isFrontEndPath(file.rel, usesNext) || isFrontEndSource(text))) return;
   const { record, warning } = analyseFile(file.rel, text, scope);
   if (warning) warnings.push(warning);
   if (record) records.files.set(file.rel, record as FileRecord);

@@ -50,6 +50,11 @@ export interface EndpointFinding extends FindingBase {
   prefixResolved: boolean;
   bodyFields?: string[];
   touchesPayment?: boolean;
+  /**
+   * Absent for declared HTTP routes. A Server Action or tRPC procedure is a POST whose URL the code does not state:
+   * `path` is then the action / procedure path (`/createInvoice`, `/billing.refund`) and `prefixResolved` is false.
+   */
+  transport?: 'server-action' | 'trpc';
 }
 
 export type PaymentProvider = 'stripe' | 'adyen' | 'paypal' | 'braintree' | 'square' | 'mollie' | 'paddle';

@@ -44,6 +44,8 @@ export interface RawRoute {
   /** NestJS parts, composed with the package's global prefix and versioning later. */
   nest?: { controller: string; method: string; versions: string[] | undefined };
   prefixResolved?: boolean;
+  /** Not a declared HTTP route: a Next.js Server Action or a tRPC procedure. */
+  transport?: 'server-action' | 'trpc';
 }
 
 export interface OwnerInfo {

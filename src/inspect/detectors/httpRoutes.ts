@@ -8,7 +8,12 @@ import { bodyTypeArgument, describeHandlers } from './routeHandlers.js';
 import { frameworkOfModule, frameworkOfType, guessFramework, isHttpClient, ownerFromInitializer } from './routerOrigins.js';
 
 const METHODS: Record<string, HttpMethod> = { post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE', del: 'DELETE', all: 'ALL' };
-const CHAINABLE = new Set(['get', 'head', 'options', 'post', 'put', 'patch', 'delete', 'del', 'all', 'use']);
+/** Calls that return the same app/router, so a route can hang off them: `app.withTypeProvider<T>().post(…)`, `app.register(cors).post(…)`. */
+const CHAINABLE = new Set([
+  'get', 'head', 'options', 'post', 'put', 'patch', 'delete', 'del', 'all', 'use', 'withTypeProvider', 'register', 'after',
+  'addHook', 'decorate', 'decorateRequest', 'decorateReply', 'setErrorHandler', 'setNotFoundHandler', 'addSchema',
+  'addContentTypeParser', 'setValidatorCompiler', 'setSerializerCompiler',
+]);
 
 interface Receiver {
   ref: OwnerRef;

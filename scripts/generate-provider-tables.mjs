@@ -67,7 +67,7 @@ function verbFromName(method) {
 }
 
 const READ_NAME = /^(bulkRetrieve|batchRetrieve|batchGet|retrieve|list|get|search|find|all|iterate|page|preview|upcoming|count|fetch|download|lookup|show|validate|calculate|verify|check|paymentMethods|cardDetails|balance|getCostEstimate|parse|generate(?!Token)|query)/i;
-const MONEY_METHOD = /^(capture|refund|pay$|payInvoice|sale|credit$|charge|submitForSettlement|submitForPartialSettlement|incrementAuthorization|incrementAuthorisation|updateAuthorisedAmount|authorise|authorize|reauthori[sz]e|payout|makeInstantCardPayout|transfer|topup|donate$|donations$|payments$|paymentsDetails|finalizeInvoice|createReversal|createOneTimeCharge|complete|captureOrder|captureAuthorizedPayment|refundCapturedPayment|captureAuthorisedPayment|refundOrCancelPayment|confirm|adjustAuthorization|cloneTransaction|createRefund|createCapture)/i;
+const MONEY_METHOD = /^(createUsageRecord|capture|refund|pay$|payInvoice|sale|credit$|charge|submitForSettlement|submitForPartialSettlement|incrementAuthorization|incrementAuthorisation|updateAuthorisedAmount|authorise|authorize|reauthori[sz]e|payout|makeInstantCardPayout|transfer|topup|donate$|donations$|payments$|paymentsDetails|finalizeInvoice|createReversal|createOneTimeCharge|complete|captureOrder|captureAuthorizedPayment|refundCapturedPayment|captureAuthorisedPayment|refundOrCancelPayment|confirm|adjustAuthorization|cloneTransaction|createRefund|createCapture)/i;
 const MONEY_RESOURCE = /payment(?!Method|Link|Record)|charge(?!back)|refund|payout|transfer|topup|capture|authori[sz]ation|transaction|donation|order(?!Template)|subscription(?!Item|Schedule)|creditNote|cashBalance|terminal|storedValue|giftCard|outboundPayment|receivedCredit|inboundTransfer|financialAccount|adjustment/i;
 const HARMLESS_METHOD = /session|link|token|nonce/i;
 const HARMLESS = /session|link|ephemeral|token|portal|file|clientToken|nonce|webhook|configuration|domain|verification|report|login|sigma|radar|identity|tax(Code|Rate|Id)?s?\b|calculation|meterEvent|template|notificationSetting|simulation|eventDestination|setupIntent|confirmationToken|shippingRate|promotionCode|coupon|price|product|plan\b|plans|discount|addOn|feature/i;
@@ -78,6 +78,8 @@ export function classify(resource, method, verb) {
   if (verb === 'GET' || (READ_NAME.test(method) && !MONEY_METHOD.test(method) && verb !== 'DELETE' && !/^(create|update)/.test(method))) return 'read';
   if (MONEY_METHOD.test(method) && !/^(confirm|complete)$/i.test(method)) return 'moves-money';
   if (/^(create|confirm|complete|sync|async|post|submit)$/i.test(method) && MONEY_RESOURCE.test(res) && !HARMLESS.test(res)) return 'moves-money';
+  // Usage reported for metered billing is charged per event: a duplicate bills twice.
+  if (/^create/.test(method) && /meterEvent(s|Adjustments|Stream)?$|usageRecord/i.test(res)) return 'moves-money';
   if (HARMLESS.test(res) || HARMLESS_METHOD.test(method)) return 'harmless-object';
   return 'billable-object';
 }

@@ -74,12 +74,13 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
 
   const graph = new FunctionGraph(records);
   const frameworksByPkg = new Map([...scopes].map(([d, s]) => [d, s.stack.frameworks]));
-  const endpoints = buildEndpoints(records, graph, frameworksByPkg);
   const seeds: Array<[string, string]> = [...records.files.values()].flatMap((r) => r.facts.paymentFunctionKeys.map((k): [string, string] => [r.rel, k]));
   const paying = graph.payingFunctions(seeds);
-  for (const { finding, route } of endpoints) {
-    finding.touchesPayment = route.handlerKeys.some((k) => graph.resolve(route.file, k).some((fn) => paying.has(fn)));
-  }
+  const risky = graph.payingFunctions([...records.files.values()].flatMap((r) => r.facts.riskyPaymentFunctionKeys.map((k): [string, string] => [r.rel, k])));
+  const reaches = (route: { file: string; handlerKeys: string[] }, set: Set<unknown>) => route.handlerKeys.some((k) => graph.resolve(route.file, k).some((fn) => set.has(fn)));
+  // A GET that charges (`GET /admin/makepayment/:ref`) is retried by prefetchers and reloads: it is an endpoint too.
+  const endpoints = buildEndpoints(records, graph, frameworksByPkg).filter(({ finding, route }) => finding.method !== 'GET' || reaches(route, risky));
+  for (const { finding, route } of endpoints) finding.touchesPayment = reaches(route, paying);
 
   const findings: Finding[] = [
     ...endpoints.map((e) => e.finding),

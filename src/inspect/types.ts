@@ -38,7 +38,8 @@ interface FindingBase {
   package?: string;
 }
 
-export type HttpMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ALL';
+/** GET appears only for a route whose handler moves money or creates a billable object at a provider. */
+export type HttpMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ALL' | 'GET';
 
 export interface EndpointFinding extends FindingBase {
   kind: 'endpoint';

@@ -21,7 +21,7 @@ export type ActionGroup = (typeof ACTION_GROUPS)[number];
 
 const AUTH_ROUTE = /\/(log-?in|log-?out|sign-?in|sign-?out|sessions?|auth|token|oauth)(\/|$)/i;
 
-const VERBS: Record<EndpointFinding['method'], string> = { POST: 'create', PUT: 'replace', PATCH: 'update', DELETE: 'delete', ALL: 'handle' };
+const VERBS: Record<EndpointFinding['method'], string> = { POST: 'create', PUT: 'replace', PATCH: 'update', DELETE: 'delete', ALL: 'handle', GET: 'handle' };
 
 /** Turns findings into named, grouped candidate actions; pure, so the checklist is testable without a terminal. */
 export function actionsFromInspection(inspection: Inspection): ActionCandidate[] {

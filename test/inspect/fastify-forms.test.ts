@@ -6,10 +6,11 @@ import { inspectProject } from '../../src/inspect/index.js';
 describe('inspect fastify-forms', () => {
   const root = path.resolve('fixtures/projects/fastify-forms');
 
-  it('finds routes behind withTypeProvider, register chains and route() under a register prefix', async () => {
+  it('finds routes behind withTypeProvider, register chains, route() under a register prefix, and a GET that charges', async () => {
     const { findings } = await inspectProject(root);
     const endpoints = findings.flatMap((f) => (f.kind === 'endpoint' ? [f] : []));
     expect(endpoints.map((e) => [`${e.file}:${e.line}`, e.id, e.framework, e.prefixResolved, e.transport ?? 'http', (e.bodyFields ?? []).join(',')])).toEqual([
+      ['src/payLinks.ts:8', 'GET /orders/:id/pay', 'express', false, 'http', ''],
       ['src/routes/orders.ts:4', 'POST /v1/orders/:id/refund', 'fastify', true, 'http', ''],
       ['src/routes/orders.ts:9', 'PATCH /v1/orders/:id', 'fastify', true, 'http', ''],
       ['src/routes/orders.ts:9', 'PUT /v1/orders/:id', 'fastify', true, 'http', ''],

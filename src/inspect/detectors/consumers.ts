@@ -169,12 +169,12 @@ function recordNestConsumers(ctx: FileContext, facts: FileFacts): void {
       const origin = ctx.index.imports.get('Processor')?.module ?? '';
       const broker = origin === '@nestjs/bull' ? 'bull' : 'bullmq';
       const arg = processor.args[0];
-      const queue = stringValue(arg, ctx.index.consts) ?? stringValue(objectProperty(arg, 'name'), ctx.index.consts);
+      const queue = nameOf(arg, ctx) ?? nameOf(objectProperty(arg, 'name'), ctx);
       // @Process('job') methods (Bull) each handle one job name; a BullMQ WorkerHost has one process() method.
       const handlers = cls.members.filter(ts.isMethodDeclaration).flatMap((m) => {
         const d = decoratorsOf(m).map(decoratorCall).find((x) => x?.name === 'Process');
         if (!d) return [];
-        const job = stringValue(d.args[0], ctx.index.consts) ?? stringValue(objectProperty(d.args[0], 'name'), ctx.index.consts);
+        const job = nameOf(d.args[0], ctx) ?? nameOf(objectProperty(d.args[0], 'name'), ctx);
         return [{ method: m, job }];
       });
       for (const { method, job } of handlers) push(ctx, facts, method, broker, queue, undefined, method, job);
@@ -272,4 +272,13 @@ function recordRedisListLoops(ctx: FileContext, facts: FileFacts): void {
     const keys = arg0 && ts.isArrayLiteralExpression(unwrap(arg0)) ? (unwrap(arg0) as ts.ArrayLiteralExpression).elements.map((e) => stringValue(e, ctx.index.consts) ?? '?').join(',') : stringValue(arg0, ctx.index.consts);
     push(ctx, facts, call, 'redis-list', keys, undefined, loop ?? enclosingFunction(call));
   }
+}
+
+/** A literal name, or the constant that holds it when it lives in another file (`DATA_GATHERING_QUEUE`). */
+function nameOf(expr: ts.Expression | undefined, ctx: FileContext): string | undefined {
+  if (!expr) return undefined;
+  const literal = stringValue(expr, ctx.index.consts);
+  if (literal !== undefined) return literal;
+  const node = unwrap(expr);
+  return ts.isIdentifier(node) || ts.isPropertyAccessExpression(node) ? node.getText(ctx.sf) : undefined;
 }

@@ -92,6 +92,8 @@ export interface FileFacts {
   webhooks: RawWebhook[];
   /** Function keys (this file) that contain a payment call: the seeds of `touchesPayment` reachability. */
   paymentFunctionKeys: string[];
+  /** The subset whose call moves money or creates a billable object (not a session URL). */
+  riskyPaymentFunctionKeys: string[];
 }
 
 export interface Detector {
@@ -102,5 +104,5 @@ export interface Detector {
 }
 
 export function emptyFacts(): FileFacts {
-  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], webhooks: [], paymentFunctionKeys: [] };
+  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [] };
 }

@@ -62,6 +62,7 @@ function record(node: ts.Node, found: Detected, ctx: FileContext, facts: FileFac
   };
   facts.findings.push(finding);
   facts.paymentFunctionKeys.push(...enclosing.keys);
+  if (found.risk !== 'harmless-object') facts.riskyPaymentFunctionKeys.push(...enclosing.keys);
   if (found.hasProviderKey) {
     facts.findings.push({
       kind: 'existing-idempotency',
@@ -88,8 +89,11 @@ const CLIENT_CALL = /^(fetch|\$fetch|ofetch|request|got|ky|axios|undici)$/;
 function rawHttpCall(call: ts.CallExpression, ctx: FileContext): Detected | undefined {
   // axios({ url, method, headers }) / got({ url, method }): one config object.
   const config = call.arguments.length === 1 && ts.isIdentifier(call.expression) && CLIENT_CALL.test(call.expression.text) ? objectProperty(call.arguments[0], 'url') : undefined;
-  const url = looseStringValue(config ?? call.arguments[0], ctx.index.consts);
+  const target = config ?? call.arguments[0];
+  const url = looseStringValue(target && localInitializer(target, call), ctx.index.consts) ?? looseStringValue(target, ctx.index.consts);
   if (!url || !/^(https?:|\{)/.test(url)) return undefined;
+  // Credentials and client tokens are plumbing, not payment operations.
+  if (/oauth2\/token|\/identity\/|generate-token|\/v1\/notifications\/verify-webhook-signature/i.test(url)) return undefined;
   let provider = PROVIDER_HOSTS.find((p) => p.host.test(url))?.provider;
   if (!provider && url.startsWith('{')) {
     // Base URL from configuration: `${process.env.PAYPAL_API}/v2/checkout/orders`.
@@ -151,4 +155,20 @@ function restRisk(provider: PaymentProvider, operation: string): PaymentRisk {
   if (/session|link|token|webhook/i.test(operation)) return 'harmless-object';
   if (/capture|refund|payout|transfer|authori[sz]e|payment_intents|paymentIntents|charges|payments\b|checkout\/orders\/\{id\}|topups/i.test(operation)) return 'moves-money';
   return provider === 'paypal' && /checkout\/orders$/.test(operation) ? 'billable-object' : 'billable-object';
+}
+
+/** `const url = `${base}/v2/checkout/orders`; fetch(url, …)`: the declaration in the calling function, not a same-named one elsewhere. */
+function localInitializer(expr: ts.Expression, call: ts.Node): ts.Expression | undefined {
+  const node = unwrap(expr);
+  if (!ts.isIdentifier(node)) return undefined;
+  const scope = enclosingFunctions(call).innermost;
+  if (!scope) return undefined;
+  let found: ts.Expression | undefined;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.name.text === node.text && n.initializer && n.getStart() < call.getStart()) found = n.initializer;
+    else ts.forEachChild(n, visit);
+  };
+  visit(scope);
+  return found;
 }

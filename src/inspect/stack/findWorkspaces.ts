@@ -32,7 +32,7 @@ export async function findWorkspaces(root: string, rootManifest: Manifest | unde
   return packages;
 }
 
-/** Directories up to two levels down that hold a package.json, for repositories that declare no workspaces. */
+/** Directories up to three levels down that hold a package.json, for repositories that declare no workspaces. */
 async function undeclaredPackageDirs(root: string): Promise<string[]> {
   const out: string[] = [];
   async function list(rel: string, depth: number): Promise<void> {
@@ -41,7 +41,8 @@ async function undeclaredPackageDirs(root: string): Promise<string[]> {
       if (!entry.isDirectory() || isSkippedDir(entry.name) || /^(examples?|docs?|scripts|templates?|samples?)$/.test(entry.name)) continue;
       const child = rel ? `${rel}/${entry.name}` : entry.name;
       if (await readManifest(path.join(root, child))) out.push(child);
-      else if (depth < 1) await list(child, depth + 1);
+      // Samples and apps nest packages (`checkout/server/node/package.json`): the nearest manifest is the scope.
+      if (depth < 2) await list(child, depth + 1);
     }
   }
   await list('', 0);

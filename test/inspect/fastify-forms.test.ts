@@ -16,8 +16,8 @@ describe('inspect fastify-forms', () => {
       ['src/routes/orders.ts:9', 'PUT /v1/orders/:id', 'fastify', true, 'http', ''],
       ['src/server.ts:8', 'POST /carts', 'fastify', true, 'http', 'sku,qty'],
       ['src/server.ts:12', 'POST /feedback', 'fastify', true, 'http', ''],
-      ['src/trpc.ts:10', 'POST /createInvoice', 'trpc', false, 'trpc', 'customerId,amount'],
-      ['src/trpc.ts:13', 'POST /subscriptions.cancel', 'trpc', false, 'trpc', 'subscriptionId'],
+      ['src/trpc.ts:10', 'POST /billing.createInvoice', 'trpc', false, 'trpc', 'customerId,amount'],
+      ['src/trpc.ts:13', 'POST /billing.subscriptions.cancel', 'trpc', false, 'trpc', 'subscriptionId'],
       ['src/webhook.ts:9', 'POST /webhooks/stripe', 'express', true, 'http', ''],
     ]);
   });

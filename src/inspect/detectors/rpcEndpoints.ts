@@ -79,9 +79,11 @@ function formFields(node: ts.FunctionLikeDeclaration, ctx: FileContext): string[
 
 /** `publicProcedure.input(z.object({…})).mutation(handler)` as a property of a `router({…})` object. */
 function recordTrpcMutations(ctx: FileContext, facts: FileFacts): void {
-  if (![...ctx.index.imports.values()].some((b) => b.module.startsWith('@trpc/'))) return;
+  const importsTrpc = [...ctx.index.imports.values()].some((b) => b.module.startsWith('@trpc/'));
   for (const call of ctx.index.calls) {
     if (!ts.isPropertyAccessExpression(call.expression) || call.expression.name.text !== 'mutation') continue;
+    // Apps re-export their procedures (`~/server/api/trpc`): a chain rooted in a `…Procedure` is evidence enough.
+    if (!importsTrpc && !/procedure/i.test(rootName(call.expression.expression))) continue;
     const names = procedurePath(call);
     if (!names.length) continue;
     const handler = call.arguments[0] && unwrap(call.arguments[0]);
@@ -99,6 +101,11 @@ function procedurePath(call: ts.CallExpression): string[] {
     if (ts.isPropertyAssignment(current)) {
       const name = propertyName(current.name);
       if (name) names.unshift(name);
+    } else if (ts.isVariableDeclaration(current) && ts.isIdentifier(current.name)) {
+      // `export const postRouter = createTRPCRouter({…})` is mounted as `post` by convention; `appRouter` is the root.
+      const router = /^(\w+?)Router$/.exec(current.name.text)?.[1];
+      if (router && names.length && !/^(app|root|main|api|trpc)$/i.test(router)) names.unshift(router);
+      break;
     } else if (isFunctionLike(current) || ts.isSourceFile(current)) break;
   }
   return names;
@@ -136,4 +143,10 @@ function route(ctx: FileContext, node: ts.Node, path: string, framework: string,
     prefixResolved: false,
     transport,
   };
+}
+
+function rootName(expr: ts.Expression): string {
+  let node: ts.Expression = expr;
+  while (ts.isCallExpression(node) || ts.isPropertyAccessExpression(node)) node = node.expression;
+  return ts.isIdentifier(node) ? node.text : '';
 }

@@ -17,7 +17,8 @@ export interface SourcePiece {
   line: number;
 }
 
-const EVENT_ID = /\b(?:event|evt|notification|webhookEvent|stripeEvent|body|payload|data|hook)\??\.id\b|\b(?:event|webhook|notification)_?[iI]d\b|\bpspReference\b|\bidempotency_?[kK]ey\b/;
+/** The provider's event id itself: a business key (`checkoutSession.id` as an idempotency key) protects one branch, not the webhook. */
+const EVENT_ID = /\b(?:event|evt|notification|webhookEvent|stripeEvent|body|payload|hook)\??\.id\b|\b(?:event|webhook|notification)_?[iI]d\b|\bpspReference\b/;
 const MESSAGE_ID = /\b(?:job|message|msg|event|record|payload|data|task|envelope)\??\.(?:id|key|messageId|MessageId|offset|properties\??\.messageId)\b|\b(?:message|job|event|dedupe?|idempotency)_?[iI]d\b|\bmessageId\b|\bidempotency_?[kK]ey\b/;
 
 /** Reads that check whether the id was seen. */

@@ -75,6 +75,8 @@ const HARMLESS = /session|link|ephemeral|token|portal|file|clientToken|nonce|web
 /** Moves money, creates a billable object, creates a harmless object (a session URL), or only reads. */
 export function classify(resource, method, verb) {
   const res = resource.join('.');
+  // Previews (`invoices.createPreview`) compute and return; nothing is created at the provider.
+  if (/Preview$/.test(method)) return 'read';
   if (verb === 'GET' || (READ_NAME.test(method) && !MONEY_METHOD.test(method) && verb !== 'DELETE' && !/^(create|update)/.test(method))) return 'read';
   if (MONEY_METHOD.test(method) && !/^(confirm|complete)$/i.test(method)) return 'moves-money';
   if (/^(create|confirm|complete|sync|async|post|submit)$/i.test(method) && MONEY_RESOURCE.test(res) && !HARMLESS.test(res)) return 'moves-money';

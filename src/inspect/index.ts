@@ -112,10 +112,14 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
   };
 }
 
+const SERVER_ONLY_IMPORT = /(?:from\s*|import\s*|require\(\s*)['"](server-only|next\/headers)['"]/;
+
 function analyse(file: ProjectFile, text: string, scope: PackageScope, records: ProjectRecords, warnings: string[]): void {
   const usesNext = scope.stack.frameworks.includes('nextjs');
-  // "use server" code runs only on the server, even in a page component or a module importing next/navigation.
-  if (!USE_SERVER.test(text) && (isFrontEndPath(file.rel, usesNext) || isFrontEndSource(text))) return;
+  // "use server" code and modules reading request headers / marked server-only run only on the server, even when
+  // they import react (cache) or next/navigation (redirect).
+  const serverOnly = USE_SERVER.test(text) || SERVER_ONLY_IMPORT.test(text);
+  if (!serverOnly && (isFrontEndPath(file.rel, usesNext) || isFrontEndSource(text))) return;
   const { record, warning } = analyseFile(file.rel, text, scope);
   if (warning) warnings.push(warning);
   if (record) records.files.set(file.rel, record as FileRecord);

@@ -189,7 +189,7 @@ function recordNestConsumers(ctx: FileContext, facts: FileFacts): void {
       for (const d of decoratorsOf(member).map(decoratorCall)) {
         if (!d) continue;
         const text = member;
-        if (d.name === 'EventPattern' || d.name === 'MessagePattern') push(ctx, facts, member, brokerOfPattern, stringValue(d.args[0], ctx.index.consts), undefined, text);
+        if (d.name === 'EventPattern' || d.name === 'MessagePattern') push(ctx, facts, member, brokerOfPattern, nameOf(d.args[0], ctx), undefined, text);
         else if (d.name === 'RabbitSubscribe') push(ctx, facts, member, 'rabbitmq', stringValue(objectProperty(d.args[0], 'queue'), ctx.index.consts), undefined, text);
         else if (d.name === 'SqsMessageHandler') push(ctx, facts, member, 'sqs', stringValue(d.args[0], ctx.index.consts), undefined, text);
       }

@@ -13,6 +13,9 @@ export const nextRoutes: Detector = {
   detect(ctx, facts) {
     if (!ctx.pkg.stack.frameworks.includes('nextjs') && ![...ctx.index.imports.values()].some((b) => b.module.startsWith('next'))) return;
     const local = ctx.pkg.dir ? ctx.rel.slice(ctx.pkg.dir.length + 1) : ctx.rel;
+    // An adapter that hands every request to a Hono app or the tRPC router: their own routes and procedures are
+    // the endpoints, the catch-all export is not one more.
+    if ([...ctx.index.imports.values()].some((b) => /^(hono\/(vercel|nextjs)|@trpc\/server\/adapters\/.+)$/.test(b.module))) return;
     const app = /^(?:src\/)?app\/(?:(.*)\/)?route\.[cm]?[jt]sx?$/.exec(local);
     if (app) return recordAppRoute(urlOf(app[1] ?? ''), ctx, facts);
     const pages = /^(?:src\/)?pages\/(api(?:\/.*)?)\.[cm]?[jt]sx?$/.exec(local);

@@ -25,18 +25,51 @@ export const rpcEndpoints: Detector = {
 
 function recordServerActions(ctx: FileContext, facts: FileFacts): void {
   const wholeFile = USE_SERVER_FILE.test(ctx.text);
-  const visit = (node: ts.Node): void => {
-    if (isFunctionLike(node) && node.body && ts.isBlock(node.body)) {
-      const inline = isDirective(node.body.statements[0]);
-      const name = actionName(node);
-      const exported = wholeFile && isExported(node);
-      if (name && (inline || exported) && isAsync(node)) {
-        facts.routes.push(route(ctx, node, `/${name}`, 'nextjs', 'server-action', name, functionKeyOf(node), formFields(node, ctx)));
+  const recorded = new Set<ts.Node>();
+  const add = (anchor: ts.Node, name: string, fn: ts.FunctionLikeDeclaration | undefined) => {
+    if (fn) recorded.add(fn);
+    facts.routes.push(route(ctx, anchor, `/${name}`, 'nextjs', 'server-action', name, fn ? functionKeyOf(fn) : undefined, fn ? formFields(fn, ctx) : []));
+  };
+  if (wholeFile) {
+    // Every async export of a "use server" module is callable from the client, including actions built by a
+    // client library (`export const saveAction = actionClient.inputSchema(s).action(async (…) => …)`).
+    for (const statement of ctx.sf.statements) {
+      if (!isExported(statement)) continue;
+      if (ts.isFunctionDeclaration(statement) && statement.name && isAsync(statement)) add(statement, statement.name.text, statement);
+      else if (ts.isVariableStatement(statement)) {
+        for (const d of statement.declarationList.declarations) {
+          const init = d.initializer && unwrap(d.initializer);
+          if (!init || !ts.isIdentifier(d.name)) continue;
+          if (isFunctionLike(init) && isAsync(init)) add(d, d.name.text, init);
+          else if (ts.isCallExpression(init)) {
+            const fn = lastFunctionArgument(init);
+            if (fn) add(d, d.name.text, fn);
+          }
+        }
       }
+    }
+  }
+  const visit = (node: ts.Node): void => {
+    if (isFunctionLike(node) && node.body && ts.isBlock(node.body) && !recorded.has(node) && isDirective(node.body.statements[0])) {
+      const name = actionName(node);
+      if (name) add(node, name, node);
     }
     ts.forEachChild(node, visit);
   };
-  if (wholeFile || /['"]use server['"]/.test(ctx.text)) visit(ctx.sf);
+  if (/['"]use server['"]/.test(ctx.text)) visit(ctx.sf);
+}
+
+/** The handler a builder chain wraps: the last function among the call's arguments, down the chain. */
+function lastFunctionArgument(call: ts.CallExpression): ts.FunctionLikeDeclaration | undefined {
+  for (let node: ts.Expression = call; ts.isCallExpression(node) || ts.isPropertyAccessExpression(node); node = node.expression) {
+    if (ts.isCallExpression(node)) {
+      for (const arg of [...node.arguments].reverse()) {
+        const fn = unwrap(arg);
+        if (isFunctionLike(fn)) return fn;
+      }
+    }
+  }
+  return undefined;
 }
 
 function isDirective(statement: ts.Statement | undefined): boolean {
@@ -54,11 +87,8 @@ function actionName(node: ts.FunctionLikeDeclaration): string | undefined {
   return undefined;
 }
 
-function isExported(node: ts.Node): boolean {
-  let statement: ts.Node | undefined = node;
-  while (statement && !ts.isSourceFile(statement.parent ?? statement) && statement.parent) statement = statement.parent;
-  if (!statement || !ts.canHaveModifiers(statement)) return false;
-  return (ts.getModifiers(statement) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+function isExported(statement: ts.Node): boolean {
+  return ts.canHaveModifiers(statement) && (ts.getModifiers(statement) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
 }
 
 /** `formData.get('amount')` fields, or the names in a destructured first parameter. */

@@ -214,7 +214,7 @@ export const stripeTable: ProviderTable = {
     ["invoices", "addLines", "POST", "billable-object"],
     ["invoices", "attachPayment", "POST", "billable-object"],
     ["invoices", "create", "POST", "billable-object"],
-    ["invoices", "createPreview", "POST", "billable-object"],
+    ["invoices", "createPreview", "POST", "read"],
     ["invoices", "del", "DELETE", "billable-object"],
     ["invoices", "finalizeInvoice", "POST", "moves-money"],
     ["invoices", "list", "GET", "read"],

@@ -5,7 +5,7 @@
  * Keys: endpoints as "file METHOD /path"; payments, webhooks, consumers and crons as "file:line".
  */
 import { readFileSync } from 'node:fs';
-import { inspectProject } from '../dist/index.js';
+import { inspect as inspectProject } from '../dist/index.js';
 
 const [dir, truthFile, flag] = process.argv.slice(2);
 if (!dir || !truthFile) {

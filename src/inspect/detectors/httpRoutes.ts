@@ -27,7 +27,8 @@ interface Receiver {
 /** Express, Fastify, Koa (@koa/router) and Hono: route registrations and the mounts that prefix them. */
 export const httpRoutes: Detector = {
   name: 'http-routes',
-  mentions: /\.(get|post|put|patch|delete|del|all|route|on|register|use|basePath)\s*[(<]/,
+  // `.get(` alone is in every file (Map, headers); a GET route starts with a path literal.
+  mentions: /\.(post|put|patch|delete|del|all|route|on|register|use|basePath)\s*[(<]|\.get\s*\(\s*['"`]\//,
   detect(ctx, facts) {
     registerOwners(ctx, facts);
     for (const call of ctx.index.calls) {

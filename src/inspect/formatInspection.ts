@@ -60,7 +60,7 @@ function touchesMoney(f: Finding): boolean {
 function flagsOf(f: Finding): string[] {
   switch (f.kind) {
     case 'payment':
-      return [f.hasProviderKey ? 'provider key passed' : 'no provider key', ...(f.enclosingFunction ? [`in ${f.enclosingFunction}`] : [])];
+      return [f.hasProviderKey ? 'provider key passed' : 'no provider key', ...(f.risk ? [f.risk] : []), ...(f.via === 'http' ? ['raw HTTP'] : []), ...(f.enclosingFunction ? [`in ${f.enclosingFunction}`] : [])];
     case 'endpoint':
       return [
         ...(f.touchesPayment ? ['touches payment'] : []),
@@ -69,9 +69,13 @@ function flagsOf(f: Finding): string[] {
         ...(f.bodyFields?.length ? [`body: ${f.bodyFields.join(' ')}`] : []),
       ];
     case 'webhook':
-      return [f.verifiesSignature ? 'signature verified' : 'signature NOT verified', f.dedupesEventId ? 'dedupes event id' : 'no event-id dedupe'];
+      return [f.verifiesSignature ? 'signature verified' : 'signature NOT verified', f.dedupeEvidence ? `dedupes event id at ${f.dedupeEvidence.file}:${f.dedupeEvidence.line}` : f.dedupesEventId ? 'dedupes event id' : 'no event-id dedupe'];
     case 'consumer':
-      return [f.dedupes ? 'dedupes' : 'no dedupe'];
+      return [
+        ...(f.job ? [`job ${f.job}`] : []),
+        f.dedupeEvidence ? `dedupes at ${f.dedupeEvidence.file}:${f.dedupeEvidence.line}` : f.dedupes ? 'dedupes' : 'no dedupe',
+        ...(f.messageId ? [`message id ${f.messageId}`] : []),
+      ];
     case 'cron':
       return [...(f.schedule ? [f.schedule] : [])];
     case 'existing-idempotency':

@@ -2,6 +2,7 @@ import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { analyseFile } from './analyseFile.js';
 import { textDetectors } from './detectors/auxiliaryFiles.js';
+import { USE_SERVER } from './detectors/rpcEndpoints.js';
 import { isFrontEndPath, isFrontEndSource } from './files/isFrontEnd.js';
 import { printable } from './files/printable.js';
 import { walkProject, type ProjectFile } from './files/walkProject.js';
@@ -74,12 +75,13 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
 
   const graph = new FunctionGraph(records);
   const frameworksByPkg = new Map([...scopes].map(([d, s]) => [d, s.stack.frameworks]));
-  const endpoints = buildEndpoints(records, graph, frameworksByPkg);
   const seeds: Array<[string, string]> = [...records.files.values()].flatMap((r) => r.facts.paymentFunctionKeys.map((k): [string, string] => [r.rel, k]));
   const paying = graph.payingFunctions(seeds);
-  for (const { finding, route } of endpoints) {
-    finding.touchesPayment = route.handlerKeys.some((k) => graph.resolve(route.file, k).some((fn) => paying.has(fn)));
-  }
+  const risky = graph.payingFunctions([...records.files.values()].flatMap((r) => r.facts.riskyPaymentFunctionKeys.map((k): [string, string] => [r.rel, k])));
+  const reaches = (route: { file: string; handlerKeys: string[] }, set: Set<unknown>) => route.handlerKeys.some((k) => graph.resolve(route.file, k).some((fn) => set.has(fn)));
+  // A GET that charges (`GET /admin/makepayment/:ref`) is retried by prefetchers and reloads: it is an endpoint too.
+  const endpoints = buildEndpoints(records, graph, frameworksByPkg).filter(({ finding, route }) => finding.method !== 'GET' || reaches(route, risky));
+  for (const { finding, route } of endpoints) finding.touchesPayment = reaches(route, paying);
 
   const findings: Finding[] = [
     ...endpoints.map((e) => e.finding),
@@ -122,9 +124,14 @@ function analyseOrWarn(file: ProjectFile, text: string, scope: PackageScope, rec
   }
 }
 
+const SERVER_ONLY_IMPORT = /(?:from\s*|import\s*|require\(\s*)['"](server-only|next\/headers)['"]/;
+
 function analyse(file: ProjectFile, text: string, scope: PackageScope, records: ProjectRecords, warnings: string[]): void {
   const usesNext = scope.stack.frameworks.includes('nextjs');
-  if (isFrontEndPath(file.rel, usesNext) || isFrontEndSource(text)) return;
+  // "use server" code and modules reading request headers / marked server-only run only on the server, even when
+  // they import react (cache) or next/navigation (redirect).
+  const serverOnly = USE_SERVER.test(text) || SERVER_ONLY_IMPORT.test(text);
+  if (!serverOnly && (isFrontEndPath(file.rel, usesNext) || isFrontEndSource(text))) return;
   const { record, warning } = analyseFile(file.rel, text, scope);
   if (warning) warnings.push(warning);
   if (record) records.files.set(file.rel, record as FileRecord);
@@ -133,7 +140,7 @@ function analyse(file: ProjectFile, text: string, scope: PackageScope, records: 
 /** Providers and brokers seen in code count even when the manifest does not list them (raw fetch, types only). */
 function enrichStack(stack: PackageStack, findings: readonly Finding[]): PackageStack {
   const payments = findings.flatMap((f) => (f.kind === 'payment' ? [f.provider] : []));
-  const brokers = findings.flatMap((f) => (f.kind === 'consumer' && ['bullmq', 'bull', 'kafka', 'rabbitmq', 'sqs', 'nats'].includes(f.broker) ? [f.broker] : []));
+  const brokers = findings.flatMap((f) => (f.kind === 'consumer' && ['bullmq', 'bull', 'kafka', 'rabbitmq', 'sqs', 'nats', 'graphile-worker', 'inngest', 'pg-boss', 'agenda'].includes(f.broker) ? [f.broker] : []));
   stack.payments = sorted([...stack.payments, ...payments]);
   stack.brokers = sorted([...stack.brokers, ...brokers]);
   return stack;

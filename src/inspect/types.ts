@@ -4,7 +4,7 @@
  */
 
 export type Language = 'typescript' | 'javascript' | 'unknown';
-export type TestFramework = 'vitest' | 'jest' | 'node-test' | 'mocha' | 'unknown';
+export type TestFramework = 'vitest' | 'jest' | 'node-test' | 'mocha' | 'tap' | 'ava' | 'playwright' | 'unknown';
 export type PackageManager = 'npm' | 'pnpm' | 'yarn' | 'bun' | 'unknown';
 
 export interface StackFacts {
@@ -38,7 +38,8 @@ interface FindingBase {
   package?: string;
 }
 
-export type HttpMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ALL';
+/** GET appears only for a route whose handler moves money or creates a billable object at a provider. */
+export type HttpMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ALL' | 'GET';
 
 export interface EndpointFinding extends FindingBase {
   kind: 'endpoint';
@@ -50,9 +51,17 @@ export interface EndpointFinding extends FindingBase {
   prefixResolved: boolean;
   bodyFields?: string[];
   touchesPayment?: boolean;
+  /**
+   * Absent for declared HTTP routes. A Server Action or tRPC procedure is a POST whose URL the code does not state:
+   * `path` is then the action / procedure path (`/createInvoice`, `/billing.refund`) and `prefixResolved` is false.
+   */
+  transport?: 'server-action' | 'trpc';
 }
 
-export type PaymentProvider = 'stripe' | 'adyen' | 'paypal';
+export type PaymentProvider = 'stripe' | 'adyen' | 'paypal' | 'braintree' | 'square' | 'mollie' | 'paddle';
+
+/** What repeating the call costs: moves money, creates a billable object, creates a harmless object (a session URL). */
+export type PaymentRisk = 'moves-money' | 'billable-object' | 'harmless-object' | 'read';
 
 export interface PaymentFinding extends FindingBase {
   kind: 'payment';
@@ -60,21 +69,42 @@ export interface PaymentFinding extends FindingBase {
   operation: string;
   hasProviderKey: boolean;
   enclosingFunction?: string;
+  /** From the generated provider operation tables (SDK calls) or the REST path (raw HTTP). */
+  risk?: PaymentRisk;
+  /** HTTP verb of the provider request. */
+  httpMethod?: string;
+  /** Through the provider's SDK, or raw HTTP (fetch, axios, got, undici) to the provider's API. */
+  via?: 'sdk' | 'http';
 }
 
 export interface WebhookFinding extends FindingBase {
   kind: 'webhook';
   provider?: string;
   verifiesSignature: boolean;
+  /** True only on evidence: a store lookup or atomic claim keyed by the event id (see `dedupeEvidence`). */
   dedupesEventId: boolean;
   route?: string;
+  dedupeEvidence?: DedupeEvidence;
+}
+
+/** Where the code proves it deduplicates, so a reviewer can check it. */
+export interface DedupeEvidence {
+  file: string;
+  line: number;
+  detail: string;
 }
 
 export interface ConsumerFinding extends FindingBase {
   kind: 'consumer';
   broker: string;
   queue?: string;
+  /** True only on evidence: a store lookup or atomic claim keyed by the message id (see `dedupeEvidence`). */
   dedupes: boolean;
+  /** Job / task / function name within the queue (BullMQ job name, graphile-worker task, Inngest function id). */
+  job?: string;
+  /** The message identity the handler reads, when visible (`job.id`, `message.key`, `event.id`). */
+  messageId?: string;
+  dedupeEvidence?: DedupeEvidence;
 }
 
 export interface CronFinding extends FindingBase {

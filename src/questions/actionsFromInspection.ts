@@ -21,7 +21,7 @@ export type ActionGroup = (typeof ACTION_GROUPS)[number];
 
 const AUTH_ROUTE = /\/(log-?in|log-?out|sign-?in|sign-?out|sessions?|auth|token|oauth)(\/|$)/i;
 
-const VERBS: Record<EndpointFinding['method'], string> = { POST: 'create', PUT: 'replace', PATCH: 'update', DELETE: 'delete', ALL: 'handle' };
+const VERBS: Record<EndpointFinding['method'], string> = { POST: 'create', PUT: 'replace', PATCH: 'update', DELETE: 'delete', ALL: 'handle', GET: 'handle' };
 
 /** Turns findings into named, grouped candidate actions; pure, so the checklist is testable without a terminal. */
 export function actionsFromInspection(inspection: Inspection): ActionCandidate[] {
@@ -132,7 +132,7 @@ function callsIn(payments: PaymentFinding[], file: string, handler: string | und
 
 function providerOf(calls: PaymentFinding[], stackPayments: readonly string[]): Provider | undefined {
   const fromCalls = [...new Set(calls.map((c) => c.provider))];
-  if (fromCalls.length === 1) return fromCalls[0];
+  if (fromCalls.length === 1) return asProvider(fromCalls[0]);
   // Linked through a service the inspector followed: only unambiguous when the project uses one provider.
   if (fromCalls.length === 0 && stackPayments.length === 1) return asProvider(stackPayments[0]);
   return undefined;

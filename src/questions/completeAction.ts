@@ -1,4 +1,4 @@
-import type { Trigger } from '../config/schema.js';
+import { PROVIDERS, type Trigger } from '../config/schema.js';
 import type { PaymentFinding } from '../inspect/types.js';
 import type { ActionCandidate } from './actionsFromInspection.js';
 import type { ActionAnswer, AskContext } from './types.js';
@@ -83,7 +83,7 @@ export function settleAction(action: ActionAnswer, candidate: ActionCandidate | 
 }
 
 /** "paymentIntents.create" → "createPaymentIntent": verb first, like the handler names around it. */
-function stepsFromCalls(calls: PaymentFinding[]): Array<{ name: string; provider: PaymentFinding['provider']; compensation?: string }> {
+function stepsFromCalls(calls: PaymentFinding[]): Array<{ name: string; provider?: (typeof PROVIDERS)[number]; compensation?: string }> {
   const seen = new Set<string>();
   return calls.map((call) => {
     const parts = call.operation.split(/[^A-Za-z0-9]+/).filter(Boolean);
@@ -92,6 +92,8 @@ function stepsFromCalls(calls: PaymentFinding[]): Array<{ name: string; provider
     let name = `${verb}${noun[0]?.toUpperCase()}${noun.slice(1)}`;
     for (let n = 2; seen.has(name); n++) name = `${name.replace(/\d+$/, '')}${n}`;
     seen.add(name);
-    return { name, provider: call.provider };
+    // The config names the providers the design derives keys for; other SDKs (Braintree, Square, …) stay unnamed.
+    const provider = PROVIDERS.find((p) => p === call.provider);
+    return provider ? { name, provider } : { name };
   });
 }

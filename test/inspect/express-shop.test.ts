@@ -153,6 +153,11 @@ describe('inspect express-shop', () => {
         verifiesSignature: true,
         dedupesEventId: true,
         route: 'POST /webhooks/stripe',
+        dedupeEvidence: {
+          file: 'src/routes/webhooks.ts',
+          line: 11,
+          detail: 'atomic claim keyed by the id: \'INSERT INTO processed_events (event_id) VALUES ($1) ON CONFLICT (event_id) DO NOTHING RETURNING ...',
+        },
       },
       {
         kind: 'existing-idempotency',
@@ -178,6 +183,9 @@ describe('inspect express-shop', () => {
         provider: 'stripe',
         operation: 'paymentIntents.create',
         hasProviderKey: true,
+        risk: 'moves-money',
+        httpMethod: 'POST',
+        via: 'sdk',
         enclosingFunction: 'chargeOrder',
       },
       {
@@ -188,6 +196,9 @@ describe('inspect express-shop', () => {
         provider: 'stripe',
         operation: 'refunds.create',
         hasProviderKey: false,
+        risk: 'moves-money',
+        httpMethod: 'POST',
+        via: 'sdk',
         enclosingFunction: 'refundOrder',
       },
     ]);

@@ -60,6 +60,9 @@ describe('inspect fastify-api', () => {
         provider: 'adyen',
         operation: 'payments',
         hasProviderKey: true,
+        risk: 'moves-money',
+        httpMethod: 'POST',
+        via: 'sdk',
         enclosingFunction: 'checkoutRoutes',
       },
       {
@@ -81,6 +84,9 @@ describe('inspect fastify-api', () => {
         provider: 'adyen',
         operation: 'sessions',
         hasProviderKey: false,
+        risk: 'harmless-object',
+        httpMethod: 'POST',
+        via: 'sdk',
         enclosingFunction: 'checkoutRoutes',
       },
       {

@@ -52,6 +52,9 @@ describe('inspect hono-edge', () => {
         provider: 'stripe',
         operation: 'refunds.create',
         hasProviderKey: true,
+        risk: 'moves-money',
+        httpMethod: 'POST',
+        via: 'http',
       },
       {
         kind: 'existing-idempotency',
@@ -80,6 +83,9 @@ describe('inspect hono-edge', () => {
         provider: 'stripe',
         operation: 'charges.capture',
         hasProviderKey: false,
+        risk: 'moves-money',
+        httpMethod: 'POST',
+        via: 'http',
       },
       {
         kind: 'existing-idempotency',

@@ -91,6 +91,9 @@ describe('inspect koa-store', () => {
         provider: 'paypal',
         operation: 'v2/checkout/orders',
         hasProviderKey: true,
+        risk: 'billable-object',
+        httpMethod: 'POST',
+        via: 'sdk',
       },
       {
         kind: 'existing-idempotency',
@@ -119,6 +122,9 @@ describe('inspect koa-store', () => {
         provider: 'paypal',
         operation: 'v2/checkout/orders/{id}/capture',
         hasProviderKey: false,
+        risk: 'moves-money',
+        httpMethod: 'POST',
+        via: 'sdk',
       },
     ]);
     expect(warnings).toEqual([]);

@@ -105,6 +105,9 @@ describe('inspect nestjs-billing', () => {
         provider: 'stripe',
         operation: 'paymentIntents.create',
         hasProviderKey: false,
+        risk: 'moves-money',
+        httpMethod: 'POST',
+        via: 'sdk',
         enclosingFunction: 'PaymentsService.charge',
       },
       {
@@ -123,6 +126,9 @@ describe('inspect nestjs-billing', () => {
         provider: 'stripe',
         operation: 'subscriptions.create',
         hasProviderKey: true,
+        risk: 'moves-money',
+        httpMethod: 'POST',
+        via: 'sdk',
         enclosingFunction: 'PaymentsService.subscribe',
       },
       {

@@ -55,6 +55,9 @@ describe('inspect plain-js', () => {
         provider: 'stripe',
         operation: 'paymentIntents.create',
         hasProviderKey: false,
+        risk: 'moves-money',
+        httpMethod: 'POST',
+        via: 'sdk',
       },
       {
         kind: 'existing-idempotency',

@@ -32,6 +32,12 @@ describe('inspect worker-service', () => {
         broker: 'bullmq',
         queue: 'emails',
         dedupes: true,
+        messageId: 'job.id',
+        dedupeEvidence: {
+          file: 'src/consumers/emails.ts',
+          line: 12,
+          detail: 'atomic claim keyed by the id: const fresh = await connection.set(`email:${job.id}`, \'1\', \'EX\', 86400, \'NX\');',
+        },
       },
       {
         kind: 'existing-idempotency',
@@ -93,6 +99,12 @@ describe('inspect worker-service', () => {
         line: 6,
         broker: 'sqs',
         dedupes: true,
+        messageId: 'record.messageId',
+        dedupeEvidence: {
+          file: 'src/lambda/refunds.ts',
+          line: 11,
+          detail: 'atomic claim keyed by the id: ConditionExpression: \'attribute_not_exists(id)\',',
+        },
       },
       {
         kind: 'existing-idempotency',

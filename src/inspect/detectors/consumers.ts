@@ -1,7 +1,7 @@
 import { ts } from 'ts-morph';
 import { accessChain, decoratorCall, decoratorsOf, isFunctionLike, objectProperty, stringValue, unwrap } from '../parse/astHelpers.js';
 import type { ConsumerFinding } from '../types.js';
-import { dedupesMessages } from './dedupeEvidence.js';
+import { messageDedupe, messageIdentity } from './dedupeEvidence.js';
 import type { Detector, FileContext, FileFacts } from './detectorTypes.js';
 
 const BULLMQ = /^(bullmq|@taskforcesh\/bullmq-pro)$/;
@@ -11,7 +11,7 @@ const AMQP = /^(amqplib|amqplib\/callback_api|amqp-connection-manager)$/;
 /** Message and job consumers: each redelivery re-runs the handler, so each is a place that needs dedupe. */
 export const consumers: Detector = {
   name: 'consumers',
-  mentions: /bullmq|['"]bull['"]|kafkajs|eachMessage|eachBatch|amqp|\.consume\(|SQSEvent|SQSHandler|sqs-consumer|ReceiveMessageCommand|nats|@Processor|@Process\(|EventPattern|MessagePattern|RabbitSubscribe|SqsMessageHandler|pg-boss|\.work\(|agenda/,
+  mentions: /bullmq|['"]bull['"]|kafkajs|eachMessage|eachBatch|amqp|\.consume\(|SQSEvent|SQSHandler|sqs-consumer|ReceiveMessageCommand|nats|@Processor|@Process\(|EventPattern|MessagePattern|RabbitSubscribe|SqsMessageHandler|pg-boss|\.work\(|agenda|graphile-worker|createFunction|brpop|blpop|bRPop|bLPop|blmove|bLMove|brpoplpush|bRPopLPush/,
   detect(ctx, facts) {
     const modules = new Set([...ctx.index.imports.values()].map((b) => b.module));
     const has = (re: RegExp) => [...modules].some((m) => re.test(m));
@@ -21,7 +21,7 @@ export const consumers: Detector = {
       if (origin && BULLMQ.test(origin.module) && origin.imported === 'Worker') {
         push(ctx, facts, expr, 'bullmq', stringValue(args[0], ctx.index.consts), args[1]);
       } else if (origin?.module === '@aws-sdk/client-sqs' && origin.imported === 'ReceiveMessageCommand') {
-        push(ctx, facts, expr, 'sqs', queueName(stringValue(objectProperty(args[0], 'QueueUrl'), ctx.index.consts)), undefined, enclosingText(expr, ctx));
+        push(ctx, facts, expr, 'sqs', queueName(stringValue(objectProperty(args[0], 'QueueUrl'), ctx.index.consts)), undefined, enclosingFunction(expr));
       }
     }
     const topics = kafkaTopics(ctx);
@@ -36,7 +36,7 @@ export const consumers: Detector = {
       } else if (method === 'consume' && has(AMQP) && call.arguments.length >= 2) {
         push(ctx, facts, call, 'rabbitmq', stringValue(arg0, ctx.index.consts), call.arguments[1]);
       } else if (method === 'subscribe' && has(NATS) && arg0 && stringValue(arg0, ctx.index.consts) !== undefined) {
-        push(ctx, facts, call, 'nats', stringValue(arg0, ctx.index.consts), objectProperty(call.arguments[1], 'callback'), enclosingText(call, ctx));
+        push(ctx, facts, call, 'nats', stringValue(arg0, ctx.index.consts), objectProperty(call.arguments[1], 'callback'), objectProperty(call.arguments[1], 'callback') ? undefined : enclosingFunction(call));
       } else if (method === 'create' && ctx.originOf(call.expression.expression)?.module === 'sqs-consumer') {
         const handler = objectProperty(arg0, 'handleMessage') ?? objectProperty(arg0, 'handleMessageBatch');
         push(ctx, facts, call, 'sqs', queueName(stringValue(objectProperty(arg0, 'queueUrl'), ctx.index.consts)), handler);
@@ -51,41 +51,55 @@ export const consumers: Detector = {
     }
     recordSqsLambda(ctx, facts);
     recordNestConsumers(ctx, facts);
+    recordGraphileWorker(ctx, facts);
+    recordInngest(ctx, facts);
+    recordRedisListLoops(ctx, facts);
   },
 };
 
-function push(ctx: FileContext, facts: FileFacts, node: ts.Node, broker: string, queue: string | undefined, handler: ts.Expression | undefined, text?: string): void {
+function push(ctx: FileContext, facts: FileFacts, node: ts.Node, broker: string, queue: string | undefined, handler: ts.Expression | undefined, body?: ts.Node, job?: string): void {
+  const source = body ?? handlerNode(handler, ctx);
+  const text = source ? source.getText(ctx.sf) : '';
+  const evidence = source ? messageDedupe([{ file: ctx.rel, text, line: ctx.line(source) }]) : undefined;
+  const messageId = messageIdentity(text);
   const finding: ConsumerFinding = {
     kind: 'consumer',
-    id: `${broker} ${queue ?? '?'}`,
+    id: [broker, queue ?? (job ? undefined : '?'), job].filter(Boolean).join(' '),
     file: ctx.rel,
     line: ctx.line(node),
     broker,
     ...(queue ? { queue } : {}),
-    dedupes: dedupesMessages(text ?? handlerText(handler, ctx)),
+    dedupes: evidence !== undefined,
+    ...(job ? { job } : {}),
+    ...(messageId ? { messageId } : {}),
+    ...(evidence ? { dedupeEvidence: evidence } : {}),
   };
   facts.findings.push(finding);
 }
 
 /** The handler's source: inline, or a same-file function / method referenced by name. */
-function handlerText(handler: ts.Expression | undefined, ctx: FileContext): string {
-  if (!handler) return '';
+function handlerNode(handler: ts.Expression | undefined, ctx: FileContext): ts.Node | undefined {
+  if (!handler) return undefined;
   const node = unwrap(handler);
-  if (isFunctionLike(node)) return node.getText(ctx.sf);
+  if (isFunctionLike(node)) return node;
   const name = ts.isIdentifier(node) ? node.text : ts.isPropertyAccessExpression(node) ? node.name.text : undefined;
-  if (!name) return '';
-  const key = name.toLowerCase();
-  for (const facts of ctx.index.functions.values()) {
-    if (facts.key === key || facts.key.endsWith(`.${key}`)) return ctx.text.slice(facts.start, facts.end);
-  }
-  return '';
+  if (!name) return undefined;
+  let found: ts.Node | undefined;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n)) && n.name && ts.isIdentifier(n.name) && n.name.text === name) found = n;
+    else if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.name.text === name && n.initializer && isFunctionLike(unwrap(n.initializer))) found = n;
+    else ts.forEachChild(n, visit);
+  };
+  visit(ctx.sf);
+  return found;
 }
 
-function enclosingText(node: ts.Node, ctx: FileContext): string {
+function enclosingFunction(node: ts.Node): ts.Node | undefined {
   for (let current = node.parent; current; current = current.parent) {
-    if (isFunctionLike(current)) return current.getText(ctx.sf);
+    if (isFunctionLike(current)) return current;
   }
-  return ctx.text;
+  return undefined;
 }
 
 /** SQS queue URLs end with the queue name. */
@@ -140,7 +154,7 @@ function recordSqsLambda(ctx: FileContext, facts: FileFacts): void {
     }
     for (const [node, type] of fns) {
       if (type && /SQS(Event|Handler)/.test(type.getText(ctx.sf))) {
-        push(ctx, facts, node, 'sqs', undefined, undefined, node.getText(ctx.sf));
+        push(ctx, facts, node, 'sqs', undefined, undefined, node);
       }
     }
   }
@@ -155,19 +169,116 @@ function recordNestConsumers(ctx: FileContext, facts: FileFacts): void {
       const origin = ctx.index.imports.get('Processor')?.module ?? '';
       const broker = origin === '@nestjs/bull' ? 'bull' : 'bullmq';
       const arg = processor.args[0];
-      const queue = stringValue(arg, ctx.index.consts) ?? stringValue(objectProperty(arg, 'name'), ctx.index.consts);
-      push(ctx, facts, cls, broker, queue, undefined, cls.getText(ctx.sf));
+      const queue = nameOf(arg, ctx) ?? nameOf(objectProperty(arg, 'name'), ctx);
+      // @Process('job') methods (Bull) each handle one job name; a BullMQ WorkerHost has one process() method.
+      const handlers = cls.members.filter(ts.isMethodDeclaration).flatMap((m) => {
+        const d = decoratorsOf(m).map(decoratorCall).find((x) => x?.name === 'Process');
+        if (!d) return [];
+        const job = nameOf(d.args[0], ctx) ?? nameOf(objectProperty(d.args[0], 'name'), ctx);
+        return [{ method: m, job }];
+      });
+      for (const { method, job } of handlers) push(ctx, facts, method, broker, queue, undefined, method, job);
+      if (!handlers.length) {
+        const process = cls.members.find((m): m is ts.MethodDeclaration => ts.isMethodDeclaration(m) && m.name.getText(ctx.sf) === 'process');
+        push(ctx, facts, cls, broker, queue, undefined, process ?? cls);
+      }
       continue;
     }
     for (const member of cls.members) {
       if (!ts.isMethodDeclaration(member)) continue;
       for (const d of decoratorsOf(member).map(decoratorCall)) {
         if (!d) continue;
-        const text = member.getText(ctx.sf);
-        if (d.name === 'EventPattern' || d.name === 'MessagePattern') push(ctx, facts, member, brokerOfPattern, stringValue(d.args[0], ctx.index.consts), undefined, text);
+        const text = member;
+        if (d.name === 'EventPattern' || d.name === 'MessagePattern') push(ctx, facts, member, brokerOfPattern, nameOf(d.args[0], ctx), undefined, text);
         else if (d.name === 'RabbitSubscribe') push(ctx, facts, member, 'rabbitmq', stringValue(objectProperty(d.args[0], 'queue'), ctx.index.consts), undefined, text);
         else if (d.name === 'SqsMessageHandler') push(ctx, facts, member, 'sqs', stringValue(d.args[0], ctx.index.consts), undefined, text);
       }
     }
   }
+}
+
+/** graphile-worker: `run({ taskList: { sendEmail: async (payload, helpers) => … } })`, a typed `TaskList`, or a `Task` file. */
+function recordGraphileWorker(ctx: FileContext, facts: FileFacts): void {
+  const bindings = [...ctx.index.imports.entries()].filter(([, b]) => b.module === 'graphile-worker');
+  if (!bindings.length) return;
+  const lists = new Set<ts.Node>();
+  const tasks: Array<[ts.Node, ts.Node, string]> = [];
+  for (const call of ctx.index.calls) {
+    const origin = ctx.originOf(call.expression);
+    if (origin?.module !== 'graphile-worker' || !/^(run|runOnce|runTaskList|runTaskListOnce)$/.test(origin.imported)) continue;
+    const taskList = objectProperty(call.arguments[0], 'taskList') ?? (origin.imported.startsWith('runTaskList') ? call.arguments[1] : undefined);
+    const literal = taskList && taskListLiteral(taskList, ctx);
+    if (literal) lists.add(literal);
+  }
+  for (const statement of ctx.sf.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const d of statement.declarationList.declarations) {
+      const type = d.type?.getText(ctx.sf) ?? '';
+      const init = d.initializer && unwrap(d.initializer);
+      if (/\bTaskList\b/.test(type) && init && ts.isObjectLiteralExpression(init)) lists.add(init);
+      else if (/\bTask\b/.test(type) && init && isFunctionLike(init) && ts.isIdentifier(d.name)) tasks.push([d, init, d.name.text]);
+    }
+  }
+  const listed = new Set([...lists].flatMap((l) => (l as ts.ObjectLiteralExpression).properties.map((p) => p.name?.getText(ctx.sf))));
+  for (const [decl, init, name] of tasks) if (!listed.has(name)) push(ctx, facts, decl, 'graphile-worker', undefined, undefined, init, taskName(ctx.rel, name));
+  for (const list of lists) {
+    for (const prop of (list as ts.ObjectLiteralExpression).properties) {
+      const name = prop.name ? prop.name.getText(ctx.sf).replace(/^['"]|['"]$/g, '') : undefined;
+      if (!name) continue;
+      const value = ts.isPropertyAssignment(prop) ? prop.initializer : ts.isShorthandPropertyAssignment(prop) ? prop.name : undefined;
+      const body = ts.isMethodDeclaration(prop) ? prop : undefined;
+      push(ctx, facts, prop, 'graphile-worker', undefined, value, body, name);
+    }
+  }
+}
+
+function taskListLiteral(expr: ts.Expression, ctx: FileContext): ts.ObjectLiteralExpression | undefined {
+  let node = unwrap(expr);
+  if (ts.isIdentifier(node)) node = ctx.index.consts.get(node.text) ? unwrap(ctx.index.consts.get(node.text) as ts.Expression) : node;
+  return ts.isObjectLiteralExpression(node) ? node : undefined;
+}
+
+/** A task file in graphile-worker's task directory is named after its task. */
+function taskName(rel: string, variable: string): string {
+  return variable === 'task' || variable === 'default' ? rel.slice(rel.lastIndexOf('/') + 1).replace(/\.[cm]?[jt]sx?$/, '') : variable;
+}
+
+/** Inngest `createFunction(config, trigger, handler)`: event triggers are consumers; cron triggers are crons (crons.ts). */
+function recordInngest(ctx: FileContext, facts: FileFacts): void {
+  for (const call of ctx.index.calls) {
+    if (!ts.isPropertyAccessExpression(call.expression) || call.expression.name.text !== 'createFunction' || call.arguments.length < 2) continue;
+    const [config, trigger, handler] = call.arguments;
+    const triggers = trigger && ts.isArrayLiteralExpression(unwrap(trigger)) ? (unwrap(trigger) as ts.ArrayLiteralExpression).elements : trigger ? [trigger] : [];
+    const events = triggers.map((t) => stringValue(objectProperty(t, 'event'), ctx.index.consts)).filter((e): e is string => e !== undefined);
+    if (!events.length) continue;
+    const id = stringValue(objectProperty(config, 'id'), ctx.index.consts) ?? stringValue(objectProperty(config, 'name'), ctx.index.consts);
+    push(ctx, facts, call, 'inngest', events.join(','), handler ?? call.arguments[call.arguments.length - 1], undefined, id);
+  }
+}
+
+const BLOCKING_POP = /^(brpop|blpop|bRPop|bLPop|brpoplpush|bRPopLPush|blmove|bLMove|bzpopmin|bzPopMin)$/;
+
+/** A Redis list used as a queue: a blocking pop inside a loop. */
+function recordRedisListLoops(ctx: FileContext, facts: FileFacts): void {
+  for (const call of ctx.index.calls) {
+    if (!ts.isPropertyAccessExpression(call.expression) || !BLOCKING_POP.test(call.expression.name.text)) continue;
+    let loop: ts.Node | undefined;
+    for (let current = call.parent; current && !isFunctionLike(current); current = current.parent) {
+      if (ts.isWhileStatement(current) || ts.isForStatement(current) || ts.isDoStatement(current)) loop = current;
+    }
+    const recursive = !loop && enclosingFunction(call);
+    if (!loop && !recursive) continue;
+    const arg0 = call.arguments[0];
+    const keys = arg0 && ts.isArrayLiteralExpression(unwrap(arg0)) ? (unwrap(arg0) as ts.ArrayLiteralExpression).elements.map((e) => stringValue(e, ctx.index.consts) ?? '?').join(',') : stringValue(arg0, ctx.index.consts);
+    push(ctx, facts, call, 'redis-list', keys, undefined, loop ?? enclosingFunction(call));
+  }
+}
+
+/** A literal name, or the constant that holds it when it lives in another file (`DATA_GATHERING_QUEUE`). */
+function nameOf(expr: ts.Expression | undefined, ctx: FileContext): string | undefined {
+  if (!expr) return undefined;
+  const literal = stringValue(expr, ctx.index.consts);
+  if (literal !== undefined) return literal;
+  const node = unwrap(expr);
+  return ts.isIdentifier(node) || ts.isPropertyAccessExpression(node) ? node.getText(ctx.sf) : undefined;
 }

@@ -7,7 +7,7 @@ import type { Detector, FileContext, FileFacts } from './detectorTypes.js';
 /** Scheduled work: every tick can overlap the previous one or be re-run after a crash. */
 export const crons: Detector = {
   name: 'crons',
-  mentions: /node-cron|['"]cron['"]|CronJob|node-schedule|scheduleJob|@nestjs\/schedule|setInterval|repeat|upsertJobScheduler|\.every\(|toad-scheduler/,
+  mentions: /node-cron|['"]cron['"]|CronJob|node-schedule|scheduleJob|@nestjs\/schedule|setInterval|repeat|upsertJobScheduler|\.every\(|toad-scheduler|createFunction|croner|Cron\(/,
   detect(ctx, facts) {
     for (const call of ctx.index.calls) {
       const callee = call.expression;
@@ -16,11 +16,18 @@ export const crons: Detector = {
       const args = call.arguments;
       if (method === 'schedule' && origin?.module === 'node-cron') {
         push(ctx, facts, call, 'node-cron', stringValue(args[0], ctx.index.consts), stringValue(objectProperty(args[2], 'name')) ?? callbackName(args[1]));
-      } else if (method === 'scheduleJob' && origin?.module === 'node-schedule') {
+      } else if (origin?.module === 'node-schedule' && (origin.imported === 'scheduleJob' || (method === 'scheduleJob' && (origin.imported === '*' || origin.imported === 'default')))) {
         // scheduleJob([name,] rule, callback)
         const named = args.length >= 3 && stringValue(args[0]) !== undefined;
         const rule = named ? args[1] : args[0];
-        push(ctx, facts, call, 'node-schedule', scheduleText(rule, ctx), named ? stringValue(args[0]) : callbackName(args[args.length - 1]));
+        push(ctx, facts, call, 'node-schedule', ruleText(rule, ctx), named ? stringValue(args[0]) : callbackName(args[args.length - 1]));
+      } else if (method === 'createFunction' && ts.isPropertyAccessExpression(callee) && args.length >= 2) {
+        // Inngest scheduled functions: createFunction({ id }, { cron: '0 * * * *' }, handler).
+        const cron = stringValue(objectProperty(args[1], 'cron'), ctx.index.consts);
+        const id = stringValue(objectProperty(args[0], 'id'), ctx.index.consts) ?? stringValue(objectProperty(args[0], 'name'), ctx.index.consts);
+        if (cron) push(ctx, facts, call, 'inngest', cron, id);
+      } else if ((method === 'job' && origin?.module === 'cron') || (origin?.module === 'croner' && (origin.imported === 'Cron' || origin.imported === 'default'))) {
+        push(ctx, facts, call, origin.module, stringValue(args[0], ctx.index.consts), callbackName(args[args.length - 1]));
       } else if (method === 'from' && ctx.originOf(callee)?.module === 'cron') {
         const opts = args[0];
         push(ctx, facts, call, 'cron', stringValue(objectProperty(opts, 'cronTime'), ctx.index.consts), stringValue(objectProperty(opts, 'name')) ?? callbackName(objectProperty(opts, 'onTick')));
@@ -40,7 +47,10 @@ export const crons: Detector = {
     }
     for (const expr of ctx.index.news) {
       const origin = ctx.originOf(expr.expression);
-      if (origin?.module === 'cron' && origin.imported === 'CronJob') {
+      if ((origin?.module === 'croner' && (origin.imported === 'Cron' || origin.imported === 'default'))) {
+        const args = expr.arguments ?? [];
+        push(ctx, facts, expr, 'croner', stringValue(args[0], ctx.index.consts), callbackName(args[args.length - 1]));
+      } else if (origin?.module === 'cron' && origin.imported === 'CronJob') {
         const args = expr.arguments ?? [];
         push(ctx, facts, expr, 'cron', stringValue(args[0], ctx.index.consts), callbackName(args[1]));
       }
@@ -92,6 +102,26 @@ function callbackName(expr: ts.Expression | undefined): string | undefined {
 function scheduleText(expr: ts.Expression | undefined, ctx: FileContext): string | undefined {
   if (!expr) return undefined;
   return stringValue(expr, ctx.index.consts) ?? unwrap(expr).getText(ctx.sf).replace(/\s+/g, ' ').slice(0, 80);
+}
+
+/** node-schedule rules: a cron string, an object spec, or a RecurrenceRule built field by field. */
+function ruleText(expr: ts.Expression | undefined, ctx: FileContext): string | undefined {
+  if (!expr) return undefined;
+  const node = unwrap(expr);
+  const init = ts.isIdentifier(node) ? ctx.index.consts.get(node.text) : undefined;
+  const created = init && ts.isNewExpression(unwrap(init)) ? ctx.originOf((unwrap(init) as ts.NewExpression).expression) : undefined;
+  if (ts.isIdentifier(node) && created?.module === 'node-schedule' && created.imported === 'RecurrenceRule') {
+    const fields: string[] = [];
+    const visit = (n: ts.Node): void => {
+      if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(n.left) && ts.isIdentifier(n.left.expression) && n.left.expression.text === node.text) {
+        fields.push(`${n.left.name.text}=${n.right.getText(ctx.sf).replace(/\s+/g, ' ')}`);
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(ctx.sf);
+    return `RecurrenceRule ${fields.join(' ')}`.trim();
+  }
+  return scheduleText(expr, ctx);
 }
 
 function intervalText(expr: ts.Expression, ctx: FileContext): string {

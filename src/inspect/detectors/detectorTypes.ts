@@ -44,6 +44,8 @@ export interface RawRoute {
   /** NestJS parts, composed with the package's global prefix and versioning later. */
   nest?: { controller: string; method: string; versions: string[] | undefined };
   prefixResolved?: boolean;
+  /** Not a declared HTTP route: a Next.js Server Action or a tRPC procedure. */
+  transport?: 'server-action' | 'trpc';
 }
 
 export interface OwnerInfo {
@@ -90,6 +92,8 @@ export interface FileFacts {
   webhooks: RawWebhook[];
   /** Function keys (this file) that contain a payment call: the seeds of `touchesPayment` reachability. */
   paymentFunctionKeys: string[];
+  /** The subset whose call moves money or creates a billable object (not a session URL). */
+  riskyPaymentFunctionKeys: string[];
 }
 
 export interface Detector {
@@ -100,5 +104,5 @@ export interface Detector {
 }
 
 export function emptyFacts(): FileFacts {
-  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], webhooks: [], paymentFunctionKeys: [] };
+  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [] };
 }

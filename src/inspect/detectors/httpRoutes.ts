@@ -8,7 +8,14 @@ import { bodyTypeArgument, describeHandlers } from './routeHandlers.js';
 import { frameworkOfModule, frameworkOfType, guessFramework, isHttpClient, ownerFromInitializer } from './routerOrigins.js';
 
 const METHODS: Record<string, HttpMethod> = { post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE', del: 'DELETE', all: 'ALL' };
-const CHAINABLE = new Set(['get', 'head', 'options', 'post', 'put', 'patch', 'delete', 'del', 'all', 'use']);
+/** GET routes are kept only when they reach a payment that changes money or billing (filtered in inspectProject). */
+const METHOD_CALLS: Record<string, HttpMethod> = { ...METHODS, get: 'GET' };
+/** Calls that return the same app/router, so a route can hang off them: `app.withTypeProvider<T>().post(…)`, `app.register(cors).post(…)`. */
+const CHAINABLE = new Set([
+  'get', 'head', 'options', 'post', 'put', 'patch', 'delete', 'del', 'all', 'use', 'withTypeProvider', 'register', 'after',
+  'addHook', 'decorate', 'decorateRequest', 'decorateReply', 'setErrorHandler', 'setNotFoundHandler', 'addSchema',
+  'addContentTypeParser', 'setValidatorCompiler', 'setSerializerCompiler',
+]);
 
 interface Receiver {
   ref: OwnerRef;
@@ -20,7 +27,8 @@ interface Receiver {
 /** Express, Fastify, Koa (@koa/router) and Hono: route registrations and the mounts that prefix them. */
 export const httpRoutes: Detector = {
   name: 'http-routes',
-  mentions: /\.(post|put|patch|delete|del|all|route|on|register|use|basePath)\s*[(<]/,
+  // `.get(` alone is in every file (Map, headers); a GET route starts with a path literal.
+  mentions: /\.(post|put|patch|delete|del|all|route|on|register|use|basePath)\s*[(<]|\.get\s*\(\s*['"`]\//,
   detect(ctx, facts) {
     registerOwners(ctx, facts);
     for (const call of ctx.index.calls) {
@@ -31,7 +39,7 @@ export const httpRoutes: Detector = {
       }
       if (!ts.isPropertyAccessExpression(callee)) continue;
       const name = callee.name.text;
-      if (name in METHODS) recordMethodRoute(call, callee, METHODS[name] as HttpMethod, ctx, facts);
+      if (Object.hasOwn(METHOD_CALLS, name)) recordMethodRoute(call, callee, METHOD_CALLS[name] as HttpMethod, ctx, facts);
       else if (name === 'route') recordRouteCall(call, callee, ctx, facts);
       else if (name === 'on') recordHonoOn(call, callee, ctx, facts);
       else if (name === 'use') recordUse(call, callee, ctx, facts);

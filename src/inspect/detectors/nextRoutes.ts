@@ -13,6 +13,9 @@ export const nextRoutes: Detector = {
   detect(ctx, facts) {
     if (!ctx.pkg.stack.frameworks.includes('nextjs') && ![...ctx.index.imports.values()].some((b) => b.module.startsWith('next'))) return;
     const local = ctx.pkg.dir ? ctx.rel.slice(ctx.pkg.dir.length + 1) : ctx.rel;
+    // An adapter that hands every request to a Hono app or the tRPC router: their own routes and procedures are
+    // the endpoints, the catch-all export is not one more.
+    if ([...ctx.index.imports.values()].some((b) => /^(hono\/(vercel|nextjs)|@trpc\/server\/adapters\/.+)$/.test(b.module))) return;
     const app = /^(?:src\/)?app\/(?:(.*)\/)?route\.[cm]?[jt]sx?$/.exec(local);
     if (app) return recordAppRoute(urlOf(app[1] ?? ''), ctx, facts);
     const pages = /^(?:src\/)?pages\/(api(?:\/.*)?)\.[cm]?[jt]sx?$/.exec(local);
@@ -51,7 +54,10 @@ function recordAppRoute(url: string, ctx: FileContext, facts: FileFacts): void {
     } else if (ts.isVariableStatement(statement) && exported) {
       for (const decl of statement.declarationList.declarations) {
         if (ts.isIdentifier(decl.name) && MUTATING[decl.name.text]) {
-          facts.routes.push(route(ctx, statement, MUTATING[decl.name.text] as HttpMethod, url, decl.initializer && unwrap(decl.initializer), decl.name.text));
+          const wrapped = decl.initializer && unwrapWrappers(unwrap(decl.initializer));
+          // `export const POST = withAuth(handler)`: the wrapped function is the handler.
+          if (wrapped && ts.isIdentifier(wrapped)) facts.routes.push(route(ctx, statement, MUTATING[decl.name.text] as HttpMethod, url, undefined, wrapped.text));
+          else facts.routes.push(route(ctx, statement, MUTATING[decl.name.text] as HttpMethod, url, wrapped, decl.name.text));
         }
       }
     } else if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
@@ -108,4 +114,15 @@ function comparedMethods(ctx: FileContext): Set<string> {
   };
   visit(ctx.sf);
   return found;
+}
+
+/** `withA(withB(handler))` → `handler`; `withA(async (req) => …)` → the arrow. Anything else is returned as is. */
+function unwrapWrappers(expr: ts.Expression): ts.Expression {
+  let node = expr;
+  for (let depth = 0; depth < 4 && ts.isCallExpression(node); depth++) {
+    const inner = [...node.arguments].reverse().map(unwrap).find((a) => ts.isIdentifier(a) || ts.isArrowFunction(a) || ts.isFunctionExpression(a) || ts.isCallExpression(a));
+    if (!inner) break;
+    node = inner;
+  }
+  return node;
 }

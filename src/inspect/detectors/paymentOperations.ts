@@ -1,33 +1,4 @@
-/**
- * Provider operations that move money or create billable objects. Reads (retrieve/list) and pure configuration
- * are not here: repeating them is harmless.
- */
-
-/** Stripe resource path → methods. `specific` resources are unmistakably Stripe even on an unknown receiver. */
-export const STRIPE_OPERATIONS: Array<{ resource: string[]; methods: string[]; specific: boolean }> = [
-  { resource: ['paymentIntents'], methods: ['create', 'confirm', 'capture', 'incrementAuthorization'], specific: true },
-  { resource: ['checkout', 'sessions'], methods: ['create'], specific: true },
-  { resource: ['paymentLinks'], methods: ['create'], specific: true },
-  { resource: ['invoiceItems'], methods: ['create'], specific: true },
-  { resource: ['subscriptionItems'], methods: ['create'], specific: true },
-  { resource: ['subscriptionSchedules'], methods: ['create'], specific: true },
-  { resource: ['creditNotes'], methods: ['create'], specific: true },
-  { resource: ['topups'], methods: ['create'], specific: true },
-  { resource: ['refunds'], methods: ['create'], specific: false },
-  { resource: ['charges'], methods: ['create', 'capture'], specific: false },
-  { resource: ['subscriptions'], methods: ['create', 'update', 'resume'], specific: false },
-  { resource: ['invoices'], methods: ['create', 'pay', 'finalizeInvoice'], specific: false },
-  { resource: ['payouts'], methods: ['create'], specific: false },
-  { resource: ['transfers'], methods: ['create', 'createReversal'], specific: false },
-  // Duplicate customers are the classic double-submit symptom and are billed against.
-  { resource: ['customers'], methods: ['create'], specific: false },
-];
-
-/** Adyen Checkout / Modifications / Payment Links / classic Payments API methods. */
-export const ADYEN_METHODS = new Set([
-  'payments', 'sessions', 'paymentLinks', 'donations', 'refundCapturedPayment', 'captureAuthorisedPayment',
-  'refundOrCancelPayment', 'authorise', 'authorise3d', 'capture', 'refund', 'makeInstantCardPayout', 'storeDetailAndSubmitThirdParty',
-]);
+/** PayPal request classes and controller methods by REST path, and the provider API hosts raw HTTP calls go to. */
 
 /** @paypal/checkout-server-sdk request classes → REST operation. */
 export const PAYPAL_REQUESTS: Record<string, string> = {

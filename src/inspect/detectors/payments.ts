@@ -1,24 +1,19 @@
 import { ts } from 'ts-morph';
 import { accessChain, looseStringValue, objectProperty, propertyName, stringValue, unwrap } from '../parse/astHelpers.js';
 import { enclosingFunctions } from '../parse/enclosingFunctions.js';
-import type { PaymentFinding, PaymentProvider } from '../types.js';
+import type { PaymentFinding, PaymentProvider, PaymentRisk } from '../types.js';
 import type { Detector, FileContext, FileFacts } from './detectorTypes.js';
-import { ADYEN_METHODS, PAYPAL_CONTROLLER_METHODS, PAYPAL_REQUESTS, PROVIDER_HOSTS, STRIPE_OPERATIONS } from './paymentOperations.js';
-
-const PROVIDER_MODULES: Record<string, PaymentProvider> = {
-  stripe: 'stripe', '@adyen/api-library': 'adyen', '@paypal/checkout-server-sdk': 'paypal',
-  '@paypal/paypal-server-sdk': 'paypal', 'paypal-rest-sdk': 'paypal',
-};
-/** Receivers that are our own data layer, never a provider client (`prisma.refunds.create`). */
-const DATA_LAYER = /prisma|\bdb\b|database|repo|repository|model|knex|orm|mongo|sequelize|drizzle|tx\b|trx\b|em\b|manager/i;
+import { PAYPAL_REQUESTS, PROVIDER_HOSTS } from './paymentOperations.js';
+import { matchSdkCall, PROVIDER_MODULES } from './sdkCalls.js';
 
 /**
- * Stripe, Adyen and PayPal calls that move money, through any receiver (aliases, `getStripe()`, `this.stripe`,
- * injected clients) and as raw HTTP to the providers' REST APIs; each with whether a provider key is passed.
+ * Payment SDK calls that change something at the provider (Stripe, Adyen, PayPal, Braintree, Square, Mollie, Paddle,
+ * from the generated operation tables), through any receiver (aliases, `getStripe()`, `this.stripe`, injected
+ * clients), and raw HTTP to the providers' REST APIs; each with its risk and whether a provider key is passed.
  */
 export const payments: Detector = {
   name: 'payments',
-  mentions: /stripe|adyen|paypal|paymentIntents|checkout\.sessions|OrdersCreateRequest/i,
+  mentions: /stripe|adyen|paypal|braintree|square|mollie|paddle|paymentIntents|checkout\.sessions|OrdersCreateRequest|\.transaction\.sale/i,
   detect(ctx, facts) {
     const imported = new Set<PaymentProvider>();
     for (const b of ctx.index.imports.values()) {
@@ -26,7 +21,8 @@ export const payments: Detector = {
       if (p) imported.add(p);
     }
     for (const call of ctx.index.calls) {
-      const found = stripeCall(call, ctx, imported) ?? adyenCall(call, ctx, imported) ?? paypalControllerCall(call, ctx, imported) ?? rawHttpCall(call, ctx);
+      const sdk = matchSdkCall(call, ctx, imported);
+      const found = sdk ? { ...sdk, via: 'sdk' as const } : (paypalRestSdkCall(call) ?? rawHttpCall(call, ctx));
       if (found) record(call, found, ctx, facts);
     }
     for (const expr of ctx.index.news) {
@@ -35,7 +31,7 @@ export const payments: Detector = {
       if (!operation) continue;
       // The request object carries the header: `request.headers['PayPal-Request-Id'] = …` or `.payPalRequestId(id)`.
       const scope = enclosingFunctions(expr).outermost ?? ctx.sf;
-      record(expr, { provider: 'paypal', operation, hasProviderKey: /paypal-?request-?id/i.test(scope.getText(ctx.sf)) }, ctx, facts);
+      record(expr, { provider: 'paypal', operation, verb: 'POST', risk: /capture|refund|authori[sz]e|payouts/.test(operation) ? 'moves-money' : 'billable-object', via: 'sdk', hasProviderKey: /paypal-?request-?id/i.test(scope.getText(ctx.sf)) }, ctx, facts);
     }
   },
 };
@@ -44,6 +40,9 @@ interface Detected {
   provider: PaymentProvider;
   operation: string;
   hasProviderKey: boolean;
+  verb?: string;
+  risk?: PaymentRisk;
+  via?: 'sdk' | 'http';
 }
 
 function record(node: ts.Node, found: Detected, ctx: FileContext, facts: FileFacts): void {
@@ -56,10 +55,14 @@ function record(node: ts.Node, found: Detected, ctx: FileContext, facts: FileFac
     provider: found.provider,
     operation: found.operation,
     hasProviderKey: found.hasProviderKey,
+    ...(found.risk ? { risk: found.risk } : {}),
+    ...(found.verb ? { httpMethod: found.verb } : {}),
+    ...(found.via ? { via: found.via } : {}),
     ...(enclosing.name ? { enclosingFunction: enclosing.name } : {}),
   };
   facts.findings.push(finding);
   facts.paymentFunctionKeys.push(...enclosing.keys);
+  if (found.risk !== 'harmless-object') facts.riskyPaymentFunctionKeys.push(...enclosing.keys);
   if (found.hasProviderKey) {
     facts.findings.push({
       kind: 'existing-idempotency',
@@ -72,78 +75,25 @@ function record(node: ts.Node, found: Detected, ctx: FileContext, facts: FileFac
   }
 }
 
-/** An option object (or a same-file constant holding one) among `args` with one of `names` at its top level. */
-function passesOption(args: readonly ts.Expression[], names: RegExp, ctx: FileContext): boolean {
-  return args.some((arg) => {
-    let node = unwrap(arg);
-    if (ts.isIdentifier(node)) {
-      if (names.test(node.text)) return true;
-      const init = ctx.index.consts.get(node.text);
-      if (init) node = unwrap(init);
-    }
-    if (!ts.isObjectLiteralExpression(node)) return false;
-    return node.properties.some((p) => {
-      const name = p.name ? propertyName(p.name as ts.PropertyName) : undefined;
-      return name !== undefined && names.test(name);
-    });
-  });
-}
-
-function stripeCall(call: ts.CallExpression, ctx: FileContext, imported: Set<PaymentProvider>): Detected | undefined {
-  if (!ts.isPropertyAccessExpression(call.expression)) return undefined;
-  const chain = accessChain(call.expression);
-  const method = chain[chain.length - 1] ?? '';
-  for (const op of STRIPE_OPERATIONS) {
-    if (!op.methods.includes(method)) continue;
-    const n = op.resource.length;
-    const resource = chain.slice(-1 - n, -1);
-    if (resource.join('.') !== op.resource.join('.')) continue;
-    const receiver = chain.slice(0, -1 - n).join('.');
-    if (!receiver || DATA_LAYER.test(receiver)) return undefined;
-    const stripeish = /stripe/i.test(receiver) || imported.has('stripe');
-    if (!stripeish && !(op.specific && ctx.pkg.stack.payments.includes('stripe'))) return undefined;
-    return {
-      provider: 'stripe',
-      operation: `${op.resource.join('.')}.${method}`,
-      hasProviderKey: passesOption(call.arguments.slice(1), /^idempotencyKey$/, ctx),
-    };
-  }
-  return undefined;
-}
-
-function adyenCall(call: ts.CallExpression, ctx: FileContext, imported: Set<PaymentProvider>): Detected | undefined {
-  if (!ts.isPropertyAccessExpression(call.expression)) return undefined;
-  const method = call.expression.name.text;
-  if (!ADYEN_METHODS.has(method)) return undefined;
-  const receiver = accessChain(call.expression.expression).join('.');
-  const adyenish = /adyen/i.test(receiver) || (imported.has('adyen') && !imported.has('paypal') && !DATA_LAYER.test(receiver));
-  if (!adyenish || /paypal/i.test(receiver)) return undefined;
-  // Classic `capture`/`refund` names are too common to accept without an Adyen-looking receiver.
-  if ((method === 'capture' || method === 'refund') && !/adyen|modification/i.test(receiver)) return undefined;
-  return { provider: 'adyen', operation: method, hasProviderKey: passesOption(call.arguments.slice(1), /^idempotencyKey$/, ctx) };
-}
-
-function paypalControllerCall(call: ts.CallExpression, ctx: FileContext, imported: Set<PaymentProvider>): Detected | undefined {
-  if (!ts.isPropertyAccessExpression(call.expression)) return undefined;
-  const method = call.expression.name.text;
+/** paypal-rest-sdk: `paypal.payment.create(json, cb)`. */
+function paypalRestSdkCall(call: ts.CallExpression): Detected | undefined {
+  if (!ts.isPropertyAccessExpression(call.expression) || call.expression.name.text !== 'create') return undefined;
   const chain = accessChain(call.expression.expression);
-  // paypal-rest-sdk: paypal.payment.create(json, cb)
-  if (method === 'create' && chain[chain.length - 1] === 'payment' && /paypal/i.test(chain.join('.'))) {
-    return { provider: 'paypal', operation: 'v1/payments/payment', hasProviderKey: false };
-  }
-  const operation = Object.hasOwn(PAYPAL_CONTROLLER_METHODS, method) ? PAYPAL_CONTROLLER_METHODS[method] : undefined;
-  if (!operation) return undefined;
-  const receiver = chain.join('.');
-  if (!(/paypal|ordersController|paymentsController/i.test(receiver) || (imported.has('paypal') && !imported.has('adyen')))) return undefined;
-  return { provider: 'paypal', operation, hasProviderKey: passesOption(call.arguments, /^(paypalRequestId|payPalRequestId|requestId)$/, ctx) };
+  if (chain[chain.length - 1] !== 'payment' || !/paypal/i.test(chain.join('.'))) return undefined;
+  return { provider: 'paypal', operation: 'v1/payments/payment', verb: 'POST', risk: 'moves-money', via: 'sdk', hasProviderKey: false };
 }
 
 const CLIENT_CALL = /^(fetch|\$fetch|ofetch|request|got|ky|axios|undici)$/;
 
 /** `fetch('https://api.stripe.com/v1/refunds', { method: 'POST' })`, `axios.post(`${PAYPAL}/v2/checkout/orders`)`. */
 function rawHttpCall(call: ts.CallExpression, ctx: FileContext): Detected | undefined {
-  const url = looseStringValue(call.arguments[0], ctx.index.consts);
+  // axios({ url, method, headers }) / got({ url, method }): one config object.
+  const config = call.arguments.length === 1 && ts.isIdentifier(call.expression) && CLIENT_CALL.test(call.expression.text) ? objectProperty(call.arguments[0], 'url') : undefined;
+  const target = config ?? call.arguments[0];
+  const url = looseStringValue(target && localInitializer(target, call), ctx.index.consts) ?? looseStringValue(target, ctx.index.consts);
   if (!url || !/^(https?:|\{)/.test(url)) return undefined;
+  // Credentials and client tokens are plumbing, not payment operations.
+  if (/oauth2\/token|\/identity\/|generate-token|\/v1\/notifications\/verify-webhook-signature/i.test(url)) return undefined;
   let provider = PROVIDER_HOSTS.find((p) => p.host.test(url))?.provider;
   if (!provider && url.startsWith('{')) {
     // Base URL from configuration: `${process.env.PAYPAL_API}/v2/checkout/orders`.
@@ -154,15 +104,16 @@ function rawHttpCall(call: ts.CallExpression, ctx: FileContext): Detected | unde
   const callee = call.expression;
   let method: string | undefined;
   if (ts.isIdentifier(callee) && CLIENT_CALL.test(callee.text)) {
-    const m = objectProperty(call.arguments[1], 'method');
+    const m = objectProperty(config ? call.arguments[0] : call.arguments[1], 'method');
     method = m ? (stringValue(m, ctx.index.consts)?.toUpperCase() ?? 'POST') : 'GET';
   } else if (ts.isPropertyAccessExpression(callee)) method = callee.name.text.toUpperCase();
   if (!method || !/^(POST|PUT|PATCH)$/.test(method)) return undefined;
   const header = provider === 'paypal' ? /^paypal-request-id$/i : /^idempotency-key$/i;
   const scope = enclosingFunctions(call).outermost;
-  const hasProviderKey = call.arguments.slice(1).some((a) => hasNestedProperty(a, header, ctx)) ||
+  const hasProviderKey = call.arguments.slice(config ? 0 : 1).some((a) => hasNestedProperty(a, header, ctx)) ||
     (scope !== undefined && new RegExp(`['"\`]${header.source.slice(1, -1)}['"\`]`, 'i').test(scope.getText(ctx.sf)));
-  return { provider, operation: operationFromPath(provider, url), hasProviderKey };
+  const operation = operationFromPath(provider, url);
+  return { provider, operation, hasProviderKey, verb: method, risk: restRisk(provider, operation), via: 'http' };
 }
 
 function hasNestedProperty(arg: ts.Expression, name: RegExp, ctx: FileContext): boolean {
@@ -197,4 +148,27 @@ export function operationFromPath(provider: PaymentProvider, url: string): strin
   }
   if (provider === 'adyen') return segments.filter((s) => !/^v\d+$/.test(s)).join('/');
   return segments.join('/');
+}
+
+/** REST paths carry the same meaning as SDK operations: money moves on payments, captures, refunds, payouts. */
+function restRisk(provider: PaymentProvider, operation: string): PaymentRisk {
+  if (/session|link|token|webhook/i.test(operation)) return 'harmless-object';
+  if (/capture|refund|payout|transfer|authori[sz]e|payment_intents|paymentIntents|charges|payments\b|checkout\/orders\/\{id\}|topups/i.test(operation)) return 'moves-money';
+  return provider === 'paypal' && /checkout\/orders$/.test(operation) ? 'billable-object' : 'billable-object';
+}
+
+/** `const url = `${base}/v2/checkout/orders`; fetch(url, …)`: the declaration in the calling function, not a same-named one elsewhere. */
+function localInitializer(expr: ts.Expression, call: ts.Node): ts.Expression | undefined {
+  const node = unwrap(expr);
+  if (!ts.isIdentifier(node)) return undefined;
+  const scope = enclosingFunctions(call).innermost;
+  if (!scope) return undefined;
+  let found: ts.Expression | undefined;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.name.text === node.text && n.initializer && n.getStart() < call.getStart()) found = n.initializer;
+    else ts.forEachChild(n, visit);
+  };
+  visit(scope);
+  return found;
 }

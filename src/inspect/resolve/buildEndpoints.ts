@@ -104,6 +104,7 @@ function endpoint(base: { route: RawRoute; bodyFields: string[] }, fullPath: str
     ...(route.handler ? { handler: route.handler } : {}),
     prefixResolved,
     ...(bodyFields.length ? { bodyFields } : {}),
+    ...(route.transport ? { transport: route.transport } : {}),
   };
   return { finding, route };
 }

@@ -1,4 +1,4 @@
-import { dedupesEventId } from '../detectors/dedupeEvidence.js';
+import { eventIdDedupe, type SourcePiece } from '../detectors/dedupeEvidence.js';
 import type { RawWebhook } from '../detectors/detectorTypes.js';
 import type { WebhookFinding } from '../types.js';
 import type { BuiltEndpoint } from './buildEndpoints.js';
@@ -23,7 +23,7 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
     const looksLikeWebhook = /webhook|\/hooks?(\/|$)|\/ipn(\/|$)/i.test(ep.path);
     if (!hits.length && !looksLikeWebhook) continue;
     hits.forEach((h) => linked.add(h));
-    const texts = [...reach.map((f) => graph.text(f)), ...hits.map((h) => spanText(records, h))].join('\n');
+    const evidence = eventIdDedupe([...reach.map((f) => piece(records, f.file, f.start, f.end)), ...hits.map((h) => piece(records, h.file, h.span[0], h.span[1]))]);
     const provider = hits.find((h) => h.provider)?.provider ?? PROVIDER_IN_PATH.exec(ep.path)?.[0].toLowerCase();
     findings.push({
       kind: 'webhook',
@@ -32,13 +32,14 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
       line: ep.line,
       ...(provider ? { provider } : {}),
       verifiesSignature: hits.length > 0,
-      dedupesEventId: dedupesEventId(texts),
+      dedupesEventId: evidence !== undefined,
       route: ep.id,
+      ...(evidence ? { dedupeEvidence: evidence } : {}),
     });
   }
   for (const w of raw) {
     if (linked.has(w)) continue;
-    const fromKeys = graph.reachable(w.file, w.enclosingKeys.slice(-1), 2).map((f) => graph.text(f)).join('\n');
+    const evidence = eventIdDedupe([piece(records, w.file, w.span[0], w.span[1]), ...graph.reachable(w.file, w.enclosingKeys.slice(-1), 2).map((f) => piece(records, f.file, f.start, f.end))]);
     findings.push({
       kind: 'webhook',
       id: `${w.provider ?? 'unknown'} webhook ${w.file}`,
@@ -46,12 +47,20 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
       line: w.line,
       ...(w.provider ? { provider: w.provider } : {}),
       verifiesSignature: w.verifiesSignature,
-      dedupesEventId: dedupesEventId(`${spanText(records, w)}\n${fromKeys}`),
+      dedupesEventId: evidence !== undefined,
+      ...(evidence ? { dedupeEvidence: evidence } : {}),
     });
   }
   return findings;
 }
 
-function spanText(records: ProjectRecords, w: RawWebhook): string {
-  return records.files.get(w.file)?.text.slice(w.span[0], w.span[1]) ?? '';
+function piece(records: ProjectRecords, file: string, start: number, end: number): SourcePiece {
+  const text = records.files.get(file)?.text ?? '';
+  return { file, text: text.slice(start, end), line: lineAt(text, start) };
+}
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }

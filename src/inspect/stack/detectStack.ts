@@ -11,23 +11,30 @@ const FRAMEWORKS: Record<string, string> = {
 const ORMS: Record<string, string> = {
   '@prisma/client': 'prisma', prisma: 'prisma', 'drizzle-orm': 'drizzle', typeorm: 'typeorm', knex: 'knex',
   sequelize: 'sequelize', mongoose: 'mongoose', pg: 'pg', postgres: 'postgres.js', mysql2: 'mysql2', ioredis: 'ioredis',
+  '@supabase/supabase-js': 'supabase-js', kysely: 'kysely', '@mikro-orm/core': 'mikro-orm',
 };
 const DATABASES: Record<string, string> = {
   pg: 'postgres', postgres: 'postgres', 'pg-promise': 'postgres', '@neondatabase/serverless': 'postgres',
   '@vercel/postgres': 'postgres', slonik: 'postgres', mysql2: 'mysql', mysql: 'mysql', mongodb: 'mongodb',
   mongoose: 'mongodb', ioredis: 'redis', redis: 'redis', '@upstash/redis': 'redis', '@aws-sdk/client-dynamodb': 'dynamodb',
   '@aws-sdk/lib-dynamodb': 'dynamodb', dynamoose: 'dynamodb', 'better-sqlite3': 'sqlite', sqlite3: 'sqlite',
-  '@libsql/client': 'sqlite',
+  '@libsql/client': 'sqlite', '@supabase/supabase-js': 'postgres', '@supabase/postgrest-js': 'postgres',
+  '@planetscale/database': 'mysql', mariadb: 'mysql', '@vercel/kv': 'redis', 'kysely-neon': 'postgres',
+  '@electric-sql/pglite': 'postgres', 'postgres-js': 'postgres', '@prisma/adapter-neon': 'postgres',
+  '@prisma/adapter-planetscale': 'mysql', '@prisma/adapter-pg': 'postgres', 'drizzle-orm/neon-http': 'postgres',
 };
 const BROKERS: Record<string, string> = {
   bullmq: 'bullmq', '@nestjs/bullmq': 'bullmq', bull: 'bull', '@nestjs/bull': 'bull', kafkajs: 'kafka',
   '@confluentinc/kafka-javascript': 'kafka', 'node-rdkafka': 'kafka', amqplib: 'rabbitmq',
   'amqp-connection-manager': 'rabbitmq', '@golevelup/nestjs-rabbitmq': 'rabbitmq', '@aws-sdk/client-sqs': 'sqs',
   'sqs-consumer': 'sqs', '@ssut/nestjs-sqs': 'sqs', nats: 'nats', '@nats-io/transport-node': 'nats',
+  'graphile-worker': 'graphile-worker', inngest: 'inngest', 'pg-boss': 'pg-boss', agenda: 'agenda', '@hokify/agenda': 'agenda',
+  'bee-queue': 'bee-queue',
 };
 const PAYMENTS: Record<string, string> = {
   stripe: 'stripe', '@adyen/api-library': 'adyen', '@paypal/checkout-server-sdk': 'paypal',
-  '@paypal/paypal-server-sdk': 'paypal', 'paypal-rest-sdk': 'paypal',
+  '@paypal/paypal-server-sdk': 'paypal', 'paypal-rest-sdk': 'paypal', braintree: 'braintree', square: 'square',
+  '@mollie/api-client': 'mollie', '@paddle/paddle-node-sdk': 'paddle',
 };
 const PRISMA_PROVIDERS: Record<string, string> = {
   postgresql: 'postgres', postgres: 'postgres', cockroachdb: 'postgres', mysql: 'mysql', mongodb: 'mongodb',
@@ -81,11 +88,19 @@ function detectLanguage(deps: Set<string>, hints: StackHints): Language {
   return hints.hasTsconfig || deps.has('typescript') ? 'typescript' : 'unknown';
 }
 
+/**
+ * The unit-test runner the generated tests should use. An end-to-end runner (Playwright) only answers when nothing
+ * else does; scripts break ties (`tap`, `node --test`, `mocha`).
+ */
 function detectTestFramework(deps: Set<string>, scripts: string[]): TestFramework {
+  const script = scripts.join('\n');
   if (deps.has('vitest')) return 'vitest';
-  if (deps.has('jest') || deps.has('ts-jest') || deps.has('@swc/jest')) return 'jest';
-  if (deps.has('mocha')) return 'mocha';
-  if (scripts.some((s) => /\b(node|tsx)\b[^&|;]*\s--test\b/.test(s))) return 'node-test';
+  if (deps.has('jest') || deps.has('ts-jest') || deps.has('@swc/jest') || /\bjest\b/.test(script)) return 'jest';
+  if (deps.has('mocha') || /\bmocha\b/.test(script)) return 'mocha';
+  if (deps.has('tap') || deps.has('@tapjs/core') || /(^|[\s;&|])tap(\s|$)/m.test(script)) return 'tap';
+  if (deps.has('ava')) return 'ava';
+  if (scripts.some((s) => /\b(node|tsx|bun)\b[^&|;]*\s--test\b/.test(s)) || deps.has('borp')) return 'node-test';
+  if (deps.has('@playwright/test') || deps.has('playwright')) return 'playwright';
   return 'unknown';
 }
 

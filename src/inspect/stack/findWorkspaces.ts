@@ -15,7 +15,10 @@ export interface WorkspacePackage {
  * practice are supported: literal dirs, `dir/*` and `dir/**`; negated patterns exclude.
  */
 export async function findWorkspaces(root: string, rootManifest: Manifest | undefined): Promise<WorkspacePackage[]> {
-  const patterns = [...(rootManifest?.workspaces ?? []), ...(await readPnpmWorkspace(root))];
+  const declared = [...(rootManifest?.workspaces ?? []), ...(await readPnpmWorkspace(root))];
+  // No workspace declaration: side-by-side packages (`api/`, `worker/`, `services/billing/`) are still packages,
+  // with or without a root package.json; each gets its own stack facts.
+  const patterns = declared.length ? declared : await undeclaredPackageDirs(root);
   const include = patterns.filter((p) => !p.startsWith('!'));
   const exclude = new Set(patterns.filter((p) => p.startsWith('!')).map((p) => normalise(p.slice(1))));
   const dirs = new Set<string>();
@@ -27,6 +30,23 @@ export async function findWorkspaces(root: string, rootManifest: Manifest | unde
     if (manifest) packages.push({ dir, name: manifest.name ?? dir, manifest });
   }
   return packages;
+}
+
+/** Directories up to three levels down that hold a package.json, for repositories that declare no workspaces. */
+async function undeclaredPackageDirs(root: string): Promise<string[]> {
+  const out: string[] = [];
+  async function list(rel: string, depth: number): Promise<void> {
+    const entries = await readdir(path.join(root, rel), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (!entry.isDirectory() || isSkippedDir(entry.name) || /^(examples?|docs?|scripts|templates?|samples?)$/.test(entry.name)) continue;
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (await readManifest(path.join(root, child))) out.push(child);
+      // Samples and apps nest packages (`checkout/server/node/package.json`): the nearest manifest is the scope.
+      if (depth < 2) await list(child, depth + 1);
+    }
+  }
+  await list('', 0);
+  return out;
 }
 
 function normalise(pattern: string): string {

@@ -1,0 +1,43 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inspectProject } from '../../src/inspect/index.js';
+import type { PaymentFinding } from '../../src/inspect/types.js';
+
+/** Every SDK operation that changes something at the provider, raw REST calls, and the look-alikes that are not payments. */
+describe('inspect payment-calls', () => {
+  const root = path.resolve('fixtures/projects/payment-calls');
+
+  it('finds each provider operation with its risk, verb and key', async () => {
+    const { findings } = await inspectProject(root);
+    const payments = findings.filter((f): f is PaymentFinding => f.kind === 'payment');
+    expect(payments.map((p) => `${p.file}:${p.line} ${p.id} ${p.httpMethod} ${p.risk} ${p.via} key=${p.hasProviderKey}`)).toEqual([
+      'src/adyenCheckout.ts:7 adyen paymentsDetails POST moves-money sdk key=true',
+      'src/adyenCheckout.ts:11 adyen updateAuthorisedAmount POST moves-money sdk key=false',
+      'src/otherProviders.ts:12 braintree transaction.sale POST moves-money sdk key=false',
+      'src/otherProviders.ts:16 square payments.create POST moves-money sdk key=true',
+      'src/otherProviders.ts:20 mollie payments.create POST moves-money sdk key=false',
+      'src/otherProviders.ts:24 paddle transactions.create POST moves-money sdk key=false',
+      'src/paypalRest.ts:7 paypal v2/checkout/orders POST billable-object http key=true',
+      'src/paypalRest.ts:16 paypal v2/checkout/orders/{id}/capture POST moves-money http key=false',
+      'src/paypalRest.ts:20 paypal v2/payments/captures/{id}/refund POST moves-money http key=false',
+      'src/paypalRest.ts:24 paypal v1/payments/payouts POST moves-money http key=false',
+      'src/stripeBilling.ts:6 stripe billingPortal.sessions.create POST harmless-object sdk key=false',
+      'src/stripeBilling.ts:10 stripe customers.update POST billable-object sdk key=false',
+      'src/stripeBilling.ts:14 stripe subscriptions.cancel DELETE billable-object sdk key=false',
+      'src/stripeBilling.ts:18 stripe invoices.voidInvoice POST billable-object sdk key=true',
+      'src/stripeBilling.ts:22 stripe setupIntents.create POST harmless-object sdk key=false',
+      'src/stripeRest.ts:2 stripe refunds.create POST moves-money http key=true',
+    ]);
+  });
+
+  it('ignores reads and our own data layer, services and relative URLs', async () => {
+    const { findings } = await inspectProject(root);
+    expect(findings.filter((f) => f.file === 'src/lookalikes.ts')).toEqual([]);
+    expect(findings.some((f) => f.kind === 'payment' && /retrieve|showOrder/.test(`${f.id} ${f.enclosingFunction ?? ''}`))).toBe(false);
+  });
+
+  it('lists every provider the code calls', async () => {
+    const { stack } = await inspectProject(root);
+    expect(stack.payments).toEqual(['adyen', 'braintree', 'mollie', 'paddle', 'paypal', 'square', 'stripe']);
+  });
+});

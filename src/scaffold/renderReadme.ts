@@ -26,7 +26,8 @@ the generator updates a file only while it is unchanged since it wrote it.
 
 ## Wiring
 
-1. Apply \`migrations/001_create_idempotency_store.sql\` with your migration tool.
+1. Apply \`migrations/001_create_idempotency_store.sql\` with your migration tool. It is safe to re-run: a store
+   created by an earlier version gains its new columns (\`attempts\`, \`response_hash\`) from its ALTER TABLE lines.
 2. ${framework.readme.mount}
 
 \`\`\`ts

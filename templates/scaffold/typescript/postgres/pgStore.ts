@@ -90,7 +90,7 @@ function statements(table: string, stepTable: string) {
          AND t.fingerprint = EXCLUDED.fingerprint AND t.fingerprint_alg = EXCLUDED.fingerprint_alg)
   RETURNING fencing_token::text AS token, (xmax = 0) AS inserted, attempts
 )
-SELECT c.token, c.inserted, p.*
+SELECT c.token, c.inserted, c.attempts, p.*
 FROM (SELECT 1) AS one LEFT JOIN claimed c ON true LEFT JOIN previous p ON true`,
     read: `SELECT ${RECORD_COLUMNS} FROM ${t} WHERE scope = $1 AND key = $2`,
     // Every write after the claim is fenced: it only lands while this token still owns the record. Completing twice

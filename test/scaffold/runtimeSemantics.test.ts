@@ -84,6 +84,8 @@ function service(scaffold: Loose, providers: Loose, idempotency: Loose, effects:
       effects.noteRuns += 1;
       await context.db.query('INSERT INTO notes (scope, key, text) VALUES ($1, $2, $3)', [context.scope, context.key, text]);
       if (text === 'fail') throw new Error('downstream failure');
+      // A saga inside a transactional action records its steps in the same transaction.
+      if (text === 'saga') await idempotency.saga.run(context, [{ name: 'writeStep', run: async () => 'written' }]);
       return { status: 201, body: text === 'big' ? { note: 'x'.repeat(RESPONSE_CAP * 4) } : { note: text } };
     },
     listOrders: () => ({ status: 200, body: { orders: [] } }),
@@ -300,6 +302,12 @@ CREATE TRIGGER fail_completion BEFORE UPDATE ON idempotency_store FOR EACH ROW E
     const responses = await Promise.all(Array.from({ length: 10 }, () => post('/notes', 'key-concurrent', { text: 'once' })));
     expect(responses.map((response) => response.status).filter((status) => status !== 201 && status !== 409)).toEqual([]);
     expect(await notes('key-concurrent')).toBe(1);
+  });
+
+  it('transactional mode: saga steps are recorded in the claim transaction and commit with it', async () => {
+    expect((await post('/notes', 'key-tx-saga', { text: 'saga' })).status).toBe(201);
+    const { rows } = await schema.pool.query("SELECT step_name, status FROM idempotency_saga_steps WHERE key = 'key-tx-saga'");
+    expect(rows).toEqual([{ step_name: 'writeStep', status: 'DONE' }]);
   });
 
   it('a response above the cap is sent once; the retry gets response-not-replayable and nothing runs again', async () => {

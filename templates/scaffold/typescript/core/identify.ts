@@ -30,8 +30,7 @@ export function identifyRequest(
   policy: IdempotencyPolicy,
   parts: HttpRequestParts,
 ): Identified {
-  if (action.method !== undefined && parts.method.toUpperCase() !== action.method.toUpperCase())
-    return { kind: 'pass' };
+  if (!methodMatches(action, parts.method)) return { kind: 'pass' };
   const principal = action.scope === 'global' ? 'global' : parts.principal();
   const scope = principal === undefined ? '' : String(principal);
   if (scope === '') return { kind: 'refuse', problem: problemFor('principal-missing', policy) };
@@ -59,6 +58,12 @@ export function identifyRequest(
     fields: pickFields(action.significantFields, sources),
   });
   return { kind: 'check', request: { scope, key, fingerprint } };
+}
+
+/** The action's own method, or any method for a route declared as ALL (or without a method). */
+export function methodMatches(action: ActionSettings, method: string): boolean {
+  const declared = action.method?.toUpperCase();
+  return declared === undefined || declared === 'ALL' || declared === method.toUpperCase();
 }
 
 /** Webhook routes often keep the raw body (for signature checks); key and fingerprint fields come from its JSON. */

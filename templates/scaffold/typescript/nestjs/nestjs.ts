@@ -11,7 +11,7 @@ import { APP_INTERCEPTOR, Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { isStorable, type Claim, type IdempotencyCore } from './core.js';
-import { identifyRequest } from './identify.js';
+import { identifyRequest, methodMatches } from './identify.js';
 import { failureProblem, problemFor, type Problem } from './problems.js';
 import {
   StoreUnavailableError,
@@ -67,9 +67,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (context.getType() !== 'http') return next.handle();
     const http = context.switchToHttp();
     // Another method on the same handler passes straight through: no claim, no record.
-    const method = http.getRequest<Request>().method;
-    if (this.action.method !== undefined && method.toUpperCase() !== this.action.method.toUpperCase())
-      return next.handle();
+    if (!methodMatches(this.action, http.getRequest<Request>().method)) return next.handle();
     return from(this.run(http.getRequest<AuthenticatedRequest>(), http.getResponse<Response>(), next));
   }
 

@@ -226,7 +226,7 @@ function decideMode(action: ActionConfig, databaseLabel: string): { mode: 'trans
     mode,
     reason:
       mode === 'transactional'
-        ? `Transactional (${why}): the claim, the handler's writes through the transaction it is given, and the completion commit together; a crash or a failed completion rolls all of it back and the retry runs cleanly.`
+        ? `Transactional (${why}): the claim, the handler's writes through the transaction it is given, and the completion commit together; a crash or a failed completion rolls all of it back and the retry runs cleanly. The transaction is a node-postgres client (context.db): a handler that writes through an ORM's own connections gets none of this and must set "mode": "lease".`
         : `Lease (${why}): the claim commits first and a lease with a fencing token guards the run; a completion that cannot be recorded is retried with the same token, then reported as "outcome unknown", and a retry re-runs with the same provider keys.`,
   };
 }

@@ -1,3 +1,4 @@
+import { describeBytes } from '../model/policies.js';
 import { EXPRESS } from './frameworks/express.js';
 import type { HttpFramework } from './httpFramework.js';
 import type { ScaffoldView } from './scaffoldView.js';
@@ -63,14 +64,14 @@ ${modes}
   again. 4xx answers such as 402 are stored.
 - Store down or slow before the action: 503 "not processed" with Retry-After. That is provably true: waiting for a
   connection stops after ${view.policy.acquireTimeoutMs} ms, each statement after ${view.policy.statementTimeoutMs} ms (\`SET LOCAL statement_timeout\`,
-  and \`lock_timeout\` ${view.policy.lockTimeoutMs} ms behind a concurrent duplicate), and the claim commits in its own transaction,
-  so a claim the client was told failed can never commit later.
+  and \`lock_timeout\` ${view.policy.lockTimeoutMs} ms behind a concurrent duplicate; the client waits one second more for the server's
+  answer), and the claim commits in its own transaction, so a claim the client was told failed can never commit later.
 - Completion cannot be recorded after the action ran: transactional mode rolls back the claim and the action's writes
   together and answers 503 "not processed" (if the COMMIT's answer itself is lost: 503 "outcome unknown"). Lease mode
   retries the write with the same fencing token for ${view.policy.completionRetryMs} ms, then answers 503 "outcome unknown, retry later
   with the same key" and counts \`${view.metricNames.outcomeUnknown}\` (alerted); the record stays PROCESSING until its lease
   lapses, and the retry that takes over sees \`attempt\` > 1 and sends the same provider keys.
-- Response body above ${view.policy.maxStoredResponseBytes} bytes: sent once; the record keeps its status and SHA-256 only, and a retry
+- Response body above ${describeBytes(view.policy.maxStoredResponseBytes)}: sent once; the record keeps its status and SHA-256 only, and a retry
   gets 409 \`response-not-replayable\`, never a second execution.
 - Records expire after ${view.retentionLabel}; run \`cleanup-job.js\` on the schedule \`${view.cleanupSchedule}\` (${view.cleanupScheduleLabel}); it prints
   \`${view.metricNames.cleanupDeleted}\` and pushes it when PUSHGATEWAY_URL is set.

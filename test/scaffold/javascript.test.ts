@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as prettier from 'prettier';
@@ -24,7 +26,7 @@ const express = require('express');
 const { createIdempotency, createPool, POLICY } = require('./${SCAFFOLD_DIR}/index.js');`;
   return `${imports}
 
-const pool = createPool(process.env.DATABASE_URL, POLICY.storeTimeoutMs, 25);
+const pool = createPool(process.env.DATABASE_URL, POLICY, 25);
 const idempotency = createIdempotency({ pool, principal: (req) => req.header('x-user') });
 let charges = 0;
 const app = express();
@@ -110,7 +112,7 @@ describe.each<ModuleType>(['module', 'commonjs'])('JavaScript + Express + Postgr
     expect(readme).toContain('```js\n');
     expect(readme).not.toContain('```ts');
     expect(readme).not.toMatch(/\b[\w-]+\.ts\b/);
-    expect(readme).toContain('process.env.DATABASE_URL, POLICY.storeTimeoutMs');
+    expect(readme).toContain('process.env.DATABASE_URL, POLICY)');
     expect(readme).toContain("app.post('/orders/:orderId/payments', idempotency.chargeOrder, chargeOrderHandler);");
     if (moduleType === 'module') expect(readme).toContain("import { createIdempotency, createPool, POLICY } from './idempotency/index.js';");
     else expect(readme).toContain("const { createIdempotency, createPool, POLICY } = require('./idempotency/index.js');");
@@ -134,7 +136,7 @@ describe.each<ModuleType>(['module', 'commonjs'])('JavaScript + Express + Postgr
     }).catch((error: { stdout?: string; stderr?: string }) => {
       throw new Error(`generated suite failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
     });
-    expect(stdout).toMatch(/Tests\s+9 passed/);
+    expect(stdout).toMatch(/Tests\s+12 passed/);
     expect(stdout).not.toMatch(/\d+ failed/);
     expect(stdout).not.toMatch(/skipped/);
   });
@@ -186,9 +188,26 @@ describe.each<ModuleType>(['module', 'commonjs'])('JavaScript + Express + Postgr
       expect(await changed.text()).not.toContain('pi_1');
     });
 
-    it('the cleanup job runs as a script', async () => {
-      const { stdout } = await run(process.execPath, [`${SCAFFOLD_DIR}/cleanup-job.js`], { cwd: project.dir, env: { ...process.env, DATABASE_URL: schema.url } });
-      expect(stdout).toMatch(/cleanup-job: deleted 0 expired records in 1 batches/);
+    it('the cleanup job runs as a script and reports the deleted-rows metric (stdout, and a Pushgateway when set)', async () => {
+      const pushed: Array<{ url: string; body: string }> = [];
+      const gateway = http.createServer((request, response) => {
+        let body = '';
+        request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        request.on('end', () => {
+          pushed.push({ url: request.url ?? '', body });
+          response.writeHead(200).end();
+        });
+      });
+      await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+      try {
+        const PUSHGATEWAY_URL = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/`;
+        const { stdout } = await run(process.execPath, [`${SCAFFOLD_DIR}/cleanup-job.js`], { cwd: project.dir, env: { ...process.env, DATABASE_URL: schema.url, PUSHGATEWAY_URL } });
+        expect(stdout).toMatch(/cleanup-job: deleted 0 expired records in 1 batches/);
+        expect(stdout).toMatch(/^idempotency_cleanup_deleted_rows_total 0$/m);
+        expect(pushed).toEqual([{ url: '/metrics/job/idempotency_cleanup', body: 'idempotency_cleanup_deleted_rows_total 0\n' }]);
+      } finally {
+        await new Promise((resolve) => gateway.close(resolve));
+      }
     });
   });
 });

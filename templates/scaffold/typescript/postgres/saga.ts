@@ -1,13 +1,21 @@
 import type { Pool, QueryResultRow } from 'pg';
+import { providerKeyBase } from './keys.js';
 import { quoteIdent } from './pgStore.js';
 import { LeaseLostError, StoreUnavailableError, type ClaimRef } from './types.js';
 
 export interface StepContext {
   readonly index: number;
   readonly name: string;
-  /** `{key}_{index}`: stable across retries; derive provider keys from it, never from a fresh id. */
+  /** `{key}_{index}`: stable across retries; the step's row in the step table. */
   readonly subKey: string;
   readonly key: string;
+  readonly scope: string;
+  readonly action: string;
+  /**
+   * providerKeyBase(claim, index): the same for every attempt and every takeover of this step, different per
+   * principal. The provider helpers take the step context directly: `stripeRequestOptions(step)`.
+   */
+  readonly providerKey: string;
 }
 
 export interface SagaStep<R = unknown> {
@@ -63,21 +71,28 @@ export class SagaTracker {
     this.steps = quoteIdent(options.stepTable);
   }
 
+  /** `claim` is the handler's context (`idempotencyOf(request)`) or any ClaimRef from the core. */
   async run(
     claim: ClaimRef,
     steps: readonly SagaStep[],
     isPermanent: (error: unknown) => boolean = (error) => error instanceof PermanentStepError,
   ): Promise<unknown[]> {
-    const recorded = await this.load(claim);
+    // Transactional mode: step rows are written in the claim's own open transaction (the record is not visible
+    // to any other connection yet), so they commit or roll back with it.
+    const db = ((claim as { db?: unknown }).db as Pool | undefined) ?? this.options.pool;
+    const recorded = await this.load(db, claim);
     const contexts = steps.map((step, i): StepContext => ({
       index: i + 1,
       name: step.name,
       key: claim.key,
+      scope: claim.scope,
+      action: claim.action,
       subKey: `${claim.key}_${i + 1}`,
+      providerKey: providerKeyBase(claim, i + 1),
     }));
     if ([...recorded.values()].some((row) => row.status === 'COMPENSATED')) {
       // A previous attempt was compensating when it stopped: finish the compensation, never run forward again.
-      await this.compensate(claim, steps, contexts, recorded);
+      await this.compensate(db, claim, steps, contexts, recorded);
       throw new SagaCompensatedError('(previous attempt)');
     }
     const results: unknown[] = [];
@@ -93,10 +108,10 @@ export class SagaTracker {
         result = await step.run(context);
       } catch (error) {
         if (!isPermanent(error)) throw error;
-        await this.compensate(claim, steps, contexts, recorded);
+        await this.compensate(db, claim, steps, contexts, recorded);
         throw new SagaCompensatedError(step.name, { cause: error });
       }
-      await this.record(claim, context, 'DONE', result);
+      await this.record(db, claim, context, 'DONE', result);
       recorded.set(context.index, { step_index: context.index, status: 'DONE', result: result ?? null });
       results.push(result);
     }
@@ -104,6 +119,7 @@ export class SagaTracker {
   }
 
   private async compensate(
+    db: Pool,
     claim: ClaimRef,
     steps: readonly SagaStep[],
     contexts: readonly StepContext[],
@@ -114,13 +130,14 @@ export class SagaTracker {
       const row = recorded.get(context.index);
       if (row?.status !== 'DONE') continue;
       await steps[i]!.compensate?.({ ...context, result: row.result });
-      await this.record(claim, context, 'COMPENSATED', row.result);
+      await this.record(db, claim, context, 'COMPENSATED', row.result);
       row.status = 'COMPENSATED';
     }
   }
 
-  private async load(claim: ClaimRef): Promise<Map<number, StepRow>> {
+  private async load(db: Pool, claim: ClaimRef): Promise<Map<number, StepRow>> {
     const { rows } = await this.query<StepRow>(
+      db,
       `SELECT step_index, status, result FROM ${this.steps} WHERE scope = $1 AND key = $2`,
       [claim.scope, claim.key],
     );
@@ -128,6 +145,7 @@ export class SagaTracker {
   }
 
   private async record(
+    db: Pool,
     claim: ClaimRef,
     context: StepContext,
     status: 'DONE' | 'COMPENSATED',
@@ -135,6 +153,7 @@ export class SagaTracker {
   ): Promise<void> {
     // FOR SHARE on the parent row: a concurrent reclaim waits for this write, or this write sees the new token and skips.
     const { rowCount } = await this.query(
+      db,
       `INSERT INTO ${this.steps} (scope, key, step_index, step_name, sub_key, status, result, updated_at)
 SELECT $1::varchar, $2::varchar, $3::smallint, $4::varchar, $5::varchar, $6::varchar, $7::jsonb, now() FROM ${this.table}
 WHERE scope = $1::varchar AND key = $2::varchar AND fencing_token = $8::bigint AND status = 'PROCESSING' FOR SHARE
@@ -153,13 +172,13 @@ ON CONFLICT (scope, key, step_index) DO UPDATE SET status = EXCLUDED.status, res
     if (rowCount !== 1) throw new LeaseLostError();
   }
 
-  private async query<R extends QueryResultRow>(text: string, values: unknown[]) {
+  private async query<R extends QueryResultRow>(db: Pool, text: string, values: unknown[]) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new StoreUnavailableError('saga')), this.options.timeoutMs);
     });
     try {
-      return await Promise.race([this.options.pool.query<R>(text, values), timeout]);
+      return await Promise.race([db.query<R>(text, values), timeout]);
     } catch (error) {
       throw error instanceof StoreUnavailableError
         ? error

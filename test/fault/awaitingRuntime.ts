@@ -25,6 +25,8 @@ export function describeAwaitingRuntime(adapter: Adapter): void {
       const w = world();
       const [first, second] = apps();
       const key = 'claim-stalled';
+      // A warm pool, so the claim itself (not a connection attempt) is what the partition holds.
+      expect((await w.pay(first, `${key}-warm-up`)).status).toBe(201);
       w.proxy.stall();
       const answer = await w.pay(first, key);
       expect(answer.status, answer.body).toBe(503);

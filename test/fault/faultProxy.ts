@@ -222,6 +222,8 @@ export class FaultProxy {
     const lane = link[direction];
     const items = lane.queue.splice(0);
     if (items.length === 0) return;
+    // Counted as soon as they leave the queue, so quiet() cannot slip between dequeue and delivery.
+    for (const item of items) if ('data' in item) link.outstanding += item.requests ?? 0;
     const target = direction === 'toServer' ? link.server : link.client;
     const deliver = () => {
       for (const item of items) {
@@ -229,7 +231,6 @@ export class FaultProxy {
         if ('end' in item) {
           target.end();
         } else {
-          link.outstanding += item.requests ?? 0;
           target.write(item.data);
         }
       }

@@ -83,6 +83,13 @@ export const actionSchema = z.strictObject({
     })
     .optional(),
   volumePerDay: z.number().int().positive().optional().meta({ description: 'Expected executions per day.' }),
+  mode: z
+    .enum(['transactional', 'lease'])
+    .optional()
+    .meta({
+      description:
+        'How the generated runtime holds the key. "transactional": the action writes only to the store\'s database, and the claim, those writes and the completion commit in one transaction. "lease": the action has effects elsewhere (payments, e-mail, other services). Default: lease when the action or one of its steps calls a provider or the action has saga steps, transactional otherwise.',
+    }),
 });
 
 export const stackSchema = z.strictObject({
@@ -124,6 +131,16 @@ export const configSchema = z
       .default('reject')
       .meta({ description: 'A duplicate of a request still running gets 409 at once, or waits briefly for the result.' }),
     expectedVolumePerDay: z.number().int().positive().optional(),
+    maxStoredResponseBytes: z
+      .number()
+      .int()
+      .min(1_024)
+      .max(104_857_600)
+      .default(1_048_576)
+      .meta({
+        description:
+          'Largest response body kept for replay, in bytes (default 1 MiB). A larger response is still sent once; its record keeps the status and a SHA-256 of the body, and a retry with the same key gets a response-not-replayable problem, never a second execution.',
+      }),
     assumptions: z.array(z.string().min(1).max(500)).default([]),
   })
   .superRefine((config, ctx) => {

@@ -208,6 +208,29 @@ function describeRecovery(action: ActionConfig, leaseText: string, steps: StepDe
   return parts.join(' ');
 }
 
+/**
+ * Transactional when everything the action changes lives in the store's database (one transaction covers claim,
+ * writes and completion); lease when it reaches outside (a provider, or saga steps that call other services).
+ */
+function decideMode(action: ActionConfig, databaseLabel: string): { mode: 'transactional' | 'lease'; reason: string } {
+  const external = action.provider !== undefined || (action.steps ?? []).length > 0;
+  const mode = action.mode ?? (external ? 'lease' : 'transactional');
+  const why = action.mode
+    ? 'set in the configuration'
+    : external
+      ? action.provider
+        ? `it calls ${PROVIDER_LABELS[action.provider]}, an effect no database transaction can undo`
+        : 'its saga steps reach other services, which no database transaction can undo'
+      : `no provider or saga step is declared, so its effects are taken to be writes to ${databaseLabel}`;
+  return {
+    mode,
+    reason:
+      mode === 'transactional'
+        ? `Transactional (${why}): the claim, the handler's writes through the transaction it is given, and the completion commit together; a crash or a failed completion rolls all of it back and the retry runs cleanly.`
+        : `Lease (${why}): the claim commits first and a lease with a fencing token guards the run; a completion that cannot be recorded is retried with the same token, then reported as "outcome unknown", and a retry re-runs with the same provider keys.`,
+  };
+}
+
 export function buildAction(action: ActionConfig, context: ActionContext): ActionDesign {
   const http = parseHttpRoute(action.route);
   const { ms: durationMs, assumed } = expectedDuration(action);
@@ -231,7 +254,7 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
       compensation: step.compensation,
       provider: stepProvider,
       subKeyExample: subKey,
-      providerKeyExample: stepProvider ? deriveProviderKeyExample(stepProvider, key.example, index + 1) : undefined,
+      providerKeyExample: stepProvider ? deriveProviderKeyExample(stepProvider, key.example, index + 1, scope === 'global' ? 'global' : 'user-42', codeName) : undefined,
     };
   });
   const impact = describeImpact(action);
@@ -261,6 +284,8 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
     steps,
     expectedDurationMs: durationMs,
     durationAssumed: assumed,
+    mode: decideMode(action, context.databaseLabel).mode,
+    modeReason: decideMode(action, context.databaseLabel).reason,
     lockTimeoutMs: lease.lockTimeoutMs,
     lockJustification: lease.justification,
     heartbeatMs: lease.heartbeatMs,

@@ -6,18 +6,34 @@ import { LEASE_SAFETY_FACTOR, SKEW_BUFFER_MS, DEFAULT_DURATION_MS } from './timi
 export const FINGERPRINT_ALGORITHM_ID = 'sha256-canonical-json-v1';
 export const PROBLEM_TYPE_BASE = 'https://idempotency-builder.dev/problems/';
 
+/**
+ * The key grammar, one definition for the generated code (POLICY.keyPattern) and the document: printable ASCII
+ * without whitespace, comma or double quote. Length is checked separately (maxLength) after one pair of
+ * surrounding double quotes is removed; a quote left inside would be a malformed structured-field string.
+ */
+export const KEY_PATTERN = '^[\\x21\\x23-\\x2B\\x2D-\\x7E]+$';
+export const KEY_CHARSET = 'printable ASCII without whitespace, comma or double quote (0x21–0x7E except 0x22 and 0x2C)';
+
+/** 1048576 → "1 MiB", 65536 → "64 KiB", 5000 → "5000 bytes": exact, as the code compares bytes. */
+export function describeBytes(bytes: number): string {
+  if (bytes % 1_048_576 === 0) return `${bytes / 1_048_576} MiB`;
+  if (bytes % 1_024 === 0) return `${bytes / 1_024} KiB`;
+  return `${bytes} bytes`;
+}
+
 export function buildKeyPolicy(actions: readonly ActionDesign[]): KeyPolicy {
   const derived = actions.filter((a) => a.key.source === 'derived');
   return {
     header: 'Idempotency-Key',
     maxLength: 255,
-    charset: 'printable ASCII without spaces (0x21–0x7E)',
-    charsetPattern: '^[\\x21-\\x7E]{1,255}$',
+    charset: KEY_CHARSET,
+    charsetPattern: KEY_PATTERN,
     validation: [
       'Required on every protected route; a missing key is 400, never a request that silently runs unprotected.',
-      'At most 255 characters (also Stripe\'s limit, so the key can travel unchanged).',
-      'Printable ASCII only: empty keys, spaces and control characters are rejected with 400.',
-      'The structured-field form from the IETF draft (a quoted string, Idempotency-Key: "…") is accepted and unquoted.',
+      'One to 255 characters, counted after unquoting.',
+      'Printable ASCII without whitespace, commas or double quotes (0x21–0x7E except 0x22 and 0x2C): empty keys, spaces, commas, control characters and non-ASCII are rejected with 400.',
+      'One optional pair of surrounding double quotes (the IETF draft\'s structured-field form, Idempotency-Key: "…") is removed first.',
+      'A header sent twice is rejected with 400, whether the framework hands it over as a list or joined into "a, b".',
       'Uniqueness is enforced by the database: PRIMARY KEY on (scope, key).',
     ],
     generation:
@@ -79,6 +95,7 @@ export function buildResponsePolicy(config: Config, actions: readonly ActionDesi
     inFlightWaitMs: config.inFlight === 'wait' ? Math.min(2_000, shortest) : 0,
     retryAfterSeconds: Math.max(1, Math.ceil(shortest / 1_000)),
     storeUnavailableStatus: 503,
+    maxStoredResponseBytes: config.maxStoredResponseBytes,
     replayHeader: 'Idempotent-Replayed',
     problemType: PROBLEM_TYPE_BASE,
     replayedHeaders: ['content-type', 'location', 'cache-control', 'etag', 'last-modified'],
@@ -92,7 +109,11 @@ export function buildResponsePolicy(config: Config, actions: readonly ActionDesi
       { situation: 'Action throws or returns 5xx', response: 'Release the claim; the error goes to the client; a retry runs again', stored: 'No' },
       { situation: 'Action returns a definitive 4xx (e.g. 402)', response: 'Stored and replayed like a success', stored: 'Yes' },
       { situation: '401, 403, 429 before the action', response: 'Produced before any claim', stored: 'Never' },
-      { situation: 'Store unavailable or slow', response: '503 + Retry-After, fail closed', stored: 'No' },
+      { situation: 'Store unavailable or slow before the action', response: '503 + Retry-After, "not processed" (the claim never committed), fail closed', stored: 'No' },
+      { situation: 'Completion cannot be recorded (transactional mode)', response: '503 "not processed": the claim and the action\'s writes were rolled back together; if the COMMIT\'s answer itself was lost, 503 "outcome unknown"', stored: 'No' },
+      { situation: 'Completion cannot be recorded (lease mode)', response: 'Retried with the same fencing token, then 503 "outcome unknown, retry later with the same key"; the lease lapses and a retry re-runs with the same provider keys', stored: 'Not yet' },
+      { situation: `Response body above ${describeBytes(config.maxStoredResponseBytes)}`, response: 'Sent once; a retry gets 409 response-not-replayable, never a second execution', stored: 'Status and SHA-256 only' },
+      { situation: 'Method other than the action\'s', response: 'Passes through untouched', stored: 'No' },
       { situation: 'Key used by another principal', response: "Runs as this principal's own new key", stored: 'Under this principal' },
       { situation: 'Expired key', response: 'Treated as new', stored: 'Yes, fresh record' },
     ],

@@ -29,43 +29,54 @@ export function adyenReference(key: string, step: number): string {
   return `${createHash('sha256').update(key).digest('hex').slice(0, 32)}_${step}`;
 }
 
-export function deriveProviderKeyExample(provider: Provider, key: string, step = 1): string | undefined {
+/**
+ * The generated runtime's providerKeyBase: SHA-256 hex of the JSON array [scope, key, action, step] (step 0 for a
+ * single call). The document's examples are computed with the same function.
+ */
+export function providerKeyBase(scope: string, key: string, action: string, step = 0): string {
+  return createHash('sha256').update(JSON.stringify([scope, key, action, step]), 'utf8').digest('hex');
+}
+
+export const PROVIDER_KEY_FORMULA = 'SHA-256 hex (64 characters) of the JSON array [principal scope, local key, action, step], step 0 for a single call and the step number inside a saga';
+
+export function deriveProviderKeyExample(provider: Provider, key: string, step = 1, scope = 'user-42', action = 'createPayment'): string | undefined {
+  const base = providerKeyBase(scope, key, action, step);
   switch (provider) {
     case 'stripe':
-      return key.length <= STRIPE_MAX_KEY ? key : createHash('sha256').update(key).digest('hex');
+      return base;
     case 'adyen':
-      return adyenReference(key, step);
+      return base.slice(0, ADYEN_MAX_REFERENCE);
     case 'paypal':
-      return uuidV5(key, PAYPAL_NAMESPACE);
+      return uuidV5(base, PAYPAL_NAMESPACE);
     case 'bank-transfer':
-      return `IDEM-${createHash('sha256').update(key).digest('hex').slice(0, 16).toUpperCase()}`;
+      return `IDEM-${base.slice(0, 16).toUpperCase()}`;
   }
 }
 
 const MECHANISMS: Record<Provider, { mechanism: string; derivation: string; coordination: string; maxLength?: number }> = {
   stripe: {
     mechanism: 'Idempotency-Key header (stripe-node: the idempotencyKey request option), up to 255 characters, kept for 24 hours',
-    derivation: 'the local key itself (hashed with SHA-256 only if it ever exceeded 255 characters); saga steps append _{step}',
+    derivation: `${PROVIDER_KEY_FORMULA}; 64 characters fit Stripe's 255`,
     coordination:
       'Pass the local key on every create call, and tag the object with metadata.idempotency_key_hash (a SHA-256 prefix of the key), because Stripe cannot be searched by idempotency key and reconciliation needs to find the object. When Stripe answers from its cache (same key, same parameters) store the result locally as COMPLETED. A 400 idempotency_error from Stripe means the same key was sent with different parameters: a local bug, surfaced as a 500 and alerted on, never retried with a fresh key.',
     maxLength: 255,
   },
   adyen: {
     mechanism: 'merchant reference (unique per merchant account, deduplicated for about 30 days) plus the Idempotency-Key header (idempotencyKey request option in the Node library)',
-    derivation: `{key}_{step}, at most ${ADYEN_MAX_REFERENCE} characters; longer keys are replaced by the first 32 hex characters of their SHA-256 plus _{step}`,
+    derivation: `${PROVIDER_KEY_FORMULA}; exactly ${ADYEN_MAX_REFERENCE} characters, Adyen's limit, whatever the length of the client's key`,
     coordination:
       'Send the derived value as both reference and idempotency key. Notifications carry the merchant reference back, which links each webhook to the local record without a lookup table.',
     maxLength: 64,
   },
   paypal: {
     mechanism: 'PayPal-Request-Id header on POST calls; how long PayPal keeps it depends on the API',
-    derivation: `UUIDv5(namespace ${PAYPAL_NAMESPACE}, local key): the same key always yields the same request id`,
+    derivation: `UUIDv5(namespace ${PAYPAL_NAMESPACE}, ${PROVIDER_KEY_FORMULA}): the same claim always yields the same request id`,
     coordination:
       'Send the derived id on every create and capture call. Two simultaneous calls with one id may fail the second one at PayPal; the local lease already prevents that, so such a failure signals a lease shorter than the call.',
   },
   'bank-transfer': {
     mechanism: 'none: banks do not deduplicate payment instructions',
-    derivation: 'IDEM- plus the first 16 hex characters of SHA-256(local key), carried in the remittance information',
+    derivation: `IDEM- plus the first 16 hex characters (upper case) of the ${PROVIDER_KEY_FORMULA}, carried in the remittance information`,
     coordination:
       'Submit the instruction only from a claimed key and record the submission before sending; reconcile by the remittance reference on the statement before any manual resubmission.',
   },
@@ -90,7 +101,7 @@ export function buildProviders(config: Config, actions: readonly ActionDesign[])
         label: PROVIDER_LABELS[provider],
         mechanism: info.mechanism,
         derivation: info.derivation,
-        example: deriveProviderKeyExample(provider, sample, 1) ?? sample,
+        example: deriveProviderKeyExample(provider, sample, users[0]?.steps.length ? 1 : 0, users[0] && users[0].scope !== 'global' ? 'user-42' : 'global', users[0]?.codeName ?? 'createPayment') ?? sample,
         maxLength: info.maxLength,
         windowMs: window?.ms,
         windowLabel: window ? window.text : 'no provider-side window',

@@ -109,12 +109,23 @@ export function decideRetention(config: Config, providersUsed: readonly Provider
   return { configuredMs, effectiveMs, label: formatDuration(effectiveMs), justification, floors, raised };
 }
 
+/** Waiting for a pooled connection (including opening one) is bounded on its own. */
+export const ACQUIRE_TIMEOUT_MS = 2_000;
+/** Lease mode: a completion that fails is retried for this many statement budgets before the outcome is unknown. */
+export const COMPLETION_ATTEMPTS = 3;
+
 /** One indexed round trip to the store decides duplicate vs new; the target is compared with what the topology allows. */
 export function decideDetection(config: Config, databaseLabel: string): DetectionPolicy {
   const targetMs = parseDuration(config.detectionLatency)!;
   const expectedMs = config.concurrency === 'global' ? 80 : config.concurrency === 'multi-instance' ? 5 : 2;
   const meets = targetMs >= expectedMs;
-  const storeTimeoutMs = Math.min(5_000, Math.max(500, targetMs * 10));
+  // Statements and connection acquisition are limited separately: a cold pool opening a connection on a loaded host
+  // must not eat the statement budget (and answer 503 for a claim that then commits).
+  const statementTimeoutMs = Math.min(5_000, Math.max(500, targetMs * 10));
+  const acquireTimeoutMs = ACQUIRE_TIMEOUT_MS;
+  const storeTimeoutMs = acquireTimeoutMs + statementTimeoutMs;
+  const lockTimeoutMs = Math.max(100, Math.round(statementTimeoutMs / 2));
+  const completionRetryMs = statementTimeoutMs * COMPLETION_ATTEMPTS;
   const where =
     config.concurrency === 'global'
       ? 'a cross-region round trip to the primary (typically 50–150 ms)'
@@ -125,6 +136,6 @@ export function decideDetection(config: Config, databaseLabel: string): Detectio
   if (!meets) {
     justification += ' Keep the idempotency store in the region that serves the request, with keys scoped so that each region owns its own, or relax the target.';
   }
-  justification += ` Every store call is bounded at ${describeDuration(storeTimeoutMs)}; past that the request fails closed with 503 rather than running unprotected.`;
-  return { targetMs, expectedMs, meets, justification, storeTimeoutMs };
+  justification += ` Every store call is bounded twice: at most ${describeDuration(acquireTimeoutMs)} to get a pooled connection and at most ${describeDuration(statementTimeoutMs)} per statement, enforced by the server (SET LOCAL statement_timeout, and lock_timeout ${describeDuration(lockTimeoutMs)} for a claim waiting on a concurrent duplicate). Past that the request fails closed with 503 rather than running unprotected; the claim runs in its own transaction, so one the client was told failed can never commit afterwards.`;
+  return { targetMs, expectedMs, meets, justification, storeTimeoutMs, acquireTimeoutMs, statementTimeoutMs, lockTimeoutMs, completionRetryMs };
 }

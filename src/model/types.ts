@@ -93,6 +93,9 @@ export interface ActionDesign {
   steps: StepDesign[];
   expectedDurationMs: number;
   durationAssumed: boolean;
+  /** How the runtime holds the key: one transaction with the action's writes, or a committed lease. */
+  mode: 'transactional' | 'lease';
+  modeReason: string;
   /** Lease length for this action's claim. */
   lockTimeoutMs: number;
   lockJustification: string;
@@ -190,7 +193,13 @@ export interface DetectionPolicy {
   expectedMs: number;
   meets: boolean;
   justification: string;
+  /** acquireTimeoutMs + statementTimeoutMs: the longest a request waits on the store before 503. */
   storeTimeoutMs: number;
+  acquireTimeoutMs: number;
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
+  /** Lease mode: how long a failed completion is retried before the client is told the outcome is unknown. */
+  completionRetryMs: number;
 }
 
 export interface ResponsePolicy {
@@ -200,6 +209,7 @@ export interface ResponsePolicy {
   inFlightWaitMs: number;
   retryAfterSeconds: number;
   storeUnavailableStatus: 503;
+  maxStoredResponseBytes: number;
   replayHeader: string;
   problemType: string;
   replayedHeaders: string[];

@@ -7,7 +7,7 @@ export function renderCleanupJob(view: ScaffoldView): string {
 // Usage: DATABASE_URL=postgres://... node cleanup-job.js   (overlapping runs are safe: rows are taken with SKIP LOCKED)
 import { deleteExpiredKeys } from './cleanup.js';
 import { createPool } from './pool.js';
-import { POLICY } from './settings.js';
+import { METRIC_NAMES, POLICY } from './settings.js';
 
 const url = process.env.DATABASE_URL;
 if (!url) {
@@ -17,10 +17,19 @@ if (!url) {
 
 async function main(databaseUrl: string): Promise<void> {
   // Cleanup statements may touch a whole batch, so they get more time than request-path calls.
-  const pool = createPool(databaseUrl, Math.max(POLICY.storeTimeoutMs, 30_000), 1);
+  const pool = createPool(databaseUrl, { acquireTimeoutMs: POLICY.acquireTimeoutMs, statementTimeoutMs: Math.max(POLICY.statementTimeoutMs, 30_000) }, 1);
   try {
     const { deleted, batches } = await deleteExpiredKeys({ pool, table: POLICY.table, batchSize: POLICY.cleanupBatchSize });
     console.log(\`cleanup-job: deleted \${deleted} expired records in \${batches} batches\`);
+    // The deleted-rows metric: one line in Prometheus text format (for a textfile collector), and pushed to a
+    // Pushgateway when PUSHGATEWAY_URL is set, so a cron job that exits still reports it.
+    const sample = \`\${METRIC_NAMES.cleanupDeleted} \${deleted}\\n\`;
+    console.log(sample.trimEnd());
+    const gateway = process.env.PUSHGATEWAY_URL;
+    if (gateway) {
+      const response = await fetch(\`\${gateway.replace(/\\/+$/, '')}/metrics/job/idempotency_cleanup\`, { method: 'POST', body: sample });
+      if (!response.ok) console.error(\`cleanup-job: Pushgateway answered \${response.status}\`);
+    }
   } catch (error) {
     console.error('cleanup-job failed:', error instanceof Error ? error.message : error);
     process.exitCode = 1;

@@ -39,11 +39,13 @@ CREATE TABLE IF NOT EXISTS ${t} (
   fingerprint_alg  varchar(40)  NOT NULL,            -- algorithm id, so the canonical form can evolve safely
   status           varchar(20)  NOT NULL DEFAULT 'PROCESSING',
   fencing_token    bigint       NOT NULL DEFAULT nextval('${seq.replace(/'/g, "''")}'),
+  attempts         integer      NOT NULL DEFAULT 1,  -- claims of this key so far; > 1 means an earlier attempt may have had effects
   locked_until     timestamptz,                      -- lease end while PROCESSING; NULL once finished
   released_at      timestamptz,                      -- set when the owner gave the claim back after an error
   response_status  smallint,
   response_headers jsonb,                            -- allow-listed headers only
   response_body    bytea,                            -- exact bytes, so a replay is byte-identical
+  response_hash    char(64),                         -- SHA-256 of a body too large to keep (body NULL): not replayable
   created_at       timestamptz  NOT NULL DEFAULT now(),
   completed_at     timestamptz,
   expires_at       timestamptz  NOT NULL,
@@ -53,6 +55,10 @@ CREATE TABLE IF NOT EXISTS ${t} (
   CONSTRAINT ${indexName(view.policy.table, 'lease_check')} CHECK ((status = 'PROCESSING') = (locked_until IS NOT NULL)),
   CONSTRAINT ${indexName(view.policy.table, 'response_check')} CHECK (status = 'PROCESSING' OR response_status IS NOT NULL)
 );
+
+-- Upgrading a store created by an earlier version of this migration (no-ops on a fresh table).
+ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS attempts integer NOT NULL DEFAULT 1;
+ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS response_hash char(64);
 
 -- Cleanup walks this index: finished records by expiry, never the in-flight ones.
 CREATE INDEX IF NOT EXISTS ${indexName(view.policy.table, 'expires_idx')} ON ${t} (expires_at) WHERE status <> 'PROCESSING';

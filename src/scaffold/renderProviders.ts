@@ -3,27 +3,45 @@ import { quote } from './tsLiteral.js';
 
 /**
  * providers.ts, with helpers only for the providers in the design. Every provider key is a pure function of the
- * local key (and saga step), so a re-executed action sends the provider the same key and cannot charge twice.
+ * (principal scope, local key, action, saga step), so a re-executed action sends the provider the same key and
+ * cannot charge twice, and two principals never share one.
  */
 export function renderProviders(view: ScaffoldView): string | undefined {
   const ids = new Set(view.providers.map((provider) => provider.id));
   if (ids.size === 0) return undefined;
   const parts: string[] = [
     `import { createHash } from 'node:crypto';
+import { providerKeyBase } from './keys.js';
 
-const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');`,
-  ];
-  if (ids.has('stripe')) {
-    parts.push(`/** Stripe keeps an Idempotency-Key (max 255 characters) for 24 hours. */
-export const STRIPE_MAX_KEY = 255;
+const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
- * Request options for stripe-node: \`stripe.paymentIntents.create(params, stripeRequestOptions(key))\`.
- * Saga steps pass their index so each step has its own key: \`{key}_{step}\`.
+ * Where a provider key comes from: the handler's context (\`idempotencyOf(request)\`) or a saga step's context.
+ * A step context carries its index, so each step gets its own key; pass \`step\` to override.
  */
-export function stripeRequestOptions(key: string, step?: number): { idempotencyKey: string } {
-  const value = step === undefined ? key : \`\${key}_\${step}\`;
-  return { idempotencyKey: value.length <= STRIPE_MAX_KEY ? value : sha256Hex(value) };
+export interface ProviderKeySource {
+  readonly scope: string;
+  readonly key: string;
+  readonly action: string;
+  readonly index?: number;
+}
+
+/**
+ * Every provider key is providerKeyBase(source, step): SHA-256 hex of the canonical JSON array
+ * [scope, key, action, step]. A re-execution or a takeover sends the same key, so the provider deduplicates;
+ * two principals who send the same Idempotency-Key get different provider keys.
+ */
+export function providerKey(source: ProviderKeySource, step = source.index ?? 0): string {
+  return providerKeyBase(source, step);
+}`,
+  ];
+  if (ids.has('stripe')) {
+    parts.push(`/** Stripe keeps an Idempotency-Key (max 255 characters) for 24 hours; ours are 64. */
+export const STRIPE_MAX_KEY = 255;
+
+/** Request options for stripe-node: \`stripe.paymentIntents.create(params, stripeRequestOptions(context))\`. */
+export function stripeRequestOptions(source: ProviderKeySource, step?: number): { idempotencyKey: string } {
+  return { idempotencyKey: providerKey(source, step) };
 }
 
 /**
@@ -32,23 +50,20 @@ export function stripeRequestOptions(key: string, step?: number): { idempotencyK
  * \`stripe.paymentIntents.search({ query: \`metadata['idempotency_key_hash']:'\${hash}'\` })\`.
  * A hash rather than the key itself, so keys stay out of third-party dashboards and exports.
  */
-export function stripeMetadata(key: string, step?: number): { idempotency_key_hash: string } {
-  const value = step === undefined ? key : \`\${key}_\${step}\`;
-  return { idempotency_key_hash: sha256Hex(value).slice(0, 32) };
+export function stripeMetadata(source: ProviderKeySource, step?: number): { idempotency_key_hash: string } {
+  return { idempotency_key_hash: sha256Hex(providerKey(source, step)).slice(0, 32) };
 }`);
   }
   if (ids.has('adyen')) {
-    parts.push(`/** Adyen merchant references are limited to 64 characters (deduplicated for about 30 days). */
+    parts.push(`/** Adyen merchant references and idempotency keys are limited to 64 characters; ours are exactly 64. */
 export const ADYEN_MAX_REFERENCE = 64;
 
 /**
- * \`{key}_{step}\` as both the merchant reference and the Idempotency-Key; a longer key is replaced by the first
- * 32 hex characters of its SHA-256. With @adyen/api-library:
+ * The derived key as both the merchant reference and the Idempotency-Key. With @adyen/api-library:
  * \`checkout.PaymentsApi.payments({ ...request, reference }, { idempotencyKey })\`.
  */
-export function adyenIdempotency(key: string, step = 1): { reference: string; idempotencyKey: string } {
-  let reference = \`\${key}_\${step}\`;
-  if (reference.length > ADYEN_MAX_REFERENCE) reference = \`\${sha256Hex(key).slice(0, 32)}_\${step}\`;
+export function adyenIdempotency(source: ProviderKeySource, step?: number): { reference: string; idempotencyKey: string } {
+  const reference = providerKey(source, step).slice(0, ADYEN_MAX_REFERENCE);
   return { reference, idempotencyKey: reference };
 }`);
   }
@@ -72,8 +87,8 @@ export function uuidV5(name: string, namespace: string): string {
  * The PayPal-Request-Id for a local key (and saga step): send it as the \`PayPal-Request-Id\` header, or as
  * \`paypalRequestId\` with @paypal/paypal-server-sdk (\`ordersController.createOrder({ body, paypalRequestId })\`).
  */
-export function paypalRequestId(key: string, step?: number): string {
-  return uuidV5(step === undefined ? key : \`\${key}_\${step}\`, PAYPAL_REQUEST_ID_NAMESPACE);
+export function paypalRequestId(source: ProviderKeySource, step?: number): string {
+  return uuidV5(providerKey(source, step), PAYPAL_REQUEST_ID_NAMESPACE);
 }`);
   }
   if (ids.has('bank-transfer')) {
@@ -81,8 +96,8 @@ export function paypalRequestId(key: string, step?: number): string {
  * Banks do not deduplicate: put this reference in the remittance information and reconcile on it before any
  * manual resubmission. 21 characters fits SEPA's 35-character end-to-end id.
  */
-export function bankTransferReference(key: string, step?: number): string {
-  return \`IDEM-\${sha256Hex(step === undefined ? key : \`\${key}_\${step}\`).slice(0, 16).toUpperCase()}\`;
+export function bankTransferReference(source: ProviderKeySource, step?: number): string {
+  return \`IDEM-\${providerKey(source, step).slice(0, 16).toUpperCase()}\`;
 }`);
   }
   return `${parts.join('\n\n')}\n`;

@@ -5,6 +5,19 @@ import type { ScaffoldView } from './scaffoldView.js';
 /** README.md: what each file is for and the wiring, in under 15 lines of code. */
 export function renderReadme(view: ScaffoldView, files: ReadonlyArray<{ name: string; purpose: string }>, framework: HttpFramework = EXPRESS): string {
   const scoped = view.actions.some((action) => action.scope !== 'global');
+  const req = framework.readme.requestName;
+  const transactional = view.actions.filter((action) => action.mode === 'transactional').map((action) => `\`${action.codeName}\``);
+  const lease = view.actions.filter((action) => action.mode === 'lease').map((action) => `\`${action.codeName}\``);
+  const modes = [
+    transactional.length > 0
+      ? `Transactional mode (${transactional.join(', ')}): the action's effects live in this database. Write them through \`idempotencyOf(${req}).db\`: the claim, those writes and the completion commit in one transaction, so a crash, a thrown handler or a failed completion rolls all of it back and the retry runs cleanly. A concurrent duplicate waits on the key's row for up to ${view.policy.lockTimeoutMs} ms, then gets the replay or 409.`
+      : '',
+    lease.length > 0
+      ? `Lease mode (${lease.join(', ')}): the action reaches outside this database (payments, e-mail, other services), which no transaction can undo. The claim commits first and a lease (per action, in settings.ts) with a fencing token guards the run; a worker that crashed is taken over once the lease lapses, and its late write is rejected.`
+      : '',
+  ]
+    .filter(Boolean)
+    .join('\n\n');
   const principalLine = scoped ? `// Keys are scoped to the caller: return the authenticated user / account / tenant id.\n  principal: (${framework.readme.requestName}) => ${framework.readme.requestName}.user?.id,` : "principal: () => 'global',";
   return `# Idempotency layer
 
@@ -20,16 +33,46 @@ the generator updates a file only while it is unchanged since it wrote it.
 ${framework.readme.code(view, principalLine)}
 \`\`\`
 
-Consumers and jobs use \`idempotency.core.runOnce(ACTIONS.name, { scope, key, fingerprint }, work)\`.
-Multi-step actions run their steps through \`idempotency.saga.run(claim, steps)\` (${framework.readme.claimHint}).
+Consumers and jobs use \`idempotency.core.runOnce(ACTIONS.name, { scope, key, fingerprint }, (signal, context) => work(context))\`.
+
+Inside a protected handler, \`idempotencyOf(${req})\` returns the same context in every framework: \`scope\`, \`key\`,
+\`action\`, the fencing \`token\`, \`attempt\` (above 1 when an earlier attempt may already have had effects), the
+lease \`signal\` and, in transactional mode, \`db\` (the open transaction's client). Multi-step actions pass it on:
+
+\`\`\`ts
+const context = idempotencyOf(${req})!;
+await idempotency.saga.run(context, [
+  { name: 'chargeCard', run: (step) => payments.charge(params, { idempotencyKey: step.providerKey }) },
+]);
+\`\`\`
+
+Provider keys (\`providers.ts\`) are SHA-256 hex of the JSON array [scope, key, action, step]: a retry or a takeover sends
+the same key, and two callers who chose the same Idempotency-Key never share one.
 
 ## Behaviour
 
-- New key: claimed atomically, the handler runs, its response is stored, then sent.
-- Same key and request again: the stored status, headers and body are replayed with \`${view.policy.replayHeader}: true\`.
-- Same key, different request: ${view.policy.mismatchStatus}. Still running: 409 with Retry-After. Store down or slow: 503 with Retry-After after at most ${view.policy.storeTimeoutMs} ms.
-- Handler throws or answers 5xx: the claim is released and a retry runs again. 4xx answers such as 402 are stored.
-- Records expire after ${view.retentionLabel}; run \`cleanup-job.js\` on the schedule \`${view.cleanupSchedule}\` (${view.cleanupScheduleLabel}).
+${modes}
+
+- New key: claimed atomically, the handler runs, its response is stored, then sent. Same key and request again: the
+  stored status, headers and body are replayed with \`${view.policy.replayHeader}: true\`. Same key, different request:
+  ${view.policy.mismatchStatus}. Still running: 409 with Retry-After. Another HTTP method on the route passes through untouched.
+- Key: sent once, 1 to ${view.policy.maxKeyLength} printable ASCII characters without spaces, commas or double quotes inside
+  (\`${view.policy.keyPattern}\`); one pair of surrounding double quotes is removed. Anything else, or a header sent twice, is 400.
+- Handler throws or answers 5xx: the claim is released (transactional: rolled back with its writes) and a retry runs
+  again. 4xx answers such as 402 are stored.
+- Store down or slow before the action: 503 "not processed" with Retry-After. That is provably true: waiting for a
+  connection stops after ${view.policy.acquireTimeoutMs} ms, each statement after ${view.policy.statementTimeoutMs} ms (\`SET LOCAL statement_timeout\`,
+  and \`lock_timeout\` ${view.policy.lockTimeoutMs} ms behind a concurrent duplicate), and the claim commits in its own transaction,
+  so a claim the client was told failed can never commit later.
+- Completion cannot be recorded after the action ran: transactional mode rolls back the claim and the action's writes
+  together and answers 503 "not processed" (if the COMMIT's answer itself is lost: 503 "outcome unknown"). Lease mode
+  retries the write with the same fencing token for ${view.policy.completionRetryMs} ms, then answers 503 "outcome unknown, retry later
+  with the same key" and counts \`${view.metricNames.outcomeUnknown}\` (alerted); the record stays PROCESSING until its lease
+  lapses, and the retry that takes over sees \`attempt\` > 1 and sends the same provider keys.
+- Response body above ${view.policy.maxStoredResponseBytes} bytes: sent once; the record keeps its status and SHA-256 only, and a retry
+  gets 409 \`response-not-replayable\`, never a second execution.
+- Records expire after ${view.retentionLabel}; run \`cleanup-job.js\` on the schedule \`${view.cleanupSchedule}\` (${view.cleanupScheduleLabel}); it prints
+  \`${view.metricNames.cleanupDeleted}\` and pushes it when PUSHGATEWAY_URL is set.
 
 ## Files
 

@@ -12,6 +12,7 @@ export function renderSettings(view: ScaffoldView): string {
       route: action.route,
       significantFields: action.significantFields,
       scope: action.scope,
+      mode: action.mode,
       key: action.keyFrom ? { source: action.keySource, from: action.keyFrom } : { source: action.keySource },
       leaseMs: action.leaseMs,
       heartbeatMs: action.heartbeatMs,

@@ -2,7 +2,44 @@ import { EXPRESS } from './frameworks/express.js';
 import type { HttpFramework } from './httpFramework.js';
 import { sampleRequest } from './sampleRequest.js';
 import type { ScaffoldView } from './scaffoldView.js';
-import { tsLiteral } from './tsLiteral.js';
+import { quote, tsLiteral } from './tsLiteral.js';
+
+// The crash scenario differs by mode: a lapsed lease and a fenced late write, or a rolled-back transaction.
+const CRASH_TRANSACTIONAL = `  it('crash mid-transaction: duplicates wait or get 409, the open transaction rolls back, the retry runs once', async () => {
+    const core = new IdempotencyCore(new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs, lockTimeoutMs: POLICY.lockTimeoutMs }), { ...POLICY, inFlight: 'reject' });
+    const { claim: dead } = await claimLike(core, 'crash');
+    await recordEffect(dead.context);
+    expect((await send('crash')).status).toBe(409);
+    // The worker dies: its connection goes, and PostgreSQL rolls back the claim and the effect together.
+    (dead.context.db as pg.PoolClient).release(new Error('worker crashed'));
+    const before = executions;
+    const retry = await send('crash');
+    expect(retry.status).toBe(201);
+    expect(executions).toBe(before + 1);
+    expect(await effects('crash')).toBe(1);
+    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(StoreUnavailableError);
+    const replay = await send('crash');
+    expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
+  });
+
+`;
+
+const CRASH_LEASE = `  it('crash mid-processing: 409 while the lease is live, then the retry runs once and the old owner is fenced out', async () => {
+    // A worker claims the key and then "dies": it never completes.
+    const core = new IdempotencyCore(new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs }), { ...POLICY, inFlight: 'reject' });
+    const { claim: dead, scope, key } = await claimLike(core, 'crash');
+    expect((await send('crash')).status).toBe(409);
+    await pool.query(\`UPDATE \${POLICY.table} SET locked_until = now() - interval '1 second' WHERE scope = $1 AND key = $2\`, [scope, key]);
+    const before = executions;
+    const retry = await send('crash');
+    expect(retry.status).toBe(201);
+    expect(executions).toBe(before + 1);
+    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(LeaseLostError);
+    const replay = await send('crash');
+    expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
+  });
+
+`;
 
 /**
  * idempotency.test.ts: the spec's scenarios (and the fail-closed ones) against a real PostgreSQL. Each run works
@@ -23,10 +60,11 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyCore } from './core.js';
 import { createIdempotency } from './index.js';
+import { providerKeyBase } from './keys.js';
 import { PgIdempotencyStore } from './pgStore.js';
 import { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep } from './saga.js';
 import { ACTIONS, POLICY } from './settings.js';
-import { LeaseLostError, type ActionSettings } from './types.js';
+import { LeaseLostError, OutcomeUnknownError, StoreUnavailableError, type ActionSettings, type IdempotencyContext, type IdempotencyStore } from './types.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to a PostgreSQL database they may create a schema in');
@@ -39,7 +77,7 @@ const SAMPLE = ${tsLiteral(first)};
 const CHANGED = ${tsLiteral(changed)};
 const USES_HEADER = ${action.keySource !== 'derived'};
 
-describe.skipIf(!DATABASE_URL)('idempotency (${action.name})', () => {
+describe.skipIf(!DATABASE_URL)(${quote(`idempotency (${action.name})`)}, () => {
   const schema = \`idem_test_\${randomUUID().replace(/-/g, '').slice(0, 12)}\`;
   let admin: pg.Pool;
   let pool: pg.Pool;
@@ -53,6 +91,8 @@ describe.skipIf(!DATABASE_URL)('idempotency (${action.name})', () => {
     await admin.query(\`CREATE SCHEMA \${schema}\`);
     pool = new pg.Pool({ connectionString: DATABASE_URL, options: \`-c search_path=\${schema}\`, max: 20 });
     await pool.query(readFileSync(new URL(${JSON.stringify(migrationPath)}, import.meta.url), 'utf8'));
+    // Stands in for the action's own table: one row per execution, written the way the action's mode prescribes.
+    await pool.query('CREATE TABLE test_effects (scope text NOT NULL, key text NOT NULL)');
 
 ${framework.tests.setup(action, routeMethod)}
   });
@@ -64,12 +104,28 @@ ${framework.tests.teardown}
     await admin?.end();
   });
 
-  function send(id: string, options: { changed?: boolean; principal?: string } = {}) {
+  /**
+   * The handler's effect. Transactional mode: written through the transaction the handler is given, so it commits
+   * or rolls back with the claim. Lease mode: written on its own, like a call to another service.
+   */
+  async function recordEffect(context: IdempotencyContext | undefined): Promise<void> {
+    if (!context) throw new Error('the handler ran without an idempotency context');
+    const db = ACTION.mode === 'transactional' ? (context.db as pg.PoolClient) : pool;
+    await db.query('INSERT INTO test_effects (scope, key) VALUES ($1, $2)', [context.scope, context.key]);
+  }
+
+  async function effects(id: string): Promise<number> {
+    const { scope, key } = await recordKey(id);
+    const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM test_effects WHERE scope = $1 AND key = $2', [scope, key]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  function send(id: string, options: { changed?: boolean; principal?: string; key?: string | string[] } = {}) {
     const sample = options.changed ? CHANGED : SAMPLE;
     const url = sample.url.replaceAll('__ID__', id);
     const body = JSON.stringify(sample.body).replaceAll('__ID__', id);
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-test-principal': options.principal ?? 'user-a' };
-    if (USES_HEADER) headers[KEY_HEADER] = \`key-\${id}\`;
+    const headers: Array<[string, string]> = [['content-type', 'application/json'], ['x-test-principal', options.principal ?? 'user-a']];
+    if (USES_HEADER) for (const value of [options.key ?? \`key-\${id}\`].flat()) headers.push([KEY_HEADER, value]);
     return fetch(baseUrl + url, { method: ${JSON.stringify(action.method ?? 'POST')}, headers, body });
   }
 
@@ -141,22 +197,7 @@ ${framework.tests.teardown}
     expect(executions).toBe(before + 1);
   });
 
-  it('crash mid-processing: 409 while the lease is live, then the retry runs once and the old owner is fenced out', async () => {
-    // A worker claims the key and then "dies": it never completes.
-    const core = new IdempotencyCore(new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs }), { ...POLICY, inFlight: 'reject' });
-    const { claim: dead, scope, key } = await claimLike(core, 'crash');
-    expect((await send('crash')).status).toBe(409);
-    await pool.query(\`UPDATE \${POLICY.table} SET locked_until = now() - interval '1 second' WHERE scope = $1 AND key = $2\`, [scope, key]);
-    const before = executions;
-    const retry = await send('crash');
-    expect(retry.status).toBe(201);
-    expect(executions).toBe(before + 1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(LeaseLostError);
-    const replay = await send('crash');
-    expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
-  });
-
-  it('action fails with a 5xx: the claim is released and the retry runs again', async () => {
+${action.mode === 'transactional' ? CRASH_TRANSACTIONAL : CRASH_LEASE}  it('action fails with a 5xx: the claim is released and the retry runs again', async () => {
     failNext = true;
     const failed = await send('error');
     expect(failed.status).toBe(500);
@@ -164,6 +205,52 @@ ${framework.tests.teardown}
     const retry = await send('error');
     expect(retry.status).toBe(201);
     expect(executions).toBe(before + 1);
+    // Transactional mode rolled the failed attempt's write back with its claim; lease mode keeps both attempts' effects.
+    expect(await effects('error')).toBe(ACTION.mode === 'transactional' ? 1 : 2);
+  });
+
+  it.skipIf(!USES_HEADER)('key grammar: repeated, comma, space or non-ASCII keys are 400; one pair of quotes is removed', async () => {
+    for (const key of [['key-twice', 'key-twice'], 'key,comma', 'key space', 'k\u00e9y', '', 'x'.repeat(POLICY.maxKeyLength + 1)]) {
+      const response = await send('grammar', { key });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toContain('application/problem+json');
+    }
+    const before = executions;
+    expect((await send('grammar', { key: '"key-quoted"' })).status).toBe(201);
+    const replay = await send('grammar', { key: 'key-quoted' });
+    expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
+    expect(executions).toBe(before + 1);
+  });
+
+  it('provider keys: two principals with one client key get different ones, a retry the same one', () => {
+    const mine = providerKeyBase({ scope: 'user-a', key: 'key-shared', action: ACTION.codeName }, 1);
+    expect(providerKeyBase({ scope: 'user-b', key: 'key-shared', action: ACTION.codeName }, 1)).not.toBe(mine);
+    expect(providerKeyBase({ scope: 'user-a', key: 'key-shared', action: ACTION.codeName }, 1)).toBe(mine);
+    expect(mine).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('lease mode, completion cannot be recorded: retried with the same token, then OutcomeUnknownError, never released', async () => {
+    const real = new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs });
+    let attempts = 0;
+    const failing: IdempotencyStore = {
+      claim: (input) => real.claim(input),
+      complete: async () => {
+        attempts += 1;
+        throw new StoreUnavailableError('complete');
+      },
+      release: (ref) => real.release(ref),
+      extend: (ref, leaseMs) => real.extend(ref, leaseMs),
+      read: (scope, key) => real.read(scope, key),
+    };
+    const core = new IdempotencyCore(failing, { ...POLICY, completionRetryMs: 200 });
+    const key = \`unknown-\${randomUUID()}\`;
+    const decision = await core.begin({ ...ACTION, mode: 'lease' }, { scope: 'user-a', key, fingerprint: 'e'.repeat(64) });
+    if (decision.kind !== 'execute') throw new Error(\`expected to execute, got \${decision.kind}\`);
+    await expect(decision.claim.complete({ status: 201, headers: {}, body: Buffer.from('{}') })).rejects.toBeInstanceOf(OutcomeUnknownError);
+    expect(attempts).toBeGreaterThan(1);
+    // Still PROCESSING under its lease: a retry gets 409 until the lease lapses, then re-runs with the same provider keys.
+    const { rows } = await pool.query(\`SELECT status, locked_until > now() AS live FROM \${POLICY.table} WHERE key = $1\`, [key]);
+    expect(rows).toEqual([{ status: 'PROCESSING', live: true }]);
   });
 
   it('saga: a retry resumes at the failed step; a permanent failure compensates in reverse', async () => {
@@ -178,20 +265,23 @@ ${framework.tests.teardown}
       run: async (context) => {
         ran.push(name);
         if (index === 1 && failure) throw failure;
+        expect(context.providerKey).toBe(providerKeyBase(context, context.index));
         return context.subKey;
       },
       compensate: async () => {
         undone.push(name);
       },
     }));
-    const sagaAction: ActionSettings = { ...ACTION, codeName: 'sagaTest', heartbeatMs: undefined };
+    // Saga steps call other services, so the saga runs in lease mode whatever the test action's mode is.
+    const sagaAction: ActionSettings = { ...ACTION, codeName: 'sagaTest', heartbeatMs: undefined, mode: 'lease' };
     const request = { scope: 'user-a', key: \`saga-\${randomUUID()}\`, fingerprint: 'f'.repeat(64) };
 
     const attempt = async () => {
       const decision = await core.begin(sagaAction, request);
       if (decision.kind !== 'execute') throw new Error(\`expected to execute, got \${decision.kind}\`);
       try {
-        await tracker.run(decision.claim.ref, steps);
+        // The handler's context is what saga.run takes, in every adapter (idempotencyOf(request)).
+        await tracker.run(decision.claim.context, steps);
         await decision.claim.complete({ status: 200, headers: {}, body: Buffer.from('{}') });
       } catch (error) {
         if (error instanceof SagaCompensatedError) await decision.claim.complete({ status: 409, headers: {}, body: Buffer.from('{}') });

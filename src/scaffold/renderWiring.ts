@@ -16,16 +16,17 @@ import { SagaTracker } from './saga.js';
 import { ACTIONS, POLICY } from './settings.js';
 import type { IdempotencyEvents } from './types.js';
 
-export { ActiveClaim, IdempotencyCore, InFlightError, MismatchError, isStorable } from './core.js';
+export { ActiveClaim, IdempotencyCore, InFlightError, MismatchError, NotReplayableError, TransactionalClaim, isStorable, type Claim } from './core.js';
 export { ${framework.exports} } from './${module}.js';
 export { computeFingerprint, fingerprintsEqual, pickFields } from './fingerprint.js';
-export { deriveKey, keyHint, parseIdempotencyKey } from './keys.js';
+export { deriveKey, keyHint, parseIdempotencyKey, providerKeyBase } from './keys.js';
+export { identifyRequest } from './identify.js';
 export { PgIdempotencyStore } from './pgStore.js';
-export { createPool } from './pool.js';
+export { createPool, type PoolLimits } from './pool.js';
 export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, type StepContext } from './saga.js';
 export { deleteExpiredKeys } from './cleanup.js';
 export { ACTIONS, POLICY } from './settings.js';
-export { LeaseLostError, StoreUnavailableError } from './types.js';
+export { LeaseLostError, OutcomeUnknownError, StoreUnavailableError, type IdempotencyContext } from './types.js';
 
 export interface IdempotencySetup {
   readonly pool: Pool;
@@ -36,7 +37,14 @@ export interface IdempotencySetup {
 
 /** One call wires everything: mount the returned middleware on the matching routes. */
 export function createIdempotency(setup: IdempotencySetup) {
-  const store = new PgIdempotencyStore({ pool: setup.pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs });
+  const store = new PgIdempotencyStore({
+    pool: setup.pool,
+    table: POLICY.table,
+    stepTable: POLICY.stepTable,
+    timeoutMs: POLICY.statementTimeoutMs,
+    acquireTimeoutMs: POLICY.acquireTimeoutMs,
+    lockTimeoutMs: POLICY.lockTimeoutMs,
+  });
   const core = new IdempotencyCore(store, POLICY, setup.events);
   const options: ${optionsType} = { core, principal: setup.principal };
   const saga = new SagaTracker({ pool: setup.pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs });

@@ -10,6 +10,7 @@ export interface ScaffoldView {
   policy: {
     keyHeader: string;
     maxKeyLength: number;
+    keyPattern: string;
     mismatchStatus: 409 | 422;
     inFlight: 'reject' | 'wait';
     inFlightWaitMs: number;
@@ -18,7 +19,12 @@ export interface ScaffoldView {
     replayedHeaders: string[];
     problemTypeBase: string;
     retentionMs: number;
+    acquireTimeoutMs: number;
+    statementTimeoutMs: number;
+    lockTimeoutMs: number;
     storeTimeoutMs: number;
+    completionRetryMs: number;
+    maxStoredResponseBytes: number;
     fingerprintAlgorithm: string;
     table: string;
     stepTable: string;
@@ -45,6 +51,7 @@ export interface ActionView {
   route: string;
   significantFields: string[];
   scope: ActionDesign['scope'];
+  mode: ActionDesign['mode'];
   keySource: ActionDesign['key']['source'];
   keyFrom?: string[];
   leaseMs: number;
@@ -63,6 +70,8 @@ export type MetricRole =
   | 'keysCreatedPerUser'
   | 'orphanReclaims'
   | 'storeErrors'
+  | 'outcomeUnknown'
+  | 'cleanupDeleted'
   | 'oldestInFlightAge';
 
 /** Prometheus names (what the alert expressions query) for the spec's metrics plus the operational ones. */
@@ -76,6 +85,8 @@ const PROMETHEUS_NAMES: Record<MetricRole, string> = {
   keysCreatedPerUser: 'idempotency_keys_created_total',
   orphanReclaims: 'idempotency_orphan_reclaims_total',
   storeErrors: 'idempotency_store_errors_total',
+  outcomeUnknown: 'idempotency_outcome_unknown_total',
+  cleanupDeleted: 'idempotency_cleanup_deleted_rows_total',
   oldestInFlightAge: 'idempotency_oldest_in_flight_age_seconds',
 };
 
@@ -89,6 +100,7 @@ function toActionView(action: ActionDesign): ActionView {
     route: action.path ?? action.route ?? action.codeName,
     significantFields: [...action.significantFields],
     scope: action.scope,
+    mode: action.mode,
     keySource: action.key.source,
     keyFrom: action.key.source === 'derived' ? [...(action.key.from ?? action.significantFields)] : undefined,
     leaseMs: action.lockTimeoutMs,
@@ -116,6 +128,7 @@ export function buildScaffoldView(model: DesignModel): ScaffoldView {
     policy: {
       keyHeader: model.keys.header,
       maxKeyLength: model.keys.maxLength,
+      keyPattern: model.keys.charsetPattern,
       mismatchStatus: model.responses.mismatchStatus,
       inFlight: model.responses.inFlight,
       inFlightWaitMs: model.responses.inFlightWaitMs,
@@ -124,7 +137,12 @@ export function buildScaffoldView(model: DesignModel): ScaffoldView {
       replayedHeaders: [...new Set(['content-type', ...model.responses.replayedHeaders.map((name) => name.toLowerCase())])].filter((name) => name !== 'content-length' && name !== 'set-cookie'),
       problemTypeBase: model.responses.problemType,
       retentionMs: model.retention.effectiveMs,
+      acquireTimeoutMs: model.detection.acquireTimeoutMs,
+      statementTimeoutMs: model.detection.statementTimeoutMs,
+      lockTimeoutMs: model.detection.lockTimeoutMs,
       storeTimeoutMs: model.detection.storeTimeoutMs,
+      completionRetryMs: model.detection.completionRetryMs,
+      maxStoredResponseBytes: model.responses.maxStoredResponseBytes,
       fingerprintAlgorithm: model.fingerprint.algorithmId,
       table: model.storage.table,
       stepTable: model.storage.stepTable,

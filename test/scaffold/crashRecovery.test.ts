@@ -91,14 +91,15 @@ describe.skipIf(skip !== undefined)('a worker dies mid-action', () => {
 
   it('SIGKILL: 409 while the lease is live, then the retry completes exactly once and the dead owner is fenced out', async () => {
     await schema.pool.query('TRUNCATE effects');
+    // Both processes are up before the claim: starting Node on a loaded machine can take longer than the lease.
+    const survivor = await startWorker(50);
     const doomed = await startWorker(30_000);
     const pending = pay(doomed.url, 'key-sigkill').catch(() => 'connection lost');
     await doomed.started;
-    const { rows: before } = await schema.pool.query("SELECT scope, key, fencing_token::text AS token FROM idempotency_store WHERE key = 'key-sigkill'");
+    const { rows: before } = await schema.pool.query("SELECT scope, key, action, fencing_token::text AS token FROM idempotency_store WHERE key = 'key-sigkill'");
     doomed.child.kill('SIGKILL');
     expect(await pending).toBe('connection lost');
 
-    const survivor = await startWorker(50);
     const early = await pay(survivor.url, 'key-sigkill');
     expect(early.status).toBe(409);
     expect(early.headers.get('retry-after')).not.toBeNull();

@@ -24,7 +24,7 @@ const express = require('express');
 const { createIdempotency, createPool, POLICY } = require('./${SCAFFOLD_DIR}/index.js');`;
   return `${imports}
 
-const pool = createPool(process.env.DATABASE_URL, POLICY.storeTimeoutMs, 25);
+const pool = createPool(process.env.DATABASE_URL, POLICY, 25);
 const idempotency = createIdempotency({ pool, principal: (req) => req.header('x-user') });
 let charges = 0;
 const app = express();
@@ -110,7 +110,7 @@ describe.each<ModuleType>(['module', 'commonjs'])('JavaScript + Express + Postgr
     expect(readme).toContain('```js\n');
     expect(readme).not.toContain('```ts');
     expect(readme).not.toMatch(/\b[\w-]+\.ts\b/);
-    expect(readme).toContain('process.env.DATABASE_URL, POLICY.storeTimeoutMs');
+    expect(readme).toContain('process.env.DATABASE_URL, POLICY)');
     expect(readme).toContain("app.post('/orders/:orderId/payments', idempotency.chargeOrder, chargeOrderHandler);");
     if (moduleType === 'module') expect(readme).toContain("import { createIdempotency, createPool, POLICY } from './idempotency/index.js';");
     else expect(readme).toContain("const { createIdempotency, createPool, POLICY } = require('./idempotency/index.js');");
@@ -134,7 +134,7 @@ describe.each<ModuleType>(['module', 'commonjs'])('JavaScript + Express + Postgr
     }).catch((error: { stdout?: string; stderr?: string }) => {
       throw new Error(`generated suite failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
     });
-    expect(stdout).toMatch(/Tests\s+9 passed/);
+    expect(stdout).toMatch(/Tests\s+12 passed/);
     expect(stdout).not.toMatch(/\d+ failed/);
     expect(stdout).not.toMatch(/skipped/);
   });

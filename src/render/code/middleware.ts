@@ -24,7 +24,7 @@ export type Decision =
 
 export async function decide(store: IdempotencyStore, claim: Claim): Promise<Decision> {
   // One statement: inserts a new record, or takes over an expired lease with fencing_token + 1.
-  const row = await store.claim(claim); // bounded by a ${model.detection.storeTimeoutMs} ms statement time-out
+  const row = await store.claim(claim); // bounded by a ${model.detection.statementTimeoutMs} ms statement time-out
   if (row.claimed) return { kind: 'execute', fencingToken: row.fencingToken };
   if (!fingerprintsEqual(row.fingerprint, claim.fingerprint)) return { kind: 'mismatch' };
   if (row.status === 'COMPLETED') {

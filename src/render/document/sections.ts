@@ -1,4 +1,5 @@
 import { describeDuration } from '../../config/duration.js';
+import { describeBytes } from '../../model/policies.js';
 import type { ActionDesign, DesignModel } from '../../model/types.js';
 import { formatProbability } from '../../model/uniqueness.js';
 import type { CodeSamples, FigureRef } from './buildDocument.js';
@@ -62,7 +63,7 @@ function overview(model: DesignModel): Section {
       [cell('Lease per action'), cell(model.actions.map((a) => `${a.name} ${sec(a.lockTimeoutMs)}`).join(', '))],
       [cell('Key retention'), cell(`${sec(model.retention.effectiveMs)}${model.retention.raised ? ' (raised from the requested value, see section 5)' : ''}`)],
       [cell('Reused key, different request'), cell(`${model.responses.mismatchStatus} problem+json`)],
-      [cell('Duplicate detection'), cell(`one round trip, target ${sec(model.detection.targetMs)}, store time-out ${sec(model.detection.storeTimeoutMs)}`)],
+      [cell('Duplicate detection'), cell(`one round trip, target ${sec(model.detection.targetMs)}, store time-outs ${sec(model.detection.acquireTimeoutMs)} to get a connection, ${sec(model.detection.statementTimeoutMs)} per statement`)],
     ]),
   ];
   if (model.assumptions.length > 0) {
@@ -123,6 +124,7 @@ function actionAnalysis(model: DesignModel): Section {
         [cell(strong('Retry sources')), cell(a.retrySources.map((r) => `${r.label}: ${r.how}`).join('; '))],
         [cell(strong('Significant fields')), cell(...joinInline(a.significantFields.map((f) => code(f))))],
         [cell(strong('Failure recovery')), cell(a.recovery)],
+        [cell(strong('Runtime mode')), cell(a.modeReason)],
         ...(a.existing.length > 0 ? [[cell(strong('Already in place')), cell(a.existing.join('; '))]] : []),
       ]),
     );
@@ -232,9 +234,58 @@ function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly
 function partialFailure(model: DesignModel, samples: CodeSamples): Section {
   const r = model.retention;
   const longest = [...model.actions].sort((a, b) => b.lockTimeoutMs - a.lockTimeoutMs)[0]!;
+  const d = model.detection;
+  const transactional = model.actions.filter((a) => a.mode === 'transactional');
   const blocks: Block[] = [
+    heading('Transactional or lease: how each action holds its key'),
+    p(
+      'Where every effect of an action is a write to the database that holds the store, one transaction covers the claim, those writes and the completion: nothing is visible until it commits, and a crash, a thrown handler or a failed completion rolls all of it back, so the retry starts clean. Concurrent duplicates wait on the key\'s unique index for at most the lock time-out below, then see the committed result (replay) or get 409. Where an action reaches outside that database (a payment provider, e-mail, another service), no transaction can undo the effect; the claim commits first and a lease with a fencing token guards the run.',
+    ),
+    list(model.actions.map((a) => [strong(a.name), `: ${a.modeReason}`])),
+    heading('When the store or the completion fails'),
+    table(
+      ['Failure', 'What the client gets', 'Why that answer is true'],
+      [
+        [
+          cell(`No pooled connection within ${sec(d.acquireTimeoutMs)}`),
+          cell(`503 problem "not processed", Retry-After`),
+          cell('Nothing was sent to the database, so nothing can commit.'),
+        ],
+        [
+          cell(`A claim statement slower than ${sec(d.statementTimeoutMs)} (server-side SET LOCAL statement_timeout), or a duplicate's row locked longer than ${sec(d.lockTimeoutMs)} (lock_timeout)`),
+          cell('503 "not processed" for a time-out; 409 + Retry-After for the locked duplicate'),
+          cell('The claim runs in its own transaction and only COMMIT makes it durable; on a time-out the transaction is rolled back or its connection destroyed, so a claim the client was told failed can never commit later. The client waits at most one second longer than the server for an answer.'),
+        ],
+        ...(transactional.length > 0
+          ? [
+              [
+                cell(`Completion cannot be recorded, transactional mode (${transactional.map((a) => a.name).join(', ')})`),
+                cell('503 "not processed"; 503 "outcome unknown" only if the COMMIT\'s own answer is lost'),
+                cell('The claim and the action\'s writes roll back together, so the retry executes once, cleanly.'),
+              ],
+            ]
+          : []),
+        ...(transactional.length < model.actions.length
+          ? [
+              [
+                cell(`Completion cannot be recorded, lease mode (${model.actions.filter((a) => a.mode === 'lease').map((a) => a.name).join(', ')})`),
+                cell(`Retried with the same fencing token for ${sec(d.completionRetryMs)}, then 503 "outcome unknown: retry later with the same key", never "not processed"`),
+                cell('The action ran. The record stays PROCESSING under its lease (attempts counted); the retry that takes over after the lease sees attempt > 1 and sends the same derived provider keys, so the provider deduplicates. The outcome-unknown metric pages.'),
+              ],
+            ]
+          : []),
+        [
+          cell(`Response body larger than ${describeBytes(model.responses.maxStoredResponseBytes)}`),
+          cell('Sent once; a retry with the key gets 409 response-not-replayable'),
+          cell('The record keeps the status and a SHA-256 of the body, so the key stays completed: never a second execution.'),
+        ],
+      ],
+    ),
     heading('Crash after the claim, before completion'),
-    p(`The record stays PROCESSING with a lease in locked_until. Once the lease lapses (${model.actions.map((a) => `${a.name}: ${sec(a.lockTimeoutMs)}`).join(', ')}), the next attempt reclaims it in the claim statement, with fencing_token incremented, and runs the action again. Recovery is automatic retry, and re-execution is safe because every downstream call carries a key derived from the local one.`),
+    ...(transactional.length > 0
+      ? [p(`Transactional actions (${transactional.map((a) => a.name).join(', ')}): the worker's connection closes with it, PostgreSQL rolls back the claim and the action's writes, and the next attempt claims a fresh key at once.`)]
+      : []),
+    p(`Lease-mode actions: the record stays PROCESSING with a lease in locked_until. Once the lease lapses (${model.actions.map((a) => `${a.name}: ${sec(a.lockTimeoutMs)}`).join(', ')}), the next attempt reclaims it in the claim statement, with fencing_token incremented, and runs the action again. Recovery is automatic retry, and re-execution is safe because every downstream call carries a key derived from the local one.`),
     list(model.actions.map((a) => [strong(a.name), `: ${a.recovery}`])),
     heading('Action partially completed'),
     p(

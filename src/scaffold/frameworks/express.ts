@@ -1,20 +1,21 @@
 import type { HttpFramework } from '../httpFramework.js';
+import { quote } from '../tsLiteral.js';
 
 export const EXPRESS: HttpFramework = {
   module: 'express',
   optionsType: 'ExpressIdempotencyOptions',
-  exports: 'idempotent, type ExpressIdempotencyOptions',
+  exports: 'asyncHandler, idempotencyOf, idempotent, type ExpressIdempotencyOptions',
   readme: {
     mount: 'Mount the middleware after authentication and body parsing, right before each handler:',
     requestName: 'req',
     code: (view, principalLine) => {
       const mounts = view.actions
         .filter((action) => action.http)
-        .map((action) => `app.${(action.method ?? 'POST').toLowerCase()}('${action.route}', idempotency.${action.codeName}, ${action.codeName}Handler);`);
+        .map((action) => `app.${(action.method ?? 'POST').toLowerCase()}(${quote(action.route)}, idempotency.${action.codeName}, ${action.codeName}Handler);`);
       return `import express from 'express';
 import { createIdempotency, createPool, POLICY } from './idempotency/index.js';
 
-const pool = createPool(process.env.DATABASE_URL!, POLICY.storeTimeoutMs);
+const pool = createPool(process.env.DATABASE_URL!, POLICY);
 const idempotency = createIdempotency({
   pool,
   ${principalLine}
@@ -26,20 +27,22 @@ ${mounts.join('\n')}`;
   },
   tests: {
     imports: `import type { AddressInfo } from 'node:net';
-import express from 'express';`,
+import express from 'express';
+import { asyncHandler, idempotencyOf } from './express.js';`,
     serverDecl: "let server: ReturnType<ReturnType<typeof express>['listen']>;",
     setup: (action, method) => `    const idempotency = createIdempotency({ pool, principal: (req) => req.header('x-test-principal') });
     const app = express();
     app.use(express.json());
-    app.${method}(ACTION.route, idempotency.${action.codeName}, async (_req, res) => {
+    app.${method}(ACTION.route, idempotency.${action.codeName}, asyncHandler(async (req, res) => {
       executions += 1;
+      await recordEffect(idempotencyOf(req));
       await new Promise((resolve) => setTimeout(resolve, 30));
       if (failNext) {
         failNext = false;
         throw new Error('downstream failure');
       }
       res.status(201).location('/things/' + executions).json({ execution: executions, at: Date.now() });
-    });
+    }));
     server = app.listen(0);
     await new Promise((resolve) => server.once('listening', resolve));
     baseUrl = \`http://127.0.0.1:\${(server.address() as AddressInfo).port}\`;`,

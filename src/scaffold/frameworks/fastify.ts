@@ -1,9 +1,10 @@
 import type { HttpFramework } from '../httpFramework.js';
+import { quote } from '../tsLiteral.js';
 
 export const FASTIFY: HttpFramework = {
   module: 'fastify',
   optionsType: 'FastifyIdempotencyOptions',
-  exports: 'idempotencyOf, idempotent, type FastifyIdempotencyOptions, type IdempotencyContext, type IdempotentRoute',
+  exports: 'idempotencyOf, idempotent, type FastifyIdempotencyOptions, type IdempotentRoute',
   readme: {
     mount:
       "Pass each action's hooks as its route options. Authenticate in an onRequest hook (it runs first, so its\n   401/403/429 are never stored). With a preHandler of your own, run it first:\n   `{ ...idempotency.name, preHandler: [yours, idempotency.name.preHandler] }`.",
@@ -11,12 +12,12 @@ export const FASTIFY: HttpFramework = {
     code: (view, principalLine) => {
       const routes = view.actions
         .filter((action) => action.http)
-        .map((action) => `app.${(action.method ?? 'POST').toLowerCase()}('${action.route}', idempotency.${action.codeName}, ${action.codeName}Handler);`);
+        .map((action) => `app.${(action.method ?? 'POST').toLowerCase()}(${quote(action.route)}, idempotency.${action.codeName}, ${action.codeName}Handler);`);
       return `import Fastify from 'fastify';
 import { createIdempotency, createPool, POLICY } from './idempotency/index.js';
 
 const app = Fastify();
-const pool = createPool(process.env.DATABASE_URL!, POLICY.storeTimeoutMs);
+const pool = createPool(process.env.DATABASE_URL!, POLICY);
 const idempotency = createIdempotency({
   pool,
   ${principalLine}
@@ -26,12 +27,14 @@ ${routes.join('\n')}`;
     claimHint: 'in the handler, `idempotencyOf(request)` holds the key, the claim `ref` and the lease `signal`',
   },
   tests: {
-    imports: "import Fastify, { type FastifyInstance } from 'fastify';",
+    imports: `import Fastify, { type FastifyInstance } from 'fastify';
+import { idempotencyOf } from './fastify.js';`,
     serverDecl: 'let app: FastifyInstance;',
     setup: (action, method) => `    const idempotency = createIdempotency({ pool, principal: (request) => request.headers['x-test-principal']?.toString() });
     app = Fastify();
-    app.${method}(ACTION.route, idempotency.${action.codeName}, async (_request, reply) => {
+    app.${method}(ACTION.route, idempotency.${action.codeName}, async (request, reply) => {
       executions += 1;
+      await recordEffect(idempotencyOf(request));
       await new Promise((resolve) => setTimeout(resolve, 30));
       if (failNext) {
         failNext = false;

@@ -5,7 +5,7 @@ export const NESTJS: HttpFramework = {
   module: 'nestjs',
   optionsType: 'NestIdempotencyOptions',
   exports:
-    'Idempotent, IdempotencyInterceptor, idempotencyOf, idempotencyProviders, idempotent, type AuthenticatedRequest, type IdempotencyContext, type NestIdempotencyOptions',
+    'Idempotent, IdempotencyInterceptor, idempotencyOf, idempotencyProviders, idempotent, type AuthenticatedRequest, type NestIdempotencyOptions',
   readme: {
     mount:
       'Register the providers in your root module and mark each route with `@Idempotent(ACTIONS.name)`. Guards run\n   before interceptors, so their 401/403/429 are never stored; the tsconfig needs `experimentalDecorators`.',
@@ -17,7 +17,7 @@ export const NESTJS: HttpFramework = {
       return `import { Module } from '@nestjs/common';
 import { createIdempotency, createPool, idempotencyProviders, POLICY } from './idempotency/index.js';
 
-const pool = createPool(process.env.DATABASE_URL!, POLICY.storeTimeoutMs);
+const pool = createPool(process.env.DATABASE_URL!, POLICY);
 const idempotency = createIdempotency({
   pool,
   ${principalLine}
@@ -30,10 +30,10 @@ export class AppModule {}${mark}`;
   },
   tests: {
     imports: `import type { AddressInfo } from 'node:net';
-import { Controller, HttpCode, Module, RequestMapping, RequestMethod, Res, UseGuards, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import { Controller, HttpCode, Module, Req, RequestMapping, RequestMethod, Res, UseGuards, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { Idempotent, idempotencyProviders } from './nestjs.js';`,
+import { Idempotent, idempotencyOf, idempotencyProviders } from './nestjs.js';`,
     serverDecl: 'let app: INestApplication;',
     setup: (action, method) => `    const idempotency = createIdempotency({ pool, principal: (request) => request.user?.id });
     // Stands in for the app's auth guard: guards run before the interceptor, so their refusals are never stored.
@@ -51,8 +51,9 @@ import { Idempotent, idempotencyProviders } from './nestjs.js';`,
       @RequestMapping({ path: ACTION.route, method: RequestMethod.${method.toUpperCase()} })
       @HttpCode(201)
       @Idempotent(ACTIONS.${action.codeName})
-      async run(@Res({ passthrough: true }) res: Response) {
+      async run(@Req() req: Request, @Res({ passthrough: true }) res: Response) {
         executions += 1;
+        await recordEffect(idempotencyOf(req));
         await new Promise((resolve) => setTimeout(resolve, 30));
         if (failNext) {
           failNext = false;

@@ -1,13 +1,17 @@
+import { createHash } from 'node:crypto';
 import { fingerprintsEqual } from './fingerprint.js';
 import {
   LeaseLostError,
+  OutcomeUnknownError,
   StoreUnavailableError,
   type ActionSettings,
   type ClaimRef,
   type ExistingRecord,
+  type IdempotencyContext,
   type IdempotencyEvents,
   type IdempotencyPolicy,
   type IdempotencyStore,
+  type OpenTransaction,
   type StoredResponse,
 } from './types.js';
 
@@ -19,10 +23,26 @@ export interface IdempotentRequest {
 }
 
 export type Decision =
-  | { readonly kind: 'execute'; readonly claim: ActiveClaim }
+  | { readonly kind: 'execute'; readonly claim: Claim }
   | { readonly kind: 'replay'; readonly response: StoredResponse }
   | { readonly kind: 'mismatch' }
+  | { readonly kind: 'not-replayable' }
   | { readonly kind: 'in-flight'; readonly retryAfterSeconds: number };
+
+/**
+ * One ownership of a key while the action runs, whichever mode holds it. complete() resolves only once the
+ * response is durable (then it may be sent); it throws LeaseLostError (fenced out), StoreUnavailableError (nothing
+ * was recorded and, in transactional mode, everything was rolled back) or OutcomeUnknownError (the action may have
+ * taken effect; tell the client to retry later with the same key).
+ */
+export interface Claim {
+  readonly ref: ClaimRef;
+  readonly context: IdempotencyContext;
+  readonly signal: AbortSignal;
+  complete(response: StoredResponse): Promise<void>;
+  /** Gives the key back (transactional mode: rolls back the action's writes too) so a retry runs again. */
+  release(): Promise<void>;
+}
 
 /** Statuses that describe the caller's situation right now, not the outcome of the action: never stored. */
 const TRANSIENT_STATUSES = new Set([401, 403, 408, 425, 429]);
@@ -47,30 +67,45 @@ export class IdempotencyCore {
   async begin(action: ActionSettings, request: IdempotentRequest): Promise<Decision> {
     this.events.request?.(action.codeName);
     const deadline = Date.now() + (this.policy.inFlight === 'wait' ? this.policy.inFlightWaitMs : 0);
+    const input = {
+      scope: request.scope,
+      key: request.key,
+      action: action.codeName,
+      fingerprint: request.fingerprint,
+      algorithm: this.policy.fingerprintAlgorithm,
+      leaseMs: action.leaseMs,
+      retentionMs: this.policy.retentionMs,
+    };
+    const transactional = action.mode === 'transactional' && this.store.claimInTransaction !== undefined;
     for (;;) {
-      const result = await this.guard('claim', () =>
-        this.store.claim({
-          scope: request.scope,
-          key: request.key,
-          action: action.codeName,
-          fingerprint: request.fingerprint,
-          algorithm: this.policy.fingerprintAlgorithm,
-          leaseMs: action.leaseMs,
-          retentionMs: this.policy.retentionMs,
-        }),
-      );
-      if (result.outcome === 'claimed') {
-        this.events.claimed?.(action.codeName, request.scope, result.reclaimed);
-        return { kind: 'execute', claim: new ActiveClaim(this, action, result.ref) };
-      }
-      const decision = this.decideExisting(action, request, result.record);
-      // 'wait' mode: a duplicate of a running request polls briefly for its result instead of failing at once.
-      if (decision.kind !== 'in-flight' || Date.now() >= deadline) {
-        if (decision.kind === 'in-flight') this.events.inFlight?.(action.codeName);
-        return decision;
+      if (transactional) {
+        const result = await this.guard('claim', () => this.store.claimInTransaction!(input));
+        if (result.outcome === 'claimed') {
+          this.events.claimed?.(action.codeName, request.scope, result.attempt > 1 ? 'orphan' : 'no');
+          return {
+            kind: 'execute',
+            claim: new TransactionalClaim(this, action, result.transaction, result.attempt),
+          };
+        }
+        const decision = this.decideExisting(action, request, result.record);
+        if (decision.kind !== 'in-flight' || Date.now() >= deadline) return this.settle(action, decision);
+      } else {
+        const result = await this.guard('claim', () => this.store.claim(input));
+        if (result.outcome === 'claimed') {
+          this.events.claimed?.(action.codeName, request.scope, result.reclaimed);
+          return { kind: 'execute', claim: new ActiveClaim(this, action, result.ref, result.attempt) };
+        }
+        const decision = this.decideExisting(action, request, result.record);
+        // 'wait' mode: a duplicate of a running request polls briefly for its result instead of failing at once.
+        if (decision.kind !== 'in-flight' || Date.now() >= deadline) return this.settle(action, decision);
       }
       await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
     }
+  }
+
+  private settle(action: ActionSettings, decision: Decision): Decision {
+    if (decision.kind === 'in-flight') this.events.inFlight?.(action.codeName);
+    return decision;
   }
 
   private decideExisting(
@@ -85,6 +120,10 @@ export class IdempotencyCore {
     ) {
       this.events.mismatch?.(action.codeName);
       return { kind: 'mismatch' };
+    }
+    if (record.status !== 'PROCESSING' && record.notReplayable) {
+      this.events.replayed?.(action.codeName);
+      return { kind: 'not-replayable' };
     }
     if (record.status !== 'PROCESSING' && record.response) {
       this.events.replayed?.(action.codeName);
@@ -101,22 +140,24 @@ export class IdempotencyCore {
 
   /**
    * For consumers and jobs: runs `work` at most once per key and returns its (JSON) result, replaying the stored
-   * result for duplicates. Throws InFlightError / MismatchError so the caller can nack or skip.
+   * result for duplicates. Throws InFlightError / MismatchError so the caller can nack or skip. `work` receives
+   * the same context as an HTTP handler (transactional mode: write through `context.db`).
    */
   async runOnce<T>(
     action: ActionSettings,
     request: IdempotentRequest,
-    work: (signal: AbortSignal) => Promise<T>,
+    work: (signal: AbortSignal, context: IdempotencyContext) => Promise<T>,
   ): Promise<{ result: T; replayed: boolean }> {
     const decision = await this.begin(action, request);
     if (decision.kind === 'replay')
       return { result: JSON.parse(decision.response.body.toString('utf8')) as T, replayed: true };
     if (decision.kind === 'mismatch') throw new MismatchError();
+    if (decision.kind === 'not-replayable') throw new NotReplayableError();
     if (decision.kind === 'in-flight') throw new InFlightError(decision.retryAfterSeconds);
     const { claim } = decision;
     let result: T;
     try {
-      result = await work(claim.signal);
+      result = await work(claim.signal, claim.context);
     } catch (error) {
       await claim.release();
       throw error;
@@ -131,7 +172,10 @@ export class IdempotencyCore {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof LeaseLostError) throw error;
+      if (error instanceof LeaseLostError || error instanceof OutcomeUnknownError) {
+        if (error instanceof OutcomeUnknownError) this.events.storeError?.(operation);
+        throw error;
+      }
       this.events.storeError?.(operation);
       throw error instanceof StoreUnavailableError
         ? error
@@ -139,10 +183,18 @@ export class IdempotencyCore {
     }
   }
 
-  /** @internal used by ActiveClaim */
+  /** Above the cap only the status and the body's SHA-256 are recorded; the first caller still gets the body. */
+  storable(action: ActionSettings, response: StoredResponse): StoredResponse {
+    if (response.body.length <= this.policy.maxStoredResponseBytes) return response;
+    this.events.responseNotStored?.(action.codeName, response.body.length);
+    const bodySha256 = createHash('sha256').update(response.body).digest('hex');
+    return { status: response.status, headers: {}, body: Buffer.alloc(0), bodySha256 };
+  }
+
+  /** @internal used by the claims */
   report(
     action: string,
-    outcome: 'completed' | 'failed' | 'released' | 'lease-lost',
+    outcome: 'completed' | 'failed' | 'released' | 'lease-lost' | 'outcome-unknown',
     durationMs: number,
   ): void {
     this.events.finished?.(action, outcome, durationMs);
@@ -156,6 +208,13 @@ export class MismatchError extends Error {
   }
 }
 
+export class NotReplayableError extends Error {
+  constructor() {
+    super('this key already completed, but its result was too large to keep');
+    this.name = 'NotReplayableError';
+  }
+}
+
 export class InFlightError extends Error {
   constructor(readonly retryAfterSeconds: number) {
     super('a request with this idempotency key is still being processed');
@@ -163,18 +222,37 @@ export class InFlightError extends Error {
   }
 }
 
-/** Ownership of one key while the action runs: renews the lease if configured, then completes or releases. */
-export class ActiveClaim {
+function contextOf(ref: ClaimRef, attempt: number, signal: AbortSignal, db?: unknown): IdempotencyContext {
+  const context = {
+    scope: ref.scope,
+    key: ref.key,
+    token: ref.token,
+    action: ref.action,
+    attempt,
+    signal,
+    db,
+  };
+  return Object.assign(context, { ref: context });
+}
+
+/**
+ * Lease mode: the claim is committed and held by a lease and a fencing token while the action runs; renews the
+ * lease if configured, then completes or releases.
+ */
+export class ActiveClaim implements Claim {
   private readonly controller = new AbortController();
   private readonly startedAt = performance.now();
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private settled = false;
+  readonly context: IdempotencyContext;
 
   constructor(
     private readonly core: IdempotencyCore,
     private readonly action: ActionSettings,
     readonly ref: ClaimRef,
+    attempt = 1,
   ) {
+    this.context = contextOf(ref, attempt, this.controller.signal);
     if (action.heartbeatMs) {
       this.heartbeat = setInterval(() => void this.renew(), action.heartbeatMs);
       this.heartbeat.unref();
@@ -186,18 +264,37 @@ export class ActiveClaim {
     return this.controller.signal;
   }
 
-  /** Records the response; resolves only once it is durable, so it may be sent afterwards. */
+  /**
+   * Records the response; resolves only once it is durable, so it may be sent afterwards. A failed write is
+   * retried with the same fencing token (the write is idempotent for its owner) for up to completionRetryMs;
+   * then OutcomeUnknownError: the action ran, and saying "not processed" would invite a second execution.
+   */
   async complete(response: StoredResponse): Promise<void> {
     this.stop();
     const status = response.status < 400 ? 'COMPLETED' : 'FAILED';
-    const stored = await this.core.guard('complete', () =>
-      this.core.store.complete(this.ref, status, response, this.core.policy.retentionMs),
-    );
-    if (!stored) {
-      this.core.report(this.action.codeName, 'lease-lost', this.elapsed());
-      throw new LeaseLostError();
+    const record = this.core.storable(this.action, response);
+    const deadline = Date.now() + this.core.policy.completionRetryMs;
+    for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
+      let stored: boolean;
+      try {
+        stored = await this.core.guard('complete', () =>
+          this.core.store.complete(this.ref, status, record, this.core.policy.retentionMs),
+        );
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError) || Date.now() + delay >= deadline) {
+          this.core.report(this.action.codeName, 'outcome-unknown', this.elapsed());
+          throw new OutcomeUnknownError({ cause: error });
+        }
+        await sleep(delay);
+        continue;
+      }
+      if (!stored) {
+        this.core.report(this.action.codeName, 'lease-lost', this.elapsed());
+        throw new LeaseLostError();
+      }
+      this.core.report(this.action.codeName, status === 'COMPLETED' ? 'completed' : 'failed', this.elapsed());
+      return;
     }
-    this.core.report(this.action.codeName, status === 'COMPLETED' ? 'completed' : 'failed', this.elapsed());
   }
 
   /** Gives the key back so a retry runs the action again. Best effort: if the store is down the lease lapses instead. */
@@ -222,6 +319,66 @@ export class ActiveClaim {
   private stop(): void {
     this.settled = true;
     if (this.heartbeat) clearInterval(this.heartbeat);
+  }
+
+  private elapsed(): number {
+    return performance.now() - this.startedAt;
+  }
+}
+
+/**
+ * Transactional mode: the claim row, the action's own writes (through `context.db`) and the completion share one
+ * open transaction. Nothing is visible to others until it commits; a crash, a thrown handler or a failed
+ * completion rolls all of it back, so a retry starts from a clean slate.
+ */
+export class TransactionalClaim implements Claim {
+  private readonly controller = new AbortController();
+  private readonly startedAt = performance.now();
+  private finished = false;
+  readonly context: IdempotencyContext;
+
+  constructor(
+    private readonly core: IdempotencyCore,
+    private readonly action: ActionSettings,
+    private readonly transaction: OpenTransaction,
+    attempt = 1,
+  ) {
+    this.context = contextOf(transaction.ref, attempt, this.controller.signal, transaction.db);
+  }
+
+  get ref(): ClaimRef {
+    return this.transaction.ref;
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  async complete(response: StoredResponse): Promise<void> {
+    if (this.finished) throw new Error('idempotency claim already finished');
+    this.finished = true;
+    const status = response.status < 400 ? 'COMPLETED' : 'FAILED';
+    const record = this.core.storable(this.action, response);
+    try {
+      await this.core.guard('complete', () =>
+        this.transaction.commit(status, record, this.core.policy.retentionMs),
+      );
+    } catch (error) {
+      this.core.report(
+        this.action.codeName,
+        error instanceof OutcomeUnknownError ? 'outcome-unknown' : 'released',
+        this.elapsed(),
+      );
+      throw error;
+    }
+    this.core.report(this.action.codeName, status === 'COMPLETED' ? 'completed' : 'failed', this.elapsed());
+  }
+
+  async release(): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    this.core.report(this.action.codeName, 'released', this.elapsed());
+    await this.transaction.rollback().catch(() => undefined);
   }
 
   private elapsed(): number {

@@ -4,35 +4,37 @@ export type KeyParseResult =
   | { readonly ok: true; readonly key: string }
   | { readonly ok: false; readonly problem: 'missing' | 'empty' | 'too-long' | 'invalid' };
 
-// Control characters (and DEL) would corrupt logs and headers; they are never part of a legitimate key.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
 /**
- * Parses an Idempotency-Key header value. The IETF draft defines it as a structured-field string ("abc"); plain
- * unquoted values are also accepted because most clients send them that way.
+ * Parses an Idempotency-Key header against the grammar the design document states (POLICY.keyPattern): 1 to
+ * maxLength printable ASCII characters without comma or whitespace; one pair of surrounding double quotes (the
+ * IETF draft's structured-field form) is removed first. A header sent twice is rejected, whether it arrives as
+ * an array or joined by the framework into "a, b" (the comma and space fail the grammar).
  */
 export function parseIdempotencyKey(
   header: string | readonly string[] | undefined,
   maxLength: number,
+  pattern: string,
 ): KeyParseResult {
   if (header === undefined) return { ok: false, problem: 'missing' };
-  // A repeated header is ambiguous: which value would the retry send? Reject rather than guess.
   if (typeof header !== 'string')
     return header.length === 1
-      ? parseIdempotencyKey(header[0], maxLength)
-      : { ok: false, problem: 'invalid' };
-  let key = header.trim();
-  if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) {
-    const inner = key.slice(1, -1);
-    // sf-string: printable ASCII, with only \" and \\ as escapes.
-    if (!/^(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*$/.test(inner)) return { ok: false, problem: 'invalid' };
-    key = inner.replace(/\\(["\\])/g, '$1');
-  }
+      ? parseIdempotencyKey(header[0], maxLength, pattern)
+      : header.length === 0
+        ? { ok: false, problem: 'missing' }
+        : { ok: false, problem: 'invalid' };
+  let key = header;
+  if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1);
   if (key.length === 0) return { ok: false, problem: 'empty' };
   if (key.length > maxLength) return { ok: false, problem: 'too-long' };
-  if (CONTROL.test(key)) return { ok: false, problem: 'invalid' };
+  if (!grammar(pattern).test(key)) return { ok: false, problem: 'invalid' };
   return { ok: true, key };
+}
+
+const compiled = new Map<string, RegExp>();
+function grammar(pattern: string): RegExp {
+  let regex = compiled.get(pattern);
+  if (!regex) compiled.set(pattern, (regex = new RegExp(pattern)));
+  return regex;
 }
 
 /**
@@ -41,6 +43,19 @@ export function parseIdempotencyKey(
  */
 export function deriveKey(codeName: string, values: Readonly<Record<string, unknown>>): string {
   return `${codeName}_${sha256Hex(canonicalJson(values)).slice(0, 32)}`;
+}
+
+/**
+ * The key a downstream provider sees for one claim (and saga step): SHA-256 hex (64 characters) of the canonical
+ * JSON array [scope, key, action, step], step 0 for a single call. Scoped, so two principals who send the same
+ * Idempotency-Key never share a provider key; deterministic, so a retry or a takeover sends the same one and the
+ * provider deduplicates. 64 characters fit Stripe (255) and Adyen (64); PayPal gets a UUIDv5 of it.
+ */
+export function providerKeyBase(
+  claim: { readonly scope: string; readonly key: string; readonly action: string },
+  step = 0,
+): string {
+  return sha256Hex(canonicalJson([claim.scope, claim.key, claim.action, step]));
 }
 
 /** For log lines and traces: a short hash correlates requests without revealing the key itself. */

@@ -1,4 +1,4 @@
-import type { IdempotencyPolicy } from './types.js';
+import { LeaseLostError, StoreUnavailableError, type IdempotencyPolicy } from './types.js';
 
 /** RFC 9457 problem details, as the IETF Idempotency-Key draft recommends for its error responses. */
 export interface Problem {
@@ -17,6 +17,8 @@ export type ProblemKind =
   | 'in-flight'
   | 'store-unavailable'
   | 'lease-lost'
+  | 'outcome-unknown'
+  | 'response-not-replayable'
   | 'principal-missing';
 
 /** Details never echo the key, the fingerprint or the stored body: confirming misuse is enough. */
@@ -39,7 +41,7 @@ export function problemFor(
         type,
         title: 'Idempotency-Key is malformed',
         status: 400,
-        detail: `The ${policy.keyHeader} must be 1-${policy.maxKeyLength} printable characters.`,
+        detail: `The ${policy.keyHeader} must be sent once, as 1-${policy.maxKeyLength} printable ASCII characters without spaces, commas or inner double quotes (optionally inside one pair of double quotes).`,
       };
     case 'key-mismatch':
       return {
@@ -73,6 +75,23 @@ export function problemFor(
           'Duplicate protection is unavailable, so the request was not processed. Retry with the same key.',
         retryAfterSeconds,
       };
+    case 'outcome-unknown':
+      return {
+        type,
+        title: 'Outcome unknown',
+        status: 503,
+        detail:
+          'The request may have been processed, but its result could not be recorded. Retry later with the same key to receive the result; do not use a new key.',
+        retryAfterSeconds,
+      };
+    case 'response-not-replayable':
+      return {
+        type,
+        title: 'Result not replayable',
+        status: 409,
+        detail:
+          'A request with this key was already processed, but its response was too large to keep. Do not retry with this key; read the resource instead.',
+      };
     case 'principal-missing':
       return {
         type,
@@ -81,4 +100,14 @@ export function problemFor(
         detail: 'Idempotency keys are scoped to the caller; this request has no authenticated caller.',
       };
   }
+}
+
+/**
+ * The answer when a response could not be recorded after the action ran. Only a StoreUnavailableError means
+ * "not processed" (transactional mode rolled everything back); anything else may have taken effect.
+ */
+export function failureProblem(error: unknown, policy: IdempotencyPolicy): Problem {
+  if (error instanceof LeaseLostError) return problemFor('lease-lost', policy);
+  if (error instanceof StoreUnavailableError) return problemFor('store-unavailable', policy);
+  return problemFor('outcome-unknown', policy);
 }

@@ -13,6 +13,13 @@ export interface ActionSettings {
   readonly route: string;
   readonly significantFields: readonly string[];
   readonly scope: Scope;
+  /**
+   * 'transactional': the action's effects live in the store's database; the claim, the handler's writes (through
+   * the context's `db`) and the completion commit in one transaction, so any failure rolls all of it back.
+   * 'lease': the action has effects elsewhere (payments, e-mail, other services); the claim commits first and is
+   * held by a lease and a fencing token while the action runs.
+   */
+  readonly mode: 'transactional' | 'lease';
   /** 'derived' keys are computed from request fields; the others arrive in the key header. */
   readonly key: { readonly source: 'client' | 'server' | 'derived'; readonly from?: readonly string[] };
   readonly leaseMs: number;
@@ -29,6 +36,8 @@ export interface ActionSettings {
 export interface IdempotencyPolicy {
   readonly keyHeader: string;
   readonly maxKeyLength: number;
+  /** The key grammar (regular expression source) the design document states: printable ASCII, no comma or space. */
+  readonly keyPattern: string;
   readonly mismatchStatus: 409 | 422;
   readonly inFlight: 'reject' | 'wait';
   readonly inFlightWaitMs: number;
@@ -38,7 +47,18 @@ export interface IdempotencyPolicy {
   readonly replayedHeaders: readonly string[];
   readonly problemTypeBase: string;
   readonly retentionMs: number;
+  /** Longest wait for a pooled connection; failing here is provably "not processed" (nothing was sent). */
+  readonly acquireTimeoutMs: number;
+  /** Server-side statement_timeout (SET LOCAL) for each store statement on the request path. */
+  readonly statementTimeoutMs: number;
+  /** Server-side lock_timeout: how long a claim waits on a concurrent duplicate's uncommitted row. */
+  readonly lockTimeoutMs: number;
+  /** acquireTimeoutMs + statementTimeoutMs: the most a request waits for the store before 503. */
   readonly storeTimeoutMs: number;
+  /** Lease mode: how long a failed completion is retried (same fencing token) before the outcome is reported unknown. */
+  readonly completionRetryMs: number;
+  /** Bodies above this many bytes are not stored: status and SHA-256 are, and a replay answers response-not-replayable. */
+  readonly maxStoredResponseBytes: number;
   readonly fingerprintAlgorithm: string;
   readonly table: string;
   readonly stepTable: string;
@@ -52,6 +72,8 @@ export interface StoredResponse {
   readonly headers: Readonly<Record<string, string>>;
   /** Exact bytes, so a replay is byte-identical to the first answer. */
   readonly body: Buffer;
+  /** Set instead of a body when the body was above maxStoredResponseBytes: the record keeps only its hash. */
+  readonly bodySha256?: string;
 }
 
 export interface ClaimInput {
@@ -69,6 +91,23 @@ export interface ClaimRef {
   readonly scope: string;
   readonly key: string;
   readonly token: string;
+  /** The action's codeName: part of every derived provider key. */
+  readonly action: string;
+}
+
+/**
+ * What a handler sees while its claim runs, the same shape in every adapter (`idempotencyOf(request)`): pass it to
+ * `saga.run(context, steps)` and to the provider key helpers (`stripeRequestOptions(context)`).
+ */
+export interface IdempotencyContext extends ClaimRef {
+  /** 1 on the first attempt; higher when an earlier attempt lapsed and this one took over (an effect may exist). */
+  readonly attempt: number;
+  /** Aborted when the lease is lost: stop and leave the key to its new owner. */
+  readonly signal: AbortSignal;
+  /** The same object as this context, for code written against the older `{ ref }` shape. */
+  readonly ref: ClaimRef;
+  /** Transactional mode: the open transaction's client (pg PoolClient); write through it. Undefined in lease mode. */
+  readonly db?: unknown;
 }
 
 export interface ExistingRecord {
@@ -78,6 +117,8 @@ export interface ExistingRecord {
   readonly leaseLive: boolean;
   readonly leaseRemainingMs: number;
   readonly response?: StoredResponse;
+  /** Finished, but the body was above maxStoredResponseBytes: only its status and hash were kept. */
+  readonly notReplayable?: boolean;
 }
 
 export type ClaimResult =
@@ -85,6 +126,7 @@ export type ClaimResult =
       readonly outcome: 'claimed';
       readonly ref: ClaimRef;
       readonly reclaimed: 'no' | 'orphan' | 'released' | 'expired';
+      readonly attempt: number;
     }
   | { readonly outcome: 'existing'; readonly record: ExistingRecord };
 
@@ -104,6 +146,23 @@ export interface IdempotencyStore {
   release(ref: ClaimRef): Promise<boolean>;
   extend(ref: ClaimRef, leaseMs: number): Promise<boolean>;
   read(scope: string, key: string): Promise<ExistingRecord | undefined>;
+  /**
+   * Transactional mode: claims inside a transaction that stays open; the caller writes through `db`, then
+   * `commit(response)` records the response and commits everything, or `rollback()` undoes everything.
+   */
+  claimInTransaction?(input: ClaimInput): Promise<TransactionClaimResult>;
+}
+
+export type TransactionClaimResult =
+  | { readonly outcome: 'claimed'; readonly transaction: OpenTransaction; readonly attempt: number }
+  | { readonly outcome: 'existing'; readonly record: ExistingRecord };
+
+export interface OpenTransaction {
+  readonly ref: ClaimRef;
+  readonly db: unknown;
+  /** Records the response and commits; throws StoreUnavailableError (rolled back) or OutcomeUnknownError. */
+  commit(status: 'COMPLETED' | 'FAILED', response: StoredResponse, retentionMs: number): Promise<void>;
+  rollback(): Promise<void>;
 }
 
 /** The store did not answer in time or failed: callers fail closed (503) rather than run unprotected. */
@@ -114,6 +173,17 @@ export class StoreUnavailableError extends Error {
   ) {
     super(`idempotency store unavailable during ${operation}`, options);
     this.name = 'StoreUnavailableError';
+  }
+}
+
+/**
+ * The action ran but its result could not be recorded (lease mode: completion retries ran out; transactional mode:
+ * the COMMIT's answer was lost). Never answer "not processed": the client must retry later with the same key.
+ */
+export class OutcomeUnknownError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('the action ran but its outcome could not be recorded', options);
+    this.name = 'OutcomeUnknownError';
   }
 }
 
@@ -134,8 +204,10 @@ export interface IdempotencyEvents {
   mismatch?(action: string): void;
   finished?(
     action: string,
-    outcome: 'completed' | 'failed' | 'released' | 'lease-lost',
+    outcome: 'completed' | 'failed' | 'released' | 'lease-lost' | 'outcome-unknown',
     durationMs: number,
   ): void;
   storeError?(operation: string): void;
+  /** A stored response was above the size cap: status and hash kept, body dropped. */
+  responseNotStored?(action: string, bytes: number): void;
 }

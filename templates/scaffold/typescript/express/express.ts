@@ -1,15 +1,16 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { isStorable, type ActiveClaim, type IdempotencyCore } from './core.js';
-import { computeFingerprint, pickFields } from './fingerprint.js';
-import { deriveKey, parseIdempotencyKey } from './keys.js';
-import { problemFor, type Problem } from './problems.js';
+import { isStorable, type Claim, type IdempotencyCore } from './core.js';
+import { identifyRequest } from './identify.js';
+import { failureProblem, problemFor, type Problem } from './problems.js';
 import {
-  LeaseLostError,
   StoreUnavailableError,
   type ActionSettings,
+  type IdempotencyContext,
   type Scope,
   type StoredResponse,
 } from './types.js';
+
+export type { IdempotencyContext } from './types.js';
 
 export interface ExpressIdempotencyOptions {
   readonly core: IdempotencyCore;
@@ -17,50 +18,57 @@ export interface ExpressIdempotencyOptions {
    * Who owns keys for scoped actions (user, account or tenant id), typically from your auth middleware.
    * Return undefined when the request has no such principal; it is answered 401 and nothing is stored.
    */
-  readonly principal: (req: Request, scope: Exclude<Scope, 'global'>) => string | undefined;
+  readonly principal: (req: Request, scope: Exclude<Scope, 'global'>) => string | number | undefined;
+}
+
+// Per request, gone with it; res.locals.idempotency holds the same object for templates and older code.
+const contexts = new WeakMap<Request, IdempotencyContext>();
+
+/**
+ * The running claim of this request, inside the handler of an idempotent route: scope, key, fencing token,
+ * attempt, lease signal and (transactional mode) the transaction's `db`. Pass it to `saga.run(context, steps)`
+ * and to the provider key helpers. The same shape in every adapter.
+ */
+export function idempotencyOf(req: Request): IdempotencyContext | undefined {
+  return contexts.get(req);
+}
+
+/**
+ * Wraps an async handler so a thrown error or rejected promise reaches `next` on Express 4 as well as 5 (Express 4
+ * ignores returned promises: without this the request hangs and its claim is held until the lease lapses).
+ */
+export function asyncHandler<Req extends Request = Request, Res extends Response = Response>(
+  handler: (req: Req, res: Res, next: NextFunction) => Promise<unknown>,
+): (req: Req, res: Res, next: NextFunction) => void {
+  return (req, res, next) => {
+    handler(req, res, next).catch(next);
+  };
 }
 
 /**
  * Express middleware for one action: mount it after authentication and body parsing, right before the handler.
  * The handler's response is held back until it has been recorded, so a client never sees an answer that a retry
- * could contradict.
+ * could contradict. Requests with another method pass straight through (no record).
  */
 export function idempotent(action: ActionSettings, options: ExpressIdempotencyOptions): RequestHandler {
   const { core } = options;
   const policy = core.policy;
-  return async (req: Request, res: Response, next: NextFunction) => {
-    const scope = action.scope === 'global' ? 'global' : options.principal(req, action.scope);
-    if (scope === undefined || scope === '') return sendProblem(res, problemFor('principal-missing', policy));
-
-    const body = parsedBody(req.body);
-    let key: string;
-    if (action.key.source === 'derived') {
-      const values = pickFields(action.key.from ?? action.significantFields, {
-        params: req.params,
-        body,
-        query: req.query,
-      });
-      if (Object.values(values).some((value) => value === null))
-        return sendProblem(res, problemFor('key-missing', policy));
-      key = deriveKey(action.codeName, values);
-    } else {
-      const parsed = parseIdempotencyKey(req.headers[policy.keyHeader.toLowerCase()], policy.maxKeyLength);
-      if (!parsed.ok)
-        return sendProblem(
-          res,
-          problemFor(parsed.problem === 'missing' ? 'key-missing' : 'key-invalid', policy),
-        );
-      key = parsed.key;
-    }
-    const fingerprint = computeFingerprint({
-      method: action.method ?? req.method,
-      route: action.route,
-      fields: pickFields(action.significantFields, { params: req.params, body, query: req.query }),
+  const handle = async (req: Request, res: Response, next: NextFunction) => {
+    const identified = identifyRequest(action, policy, {
+      method: req.method,
+      keyHeader:
+        req.headersDistinct?.[policy.keyHeader.toLowerCase()] ?? req.headers[policy.keyHeader.toLowerCase()],
+      params: req.params,
+      body: req.body,
+      query: req.query,
+      principal: () => (action.scope === 'global' ? 'global' : options.principal(req, action.scope)),
     });
+    if (identified.kind === 'pass') return next();
+    if (identified.kind === 'refuse') return sendProblem(res, identified.problem);
 
     let decision;
     try {
-      decision = await core.begin(action, { scope, key, fingerprint });
+      decision = await core.begin(action, identified.request);
     } catch (error) {
       if (error instanceof StoreUnavailableError)
         return sendProblem(res, problemFor('store-unavailable', policy));
@@ -71,26 +79,23 @@ export function idempotent(action: ActionSettings, options: ExpressIdempotencyOp
         return sendReplay(res, decision.response, policy.replayHeader);
       case 'mismatch':
         return sendProblem(res, problemFor('key-mismatch', policy));
+      case 'not-replayable':
+        return sendProblem(res, problemFor('response-not-replayable', policy));
       case 'in-flight':
         return sendProblem(res, problemFor('in-flight', policy, decision.retryAfterSeconds));
-      case 'execute':
-        holdResponse(res, decision.claim, policy.replayedHeaders, policy);
-        res.locals.idempotency = { key, signal: decision.claim.signal };
+      case 'execute': {
+        const { claim } = decision;
+        holdResponse(res, claim, policy.replayedHeaders, policy);
+        contexts.set(req, claim.context);
+        res.locals.idempotency = claim.context;
+        // Express 4 does not catch async errors: route them to the error handler, which answers 500 and releases.
         return next();
+      }
     }
   };
-}
-
-/** Webhook frameworks often keep the raw body (for signature checks); key and fingerprint fields come from its JSON. */
-function parsedBody(body: unknown): unknown {
-  if (Buffer.isBuffer(body) || typeof body === 'string') {
-    try {
-      return JSON.parse(body.toString()) as unknown;
-    } catch {
-      return undefined;
-    }
-  }
-  return body;
+  return (req, res, next) => {
+    handle(req, res, next).catch(next);
+  };
 }
 
 type Chunk = string | Buffer | Uint8Array;
@@ -102,7 +107,7 @@ type Callback = (error?: Error | null) => void;
  */
 function holdResponse(
   res: Response,
-  claim: ActiveClaim,
+  claim: Claim,
   replayedHeaders: readonly string[],
   policy: ExpressIdempotencyOptions['core']['policy'],
 ): void {
@@ -159,7 +164,7 @@ function holdResponse(
 
 async function settle(
   res: Response,
-  claim: ActiveClaim,
+  claim: Claim,
   body: Buffer,
   replayedHeaders: readonly string[],
   policy: ExpressIdempotencyOptions['core']['policy'],
@@ -180,12 +185,10 @@ async function settle(
   try {
     await claim.complete({ status, headers, body });
   } catch (error) {
-    // Not recorded, so not sent: the client retries and gets either the recorded result or a fresh, fenced attempt.
+    // Not recorded, so not sent. Each answer says only what is known: fenced out, provably not processed
+    // (transactional mode rolled back), or outcome unknown (the action ran; retry later with the same key).
     for (const name of res.getHeaderNames()) res.removeHeader(name);
-    if (error instanceof LeaseLostError) return sendProblem(res, problemFor('lease-lost', policy));
-    if (error instanceof StoreUnavailableError)
-      return sendProblem(res, problemFor('store-unavailable', policy));
-    return sendProblem(res, problemFor('store-unavailable', policy));
+    return sendProblem(res, failureProblem(error, policy));
   }
   res.end(body);
 }

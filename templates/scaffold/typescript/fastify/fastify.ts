@@ -4,18 +4,18 @@ import type {
   onSendAsyncHookHandler,
   preHandlerAsyncHookHandler,
 } from 'fastify';
-import { isStorable, type ActiveClaim, type IdempotencyCore } from './core.js';
-import { computeFingerprint, pickFields } from './fingerprint.js';
-import { deriveKey, parseIdempotencyKey } from './keys.js';
-import { problemFor, type Problem } from './problems.js';
+import { isStorable, type Claim, type IdempotencyCore } from './core.js';
+import { identifyRequest } from './identify.js';
+import { failureProblem, problemFor, type Problem } from './problems.js';
 import {
-  LeaseLostError,
   StoreUnavailableError,
   type ActionSettings,
-  type ClaimRef,
+  type IdempotencyContext,
   type Scope,
   type StoredResponse,
 } from './types.js';
+
+export type { IdempotencyContext } from './types.js';
 
 export interface FastifyIdempotencyOptions {
   readonly core: IdempotencyCore;
@@ -23,7 +23,10 @@ export interface FastifyIdempotencyOptions {
    * Who owns keys for scoped actions (user, account or tenant id), typically set by your auth hook.
    * Return undefined when the request has no such principal; it is answered 401 and nothing is stored.
    */
-  readonly principal: (request: FastifyRequest, scope: Exclude<Scope, 'global'>) => string | undefined;
+  readonly principal: (
+    request: FastifyRequest,
+    scope: Exclude<Scope, 'global'>,
+  ) => string | number | undefined;
 }
 
 /** Route-level hooks for one action: pass as the route options, `app.post(url, idempotency.name, handler)`. */
@@ -32,22 +35,13 @@ export interface IdempotentRoute {
   readonly onSend: onSendAsyncHookHandler;
 }
 
-/** What the handler can use while it runs: the key (provider keys derive from it), the claim, the lease signal. */
-export interface IdempotencyContext {
-  readonly key: string;
-  /** For `saga.run(ref, steps)`: step writes are fenced by this claim's token. */
-  readonly ref: ClaimRef;
-  /** Aborted when the lease is lost: stop and leave the key to its new owner. */
-  readonly signal: AbortSignal;
-}
-
 // Per request, not a decoration: nothing to register on the instance, and it is gone with the request.
-const held = new WeakMap<
-  FastifyRequest,
-  { readonly claim: ActiveClaim; readonly context: IdempotencyContext }
->();
+const held = new WeakMap<FastifyRequest, { readonly claim: Claim; readonly context: IdempotencyContext }>();
 
-/** The running claim of this request, inside the handler of an idempotent route. */
+/**
+ * The running claim of this request, inside the handler of an idempotent route: scope, key, fencing token, attempt,
+ * lease signal and (transactional mode) the transaction's `db`. The same shape in every adapter.
+ */
 export function idempotencyOf(request: FastifyRequest): IdempotencyContext | undefined {
   return held.get(request)?.context;
 }
@@ -63,42 +57,21 @@ export function idempotent(action: ActionSettings, options: FastifyIdempotencyOp
   const policy = core.policy;
 
   const preHandler: preHandlerAsyncHookHandler = async (request, reply) => {
-    const scope = action.scope === 'global' ? 'global' : options.principal(request, action.scope);
-    if (scope === undefined || scope === '')
-      return sendProblem(reply, problemFor('principal-missing', policy));
-
-    const body = parsedBody(request.body);
-    let key: string;
-    if (action.key.source === 'derived') {
-      const values = pickFields(action.key.from ?? action.significantFields, {
-        params: request.params,
-        body,
-        query: request.query,
-      });
-      if (Object.values(values).some((value) => value === null))
-        return sendProblem(reply, problemFor('key-missing', policy));
-      key = deriveKey(action.codeName, values);
-    } else {
-      const parsed = parseIdempotencyKey(
-        request.headers[policy.keyHeader.toLowerCase()],
-        policy.maxKeyLength,
-      );
-      if (!parsed.ok)
-        return sendProblem(
-          reply,
-          problemFor(parsed.problem === 'missing' ? 'key-missing' : 'key-invalid', policy),
-        );
-      key = parsed.key;
-    }
-    const fingerprint = computeFingerprint({
-      method: action.method ?? request.method,
-      route: action.route,
-      fields: pickFields(action.significantFields, { params: request.params, body, query: request.query }),
+    const name = policy.keyHeader.toLowerCase();
+    const identified = identifyRequest(action, policy, {
+      method: request.method,
+      keyHeader: request.raw.headersDistinct?.[name] ?? request.headers[name],
+      params: request.params,
+      body: request.body,
+      query: request.query,
+      principal: () => (action.scope === 'global' ? 'global' : options.principal(request, action.scope)),
     });
+    if (identified.kind === 'pass') return undefined;
+    if (identified.kind === 'refuse') return sendProblem(reply, identified.problem);
 
     let decision;
     try {
-      decision = await core.begin(action, { scope, key, fingerprint });
+      decision = await core.begin(action, identified.request);
     } catch (error) {
       if (error instanceof StoreUnavailableError)
         return sendProblem(reply, problemFor('store-unavailable', policy));
@@ -109,11 +82,13 @@ export function idempotent(action: ActionSettings, options: FastifyIdempotencyOp
         return sendReplay(reply, decision.response, policy.replayHeader);
       case 'mismatch':
         return sendProblem(reply, problemFor('key-mismatch', policy));
+      case 'not-replayable':
+        return sendProblem(reply, problemFor('response-not-replayable', policy));
       case 'in-flight':
         return sendProblem(reply, problemFor('in-flight', policy, decision.retryAfterSeconds));
       case 'execute': {
         const { claim } = decision;
-        held.set(request, { claim, context: { key, ref: claim.ref, signal: claim.signal } });
+        held.set(request, { claim, context: claim.context });
         return undefined;
       }
     }
@@ -148,27 +123,12 @@ export function idempotent(action: ActionSettings, options: FastifyIdempotencyOp
     } catch (error) {
       // Not recorded, so not sent: the client retries and gets either the recorded result or a fresh, fenced attempt.
       for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
-      return problemPayload(
-        reply,
-        problemFor(error instanceof LeaseLostError ? 'lease-lost' : 'store-unavailable', policy),
-      );
+      return problemPayload(reply, failureProblem(error, policy));
     }
     return body;
   };
 
   return { preHandler, onSend };
-}
-
-/** Webhook routes often keep the raw body (for signature checks); key and fingerprint fields come from its JSON. */
-function parsedBody(body: unknown): unknown {
-  if (Buffer.isBuffer(body) || typeof body === 'string') {
-    try {
-      return JSON.parse(body.toString()) as unknown;
-    } catch {
-      return undefined;
-    }
-  }
-  return body;
 }
 
 /** onSend sees strings and Buffers (serialized JSON), streams, or a fetch Response: all become the exact bytes. */

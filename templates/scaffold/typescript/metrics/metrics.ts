@@ -11,7 +11,7 @@ import type { IdempotencyEvents } from './types.js';
  */
 export function createIdempotencyMetrics(
   registry: Registry = defaultRegistry,
-): IdempotencyEvents & { readonly registry: Registry } {
+): IdempotencyEvents & { readonly registry: Registry; cleanupDeleted(deleted: number): void } {
   const registers = [registry];
   const requests = new Counter({
     name: METRIC_NAMES.requests,
@@ -64,8 +64,22 @@ export function createIdempotencyMetrics(
     registers,
   });
 
+  const outcomeUnknown = new Counter({
+    name: METRIC_NAMES.outcomeUnknown,
+    help: 'Actions that ran but whose result could not be recorded (the client was told the outcome is unknown).',
+    labelNames: ['action'],
+    registers,
+  });
+  const cleanupDeleted = new Counter({
+    name: METRIC_NAMES.cleanupDeleted,
+    help: 'Expired records deleted by the cleanup job.',
+    registers,
+  });
+
   return {
     registry,
+    /** Call with the result of deleteExpiredKeys when cleanup runs inside the app (cleanup-job.ts prints or pushes it). */
+    cleanupDeleted: (deleted: number) => cleanupDeleted.inc(deleted),
     request: (action) => requests.inc({ action }),
     claimed(action, principal, reclaimed) {
       if (reclaimed === 'no' || reclaimed === 'expired') {
@@ -85,6 +99,7 @@ export function createIdempotencyMetrics(
     finished(action, outcome, durationMs) {
       duration.observe({ action, outcome }, durationMs);
       if (outcome === 'lease-lost') lockTimeouts.inc({ action });
+      if (outcome === 'outcome-unknown') outcomeUnknown.inc({ action });
     },
     storeError: (operation) => storeErrors.inc({ operation }),
   };

@@ -10,18 +10,18 @@ import {
 import { APP_INTERCEPTOR, Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { from, lastValueFrom, type Observable } from 'rxjs';
-import { isStorable, type ActiveClaim, type IdempotencyCore } from './core.js';
-import { computeFingerprint, pickFields } from './fingerprint.js';
-import { deriveKey, parseIdempotencyKey } from './keys.js';
-import { problemFor, type Problem } from './problems.js';
+import { isStorable, type Claim, type IdempotencyCore } from './core.js';
+import { identifyRequest } from './identify.js';
+import { failureProblem, problemFor, type Problem } from './problems.js';
 import {
-  LeaseLostError,
   StoreUnavailableError,
   type ActionSettings,
-  type ClaimRef,
+  type IdempotencyContext,
   type Scope,
   type StoredResponse,
 } from './types.js';
+
+export type { IdempotencyContext } from './types.js';
 
 /** The Express request as your guards leave it: `request.user` is whatever your auth guard attached. */
 export type AuthenticatedRequest = Request & { readonly user?: { readonly id?: string | number } };
@@ -36,15 +36,6 @@ export interface NestIdempotencyOptions {
     request: AuthenticatedRequest,
     scope: Exclude<Scope, 'global'>,
   ) => string | number | undefined;
-}
-
-/** What the handler can use while it runs: the key (provider keys derive from it), the claim, the lease signal. */
-export interface IdempotencyContext {
-  readonly key: string;
-  /** For `saga.run(ref, steps)`: step writes are fenced by this claim's token. */
-  readonly ref: ClaimRef;
-  /** Aborted when the lease is lost: stop and leave the key to its new owner. */
-  readonly signal: AbortSignal;
 }
 
 const IDEMPOTENT_ACTION = 'idempotency:action';
@@ -75,6 +66,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const http = context.switchToHttp();
+    // Another method on the same handler passes straight through: no claim, no record.
+    const method = http.getRequest<Request>().method;
+    if (this.action.method !== undefined && method.toUpperCase() !== this.action.method.toUpperCase())
+      return next.handle();
     return from(this.run(http.getRequest<AuthenticatedRequest>(), http.getResponse<Response>(), next));
   }
 
@@ -82,39 +77,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const { action, options } = this;
     const { core } = options;
     const policy = core.policy;
-    const principal = action.scope === 'global' ? 'global' : options.principal(request, action.scope);
-    const scope = principal === undefined ? '' : String(principal);
-    if (scope === '') return answerProblem(res, problemFor('principal-missing', policy));
-
-    const body = parsedBody(request.body);
-    const sources = { params: request.params, body, query: request.query };
-    let key: string;
-    if (action.key.source === 'derived') {
-      const values = pickFields(action.key.from ?? action.significantFields, sources);
-      if (Object.values(values).some((value) => value === null))
-        return answerProblem(res, problemFor('key-missing', policy));
-      key = deriveKey(action.codeName, values);
-    } else {
-      const parsed = parseIdempotencyKey(
-        request.headers[policy.keyHeader.toLowerCase()],
-        policy.maxKeyLength,
-      );
-      if (!parsed.ok)
-        return answerProblem(
-          res,
-          problemFor(parsed.problem === 'missing' ? 'key-missing' : 'key-invalid', policy),
-        );
-      key = parsed.key;
-    }
-    const fingerprint = computeFingerprint({
-      method: action.method ?? request.method,
-      route: action.route,
-      fields: pickFields(action.significantFields, sources),
+    const name = policy.keyHeader.toLowerCase();
+    const identified = identifyRequest(action, policy, {
+      method: request.method,
+      keyHeader: request.headersDistinct?.[name] ?? request.headers[name],
+      params: request.params,
+      body: request.body,
+      query: request.query,
+      principal: () => (action.scope === 'global' ? 'global' : options.principal(request, action.scope)),
     });
+    if (identified.kind === 'pass') return lastValueFrom(next.handle(), { defaultValue: undefined });
+    if (identified.kind === 'refuse') return answerProblem(res, identified.problem);
 
     let decision;
     try {
-      decision = await core.begin(action, { scope, key, fingerprint });
+      decision = await core.begin(action, identified.request);
     } catch (error) {
       if (error instanceof StoreUnavailableError)
         return answerProblem(res, problemFor('store-unavailable', policy));
@@ -125,11 +102,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
         return answer(res, decision.response, { [policy.replayHeader]: 'true' });
       case 'mismatch':
         return answerProblem(res, problemFor('key-mismatch', policy));
+      case 'not-replayable':
+        return answerProblem(res, problemFor('response-not-replayable', policy));
       case 'in-flight':
         return answerProblem(res, problemFor('in-flight', policy, decision.retryAfterSeconds));
       case 'execute': {
         const { claim } = decision;
-        held.set(request, { key, ref: claim.ref, signal: claim.signal });
+        held.set(request, claim.context);
         try {
           return await this.execute(claim, res, next);
         } finally {
@@ -139,7 +118,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
   }
 
-  private async execute(claim: ActiveClaim, res: Response, next: CallHandler): Promise<unknown> {
+  private async execute(claim: Claim, res: Response, next: CallHandler): Promise<unknown> {
     // Nest set the route's status (201 for POST, 200, or @HttpCode) just before the interceptors; it sends that one.
     const status = res.statusCode;
     let value: unknown;
@@ -183,7 +162,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   /** Records the response; undefined when it is durable, otherwise the problem answer that replaces it. */
   private async record(
-    claim: ActiveClaim,
+    claim: Claim,
     res: Response,
     response: { status: number; body: Buffer; contentType: string | undefined; etag?: string },
   ): Promise<StreamableFile | undefined> {
@@ -194,10 +173,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     } catch (error) {
       // Not recorded, so not sent: the client retries and gets either the recorded result or a fresh, fenced attempt.
       for (const name of res.getHeaderNames()) res.removeHeader(name);
-      return answerProblem(
-        res,
-        problemFor(error instanceof LeaseLostError ? 'lease-lost' : 'store-unavailable', this.policy()),
-      );
+      return answerProblem(res, failureProblem(error, this.policy()));
     }
   }
 
@@ -235,18 +211,6 @@ export function idempotencyProviders(idempotency: object): Provider[] {
       }),
     },
   ];
-}
-
-/** Webhook routes often keep the raw body (for signature checks); key and fingerprint fields come from its JSON. */
-function parsedBody(body: unknown): unknown {
-  if (Buffer.isBuffer(body) || typeof body === 'string') {
-    try {
-      return JSON.parse(body.toString()) as unknown;
-    } catch {
-      return undefined;
-    }
-  }
-  return body;
 }
 
 function contentTypeOf(res: Response): string | undefined {

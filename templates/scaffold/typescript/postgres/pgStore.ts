@@ -1,22 +1,29 @@
 import { createHash } from 'node:crypto';
-import type { Pool, QueryResult, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import {
+  OutcomeUnknownError,
   StoreUnavailableError,
   type ClaimInput,
   type ClaimRef,
   type ClaimResult,
   type ExistingRecord,
   type IdempotencyStore,
+  type OpenTransaction,
   type RecordStatus,
   type StoredResponse,
+  type TransactionClaimResult,
 } from './types.js';
 
 export interface PgStoreOptions {
   readonly pool: Pool;
   readonly table: string;
   readonly stepTable: string;
-  /** Upper bound for every call, including waiting for a pooled connection. */
+  /** Server-side statement_timeout for each store statement (and the client-side bound on it). */
   readonly timeoutMs: number;
+  /** Longest wait for a pooled connection, counted separately; default timeoutMs. */
+  readonly acquireTimeoutMs?: number;
+  /** Server-side lock_timeout: how long a claim waits on a concurrent duplicate's uncommitted row; default timeoutMs / 2. */
+  readonly lockTimeoutMs?: number;
 }
 
 interface RecordRow {
@@ -28,10 +35,12 @@ interface RecordRow {
   response_status: number | null;
   response_headers: Record<string, string> | null;
   response_body: Buffer | null;
+  response_hash: string | null;
 }
 
 interface ClaimRow extends Partial<RecordRow> {
   token: string | null;
+  attempts: number | null;
   inserted: boolean | null;
   released: boolean | null;
   expired: boolean | null;
@@ -47,7 +56,7 @@ export const quoteIdent = (name: string) =>
 const RECORD_COLUMNS = `status, fingerprint, fingerprint_alg,
   locked_until > now() AS lease_live,
   GREATEST(0, CEIL(EXTRACT(EPOCH FROM (locked_until - now())) * 1000))::bigint AS lease_remaining_ms,
-  response_status, response_headers, response_body`;
+  response_status, response_headers, response_body, response_hash`;
 
 function statements(table: string, stepTable: string) {
   const t = quoteIdent(table);
@@ -64,27 +73,31 @@ function statements(table: string, stepTable: string) {
 ), purged AS (
   DELETE FROM ${steps} WHERE scope = $1 AND key = $2 AND EXISTS (SELECT 1 FROM previous WHERE expired)
 ), claimed AS (
-  INSERT INTO ${t} AS t (scope, key, action, fingerprint, fingerprint_alg, status, fencing_token, locked_until, created_at, expires_at)
-  VALUES ($1, $2, $3, $4, $5, 'PROCESSING', nextval('${sequence.replace(/'/g, "''")}'),
+  INSERT INTO ${t} AS t (scope, key, action, fingerprint, fingerprint_alg, status, fencing_token, attempts, locked_until, created_at, expires_at)
+  VALUES ($1, $2, $3, $4, $5, 'PROCESSING', nextval('${sequence.replace(/'/g, "''")}'), 1,
           now() + $6 * interval '1 millisecond', now(), now() + $7 * interval '1 millisecond')
   ON CONFLICT (scope, key) DO UPDATE SET
     action = EXCLUDED.action, fingerprint = EXCLUDED.fingerprint, fingerprint_alg = EXCLUDED.fingerprint_alg,
     status = 'PROCESSING', fencing_token = EXCLUDED.fencing_token, locked_until = EXCLUDED.locked_until,
-    released_at = NULL, response_status = NULL, response_headers = NULL, response_body = NULL, completed_at = NULL,
+    released_at = NULL, response_status = NULL, response_headers = NULL, response_body = NULL, response_hash = NULL,
+    completed_at = NULL,
+    -- A takeover counts as another attempt: the action may already have taken effect (provider keys stay the same).
+    attempts = CASE WHEN t.expires_at <= now() THEN 1 ELSE t.attempts + 1 END,
     created_at = CASE WHEN t.expires_at <= now() THEN now() ELSE t.created_at END,
     expires_at = EXCLUDED.expires_at
   WHERE t.expires_at <= now()
      OR (t.status = 'PROCESSING' AND t.locked_until <= now()
          AND t.fingerprint = EXCLUDED.fingerprint AND t.fingerprint_alg = EXCLUDED.fingerprint_alg)
-  RETURNING fencing_token::text AS token, (xmax = 0) AS inserted
+  RETURNING fencing_token::text AS token, (xmax = 0) AS inserted, attempts
 )
 SELECT c.token, c.inserted, p.*
 FROM (SELECT 1) AS one LEFT JOIN claimed c ON true LEFT JOIN previous p ON true`,
     read: `SELECT ${RECORD_COLUMNS} FROM ${t} WHERE scope = $1 AND key = $2`,
-    // Every write after the claim is fenced: it only lands while this token still owns a PROCESSING record.
+    // Every write after the claim is fenced: it only lands while this token still owns the record. Completing twice
+    // with the same token is allowed, so a completion whose answer was lost can be retried safely.
     complete: `UPDATE ${t} SET status = $4, response_status = $5, response_headers = $6, response_body = $7,
-  completed_at = now(), locked_until = NULL, expires_at = now() + $8 * interval '1 millisecond'
-WHERE scope = $1 AND key = $2 AND fencing_token = $3 AND status = 'PROCESSING'`,
+  response_hash = $9, completed_at = now(), locked_until = NULL, expires_at = now() + $8 * interval '1 millisecond'
+WHERE scope = $1 AND key = $2 AND fencing_token = $3 AND (status = 'PROCESSING' OR completed_at IS NOT NULL)`,
     release: `UPDATE ${t} SET locked_until = now(), released_at = now()
 WHERE scope = $1 AND key = $2 AND fencing_token = $3 AND status = 'PROCESSING'`,
     extend: `UPDATE ${t} SET locked_until = now() + $4 * interval '1 millisecond'
@@ -104,6 +117,92 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   async claim(input: ClaimInput): Promise<ClaimResult> {
+    const session = await this.session('claim');
+    try {
+      const result = await this.claimOn(session, input);
+      // Lost here, the claim may have committed but no action ran: "not processed" stays true, the lease lapses.
+      await session.run('commit', 'COMMIT');
+      session.done();
+      return result.outcome === 'claimed'
+        ? { outcome: 'claimed', ref: result.ref, reclaimed: result.reclaimed, attempt: result.attempt }
+        : result;
+    } catch (error) {
+      await session.fail(error);
+      if (isLockTimeout(error)) return { outcome: 'existing', record: this.busy(input) };
+      throw error;
+    }
+  }
+
+  /**
+   * Transactional mode: the claim runs in a transaction that stays open for the handler. Concurrent duplicates
+   * wait on the key's unique index for at most lockTimeoutMs (then 409); when the owner commits they replay.
+   */
+  async claimInTransaction(input: ClaimInput): Promise<TransactionClaimResult> {
+    const session = await this.session('claim');
+    let result: Awaited<ReturnType<PgIdempotencyStore['claimOn']>>;
+    try {
+      result = await this.claimOn(session, input);
+    } catch (error) {
+      await session.fail(error);
+      if (isLockTimeout(error)) return { outcome: 'existing', record: this.busy(input) };
+      throw error;
+    }
+    if (result.outcome === 'existing') {
+      await session.finish('ROLLBACK');
+      return result;
+    }
+    try {
+      // The handler's own statements may take as long as the action's lease, not the store's budget.
+      await session.run(
+        'handler_budget',
+        `SET LOCAL statement_timeout = ${Math.max(1, Math.round(input.leaseMs))}`,
+      );
+    } catch (error) {
+      await session.fail(error);
+      throw error;
+    }
+    const { ref } = result;
+    const transaction: OpenTransaction = {
+      ref,
+      db: session.client,
+      commit: async (status, response, retentionMs) => {
+        try {
+          session.arm();
+          await session.run('complete_budget', `SET LOCAL statement_timeout = ${this.statementMs}`);
+          const { rowCount } = await session.run(
+            'complete',
+            this.sql.complete,
+            completeValues(ref, status, response, retentionMs),
+          );
+          if (rowCount !== 1) throw new StoreUnavailableError('complete');
+        } catch (error) {
+          // Nothing was committed: the claim and the action's writes are rolled back together.
+          await session.fail(error);
+          throw error instanceof StoreUnavailableError
+            ? error
+            : new StoreUnavailableError('complete', { cause: error });
+        }
+        try {
+          await session.run('commit', 'COMMIT');
+          session.done();
+        } catch (error) {
+          const answered = isServerError(error);
+          await session.fail(error);
+          // The server refused the COMMIT: rolled back. No answer at all: it may or may not have committed.
+          if (answered) throw new StoreUnavailableError('commit', { cause: error });
+          throw new OutcomeUnknownError({ cause: error });
+        }
+      },
+      rollback: () => session.finish('ROLLBACK'),
+    };
+    return { outcome: 'claimed', transaction, attempt: result.attempt };
+  }
+
+  private async claimOn(session: Session, input: ClaimInput) {
+    await session.run(
+      'begin',
+      `BEGIN; SET LOCAL statement_timeout = ${this.statementMs}; SET LOCAL lock_timeout = ${this.lockMs}`,
+    );
     const values = [
       input.scope,
       input.key,
@@ -114,10 +213,10 @@ export class PgIdempotencyStore implements IdempotencyStore {
       input.retentionMs,
     ];
     for (let attempt = 0; attempt < 3; attempt++) {
-      const { rows } = await this.query<ClaimRow>('claim', this.sql.claim, values);
+      const { rows } = await session.run<ClaimRow>('claim', this.sql.claim, values, true);
       const row = rows[0];
       if (row?.token) {
-        const reclaimed = row.inserted
+        const reclaimed: 'no' | 'orphan' | 'released' | 'expired' = row.inserted
           ? 'no'
           : row.expired
             ? 'expired'
@@ -126,19 +225,32 @@ export class PgIdempotencyStore implements IdempotencyStore {
               : row.status
                 ? 'orphan'
                 : 'no';
-        return {
-          outcome: 'claimed',
-          ref: { scope: input.scope, key: input.key, token: row.token },
-          reclaimed,
-        };
+        const ref: ClaimRef = { scope: input.scope, key: input.key, token: row.token, action: input.action };
+        return { outcome: 'claimed' as const, ref, reclaimed, attempt: Number(row.attempts ?? 1) };
       }
-      if (row?.status) return { outcome: 'existing', record: toRecord(row as RecordRow) };
+      if (row?.status) return { outcome: 'existing' as const, record: toRecord(row as RecordRow) };
       // The conflicting row was committed after this statement's snapshot, so `previous` could not see it.
-      const record = await this.read(input.scope, input.key);
-      if (record) return { outcome: 'existing', record };
+      const { rows: current } = await session.run<RecordRow>(
+        'read',
+        this.sql.read,
+        [input.scope, input.key],
+        true,
+      );
+      if (current[0]) return { outcome: 'existing' as const, record: toRecord(current[0]) };
       // ...and it was deleted again in between (cleanup of an expired row): simply try the claim again.
     }
     throw new StoreUnavailableError('claim');
+  }
+
+  /** A duplicate still holds the key's row lock (its transaction is open): answer as for a live claim. */
+  private busy(input: ClaimInput): ExistingRecord {
+    return {
+      status: 'PROCESSING',
+      fingerprint: input.fingerprint,
+      algorithm: input.algorithm,
+      leaseLive: true,
+      leaseRemainingMs: input.leaseMs,
+    };
   }
 
   async read(scope: string, key: string): Promise<ExistingRecord | undefined> {
@@ -152,17 +264,10 @@ export class PgIdempotencyStore implements IdempotencyStore {
     response: StoredResponse,
     retentionMs: number,
   ): Promise<boolean> {
-    const values = [
-      ref.scope,
-      ref.key,
-      ref.token,
-      status,
-      response.status,
-      JSON.stringify(response.headers),
-      response.body,
-      retentionMs,
-    ];
-    return (await this.query('complete', this.sql.complete, values)).rowCount === 1;
+    return (
+      (await this.query('complete', this.sql.complete, completeValues(ref, status, response, retentionMs)))
+        .rowCount === 1
+    );
   }
 
   async release(ref: ClaimRef): Promise<boolean> {
@@ -175,32 +280,198 @@ export class PgIdempotencyStore implements IdempotencyStore {
     );
   }
 
+  private get statementMs(): number {
+    return Math.max(1, Math.round(this.options.timeoutMs));
+  }
+
+  private get lockMs(): number {
+    return Math.max(1, Math.round(this.options.lockTimeoutMs ?? this.options.timeoutMs / 2));
+  }
+
   /**
-   * Bounded: a pool whose connections hang (network partition, overloaded server) must not hang the request.
-   * The race also covers waiting for a free pooled connection, which statement_timeout cannot.
+   * A pooled connection, acquired within acquireTimeoutMs (failing here is provably "not processed": nothing was
+   * sent). Each statement is bounded on the client too; a connection whose statement timed out on the client side
+   * is destroyed rather than reused, so an uncommitted transaction on it can only roll back.
+   */
+  private async session(operation: string): Promise<Session> {
+    const acquireMs = this.options.acquireTimeoutMs ?? this.options.timeoutMs;
+    const pending = this.options.pool.connect();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timedOut = false;
+    let client: PoolClient;
+    try {
+      client = await Promise.race([
+        pending,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            timedOut = true;
+            reject(new StoreUnavailableError(operation));
+          }, acquireMs);
+        }),
+      ]);
+    } catch (error) {
+      if (timedOut)
+        pending.then(
+          (late) => late.release(),
+          () => undefined,
+        );
+      throw error instanceof StoreUnavailableError
+        ? error
+        : new StoreUnavailableError(operation, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+    return new Session(client, this.prefix, this.statementMs);
+  }
+
+  /**
+   * One autocommit statement for the fenced writes (complete, release, extend, read): a late commit of any of them
+   * is harmless because the fencing token decides. Bounded by the acquisition and statement limits.
    */
   private async query<R extends QueryResultRow>(
     name: string,
     text: string,
     values: unknown[],
   ): Promise<QueryResult<R>> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StoreUnavailableError(name)), this.options.timeoutMs);
-    });
+    const session = await this.session(name);
     try {
-      return await Promise.race([
-        this.options.pool.query<R>({ name: `${this.prefix}_${name}`, text, values }),
-        timeout,
-      ]);
+      const result = await session.run<R>(name, text, values, true);
+      session.done();
+      return result;
     } catch (error) {
+      await session.fail(error);
       throw error instanceof StoreUnavailableError
         ? error
         : new StoreUnavailableError(name, { cause: error });
+    }
+  }
+}
+
+/** One checked-out connection and the statements run on it; ends with done(), finish() or fail(). */
+class Session {
+  private released = false;
+  private readonly ignore = () => undefined;
+  private deadline = 0;
+
+  constructor(
+    readonly client: PoolClient,
+    private readonly prefix: string,
+    private readonly statementMs: number,
+  ) {
+    // A connection lost while checked out emits 'error'; the failing statement reports it, the process must not die.
+    client.on('error', this.ignore);
+    this.arm();
+  }
+
+  /**
+   * Starts the client-side budget for the statements that follow (a claim's BEGIN, INSERT and COMMIT share one):
+   * the server cancels each statement at statement_timeout; the client gives up only after that plus a second of
+   * network grace, i.e. on a silent connection, never before the server could answer.
+   */
+  arm(): void {
+    this.deadline = Date.now() + this.statementMs + CLIENT_GRACE_MS;
+  }
+
+  async run<R extends QueryResultRow = QueryResultRow>(
+    name: string,
+    text: string,
+    values?: unknown[],
+    prepared = false,
+  ): Promise<QueryResult<R>> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      // setImmediate: on a busy event loop the timer can fire in the same turn in which the answer is already
+      // waiting on the socket; letting I/O run first means only a really silent server counts as a time-out.
+      timer = setTimeout(
+        () => setImmediate(() => reject(new ClientTimeout(name))),
+        Math.max(1, this.deadline - Date.now()),
+      );
+    });
+    try {
+      const query = prepared
+        ? this.client.query<R>({ name: `${this.prefix}_${name}`, text, values })
+        : this.client.query<R>(text, values);
+      return await Promise.race([query, timeout]);
     } finally {
       clearTimeout(timer);
     }
   }
+
+  done(): void {
+    if (this.released) return;
+    this.released = true;
+    this.client.off('error', this.ignore);
+    releaseOnce(this.client);
+  }
+
+  /** Ends an open transaction: ROLLBACK (or COMMIT) if the connection answers, otherwise it is destroyed. */
+  async finish(statement: 'ROLLBACK'): Promise<void> {
+    this.arm();
+    try {
+      await this.run('end', statement);
+      this.done();
+    } catch (error) {
+      this.destroy(error);
+    }
+  }
+
+  /** After an error: a server-reported one leaves a healthy connection (roll back and reuse); anything else destroys it. */
+  async fail(error: unknown): Promise<void> {
+    if (this.released) return;
+    if (isServerError(error)) await this.finish('ROLLBACK');
+    else this.destroy(error);
+  }
+
+  private destroy(error: unknown): void {
+    if (this.released) return;
+    this.released = true;
+    this.client.off('error', this.ignore);
+    // A destroyed connection takes its open transaction with it: the server rolls it back.
+    releaseOnce(this.client, error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+/** How much longer than the server's statement_timeout the client waits for its answer. */
+const CLIENT_GRACE_MS = 1_000;
+
+class ClientTimeout extends StoreUnavailableError {}
+
+/** A handler that released the transaction's client itself (or a crash test) must not make the store throw here. */
+function releaseOnce(client: PoolClient, error?: Error): void {
+  try {
+    client.release(error);
+  } catch {
+    // already released
+  }
+}
+
+/** PostgreSQL answered with an error (it has a SQLSTATE): the connection itself is fine. */
+function isServerError(error: unknown): boolean {
+  return typeof (error as { code?: unknown })?.code === 'string' && !(error instanceof StoreUnavailableError);
+}
+
+/** 55P03 lock_not_available: lock_timeout expired while waiting on a concurrent duplicate. */
+function isLockTimeout(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === '55P03';
+}
+
+function completeValues(
+  ref: ClaimRef,
+  status: string,
+  response: StoredResponse,
+  retentionMs: number,
+): unknown[] {
+  return [
+    ref.scope,
+    ref.key,
+    ref.token,
+    status,
+    response.status,
+    JSON.stringify(response.headers),
+    response.bodySha256 === undefined ? response.body : null,
+    retentionMs,
+    response.bodySha256 ?? null,
+  ];
 }
 
 function toRecord(row: RecordRow): ExistingRecord {
@@ -219,5 +490,6 @@ function toRecord(row: RecordRow): ExistingRecord {
     leaseLive: row.lease_live === true,
     leaseRemainingMs: Number(row.lease_remaining_ms ?? 0),
     response,
+    notReplayable: row.response_body === null && typeof row.response_hash === 'string',
   };
 }

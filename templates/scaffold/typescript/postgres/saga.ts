@@ -1,13 +1,21 @@
 import type { Pool, QueryResultRow } from 'pg';
+import { providerKeyBase } from './keys.js';
 import { quoteIdent } from './pgStore.js';
 import { LeaseLostError, StoreUnavailableError, type ClaimRef } from './types.js';
 
 export interface StepContext {
   readonly index: number;
   readonly name: string;
-  /** `{key}_{index}`: stable across retries; derive provider keys from it, never from a fresh id. */
+  /** `{key}_{index}`: stable across retries; the step's row in the step table. */
   readonly subKey: string;
   readonly key: string;
+  readonly scope: string;
+  readonly action: string;
+  /**
+   * providerKeyBase(claim, index): the same for every attempt and every takeover of this step, different per
+   * principal. The provider helpers take the step context directly: `stripeRequestOptions(step)`.
+   */
+  readonly providerKey: string;
 }
 
 export interface SagaStep<R = unknown> {
@@ -63,6 +71,7 @@ export class SagaTracker {
     this.steps = quoteIdent(options.stepTable);
   }
 
+  /** `claim` is the handler's context (`idempotencyOf(request)`) or any ClaimRef from the core. */
   async run(
     claim: ClaimRef,
     steps: readonly SagaStep[],
@@ -73,7 +82,10 @@ export class SagaTracker {
       index: i + 1,
       name: step.name,
       key: claim.key,
+      scope: claim.scope,
+      action: claim.action,
       subKey: `${claim.key}_${i + 1}`,
+      providerKey: providerKeyBase(claim, i + 1),
     }));
     if ([...recorded.values()].some((row) => row.status === 'COMPENSATED')) {
       // A previous attempt was compensating when it stopped: finish the compensation, never run forward again.

@@ -1,0 +1,74 @@
+import type { IdempotentRequest } from './core.js';
+import { computeFingerprint, pickFields } from './fingerprint.js';
+import { deriveKey, parseIdempotencyKey } from './keys.js';
+import { problemFor, type Problem } from './problems.js';
+import type { ActionSettings, IdempotencyPolicy } from './types.js';
+
+/** What every adapter reads from its framework's request, in one shape. */
+export interface HttpRequestParts {
+  readonly method: string;
+  /** Every value of the key header as received (Node's `headersDistinct`), so a repeated header stays visible. */
+  readonly keyHeader: string | readonly string[] | undefined;
+  readonly params: unknown;
+  readonly body: unknown;
+  readonly query: unknown;
+  /** Called only for scoped actions. */
+  readonly principal: () => string | number | undefined;
+}
+
+export type Identified =
+  | { readonly kind: 'pass' }
+  | { readonly kind: 'refuse'; readonly problem: Problem }
+  | { readonly kind: 'check'; readonly request: IdempotentRequest };
+
+/**
+ * The part of the protocol before the store: method check (another method passes through untouched, no record),
+ * principal, key (header grammar or derived from fields) and fingerprint. The same code for every framework.
+ */
+export function identifyRequest(
+  action: ActionSettings,
+  policy: IdempotencyPolicy,
+  parts: HttpRequestParts,
+): Identified {
+  if (action.method !== undefined && parts.method.toUpperCase() !== action.method.toUpperCase())
+    return { kind: 'pass' };
+  const principal = action.scope === 'global' ? 'global' : parts.principal();
+  const scope = principal === undefined ? '' : String(principal);
+  if (scope === '') return { kind: 'refuse', problem: problemFor('principal-missing', policy) };
+
+  const body = parsedBody(parts.body);
+  const sources = { params: parts.params, body, query: parts.query };
+  let key: string;
+  if (action.key.source === 'derived') {
+    const values = pickFields(action.key.from ?? action.significantFields, sources);
+    if (Object.values(values).some((value) => value === null))
+      return { kind: 'refuse', problem: problemFor('key-missing', policy) };
+    key = deriveKey(action.codeName, values);
+  } else {
+    const parsed = parseIdempotencyKey(parts.keyHeader, policy.maxKeyLength, policy.keyPattern);
+    if (!parsed.ok)
+      return {
+        kind: 'refuse',
+        problem: problemFor(parsed.problem === 'missing' ? 'key-missing' : 'key-invalid', policy),
+      };
+    key = parsed.key;
+  }
+  const fingerprint = computeFingerprint({
+    method: action.method ?? parts.method,
+    route: action.route,
+    fields: pickFields(action.significantFields, sources),
+  });
+  return { kind: 'check', request: { scope, key, fingerprint } };
+}
+
+/** Webhook routes often keep the raw body (for signature checks); key and fingerprint fields come from its JSON. */
+function parsedBody(body: unknown): unknown {
+  if (Buffer.isBuffer(body) || typeof body === 'string') {
+    try {
+      return JSON.parse(body.toString()) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  return body;
+}

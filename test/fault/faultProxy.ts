@@ -11,7 +11,10 @@ import { PgMessageReader, type PgMessage } from './pgMessages.js';
 export type CutPoint =
   /** The statement never reaches the server: the connection dies as the app sends it. */
   | 'before-server'
-  /** The server runs (and, in autocommit, commits) the statement; its answer is dropped and the connection dies. */
+  /**
+   * The server runs the statement and ends its transaction (autocommit, or the COMMIT that follows); the answer is
+   * dropped and the connection dies.
+   */
   | 'after-commit';
 
 export interface CutRule {
@@ -197,9 +200,11 @@ export class FaultProxy {
   }
 
   private fromServer(link: Link, chunk: Buffer): void {
-    const ready = link.back.push(chunk).filter((message: PgMessage) => message.type === 'Z').length;
-    if (ready && link.cutAtReady) {
-      // The server finished the statement (and committed it): the app never learns.
+    const readyMessages = link.back.push(chunk).filter((message: PgMessage) => message.type === 'Z');
+    const ready = readyMessages.length;
+    if (link.cutAtReady && readyMessages.some((message) => message.transaction === 'I')) {
+      // The server finished the statement and, once no transaction is open any more, committed it (or, had the
+      // transaction failed, rolled it back): the app never learns which.
       const { resolve, sql } = link.cutAtReady;
       link.cutAtReady = undefined;
       this.cut(link);

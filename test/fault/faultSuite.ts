@@ -134,7 +134,10 @@ export function describeFaultSuite(adapter: Adapter): void {
           // Lease mode: the action ran twice (once killed); its local write ran once per attempt that reached it,
           // and the provider deduplicated the second charge because the retry derived the same provider key.
           expect(await w.counts(key), key).toEqual({ executions: 2, effects: point === 'before' ? 1 : 2, charges: 1 });
-          const providerKey = w.scaffold.providers.stripeRequestOptions(key).idempotencyKey;
+          // Both attempts derived one provider key: that is what lets the provider deduplicate the re-execution.
+          const providerKeys = await w.providerKeys(key);
+          expect(providerKeys).toHaveLength(1);
+          const providerKey = providerKeys[0];
           const calls = w.provider.calls.filter((call) => call.idempotencyKey === providerKey);
           expect(calls.map((call) => call.replayed), key).toEqual(point === 'before' ? [false] : [false, true]);
           expect((JSON.parse(retry.body) as { charge: string }).charge).toBe(calls[0]!.chargeId);
@@ -171,6 +174,19 @@ export function describeFaultSuite(adapter: Adapter): void {
       expect(replayed(replay)).toBe(true);
       expect(replay.body).toBe(takeover.body);
       expect(await w.counts(key)).toEqual({ executions: 2, effects: 2, charges: 1 });
+    });
+
+    it('two principals send the same Idempotency-Key: each runs once as its own request, and the provider never replays one customer\'s charge to the other', async () => {
+      const w = world();
+      const [first, second] = apps();
+      const key = 'one-key-two-principals';
+      const alice = await w.pay(first, key, { user: 'usr_alice' });
+      const bob = await w.pay(second, key, { user: 'usr_bob' });
+      expect([alice.status, bob.status]).toEqual([201, 201]);
+      expect(replayed(bob)).toBe(false);
+      expect((await w.counts(key)).executions).toBe(2);
+      const [aliceCharge, bobCharge] = [alice, bob].map((answer) => (JSON.parse(answer.body) as { charge: string }).charge);
+      expect(bobCharge, "the provider replayed one principal's charge to the other: their derived provider keys are equal").not.toBe(aliceCharge);
     });
 
     it('connection cut as the claim is sent (PostgreSQL never sees it): no record, no execution; the retry runs once', async () => {

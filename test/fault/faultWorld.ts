@@ -1,6 +1,4 @@
 import { rm } from 'node:fs/promises';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { generateAndCompile, modelFor, type Generated } from '../scaffold/generateInto.js';
 import { createSchema, DATABASE_URL, type Schema } from '../scaffold/harness.js';
 import { startApp, type Adapter, type AppProcess } from './appProcess.js';
@@ -57,7 +55,6 @@ export class FaultWorld {
     readonly proxy: FaultProxy,
     readonly provider: FakeProvider,
     readonly barrier: Barrier,
-    readonly scaffold: { providers: { stripeRequestOptions(key: string): { idempotencyKey: string } } },
   ) {}
 
   static async create(adapter: Adapter): Promise<FaultWorld> {
@@ -75,14 +72,14 @@ export class FaultWorld {
     const generated = await generateAndCompile(model, `fault-${adapter}`, COMPILER_OPTIONS[adapter]);
     if (generated.tscOutput) throw new Error(`the ${adapter} scaffold does not compile:\n${generated.tscOutput}`);
     const schema = await createSchema(generated, `fault_${adapter}`);
-    await schema.pool.query(`CREATE TABLE fault_executions (id bigserial PRIMARY KEY, key text NOT NULL, worker int NOT NULL);
+    await schema.pool.query(`CREATE TABLE fault_executions (id bigserial PRIMARY KEY, key text NOT NULL, scope text NOT NULL,
+        provider_key text NOT NULL, worker int NOT NULL);
       CREATE TABLE fault_effects (id bigserial PRIMARY KEY, key text NOT NULL, worker int NOT NULL)`);
     const target = new URL(DATABASE_URL);
     const proxy = await FaultProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
     const provider = await FakeProvider.start();
     const barrier = await Barrier.start();
-    const providers = (await import(pathToFileURL(path.join(generated.outDir, 'providers.js')).href)) as FaultWorld['scaffold']['providers'];
-    return new FaultWorld(adapter, generated, schema, proxy, provider, barrier, { providers });
+    return new FaultWorld(adapter, generated, schema, proxy, provider, barrier);
   }
 
   /** Starts an app process whose store goes through the proxy; it joins `apps`. */
@@ -123,7 +120,17 @@ export class FaultWorld {
               (SELECT count(*)::int FROM fault_effects WHERE key = $1) AS effects`,
       [key],
     );
-    return { ...rows[0]!, charges: this.provider.chargesFor(this.scaffold.providers.stripeRequestOptions(key).idempotencyKey) };
+    const charges = (await this.providerKeys(key)).reduce((sum, providerKey) => sum + this.provider.chargesFor(providerKey), 0);
+    return { ...rows[0]!, charges };
+  }
+
+  /** The provider keys the executions of this client key derived (one per principal, whatever the attempt). */
+  async providerKeys(key: string): Promise<string[]> {
+    const { rows } = await this.schema.pool.query<{ provider_key: string }>(
+      'SELECT DISTINCT provider_key FROM fault_executions WHERE key = $1 ORDER BY provider_key',
+      [key],
+    );
+    return rows.map((row) => row.provider_key);
   }
 
   async totals(): Promise<{ executions: number; keysExecuted: number; maxExecutionsPerKey: number }> {

@@ -12,6 +12,8 @@ export interface PgMessage {
   readonly end: number;
   /** The SQL this message asks the server to run (Query, Parse, or Bind of a known statement). */
   readonly sql?: string;
+  /** ReadyForQuery's transaction status: 'I' idle (committed or rolled back), 'T' in a transaction, 'E' failed one. */
+  readonly transaction?: string;
 }
 
 const SSL_REQUEST = 80877103;
@@ -60,7 +62,8 @@ export class PgMessageReader {
       const length = buffer.readInt32BE(offset + 1);
       if (buffer.length - offset < 1 + length) break;
       const body = buffer.subarray(offset + 5, offset + 1 + length);
-      messages.push({ type, start: offset - carried, end: offset + 1 + length - carried, sql: this.sqlOf(type, body) });
+      const transaction = this.side === 'backend' && type === 'Z' ? String.fromCharCode(body[0]!) : undefined;
+      messages.push({ type, start: offset - carried, end: offset + 1 + length - carried, sql: this.sqlOf(type, body), transaction });
       offset += 1 + length;
     }
     this.pending = Buffer.from(buffer.subarray(offset));

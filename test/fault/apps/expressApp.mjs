@@ -6,7 +6,7 @@ const idempotency = scaffold.createIdempotency({ pool: storePool, principal: (re
 const app = express();
 app.use(express.json());
 app.post('/payments', idempotency.createPayment, async (req, res) => {
-  const result = await pay({ key: res.locals.idempotency.key, pause: req.header('x-fault-pause'), body: req.body });
+  const result = await pay({ context: scaffold.idempotencyOf(req), pause: req.header('x-fault-pause'), body: req.body });
   res.status(201).json(result);
 });
 const server = app.listen(0, '127.0.0.1', () => announce(server.address().port));

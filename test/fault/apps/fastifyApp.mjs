@@ -6,7 +6,7 @@ const idempotency = scaffold.createIdempotency({ pool: storePool, principal: (re
 const app = Fastify();
 app.post('/payments', idempotency.createPayment, async (request, reply) => {
   const context = scaffold.idempotencyOf(request);
-  const result = await pay({ key: context.key, pause: request.headers['x-fault-pause'], body: request.body });
+  const result = await pay({ context, pause: request.headers['x-fault-pause'], body: request.body });
   return reply.code(201).send(result);
 });
 await app.listen({ port: 0, host: '127.0.0.1' });

@@ -10,7 +10,7 @@ const idempotency = scaffold.createIdempotency({ pool: storePool, principal: (re
 class PaymentsController {
   async createPayment(request, body) {
     const context = scaffold.idempotencyOf(request);
-    return pay({ key: context.key, pause: request.headers['x-fault-pause'], body });
+    return pay({ context, pause: request.headers['x-fault-pause'], body });
   }
 }
 const proto = PaymentsController.prototype;

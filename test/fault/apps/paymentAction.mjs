@@ -10,7 +10,7 @@ const scaffold = await import(process.env.SCAFFOLD_INDEX);
 const providers = await import(process.env.SCAFFOLD_PROVIDERS);
 
 /** The store's pool, as the generated README wires it (bounded waits), pointed at the proxy when there is one. */
-export const storePool = scaffold.createPool(process.env.STORE_URL, scaffold.POLICY.storeTimeoutMs);
+export const storePool = scaffold.createPool(process.env.STORE_URL, scaffold.POLICY);
 const recorder = new pg.Pool({ connectionString: process.env.RECORDER_URL, max: 4 });
 
 export { scaffold };
@@ -26,12 +26,21 @@ async function barrier(point, key) {
   if (!response.ok) throw new Error(`barrier answered ${response.status}`);
 }
 
-/** Runs the action for a claimed key; `pause` is the x-fault-pause header (before, after or absent). */
-export async function pay({ key, pause, body }) {
-  await recorder.query('INSERT INTO fault_executions (key, worker) VALUES ($1, $2)', [key, process.pid]);
+/**
+ * Runs the action for a claimed key. `context` is idempotencyOf(request), the same shape in every adapter; `pause`
+ * is the x-fault-pause header (before, after or absent).
+ */
+export async function pay({ context, pause, body }) {
+  const { key } = context;
+  const { idempotencyKey } = providers.stripeRequestOptions(context);
+  await recorder.query('INSERT INTO fault_executions (key, scope, provider_key, worker) VALUES ($1, $2, $3, $4)', [
+    key,
+    context.scope,
+    idempotencyKey,
+    process.pid,
+  ]);
   if (pause === 'before') await barrier('before', key);
   await recorder.query('INSERT INTO fault_effects (key, worker) VALUES ($1, $2)', [key, process.pid]);
-  const { idempotencyKey } = providers.stripeRequestOptions(key);
   const charge = await fetch(`${process.env.PROVIDER_URL}/v1/charges`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },

@@ -1,0 +1,174 @@
+import { rm } from 'node:fs/promises';
+import { generateAndCompile, modelFor, type Generated } from '../scaffold/generateInto.js';
+import { createSchema, DATABASE_URL, type Schema } from '../scaffold/harness.js';
+import { startApp, type Adapter, type AppProcess } from './appProcess.js';
+import { Barrier } from './barrier.js';
+import { FakeProvider } from './fakeProvider.js';
+import { FaultProxy } from './faultProxy.js';
+
+const COMPILER_OPTIONS: Record<Adapter, Record<string, unknown>> = {
+  express: {},
+  fastify: {},
+  nestjs: { experimentalDecorators: true, emitDecoratorMetadata: true },
+};
+
+/**
+ * Long enough that no lease lapses by itself while a slow machine runs a scenario: expiry is always the test's
+ * explicit act (expireLease), so "the lease is still live" and "the lease has lapsed" are facts, not timings.
+ */
+const LEASE_MS = 120_000;
+
+export interface PayOptions {
+  readonly user?: string;
+  /** Stop the handler at the barrier before or after its side effect. */
+  readonly pause?: 'before' | 'after';
+  readonly amount?: number;
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: string;
+}
+
+export interface KeyCounts {
+  /** Times the handler started for this key. */
+  readonly executions: number;
+  /** Local side effects written (non-transactional, lease mode). */
+  readonly effects: number;
+  /** Charges the provider created for the key the scaffold derived: what the customer sees. */
+  readonly charges: number;
+}
+
+/**
+ * Everything one adapter's fault scenarios need: its scaffold generated and compiled from the checkout design,
+ * a throwaway schema, the fault proxy in front of PostgreSQL, the fake provider, the barrier, and app processes.
+ */
+export class FaultWorld {
+  readonly apps: AppProcess[] = [];
+  private readonly spawned: AppProcess[] = [];
+
+  private constructor(
+    readonly adapter: Adapter,
+    readonly generated: Generated,
+    readonly schema: Schema,
+    readonly proxy: FaultProxy,
+    readonly provider: FakeProvider,
+    readonly barrier: Barrier,
+  ) {}
+
+  static async create(adapter: Adapter): Promise<FaultWorld> {
+    // The same design for every adapter, so every adapter answers the same scenarios the same way.
+    const model = await modelFor('express-stripe-payments', (raw) => {
+      (raw.stack as Record<string, unknown>).framework = adapter;
+      // A 5 s store budget (the design's maximum): on a saturated 2-core machine a healthy store can take longer
+      // than the default 500 ms, and these scenarios prove exactly-once, not latency. Faults are explicit instead.
+      raw.detectionLatency = '500ms';
+    });
+    for (const action of model.actions) {
+      action.lockTimeoutMs = LEASE_MS;
+      action.heartbeatMs = undefined;
+    }
+    const generated = await generateAndCompile(model, `fault-${adapter}`, COMPILER_OPTIONS[adapter]);
+    if (generated.tscOutput) throw new Error(`the ${adapter} scaffold does not compile:\n${generated.tscOutput}`);
+    const schema = await createSchema(generated, `fault_${adapter}`);
+    await schema.pool.query(`CREATE TABLE fault_executions (id bigserial PRIMARY KEY, key text NOT NULL, scope text NOT NULL,
+        provider_key text NOT NULL, worker int NOT NULL);
+      CREATE TABLE fault_effects (id bigserial PRIMARY KEY, key text NOT NULL, worker int NOT NULL)`);
+    const target = new URL(DATABASE_URL);
+    const proxy = await FaultProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    const provider = await FakeProvider.start();
+    const barrier = await Barrier.start();
+    return new FaultWorld(adapter, generated, schema, proxy, provider, barrier);
+  }
+
+  /** Starts an app process whose store goes through the proxy; it joins `apps`. */
+  /** `spare`: not one of the two `apps` (killed on dispose all the same). */
+  async startApp(options: { direct?: boolean; spare?: boolean } = {}): Promise<AppProcess> {
+    const app = await startApp(this.adapter, {
+      scaffoldOutDir: this.generated.outDir,
+      storeUrl: options.direct ? this.schema.url : this.proxy.urlFor(this.schema.url),
+      recorderUrl: this.schema.url,
+      providerUrl: this.provider.url,
+      barrierUrl: this.barrier.url,
+    });
+    if (!options.spare) this.apps.push(app);
+    this.spawned.push(app);
+    return app;
+  }
+
+
+  async pay(app: AppProcess, key: string, options: PayOptions = {}): Promise<Answer> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': key, 'x-user': options.user ?? 'usr_1' };
+    if (options.pause) headers['x-fault-pause'] = options.pause;
+    const response = await fetch(`${app.url}/payments`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ amount: options.amount ?? 4999, currency: 'EUR', recipientId: 'acct_9f3' }),
+    });
+    return { status: response.status, headers: response.headers, body: await response.text() };
+  }
+
+  /** A request whose connection the app may lose (killed mid-action): resolves to the answer or to 'connection lost'. */
+  payOrLose(app: AppProcess, key: string, options: PayOptions = {}): Promise<Answer | 'connection lost'> {
+    return this.pay(app, key, options).catch(() => 'connection lost' as const);
+  }
+
+  async counts(key: string): Promise<KeyCounts> {
+    const { rows } = await this.schema.pool.query<{ executions: number; effects: number }>(
+      `SELECT (SELECT count(*)::int FROM fault_executions WHERE key = $1) AS executions,
+              (SELECT count(*)::int FROM fault_effects WHERE key = $1) AS effects`,
+      [key],
+    );
+    const charges = (await this.providerKeys(key)).reduce((sum, providerKey) => sum + this.provider.chargesFor(providerKey), 0);
+    return { ...rows[0]!, charges };
+  }
+
+  /** The provider keys the executions of this client key derived (one per principal, whatever the attempt). */
+  async providerKeys(key: string): Promise<string[]> {
+    const { rows } = await this.schema.pool.query<{ provider_key: string }>(
+      'SELECT DISTINCT provider_key FROM fault_executions WHERE key = $1 ORDER BY provider_key',
+      [key],
+    );
+    return rows.map((row) => row.provider_key);
+  }
+
+  async totals(): Promise<{ executions: number; keysExecuted: number; maxExecutionsPerKey: number }> {
+    const { rows } = await this.schema.pool.query<{ executions: number; keys: number; max: number }>(
+      `SELECT coalesce(sum(n), 0)::int AS executions, count(*)::int AS keys, coalesce(max(n), 0)::int AS max
+       FROM (SELECT count(*) AS n FROM fault_executions GROUP BY key) AS per_key`,
+    );
+    return { executions: rows[0]!.executions, keysExecuted: rows[0]!.keys, maxExecutionsPerKey: rows[0]!.max };
+  }
+
+  /** The stored record for a key (any principal), read directly from PostgreSQL. */
+  async record(key: string): Promise<{ status: string; token: string; responseStatus: number | null; body: string | null } | undefined> {
+    const { rows } = await this.schema.pool.query(
+      `SELECT status, fencing_token::text AS token, response_status AS "responseStatus", convert_from(response_body, 'UTF8') AS body
+       FROM idempotency_store WHERE key = $1`,
+      [key],
+    );
+    return rows[0] as never;
+  }
+
+  /**
+   * Makes the key's lease lapse now, on the database clock, exactly as if its whole duration had passed: the record
+   * stays PROCESSING, only locked_until moves. Stands in for waiting out the lease, which the scenarios must not do.
+   */
+  async expireLease(key: string): Promise<void> {
+    const { rowCount } = await this.schema.pool.query(
+      "UPDATE idempotency_store SET locked_until = now() - interval '1 millisecond' WHERE key = $1 AND status = 'PROCESSING'",
+      [key],
+    );
+    if (rowCount !== 1) throw new Error(`no PROCESSING record to expire for ${key}`);
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all(this.spawned.map((app) => app.kill('SIGKILL')));
+    await this.proxy?.close();
+    await this.provider?.close();
+    await this.barrier?.close();
+    await this.schema?.drop();
+    await rm(this.generated.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,59 @@
+import type { ts } from 'ts-morph';
+import { isFunctionLike } from '../../inspect/parse/astHelpers.js';
+import { dataAccesses } from '../dataAccess.js';
+import { isUnique, normaliseName } from '../schemaFacts.js';
+import { stripeCalls } from '../stripeCalls.js';
+import type { Rule, RuleReport } from '../types.js';
+import { collect, functionLabel } from '../walk.js';
+
+/** Serialising evidence: row locks, advisory locks, distributed locks, serializable transactions. */
+const LOCK = /for\s+update|advisory_x?act_lock|advisory_lock|\bredlock\b|\bmutex\b|acquireLock|\.lock\(|withLock|serializable/i;
+
+/** Two concurrent requests both see "missing" and both create, unless the database or a lock makes the second fail. */
+export const readThenCreate: Rule = {
+  id: 'read-then-create',
+  severity: 'warning',
+  title: 'Read-then-create without a unique constraint or lock',
+  description:
+    'The code looks a record up and creates it when none is found. Two concurrent requests (a double click, a retry ' +
+    'racing the original, two webhook deliveries) both see nothing and both create: duplicates, or for a provider ' +
+    'customer two billing histories. Only a unique constraint or a lock makes the second attempt fail.',
+  fix: 'Add a unique constraint on the lookup columns and insert with ON CONFLICT (or catch the unique violation and re-read); for a provider object, pass an idempotencyKey derived from the local id (e.g. `customer:${userId}`) and store the id in a unique column.',
+  docsAnchor: 'finding-read-then-create',
+  mentions: /find|select|from\(|customers\.(list|search)/,
+  checkFile(ctx) {
+    const out: RuleReport[] = [];
+    const keyed = new Set(stripeCalls(ctx.sf, ctx.text).filter((c) => c.key || c.opaqueOptions).map((c) => c.call));
+    for (const fn of collect(ctx.sf, (n): n is ts.FunctionLikeDeclaration => isFunctionLike(n) && n.body !== undefined && functionLabel(n) !== undefined)) {
+      if (LOCK.test(fn.getText(ctx.sf))) continue;
+      const accesses = dataAccesses(fn);
+      for (const create of accesses.filter((a) => a.kind === 'create')) {
+        if (keyed.has(create.call)) continue;
+        const read = accesses.find((a) => a.kind === 'read' && a.call.end <= create.call.getStart() && sameTarget(a.target, create.target));
+        if (!read) continue;
+        if (create.target !== 'stripe.customers' && isUnique(ctx.schema, create.target, read.columns)) continue;
+        const what = create.target === 'stripe.customers' ? 'a Stripe customer (Stripe enforces no uniqueness)' : `\`${create.target}\``;
+        const cols = read.columns.length ? ` on (${read.columns.join(', ')})` : '';
+        const noSchema = create.target !== 'stripe.customers' && !ctx.schema.unique.size;
+        out.push({
+          node: create.call,
+          ...(noSchema ? { severity: 'note' as const } : {}),
+          message: `${functionLabel(fn)} reads ${what}${cols} on line ${ctx.sf.getLineAndCharacterOfPosition(read.call.getStart()).line + 1} and creates it here when missing, with ${noSchema ? 'no schema file in the project to show a unique constraint' : 'no unique constraint on those columns'} and no lock: concurrent calls create duplicates.`,
+        });
+      }
+    }
+    return dedupeNested(out);
+  },
+};
+
+function sameTarget(a: string, b: string): boolean {
+  const na = normaliseName(a).replace(/s$/, '');
+  const nb = normaliseName(b).replace(/s$/, '');
+  return na === nb;
+}
+
+/** Nested named functions see the same create twice; keep one report per node. */
+function dedupeNested(reports: RuleReport[]): RuleReport[] {
+  const seen = new Set<ts.Node>();
+  return reports.filter((r) => (seen.has(r.node) ? false : (seen.add(r.node), true)));
+}

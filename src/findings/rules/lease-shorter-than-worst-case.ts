@@ -25,7 +25,8 @@ export const leaseShorterThanWorstCase: Rule = {
     const out: ProjectReport[] = [];
     for (const action of config.actions) {
       const at = actionSource(ctx, action);
-      const callsStripe = action.provider === 'stripe' || (at.source !== undefined && stripeCalls(at.source.sf, at.source.text).length > 0);
+      // The handler's own code decides when we can read it; the config's provider only when we cannot.
+      const callsStripe = at.source ? stripeCalls(at.source.sf, at.source.text).length > 0 : action.provider === 'stripe';
       if (!callsStripe) continue;
       const { ms, assumed } = expectedDuration(action);
       const lease = decideLease(action, ms, assumed, config.concurrency);

@@ -22,8 +22,9 @@ export const sleepRetryInRequestPath: Rule = {
     const out: RuleReport[] = [];
     const seen = new Set<ts.Node>();
     for (const call of calls(ctx.sf)) {
-      if (!isSleep(call)) continue;
-      const loop = enclosingLoops(call)[0];
+      const waiting = sleepAt(call);
+      if (!waiting) continue;
+      const loop = enclosingLoops(waiting)[0];
       if (!loop || seen.has(loop)) continue;
       seen.add(loop);
       const fn = functionLabel(innermostFunction(loop));
@@ -33,16 +34,17 @@ export const sleepRetryInRequestPath: Rule = {
   },
 };
 
-function isSleep(call: ts.CallExpression): boolean {
+/** The awaited expression that pauses the handler, or undefined when `call` is not a sleep. */
+function sleepAt(call: ts.CallExpression): ts.Node | undefined {
   const callee = call.expression;
   const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? `${callee.expression.getText()}.${callee.name.text}` : '';
-  if (!SLEEP.test(name)) return false;
-  if (ts.isAwaitExpression(call.parent)) return true;
+  if (!SLEEP.test(name)) return undefined;
+  if (ts.isAwaitExpression(call.parent)) return call.parent;
   // `await new Promise((r) => setTimeout(r, ms))`: the bare setTimeout waits only inside an awaited promise.
   let node: ts.Node = call;
   for (let i = 0; i < 6 && node.parent; i++) {
     node = node.parent;
-    if (ts.isNewExpression(node) && node.expression.getText() === 'Promise') return ts.isAwaitExpression(node.parent);
+    if (ts.isNewExpression(node) && node.expression.getText() === 'Promise') return ts.isAwaitExpression(node.parent) ? node.parent : undefined;
   }
-  return false;
+  return undefined;
 }

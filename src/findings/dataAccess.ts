@@ -12,7 +12,8 @@ export interface DataAccess {
   columns: string[];
 }
 
-const PRISMA_READ = /^(findFirst|findFirstOrThrow|findUnique|findUniqueOrThrow|findMany|count)$/;
+/** Existence checks. `count` and `findMany` are quota checks and listings, not "is it there yet". */
+const PRISMA_READ = /^(findFirst|findFirstOrThrow|findUnique|findUniqueOrThrow)$/;
 const MODEL_READ = /^(findOne|findOneBy|findBy|find|exists)$/;
 
 /**

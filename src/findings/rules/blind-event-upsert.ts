@@ -1,8 +1,8 @@
 import { ts } from 'ts-morph';
 import { isFunctionLike } from '../../inspect/parse/astHelpers.js';
 import { STRIPE_EVENT_TYPE } from '../stripeWebhooks.js';
-import type { ProjectReport, Rule } from '../types.js';
-import { calls, functionLabel, innermostFunction } from '../walk.js';
+import type { ProjectContext, ProjectReport, Rule } from '../types.js';
+import { calls, collect, functionLabel, innermostFunction } from '../walk.js';
 
 const WRITE_METHOD = /^(upsert|update|updateMany|updateOne|findOneAndUpdate|findByIdAndUpdate|replaceOne|delete|deleteMany|deleteOne|destroy|onConflictDoUpdate|onDuplicateKeyUpdate)$/;
 /** The app's data layer (Prisma, Supabase, Knex, Drizzle, Mongoose models, TypeORM repositories), not a provider client or a Map. */
@@ -23,7 +23,7 @@ export const blindEventUpsert: Rule = {
   docsAnchor: 'finding-blind-event-upsert',
   checkProject(ctx) {
     const eventFiles = ctx.sources.filter((s) => /constructEvent/.test(s.text) || STRIPE_EVENT_TYPE.test(s.text));
-    const called = new Set(eventFiles.flatMap((s) => calls(s.sf).map((c) => (ts.isIdentifier(c.expression) ? c.expression.text : ts.isPropertyAccessExpression(c.expression) ? c.expression.name.text : ''))));
+    const called = reachableNames(ctx.sources, eventFiles);
     const out: ProjectReport[] = [];
     for (const source of ctx.sources) {
       const isEventFile = eventFiles.includes(source);
@@ -49,6 +49,23 @@ export const blindEventUpsert: Rule = {
     return out;
   },
 };
+
+function calledName(c: ts.CallExpression): string {
+  return ts.isIdentifier(c.expression) ? c.expression.text : ts.isPropertyAccessExpression(c.expression) ? c.expression.name.text : '';
+}
+
+/** Names of functions an event handler reaches, up to three calls deep, across files (matched by name). */
+function reachableNames(sources: ProjectContext['sources'], eventFiles: ProjectContext['sources']): Set<string> {
+  const called = new Set(eventFiles.flatMap((s) => calls(s.sf).map(calledName)));
+  const functions = sources.flatMap((s) => collect(s.sf, (n): n is ts.FunctionLikeDeclaration => isFunctionLike(n) && n.body !== undefined && functionLabel(n) !== undefined));
+  for (let depth = 0; depth < 3; depth++) {
+    const before = called.size;
+    for (const fn of functions) if (called.has(functionLabel(fn) as string)) for (const c of calls(fn)) called.add(calledName(c));
+    if (called.size === before) break;
+  }
+  called.delete('');
+  return called;
+}
 
 /** The named function a write sits in, skipping callbacks (`.map(async (x) => …)`). */
 function topNamedFunction(node: ts.Node): ts.FunctionLikeDeclaration | undefined {

@@ -27,7 +27,7 @@ export const mutatingGet: Rule = {
       const stripe = stripeCalls(handler.fn.getSourceFile(), ctx.text).find((c) => c.call.pos >= handler.fn.pos && c.call.end <= handler.fn.end);
       const write = stripe?.call ?? dataAccesses(handler.fn).find((a) => a.kind !== 'read')?.call ?? calls(handler.fn).find((c) => WRITE.test(`${c.expression.getText()}(`) && /prisma|\bdb\b|supabase|repo|model|knex/i.test(c.expression.getText()));
       if (!write) continue;
-      out.push({ node: handler.at, message: `GET ${handler.path} changes state: \`${write.expression.getText().slice(0, 60)}\` runs on every prefetch, crawl or replay.` });
+      out.push({ node: handler.at, message: `GET ${handler.path} changes state: \`${write.expression.getText().replace(/\s+/g, '').slice(0, 60)}\` runs on every prefetch, crawl or replay.` });
     }
     return out;
   },

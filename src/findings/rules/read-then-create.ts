@@ -1,10 +1,10 @@
-import type { ts } from 'ts-morph';
+import { ts } from 'ts-morph';
 import { isFunctionLike } from '../../inspect/parse/astHelpers.js';
-import { dataAccesses } from '../dataAccess.js';
+import { dataAccesses, type DataAccess } from '../dataAccess.js';
 import { isUnique, normaliseName } from '../schemaFacts.js';
 import { stripeCalls } from '../stripeCalls.js';
 import type { Rule, RuleReport } from '../types.js';
-import { collect, functionLabel } from '../walk.js';
+import { calls, collect, functionLabel } from '../walk.js';
 
 /** Serialising evidence: row locks, advisory locks, distributed locks, serializable transactions. */
 const LOCK = /for\s+update|advisory_x?act_lock|advisory_lock|\bredlock\b|\bmutex\b|acquireLock|\.lock\(|withLock|serializable/i;
@@ -24,21 +24,31 @@ export const readThenCreate: Rule = {
   checkFile(ctx) {
     const out: RuleReport[] = [];
     const keyed = new Set(stripeCalls(ctx.sf, ctx.text).filter((c) => c.key || c.opaqueOptions).map((c) => c.call));
-    for (const fn of collect(ctx.sf, (n): n is ts.FunctionLikeDeclaration => isFunctionLike(n) && n.body !== undefined && functionLabel(n) !== undefined)) {
+    const named = collect(ctx.sf, (n): n is ts.FunctionLikeDeclaration => isFunctionLike(n) && n.body !== undefined && functionLabel(n) !== undefined);
+    const byName = new Map(named.map((fn) => [functionLabel(fn) as string, fn]));
+    for (const fn of named) {
       if (LOCK.test(fn.getText(ctx.sf))) continue;
       const accesses = dataAccesses(fn);
-      for (const create of accesses.filter((a) => a.kind === 'create')) {
+      // A create one call away (`createCustomerInStripe(...)` in the same file) counts at the call site.
+      const creates: Array<{ access: DataAccess; at: number }> = accesses.filter((a) => a.kind === 'create').map((access) => ({ access, at: access.call.getStart() }));
+      for (const call of calls(fn)) {
+        const callee = ts.isIdentifier(call.expression) ? byName.get(call.expression.text) : undefined;
+        if (!callee || callee === fn || LOCK.test(callee.getText(ctx.sf))) continue;
+        for (const access of dataAccesses(callee)) if (access.kind === 'create') creates.push({ access, at: call.getStart() });
+      }
+      for (const { access: create, at } of creates) {
         if (keyed.has(create.call)) continue;
-        const read = accesses.find((a) => a.kind === 'read' && a.call.end <= create.call.getStart() && sameTarget(a.target, create.target));
+        const read = accesses.find((a) => a.kind === 'read' && a.call.end <= at && sameTarget(a.target, create.target));
         if (!read) continue;
         if (create.target !== 'stripe.customers' && isUnique(ctx.schema, create.target, read.columns)) continue;
         const what = create.target === 'stripe.customers' ? 'a Stripe customer (Stripe enforces no uniqueness)' : `\`${create.target}\``;
         const cols = read.columns.length ? ` on (${read.columns.join(', ')})` : '';
         const noSchema = create.target !== 'stripe.customers' && !ctx.schema.unique.size;
+        const line = (node: ts.Node) => ctx.sf.getLineAndCharacterOfPosition(node.getStart()).line + 1;
         out.push({
           node: create.call,
           ...(noSchema ? { severity: 'note' as const } : {}),
-          message: `${functionLabel(fn)} reads ${what}${cols} on line ${ctx.sf.getLineAndCharacterOfPosition(read.call.getStart()).line + 1} and creates it here when missing, with ${noSchema ? 'no schema file in the project to show a unique constraint' : 'no unique constraint on those columns'} and no lock: concurrent calls create duplicates.`,
+          message: `${functionLabel(fn)} looks up ${what}${cols} on line ${line(read.call)} and creates it ${create.call.getStart() === at ? 'here' : `through the call on line ${ctx.sf.getLineAndCharacterOfPosition(at).line + 1}`} when missing, with ${create.target === 'stripe.customers' ? 'no idempotency key' : noSchema ? 'no schema file in the project to show a unique constraint' : 'no unique constraint on those columns'} and no lock: concurrent calls create duplicates.`,
         });
       }
     }

@@ -18,7 +18,7 @@ export const webhookRejectsUnhandledEvents: Rule = {
     const out: RuleReport[] = [];
     if (!stripeWebhooks(ctx.sf, ctx.text).length) return out;
     for (const clause of collect(ctx.sf, ts.isDefaultClause)) {
-      if (!isEventTypeSwitch(clause.parent.parent)) continue;
+      if (!isEventTypeSwitch(clause.parent.parent) || insideTypeFilter(clause)) continue;
       const bad = errorStatusIn(clause) ?? collect(clause, ts.isThrowStatement).find((t) => !acknowledgedByCatch(t));
       if (bad) out.push({ node: bad, message: `The default branch of the switch on \`${clause.parent.parent.expression.getText()}\` answers ${ts.isThrowStatement(bad) ? 'with an exception' : bad.getText()} for event types it does not handle.` });
     }
@@ -37,6 +37,14 @@ function acknowledgedByCatch(node: ts.Node): boolean {
     if (ts.isTryStatement(p) && p.catchClause && node.pos >= p.tryBlock.pos && node.end <= p.tryBlock.end) {
       return !errorStatusIn(p.catchClause) && !collect(p.catchClause, ts.isThrowStatement).length;
     }
+  }
+  return false;
+}
+
+/** A switch reached only for types an enclosing `if (relevant.has(event.type))` let through: its default is for those. */
+function insideTypeFilter(node: ts.Node): boolean {
+  for (let p = node.parent; p && !ts.isSourceFile(p); p = p.parent) {
+    if (ts.isIfStatement(p) && node.pos >= p.thenStatement.pos && node.end <= p.thenStatement.end && /\.type\b/.test(p.expression.getText())) return true;
   }
   return false;
 }

@@ -42,12 +42,25 @@ ruleTester(readThenCreate, {
     {
       name: 'Stripe customer created after a list, no key',
       files: { 'src/customers.ts': createOrRetrieve('') },
-      errors: [{ line: 8, message: /createOrRetrieveCustomer reads a Stripe customer .* on line 6/ }],
+      errors: [{ line: 8, message: /createOrRetrieveCustomer looks up a Stripe customer .* on line 6 and creates it here when missing, with no idempotency key/ }],
     },
     {
       name: 'email not unique in the schema',
       files: { 'src/accounts.ts': prismaFindOrCreate, 'prisma/schema.prisma': 'model Account {\n  id    String @id\n  email String\n}\n' },
       errors: [{ line: 5, message: /`account` on \(email\) on line 3/, severity: 'warning' }],
+    },
+    {
+      name: 'create one call away in the same file',
+      files: {
+        'src/customers.ts': `import { stripe } from './stripe';
+const createInStripe = async (email: string) => (await stripe.customers.create({ email })).id;
+export async function ensureCustomer(email: string) {
+  const found = await stripe.customers.list({ email, limit: 1 });
+  return found.data[0]?.id ?? createInStripe(email);
+}
+`,
+      },
+      errors: [{ line: 2, message: /ensureCustomer looks up a Stripe customer .* on line 4 and creates it through the call on line 5/ }],
     },
     { name: 'no schema in the project: a note', files: { 'src/accounts.ts': prismaFindOrCreate }, errors: [{ line: 5, severity: 'note' }] },
   ],

@@ -48,6 +48,7 @@ function finish(rule: Rule, f: Omit<ProjectReport, 'evidence'> & { column: numbe
   const fingerprint = createHash('sha256').update([rule.id, f.file, f.enclosingFunction ?? '', f.evidence.replace(/\s+/g, ' ')].join('\u0000')).digest('hex').slice(0, 32);
   return {
     ruleId: rule.id,
+    title: rule.title,
     severity: f.severity ?? rule.severity,
     file: f.file,
     line: f.line,

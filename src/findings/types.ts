@@ -14,6 +14,8 @@ export const SEVERITIES: readonly Severity[] = ['note', 'warning', 'error'];
 
 export interface CodeFinding {
   ruleId: string;
+  /** The rule's short title, carried so readers of findings need not load the rules (and ts-morph). */
+  title: string;
   severity: Severity;
   /** Relative to the audited root, POSIX slashes. */
   file: string;

@@ -1,5 +1,5 @@
 import type { ProjectReport, Rule } from '../types.js';
-import { actionSource, configLocation } from '../configSources.js';
+import { actionSource } from '../configSources.js';
 
 /** The design and the generated layer protect nothing until the handler actually goes through them. */
 export const actionNotWrapped: Rule = {
@@ -22,11 +22,13 @@ export const actionNotWrapped: Rule = {
     for (const action of config.actions) {
       if (action.trigger !== 'http') continue;
       if (users.some((s) => new RegExp(`\\b${action.name.replace(/[^\w$]/g, '')}\\b`).test(s.text))) continue;
+      // Without the handler in the project (a design made before the code, a source in another repository) there is nothing to judge.
       const at = actionSource(ctx, action);
-      const where = at.source ? { file: at.source.rel, line: at.line } : configLocation(ctx.auxiliary.get('idempotency.config.json'), action.name);
+      if (!at.source) continue;
+      const where = { file: at.source.rel, line: at.line };
       out.push({
         ...where,
-        evidence: at.source?.text.split('\n')[at.line - 1]?.trim() ?? `"name": ${JSON.stringify(action.name)}`,
+        evidence: at.source.text.split('\n')[at.line - 1]?.trim() ?? '',
         message: `Action ${action.name}${action.route ? ` (${action.route})` : ''} is configured but no file imports the generated layer in ${dir}/ and uses it for ${action.name}.`,
       });
     }

@@ -49,6 +49,7 @@ ruleTester(actionNotWrapped, {
   valid: [
     { name: 'route mounts the generated middleware', files: { 'src/routes/payments.ts': paymentsRoute(true) }, config: configWith([payAction], { scaffold: { dir: 'src/idempotency' } }) },
     { name: 'no scaffold: nothing to wrap with', files: { 'src/routes/payments.ts': paymentsRoute(false) }, config: configWith([payAction]) },
+    { name: 'handler not in the project: nothing to judge', files: { 'src/other.ts': 'export const x = 1;\n' }, config: configWith([payAction], { scaffold: { dir: 'src/idempotency' } }) },
   ],
   invalid: [
     {

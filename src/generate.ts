@@ -9,7 +9,6 @@ import { readManifest } from './emit/manifest.js';
 import { planWrites, type PlannedWrite } from './emit/planWrites.js';
 import { resolveInside } from './emit/safePath.js';
 import type { CodeFinding } from './findings/types.js';
-import type { Inspection } from './inspect/types.js';
 import { buildDesign, type InspectionInput } from './model/index.js';
 import type { DesignModel } from './model/types.js';
 import type { RenderedFile } from './render/renderDocument.js';
@@ -29,7 +28,10 @@ export interface GenerateOptions {
   date?: string;
   diagrams?: 'beautiful-mermaid' | 'mermaid-cli';
   inspection?: InspectionInput;
-  /** Findings on the code; when absent and an inspection is given (init), the rules run on `cwd` with it. */
+  /**
+   * Findings on the code (from `auditProject`). The CLI does not pass them yet: `generate --check` re-renders from the
+   * config alone, so a document written with findings at `init` would always look stale.
+   */
   findings?: readonly CodeFinding[];
   /** Injected clock for tests. */
   now?: () => Date;
@@ -104,15 +106,6 @@ async function readPreviousHtml(root: string, output: string): Promise<string[]>
   return pages;
 }
 
-/**
- * The code was already read (init passes its inspection), so the rules cost one more parse and no second inspection.
- * A plain `generate` never reads code: the document then says the code was not checked.
- */
-async function findingsFromCode(cwd: string, config: Config, inspection: InspectionInput): Promise<readonly CodeFinding[]> {
-  const { auditProject } = await import('./findings/auditProject.js');
-  return (await auditProject(cwd, { config, inspection: inspection as Pick<Inspection, 'findings'> })).findings;
-}
-
 interface Rendered {
   files: RenderedFile[];
   model: DesignModel;
@@ -124,8 +117,7 @@ interface Rendered {
  * excerpts are produced once, and `renderFor(date)` renders the (cheap) document around them for each date tried.
  */
 async function prepareRender(config: Config, options: GenerateOptions, format: 'html' | 'md', output: string, now: Date): Promise<(date: Date) => Promise<Rendered>> {
-  const findings = options.findings ?? (options.inspection ? await findingsFromCode(options.cwd, config, options.inspection) : undefined);
-  const model = buildDesign(config, options.inspection, { now, ...(findings ? { findings } : {}) });
+  const model = buildDesign(config, options.inspection, { now, ...(options.findings ? { findings: options.findings } : {}) });
   const [{ buildFigures, renderFigures }, { renderDocument }] = await Promise.all([import('./diagrams/index.js'), import('./render/renderDocument.js')]);
   let figures = buildFigures(model);
   if (format === 'html') {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/generate.js';
-import { inspectProject } from '../../src/inspect/index.js';
+import { auditProject } from '../../src/findings/auditProject.js';
 
 const ROUTE = `import { Router } from 'express';
 import Stripe from 'stripe';
@@ -37,7 +37,8 @@ async function project(): Promise<string> {
 describe('the document written from the code', () => {
   it('lists every finding with location, fix and status, and each action shows the findings in its handler', async () => {
     const dir = await project();
-    const result = await generate({ cwd: dir, dryRun: true, split: 'never', date: '2026-12-02', inspection: await inspectProject(dir) });
+    const { findings } = await auditProject(dir);
+    const result = await generate({ cwd: dir, dryRun: true, split: 'never', date: '2026-12-02', findings });
     const text = result.plan.find((p) => p.path === result.document)?.contents.replace(/\\([^\s])/g, '$1') ?? '';
     expect(result.model.codeAudited).toBe(true);
     expect(result.model.findings.map((f) => [f.ruleId, f.location, f.status])).toEqual([

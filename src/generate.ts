@@ -7,9 +7,11 @@ import { formatFiles } from './emit/format.js';
 import { applyPlan } from './emit/applyPlan.js';
 import { readManifest } from './emit/manifest.js';
 import { acquireProjectLock } from './emit/projectLock.js';
-import { readSnapshot, snapshotFile, snapshotOf } from './emit/protectionSnapshot.js';
+import { readSnapshot, snapshotFile, snapshotOf, type ProjectSnapshot } from './emit/protectionSnapshot.js';
 import { planWrites, type PlannedWrite } from './emit/planWrites.js';
 import { assertNoSymlinks, normalizeRelative, readInside, resolveInside } from './emit/safePath.js';
+import type { CodeFinding } from './findings/types.js';
+import type { Inspection } from './inspect/types.js';
 import { buildDesign, type InspectionInput } from './model/index.js';
 import type { DesignModel } from './model/types.js';
 import type { RenderedFile } from './render/renderDocument.js';
@@ -31,6 +33,11 @@ export interface GenerateOptions {
   date?: string;
   diagrams?: 'beautiful-mermaid' | 'mermaid-cli';
   inspection?: InspectionInput;
+  /**
+   * Findings on the code (from `auditProject`). When absent and an inspection is given (init), the rules run on `cwd`;
+   * either way they are recorded in the snapshot so a later `generate` renders the same document.
+   */
+  findings?: readonly CodeFinding[];
   /** Injected clock for tests. */
   now?: () => Date;
   /** Cancels the run (Ctrl-C): it stops at the next safe point with nothing written and throws CancelledError. */
@@ -112,6 +119,15 @@ async function readPreviousHtml(root: string, output: string): Promise<string[]>
   return pages;
 }
 
+/**
+ * The code was already read (init passes its inspection), so the rules cost one more parse and no second inspection.
+ * A plain `generate` never reads code: it uses the findings init recorded, or says the code was not checked.
+ */
+async function findingsFromCode(cwd: string, config: Config, inspection: InspectionInput): Promise<readonly CodeFinding[]> {
+  const { auditProject } = await import('./findings/auditProject.js');
+  return (await auditProject(cwd, { config, inspection: inspection as Pick<Inspection, 'findings'> })).findings;
+}
+
 interface Rendered {
   files: RenderedFile[];
   model: DesignModel;
@@ -123,9 +139,13 @@ interface Rendered {
  * excerpts are produced once, and `renderFor(date)` renders the (cheap) document around them for each date tried.
  */
 async function prepareRender(config: Config, options: GenerateOptions, format: 'html' | 'md', output: string, now: Date): Promise<(date: Date) => Promise<Rendered>> {
-  // init passes its inspection; generate reuses what init recorded, so both render the same document.
-  const inspection = options.inspection ? snapshotOf(options.inspection) : await readSnapshot(path.resolve(options.cwd));
-  const model = buildDesign(config, inspection, { now });
+  // init passes its inspection (and runs the findings rules); generate reuses what init recorded, so both render the
+  // same document.
+  const recorded = options.inspection ? undefined : await readSnapshot(path.resolve(options.cwd));
+  const snapshot = options.inspection
+    ? snapshotOf(options.inspection, options.findings ?? (await findingsFromCode(options.cwd, config, options.inspection)))
+    : snapshotOf((recorded as ProjectSnapshot).inspection, options.findings ?? recorded?.codeFindings);
+  const model = buildDesign(config, snapshot.inspection, { now, ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}) });
   const [{ buildFigures, renderFigures }, { renderDocument }] = await Promise.all([import('./diagrams/index.js'), import('./render/renderDocument.js')]);
   let figures = buildFigures(model);
   if (format === 'html') {
@@ -156,7 +176,7 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
     const documentFiles = await formatFiles(await renderDocument(dated, { format, output, figures, excerpts, split: options.split ?? config.split }), options.cwd);
     // Verify exactly what would be written (formatted, in memory) so a broken document is never delivered.
     assertDocumentVerified(documentFiles);
-    return { files: [...documentFiles, ...scaffoldFiles, ...snapshotFile(inspection)], model: dated, warnings };
+    return { files: [...documentFiles, ...scaffoldFiles, ...snapshotFile(snapshot)], model: dated, warnings };
   };
 }
 

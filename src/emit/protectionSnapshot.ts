@@ -1,10 +1,12 @@
+import type { CodeFinding } from '../findings/types.js';
 import type { InspectionInput } from '../model/index.js';
 import type { FormattedFile } from './format.js';
 import { readInside } from './safePath.js';
 
 /**
- * The part of init's inspection the document depends on (protection the code already has), kept as a managed file
- * so `generate` (which never runs the slow inspector) renders exactly what `init` rendered. `init` refreshes it.
+ * The part of init's inspection the document depends on (protection the code already has, and what the findings
+ * rules reported), kept as a managed file so `generate` (which never runs the slow inspector) renders exactly what
+ * `init` rendered. `init` refreshes it; `audit` in CI tells when the code has moved on.
  */
 export const SNAPSHOT_PATH = '.idempotency-builder/existing-protection.json';
 
@@ -12,8 +14,22 @@ type Finding = InspectionInput['findings'][number] & { hasProviderKey?: boolean 
 
 const credited = (finding: Finding) => finding.kind === 'existing-idempotency' || (finding.kind === 'payment' && finding.hasProviderKey === true);
 
+export interface ProjectSnapshot {
+  inspection: InspectionInput;
+  /** Absent when the code was never audited (a design made from the config alone). */
+  codeFindings?: readonly CodeFinding[];
+}
+
+/** What init learnt from the code, in the stable form the snapshot file keeps. */
+export function snapshotOf(inspection: InspectionInput, codeFindings?: readonly CodeFinding[]): ProjectSnapshot {
+  return { inspection: creditedProtection(inspection), ...(codeFindings ? { codeFindings: [...codeFindings].filter(isCodeFinding).sort(byLocation) } : {}) };
+}
+
+const byLocation = (a: CodeFinding, b: CodeFinding) =>
+  a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || (a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0);
+
 /** Only the fields buildDesign reads, sorted, so the file is byte-identical for the same findings. */
-export function snapshotOf(inspection: InspectionInput): InspectionInput {
+function creditedProtection(inspection: InspectionInput): InspectionInput {
   const findings = (inspection.findings as readonly Finding[])
     .filter(credited)
     .map((f) => ({
@@ -29,10 +45,14 @@ export function snapshotOf(inspection: InspectionInput): InspectionInput {
   return { findings };
 }
 
-/** The managed file for a snapshot; none when the code had nothing to credit. */
-export function snapshotFile(snapshot: InspectionInput): FormattedFile[] {
-  if (snapshot.findings.length === 0) return [];
-  const body = { $comment: 'Written by idempotency-builder init: protection found in the code, credited in the design. Re-run init to refresh.', findings: snapshot.findings };
+/** The managed file for a snapshot; none when the code had nothing to credit and was not audited. */
+export function snapshotFile(snapshot: ProjectSnapshot): FormattedFile[] {
+  if (snapshot.inspection.findings.length === 0 && snapshot.codeFindings === undefined) return [];
+  const body = {
+    $comment: 'Written by idempotency-builder init: protection found in the code and findings on it, as the design shows them. Re-run init to refresh.',
+    findings: snapshot.inspection.findings,
+    ...(snapshot.codeFindings ? { codeFindings: snapshot.codeFindings } : {}),
+  };
   return [{ path: SNAPSHOT_PATH, class: 'managed', contents: `${JSON.stringify(body, null, 2)}\n`, formatted: true }];
 }
 
@@ -42,14 +62,23 @@ const isFinding = (value: unknown): value is Finding => {
     (f.mechanism === undefined || typeof f.mechanism === 'string') && (f.detail === undefined || typeof f.detail === 'string');
 };
 
+const isCodeFinding = (value: unknown): value is CodeFinding => {
+  const f = value as Partial<CodeFinding> | null;
+  return typeof f === 'object' && f !== null && ['ruleId', 'title', 'severity', 'file', 'message', 'evidence', 'fix', 'docsAnchor', 'fingerprint'].every((k) => typeof (f as Record<string, unknown>)[k] === 'string') &&
+    typeof f.line === 'number' && typeof f.column === 'number' && ['error', 'warning', 'note'].includes(f.severity as string);
+};
+
+const EMPTY: ProjectSnapshot = { inspection: { findings: [] } };
+
 /** The snapshot on disk (never through a link); an unreadable or hand-broken one counts as empty. */
-export async function readSnapshot(root: string): Promise<InspectionInput> {
+export async function readSnapshot(root: string): Promise<ProjectSnapshot> {
   const text = await readInside(root, SNAPSHOT_PATH);
-  if (text === undefined) return { findings: [] };
+  if (text === undefined) return EMPTY;
   try {
-    const raw = JSON.parse(text) as { findings?: unknown };
-    return snapshotOf({ findings: Array.isArray(raw.findings) ? raw.findings.filter(isFinding) : [] });
+    const raw = JSON.parse(text) as { findings?: unknown; codeFindings?: unknown };
+    const protection = { findings: Array.isArray(raw.findings) ? raw.findings.filter(isFinding) : [] };
+    return snapshotOf(protection, Array.isArray(raw.codeFindings) ? (raw.codeFindings as unknown[]).filter(isCodeFinding) : undefined);
   } catch {
-    return { findings: [] };
+    return EMPTY;
   }
 }

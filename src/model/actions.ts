@@ -292,5 +292,6 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
     volumePerDay: context.volumePerDay,
     uniqueness: assessUniqueness({ bits, keysInWindow, standardFormat: standard, variableParts: variable }),
     existing: context.existing,
+    findings: [],
   };
 }

@@ -8,6 +8,8 @@ import { buildBuildOrder, buildMetrics, buildRunbook, buildSecurity, buildTests 
 import { buildStack } from './stack.js';
 import { checkConstraints } from './constraints.js';
 import { decideDetection, decideRetention } from './timing.js';
+import type { CodeFinding } from '../findings/types.js';
+import { buildFindings } from './findings.js';
 import type { DesignModel, ExistingProtection, SagaDesign } from './types.js';
 
 /** The slice of an inspection the design uses; the inspector's full result satisfies it. */
@@ -17,6 +19,8 @@ export interface InspectionInput {
 
 export interface BuildOptions {
   now: Date;
+  /** What the findings rules reported on the codebase (`init`, `audit`); absent when only the config is known. */
+  findings?: readonly CodeFinding[];
 }
 
 const DEFAULT_VOLUME_PER_DAY = 10_000;
@@ -74,6 +78,8 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
       existing: existingAll.filter((item) => action.source !== undefined && action.source.startsWith(item.file)).map((item) => `${item.mechanism}: ${item.detail}`),
     }),
   );
+  const findings = buildFindings(options.findings ?? [], actions);
+  for (const action of actions) action.findings = findings.filter((f) => f.actions.includes(action.name));
   for (const action of actions) {
     if (action.durationAssumed) {
       assumptions.push(`${action.name}: no expected duration was given; ${Math.round(action.expectedDurationMs / 100) / 10} s is assumed for ${/^[aeiou]/i.test(action.triggerLabel) || action.trigger === 'http' ? 'an' : 'a'} ${action.trigger === 'http' ? 'HTTP endpoint' : action.triggerLabel.toLowerCase()}${action.provider ? ' that calls a provider' : ''}.`);
@@ -129,6 +135,8 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
     antiPatterns,
     assumptions,
     existingProtection: existingAll,
+    findings,
+    codeAudited: options.findings !== undefined,
     constraints: [],
     diagrams: {
       flowchart,

@@ -1,3 +1,4 @@
+import type { FindingDesign } from './findings.js';
 import type {
   Database,
   Framework,
@@ -40,6 +41,10 @@ export interface DesignModel {
   assumptions: string[];
   /** Protection the codebase already has (from inspection), credited rather than re-designed. */
   existingProtection: ExistingProtection[];
+  /** Defects the findings rules saw in the code; empty when the design was made from the config alone. */
+  findings: FindingDesign[];
+  /** Whether the code was read for findings at all (an empty list then means "none found", not "not looked"). */
+  codeAudited: boolean;
   /** The spec's seven testable constraints, each checked against this model. */
   constraints: ConstraintCheck[];
   /** Whether the request-handling flowchart pays off (spec: skip diagrams that restate a small table). */
@@ -104,6 +109,8 @@ export interface ActionDesign {
   volumePerDay: number;
   uniqueness: UniquenessAssessment;
   existing: string[];
+  /** Findings in this action's handler file. */
+  findings: FindingDesign[];
 }
 
 export interface RetrySourceDesign {

@@ -23,6 +23,12 @@ const AUTH_ROUTE = /\/(log-?in|log-?out|sign-?in|sign-?out|sessions?|auth|token|
 
 const VERBS: Record<EndpointFinding['method'], string> = { POST: 'create', PUT: 'replace', PATCH: 'update', DELETE: 'delete', ALL: 'handle', GET: 'handle' };
 
+/** Handler names that say nothing about the action: Next.js exports, anonymous wrappers. */
+const GENERIC_HANDLER = /^(GET|POST|PUT|PATCH|DELETE|handler|handle|default|index|route|main|run|execute|fn|callback|action)$/i;
+
+/** A last path segment that is already the operation: POST /subscriptions/:id/cancel is cancelSubscription. */
+const VERB_SEGMENT = /^(cancel|refund|capture|confirm|checkout|subscribe|unsubscribe|pay|charge|approve|reject|archive|restore|publish|resend|retry|complete|close|open|reopen|upgrade|downgrade|renew|redeem|transfer|payout|void|resume|pause)$/i;
+
 /** Turns findings into named, grouped candidate actions; pure, so the checklist is testable without a terminal. */
 export function actionsFromInspection(inspection: Inspection): ActionCandidate[] {
   const payments = inspection.findings.filter((f): f is PaymentFinding => f.kind === 'payment');
@@ -38,7 +44,7 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
       const fields = [...new Set([...routeParams(finding.path), ...(finding.bodyFields ?? [])])];
       candidates.push({
         action: withoutUndefined({
-          name: finding.handler && isIdentifier(finding.handler) ? finding.handler : nameFromRoute(finding.method, finding.path),
+          name: actionName(finding, calls),
           trigger: 'http',
           route: `${finding.method === 'ALL' ? 'POST' : finding.method} ${finding.path}`,
           significantFields: fields,
@@ -48,15 +54,14 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
         group: finding.touchesPayment || calls.length > 0 ? 'Touches payments' : 'HTTP endpoints',
         fieldCandidates: fields,
         externalCalls: calls,
-        checked: !AUTH_ROUTE.test(finding.path),
-        note: finding.prefixResolved ? existingNote(inspection, finding) : 'mount prefix not resolved; check the route',
+        ...preselection(finding, calls.length > 0 || Boolean(finding.touchesPayment), finding.prefixResolved ? existingNote(inspection, finding) : 'mount prefix not resolved; check the route'),
       });
     } else if (finding.kind === 'webhook') {
       const provider = asProvider(finding.provider);
       const route = finding.route ? (/^[A-Z]+ /.test(finding.route) ? finding.route : `POST ${finding.route}`) : undefined;
       candidates.push({
         action: withoutUndefined({
-          name: `handle${pascal(finding.provider ?? nameFromPath(route ?? 'incoming'))}Webhook`,
+          name: `handle${pascal(finding.provider ?? nameFromPath(route ?? 'incoming')).replace(/Webhooks?$/, '')}Webhook`,
           trigger: 'webhook',
           route,
           // Providers resend the same event: its id is the natural key and the type tells events apart.
@@ -142,14 +147,49 @@ function asProvider(name: string | undefined): Provider | undefined {
   return PROVIDERS.find((p) => p === name);
 }
 
+/** The handler's own name when it means something, else the provider operation it performs, else the route. */
+function actionName(endpoint: EndpointFinding, calls: readonly PaymentFinding[]): string {
+  if (endpoint.handler && isIdentifier(endpoint.handler) && !GENERIC_HANDLER.test(endpoint.handler)) return endpoint.handler;
+  const operations = [...new Set(calls.map((c) => c.operation))];
+  if (operations.length === 1 && operations[0]) return nameFromOperation(operations[0]);
+  return nameFromRoute(endpoint.method, endpoint.path);
+}
+
+/** `checkout.sessions.create` → createCheckoutSession, `refunds.create` → createRefund, `paymentIntents.capture` → capturePaymentIntent. */
+export function nameFromOperation(operation: string): string {
+  const parts = operation.split(/[./]/).filter((p) => p && !p.startsWith('{') && !/^v\d+$/.test(p));
+  const verb = parts.length > 1 ? (parts.pop() as string) : 'create';
+  return `${verb}${parts.map((p) => pascal(singular(p))).join('')}`;
+}
+
 export function nameFromRoute(method: EndpointFinding['method'], route: string): string {
-  const resource = route
-    .split('/')
-    .filter((segment) => segment !== '' && !segment.startsWith(':') && !segment.startsWith('{') && !segment.startsWith('['))
-    .pop();
+  const segments = route.split('/').filter((segment) => segment !== '' && !segment.startsWith(':') && !segment.startsWith('{') && !segment.startsWith('['));
+  const last = segments.pop();
+  if (last && VERB_SEGMENT.test(last)) return `${last.toLowerCase()}${pascal(singular(segments.filter((s) => s !== 'api').pop() ?? ''))}`;
   // One request acts on one resource: POST /orders creates an order.
-  const singular = (resource ?? 'root').replace(/([^s])s$/, '$1');
-  return `${VERBS[method]}${pascal(singular)}`;
+  return `${VERBS[method]}${pascal(singular(last ?? 'root'))}`;
+}
+
+function singular(word: string): string {
+  if (/ies$/i.test(word)) return word.slice(0, -3) + 'y';
+  if (/(ss|us|is)$/i.test(word)) return word;
+  if (/(ches|shes|xes|sses)$/i.test(word)) return word.slice(0, -2);
+  return word.replace(/([^s])s$/, '$1');
+}
+
+/**
+ * Pre-checked only where a duplicate costs something outside this request: money, a provider object, a second row.
+ * Sign-in routes and naturally idempotent methods are offered unchecked, with the reason beside them.
+ */
+function preselection(endpoint: EndpointFinding, external: boolean, note: string | undefined): { checked: boolean; note?: string } {
+  if (external) return { checked: true, ...(note ? { note } : {}) };
+  if (AUTH_ROUTE.test(endpoint.path)) return { checked: false, note: join('sign-in/session route: a repeat re-authenticates, nothing to deduplicate', note) };
+  if (endpoint.method === 'DELETE' || endpoint.method === 'PUT') return { checked: false, note: join(`${endpoint.method} is idempotent by nature: a repeat leaves the same state`, note) };
+  return { checked: true, ...(note ? { note } : {}) };
+}
+
+function join(reason: string, note: string | undefined): string {
+  return note ? `${reason}; ${note}` : reason;
 }
 
 /** Protection already in the handler: an existing-idempotency finding between this route and the next one in its file. */

@@ -25,13 +25,30 @@ describe('actionsFromInspection', () => {
       ['Touches payments', 'checkout', true],
       ['Message consumers', 'consumeOrderShipped', true],
       ['HTTP endpoints', 'createLogin', false],
-      ['HTTP endpoints', 'deleteOrder', true],
+      ['HTTP endpoints', 'deleteOrder', false],
     ]);
     // Two providers in the project, but the calls inside the handler say which one.
     expect(candidates[0]?.action.provider).toBe('stripe');
     expect(candidates[0]?.externalCalls.map((c) => c.operation)).toEqual(['paymentIntents.create', 'transfers.create']);
     expect(candidates[3]?.action.significantFields).toEqual(['orderId']);
     expect(candidates[3]?.note).toContain('prefix');
+    expect(candidates[3]?.note).toContain('idempotent by nature');
+    expect(candidates[2]?.note).toContain('sign-in');
+  });
+
+  it('names generic handlers after the provider operation or the route\'s own verb', () => {
+    const inspection: Inspection = {
+      root: '/saas',
+      stack: { ...STACK, frameworks: ['nextjs'], payments: ['stripe'] },
+      warnings: [],
+      findings: [
+        { kind: 'endpoint', id: 'a', file: 'app/api/checkout/route.ts', line: 4, method: 'POST', path: '/api/checkout', framework: 'nextjs', prefixResolved: true, handler: 'POST', touchesPayment: true },
+        { kind: 'payment', id: 'b', file: 'app/api/checkout/route.ts', line: 6, provider: 'stripe', operation: 'checkout.sessions.create', hasProviderKey: false, enclosingFunction: 'POST' },
+        { kind: 'endpoint', id: 'c', file: 'app/api/categories/route.ts', line: 3, method: 'POST', path: '/api/categories', framework: 'nextjs', prefixResolved: true, handler: 'POST' },
+        { kind: 'endpoint', id: 'd', file: 'app/api/subscriptions/[id]/cancel/route.ts', line: 3, method: 'POST', path: '/api/subscriptions/[id]/cancel', framework: 'nextjs', prefixResolved: true, handler: 'POST' },
+      ],
+    };
+    expect(actionsFromInspection(inspection).map((c) => c.action.name)).toEqual(['createCheckoutSession', 'createCategory', 'cancelSubscription']);
   });
 });
 

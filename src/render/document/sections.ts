@@ -85,14 +85,40 @@ function overview(model: DesignModel): Section {
     blocks.push(p('The codebase already guards some paths; the design keeps these and builds on them rather than replacing them.'));
     blocks.push(table(['Where', 'Mechanism', 'Detail'], model.existingProtection.map((e) => [cell(code(`${e.file}:${e.line}`)), cell(e.mechanism), cell(e.detail)])));
   }
+  blocks.push(...findingsBlocks(model));
   blocks.push(heading('Constraint checklist'));
+  blocks.push(p('Each testable constraint of the specification, with the part of this design that carries it.'));
   blocks.push(
     table(
-      ['Constraint', 'Met', 'Where it is shown'],
-      model.constraints.map((c) => [cell(c.statement), cell(c.satisfied ? 'yes' : 'NO'), cell(c.evidence)]),
+      ['Constraint', 'Evidence in this design'],
+      model.constraints.map((c) => [cell(c.statement), cell(c.satisfied ? c.evidence : `Not met: ${c.evidence}`)]),
     ),
   );
   return section(0, 'Overview', 'What is protected, the stack, the key decisions and the assumptions.', blocks);
+}
+
+const SEVERITY_LABEL = { error: 'Error', warning: 'Warning', note: 'Note' } as const;
+
+/** The findings rules' verdict on the code: every finding with where it is, how to fix it and whether it is accepted. */
+function findingsBlocks(model: DesignModel): Block[] {
+  const blocks: Block[] = [heading('Findings in the code')];
+  if (!model.codeAudited) {
+    blocks.push(p('This design was made from the configuration alone, so the code was not checked. Run ', code('idempotency-builder audit'), ' in the project to list provider calls without keys, webhooks without event-id dedupe and the other defects this design assumes absent.'));
+    return blocks;
+  }
+  if (model.findings.length === 0) {
+    blocks.push(p('The findings rules found nothing to fix in the code.'));
+    return blocks;
+  }
+  const open = model.findings.filter((f) => f.status === 'open');
+  blocks.push(p(`${model.findings.length} finding${model.findings.length === 1 ? '' : 's'} in the code (${open.length} open). Each is something this design relies on being fixed; the fix says how.`));
+  blocks.push(
+    table(
+      ['Severity', 'Where', 'Finding', 'Fix', 'Status'],
+      model.findings.map((f) => [cell(SEVERITY_LABEL[f.severity]), cell(code(f.location)), cell(strong(f.title), '. ', f.message), cell(f.fix), cell(f.status)]),
+    ),
+  );
+  return blocks;
 }
 
 function firstSentence(text: string): string {
@@ -136,6 +162,7 @@ function actionAnalysis(model: DesignModel): Section {
         [cell(strong('Failure recovery')), cell(a.recovery)],
         [cell(strong('Runtime mode')), cell(a.modeReason)],
         ...(a.existing.length > 0 ? [[cell(strong('Already in place')), cell(a.existing.join('; '))]] : []),
+        ...(a.findings.length > 0 ? [[cell(strong('Findings in its code')), cell(a.findings.map((f) => `${SEVERITY_LABEL[f.severity]} at ${f.location}: ${f.message}`).join(' '))]] : []),
       ]),
     );
   }

@@ -1,0 +1,74 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CONFIG_FILE, parseConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { parseSource } from '../inspect/parse/parseSource.js';
+import { isFrontEndPath } from '../inspect/files/isFrontEnd.js';
+import { walkProject } from '../inspect/files/walkProject.js';
+import type { Inspection } from '../inspect/types.js';
+import { runRules } from './runRules.js';
+import { readSchemaFacts } from './schemaFacts.js';
+import type { CodeFinding, ProjectContext, SourceContext } from './types.js';
+
+export interface AuditOptions {
+  /** Use this config instead of reading idempotency.config.json (or none: `null`). */
+  config?: Config | null;
+  /** Reuse an inspection already made (generate has one); otherwise one is run for consumers and crons. */
+  inspection?: Pick<Inspection, 'findings'>;
+}
+
+export interface AuditResult {
+  root: string;
+  findings: CodeFinding[];
+  filesScanned: number;
+  warnings: string[];
+}
+
+const USE_CLIENT = /^\s*(?:\/\/[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*['"]use client['"]/;
+
+/** Reads a project from disk, runs every rule, returns findings. Writes nothing. */
+export async function auditProject(dir: string, options: AuditOptions = {}): Promise<AuditResult> {
+  const root = path.resolve(dir);
+  const walked = await walkProject(root);
+  const manifest = await readJson(path.join(root, 'package.json'));
+  const dependencies = new Map<string, string>(
+    Object.entries({ ...(manifest?.devDependencies ?? {}), ...(manifest?.dependencies ?? {}) }).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
+  const usesNext = dependencies.has('next');
+  const configText = await readFile(path.join(root, CONFIG_FILE), 'utf8').catch(() => undefined);
+  const config = options.config === null ? undefined : (options.config ?? (configText !== undefined ? parseConfig(configText) : undefined));
+  const generatedDir = config && config.scaffold !== false ? config.scaffold.dir.replace(/^\.\//, '').replace(/\/$/, '') : undefined;
+
+  const auxiliary = new Map<string, string>();
+  if (configText !== undefined) auxiliary.set(CONFIG_FILE, configText);
+  const schemaTexts = new Map<string, string>();
+  const texts: Array<[string, string]> = [];
+  for (const file of walked.files) {
+    const text = await readFile(file.abs, 'utf8').catch(() => undefined);
+    if (text === undefined) continue;
+    if (file.kind === 'auxiliary') {
+      auxiliary.set(file.rel, text);
+      if (!file.rel.endsWith('.json')) schemaTexts.set(file.rel, text);
+      continue;
+    }
+    if (generatedDir && file.rel.startsWith(`${generatedDir}/`)) continue;
+    if (/pgTable|mysqlTable|sqliteTable/.test(text)) schemaTexts.set(file.rel, text);
+    if (isFrontEndPath(file.rel, usesNext) || USE_CLIENT.test(text)) continue;
+    texts.push([file.rel, text]);
+  }
+  const schema = readSchemaFacts(schemaTexts);
+  const sources: SourceContext[] = texts.map(([rel, text]) => ({ rel, text, sf: parseSource(rel, text).sf, schema, dependencies }));
+  const inspection = options.inspection ?? (await import('../inspect/index.js').then((m) => m.inspectProject(root)));
+  const ctx: ProjectContext = { sources, schema, auxiliary, dependencies, inspection, ...(config ? { config } : {}) };
+  return { root, findings: runRules(ctx), filesScanned: sources.length, warnings: walked.warnings };
+}
+
+async function readJson(file: string): Promise<{ dependencies?: Record<string, unknown>; devDependencies?: Record<string, unknown> } | undefined> {
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as { dependencies?: Record<string, unknown> };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,111 @@
+import { ts } from 'ts-morph';
+import { propertyName, stringValue, unwrap } from '../inspect/parse/astHelpers.js';
+import { literal } from './stripeCalls.js';
+import { calls } from './walk.js';
+
+export interface DataAccess {
+  call: ts.CallExpression;
+  kind: 'read' | 'create' | 'upsert';
+  /** Table, model or provider resource, e.g. 'customer', 'customers', 'stripe.customers'. */
+  target: string;
+  /** Equality columns of a read. */
+  columns: string[];
+}
+
+/** Existence checks. `count` and `findMany` are quota checks and listings, not "is it there yet". */
+const PRISMA_READ = /^(findFirst|findFirstOrThrow|findUnique|findUniqueOrThrow)$/;
+const MODEL_READ = /^(findOne|findOneBy|findBy|find|exists)$/;
+
+/**
+ * Reads, inserts and upserts in one function, across Prisma, Supabase/Knex query chains, Mongoose models and the
+ * Stripe customer API: enough to see "look it up, and create it when missing".
+ */
+export function dataAccesses(fn: ts.Node): DataAccess[] {
+  const out: DataAccess[] = [];
+  for (const call of calls(fn)) {
+    if (!ts.isPropertyAccessExpression(call.expression)) continue;
+    // Only the top of a chain: `a.from('t').select().eq()` is read once, at `.eq(...)`'s outermost call.
+    if (ts.isPropertyAccessExpression(call.parent) && ts.isCallExpression(call.parent.parent)) continue;
+    const chain = chainOf(call);
+    const found = prisma(call) ?? queryBuilder(chain, call) ?? stripeCustomers(call) ?? mongoose(call);
+    if (found) out.push(found);
+  }
+  return out;
+}
+
+interface Link {
+  name: string;
+  args: readonly ts.Expression[];
+}
+
+function chainOf(call: ts.CallExpression): Link[] {
+  const links: Link[] = [];
+  let node: ts.Expression = call;
+  while (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+    links.unshift({ name: node.expression.name.text, args: node.arguments });
+    node = node.expression.expression;
+  }
+  return links;
+}
+
+function prisma(call: ts.CallExpression): DataAccess | undefined {
+  const callee = call.expression as ts.PropertyAccessExpression;
+  const method = callee.name.text;
+  if (!ts.isPropertyAccessExpression(callee.expression)) return undefined;
+  const model = callee.expression.name.text;
+  const client = callee.expression.expression.getText();
+  if (!/prisma|\bdb\b|\btx\b|client/i.test(client)) return undefined;
+  if (PRISMA_READ.test(method)) return { call, kind: 'read', target: model, columns: whereKeys(literal(call.arguments[0])) };
+  if (method === 'create' || method === 'createMany') return { call, kind: 'create', target: model, columns: [] };
+  if (method === 'upsert') return { call, kind: 'upsert', target: model, columns: [] };
+  return undefined;
+}
+
+function whereKeys(args: ts.ObjectLiteralExpression | undefined): string[] {
+  const where = args?.properties.find((p) => propertyName(p.name as ts.PropertyName) === 'where');
+  const value = where && ts.isPropertyAssignment(where) ? unwrap(where.initializer) : undefined;
+  if (!value || !ts.isObjectLiteralExpression(value)) return [];
+  return value.properties.flatMap((p) => {
+    const name = propertyName(p.name as ts.PropertyName);
+    return name ? [name] : [];
+  });
+}
+
+function queryBuilder(chain: Link[], call: ts.CallExpression): DataAccess | undefined {
+  const from = chain.find((l) => l.name === 'from' || l.name === 'table' || l.name === 'into');
+  const table = from ? stringValue(from.args[0]) : undefined;
+  if (!table) return undefined;
+  const names = chain.map((l) => l.name);
+  if (names.includes('upsert') || names.includes('onConflict')) return { call, kind: 'upsert', target: table, columns: [] };
+  if (names.includes('insert')) return { call, kind: 'create', target: table, columns: [] };
+  if (names.includes('select') || names.includes('first') || names.includes('where')) {
+    const columns = chain.filter((l) => l.name === 'eq' || l.name === 'where').flatMap((l) => {
+      const col = stringValue(l.args[0]);
+      if (col) return [col];
+      const obj = l.args[0] && ts.isObjectLiteralExpression(l.args[0]) ? l.args[0] : undefined;
+      return obj ? obj.properties.flatMap((p) => propertyName(p.name as ts.PropertyName) ?? []) : [];
+    });
+    return { call, kind: 'read', target: table, columns };
+  }
+  return undefined;
+}
+
+function stripeCustomers(call: ts.CallExpression): DataAccess | undefined {
+  const text = call.expression.getText().replace(/\s+/g, '');
+  const m = /stripe\w*(?:\(\))?\.customers\.(list|search|create)$/i.exec(text);
+  if (!m) return undefined;
+  return { call, kind: m[1] === 'create' ? 'create' : 'read', target: 'stripe.customers', columns: [] };
+}
+
+function mongoose(call: ts.CallExpression): DataAccess | undefined {
+  const callee = call.expression as ts.PropertyAccessExpression;
+  if (!ts.isIdentifier(callee.expression) || !/^[A-Z]/.test(callee.expression.text)) return undefined;
+  const model = callee.expression.text;
+  const method = callee.name.text;
+  if (MODEL_READ.test(method)) {
+    const filter = literal(call.arguments[0]);
+    return { call, kind: 'read', target: model, columns: filter ? filter.properties.flatMap((p) => propertyName(p.name as ts.PropertyName) ?? []) : [] };
+  }
+  if (method === 'create' || method === 'insertOne') return { call, kind: 'create', target: model, columns: [] };
+  return undefined;
+}

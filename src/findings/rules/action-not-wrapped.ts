@@ -1,0 +1,37 @@
+import type { ProjectReport, Rule } from '../types.js';
+import { actionSource } from '../configSources.js';
+
+/** The design and the generated layer protect nothing until the handler actually goes through them. */
+export const actionNotWrapped: Rule = {
+  id: 'action-not-wrapped',
+  severity: 'error',
+  title: 'Configured action not wrapped by the generated protection',
+  description:
+    'idempotency.config.json lists the action and the scaffold generated its protection, but no file outside the ' +
+    'generated folder imports that layer and names the action, so requests still reach the handler unprotected.',
+  fix: 'Mount the generated middleware on the route (e.g. `router.post(path, idempotency.middleware.<action>, handler)`), or the interceptor/hook for your framework; the generated README shows the line.',
+  docsAnchor: 'finding-action-not-wrapped',
+  checkProject(ctx) {
+    const config = ctx.config;
+    if (!config || config.scaffold === false) return [];
+    const dir = config.scaffold.dir.replace(/^\.\//, '').replace(/\/$/, '');
+    const base = dir.split('/').pop() ?? dir;
+    const importsLayer = new RegExp(`(from\\s+|import\\(|require\\()\\s*['"][^'"]*\\b${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/[^'"]*)?['"]`);
+    const users = ctx.sources.filter((s) => !s.rel.startsWith(`${dir}/`) && importsLayer.test(s.text));
+    const out: ProjectReport[] = [];
+    for (const action of config.actions) {
+      if (action.trigger !== 'http') continue;
+      if (users.some((s) => new RegExp(`\\b${action.name.replace(/[^\w$]/g, '')}\\b`).test(s.text))) continue;
+      // Without the handler in the project (a design made before the code, a source in another repository) there is nothing to judge.
+      const at = actionSource(ctx, action);
+      if (!at.source) continue;
+      const where = { file: at.source.rel, line: at.line };
+      out.push({
+        ...where,
+        evidence: at.source.text.split('\n')[at.line - 1]?.trim() ?? '',
+        message: `Action ${action.name}${action.route ? ` (${action.route})` : ''} is configured but no file imports the generated layer in ${dir}/ and uses it for ${action.name}.`,
+      });
+    }
+    return out;
+  },
+};

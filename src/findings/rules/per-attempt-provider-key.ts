@@ -1,0 +1,43 @@
+import { ts } from 'ts-morph';
+import { stripeCalls } from '../stripeCalls.js';
+import type { Rule, RuleReport } from '../types.js';
+import { volatilePart } from '../volatile.js';
+import { enclosingLoops, isRetryLoop } from '../walk.js';
+
+/** A key that differs on each attempt deduplicates nothing: the retry is a new request to the provider. */
+export const perAttemptProviderKey: Rule = {
+  id: 'per-attempt-provider-key',
+  severity: 'error',
+  title: 'Provider idempotency key changes on every attempt',
+  description:
+    'The idempotencyKey is built from a random id, the clock or a retry counter, so a retry of the same intent sends a ' +
+    'different key and the provider executes it again. The key only protects when every attempt sends the same value.',
+  fix: 'Derive the key from something stable for the intent: the client\'s Idempotency-Key, the order or event id (e.g. `refund:${orderId}`), never randomUUID()/Date.now() or the attempt number.',
+  docsAnchor: 'finding-per-attempt-provider-key',
+  mentions: /idempotencyKey/,
+  checkFile(ctx) {
+    const out: RuleReport[] = [];
+    for (const c of stripeCalls(ctx.sf, ctx.text)) {
+      if (!c.key) continue;
+      const volatile = volatilePart(c.key);
+      if (volatile) {
+        out.push({ node: c.key, message: `stripe ${c.operation} gets an idempotencyKey from \`${volatile.getText()}\`, which is new on every attempt.` });
+        continue;
+      }
+      const counter = retryCounter(c.call, c.key);
+      if (counter) out.push({ node: c.key, message: `stripe ${c.operation} is retried in a loop with a key that includes the attempt counter \`${counter}\`.` });
+    }
+    return out;
+  },
+};
+
+/** The counter variable of an enclosing retry loop that the key expression mentions. */
+function retryCounter(call: ts.Node, key: ts.Expression): string | undefined {
+  for (const loop of enclosingLoops(call)) {
+    if (!isRetryLoop(loop) || !ts.isForStatement(loop) || !loop.initializer || !ts.isVariableDeclarationList(loop.initializer)) continue;
+    for (const decl of loop.initializer.declarations) {
+      if (ts.isIdentifier(decl.name) && new RegExp(`\\b${decl.name.text}\\b`).test(key.getText())) return decl.name.text;
+    }
+  }
+  return undefined;
+}

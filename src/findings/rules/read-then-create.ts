@@ -1,0 +1,69 @@
+import { ts } from 'ts-morph';
+import { isFunctionLike } from '../../inspect/parse/astHelpers.js';
+import { dataAccesses, type DataAccess } from '../dataAccess.js';
+import { isUnique, normaliseName } from '../schemaFacts.js';
+import { stripeCalls } from '../stripeCalls.js';
+import type { Rule, RuleReport } from '../types.js';
+import { calls, collect, functionLabel } from '../walk.js';
+
+/** Serialising evidence: row locks, advisory locks, distributed locks, serializable transactions. */
+const LOCK = /for\s+update|advisory_x?act_lock|advisory_lock|\bredlock\b|\bmutex\b|acquireLock|\.lock\(|withLock|serializable/i;
+
+/** Two concurrent requests both see "missing" and both create, unless the database or a lock makes the second fail. */
+export const readThenCreate: Rule = {
+  id: 'read-then-create',
+  severity: 'warning',
+  title: 'Read-then-create without a unique constraint or lock',
+  description:
+    'The code looks a record up and creates it when none is found. Two concurrent requests (a double click, a retry ' +
+    'racing the original, two webhook deliveries) both see nothing and both create: duplicates, or for a provider ' +
+    'customer two billing histories. Only a unique constraint or a lock makes the second attempt fail.',
+  fix: 'Add a unique constraint on the lookup columns and insert with ON CONFLICT (or catch the unique violation and re-read); for a provider object, pass an idempotencyKey derived from the local id (e.g. `customer:${userId}`) and store the id in a unique column.',
+  docsAnchor: 'finding-read-then-create',
+  mentions: /find|select|from\(|customers\.(list|search)/,
+  checkFile(ctx) {
+    const out: RuleReport[] = [];
+    const keyed = new Set(stripeCalls(ctx.sf, ctx.text).filter((c) => c.key || c.opaqueOptions).map((c) => c.call));
+    const named = collect(ctx.sf, (n): n is ts.FunctionLikeDeclaration => isFunctionLike(n) && n.body !== undefined && functionLabel(n) !== undefined);
+    const byName = new Map(named.map((fn) => [functionLabel(fn) as string, fn]));
+    for (const fn of named) {
+      if (LOCK.test(fn.getText(ctx.sf))) continue;
+      const accesses = dataAccesses(fn);
+      // A create one call away (`createCustomerInStripe(...)` in the same file) counts at the call site.
+      const creates: Array<{ access: DataAccess; at: number }> = accesses.filter((a) => a.kind === 'create').map((access) => ({ access, at: access.call.getStart() }));
+      for (const call of calls(fn)) {
+        const callee = ts.isIdentifier(call.expression) ? byName.get(call.expression.text) : undefined;
+        if (!callee || callee === fn || LOCK.test(callee.getText(ctx.sf))) continue;
+        for (const access of dataAccesses(callee)) if (access.kind === 'create') creates.push({ access, at: call.getStart() });
+      }
+      for (const { access: create, at } of creates) {
+        if (keyed.has(create.call)) continue;
+        const read = accesses.find((a) => a.kind === 'read' && a.call.end <= at && sameTarget(a.target, create.target));
+        if (!read) continue;
+        if (create.target !== 'stripe.customers' && isUnique(ctx.schema, create.target, read.columns)) continue;
+        const what = create.target === 'stripe.customers' ? 'a Stripe customer (Stripe enforces no uniqueness)' : `\`${create.target}\``;
+        const cols = read.columns.length ? ` on (${read.columns.join(', ')})` : '';
+        const noSchema = create.target !== 'stripe.customers' && !ctx.schema.unique.size;
+        const line = (node: ts.Node) => ctx.sf.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+        out.push({
+          node: create.call,
+          ...(noSchema ? { severity: 'note' as const } : {}),
+          message: `${functionLabel(fn)} looks up ${what}${cols} on line ${line(read.call)} and creates it ${create.call.getStart() === at ? 'here' : `through the call on line ${ctx.sf.getLineAndCharacterOfPosition(at).line + 1}`} when missing, with ${create.target === 'stripe.customers' ? 'no idempotency key' : noSchema ? 'no schema file in the project to show a unique constraint' : 'no unique constraint on those columns'} and no lock: concurrent calls create duplicates.`,
+        });
+      }
+    }
+    return dedupeNested(out);
+  },
+};
+
+function sameTarget(a: string, b: string): boolean {
+  const na = normaliseName(a).replace(/s$/, '');
+  const nb = normaliseName(b).replace(/s$/, '');
+  return na === nb;
+}
+
+/** Nested named functions see the same create twice; keep one report per node. */
+function dedupeNested(reports: RuleReport[]): RuleReport[] {
+  const seen = new Set<ts.Node>();
+  return reports.filter((r) => (seen.has(r.node) ? false : (seen.add(r.node), true)));
+}

@@ -1,0 +1,43 @@
+import { ts } from 'ts-morph';
+import { stripeWebhooks } from '../stripeWebhooks.js';
+import type { Rule, RuleReport } from '../types.js';
+import { collect } from '../walk.js';
+
+/** Names of stores that record processed events (`prisma.webhookEvent`, `processed_events`, `stripe_events`). */
+const EVENT_STORE = /(processed|handled|seen|webhook|stripe)_?events?\b|event_?ids?\b|eventId/i;
+const LOGGING = /^(console|logger|log|this\.logger)\./;
+
+/** Stripe delivers at least once and resends for up to three days: the handler must remember event ids it has applied. */
+export const webhookWithoutEventDedupe: Rule = {
+  id: 'webhook-without-event-dedupe',
+  severity: 'error',
+  title: 'Webhook applies events without remembering their id',
+  description:
+    'Stripe delivers each event at least once and retries deliveries that time out or fail, so the same event can ' +
+    'arrive twice, concurrently or days apart. Nothing records the event id, so every delivery runs the side effects again.',
+  fix: 'Record `event.id` in a table with a unique constraint in the same transaction as the event\'s writes (INSERT … ON CONFLICT DO NOTHING, skip when no row was inserted), after the signature check.',
+  docsAnchor: 'finding-webhook-without-event-dedupe',
+  mentions: /constructEvent/,
+  checkFile(ctx) {
+    const out: RuleReport[] = [];
+    for (const hook of stripeWebhooks(ctx.sf, ctx.text)) {
+      if (EVENT_STORE.test(ctx.text.replace(/\/\/.*$/gm, ''))) continue;
+      if (hook.eventName && usesEventId(ctx.sf, hook.eventName)) continue;
+      out.push({ node: hook.verify, message: `Stripe webhook verified here never records \`${hook.eventName ?? 'event'}.id\`: a redelivered event is applied again.` });
+    }
+    return out;
+  },
+};
+
+/** `event.id` passed to something other than a logger: a lookup, an insert, a lock. */
+function usesEventId(sf: ts.SourceFile, name: string): boolean {
+  return collect(sf, ts.isPropertyAccessExpression).some((access) => {
+    if (access.name.text !== 'id' || access.expression.getText() !== name) return false;
+    for (let p: ts.Node = access.parent; !ts.isSourceFile(p); p = p.parent) {
+      if (ts.isCallExpression(p)) return !LOGGING.test(p.expression.getText());
+      if (ts.isTemplateExpression(p) && ts.isCallExpression(p.parent) && LOGGING.test(p.parent.expression.getText())) return false;
+      if (ts.isBlock(p)) break;
+    }
+    return false;
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * What the database enforces, read from the project's schema files: which column sets are unique per table. A
+ * read-then-create race is harmless when the database rejects the second insert.
+ */
+export interface SchemaFacts {
+  /** normalised table or model name → unique column sets (each normalised, sorted, joined by ','). */
+  unique: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Where each table's facts came from, for evidence in messages. */
+  sources: ReadonlyMap<string, string>;
+}
+
+/** `stripe_customer_id`, `stripeCustomerId` and `"StripeCustomerId"` are the same column to us. */
+export function normaliseName(name: string): string {
+  return name.replace(/["'`[\]]/g, '').replace(/_/g, '').toLowerCase();
+}
+
+export function isUnique(schema: SchemaFacts, table: string, columns: readonly string[]): boolean {
+  const sets = schema.unique.get(normaliseName(table)) ?? schema.unique.get(normaliseName(table).replace(/s$/, ''));
+  if (!sets || !columns.length) return false;
+  const wanted = new Set(columns.map(normaliseName));
+  // Equality on a superset of a unique set still finds at most one row, and the database rejects its duplicate.
+  return [...sets].some((set) => set.split(',').every((c) => wanted.has(c)));
+}
+
+export function readSchemaFacts(files: ReadonlyMap<string, string>): SchemaFacts {
+  const unique = new Map<string, Set<string>>();
+  const sources = new Map<string, string>();
+  const add = (table: string, columns: string[], file: string): void => {
+    const key = normaliseName(table);
+    const set = unique.get(key) ?? new Set<string>();
+    set.add(columns.map(normaliseName).sort().join(','));
+    unique.set(key, set);
+    if (!sources.has(key)) sources.set(key, file);
+  };
+  for (const [file, text] of files) {
+    if (file.endsWith('.prisma')) readPrisma(text, (t, c) => add(t, c, file));
+    else if (file.endsWith('.sql')) readSql(text, (t, c) => add(t, c, file));
+    else if (/pgTable|mysqlTable|sqliteTable/.test(text)) readDrizzle(text, (t, c) => add(t, c, file));
+  }
+  return { unique, sources };
+}
+
+function readPrisma(text: string, add: (table: string, columns: string[]) => void): void {
+  for (const model of text.matchAll(/model\s+(\w+)\s*\{([^}]*)\}/g)) {
+    const [, name = '', body = ''] = model;
+    const mapped = /@@map\(\s*"([^"]+)"/.exec(body)?.[1];
+    const tables = mapped ? [name, mapped] : [name];
+    for (const line of body.split('\n')) {
+      const field = /^\s*(\w+)\s+\w+.*@(unique|id)\b/.exec(line)?.[1];
+      if (field) for (const t of tables) add(t, [field]);
+      const block = /@@(unique|id)\(\s*(?:fields:\s*)?\[([^\]]+)\]/.exec(line)?.[2];
+      if (block) for (const t of tables) add(t, block.split(',').map((s) => s.trim().replace(/\(.*$/, '')));
+    }
+  }
+}
+
+function readSql(text: string, add: (table: string, columns: string[]) => void): void {
+  const sql = text.replace(/--.*$/gm, '');
+  for (const m of sql.matchAll(/create\s+table\s+(?:if\s+not\s+exists\s+)?([\w."]+)\s*\(([\s\S]*?)\)\s*;/gi)) {
+    const table = (m[1] ?? '').split('.').pop() ?? '';
+    for (const part of splitTopLevel(m[2] ?? '')) {
+      const constraint = /^(?:constraint\s+\S+\s+)?(unique|primary\s+key)\s*\(([^)]+)\)/i.exec(part.trim());
+      if (constraint) add(table, (constraint[2] ?? '').split(',').map((c) => c.trim()));
+      else if (/\b(unique|primary\s+key)\b/i.test(part)) add(table, [part.trim().split(/\s+/)[0] ?? '']);
+    }
+  }
+  for (const m of sql.matchAll(/create\s+unique\s+index\s+(?:concurrently\s+)?(?:if\s+not\s+exists\s+)?\S*\s+on\s+(?:only\s+)?([\w."]+)\s*(?:using\s+\w+\s*)?\(([^)]+)\)/gi)) {
+    add((m[1] ?? '').split('.').pop() ?? '', (m[2] ?? '').split(',').map((c) => c.trim().split(/\s+/)[0] ?? ''));
+  }
+  for (const m of sql.matchAll(/alter\s+table\s+(?:only\s+)?([\w."]+)[\s\S]*?add\s+(?:constraint\s+\S+\s+)?(unique|primary\s+key)\s*\(([^)]+)\)/gi)) {
+    add((m[1] ?? '').split('.').pop() ?? '', (m[3] ?? '').split(',').map((c) => c.trim()));
+  }
+}
+
+/** Drizzle: `email: text('email').notNull().unique()` inside `pgTable('users', { … })`. */
+function readDrizzle(text: string, add: (table: string, columns: string[]) => void): void {
+  for (const m of text.matchAll(/(?:pg|mysql|sqlite)Table\(\s*['"](\w+)['"]\s*,\s*\{([\s\S]*?)\n\s*\}/g)) {
+    for (const col of (m[2] ?? '').matchAll(/(\w+)\s*:\s*\w+\([^)]*\)[^,\n]*\.(unique|primaryKey)\(/g)) {
+      add(m[1] ?? '', [col[1] ?? '']);
+    }
+  }
+}
+
+function splitTopLevel(body: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of body) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth--;
+    if (ch === ',' && depth === 0) {
+      parts.push(current);
+      current = '';
+    } else current += ch;
+  }
+  if (current.trim()) parts.push(current);
+  return parts;
+}

@@ -1,0 +1,67 @@
+import { readThenCreate } from '../../../src/findings/rules/read-then-create.js';
+import { ruleTester } from '../ruleTester.js';
+
+const createOrRetrieve = (createOptions: string) => `import { stripe } from './stripe';
+import { supabase } from './supabase';
+export async function createOrRetrieveCustomer(uuid: string, email: string) {
+  const { data } = await supabase.from('customers').select('stripe_customer_id').eq('id', uuid).maybeSingle();
+  if (data?.stripe_customer_id) return data.stripe_customer_id;
+  const existing = await stripe.customers.list({ email });
+  if (existing.data.length) return existing.data[0].id;
+  const customer = await stripe.customers.create({ email, metadata: { supabaseUUID: uuid } }${createOptions});
+  await supabase.from('customers').upsert({ id: uuid, stripe_customer_id: customer.id });
+  return customer.id;
+}
+`;
+
+const prismaFindOrCreate = `import { prisma } from './db';
+export async function ensureAccount(email: string) {
+  const found = await prisma.account.findFirst({ where: { email } });
+  if (found) return found;
+  return prisma.account.create({ data: { email } });
+}
+`;
+
+ruleTester(readThenCreate, {
+  valid: [
+    { name: 'Stripe customer keyed by the user id', files: { 'src/customers.ts': createOrRetrieve(', { idempotencyKey: `customer:${uuid}` }') } },
+    { name: 'unique email in the Prisma schema', files: { 'src/accounts.ts': prismaFindOrCreate, 'prisma/schema.prisma': 'model Account {\n  id    String @id\n  email String @unique\n}\n' } },
+    {
+      name: 'unique index in a SQL migration',
+      files: { 'src/accounts.ts': prismaFindOrCreate, 'migrations/001_init.sql': 'CREATE TABLE account (id text PRIMARY KEY, email text NOT NULL);\nCREATE UNIQUE INDEX account_email ON account (email);\n' },
+    },
+    {
+      name: 'row lock around the check',
+      files: {
+        'src/accounts.ts': prismaFindOrCreate.replace('const found', "await prisma.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${email}))`;\n  const found"),
+        'prisma/schema.prisma': 'model Account {\n  id    String @id\n  email String\n}\n',
+      },
+    },
+  ],
+  invalid: [
+    {
+      name: 'Stripe customer created after a list, no key',
+      files: { 'src/customers.ts': createOrRetrieve('') },
+      errors: [{ line: 8, message: /createOrRetrieveCustomer looks up a Stripe customer .* on line 6 and creates it here when missing, with no idempotency key/ }],
+    },
+    {
+      name: 'email not unique in the schema',
+      files: { 'src/accounts.ts': prismaFindOrCreate, 'prisma/schema.prisma': 'model Account {\n  id    String @id\n  email String\n}\n' },
+      errors: [{ line: 5, message: /`account` on \(email\) on line 3/, severity: 'warning' }],
+    },
+    {
+      name: 'create one call away in the same file',
+      files: {
+        'src/customers.ts': `import { stripe } from './stripe';
+const createInStripe = async (email: string) => (await stripe.customers.create({ email })).id;
+export async function ensureCustomer(email: string) {
+  const found = await stripe.customers.list({ email, limit: 1 });
+  return found.data[0]?.id ?? createInStripe(email);
+}
+`,
+      },
+      errors: [{ line: 2, message: /ensureCustomer looks up a Stripe customer .* on line 4 and creates it through the call on line 5/ }],
+    },
+    { name: 'no schema in the project: a note', files: { 'src/accounts.ts': prismaFindOrCreate }, errors: [{ line: 5, severity: 'note' }] },
+  ],
+});

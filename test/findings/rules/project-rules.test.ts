@@ -1,0 +1,93 @@
+import { actionNotWrapped } from '../../../src/findings/rules/action-not-wrapped.js';
+import { consumerWithoutDedupe } from '../../../src/findings/rules/consumer-without-dedupe.js';
+import { cronWithoutOverlapGuard } from '../../../src/findings/rules/cron-without-overlap-guard.js';
+import { leaseShorterThanWorstCase } from '../../../src/findings/rules/lease-shorter-than-worst-case.js';
+import { configWith, ruleTester } from '../ruleTester.js';
+
+const consumer = (dedupes: boolean) => ({
+  findings: [{ kind: 'consumer' as const, id: 'bullmq fulfilment', file: 'src/worker.ts', line: 2, broker: 'bullmq', queue: 'fulfilment', dedupes }],
+});
+const workerFile = { 'src/worker.ts': `import { Worker } from 'bullmq';\nnew Worker('fulfilment', async (job) => ship(job.data));\ndeclare function ship(d: unknown): Promise<void>;\n` };
+
+ruleTester(consumerWithoutDedupe, {
+  valid: [{ name: 'consumer records the job id', files: workerFile, inspection: consumer(true) }],
+  invalid: [{ name: 'consumer applies every delivery', files: workerFile, inspection: consumer(false), errors: [{ line: 2, message: /bullmq consumer of fulfilment/ }] }],
+});
+
+const cron = { findings: [{ kind: 'cron' as const, id: 'node-cron settle', file: 'src/jobs.ts', line: 2, scheduler: 'node-cron', schedule: '*/5 * * * *', name: 'settle' }] };
+ruleTester(cronWithoutOverlapGuard, {
+  valid: [
+    {
+      name: 'run claims an advisory lock',
+      files: { 'src/jobs.ts': `import cron from 'node-cron';\ncron.schedule('*/5 * * * *', async () => {\n  const { rows } = await pool.query('SELECT pg_try_advisory_lock(42) AS ok');\n  if (rows[0].ok) await settle();\n});\ndeclare const pool: any; declare function settle(): Promise<void>;\n` },
+      inspection: cron,
+    },
+    {
+      name: 'vercel cron whose route takes a lock',
+      files: { 'vercel.json': '{ "crons": [{ "path": "/api/cron/settle", "schedule": "0 3 * * *" }] }', 'app/api/cron/settle/route.ts': `export async function GET() {\n  await redis.set('cron:settle', '1', { nx: true, px: 600000 });\n}\ndeclare const redis: any;\n` },
+      inspection: { findings: [{ kind: 'cron', id: 'vercel /api/cron/settle', file: 'vercel.json', line: 1, scheduler: 'vercel', name: '/api/cron/settle', schedule: '0 3 * * *' }] },
+    },
+  ],
+  invalid: [
+    {
+      name: 'two instances both run the slot',
+      files: { 'src/jobs.ts': `import cron from 'node-cron';\ncron.schedule('*/5 * * * *', () => settle());\ndeclare function settle(): Promise<void>;\n` },
+      inspection: cron,
+      errors: [{ line: 2, message: /node-cron job settle \(\*\/5/ }],
+    },
+  ],
+});
+
+const payAction = { name: 'createPayment', trigger: 'http', route: 'POST /payments', significantFields: ['amount'], provider: 'stripe', source: 'src/routes/payments.ts:4' };
+const paymentsRoute = (wrapped: boolean) => `import { Router } from 'express';
+${wrapped ? "import { idempotency } from '../idempotency/index.js';\n" : ''}export const router = Router();
+router.post('/payments', ${wrapped ? 'idempotency.middleware.createPayment, ' : ''}async (req, res) => res.json(await charge(req.body)));
+declare function charge(b: unknown): Promise<unknown>;
+`;
+
+ruleTester(actionNotWrapped, {
+  valid: [
+    { name: 'route mounts the generated middleware', files: { 'src/routes/payments.ts': paymentsRoute(true) }, config: configWith([payAction], { scaffold: { dir: 'src/idempotency' } }) },
+    { name: 'no scaffold: nothing to wrap with', files: { 'src/routes/payments.ts': paymentsRoute(false) }, config: configWith([payAction]) },
+    { name: 'handler not in the project: nothing to judge', files: { 'src/other.ts': 'export const x = 1;\n' }, config: configWith([payAction], { scaffold: { dir: 'src/idempotency' } }) },
+  ],
+  invalid: [
+    {
+      name: 'generated layer never mounted',
+      files: { 'src/routes/payments.ts': paymentsRoute(false) },
+      config: configWith([payAction], { scaffold: { dir: 'src/idempotency' } }),
+      errors: [{ line: 4, message: /createPayment \(POST \/payments\) is configured but no file imports/ }],
+    },
+  ],
+});
+
+const stripeRoute = (client: string, extra = '') => `import Stripe from 'stripe';
+const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!${client});
+${extra}export async function POST(req: Request) {
+  const body = await req.json();
+  return Response.json(await stripe.paymentIntents.create({ amount: 1000, currency: 'eur' }, { idempotencyKey: body.key }));
+}
+`;
+const routeAction = { ...payAction, source: 'app/api/pay/route.ts:4' };
+
+ruleTester(leaseShorterThanWorstCase, {
+  valid: [
+    { name: 'client bounded to fit the lease', files: { 'app/api/pay/route.ts': stripeRoute(', { timeout: 3_000, maxNetworkRetries: 1 }') }, config: configWith([routeAction]) },
+    { name: 'long expected duration switches to a renewed lease', files: { 'app/api/pay/route.ts': stripeRoute('') }, config: configWith([{ ...routeAction, expectedDurationMs: 30_000 }]) },
+  ],
+  invalid: [
+    {
+      name: 'SDK defaults outlive the lease',
+      files: { 'app/api/pay/route.ts': stripeRoute('') },
+      config: configWith([routeAction]),
+      dependencies: { stripe: '^17.4.0' },
+      errors: [{ line: 4, message: /createPayment gets a \d+ seconds lease, but its Stripe call may run 160 seconds: 80 seconds time-out × 2 attempts/ }],
+    },
+    {
+      name: 'platform limit caps the worst case but still exceeds the lease',
+      files: { 'app/api/pay/route.ts': stripeRoute('', 'export const maxDuration = 60;\n') },
+      config: configWith([{ ...routeAction, source: 'app/api/pay/route.ts:5' }]),
+      errors: [{ line: 5, message: /may run 1 minute.*capped by maxDuration = 60 in the route/ }],
+    },
+  ],
+});

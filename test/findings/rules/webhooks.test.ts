@@ -1,0 +1,183 @@
+import { blindEventUpsert } from '../../../src/findings/rules/blind-event-upsert.js';
+import { webhookDedupeBeforeVerification } from '../../../src/findings/rules/webhook-dedupe-before-verification.js';
+import { webhookRejectsUnhandledEvents } from '../../../src/findings/rules/webhook-rejects-unhandled-events.js';
+import { webhookWithoutEventDedupe } from '../../../src/findings/rules/webhook-without-event-dedupe.js';
+import { ruleTester } from '../ruleTester.js';
+
+const nextWebhook = (body: string, fallback = 'return new Response(null, { status: 200 });') => `import Stripe from 'stripe';
+const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
+export async function POST(req: Request) {
+  const sig = req.headers.get('stripe-signature')!;
+  const event = stripe.webhooks.constructEvent(await req.text(), sig, process.env.STRIPE_WEBHOOK_SECRET!);
+${body}
+  switch (event.type) {
+    case 'customer.subscription.updated':
+      await applySubscription(event.data.object as Stripe.Subscription);
+      break;
+    default:
+      ${fallback}
+  }
+  return new Response(null, { status: 200 });
+}
+declare function applySubscription(s: Stripe.Subscription): Promise<void>;
+`;
+
+const recordEvent = `  const fresh = await db.query('INSERT INTO stripe_events (id) VALUES ($1) ON CONFLICT DO NOTHING', [event.id]);
+  if (fresh.rowCount === 0) return new Response(null, { status: 200 });
+declare const db: any;`;
+
+ruleTester(webhookWithoutEventDedupe, {
+  valid: [
+    { name: 'event id recorded with a unique insert', files: { 'app/api/webhooks/route.ts': nextWebhook(recordEvent) } },
+    {
+      name: 'event id passed to a helper that records it',
+      files: { 'app/api/webhooks/route.ts': nextWebhook('  if (!(await claimOnce(event.id))) return new Response(null, { status: 200 });\ndeclare function claimOnce(id: string): Promise<boolean>;') },
+    },
+  ],
+  invalid: [
+    { name: 'every delivery is applied', files: { 'app/api/webhooks/route.ts': nextWebhook('') }, errors: [{ line: 5, message: /never records `event\.id`/ }] },
+    { name: 'logging the id is not remembering it', files: { 'app/api/webhooks/route.ts': nextWebhook('  console.log(`received ${event.id}`);') }, errors: [{ line: 5 }] },
+  ],
+});
+
+ruleTester(webhookDedupeBeforeVerification, {
+  valid: [
+    {
+      name: 'verify, then dedupe on the verified id',
+      files: {
+        'src/webhook.ts': `import Stripe from 'stripe';
+const stripe = new Stripe('k');
+export async function handle(req: any, res: any) {
+  const event = stripe.webhooks.constructEvent(req.body, req.headers['stripe-signature'], 'whsec');
+  if (await redis.set(\`evt:\${event.id}\`, '1', 'NX')) res.sendStatus(200);
+}
+declare const redis: any;
+`,
+      },
+    },
+  ],
+  invalid: [
+    {
+      name: 'dedupe on the unverified body id',
+      files: {
+        'src/webhook.ts': `import Stripe from 'stripe';
+const stripe = new Stripe('k');
+export async function handle(req: any, res: any) {
+  const payload = JSON.parse(req.body.toString());
+  if (await redis.sismember('seen', payload.id)) return res.sendStatus(200);
+  const event = stripe.webhooks.constructEvent(req.body, req.headers['stripe-signature'], 'whsec');
+  res.json({ received: event.id });
+}
+declare const redis: any;
+`,
+      },
+      errors: [{ line: 5, message: /before the signature check on line 6/ }],
+    },
+  ],
+});
+
+ruleTester(webhookRejectsUnhandledEvents, {
+  valid: [
+    { name: 'unknown types acknowledged', files: { 'app/api/webhooks/route.ts': nextWebhook(recordEvent) } },
+    {
+      name: 'unknown types logged and acknowledged',
+      files: { 'app/api/webhooks/route.ts': nextWebhook('', "console.warn('unhandled', event.type);") },
+    },
+    {
+      name: 'throw caught and acknowledged',
+      files: {
+        'app/api/webhooks/route.ts': `import Stripe from 'stripe';
+const stripe = new Stripe('k');
+export async function POST(req: Request) {
+  const event = stripe.webhooks.constructEvent(await req.text(), req.headers.get('stripe-signature')!, 'whsec');
+  try {
+    switch (event.type) {
+      case 'invoice.paid': break;
+      default: throw new Error('unhandled');
+    }
+  } catch (error) {
+    console.warn(error);
+  }
+  return new Response('ok');
+}
+`,
+      },
+    },
+  ],
+  invalid: [
+    {
+      name: 'default answers 400',
+      files: { 'app/api/webhooks/route.ts': nextWebhook('', "return new Response('Unsupported event type', { status: 400 });") },
+      errors: [{ line: 12, message: /400/ }],
+    },
+    {
+      name: 'default throws (500)',
+      files: { 'app/api/webhooks/route.ts': nextWebhook('', "throw new Error('Unhandled relevant event!');") },
+      errors: [{ line: 12, message: /exception/ }],
+    },
+    {
+      name: 'else branch of a relevant-events filter answers 400',
+      files: {
+        'app/api/webhooks/route.ts': `import Stripe from 'stripe';
+const stripe = new Stripe('k');
+const relevant = new Set(['invoice.paid']);
+export async function POST(req: Request) {
+  const event = stripe.webhooks.constructEvent(await req.text(), req.headers.get('stripe-signature')!, 'whsec');
+  if (relevant.has(event.type)) {
+    await handle(event);
+  } else {
+    return new Response(\`Unsupported event type: \${event.type}\`, { status: 400 });
+  }
+  return new Response(JSON.stringify({ received: true }));
+}
+declare function handle(e: Stripe.Event): Promise<void>;
+`,
+      },
+      errors: [{ line: 9, message: /relevant\.has\(event\.type\).*400/ }],
+    },
+  ],
+});
+
+const supabaseAdmin = (guard: string) => `import { supabase } from './client';
+import type Stripe from 'stripe';
+export async function upsertSubscriptionRecord(sub: Stripe.Subscription) {
+  const { error } = await supabase
+    .from('subscriptions')
+    .upsert({ id: sub.id, status: sub.status, stripe_created: sub.created })${guard};
+  if (error) throw error;
+}
+`;
+const webhookCalling = `import Stripe from 'stripe';
+import { upsertSubscriptionRecord } from '../lib/admin';
+const stripe = new Stripe('k');
+export async function POST(req: Request) {
+  const event = stripe.webhooks.constructEvent(await req.text(), req.headers.get('stripe-signature')!, 'whsec');
+  if (event.type === 'customer.subscription.updated') await upsertSubscriptionRecord(event.data.object as Stripe.Subscription);
+  return new Response('ok');
+}
+`;
+
+ruleTester(blindEventUpsert, {
+  valid: [
+    {
+      name: 'update guarded by the stored event time',
+      files: {
+        'lib/admin.ts': `import { prisma } from './db';
+import type Stripe from 'stripe';
+export async function upsertSubscriptionRecord(sub: Stripe.Subscription, eventCreated: number) {
+  await prisma.subscription.updateMany({ where: { id: sub.id, lastEventAt: { lt: eventCreated } }, data: { status: sub.status, lastEventAt: eventCreated } });
+}
+`,
+        'app/api/webhooks/route.ts': webhookCalling,
+      },
+    },
+    { name: 'writes not reached from an event handler', files: { 'lib/admin.ts': supabaseAdmin('') } },
+  ],
+  invalid: [
+    {
+      name: 'blind upsert called from the webhook',
+      files: { 'lib/admin.ts': supabaseAdmin(''), 'app/api/webhooks/route.ts': webhookCalling },
+      errors: [{ file: 'lib/admin.ts', line: 6, message: /upsert.*upsertSubscriptionRecord/ }],
+    },
+  ],
+});

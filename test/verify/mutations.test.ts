@@ -118,7 +118,7 @@ describe('verify fails on a broken single HTML file', () => {
 
 describe('verify fails on a broken split HTML folder', () => {
   it('a nav link to a page that does not exist', async () => {
-    const { findings, target } = await verifyAfter(splitHtml, 'index.html', (t) => replaceOnce(t, 'href="01-actions.html"', 'href="01-action.html"'));
+    const { findings, target } = await verifyAfter(splitHtml, 'index.html', (t) => replaceOnce(t, 'href="01-actions-and-keys.html"', 'href="01-action.html"'));
     expectFinding(findings, target, /01-action\.html.*does not exist/);
   });
 
@@ -135,12 +135,12 @@ describe('verify fails on a broken split HTML folder', () => {
   });
 
   it('a page that loads an external stylesheet instead of the shared one', async () => {
-    const { findings, target } = await verifyAfter(splitHtml, '01-actions.html', (t) => replaceOnce(t, 'href="assets/styles.css"', 'href="https://cdn.example.com/styles.css"'));
+    const { findings, target } = await verifyAfter(splitHtml, '01-actions-and-keys.html', (t) => replaceOnce(t, 'href="assets/styles.css"', 'href="https://cdn.example.com/styles.css"'));
     expectFinding(findings, target, /external stylesheet/);
   });
 
   it('a link that leaves the folder', async () => {
-    const { findings, target } = await verifyAfter(splitHtml, '01-actions.html', (t) => replaceOnce(t, 'href="index.html"', 'href="../index.html"'));
+    const { findings, target } = await verifyAfter(splitHtml, '01-actions-and-keys.html', (t) => replaceOnce(t, 'href="index.html"', 'href="../index.html"'));
     expectFinding(findings, target, /outside the document folder/);
   });
 });

@@ -15,7 +15,7 @@ export interface PoolLimits {
 export function createPool(connectionString: string, limits: PoolLimits | number, max = 10): pg.Pool {
   const { acquireTimeoutMs, statementTimeoutMs } =
     typeof limits === 'number' ? { acquireTimeoutMs: limits, statementTimeoutMs: limits } : limits;
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString,
     max,
     connectionTimeoutMillis: acquireTimeoutMs,
@@ -25,4 +25,9 @@ export function createPool(connectionString: string, limits: PoolLimits | number
     statement_timeout: statementTimeoutMs,
     idleTimeoutMillis: 30_000,
   });
+  // A pooled connection that dies while idle (database restart, failover, a cut network) is dropped by the pool and
+  // reported here. Without a listener Node treats the event as unhandled and kills the process; with it, the next
+  // request opens a new connection or, if the database is still away, fails closed with 503.
+  pool.on('error', () => undefined);
+  return pool;
 }

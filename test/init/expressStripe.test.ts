@@ -46,14 +46,15 @@ describe('init on a fully detected Express + Stripe project', { timeout: CLI_TES
     expect(run.prompter.notes.join('\n')).toContain('no provider idempotency key: src/routes/payments.ts:9 stripe paymentIntents.create');
 
     // Then generate ran: the document and the scaffolding exist, and the summary names the decisions and paths.
-    const html = await readFile(path.join(cwd, 'docs/idempotency-design.html'), 'utf8');
+    // With its findings and both runtime modes the design is past the spec's split threshold: a linked folder.
+    const html = await readFile(path.join(cwd, 'docs/idempotency-design/index.html'), 'utf8');
     expect(html).toContain('createRefund');
     expect((await listFiles(cwd)).filter((file) => file.startsWith('src/idempotency/')).length).toBeGreaterThan(3);
     expect(run.stdout).toMatch(/Leases \(lock timeouts\): createPayment \d/);
     expect(run.stdout).toContain('Key retention:');
     expect(run.stdout).toContain('Same key, different request: 422');
     expect(run.stdout).toContain('Providers: Stripe');
-    expect(run.stdout).toContain('created docs/idempotency-design.html');
+    expect(run.stdout).toContain('created docs/idempotency-design/index.html');
   });
 
   it('starts a re-run from the written config: its answers are the defaults', async () => {

@@ -132,7 +132,7 @@ export function decideDetection(config: Config, databaseLabel: string): Detectio
       : config.concurrency === 'multi-instance'
         ? 'one round trip inside the region (typically 1–5 ms)'
         : 'one local round trip (typically under 2 ms)';
-  let justification = `A duplicate is recognised by the claim statement itself: one primary-key lookup on ${databaseLabel}, ${where}. The target of ${describeDuration(targetMs)} ${meets ? 'is met' : 'is tighter than the topology allows'}.`;
+  let justification = `A duplicate is recognised by the claim statement itself: one primary-key lookup on ${databaseLabel}, ${where}. The claim runs in a transaction of its own, so a first request pays three such round trips to the store (BEGIN with the time-outs below, the claim, COMMIT), and so does a duplicate that finds the record. The target of ${describeDuration(targetMs)} ${meets ? 'is met' : 'is tighter than the topology allows'}.`;
   if (!meets) {
     justification += ' Keep the idempotency store in the region that serves the request, with keys scoped so that each region owns its own, or relax the target.';
   }

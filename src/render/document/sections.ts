@@ -73,7 +73,7 @@ function overview(model: DesignModel): Section {
       [cell('Lease per action'), cell(model.actions.map((a) => `${a.name} ${sec(a.lockTimeoutMs)}`).join(', '))],
       [cell('Key retention'), cell(`${sec(model.retention.effectiveMs)}${model.retention.raised ? ' (raised from the requested value, see section 5)' : ''}`)],
       [cell('Reused key, different request'), cell(`${model.responses.mismatchStatus} problem+json`)],
-      [cell('Duplicate detection'), cell(`one round trip, target ${sec(model.detection.targetMs)}, store time-outs ${sec(model.detection.acquireTimeoutMs)} to get a connection, ${sec(model.detection.statementTimeoutMs)} per statement`)],
+      [cell('Duplicate detection'), cell(`the claim statement, in a transaction of three round trips (BEGIN with its time-outs, claim, COMMIT), target ${sec(model.detection.targetMs)}, store time-outs ${sec(model.detection.acquireTimeoutMs)} to get a connection, ${sec(model.detection.statementTimeoutMs)} per statement`)],
     ]),
   ];
   if (model.assumptions.length > 0) {

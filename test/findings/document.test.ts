@@ -51,7 +51,7 @@ describe('the document written from the code', () => {
     expect(text).toContain('stripe refunds.create is called without an idempotencyKey');
     expect(text).toContain('accepted: support staff enter partial refunds by hand');
     expect(result.model.actions[0]?.findings.length).toBe(3);
-    expect(text).toContain('Error at src/refunds.ts:7: stripe refunds.create is called without an idempotencyKey');
+    expect(text).toContain('Error at `src/refunds.ts:7`: stripe refunds.create is called without an idempotencyKey');
   });
 
   it('a design from the config alone says the code was not checked instead of claiming it is clean', async () => {

@@ -115,7 +115,7 @@ function findingsBlocks(model: DesignModel): Block[] {
   blocks.push(
     table(
       ['Severity', 'Where', 'Finding', 'Fix', 'Status'],
-      model.findings.map((f) => [cell(SEVERITY_LABEL[f.severity]), cell(code(f.location)), cell(strong(f.title), '. ', f.message), cell(f.fix), cell(f.status)]),
+      model.findings.map((f) => [cell(SEVERITY_LABEL[f.severity]), cell(code(f.location)), cell(strong(f.title), '. ', ...md(f.message)), md(f.fix), cell(f.status)]),
     ),
   );
   return blocks;
@@ -162,7 +162,7 @@ function actionAnalysis(model: DesignModel): Section {
         [cell(strong('Failure recovery')), cell(a.recovery)],
         [cell(strong('Runtime mode')), cell(a.modeReason)],
         ...(a.existing.length > 0 ? [[cell(strong('Already in place')), cell(a.existing.join('; '))]] : []),
-        ...(a.findings.length > 0 ? [[cell(strong('Findings in its code')), cell(a.findings.map((f) => `${SEVERITY_LABEL[f.severity]} at ${f.location}: ${f.message}`).join(' '))]] : []),
+        ...(a.findings.length > 0 ? [[cell(strong('Findings in its code')), a.findings.flatMap((f, i) => [...(i > 0 ? [' '] : []), `${SEVERITY_LABEL[f.severity]} at `, code(f.location), ': ', ...md(f.message)])]] : []),
       ]),
     );
   }

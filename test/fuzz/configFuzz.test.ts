@@ -24,7 +24,8 @@ const progressLog = process.env['FUZZ_PROGRESS'];
 const hangMs = process.env['FUZZ_HANG_MS'] ? Number(process.env['FUZZ_HANG_MS']) : undefined;
 
 // Every line of a config error after the first starts with a JSON path (or "(root)") and says what was found.
-const PROBLEM_LINE = /^ {2}(\(root\)|[A-Za-z_$[][^:]*): (found |missing|unknown key|nested more than)/;
+// A JSON path, whose quoted keys (`stack["f:x \\"4"]`) may hold any character, then what is wrong.
+const PROBLEM_LINE = /^ {2}(\(root\)|[A-Za-z_$[](?:[^:"]|"(?:[^"\\]|\\.)*")*): (found |missing|unknown key|nested more than)/;
 
 const tally = { runs: 0, generated: 0, rejected: 0, failed: 0, slowestMs: 0 };
 

@@ -128,6 +128,11 @@ async function findingsFromCode(cwd: string, config: Config, inspection: Inspect
   return (await auditProject(cwd, { config, inspection: inspection as Pick<Inspection, 'findings'> })).findings;
 }
 
+/** What init recorded, with findings passed by a caller (tests, the programmatic API) taking precedence. */
+function withFindings(recorded: ProjectSnapshot, findings: readonly CodeFinding[] | undefined): ProjectSnapshot {
+  return findings ? snapshotOf(recorded.inspection, findings) : recorded;
+}
+
 interface Rendered {
   files: RenderedFile[];
   model: DesignModel;
@@ -141,10 +146,9 @@ interface Rendered {
 async function prepareRender(config: Config, options: GenerateOptions, format: 'html' | 'md', output: string, now: Date): Promise<(date: Date) => Promise<Rendered>> {
   // init passes its inspection (and runs the findings rules); generate reuses what init recorded, so both render the
   // same document.
-  const recorded = options.inspection ? undefined : await readSnapshot(path.resolve(options.cwd));
   const snapshot = options.inspection
     ? snapshotOf(options.inspection, options.findings ?? (await findingsFromCode(options.cwd, config, options.inspection)))
-    : snapshotOf((recorded as ProjectSnapshot).inspection, options.findings ?? recorded?.codeFindings);
+    : withFindings(await readSnapshot(path.resolve(options.cwd)), options.findings);
   const model = buildDesign(config, snapshot.inspection, { now, ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}) });
   const [{ buildFigures, renderFigures }, { renderDocument }] = await Promise.all([import('./diagrams/index.js'), import('./render/renderDocument.js')]);
   let figures = buildFigures(model);

@@ -24,6 +24,12 @@ export interface PgStoreOptions {
   readonly acquireTimeoutMs?: number;
   /** Server-side lock_timeout: how long a claim waits on a concurrent duplicate's uncommitted row; default timeoutMs / 2. */
   readonly lockTimeoutMs?: number;
+  /**
+   * The pool's connections carry statement_timeout (at most timeoutMs) and lock_timeout as session parameters, as
+   * createPool() sets them: a lease claim is then one autocommit statement instead of BEGIN, claim, COMMIT.
+   * Default: read from the pool's options.
+   */
+  readonly sessionLimits?: boolean;
 }
 
 interface RecordRow {
@@ -44,6 +50,15 @@ interface ClaimRow extends Partial<RecordRow> {
   inserted: boolean | null;
   released: boolean | null;
   expired: boolean | null;
+  /** The claim arrived after its deadline and took nothing (its sender may already have answered 503). */
+  late: boolean;
+  /** The database clock (epoch ms) while the statement ran. */
+  db_ms: number;
+}
+
+interface LookupRow extends Partial<RecordRow> {
+  expired: boolean | null;
+  db_ms: number;
 }
 
 export const quoteIdent = (name: string) =>
@@ -58,24 +73,22 @@ const RECORD_COLUMNS = `status, fingerprint, fingerprint_alg,
   GREATEST(0, CEIL(EXTRACT(EPOCH FROM (locked_until - now())) * 1000))::bigint AS lease_remaining_ms,
   response_status, response_headers, response_body, response_hash`;
 
-function statements(table: string, stepTable: string) {
-  const t = quoteIdent(table);
-  const steps = quoteIdent(stepTable);
-  const sequence = quoteIdent(`${table}_fencing_seq`);
-  return {
-    // One round trip decides everything. `previous` reads the record as it was (for replay / conflict answers);
-    // `claimed` inserts a new record, or atomically takes over one that expired, or reclaims a lapsed lease for the
-    // same fingerprint with a fresh fencing token (CAS: the WHERE is re-checked on the latest row version under
-    // its row lock, so two workers can never both reclaim). All times come from the database clock.
-    claim: `WITH previous AS (
+const DB_CLOCK = '(extract(epoch FROM clock_timestamp()) * 1000)::float8';
+
+function claimStatement(t: string, steps: string, sequence: string, transactional: boolean): string {
+  return `WITH gate AS (
+  SELECT $8::float8 IS NULL OR ${DB_CLOCK} <= $8::float8 AS open
+), previous AS (
   SELECT ${RECORD_COLUMNS}, released_at IS NOT NULL AS released, expires_at <= now() AS expired
   FROM ${t} WHERE scope = $1 AND key = $2
 ), purged AS (
-  DELETE FROM ${steps} WHERE scope = $1 AND key = $2 AND EXISTS (SELECT 1 FROM previous WHERE expired)
+  DELETE FROM ${steps} WHERE scope = $1 AND key = $2
+    AND EXISTS (SELECT 1 FROM previous WHERE expired) AND (SELECT open FROM gate)
 ), claimed AS (
   INSERT INTO ${t} AS t (scope, key, action, fingerprint, fingerprint_alg, status, fencing_token, attempts, locked_until, created_at, expires_at)
-  VALUES ($1, $2, $3, $4, $5, 'PROCESSING', nextval('${sequence.replace(/'/g, "''")}'), 1,
-          now() + $6 * interval '1 millisecond', now(), now() + $7 * interval '1 millisecond')
+  SELECT $1, $2, $3::text, $4::text, $5::text, 'PROCESSING', nextval('${sequence.replace(/'/g, "''")}'), 1,
+         now() + $6::float8 * interval '1 millisecond', now(), now() + $7::float8 * interval '1 millisecond'
+  FROM gate WHERE gate.open
   ON CONFLICT (scope, key) DO UPDATE SET
     action = EXCLUDED.action, fingerprint = EXCLUDED.fingerprint, fingerprint_alg = EXCLUDED.fingerprint_alg,
     status = 'PROCESSING', fencing_token = EXCLUDED.fencing_token, locked_until = EXCLUDED.locked_until,
@@ -90,8 +103,31 @@ function statements(table: string, stepTable: string) {
          AND t.fingerprint = EXCLUDED.fingerprint AND t.fingerprint_alg = EXCLUDED.fingerprint_alg)
   RETURNING fencing_token::text AS token, (xmax = 0) AS inserted, attempts
 )
-SELECT c.token, c.inserted, c.attempts, p.*
-FROM (SELECT 1) AS one LEFT JOIN claimed c ON true LEFT JOIN previous p ON true`,
+SELECT c.token, c.inserted, c.attempts, NOT g.open AS late, ${DB_CLOCK} AS db_ms, p.*${
+    transactional ? ",\n  set_config('statement_timeout', $9::text, true) AS handler_budget" : ''
+  }
+FROM gate g LEFT JOIN claimed c ON true LEFT JOIN previous p ON true`;
+}
+
+function statements(table: string, stepTable: string) {
+  const t = quoteIdent(table);
+  const steps = quoteIdent(stepTable);
+  const sequence = quoteIdent(`${table}_fencing_seq`);
+  return {
+    // One statement decides everything. `previous` reads the record as it was (for replay / conflict answers);
+    // `claimed` inserts a new record, or atomically takes over one that expired, or reclaims a lapsed lease for the
+    // same fingerprint with a fresh fencing token (CAS: the WHERE is re-checked on the latest row version under
+    // its row lock, so two workers can never both reclaim). All times come from the database clock. `gate` refuses
+    // a claim that reaches the server after $8 (epoch ms on the database clock, NULL inside a transaction): an
+    // autocommit claim held up by the network must not take the key after its sender gave up and answered 503.
+    // The transactional variant also gives the handler's statements that follow the action's lease as budget.
+    claim: claimStatement(t, steps, sequence, false),
+    claimInTransaction: claimStatement(t, steps, sequence, true),
+    // The first statement of every request: a plain read in autocommit (no lock, no write, no commit). A finished
+    // record is answered from it; the claim runs only for a new, expired or lapsed key. Always one row, so it also
+    // carries the database clock the claim's deadline is computed against.
+    lookup: `SELECT ${RECORD_COLUMNS}, r.expires_at <= now() AS expired, ${DB_CLOCK} AS db_ms
+FROM (SELECT 1) AS one LEFT JOIN ${t} AS r ON r.scope = $1 AND r.key = $2`,
     read: `SELECT ${RECORD_COLUMNS} FROM ${t} WHERE scope = $1 AND key = $2`,
     // Every write after the claim is fenced: it only lands while this token still owns the record. Completing twice
     // with the same token is allowed, so a completion whose answer was lost can be retried safely.
@@ -109,19 +145,38 @@ WHERE scope = $1 AND key = $2 AND fencing_token = $3 AND status = 'PROCESSING' A
 export class PgIdempotencyStore implements IdempotencyStore {
   private readonly sql: ReturnType<typeof statements>;
   private readonly prefix: string;
+  private readonly sessionLimits: boolean;
 
   constructor(private readonly options: PgStoreOptions) {
     this.sql = statements(options.table, options.stepTable);
     // Named statements are parsed once per connection; the name must change if the text does (another table).
     this.prefix = `idem_${createHash('sha256').update(`${options.table}\0${options.stepTable}`).digest('hex').slice(0, 12)}`;
+    this.sessionLimits = options.sessionLimits ?? hasSessionLimits(options.pool, this.statementMs);
   }
 
+  /**
+   * Lease mode. A finished record is answered from the lookup alone. Otherwise, with session limits on the pool,
+   * the claim is one autocommit statement whose `gate` refuses it if it reaches the server after its deadline (so a
+   * claim the client was told failed cannot commit later); without them it runs in BEGIN, claim, COMMIT.
+   */
   async claim(input: ClaimInput): Promise<ClaimResult> {
     const session = await this.session('claim');
     try {
-      const result = await this.claimOn(session, input);
-      // Lost here, the claim may have committed but no action ran: "not processed" stays true, the lease lapses.
-      await session.run('commit', 'COMMIT');
+      const existing = await this.lookup(session, input);
+      if (existing) {
+        session.done();
+        return { outcome: 'existing', record: existing };
+      }
+      let result: ClaimOutcome;
+      if (this.sessionLimits) {
+        result = await this.claimOn(session, input, 'claim', this.sql.claim, () => [...claimValues(input), session.claimDeadline()]);
+      } else {
+        await session.begin(this.beginStatement);
+        result = await this.claimOn(session, input, 'claim', this.sql.claim, () => [...claimValues(input), null]);
+        // Lost here, the claim may have committed but no action ran: "not processed" stays true, the lease lapses.
+        await session.run('commit', 'COMMIT');
+        session.inTransaction = false;
+      }
       session.done();
       return result.outcome === 'claimed'
         ? { outcome: 'claimed', ref: result.ref, reclaimed: result.reclaimed, attempt: result.attempt }
@@ -136,12 +191,26 @@ export class PgIdempotencyStore implements IdempotencyStore {
   /**
    * Transactional mode: the claim runs in a transaction that stays open for the handler. Concurrent duplicates
    * wait on the key's unique index for at most lockTimeoutMs (then 409); when the owner commits they replay.
+   * Round trips: the lookup, BEGIN, the claim (which also sets the handler's budget), the handler's own
+   * statements, the completion and COMMIT: one commit for the whole request.
    */
   async claimInTransaction(input: ClaimInput): Promise<TransactionClaimResult> {
     const session = await this.session('claim');
-    let result: Awaited<ReturnType<PgIdempotencyStore['claimOn']>>;
+    let result: ClaimOutcome;
     try {
-      result = await this.claimOn(session, input);
+      const existing = await this.lookup(session, input);
+      if (existing) {
+        session.done();
+        return { outcome: 'existing', record: existing };
+      }
+      await session.begin(this.beginStatement);
+      // The handler's own statements may take as long as the action's lease, not the store's budget.
+      const budget = Math.max(1, Math.round(input.leaseMs));
+      result = await this.claimOn(session, input, 'claim_tx', this.sql.claimInTransaction, () => [
+        ...claimValues(input),
+        null,
+        budget,
+      ]);
     } catch (error) {
       await session.fail(error);
       if (isLockTimeout(error)) return { outcome: 'existing', record: this.busy(input) };
@@ -151,28 +220,20 @@ export class PgIdempotencyStore implements IdempotencyStore {
       await session.finish('ROLLBACK');
       return result;
     }
-    try {
-      // The handler's own statements may take as long as the action's lease, not the store's budget.
-      await session.run(
-        'handler_budget',
-        `SET LOCAL statement_timeout = ${Math.max(1, Math.round(input.leaseMs))}`,
-      );
-    } catch (error) {
-      await session.fail(error);
-      throw error;
-    }
     const { ref } = result;
     const transaction: OpenTransaction = {
       ref,
       db: session.client,
       commit: async (status, response, retentionMs) => {
         try {
+          // The server allows the lease budget here (set for the handler); the client still gives up after the
+          // store's, and a connection dropped before COMMIT can only roll back.
           session.arm();
-          await session.run('complete_budget', `SET LOCAL statement_timeout = ${this.statementMs}`);
           const { rowCount } = await session.run(
             'complete',
             this.sql.complete,
             completeValues(ref, status, response, retentionMs),
+            true,
           );
           if (rowCount !== 1) throw new StoreUnavailableError('complete');
         } catch (error) {
@@ -184,6 +245,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
         }
         try {
           await session.run('commit', 'COMMIT');
+          session.inTransaction = false;
           session.done();
         } catch (error) {
           const answered = isServerError(error);
@@ -198,23 +260,33 @@ export class PgIdempotencyStore implements IdempotencyStore {
     return { outcome: 'claimed', transaction, attempt: result.attempt };
   }
 
-  private async claimOn(session: Session, input: ClaimInput) {
-    await session.run(
-      'begin',
-      `BEGIN; SET LOCAL statement_timeout = ${this.statementMs}; SET LOCAL lock_timeout = ${this.lockMs}`,
-    );
-    const values = [
-      input.scope,
-      input.key,
-      input.action,
-      input.fingerprint,
-      input.algorithm,
-      input.leaseMs,
-      input.retentionMs,
-    ];
+  /**
+   * The plain read every request starts with. Returns the record when it decides the request without a claim:
+   * finished and not expired (replay, mismatch, not-replayable), or in flight under a live lease (409). A missing,
+   * expired or lapsed record returns undefined: the claim decides.
+   */
+  private async lookup(session: Session, input: ClaimInput): Promise<ExistingRecord | undefined> {
+    const { rows } = await session.run<LookupRow>('lookup', this.sql.lookup, [input.scope, input.key], true);
+    const row = rows[0];
+    if (row) session.observeClock(row.db_ms);
+    if (!row?.status || row.expired) return undefined;
+    if (row.status === 'PROCESSING' && !row.lease_live) return undefined;
+    return toRecord(row as RecordRow);
+  }
+
+  private async claimOn(
+    session: Session,
+    input: ClaimInput,
+    name: string,
+    text: string,
+    values: () => unknown[],
+  ): Promise<ClaimOutcome> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const { rows } = await session.run<ClaimRow>('claim', this.sql.claim, values, true);
+      // Each claim statement gets the full statement budget on the client, which its deadline is computed from.
+      session.arm();
+      const { rows } = await session.run<ClaimRow>(name, text, values(), true);
       const row = rows[0];
+      if (row) session.observeClock(row.db_ms);
       if (row?.token) {
         const reclaimed: 'no' | 'orphan' | 'released' | 'expired' = row.inserted
           ? 'no'
@@ -228,6 +300,9 @@ export class PgIdempotencyStore implements IdempotencyStore {
         const ref: ClaimRef = { scope: input.scope, key: input.key, token: row.token, action: input.action };
         return { outcome: 'claimed' as const, ref, reclaimed, attempt: Number(row.attempts ?? 1) };
       }
+      // Arrived after its deadline (a slow network or a stalled server): nothing was taken, and since this answer
+      // did arrive, a new attempt with a fresh deadline is safe.
+      if (row?.late) continue;
       if (row?.status) return { outcome: 'existing' as const, record: toRecord(row as RecordRow) };
       // The conflicting row was committed after this statement's snapshot, so `previous` could not see it.
       const { rows: current } = await session.run<RecordRow>(
@@ -240,6 +315,12 @@ export class PgIdempotencyStore implements IdempotencyStore {
       // ...and it was deleted again in between (cleanup of an expired row): simply try the claim again.
     }
     throw new StoreUnavailableError('claim');
+  }
+
+  private get beginStatement(): string {
+    return this.sessionLimits
+      ? 'BEGIN'
+      : `BEGIN; SET LOCAL statement_timeout = ${this.statementMs}; SET LOCAL lock_timeout = ${this.lockMs}`;
   }
 
   /** A duplicate still holds the key's row lock (its transaction is open): answer as for a live claim. */
@@ -352,6 +433,10 @@ class Session {
   private released = false;
   private readonly ignore = () => undefined;
   private deadline = 0;
+  /** Database clock minus local clock, a lower bound (the database read its clock before we received the answer). */
+  private clockOffsetMs: number | undefined;
+  /** BEGIN was sent and neither COMMIT nor ROLLBACK has answered: a failure must end the transaction. */
+  inTransaction = false;
 
   constructor(
     readonly client: PoolClient,
@@ -364,12 +449,32 @@ class Session {
   }
 
   /**
-   * Starts the client-side budget for the statements that follow (a claim's BEGIN, INSERT and COMMIT share one):
-   * the server cancels each statement at statement_timeout; the client gives up only after that plus a second of
-   * network grace, i.e. on a silent connection, never before the server could answer.
+   * Starts the client-side budget for the statements that follow (each claim statement and each completion gets
+   * its own): the server cancels each statement at statement_timeout; the client gives up only after that plus a
+   * second of network grace, i.e. on a silent connection, never before the server could answer.
    */
   arm(): void {
     this.deadline = Date.now() + this.statementMs + CLIENT_GRACE_MS;
+  }
+
+  async begin(statement: string): Promise<void> {
+    this.inTransaction = true;
+    await this.run('begin', statement);
+  }
+
+  observeClock(databaseMs: number): void {
+    if (Number.isFinite(databaseMs)) this.clockOffsetMs = databaseMs - Date.now();
+  }
+
+  /**
+   * The latest moment (epoch ms, database clock) an autocommit claim may reach the server: ARRIVAL_MS after the
+   * budget was armed. Arriving by then, the server's statement_timeout (at most the budget) ends it before the
+   * client gives up (budget + CLIENT_GRACE_MS); arriving later, its gate refuses it. The clock offset is a lower
+   * bound, so an error in it only makes the deadline earlier (a refused claim is retried, never taken late).
+   */
+  claimDeadline(): number {
+    if (this.clockOffsetMs === undefined) throw new StoreUnavailableError('claim');
+    return this.deadline - this.statementMs - CLIENT_GRACE_MS + ARRIVAL_MS + this.clockOffsetMs;
   }
 
   async run<R extends QueryResultRow = QueryResultRow>(
@@ -409,6 +514,7 @@ class Session {
     this.arm();
     try {
       await this.run('end', statement);
+      this.inTransaction = false;
       this.done();
     } catch (error) {
       this.destroy(error);
@@ -418,8 +524,9 @@ class Session {
   /** After an error: a server-reported one leaves a healthy connection (roll back and reuse); anything else destroys it. */
   async fail(error: unknown): Promise<void> {
     if (this.released) return;
-    if (isServerError(error)) await this.finish('ROLLBACK');
-    else this.destroy(error);
+    if (!isServerError(error)) this.destroy(error);
+    else if (this.inTransaction) await this.finish('ROLLBACK');
+    else this.done();
   }
 
   private destroy(error: unknown): void {
@@ -433,6 +540,40 @@ class Session {
 
 /** How much longer than the server's statement_timeout the client waits for its answer. */
 const CLIENT_GRACE_MS = 1_000;
+/** How long after it was sent an autocommit claim may still reach the server; less than CLIENT_GRACE_MS. */
+const ARRIVAL_MS = 500;
+
+type ClaimOutcome =
+  | {
+      readonly outcome: 'claimed';
+      readonly ref: ClaimRef;
+      readonly reclaimed: 'no' | 'orphan' | 'released' | 'expired';
+      readonly attempt: number;
+    }
+  | { readonly outcome: 'existing'; readonly record: ExistingRecord };
+
+function claimValues(input: ClaimInput): unknown[] {
+  return [
+    input.scope,
+    input.key,
+    input.action,
+    input.fingerprint,
+    input.algorithm,
+    input.leaseMs,
+    input.retentionMs,
+  ];
+}
+
+/**
+ * createPool() gives every connection statement_timeout (within the store's budget) and lock_timeout as session
+ * parameters; a pool made elsewhere without them gets the claim in a transaction with SET LOCAL instead.
+ */
+function hasSessionLimits(pool: Pool, statementMs: number): boolean {
+  const options = (pool as { options?: { statement_timeout?: unknown; lock_timeout?: unknown } }).options;
+  const statement = Number(options?.statement_timeout);
+  const lock = Number(options?.lock_timeout);
+  return statement > 0 && statement <= statementMs && lock > 0;
+}
 
 class ClientTimeout extends StoreUnavailableError {}
 

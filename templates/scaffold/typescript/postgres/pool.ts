@@ -5,6 +5,10 @@ export interface PoolLimits {
   readonly acquireTimeoutMs: number;
   /** statement_timeout on the server, and the client-side wait for each statement. */
   readonly statementTimeoutMs: number;
+  /** lock_timeout on the server: how long a claim waits on a concurrent duplicate; default statementTimeoutMs / 2. */
+  readonly lockTimeoutMs?: number;
+  /** Connections in the pool (the design sizes it from the expected concurrency); default 10. */
+  readonly poolSize?: number;
 }
 
 /**
@@ -12,17 +16,19 @@ export interface PoolLimits {
  * a cold pool opening its first connections on a loaded host must not eat the statement budget. A number sets both.
  * Without these a stalled database makes requests hang instead of failing closed with 503.
  */
-export function createPool(connectionString: string, limits: PoolLimits | number, max = 10): pg.Pool {
-  const { acquireTimeoutMs, statementTimeoutMs } =
+export function createPool(connectionString: string, limits: PoolLimits | number, max?: number): pg.Pool {
+  const { acquireTimeoutMs, statementTimeoutMs, lockTimeoutMs, poolSize }: PoolLimits =
     typeof limits === 'number' ? { acquireTimeoutMs: limits, statementTimeoutMs: limits } : limits;
   const pool = new pg.Pool({
     connectionString,
-    max,
+    max: max ?? poolSize ?? 10,
     connectionTimeoutMillis: acquireTimeoutMs,
-    // Server-side default for every statement on these connections. The store also sets it per transaction
-    // (SET LOCAL) and bounds its own waits on the client; a transactional handler's statements get the action's
-    // lease instead. No client-side query_timeout here: it would cut those handler statements short.
+    // Session parameters of every connection, sent in the start-up packet (no extra round trip): the server bounds
+    // each statement and each lock wait, so the store's lease claim is one autocommit statement and needs no
+    // BEGIN; SET LOCAL ...; COMMIT around it. A transactional handler's statements get the action's lease instead
+    // (the claim sets it for its transaction). No client-side query_timeout here: it would cut those short.
     statement_timeout: statementTimeoutMs,
+    lock_timeout: Math.max(1, Math.round(lockTimeoutMs ?? statementTimeoutMs / 2)),
     idleTimeoutMillis: 30_000,
   });
   // A pooled connection that dies while idle (database restart, failover, a cut network) is dropped by the pool and

@@ -63,9 +63,14 @@ ${modes}
 - Handler throws or answers 5xx: the claim is released (transactional: rolled back with its writes) and a retry runs
   again. 4xx answers such as 402 are stored.
 - Store down or slow before the action: 503 "not processed" with Retry-After. That is provably true: waiting for a
-  connection stops after ${view.policy.acquireTimeoutMs} ms, each statement after ${view.policy.statementTimeoutMs} ms (\`SET LOCAL statement_timeout\`,
-  and \`lock_timeout\` ${view.policy.lockTimeoutMs} ms behind a concurrent duplicate; the client waits one second more for the server's
-  answer), and the claim commits in its own transaction, so a claim the client was told failed can never commit later.
+  connection stops after ${view.policy.acquireTimeoutMs} ms, each statement after ${view.policy.statementTimeoutMs} ms (\`statement_timeout\`,
+  and \`lock_timeout\` ${view.policy.lockTimeoutMs} ms behind a concurrent duplicate, session parameters of the pool's connections; the client
+  waits one second more for the server's answer), and a lease claim that reaches the database more than half a second after it
+  was sent takes nothing (transactional mode: nothing is durable before COMMIT), so a claim the client was told failed can
+  never commit later.
+- Cost on the store: every request starts with one plain read (no lock, no commit), which alone answers replays,
+  conflicts and in-flight duplicates; a new key adds the claim (lease: one autocommit statement; transactional: BEGIN,
+  claim, and one COMMIT shared with the handler's writes).
 - Completion cannot be recorded after the action ran: transactional mode rolls back the claim and the action's writes
   together and answers 503 "not processed" (if the COMMIT's answer itself is lost: 503 "outcome unknown"). Lease mode
   retries the write with the same fencing token for ${view.policy.completionRetryMs} ms, then answers 503 "outcome unknown, retry later

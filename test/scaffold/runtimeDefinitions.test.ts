@@ -46,4 +46,17 @@ describe('definitions shared by the document and the generated runtime', () => {
     expect(modes).toMatchObject({ createPayment: 'lease', refundPayment: 'lease', renameAccount: 'transactional', sendReceipt: 'lease' });
     expect(model.actions.find((action) => action.name === 'renameAccount')!.modeReason).toMatch(/^Transactional/);
   });
+
+  it('store cost: the document states the round trips runtimeHotPaths.test.ts measures on the wire', async () => {
+    const model = await modelFor('express-stripe-payments');
+    const text = model.detection.justification;
+    expect(text).toMatch(/one plain read of its record/);
+    expect(text).toMatch(/no lock, no write and no commit/);
+    expect(text).toMatch(/in lease mode one INSERT … ON CONFLICT statement that commits on its own/);
+    expect(text).toMatch(/BEGIN and the claim, after which the action's writes and the completion share a single COMMIT/);
+    // runtimeHotPaths.test.ts records what the generated store sends to PostgreSQL and asserts these same counts:
+    // replay 1 round trip; lease first request lookup + claim (+ completion); transactional lookup, BEGIN, claim,
+    // handler, completion, one COMMIT.
+    expect(text).not.toMatch(/three such round trips|SET LOCAL/);
+  });
 });

@@ -73,7 +73,7 @@ function overview(model: DesignModel): Section {
       [cell('Lease per action'), cell(model.actions.map((a) => `${a.name} ${sec(a.lockTimeoutMs)}`).join(', '))],
       [cell('Key retention'), cell(`${sec(model.retention.effectiveMs)}${model.retention.raised ? ' (raised from the requested value, see section 5)' : ''}`)],
       [cell('Reused key, different request'), cell(`${model.responses.mismatchStatus} problem+json`)],
-      [cell('Duplicate detection'), cell(`the claim statement, in a transaction of three round trips (BEGIN with its time-outs, claim, COMMIT), target ${sec(model.detection.targetMs)}, store time-outs ${sec(model.detection.acquireTimeoutMs)} to get a connection, ${sec(model.detection.statementTimeoutMs)} per statement`)],
+      [cell('Duplicate detection'), cell(`one plain read of the record answers a duplicate of a finished request, and in lease mode of a running one (no lock, no write, no commit); a new key adds the claim statement (lease mode: one autocommit INSERT … ON CONFLICT; transactional mode: BEGIN, claim, and one COMMIT shared with the action's writes), target ${sec(model.detection.targetMs)}, store time-outs ${sec(model.detection.acquireTimeoutMs)} to get a connection, ${sec(model.detection.statementTimeoutMs)} per statement`)],
     ]),
   ];
   if (model.assumptions.length > 0) {
@@ -289,9 +289,9 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
           cell('Nothing was sent to the database, so nothing can commit.'),
         ],
         [
-          cell(`A claim statement slower than ${sec(d.statementTimeoutMs)} (server-side SET LOCAL statement_timeout), or a duplicate's row locked longer than ${sec(d.lockTimeoutMs)} (lock_timeout)`),
+          cell(`A claim statement slower than ${sec(d.statementTimeoutMs)} (server-side statement_timeout, a session parameter of the store's connections), or a duplicate's row locked longer than ${sec(d.lockTimeoutMs)} (lock_timeout)`),
           cell('503 "not processed" for a time-out; 409 + Retry-After for the locked duplicate'),
-          cell('The claim runs in its own transaction and only COMMIT makes it durable; on a time-out the transaction is rolled back or its connection destroyed, so a claim the client was told failed can never commit later. The client waits at most one second longer than the server for an answer.'),
+          cell('A lease-mode claim is one autocommit statement: the server cancels it at the time-out, and it carries a deadline on the database clock, so a claim the network delivers late takes nothing. A transactional claim becomes durable only at COMMIT, which is sent after every answer arrived; on a time-out its connection is rolled back or destroyed. Either way a claim the client was told failed can never commit later. The client waits at most one second longer than the server for an answer.'),
         ],
         ...(transactional.length > 0
           ? [

@@ -1,0 +1,240 @@
+// Runtime benchmark: the generated Express + PostgreSQL middleware against a bare handler and the idempotency peers
+// that install on Node 20, each app in its own process, the load generator (autocannon) in another, all on loopback.
+// Every handler does the same one INSERT into the same PostgreSQL. Paths: first request (new keys), replay of many
+// keys, replay of one hot key, 10 concurrent duplicates per key. Reports req/s, p50/p99, what each request asks of
+// PostgreSQL (counted on the wire in a separate short pass) and executions per key, so a fast but wrong contender
+// shows. Appends the table to bench/results.md.
+// Usage: npm run build && node bench/runtime.mjs [--assert] [--seconds 3] [--connections 10] [--only bare,ours-lease]
+import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { startCounter } from './runtime/pgCounter.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const argv = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const index = argv.indexOf(name);
+  return index >= 0 ? argv[index + 1] : fallback;
+};
+const ASSERT = argv.includes('--assert');
+const SECONDS = Number(flag('--seconds', '3'));
+const CONNECTIONS = Number(flag('--connections', '10'));
+const COUNT_REQUESTS = 200;
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const RUN_ID = `rbench-${randomUUID().slice(0, 8)}`;
+const PATHS = ['first', 'replay-many', 'replay-hot', 'dup10'];
+const CONTENDERS = [
+  { name: 'bare', store: 'none', exactlyOnce: false },
+  { name: 'ours-transactional', store: 'PostgreSQL', exactlyOnce: true, ours: true },
+  { name: 'ours-lease', store: 'PostgreSQL', exactlyOnce: true, ours: true },
+  { name: 'express-idempotency', store: 'process memory', exactlyOnce: true },
+  { name: 'node-idempotency', store: 'Redis', exactlyOnce: true, redis: true },
+  { name: 'powertools', store: 'Redis', exactlyOnce: true, redis: true },
+].filter((contender) => !flag('--only') || flag('--only').split(',').includes(contender.name));
+
+// 1. The scaffolding for one transactional and one lease action on POST /effects, generated and compiled strictly.
+const dist = (file) => pathToFileURL(path.join(ROOT, 'dist', file)).href;
+const { parseConfig } = await import(dist('config/load.js')).catch(() => {
+  console.error('bench: run `npm run build` first (dist/ is missing)');
+  process.exit(2);
+});
+const { buildDesign } = await import(dist('model/index.js'));
+const { generateScaffold } = await import(dist('scaffold/index.js'));
+const raw = JSON.parse(readFileSync(path.join(ROOT, 'fixtures/configs/express-stripe-payments.json'), 'utf8'));
+const effect = { trigger: 'http', route: 'POST /effects', significantFields: ['amount', 'currency'], scope: 'user', expectedDurationMs: 100 };
+raw.actions = [
+  { ...effect, name: 'recordEffectTx', mode: 'transactional' },
+  { ...effect, name: 'recordEffectLease', mode: 'lease' },
+];
+raw.payments = [];
+const model = buildDesign(parseConfig(JSON.stringify(raw)), undefined, { now: new Date('2026-01-01T00:00:00Z') });
+mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
+const dir = mkdtempSync(path.join(ROOT, '.tmp', 'bench-runtime-'));
+for (const file of generateScaffold(model, { dir: 'src/idempotency' })) {
+  mkdirSync(path.dirname(path.join(dir, file.path)), { recursive: true });
+  writeFileSync(path.join(dir, file.path), file.contents);
+}
+writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
+writeFileSync(
+  path.join(dir, 'tsconfig.json'),
+  JSON.stringify({
+    compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, outDir: 'dist', rootDir: 'src', types: ['node'], typeRoots: [path.join(ROOT, 'node_modules/@types')] },
+    include: ['src'],
+    exclude: ['src/**/*.test.ts'],
+  }),
+);
+execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir], { stdio: 'inherit' });
+const scaffoldDir = path.join(dir, 'dist/idempotency');
+
+// 2. A private schema: the generated migration plus the table every handler inserts into.
+const schema = `idem_rbench_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+const admin = new pg.Client({ connectionString: DATABASE_URL });
+await admin.connect();
+await admin.query(`CREATE SCHEMA ${schema}`);
+const withSchema = (url) => `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+const db = new pg.Pool({ connectionString: withSchema(DATABASE_URL), max: 2 });
+await db.query(readFileSync(path.join(dir, 'src/idempotency/migrations/001_create_idempotency_store.sql'), 'utf8'));
+await db.query('CREATE TABLE bench_effects (id bigserial PRIMARY KEY, contender text NOT NULL, key text NOT NULL)');
+await db.query('CREATE INDEX ON bench_effects (contender, key)');
+const pgVersion = (await db.query('SHOW server_version')).rows[0].server_version;
+const redisUp = await import('@redis/client')
+  .then(async ({ createClient }) => {
+    const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 1_000, reconnectStrategy: false } });
+    client.on('error', () => undefined);
+    await client.connect();
+    await client.quit();
+    return true;
+  })
+  .catch(() => false);
+
+/** Starts one contender's app; resolves with its URL and a stop(). */
+async function startApp(contender, databaseUrl) {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bench/runtime/app.mjs')], {
+    env: { ...process.env, CONTENDER: contender, DATABASE_URL: databaseUrl, SCAFFOLD_DIR: scaffoldDir, REDIS_URL, RUN_ID },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const match = /^LISTENING (\d+)$/.exec(line);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${contender} exited with ${code} before listening`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Runs the load generator in its own process; `onSeeded` runs once the replay paths' keys exist, before measuring. */
+function runLoad(options, onSeeded = () => undefined) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bench/runtime/load.mjs'), JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let result;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (line === 'SEEDED') {
+        onSeeded();
+        child.stdin.write('go\n');
+      } else if (line.startsWith('{')) result = JSON.parse(line);
+    });
+    child.once('exit', (code) => (code === 0 && result ? resolve(result) : reject(new Error(`load generator exited with ${code}`))));
+  });
+}
+
+/** Handler executions per key for one contender and path (the effect table is the ground truth). */
+async function executions(contender, prefix) {
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS keys, coalesce(max(n), 0)::int AS max, count(*) FILTER (WHERE n > 1)::int AS doubled
+     FROM (SELECT key, count(*) AS n FROM bench_effects WHERE contender = $1 AND key LIKE $2 GROUP BY key) per_key`,
+    [contender, `${prefix}-%`],
+  );
+  return rows[0];
+}
+
+const results = [];
+const loadBefore = os.loadavg()[0];
+const started = Date.now();
+for (const contender of CONTENDERS) {
+  if (contender.redis && !redisUp) {
+    console.log(`${contender.name}: not run (Redis at ${REDIS_URL} unreachable)`);
+    for (const kind of PATHS) results.push({ contender, path: kind, skipped: 'Redis unreachable' });
+    continue;
+  }
+  // Throughput pass: the app talks to PostgreSQL directly.
+  const app = await startApp(contender.name, withSchema(DATABASE_URL));
+  const measured = {};
+  try {
+    for (const kind of PATHS) {
+      const prefix = `${RUN_ID}-${contender.name}-${kind}`;
+      const load = await runLoad({ url: app.url, path: kind, prefix, seconds: SECONDS, connections: CONNECTIONS, seedKeys: 1000 });
+      measured[kind] = { load, executions: await executions(contender.name, prefix) };
+      console.log(`${contender.name.padEnd(20)} ${kind.padEnd(12)} ${load.rps.toFixed(0).padStart(6)} req/s  p50 ${load.p50.toFixed(1)} ms  p99 ${load.p99.toFixed(1)} ms  ${JSON.stringify(load.statuses)}`);
+    }
+  } finally {
+    await app.stop();
+  }
+  // Counting pass: the same app through a counting proxy, a fixed number of requests per path.
+  const counter = await startCounter({ host: new URL(DATABASE_URL).hostname, port: Number(new URL(DATABASE_URL).port || 5432) });
+  const counted = await startApp(contender.name, withSchema(DATABASE_URL.replace(/@[^/]+\//, `@127.0.0.1:${counter.port}/`)));
+  try {
+    for (const kind of PATHS) {
+      counter.take();
+      const prefix = `${RUN_ID}-${contender.name}-${kind}-count`;
+      const load = await runLoad({ url: counted.url, path: kind, prefix, amount: COUNT_REQUESTS, connections: CONNECTIONS, seedKeys: 100 }, () => counter.take());
+      const counts = counter.take();
+      const per = (n) => n / load.requests;
+      results.push({ contender, path: kind, ...measured[kind], wire: { roundTrips: per(counts.roundTrips), statements: per(counts.statements), commits: per(counts.commits) } });
+    }
+  } finally {
+    await counted.stop();
+    await counter.close();
+  }
+}
+const loadAfter = os.loadavg()[0];
+
+// 3. The table, the assertions, results.md.
+const bareOf = (kind) => results.find((row) => row.contender.name === 'bare' && row.path === kind && row.load);
+const fixed = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+const lines = [
+  '| path | contender | store | req/s | × bare | p50 ms | p99 ms | round trips / req | statements / req | commits / req | executions per key | answers |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|',
+];
+for (const kind of PATHS) {
+  for (const row of results.filter((candidate) => candidate.path === kind)) {
+    if (row.skipped) {
+      lines.push(`| ${kind} | ${row.contender.name} | ${row.contender.store} | not run: ${row.skipped} | | | | | | | | |`);
+      continue;
+    }
+    const bare = bareOf(kind);
+    const ratio = bare ? row.load.rps / bare.load.rps : NaN;
+    const e = row.executions;
+    const perKey = !row.contender.exactlyOnce ? `${e.max} max (no idempotency)` : e.doubled > 0 ? `**${e.doubled} keys ran more than once** (max ${e.max})` : `1 (${e.keys} keys)`;
+    const answers = Object.entries(row.load.statuses).map(([code, n]) => `${code}×${n}`).join(' ');
+    lines.push(`| ${kind} | ${row.contender.name} | ${row.contender.store} | ${fixed(row.load.rps, 0)} | ${fixed(ratio, 2)} | ${fixed(row.load.p50)} | ${fixed(row.load.p99)} | ${fixed(row.wire.roundTrips, 2)} | ${fixed(row.wire.statements, 2)} | ${fixed(row.wire.commits, 2)} | ${perKey} | ${answers} |`);
+  }
+}
+const cpus = os.cpus();
+const facts = `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, PostgreSQL ${pgVersion}, load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}; ${SECONDS} s per path at ${CONNECTIONS} connections (dup10: ${Math.max(1, Math.floor(CONNECTIONS / 10))} × 10 concurrent per key); wire counts over ${COUNT_REQUESTS} requests per path`;
+const table = lines.join('\n');
+console.log(`\n${table}\n\n${facts}`);
+
+const failures = [];
+const target = (contender, kind, min) => {
+  const row = results.find((candidate) => candidate.contender.name === contender && candidate.path === kind && candidate.load);
+  const bare = bareOf(kind);
+  if (!row || !bare) return;
+  const ratio = row.load.rps / bare.load.rps;
+  if (ratio < min) failures.push(`${contender} ${kind}: ${ratio.toFixed(2)}× bare, target ≥ ${min}×`);
+};
+target('ours-transactional', 'first', 0.8);
+target('ours-lease', 'first', 0.5);
+for (const ours of ['ours-transactional', 'ours-lease']) {
+  target(ours, 'replay-many', 0.9);
+  target(ours, 'replay-hot', 0.8);
+}
+for (const row of results.filter((candidate) => candidate.contender.ours && candidate.executions?.doubled > 0))
+  failures.push(`${row.contender.name} ${row.path}: ${row.executions.doubled} keys executed more than once`);
+for (const row of results.filter((candidate) => candidate.contender.ours && candidate.load?.statuses['500'] + (candidate.load?.statuses['503'] ?? 0) > 0))
+  failures.push(`${row.contender.name} ${row.path}: 5xx answers ${JSON.stringify(row.load.statuses)}`);
+
+appendFileSync(
+  path.join(ROOT, 'bench/results.md'),
+  `\n## Runtime benchmark, ${new Date().toISOString()}\n\n\`node bench/runtime.mjs ${argv.join(' ')}\`, run ${RUN_ID}, ${((Date.now() - started) / 1000).toFixed(0)} s. ${facts}.\n\n${table}\n\n${failures.length ? `Targets missed:\n${failures.map((failure) => `- ${failure}`).join('\n')}` : 'All targets met.'}\n`,
+);
+console.log(failures.length ? `\ntargets missed:\n${failures.join('\n')}` : '\nall targets met');
+
+await db.end();
+await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+await admin.end();
+rmSync(dir, { recursive: true, force: true });
+if (ASSERT && failures.length) process.exitCode = 1;

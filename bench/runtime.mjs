@@ -4,7 +4,7 @@
 // keys, replay of one hot key, 10 concurrent duplicates per key. Reports req/s, p50/p99, what each request asks of
 // PostgreSQL (counted on the wire in a separate short pass) and executions per key, so a fast but wrong contender
 // shows. Appends the table to bench/results.md.
-// Usage: npm run build && node bench/runtime.mjs [--assert] [--seconds 3] [--connections 10] [--only bare,ours-lease]
+// Usage: npm run build && node bench/runtime.mjs [--assert] [--seconds 2] [--rounds 2] [--connections 10] [--only bare,ours-lease]
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +22,9 @@ const flag = (name, fallback) => {
   return index >= 0 ? argv[index + 1] : fallback;
 };
 const ASSERT = argv.includes('--assert');
-const SECONDS = Number(flag('--seconds', '3'));
+const SECONDS = Number(flag('--seconds', '2'));
+const ROUNDS = Number(flag('--rounds', '2'));
+const SEED_KEYS = 300;
 const CONNECTIONS = Number(flag('--connections', '10'));
 const COUNT_REQUESTS = 200;
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -132,11 +134,11 @@ function runLoad(options, onSeeded = () => undefined) {
 }
 
 /** Handler executions per key for one contender and path (the effect table is the ground truth). */
-async function executions(contender, prefix) {
+async function executions(contender, prefixes) {
   const { rows } = await db.query(
     `SELECT count(*)::int AS keys, coalesce(max(n), 0)::int AS max, count(*) FILTER (WHERE n > 1)::int AS doubled
-     FROM (SELECT key, count(*) AS n FROM bench_effects WHERE contender = $1 AND key LIKE $2 GROUP BY key) per_key`,
-    [contender, `${prefix}-%`],
+     FROM (SELECT key, count(*) AS n FROM bench_effects WHERE contender = $1 AND key LIKE ANY ($2) GROUP BY key) per_key`,
+    [contender, prefixes.map((prefix) => `${prefix}-%`)],
   );
   return rows[0];
 }
@@ -144,36 +146,70 @@ async function executions(contender, prefix) {
 const results = [];
 const loadBefore = os.loadavg()[0];
 const started = Date.now();
-for (const contender of CONTENDERS) {
-  if (contender.redis && !redisUp) {
-    console.log(`${contender.name}: not run (Redis at ${REDIS_URL} unreachable)`);
-    for (const kind of PATHS) results.push({ contender, path: kind, skipped: 'Redis unreachable' });
-    continue;
-  }
-  // Throughput pass: the app talks to PostgreSQL directly.
-  const app = await startApp(contender.name, withSchema(DATABASE_URL));
-  const measured = {};
-  try {
+const runnable = CONTENDERS.filter((contender) => {
+  if (!contender.redis || redisUp) return true;
+  console.log(`${contender.name}: not run (Redis at ${REDIS_URL} unreachable)`);
+  for (const kind of PATHS) results.push({ contender, path: kind, skipped: 'Redis unreachable' });
+  return false;
+});
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+// Throughput pass: every app up at once, talking to PostgreSQL directly; the contenders take turns on each path,
+// ROUNDS times, so a change in the machine's load (it is shared) hits all of them alike. Medians are reported.
+const apps = new Map();
+const measured = new Map();
+try {
+  for (const contender of runnable) apps.set(contender.name, await startApp(contender.name, withSchema(DATABASE_URL)));
+  for (let round = 0; round < ROUNDS; round++) {
     for (const kind of PATHS) {
-      const prefix = `${RUN_ID}-${contender.name}-${kind}`;
-      const load = await runLoad({ url: app.url, path: kind, prefix, seconds: SECONDS, connections: CONNECTIONS, seedKeys: 1000 });
-      measured[kind] = { load, executions: await executions(contender.name, prefix) };
-      console.log(`${contender.name.padEnd(20)} ${kind.padEnd(12)} ${load.rps.toFixed(0).padStart(6)} req/s  p50 ${load.p50.toFixed(1)} ms  p99 ${load.p99.toFixed(1)} ms  ${JSON.stringify(load.statuses)}`);
+      for (const contender of runnable) {
+        // Replay paths answer their keys once (round 0) and replay the same keys in every round.
+        const replay = kind.startsWith('replay');
+        const prefix = `${RUN_ID}-${contender.name}-${kind}${replay ? '' : `-r${round}`}`;
+        const load = await runLoad({ url: apps.get(contender.name).url, path: kind, prefix, seconds: SECONDS, connections: CONNECTIONS, seedKeys: SEED_KEYS, seed: round === 0 });
+        const entry = measured.get(`${contender.name} ${kind}`) ?? { loads: [], prefixes: new Set() };
+        entry.loads.push(load);
+        entry.prefixes.add(prefix);
+        measured.set(`${contender.name} ${kind}`, entry);
+        console.log(`round ${round + 1} ${contender.name.padEnd(20)} ${kind.padEnd(12)} ${load.rps.toFixed(0).padStart(6)} req/s  p50 ${load.p50.toFixed(1)} ms  p99 ${load.p99.toFixed(1)} ms  ${JSON.stringify(load.statuses)}`);
+      }
     }
-  } finally {
-    await app.stop();
   }
-  // Counting pass: the same app through a counting proxy, a fixed number of requests per path.
+} finally {
+  await Promise.all([...apps.values()].map((app) => app.stop()));
+}
+
+// Counting pass: each app again, through a counting proxy, a fixed number of requests per path.
+for (const contender of runnable) {
   const counter = await startCounter({ host: new URL(DATABASE_URL).hostname, port: Number(new URL(DATABASE_URL).port || 5432) });
   const counted = await startApp(contender.name, withSchema(DATABASE_URL.replace(/@[^/]+\//, `@127.0.0.1:${counter.port}/`)));
   try {
     for (const kind of PATHS) {
-      counter.take();
       const prefix = `${RUN_ID}-${contender.name}-${kind}-count`;
-      const load = await runLoad({ url: counted.url, path: kind, prefix, amount: COUNT_REQUESTS, connections: CONNECTIONS, seedKeys: 100 }, () => counter.take());
+      const load = await runLoad({ url: counted.url, path: kind, prefix, amount: COUNT_REQUESTS, connections: CONNECTIONS, seedKeys: 100, seed: true }, () => counter.take());
       const counts = counter.take();
       const per = (n) => n / load.requests;
-      results.push({ contender, path: kind, ...measured[kind], wire: { roundTrips: per(counts.roundTrips), statements: per(counts.statements), commits: per(counts.commits) } });
+      const { loads, prefixes } = measured.get(`${contender.name} ${kind}`);
+      const executionsPerKey = await executions(contender.name, [...prefixes, prefix]);
+      results.push({
+        contender,
+        path: kind,
+        load: {
+          rps: median(loads.map((one) => one.rps)),
+          p50: median(loads.map((one) => one.p50)),
+          p99: median(loads.map((one) => one.p99)),
+          statuses: loads.reduce((sum, one) => {
+            for (const [code, n] of Object.entries(one.statuses)) sum[code] = (sum[code] ?? 0) + n;
+            return sum;
+          }, {}),
+        },
+        executions: executionsPerKey,
+        wire: { roundTrips: per(counts.roundTrips), statements: per(counts.statements), commits: per(counts.commits) },
+      });
     }
   } finally {
     await counted.stop();
@@ -204,7 +240,7 @@ for (const kind of PATHS) {
   }
 }
 const cpus = os.cpus();
-const facts = `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, PostgreSQL ${pgVersion}, load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}; ${SECONDS} s per path at ${CONNECTIONS} connections (dup10: ${Math.max(1, Math.floor(CONNECTIONS / 10))} × 10 concurrent per key); wire counts over ${COUNT_REQUESTS} requests per path`;
+const facts = `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, PostgreSQL ${pgVersion}, load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}; medians of ${ROUNDS} interleaved rounds of ${SECONDS} s per path and contender at ${CONNECTIONS} connections (dup10: ${Math.max(1, Math.floor(CONNECTIONS / 10))} × 10 concurrent per key); wire counts over ${COUNT_REQUESTS} requests per path`;
 const table = lines.join('\n');
 console.log(`\n${table}\n\n${facts}`);
 

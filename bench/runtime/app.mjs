@@ -103,12 +103,16 @@ const contenders = {
     const { createClient } = await import('@redis/client');
     const client = await createClient({ url: REDIS_URL }).connect();
     const persistenceStore = new CachePersistenceLayer({ client });
+    const config = new IdempotencyConfig({ eventKeyJmesPath: 'key', expiresAfterSeconds: 600 });
+    // Outside Lambda there is no invocation deadline; without one it logs a warning on every call. A context with a
+    // minute left gives the in-progress record the expiry a Lambda of that timeout would.
+    config.registerLambdaContext({ getRemainingTimeInMillis: () => 60_000 });
     const work = makeIdempotent(
       async (event) => {
         await appPool.query(INSERT, [CONTENDER, event.key]);
         return answer(event.key);
       },
-      { persistenceStore, config: new IdempotencyConfig({ eventKeyJmesPath: 'key', expiresAfterSeconds: 600 }) },
+      { persistenceStore, config },
     );
     app.post('/effects', async (req, res) => {
       try {

@@ -1,5 +1,6 @@
 // The load generator of the runtime benchmark, in its own process (never the server's): one path against one app.
-// Usage: node bench/runtime/load.mjs '<json>' with { url, path, prefix, seconds?, amount?, connections, seedKeys? }.
+// Usage: node bench/runtime/load.mjs '<json>' with { url, path, prefix, seconds?, amount?, connections, seedKeys?,
+// seed? (false: the replay keys were answered by an earlier run) }.
 // Paths: first (a new key per request), replay-many (seedKeys keys answered once, then replayed round-robin),
 // replay-hot (one key answered once, then replayed), dup10 (waves of 10 concurrent requests per new key).
 // Prints one JSON line: { requests, seconds, rps, p50, p99, statuses }.
@@ -100,12 +101,12 @@ if (kind === 'first') {
   result = await withAutocannon(() => `${prefix}-${i++}`);
 } else if (kind === 'replay-many') {
   const keys = Array.from({ length: seedKeys }, (_, i) => `${prefix}-${i}`);
-  await seed(keys);
+  if (options.seed !== false) await seed(keys);
   await seeded();
   let i = 0;
   result = await withAutocannon(() => keys[i++ % keys.length]);
 } else if (kind === 'replay-hot') {
-  await seed([`${prefix}-hot`]);
+  if (options.seed !== false) await seed([`${prefix}-hot`]);
   await seeded();
   result = await withAutocannon(() => `${prefix}-hot`);
 } else if (kind === 'dup10') {

@@ -29,6 +29,7 @@ export interface ScaffoldView {
     table: string;
     stepTable: string;
     cleanupBatchSize: number;
+    poolSize: number;
   };
   retentionLabel: string;
   partitioned: boolean;
@@ -117,6 +118,14 @@ const alertName = (metric: MetricDesign) =>
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
     .join('');
 
+/**
+ * Connections in the store's pool per process: one server may use more of PostgreSQL's default max_connections (100);
+ * several instances share it, so each keeps fewer.
+ */
+function poolSizeFor(concurrency: 'single-server' | 'multi-instance' | 'global'): number {
+  return concurrency === 'single-server' ? 20 : 10;
+}
+
 export function buildScaffoldView(model: DesignModel): ScaffoldView {
   const actions = model.actions.map(toActionView);
   const httpActions = actions.filter((action) => action.http);
@@ -147,6 +156,7 @@ export function buildScaffoldView(model: DesignModel): ScaffoldView {
       table: model.storage.table,
       stepTable: model.storage.stepTable,
       cleanupBatchSize: model.cleanup.batchSize,
+      poolSize: poolSizeFor(model.concurrency.value),
     },
     retentionLabel: model.retention.label,
     partitioned: model.storage.highVolume,

@@ -63,6 +63,8 @@ export interface IdempotencyPolicy {
   readonly table: string;
   readonly stepTable: string;
   readonly cleanupBatchSize: number;
+  /** Connections in the store's pool (createPool), sized from the expected concurrency; default 10. */
+  readonly poolSize?: number;
 }
 
 export type RecordStatus = 'PROCESSING' | 'COMPLETED' | 'FAILED';

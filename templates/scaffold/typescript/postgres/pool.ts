@@ -7,7 +7,7 @@ export interface PoolLimits {
   readonly statementTimeoutMs: number;
   /** lock_timeout on the server: how long a claim waits on a concurrent duplicate; default statementTimeoutMs / 2. */
   readonly lockTimeoutMs?: number;
-  /** Connections in the pool (the design sizes it from the expected concurrency); default 10. */
+  /** Connections in the pool (POLICY.poolSize: the design sizes it from the expected concurrency); default 10. */
   readonly poolSize?: number;
 }
 

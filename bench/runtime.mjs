@@ -7,7 +7,7 @@
 // Usage: npm run build && node bench/runtime.mjs [--assert] [--seconds 2] [--rounds 2] [--connections 10] [--only bare,ours-lease]
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -99,7 +99,8 @@ const redisUp = await import('@redis/client')
 async function startApp(contender, databaseUrl) {
   const child = spawn(process.execPath, [path.join(ROOT, 'bench/runtime/app.mjs')], {
     env: { ...process.env, CONTENDER: contender, DATABASE_URL: databaseUrl, SCAFFOLD_DIR: scaffoldDir, REDIS_URL, RUN_ID },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    // Some peers log every rejected duplicate with a stack trace; their stderr goes to a file in the bench folder.
+    stdio: ['ignore', 'pipe', openSync(path.join(dir, `${contender}.stderr.log`), 'a')],
   });
   const port = await new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
@@ -110,6 +111,11 @@ async function startApp(contender, databaseUrl) {
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    /** User + system CPU time the app process has used so far, in ms. */
+    cpuMs: async () => {
+      const usage = await (await globalThis.fetch(`http://127.0.0.1:${port}/cpu`)).json();
+      return (usage.user + usage.system) / 1000;
+    },
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', resolve);
@@ -125,8 +131,7 @@ function runLoad(options, onSeeded = () => undefined) {
     let result;
     createInterface({ input: child.stdout }).on('line', (line) => {
       if (line === 'SEEDED') {
-        onSeeded();
-        child.stdin.write('go\n');
+        Promise.resolve(onSeeded()).then(() => child.stdin.write('go\n'), reject);
       } else if (line.startsWith('{')) result = JSON.parse(line);
     });
     child.once('exit', (code) => (code === 0 && result ? resolve(result) : reject(new Error(`load generator exited with ${code}`))));
@@ -170,7 +175,12 @@ try {
         // Replay paths answer their keys once (round 0) and replay the same keys in every round.
         const replay = kind.startsWith('replay');
         const prefix = `${RUN_ID}-${contender.name}-${kind}${replay ? '' : `-r${round}`}`;
-        const load = await runLoad({ url: apps.get(contender.name).url, path: kind, prefix, seconds: SECONDS, connections: CONNECTIONS, seedKeys: SEED_KEYS, seed: round === 0 });
+        const app = apps.get(contender.name);
+        let cpuBefore = 0;
+        const load = await runLoad({ url: app.url, path: kind, prefix, seconds: SECONDS, connections: CONNECTIONS, seedKeys: SEED_KEYS, seed: round === 0 }, async () => {
+          cpuBefore = await app.cpuMs();
+        });
+        load.cpuMsPerRequest = ((await app.cpuMs()) - cpuBefore) / load.requests;
         const entry = measured.get(`${contender.name} ${kind}`) ?? { loads: [], prefixes: new Set() };
         entry.loads.push(load);
         entry.prefixes.add(prefix);
@@ -202,6 +212,7 @@ for (const contender of runnable) {
           rps: median(loads.map((one) => one.rps)),
           p50: median(loads.map((one) => one.p50)),
           p99: median(loads.map((one) => one.p99)),
+          cpuMsPerRequest: median(loads.map((one) => one.cpuMsPerRequest)),
           statuses: loads.reduce((sum, one) => {
             for (const [code, n] of Object.entries(one.statuses)) sum[code] = (sum[code] ?? 0) + n;
             return sum;
@@ -222,13 +233,13 @@ const loadAfter = os.loadavg()[0];
 const bareOf = (kind) => results.find((row) => row.contender.name === 'bare' && row.path === kind && row.load);
 const fixed = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
 const lines = [
-  '| path | contender | store | req/s | × bare | p50 ms | p99 ms | round trips / req | statements / req | commits / req | executions per key | answers |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| path | contender | store | req/s | × bare | p50 ms | p99 ms | app CPU ms / req | round trips / req | statements / req | commits / req | executions per key | answers |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 ];
 for (const kind of PATHS) {
   for (const row of results.filter((candidate) => candidate.path === kind)) {
     if (row.skipped) {
-      lines.push(`| ${kind} | ${row.contender.name} | ${row.contender.store} | not run: ${row.skipped} | | | | | | | | |`);
+      lines.push(`| ${kind} | ${row.contender.name} | ${row.contender.store} | not run: ${row.skipped} | | | | | | | | | |`);
       continue;
     }
     const bare = bareOf(kind);
@@ -236,7 +247,7 @@ for (const kind of PATHS) {
     const e = row.executions;
     const perKey = !row.contender.exactlyOnce ? `${e.max} max (no idempotency)` : e.doubled > 0 ? `**${e.doubled} keys ran more than once** (max ${e.max})` : `1 (${e.keys} keys)`;
     const answers = Object.entries(row.load.statuses).map(([code, n]) => `${code}×${n}`).join(' ');
-    lines.push(`| ${kind} | ${row.contender.name} | ${row.contender.store} | ${fixed(row.load.rps, 0)} | ${fixed(ratio, 2)} | ${fixed(row.load.p50)} | ${fixed(row.load.p99)} | ${fixed(row.wire.roundTrips, 2)} | ${fixed(row.wire.statements, 2)} | ${fixed(row.wire.commits, 2)} | ${perKey} | ${answers} |`);
+    lines.push(`| ${kind} | ${row.contender.name} | ${row.contender.store} | ${fixed(row.load.rps, 0)} | ${fixed(ratio, 2)} | ${fixed(row.load.p50)} | ${fixed(row.load.p99)} | ${fixed(row.load.cpuMsPerRequest, 2)} | ${fixed(row.wire.roundTrips, 2)} | ${fixed(row.wire.statements, 2)} | ${fixed(row.wire.commits, 2)} | ${perKey} | ${answers} |`);
   }
 }
 const cpus = os.cpus();
@@ -263,8 +274,10 @@ for (const row of results.filter((candidate) => candidate.contender.ours && cand
 for (const row of results.filter((candidate) => candidate.contender.ours && candidate.load?.statuses['500'] + (candidate.load?.statuses['503'] ?? 0) > 0))
   failures.push(`${row.contender.name} ${row.path}: 5xx answers ${JSON.stringify(row.load.statuses)}`);
 
+const resultsFile = path.join(ROOT, 'bench/results.md');
+if (!existsSync(resultsFile)) writeFileSync(resultsFile, '# Benchmark results\n\nAppended by the benchmarks in this folder, newest last, each with the machine it ran on.\n');
 appendFileSync(
-  path.join(ROOT, 'bench/results.md'),
+  resultsFile,
   `\n## Runtime benchmark, ${new Date().toISOString()}\n\n\`node bench/runtime.mjs ${argv.join(' ')}\`, run ${RUN_ID}, ${((Date.now() - started) / 1000).toFixed(0)} s. ${facts}.\n\n${table}\n\n${failures.length ? `Targets missed:\n${failures.map((failure) => `- ${failure}`).join('\n')}` : 'All targets met.'}\n`,
 );
 console.log(failures.length ? `\ntargets missed:\n${failures.join('\n')}` : '\nall targets met');

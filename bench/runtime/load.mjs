@@ -4,6 +4,7 @@
 // Paths: first (a new key per request), replay-many (seedKeys keys answered once, then replayed round-robin),
 // replay-hot (one key answered once, then replayed), dup10 (waves of 10 concurrent requests per new key).
 // Prints one JSON line: { requests, seconds, rps, p50, p99, statuses }.
+import { Buffer } from 'node:buffer';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';

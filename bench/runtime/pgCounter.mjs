@@ -3,6 +3,7 @@
 // pg_stat_database is shared with every other client of the server). Counts: round trips (Sync + simple Query),
 // statements (Bind + simple Query), commits (COMMIT statements plus writes sent outside an explicit transaction).
 // Used only in the short counting pass, never while throughput is measured: forwarding costs CPU.
+import { Buffer } from 'node:buffer';
 import net from 'node:net';
 
 const SSL_REQUEST = 80877103;

@@ -70,7 +70,8 @@ ${modes}
   never commit later.
 - Cost on the store: every request starts with one plain read (no lock, no commit), which alone answers replays,
   conflicts and in-flight duplicates; a new key adds the claim (lease: one autocommit statement; transactional: BEGIN,
-  claim, and one COMMIT shared with the handler's writes).
+  claim, and one COMMIT shared with the handler's writes). The one-statement lease claim needs the session limits
+  \`createPool()\` sets; a pool made elsewhere gets the claim wrapped in BEGIN, SET LOCAL time-outs and COMMIT.
 - Completion cannot be recorded after the action ran: transactional mode rolls back the claim and the action's writes
   together and answers 503 "not processed" (if the COMMIT's answer itself is lost: 503 "outcome unknown"). Lease mode
   retries the write with the same fencing token for ${view.policy.completionRetryMs} ms, then answers 503 "outcome unknown, retry later

@@ -2,11 +2,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { UserError } from '../errors.js';
+import { CONFIG_FILE } from './choices.js';
 import { findTooDeep } from './findTooDeep.js';
 import { LIMITS } from './limits.js';
 import { configSchema, type Config } from './schema.js';
 
-export const CONFIG_FILE = 'idempotency.config.json';
+export { CONFIG_FILE };
 
 /** Where `$schema` points inside a project that installed the package. */
 export const SCHEMA_REF = './node_modules/idempotency-builder/schema/idempotency.config.schema.json';

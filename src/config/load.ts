@@ -16,6 +16,8 @@ export interface LoadedConfig {
   config: Config;
   /** Absolute path of the file it came from. */
   file: string;
+  /** The file's text, exactly as validated. */
+  text: string;
 }
 
 export async function loadConfig(cwd: string, configPath?: string): Promise<LoadedConfig> {
@@ -33,7 +35,7 @@ export async function loadConfig(cwd: string, configPath?: string): Promise<Load
     }
     throw new UserError(`Cannot read ${file}: ${(error as Error).message}.`);
   }
-  return { config: parseConfig(text, path.relative(cwd, file) || file), file };
+  return { config: parseConfig(text, path.relative(cwd, file) || file), file, text };
 }
 
 /** Parses and validates config text; every problem is reported with its JSON path. */

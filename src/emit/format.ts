@@ -23,6 +23,14 @@ async function previouslyFormatted(root: string, entry: ManifestEntry | undefine
   return onDisk !== undefined && sha256Of(onDisk) === entry.sha256 ? normalizeText(onDisk) : undefined;
 }
 
+/** prettier's output by `source` (input, version and options), for a process that formats the same file twice (init, tests). */
+const formattedInProcess = new Map<string, string>();
+
+/** Forgets what this process formatted, as a fresh CLI run would (tests). */
+export function clearFormatCache(): void {
+  formattedInProcess.clear();
+}
+
 /**
  * Formats what prettier understands best: Markdown documents and generated TypeScript/JavaScript/YAML/JSON.
  * HTML is emitted already formatted (prettier would reflow <pre> and inline SVG).
@@ -53,8 +61,16 @@ export async function formatFiles(files: readonly RenderedFile[], cwd: string): 
       out.push({ ...file, contents: reused, source });
       continue;
     }
+    const known = formattedInProcess.get(source);
+    if (known !== undefined) {
+      out.push({ ...file, contents: known, source });
+      continue;
+    }
     try {
-      out.push({ ...file, contents: await prettier.format(file.contents, options), source });
+      const contents = await prettier.format(file.contents, options);
+      if (formattedInProcess.size >= 200) formattedInProcess.clear();
+      formattedInProcess.set(source, contents);
+      out.push({ ...file, contents, source });
     } catch {
       // Unparseable output is a bug elsewhere; keep it unformatted rather than lose it.
       out.push(file);

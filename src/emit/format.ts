@@ -7,6 +7,11 @@ import { readInside } from './safePath.js';
 /** How generated code is formatted when the user's project has no prettier config. */
 export const HOUSE_STYLE = { singleQuote: true, printWidth: 110 } as const;
 
+/** prettier's options for a generated file: the user's config when the project has one, else the house style. */
+export function formatOptions(filepath: string, userConfig: object | null = null) {
+  return { ...(userConfig ?? HOUSE_STYLE), filepath, proseWrap: 'preserve', embeddedLanguageFormatting: 'off', endOfLine: 'lf' } as const;
+}
+
 export interface FormattedFile extends RenderedFile {
   /** Hash of the unformatted text, prettier's version and the options: what the manifest remembers (see below). */
   source?: string;
@@ -54,7 +59,7 @@ export async function formatFiles(files: readonly RenderedFile[], cwd: string): 
       out.push(file);
       continue;
     }
-    const options = { ...(userConfig ?? HOUSE_STYLE), filepath: file.path, proseWrap: 'preserve', embeddedLanguageFormatting: 'off', endOfLine: 'lf' } as const;
+    const options = formatOptions(file.path, userConfig);
     const source = createHash('sha256').update(JSON.stringify([prettier.version, options])).update('\0').update(normalizeText(file.contents)).digest('hex');
     const reused = await previouslyFormatted(root, tracked.get(file.path), source);
     if (reused !== undefined) {

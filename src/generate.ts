@@ -166,7 +166,9 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
 
   return async (date: Date) => {
     const dated: DesignModel = { ...model, generatedOn: date.toISOString().slice(0, 10) };
-    const documentFiles = await formatFiles(await renderDocument(dated, { format, output, figures, excerpts, split: options.split ?? config.split }), options.cwd);
+    // Documents are emitted as rendered: prettier only padded Markdown tables (wider lines, no clearer text) at a
+    // cost larger than rendering them. Formatting is for code the user keeps.
+    const documentFiles = await renderDocument(dated, { format, output, figures, excerpts, split: options.split ?? config.split });
     // Verify exactly what would be written (formatted, in memory) so a broken document is never delivered.
     assertDocumentVerified(documentFiles);
     const snapshotFiles = snapshotFile(snapshot);

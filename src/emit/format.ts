@@ -37,8 +37,8 @@ export function clearFormatCache(): void {
 }
 
 /**
- * Formats what prettier understands best: Markdown documents and generated TypeScript/JavaScript/YAML/JSON.
- * HTML is emitted already formatted (prettier would reflow <pre> and inline SVG).
+ * Formats generated code the user keeps: TypeScript/JavaScript/YAML/JSON and the scaffold's README. The design
+ * documents (HTML and Markdown) are emitted as rendered and never come here.
  */
 export async function formatFiles(files: readonly RenderedFile[], cwd: string): Promise<FormattedFile[]> {
   const wanted = files.filter((f) => /\.(md|ts|js|mjs|cjs|tsx|json|ya?ml)$/.test(f.path));

@@ -5,7 +5,7 @@
 // Needs `npm run build` first (runs bin/ → dist/). BENCH_ROUNDS (default 7). `--json` prints the results as JSON;
 // `--assert` exits 1 when a target is missed. Every run appends its table to bench/results.md.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,12 +36,18 @@ const freshProject = (language) => {
 };
 
 const env = { ...process.env, NO_COLOR: '1', CI: '1', SOURCE_DATE_EPOCH: '' };
+// On a machine shared with other work, wall time mostly measures the queue for a core; the CPU time a command used
+// (user + system, from GNU time when installed) is the steadier ratio, and is reported beside it.
+const GNU_TIME = ['/usr/bin/time', '/bin/time'].find((file) => existsSync(file) && spawnSync(file, ['-f', '%U', 'true']).status === 0);
 function time(args) {
   const start = performance.now();
-  const run = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+  const run = GNU_TIME
+    ? spawnSync(GNU_TIME, ['-f', 'cpu-seconds %U %S', process.execPath, ...args], { env, encoding: 'utf8' })
+    : spawnSync(process.execPath, args, { env, encoding: 'utf8' });
   const ms = performance.now() - start;
   if (run.status !== 0) throw new Error(`${args.join(' ')} exited ${run.status}:\n${run.stderr}`);
-  return ms;
+  const cpu = /cpu-seconds (\d+(?:\.\d+)?) (\d+(?:\.\d+)?)\s*$/.exec(run.stderr);
+  return { ms, cpuMs: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : undefined };
 }
 
 const steady = freshProject('typescript');
@@ -57,20 +63,29 @@ const cases = {
   'generate, cold, JavaScript output': { args: () => [BIN, 'generate', '--cwd', freshProject('javascript'), '--date', '2026-12-02', '--quiet'], target: 10 },
 };
 const samples = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+const cpuSamples = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
 time(['-e', '0']); // Warm the node binary and the file cache.
 try {
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, { args }] of Object.entries(cases)) samples[name].push(time(args()));
+    for (const [name, { args }] of Object.entries(cases)) {
+      const { ms, cpuMs } = time(args());
+      samples[name].push(ms);
+      if (cpuMs !== undefined) cpuSamples[name].push(cpuMs);
+    }
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 
 const baseline = median(samples['node -e 0']);
+const cpuBaseline = cpuSamples['node -e 0'].length ? median(cpuSamples['node -e 0']) : undefined;
 const results = Object.entries(samples).map(([name, values]) => {
   const ms = median(values);
   const target = cases[name].target;
-  return { name, medianMs: Math.round(ms), ratio: Number((ms / baseline).toFixed(2)), target, ok: target === undefined || ms / baseline <= target };
+  const cpuMs = cpuBaseline && cpuSamples[name].length ? median(cpuSamples[name]) : undefined;
+  const cpuRatio = cpuMs === undefined ? undefined : Number((cpuMs / cpuBaseline).toFixed(2));
+  // The target is judged on wall time, as the issue states it.
+  return { name, medianMs: Math.round(ms), ratio: Number((ms / baseline).toFixed(2)), cpuMs: cpuMs && Math.round(cpuMs), cpuRatio, target, ok: target === undefined || ms / baseline <= target };
 });
 
 const facts = machineFacts(loadAtStart);
@@ -78,8 +93,16 @@ appendResults({
   title: 'CLI (bench/cli.mjs)',
   facts,
   note: `${ROUNDS} rounds, interleaved; median wall time of a fresh process. Cold = a new project with only its config (express-stripe-payments for TypeScript, express-js-orders for JavaScript).`,
-  header: ['case', 'median ms', '× node -e 0', 'target', ''],
-  rows: results.map((r) => [r.name, String(r.medianMs), `${r.ratio.toFixed(2)}×`, r.target === undefined ? '' : `≤ ${r.target}×`, r.target === undefined ? '' : r.ok ? 'met' : 'missed']),
+  header: ['case', 'median wall ms', 'wall × node -e 0', 'median CPU ms', 'CPU × node -e 0', 'target (wall)', ''],
+  rows: results.map((r) => [
+    r.name,
+    String(r.medianMs),
+    `${r.ratio.toFixed(2)}×`,
+    r.cpuMs === undefined ? 'n/a' : String(r.cpuMs),
+    r.cpuRatio === undefined ? 'n/a' : `${r.cpuRatio.toFixed(2)}×`,
+    r.target === undefined ? '' : `≤ ${r.target}×`,
+    r.target === undefined ? '' : r.ok ? 'met' : 'missed',
+  ]),
 });
 
 if (json) {
@@ -88,7 +111,8 @@ if (json) {
   console.log(`CLI, ${ROUNDS} rounds, median wall time (${facts})`);
   for (const r of results) {
     const verdict = r.target === undefined ? '' : `${r.ok ? 'met   ' : 'MISSED'} (target ≤ ${r.target}×)`;
-    console.log(`  ${r.name.padEnd(36)} ${String(r.medianMs).padStart(6)} ms  ${`${r.ratio.toFixed(2)}×`.padStart(7)}  ${verdict}`);
+    const cpu = r.cpuRatio === undefined ? '' : `  CPU ${`${r.cpuRatio.toFixed(2)}×`.padStart(7)}`;
+    console.log(`  ${r.name.padEnd(36)} ${String(r.medianMs).padStart(6)} ms  ${`${r.ratio.toFixed(2)}×`.padStart(7)}${cpu}  ${verdict}`);
   }
 }
 if (assert && results.some((r) => !r.ok)) process.exitCode = 1;

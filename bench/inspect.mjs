@@ -1,53 +1,79 @@
-// Benchmark: inspect a generated 2,000-file tree and compare with a bare `ts.createSourceFile` parse of the same
-// files in the same run. Targets: ratio ≤ 1.5×, peak RSS ≤ 600 MB. Needs `npm run build` first (imports dist/).
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// Benchmark: `inspect` and `audit` on a real codebase against a bare `ts.createSourceFile` parse of the same files,
+// in the same process, interleaved, medians. Targets (issue 20): inspect ≤ 1.5× the bare parse, audit ≤ 2×, and the
+// peak RSS of inspecting a 2,000-file tree ≤ 600 MB.
+//
+// The tree is a real server package downloaded from the npm registry on first use (with `npm pack`, which checks
+// the registry's integrity hash) and kept in node_modules/.cache/: @medusajs/medusa 1.20.11, an Express + TypeORM
+// commerce backend with routes, payment and webhook handling, subscribers and jobs (1,251 source files). The
+// tarball ships the compiled JavaScript of its TypeScript sources in dist/; it is unpacked as src/ because the
+// inspector skips build-output folders. BENCH_TREE=/path/to/project measures another project instead.
+// Needs `npm run build` first (imports dist/). BENCH_ROUNDS (default 5). `--json`, `--assert` as in bench/cli.mjs.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ts } from 'ts-morph';
+import { appendResults, machineFacts, median } from './lib/results.mjs';
 
-const FILES = Number(process.env.BENCH_FILES ?? 2000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const { inspectProject } = await import(new URL('../dist/inspect/index.js', import.meta.url).href);
+const ROOT = path.resolve(import.meta.dirname, '..');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const json = process.argv.includes('--json');
+const assert = process.argv.includes('--assert');
+const loadAtStart = os.loadavg()[0].toFixed(1);
+const PACKAGE = { name: '@medusajs/medusa', version: '1.20.11' };
+const CACHE = path.join(ROOT, 'node_modules/.cache/idempotency-builder-bench');
+const TARGETS = { inspect: 1.5, audit: 2, rssMb: 600 };
 
-/** A realistic mix for a mid-size backend plus its front-end: the kinds of files the inspector meets. */
-const templates = [
-  (i) => [`src/routes/resource${i}.ts`, `import { Router } from 'express';\nimport { z } from 'zod';\nimport { service${i} } from '../services/service${i}.js';\n\nexport const router${i} = Router();\nconst body${i} = z.object({ name: z.string(), amount: z.number(), note: z.string().optional() });\n\nrouter${i}.get('/', async (_req, res) => res.json(await service${i}.list()));\nrouter${i}.post('/', async (req, res) => {\n  const input = body${i}.parse(req.body);\n  res.status(201).json(await service${i}.create(input));\n});\nrouter${i}.patch('/:id', async (req, res) => {\n  const { name } = req.body;\n  res.json(await service${i}.rename(req.params.id, name));\n});\nrouter${i}.delete('/:id', async (req, res) => {\n  await service${i}.remove(req.params.id);\n  res.sendStatus(204);\n});\n`],
-  (i) => [`src/services/service${i}.ts`, `import { db } from '../db.js';\n\nexport interface Item${i} { id: string; name: string; amount: number; createdAt: Date }\n\nexport const service${i} = {\n  async list(): Promise<Item${i}[]> {\n    const { rows } = await db.query('SELECT * FROM items_${i} ORDER BY created_at DESC LIMIT 100');\n    return rows;\n  },\n  async create(input: { name: string; amount: number }) {\n    const { rows } = await db.query('INSERT INTO items_${i} (name, amount) VALUES ($1, $2) RETURNING *', [input.name, input.amount]);\n    return rows[0];\n  },\n  async rename(id: string, name: string) {\n    await db.query('UPDATE items_${i} SET name = $1 WHERE id = $2', [name, id]);\n    return { id, name };\n  },\n  async remove(id: string) {\n    await db.query('DELETE FROM items_${i} WHERE id = $1', [id]);\n  },\n};\n`],
-  (i) => [`src/payments/charge${i}.ts`, `import Stripe from 'stripe';\n\nconst stripe = new Stripe(process.env.STRIPE_KEY ?? '');\n\nexport async function charge${i}(customer: string, amount: number, key: string) {\n  const intent = await stripe.paymentIntents.create({ customer, amount, currency: 'usd' }, { idempotencyKey: key });\n  return intent.id;\n}\n\nexport async function refund${i}(paymentIntent: string) {\n  return stripe.refunds.create({ payment_intent: paymentIntent });\n}\n`],
-  (i) => [`src/lib/util${i}.ts`, `export function formatMoney${i}(cents: number, currency = 'USD'): string {\n  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(cents / 100);\n}\n\nexport function chunk${i}<T>(items: readonly T[], size: number): T[][] {\n  const out: T[][] = [];\n  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));\n  return out;\n}\n\nexport const sleep${i} = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));\n\nexport function retry${i}<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {\n  return fn().catch((error) => (attempts > 1 ? sleep${i}(100).then(() => retry${i}(fn, attempts - 1)) : Promise.reject(error)));\n}\n`],
-  (i) => [`src/components/Widget${i}.tsx`, `import { useState } from 'react';\n\nexport function Widget${i}({ title }: { title: string }) {\n  const [count, setCount] = useState(0);\n  const save = async () => {\n    await fetch('/api/widgets/${i}', { method: 'POST', body: JSON.stringify({ count }) });\n  };\n  return (\n    <section>\n      <h2>{title}</h2>\n      <button onClick={() => setCount(count + 1)}>+1</button>\n      <button onClick={save}>Save</button>\n    </section>\n  );\n}\n`],
-  (i) => [`src/jobs/worker${i}.ts`, `import { Worker } from 'bullmq';\n\nexport const worker${i} = new Worker('queue-${i}', async (job) => {\n  const { id } = job.data as { id: string };\n  return { processed: id };\n}, { connection: { host: 'redis' } });\n`],
-  (i) => [`src/types/model${i}.ts`, `export type Status${i} = 'pending' | 'active' | 'archived';\n\nexport interface Model${i} {\n  id: string;\n  status: Status${i};\n  ownerId: string;\n  tags: string[];\n  metadata: Record<string, unknown>;\n  createdAt: Date;\n  updatedAt: Date;\n}\n\nexport const defaults${i}: Partial<Model${i}> = { status: 'pending', tags: [] };\n`],
-  (i) => [`src/routes/resource${i}.test.ts`, `import { describe, it, expect } from 'vitest';\n\ndescribe('resource ${i}', () => {\n  it('works', () => {\n    expect(1 + 1).toBe(2);\n  });\n});\n`],
-];
+const dist = (file) => import(new URL(`../dist/${file}`, import.meta.url).href);
+const [{ inspectProject }, { auditProject }, { walkProject }] = await Promise.all([
+  dist('inspect/index.js'),
+  dist('findings/auditProject.js'),
+  dist('inspect/files/walkProject.js'),
+]).catch(() => {
+  console.error('bench: run `npm run build` first (dist/ is missing)');
+  process.exit(2);
+});
 
-// BENCH_MIX=heavy: only files every detector must parse (routes, services, payments, workers): the worst case.
-const mix = process.env.BENCH_MIX === 'heavy' ? [templates[0], templates[1], templates[2], templates[5]] : templates;
-
-async function generate(root) {
-  const files = [];
-  for (let i = 0; i < FILES; i++) {
-    const [rel, text] = mix[i % mix.length](i);
-    const abs = path.join(root, rel);
-    await mkdir(path.dirname(abs), { recursive: true });
-    await writeFile(abs, text);
-    files.push(abs);
+/** The real tree, downloaded and unpacked once. */
+async function realTree() {
+  const dir = path.join(CACHE, `${PACKAGE.name.replace('/', '+')}@${PACKAGE.version}`);
+  if (existsSync(path.join(dir, '.complete'))) return dir;
+  await mkdir(CACHE, { recursive: true });
+  const work = await mkdtemp(path.join(CACHE, 'download-'));
+  try {
+    const pack = spawnSync('npm', ['pack', `${PACKAGE.name}@${PACKAGE.version}`, '--pack-destination', work, '--json'], { encoding: 'utf8' });
+    if (pack.status !== 0) throw new Error(`npm pack ${PACKAGE.name}@${PACKAGE.version} failed (the bench needs the npm registry once):\n${pack.stderr}`);
+    const [{ filename }] = JSON.parse(pack.stdout);
+    const untar = spawnSync('tar', ['xzf', path.join(work, filename), '-C', work], { encoding: 'utf8' });
+    if (untar.status !== 0) throw new Error(`tar failed: ${untar.stderr}`);
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir);
+    await rename(path.join(work, 'package/dist'), path.join(dir, 'src'));
+    await rename(path.join(work, 'package/package.json'), path.join(dir, 'package.json'));
+    await writeFile(path.join(dir, '.complete'), `${PACKAGE.name}@${PACKAGE.version}\n`);
+    return dir;
+  } finally {
+    await rm(work, { recursive: true, force: true });
   }
-  await writeFile(path.join(root, 'package.json'), JSON.stringify({ name: 'bench', dependencies: { express: '4', stripe: '16', bullmq: '5', pg: '8', react: '18' } }));
-  await writeFile(path.join(root, 'src/db.ts'), "import pg from 'pg';\nexport const db = new pg.Pool();\n");
-  return files;
 }
 
-/** The baseline: read every generated file and parse it, nothing else. */
+/** The files the inspector reads, found the way it finds them (not timed). */
+async function sourceFiles(root) {
+  return (await walkProject(root)).files.filter((file) => file.kind === 'source').map((file) => file.abs);
+}
+
+const kindOf = (file) => (file.endsWith('.tsx') ? ts.ScriptKind.TSX : file.endsWith('.jsx') ? ts.ScriptKind.JSX : /\.[cm]?js$/.test(file) ? ts.ScriptKind.JS : ts.ScriptKind.TS);
+
+/** The baseline: read every file and parse it, nothing else. */
 async function bareParse(files) {
-  let nodes = 0;
+  let statements = 0;
   for (const file of files) {
     const text = await readFile(file, 'utf8');
-    const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
-    nodes += sf.statements.length;
+    statements += ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, kindOf(file)).statements.length;
   }
-  return nodes;
+  return statements;
 }
 
 async function time(fn) {
@@ -56,36 +82,86 @@ async function time(fn) {
   return { ms: performance.now() - start, result };
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-const root = await mkdtemp(path.join(tmpdir(), 'inspect-bench-'));
-try {
-  const files = await generate(root);
-  // Warm both paths once so JIT and module loading are not billed to either side.
-  await bareParse(files.slice(0, 200));
-  await inspectProject(root);
-  const bare = [];
-  const inspect = [];
-  let findings = 0;
-  for (let round = 0; round < ROUNDS; round++) {
-    bare.push((await time(() => bareParse(files))).ms);
-    const run = await time(() => inspectProject(root));
-    inspect.push(run.ms);
-    findings = run.result.findings.length;
+/** A 2,000-file tree: the real one plus copies of its first files, for the memory bound. */
+async function twoThousandFiles(root, files) {
+  const big = await mkdtemp(path.join(os.tmpdir(), 'ib-bench-inspect-'));
+  await copyFile(path.join(root, 'package.json'), path.join(big, 'package.json'));
+  const wanted = Math.max(0, 2000 - files.length);
+  const all = [...files, ...files.slice(0, wanted).map((file) => ({ copy: true, file }))];
+  for (const entry of all) {
+    const file = typeof entry === 'string' ? entry : entry.file;
+    const rel = path.relative(root, file);
+    const target = path.join(big, typeof entry === 'string' ? rel : path.join('src/copy', rel));
+    await mkdir(path.dirname(target), { recursive: true });
+    await copyFile(file, target);
   }
-  const bareMs = median(bare);
-  const inspectMs = median(inspect);
-  const ratio = inspectMs / bareMs;
-  const peakRssMb = process.resourceUsage().maxRSS / 1024;
-  const ok = ratio <= 1.5 && peakRssMb <= 600;
-  console.log(`files            ${files.length}`);
-  console.log(`findings         ${findings}`);
-  console.log(`bare parse       ${bareMs.toFixed(0)} ms (median of ${ROUNDS})`);
-  console.log(`inspect          ${inspectMs.toFixed(0)} ms (median of ${ROUNDS})`);
-  console.log(`ratio            ${ratio.toFixed(2)}× (target ≤ 1.5×)`);
-  console.log(`peak RSS         ${peakRssMb.toFixed(0)} MB (target ≤ 600 MB)`);
-  console.log(ok ? 'PASS' : 'FAIL');
-  process.exitCode = ok ? 0 : 1;
-} finally {
-  await rm(root, { recursive: true, force: true });
+  return { dir: big, count: all.length };
 }
+
+/** Peak RSS of a fresh process that only inspects `dir`. */
+function inspectRssMb(dir) {
+  const script = `const { inspectProject } = await import(${JSON.stringify(new URL('../dist/inspect/index.js', import.meta.url).href)}); await inspectProject(${JSON.stringify(dir)}); process.stdout.write(String(process.resourceUsage().maxRSS));`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`inspect in a child process failed:\n${run.stderr}`);
+  return Number(run.stdout) / 1024;
+}
+
+const root = process.env.BENCH_TREE ? path.resolve(process.env.BENCH_TREE) : await realTree();
+const label = process.env.BENCH_TREE ? root : `${PACKAGE.name}@${PACKAGE.version}`;
+const files = await sourceFiles(root);
+
+// Warm both sides once so JIT and module loading are billed to neither.
+await bareParse(files);
+await inspectProject(root);
+await auditProject(root);
+const samples = { bare: [], inspect: [], audit: [] };
+let findings = 0;
+let codeFindings = 0;
+for (let round = 0; round < ROUNDS; round++) {
+  samples.bare.push((await time(() => bareParse(files))).ms);
+  const inspected = await time(() => inspectProject(root));
+  samples.inspect.push(inspected.ms);
+  findings = inspected.result.findings.length;
+  const audited = await time(() => auditProject(root));
+  samples.audit.push(audited.ms);
+  codeFindings = audited.result.findings.length;
+}
+const big = await twoThousandFiles(root, files);
+let rssMb;
+try {
+  rssMb = inspectRssMb(big.dir);
+} finally {
+  await rm(big.dir, { recursive: true, force: true });
+}
+
+const bareMs = median(samples.bare);
+const rows = [
+  { name: 'bare parse (read + ts.createSourceFile)', ms: bareMs },
+  { name: 'inspect', ms: median(samples.inspect), target: TARGETS.inspect },
+  { name: 'audit', ms: median(samples.audit), target: TARGETS.audit },
+].map((row) => ({ ...row, ratio: row.ms / bareMs, ok: row.target === undefined || row.ms / bareMs <= row.target }));
+const rssOk = rssMb <= TARGETS.rssMb;
+const facts = machineFacts(loadAtStart);
+
+appendResults({
+  title: 'Inspector (bench/inspect.mjs)',
+  facts,
+  note: `Tree: ${label}, ${files.length} source files; ${findings} inspection findings, ${codeFindings} audit findings. ${ROUNDS} rounds, interleaved, medians, in one process after a warm-up. Peak RSS: a fresh process inspecting ${big.count} files (the tree plus copies of its first files).`,
+  header: ['case', 'median ms', '× bare parse', 'target', ''],
+  rows: [
+    ...rows.map((r) => [r.name, String(Math.round(r.ms)), `${r.ratio.toFixed(2)}×`, r.target === undefined ? '' : `≤ ${r.target}×`, r.target === undefined ? '' : r.ok ? 'met' : 'missed']),
+    [`peak RSS, inspect of ${big.count} files`, `${Math.round(rssMb)} MB`, '', `≤ ${TARGETS.rssMb} MB`, rssOk ? 'met' : 'missed'],
+  ],
+});
+
+if (json) {
+  process.stdout.write(`${JSON.stringify({ tree: label, files: files.length, rounds: ROUNDS, machine: facts, findings, codeFindings, rows, rssMb: Math.round(rssMb), rssFiles: big.count }, null, 2)}\n`);
+} else {
+  console.log(`Inspector on ${label} (${files.length} source files), ${ROUNDS} rounds (${facts})`);
+  for (const r of rows) {
+    const verdict = r.target === undefined ? '' : `${r.ok ? 'met   ' : 'MISSED'} (target ≤ ${r.target}×)`;
+    console.log(`  ${r.name.padEnd(40)} ${String(Math.round(r.ms)).padStart(6)} ms  ${`${r.ratio.toFixed(2)}×`.padStart(7)}  ${verdict}`);
+  }
+  console.log(`  peak RSS, inspect of ${big.count} files ${String(Math.round(rssMb)).padStart(10)} MB           ${rssOk ? 'met   ' : 'MISSED'} (target ≤ ${TARGETS.rssMb} MB)`);
+}
+if (assert && (rows.some((r) => !r.ok) || !rssOk)) process.exitCode = 1;

@@ -5,7 +5,10 @@ import type { Config } from './config/schema.js';
 import { CancelledError, UserError } from './errors.js';
 import { formatFiles } from './emit/format.js';
 import { applyPlan } from './emit/applyPlan.js';
-import { readManifest } from './emit/manifest.js';
+import { resolveOutput } from './emit/documentPath.js';
+import { inputsKey } from './emit/inputsKey.js';
+import { normalizeText, readManifest } from './emit/manifest.js';
+import { upToDateByInputs } from './emit/upToDate.js';
 import { acquireProjectLock } from './emit/projectLock.js';
 import { readSnapshot, snapshotFile, snapshotOf, type ProjectSnapshot } from './emit/protectionSnapshot.js';
 import { planWrites, type PlannedWrite } from './emit/planWrites.js';
@@ -59,23 +62,7 @@ export function scaffoldUnavailable(model: DesignModel, dir: string, available: 
   return `No runnable scaffolding for ${s.language === 'javascript' ? 'JavaScript' : 'TypeScript'} + ${s.frameworkLabel} + ${s.databaseLabel} yet (available: ${available.join('; ')}); nothing was written to ${dir}. The document shows the code for your stack.`;
 }
 
-export function defaultOutput(format: 'html' | 'md'): string {
-  return format === 'md' ? 'docs/idempotency-design.md' : 'docs/idempotency-design.html';
-}
-
-/** The output path for the chosen format: an explicit path wins, a default follows the format. */
-export function resolveOutput(config: Config, format: 'html' | 'md', out?: string): string {
-  const chosen = out ?? config.output;
-  if (!chosen) return defaultOutput(format);
-  const ext = path.extname(chosen);
-  // The config schema checks its own "output"; --out is checked here the same way, before anything is rendered.
-  if (ext !== '.html' && ext !== '.md') {
-    throw new UserError(`--out must be a document path ending in .html or .md (found "${chosen}").`, `Pass e.g. --out docs/idempotency-design.${format}; --format decides the extension.`);
-  }
-  if (ext === '.html' && format === 'md') return chosen.slice(0, -ext.length) + '.md';
-  if (ext === '.md' && format === 'html') return chosen.slice(0, -ext.length) + '.html';
-  return chosen;
-}
+export { defaultOutput, resolveOutput } from './emit/documentPath.js';
 
 function parseDateOption(value: string, source: string): Date {
   const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : undefined;
@@ -137,6 +124,8 @@ interface Rendered {
   files: RenderedFile[];
   model: DesignModel;
   warnings: string[];
+  /** The protection snapshot file's text ('' when none), one of the generation's inputs. */
+  snapshot: string;
 }
 
 /**
@@ -177,10 +166,13 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
 
   return async (date: Date) => {
     const dated: DesignModel = { ...model, generatedOn: date.toISOString().slice(0, 10) };
-    const documentFiles = await formatFiles(await renderDocument(dated, { format, output, figures, excerpts, split: options.split ?? config.split }), options.cwd);
+    // Documents are emitted as rendered: prettier only padded Markdown tables (wider lines, no clearer text) at a
+    // cost larger than rendering them. Formatting is for code the user keeps.
+    const documentFiles = await renderDocument(dated, { format, output, figures, excerpts, split: options.split ?? config.split });
     // Verify exactly what would be written (formatted, in memory) so a broken document is never delivered.
     assertDocumentVerified(documentFiles);
-    return { files: [...documentFiles, ...scaffoldFiles, ...snapshotFile(snapshot)], model: dated, warnings };
+    const snapshotFiles = snapshotFile(snapshot);
+    return { files: [...documentFiles, ...scaffoldFiles, ...snapshotFiles], model: dated, warnings, snapshot: snapshotFiles[0]?.contents ?? '' };
   };
 }
 
@@ -194,7 +186,7 @@ const checkCancelled = (signal: AbortSignal | undefined) => {
  */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const root = path.resolve(options.cwd);
-  const { config } = await loadConfig(root, options.config);
+  const { config, text: configText } = await loadConfig(root, options.config);
   const format = options.format ?? config.format;
   // One spelling per file (`./docs/x.html` is `docs/x.html`), confined to the project, before anything is read.
   const output = normalizeRelative(resolveOutput(config, format, options.out));
@@ -203,15 +195,30 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   checkCancelled(options.signal);
   const release = writes ? await acquireProjectLock(root) : undefined;
   try {
-    return await generateLocked(root, config, format, output, options);
+    return await generateLocked(root, { config, configText, format, output }, options);
   } finally {
     await release?.();
   }
 }
 
-async function generateLocked(root: string, config: Config, format: 'html' | 'md', output: string, options: GenerateOptions): Promise<GenerateResult> {
+interface Target {
+  config: Config;
+  configText: string;
+  format: 'html' | 'md';
+  output: string;
+}
+
+/** What the inputs key covers besides the snapshot, the date and the file list (see emit/inputsKey.ts). */
+export function keyInputs(configText: string, format: 'html' | 'md', output: string, options: Pick<GenerateOptions, 'split' | 'diagrams'>) {
+  return { configText: normalizeText(configText), format, output, ...(options.split ? { split: options.split } : {}), ...(options.diagrams ? { diagrams: options.diagrams } : {}) };
+}
+
+async function generateLocked(root: string, target: Target, options: GenerateOptions): Promise<GenerateResult> {
+  const { config, format, output } = target;
   const clock = options.now ?? (() => new Date());
   let date = fixedDate(options);
+  const reused = await reuseUpToDate(root, target, options, date);
+  if (reused) return reused;
   const renderFor = await prepareRender(config, options, format, output, date ?? clock());
   checkCancelled(options.signal);
   let rendered: Rendered | undefined;
@@ -237,8 +244,29 @@ async function generateLocked(root: string, config: Config, format: 'html' | 'md
   plan ??= await planWrites(root, rendered.files, { force: options.force, accept: options.accept });
   checkCancelled(options.signal);
   const written = !options.check && !options.dryRun;
-  if (written) await applyPlan(root, plan, { date: rendered.model.generatedOn, signal: options.signal });
+  if (written) {
+    const generatedOn = rendered.model.generatedOn;
+    // Only a design made from the config and the recorded snapshot alone is recorded as reproducible from them.
+    const inputs = rendered.warnings.length === 0 ? await inputsKey(root, { ...keyInputs(target.configText, format, output, options), snapshot: rendered.snapshot, date: generatedOn, files: rendered.files.map((file) => file.path) }) : undefined;
+    await applyPlan(root, plan, { date: generatedOn, inputs, signal: options.signal });
+  }
   // A split document is delivered as its folder; report that path, not the single file it replaced.
   const document = rendered.files.some((file) => file.path === output) ? output : `${splitFolder(output)}/`;
   return { plan, model: rendered.model, document, written, warnings: rendered.warnings };
+}
+
+
+/**
+ * Nothing changed since the last full run (emit/upToDate.ts): the result is built from the manifest, and only the
+ * (cheap) model is computed, for callers that read it. An inspection or findings passed in are inputs the key does
+ * not cover, so those runs always render.
+ */
+async function reuseUpToDate(root: string, target: Target, options: GenerateOptions, fixed: Date | undefined): Promise<GenerateResult | undefined> {
+  if (options.dryRun || options.force || options.accept?.length || options.inspection || options.findings) return undefined;
+  const found = await upToDateByInputs(root, { ...keyInputs(target.configText, target.format, target.output, options), ...(fixed ? { date: fixed.toISOString().slice(0, 10) } : {}) });
+  if (!found) return undefined;
+  const snapshot = await readSnapshot(root);
+  const model = buildDesign(target.config, snapshot.inspection, { now: new Date(`${found.date}T00:00:00Z`), ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}) });
+  // A rerun that writes finds nothing to write, as the full run would; the manifest already holds this key.
+  return { plan: found.plan, model: { ...model, generatedOn: found.date }, document: found.document, written: !options.check, warnings: [] };
 }

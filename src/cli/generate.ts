@@ -35,9 +35,12 @@ export function generateCommand(context: CliContext = {}): Command {
     });
 }
 
-export async function runGenerate(flags: GenerateFlags, context: CliContext = {}): Promise<GenerateResult> {
+type Outcome = Pick<GenerateResult, 'plan' | 'document' | 'written' | 'warnings'> & { model?: GenerateResult['model'] };
+
+export async function runGenerate(flags: GenerateFlags, context: CliContext = {}): Promise<Outcome> {
   const log = createLogger({ quiet: flags.quiet || flags.json });
-  const [{ generate }, { staleFiles, describeStale }] = await Promise.all([import('../generate.js'), import('../emit/staleFiles.js')]);
+  const quick = flags.check && !flags.accept?.length ? await checkWithoutRendering(flags) : undefined;
+  const [{ generate }, { staleFiles, describeStale }] = await Promise.all([quick ? { generate: undefined } : import('../generate.js'), import('../emit/staleFiles.js')]);
   const options: GenerateOptions = {
     cwd: path.resolve(flags.cwd ?? '.'),
     config: flags.config,
@@ -53,7 +56,7 @@ export async function runGenerate(flags: GenerateFlags, context: CliContext = {}
     diagrams: flags.diagrams,
   };
   const interrupts = context.interrupts;
-  const result = interrupts ? await interrupts.cancellable((signal) => generate({ ...options, signal })) : await generate(options);
+  const result: Outcome = quick ?? (interrupts ? await interrupts.cancellable((signal) => generate!({ ...options, signal })) : await generate!(options));
   if (interrupts?.signal.aborted && result.written) {
     // The signal came while files were being renamed into place: that step always completes, so say so.
     throw new CancelledError('Cancelled after the write had started; it was completed, so every file and the manifest are consistent.');
@@ -81,6 +84,48 @@ export async function runGenerate(flags: GenerateFlags, context: CliContext = {}
   return result;
 }
 
+/**
+ * `--check` in CI with nothing changed: the manifest's inputs key answers it before the config schema, the model or
+ * any renderer is loaded (emit/upToDate.ts). The key covers the config's exact text, so a config that validated
+ * when the key was recorded is valid now. Anything unexpected (no config, bad JSON, a bad --out) falls through to
+ * the full run, which reports it properly.
+ */
+async function checkWithoutRendering(flags: GenerateFlags): Promise<Outcome | undefined> {
+  try {
+    const [{ readFile }, { CONFIG_FILE }, { resolveOutput }, { normalizeRelative }, { upToDateByInputs }] = await Promise.all([
+      import('node:fs/promises'),
+      import('../config/choices.js'),
+      import('../emit/documentPath.js'),
+      import('../emit/safePath.js'),
+      import('../emit/upToDate.js'),
+    ]);
+    const root = path.resolve(flags.cwd ?? '.');
+    const text = (await readFile(path.resolve(root, flags.config ?? CONFIG_FILE), 'utf8')).replace(/\r\n?/g, '\n');
+    const raw = JSON.parse(text.replace(/^\uFEFF/, '')) as { format?: unknown; output?: unknown };
+    const format = flags.format ?? (raw.format === 'md' ? 'md' : 'html');
+    const output = normalizeRelative(resolveOutput({ output: typeof raw.output === 'string' ? raw.output : undefined }, format, flags.out));
+    const date = flags.date === undefined ? sourceDate() : dayOf(flags.date);
+    if (date === null) return undefined;
+    const found = await upToDateByInputs(root, { configText: text, format, output, ...(flags.split ? { split: flags.split } : {}), ...(flags.diagrams ? { diagrams: flags.diagrams } : {}), ...(date ? { date } : {}) });
+    return found && { plan: found.plan, document: found.document, written: false, warnings: [] };
+  } catch {
+    return undefined;
+  }
+}
+
+/** SOURCE_DATE_EPOCH as YYYY-MM-DD, as generate reads it; undefined when unset, null when malformed (the full run reports it). */
+function sourceDate(): string | undefined | null {
+  const epoch = process.env['SOURCE_DATE_EPOCH'];
+  if (epoch === undefined || epoch === '') return undefined;
+  return /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000).toISOString().slice(0, 10) : null;
+}
+
+/** --date as generate reads it, or null when malformed. */
+function dayOf(value: string): string | null {
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : undefined;
+  return date && !Number.isNaN(date.getTime()) ? date.toISOString().slice(0, 10) : null;
+}
+
 async function diffsOf(plan: readonly PlannedWrite[]): Promise<Map<PlannedWrite, string>> {
   const { unifiedDiff } = await import('../emit/unifiedDiff.js');
   const diffs = new Map<PlannedWrite, string>();
@@ -101,7 +146,7 @@ const PLANNED: Record<WriteAction, string> = {
   orphan: 'would leave',
 };
 
-function report(result: GenerateResult, log: Logger, flags: GenerateFlags): void {
+function report(result: Outcome, log: Logger, flags: GenerateFlags): void {
   for (const warning of result.warnings) log.warn(warning);
   const verbs = result.written ? DONE : PLANNED;
   const width = result.written ? 9 : 12;
@@ -117,7 +162,7 @@ function report(result: GenerateResult, log: Logger, flags: GenerateFlags): void
   for (const item of result.plan) counts.set(item.action, (counts.get(item.action) ?? 0) + 1);
   const summary = [...counts].map(([action, count]) => `${count} ${verbs[action]}`).join(', ');
   if (!flags.check) log.info(log.dim(`${result.written ? '' : 'Plan: '}${summary}.`));
-  if (result.written) {
+  if (result.written && result.model) {
     const m = result.model;
     log.success(
       `Design for ${m.actions.length} action${m.actions.length === 1 ? '' : 's'} written to ${log.value(result.document)} (leases ${m.actions.map((a) => `${a.name} ${a.lockTimeoutMs / 1000}s`).join(', ')}; retention ${m.retention.label}; mismatch ${m.responses.mismatchStatus}).`,

@@ -1,8 +1,7 @@
-import { Command, CommanderError } from 'commander';
+import type { CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { CancelledError, FindingsError, UserError, isKnownError } from '../errors.js';
 import { createLogger } from '../logger.js';
-import { registerCommands } from './commands.js';
 import { EXIT, EXIT_CODES_HELP } from './exitCodes.js';
 import { exitCodeFor, installInterrupts, type Interrupts } from './interrupt.js';
 
@@ -14,6 +13,14 @@ function packageVersion(): string {
 
 /** The only place that decides exit codes: 0 ok, 1 findings, 2 usage/config/environment, 70 bug, 130 cancelled. */
 export async function main(argv: readonly string[]): Promise<void> {
+  const args = argv.slice(2);
+  if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+    // The most common probe of an installed CLI loads nothing at all, not even the argument parser.
+    process.stdout.write(`${packageVersion()}\n`);
+    process.exitCode ??= EXIT.ok;
+    return;
+  }
+  const [{ Command, CommanderError: CommanderErrorClass }, { registerCommands }] = await Promise.all([import('commander'), import('./commands.js')]);
   const interrupts = installInterrupts();
   const program = new Command('idempotency-builder')
     .description('Make critical actions safe to retry: inspect a codebase, design idempotency, generate the document and code.')
@@ -28,15 +35,15 @@ export async function main(argv: readonly string[]): Promise<void> {
     await program.parseAsync([...argv]);
     process.exitCode ??= EXIT.ok;
   } catch (error) {
-    process.exitCode = handleError(error, argv.includes('--verbose'), interrupts);
+    process.exitCode = handleError(error, argv.includes('--verbose'), interrupts, CommanderErrorClass);
   } finally {
     interrupts.dispose();
   }
 }
 
-function handleError(error: unknown, verbose: boolean, interrupts: Interrupts): number {
+function handleError(error: unknown, verbose: boolean, interrupts: Interrupts, CommanderErrorClass: typeof CommanderError): number {
   const log = createLogger();
-  if (error instanceof CommanderError) {
+  if (error instanceof CommanderErrorClass) {
     // Asked-for help and the version are "errors" to commander but success to the user; help shown because no
     // command was given, an unknown option or a value outside the allowed choices is a usage error.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok;

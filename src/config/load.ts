@@ -2,11 +2,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { UserError } from '../errors.js';
+import { CONFIG_FILE } from './choices.js';
 import { findTooDeep } from './findTooDeep.js';
 import { LIMITS } from './limits.js';
 import { configSchema, type Config } from './schema.js';
 
-export const CONFIG_FILE = 'idempotency.config.json';
+export { CONFIG_FILE };
 
 /** Where `$schema` points inside a project that installed the package. */
 export const SCHEMA_REF = './node_modules/idempotency-builder/schema/idempotency.config.schema.json';
@@ -15,6 +16,8 @@ export interface LoadedConfig {
   config: Config;
   /** Absolute path of the file it came from. */
   file: string;
+  /** The file's text, exactly as validated. */
+  text: string;
 }
 
 export async function loadConfig(cwd: string, configPath?: string): Promise<LoadedConfig> {
@@ -32,7 +35,7 @@ export async function loadConfig(cwd: string, configPath?: string): Promise<Load
     }
     throw new UserError(`Cannot read ${file}: ${(error as Error).message}.`);
   }
-  return { config: parseConfig(text, path.relative(cwd, file) || file), file };
+  return { config: parseConfig(text, path.relative(cwd, file) || file), file, text };
 }
 
 /** Parses and validates config text; every problem is reported with its JSON path. */

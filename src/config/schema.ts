@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TRIGGERS, PROVIDERS, LANGUAGES, FRAMEWORKS, DATABASES, BROKERS, TEST_FRAMEWORKS, RETRY_SOURCES, CONCURRENCY, SCOPES, KEY_SOURCES, FORMATS, SPLITS } from './choices.js';
 import { DURATION_HELP, parseDuration } from './duration.js';
 import { DURATION_LIMITS, LIMITS } from './limits.js';
 import { fieldText, nameText, projectPath, safeText } from './text.js';
@@ -8,27 +9,7 @@ import { fieldText, nameText, projectPath, safeText } from './text.js';
  * TypeScript types are inferred from it, and scripts/write-schema.mjs turns it into the shipped JSON Schema.
  */
 
-export const TRIGGERS = ['http', 'webhook', 'consumer', 'cron'] as const;
-export const PROVIDERS = ['stripe', 'adyen', 'paypal', 'bank-transfer'] as const;
-export const LANGUAGES = ['typescript', 'javascript', 'unknown'] as const;
-export const FRAMEWORKS = ['express', 'fastify', 'nestjs', 'koa', 'hono', 'nextjs', 'none', 'unknown'] as const;
-export const DATABASES = ['postgres', 'mysql', 'mariadb', 'sqlite', 'mongodb', 'dynamodb', 'redis', 'unknown'] as const;
-export const BROKERS = ['none', 'bullmq', 'kafka', 'rabbitmq', 'sqs', 'nats', 'unknown'] as const;
-export const TEST_FRAMEWORKS = ['vitest', 'jest', 'node-test', 'mocha', 'unknown'] as const;
-export const RETRY_SOURCES = [
-  'client-retry',
-  'double-click',
-  'load-balancer-replay',
-  'queue-redelivery',
-  'webhook-resend',
-  'cron-overlap',
-  'network-partition',
-] as const;
-export const CONCURRENCY = ['single-server', 'multi-instance', 'global'] as const;
-export const SCOPES = ['user', 'account', 'tenant', 'global'] as const;
-export const KEY_SOURCES = ['client', 'server', 'derived'] as const;
-export const FORMATS = ['html', 'md'] as const;
-export const SPLITS = ['auto', 'always', 'never'] as const;
+export { TRIGGERS, PROVIDERS, LANGUAGES, FRAMEWORKS, DATABASES, BROKERS, TEST_FRAMEWORKS, RETRY_SOURCES, CONCURRENCY, SCOPES, KEY_SOURCES, FORMATS, SPLITS };
 
 const duration = (example: string, bounds: { min: number; max: number; text: string }) =>
   z

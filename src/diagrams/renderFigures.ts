@@ -11,11 +11,15 @@ export interface RenderFiguresOptions {
   cwd?: string;
 }
 
+/** Layouts made in this process, by render key: a second generate (init, tests, the API) lays nothing out again. */
+const renderedInProcess = new Map<string, string>();
+
 /** Returns the figures with `svg` filled in; the input is not modified. */
 export async function renderFigures(figures: Figure[], options: RenderFiguresOptions = {}): Promise<Figure[]> {
   if (figures.length === 0) return [];
   const rendererName = options.renderer ?? DEFAULT_RENDERER;
   const previous = readRenderedSvgs(options.previousHtml ?? []);
+  for (const [key, svg] of renderedInProcess) if (!previous.has(key)) previous.set(key, svg);
   const keyed = figures.map((figure) => ({ figure, key: renderKey(figure, rendererName) }));
   if (keyed.every(({ key }) => previous.has(key))) {
     return keyed.map(({ figure, key }) => ({ ...figure, svg: previous.get(key)!, renderKey: key }));
@@ -26,6 +30,8 @@ export async function renderFigures(figures: Figure[], options: RenderFiguresOpt
     // One at a time: the mermaid-cli session shares one browser, and order keeps output stable.
     for (const { figure, key } of keyed) {
       const svg = previous.get(key) ?? (await session.render(figure.mermaid, { id: figure.id, title: figure.title, desc: figure.caption }));
+      if (renderedInProcess.size >= 100) renderedInProcess.clear();
+      renderedInProcess.set(key, svg);
       rendered.push({ ...figure, svg, renderKey: key });
     }
     return rendered;

@@ -14,6 +14,8 @@ export { writeAtomic, writeInside } from './writeAtomic.js';
 export interface ApplyOptions {
   /** Footer date of this generation (YYYY-MM-DD), recorded in the manifest. */
   date?: string;
+  /** The generation's inputs key (inputsKey.ts), recorded when the whole plan is applied. */
+  inputs?: string;
   /** Ctrl-C / SIGTERM: honoured until the first rename; after that the run completes so the project stays whole. */
   signal?: AbortSignal;
 }

@@ -7,6 +7,11 @@ import { readInside } from './safePath.js';
 /** How generated code is formatted when the user's project has no prettier config. */
 export const HOUSE_STYLE = { singleQuote: true, printWidth: 110 } as const;
 
+/** prettier's options for a generated file: the user's config when the project has one, else the house style. */
+export function formatOptions(filepath: string, userConfig: object | null = null) {
+  return { ...(userConfig ?? HOUSE_STYLE), filepath, proseWrap: 'preserve', embeddedLanguageFormatting: 'off', endOfLine: 'lf' } as const;
+}
+
 export interface FormattedFile extends RenderedFile {
   /** Hash of the unformatted text, prettier's version and the options: what the manifest remembers (see below). */
   source?: string;
@@ -23,9 +28,17 @@ async function previouslyFormatted(root: string, entry: ManifestEntry | undefine
   return onDisk !== undefined && sha256Of(onDisk) === entry.sha256 ? normalizeText(onDisk) : undefined;
 }
 
+/** prettier's output by `source` (input, version and options), for a process that formats the same file twice (init, tests). */
+const formattedInProcess = new Map<string, string>();
+
+/** Forgets what this process formatted, as a fresh CLI run would (tests). */
+export function clearFormatCache(): void {
+  formattedInProcess.clear();
+}
+
 /**
- * Formats what prettier understands best: Markdown documents and generated TypeScript/JavaScript/YAML/JSON.
- * HTML is emitted already formatted (prettier would reflow <pre> and inline SVG).
+ * Formats generated code the user keeps: TypeScript/JavaScript/YAML/JSON and the scaffold's README. The design
+ * documents (HTML and Markdown) are emitted as rendered and never come here.
  */
 export async function formatFiles(files: readonly RenderedFile[], cwd: string): Promise<FormattedFile[]> {
   const wanted = files.filter((f) => /\.(md|ts|js|mjs|cjs|tsx|json|ya?ml)$/.test(f.path));
@@ -46,15 +59,23 @@ export async function formatFiles(files: readonly RenderedFile[], cwd: string): 
       out.push(file);
       continue;
     }
-    const options = { ...(userConfig ?? HOUSE_STYLE), filepath: file.path, proseWrap: 'preserve', embeddedLanguageFormatting: 'off', endOfLine: 'lf' } as const;
+    const options = formatOptions(file.path, userConfig);
     const source = createHash('sha256').update(JSON.stringify([prettier.version, options])).update('\0').update(normalizeText(file.contents)).digest('hex');
     const reused = await previouslyFormatted(root, tracked.get(file.path), source);
     if (reused !== undefined) {
       out.push({ ...file, contents: reused, source });
       continue;
     }
+    const known = formattedInProcess.get(source);
+    if (known !== undefined) {
+      out.push({ ...file, contents: known, source });
+      continue;
+    }
     try {
-      out.push({ ...file, contents: await prettier.format(file.contents, options), source });
+      const contents = await prettier.format(file.contents, options);
+      if (formattedInProcess.size >= 200) formattedInProcess.clear();
+      formattedInProcess.set(source, contents);
+      out.push({ ...file, contents, source });
     } catch {
       // Unparseable output is a bug elsewhere; keep it unformatted rather than lose it.
       out.push(file);

@@ -23,6 +23,11 @@ export interface ManifestEntry {
 export interface Manifest {
   /** Footer date of the last generation (YYYY-MM-DD), kept while the document is otherwise unchanged. */
   date?: string;
+  /**
+   * Digest of every input of the last generation (inputsKey.ts), recorded only when every file was written or
+   * found unchanged: while it and each file still match, `generate --check` answers without rendering.
+   */
+  inputs?: string;
   files: ManifestEntry[];
 }
 
@@ -69,8 +74,13 @@ export function parseManifest(text: string): Manifest {
   });
   const seen = new Set<string>();
   const unique = entries.filter((entry) => !seen.has(entry.path) && seen.add(entry.path));
-  const date = (raw as { date?: unknown }).date;
-  return { ...(typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date) ? { date } : {}), files: unique };
+  const { date, inputs } = raw as { date?: unknown; inputs?: unknown };
+  return {
+    ...(typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date) ? { date } : {}),
+    // Anything else is ignored (never an error): the key only ever saves work.
+    ...(typeof inputs === 'string' && /^[0-9a-f]{64}$/.test(inputs) ? { inputs } : {}),
+    files: unique,
+  };
 }
 
 /** Sorted, two-space JSON with a final newline: byte-identical for the same inputs on any machine. */
@@ -78,6 +88,6 @@ export function serializeManifest(manifest: Manifest): string {
   const files = [...manifest.files]
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     .map((entry) => ({ path: entry.path, class: entry.class, sha256: entry.sha256, ...(entry.source ? { source: entry.source } : {}) }));
-  const body = { $comment: 'Written by idempotency-builder: what it generated and the hash it wrote. Commit this file.', ...(manifest.date ? { date: manifest.date } : {}), files };
+  const body = { $comment: 'Written by idempotency-builder: what it generated and the hash it wrote. Commit this file.', ...(manifest.date ? { date: manifest.date } : {}), ...(manifest.inputs ? { inputs: manifest.inputs } : {}), files };
   return `${JSON.stringify(body, null, 2)}\n`;
 }

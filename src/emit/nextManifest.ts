@@ -6,7 +6,7 @@ import type { PlannedWrite } from './planWrites.js';
  * wrote or found identical is recorded with its hash; a skipped file keeps the hash the tool last wrote, so it
  * becomes the tool's again if the user reverts the edit; removed and orphaned files drop out.
  */
-export function nextManifest(plan: readonly PlannedWrite[], options: { date?: string; applied?: ReadonlySet<PlannedWrite> } = {}): Manifest {
+export function nextManifest(plan: readonly PlannedWrite[], options: { date?: string; inputs?: string; applied?: ReadonlySet<PlannedWrite> } = {}): Manifest {
   const files: ManifestEntry[] = [];
   for (const item of plan) {
     const done = options.applied === undefined || options.applied.has(item);
@@ -19,5 +19,7 @@ export function nextManifest(plan: readonly PlannedWrite[], options: { date?: st
       files.push(item.tracked);
     }
   }
-  return { ...(options.date ? { date: options.date } : {}), files };
+  // The inputs key vouches for every file; a half-applied plan (applied given) cannot.
+  const inputs = options.applied === undefined ? options.inputs : undefined;
+  return { ...(options.date ? { date: options.date } : {}), ...(inputs ? { inputs } : {}), files };
 }

@@ -62,9 +62,13 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
   const records: ProjectRecords = { files: new Map(), packagesByName: new Map(workspaces.map((w) => [w.name, w.dir])) };
   const sources = files.filter((f) => f.kind === 'source');
   let done = 0;
-  for (const batch of chunks(sources, 64)) {
-    // Reads overlap; parsing is synchronous CPU work anyway.
-    const contents = await Promise.all(batch.map((f) => readFile(f.abs, 'utf8').catch(() => undefined)));
+  const batches = chunks(sources, 64);
+  const readBatch = (batch: readonly ProjectFile[]) => Promise.all(batch.map((f) => readFile(f.abs, 'utf8').catch(() => undefined)));
+  let next = batches.length > 0 ? readBatch(batches[0]!) : undefined;
+  for (const [index, batch] of batches.entries()) {
+    // At most two batches in memory: the next one is read (on libuv's threads) while this one is parsed.
+    const contents = await next!;
+    next = index + 1 < batches.length ? readBatch(batches[index + 1]!) : undefined;
     batch.forEach((file, i) => {
       const text = contents[i];
       if (text !== undefined && isBundled(text)) warnings.push(`${file.rel}: skipped, minified or bundled output (very long lines).`);

@@ -24,6 +24,14 @@ const packages = (urls: string[]) => new Set(urls.flatMap((url) => /node_modules
 const ownModules = (urls: string[]) => urls.flatMap((url) => /\/dist\/(.+)\.js$/.exec(url)?.[1] ?? []);
 
 describe('cold start', { timeout: CLI_TEST_TIMEOUT }, () => {
+  it('--version loads no package, --help and every command\'s --help no package but commander (not even zod)', async () => {
+    expect([...packages(await importsOf('version', ['--version']))]).toEqual([]);
+    for (const command of ['', 'init', 'generate', 'inspect', 'verify', 'audit']) {
+      const args = command ? [command, '--help'] : ['--help'];
+      expect([...packages(await importsOf(`only-commander-${command}`, args))], args.join(' ')).toEqual(['commander']);
+    }
+  });
+
   it('--help and generate --help load no heavy library and none of the rendering code', async () => {
     for (const args of [['--help'], ['generate', '--help']]) {
       const urls = await importsOf(args.join('-'), args);

@@ -18,7 +18,7 @@ vi.mock('prettier', async (original) => {
 });
 
 const { clearConfigCache } = await import('prettier');
-const { formatFiles } = await import('../../src/emit/format.js');
+const { clearFormatCache, formatFiles } = await import('../../src/emit/format.js');
 const { planWrites } = await import('../../src/emit/planWrites.js');
 const { applyPlan } = await import('../../src/emit/applyPlan.js');
 
@@ -26,6 +26,7 @@ let root: string;
 beforeEach(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), 'ib-format-'));
   calls.format = 0;
+  clearFormatCache();
 });
 afterEach(() => rm(root, { recursive: true, force: true }));
 
@@ -57,8 +58,10 @@ describe('formatFiles', () => {
     expect(calls.format).toBe(0);
     expect(again!.contents).toBe(first!.contents);
 
-    // The user edited the file: its text is no longer known to be prettier's output.
+    // The user edited the file: its text is no longer known to be prettier's output (to a fresh process, as a CLI
+    // run is; this one remembers what it formatted).
     await writeFile(path.join(root, STORE), 'export const mine = 1;\n');
+    clearFormatCache();
     expect((await formatFiles(rendered(), root))[0]!.contents).toBe(first!.contents);
     expect(calls.format).toBe(1);
 
@@ -70,9 +73,17 @@ describe('formatFiles', () => {
     expect(calls.format).toBe(1);
     await writeFile(path.join(root, '.prettierrc.json'), JSON.stringify({ printWidth: 200, semi: false }));
     await clearConfigCache(); // A CLI run is a fresh process; this test process has cached "no config here".
+    clearFormatCache();
     const [wide] = await formatFiles(rendered(), root);
     expect(calls.format).toBe(2);
     expect(wide!.contents).not.toContain(';\n');
+  });
+
+  it('formats the same source once per process, whatever the disk holds', async () => {
+    const [first] = await formatFiles(rendered(), root);
+    const [again] = await formatFiles(rendered(), root);
+    expect(calls.format).toBe(1);
+    expect(again!.contents).toBe(first!.contents);
   });
 
   it('records the source in the manifest', async () => {

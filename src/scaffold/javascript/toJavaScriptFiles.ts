@@ -1,5 +1,6 @@
 import type { ScaffoldFile } from '../types.js';
 import { requireRelativeImports } from './toCommonJs.js';
+import { precompiledJavaScript } from './precompiled.js';
 import { loadTypeScript, transpileToJavaScript, type ModuleType } from './transpile.js';
 
 /** `core.ts` → `core.js`; other files (SQL, YAML, Markdown) keep their names. */
@@ -10,14 +11,18 @@ const TESTS_NOTE = `// An ES module even in this CommonJS project: vitest cannot
 `;
 
 /**
- * The TypeScript scaffolding as JavaScript: one source of truth, the types stripped. The files go through prettier
- * in generate (the emitter's layout is not the house style), so none is marked formatted.
+ * The TypeScript scaffolding as JavaScript: one source of truth, the types stripped. Transpiled files go through
+ * prettier in generate (the emitter's layout is not the house style); templates the build precompiled are marked
+ * formatted.
  */
 export function toJavaScriptFiles(files: readonly ScaffoldFile[], moduleType: ModuleType): ScaffoldFile[] {
   return files.map((file) => {
     if (file.role === 'readme') return { ...file, contents: readmeToJavaScript(file.contents, moduleType) };
     if (!file.path.endsWith('.ts')) return file;
     const tests = file.role === 'tests';
+    // A verbatim template the build already turned into house-style JavaScript needs neither compiler nor prettier.
+    const prebuilt = tests ? undefined : precompiledJavaScript(file.contents, moduleType);
+    if (prebuilt !== undefined) return { path: javaScriptPath(file.path), contents: prebuilt, class: file.class, role: file.role, formatted: true };
     // vitest refuses to be require()d, so the suite stays an ES module even in a CommonJS project.
     let contents = transpileToJavaScript(file.contents, tests ? 'module' : moduleType, file.path);
     if (tests && moduleType === 'commonjs') contents = TESTS_NOTE + requireRelativeImports(loadTypeScript(), contents, file.path);

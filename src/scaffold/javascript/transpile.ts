@@ -26,6 +26,20 @@ export function loadTypeScript(): Ts {
  * README example, not a file) gets no 'use strict'.
  */
 export function transpileToJavaScript(source: string, moduleType: ModuleType, fileName = 'module.ts', options: { snippet?: boolean } = {}): string {
+  // generate asks for each file twice (the scaffold, then the document's excerpts of it): transpile it once.
+  const key = `${moduleType}\0${fileName}\0${options.snippet ? 1 : 0}\0${source}`;
+  let code = transpiled.get(key);
+  if (code === undefined) {
+    code = transpile(source, moduleType, fileName, options);
+    if (transpiled.size >= 500) transpiled.clear();
+    transpiled.set(key, code);
+  }
+  return code;
+}
+
+const transpiled = new Map<string, string>();
+
+function transpile(source: string, moduleType: ModuleType, fileName: string, options: { snippet?: boolean }): string {
   const ts = loadTypeScript();
   const marked = source.replace(/^[ \t]*$/gm, (_line, offset: number) => (offset === source.length ? '' : BLANK));
   const { outputText, diagnostics } = ts.transpileModule(marked, {

@@ -1,0 +1,143 @@
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { CONFIG_FILE, validateConfig } from '../config/load.js';
+import { writeInside } from '../emit/writeAtomic.js';
+import { resolveInside } from '../emit/safePath.js';
+import { UserError } from '../errors.js';
+import type { PlannedWrite } from '../emit/planWrites.js';
+import type { GenerateResult } from '../generate.js';
+import type { Inspection } from '../inspect/types.js';
+import { createLogger, type Logger } from '../logger.js';
+import { buildConfig } from '../questions/buildConfig.js';
+import { looksLikeCode } from '../questions/looksLikeCode.js';
+import { findMissingBeforeInspection, resolveAnswers, type Resolution } from '../questions/resolveAnswers.js';
+import { summarizeInspection } from '../questions/summarizeInspection.js';
+import type { QuestionFlags } from '../questions/types.js';
+import type { InitDeps, InitFlags, InitResult } from './init.js';
+
+/** The wizard: decide interactivity once, inspect, resolve every question, write the config, generate, summarise. */
+export async function runInitWizard(flags: InitFlags, deps: InitDeps = {}): Promise<InitResult> {
+  const log = deps.log ?? createLogger();
+  const root = path.resolve(flags.cwd ?? '.');
+  if (!(await stat(root).catch(() => undefined))?.isDirectory()) throw new UserError(`--cwd ${flags.cwd ?? '.'} is not a folder.`);
+  const configFile = flags.config ?? CONFIG_FILE;
+  const configPath = path.resolve(root, configFile);
+  const existing = await readExistingConfig(configPath, configFile);
+  warnAboutInvalidParts(existing, configFile, log);
+  const { interactive, reason } = decideInteractive(flags, deps);
+  const questionFlags: QuestionFlags = { ...flags, scaffold: flags.scaffold };
+  const mayInspect = await looksLikeCode(root);
+
+  // Fail before the slow part: a CI run without the answers only a person can give should not wait for ts-morph.
+  if (!interactive || flags.yes) {
+    await findMissingBeforeInspection({ flags: questionFlags, config: existing, cwd: root, interactive, yes: Boolean(flags.yes), reason, inspection: emptyInspection(root), mayInspect });
+  }
+
+  const inspection = mayInspect ? await inspect(root, log) : emptyInspection(root);
+  const prompter = interactive && !flags.yes ? (deps.prompter ?? (await import('../questions/inquirerPrompter.js')).createInquirerPrompter()) : undefined;
+  const say = (text: string) => (prompter ? prompter.note(text) : log.info(text));
+  if (Object.keys(existing).length > 0) {
+    say(`Starting from ${configFile}: its answers are the defaults.`);
+  }
+  for (const line of summarizeInspection(inspection)) say(line);
+
+  const resolution = await resolveAnswers({ flags: questionFlags, config: existing, inspection, cwd: root, interactive, yes: Boolean(flags.yes), prompter, reason });
+  const config = buildConfig(existing, resolution, interactive && !flags.yes);
+  validateConfig(config, configFile);
+  resolveInside(root, resolution.answers.output);
+  if (resolution.answers.scaffold !== false) resolveInside(root, resolution.answers.scaffold.dir);
+
+  await writeInside(root, configFile, `${JSON.stringify(config, null, 2)}\n`);
+  log.success(`Wrote ${log.value(path.relative(root, configPath) || configFile)}`);
+  const { generate } = await import('../generate.js');
+  const options = { cwd: root, config: configFile, inspection, date: flags.date };
+  const generated = deps.interrupts ? await deps.interrupts.cancellable((signal) => generate({ ...options, signal })) : await generate(options);
+  printSummary(generated, resolution, log);
+  return { configPath, resolution, generated };
+}
+
+function decideInteractive(flags: InitFlags, deps: InitDeps): { interactive: boolean; reason: string } {
+  const ci = process.env['CI'];
+  const ciSet = ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
+  if (deps.interactive !== undefined) return { interactive: deps.interactive, reason: 'prompts disabled' };
+  if (flags.interactive) return { interactive: true, reason: '' };
+  if (ciSet) return { interactive: false, reason: 'CI is set' };
+  const tty = Boolean(process.stdin.isTTY) && Boolean(process.stdout.isTTY);
+  return { interactive: tty, reason: 'stdin or stdout is not a terminal' };
+}
+
+async function readExistingConfig(file: string, label: string): Promise<Record<string, unknown>> {
+  if (!existsSync(file)) return {};
+  const text = await readFile(file, 'utf8');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new UserError(`${label} is not valid JSON: ${(error as Error).message}.`, 'Fix the syntax or delete the file to start over.');
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UserError(`${label} must contain a JSON object.`, 'Delete it to start over.');
+  return raw as Record<string, unknown>;
+}
+
+/** Each question keeps only the valid part of the config it owns, so a broken config is repaired rather than fatal. */
+function warnAboutInvalidParts(existing: Record<string, unknown>, label: string, log: Logger): void {
+  if (Object.keys(existing).length === 0) return;
+  try {
+    validateConfig(existing, label);
+  } catch (error) {
+    log.warn(`${(error as Error).message}\n  init asks for those again (or, without a terminal, needs their flags).`);
+  }
+}
+
+async function inspect(root: string, log: Logger): Promise<Inspection> {
+  const { inspectProject } = await import('../inspect/index.js');
+  try {
+    return await inspectProject(root);
+  } catch (error) {
+    // The questions still work without it; a broken inspection must not block writing a design.
+    log.warn(`Inspection failed (${(error as Error).message}); continuing without it.`);
+    return emptyInspection(root);
+  }
+}
+
+function emptyInspection(root: string): Inspection {
+  return {
+    root,
+    stack: { language: 'unknown', frameworks: [], databases: [], orms: [], brokers: [], testFramework: 'unknown', packageManager: 'unknown', payments: [] },
+    findings: [],
+    warnings: [],
+  };
+}
+
+const VERBS: Record<PlannedWrite['action'], string> = {
+  create: 'created',
+  update: 'updated',
+  unchanged: 'unchanged',
+  'user-modified': 'skipped (edited by you; generate --force overwrites)',
+  remove: 'removed',
+  orphan: 'left in place (no longer generated, edited by you)',
+};
+
+/** The spec's chat summary: the decisions a reviewer checks first, then every path written. */
+function printSummary(result: GenerateResult, resolution: Resolution, log: Logger): void {
+  const m = result.model;
+  const seconds = (ms: number) => `${Math.round(ms / 100) / 10}s`;
+  log.info('');
+  log.info('Key decisions');
+  log.info(`  Leases (lock timeouts): ${m.actions.map((a) => `${a.name} ${log.value(seconds(a.lockTimeoutMs))}`).join(', ')}`);
+  log.info(`  Key retention: ${log.value(m.retention.label)}${m.retention.raised ? ` (raised from ${resolution.answers.retention})` : ''}`);
+  log.info(`  Same key, different request: ${log.value(m.responses.mismatchStatus)}; still in flight: 409 + Retry-After`);
+  log.info(`  Providers: ${m.providers.length > 0 ? m.providers.map((p) => `${p.label} (${p.windowMs ? `provider keeps keys ${p.windowLabel}` : p.windowLabel})`).join('; ') : 'none'}`);
+  log.info(`  Stack: ${m.stack.agnostic ? 'technology-agnostic, PostgreSQL reference' : `${m.stack.frameworkLabel} on ${m.stack.databaseLabel}`}; concurrency ${m.concurrency.label.toLowerCase()}`);
+  if (m.existingProtection.length > 0) log.info(`  Existing protection credited: ${m.existingProtection.length} place(s)`);
+  if (m.assumptions.length > 0) log.info(`  Assumptions: ${m.assumptions.length}, listed in the document`);
+  log.info('');
+  log.info('Files');
+  for (const item of result.plan) {
+    const line = `  ${VERBS[item.action]} ${log.value(item.path)}`;
+    if (item.action === 'user-modified') log.warn(line.trim());
+    else log.info(item.action === 'unchanged' ? log.dim(line) : line);
+  }
+  log.success(`Design document: ${log.value(result.document)}. Edit idempotency.config.json and run \`idempotency-builder generate\` to update it.`);
+}

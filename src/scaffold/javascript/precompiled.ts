@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { formatOptions } from '../../emit/format.js';
+import { transpileToJavaScript, type ModuleType } from './transpile.js';
+
+/**
+ * The verbatim runtime templates as JavaScript, made once by `npm run build` (scripts/precompile-templates.mjs) and
+ * shipped as dist/scaffold/javascript/precompiled.json: types stripped, in each module format, already in the house
+ * style. A JavaScript generate then transpiles and formats only the files it renders from the design. Entries are
+ * keyed by the TypeScript text, so a template that changed since the build simply misses and is transpiled as before.
+ */
+export type PrecompiledTable = ReadonlyMap<string, string>;
+
+export const precompiledKey = (source: string, moduleType: ModuleType): string => createHash('sha256').update(`${moduleType}\0${source}`).digest('hex');
+
+let table: PrecompiledTable | null | undefined;
+
+/** Tests: use this table instead of the shipped one (undefined: back to the shipped one). */
+export function usePrecompiledTable(replacement: PrecompiledTable | undefined): void {
+  table = replacement;
+}
+
+/** The house-style JavaScript for a template's text, when the build made it. */
+export function precompiledJavaScript(source: string, moduleType: ModuleType): string | undefined {
+  if (table === undefined) {
+    try {
+      const raw = JSON.parse(readFileSync(new URL('./precompiled.json', import.meta.url), 'utf8')) as { files?: Record<string, string> };
+      table = new Map(Object.entries(raw.files ?? {}));
+    } catch {
+      // Running from src (tests) or an unbuilt checkout: every file is transpiled on use.
+      table = null;
+    }
+  }
+  return table?.get(precompiledKey(source, moduleType));
+}
+
+const MODULE_TYPES: readonly ModuleType[] = ['module', 'commonjs'];
+
+/** Every `.ts` template under `templatesDir`, in each module format, transpiled and formatted as generate would. */
+export async function buildPrecompiledTable(templatesDir: string): Promise<Map<string, string>> {
+  const prettier = await import('prettier');
+  const entries = await readdir(templatesDir, { recursive: true, withFileTypes: true });
+  const files = entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => path.join(entry.parentPath, entry.name));
+  const out = new Map<string, string>();
+  for (const file of files.sort()) {
+    const source = (await readFile(file, 'utf8')).replace(/\r\n/g, '\n');
+    for (const moduleType of MODULE_TYPES) {
+      const js = transpileToJavaScript(source, moduleType, path.basename(file));
+      out.set(precompiledKey(source, moduleType), await prettier.format(js, formatOptions(path.basename(file).replace(/\.ts$/, '.js'))));
+    }
+  }
+  return out;
+}

@@ -16,6 +16,8 @@ export interface HttpFramework {
     readonly mount: string;
     /** The request parameter's usual name in this framework's handlers. */
     readonly requestName: string;
+    /** The README's principal resolver, when `(req) => req.user?.id` is not how this framework reaches the user. */
+    readonly principal?: string;
     code(view: ScaffoldView, principalLine: string): string;
     /** Where a multi-step handler finds the claim for `saga.run`. */
     readonly claimHint: string;

@@ -1,11 +1,17 @@
 import { expressPostgresTarget } from './targets/expressPostgres.js';
 import { fastifyPostgresTarget } from './targets/fastifyPostgres.js';
+import { koaPostgresTarget } from './targets/koaPostgres.js';
 import { nestjsPostgresTarget } from './targets/nestjsPostgres.js';
 import type { ScaffoldTarget } from './types.js';
 import type { StackDesign } from '../model/types.js';
 
 /** Checked in order; the first target that supports the stack generates it. */
-export const SCAFFOLD_TARGETS: readonly ScaffoldTarget[] = [expressPostgresTarget, fastifyPostgresTarget, nestjsPostgresTarget];
+export const SCAFFOLD_TARGETS: readonly ScaffoldTarget[] = [
+  expressPostgresTarget,
+  fastifyPostgresTarget,
+  nestjsPostgresTarget,
+  koaPostgresTarget,
+];
 
 export function findTarget(stack: StackDesign): ScaffoldTarget | undefined {
   return SCAFFOLD_TARGETS.find((target) => target.supports(stack));

@@ -1,5 +1,6 @@
 import { expressPostgresTarget } from './targets/expressPostgres.js';
 import { fastifyPostgresTarget } from './targets/fastifyPostgres.js';
+import { honoPostgresTarget } from './targets/honoPostgres.js';
 import { koaPostgresTarget } from './targets/koaPostgres.js';
 import { nestjsPostgresTarget } from './targets/nestjsPostgres.js';
 import type { ScaffoldTarget } from './types.js';
@@ -11,6 +12,7 @@ export const SCAFFOLD_TARGETS: readonly ScaffoldTarget[] = [
   fastifyPostgresTarget,
   nestjsPostgresTarget,
   koaPostgresTarget,
+  honoPostgresTarget,
 ];
 
 export function findTarget(stack: StackDesign): ScaffoldTarget | undefined {

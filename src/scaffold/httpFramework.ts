@@ -11,6 +11,11 @@ export interface HttpFramework {
   readonly optionsType: string;
   /** What index.ts re-exports from the adapter module. */
   readonly exports: string;
+  /**
+   * An adapter export `(options, ACTIONS) => object` whose members createIdempotency() also returns, for wrappers
+   * addressed by action name (Next.js: `withIdempotency('createPayment', handler)`).
+   */
+  readonly wrappers?: string;
   readonly readme: {
     /** Step 2 of the wiring: how to mount, then the code block (at most 15 lines). */
     readonly mount: string;

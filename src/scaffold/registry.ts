@@ -3,6 +3,7 @@ import { fastifyPostgresTarget } from './targets/fastifyPostgres.js';
 import { honoPostgresTarget } from './targets/honoPostgres.js';
 import { koaPostgresTarget } from './targets/koaPostgres.js';
 import { nestjsPostgresTarget } from './targets/nestjsPostgres.js';
+import { nextPostgresTarget } from './targets/nextPostgres.js';
 import type { ScaffoldTarget } from './types.js';
 import type { StackDesign } from '../model/types.js';
 
@@ -13,6 +14,7 @@ export const SCAFFOLD_TARGETS: readonly ScaffoldTarget[] = [
   nestjsPostgresTarget,
   koaPostgresTarget,
   honoPostgresTarget,
+  nextPostgresTarget,
 ];
 
 export function findTarget(stack: StackDesign): ScaffoldTarget | undefined {

@@ -4,6 +4,7 @@ import { honoPostgresTarget } from './targets/honoPostgres.js';
 import { koaPostgresTarget } from './targets/koaPostgres.js';
 import { nestjsPostgresTarget } from './targets/nestjsPostgres.js';
 import { nextPostgresTarget } from './targets/nextPostgres.js';
+import { plainPostgresTarget } from './targets/plainPostgres.js';
 import type { ScaffoldTarget } from './types.js';
 import type { StackDesign } from '../model/types.js';
 
@@ -15,6 +16,7 @@ export const SCAFFOLD_TARGETS: readonly ScaffoldTarget[] = [
   koaPostgresTarget,
   honoPostgresTarget,
   nextPostgresTarget,
+  plainPostgresTarget,
 ];
 
 export function findTarget(stack: StackDesign): ScaffoldTarget | undefined {

@@ -116,4 +116,70 @@ function describeServerActions(compiled: () => { scaffold: Loose; generated: Gen
   });
 }
 
-await describeBlackBox('nextjs', { 'Next.js App Router route handlers': startRoutes, 'Next.js Pages API routes': startPages }, { refusals: false, more: describeServerActions });
+/** Pages routes get dynamic segments in req.query: the route template's ones count as params in the fingerprint. */
+function describePagesParams(compiled: () => { scaffold: Loose; generated: Generated; skip: string | undefined }): void {
+  describe('Pages API route with a dynamic segment, against PostgreSQL', () => {
+    let schema: Schema | undefined;
+    let handler: (req: Loose, res: PagesRes) => Promise<void>;
+    let server: http.Server;
+    let url = '';
+    let runs = 0;
+
+    beforeAll(async () => {
+      const { scaffold, generated, skip } = compiled();
+      if (skip) return;
+      schema = await createSchema(generated, 'nextpages');
+      const idempotency = scaffold.createIdempotency({ pool: schema.pool, principal });
+      // pages/api/bookings/[bookingId]/cancellations.ts
+      handler = idempotency.withPagesIdempotency('cancelBooking', async (req: { query: { bookingId: string } }, res: PagesRes) => {
+        runs += 1;
+        res.status(201).json({ cancelled: req.query.bookingId, run: runs });
+      });
+      server = http.createServer((req, res) => {
+        void (async () => {
+          const chunks: Buffer[] = [];
+          for await (const chunk of req) chunks.push(chunk as Buffer);
+          const bookingId = /^\/bookings\/([^/]+)\/cancellations/.exec(req.url ?? '')?.[1] ?? '';
+          Object.assign(req, { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown, query: { bookingId } });
+          const api = Object.assign(res, {
+            status: (code: number) => ((res.statusCode = code), api),
+            json: (body: unknown) => void res.setHeader('content-type', 'application/json; charset=utf-8').end(JSON.stringify(body)),
+          }) as PagesRes;
+          await handler(req, api);
+        })();
+      });
+      server.listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      if (server) await new Promise((resolve) => server.close(resolve));
+      await schema?.drop();
+    });
+
+    it('same key with another booking in the path is a different request; the same path replays', async ({ skip }) => {
+      if (compiled().skip) skip();
+      const cancel = (bookingId: string) =>
+        fetch(`${url}/bookings/${bookingId}/cancellations`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-user': 'usr_1', 'idempotency-key': 'pages-cancel' },
+          body: JSON.stringify({ reason: 'plans changed' }),
+        });
+      const first = await cancel('bk_1');
+      expect(first.status).toBe(201);
+      const body = await first.text();
+      expect((await cancel('bk_2')).status).toBe(409);
+      const replay = await cancel('bk_1');
+      expect([replay.status, replay.headers.get('idempotent-replayed'), await replay.text()]).toEqual([201, 'true', body]);
+      expect(runs).toBe(1);
+    });
+  });
+}
+
+await describeBlackBox('nextjs', { 'Next.js App Router route handlers': startRoutes, 'Next.js Pages API routes': startPages }, {
+  refusals: false,
+  more: (compiled) => {
+    describeServerActions(compiled);
+    describePagesParams(compiled);
+  },
+});

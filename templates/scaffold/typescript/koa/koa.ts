@@ -133,12 +133,21 @@ function setBody(ctx: Context, body: Buffer): void {
  * the handler the way @koa/bodyparser leaves them (`ctx.request.rawBody`, `ctx.request.body`), so key and
  * fingerprint fields come from the JSON and a later body parser sees the body as already parsed.
  */
+const MAX_BODY_BYTES = 1024 * 1024;
+
 async function requestBody(ctx: Context): Promise<unknown> {
   const request = ctx.request as Context['request'] & { body?: unknown; rawBody?: string };
   if (request.body !== undefined) return request.body;
   if (!ctx.request.length && ctx.get('transfer-encoding') === '') return undefined;
   const chunks: Buffer[] = [];
-  for await (const chunk of ctx.req) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    size += bytes.length;
+    // Before any claim, so nothing is stored; the same default limit as @koa/bodyparser's JSON parser.
+    if (size > MAX_BODY_BYTES) ctx.throw(413, 'request body too large');
+    chunks.push(bytes);
+  }
   const raw = Buffer.concat(chunks).toString('utf8');
   request.rawBody = raw;
   let parsed: unknown = raw;
@@ -148,7 +157,10 @@ async function requestBody(ctx: Context): Promise<unknown> {
     } catch {
       parsed = raw;
     }
+  } else if (ctx.is('urlencoded')) {
+    parsed = Object.fromEntries(new URLSearchParams(raw));
   }
+  // Other types stay the raw text: the stream is read, so a later parser could not read it again.
   request.body = parsed;
   return parsed;
 }

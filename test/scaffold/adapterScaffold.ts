@@ -72,16 +72,22 @@ async function describeFixture(adapter: AdapterCase, fixture: string, runSuite: 
       const generated = await generateAndCompile(await modelFor(fixture, patch), `${adapter.framework}-suite`);
       dirs.push(generated.dir);
       expect(generated.tscOutput).toBe('');
-      const vitest = path.join(ROOT, 'node_modules/vitest/vitest.mjs');
-      const { stdout } = await run(process.execPath, [vitest, 'run', '--config', 'vitest.config.mjs', '--root', '.', '--reporter', 'verbose'], {
-        cwd: generated.dir,
-        env: { ...process.env, DATABASE_URL, CI: '1', NO_COLOR: '1' },
-      }).catch((error: { stdout?: string; stderr?: string }) => {
-        throw new Error(`generated suite failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
-      });
-      expect(stdout).toMatch(/Tests\s+\d+ passed/);
-      expect(stdout).not.toMatch(/\d+ failed/);
+      const stdout = await runGeneratedSuite(generated.dir);
       expect(stdout).not.toMatch(/skipped/);
     });
   });
+}
+
+/** Runs the generated vitest suite in its folder against the real PostgreSQL; resolves to its verbose output. */
+export async function runGeneratedSuite(dir: string): Promise<string> {
+  const vitest = path.join(ROOT, 'node_modules/vitest/vitest.mjs');
+  const { stdout } = await run(process.execPath, [vitest, 'run', '--config', 'vitest.config.mjs', '--root', '.', '--reporter', 'verbose'], {
+    cwd: dir,
+    env: { ...process.env, DATABASE_URL, CI: '1', NO_COLOR: '1' },
+  }).catch((error: { stdout?: string; stderr?: string }) => {
+    throw new Error(`generated suite failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
+  });
+  expect(stdout).toMatch(/Tests\s+\d+ passed/);
+  expect(stdout).not.toMatch(/\d+ failed/);
+  return stdout;
 }

@@ -75,7 +75,8 @@ import { problemFor } from './problems.js';`,
     });
     server.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
-    baseUrl = \`http://127.0.0.1:\${(server.address() as AddressInfo).port}\`;`,
+    // A consumer's or job's "route" is a queue name or schedule, not a path: it goes after a slash.
+    baseUrl = \`http://127.0.0.1:\${(server.address() as AddressInfo).port}\${ACTION.route.startsWith('/') ? '' : '/'}\`;`,
     teardown: '    await new Promise((resolve) => server?.close(resolve));',
   },
 };

@@ -1,5 +1,12 @@
 import type { HttpFramework } from '../httpFramework.js';
-import { quote } from '../tsLiteral.js';
+import { commentText, quote } from '../tsLiteral.js';
+
+/** Where the App Router keeps a route's handler: `/bookings/:id/cancellations` → `app/bookings/[id]/cancellations/route.ts`. */
+function routeFile(route: string): string {
+  const path = route.split('/').filter(Boolean).map((segment) => (segment.startsWith(':') ? `[${segment.slice(1)}]` : segment));
+  // A comment inside the README's code fence: no line breaks, and no backticks that could close the fence.
+  return commentText(['app', ...path, 'route.ts'].join('/')).replace(/`/g, "'");
+}
 
 /**
  * Next.js: App Router route handlers, Pages API routes and Server Actions, all on the Web Request/Response or node
@@ -12,20 +19,20 @@ export const NEXT: HttpFramework = {
   wrappers: 'nextWrappers',
   readme: {
     mount:
-      "Create the wiring once in a server-only module and wrap each route handler (`withIdempotency`), Pages API route\n   (`withPagesIdempotency`) or Server Action (`idempotentAction`, the key is its first argument) by action name.\n   Authenticate inside `principal`: it runs before the claim, so a refusal is never stored.",
+      "Create the wiring once in a server-only module and wrap each route handler (`withIdempotency`), Pages API route\n   (`withPagesIdempotency`) or Server Action (`idempotentAction`, the key is its first argument) by action name.\n   `principal` reads the session the way the app does (`auth()` below stands for yours); it runs before the claim,\n   so a refusal is never stored.",
     requestName: 'request',
-    principal: 'async () => (await auth())?.user?.id, // auth(): your session helper',
+    principal: 'async () => (await auth())?.user?.id',
     code: (view, principalLine) => {
       const routes = view.actions
         .filter((action) => action.http)
-        .map((action) => `export const ${(action.method ?? 'POST').toUpperCase()} = idempotency.withIdempotency(${quote(action.codeName)}, ${action.codeName}Handler);`);
+        .map((action) => `export const ${(action.method ?? 'POST').toUpperCase()} = idempotency.withIdempotency(${quote(action.codeName)}, ${action.codeName}Handler); // ${routeFile(action.route)}`);
       return `import { createIdempotency, createPool, POLICY } from './idempotency/index.js';
 
 export const idempotency = createIdempotency({
   pool: createPool(process.env.DATABASE_URL!, POLICY),
   ${principalLine}
 });
-// In each route.ts (the handler keeps its (request, { params }) signature):
+// One per route.ts; each handler keeps its (request, { params }) signature:
 ${routes.join('\n')}`;
     },
     claimHint: 'in the handler, `idempotencyOf(request)` (`idempotencyOf()` in a Server Action) holds the key, the claim `ref` and the lease `signal`',

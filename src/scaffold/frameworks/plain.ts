@@ -12,9 +12,9 @@ export const PLAIN: HttpFramework = {
   wrappers: 'plainWrappers',
   readme: {
     mount:
-      'Wrap the function that does the work, in a tRPC procedure, a GraphQL resolver, a queue handler or a script. It\n   runs once per (scope, key); repeats get its stored JSON result, other input under the same key throws MismatchError.',
+      'Wrap the function that does the work, in a tRPC procedure, a GraphQL resolver, a queue handler or a script. It\n   runs once per (scope, key); repeats get its stored JSON result, other input under the same key throws MismatchError.\n   Each call passes its `scope`; `principal` is only the fallback for calls that do not (undefined: PrincipalMissingError).',
     requestName: '',
-    principal: '() => undefined, // or a resolver; each call below passes its own scope',
+    principal: '() => undefined',
     code: (view, principalLine) => {
       const first = view.actions[0];
       const name = first?.codeName ?? 'createPayment';

@@ -82,7 +82,7 @@ export function idempotent(action: ActionSettings, options: KoaIdempotencyOption
 
 async function runClaimed(ctx: Context, next: Next, claim: Claim, policy: IdempotencyCore['policy']): Promise<void> {
   contexts.set(ctx, claim.context);
-  ctx.state.idempotency = claim.context;
+  ctx.state['idempotency'] = claim.context;
   try {
     await next();
   } catch (error) {

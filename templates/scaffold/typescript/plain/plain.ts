@@ -11,9 +11,9 @@ type Principal = string | number | undefined;
 /** One call of a protected function: who, which key, and the input that must not change under that key. */
 export interface PlainCall {
   /** The principal that owns the key (user, account or tenant id); defaults to the options' resolver. Ignored for global actions. */
-  readonly scope?: string | number;
+  readonly scope?: string | number | undefined;
   /** The client's idempotency key (same grammar as the header). Omit it for actions whose key is derived from fields. */
-  readonly key?: string;
+  readonly key?: string | undefined;
   /** The call's input: the action's significant fields are read from it (all of it when the action lists none). */
   readonly fingerprintInput?: unknown;
 }

@@ -113,6 +113,21 @@ function describeServerActions(compiled: () => { scaffold: Loose; generated: Gen
       session.user = 'usr_1';
       expect(counters.bookings).toBe(before + 1);
     });
+
+    it('a form action (FormData after the bound key) fingerprints the form fields', async ({ skip }) => {
+      if (compiled().skip) skip();
+      const form = (roomId: string) => {
+        const data = new FormData();
+        for (const [name, value] of Object.entries({ ...input, roomId })) data.append(name, String(value));
+        return data;
+      };
+      const submit = book as unknown as (key: string, data: FormData) => Promise<unknown>;
+      const first = await submit('action-form', form('room-12'));
+      const before = counters.bookings;
+      expect(await submit('action-form', form('room-12'))).toEqual(first);
+      await expect(submit('action-form', form('room-99'))).rejects.toMatchObject({ name: 'MismatchError' });
+      expect(counters.bookings).toBe(before);
+    });
   });
 }
 

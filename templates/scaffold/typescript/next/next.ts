@@ -179,7 +179,7 @@ function withAction<A extends unknown[], T>(action: ActionSettings, options: Nex
     const fingerprint = computeFingerprint({
       method: action.method ?? 'POST',
       route: action.route,
-      fields: pickFields(action.significantFields, { body: args[0] }),
+      fields: pickFields(action.significantFields, { body: actionInput(args[0]) }),
     });
     const { result } = await core.runOnce(action, { scope: String(principal), key: parsed.key, fingerprint }, (_signal, context) =>
       running.run(context, async () => jsonRoundTrip(await fn(parsed.key, ...args))),
@@ -196,6 +196,19 @@ function routeParams(route: string, query: PagesApiRequest['query']): Record<str
     if (name && query?.[name] !== undefined) params[name] = query[name];
   }
   return params;
+}
+
+/**
+ * A form's Server Action gets FormData (`<form action={save.bind(null, key)}>`): its fields are read like a JSON
+ * body's (the last value of a repeated field wins), so a changed form under the same key is a mismatch.
+ */
+function actionInput(input: unknown): unknown {
+  if (input instanceof FormData || input instanceof URLSearchParams) {
+    const fields: Record<string, unknown> = {};
+    input.forEach((value, name) => (fields[name] = typeof value === 'string' ? value : value.name));
+    return fields;
+  }
+  return input;
 }
 
 /** The first call returns what every repeat will: the JSON form of the result (Dates become strings, and so on). */

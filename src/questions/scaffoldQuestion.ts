@@ -8,6 +8,11 @@ const SCAFFOLD_LANGUAGES: Readonly<Record<string, readonly string[]>> = {
   express: ['typescript', 'javascript'],
   fastify: ['typescript'],
   nestjs: ['typescript'],
+  koa: ['typescript', 'javascript'],
+  hono: ['typescript', 'javascript'],
+  nextjs: ['typescript', 'javascript'],
+  // No web framework (workers, scripts): the plain idempotent(fn) wrapper.
+  none: ['typescript', 'javascript'],
 };
 
 /**

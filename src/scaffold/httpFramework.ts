@@ -11,11 +11,18 @@ export interface HttpFramework {
   readonly optionsType: string;
   /** What index.ts re-exports from the adapter module. */
   readonly exports: string;
+  /**
+   * An adapter export `(options, ACTIONS) => object` whose members createIdempotency() also returns, for wrappers
+   * addressed by action name (Next.js: `withIdempotency('createPayment', handler)`).
+   */
+  readonly wrappers?: string;
   readonly readme: {
     /** Step 2 of the wiring: how to mount, then the code block (at most 15 lines). */
     readonly mount: string;
     /** The request parameter's usual name in this framework's handlers. */
     readonly requestName: string;
+    /** The README's principal resolver, when `(req) => req.user?.id` is not how this framework reaches the user. */
+    readonly principal?: string;
     code(view: ScaffoldView, principalLine: string): string;
     /** Where a multi-step handler finds the claim for `saga.run`. */
     readonly claimHint: string;

@@ -10,7 +10,7 @@ export function renderWiring(view: ScaffoldView, framework: HttpFramework = EXPR
   const middleware = http.map((action) => `    ${propertyName(action.codeName)}: idempotent(ACTIONS.${action.codeName}, options),`).join('\n');
   return `import type { Pool } from 'pg';
 import { IdempotencyCore } from './core.js';
-import { idempotent, type ${optionsType} } from './${module}.js';
+import { idempotent, ${framework.wrappers ? `${framework.wrappers}, ` : ''}type ${optionsType} } from './${module}.js';
 import { PgIdempotencyStore } from './pgStore.js';
 import { SagaTracker } from './saga.js';
 import { ACTIONS, POLICY } from './settings.js';
@@ -51,7 +51,7 @@ export function createIdempotency(setup: IdempotencySetup) {
   return {
     core,
     saga,
-${middleware}
+${middleware}${framework.wrappers ? `\n    ...${framework.wrappers}(options, ACTIONS),` : ''}
   };
 }
 `;

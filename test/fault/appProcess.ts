@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-export type Adapter = 'express' | 'fastify' | 'nestjs';
+/** stack.framework of the design the app is generated from; 'none' is the plain idempotent(fn) wrapper. */
+export type Adapter = 'express' | 'fastify' | 'nestjs' | 'koa' | 'hono' | 'nextjs' | 'none';
 
 export interface AppEnvironment {
   /** Folder of the compiled scaffold (holds index.js and providers.js). */
@@ -30,7 +31,7 @@ export interface AppProcess {
 const APPS = path.join(import.meta.dirname, 'apps');
 
 export async function startApp(adapter: Adapter, environment: AppEnvironment): Promise<AppProcess> {
-  const child = spawn(process.execPath, [path.join(APPS, `${adapter}App.mjs`)], {
+  const child = spawn(process.execPath, [path.join(APPS, `${adapter === 'none' ? 'plain' : adapter}App.mjs`)], {
     env: {
       ...process.env,
       SCAFFOLD_INDEX: pathToFileURL(path.join(environment.scaffoldOutDir, 'index.js')).href,

@@ -10,6 +10,10 @@ const COMPILER_OPTIONS: Record<Adapter, Record<string, unknown>> = {
   express: {},
   fastify: {},
   nestjs: { experimentalDecorators: true, emitDecoratorMetadata: true },
+  koa: {},
+  hono: {},
+  nextjs: {},
+  none: {},
 };
 
 /**

@@ -77,9 +77,10 @@ describe('determinism', () => {
 describe('scaffolding availability', () => {
   it('says so when the stack has no scaffold target, instead of silently writing nothing', async () => {
     const koa = rawFixture('nestjs-adyen-saga');
-    koa.stack = { ...(koa.stack as Record<string, unknown>), framework: 'koa' };
+    // Koa has a target on PostgreSQL; a document store has none.
+    koa.stack = { ...(koa.stack as Record<string, unknown>), framework: 'koa', database: 'mongodb' };
     const { warnings, plan } = await renderConfig(koa);
-    expect(warnings).toEqual([expect.stringContaining('No runnable scaffolding for TypeScript + Koa + PostgreSQL')]);
+    expect(warnings).toEqual([expect.stringContaining('No runnable scaffolding for TypeScript + Koa + MongoDB')]);
     expect(warnings[0]).toContain('Fastify + PostgreSQL (TypeScript)');
     expect(warnings[0]).toContain('NestJS + PostgreSQL (TypeScript, Express platform)');
     expect(plan.some((item) => item.path.startsWith('src/idempotency/'))).toBe(false);

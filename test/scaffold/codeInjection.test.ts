@@ -21,7 +21,9 @@ const PATH_BREAKOUT = "/x');anything();('\"`${process.exit(1)}`*/anything();/*";
 const FIELD_BREAKOUT = "f');anything();('\"`${exit(1)}`*/anything();/*";
 
 /** The same design twice: once with plain names, once with a break-out attempt in every field that reaches code. */
-function config(hostile: boolean, framework: 'express' | 'fastify' | 'nestjs', language: 'typescript' | 'javascript' = 'typescript') {
+type Framework = 'express' | 'fastify' | 'nestjs' | 'koa' | 'hono' | 'nextjs' | 'none';
+
+function config(hostile: boolean, framework: Framework, language: 'typescript' | 'javascript' = 'typescript') {
   const text = (plain: string, attack: string) => (hostile ? attack : plain);
   return {
     title: text('Orders design', TEXT_BREAKOUT),
@@ -57,7 +59,7 @@ function config(hostile: boolean, framework: 'express' | 'fastify' | 'nestjs', l
   };
 }
 
-function scaffold(hostile: boolean, framework: 'express' | 'fastify' | 'nestjs', language?: 'typescript' | 'javascript'): ScaffoldFile[] {
+function scaffold(hostile: boolean, framework: Framework, language?: 'typescript' | 'javascript'): ScaffoldFile[] {
   const model = buildDesign(parseConfig(JSON.stringify(config(hostile, framework, language))), undefined, { now: NOW });
   return generateScaffold(model, { dir: 'src/idempotency', moduleType: 'module' });
 }
@@ -89,6 +91,10 @@ describe.each([
   { framework: 'express' as const, language: 'typescript' as const },
   { framework: 'fastify' as const, language: 'typescript' as const },
   { framework: 'nestjs' as const, language: 'typescript' as const },
+  { framework: 'koa' as const, language: 'typescript' as const },
+  { framework: 'hono' as const, language: 'typescript' as const },
+  { framework: 'nextjs' as const, language: 'typescript' as const },
+  { framework: 'none' as const, language: 'typescript' as const },
   { framework: 'express' as const, language: 'javascript' as const },
 ])('config strings reach generated $language for $framework only as literals', ({ framework, language }) => {
   const plain = scaffold(false, framework, language);

@@ -59,7 +59,8 @@ describe('generateScaffold (pure)', () => {
       const excerpt = excerpts[id]!;
       expect(files.find((file) => file.path === excerpt.path)?.contents).toBe(excerpt.code);
     }
-    const koa = await modelFor('minimal-one-action', (raw) => ((raw.stack as Record<string, unknown>).framework = 'koa'));
+    // Koa has a target on PostgreSQL; on a document store nothing has one yet.
+    const koa = await modelFor('minimal-one-action', (raw) => void Object.assign(raw.stack as Record<string, unknown>, { framework: 'koa', database: 'mongodb' }));
     expect(documentExcerpts(koa)).toEqual({});
     expect(generateScaffold(koa, { dir: 'x' })).toEqual([]);
   });

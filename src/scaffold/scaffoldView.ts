@@ -91,7 +91,8 @@ const PROMETHEUS_NAMES: Record<MetricRole, string> = {
 };
 
 function toActionView(action: ActionDesign): ActionView {
-  const http = (action.trigger === 'http' || action.trigger === 'webhook') && action.path !== undefined;
+  // Webhooks are keyed by the provider's event id through webhooks/ (createWebhookProcessor), not by this middleware.
+  const http = action.trigger === 'http' && action.path !== undefined;
   return {
     name: action.name,
     codeName: action.codeName,

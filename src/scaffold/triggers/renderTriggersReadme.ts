@@ -98,6 +98,8 @@ schedule.scheduleJob(rule, nodeScheduleTask(guard, ACTIONS.${action.codeName}, '
 
 - Key: job name + scheduled slot (\`floor((fire time + tolerance) / interval)\`, or node-schedule's fire date), so every
   instance that fires the same slot computes the same key; one runs it, the others get \`duplicate\` or \`overlap\`.
+- Batches: inside \`work(context, slot)\`, wrap each item in \`guard.runItem(ACTIONS.${action.codeName}, context, itemId, doItem)\`;
+  items commit one by one, so a slot re-run after a crash skips the items already done.
 - \`cronOnTick\` (cron), \`vercelCronRoute\` (checks \`Authorization: Bearer $CRON_SECRET\`) and a direct
   \`guard.runInterval()\` call from a NestJS \`@Cron()\` method work the same way.
 - Metrics: \`idempotency_cron_slots_total{job,outcome}\` and \`idempotency_cron_missed_slots_total{job,reason}\`, where a

@@ -59,4 +59,19 @@ describe.skipIf(!DATABASE_URL)(`scheduled jobs (${ACTION?.codeName})`, () => {
     await guard.runInterval(ACTION, 'job-b', MINUTE, async () => void 0, second.getTime() + MINUTE);
     expect(missed).toEqual(['crashed']);
   });
+
+  it('a re-run of a slot after a crash halfway through the batch skips the items already done', async () => {
+    const guard = new CronGuard({ core: new IdempotencyCore(stores[0]!, POLICY) });
+    const slot = slotStart(MINUTE, Date.now() - 30 * MINUTE);
+    const done: string[] = [];
+    const batch = (crashAfter?: number) => async (context: { key: string }) => {
+      for (const [index, item] of ['inv-1', 'inv-2', 'inv-3'].entries()) {
+        if (index === crashAfter) throw new Error('worker died');
+        await guard.runItem(ACTION, context, item, async () => void done.push(item));
+      }
+    };
+    await expect(guard.run(ACTION, 'job-c', slot, batch(2))).rejects.toThrow('worker died');
+    await expect(guard.run(ACTION, 'job-c', slot, batch())).resolves.toBe('ran');
+    expect(done).toEqual(['inv-1', 'inv-2', 'inv-3']);
+  });
 });

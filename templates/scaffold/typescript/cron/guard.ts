@@ -79,6 +79,33 @@ export class CronGuard {
     return 'ran';
   }
 
+  /**
+   * One item of a batch, at most once per slot: keyed by the slot's key plus the item id, claimed and committed on
+   * its own, so a run that crashed halfway and is re-run for the same slot skips the items already done.
+   * Returns false when the item had already been done (or is being done right now by another run).
+   */
+  async runItem(
+    action: ActionSettings,
+    slotContext: Pick<IdempotencyContext, 'key'>,
+    itemId: string,
+    work: (context: IdempotencyContext) => Promise<void>,
+  ): Promise<boolean> {
+    const readable = `${slotContext.key}:item:${itemId}`;
+    const key = /^[\x21-\x7e]{1,200}$/.test(readable) ? readable : `cron:item:sha256:${sha256Hex(readable)}`;
+    const fingerprint = sha256Hex(canonicalJson({ slot: slotContext.key, item: itemId }));
+    const decision = await this.options.core.begin(action, { scope: 'global', key, fingerprint });
+    if (decision.kind !== 'execute') return false;
+    const { claim } = decision;
+    try {
+      await work(claim.context);
+    } catch (error) {
+      await claim.release();
+      throw error;
+    }
+    await claim.complete({ status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"done":true}') });
+    return true;
+  }
+
   /** A fixed-interval job: the slot is derived from the fire time (see slotStart). */
   runInterval(action: ActionSettings, job: string, intervalMs: number, work: (context: IdempotencyContext, slot: Date) => Promise<void>, firedAt: Date | number = Date.now()): Promise<SlotOutcome> {
     const slot = slotStart(intervalMs, firedAt);

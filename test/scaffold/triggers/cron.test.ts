@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CronJob } from 'cron';
@@ -25,7 +24,7 @@ describe.skipIf(skip !== undefined)('scheduled jobs: one run per slot across ins
   const pools: pg.Pool[] = [];
 
   beforeAll(async () => {
-    generated = await generateTriggersAndCompile(await triggersModel(), 'cron', []);
+    generated = await generateTriggersAndCompile(await triggersModel());
     expect(generated.tscOutput).toBe('');
     schema = await createSchema(generated, 'cron');
     await schema.pool.query('CREATE TABLE effects (job text NOT NULL, slot timestamptz NOT NULL, instance int NOT NULL)');
@@ -36,7 +35,6 @@ describe.skipIf(skip !== undefined)('scheduled jobs: one run per slot across ins
   afterAll(async () => {
     for (const pool of pools) await pool.end();
     await schema?.drop();
-    if (generated) await rm(generated.dir, { recursive: true, force: true });
   });
 
   /** One application instance: its own connection pool and guard. */

@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { planTriggers, triggerFiles } from '../../../src/scaffold/triggers/index.js';
 import { ROOT, modelFor } from '../generateInto.js';
 import { DATABASE_URL, postgresSkipReason } from '../harness.js';
@@ -13,11 +12,6 @@ const skip = await postgresSkipReason();
 if (skip) console.warn(`generated trigger suites skipped: ${skip}`);
 
 describe('trigger scaffolding', () => {
-  const dirs: string[] = [];
-  afterAll(async () => {
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-  });
-
   it('generates only what the design has: the broker adapter, the provider lookups, nothing for HTTP-only designs', async () => {
     const paths = (await triggersModel('nats').then((model) => triggerFiles(model))).map((file) => file.path);
     expect(paths).toContain('consumers/nats.ts');
@@ -32,14 +26,12 @@ describe('trigger scaffolding', () => {
   });
 
   it('compiles with tsc --strict, with every consumer adapter against the real client libraries\' types', async () => {
-    const generated = await generateTriggersAndCompile(await triggersModel(), 'compile');
-    dirs.push(generated.dir);
+    const generated = await generateTriggersAndCompile(await triggersModel());
     expect(generated.tscOutput).toBe('');
   });
 
   it.skipIf(skip !== undefined)('the generated trigger suites pass against the real PostgreSQL', async () => {
-    const generated = await generateTriggersAndCompile(await triggersModel(), 'suite', []);
-    dirs.push(generated.dir);
+    const generated = await generateTriggersAndCompile(await triggersModel());
     expect(generated.tscOutput).toBe('');
     const vitest = path.join(ROOT, 'node_modules/vitest/vitest.mjs');
     const suites = ['webhooks/webhooks.test.ts', 'consumers/consumers.test.ts', 'cron/cron.test.ts', 'reconcile/reconcile.test.ts'].map((file) => `src/idempotency/${file}`);

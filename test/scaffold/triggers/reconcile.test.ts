@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -79,7 +78,7 @@ describe.skipIf(skip !== undefined)('reconciliation job against a fake Stripe', 
   let scaffold: Record<string, Loose>;
 
   beforeAll(async () => {
-    generated = await generateTriggersAndCompile(await triggersModel(), 'reconcile', []);
+    generated = await generateTriggersAndCompile(await triggersModel());
     expect(generated.tscOutput).toBe('');
     schema = await createSchema(generated, 'reconcile');
     stripe = await startFakeStripe();
@@ -90,7 +89,6 @@ describe.skipIf(skip !== undefined)('reconciliation job against a fake Stripe', 
   afterAll(async () => {
     await stripe?.close();
     await schema?.drop();
-    if (generated) await rm(generated.dir, { recursive: true, force: true });
   });
 
   const job = (...args: string[]) =>

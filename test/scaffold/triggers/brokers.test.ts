@@ -193,4 +193,38 @@ describe.skipIf(pgSkip !== undefined)('consumers on real brokers: SIGKILL mid-ha
       }
     });
   });
+  it.skipIf(BROKERS[1]!.skip !== undefined)('amqplib: a poison message is retried maxAttempts times, marked FAILED, and dead-lettered once', async () => {
+    const amqp = await import('amqplib');
+    const queue = `idem-poison-${randomUUID().slice(0, 8)}`;
+    const connection = await amqp.connect(RABBITMQ_URL);
+    const channel = await connection.createConfirmChannel();
+    try {
+      await channel.assertQueue(queue, { durable: false });
+      await channel.assertExchange(`${queue}.dlx`, 'fanout', { durable: false });
+      const dead = await channel.assertQueue('', { exclusive: true });
+      await channel.bindQueue(dead.queue, `${queue}.dlx`, '');
+      const worker = startWorker(BROKERS[1]!, queue, 0);
+      await worker.seen('ready');
+      const orderId = `poison-${randomUUID().slice(0, 8)}`;
+      const { publishWithId } = await import(`${scaffold}/consumers/amqplib.js`);
+      await publishWithId(channel, queue, Buffer.from(JSON.stringify({ orderId })), orderId);
+      await worker.seen('outcome dead');
+      // Default maxAttempts is 5: four failures republished with the attempt counted, the fifth dead-lettered.
+      expect(worker.lines.filter((line) => line === `started ${orderId}`)).toHaveLength(5);
+      const letter = await eventually('the dead letter', async () => (await channel.get(dead.queue, { noAck: true })) || undefined);
+      expect(JSON.parse(letter.content.toString())).toEqual({ orderId });
+      expect(letter.properties.messageId).toBe(orderId);
+      expect(String(letter.properties.headers?.['x-idempotency-error'])).toContain('cannot be fulfilled');
+      const { rows } = await schema.pool.query('SELECT status, response_status FROM idempotency_store WHERE key = $1', [`fulfilOrder:${orderId}`]);
+      expect(rows).toEqual([{ status: 'FAILED', response_status: 500 }]);
+      // A redelivery of the dead message is acknowledged without running the handler.
+      await publishWithId(channel, queue, Buffer.from(JSON.stringify({ orderId })), orderId);
+      await worker.seen('outcome duplicate');
+      expect(worker.lines.filter((line) => line === `started ${orderId}`)).toHaveLength(5);
+    } finally {
+      await channel.deleteQueue(queue).catch(() => undefined);
+      await channel.deleteExchange(`${queue}.dlx`).catch(() => undefined);
+      await connection.close().catch(() => undefined);
+    }
+  });
 });

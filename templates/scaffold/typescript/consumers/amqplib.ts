@@ -4,7 +4,10 @@ import { idempotentHandler, type HandlerOptions } from './handler.js';
 /** Header carrying how many times this message has been tried; set by the redelivery below. */
 export const ATTEMPT_HEADER = 'x-idempotency-attempt';
 
-export interface AmqpConsumerOptions extends Omit<HandlerOptions<ConsumeMessage>, 'messageIdOf' | 'attemptOf'> {
+export interface AmqpConsumerOptions extends Omit<
+  HandlerOptions<ConsumeMessage>,
+  'messageIdOf' | 'attemptOf'
+> {
   readonly queue: string;
   /** Where poison messages go after maxAttempts (their record is FAILED first). */
   readonly deadLetterExchange: string;
@@ -29,7 +32,8 @@ export async function publishWithId(
 
 function messageIdFrom(message: ConsumeMessage): string {
   const id = message.properties.messageId as unknown;
-  if (typeof id !== 'string' || id === '') throw new Error('message without messageId: publish with publishWithId or pass messageIdOf');
+  if (typeof id !== 'string' || id === '')
+    throw new Error('message without messageId: publish with publishWithId or pass messageIdOf');
   return id;
 }
 
@@ -40,8 +44,12 @@ function messageIdFrom(message: ConsumeMessage): string {
  * maxAttempts the record is marked FAILED and the message goes to the dead-letter exchange, then acked.
  * A consumer that dies mid-handler never acked: RabbitMQ redelivers, and the store decides.
  */
-export async function consumeIdempotently(channel: ConfirmChannel, options: AmqpConsumerOptions): Promise<{ consumerTag: string }> {
-  const attemptOf = (message: ConsumeMessage) => Number(message.properties.headers?.[ATTEMPT_HEADER] ?? 1) || 1;
+export async function consumeIdempotently(
+  channel: ConfirmChannel,
+  options: AmqpConsumerOptions,
+): Promise<{ consumerTag: string }> {
+  const attemptOf = (message: ConsumeMessage) =>
+    Number(message.properties.headers?.[ATTEMPT_HEADER] ?? 1) || 1;
   const handle = idempotentHandler<ConsumeMessage>({
     ...options,
     messageIdOf: options.messageIdOf ?? messageIdFrom,
@@ -52,15 +60,23 @@ export async function consumeIdempotently(channel: ConfirmChannel, options: Amqp
     try {
       const outcome = await handle(message);
       if (outcome.kind === 'busy') {
-        const timer = setTimeout(() => channel.nack(message, false, true), Math.min(outcome.retryAfterMs, 30_000));
+        const timer = setTimeout(
+          () => channel.nack(message, false, true),
+          Math.min(outcome.retryAfterMs, 30_000),
+        );
         timer.unref();
         return;
       }
       if (outcome.kind === 'dead') {
-        channel.publish(options.deadLetterExchange, options.deadLetterRoutingKey ?? options.queue, message.content, {
-          ...message.properties,
-          headers: { ...message.properties.headers, 'x-idempotency-error': errorText(outcome.error) },
-        });
+        channel.publish(
+          options.deadLetterExchange,
+          options.deadLetterRoutingKey ?? options.queue,
+          message.content,
+          {
+            ...message.properties,
+            headers: { ...message.properties.headers, 'x-idempotency-error': errorText(outcome.error) },
+          },
+        );
         await channel.waitForConfirms();
       }
       channel.ack(message);
@@ -69,7 +85,11 @@ export async function consumeIdempotently(channel: ConfirmChannel, options: Amqp
       try {
         channel.sendToQueue(options.queue, message.content, {
           ...message.properties,
-          headers: { ...message.properties.headers, [ATTEMPT_HEADER]: attemptOf(message) + 1, 'x-idempotency-error': errorText(error) },
+          headers: {
+            ...message.properties.headers,
+            [ATTEMPT_HEADER]: attemptOf(message) + 1,
+            'x-idempotency-error': errorText(error),
+          },
         });
         await channel.waitForConfirms();
         channel.ack(message);

@@ -29,7 +29,9 @@ export class JobBusyError extends Error {
  * record is marked FAILED and BullMQ moves it to the failed set (its dead letter).
  */
 export function bullmqProcessor<T>(
-  options: Omit<HandlerOptions<Job<T>>, 'messageIdOf' | 'attemptOf'> & { readonly messageIdOf?: (job: Job<T>) => string },
+  options: Omit<HandlerOptions<Job<T>>, 'messageIdOf' | 'attemptOf'> & {
+    readonly messageIdOf?: (job: Job<T>) => string;
+  },
 ): Processor<T, { duplicate: boolean }> {
   const handle = idempotentHandler<Job<T>>({
     ...options,
@@ -42,7 +44,8 @@ export function bullmqProcessor<T>(
   return async (job) => {
     const outcome = await handle(job);
     if (outcome.kind === 'busy') throw new JobBusyError(outcome.retryAfterMs);
-    if (outcome.kind === 'dead') throw outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
+    if (outcome.kind === 'dead')
+      throw outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
     return { duplicate: outcome.kind === 'duplicate' };
   };
 }

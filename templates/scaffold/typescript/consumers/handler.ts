@@ -36,7 +36,9 @@ export interface HandlerOptions<M> {
 /** Key for a message id: readable when it fits the key grammar, hashed otherwise. */
 export function messageKey(action: ActionSettings, messageId: string): string {
   const readable = `${action.codeName}:${messageId}`;
-  return /^[\x21-\x7e]{1,200}$/.test(readable) ? readable : `${action.codeName}:sha256:${sha256Hex(messageId)}`;
+  return /^[\x21-\x7e]{1,200}$/.test(readable)
+    ? readable
+    : `${action.codeName}:sha256:${sha256Hex(messageId)}`;
 }
 
 /**
@@ -80,7 +82,11 @@ export function idempotentHandler<M>(options: HandlerOptions<M>): (message: M) =
       report('failed');
       throw error;
     }
-    await claim.complete({ status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"done":true}') });
+    await claim.complete({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from('{"done":true}'),
+    });
     report('done');
     return { kind: 'done' };
   };
@@ -99,7 +105,14 @@ export async function markFailed(
 ): Promise<boolean> {
   const decision = await core.begin(action, request);
   if (decision.kind !== 'execute') return false;
-  const body = JSON.stringify({ failed: true, error: error instanceof Error ? error.message : String(error) });
-  await decision.claim.complete({ status: 500, headers: { 'content-type': 'application/json' }, body: Buffer.from(body, 'utf8') });
+  const body = JSON.stringify({
+    failed: true,
+    error: error instanceof Error ? error.message : String(error),
+  });
+  await decision.claim.complete({
+    status: 500,
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from(body, 'utf8'),
+  });
   return true;
 }

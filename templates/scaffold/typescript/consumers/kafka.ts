@@ -2,7 +2,10 @@ import type { Consumer, EachMessagePayload, KafkaMessage } from 'kafkajs';
 import { idempotentHandler, type HandlerOptions } from './handler.js';
 
 /** A business key from a header (e.g. 'message-id') or the record key; topic/partition/offset as the last resort. */
-export function kafkaMessageId(payload: Pick<EachMessagePayload, 'topic' | 'partition' | 'message'>, header = 'message-id'): string {
+export function kafkaMessageId(
+  payload: Pick<EachMessagePayload, 'topic' | 'partition' | 'message'>,
+  header = 'message-id',
+): string {
   const value = payload.message.headers?.[header];
   const fromHeader = Array.isArray(value) ? value[0] : value;
   if (fromHeader !== undefined) return fromHeader.toString();
@@ -30,7 +33,9 @@ export function kafkaEachMessage(
     const outcome = await handle(payload);
     if (outcome.kind === 'busy') throw new Error(`message key busy; retry after ${outcome.retryAfterMs} ms`);
     // 'dead': the record is FAILED; committing moves past the poison message (route it to a dead-letter topic in handle's catch if you need it).
-    await consumer.commitOffsets([{ topic: payload.topic, partition: payload.partition, offset: nextOffset(payload.message) }]);
+    await consumer.commitOffsets([
+      { topic: payload.topic, partition: payload.partition, offset: nextOffset(payload.message) },
+    ]);
   };
 }
 

@@ -5,7 +5,12 @@ import { idempotentHandler, type HandlerOptions } from './handler.js';
  * Publishes with Nats-Msg-Id: JetStream drops a second publish of the same id within the stream's duplicate
  * window (2 minutes by default). Beyond that window, and for redeliveries, the consumer side below deduplicates.
  */
-export function publishWithId(js: JetStreamClient, subject: string, data: Uint8Array, messageId: string): Promise<PubAck> {
+export function publishWithId(
+  js: JetStreamClient,
+  subject: string,
+  data: Uint8Array,
+  messageId: string,
+): Promise<PubAck> {
   return js.publish(subject, data, { msgID: messageId });
 }
 
@@ -22,7 +27,9 @@ export function natsMessageId(message: JsMsg): string {
  * A consumer that dies mid-handler never acked: JetStream redelivers after ack_wait, and the store decides.
  */
 export function natsHandler(
-  options: Omit<HandlerOptions<JsMsg>, 'messageIdOf' | 'attemptOf'> & { readonly messageIdOf?: (message: JsMsg) => string },
+  options: Omit<HandlerOptions<JsMsg>, 'messageIdOf' | 'attemptOf'> & {
+    readonly messageIdOf?: (message: JsMsg) => string;
+  },
 ): (message: JsMsg) => Promise<void> {
   const handle = idempotentHandler<JsMsg>({
     ...options,

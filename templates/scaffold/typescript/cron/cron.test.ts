@@ -9,7 +9,10 @@ import type { ActionSettings } from '../types.js';
 import { CronGuard, slotKey, slotStart } from './guard.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
-if (!DATABASE_URL) console.warn('scheduled-job tests skipped: set DATABASE_URL to a PostgreSQL database they may create a schema in');
+if (!DATABASE_URL)
+  console.warn(
+    'scheduled-job tests skipped: set DATABASE_URL to a PostgreSQL database they may create a schema in',
+  );
 
 const ACTION = (Object.values(ACTIONS) as ActionSettings[]).find((action) => action.trigger === 'cron')!;
 const MINUTE = 60_000;
@@ -24,9 +27,20 @@ describe.skipIf(!DATABASE_URL)(`scheduled jobs (${ACTION?.codeName})`, () => {
     admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
     await admin.query(`CREATE SCHEMA ${schema}`);
     pool = new pg.Pool({ connectionString: DATABASE_URL, options: `-c search_path=${schema}`, max: 20 });
-    await pool.query(readFileSync(new URL('../migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'));
+    await pool.query(
+      readFileSync(new URL('../migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'),
+    );
     for (let i = 0; i < 2; i++)
-      stores.push(new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs, acquireTimeoutMs: POLICY.acquireTimeoutMs, lockTimeoutMs: POLICY.lockTimeoutMs }));
+      stores.push(
+        new PgIdempotencyStore({
+          pool,
+          table: POLICY.table,
+          stepTable: POLICY.stepTable,
+          timeoutMs: POLICY.statementTimeoutMs,
+          acquireTimeoutMs: POLICY.acquireTimeoutMs,
+          lockTimeoutMs: POLICY.lockTimeoutMs,
+        }),
+      );
   });
 
   afterAll(async () => {
@@ -37,7 +51,9 @@ describe.skipIf(!DATABASE_URL)(`scheduled jobs (${ACTION?.codeName})`, () => {
 
   it('two schedulers firing the same slot (clocks a few seconds apart) run the job once', async () => {
     let runs = 0;
-    const guards = stores.map((store) => new CronGuard({ core: new IdempotencyCore(store, { ...POLICY, inFlight: 'reject' }) }));
+    const guards = stores.map(
+      (store) => new CronGuard({ core: new IdempotencyCore(store, { ...POLICY, inFlight: 'reject' }) }),
+    );
     const boundary = Math.ceil(Date.now() / MINUTE) * MINUTE;
     const outcomes = await Promise.all([
       guards[0]!.runInterval(ACTION, 'job-a', MINUTE, async () => void runs++, boundary - 2_000),
@@ -49,13 +65,26 @@ describe.skipIf(!DATABASE_URL)(`scheduled jobs (${ACTION?.codeName})`, () => {
 
   it('a slot whose run died is reported as crashed by the next slot', async () => {
     const missed: string[] = [];
-    const guard = new CronGuard({ core: new IdempotencyCore(stores[0]!, POLICY), events: { missed: (_job, _slot, reason) => void missed.push(reason) } });
+    const guard = new CronGuard({
+      core: new IdempotencyCore(stores[0]!, POLICY),
+      events: { missed: (_job, _slot, reason) => void missed.push(reason) },
+    });
     const first = slotStart(MINUTE, Date.now() - 10 * MINUTE);
     await expect(guard.runInterval(ACTION, 'job-b', MINUTE, async () => void 0, first)).resolves.toBe('ran');
     // The next slot's run "dies": its record stays PROCESSING with a lapsed lease.
     const second = new Date(first.getTime() + MINUTE);
-    await stores[0]!.claim({ scope: 'global', key: slotKey('job-b', second), action: ACTION.codeName, fingerprint: '0'.repeat(64), algorithm: POLICY.fingerprintAlgorithm, leaseMs: 1, retentionMs: POLICY.retentionMs });
-    await pool.query(`UPDATE ${POLICY.table} SET locked_until = now() - interval '1 second' WHERE key = $1`, [slotKey('job-b', second)]);
+    await stores[0]!.claim({
+      scope: 'global',
+      key: slotKey('job-b', second),
+      action: ACTION.codeName,
+      fingerprint: '0'.repeat(64),
+      algorithm: POLICY.fingerprintAlgorithm,
+      leaseMs: 1,
+      retentionMs: POLICY.retentionMs,
+    });
+    await pool.query(`UPDATE ${POLICY.table} SET locked_until = now() - interval '1 second' WHERE key = $1`, [
+      slotKey('job-b', second),
+    ]);
     await guard.runInterval(ACTION, 'job-b', MINUTE, async () => void 0, second.getTime() + MINUTE);
     expect(missed).toEqual(['crashed']);
   });

@@ -24,7 +24,11 @@ export interface CronGuardOptions {
  * interval, at most 30 s) absorbs schedulers that fire a little early or late on another host's clock, so two
  * instances firing "the same" 10:00 run always land on the same slot.
  */
-export function slotStart(intervalMs: number, firedAt: Date | number = Date.now(), toleranceMs = Math.min(intervalMs / 2, 30_000)): Date {
+export function slotStart(
+  intervalMs: number,
+  firedAt: Date | number = Date.now(),
+  toleranceMs = Math.min(intervalMs / 2, 30_000),
+): Date {
   const at = typeof firedAt === 'number' ? firedAt : firedAt.getTime();
   return new Date(Math.floor((at + toleranceMs) / intervalMs) * intervalMs);
 }
@@ -32,7 +36,9 @@ export function slotStart(intervalMs: number, firedAt: Date | number = Date.now(
 /** The key of one job's slot: the scheduled time, never the time the run actually started. */
 export function slotKey(job: string, slot: Date): string {
   const readable = `cron:${job}:${slot.toISOString()}`;
-  return /^[\x21-\x7e]{1,200}$/.test(readable) ? readable : `cron:sha256:${sha256Hex(canonicalJson([job, slot.toISOString()]))}`;
+  return /^[\x21-\x7e]{1,200}$/.test(readable)
+    ? readable
+    : `cron:sha256:${sha256Hex(canonicalJson([job, slot.toISOString()]))}`;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -102,12 +108,22 @@ export class CronGuard {
       await claim.release();
       throw error;
     }
-    await claim.complete({ status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"done":true}') });
+    await claim.complete({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from('{"done":true}'),
+    });
     return true;
   }
 
   /** A fixed-interval job: the slot is derived from the fire time (see slotStart). */
-  runInterval(action: ActionSettings, job: string, intervalMs: number, work: (context: IdempotencyContext, slot: Date) => Promise<void>, firedAt: Date | number = Date.now()): Promise<SlotOutcome> {
+  runInterval(
+    action: ActionSettings,
+    job: string,
+    intervalMs: number,
+    work: (context: IdempotencyContext, slot: Date) => Promise<void>,
+    firedAt: Date | number = Date.now(),
+  ): Promise<SlotOutcome> {
     const slot = slotStart(intervalMs, firedAt);
     return this.run(action, job, slot, work, new Date(slot.getTime() - intervalMs));
   }
@@ -134,7 +150,13 @@ export class CronGuard {
 }
 
 /** node-cron: `cron.schedule('*\/5 * * * *', nodeCronTask(guard, ACTIONS.x, 'x', 300_000, work))`. */
-export function nodeCronTask(guard: CronGuard, action: ActionSettings, job: string, intervalMs: number, work: (context: IdempotencyContext, slot: Date) => Promise<void>) {
+export function nodeCronTask(
+  guard: CronGuard,
+  action: ActionSettings,
+  job: string,
+  intervalMs: number,
+  work: (context: IdempotencyContext, slot: Date) => Promise<void>,
+) {
   return (): Promise<SlotOutcome> => guard.runInterval(action, job, intervalMs, work);
 }
 
@@ -142,12 +164,24 @@ export function nodeCronTask(guard: CronGuard, action: ActionSettings, job: stri
  * node-schedule passes the scheduled fire date (not the actual start): the slot is exactly that date, so cron
  * expressions with uneven gaps keep their own slots. `schedule.scheduleJob('0 3 1 * *', nodeScheduleTask(...))`.
  */
-export function nodeScheduleTask(guard: CronGuard, action: ActionSettings, job: string, work: (context: IdempotencyContext, slot: Date) => Promise<void>) {
-  return (fireDate: Date): Promise<SlotOutcome> => guard.run(action, job, new Date(Math.floor(fireDate.getTime() / 1000) * 1000), work);
+export function nodeScheduleTask(
+  guard: CronGuard,
+  action: ActionSettings,
+  job: string,
+  work: (context: IdempotencyContext, slot: Date) => Promise<void>,
+) {
+  return (fireDate: Date): Promise<SlotOutcome> =>
+    guard.run(action, job, new Date(Math.floor(fireDate.getTime() / 1000) * 1000), work);
 }
 
 /** cron (CronJob): `CronJob.from({ cronTime, onTick: cronOnTick(guard, ACTIONS.x, 'x', 60_000, work), start: true })`. */
-export function cronOnTick(guard: CronGuard, action: ActionSettings, job: string, intervalMs: number, work: (context: IdempotencyContext, slot: Date) => Promise<void>) {
+export function cronOnTick(
+  guard: CronGuard,
+  action: ActionSettings,
+  job: string,
+  intervalMs: number,
+  work: (context: IdempotencyContext, slot: Date) => Promise<void>,
+) {
   return async (): Promise<void> => {
     await guard.runInterval(action, job, intervalMs, work);
   };
@@ -168,12 +202,16 @@ export function vercelCronRoute(
   secret: string | undefined = process.env.CRON_SECRET,
 ) {
   return async (request: Request): Promise<Response> => {
-    if (!secret || request.headers.get('authorization') !== `Bearer ${secret}`) return new Response('unauthorized', { status: 401 });
+    if (!secret || request.headers.get('authorization') !== `Bearer ${secret}`)
+      return new Response('unauthorized', { status: 401 });
     try {
       const outcome = await guard.runInterval(action, job, intervalMs, work);
       return Response.json({ outcome });
     } catch (error) {
-      return Response.json({ error: error instanceof Error ? error.message : String(error) }, { status: 500 });
+      return Response.json(
+        { error: error instanceof Error ? error.message : String(error) },
+        { status: 500 },
+      );
     }
   };
 }

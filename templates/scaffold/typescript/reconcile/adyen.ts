@@ -9,7 +9,9 @@ import type { ProviderLookup, ProviderVerdict } from './reconcile.js';
  * 'absent' when Adyen never reported it, or 'unknown' when it is too early to tell.
  */
 export function adyenLookup(
-  findByReference: (merchantReference: string) => Promise<{ pspReference: string; success: boolean } | 'absent' | 'unknown'>,
+  findByReference: (
+    merchantReference: string,
+  ) => Promise<{ pspReference: string; success: boolean } | 'absent' | 'unknown'>,
 ): ProviderLookup {
   return {
     provider: 'adyen',
@@ -17,11 +19,20 @@ export function adyenLookup(
       const { reference } = adyenIdempotency({ scope: record.scope, key: record.key, action: record.action });
       const found = await findByReference(reference);
       if (found === 'absent') return { verdict: 'absent' };
-      if (found === 'unknown') return { verdict: 'unknown', reason: `no Adyen answer yet for reference ${reference}` };
+      if (found === 'unknown')
+        return { verdict: 'unknown', reason: `no Adyen answer yet for reference ${reference}` };
       return {
         verdict: 'found',
         reference: found.pspReference,
-        response: { status: found.success ? 200 : 402, body: { reconciled: true, provider: 'adyen', pspReference: found.pspReference, success: found.success } },
+        response: {
+          status: found.success ? 200 : 402,
+          body: {
+            reconciled: true,
+            provider: 'adyen',
+            pspReference: found.pspReference,
+            success: found.success,
+          },
+        },
       };
     },
   };

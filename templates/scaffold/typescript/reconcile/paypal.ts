@@ -16,12 +16,16 @@ export function paypalLookup(
       const requestId = paypalRequestId({ scope: record.scope, key: record.key, action: record.action });
       const found = await findByRequestId(requestId);
       if (found === 'absent') return { verdict: 'absent' };
-      if (found === 'unknown') return { verdict: 'unknown', reason: `no PayPal answer yet for request id ${requestId}` };
+      if (found === 'unknown')
+        return { verdict: 'unknown', reason: `no PayPal answer yet for request id ${requestId}` };
       const failed = found.status === 'VOIDED';
       return {
         verdict: 'found',
         reference: found.id,
-        response: { status: failed ? 402 : 200, body: { reconciled: true, provider: 'paypal', id: found.id, status: found.status } },
+        response: {
+          status: failed ? 402 : 200,
+          body: { reconciled: true, provider: 'paypal', id: found.id, status: found.status },
+        },
       };
     },
   };

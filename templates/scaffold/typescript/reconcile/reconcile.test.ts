@@ -10,7 +10,10 @@ import type { ActionSettings, IdempotencyContext } from '../types.js';
 import { reconcileStuck, type ProviderLookup } from './reconcile.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
-if (!DATABASE_URL) console.warn('reconciliation tests skipped: set DATABASE_URL to a PostgreSQL database they may create a schema in');
+if (!DATABASE_URL)
+  console.warn(
+    'reconciliation tests skipped: set DATABASE_URL to a PostgreSQL database they may create a schema in',
+  );
 
 const ACTION = (Object.values(ACTIONS) as ActionSettings[]).find((action) => action.mode === 'lease')!;
 
@@ -29,7 +32,9 @@ class FakeProvider implements ProviderLookup {
   async lookup(record: { scope: string; key: string; action: string }) {
     this.lookups++;
     const id = this.charges.get(providerKeyBase(record));
-    return id ? { verdict: 'found' as const, reference: id, response: { status: 201, body: { id } } } : { verdict: 'absent' as const };
+    return id
+      ? { verdict: 'found' as const, reference: id, response: { status: 201, body: { id } } }
+      : { verdict: 'absent' as const };
   }
 }
 
@@ -44,8 +49,16 @@ describe.skipIf(!DATABASE_URL)(`reconciliation (${ACTION?.codeName})`, () => {
     admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
     await admin.query(`CREATE SCHEMA ${schema}`);
     pool = new pg.Pool({ connectionString: DATABASE_URL, options: `-c search_path=${schema}`, max: 10 });
-    await pool.query(readFileSync(new URL('../migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'));
-    store = new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs, acquireTimeoutMs: POLICY.acquireTimeoutMs });
+    await pool.query(
+      readFileSync(new URL('../migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'),
+    );
+    store = new PgIdempotencyStore({
+      pool,
+      table: POLICY.table,
+      stepTable: POLICY.stepTable,
+      timeoutMs: POLICY.statementTimeoutMs,
+      acquireTimeoutMs: POLICY.acquireTimeoutMs,
+    });
     core = new IdempotencyCore(store, { ...POLICY, inFlight: 'reject' });
   });
 
@@ -60,7 +73,9 @@ describe.skipIf(!DATABASE_URL)(`reconciliation (${ACTION?.codeName})`, () => {
     const decision = await core.begin(ACTION, { scope: 'user-1', key, fingerprint: 'f'.repeat(64) });
     if (decision.kind !== 'execute') throw new Error(`expected to claim ${key}`);
     if (charged) provider.charge(decision.claim.context);
-    await pool.query(`UPDATE ${POLICY.table} SET locked_until = now() - interval '1 minute' WHERE key = $1`, [key]);
+    await pool.query(`UPDATE ${POLICY.table} SET locked_until = now() - interval '1 minute' WHERE key = $1`, [
+      key,
+    ]);
   }
 
   const lookups = (provider: FakeProvider) => ({ [ACTION.codeName]: provider });
@@ -68,16 +83,29 @@ describe.skipIf(!DATABASE_URL)(`reconciliation (${ACTION?.codeName})`, () => {
   it('dry run reports and writes nothing', async () => {
     const provider = new FakeProvider();
     await crashAfter('dry', provider, true);
-    const report = await reconcileStuck({ store, policy: POLICY, actions: ACTIONS, lookups: lookups(provider), dryRun: true });
+    const report = await reconcileStuck({
+      store,
+      policy: POLICY,
+      actions: ACTIONS,
+      lookups: lookups(provider),
+      dryRun: true,
+    });
     expect(report.results.find((result) => result.key === 'dry')?.outcome).toBe('completed');
-    expect((await pool.query(`SELECT status FROM ${POLICY.table} WHERE key = 'dry'`)).rows[0].status).toBe('PROCESSING');
+    expect((await pool.query(`SELECT status FROM ${POLICY.table} WHERE key = 'dry'`)).rows[0].status).toBe(
+      'PROCESSING',
+    );
   });
 
   it('charged at the provider: completed from the provider, and the retry replays without a second charge', async () => {
     const provider = new FakeProvider();
     await crashAfter('charged', provider, true);
     await crashAfter('never', provider, false);
-    const report = await reconcileStuck({ store, policy: POLICY, actions: ACTIONS, lookups: lookups(provider) });
+    const report = await reconcileStuck({
+      store,
+      policy: POLICY,
+      actions: ACTIONS,
+      lookups: lookups(provider),
+    });
     const outcome = (key: string) => report.results.find((result) => result.key === key)?.outcome;
     expect(outcome('charged')).toBe('completed');
     expect(outcome('never')).toBe('released');

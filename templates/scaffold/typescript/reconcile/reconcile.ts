@@ -7,7 +7,11 @@ import type { ActionSettings, IdempotencyPolicy, IdempotencyStore, StuckRecord }
  * 'unknown': the provider cannot tell right now; the record is left alone for the next run.
  */
 export type ProviderVerdict =
-  | { readonly verdict: 'found'; readonly response: { readonly status: number; readonly body: unknown }; readonly reference?: string }
+  | {
+      readonly verdict: 'found';
+      readonly response: { readonly status: number; readonly body: unknown };
+      readonly reference?: string;
+    }
   | { readonly verdict: 'absent' }
   | { readonly verdict: 'unknown'; readonly reason: string };
 
@@ -62,7 +66,13 @@ export async function reconcileStuck(options: ReconcileOptions): Promise<Reconci
   const results: Array<ReconcileReport['results'][number]> = [];
   for (const record of stuck) {
     const note = (outcome: ReconcileOutcome, detail?: string) => {
-      results.push({ scope: record.scope, key: record.key, action: record.action, outcome, ...(detail ? { detail } : {}) });
+      results.push({
+        scope: record.scope,
+        key: record.key,
+        action: record.action,
+        outcome,
+        ...(detail ? { detail } : {}),
+      });
       options.events?.reconciled?.(record.action, outcome, dryRun);
     };
     const action = options.actions[record.action];
@@ -82,7 +92,10 @@ export async function reconcileStuck(options: ReconcileOptions): Promise<Reconci
       continue;
     }
     if (dryRun) {
-      note(verdict.verdict === 'found' ? 'completed' : 'released', `dry run: ${verdict.verdict}${verdict.verdict === 'found' && verdict.reference ? ` ${verdict.reference}` : ''}`);
+      note(
+        verdict.verdict === 'found' ? 'completed' : 'released',
+        `dry run: ${verdict.verdict}${verdict.verdict === 'found' && verdict.reference ? ` ${verdict.reference}` : ''}`,
+      );
       continue;
     }
     const claim = await store.claim({
@@ -107,7 +120,11 @@ export async function reconcileStuck(options: ReconcileOptions): Promise<Reconci
     const stored = await store.complete(
       claim.ref,
       status < 400 ? 'COMPLETED' : 'FAILED',
-      { status, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body), 'utf8') },
+      {
+        status,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(JSON.stringify(body), 'utf8'),
+      },
       policy.retentionMs,
     );
     note(stored ? 'completed' : 'raced', verdict.reference);

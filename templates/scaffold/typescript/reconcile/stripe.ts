@@ -24,12 +24,19 @@ export function stripeLookup(options: StripeLookupOptions): ProviderLookup {
   return {
     provider: 'stripe',
     async lookup(record: StuckRecord): Promise<ProviderVerdict> {
-      const hash = stripeMetadata({ scope: record.scope, key: record.key, action: record.action }).idempotency_key_hash;
+      const hash = stripeMetadata({
+        scope: record.scope,
+        key: record.key,
+        action: record.action,
+      }).idempotency_key_hash;
       const query = `metadata['idempotency_key_hash']:'${hash}'`;
-      const response = await fetch(`${base}/v1/${resource}/search?query=${encodeURIComponent(query)}&limit=1`, {
-        headers: { authorization: `Bearer ${options.secretKey}` },
-        signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
-      });
+      const response = await fetch(
+        `${base}/v1/${resource}/search?query=${encodeURIComponent(query)}&limit=1`,
+        {
+          headers: { authorization: `Bearer ${options.secretKey}` },
+          signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+        },
+      );
       if (!response.ok) return { verdict: 'unknown', reason: `Stripe search answered ${response.status}` };
       const page = (await response.json()) as { data?: Array<{ id: string; status?: string }> };
       const object = page.data?.[0];
@@ -38,7 +45,10 @@ export function stripeLookup(options: StripeLookupOptions): ProviderLookup {
       return {
         verdict: 'found',
         reference: object.id,
-        response: { status: failed ? 402 : 200, body: { reconciled: true, provider: 'stripe', id: object.id, status: object.status ?? null } },
+        response: {
+          status: failed ? 402 : 200,
+          body: { reconciled: true, provider: 'stripe', id: object.id, status: object.status ?? null },
+        },
       };
     },
   };

@@ -14,7 +14,9 @@ export function fastifyWebhook(
 ) {
   return async function webhookPlugin(app: FastifyInstance): Promise<void> {
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body));
+    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) =>
+      done(null, body),
+    );
     app.post(url, async (request, reply) => {
       const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const answer = await process({ rawBody, headers: request.headers });

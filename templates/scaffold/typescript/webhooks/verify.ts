@@ -156,7 +156,9 @@ export function verifyAdyenItem(item: AdyenNotificationItem, hmacKeyHex: string)
     item.eventCode ?? '',
     item.success ?? '',
   ].join(':');
-  const expected = createHmac('sha256', Buffer.from(hmacKeyHex, 'hex')).update(payload, 'utf8').digest('base64');
+  const expected = createHmac('sha256', Buffer.from(hmacKeyHex, 'hex'))
+    .update(payload, 'utf8')
+    .digest('base64');
   return safeEqual(given, expected);
 }
 
@@ -166,11 +168,14 @@ export function adyenSource(hmacKeyHex: string): WebhookSource<AdyenNotification
     provider: 'adyen',
     acceptedBody: '[accepted]',
     verify(request) {
-      const body = parseJson(request.rawBody) as { notificationItems?: Array<{ NotificationRequestItem?: AdyenNotificationItem }> };
+      const body = parseJson(request.rawBody) as {
+        notificationItems?: Array<{ NotificationRequestItem?: AdyenNotificationItem }>;
+      };
       const items = (body?.notificationItems ?? []).map((entry) => entry.NotificationRequestItem);
       if (items.length === 0) throw new SignatureError('Adyen notification without items');
       for (const item of items) {
-        if (!item || !verifyAdyenItem(item, hmacKeyHex)) throw new SignatureError('Adyen HMAC signature does not match');
+        if (!item || !verifyAdyenItem(item, hmacKeyHex))
+          throw new SignatureError('Adyen HMAC signature does not match');
       }
       return items as AdyenNotificationItem[];
     },
@@ -178,7 +183,9 @@ export function adyenSource(hmacKeyHex: string): WebhookSource<AdyenNotification
     eventType: (item) => item.eventCode,
     orderingOf: (item) => {
       const at = item.eventDate ? Date.parse(item.eventDate) : Number.NaN;
-      return Number.isFinite(at) ? { object: `adyen:${item.originalReference || item.pspReference}`, version: at } : undefined;
+      return Number.isFinite(at)
+        ? { object: `adyen:${item.originalReference || item.pspReference}`, version: at }
+        : undefined;
     },
   };
 }
@@ -199,7 +206,9 @@ export interface PayPalEvent {
  * check), which you supply as `verifier` (it receives the raw body and the paypal-transmission-* headers).
  * Keyed by the event id (WH-...), falling back to paypal-transmission-id.
  */
-export function paypalSource(verifier: (request: WebhookRequest) => Promise<boolean>): WebhookSource<PayPalEvent> {
+export function paypalSource(
+  verifier: (request: WebhookRequest) => Promise<boolean>,
+): WebhookSource<PayPalEvent> {
   return {
     provider: 'paypal',
     async verify(request) {
@@ -209,7 +218,8 @@ export function paypalSource(verifier: (request: WebhookRequest) => Promise<bool
       return [event];
     },
     eventId: (event, request) => {
-      const id = typeof event.id === 'string' && event.id ? event.id : header(request, 'paypal-transmission-id');
+      const id =
+        typeof event.id === 'string' && event.id ? event.id : header(request, 'paypal-transmission-id');
       if (!id) throw new SignatureError('PayPal event without id or transmission id');
       return id;
     },
@@ -227,16 +237,25 @@ export function paypalSource(verifier: (request: WebhookRequest) => Promise<bool
 // GitHub and generic HMAC senders
 
 /** GitHub: X-Hub-Signature-256 = "sha256=" + hex HMAC-SHA256 of the raw body; keyed by X-GitHub-Delivery. */
-export function githubSource(secret: string): WebhookSource<{ readonly event: string; readonly payload: unknown; readonly delivery: string }> {
+export function githubSource(
+  secret: string,
+): WebhookSource<{ readonly event: string; readonly payload: unknown; readonly delivery: string }> {
   return {
     provider: 'github',
     verify(request) {
       const given = header(request, 'x-hub-signature-256');
       const expected = `sha256=${createHmac('sha256', secret).update(request.rawBody).digest('hex')}`;
-      if (!given || !safeEqual(given, expected)) throw new SignatureError('GitHub signature does not match the body');
+      if (!given || !safeEqual(given, expected))
+        throw new SignatureError('GitHub signature does not match the body');
       const delivery = header(request, 'x-github-delivery');
       if (!delivery) throw new SignatureError('missing X-GitHub-Delivery header');
-      return [{ event: header(request, 'x-github-event') ?? 'unknown', payload: parseJson(request.rawBody), delivery }];
+      return [
+        {
+          event: header(request, 'x-github-event') ?? 'unknown',
+          payload: parseJson(request.rawBody),
+          delivery,
+        },
+      ];
     },
     eventId: (event) => event.delivery,
     eventType: (event) => event.event,
@@ -255,16 +274,23 @@ export interface GenericSourceOptions {
 }
 
 /** Any sender that signs the raw body with a shared secret; the event id comes from a header or a JSON path. */
-export function genericHmacSource(options: GenericSourceOptions): WebhookSource<{ readonly id: string; readonly type: string; readonly payload: unknown }> {
+export function genericHmacSource(
+  options: GenericSourceOptions,
+): WebhookSource<{ readonly id: string; readonly type: string; readonly payload: unknown }> {
   return {
     provider: options.provider,
     verify(request) {
       const given = (header(request, options.signatureHeader) ?? '').replace(/^sha256=/, '');
       const expected = createHmac('sha256', options.secret).update(request.rawBody).digest('hex');
-      if (!given || !safeEqual(given, expected)) throw new SignatureError(`${options.provider} signature does not match the body`);
+      if (!given || !safeEqual(given, expected))
+        throw new SignatureError(`${options.provider} signature does not match the body`);
       const payload = parseJson(request.rawBody);
-      const id = 'header' in options.eventId ? header(request, options.eventId.header) : readPath(payload, options.eventId.path);
-      if (typeof id !== 'string' && typeof id !== 'number') throw new SignatureError(`${options.provider} event without an id`);
+      const id =
+        'header' in options.eventId
+          ? header(request, options.eventId.header)
+          : readPath(payload, options.eventId.path);
+      if (typeof id !== 'string' && typeof id !== 'number')
+        throw new SignatureError(`${options.provider} event without an id`);
       const type = options.typePath ? readPath(payload, options.typePath) : 'event';
       return [{ id: String(id), type: typeof type === 'string' ? type : 'event', payload }];
     },

@@ -11,7 +11,10 @@ import { stripeSource, type StripeEvent } from './verify.js';
 import { createWebhookProcessor } from './webhooks.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
-if (!DATABASE_URL) console.warn('webhook tests skipped: set DATABASE_URL to a PostgreSQL database they may create a schema in');
+if (!DATABASE_URL)
+  console.warn(
+    'webhook tests skipped: set DATABASE_URL to a PostgreSQL database they may create a schema in',
+  );
 
 const ACTION = (Object.values(ACTIONS) as ActionSettings[]).find((action) => action.trigger === 'webhook')!;
 const SECRET = 'whsec_test_secret';
@@ -41,10 +44,21 @@ describe.skipIf(!DATABASE_URL)(`webhooks (${ACTION?.codeName})`, () => {
     admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
     await admin.query(`CREATE SCHEMA ${schema}`);
     pool = new pg.Pool({ connectionString: DATABASE_URL, options: `-c search_path=${schema}`, max: 20 });
-    await pool.query(readFileSync(new URL('../migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'));
-    await pool.query(readFileSync(new URL('../migrations/002_webhook_object_versions.sql', import.meta.url), 'utf8'));
+    await pool.query(
+      readFileSync(new URL('../migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'),
+    );
+    await pool.query(
+      readFileSync(new URL('../migrations/002_webhook_object_versions.sql', import.meta.url), 'utf8'),
+    );
     await pool.query('CREATE TABLE test_effects (event_id text NOT NULL)');
-    const store = new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs, acquireTimeoutMs: POLICY.acquireTimeoutMs, lockTimeoutMs: POLICY.lockTimeoutMs });
+    const store = new PgIdempotencyStore({
+      pool,
+      table: POLICY.table,
+      stepTable: POLICY.stepTable,
+      timeoutMs: POLICY.statementTimeoutMs,
+      acquireTimeoutMs: POLICY.acquireTimeoutMs,
+      lockTimeoutMs: POLICY.lockTimeoutMs,
+    });
     core = new IdempotencyCore(store, POLICY);
   });
 
@@ -64,13 +78,19 @@ describe.skipIf(!DATABASE_URL)(`webhooks (${ACTION?.codeName})`, () => {
       handle: async (event, context) => {
         options.started?.();
         await options.slow;
-        await ((context.db as pg.PoolClient | undefined) ?? pool).query('INSERT INTO test_effects (event_id) VALUES ($1)', [event.id]);
+        await ((context.db as pg.PoolClient | undefined) ?? pool).query(
+          'INSERT INTO test_effects (event_id) VALUES ($1)',
+          [event.id],
+        );
       },
     });
   }
 
   const effects = async (id: string) =>
-    Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM test_effects WHERE event_id = $1', [id])).rows[0]?.n ?? 0);
+    Number(
+      (await pool.query<{ n: string }>('SELECT count(*) AS n FROM test_effects WHERE event_id = $1', [id]))
+        .rows[0]?.n ?? 0,
+    );
 
   it('rejects a delivery whose signature does not match, before touching the store', async () => {
     const response = await processor()(signed(stripeEvent('evt_forged', 'pi_1', 1), 'whsec_wrong'));

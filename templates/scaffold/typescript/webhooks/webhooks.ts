@@ -66,7 +66,9 @@ function json(status: number, body: unknown, extra: Record<string, string> = {})
  * event id (never an Idempotency-Key header: providers do not send one). Duplicates, ignored types and stale
  * events get 2xx so the provider stops resending; a failed handler gets 500 so it resends.
  */
-export function createWebhookProcessor<E>(options: WebhookOptions<E>): (request: WebhookRequest) => Promise<WebhookResponse> {
+export function createWebhookProcessor<E>(
+  options: WebhookOptions<E>,
+): (request: WebhookRequest) => Promise<WebhookResponse> {
   const { core, action, source } = options;
   const hooks = options.events ?? {};
   const scope = options.scope ?? (action.scope === 'global' ? 'global' : source.provider);
@@ -106,7 +108,11 @@ export function createWebhookProcessor<E>(options: WebhookOptions<E>): (request:
     );
   };
 
-  async function processEvent(event: E, type: string, request: WebhookRequest): Promise<{ kind: 'applied' | 'duplicate' | 'stale' } | { kind: 'answer'; response: WebhookResponse }> {
+  async function processEvent(
+    event: E,
+    type: string,
+    request: WebhookRequest,
+  ): Promise<{ kind: 'applied' | 'duplicate' | 'stale' } | { kind: 'answer'; response: WebhookResponse }> {
     const key = eventKey(source.provider, source.eventId(event, request));
     // The event's identity is the intent: resends re-sign and re-count attempts, so only id and type are hashed.
     const fingerprint = sha256Hex(canonicalJson({ provider: source.provider, key, type }));
@@ -117,17 +123,32 @@ export function createWebhookProcessor<E>(options: WebhookOptions<E>): (request:
         decision = await core.begin(action, { scope, key, fingerprint });
       } catch {
         // Store unavailable: fail closed; the provider resends.
-        return { kind: 'answer', response: json(503, { error: 'store-unavailable' }, { 'retry-after': String(core.policy.retryAfterSeconds) }) };
+        return {
+          kind: 'answer',
+          response: json(
+            503,
+            { error: 'store-unavailable' },
+            { 'retry-after': String(core.policy.retryAfterSeconds) },
+          ),
+        };
       }
       if (decision.kind === 'replay' || decision.kind === 'not-replayable') {
         hooks.duplicate?.(action.codeName, source.provider);
         return { kind: 'duplicate' };
       }
-      if (decision.kind === 'mismatch') return { kind: 'answer', response: json(422, { error: 'event-id-reused-with-another-type' }) };
+      if (decision.kind === 'mismatch')
+        return { kind: 'answer', response: json(422, { error: 'event-id-reused-with-another-type' }) };
       if (decision.kind === 'in-flight') {
         // The first delivery is still running: wait for its outcome instead of acknowledging an event that may yet fail.
         if (Date.now() >= deadline)
-          return { kind: 'answer', response: json(409, { error: 'event-in-progress' }, { 'retry-after': String(decision.retryAfterSeconds) }) };
+          return {
+            kind: 'answer',
+            response: json(
+              409,
+              { error: 'event-in-progress' },
+              { 'retry-after': String(decision.retryAfterSeconds) },
+            ),
+          };
         await sleep(delay);
         continue;
       }
@@ -135,20 +156,40 @@ export function createWebhookProcessor<E>(options: WebhookOptions<E>): (request:
       let stale = false;
       try {
         const ordering = options.ordering ? source.orderingOf?.(event) : undefined;
-        if (ordering && !(await options.ordering!.advance(claim.context.db, ordering.object, ordering.version, key))) stale = true;
+        if (
+          ordering &&
+          !(await options.ordering!.advance(claim.context.db, ordering.object, ordering.version, key))
+        )
+          stale = true;
         else await options.handle(event, claim.context);
       } catch (error) {
         hooks.failed?.(action.codeName, source.provider);
         await claim.release();
-        return { kind: 'answer', response: json(500, { error: 'handler-failed', message: error instanceof Error ? error.message : String(error) }) };
+        return {
+          kind: 'answer',
+          response: json(500, {
+            error: 'handler-failed',
+            message: error instanceof Error ? error.message : String(error),
+          }),
+        };
       }
       const body = JSON.stringify({ received: true, ...(stale ? { stale: true } : {}) });
       try {
-        await claim.complete({ status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(body, 'utf8') });
+        await claim.complete({
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.from(body, 'utf8'),
+        });
       } catch (error) {
         // Not recorded: a 5xx makes the provider resend; the resend reclaims the key (transactional: everything was rolled back).
         hooks.failed?.(action.codeName, source.provider);
-        return { kind: 'answer', response: json(503, { error: 'outcome-not-recorded', message: error instanceof Error ? error.message : String(error) }) };
+        return {
+          kind: 'answer',
+          response: json(503, {
+            error: 'outcome-not-recorded',
+            message: error instanceof Error ? error.message : String(error),
+          }),
+        };
       }
       if (stale) {
         hooks.stale?.(action.codeName, source.provider);

@@ -43,7 +43,13 @@ export function planTriggers(model: DesignModel, frameworkModule = 'express'): T
     crons: by('cron'),
     brokers: consumers.length > 0 && adapter ? [adapter] : [],
     reconciled: model.actions.filter(
-      (action) => action.mode === 'lease' && action.provider !== undefined && RECONCILABLE.has(action.provider) && action.steps.length <= 1,
+      // Actions that create something at the provider; a webhook only receives its events, so there is nothing to look up.
+      (action) =>
+        action.trigger !== 'webhook' &&
+        action.mode === 'lease' &&
+        action.provider !== undefined &&
+        RECONCILABLE.has(action.provider) &&
+        action.steps.length <= 1,
     ),
     webFramework: frameworkModule === 'express' || frameworkModule === 'fastify' ? frameworkModule : 'other',
   };

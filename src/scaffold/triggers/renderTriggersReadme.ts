@@ -13,11 +13,20 @@ export function renderTriggersReadme(model: DesignModel, plan: TriggerPlan): str
 The same core and store as the HTTP middleware (claim, lease, fencing token, stored outcome), keyed by what each
 trigger really carries: the provider's event id, the message id, or the job name and its scheduled slot. Never by
 an Idempotency-Key header: providers, brokers and schedulers do not send one. \`idempotency\` below is what
-\`createIdempotency()\` from index.ts returns.`,
+\`createIdempotency()\` from index.ts returns; everything else is exported by the files named below (webhooks/,
+consumers/, cron/, reconcile/ in this folder).`,
   ];
   if (plan.webhooks.length > 0) {
     const hook = plan.webhooks[0]!;
     const provider = hook.provider === 'adyen' ? 'adyenSource(process.env.ADYEN_HMAC_KEY!)' : hook.provider === 'paypal' ? 'paypalSource(verifyWithPayPal)' : 'stripeSource(process.env.STRIPE_WEBHOOK_SECRET!)';
+    const handles =
+      hook.provider === 'stripe'
+        ? "  handles: (type) => type.startsWith('payment_intent.'), // others: 2xx, no record\n"
+        : hook.provider === 'adyen'
+          ? "  handles: (type) => type === 'AUTHORISATION', // others: 2xx, no record\n"
+          : hook.provider === 'paypal'
+            ? "  handles: (type) => type.startsWith('PAYMENT.CAPTURE.'), // others: 2xx, no record\n"
+            : '';
     const route = quote(hook.path ?? `/webhooks/${hook.provider ?? 'provider'}`);
     const mount =
       plan.webFramework === 'express'
@@ -35,8 +44,7 @@ const process${upper(hook.codeName)} = createWebhookProcessor({
   core: idempotency.core,
   action: ACTIONS.${hook.codeName},
   source: ${provider},
-  handles: (type) => type.startsWith('payment_intent.'), // others: 2xx, no record
-  ordering: new PgOrderingGuard(pool), // optional: older events for an object are acknowledged, not applied
+${handles}  ordering: new PgOrderingGuard(pool), // optional: older events for an object are acknowledged, not applied
   handle: async (event, context) => applyEvent(event, context.db ?? pool),
 });
 ${mount}

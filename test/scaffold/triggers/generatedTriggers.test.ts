@@ -18,6 +18,8 @@ describe('trigger scaffolding', () => {
     expect(paths).not.toContain('consumers/amqplib.ts');
     expect(paths).toEqual(expect.arrayContaining(['webhooks/verify.ts', 'webhooks/express.ts', 'cron/guard.ts', 'reconcile/stripe.ts', 'reconcile/job.ts', 'TRIGGERS.md']));
     expect(paths).not.toContain('reconcile/adyen.ts');
+    // Reconciliation covers the actions that create something at Stripe, not the webhook that receives its events.
+    expect(planTriggers(await triggersModel()).reconciled.map((action) => action.codeName)).toEqual(['createPayment', 'refundPayment']);
     const httpOnly = await modelFor('express-stripe-payments', (raw) => {
       raw.actions = (raw.actions as Array<{ trigger: string }>).filter((action) => action.trigger === 'http');
     });

@@ -22,6 +22,10 @@ export const CONSUMER_LEASE_MS = 2_000;
 export async function triggersModel(broker: 'bullmq' | 'rabbitmq' | 'nats' | 'kafka' = 'rabbitmq'): Promise<DesignModel> {
   const model = await modelFor('express-stripe-payments', (raw) => {
     (raw.stack as Record<string, unknown>).broker = broker;
+    // All three providers' helpers exist, and the refund goes through PayPal, so every reconciliation lookup and
+    // both shapes of the job compile.
+    raw.payments = ['stripe', 'adyen', 'paypal'];
+    (raw.actions as Array<Record<string, unknown>>).find((action) => action.name === 'refundPayment')!.provider = 'paypal';
     (raw.actions as unknown[]).push(
       {
         name: 'fulfilOrder',
@@ -53,8 +57,8 @@ export async function triggersModel(broker: 'bullmq' | 'rabbitmq' | 'nats' | 'ka
   return model;
 }
 
-/** Every consumer adapter (whichever broker the design names) and both web wirings, so all are type-checked. */
-export const ALL_ADAPTERS = ['consumers/bullmq.ts', 'consumers/amqplib.ts', 'consumers/nats.ts', 'consumers/kafka.ts', 'webhooks/fastify.ts'];
+/** Every consumer adapter (whichever broker the design names), both web wirings and every provider lookup, so all are type-checked. */
+export const ALL_ADAPTERS = ['consumers/bullmq.ts', 'consumers/amqplib.ts', 'consumers/nats.ts', 'consumers/kafka.ts', 'webhooks/fastify.ts', 'reconcile/adyen.ts'];
 
 /**
  * Like generateAndCompile, plus extra template files copied in before tsc runs. Compiled once per vitest run and

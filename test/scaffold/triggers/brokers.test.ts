@@ -12,8 +12,9 @@ import { eventually, NATS_SERVERS, RABBITMQ_URL, REDIS, serviceSkipReason } from
 /**
  * Issue #18's acceptance for queue consumers, on the real brokers: a consumer process is SIGKILLed in the middle
  * of its handler, the broker redelivers to a second process, and the same message is then published again. The
- * effect (a row in PostgreSQL) must exist exactly once. The consumer action runs in lease mode with a 2 s lease,
+ * effect (a row in PostgreSQL) must exist exactly once. The consumer action runs in lease mode with a short lease,
  * so the redelivery first meets a live claim (busy: redelivered later), then takes the lapsed claim over.
+ * The effect count is the assertion that matters; everything else is allowed to vary with the machine's load.
  */
 const pgSkip = await postgresSkipReason();
 
@@ -181,7 +182,9 @@ describe.skipIf(pgSkip !== undefined)('consumers on real brokers: SIGKILL mid-ha
         await survivor.seen('outcome done');
         expect(await effects(orderId)).toEqual([{ worker: survivor.child.pid }]);
         const { rows } = await schema.pool.query('SELECT status, attempts FROM idempotency_store WHERE key = $1', [`fulfilOrder:${broker.messageId(orderId)}`]);
-        expect(rows).toEqual([{ status: 'COMPLETED', attempts: 2 }]);
+        // attempts > 1: the survivor took the dead consumer's claim over (more only if a loaded machine stalled it).
+        expect(rows).toEqual([{ status: 'COMPLETED', attempts: expect.any(Number) }]);
+        expect(rows[0].attempts).toBeGreaterThanOrEqual(2);
 
         // The same message again. JetStream drops a repeat inside its duplicate window itself; past the window it
         // is stored again and only the consumer's record stops it.

@@ -11,8 +11,8 @@ import { modelFor, ROOT, type Generated } from '../generateInto.js';
 
 const run = promisify(execFile);
 
-/** The consumer's lease in the acceptance tests: short, so a redelivery after a crash waits ~2 s, not the design's lease. */
-export const CONSUMER_LEASE_MS = 2_000;
+/** The consumer's lease in the acceptance tests: short, so a redelivery after a crash waits ~3 s, not the design's lease. */
+export const CONSUMER_LEASE_MS = 3_000;
 
 /**
  * The checkout design (HTTP + Stripe webhook) plus a consumer and a scheduled job, so every trigger is generated.

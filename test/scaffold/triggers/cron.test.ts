@@ -67,9 +67,9 @@ describe.skipIf(skip !== undefined)('scheduled jobs: one run per slot across ins
       });
     });
     try {
-      // Three slots that both schedulers fired and settled.
+      // Three slots that both schedulers fired and settled (a tick late enough to count for the next slot adds a third fire there).
       const settled = await eventually('three slots fired by both schedulers', async () => {
-        const done = [...outcomes].filter(([, list]) => list.length === 2);
+        const done = [...outcomes].filter(([, list]) => list.length >= 2);
         return done.length >= 3 ? done : undefined;
       });
       for (const [slot, list] of settled) {

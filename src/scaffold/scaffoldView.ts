@@ -91,8 +91,7 @@ const PROMETHEUS_NAMES: Record<MetricRole, string> = {
 };
 
 function toActionView(action: ActionDesign): ActionView {
-  // Webhooks are keyed by the provider's event id through webhooks/ (createWebhookProcessor), not by this middleware.
-  const http = action.trigger === 'http' && action.path !== undefined;
+  const http = (action.trigger === 'http' || action.trigger === 'webhook') && action.path !== undefined;
   return {
     name: action.name,
     codeName: action.codeName,

@@ -10,6 +10,7 @@ import { renderSettings } from './renderSettings.js';
 import { renderTests } from './renderTests.js';
 import { renderWiring } from './renderWiring.js';
 import { buildScaffoldView } from './scaffoldView.js';
+import { triggerFiles } from './triggers/index.js';
 import { POSTGRES_RUNTIME_FILES, type StaticFile } from './typescriptRuntime.js';
 import type { CodeExcerpt, ExcerptId, ScaffoldFile, ScaffoldRole, ScaffoldTarget } from './types.js';
 
@@ -51,6 +52,7 @@ export function postgresHttpTarget(options: PostgresHttpTargetOptions): Scaffold
       if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key');
       add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed');
       add('idempotency.test.ts', renderTests(view, `./${MIGRATION}`, framework), 'tests', 'the scenarios against a real PostgreSQL');
+      for (const file of triggerFiles(model, framework.module)) add(file.path, file.contents, file.role, file.purpose);
       purposes.sort((a, b) => (a.name < b.name ? -1 : 1));
       files.push({ path: 'README.md', contents: renderReadme(view, purposes, framework), class: 'scaffold', role: 'readme' });
       return files;

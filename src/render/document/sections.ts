@@ -327,7 +327,7 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
     heading('Action partially completed'),
     p(
       model.providers.length > 0
-        ? `The dangerous case is a provider call that succeeded while the local write did not. A reconciliation job runs every 15 minutes over PROCESSING and FAILED records older than their lease, looks each one up at the provider by its derived key (${model.providers.map((pr) => pr.label).join(', ')}), and completes the local record with the provider's result, or releases it when the provider has nothing. Money never moves twice because the provider deduplicates the same derived key.`
+        ? `The dangerous case is a provider call that succeeded while the local write did not. A reconciliation job runs every 15 minutes over records still PROCESSING a minute after their lease lapsed (a crashed worker, or a completion that could not be recorded), looks each one up at the provider by the key derived for it (${model.providers.map((pr) => RECONCILE_LOOKUP[pr.id] ?? `${pr.label}: by hand, on the reference we sent`).join('; ')}), then takes the record over with a new fencing token and completes it with the provider's result, or releases it when the provider has nothing; a record the provider cannot answer for yet is left for the next run, and --dry-run only reports. The job only reads from the provider, and a retry sends the same derived key, so money never moves twice.`
         : 'Local side effects commit in the same transaction as the completion where they live in the same database. Effects outside it (e-mails, calls to other services) carry a key derived from the local one, so a re-execution after a crash is deduplicated downstream; where a downstream system cannot deduplicate, record "sent" before sending and reconcile on doubt.',
     ),
     heading('Failed for good, or still running elsewhere?'),
@@ -346,6 +346,13 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
   ];
   return section(5, 'Partial Failure Recovery', 'Crashes mid-action, half-finished side effects, telling dead workers from slow ones, retention and cleanup.', blocks);
 }
+
+/** How the reconciliation job (reconcile/ in the scaffold) finds a record's provider object: the key derived for it. */
+const RECONCILE_LOOKUP: Partial<Record<string, string>> = {
+  stripe: 'Stripe: a search by the metadata tag every create call carries',
+  adyen: 'Adyen: the merchant reference, from its notifications',
+  paypal: 'PayPal: the PayPal-Request-Id',
+};
 
 function payments(model: DesignModel): Section {
   const blocks: Block[] = [];

@@ -153,6 +153,23 @@ export interface IdempotencyStore {
    * `commit(response)` records the response and commits everything, or `rollback()` undoes everything.
    */
   claimInTransaction?(input: ClaimInput): Promise<TransactionClaimResult>;
+  /**
+   * For the reconciliation job: records still PROCESSING whose lease lapsed at least `minStuckMs` ago and that
+   * were not given back (released), oldest lease first. Optional: a store without it gets no reconciliation.
+   */
+  listStuck?(options: { readonly limit: number; readonly minStuckMs?: number }): Promise<StuckRecord[]>;
+}
+
+/** A claim whose owner stopped renewing it without finishing: crashed, or its completion could not be recorded. */
+export interface StuckRecord {
+  readonly scope: string;
+  readonly key: string;
+  readonly action: string;
+  readonly fingerprint: string;
+  readonly algorithm: string;
+  readonly attempts: number;
+  /** How long ago the lease lapsed, by the store's clock. */
+  readonly stuckForMs: number;
 }
 
 export type TransactionClaimResult =

@@ -11,6 +11,7 @@ import {
   type OpenTransaction,
   type RecordStatus,
   type StoredResponse,
+  type StuckRecord,
   type TransactionClaimResult,
 } from './types.js';
 
@@ -359,6 +360,42 @@ export class PgIdempotencyStore implements IdempotencyStore {
     return (
       (await this.query('extend', this.sql.extend, [ref.scope, ref.key, ref.token, leaseMs])).rowCount === 1
     );
+  }
+
+  /**
+   * Reconciliation: PROCESSING records whose lease lapsed and that no owner gave back. Walks the partial index on
+   * locked_until (in-flight records only), so it stays cheap however many finished records the table holds.
+   */
+  async listStuck(options: { readonly limit: number; readonly minStuckMs?: number }): Promise<StuckRecord[]> {
+    const t = quoteIdent(this.options.table);
+    const { rows } = await this.query<{
+      scope: string;
+      key: string;
+      action: string;
+      fingerprint: string;
+      fingerprint_alg: string;
+      attempts: number;
+      stuck_ms: string;
+    }>(
+      'list_stuck',
+      `SELECT scope, key, action, fingerprint, fingerprint_alg, attempts,
+  FLOOR(EXTRACT(EPOCH FROM (now() - locked_until)) * 1000)::bigint AS stuck_ms
+FROM ${t}
+WHERE status = 'PROCESSING' AND released_at IS NULL AND expires_at > now()
+  AND locked_until <= now() - $2 * interval '1 millisecond'
+ORDER BY locked_until
+LIMIT $1`,
+      [Math.max(1, Math.floor(options.limit)), Math.max(0, options.minStuckMs ?? 0)],
+    );
+    return rows.map((row) => ({
+      scope: row.scope,
+      key: row.key,
+      action: row.action,
+      fingerprint: row.fingerprint.trim(),
+      algorithm: row.fingerprint_alg,
+      attempts: Number(row.attempts),
+      stuckForMs: Number(row.stuck_ms),
+    }));
   }
 
   private get statementMs(): number {

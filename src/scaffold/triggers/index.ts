@@ -1,0 +1,104 @@
+import type { ActionDesign, DesignModel } from '../../model/types.js';
+import { readTemplate } from '../readTemplate.js';
+import type { ScaffoldRole } from '../types.js';
+import { renderOrderingMigration } from './renderOrderingMigration.js';
+import { renderReconcileJob } from './renderReconcileJob.js';
+import { renderTriggersReadme } from './renderTriggersReadme.js';
+
+export interface TriggerFile {
+  readonly path: string;
+  readonly contents: string;
+  readonly role: ScaffoldRole;
+  readonly purpose: string;
+}
+
+/** Which parts of the trigger runtime a design needs: derived from its actions, their providers and the broker. */
+export interface TriggerPlan {
+  readonly webhooks: readonly ActionDesign[];
+  readonly consumers: readonly ActionDesign[];
+  readonly crons: readonly ActionDesign[];
+  /** Queue client adapters, from the stack's broker (the generic handler is always there when consumers are). */
+  readonly brokers: ReadonlyArray<'bullmq' | 'amqplib' | 'nats' | 'kafka'>;
+  /** Actions whose stuck records the reconciliation job can ask a provider about. */
+  readonly reconciled: readonly ActionDesign[];
+  readonly webFramework: 'express' | 'fastify' | 'other';
+}
+
+const BROKER_ADAPTERS: Record<string, TriggerPlan['brokers'][number] | undefined> = {
+  bullmq: 'bullmq',
+  rabbitmq: 'amqplib',
+  nats: 'nats',
+  kafka: 'kafka',
+};
+
+const RECONCILABLE = new Set(['stripe', 'adyen', 'paypal']);
+
+export function planTriggers(model: DesignModel, frameworkModule = 'express'): TriggerPlan {
+  const by = (trigger: ActionDesign['trigger']) => model.actions.filter((action) => action.trigger === trigger);
+  const consumers = by('consumer');
+  const adapter = BROKER_ADAPTERS[model.stack.broker];
+  return {
+    webhooks: by('webhook'),
+    consumers,
+    crons: by('cron'),
+    brokers: consumers.length > 0 && adapter ? [adapter] : [],
+    reconciled: model.actions.filter(
+      // Actions that create something at the provider; a webhook only receives its events, so there is nothing to look up.
+      (action) =>
+        action.trigger !== 'webhook' &&
+        action.mode === 'lease' &&
+        action.provider !== undefined &&
+        RECONCILABLE.has(action.provider) &&
+        action.steps.length <= 1,
+    ),
+    webFramework: frameworkModule === 'express' || frameworkModule === 'fastify' ? frameworkModule : 'other',
+  };
+}
+
+/**
+ * The trigger runtime beyond HTTP, for the triggers and providers the design has: webhooks keyed by the provider's
+ * event id (signature first), queue consumers keyed by message id, scheduled jobs keyed by slot, and the
+ * reconciliation job for stuck provider calls. Static templates over the same core and store; only the
+ * reconciliation job, the ordering migration and the README section are rendered.
+ */
+export function triggerFiles(model: DesignModel, frameworkModule = 'express'): TriggerFile[] {
+  const plan = planTriggers(model, frameworkModule);
+  const files: TriggerFile[] = [];
+  const copy = (path: string, role: ScaffoldRole, purpose: string) =>
+    files.push({ path, contents: readTemplate(`typescript/${path}`), role, purpose });
+
+  if (plan.webhooks.length > 0) {
+    copy('webhooks/verify.ts', 'middleware', 'webhook signature checks on the raw body (Stripe, Adyen, PayPal, GitHub, generic HMAC) and event identities');
+    copy('webhooks/webhooks.ts', 'middleware', 'one execution per provider event: signature first, then claim / lease / fence keyed by the event id');
+    copy('webhooks/ordering.ts', 'store', 'per-object "last applied" version, so an older event never overwrites a newer one');
+    if (plan.webFramework !== 'other') copy(`webhooks/${plan.webFramework}.ts`, 'middleware', `${plan.webFramework === 'express' ? 'Express' : 'Fastify'} route for a webhook: raw body, then the processor`);
+    copy('webhooks/webhooks.test.ts', 'tests', 'webhook scenarios: bad signature, concurrent duplicate deliveries, ignored types, out-of-order events');
+    files.push({ path: 'migrations/002_webhook_object_versions.sql', contents: renderOrderingMigration(model), role: 'ddl', purpose: 'the webhook ordering table (apply after 001)' });
+  }
+  if (plan.consumers.length > 0) {
+    copy('consumers/handler.ts', 'other', 'idempotentHandler(): one execution per message id for any queue client');
+    const purposes = {
+      bullmq: 'BullMQ: deterministic jobId for producers, worker processor that dedupes in the store',
+      amqplib: 'RabbitMQ (amqplib): ack after completion, counted retries, poison messages to the dead-letter exchange',
+      nats: 'NATS JetStream: Nats-Msg-Id on publish, consumer-side dedupe beyond the duplicate window',
+      kafka: 'kafkajs: business key or topic/partition/offset, offsets committed after completion',
+    } as const;
+    for (const broker of plan.brokers) copy(`consumers/${broker}.ts`, 'other', purposes[broker]);
+    copy('consumers/consumers.test.ts', 'tests', 'consumer scenarios: redelivery, duplicate publish, concurrent delivery, poison message');
+  }
+  if (plan.crons.length > 0) {
+    copy('cron/guard.ts', 'other', 'scheduled jobs: one run per (job, slot) across instances; node-cron, node-schedule, cron, NestJS, Vercel');
+    copy('cron/metrics.ts', 'metrics', 'prom-client metrics for slots run, skipped, missed and crashed');
+    copy('cron/cron.test.ts', 'tests', 'scheduled-job scenarios: two schedulers fire one slot, a crashed slot is reported');
+  }
+  if (plan.reconciled.length > 0) {
+    copy('reconcile/reconcile.ts', 'other', 'finds records stuck past their lease, asks the provider, completes or releases them');
+    copy('reconcile/metrics.ts', 'metrics', 'prom-client counter for reconciliation outcomes');
+    const providers = [...new Set(plan.reconciled.map((action) => action.provider!))].sort();
+    for (const provider of providers) copy(`reconcile/${provider}.ts`, 'providers', `${provider} lookup by the derived key (read-only: it never charges)`);
+    files.push({ path: 'reconcile/job.ts', contents: renderReconcileJob(plan), role: 'cleanup', purpose: 'runnable reconciliation job for cron, with --dry-run' });
+    copy('reconcile/reconcile.test.ts', 'tests', 'reconciliation against a local fake provider: stuck records resolved, nothing charged twice');
+  }
+  if (files.length > 0) files.push({ path: 'TRIGGERS.md', contents: renderTriggersReadme(model, plan), role: 'readme', purpose: 'wiring for webhooks, consumers, scheduled jobs and reconciliation' });
+  return files;
+}

@@ -1,0 +1,135 @@
+import type { DesignModel } from '../../model/types.js';
+import { quote } from '../tsLiteral.js';
+import type { TriggerPlan } from './index.js';
+import { RECONCILE_MIN_STUCK_MS, RECONCILE_SCHEDULE } from './renderReconcileJob.js';
+
+const list = (names: readonly string[]) => names.map((name) => `\`${name}\``).join(', ');
+
+/** TRIGGERS.md: how webhooks, consumers, scheduled jobs and reconciliation are wired, for the triggers the design has. */
+export function renderTriggersReadme(model: DesignModel, plan: TriggerPlan): string {
+  const parts: string[] = [
+    `# Webhooks, consumers, scheduled jobs
+
+The same core and store as the HTTP middleware (claim, lease, fencing token, stored outcome), keyed by what each
+trigger really carries: the provider's event id, the message id, or the job name and its scheduled slot. Never by
+an Idempotency-Key header: providers, brokers and schedulers do not send one. \`idempotency\` below is what
+\`createIdempotency()\` from index.ts returns; everything else is exported by the files named below (webhooks/,
+consumers/, cron/, reconcile/ in this folder).`,
+  ];
+  if (plan.webhooks.length > 0) {
+    const hook = plan.webhooks[0]!;
+    const provider = hook.provider === 'adyen' ? 'adyenSource(process.env.ADYEN_HMAC_KEY!)' : hook.provider === 'paypal' ? 'paypalSource(verifyWithPayPal)' : 'stripeSource(process.env.STRIPE_WEBHOOK_SECRET!)';
+    const handles =
+      hook.provider === 'stripe'
+        ? "  handles: (type) => type.startsWith('payment_intent.'), // others: 2xx, no record\n"
+        : hook.provider === 'adyen'
+          ? "  handles: (type) => type === 'AUTHORISATION', // others: 2xx, no record\n"
+          : hook.provider === 'paypal'
+            ? "  handles: (type) => type.startsWith('PAYMENT.CAPTURE.'), // others: 2xx, no record\n"
+            : '';
+    const route = quote(hook.path ?? `/webhooks/${hook.provider ?? 'provider'}`);
+    const mount =
+      plan.webFramework === 'express'
+        ? `app.post(${route}, ...expressWebhook(process${upper(hook.codeName)}));`
+        : plan.webFramework === 'fastify'
+          ? `await app.register(fastifyWebhook(${route}, process${upper(hook.codeName)}));`
+          : `// Pass the raw body and headers: process${upper(hook.codeName)}({ rawBody, headers }) answers { status, headers, body }.`;
+    parts.push(`## Webhooks (${list(plan.webhooks.map((action) => action.codeName))})
+
+1. Apply \`migrations/002_webhook_object_versions.sql\` after 001 if you use out-of-order protection.
+   Use the processor below on webhook routes, not \`idempotency.${hook.codeName}\` from index.ts: that HTTP middleware
+   keys on an Idempotency-Key header or body fields and cannot check the provider's signature on the raw body.
+2. Build one processor per endpoint and mount it on a route that keeps the raw body:
+
+\`\`\`ts
+const process${upper(hook.codeName)} = createWebhookProcessor({
+  core: idempotency.core,
+  action: ACTIONS.${hook.codeName},
+  source: ${provider},
+${handles}  ordering: new PgOrderingGuard(pool), // optional: older events for an object are acknowledged, not applied
+  handle: async (event, context) => applyEvent(event, context.db ?? pool),
+});
+${mount}
+\`\`\`
+
+- The signature is checked first, on the raw body (Stripe: \`t=\`/\`v1=\` HMAC-SHA256 with a 300 s tolerance, the check
+  \`stripe.webhooks.constructEvent\` does; Adyen: the item HMAC; PayPal: your verifier; GitHub: \`X-Hub-Signature-256\`;
+  \`genericHmacSource\` for a header or JSON path). A bad signature is 400 and touches nothing.
+- Key: \`provider:eventId\` (Stripe \`event.id\`, Adyen \`pspReference:eventCode:success\`, PayPal event id, GitHub
+  \`X-GitHub-Delivery\`). A resend of a finished event gets 200 without running; a concurrent duplicate waits for
+  the first delivery (up to the action's lease) and then gets 200 too, or 409 if it is still running, so the
+  provider resends. A failing handler gets 500 and the provider resends; event types you do not handle get 200.
+- Out of order: with \`ordering\`, an event older (by its creation time) than the newest one applied for the same
+  object is acknowledged without running \`handle\`; equal times both apply.`);
+  }
+  if (plan.consumers.length > 0) {
+    const action = plan.consumers[0]!;
+    const snippets: Record<TriggerPlan['brokers'][number], string> = {
+      bullmq: `// Producer: the same work gets the same jobId.
+await queue.add('${action.codeName}', data, { jobId: jobIdFor(ACTIONS.${action.codeName}, { orderId: data.orderId }), attempts: 5 });
+// Worker: a job re-run after a stalled worker, or re-added after removal, finds its record and returns.
+new Worker(queueName, bullmqProcessor({ core: idempotency.core, action: ACTIONS.${action.codeName}, handle }), { connection });`,
+      amqplib: `const channel = await connection.createConfirmChannel();
+await publishWithId(channel, 'queue-name', body, messageId); // producer: a stable messageId per intent
+await consumeIdempotently(channel, { core: idempotency.core, action: ACTIONS.${action.codeName}, queue: 'queue-name', deadLetterExchange: 'dlx', handle });`,
+      nats: `await publishWithId(js, 'subject', data, messageId); // Nats-Msg-Id: JetStream drops repeats within its window
+const handle${upper(action.codeName)} = natsHandler({ core: idempotency.core, action: ACTIONS.${action.codeName}, handle });
+for await (const message of await consumer.consume()) await handle${upper(action.codeName)}(message);`,
+      kafka: `const consumer = kafka.consumer({ groupId });
+await consumer.run({ autoCommit: false, eachMessage: kafkaEachMessage(consumer, { core: idempotency.core, action: ACTIONS.${action.codeName}, handle }) });`,
+    };
+    const code = plan.brokers.length > 0
+      ? plan.brokers.map((broker) => snippets[broker]).join('\n')
+      : `const onMessage = idempotentHandler({ core: idempotency.core, action: ACTIONS.${action.codeName}, messageIdOf: (m) => m.id, handle });
+const outcome = await onMessage(message); // ack on 'done' | 'duplicate' | 'dead'; redeliver on 'busy' or a throw`;
+    parts.push(`## Queue consumers (${list(plan.consumers.map((item) => item.codeName))})
+
+\`\`\`ts
+${code}
+\`\`\`
+
+- Key: the message id the producer set (or a business key you pass as \`messageIdOf\`), never a delivery tag or
+  attempt counter. The message is acknowledged only after its record is COMPLETED; a consumer that dies mid-handler
+  never acked, the broker redelivers, and the store turns the redelivery into a no-op (or a single re-run, if the
+  first attempt never finished).
+- Poison messages: after \`maxAttempts\` failures the record is marked FAILED (redeliveries are then acknowledged
+  without running) and the message goes to the dead letter (RabbitMQ: the dead-letter exchange; BullMQ: the failed
+  set; JetStream: \`term()\`; Kafka: the offset moves past it).`);
+  }
+  if (plan.crons.length > 0) {
+    const action = plan.crons[0]!;
+    parts.push(`## Scheduled jobs (${list(plan.crons.map((item) => item.codeName))})
+
+\`\`\`ts
+const guard = new CronGuard({ core: idempotency.core, events: createCronMetrics() });
+cron.schedule('*/5 * * * *', nodeCronTask(guard, ACTIONS.${action.codeName}, '${action.codeName}', 5 * 60_000, work)); // node-cron
+schedule.scheduleJob(rule, nodeScheduleTask(guard, ACTIONS.${action.codeName}, '${action.codeName}', work)); // node-schedule: the fire date is the slot
+\`\`\`
+
+- Key: job name + scheduled slot (\`floor((fire time + tolerance) / interval)\`, or node-schedule's fire date), so every
+  instance that fires the same slot computes the same key; one runs it, the others get \`duplicate\` or \`overlap\`.
+- Batches: inside \`work(context, slot)\`, wrap each item in \`guard.runItem(ACTIONS.${action.codeName}, context, itemId, doItem)\`;
+  items commit one by one, so a slot re-run after a crash skips the items already done.
+- \`cronOnTick\` (cron), \`vercelCronRoute\` (checks \`Authorization: Bearer $CRON_SECRET\`) and a direct
+  \`guard.runInterval()\` call from a NestJS \`@Cron()\` method work the same way.
+- Metrics: \`idempotency_cron_slots_total{job,outcome}\` and \`idempotency_cron_missed_slots_total{job,reason}\`, where a
+  previous slot with no record (while the one before it ran) is \`missed\` and one left PROCESSING past its lease is \`crashed\`.`);
+  }
+  if (plan.reconciled.length > 0) {
+    parts.push(`## Reconciliation job (${list(plan.reconciled.map((item) => item.codeName))})
+
+\`DATABASE_URL=... STRIPE_SECRET_KEY=... node reconcile/job.js [--dry-run]\` on the schedule \`${RECONCILE_SCHEDULE}\`.
+It lists records still PROCESSING at least ${RECONCILE_MIN_STUCK_MS / 1000} s after their lease lapsed (a crashed worker, or a completion that could
+not be recorded: "outcome unknown"), asks the provider by the key we derived for the record (Stripe: Search API on
+\`metadata['idempotency_key_hash']\`, set by \`stripeMetadata(context)\` on every create; Adyen: the merchant
+reference; PayPal: the PayPal-Request-Id), then takes the record over with a fresh fencing token and completes it
+with the provider's result, or releases it when the provider has nothing, so the client's retry runs once with
+the same provider key. It only reads from the provider, so it cannot charge. \`--dry-run\` reports and writes nothing.
+${model.providers.some((provider) => provider.id === 'adyen' || provider.id === 'paypal') ? 'Adyen and PayPal lookups need a finder over your data (see reconcile/job.ts); until you fill it in, their records are reported as `left`.\n' : ''}`);
+  }
+  return `${parts.join('\n\n')}\n`;
+}
+
+function upper(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}

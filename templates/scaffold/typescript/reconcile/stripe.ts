@@ -1,0 +1,55 @@
+import { stripeMetadata } from '../providers.js';
+import type { StuckRecord } from '../types.js';
+import type { ProviderLookup, ProviderVerdict } from './reconcile.js';
+
+export interface StripeLookupOptions {
+  readonly secretKey: string;
+  /** Default https://api.stripe.com; point it at stripe-mock or a test double in tests. */
+  readonly baseUrl?: string;
+  /** The Search API resource the action creates; default payment_intents. */
+  readonly resource?: 'payment_intents' | 'charges' | 'customers' | 'invoices' | 'subscriptions';
+  readonly timeoutMs?: number;
+}
+
+const FAILED_STATES = new Set(['canceled', 'requires_payment_method']);
+
+/**
+ * Finds the Stripe object behind a stuck record by the metadata every create call carries
+ * (stripeMetadata(context): idempotency_key_hash), with the Search API: read-only, so it can never charge.
+ * Search is eventually consistent (new objects can take about a minute to appear), hence the job's minimum age.
+ */
+export function stripeLookup(options: StripeLookupOptions): ProviderLookup {
+  const base = (options.baseUrl ?? 'https://api.stripe.com').replace(/\/+$/, '');
+  const resource = options.resource ?? 'payment_intents';
+  return {
+    provider: 'stripe',
+    async lookup(record: StuckRecord): Promise<ProviderVerdict> {
+      const hash = stripeMetadata({
+        scope: record.scope,
+        key: record.key,
+        action: record.action,
+      }).idempotency_key_hash;
+      const query = `metadata['idempotency_key_hash']:'${hash}'`;
+      const response = await fetch(
+        `${base}/v1/${resource}/search?query=${encodeURIComponent(query)}&limit=1`,
+        {
+          headers: { authorization: `Bearer ${options.secretKey}` },
+          signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+        },
+      );
+      if (!response.ok) return { verdict: 'unknown', reason: `Stripe search answered ${response.status}` };
+      const page = (await response.json()) as { data?: Array<{ id: string; status?: string }> };
+      const object = page.data?.[0];
+      if (!object) return { verdict: 'absent' };
+      const failed = object.status !== undefined && FAILED_STATES.has(object.status);
+      return {
+        verdict: 'found',
+        reference: object.id,
+        response: {
+          status: failed ? 402 : 200,
+          body: { reconciled: true, provider: 'stripe', id: object.id, status: object.status ?? null },
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import path from 'node:path';
+import { ts } from 'ts-morph';
+import type { Config } from '../config/schema.js';
+import { UserError } from '../errors.js';
+import { normalizeRelative, readInside } from '../emit/safePath.js';
+import type { DesignModel } from '../model/types.js';
+import { readApplyRecord, sha256, type ApplyRecord } from './applyRecord.js';
+import { importStyleFor, projectImportsOf, type ProjectImports } from './importStyle.js';
+import { renderInstance, type WiredFramework } from './renderInstance.js';
+import { parseSource } from './sourceFile.js';
+import type { Transform, TransformContext } from './transforms/context.js';
+import { wireExpressRoute } from './transforms/expressRoute.js';
+import { wireFastifyRoute } from './transforms/fastifyRoute.js';
+import { wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
+import type { Edit, ManualStep, WiringTarget } from './types.js';
+
+/** One transform per framework the generated adapters cover; adding one = one file + one line. */
+const ROUTE_TRANSFORMS: Record<WiredFramework, Transform> = { express: wireExpressRoute, fastify: wireFastifyRoute, nestjs: wireNestRoute };
+
+export interface FileChange {
+  path: string;
+  /** Undefined for a file apply creates. */
+  before?: string;
+  after: string;
+}
+
+export interface ApplyPlan {
+  changes: FileChange[];
+  edits: Edit[];
+  manual: ManualStep[];
+  /** Why apply refuses: files that moved on since the inspection recorded the actions' locations. */
+  stale: string[];
+  /** Actions this run looked at (all, or the one --action named). */
+  actions: string[];
+  record: ApplyRecord;
+}
+
+const parseSourceLocation = (source: string) => {
+  const match = /^(.+?):(\d+)(?::\d+)?$/.exec(source.trim());
+  return match ? { file: match[1]!, line: Number(match[2]) } : undefined;
+};
+
+async function projectImports(root: string): Promise<ProjectImports> {
+  const text = await readInside(root, 'tsconfig.json').catch(() => undefined);
+  if (text === undefined) return { aliases: [], defaultExtension: '' };
+  const parsed = ts.parseConfigFileTextToJson('tsconfig.json', text);
+  const options = (parsed.config as { compilerOptions?: Record<string, unknown> } | undefined)?.compilerOptions ?? {};
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return projectImportsOf({ paths: options['paths'] as Record<string, string[]> | undefined, baseUrl: str(options['baseUrl']), moduleResolution: str(options['moduleResolution']), module: str(options['module']) }, '.');
+}
+
+/** Sorted actions → the wiring each needs, or the manual step saying why apply leaves it. */
+function targetsOf(model: DesignModel, config: Config, framework: WiredFramework | undefined, only: string | undefined): { targets: WiringTarget[]; manual: ManualStep[] } {
+  const targets: WiringTarget[] = [];
+  const manual: ManualStep[] = [];
+  for (const [index, action] of model.actions.entries()) {
+    if (only !== undefined && action.name !== only) continue;
+    const source = config.actions[index]?.source ?? action.source;
+    const location = source ? parseSourceLocation(source) : undefined;
+    if (!location) {
+      manual.push({ action: action.name, reason: 'no source location: set actions[].source to "file:line" of the handler (init fills it from the inspection)' });
+      continue;
+    }
+    const file = normalizeRelative(location.file, 'read');
+    if (action.trigger === 'consumer' || action.trigger === 'cron') {
+      manual.push({ action: action.name, file, line: location.line, reason: `the generated scaffold has no ${action.trigger} wrapper yet: claim the ${action.trigger === 'cron' ? 'job name + scheduled slot' : 'message id'} with core.begin() around the handler` });
+      continue;
+    }
+    if (!framework || action.path === undefined) {
+      manual.push({ action: action.name, file, line: location.line, reason: `no generated adapter for ${model.stack.frameworkLabel}: wire the middleware the document shows by hand` });
+      continue;
+    }
+    targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, method: (action.method ?? 'POST').toUpperCase(), path: action.path, file, line: location.line, ...(action.provider ? { provider: action.provider } : {}) });
+  }
+  return { targets, manual };
+}
+
+/** Module files that declare NestJS controllers: candidates for the interceptor registration. */
+async function nestModuleFiles(root: string, controllerFiles: readonly string[]): Promise<string[]> {
+  const { walkProject } = await import('../inspect/files/walkProject.js');
+  const { files } = await walkProject(root);
+  const out: string[] = [];
+  for (const file of files) {
+    if (!/\.(m|c)?ts$/.test(file.rel) || file.rel.endsWith('.d.ts') || controllerFiles.includes(file.rel)) continue;
+    const text = await readInside(root, file.rel).catch(() => undefined);
+    if (text?.includes('@Module(') && text.includes('controllers')) out.push(file.rel);
+  }
+  return out.sort();
+}
+
+export interface PlanApplyOptions {
+  config: Config;
+  model: DesignModel;
+  /** Only this action (--action NAME). */
+  action?: string;
+}
+
+/**
+ * Reads the files the actions point at, runs the transforms in memory and returns every change with its text before
+ * and after. Pure apart from reading: nothing is written here.
+ */
+export async function planApply(root: string, options: PlanApplyOptions): Promise<ApplyPlan> {
+  const { config, model } = options;
+  if (config.scaffold === false) throw new UserError('apply wires the generated scaffolding into your code, but the config turns scaffolding off.', 'Set "scaffold": { "dir": "src/idempotency" } in idempotency.config.json and run `idempotency-builder generate` first.');
+  if (options.action !== undefined && !model.actions.some((a) => a.name === options.action)) {
+    throw new UserError(`--action ${options.action}: no such action in the config.`, `Use one of: ${model.actions.map((a) => a.name).join(', ')}.`);
+  }
+  if (model.stack.language !== 'typescript') throw new UserError('apply edits TypeScript projects only for now.', 'Wire the middleware as the document shows; the generated README lists the mounts.');
+  const dir = normalizeRelative(config.scaffold.dir);
+  const present = async (name: string) => (await readInside(root, `${dir}/${name}.ts`).catch(() => undefined)) !== undefined;
+  if (!(await present('index'))) throw new UserError(`The scaffolding is not in ${dir} yet.`, 'Run `idempotency-builder generate` first, then apply.');
+  const scaffoldModules = new Set<string>(['index']);
+  for (const name of ['providers', 'instance', 'next']) if (await present(name)) scaffoldModules.add(name);
+  const framework = (['express', 'fastify', 'nestjs'] as const).find((f) => f === model.stack.framework);
+  const { targets, manual } = targetsOf(model, config, framework, options.action);
+  const record = await readApplyRecord(root);
+  const imports = await projectImports(root);
+  const changes: FileChange[] = [];
+  const edits: Edit[] = [];
+  const stale: string[] = [];
+
+  const byFile = new Map<string, WiringTarget[]>();
+  for (const target of targets) byFile.set(target.file, [...(byFile.get(target.file) ?? []), target]);
+  const transformFile = async (file: string, run: (context: TransformContext, sf: ReturnType<typeof parseSource>) => void) => {
+    const before = await readInside(root, file);
+    if (before === undefined) {
+      stale.push(`${file} changed since inspection: the file is gone`);
+      return;
+    }
+    const style = importStyleFor(file, before, dir, imports);
+    const sf = parseSource(file, before, style);
+    run({ style, anyLine: record.files[file] === sha256(before), scaffoldModules }, sf);
+    const after = sf.getFullText();
+    if (after !== before) changes.push({ path: file, before, after });
+  };
+  for (const [file, list] of [...byFile].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    await transformFile(file, (context, sf) => {
+      // Bottom-up, so each recorded line still means what the inspection saw when its transform runs.
+      for (const target of [...list].sort((a, b) => b.line - a.line)) {
+        const outcome = ROUTE_TRANSFORMS[framework!](sf, target, context);
+        if (outcome.stale) stale.push(outcome.stale);
+        edits.push(...outcome.edits);
+        manual.push(...outcome.manual);
+      }
+    });
+  }
+  if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
+    const controllers = [...byFile.keys()];
+    const classNames = new Set<string>();
+    for (const file of controllers) {
+      const text = await readInside(root, file);
+      for (const m of (text ?? '').matchAll(/@Controller\([^)]*\)\s*(?:@[\w.]+\([^)]*\)\s*)*export\s+class\s+(\w+)/g)) classNames.add(m[1]!);
+    }
+    for (const file of await nestModuleFiles(root, controllers)) {
+      await transformFile(file, (context, sf) => {
+        for (const name of classNames) {
+          const outcome = wireNestModule(sf, name, targets[0]!.action, file, context);
+          edits.push(...outcome.edits);
+          manual.push(...outcome.manual);
+        }
+      });
+    }
+  }
+  const instance = `${dir}/instance.ts`;
+  if (framework && !scaffoldModules.has('instance') && changes.some((c) => c.after.includes('idempotency'))) {
+    changes.push({ path: instance, after: renderInstance(framework) });
+    edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
+  }
+  return { changes, edits, manual, stale, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record };
+}
+
+export const relativeTo = (root: string, file: string) => path.relative(root, file).split(path.sep).join('/');

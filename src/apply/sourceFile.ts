@@ -1,0 +1,51 @@
+import { IndentationText, Project, QuoteKind, type SourceFile } from 'ts-morph';
+import type { ImportStyle } from './types.js';
+
+/** The file's own indentation (two or four spaces, or tabs), so inserted code matches what is around it. */
+function indentationOf(text: string): IndentationText {
+  if (/^\t/m.test(text)) return IndentationText.Tab;
+  return /^ {4}\S/m.test(text) && !/^ {2}\S/m.test(text) ? IndentationText.FourSpaces : IndentationText.TwoSpaces;
+}
+
+/** A throwaway in-memory project holding one file: transforms are pure text → text, no disk, no type checker. */
+export function parseSource(file: string, text: string, style: Pick<ImportStyle, 'quote'>): SourceFile {
+  const project = new Project({
+    useInMemoryFileSystem: true,
+    skipAddingFilesFromTsConfig: true,
+    manipulationSettings: { quoteKind: style.quote === 'double' ? QuoteKind.Double : QuoteKind.Single, indentationText: indentationOf(text) },
+  });
+  return project.createSourceFile(`/${file}`, text, { overwrite: true });
+}
+
+/**
+ * Makes `name` available from `specifier`: reuses an import of that module, or adds one after the last import.
+ * Returns false (and changes nothing) when the file already binds `name` to something else: apply must not shadow it.
+ */
+export function ensureNamedImport(sf: SourceFile, specifier: string, name: string): boolean {
+  const fromModule = sf.getImportDeclarations().filter((d) => d.getModuleSpecifierValue() === specifier && !d.isTypeOnly());
+  for (const declaration of fromModule) {
+    if (declaration.getNamedImports().some((n) => (n.getAliasNode()?.getText() ?? n.getName()) === name)) return true;
+  }
+  if (bindsName(sf, name)) return false;
+  const target = fromModule.find((d) => d.getNamespaceImport() === undefined);
+  if (target) {
+    target.addNamedImport(name);
+    return true;
+  }
+  const imports = sf.getImportDeclarations();
+  const index = imports.length === 0 ? 0 : imports[imports.length - 1]!.getChildIndex() + 1;
+  sf.insertImportDeclaration(index, { moduleSpecifier: specifier, namedImports: [name] });
+  return true;
+}
+
+/** Whether a top-level import or declaration already uses the name. */
+export function bindsName(sf: SourceFile, name: string): boolean {
+  for (const d of sf.getImportDeclarations()) {
+    if (d.getDefaultImport()?.getText() === name || d.getNamespaceImport()?.getText() === name) return true;
+    if (d.getNamedImports().some((n) => (n.getAliasNode()?.getText() ?? n.getName()) === name)) return true;
+  }
+  for (const statement of sf.getStatements()) {
+    if (statement.getKindName() === 'ImportEqualsDeclaration' && statement.getText().match(/^import\s+(\w+)/)?.[1] === name) return true;
+  }
+  return sf.getVariableDeclaration(name) !== undefined || sf.getFunction(name) !== undefined || sf.getClass(name) !== undefined;
+}

@@ -1,0 +1,25 @@
+import type { SourceFile } from 'ts-morph';
+import type { Edit, ImportStyle, ManualStep, WiringTarget } from '../types.js';
+
+export interface TransformContext {
+  style: ImportStyle;
+  /** The file is exactly what the last apply wrote: the recorded line may have moved by the lines apply added. */
+  anyLine: boolean;
+  /** Generated modules present in the scaffold folder (e.g. 'providers', 'next'), so no import points at nothing. */
+  scaffoldModules: ReadonlySet<string>;
+}
+
+export interface TransformOutcome {
+  edits: Edit[];
+  manual: ManualStep[];
+  /** The file no longer matches the inspection: apply refuses to guess. */
+  stale?: string;
+}
+
+/** One transform: edits the parsed file in place for one action. Idempotent: a wired file yields no edit. */
+export type Transform = (sf: SourceFile, target: WiringTarget, context: TransformContext) => TransformOutcome;
+
+export const manualOnly = (target: WiringTarget, reason: string, line = target.line): TransformOutcome => ({
+  edits: [],
+  manual: [{ action: target.action, file: target.file, line, reason }],
+});

@@ -1,0 +1,41 @@
+import { Node, type CallExpression } from 'ts-morph';
+import { ensureNamedImport } from '../sourceFile.js';
+import { isWired, locateRoute } from '../locateRoute.js';
+import { manualOnly, type Transform, type TransformOutcome } from './context.js';
+import { keyStripeCalls } from './stripeKey.js';
+
+/** `express.raw()` / `raw(...)` before the handler: the body is bytes for signature checks, not the parsed event. */
+const rawBody = (call: CallExpression) => call.getArguments().some((arg) => /(^|\.)raw\s*\(/.test(arg.getText()));
+
+/**
+ * Express: the generated middleware goes right before the handler (after auth and body parsing the route already
+ * lists), imported from the app's instance module: `router.post('/payments', auth, idempotency.createPayment, h)`.
+ */
+export const wireExpressRoute: Transform = (sf, target, context) => {
+  const located = locateRoute(sf, target, context.anyLine);
+  if (located.kind === 'stale') return { edits: [], manual: [], stale: located.reason };
+  if (located.kind === 'unsupported') return manualOnly(target, located.reason);
+  const call = located.call;
+  const line = call.getStartLineNumber();
+  const out: TransformOutcome = { edits: [], manual: [] };
+  if (!isWired(call, target.codeName)) {
+    if (target.trigger === 'webhook' && rawBody(call)) {
+      return manualOnly(target, `the webhook reads a raw body (for its signature check), so the middleware cannot see the event id; claim the event id inside the handler after verifying it (core.begin with the derived key)`, line);
+    }
+    const args = call.getArguments();
+    const handler = args[args.length - 1];
+    if (args.length < 2 || !handler) return manualOnly(target, `the route at line ${line} has no handler argument to put the middleware before`, line);
+    if (!ensureNamedImport(sf, context.style.specifier('instance'), 'idempotency')) {
+      return manualOnly(target, `the file already has its own binding named "idempotency"; mount the generated middleware by hand`, line);
+    }
+    call.insertArgument(args.length - 1, `idempotency.${target.codeName}`);
+    out.edits.push({ action: target.action, file: target.file, summary: `mounts idempotency.${target.codeName} before the handler of ${target.method ?? 'POST'} ${target.path ?? ''}` });
+  }
+  const handler = call.getArguments()[call.getArguments().length - 1];
+  if (handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler))) {
+    const keyed = keyStripeCalls(sf, handler, target, context);
+    out.edits.push(...keyed.edits);
+    out.manual.push(...keyed.manual);
+  }
+  return out;
+};

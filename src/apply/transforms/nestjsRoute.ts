@@ -1,0 +1,76 @@
+import { Node, SyntaxKind, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import { ensureNamedImport } from '../sourceFile.js';
+import { manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
+
+const VERBS: Record<string, string> = { POST: 'Post', PUT: 'Put', PATCH: 'Patch', DELETE: 'Delete', ALL: 'All' };
+
+const literalArg = (node: Node | undefined) => (node && (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) ? node.getLiteralValue() : undefined);
+
+/** Controller prefix + method path, `@Controller('payments')` + `@Post(':id/refund')` → `/payments/:id/refund`. */
+function routeOf(method: MethodDeclaration, verb: string): string | undefined {
+  const decorator = method.getDecorator(verb);
+  const own = decorator?.getArguments()[0];
+  const ownPath = own === undefined ? '' : literalArg(own);
+  const controller = method.getParentIfKind(SyntaxKind.ClassDeclaration)?.getDecorator('Controller');
+  const prefixArg = controller?.getArguments()[0];
+  const prefix = prefixArg === undefined ? '' : literalArg(prefixArg);
+  if (ownPath === undefined || prefix === undefined) return undefined;
+  return `/${[prefix, ownPath].map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+}
+
+const hasMark = (method: MethodDeclaration, codeName: string) =>
+  method.getDecorators().some((d) => d.getName() === 'Idempotent' && d.getArguments()[0]?.getText() === `ACTIONS.${codeName}`);
+
+/** NestJS: `@Idempotent(ACTIONS.name)` right under the route's verb decorator; the module registers the interceptor. */
+export const wireNestRoute: Transform = (sf, target, context) => {
+  const verb = VERBS[target.method ?? 'POST'];
+  if (!verb) return manualOnly(target, `no NestJS verb decorator for ${target.method ?? ''}`);
+  const methods = sf.getDescendantsOfKind(SyntaxKind.MethodDeclaration).filter((m) => m.getDecorator(verb) && (routeOf(m, verb) === undefined || target.path === undefined || routeOf(m, verb) === target.path.replace(/\/+$/, '')));
+  const spans = (m: MethodDeclaration) => m.getStartLineNumber() <= target.line && target.line <= m.getEndLineNumber();
+  const method = methods.find(spans) ?? (methods.length === 1 && (context.anyLine || hasMark(methods[0]!, target.codeName)) ? methods[0] : undefined);
+  if (!method) {
+    return { edits: [], manual: [], stale: `${target.file} changed since inspection: no @${verb}() handler for ${target.method ?? 'POST'} ${target.path ?? ''} at line ${target.line}` };
+  }
+  const out: TransformOutcome = { edits: [], manual: [] };
+  if (!hasMark(method, target.codeName)) {
+    const index = method.getDecorators().findIndex((d) => d.getName() === verb);
+    if (!ensureNamedImport(sf, context.style.specifier('index'), 'Idempotent') || !ensureNamedImport(sf, context.style.specifier('index'), 'ACTIONS')) {
+      return manualOnly(target, 'the file already binds "Idempotent" or "ACTIONS"; add @Idempotent(ACTIONS.' + target.codeName + ') by hand', method.getStartLineNumber());
+    }
+    method.insertDecorator(index + 1, { name: 'Idempotent', arguments: [`ACTIONS.${target.codeName}`] });
+    out.edits.push({ action: target.action, file: target.file, summary: `marks ${method.getName()}() with @Idempotent(ACTIONS.${target.codeName})` });
+  }
+  if (target.provider) {
+    out.manual.push({ action: target.action, file: target.file, line: method.getStartLineNumber(), reason: `${target.provider} calls from a NestJS handler need the claim: take @Req() request and pass the derived key from providers.ts (idempotencyOf(request))` });
+  }
+  return out;
+};
+
+/**
+ * The module that declares the controller registers `...idempotencyProviders(idempotency)`, the global interceptor
+ * that routes marked handlers through their action's interceptor. Returns no edit when it already does.
+ */
+export function wireNestModule(sf: SourceFile, controllerClass: string, action: string, file: string, context: TransformContext): TransformOutcome {
+  for (const cls of sf.getClasses()) {
+    const options = cls.getDecorator('Module')?.getArguments()[0];
+    if (!options || !Node.isObjectLiteralExpression(options)) continue;
+    const controllers = options.getProperty('controllers');
+    if (!controllers || !Node.isPropertyAssignment(controllers)) continue;
+    const list = controllers.getInitializer();
+    if (!list || !Node.isArrayLiteralExpression(list) || !list.getElements().some((e) => e.getText() === controllerClass)) continue;
+    const providers = options.getProperty('providers');
+    const spread = 'idempotencyProviders(idempotency)';
+    const line = cls.getStartLineNumber();
+    if (providers && !Node.isPropertyAssignment(providers)) return { edits: [], manual: [{ action, file, line, reason: `add ...${spread} to the module's providers by hand` }] };
+    const array = providers?.getInitializer();
+    if (array && !Node.isArrayLiteralExpression(array)) return { edits: [], manual: [{ action, file, line, reason: `the module's providers are an expression; add ...${spread} to them by hand` }] };
+    if (array?.getElements().some((e) => e.getText() === `...${spread}`)) return { edits: [], manual: [] };
+    if (!ensureNamedImport(sf, context.style.specifier('index'), 'idempotencyProviders') || !ensureNamedImport(sf, context.style.specifier('instance'), 'idempotency')) {
+      return { edits: [], manual: [{ action, file, line, reason: `the file already binds "idempotency" or "idempotencyProviders"; add ...${spread} to the providers by hand` }] };
+    }
+    if (array) array.addElement(`...${spread}`);
+    else options.addPropertyAssignment({ name: 'providers', initializer: `[...${spread}]` });
+    return { edits: [{ action, file, summary: `registers the idempotency interceptor in ${cls.getName() ?? 'the module'} (providers)` }], manual: [] };
+  }
+  return { edits: [], manual: [] };
+}

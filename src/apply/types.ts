@@ -1,0 +1,45 @@
+/** One action's wiring, as the transforms see it: plain data from the design model, nothing from ts-morph. */
+export interface WiringTarget {
+  /** Action name as configured (for messages and the record). */
+  action: string;
+  /** The generated code's identifier for it: `idempotency.<codeName>`, `ACTIONS.<codeName>`. */
+  codeName: string;
+  trigger: 'http' | 'webhook' | 'consumer' | 'cron';
+  /** Upper-case HTTP method and path template, for routes. */
+  method?: string;
+  path?: string;
+  /** Project-relative POSIX path and 1-based line from the action's `source`. */
+  file: string;
+  line: number;
+  provider?: string;
+}
+
+/** An edit the tool proposes, already applied to the text it returns. */
+export interface Edit {
+  action: string;
+  file: string;
+  /** One line a reviewer reads in the summary, e.g. "mounts idempotency.createPayment on POST /payments". */
+  summary: string;
+}
+
+/** Something apply will not change itself, with why and what to do instead. */
+export interface ManualStep {
+  action: string;
+  file?: string;
+  line?: number;
+  reason: string;
+}
+
+/** What a transform returns: the new text (same text when nothing was needed) plus what it did or left. */
+export interface TransformResult {
+  text: string;
+  edits: Edit[];
+  manual: ManualStep[];
+}
+
+/** How the file spells imports, so added ones look like the ones already there. */
+export interface ImportStyle {
+  quote: 'single' | 'double';
+  /** Module specifier for the generated module (relative with the project's extension style, or an alias). */
+  specifier: (target: 'index' | 'instance' | 'providers') => string;
+}

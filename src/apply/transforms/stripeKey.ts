@@ -16,7 +16,9 @@ function callsIn(sf: SourceFile, handler: Handler): Array<{ call: CallExpression
     const call = all.find((c) => c.getStart() === f.call.getStart(sf.compilerNode) && c.getEnd() === f.call.getEnd());
     if (!call) return [];
     const paramsIndex = f.params ? call.getArguments().findIndex((a) => a.getStart() === f.params!.getStart(sf.compilerNode)) : -1;
-    return [{ call, keyed: f.key !== undefined, opaque: f.opaqueOptions, operation: f.operation, paramsIndex }];
+    // Our own helper in the options (as the argument, or spread into a literal) is a key the rules cannot read.
+    const ours = paramsIndex >= 0 && /\bstripeRequestOptions\(/.test(call.getArguments()[paramsIndex + 1]?.getText() ?? '');
+    return [{ call, keyed: f.key !== undefined || ours, opaque: f.opaqueOptions && !ours, operation: f.operation, paramsIndex }];
   });
 }
 
@@ -27,9 +29,12 @@ function callsIn(sf: SourceFile, handler: Handler): Array<{ call: CallExpression
 function ensureContext(handler: Handler, requestName: string, context: TransformContext, sf: SourceFile): boolean {
   const body = handler.getBody();
   if (!body || !Node.isBlock(body)) return false;
-  if (body.getVariableStatement(CONTEXT_NAME)) return true;
+  // A handler that wraps its body in try/catch (to call next(error)) gets the guard inside, so it reaches its catch.
+  const first = body.getStatements()[0];
+  const block = first && Node.isTryStatement(first) ? first.getTryBlock() : body;
+  if (block.getVariableStatement(CONTEXT_NAME)) return true;
   if (!ensureNamedImport(sf, context.style.specifier('index'), 'idempotencyOf')) return false;
-  body.insertStatements(0, [
+  block.insertStatements(0, [
     `const ${CONTEXT_NAME} = idempotencyOf(${requestName});`,
     `if (!${CONTEXT_NAME}) throw new Error('idempotency middleware is not mounted on this route');`,
   ]);

@@ -1,4 +1,4 @@
-import { IndentationText, Project, QuoteKind, type SourceFile } from 'ts-morph';
+import { IndentationText, Project, QuoteKind, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import type { ImportStyle } from './types.js';
 
 /** The file's own indentation (two or four spaces, or tabs), so inserted code matches what is around it. */
@@ -48,4 +48,17 @@ export function bindsName(sf: SourceFile, name: string): boolean {
     if (statement.getKindName() === 'ImportEqualsDeclaration' && statement.getText().match(/^import\s+(\w+)/)?.[1] === name) return true;
   }
   return sf.getVariableDeclaration(name) !== undefined || sf.getFunction(name) !== undefined || sf.getClass(name) !== undefined;
+}
+
+/**
+ * `{ a }` → `{ ...expr, a }`, first so the object's own properties still win. A one-line literal stays on one line
+ * (ts-morph would break it over three); a multi-line one gets the spread as its first line.
+ */
+export function spreadFirst(object: ObjectLiteralExpression, expression: string): void {
+  if (object.getStartLineNumber() !== object.getEndLineNumber()) {
+    object.insertSpreadAssignment(0, { expression });
+    return;
+  }
+  const inner = object.getText().slice(1, -1).trim();
+  object.replaceWithText(inner === '' ? `{ ...${expression} }` : `{ ...${expression}, ${inner} }`);
 }

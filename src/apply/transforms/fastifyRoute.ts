@@ -1,5 +1,5 @@
 import { Node } from 'ts-morph';
-import { ensureNamedImport } from '../sourceFile.js';
+import { ensureNamedImport, spreadFirst } from '../sourceFile.js';
 import { isWired, locateRoute } from '../locateRoute.js';
 import { manualOnly, type Transform, type TransformOutcome } from './context.js';
 import { keyStripeCalls } from './stripeKey.js';
@@ -30,7 +30,7 @@ export const wireFastifyRoute: Transform = (sf, target, context) => {
     if (!ensureNamedImport(sf, context.style.specifier('instance'), 'idempotency')) {
       return manualOnly(target, 'the file already has its own binding named "idempotency"; pass the generated route options by hand', line);
     }
-    if (options && Node.isObjectLiteralExpression(options)) options.insertSpreadAssignment(0, { expression: `idempotency.${target.codeName}` });
+    if (options && Node.isObjectLiteralExpression(options)) spreadFirst(options, `idempotency.${target.codeName}`);
     else call.insertArgument(1, `idempotency.${target.codeName}`);
     out.edits.push({ action: target.action, file: target.file, summary: `adds the idempotency.${target.codeName} hooks to ${target.method ?? 'POST'} ${target.path ?? ''}` });
   }

@@ -1,6 +1,6 @@
 import { Node, SyntaxKind, type ArrowFunction, type CallExpression, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
 import { stripeCalls } from '../../findings/stripeCalls.js';
-import { ensureNamedImport } from '../sourceFile.js';
+import { ensureNamedImport, spreadFirst } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import type { TransformContext, TransformOutcome } from './context.js';
 
@@ -71,7 +71,7 @@ export function keyStripeCalls(sf: SourceFile, handler: Handler, target: WiringT
     }
     const options = `stripeRequestOptions(${CONTEXT_NAME})`;
     if (optionsArg && Node.isObjectLiteralExpression(optionsArg)) {
-      optionsArg.insertSpreadAssignment(0, { expression: options });
+      spreadFirst(optionsArg, options);
     } else {
       item.call.addArgument(options);
     }

@@ -69,7 +69,12 @@ export function wireNestModule(sf: SourceFile, controllerClass: string, action: 
       return { edits: [], manual: [{ action, file, line, reason: `the file already binds "idempotency" or "idempotencyProviders"; add ...${spread} to the providers by hand` }] };
     }
     if (array) array.addElement(`...${spread}`);
-    else options.addPropertyAssignment({ name: 'providers', initializer: `[...${spread}]` });
+    else {
+      // Keep the object's trailing-comma habit: `controllers: [X],` then `providers: [...],`.
+      const trailingComma = /,\s*}$/.test(options.getText());
+      const added = options.addPropertyAssignment({ name: 'providers', initializer: `[...${spread}]` });
+      if (trailingComma && options.getStartLineNumber() !== options.getEndLineNumber()) sf.insertText(added.getEnd(), ',');
+    }
     return { edits: [{ action, file, summary: `registers the idempotency interceptor in ${cls.getName() ?? 'the module'} (providers)` }], manual: [] };
   }
   return { edits: [], manual: [] };

@@ -61,6 +61,7 @@ export function wireNestModule(sf: SourceFile, controllerClass: string, action: 
     const providers = options.getProperty('providers');
     const spread = 'idempotencyProviders(idempotency)';
     const line = cls.getStartLineNumber();
+    const moduleName = cls.getName() ?? 'the module';
     if (providers && !Node.isPropertyAssignment(providers)) return { edits: [], manual: [{ action, file, line, reason: `add ...${spread} to the module's providers by hand` }] };
     const array = providers?.getInitializer();
     if (array && !Node.isArrayLiteralExpression(array)) return { edits: [], manual: [{ action, file, line, reason: `the module's providers are an expression; add ...${spread} to them by hand` }] };
@@ -71,11 +72,12 @@ export function wireNestModule(sf: SourceFile, controllerClass: string, action: 
     if (array) array.addElement(`...${spread}`);
     else {
       // Keep the object's trailing-comma habit: `controllers: [X],` then `providers: [...],`.
-      const trailingComma = /,\s*}$/.test(options.getText());
+      const trailingComma = /,\s*}$/.test(options.getText()) && options.getStartLineNumber() !== options.getEndLineNumber();
       const added = options.addPropertyAssignment({ name: 'providers', initializer: `[...${spread}]` });
-      if (trailingComma && options.getStartLineNumber() !== options.getEndLineNumber()) sf.insertText(added.getEnd(), ',');
+      // insertText forgets every wrapped node of the file: nothing below may touch one.
+      if (trailingComma) sf.insertText(added.getEnd(), ',');
     }
-    return { edits: [{ action, file, summary: `registers the idempotency interceptor in ${cls.getName() ?? 'the module'} (providers)` }], manual: [] };
+    return { edits: [{ action, file, summary: `registers the idempotency interceptor in ${moduleName} (providers)` }], manual: [] };
   }
   return { edits: [], manual: [] };
 }

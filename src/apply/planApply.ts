@@ -17,6 +17,31 @@ import type { Edit, ManualStep, WiringTarget } from './types.js';
 /** One transform per framework the generated adapters cover; adding one = one file + one line. */
 const ROUTE_TRANSFORMS: Record<WiredFramework, Transform> = { express: wireExpressRoute, fastify: wireFastifyRoute, nestjs: wireNestRoute };
 
+export interface WireSourceOptions {
+  framework: WiredFramework;
+  scaffoldDir: string;
+  imports: ProjectImports;
+  scaffoldModules: ReadonlySet<string>;
+  /** The file is byte-for-byte what the last apply wrote (see TransformContext.anyLine). */
+  anyLine?: boolean;
+}
+
+/** The pure heart of apply for one file: source text in, wired source text out, with what was done and left. */
+export function wireSource(file: string, text: string, targets: readonly WiringTarget[], options: WireSourceOptions): { text: string; edits: Edit[]; manual: ManualStep[]; stale: string[] } {
+  const style = importStyleFor(file, text, options.scaffoldDir, options.imports);
+  const sf = parseSource(file, text, style);
+  const context: TransformContext = { style, anyLine: options.anyLine ?? false, scaffoldModules: options.scaffoldModules };
+  const out = { edits: [] as Edit[], manual: [] as ManualStep[], stale: [] as string[] };
+  // Bottom-up, so each recorded line still means what the inspection saw when its transform runs.
+  for (const target of [...targets].sort((a, b) => b.line - a.line)) {
+    const outcome = ROUTE_TRANSFORMS[options.framework](sf, target, context);
+    if (outcome.stale) out.stale.push(outcome.stale);
+    out.edits.push(...outcome.edits);
+    out.manual.push(...outcome.manual);
+  }
+  return { text: sf.getFullText(), ...out };
+}
+
 export interface FileChange {
   path: string;
   /** Undefined for a file apply creates. */
@@ -134,15 +159,16 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     if (after !== before) changes.push({ path: file, before, after });
   };
   for (const [file, list] of [...byFile].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    await transformFile(file, (context, sf) => {
-      // Bottom-up, so each recorded line still means what the inspection saw when its transform runs.
-      for (const target of [...list].sort((a, b) => b.line - a.line)) {
-        const outcome = ROUTE_TRANSFORMS[framework!](sf, target, context);
-        if (outcome.stale) stale.push(outcome.stale);
-        edits.push(...outcome.edits);
-        manual.push(...outcome.manual);
-      }
-    });
+    const before = await readInside(root, file);
+    if (before === undefined) {
+      stale.push(`${file} changed since inspection: the file is gone`);
+      continue;
+    }
+    const wired = wireSource(file, before, list, { framework: framework!, scaffoldDir: dir, imports, scaffoldModules, anyLine: record.files[file] === sha256(before) });
+    stale.push(...wired.stale);
+    edits.push(...wired.edits);
+    manual.push(...wired.manual);
+    if (wired.text !== before) changes.push({ path: file, before, after: wired.text });
   }
   if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
     const controllers = [...byFile.keys()];

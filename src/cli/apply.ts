@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import path from 'node:path';
-import { FindingsError } from '../errors.js';
+import { FindingsError, UserError } from '../errors.js';
 import type { ApplyPreview, ApplyResult } from '../apply/index.js';
 import type { Prompter } from '../questions/prompter.js';
 import { createLogger, type Logger } from '../logger.js';
@@ -72,7 +72,10 @@ export async function runApply(flags: ApplyFlags, deps: ApplyDeps = {}, context:
   }
   if (result.written) log.success(`Applied ${result.changes.length} file change${result.changes.length === 1 ? '' : 's'}; the apply record is in .idempotency-builder/apply.json.`);
   else if (result.changes.length === 0) log.success('Nothing to change: every action apply can wire is wired.');
-  else if (!previewOnly && !flags.yes && !interactive) log.warn('Nothing written: pass --yes to apply these changes (no terminal to ask).');
+  else if (!previewOnly && !flags.yes && !interactive) {
+    // CONTRACT: without a terminal a required answer is a flag; the confirmation is one.
+    throw new UserError('Nothing written: apply edits your code only when confirmed, and there is no terminal to ask.', 'Review the diff above (or run with --diff), then pass --yes to write it.');
+  }
   else if (!previewOnly) log.info('Nothing written.');
   return result;
 }

@@ -2,7 +2,7 @@ import { Node, SyntaxKind, type CallExpression, type SourceFile } from 'ts-morph
 import type { WiringTarget } from './types.js';
 
 export type Located =
-  | { kind: 'found'; call: CallExpression }
+  | { kind: 'found'; call: CallExpression; occurrence?: number }
   | { kind: 'stale'; reason: string }
   | { kind: 'unsupported'; reason: string };
 
@@ -40,11 +40,12 @@ export function routeCalls(sf: SourceFile, target: WiringTarget): CallExpression
  */
 export function locateRoute(sf: SourceFile, target: WiringTarget, anyLine: boolean): Located {
   const calls = routeCalls(sf, target);
+  if (target.occurrence !== undefined && calls[target.occurrence]) return { kind: 'found', call: calls[target.occurrence]! };
   const spans = (call: CallExpression) => call.getStartLineNumber() <= target.line && target.line <= call.getEndLineNumber();
   // Exact spans first (innermost wins when chained), then the unique route when the line is not binding.
   const here = calls.filter(spans).sort((a, b) => b.getStart() - a.getStart())[0];
-  if (here) return { kind: 'found', call: here };
-  if ((anyLine || calls.some((call) => isWired(call, target.codeName))) && calls.length === 1) return { kind: 'found', call: calls[0]! };
+  if (here) return { kind: 'found', call: here, occurrence: calls.indexOf(here) };
+  if ((anyLine || calls.some((call) => isWired(call, target.codeName))) && calls.length === 1) return { kind: 'found', call: calls[0]!, occurrence: 0 };
   const route = `${target.method ?? 'POST'} ${target.path ?? ''}`;
   if (calls.length > 0) {
     return { kind: 'stale', reason: `${target.file} changed since inspection: ${route} is registered at line ${calls.map((c) => c.getStartLineNumber()).join(', ')}, not ${target.line}` };

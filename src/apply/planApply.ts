@@ -11,7 +11,8 @@ import { parseSource } from './sourceFile.js';
 import type { Transform, TransformContext } from './transforms/context.js';
 import { wireExpressRoute } from './transforms/expressRoute.js';
 import { wireFastifyRoute } from './transforms/fastifyRoute.js';
-import { wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
+import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
+import { locateRoute } from './locateRoute.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 
 /** One transform per framework the generated adapters cover; adding one = one file + one line. */
@@ -27,15 +28,21 @@ export interface WireSourceOptions {
 }
 
 /** The pure heart of apply for one file: source text in, wired source text out, with what was done and left. */
-export function wireSource(file: string, text: string, targets: readonly WiringTarget[], options: WireSourceOptions): { text: string; edits: Edit[]; manual: ManualStep[]; stale: string[] } {
+export function wireSource(file: string, text: string, targets: readonly WiringTarget[], options: WireSourceOptions): { text: string; edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } {
   const style = importStyleFor(file, text, options.scaffoldDir, options.imports);
   const sf = parseSource(file, text, style);
   const context: TransformContext = { style, anyLine: options.anyLine ?? false, scaffoldModules: options.scaffoldModules };
-  const out = { edits: [] as Edit[], manual: [] as ManualStep[], stale: [] as string[] };
-  // Bottom-up, so each recorded line still means what the inspection saw when its transform runs.
-  for (const target of [...targets].sort((a, b) => b.line - a.line)) {
+  const out: { edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } = { edits: [], manual: [], stale: [] };
+  // Every recorded line is resolved on the untouched text first: edits (an import at the top) shift lines.
+  const resolved = targets.map((target) => {
+    const found = options.framework === 'nestjs' ? locateNestMethod(sf, target, context.anyLine) : locateRoute(sf, target, context.anyLine);
+    return found && 'occurrence' in found && found.occurrence !== undefined ? { ...target, occurrence: found.occurrence } : target;
+  });
+  // Unresolved ones first, so their stale / manual report also describes the untouched text.
+  for (const target of [...resolved].sort((a, b) => Number(a.occurrence !== undefined) - Number(b.occurrence !== undefined) || b.line - a.line)) {
     const outcome = ROUTE_TRANSFORMS[options.framework](sf, target, context);
     if (outcome.stale) out.stale.push(outcome.stale);
+    if (outcome.principal) out.principal ??= outcome.principal;
     out.edits.push(...outcome.edits);
     out.manual.push(...outcome.manual);
   }
@@ -95,7 +102,7 @@ function targetsOf(model: DesignModel, config: Config, framework: WiredFramework
       manual.push({ action: action.name, file, line: location.line, reason: `no generated adapter for ${model.stack.frameworkLabel}: wire the middleware the document shows by hand` });
       continue;
     }
-    targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, method: (action.method ?? 'POST').toUpperCase(), path: action.path, file, line: location.line, ...(action.provider ? { provider: action.provider } : {}) });
+    targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, method: (action.method ?? 'POST').toUpperCase(), path: action.path, file, line: location.line, scope: action.scope, ...(action.provider ? { provider: action.provider } : {}) });
   }
   return { targets, manual };
 }
@@ -143,6 +150,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const changes: FileChange[] = [];
   const edits: Edit[] = [];
   const stale: string[] = [];
+  let principal: string[] | undefined;
 
   const byFile = new Map<string, WiringTarget[]>();
   for (const target of targets) byFile.set(target.file, [...(byFile.get(target.file) ?? []), target]);
@@ -166,6 +174,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     }
     const wired = wireSource(file, before, list, { framework: framework!, scaffoldDir: dir, imports, scaffoldModules, anyLine: record.files[file] === sha256(before) });
     stale.push(...wired.stale);
+    if (wired.principal) principal ??= wired.principal;
     edits.push(...wired.edits);
     manual.push(...wired.manual);
     if (wired.text !== before) changes.push({ path: file, before, after: wired.text });
@@ -189,7 +198,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   }
   const instance = `${dir}/instance.ts`;
   if (framework && !scaffoldModules.has('instance') && changes.some((c) => c.after.includes('idempotency'))) {
-    changes.push({ path: instance, after: renderInstance(framework) });
+    changes.push({ path: instance, after: renderInstance(framework, principal) });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
   }
   return { changes, edits, manual, stale, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record };

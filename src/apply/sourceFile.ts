@@ -1,4 +1,4 @@
-import { IndentationText, Project, QuoteKind, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { IndentationText, Project, QuoteKind, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import type { ImportStyle } from './types.js';
 
 /** The file's own indentation (two or four spaces, or tabs), so inserted code matches what is around it. */
@@ -61,4 +61,20 @@ export function spreadFirst(object: ObjectLiteralExpression, expression: string)
   }
   const inner = object.getText().slice(1, -1).trim();
   object.replaceWithText(inner === '' ? `{ ...${expression} }` : `{ ...${expression}, ${inner} }`);
+}
+
+/**
+ * Inserts `text` as the argument at `index`, following the call's layout: when the arguments sit one per line the
+ * new one gets its own line (ts-morph would append it to the previous line). The multi-line case edits the text
+ * directly, which forgets every wrapped node of the file: callers find the call again afterwards.
+ */
+export function insertArgumentAt(sf: SourceFile, call: CallExpression, index: number, text: string): void {
+  const args = call.getArguments();
+  const next = args[index];
+  const previous = args[index - 1];
+  if (next && previous && previous.getEndLineNumber() !== next.getStartLineNumber()) {
+    sf.insertText(next.getStart(), `${text},\n${next.getIndentationText()}`);
+    return;
+  }
+  call.insertArgument(index, text);
 }

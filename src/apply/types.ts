@@ -12,6 +12,13 @@ export interface WiringTarget {
   file: string;
   line: number;
   provider?: string;
+  /** Whose keys these are: 'global' needs no principal; any other scope answers 401 to a request without one. */
+  scope?: string;
+  /**
+   * Which of the file's matching registrations (0-based, source order) the recorded line pointed at, found on the
+   * untouched text before any edit: an import added at the top must not make the next action look moved.
+   */
+  occurrence?: number;
 }
 
 /** An edit the tool proposes, already applied to the text it returns. */

@@ -81,7 +81,8 @@ export async function runApply(flags: ApplyFlags, deps: ApplyDeps = {}, context:
 }
 
 function show(preview: ApplyPreview, log: Logger, flags: ApplyFlags): void {
-  if (!flags.quiet && (flags.diff || !flags.dryRun)) for (const change of preview.changes) process.stdout.write(change.diff);
+  // A refused run shows no diff: it would not be the one applied after the inspection is refreshed.
+  if (!flags.quiet && preview.stale.length === 0 && (flags.diff || !flags.dryRun)) for (const change of preview.changes) process.stdout.write(change.diff);
   for (const edit of preview.edits) log.info(`${log.value(edit.file)}: ${edit.summary}`);
   for (const step of preview.manual) log.warn(`manual: ${step.action}${step.file ? ` (${step.file}${step.line ? `:${step.line}` : ''})` : ''}: ${step.reason}`);
 }

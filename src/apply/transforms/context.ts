@@ -14,6 +14,8 @@ export interface TransformOutcome {
   manual: ManualStep[];
   /** The file no longer matches the inspection: apply refuses to guess. */
   stale?: string;
+  /** How the handler reads the caller's id (['auth', 'user', 'id']), for the instance's principal. */
+  principal?: string[];
 }
 
 /** One transform: edits the parsed file in place for one action. Idempotent: a wired file yields no edit. */

@@ -1,8 +1,9 @@
 import { Node } from 'ts-morph';
-import { ensureNamedImport, spreadFirst } from '../sourceFile.js';
-import { isWired, locateRoute } from '../locateRoute.js';
+import { ensureNamedImport, insertArgumentAt, spreadFirst } from '../sourceFile.js';
+import { isWired, locateRoute, routeCalls } from '../locateRoute.js';
 import { manualOnly, type Transform, type TransformOutcome } from './context.js';
 import { keyStripeCalls } from './stripeKey.js';
+import { principalPathIn } from '../principalPath.js';
 
 /** Hooks the generated route options set; a route that already sets one of them needs a hand-made merge. */
 const HOOKS = ['preHandler', 'onSend'];
@@ -15,7 +16,7 @@ export const wireFastifyRoute: Transform = (sf, target, context) => {
   const located = locateRoute(sf, target, context.anyLine);
   if (located.kind === 'stale') return { edits: [], manual: [], stale: located.reason };
   if (located.kind === 'unsupported') return manualOnly(target, located.reason);
-  const call = located.call;
+  let call = located.call;
   const line = call.getStartLineNumber();
   const out: TransformOutcome = { edits: [], manual: [] };
   if (!isWired(call, target.codeName)) {
@@ -31,11 +32,14 @@ export const wireFastifyRoute: Transform = (sf, target, context) => {
       return manualOnly(target, 'the file already has its own binding named "idempotency"; pass the generated route options by hand', line);
     }
     if (options && Node.isObjectLiteralExpression(options)) spreadFirst(options, `idempotency.${target.codeName}`);
-    else call.insertArgument(1, `idempotency.${target.codeName}`);
+    else insertArgumentAt(sf, call, 1, `idempotency.${target.codeName}`);
+    call = routeCalls(sf, target)[located.occurrence ?? 0]!;
     out.edits.push({ action: target.action, file: target.file, summary: `adds the idempotency.${target.codeName} hooks to ${target.method ?? 'POST'} ${target.path ?? ''}` });
   }
   const handler = call.getArguments()[call.getArguments().length - 1];
   if (handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler))) {
+    const principal = principalPathIn(handler);
+    if (principal) out.principal = principal;
     const keyed = keyStripeCalls(sf, handler, target, context);
     out.edits.push(...keyed.edits);
     out.manual.push(...keyed.manual);

@@ -1,5 +1,6 @@
 import { Node, SyntaxKind, type MethodDeclaration, type SourceFile } from 'ts-morph';
 import { ensureNamedImport } from '../sourceFile.js';
+import type { WiringTarget } from '../types.js';
 import { manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
 
 const VERBS: Record<string, string> = { POST: 'Post', PUT: 'Put', PATCH: 'Patch', DELETE: 'Delete', ALL: 'All' };
@@ -21,13 +22,23 @@ function routeOf(method: MethodDeclaration, verb: string): string | undefined {
 const hasMark = (method: MethodDeclaration, codeName: string) =>
   method.getDecorators().some((d) => d.getName() === 'Idempotent' && d.getArguments()[0]?.getText() === `ACTIONS.${codeName}`);
 
+/** The handler for the target's verb and path whose lines span the recorded line (or the `occurrence`-th one). */
+export function locateNestMethod(sf: SourceFile, target: WiringTarget, anyLine: boolean): { method: MethodDeclaration; occurrence: number } | undefined {
+  const verb = VERBS[target.method ?? 'POST'];
+  if (!verb) return undefined;
+  const methods = sf.getDescendantsOfKind(SyntaxKind.MethodDeclaration).filter((m) => m.getDecorator(verb) && (routeOf(m, verb) === undefined || target.path === undefined || routeOf(m, verb) === target.path.replace(/\/+$/, '')));
+  if (target.occurrence !== undefined && methods[target.occurrence]) return { method: methods[target.occurrence]!, occurrence: target.occurrence };
+  const spans = (m: MethodDeclaration) => m.getStartLineNumber() <= target.line && target.line <= m.getEndLineNumber();
+  const method = methods.find(spans) ?? (methods.length === 1 && (anyLine || hasMark(methods[0]!, target.codeName)) ? methods[0] : undefined);
+  return method ? { method, occurrence: methods.indexOf(method) } : undefined;
+}
+
 /** NestJS: `@Idempotent(ACTIONS.name)` right under the route's verb decorator; the module registers the interceptor. */
 export const wireNestRoute: Transform = (sf, target, context) => {
   const verb = VERBS[target.method ?? 'POST'];
   if (!verb) return manualOnly(target, `no NestJS verb decorator for ${target.method ?? ''}`);
-  const methods = sf.getDescendantsOfKind(SyntaxKind.MethodDeclaration).filter((m) => m.getDecorator(verb) && (routeOf(m, verb) === undefined || target.path === undefined || routeOf(m, verb) === target.path.replace(/\/+$/, '')));
-  const spans = (m: MethodDeclaration) => m.getStartLineNumber() <= target.line && target.line <= m.getEndLineNumber();
-  const method = methods.find(spans) ?? (methods.length === 1 && (context.anyLine || hasMark(methods[0]!, target.codeName)) ? methods[0] : undefined);
+  const located = locateNestMethod(sf, target, context.anyLine);
+  const method = located?.method;
   if (!method) {
     return { edits: [], manual: [], stale: `${target.file} changed since inspection: no @${verb}() handler for ${target.method ?? 'POST'} ${target.path ?? ''} at line ${target.line}` };
   }

@@ -10,9 +10,21 @@ type Prettier = typeof PrettierModule;
 async function projectPrettier(root: string): Promise<Prettier | undefined> {
   try {
     const resolved = createRequire(path.join(root, 'package.json')).resolve('prettier');
-    return (await import(pathToFileURL(resolved).href)) as Prettier;
+    // prettier 2 is CommonJS (its API under `default`); prettier 3 is ESM. Both answer format/check/resolveConfig,
+    // synchronously in 2, so every call is awaited.
+    const loaded = (await import(pathToFileURL(resolved).href)) as Prettier & { default?: Prettier };
+    return typeof loaded.resolveConfig === 'function' ? loaded : loaded.default;
   } catch {
     return undefined;
+  }
+}
+
+/** prettier 2 answers synchronously and throws; prettier 3 returns promises that reject. Both end up here. */
+async function attempt<T>(run: () => T | Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await run();
+  } catch {
+    return fallback;
   }
 }
 
@@ -27,14 +39,14 @@ export async function formatChanges(root: string, changes: readonly FileChange[]
   const out: FileChange[] = [];
   for (const change of changes) {
     const filepath = path.join(root, change.path);
-    const config = await prettier.resolveConfig(filepath).catch(() => null);
+    const config = await attempt(() => prettier.resolveConfig(filepath), null);
     if (config === null) {
       out.push(change);
       continue;
     }
     const options = { ...config, filepath };
-    const clean = change.before === undefined || (await prettier.check(change.before, options).catch(() => false));
-    out.push(clean ? { ...change, after: await prettier.format(change.after, options).catch(() => change.after) } : change);
+    const clean = change.before === undefined || (await attempt(() => prettier.check(change.before!, options), false));
+    out.push(clean ? { ...change, after: await attempt(() => prettier.format(change.after, options), change.after) } : change);
   }
   return out;
 }

@@ -53,7 +53,10 @@ export async function applyWiring(options: ApplyOptions): Promise<ApplyResult> {
   const written = Object.fromEntries(changes.map((c) => [c.path, sha256(c.after)]));
   const record = serializeApplyRecord(nextApplyRecord(plan.record, { actions: plan.actions, edits: plan.edits, manual: plan.manual, written }));
   const recordBefore = await readInside(root, APPLY_RECORD_PATH).catch(() => undefined);
-  if (changes.length === 0 && record === recordBefore) return { ...preview, written: false };
+  // With no code to change, the record is left alone once it covers these actions: line numbers in manual steps
+  // move with the lines apply itself added, and a second run must write nothing.
+  const covered = plan.actions.every((name) => plan.record.actions.some((a) => a.action === name));
+  if (changes.length === 0 && (record === recordBefore || covered)) return { ...preview, written: false };
   if (!(await options.confirm(preview))) return { ...preview, written: false };
   await writeChanges(root, [...changes, ...(record === recordBefore ? [] : [{ path: APPLY_RECORD_PATH, ...(recordBefore !== undefined ? { before: recordBefore } : {}), after: record }])], options.signal);
   return { ...preview, written: true };

@@ -107,17 +107,21 @@ function targetsOf(model: DesignModel, config: Config, framework: WiredFramework
   return { targets, manual };
 }
 
-/** Module files that declare NestJS controllers: candidates for the interceptor registration. */
-async function nestModuleFiles(root: string, controllerFiles: readonly string[]): Promise<string[]> {
+/** The module NestFactory.create() boots and the file that declares it; undefined when the code does not say. */
+async function nestRootModule(root: string): Promise<{ file: string; name: string } | undefined> {
   const { walkProject } = await import('../inspect/files/walkProject.js');
   const { files } = await walkProject(root);
-  const out: string[] = [];
+  const texts = new Map<string, string>();
   for (const file of files) {
-    if (!/\.(m|c)?ts$/.test(file.rel) || file.rel.endsWith('.d.ts') || controllerFiles.includes(file.rel)) continue;
+    if (!/\.(m|c)?ts$/.test(file.rel) || file.rel.endsWith('.d.ts')) continue;
     const text = await readInside(root, file.rel).catch(() => undefined);
-    if (text?.includes('@Module(') && text.includes('controllers')) out.push(file.rel);
+    if (text?.includes('@Module(') || text?.includes('NestFactory')) texts.set(file.rel, text);
   }
-  return out.sort();
+  const names = new Set([...texts.values()].flatMap((text) => [...text.matchAll(/NestFactory\.create(?:<[^>]*>)?\(\s*(\w+)/g)].map((m) => m[1]!)));
+  if (names.size !== 1) return undefined;
+  const [name] = [...names];
+  const declaring = [...texts].filter(([, text]) => new RegExp(`@Module\\([\\s\\S]*?export\\s+class\\s+${name}\\b`).test(text)).map(([file]) => file).sort();
+  return declaring.length === 1 ? { file: declaring[0]!, name: name! } : undefined;
 }
 
 export interface PlanApplyOptions {
@@ -154,18 +158,6 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
 
   const byFile = new Map<string, WiringTarget[]>();
   for (const target of targets) byFile.set(target.file, [...(byFile.get(target.file) ?? []), target]);
-  const transformFile = async (file: string, run: (context: TransformContext, sf: ReturnType<typeof parseSource>) => void) => {
-    const before = await readInside(root, file);
-    if (before === undefined) {
-      stale.push(`${file} changed since inspection: the file is gone`);
-      return;
-    }
-    const style = importStyleFor(file, before, dir, imports);
-    const sf = parseSource(file, before, style);
-    run({ style, anyLine: record.files[file] === sha256(before), scaffoldModules }, sf);
-    const after = sf.getFullText();
-    if (after !== before) changes.push({ path: file, before, after });
-  };
   for (const [file, list] of [...byFile].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const before = await readInside(root, file);
     if (before === undefined) {
@@ -180,20 +172,20 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     if (wired.text !== before) changes.push({ path: file, before, after: wired.text });
   }
   if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
-    const controllers = [...byFile.keys()];
-    const classNames = new Set<string>();
-    for (const file of controllers) {
-      const text = await readInside(root, file);
-      for (const m of (text ?? '').matchAll(/@Controller\([^)]*\)\s*(?:@[\w.]+\([^)]*\)\s*)*export\s+class\s+(\w+)/g)) classNames.add(m[1]!);
-    }
-    for (const file of await nestModuleFiles(root, controllers)) {
-      await transformFile(file, (context, sf) => {
-        for (const name of classNames) {
-          const outcome = wireNestModule(sf, name, targets[0]!.action, file, context);
-          edits.push(...outcome.edits);
-          manual.push(...outcome.manual);
-        }
-      });
+    const rootModule = await nestRootModule(root);
+    const text = rootModule ? await readInside(root, rootModule.file) : undefined;
+    if (!rootModule || text === undefined) {
+      manual.push({ action: targets[0]!.action, reason: 'no single root module found (NestFactory.create(AppModule)): add ...idempotencyProviders(idempotency) to its providers by hand' });
+    } else {
+      // The root module may also be a file the route edits already touched: build on that text.
+      const existing = changes.find((c) => c.path === rootModule.file);
+      const style = importStyleFor(rootModule.file, text, dir, imports);
+      const sf = parseSource(rootModule.file, existing?.after ?? text, style);
+      const outcome = wireNestModule(sf, rootModule.name, targets[0]!.action, rootModule.file, { style, anyLine: false, scaffoldModules });
+      edits.push(...outcome.edits);
+      manual.push(...outcome.manual);
+      if (existing) existing.after = sf.getFullText();
+      else if (sf.getFullText() !== text) changes.push({ path: rootModule.file, before: text, after: sf.getFullText() });
     }
   }
   const instance = `${dir}/instance.ts`;

@@ -84,6 +84,25 @@ router.post('/payments', async (req, res) => {
     expectIdempotent(file, out.text, [t], options('express'));
   });
 
+  it('wires several routes of one file, one argument per line where the route is laid out so', () => {
+    const text = `import { Router } from 'express';
+export const router = Router();
+router.post(
+  '/payments',
+  requireUser,
+  async (req, res) => res.json({ user: req.auth?.user?.id }),
+);
+router.post('/refunds', requireUser, async (_req, res) => res.json({}));
+`;
+    const targets = [target(file, 3), target(file, 8, { action: 'refund', codeName: 'refund', path: '/refunds' })];
+    const out = wireSource(file, text, targets, options('express'));
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("  requireUser,\n  idempotency.createPayment,\n  async (req, res)");
+    expect(out.text).toContain("router.post('/refunds', requireUser, idempotency.refund, async");
+    expect(out.principal).toEqual(['auth', 'user', 'id']);
+    expectIdempotent(file, out.text, targets, options('express'));
+  });
+
   it('leaves a Stripe call in a service as a manual step', () => {
     const out = wireSource(file, source, [target(file, 6, { provider: 'stripe' })], options('express'));
     expect(out.manual.map((m) => m.reason)).toEqual([expect.stringMatching(/not made inside the route handler/)]);

@@ -19,6 +19,13 @@ function routeOf(method: MethodDeclaration, verb: string): string | undefined {
   return `/${[prefix, ownPath].map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
 }
 
+/** A global prefix (`app.setGlobalPrefix('api')`) or a router module sits in front of what the decorators say. */
+function routeMatches(declared: string | undefined, full: string | undefined): boolean {
+  if (declared === undefined || full === undefined) return true;
+  const wanted = full.replace(/\/+$/, '') || '/';
+  return wanted === declared || (declared !== '/' && wanted.endsWith(declared));
+}
+
 const hasMark = (method: MethodDeclaration, codeName: string) =>
   method.getDecorators().some((d) => d.getName() === 'Idempotent' && d.getArguments()[0]?.getText() === `ACTIONS.${codeName}`);
 
@@ -26,7 +33,7 @@ const hasMark = (method: MethodDeclaration, codeName: string) =>
 export function locateNestMethod(sf: SourceFile, target: WiringTarget, anyLine: boolean): { method: MethodDeclaration; occurrence: number } | undefined {
   const verb = VERBS[target.method ?? 'POST'];
   if (!verb) return undefined;
-  const methods = sf.getDescendantsOfKind(SyntaxKind.MethodDeclaration).filter((m) => m.getDecorator(verb) && (routeOf(m, verb) === undefined || target.path === undefined || routeOf(m, verb) === target.path.replace(/\/+$/, '')));
+  const methods = sf.getDescendantsOfKind(SyntaxKind.MethodDeclaration).filter((m) => m.getDecorator(verb) && routeMatches(routeOf(m, verb), target.path));
   if (target.occurrence !== undefined && methods[target.occurrence]) return { method: methods[target.occurrence]!, occurrence: target.occurrence };
   const spans = (m: MethodDeclaration) => m.getStartLineNumber() <= target.line && target.line <= m.getEndLineNumber();
   const method = methods.find(spans) ?? (methods.length === 1 && (anyLine || hasMark(methods[0]!, target.codeName)) ? methods[0] : undefined);
@@ -58,17 +65,15 @@ export const wireNestRoute: Transform = (sf, target, context) => {
 };
 
 /**
- * The module that declares the controller registers `...idempotencyProviders(idempotency)`, the global interceptor
- * that routes marked handlers through their action's interceptor. Returns no edit when it already does.
+ * The root module (the one NestFactory.create() boots) registers `...idempotencyProviders(idempotency)` once: a global
+ * interceptor that routes marked handlers through their action's interceptor. Registered in several modules it
+ * would run once per registration and claim the same key twice. Returns no edit when it is already there.
  */
-export function wireNestModule(sf: SourceFile, controllerClass: string, action: string, file: string, context: TransformContext): TransformOutcome {
+export function wireNestModule(sf: SourceFile, moduleClass: string, action: string, file: string, context: TransformContext): TransformOutcome {
   for (const cls of sf.getClasses()) {
+    if (cls.getName() !== moduleClass) continue;
     const options = cls.getDecorator('Module')?.getArguments()[0];
     if (!options || !Node.isObjectLiteralExpression(options)) continue;
-    const controllers = options.getProperty('controllers');
-    if (!controllers || !Node.isPropertyAssignment(controllers)) continue;
-    const list = controllers.getInitializer();
-    if (!list || !Node.isArrayLiteralExpression(list) || !list.getElements().some((e) => e.getText() === controllerClass)) continue;
     const providers = options.getProperty('providers');
     const spread = 'idempotencyProviders(idempotency)';
     const line = cls.getStartLineNumber();

@@ -26,8 +26,11 @@ export function importStyleFor(file: string, text: string, scaffoldDir: string, 
   const relative = specifiers.filter((s) => s.value.startsWith('./') || s.value.startsWith('../'));
   const extension = relative.length === 0 ? project.defaultExtension : relative.some((s) => /\.[cm]?js$/.test(s.value)) ? '.js' : '';
   const alias = project.aliases.find((a) => (scaffoldDir === a.dir || scaffoldDir.startsWith(`${a.dir}/`)) && specifiers.some((s) => s.value.startsWith(a.prefix)));
+  const importLines = text.split('\n').filter((line) => /^import\s.*['"]\s*;?\s*$/.test(line));
+  const semicolons = importLines.length === 0 || importLines.some((line) => line.trimEnd().endsWith(';'));
   return {
     quote,
+    semicolons,
     specifier: (target) => {
       if (alias) return `${alias.prefix}${path.posix.relative(alias.dir, `${scaffoldDir}/${target}`)}${extension}`;
       let spec = path.posix.relative(path.posix.dirname(file), `${scaffoldDir}/${target}`);

@@ -8,13 +8,23 @@ function indentationOf(text: string): IndentationText {
 }
 
 /** A throwaway in-memory project holding one file: transforms are pure text → text, no disk, no type checker. */
-export function parseSource(file: string, text: string, style: Pick<ImportStyle, 'quote'>): SourceFile {
+export function parseSource(file: string, text: string, style: Pick<ImportStyle, 'quote' | 'semicolons'>): SourceFile {
   const project = new Project({
     useInMemoryFileSystem: true,
     skipAddingFilesFromTsConfig: true,
     manipulationSettings: { quoteKind: style.quote === 'double' ? QuoteKind.Double : QuoteKind.Single, indentationText: indentationOf(text) },
   });
-  return project.createSourceFile(`/${file}`, text, { overwrite: true });
+  const sf = project.createSourceFile(`/${file}`, text, { overwrite: true });
+  if (!style.semicolons) noSemicolons.add(sf);
+  return sf;
+}
+
+/** Files written without semicolons: statements apply inserts drop theirs (see `fitStatement`). */
+const noSemicolons = new WeakSet<SourceFile>();
+
+/** An inserted statement in the file's semicolon style. */
+export function fitStatement(sf: SourceFile, statement: string): string {
+  return noSemicolons.has(sf) ? statement.replace(/;\s*$/, '') : statement;
 }
 
 /**
@@ -34,7 +44,8 @@ export function ensureNamedImport(sf: SourceFile, specifier: string, name: strin
   }
   const imports = sf.getImportDeclarations();
   const index = imports.length === 0 ? 0 : imports[imports.length - 1]!.getChildIndex() + 1;
-  sf.insertImportDeclaration(index, { moduleSpecifier: specifier, namedImports: [name] });
+  const added = sf.insertImportDeclaration(index, { moduleSpecifier: specifier, namedImports: [name] });
+  if (noSemicolons.has(sf)) added.replaceWithText(fitStatement(sf, added.getText()));
   return true;
 }
 

@@ -47,6 +47,8 @@ export interface TransformResult {
 /** How the file spells imports, so added ones look like the ones already there. */
 export interface ImportStyle {
   quote: 'single' | 'double';
+  /** False for semicolon-less code (standard style): what apply adds follows it. */
+  semicolons: boolean;
   /** Module specifier for the generated module (relative with the project's extension style, or an alias). */
   specifier: (target: 'index' | 'instance' | 'providers') => string;
 }

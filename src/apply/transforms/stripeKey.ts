@@ -1,10 +1,12 @@
 import { Node, SyntaxKind, type ArrowFunction, type CallExpression, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
 import { stripeCalls } from '../../findings/stripeCalls.js';
-import { ensureNamedImport, spreadFirst } from '../sourceFile.js';
+import { ensureNamedImport, fitStatement, spreadFirst } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import type { TransformContext, TransformOutcome } from './context.js';
 
 const CONTEXT_NAME = 'idempotencyContext';
+/** Fixed text (no quotes inside), so it can be printed in either quote style. */
+const UNMOUNTED = 'idempotency middleware is not mounted on this route';
 
 type Handler = ArrowFunction | FunctionExpression | MethodDeclaration;
 
@@ -35,8 +37,8 @@ function ensureContext(handler: Handler, requestName: string, context: Transform
   if (block.getVariableStatement(CONTEXT_NAME)) return true;
   if (!ensureNamedImport(sf, context.style.specifier('index'), 'idempotencyOf')) return false;
   block.insertStatements(0, [
-    `const ${CONTEXT_NAME} = idempotencyOf(${requestName});`,
-    `if (!${CONTEXT_NAME}) throw new Error('idempotency middleware is not mounted on this route');`,
+    fitStatement(sf, `const ${CONTEXT_NAME} = idempotencyOf(${requestName});`),
+    fitStatement(sf, `if (!${CONTEXT_NAME}) throw new Error(${context.style.quote === 'double' ? JSON.stringify(UNMOUNTED) : `'${UNMOUNTED}'`});`),
   ]);
   return true;
 }

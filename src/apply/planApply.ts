@@ -102,7 +102,7 @@ function targetsOf(model: DesignModel, config: Config, framework: WiredFramework
       manual.push({ action: action.name, file, line: location.line, reason: `no generated adapter for ${model.stack.frameworkLabel}: wire the middleware the document shows by hand` });
       continue;
     }
-    targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, method: (action.method ?? 'POST').toUpperCase(), path: action.path, file, line: location.line, scope: action.scope, ...(action.provider ? { provider: action.provider } : {}) });
+    targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, method: (action.method ?? 'POST').toUpperCase(), path: action.path, file, line: location.line, scope: action.scope, keySource: action.key.source, ...(action.provider ? { provider: action.provider } : {}) });
   }
   return { targets, manual };
 }

@@ -14,6 +14,8 @@ export interface WiringTarget {
   provider?: string;
   /** Whose keys these are: 'global' needs no principal; any other scope answers 401 to a request without one. */
   scope?: string;
+  /** 'client' when callers must send the key header; 'derived' when it comes from the request itself. */
+  keySource?: string;
   /**
    * Which of the file's matching registrations (0-based, source order) the recorded line pointed at, found on the
    * untouched text before any edit: an import added at the top must not make the next action look moved.

@@ -72,3 +72,20 @@ export async function burst(url: string, count: number, init: { key: string; use
   );
   return { statuses: responses.map((r) => r.status), bodies: responses.map((r) => r.body) };
 }
+
+/** Statuses a duplicate may legitimately get: the one 201 (or its replay), 409 in flight, 503 store busy (fail closed). */
+export const DUPLICATE_STATUSES = new Set([201, 409, 503]);
+
+/**
+ * Retries the same request (same key) until the stored 201 is replayed: a loaded machine may answer every member of
+ * a burst 409 or 503. Polls on the app's answer with a generous overall deadline, never on a fixed sleep.
+ */
+export async function settled(url: string, init: { key: string; user: string; body: unknown }, deadlineMs = 30_000): Promise<{ status: number; body: string }> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': init.key, 'x-user-id': init.user }, body: JSON.stringify(init.body) });
+    const answer = { status: res.status, body: await res.text() };
+    if (answer.status === 201 || !DUPLICATE_STATUSES.has(answer.status) || Date.now() > until) return answer;
+    await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after') ?? '0') * 1000 || 50));
+  }
+}

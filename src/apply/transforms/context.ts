@@ -25,3 +25,13 @@ export const manualOnly = (target: WiringTarget, reason: string, line = target.l
   edits: [],
   manual: [{ action: target.action, file: target.file, line, reason }],
 });
+
+/**
+ * A client-keyed route answers 400 to a request without the key header once wired: the callers (browser forms,
+ * fetch wrappers, other services) must send one key per user intent and reuse it on retry. apply does not edit
+ * client code yet, so this is always a step for the user, shipped before or with the server change.
+ */
+export const clientKeyStep = (target: WiringTarget): ManualStep[] =>
+  target.keySource === 'client' && target.trigger === 'http'
+    ? [{ action: target.action, file: target.file, line: target.line, reason: 'callers must now send an Idempotency-Key header (one per user intent, reused on retry); requests without it are answered 400, so ship the client change first' }]
+    : [];

@@ -1,7 +1,7 @@
 import { Node, type CallExpression } from 'ts-morph';
 import { ensureNamedImport, insertArgumentAt } from '../sourceFile.js';
 import { isWired, locateRoute, routeCalls } from '../locateRoute.js';
-import { manualOnly, type Transform, type TransformOutcome } from './context.js';
+import { clientKeyStep, manualOnly, type Transform, type TransformOutcome } from './context.js';
 import { keyStripeCalls } from './stripeKey.js';
 import { principalPathIn } from '../principalPath.js';
 
@@ -34,14 +34,15 @@ export const wireExpressRoute: Transform = (sf, target, context) => {
     out.edits.push({ action: target.action, file: target.file, summary: `mounts idempotency.${target.codeName} before the handler of ${target.method ?? 'POST'} ${target.path ?? ''}` });
   }
   const handler = call.getArguments()[call.getArguments().length - 1];
+  const principal = handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler)) ? principalPathIn(handler) : undefined;
+  if (principal) out.principal = principal;
+  else if (target.scope !== undefined && target.scope !== 'global' && call.getArguments().length === 3) {
+    // Nothing authenticates this route (no middleware before ours, no user read in the handler): a scoped key
+    // would answer every request 401. Say so rather than break e.g. a sign-up route.
+    out.manual.push({ action: target.action, file: target.file, line: target.line, reason: `the route has no authentication before the handler, but the action's keys are scoped per ${target.scope}: set "scope": "global" for it in the config (and regenerate), or put your auth middleware first` });
+  }
+  out.manual.push(...clientKeyStep(target));
   if (handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler))) {
-    const principal = principalPathIn(handler);
-    if (principal) out.principal = principal;
-    else if (target.scope !== undefined && target.scope !== 'global' && call.getArguments().length === 3) {
-      // Nothing authenticates this route (no middleware before ours, no user read in the handler): a scoped key
-      // would answer every request 401. Say so rather than break e.g. a sign-up route.
-      out.manual.push({ action: target.action, file: target.file, line, reason: `the route has no authentication before the handler, but the action's keys are scoped per ${target.scope}: set "scope": "global" for it in the config (and regenerate), or put your auth middleware first` });
-    }
     const keyed = keyStripeCalls(sf, handler, target, context);
     out.edits.push(...keyed.edits);
     out.manual.push(...keyed.manual);

@@ -1,7 +1,7 @@
 import { Node } from 'ts-morph';
 import { ensureNamedImport, insertArgumentAt, spreadFirst } from '../sourceFile.js';
 import { isWired, locateRoute, routeCalls } from '../locateRoute.js';
-import { manualOnly, type Transform, type TransformOutcome } from './context.js';
+import { clientKeyStep, manualOnly, type Transform, type TransformOutcome } from './context.js';
 import { keyStripeCalls } from './stripeKey.js';
 import { principalPathIn } from '../principalPath.js';
 
@@ -36,6 +36,7 @@ export const wireFastifyRoute: Transform = (sf, target, context) => {
     call = routeCalls(sf, target)[located.occurrence ?? 0]!;
     out.edits.push({ action: target.action, file: target.file, summary: `adds the idempotency.${target.codeName} hooks to ${target.method ?? 'POST'} ${target.path ?? ''}` });
   }
+  out.manual.push(...clientKeyStep(target));
   const handler = call.getArguments()[call.getArguments().length - 1];
   if (handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler))) {
     const principal = principalPathIn(handler);

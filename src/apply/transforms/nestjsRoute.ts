@@ -1,7 +1,7 @@
 import { Node, SyntaxKind, type MethodDeclaration, type SourceFile } from 'ts-morph';
 import { ensureNamedImport } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
-import { manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
+import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
 
 const VERBS: Record<string, string> = { POST: 'Post', PUT: 'Put', PATCH: 'Patch', DELETE: 'Delete', ALL: 'All' };
 
@@ -58,6 +58,7 @@ export const wireNestRoute: Transform = (sf, target, context) => {
     method.insertDecorator(index + 1, { name: 'Idempotent', arguments: [`ACTIONS.${target.codeName}`] });
     out.edits.push({ action: target.action, file: target.file, summary: `marks ${method.getName()}() with @Idempotent(ACTIONS.${target.codeName})` });
   }
+  out.manual.push(...clientKeyStep(target));
   if (target.provider) {
     out.manual.push({ action: target.action, file: target.file, line: method.getStartLineNumber(), reason: `${target.provider} calls from a NestJS handler need the claim: take @Req() request and pass the derived key from providers.ts (idempotencyOf(request))` });
   }

@@ -5,6 +5,7 @@ import { unifiedDiff } from '../emit/unifiedDiff.js';
 import { buildDesign } from '../model/index.js';
 import { APPLY_RECORD_PATH, nextApplyRecord, serializeApplyRecord, sha256 } from './applyRecord.js';
 import { formatChanges } from './formatChanges.js';
+import { lintChanges } from './lintChanges.js';
 import { planApply, type FileChange } from './planApply.js';
 import type { Edit, ManualStep } from './types.js';
 import { writeChanges } from './writeChanges.js';
@@ -46,7 +47,7 @@ export async function applyWiring(options: ApplyOptions): Promise<ApplyResult> {
   const snapshot = await readSnapshot(root);
   const model = buildDesign(config, snapshot.inspection, { now: (options.now ?? (() => new Date()))() });
   const plan = await planApply(root, { config, model, ...(options.action !== undefined ? { action: options.action } : {}) });
-  const formatted = await formatChanges(root, plan.changes);
+  const formatted = await lintChanges(root, await formatChanges(root, plan.changes));
   const changes = formatted.filter((c) => c.after !== c.before).map((c) => ({ ...c, diff: unifiedDiff(c.before, c.after, { path: c.path }) }));
   const preview: ApplyPreview = { changes, edits: plan.edits, manual: plan.manual, stale: plan.stale };
   if (plan.stale.length > 0) return { ...preview, written: false };

@@ -25,12 +25,15 @@ function samePath(registered: string, full: string): boolean {
 /** `app.post('/x', …)` / `router.post(...)` calls for the target's method and path, in source order. */
 export function routeCalls(sf: SourceFile, target: WiringTarget): CallExpression[] {
   const method = (target.method ?? 'POST').toLowerCase();
-  return sf.getDescendantsOfKind(SyntaxKind.CallExpression).filter((call) => {
+  const matches = sf.getDescendantsOfKind(SyntaxKind.CallExpression).filter((call) => {
     const callee = call.getExpression();
     if (!Node.isPropertyAccessExpression(callee) || !METHODS.has(callee.getName()) || callee.getName() !== method) return false;
     const registered = pathLiteral(call);
     return registered !== undefined && target.path !== undefined && samePath(registered, target.path);
   });
+  // Under an unknown mount prefix `/` matches every path: only the most specific registrations count.
+  const longest = Math.max(0, ...matches.map((call) => pathLiteral(call)!.replace(/\/+$/, '').length));
+  return matches.filter((call) => pathLiteral(call)!.replace(/\/+$/, '').length === longest);
 }
 
 /**

@@ -103,6 +103,11 @@ router.post('/refunds', requireUser, async (_req, res) => res.json({}));
     expectIdempotent(file, out.text, targets, options('express'));
   });
 
+  it('names the provider helper to pass for Adyen and PayPal (only Stripe calls are edited)', () => {
+    const out = wireSource(file, source, [target(file, 6, { provider: 'paypal' })], options('express'));
+    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringContaining('paypalRequestId(context) as the PayPal-Request-Id header')]);
+  });
+
   it('leaves a Stripe call in a service as a manual step', () => {
     const out = wireSource(file, source, [target(file, 6, { provider: 'stripe' })], options('express'));
     expect(out.manual.map((m) => m.reason)).toEqual([expect.stringMatching(/not made inside the route handler/)]);

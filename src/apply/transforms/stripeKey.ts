@@ -49,6 +49,11 @@ function ensureContext(handler: Handler, requestName: string, context: Transform
  */
 export function keyStripeCalls(sf: SourceFile, handler: Handler, target: WiringTarget, context: TransformContext): TransformOutcome {
   const out: TransformOutcome = { edits: [], manual: [] };
+  const helper = target.provider === 'adyen' ? 'adyenIdempotency(context) (reference and idempotencyKey)' : target.provider === 'paypal' ? 'paypalRequestId(context) as the PayPal-Request-Id header' : undefined;
+  if (helper) {
+    // Only Stripe calls are edited so far: the others get the exact helper to pass.
+    out.manual.push({ action: target.action, file: target.file, line: handler.getStartLineNumber(), reason: `pass ${helper} from providers.ts to the ${target.provider} call, with context = idempotencyOf(request); apply edits Stripe calls only` });
+  }
   const calls = callsIn(sf, handler);
   const open = calls.filter((c) => !c.keyed);
   if (target.provider === 'stripe' && calls.length === 0) {

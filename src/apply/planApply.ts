@@ -67,6 +67,9 @@ export interface ApplyPlan {
   record: ApplyRecord;
 }
 
+/** Findings the transforms themselves resolve (the route gets wrapped, inline Stripe calls get their key). */
+const APPLY_FIXES = new Set(['action-not-wrapped', 'provider-call-without-key']);
+
 const parseSourceLocation = (source: string) => {
   const match = /^(.+?):(\d+)(?::\d+)?$/.exec(source.trim());
   return match ? { file: match[1]!, line: Number(match[2]) } : undefined;
@@ -94,6 +97,11 @@ function targetsOf(model: DesignModel, config: Config, framework: WiredFramework
       continue;
     }
     const file = normalizeRelative(location.file, 'read');
+    // Open findings init recorded in this action's file: their fixes need judgement (a clock-derived provider
+    // parameter, a race), so they are listed with the rule's fix, never edited; APPLY_FIXES are the transforms' own.
+    for (const finding of action.findings.filter((f) => f.status === 'open' && !APPLY_FIXES.has(f.ruleId) && !(action.trigger === 'webhook' && f.ruleId === 'webhook-without-event-dedupe'))) {
+      manual.push({ action: action.name, file: finding.file, line: finding.line, reason: `${finding.ruleId}: ${finding.fix}` });
+    }
     if (action.trigger === 'consumer' || action.trigger === 'cron') {
       manual.push({ action: action.name, file, line: location.line, reason: `the generated scaffold has no ${action.trigger} wrapper yet: claim the ${action.trigger === 'cron' ? 'job name + scheduled slot' : 'message id'} with core.begin() around the handler` });
       continue;

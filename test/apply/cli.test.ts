@@ -79,6 +79,22 @@ describe('apply never edits silently', () => {
     expect(await read('src/idempotency/instance.ts')).toBeUndefined();
   });
 
+  it('lists the open findings in the action file with the fix of each rule, and does not edit them', async () => {
+    copy = await copyFixture('express');
+    const finding = (ruleId: string, fix: string) => ({ ruleId, title: ruleId, severity: 'error', file: ROUTES, line: 24, column: 5, message: 'm', evidence: 'e', fix, docsAnchor: ruleId, fingerprint: `fp-${ruleId}` });
+    const snapshot = { findings: [], codeFindings: [finding('per-attempt-provider-key', 'derive the key from the request key'), finding('provider-call-without-key', 'pass idempotencyKey')] };
+    await writeFile(path.join(copy.dir, '.idempotency-builder/existing-protection.json'), JSON.stringify(snapshot)).catch(async () => {
+      const { mkdir } = await import('node:fs/promises');
+      await mkdir(path.join(copy!.dir, '.idempotency-builder'));
+      await writeFile(path.join(copy!.dir, '.idempotency-builder/existing-protection.json'), JSON.stringify(snapshot));
+    });
+    const result = await runApply({ cwd: copy.dir, dryRun: true, ...quiet }, { interactive: false });
+    const reasons = result.manual.map((m) => m.reason);
+    expect(reasons).toContain('per-attempt-provider-key: derive the key from the request key');
+    // The missing Stripe key is the transforms' own fix, so it is not left to the user.
+    expect(reasons.some((r) => r.startsWith('provider-call-without-key'))).toBe(false);
+  });
+
   it('--action with an unknown name is a usage error listing the actions', async () => {
     copy = await copyFixture('express');
     const error = await runApply({ cwd: copy.dir, action: 'createOrdr', yes: true, ...quiet }, { interactive: false }).catch((e: unknown) => e);

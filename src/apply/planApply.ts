@@ -99,7 +99,8 @@ function targetsOf(model: DesignModel, config: Config, framework: WiredFramework
     const file = normalizeRelative(location.file, 'read');
     // Open findings init recorded in this action's file: their fixes need judgement (a clock-derived provider
     // parameter, a race), so they are listed with the rule's fix, never edited; APPLY_FIXES are the transforms' own.
-    for (const finding of action.findings.filter((f) => f.status === 'open' && !APPLY_FIXES.has(f.ruleId) && !(action.trigger === 'webhook' && f.ruleId === 'webhook-without-event-dedupe'))) {
+    // A file shared by several actions lists each finding once, under the first of them.
+    for (const finding of action.findings.filter((f) => f.status === 'open' && (f.actions[0] ?? action.name) === action.name && !APPLY_FIXES.has(f.ruleId) && !(action.trigger === 'webhook' && f.ruleId === 'webhook-without-event-dedupe'))) {
       manual.push({ action: action.name, file: finding.file, line: finding.line, reason: `${finding.ruleId}: ${finding.fix}` });
     }
     if (action.trigger === 'consumer' || action.trigger === 'cron') {

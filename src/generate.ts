@@ -138,7 +138,9 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   const snapshot = options.inspection
     ? snapshotOf(options.inspection, options.findings ?? (await findingsFromCode(options.cwd, config, options.inspection)))
     : withFindings(await readSnapshot(path.resolve(options.cwd)), options.findings);
-  const model = buildDesign(config, snapshot.inspection, { now, ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}) });
+  const [{ readApplyRecord }, { withWiring }] = await Promise.all([import('./apply/applyRecord.js'), import('./apply/withWiring.js')]);
+  // What `apply` wired and left manual, so the document tells the reader (absent until apply has run).
+  const model = withWiring(buildDesign(config, snapshot.inspection, { now, ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}) }), await readApplyRecord(path.resolve(options.cwd)));
   const [{ buildFigures, renderFigures }, { renderDocument }] = await Promise.all([import('./diagrams/index.js'), import('./render/renderDocument.js')]);
   let figures = buildFigures(model);
   if (format === 'html') {

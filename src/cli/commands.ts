@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { applyCommand } from './apply.js';
 import { auditCommand } from './audit.js';
 import { EXIT_CODES_HELP } from './exitCodes.js';
 import { generateCommand } from './generate.js';
@@ -16,7 +17,7 @@ export interface CliContext {
  * The command registry: adding a command is one module exporting `xCommand(context): Command` plus one line here.
  * Command modules keep heavy libraries (ts-morph, prettier, the diagram renderer) behind dynamic imports.
  */
-const commands: Array<(context: CliContext) => Command> = [initCommand, generateCommand, inspectCommand, verifyCommand, auditCommand];
+const commands: Array<(context: CliContext) => Command> = [initCommand, generateCommand, inspectCommand, verifyCommand, auditCommand, applyCommand];
 
 export function registerCommands(program: Command, context: CliContext = {}): void {
   for (const create of commands) {

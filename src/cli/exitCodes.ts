@@ -12,7 +12,7 @@ export const EXIT = {
 export const EXIT_CODES_HELP = `
 Exit codes:
   0    success
-  1    findings: stale files (generate --check), verification failures
+  1    findings: stale files (generate --check), verification failures, files changed since inspection (apply)
   2    usage, config or environment error (the message says how to fix it)
   70   internal error: a bug in idempotency-builder (please report it)
   130  cancelled: Ctrl-C at a prompt or SIGINT (143 for SIGTERM); nothing half-written`;

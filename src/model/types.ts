@@ -111,6 +111,8 @@ export interface ActionDesign {
   existing: string[];
   /** Findings in this action's handler file. */
   findings: FindingDesign[];
+  /** What `apply` edited in the user's code for this action and what it left manual (from .idempotency-builder/apply.json). */
+  wiring?: { applied: Array<{ file: string; summary: string }>; manual: Array<{ file?: string; line?: number; reason: string }> };
 }
 
 export interface RetrySourceDesign {

@@ -424,7 +424,27 @@ function buildOrder(model: DesignModel): Section {
   return section(12, 'Build Order', 'Numbered steps, each safe to deploy on its own.', [
     heading('Build order steps', 'build-order'),
     table(['#', 'Step', 'What', 'Deployment safety'], model.buildOrder.map((b) => [cell(String(b.step)), cell(strong(b.title)), cell(b.detail), cell(b.safety)])),
+    ...wiringBlocks(model),
   ]);
+}
+
+/** What `idempotency-builder apply` changed in the code, per action, and what it left to do by hand (with why). */
+function wiringBlocks(model: DesignModel): Block[] {
+  const wired = model.actions.filter((a) => a.wiring);
+  if (wired.length === 0) return [];
+  const at = (file: string | undefined, line: number | undefined): Inline[] => (file ? [code(line ? `${file}:${line}` : file), ': '] : []);
+  return [
+    heading('Wiring in your code'),
+    p('Recorded by ', code('idempotency-builder apply'), ': the edits it made to your files, and the steps it left manual with the reason.'),
+    table(
+      ['Action', 'Applied', 'Still manual'],
+      wired.map((a) => [
+        cell(a.name),
+        a.wiring!.applied.length === 0 ? cell('nothing') : a.wiring!.applied.map((e): Inline[] => [code(e.file), ': ', e.summary]).flatMap((parts, i) => (i === 0 ? parts : ['; ', ...parts])),
+        a.wiring!.manual.length === 0 ? cell('nothing') : a.wiring!.manual.map((m): Inline[] => [...at(m.file, m.line), m.reason]).flatMap((parts, i) => (i === 0 ? parts : ['; ', ...parts])),
+      ]),
+    ),
+  ];
 }
 
 function runbook(model: DesignModel): Section {

@@ -1,0 +1,55 @@
+import path from 'node:path';
+import type { ImportStyle } from './types.js';
+
+/** A tsconfig `paths` entry that maps a prefix onto a folder: `"@/*": ["./src/*"]` → { prefix: '@/', dir: 'src' }. */
+export interface PathAlias {
+  prefix: string;
+  dir: string;
+}
+
+export interface ProjectImports {
+  aliases: readonly PathAlias[];
+  /** '.js' under NodeNext/Node16 resolution (ESM needs the extension), '' otherwise. */
+  defaultExtension: '.js' | '';
+}
+
+const SPECIFIER = /(?:from\s+|import\s*\(\s*|require\s*\(\s*|import\s+)(['"])([^'"\n]+)\1/g;
+
+/**
+ * The import spelling a reviewer expects in this file: the alias the file already uses for the scaffold's folder,
+ * otherwise a path relative to the file, with `.js` only when the file's own relative imports carry it (or, with
+ * none to copy, when the project resolves like Node's ESM). The quote character follows the file's imports.
+ */
+export function importStyleFor(file: string, text: string, scaffoldDir: string, project: ProjectImports): ImportStyle {
+  const specifiers = [...text.matchAll(SPECIFIER)].map((m) => ({ quote: m[1] === '"' ? ('double' as const) : ('single' as const), value: m[2] ?? '' }));
+  const quote = specifiers[0]?.quote ?? 'single';
+  const relative = specifiers.filter((s) => s.value.startsWith('./') || s.value.startsWith('../'));
+  const extension = relative.length === 0 ? project.defaultExtension : relative.some((s) => /\.[cm]?js$/.test(s.value)) ? '.js' : '';
+  const alias = project.aliases.find((a) => (scaffoldDir === a.dir || scaffoldDir.startsWith(`${a.dir}/`)) && specifiers.some((s) => s.value.startsWith(a.prefix)));
+  const importLines = text.split('\n').filter((line) => /^import\s.*['"]\s*;?\s*$/.test(line));
+  const semicolons = importLines.length === 0 || importLines.some((line) => line.trimEnd().endsWith(';'));
+  return {
+    quote,
+    semicolons,
+    specifier: (target) => {
+      if (alias) return `${alias.prefix}${path.posix.relative(alias.dir, `${scaffoldDir}/${target}`)}${extension}`;
+      let spec = path.posix.relative(path.posix.dirname(file), `${scaffoldDir}/${target}`);
+      if (!spec.startsWith('.')) spec = `./${spec}`;
+      return `${spec}${extension}`;
+    },
+  };
+}
+
+/** Aliases and resolution read from the project's tsconfig (already parsed, comments and `extends` resolved). */
+export function projectImportsOf(options: { paths?: Record<string, string[]>; baseUrl?: string; moduleResolution?: string; module?: string }, configDir: string): ProjectImports {
+  const base = options.baseUrl ?? '.';
+  const aliases: PathAlias[] = [];
+  for (const [key, targets] of Object.entries(options.paths ?? {})) {
+    const first = targets[0];
+    if (!key.endsWith('/*') || !first?.endsWith('/*')) continue;
+    const dir = path.posix.normalize(path.posix.join(configDir, base, first.slice(0, -2))).replace(/^\.\//, '');
+    aliases.push({ prefix: key.slice(0, -1), dir: dir === '.' ? '' : dir });
+  }
+  const resolution = (options.moduleResolution ?? options.module ?? '').toLowerCase();
+  return { aliases, defaultExtension: resolution === 'nodenext' || resolution === 'node16' ? '.js' : '' };
+}

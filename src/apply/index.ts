@@ -1,0 +1,64 @@
+import path from 'node:path';
+import { loadConfig } from '../config/load.js';
+import { readSnapshot } from '../emit/protectionSnapshot.js';
+import { unifiedDiff } from '../emit/unifiedDiff.js';
+import { buildDesign } from '../model/index.js';
+import { APPLY_RECORD_PATH, nextApplyRecord, serializeApplyRecord, sha256 } from './applyRecord.js';
+import { formatChanges } from './formatChanges.js';
+import { lintChanges } from './lintChanges.js';
+import { planApply, type FileChange } from './planApply.js';
+import type { Edit, ManualStep } from './types.js';
+import { writeChanges } from './writeChanges.js';
+import { readInside } from '../emit/safePath.js';
+
+export type { FileChange } from './planApply.js';
+export type { Edit, ManualStep } from './types.js';
+
+export interface ApplyOptions {
+  cwd: string;
+  config?: string;
+  action?: string;
+  /** Decides whether the planned changes are written: --yes answers true, a prompt asks, --dry-run/--diff false. */
+  confirm: (preview: ApplyPreview) => Promise<boolean>;
+  signal?: AbortSignal;
+  now?: () => Date;
+}
+
+export interface ApplyPreview {
+  /** Changes to the user's code (and the instance module), formatted, each with its unified diff. */
+  changes: Array<FileChange & { diff: string }>;
+  edits: Edit[];
+  manual: ManualStep[];
+  /** Files that moved on since the inspection: apply refuses to touch anything while there are any. */
+  stale: string[];
+}
+
+export interface ApplyResult extends ApplyPreview {
+  written: boolean;
+}
+
+/**
+ * Plans every edit in memory, shows it (the caller prints the preview), and writes only what was confirmed, together
+ * with the apply record. A second run over its own output plans nothing and writes nothing.
+ */
+export async function applyWiring(options: ApplyOptions): Promise<ApplyResult> {
+  const root = path.resolve(options.cwd);
+  const { config } = await loadConfig(root, options.config);
+  const snapshot = await readSnapshot(root);
+  const model = buildDesign(config, snapshot.inspection, { now: (options.now ?? (() => new Date()))(), ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}) });
+  const plan = await planApply(root, { config, model, ...(options.action !== undefined ? { action: options.action } : {}) });
+  const formatted = await lintChanges(root, await formatChanges(root, plan.changes));
+  const changes = formatted.filter((c) => c.after !== c.before).map((c) => ({ ...c, diff: unifiedDiff(c.before, c.after, { path: c.path }) }));
+  const preview: ApplyPreview = { changes, edits: plan.edits, manual: plan.manual, stale: plan.stale };
+  if (plan.stale.length > 0) return { ...preview, written: false };
+  const written = Object.fromEntries(changes.map((c) => [c.path, sha256(c.after)]));
+  const record = serializeApplyRecord(nextApplyRecord(plan.record, { actions: plan.actions, edits: plan.edits, manual: plan.manual, written }));
+  const recordBefore = await readInside(root, APPLY_RECORD_PATH).catch(() => undefined);
+  // With no code to change, the record is left alone once it covers these actions: line numbers in manual steps
+  // move with the lines apply itself added, and a second run must write nothing.
+  const covered = plan.actions.every((name) => plan.record.actions.some((a) => a.action === name));
+  if (changes.length === 0 && (record === recordBefore || covered)) return { ...preview, written: false };
+  if (!(await options.confirm(preview))) return { ...preview, written: false };
+  await writeChanges(root, [...changes, ...(record === recordBefore ? [] : [{ path: APPLY_RECORD_PATH, ...(recordBefore !== undefined ? { before: recordBefore } : {}), after: record }])], options.signal);
+  return { ...preview, written: true };
+}

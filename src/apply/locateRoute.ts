@@ -1,0 +1,68 @@
+import { Node, SyntaxKind, type CallExpression, type SourceFile } from 'ts-morph';
+import type { WiringTarget } from './types.js';
+
+export type Located =
+  | { kind: 'found'; call: CallExpression; occurrence?: number }
+  | { kind: 'stale'; reason: string }
+  | { kind: 'unsupported'; reason: string };
+
+const METHODS = new Set(['post', 'put', 'patch', 'delete', 'all']);
+
+/** `'/payments'` or `` `/payments` `` as the route's first argument. */
+function pathLiteral(call: CallExpression): string | undefined {
+  const first = call.getArguments()[0];
+  return first && (Node.isStringLiteral(first) || Node.isNoSubstitutionTemplateLiteral(first)) ? first.getLiteralValue() : undefined;
+}
+
+/** A router mounted under a prefix registers the tail of the full path: `/` or `/:id/refunds` under `/payments`. */
+function samePath(registered: string, full: string): boolean {
+  const trim = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p);
+  const a = trim(registered);
+  const b = trim(full);
+  return a === b || (a === '/' ? b.length > 0 : b.endsWith(a));
+}
+
+/** `app.post('/x', …)` / `router.post(...)` calls for the target's method and path, in source order. */
+export function routeCalls(sf: SourceFile, target: WiringTarget): CallExpression[] {
+  const method = (target.method ?? 'POST').toLowerCase();
+  const matches = sf.getDescendantsOfKind(SyntaxKind.CallExpression).filter((call) => {
+    const callee = call.getExpression();
+    if (!Node.isPropertyAccessExpression(callee) || !METHODS.has(callee.getName()) || callee.getName() !== method) return false;
+    const registered = pathLiteral(call);
+    return registered !== undefined && target.path !== undefined && samePath(registered, target.path);
+  });
+  // Under an unknown mount prefix `/` matches every path: only the most specific registrations count.
+  const longest = Math.max(0, ...matches.map((call) => pathLiteral(call)!.replace(/\/+$/, '').length));
+  return matches.filter((call) => pathLiteral(call)!.replace(/\/+$/, '').length === longest);
+}
+
+/**
+ * The route registration the action's `source` points at. A call is accepted when its lines span the recorded
+ * line; the same route elsewhere in the file means the file moved on since inspection (`stale`), unless `anyLine`
+ * (the file is byte-for-byte what the last apply wrote, so its own import lines explain the shift).
+ */
+export function locateRoute(sf: SourceFile, target: WiringTarget, anyLine: boolean): Located {
+  const calls = routeCalls(sf, target);
+  if (target.occurrence !== undefined && calls[target.occurrence]) return { kind: 'found', call: calls[target.occurrence]! };
+  const spans = (call: CallExpression) => call.getStartLineNumber() <= target.line && target.line <= call.getEndLineNumber();
+  // Exact spans first (innermost wins when chained), then the unique route when the line is not binding.
+  const here = calls.filter(spans).sort((a, b) => b.getStart() - a.getStart())[0];
+  if (here) return { kind: 'found', call: here, occurrence: calls.indexOf(here) };
+  if ((anyLine || calls.some((call) => isWired(call, target.codeName))) && calls.length === 1) return { kind: 'found', call: calls[0]!, occurrence: 0 };
+  const route = `${target.method ?? 'POST'} ${target.path ?? ''}`;
+  if (calls.length > 0) {
+    return { kind: 'stale', reason: `${target.file} changed since inspection: ${route} is registered at line ${calls.map((c) => c.getStartLineNumber()).join(', ')}, not ${target.line}` };
+  }
+  const chained = sf.getDescendantsOfKind(SyntaxKind.CallExpression).some((call) => {
+    const callee = call.getExpression();
+    return Node.isPropertyAccessExpression(callee) && callee.getName() === 'route' && call.getStartLineNumber() <= target.line && target.line <= call.getParentOrThrow().getEndLineNumber();
+  });
+  if (chained) return { kind: 'unsupported', reason: `${route} is declared through a chained .route(...) at line ${target.line}; add idempotency.${target.codeName} before its handler by hand` };
+  return { kind: 'stale', reason: `${target.file} changed since inspection: no ${route} registration found (expected at line ${target.line})` };
+}
+
+/** Whether `idempotency.<codeName>` is already an argument (or spread into the route options). */
+export function isWired(call: CallExpression, codeName: string): boolean {
+  const wanted = `idempotency.${codeName}`;
+  return call.getArguments().some((arg) => arg.getText() === wanted || (Node.isObjectLiteralExpression(arg) && arg.getProperties().some((p) => Node.isSpreadAssignment(p) && p.getExpression().getText() === wanted)));
+}

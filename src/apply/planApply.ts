@@ -1,0 +1,208 @@
+import path from 'node:path';
+import { ts } from 'ts-morph';
+import type { Config } from '../config/schema.js';
+import { UserError } from '../errors.js';
+import { normalizeRelative, readInside } from '../emit/safePath.js';
+import type { DesignModel } from '../model/types.js';
+import { readApplyRecord, sha256, type ApplyRecord } from './applyRecord.js';
+import { importStyleFor, projectImportsOf, type ProjectImports } from './importStyle.js';
+import { renderInstance, type WiredFramework } from './renderInstance.js';
+import { parseSource } from './sourceFile.js';
+import type { Transform, TransformContext } from './transforms/context.js';
+import { wireExpressRoute } from './transforms/expressRoute.js';
+import { wireFastifyRoute } from './transforms/fastifyRoute.js';
+import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
+import { locateRoute } from './locateRoute.js';
+import type { Edit, ManualStep, WiringTarget } from './types.js';
+
+/** One transform per framework the generated adapters cover; adding one = one file + one line. */
+const ROUTE_TRANSFORMS: Record<WiredFramework, Transform> = { express: wireExpressRoute, fastify: wireFastifyRoute, nestjs: wireNestRoute };
+
+export interface WireSourceOptions {
+  framework: WiredFramework;
+  scaffoldDir: string;
+  imports: ProjectImports;
+  scaffoldModules: ReadonlySet<string>;
+  /** The file is byte-for-byte what the last apply wrote (see TransformContext.anyLine). */
+  anyLine?: boolean;
+}
+
+/** The pure heart of apply for one file: source text in, wired source text out, with what was done and left. */
+export function wireSource(file: string, text: string, targets: readonly WiringTarget[], options: WireSourceOptions): { text: string; edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } {
+  const style = importStyleFor(file, text, options.scaffoldDir, options.imports);
+  const sf = parseSource(file, text, style);
+  const context: TransformContext = { style, anyLine: options.anyLine ?? false, scaffoldModules: options.scaffoldModules };
+  const out: { edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } = { edits: [], manual: [], stale: [] };
+  // Every recorded line is resolved on the untouched text first: edits (an import at the top) shift lines.
+  const resolved = targets.map((target) => {
+    const found = options.framework === 'nestjs' ? locateNestMethod(sf, target, context.anyLine) : locateRoute(sf, target, context.anyLine);
+    return found && 'occurrence' in found && found.occurrence !== undefined ? { ...target, occurrence: found.occurrence } : target;
+  });
+  // Unresolved ones first, so their stale / manual report also describes the untouched text.
+  for (const target of [...resolved].sort((a, b) => Number(a.occurrence !== undefined) - Number(b.occurrence !== undefined) || b.line - a.line)) {
+    const outcome = ROUTE_TRANSFORMS[options.framework](sf, target, context);
+    if (outcome.stale) out.stale.push(outcome.stale);
+    if (outcome.principal) out.principal ??= outcome.principal;
+    out.edits.push(...outcome.edits);
+    out.manual.push(...outcome.manual);
+  }
+  return { text: sf.getFullText(), ...out };
+}
+
+export interface FileChange {
+  path: string;
+  /** Undefined for a file apply creates. */
+  before?: string;
+  after: string;
+}
+
+export interface ApplyPlan {
+  changes: FileChange[];
+  edits: Edit[];
+  manual: ManualStep[];
+  /** Why apply refuses: files that moved on since the inspection recorded the actions' locations. */
+  stale: string[];
+  /** Actions this run looked at (all, or the one --action named). */
+  actions: string[];
+  record: ApplyRecord;
+}
+
+/** Findings the transforms themselves resolve (the route gets wrapped, inline Stripe calls get their key). */
+const APPLY_FIXES = new Set(['action-not-wrapped', 'provider-call-without-key']);
+
+const parseSourceLocation = (source: string) => {
+  const match = /^(.+?):(\d+)(?::\d+)?$/.exec(source.trim());
+  return match ? { file: match[1]!, line: Number(match[2]) } : undefined;
+};
+
+async function projectImports(root: string): Promise<ProjectImports> {
+  const text = await readInside(root, 'tsconfig.json').catch(() => undefined);
+  if (text === undefined) return { aliases: [], defaultExtension: '' };
+  const parsed = ts.parseConfigFileTextToJson('tsconfig.json', text);
+  const options = (parsed.config as { compilerOptions?: Record<string, unknown> } | undefined)?.compilerOptions ?? {};
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return projectImportsOf({ paths: options['paths'] as Record<string, string[]> | undefined, baseUrl: str(options['baseUrl']), moduleResolution: str(options['moduleResolution']), module: str(options['module']) }, '.');
+}
+
+/** Sorted actions → the wiring each needs, or the manual step saying why apply leaves it. */
+function targetsOf(model: DesignModel, config: Config, framework: WiredFramework | undefined, only: string | undefined): { targets: WiringTarget[]; manual: ManualStep[] } {
+  const targets: WiringTarget[] = [];
+  const manual: ManualStep[] = [];
+  for (const [index, action] of model.actions.entries()) {
+    if (only !== undefined && action.name !== only) continue;
+    const source = config.actions[index]?.source ?? action.source;
+    const location = source ? parseSourceLocation(source) : undefined;
+    if (!location) {
+      manual.push({ action: action.name, reason: 'no source location: set actions[].source to "file:line" of the handler (init fills it from the inspection)' });
+      continue;
+    }
+    const file = normalizeRelative(location.file, 'read');
+    // Open findings init recorded in this action's file: their fixes need judgement (a clock-derived provider
+    // parameter, a race), so they are listed with the rule's fix, never edited; APPLY_FIXES are the transforms' own.
+    // A file shared by several actions lists each finding once, under the first of them.
+    for (const finding of action.findings.filter((f) => f.status === 'open' && (f.actions[0] ?? action.name) === action.name && !APPLY_FIXES.has(f.ruleId) && !(action.trigger === 'webhook' && f.ruleId === 'webhook-without-event-dedupe'))) {
+      manual.push({ action: action.name, file: finding.file, line: finding.line, reason: `${finding.ruleId}: ${finding.fix}` });
+    }
+    if (action.trigger === 'consumer' || action.trigger === 'cron') {
+      manual.push({ action: action.name, file, line: location.line, reason: `the generated scaffold has no ${action.trigger} wrapper yet: claim the ${action.trigger === 'cron' ? 'job name + scheduled slot' : 'message id'} with core.begin() around the handler` });
+      continue;
+    }
+    if (!framework || action.path === undefined) {
+      manual.push({ action: action.name, file, line: location.line, reason: `no generated adapter for ${model.stack.frameworkLabel}: wire the middleware the document shows by hand` });
+      continue;
+    }
+    targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, method: (action.method ?? 'POST').toUpperCase(), path: action.path, file, line: location.line, scope: action.scope, keySource: action.key.source, ...(action.provider ? { provider: action.provider } : {}) });
+  }
+  return { targets, manual };
+}
+
+/** The module NestFactory.create() boots and the file that declares it; undefined when the code does not say. */
+async function nestRootModule(root: string): Promise<{ file: string; name: string } | undefined> {
+  const { walkProject } = await import('../inspect/files/walkProject.js');
+  const { files } = await walkProject(root);
+  const texts = new Map<string, string>();
+  for (const file of files) {
+    if (!/\.(m|c)?ts$/.test(file.rel) || file.rel.endsWith('.d.ts')) continue;
+    const text = await readInside(root, file.rel).catch(() => undefined);
+    if (text?.includes('@Module(') || text?.includes('NestFactory')) texts.set(file.rel, text);
+  }
+  const names = new Set([...texts.values()].flatMap((text) => [...text.matchAll(/NestFactory\.create(?:<[^>]*>)?\(\s*(\w+)/g)].map((m) => m[1]!)));
+  if (names.size !== 1) return undefined;
+  const [name] = [...names];
+  const declaring = [...texts].filter(([, text]) => new RegExp(`@Module\\([\\s\\S]*?export\\s+class\\s+${name}\\b`).test(text)).map(([file]) => file).sort();
+  return declaring.length === 1 ? { file: declaring[0]!, name: name! } : undefined;
+}
+
+export interface PlanApplyOptions {
+  config: Config;
+  model: DesignModel;
+  /** Only this action (--action NAME). */
+  action?: string;
+}
+
+/**
+ * Reads the files the actions point at, runs the transforms in memory and returns every change with its text before
+ * and after. Pure apart from reading: nothing is written here.
+ */
+export async function planApply(root: string, options: PlanApplyOptions): Promise<ApplyPlan> {
+  const { config, model } = options;
+  if (config.scaffold === false) throw new UserError('apply wires the generated scaffolding into your code, but the config turns scaffolding off.', 'Set "scaffold": { "dir": "src/idempotency" } in idempotency.config.json and run `idempotency-builder generate` first.');
+  if (options.action !== undefined && !model.actions.some((a) => a.name === options.action)) {
+    throw new UserError(`--action ${options.action}: no such action in the config.`, `Use one of: ${model.actions.map((a) => a.name).join(', ')}.`);
+  }
+  if (model.stack.language !== 'typescript') throw new UserError('apply edits TypeScript projects only for now.', 'Wire the middleware as the document shows; the generated README lists the mounts.');
+  const dir = normalizeRelative(config.scaffold.dir);
+  const present = async (name: string) => (await readInside(root, `${dir}/${name}.ts`).catch(() => undefined)) !== undefined;
+  if (!(await present('index'))) throw new UserError(`The scaffolding is not in ${dir} yet.`, 'Run `idempotency-builder generate` first, then apply.');
+  const scaffoldModules = new Set<string>(['index']);
+  for (const name of ['providers', 'instance', 'next']) if (await present(name)) scaffoldModules.add(name);
+  const framework = (['express', 'fastify', 'nestjs'] as const).find((f) => f === model.stack.framework);
+  const { targets, manual } = targetsOf(model, config, framework, options.action);
+  const record = await readApplyRecord(root);
+  const imports = await projectImports(root);
+  const changes: FileChange[] = [];
+  const edits: Edit[] = [];
+  const stale: string[] = [];
+  let principal: string[] | undefined;
+
+  const byFile = new Map<string, WiringTarget[]>();
+  for (const target of targets) byFile.set(target.file, [...(byFile.get(target.file) ?? []), target]);
+  for (const [file, list] of [...byFile].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const before = await readInside(root, file);
+    if (before === undefined) {
+      stale.push(`${file} changed since inspection: the file is gone`);
+      continue;
+    }
+    const wired = wireSource(file, before, list, { framework: framework!, scaffoldDir: dir, imports, scaffoldModules, anyLine: record.files[file] === sha256(before) });
+    stale.push(...wired.stale);
+    if (wired.principal) principal ??= wired.principal;
+    edits.push(...wired.edits);
+    manual.push(...wired.manual);
+    if (wired.text !== before) changes.push({ path: file, before, after: wired.text });
+  }
+  if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
+    const rootModule = await nestRootModule(root);
+    const text = rootModule ? await readInside(root, rootModule.file) : undefined;
+    if (!rootModule || text === undefined) {
+      manual.push({ action: targets[0]!.action, reason: 'no single root module found (NestFactory.create(AppModule)): add ...idempotencyProviders(idempotency) to its providers by hand' });
+    } else {
+      // The root module may also be a file the route edits already touched: build on that text.
+      const existing = changes.find((c) => c.path === rootModule.file);
+      const style = importStyleFor(rootModule.file, text, dir, imports);
+      const sf = parseSource(rootModule.file, existing?.after ?? text, style);
+      const outcome = wireNestModule(sf, rootModule.name, targets[0]!.action, rootModule.file, { style, anyLine: false, scaffoldModules });
+      edits.push(...outcome.edits);
+      manual.push(...outcome.manual);
+      if (existing) existing.after = sf.getFullText();
+      else if (sf.getFullText() !== text) changes.push({ path: rootModule.file, before: text, after: sf.getFullText() });
+    }
+  }
+  const instance = `${dir}/instance.ts`;
+  if (framework && !scaffoldModules.has('instance') && changes.some((c) => c.after.includes('idempotency'))) {
+    changes.push({ path: instance, after: renderInstance(framework, principal) });
+    edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
+  }
+  return { changes, edits, manual, stale, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record };
+}
+
+export const relativeTo = (root: string, file: string) => path.relative(root, file).split(path.sep).join('/');

@@ -1,0 +1,26 @@
+import { Node, SyntaxKind, type ArrowFunction, type FunctionExpression } from 'ts-morph';
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const ID_NAMES = new Set(['id', 'userId', 'sub', 'accountId', 'tenantId']);
+
+/**
+ * How the handler itself reads the caller's id (`req.auth?.user?.id`, `req.user.id`): the path below the request
+ * object, so the instance's principal reads the same thing. Only plain identifiers, at most three deep.
+ */
+export function principalPathIn(handler: ArrowFunction | FunctionExpression): string[] | undefined {
+  const request = handler.getParameters()[0]?.getNameNode();
+  if (!request || !Node.isIdentifier(request)) return undefined;
+  const name = request.getText();
+  for (const access of handler.getDescendantsOfKind(SyntaxKind.PropertyAccessExpression)) {
+    if (Node.isPropertyAccessExpression(access.getParent())) continue;
+    const path: string[] = [];
+    let node: Node = access;
+    while (Node.isPropertyAccessExpression(node)) {
+      path.unshift(node.getName());
+      node = node.getExpression();
+    }
+    if (!Node.isIdentifier(node) || node.getText() !== name) continue;
+    if (path.length >= 2 && path.length <= 3 && ID_NAMES.has(path[path.length - 1]!) && path.every((p) => IDENTIFIER.test(p)) && path[0] !== 'params' && path[0] !== 'body' && path[0] !== 'query') return path;
+  }
+  return undefined;
+}

@@ -1,0 +1,57 @@
+import { ts } from 'ts-morph';
+
+/** The frameworks apply can wire, with how their principal is read in the app's instance module. */
+export type WiredFramework = 'express' | 'fastify' | 'nestjs';
+
+const PRINCIPAL: Record<WiredFramework, string> = {
+  express: '(req) => (req as typeof req & AuthenticatedUser).user?.id',
+  fastify: '(request) => (request as typeof request & AuthenticatedUser).user?.id',
+  nestjs: '(request) => request.user?.id',
+};
+
+/** `{ auth?: { user?: { id?: string | number } } }` for the path ['auth', 'user', 'id'], printed by the TS factory. */
+function accessorType(path: readonly string[]): string {
+  const f = ts.factory;
+  let type: ts.TypeNode = f.createUnionTypeNode([f.createKeywordTypeNode(ts.SyntaxKind.StringKeyword), f.createKeywordTypeNode(ts.SyntaxKind.NumberKeyword)]);
+  for (const name of [...path].reverse()) type = f.createTypeLiteralNode([f.createPropertySignature(undefined, f.createIdentifier(name), f.createToken(ts.SyntaxKind.QuestionToken), type)]);
+  const printer = ts.createPrinter({ removeComments: true });
+  return printer.printNode(ts.EmitHint.Unspecified, type, ts.createSourceFile('x.ts', '', ts.ScriptTarget.ES2022)).replace(/\s*\n\s*/g, ' ').replace(/;(?= })/g, '');
+}
+
+/** `(req as typeof req & AuthenticatedUser).auth?.user?.id`, the optional chain printed by the TS factory. */
+function accessor(param: string, path: readonly string[]): string {
+  const f = ts.factory;
+  let expression: ts.Expression = f.createParenthesizedExpression(
+    f.createAsExpression(f.createIdentifier(param), f.createIntersectionTypeNode([f.createTypeQueryNode(f.createIdentifier(param)), f.createTypeReferenceNode('AuthenticatedUser')])),
+  );
+  for (const [index, name] of path.entries()) {
+    expression = index === 0 ? f.createPropertyAccessExpression(expression, name) : f.createPropertyAccessChain(expression, f.createToken(ts.SyntaxKind.QuestionDotToken), f.createIdentifier(name));
+  }
+  return ts.createPrinter().printNode(ts.EmitHint.Expression, expression, ts.createSourceFile('x.ts', '', ts.ScriptTarget.ES2022));
+}
+
+/**
+ * `<scaffold>/instance.ts`: the one createIdempotency() of the app, which the routes apply wired import. Written once
+ * (then it is the user's): the pool's URL and the principal are decisions the user reviews in the diff. The principal
+ * reads what the handlers read (`principalPath`, found in them), else `user.id`; names from the code reach the text
+ * only through the TypeScript printer.
+ */
+export function renderInstance(framework: WiredFramework, principalPath?: readonly string[]): string {
+  const path = principalPath ?? ['user', 'id'];
+  const param = framework === 'express' ? 'req' : 'request';
+  const nest = framework === 'nestjs' && principalPath === undefined;
+  const userType = nest ? '' : `\n/** What your authentication attaches to the request (as your handlers read it); adjust if it differs. */\ntype AuthenticatedUser = ${accessorType(path)};\n`;
+  const principal = nest ? PRINCIPAL.nestjs : `(${param}) => ${accessor(param, path)}`;
+  return `import { createIdempotency, createPool, POLICY } from './index.js';
+
+// Written once by \`idempotency-builder apply\`; yours to edit. Routes that apply wired import \`idempotency\` from here.
+// With DATABASE_URL unset, pg falls back to its PGHOST/PGUSER/PGDATABASE environment variables.
+const pool = createPool(process.env['DATABASE_URL'] ?? '', POLICY);
+${userType}
+export const idempotency = createIdempotency({
+  pool,
+  // Keys are scoped to the caller: return the authenticated user / account / tenant id (undefined answers 401).
+  principal: ${principal},
+});
+`;
+}

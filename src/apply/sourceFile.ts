@@ -1,0 +1,91 @@
+import { IndentationText, Project, QuoteKind, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import type { ImportStyle } from './types.js';
+
+/** The file's own indentation (two or four spaces, or tabs), so inserted code matches what is around it. */
+function indentationOf(text: string): IndentationText {
+  if (/^\t/m.test(text)) return IndentationText.Tab;
+  return /^ {4}\S/m.test(text) && !/^ {2}\S/m.test(text) ? IndentationText.FourSpaces : IndentationText.TwoSpaces;
+}
+
+/** A throwaway in-memory project holding one file: transforms are pure text → text, no disk, no type checker. */
+export function parseSource(file: string, text: string, style: Pick<ImportStyle, 'quote' | 'semicolons'>): SourceFile {
+  const project = new Project({
+    useInMemoryFileSystem: true,
+    skipAddingFilesFromTsConfig: true,
+    manipulationSettings: { quoteKind: style.quote === 'double' ? QuoteKind.Double : QuoteKind.Single, indentationText: indentationOf(text) },
+  });
+  const sf = project.createSourceFile(`/${file}`, text, { overwrite: true });
+  if (!style.semicolons) noSemicolons.add(sf);
+  return sf;
+}
+
+/** Files written without semicolons: statements apply inserts drop theirs (see `fitStatement`). */
+const noSemicolons = new WeakSet<SourceFile>();
+
+/** An inserted statement in the file's semicolon style. */
+export function fitStatement(sf: SourceFile, statement: string): string {
+  return noSemicolons.has(sf) ? statement.replace(/;\s*$/, '') : statement;
+}
+
+/**
+ * Makes `name` available from `specifier`: reuses an import of that module, or adds one after the last import.
+ * Returns false (and changes nothing) when the file already binds `name` to something else: apply must not shadow it.
+ */
+export function ensureNamedImport(sf: SourceFile, specifier: string, name: string): boolean {
+  const fromModule = sf.getImportDeclarations().filter((d) => d.getModuleSpecifierValue() === specifier && !d.isTypeOnly());
+  for (const declaration of fromModule) {
+    if (declaration.getNamedImports().some((n) => (n.getAliasNode()?.getText() ?? n.getName()) === name)) return true;
+  }
+  if (bindsName(sf, name)) return false;
+  const target = fromModule.find((d) => d.getNamespaceImport() === undefined);
+  if (target) {
+    target.addNamedImport(name);
+    return true;
+  }
+  const imports = sf.getImportDeclarations();
+  const index = imports.length === 0 ? 0 : imports[imports.length - 1]!.getChildIndex() + 1;
+  const added = sf.insertImportDeclaration(index, { moduleSpecifier: specifier, namedImports: [name] });
+  if (noSemicolons.has(sf)) added.replaceWithText(fitStatement(sf, added.getText()));
+  return true;
+}
+
+/** Whether a top-level import or declaration already uses the name. */
+export function bindsName(sf: SourceFile, name: string): boolean {
+  for (const d of sf.getImportDeclarations()) {
+    if (d.getDefaultImport()?.getText() === name || d.getNamespaceImport()?.getText() === name) return true;
+    if (d.getNamedImports().some((n) => (n.getAliasNode()?.getText() ?? n.getName()) === name)) return true;
+  }
+  for (const statement of sf.getStatements()) {
+    if (statement.getKindName() === 'ImportEqualsDeclaration' && statement.getText().match(/^import\s+(\w+)/)?.[1] === name) return true;
+  }
+  return sf.getVariableDeclaration(name) !== undefined || sf.getFunction(name) !== undefined || sf.getClass(name) !== undefined;
+}
+
+/**
+ * `{ a }` → `{ ...expr, a }`, first so the object's own properties still win. A one-line literal stays on one line
+ * (ts-morph would break it over three); a multi-line one gets the spread as its first line.
+ */
+export function spreadFirst(object: ObjectLiteralExpression, expression: string): void {
+  if (object.getStartLineNumber() !== object.getEndLineNumber()) {
+    object.insertSpreadAssignment(0, { expression });
+    return;
+  }
+  const inner = object.getText().slice(1, -1).trim();
+  object.replaceWithText(inner === '' ? `{ ...${expression} }` : `{ ...${expression}, ${inner} }`);
+}
+
+/**
+ * Inserts `text` as the argument at `index`, following the call's layout: when the arguments sit one per line the
+ * new one gets its own line (ts-morph would append it to the previous line). The multi-line case edits the text
+ * directly, which forgets every wrapped node of the file: callers find the call again afterwards.
+ */
+export function insertArgumentAt(sf: SourceFile, call: CallExpression, index: number, text: string): void {
+  const args = call.getArguments();
+  const next = args[index];
+  const previous = args[index - 1];
+  if (next && previous && previous.getEndLineNumber() !== next.getStartLineNumber()) {
+    sf.insertText(next.getStart(), `${text},\n${next.getIndentationText()}`);
+    return;
+  }
+  call.insertArgument(index, text);
+}

@@ -1,0 +1,37 @@
+import type { SourceFile } from 'ts-morph';
+import type { Edit, ImportStyle, ManualStep, WiringTarget } from '../types.js';
+
+export interface TransformContext {
+  style: ImportStyle;
+  /** The file is exactly what the last apply wrote: the recorded line may have moved by the lines apply added. */
+  anyLine: boolean;
+  /** Generated modules present in the scaffold folder (e.g. 'providers', 'next'), so no import points at nothing. */
+  scaffoldModules: ReadonlySet<string>;
+}
+
+export interface TransformOutcome {
+  edits: Edit[];
+  manual: ManualStep[];
+  /** The file no longer matches the inspection: apply refuses to guess. */
+  stale?: string;
+  /** How the handler reads the caller's id (['auth', 'user', 'id']), for the instance's principal. */
+  principal?: string[];
+}
+
+/** One transform: edits the parsed file in place for one action. Idempotent: a wired file yields no edit. */
+export type Transform = (sf: SourceFile, target: WiringTarget, context: TransformContext) => TransformOutcome;
+
+export const manualOnly = (target: WiringTarget, reason: string, line = target.line): TransformOutcome => ({
+  edits: [],
+  manual: [{ action: target.action, file: target.file, line, reason }],
+});
+
+/**
+ * A client-keyed route answers 400 to a request without the key header once wired: the callers (browser forms,
+ * fetch wrappers, other services) must send one key per user intent and reuse it on retry. apply does not edit
+ * client code yet, so this is always a step for the user, shipped before or with the server change.
+ */
+export const clientKeyStep = (target: WiringTarget): ManualStep[] =>
+  target.keySource === 'client' && target.trigger === 'http'
+    ? [{ action: target.action, file: target.file, line: target.line, reason: 'callers must now send an Idempotency-Key header (one per user intent, reused on retry); requests without it are answered 400, so ship the client change first' }]
+    : [];

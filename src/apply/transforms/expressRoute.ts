@@ -1,0 +1,51 @@
+import { Node, type CallExpression } from 'ts-morph';
+import { ensureNamedImport, insertArgumentAt } from '../sourceFile.js';
+import { isWired, locateRoute, routeCalls } from '../locateRoute.js';
+import { clientKeyStep, manualOnly, type Transform, type TransformOutcome } from './context.js';
+import { keyStripeCalls } from './stripeKey.js';
+import { principalPathIn } from '../principalPath.js';
+
+/** `express.raw()` / `raw(...)` before the handler: the body is bytes for signature checks, not the parsed event. */
+const rawBody = (call: CallExpression) => call.getArguments().some((arg) => /(^|\.)raw\s*\(/.test(arg.getText()));
+
+/**
+ * Express: the generated middleware goes right before the handler (after auth and body parsing the route already
+ * lists), imported from the app's instance module: `router.post('/payments', auth, idempotency.createPayment, h)`.
+ */
+export const wireExpressRoute: Transform = (sf, target, context) => {
+  const located = locateRoute(sf, target, context.anyLine);
+  if (located.kind === 'stale') return { edits: [], manual: [], stale: located.reason };
+  if (located.kind === 'unsupported') return manualOnly(target, located.reason);
+  let call = located.call;
+  const line = call.getStartLineNumber();
+  const out: TransformOutcome = { edits: [], manual: [] };
+  if (!isWired(call, target.codeName)) {
+    if (target.trigger === 'webhook' && rawBody(call)) {
+      return manualOnly(target, `the webhook reads a raw body (for its signature check), so the middleware cannot see the event id; claim the event id inside the handler after verifying it (core.begin with the derived key)`, line);
+    }
+    const args = call.getArguments();
+    const handler = args[args.length - 1];
+    if (args.length < 2 || !handler) return manualOnly(target, `the route at line ${line} has no handler argument to put the middleware before`, line);
+    if (!ensureNamedImport(sf, context.style.specifier('instance'), 'idempotency')) {
+      return manualOnly(target, `the file already has its own binding named "idempotency"; mount the generated middleware by hand`, line);
+    }
+    insertArgumentAt(sf, call, args.length - 1, `idempotency.${target.codeName}`);
+    call = routeCalls(sf, target)[located.occurrence ?? 0]!;
+    out.edits.push({ action: target.action, file: target.file, summary: `mounts idempotency.${target.codeName} before the handler of ${target.method ?? 'POST'} ${target.path ?? ''}` });
+  }
+  const handler = call.getArguments()[call.getArguments().length - 1];
+  const principal = handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler)) ? principalPathIn(handler) : undefined;
+  if (principal) out.principal = principal;
+  else if (target.scope !== undefined && target.scope !== 'global' && call.getArguments().length === 3) {
+    // Nothing authenticates this route (no middleware before ours, no user read in the handler): a scoped key
+    // would answer every request 401. Say so rather than break e.g. a sign-up route.
+    out.manual.push({ action: target.action, file: target.file, line: target.line, reason: `the route has no authentication before the handler, but the action's keys are scoped per ${target.scope}: set "scope": "global" for it in the config (and regenerate), or put your auth middleware first` });
+  }
+  out.manual.push(...clientKeyStep(target));
+  if (handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler))) {
+    const keyed = keyStripeCalls(sf, handler, target, context);
+    out.edits.push(...keyed.edits);
+    out.manual.push(...keyed.manual);
+  }
+  return out;
+};

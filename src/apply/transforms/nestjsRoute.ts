@@ -1,0 +1,100 @@
+import { Node, SyntaxKind, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import { ensureNamedImport } from '../sourceFile.js';
+import type { WiringTarget } from '../types.js';
+import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
+
+const VERBS: Record<string, string> = { POST: 'Post', PUT: 'Put', PATCH: 'Patch', DELETE: 'Delete', ALL: 'All' };
+
+const literalArg = (node: Node | undefined) => (node && (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) ? node.getLiteralValue() : undefined);
+
+/** Controller prefix + method path, `@Controller('payments')` + `@Post(':id/refund')` → `/payments/:id/refund`. */
+function routeOf(method: MethodDeclaration, verb: string): string | undefined {
+  const decorator = method.getDecorator(verb);
+  const own = decorator?.getArguments()[0];
+  const ownPath = own === undefined ? '' : literalArg(own);
+  const controller = method.getParentIfKind(SyntaxKind.ClassDeclaration)?.getDecorator('Controller');
+  const prefixArg = controller?.getArguments()[0];
+  const prefix = prefixArg === undefined ? '' : literalArg(prefixArg);
+  if (ownPath === undefined || prefix === undefined) return undefined;
+  return `/${[prefix, ownPath].map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+}
+
+/** A global prefix (`app.setGlobalPrefix('api')`) or a router module sits in front of what the decorators say. */
+function routeMatches(declared: string | undefined, full: string | undefined): boolean {
+  if (declared === undefined || full === undefined) return true;
+  const wanted = full.replace(/\/+$/, '') || '/';
+  return wanted === declared || (declared !== '/' && wanted.endsWith(declared));
+}
+
+const hasMark = (method: MethodDeclaration, codeName: string) =>
+  method.getDecorators().some((d) => d.getName() === 'Idempotent' && d.getArguments()[0]?.getText() === `ACTIONS.${codeName}`);
+
+/** The handler for the target's verb and path whose lines span the recorded line (or the `occurrence`-th one). */
+export function locateNestMethod(sf: SourceFile, target: WiringTarget, anyLine: boolean): { method: MethodDeclaration; occurrence: number } | undefined {
+  const verb = VERBS[target.method ?? 'POST'];
+  if (!verb) return undefined;
+  const methods = sf.getDescendantsOfKind(SyntaxKind.MethodDeclaration).filter((m) => m.getDecorator(verb) && routeMatches(routeOf(m, verb), target.path));
+  if (target.occurrence !== undefined && methods[target.occurrence]) return { method: methods[target.occurrence]!, occurrence: target.occurrence };
+  const spans = (m: MethodDeclaration) => m.getStartLineNumber() <= target.line && target.line <= m.getEndLineNumber();
+  const method = methods.find(spans) ?? (methods.length === 1 && (anyLine || hasMark(methods[0]!, target.codeName)) ? methods[0] : undefined);
+  return method ? { method, occurrence: methods.indexOf(method) } : undefined;
+}
+
+/** NestJS: `@Idempotent(ACTIONS.name)` right under the route's verb decorator; the module registers the interceptor. */
+export const wireNestRoute: Transform = (sf, target, context) => {
+  const verb = VERBS[target.method ?? 'POST'];
+  if (!verb) return manualOnly(target, `no NestJS verb decorator for ${target.method ?? ''}`);
+  const located = locateNestMethod(sf, target, context.anyLine);
+  const method = located?.method;
+  if (!method) {
+    return { edits: [], manual: [], stale: `${target.file} changed since inspection: no @${verb}() handler for ${target.method ?? 'POST'} ${target.path ?? ''} at line ${target.line}` };
+  }
+  const out: TransformOutcome = { edits: [], manual: [] };
+  if (!hasMark(method, target.codeName)) {
+    const index = method.getDecorators().findIndex((d) => d.getName() === verb);
+    if (!ensureNamedImport(sf, context.style.specifier('index'), 'Idempotent') || !ensureNamedImport(sf, context.style.specifier('index'), 'ACTIONS')) {
+      return manualOnly(target, 'the file already binds "Idempotent" or "ACTIONS"; add @Idempotent(ACTIONS.' + target.codeName + ') by hand', method.getStartLineNumber());
+    }
+    method.insertDecorator(index + 1, { name: 'Idempotent', arguments: [`ACTIONS.${target.codeName}`] });
+    out.edits.push({ action: target.action, file: target.file, summary: `marks ${method.getName()}() with @Idempotent(ACTIONS.${target.codeName})` });
+  }
+  out.manual.push(...clientKeyStep(target));
+  if (target.provider) {
+    out.manual.push({ action: target.action, file: target.file, line: method.getStartLineNumber(), reason: `${target.provider} calls from a NestJS handler need the claim: take @Req() request and pass the derived key from providers.ts (idempotencyOf(request))` });
+  }
+  return out;
+};
+
+/**
+ * The root module (the one NestFactory.create() boots) registers `...idempotencyProviders(idempotency)` once: a global
+ * interceptor that routes marked handlers through their action's interceptor. Registered in several modules it
+ * would run once per registration and claim the same key twice. Returns no edit when it is already there.
+ */
+export function wireNestModule(sf: SourceFile, moduleClass: string, action: string, file: string, context: TransformContext): TransformOutcome {
+  for (const cls of sf.getClasses()) {
+    if (cls.getName() !== moduleClass) continue;
+    const options = cls.getDecorator('Module')?.getArguments()[0];
+    if (!options || !Node.isObjectLiteralExpression(options)) continue;
+    const providers = options.getProperty('providers');
+    const spread = 'idempotencyProviders(idempotency)';
+    const line = cls.getStartLineNumber();
+    const moduleName = cls.getName() ?? 'the module';
+    if (providers && !Node.isPropertyAssignment(providers)) return { edits: [], manual: [{ action, file, line, reason: `add ...${spread} to the module's providers by hand` }] };
+    const array = providers?.getInitializer();
+    if (array && !Node.isArrayLiteralExpression(array)) return { edits: [], manual: [{ action, file, line, reason: `the module's providers are an expression; add ...${spread} to them by hand` }] };
+    if (array?.getElements().some((e) => e.getText() === `...${spread}`)) return { edits: [], manual: [] };
+    if (!ensureNamedImport(sf, context.style.specifier('index'), 'idempotencyProviders') || !ensureNamedImport(sf, context.style.specifier('instance'), 'idempotency')) {
+      return { edits: [], manual: [{ action, file, line, reason: `the file already binds "idempotency" or "idempotencyProviders"; add ...${spread} to the providers by hand` }] };
+    }
+    if (array) array.addElement(`...${spread}`);
+    else {
+      // Keep the object's trailing-comma habit: `controllers: [X],` then `providers: [...],`.
+      const trailingComma = /,\s*}$/.test(options.getText()) && options.getStartLineNumber() !== options.getEndLineNumber();
+      const added = options.addPropertyAssignment({ name: 'providers', initializer: `[...${spread}]` });
+      // insertText forgets every wrapped node of the file: nothing below may touch one.
+      if (trailingComma) sf.insertText(added.getEnd(), ',');
+    }
+    return { edits: [{ action, file, summary: `registers the idempotency interceptor in ${moduleName} (providers)` }], manual: [] };
+  }
+  return { edits: [], manual: [] };
+}

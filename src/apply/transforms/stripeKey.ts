@@ -1,0 +1,88 @@
+import { Node, SyntaxKind, type ArrowFunction, type CallExpression, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import { stripeCalls } from '../../findings/stripeCalls.js';
+import { ensureNamedImport, fitStatement, spreadFirst } from '../sourceFile.js';
+import type { WiringTarget } from '../types.js';
+import type { TransformContext, TransformOutcome } from './context.js';
+
+const CONTEXT_NAME = 'idempotencyContext';
+/** Fixed text (no quotes inside), so it can be printed in either quote style. */
+const UNMOUNTED = 'idempotency middleware is not mounted on this route';
+
+type Handler = ArrowFunction | FunctionExpression | MethodDeclaration;
+
+/** The Stripe calls (as the findings engine recognises them) that lie inside this handler, keyed or not. */
+function callsIn(sf: SourceFile, handler: Handler): Array<{ call: CallExpression; keyed: boolean; opaque: boolean; operation: string; paramsIndex: number }> {
+  const found = stripeCalls(sf.compilerNode, sf.getFullText());
+  const all = handler.getDescendantsOfKind(SyntaxKind.CallExpression);
+  return found.flatMap((f) => {
+    const call = all.find((c) => c.getStart() === f.call.getStart(sf.compilerNode) && c.getEnd() === f.call.getEnd());
+    if (!call) return [];
+    const paramsIndex = f.params ? call.getArguments().findIndex((a) => a.getStart() === f.params!.getStart(sf.compilerNode)) : -1;
+    // Our own helper in the options (as the argument, or spread into a literal) is a key the rules cannot read.
+    const ours = paramsIndex >= 0 && /\bstripeRequestOptions\(/.test(call.getArguments()[paramsIndex + 1]?.getText() ?? '');
+    return [{ call, keyed: f.key !== undefined || ours, opaque: f.opaqueOptions && !ours, operation: f.operation, paramsIndex }];
+  });
+}
+
+/**
+ * `const idempotencyContext = idempotencyOf(req);` plus a guard, as the handler's first statements (once): the
+ * provider key needs the claim, and a route that lost its middleware must fail rather than charge without a key.
+ */
+function ensureContext(handler: Handler, requestName: string, context: TransformContext, sf: SourceFile): boolean {
+  const body = handler.getBody();
+  if (!body || !Node.isBlock(body)) return false;
+  // A handler that wraps its body in try/catch (to call next(error)) gets the guard inside, so it reaches its catch.
+  const first = body.getStatements()[0];
+  const block = first && Node.isTryStatement(first) ? first.getTryBlock() : body;
+  if (block.getVariableStatement(CONTEXT_NAME)) return true;
+  if (!ensureNamedImport(sf, context.style.specifier('index'), 'idempotencyOf')) return false;
+  block.insertStatements(0, [
+    fitStatement(sf, `const ${CONTEXT_NAME} = idempotencyOf(${requestName});`),
+    fitStatement(sf, `if (!${CONTEXT_NAME}) throw new Error(${context.style.quote === 'double' ? JSON.stringify(UNMOUNTED) : `'${UNMOUNTED}'`});`),
+  ]);
+  return true;
+}
+
+/**
+ * Stripe calls made directly in a protected handler get `stripeRequestOptions(idempotencyContext)` as their request
+ * options: the provider key derived from (scope, key, action, step), so a re-executed handler sends the same key.
+ */
+export function keyStripeCalls(sf: SourceFile, handler: Handler, target: WiringTarget, context: TransformContext): TransformOutcome {
+  const out: TransformOutcome = { edits: [], manual: [] };
+  const helper = target.provider === 'adyen' ? 'adyenIdempotency(context) (reference and idempotencyKey)' : target.provider === 'paypal' ? 'paypalRequestId(context) as the PayPal-Request-Id header' : undefined;
+  if (helper) {
+    // Only Stripe calls are edited so far: the others get the exact helper to pass.
+    out.manual.push({ action: target.action, file: target.file, line: handler.getStartLineNumber(), reason: `pass ${helper} from providers.ts to the ${target.provider} call, with context = idempotencyOf(request); apply edits Stripe calls only` });
+  }
+  const calls = callsIn(sf, handler);
+  const open = calls.filter((c) => !c.keyed);
+  if (target.provider === 'stripe' && calls.length === 0) {
+    out.manual.push({ action: target.action, file: target.file, line: handler.getStartLineNumber(), reason: 'the Stripe call is not made inside the route handler: pass idempotencyOf(request) down to it and add stripeRequestOptions(context) from providers.ts as its request options' });
+  }
+  if (open.length === 0) return out;
+  const requestName = handler.getParameters()[0]?.getNameNode();
+  const usable = requestName && Node.isIdentifier(requestName) && context.scaffoldModules.has('providers');
+  for (const item of open) {
+    const line = item.call.getStartLineNumber();
+    const args = item.call.getArguments();
+    const optionsArg = args[item.paramsIndex + 1];
+    const placeable = item.paramsIndex >= 0 && (args.length === item.paramsIndex + 1 || (args.length === item.paramsIndex + 2 && Node.isObjectLiteralExpression(optionsArg)));
+    if (item.opaque || !usable || !placeable) {
+      const why = item.opaque ? 'its request options are not an object literal' : !usable ? 'the handler has no named request parameter or the scaffold has no providers.ts' : 'its parameters are not an object literal';
+      out.manual.push({ action: target.action, file: target.file, line, reason: `stripe.${item.operation} needs stripeRequestOptions(idempotencyOf(request)) as request options; not edited because ${why}` });
+      continue;
+    }
+    if (!ensureContext(handler, requestName.getText(), context, sf) || !ensureNamedImport(sf, context.style.specifier('providers'), 'stripeRequestOptions')) {
+      out.manual.push({ action: target.action, file: target.file, line, reason: `stripe.${item.operation} needs stripeRequestOptions(idempotencyOf(request)); the handler body is an expression or a name is taken` });
+      continue;
+    }
+    const options = `stripeRequestOptions(${CONTEXT_NAME})`;
+    if (optionsArg && Node.isObjectLiteralExpression(optionsArg)) {
+      spreadFirst(optionsArg, options);
+    } else {
+      item.call.addArgument(options);
+    }
+    out.edits.push({ action: target.action, file: target.file, summary: `passes the derived Stripe idempotency key to stripe.${item.operation} (line ${line})` });
+  }
+  return out;
+}

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { DATABASE_URL } from '../scaffold/harness.js';
+
+export interface AppSchema {
+  url: string;
+  pool: pg.Pool;
+  drop(): Promise<void>;
+}
+
+/** A throwaway schema with the store's migration and the app's own table, so parallel suites never share rows. */
+export async function createAppSchema(label: string, migration: string, appDdl: string): Promise<AppSchema> {
+  const name = `idem_apply_${label}_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+  const admin = new pg.Client({ connectionString: DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${name}`);
+  await admin.end();
+  const url = `${DATABASE_URL}${DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${name}`)}`;
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  await pool.query(migration);
+  await pool.query(appDdl);
+  return {
+    url,
+    pool,
+    async drop() {
+      await pool.end();
+      const client = new pg.Client({ connectionString: DATABASE_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+/** Answers like Stripe's PaymentIntents endpoint and remembers each request's Idempotency-Key. */
+export async function fakeStripe(): Promise<{ base: string; keys: string[]; close(): Promise<void> }> {
+  const keys: string[] = [];
+  const server: Server = createServer((req, res) => {
+    keys.push(String(req.headers['idempotency-key'] ?? ''));
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_test' });
+      res.end(JSON.stringify({ id: `pi_${keys.length}`, object: 'payment_intent', status: 'requires_payment_method' }));
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    keys,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface Burst {
+  statuses: number[];
+  bodies: string[];
+}
+
+/** `count` identical requests (same key, same body, same user) released together. */
+export async function burst(url: string, count: number, init: { key: string; user: string; body: unknown }): Promise<Burst> {
+  const responses = await Promise.all(
+    Array.from({ length: count }, () =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': init.key, 'x-user-id': init.user },
+        body: JSON.stringify(init.body),
+      }).then(async (res) => ({ status: res.status, body: await res.text() })),
+    ),
+  );
+  return { statuses: responses.map((r) => r.status), bodies: responses.map((r) => r.body) };
+}
+
+/** Statuses a duplicate may legitimately get: the one 201 (or its replay), 409 in flight, 503 store busy (fail closed). */
+export const DUPLICATE_STATUSES = new Set([201, 409, 503]);
+
+/**
+ * Retries the same request (same key) until the stored 201 is replayed: a loaded machine may answer every member of
+ * a burst 409 or 503. Polls on the app's answer with a generous overall deadline, never on a fixed sleep.
+ */
+export async function settled(url: string, init: { key: string; user: string; body: unknown }, deadlineMs = 30_000): Promise<{ status: number; body: string }> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': init.key, 'x-user-id': init.user }, body: JSON.stringify(init.body) });
+    const answer = { status: res.status, body: await res.text() };
+    if (answer.status === 201 || !DUPLICATE_STATUSES.has(answer.status) || Date.now() > until) return answer;
+    await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after') ?? '0') * 1000 || 50));
+  }
+}

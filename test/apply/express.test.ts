@@ -1,0 +1,76 @@
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Express } from 'express';
+import type { Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runApply } from '../../src/cli/apply.js';
+import { postgresSkipReason } from '../scaffold/harness.js';
+import { burst, DUPLICATE_STATUSES, settled, createAppSchema, fakeStripe, type AppSchema } from './blackBox.js';
+import { compile, copyFixture, runOwnTests, type FixtureCopy } from './fixtureApp.js';
+
+const skip = await postgresSkipReason();
+if (skip) console.warn(`skipped: ${skip}`);
+
+describe.skipIf(skip !== undefined)('apply on the Express fixture app', () => {
+  let copy: FixtureCopy;
+  let schema: AppSchema | undefined;
+
+  beforeAll(async () => {
+    copy = await copyFixture('express');
+  });
+  afterAll(async () => {
+    await schema?.drop();
+    await copy?.remove();
+  });
+
+  it('wires the route and the Stripe call, type-checks, keeps the app tests green, and is a no-op the second time', async () => {
+    const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
+    expect(first.written).toBe(true);
+    expect(first.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.ts', 'src/routes/orders.ts']);
+    const routes = await readFile(path.join(copy.dir, 'src/routes/orders.ts'), 'utf8');
+    expect(routes).toContain("ordersRouter.post('/orders', idempotency.createOrder, async (req, res, next) => {");
+    expect(routes).toContain("{ amount: price * quantity, currency: 'eur' }, stripeRequestOptions(idempotencyContext)");
+    expect(await compile(copy.dir)).toBe('');
+    const own = await runOwnTests(copy.dir);
+    expect(own.ok, own.output).toBe(true);
+
+    const record = JSON.parse(await readFile(path.join(copy.dir, '.idempotency-builder/apply.json'), 'utf8')) as { actions: Array<{ action: string; applied: unknown[] }> };
+    expect(record.actions.find((a) => a.action === 'createOrder')?.applied).toHaveLength(3);
+
+    const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
+    expect(again.changes).toEqual([]);
+    expect(again.written).toBe(false);
+    expect(await readFile(path.join(copy.dir, 'src/routes/orders.ts'), 'utf8')).toBe(routes);
+  });
+
+  it('runs the order once for 50 concurrent requests with the same key, and Stripe sees one derived key', async () => {
+    schema = await createAppSchema('express', copy.migration, 'CREATE TABLE orders (id serial PRIMARY KEY, sku text NOT NULL, quantity int NOT NULL, payment_intent text NOT NULL)');
+    const stripe = await fakeStripe();
+    process.env['DATABASE_URL'] = schema.url;
+    process.env['STRIPE_API_BASE'] = stripe.base;
+    const { createApp } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/app.js')).href)) as { createApp: () => Express };
+    const { db } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/db.js')).href)) as { db: Pool };
+    const server = createApp().listen(0);
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/orders`;
+      const request = { key: 'order-7f3a', user: 'user-1', body: { sku: 'sku-mug', quantity: 2 } };
+      const result = await burst(url, 50, request);
+      const final = await settled(url, request);
+      expect(result.statuses.every((s) => DUPLICATE_STATUSES.has(s)), result.statuses.join(',')).toBe(true);
+      expect(final.status, final.body).toBe(201);
+      // Every 201 is the one execution or its replay: the same bytes.
+      const created = [...result.bodies.filter((_, i) => result.statuses[i] === 201), final.body];
+      expect(new Set(created).size).toBe(1);
+      expect((await schema.pool.query('SELECT count(*)::int AS n FROM orders')).rows[0].n).toBe(1);
+      expect(stripe.keys).toHaveLength(1);
+      expect(stripe.keys[0]).toMatch(/^[0-9a-f]{64}$/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await db.end();
+      await stripe.close();
+    }
+  });
+});

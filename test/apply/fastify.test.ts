@@ -1,0 +1,66 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import type { Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runApply } from '../../src/cli/apply.js';
+import { postgresSkipReason } from '../scaffold/harness.js';
+import { burst, DUPLICATE_STATUSES, settled, createAppSchema, type AppSchema } from './blackBox.js';
+import { compile, copyFixture, runOwnTests, type FixtureCopy } from './fixtureApp.js';
+
+const skip = await postgresSkipReason();
+if (skip) console.warn(`skipped: ${skip}`);
+
+describe.skipIf(skip !== undefined)('apply on the Fastify fixture app', () => {
+  let copy: FixtureCopy;
+  let schema: AppSchema | undefined;
+
+  beforeAll(async () => {
+    copy = await copyFixture('fastify');
+  });
+  afterAll(async () => {
+    await schema?.drop();
+    await copy?.remove();
+  });
+
+  it('spreads the generated hooks into the route options, type-checks, keeps the app tests green, and is a no-op the second time', async () => {
+    const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
+    expect(first.written).toBe(true);
+    const routes = await readFile(path.join(copy.dir, 'src/routes/bookings.ts'), 'utf8');
+    expect(routes).toContain("app.post<{ Body: BookingBody }>('/bookings', { ...idempotency.createBooking, schema: bookingSchema }, async (request, reply) => {");
+    // The only step left: the app's callers must start sending the key (apply does not edit client code yet).
+    expect(first.manual.map((m) => m.reason)).toEqual([expect.stringContaining('callers must now send an Idempotency-Key header')]);
+    expect(await compile(copy.dir)).toBe('');
+    const own = await runOwnTests(copy.dir);
+    expect(own.ok, own.output).toBe(true);
+
+    const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
+    expect(again.changes).toEqual([]);
+    expect(again.written).toBe(false);
+  });
+
+  it('books once for 50 concurrent requests with the same key', async () => {
+    schema = await createAppSchema('fastify', copy.migration, 'CREATE TABLE bookings (id serial PRIMARY KEY, room_id text NOT NULL, nights int NOT NULL)');
+    process.env['DATABASE_URL'] = schema.url;
+    const { buildApp } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/app.js')).href)) as { buildApp: () => FastifyInstance };
+    const { db } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/db.js')).href)) as { db: Pool };
+    const app = buildApp();
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const request = { key: 'booking-91c2', user: 'guest-1', body: { roomId: 'room-12', nights: 3 } };
+      const url = `${address}/bookings`;
+      const result = await burst(url, 50, request);
+      const final = await settled(url, request);
+      expect(result.statuses.every((s) => DUPLICATE_STATUSES.has(s)), result.statuses.join(',')).toBe(true);
+      expect(final.status, final.body).toBe(201);
+      // Every 201 is the one execution or its replay: the same bytes.
+      const created = [...result.bodies.filter((_, i) => result.statuses[i] === 201), final.body];
+      expect(new Set(created).size).toBe(1);
+      expect((await schema.pool.query('SELECT count(*)::int AS n FROM bookings')).rows[0].n).toBe(1);
+    } finally {
+      await app.close();
+      await db.end();
+    }
+  });
+});

@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { wireSource, type WireSourceOptions } from '../../src/apply/planApply.js';
+import type { WiringTarget } from '../../src/apply/types.js';
+
+const MODULES = new Set(['index', 'providers']);
+const options = (framework: WireSourceOptions['framework'], extra: Partial<WireSourceOptions> = {}): WireSourceOptions => ({
+  framework,
+  scaffoldDir: 'src/idempotency',
+  imports: { aliases: [], defaultExtension: '.js' },
+  scaffoldModules: MODULES,
+  ...extra,
+});
+const target = (file: string, line: number, extra: Partial<WiringTarget> = {}): WiringTarget => ({ action: 'createPayment', codeName: 'createPayment', trigger: 'http', method: 'POST', path: '/payments', file, line, ...extra });
+
+/** Applying to its own output must change nothing (the file is then what apply wrote, so lines may have moved). */
+function expectIdempotent(file: string, text: string, targets: WiringTarget[], opts: WireSourceOptions): void {
+  const again = wireSource(file, text, targets, { ...opts, anyLine: true });
+  expect(again.text).toBe(text);
+  expect(again.edits).toEqual([]);
+}
+
+describe('Express routes', () => {
+  const file = 'src/routes/payments.ts';
+  const source = `import { Router } from 'express';
+import { requireUser } from '../auth.js';
+
+export const router = Router();
+
+router.post('/payments', requireUser, async (req, res) => {
+  res.status(201).json({ ok: true });
+});
+`;
+
+  it('puts the middleware right before the handler, after the auth the route already has', () => {
+    const out = wireSource(file, source, [target(file, 6)], options('express'));
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("import { idempotency } from '../idempotency/instance.js';\n");
+    expect(out.text).toContain("router.post('/payments', requireUser, idempotency.createPayment, async (req, res) => {");
+    expectIdempotent(file, out.text, [target(file, 6)], options('express'));
+  });
+
+  it('follows the file: double quotes and extensionless relative imports stay so', () => {
+    const text = source.replace(/'/g, '"').replace('../auth.js', '../auth');
+    const out = wireSource(file, text, [target(file, 6)], options('express'));
+    expect(out.text).toContain('import { idempotency } from "../idempotency/instance";\n');
+  });
+
+  it('imports through the tsconfig alias the file already uses', () => {
+    const text = source.replace("'../auth.js'", "'@/auth'");
+    const out = wireSource(file, text, [target(file, 6)], options('express', { imports: { aliases: [{ prefix: '@/', dir: 'src' }], defaultExtension: '' } }));
+    expect(out.text).toContain("import { idempotency } from '@/idempotency/instance';\n");
+  });
+
+  it('refuses when the recorded line no longer holds the route (the file changed since inspection)', () => {
+    const moved = `// a new comment\n${source}`;
+    const out = wireSource(file, moved, [target(file, 6)], options('express'));
+    expect(out.stale).toEqual([`${file} changed since inspection: POST /payments is registered at line 7, not 6`]);
+  });
+
+  it('leaves a raw-body webhook as a manual step with the reason', () => {
+    const webhook = `import express from 'express';\nexport const router = express.Router();\nrouter.post('/webhooks/stripe', express.raw({ type: 'application/json' }), (req, res) => {\n  res.sendStatus(200);\n});\n`;
+    const out = wireSource(file, webhook, [target(file, 3, { action: 'stripeWebhook', codeName: 'stripeWebhook', trigger: 'webhook', path: '/webhooks/stripe' })], options('express'));
+    expect(out.text).toBe(webhook);
+    expect(out.manual[0]?.reason).toMatch(/raw body/);
+  });
+
+  it('keys a Stripe call made in the handler and spreads into request options it already has', () => {
+    const text = `import { Router } from 'express';
+import Stripe from 'stripe';
+const stripe = new Stripe('sk');
+export const router = Router();
+router.post('/payments', async (req, res) => {
+  const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur' }, { stripeAccount: 'acct_1' });
+  await stripe.refunds.create({ payment_intent: intent.id }, { idempotencyKey: 'already-keyed' });
+  res.json(intent);
+});
+`;
+    const t = target(file, 5, { provider: 'stripe' });
+    const out = wireSource(file, text, [t], options('express'));
+    expect(out.text).toContain("{ amount: 100, currency: 'eur' }, { ...stripeRequestOptions(idempotencyContext), stripeAccount: 'acct_1' }");
+    expect(out.text).toContain("{ idempotencyKey: 'already-keyed' }");
+    expect(out.text).toContain('  const idempotencyContext = idempotencyOf(req);\n');
+    expect(out.edits.filter((e) => e.summary.includes('Stripe'))).toHaveLength(1);
+    expectIdempotent(file, out.text, [t], options('express'));
+  });
+
+  it('wires several routes of one file, one argument per line where the route is laid out so', () => {
+    const text = `import { Router } from 'express';
+export const router = Router();
+router.post(
+  '/payments',
+  requireUser,
+  async (req, res) => res.json({ user: req.auth?.user?.id }),
+);
+router.post('/refunds', requireUser, async (_req, res) => res.json({}));
+`;
+    const targets = [target(file, 3), target(file, 8, { action: 'refund', codeName: 'refund', path: '/refunds' })];
+    const out = wireSource(file, text, targets, options('express'));
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("  requireUser,\n  idempotency.createPayment,\n  async (req, res)");
+    expect(out.text).toContain("router.post('/refunds', requireUser, idempotency.refund, async");
+    expect(out.principal).toEqual(['auth', 'user', 'id']);
+    expectIdempotent(file, out.text, targets, options('express'));
+  });
+
+  it('names the provider helper to pass for Adyen and PayPal (only Stripe calls are edited)', () => {
+    const out = wireSource(file, source, [target(file, 6, { provider: 'paypal' })], options('express'));
+    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringContaining('paypalRequestId(context) as the PayPal-Request-Id header')]);
+  });
+
+  it('leaves a Stripe call in a service as a manual step', () => {
+    const out = wireSource(file, source, [target(file, 6, { provider: 'stripe' })], options('express'));
+    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringMatching(/not made inside the route handler/)]);
+  });
+});
+
+describe('Fastify routes', () => {
+  const file = 'src/routes.ts';
+  it('passes the hooks as the route options when the route has none', () => {
+    const text = `export async function routes(app: any) {\n  app.post('/payments', async () => ({ ok: true }));\n}\n`;
+    const out = wireSource(file, text, [target(file, 2)], options('fastify'));
+    expect(out.text).toContain("app.post('/payments', idempotency.createPayment, async () => ({ ok: true }));");
+    expectIdempotent(file, out.text, [target(file, 2)], options('fastify'));
+  });
+
+  it('leaves a route with its own preHandler to the user, with the merge to write', () => {
+    const text = `export async function routes(app: any) {\n  app.post('/payments', { preHandler: auth }, async () => ({ ok: true }));\n}\n`;
+    const out = wireSource(file, text, [target(file, 2)], options('fastify'));
+    expect(out.text).toBe(text);
+    expect(out.manual[0]?.reason).toContain('preHandler: [yours, idempotency.createPayment.preHandler]');
+  });
+});
+
+describe('NestJS handlers', () => {
+  const file = 'src/payments.controller.ts';
+  const text = `import { Controller, Post } from '@nestjs/common';
+
+@Controller('payments')
+export class PaymentsController {
+  @Post(':id/capture')
+  capture() {
+    return { ok: true };
+  }
+}
+`;
+  it('marks the method under its verb decorator, matching controller prefix + method path', () => {
+    const t = target(file, 5, { path: '/payments/:id/capture' });
+    const out = wireSource(file, text, [t], options('nestjs'));
+    expect(out.text).toContain("  @Post(':id/capture')\n  @Idempotent(ACTIONS.createPayment)\n  capture() {");
+    expect(out.text).toContain("import { Idempotent, ACTIONS } from './idempotency/index.js';");
+    expectIdempotent(file, out.text, [t], options('nestjs'));
+  });
+
+  it('refuses when no handler for the route is at the recorded line', () => {
+    const out = wireSource(file, text, [target(file, 5, { path: '/payments' })], options('nestjs'));
+    expect(out.stale).toHaveLength(1);
+  });
+});

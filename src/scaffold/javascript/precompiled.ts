@@ -38,11 +38,14 @@ export function precompiledJavaScript(source: string, moduleType: ModuleType): s
 
 const MODULE_TYPES: readonly ModuleType[] = ['module', 'commonjs'];
 
-/** Every `.ts` template under `templatesDir`, in each module format, transpiled and formatted as generate would. */
+/**
+ * Every `.ts` template under `templatesDir`, in each module format, transpiled and formatted as generate would. Test
+ * suites are left out: generate keeps them ES modules in every project and rewrites their imports (toJavaScriptFiles).
+ */
 export async function buildPrecompiledTable(templatesDir: string): Promise<Map<string, string>> {
   const prettier = await import('prettier');
   const entries = await readdir(templatesDir, { recursive: true, withFileTypes: true });
-  const files = entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => path.join(entry.parentPath, entry.name));
+  const files = entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')).map((entry) => path.join(entry.parentPath, entry.name));
   const out = new Map<string, string>();
   for (const file of files.sort()) {
     const source = (await readFile(file, 'utf8')).replace(/\r\n/g, '\n');

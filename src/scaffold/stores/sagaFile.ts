@@ -1,0 +1,4 @@
+import type { StaticFile } from '../typescriptRuntime.js';
+
+/** The store-neutral saga tracker: steps are kept by the store through its StepStore methods. */
+export const SAGA_FILE: StaticFile = { path: 'saga.ts', template: 'typescript/stores/saga.ts', role: 'saga', purpose: 'saga step tracker: resume and compensation, steps kept by the store' };

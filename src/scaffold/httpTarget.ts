@@ -9,7 +9,7 @@ import { renderTests } from './renderTests.js';
 import { renderWiring } from './renderWiring.js';
 import { buildScaffoldView, type ScaffoldView } from './scaffoldView.js';
 import type { StoreModule } from './stores/types.js';
-import { CONTRACT_FILE, CORE_RUNTIME_FILES, METRICS_FILE, type StaticFile } from './typescriptRuntime.js';
+import { CONTRACT_FILE, CORE_RUNTIME_FILES, type StaticFile } from './typescriptRuntime.js';
 import type { CodeExcerpt, ExcerptId, ScaffoldFile, ScaffoldRole, ScaffoldTarget } from './types.js';
 
 export interface HttpTargetOptions {
@@ -29,7 +29,7 @@ export interface HttpTargetOptions {
  */
 export function httpTarget(options: HttpTargetOptions, store: StoreModule): ScaffoldTarget {
   const { framework, adapter } = options;
-  const staticFiles = [...CORE_RUNTIME_FILES, ...store.files, METRICS_FILE, adapter, CONTRACT_FILE];
+  const staticFiles = [...CORE_RUNTIME_FILES, ...store.files, store.metrics, adapter, CONTRACT_FILE];
   return {
     id: options.id,
     label: options.label,

@@ -1,7 +1,7 @@
 import { renderCleanupJob } from '../renderCleanupJob.js';
 import { renderMigration } from '../renderMigration.js';
 import type { ScaffoldView } from '../scaffoldView.js';
-import { POSTGRES_STORE_FILES } from '../typescriptRuntime.js';
+import { METRICS_FILE, POSTGRES_STORE_FILES } from '../typescriptRuntime.js';
 import { renderContractTest } from './renderContractTest.js';
 import type { StoreModule } from './types.js';
 
@@ -50,6 +50,7 @@ export const POSTGRES_STORE: StoreModule = {
   label: 'PostgreSQL',
   serves: ['postgres'],
   files: POSTGRES_STORE_FILES,
+  metrics: METRICS_FILE,
   migration: { path: POSTGRES_MIGRATION, purpose: 'the store table, partial indexes and saga step table', render: renderMigration },
   cleanupJob: renderCleanupJob,
   transactional: true,

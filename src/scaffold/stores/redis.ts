@@ -1,6 +1,6 @@
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
-import { SAGA_FILE } from './sagaFile.js';
+import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
 import type { StoreModule } from './types.js';
 
 const newStore = (timeoutMs: string) => `new RedisIdempotencyStore({ client: pool, prefix: POLICY.table, timeoutMs: ${timeoutMs} })`;
@@ -28,6 +28,7 @@ export const REDIS_STORE: StoreModule = {
   id: 'redis',
   label: 'Redis',
   serves: ['redis'],
+  metrics: STORE_METRICS_FILE,
   files: [
     { path: 'redisStore.ts', template: 'typescript/redis/redisStore.ts', role: 'store', purpose: 'Redis store: Lua claim and fenced writes, hash-tagged keys, TTL retention' },
     { path: 'pool.ts', template: 'typescript/redis/pool.ts', role: 'store', purpose: 'an ioredis client with bounded waits' },

@@ -1,7 +1,7 @@
 import { renderCleanupJob } from '../renderCleanupJob.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
-import { SAGA_FILE } from './sagaFile.js';
+import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
 import { renderSqliteMigration } from './sqliteDdl.js';
 import type { StoreModule } from './types.js';
 
@@ -13,6 +13,7 @@ export const SQLITE_STORE: StoreModule = {
   id: 'sqlite',
   label: 'SQLite',
   serves: ['sqlite'],
+  metrics: STORE_METRICS_FILE,
   files: [
     { path: 'sqliteStore.ts', template: 'typescript/sqlite/sqliteStore.ts', role: 'store', purpose: 'SQLite store: claims under BEGIN IMMEDIATE, fenced writes, bounded lock waits' },
     { path: 'pool.ts', template: 'typescript/sqlite/pool.ts', role: 'store', purpose: 'the database file in WAL mode and its connections' },

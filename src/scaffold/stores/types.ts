@@ -15,6 +15,8 @@ export interface StoreModule {
   readonly serves: readonly Database[];
   /** Store-specific runtime files copied verbatim (store, connection helper, saga, cleanup). */
   readonly files: readonly StaticFile[];
+  /** metrics.ts: the prom-client metrics, with the store gauges read the way this store allows. */
+  readonly metrics: StaticFile;
   /** The DDL, in this database's dialect; none for stores without a schema (Redis). */
   readonly migration?: { readonly path: string; readonly purpose: string; render(view: ScaffoldView): string };
   /** cleanup-job.ts; none when the store expires records itself (Redis TTL). */

@@ -189,7 +189,8 @@ export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
     const token = randomUUID();
     const lease = Math.round(input.leaseMs * 1000);
     const retention = Math.round(input.retentionMs * 1000);
-    await session.run(this.sql.insert, [
+    // Waits behind a concurrent duplicate's open transaction for at most innodb_lock_wait_timeout (then errno 1205).
+    const values = [
       input.scope,
       input.key,
       input.action,
@@ -198,7 +199,8 @@ export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
       token,
       lease,
       retention,
-    ]);
+    ];
+    await session.run(this.sql.insert, values, this.lockSeconds * 1000);
     const [rows] = await session.run<ClaimRow[]>(this.sql.locked, [token, input.scope, input.key]);
     const row = rows[0];
     if (!row) throw new StoreUnavailableError('claim');
@@ -354,8 +356,13 @@ class Session {
     private readonly timeoutMs: number,
   ) {}
 
-  run<R extends ResultSetHeader | RowDataPacket[]>(sql: string, values?: unknown[]): Promise<[R, unknown]> {
-    return bounded('statement', this.connection.query<R>(sql, values), this.timeoutMs);
+  /** `extraMs`: a statement that may wait on a row lock gets the server's lock wait on top of its own budget. */
+  run<R extends ResultSetHeader | RowDataPacket[]>(
+    sql: string,
+    values?: unknown[],
+    extraMs = 0,
+  ): Promise<[R, unknown]> {
+    return bounded('statement', this.connection.query<R>(sql, values), this.timeoutMs + extraMs);
   }
 
   done(): void {

@@ -136,7 +136,8 @@ describe.each<ModuleType>(['module', 'commonjs'])('JavaScript + Express + Postgr
     }).catch((error: { stdout?: string; stderr?: string }) => {
       throw new Error(`generated suite failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
     });
-    expect(stdout).toMatch(/Tests\s+12 passed/);
+    // The scenarios (12) and the shipped store contract (8).
+    expect(stdout).toMatch(/Tests\s+20 passed/);
     expect(stdout).not.toMatch(/\d+ failed/);
     expect(stdout).not.toMatch(/skipped/);
   });

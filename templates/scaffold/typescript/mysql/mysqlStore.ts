@@ -149,13 +149,11 @@ export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
       return result;
     }
     const { ref } = result;
-    // The handler's own statements may take as long as the action's lease, not the store's budget.
-    session.unbounded = true;
+    // The handler's own statements run on `db` directly: bounded by the action's lease, not by the store's budget.
     const transaction: OpenTransaction = {
       ref,
       db: session.connection,
       commit: async (status, response, retentionMs) => {
-        session.unbounded = false;
         try {
           const [header] = await session.run<ResultSetHeader>(
             this.sql.complete,
@@ -348,8 +346,6 @@ export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
 /** One checked-out connection; ends with done(), end() or fail(). */
 class Session {
   private released = false;
-  /** Set while a transactional handler owns the connection: its statements are bounded by the lease, not here. */
-  unbounded = false;
 
   constructor(
     readonly connection: PoolConnection,

@@ -22,6 +22,8 @@ describe.each([
     dirs.push(dir);
     const config = JSON.parse(await readFile(path.join(ROOT, 'fixtures/configs/express-stripe-payments.json'), 'utf8')) as Record<string, unknown>;
     (config.stack as Record<string, unknown>).database = database;
+    // One action whose effects stay in the database: transactional where the store allows it.
+    (config.actions as Array<Record<string, unknown>>).push({ name: 'createNote', trigger: 'http', route: 'POST /notes', significantFields: ['text'] });
     config.format = 'md';
     config.output = 'docs/idempotency-design.md';
     delete config.$schema;
@@ -33,5 +35,9 @@ describe.each([
     const document = await readFile(path.join(dir, 'docs/idempotency-design.md'), 'utf8');
     if (ddl) expect(document).toContain(ddl);
     expect(document).toContain(`${scaffoldDir}/express.ts`);
+    // What the document says a transactional handler gets is what this store's code gives it.
+    expect(document).not.toContain('node-postgres');
+    if (database === 'redis') expect(document).not.toMatch(/Transactional \(/);
+    else expect(document).toMatch(/Transactional \(/);
   });
 });

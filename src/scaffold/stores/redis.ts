@@ -54,7 +54,8 @@ export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, t
   that timed out on the client may still run on the server later; the store then releases it (fenced by its token),
   so a retry is not held off for a lease.`,
     retention: (view: ScaffoldView) => `- Records expire after ${view.retentionLabel} by their Redis TTL (set on claim and on completion); there is no cleanup job.
-  Use a \`noeviction\` (or \`volatile-*\` with room to spare) maxmemory policy: an evicted record is a key that runs again.`,
+  Run Redis with \`maxmemory-policy noeviction\` and persistence (AOF): an evicted or lost record is a key that runs
+  again, and every record carries a TTL, so \`volatile-*\` policies evict them too.`,
     tests: '`REDIS_URL=redis://host:6379 npx vitest run` runs the scenarios and the store contract under a throwaway key prefix and deletes its keys afterwards. Without REDIS_URL the suites are skipped with a message.',
   },
   tests: {

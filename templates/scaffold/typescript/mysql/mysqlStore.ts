@@ -198,7 +198,13 @@ export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
       lease,
       retention,
     ];
-    await session.run(this.sql.insert, values, this.lockSeconds * 1000);
+    // The short wait is for this statement only: the connection goes back to the server default before a
+    // transactional handler (or anything else sharing the pool) uses it.
+    try {
+      await session.run(this.sql.insert, values, this.lockSeconds * 1000);
+    } finally {
+      await session.run('SET SESSION innodb_lock_wait_timeout = DEFAULT').catch(() => undefined);
+    }
     const [rows] = await session.run<ClaimRow[]>(this.sql.locked, [token, input.scope, input.key]);
     const row = rows[0];
     if (!row) throw new StoreUnavailableError('claim');

@@ -208,25 +208,39 @@ function describeRecovery(action: ActionConfig, leaseText: string, steps: StepDe
   return parts.join(' ');
 }
 
+/** What a transactional handler's `context.db` is, per store the scaffold generates (PostgreSQL otherwise). */
+const TRANSACTION_CLIENT: Record<string, string> = {
+  mysql: 'a mysql2 pool connection',
+  mariadb: 'a mysql2 pool connection',
+  sqlite: 'a better-sqlite3 connection of its own',
+};
+
 /**
  * Transactional when everything the action changes lives in the store's database (one transaction covers claim,
- * writes and completion); lease when it reaches outside (a provider, or saga steps that call other services).
+ * writes and completion); lease when it reaches outside (a provider, or saga steps that call other services). A
+ * Redis store has no transaction to share with the action's writes, so there every action runs in lease mode.
  */
-function decideMode(action: ActionConfig, databaseLabel: string): { mode: 'transactional' | 'lease'; reason: string } {
+function decideMode(action: ActionConfig, context: ActionContext): { mode: 'transactional' | 'lease'; reason: string } {
+  const { databaseLabel } = context;
+  const database = context.config.stack.database;
   const external = action.provider !== undefined || (action.steps ?? []).length > 0;
-  const mode = action.mode ?? (external ? 'lease' : 'transactional');
-  const why = action.mode
-    ? 'set in the configuration'
-    : external
-      ? action.provider
-        ? `it calls ${PROVIDER_LABELS[action.provider]}, an effect no database transaction can undo`
-        : 'its saga steps reach other services, which no database transaction can undo'
-      : `no provider or saga step is declared, so its effects are taken to be writes to ${databaseLabel}`;
+  const leaseOnly = database === 'redis';
+  const mode = leaseOnly ? 'lease' : (action.mode ?? (external ? 'lease' : 'transactional'));
+  const why = leaseOnly
+    ? 'the Redis store has no transaction that could include the action\'s own writes, so every action runs in lease mode'
+    : action.mode
+      ? 'set in the configuration'
+      : external
+        ? action.provider
+          ? `it calls ${PROVIDER_LABELS[action.provider]}, an effect no database transaction can undo`
+          : 'its saga steps reach other services, which no database transaction can undo'
+        : `no provider or saga step is declared, so its effects are taken to be writes to ${databaseLabel}`;
+  const client = TRANSACTION_CLIENT[database] ?? 'a node-postgres client';
   return {
     mode,
     reason:
       mode === 'transactional'
-        ? `Transactional (${why}): the claim, the handler's writes through the transaction it is given, and the completion commit together; a crash or a failed completion rolls all of it back and the retry runs cleanly. The transaction is a node-postgres client (context.db): a handler that writes through an ORM's own connections gets none of this and must set "mode": "lease".`
+        ? `Transactional (${why}): the claim, the handler's writes through the transaction it is given, and the completion commit together; a crash or a failed completion rolls all of it back and the retry runs cleanly. The transaction is ${client} (context.db): a handler that writes through an ORM's own connections gets none of this and must set "mode": "lease".`
         : `Lease (${why}): the claim commits first and a lease with a fencing token guards the run; a completion that cannot be recorded is retried with the same token, then reported as "outcome unknown", and a retry re-runs with the same provider keys.`,
   };
 }
@@ -284,8 +298,8 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
     steps,
     expectedDurationMs: durationMs,
     durationAssumed: assumed,
-    mode: decideMode(action, context.databaseLabel).mode,
-    modeReason: decideMode(action, context.databaseLabel).reason,
+    mode: decideMode(action, context).mode,
+    modeReason: decideMode(action, context).reason,
     lockTimeoutMs: lease.lockTimeoutMs,
     lockJustification: lease.justification,
     heartbeatMs: lease.heartbeatMs,

@@ -5,6 +5,7 @@ import { koaPostgresTarget } from './targets/koaPostgres.js';
 import { nestjsPostgresTarget } from './targets/nestjsPostgres.js';
 import { nextPostgresTarget } from './targets/nextPostgres.js';
 import { plainPostgresTarget } from './targets/plainPostgres.js';
+import { STORE_TARGETS } from './targets/storeTargets.js';
 import type { ScaffoldTarget } from './types.js';
 import type { StackDesign } from '../model/types.js';
 
@@ -17,6 +18,7 @@ export const SCAFFOLD_TARGETS: readonly ScaffoldTarget[] = [
   honoPostgresTarget,
   nextPostgresTarget,
   plainPostgresTarget,
+  ...STORE_TARGETS,
 ];
 
 export function findTarget(stack: StackDesign): ScaffoldTarget | undefined {

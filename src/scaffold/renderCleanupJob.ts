@@ -2,9 +2,9 @@ import type { ScaffoldView } from './scaffoldView.js';
 import { commentText } from './tsLiteral.js';
 
 /** cleanup-job.ts: the runnable form of deleteExpiredKeys, for cron / a Kubernetes CronJob. */
-export function renderCleanupJob(view: ScaffoldView): string {
+export function renderCleanupJob(view: ScaffoldView, urlExample = 'postgres://...', overlap = 'overlapping runs are safe: rows are taken with SKIP LOCKED'): string {
   return `// Deletes expired idempotency records, then exits. Schedule: ${commentText(view.cleanupSchedule)} (${commentText(view.cleanupScheduleLabel)}).
-// Usage: DATABASE_URL=postgres://... node cleanup-job.js   (overlapping runs are safe: rows are taken with SKIP LOCKED)
+// Usage: DATABASE_URL=${commentText(urlExample)} node cleanup-job.js   (${commentText(overlap)})
 import { deleteExpiredKeys } from './cleanup.js';
 import { createPool } from './pool.js';
 import { METRIC_NAMES, POLICY } from './settings.js';

@@ -2,9 +2,11 @@ import { describeBytes } from '../model/policies.js';
 import { EXPRESS } from './frameworks/express.js';
 import type { HttpFramework } from './httpFramework.js';
 import type { ScaffoldView } from './scaffoldView.js';
+import { POSTGRES_STORE } from './stores/postgres.js';
+import type { StoreModule } from './stores/types.js';
 
 /** README.md: what each file is for and the wiring, in under 15 lines of code. */
-export function renderReadme(view: ScaffoldView, files: ReadonlyArray<{ name: string; purpose: string }>, framework: HttpFramework = EXPRESS): string {
+export function renderReadme(view: ScaffoldView, files: ReadonlyArray<{ name: string; purpose: string }>, framework: HttpFramework = EXPRESS, store: StoreModule = POSTGRES_STORE): string {
   const scoped = view.actions.some((action) => action.scope !== 'global');
   const req = framework.readme.requestName;
   const transactional = view.actions.filter((action) => action.mode === 'transactional').map((action) => `\`${action.codeName}\``);
@@ -27,8 +29,7 @@ the generator updates a file only while it is unchanged since it wrote it.
 
 ## Wiring
 
-1. Apply \`migrations/001_create_idempotency_store.sql\` with your migration tool. It is safe to re-run: a store
-   created by an earlier version gains its new columns (\`attempts\`, \`response_hash\`) from its ALTER TABLE lines.
+1. ${store.readme.migrationStep}
 2. ${framework.readme.mount}
 
 \`\`\`ts
@@ -62,16 +63,7 @@ ${modes}
   (\`${view.policy.keyPattern}\`); one pair of surrounding double quotes is removed. Anything else, or a header sent twice, is 400.
 - Handler throws or answers 5xx: the claim is released (transactional: rolled back with its writes) and a retry runs
   again. 4xx answers such as 402 are stored.
-- Store down or slow before the action: 503 "not processed" with Retry-After. That is provably true: waiting for a
-  connection stops after ${view.policy.acquireTimeoutMs} ms, each statement after ${view.policy.statementTimeoutMs} ms (\`statement_timeout\`,
-  and \`lock_timeout\` ${view.policy.lockTimeoutMs} ms behind a concurrent duplicate, session parameters of the pool's connections; the client
-  waits one second more for the server's answer), and a lease claim that reaches the database more than half a second after it
-  was sent takes nothing (transactional mode: nothing is durable before COMMIT), so a claim the client was told failed can
-  never commit later.
-- Cost on the store: every request starts with one plain read (no lock, no commit), which alone answers replays,
-  conflicts and in-flight duplicates; a new key adds the claim (lease: one autocommit statement; transactional: BEGIN,
-  claim, and one COMMIT shared with the handler's writes). The one-statement lease claim needs the session limits
-  \`createPool()\` sets; a pool made elsewhere gets the claim wrapped in BEGIN, SET LOCAL time-outs and COMMIT.
+${store.readme.limits(view)}
 - Completion cannot be recorded after the action ran: transactional mode rolls back the claim and the action's writes
   together and answers 503 "not processed" (if the COMMIT's answer itself is lost: 503 "outcome unknown"). Lease mode
   retries the write with the same fencing token for ${view.policy.completionRetryMs} ms, then answers 503 "outcome unknown, retry later
@@ -79,8 +71,7 @@ ${modes}
   lapses, and the retry that takes over sees \`attempt\` > 1 and sends the same provider keys.
 - Response body above ${describeBytes(view.policy.maxStoredResponseBytes)}: sent once; the record keeps its status and SHA-256 only, and a retry
   gets 409 \`response-not-replayable\`, never a second execution.
-- Records expire after ${view.retentionLabel}; run \`cleanup-job.js\` on the schedule \`${view.cleanupSchedule}\` (${view.cleanupScheduleLabel}); it prints
-  \`${view.metricNames.cleanupDeleted}\` and pushes it when PUSHGATEWAY_URL is set.
+${store.readme.retention(view)}
 
 ## Files
 
@@ -88,7 +79,6 @@ ${files.map((file) => `- \`${file.name}\`: ${file.purpose}`).join('\n')}
 
 ## Tests
 
-\`DATABASE_URL=postgres://... npx vitest run idempotency.test.ts\` creates a temporary schema, runs the scenarios
-against it and drops it. Without DATABASE_URL the suite is skipped with a message.
+${store.readme.tests}
 `;
 }

@@ -2,50 +2,16 @@ import { EXPRESS } from './frameworks/express.js';
 import type { HttpFramework } from './httpFramework.js';
 import { sampleRequest } from './sampleRequest.js';
 import type { ScaffoldView } from './scaffoldView.js';
+import { POSTGRES_STORE } from './stores/postgres.js';
+import type { StoreModule } from './stores/types.js';
 import { quote, tsLiteral } from './tsLiteral.js';
 
-// The crash scenario differs by mode: a lapsed lease and a fenced late write, or a rolled-back transaction.
-const CRASH_TRANSACTIONAL = `  it('crash mid-transaction: duplicates wait or get 409, the open transaction rolls back, the retry runs once', async () => {
-    const core = new IdempotencyCore(new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs, lockTimeoutMs: POLICY.lockTimeoutMs }), { ...POLICY, inFlight: 'reject' });
-    const { claim: dead } = await claimLike(core, 'crash');
-    await recordEffect(dead.context);
-    expect((await send('crash')).status).toBe(409);
-    // The worker dies: its connection goes, and PostgreSQL rolls back the claim and the effect together.
-    (dead.context.db as pg.PoolClient).release(new Error('worker crashed'));
-    const before = executions;
-    const retry = await send('crash');
-    expect(retry.status).toBe(201);
-    expect(executions).toBe(before + 1);
-    expect(await effects('crash')).toBe(1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(StoreUnavailableError);
-    const replay = await send('crash');
-    expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
-  });
-
-`;
-
-const CRASH_LEASE = `  it('crash mid-processing: 409 while the lease is live, then the retry runs once and the old owner is fenced out', async () => {
-    // A worker claims the key and then "dies": it never completes.
-    const core = new IdempotencyCore(new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs }), { ...POLICY, inFlight: 'reject' });
-    const { claim: dead, scope, key } = await claimLike(core, 'crash');
-    expect((await send('crash')).status).toBe(409);
-    await pool.query(\`UPDATE \${POLICY.table} SET locked_until = now() - interval '1 second' WHERE scope = $1 AND key = $2\`, [scope, key]);
-    const before = executions;
-    const retry = await send('crash');
-    expect(retry.status).toBe(201);
-    expect(executions).toBe(before + 1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(LeaseLostError);
-    const replay = await send('crash');
-    expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
-  });
-
-`;
-
 /**
- * idempotency.test.ts: the spec's scenarios (and the fail-closed ones) against a real PostgreSQL. Each run works
- * in its own throwaway schema, so it is safe beside other suites and never touches the application's tables.
+ * idempotency.test.ts: the spec's scenarios (and the fail-closed ones) against the real store. Each run works in
+ * its own throwaway schema, database or key prefix (the store's test hooks), so it is safe beside other suites and
+ * never touches the application's tables.
  */
-export function renderTests(view: ScaffoldView, migrationPath: string, framework: HttpFramework = EXPRESS): string {
+export function renderTests(view: ScaffoldView, migrationPath: string, framework: HttpFramework = EXPRESS, store: StoreModule = POSTGRES_STORE): string {
   const action = view.testAction;
   const first = sampleRequest(action, 0);
   const changed = sampleRequest(action, 1);
@@ -54,20 +20,18 @@ export function renderTests(view: ScaffoldView, migrationPath: string, framework
   const routeMethod = ['post', 'put', 'patch', 'delete', 'get'].includes(method) ? method : 'post';
   const saga = view.sagaAction;
   return `import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-${framework.tests.imports}
-import pg from 'pg';
+${store.tests.fsImport}${framework.tests.imports}
+${store.tests.driverImport}
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyCore } from './core.js';
 import { createIdempotency } from './index.js';
 import { providerKeyBase } from './keys.js';
-import { PgIdempotencyStore } from './pgStore.js';
+${store.tests.storeImport}
 import { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep } from './saga.js';
 import { ACTIONS, POLICY } from './settings.js';
 import { LeaseLostError, OutcomeUnknownError, StoreUnavailableError, type ActionSettings, type IdempotencyContext, type IdempotencyStore } from './types.js';
 
-const DATABASE_URL = process.env.DATABASE_URL;
-if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to a PostgreSQL database they may create a schema in');
+${store.tests.gate}
 
 const ACTION: ActionSettings = ACTIONS.${action.codeName};
 const KEY_HEADER = POLICY.keyHeader;
@@ -77,48 +41,25 @@ const SAMPLE = ${tsLiteral(first)};
 const CHANGED = ${tsLiteral(changed)};
 const USES_HEADER = ${action.keySource !== 'derived'};
 
-describe.skipIf(!DATABASE_URL)(${quote(`idempotency (${action.name})`)}, () => {
-  const schema = \`idem_test_\${randomUUID().replace(/-/g, '').slice(0, 12)}\`;
-  let admin: pg.Pool;
-  let pool: pg.Pool;
+describe.skipIf(${store.tests.skipIf})(${quote(`idempotency (${action.name})`)}, () => {
+${store.tests.declarations}
   let baseUrl = '';
   ${framework.tests.serverDecl}
   let executions = 0;
   let failNext = false;
 
   beforeAll(async () => {
-    admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
-    await admin.query(\`CREATE SCHEMA \${schema}\`);
-    pool = new pg.Pool({ connectionString: DATABASE_URL, options: \`-c search_path=\${schema}\`, max: 20 });
-    await pool.query(readFileSync(new URL(${JSON.stringify(migrationPath)}, import.meta.url), 'utf8'));
-    // Stands in for the action's own table: one row per execution, written the way the action's mode prescribes.
-    await pool.query('CREATE TABLE test_effects (scope text NOT NULL, key text NOT NULL)');
+${store.tests.setup(migrationPath)}
 
 ${framework.tests.setup(action, routeMethod)}
   });
 
   afterAll(async () => {
 ${framework.tests.teardown}
-    await pool?.end();
-    await admin?.query(\`DROP SCHEMA IF EXISTS \${schema} CASCADE\`);
-    await admin?.end();
+${store.tests.teardown}
   });
 
-  /**
-   * The handler's effect. Transactional mode: written through the transaction the handler is given, so it commits
-   * or rolls back with the claim. Lease mode: written on its own, like a call to another service.
-   */
-  async function recordEffect(context: IdempotencyContext | undefined): Promise<void> {
-    if (!context) throw new Error('the handler ran without an idempotency context');
-    const db = ACTION.mode === 'transactional' ? (context.db as pg.PoolClient) : pool;
-    await db.query('INSERT INTO test_effects (scope, key) VALUES ($1, $2)', [context.scope, context.key]);
-  }
-
-  async function effects(id: string): Promise<number> {
-    const { scope, key } = await recordKey(id);
-    const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM test_effects WHERE scope = $1 AND key = $2', [scope, key]);
-    return Number(rows[0]?.n ?? 0);
-  }
+${store.tests.effectHelpers}
 
   function send(id: string, options: { changed?: boolean; principal?: string; key?: string | string[] } = {}) {
     const sample = options.changed ? CHANGED : SAMPLE;
@@ -129,21 +70,14 @@ ${framework.tests.teardown}
     return fetch(baseUrl + url, { method: ${JSON.stringify(action.method ?? 'POST')}, headers, body });
   }
 
-  async function recordKey(id: string): Promise<{ scope: string; key: string }> {
-    // Derived keys are hashes; the newest record is the one this test just wrote (tests in a file run in order).
-    const { rows } = await pool.query<{ scope: string; key: string }>(\`SELECT scope, key FROM \${POLICY.table} ORDER BY created_at DESC\`);
-    const found = USES_HEADER ? rows.find((row) => row.key === \`key-\${id}\`) : rows[0];
-    if (!found) throw new Error('record not found');
-    return found;
-  }
+${store.tests.recordKeyHelper}
 
   it('first request: runs the action once and stores the response before sending it', async () => {
     const before = executions;
     const response = await send('first');
     expect(response.status).toBe(201);
     expect(executions).toBe(before + 1);
-    const { rows } = await pool.query(\`SELECT status, response_status FROM \${POLICY.table} WHERE status <> 'PROCESSING'\`);
-    expect(rows.length).toBeGreaterThan(0);
+${store.tests.assertFinished}
   });
 
   it('same key, same body: replays status, headers and exact bytes without running again', async () => {
@@ -189,7 +123,7 @@ ${framework.tests.teardown}
   it('expired key: treated as a new request', async () => {
     await send('expired');
     const { scope, key } = await recordKey('expired');
-    await pool.query(\`UPDATE \${POLICY.table} SET expires_at = now() - interval '1 second' WHERE scope = $1 AND key = $2\`, [scope, key]);
+${store.tests.expireRecord}
     const before = executions;
     const response = await send('expired');
     expect(response.status).toBe(201);
@@ -197,7 +131,7 @@ ${framework.tests.teardown}
     expect(executions).toBe(before + 1);
   });
 
-${action.mode === 'transactional' ? CRASH_TRANSACTIONAL : CRASH_LEASE}  it('action fails with a 5xx: the claim is released and the retry runs again', async () => {
+${action.mode === 'transactional' ? store.tests.crashTransactional : store.tests.crashLease}  it('action fails with a 5xx: the claim is released and the retry runs again', async () => {
     failNext = true;
     const failed = await send('error');
     expect(failed.status).toBe(500);
@@ -230,7 +164,7 @@ ${action.mode === 'transactional' ? CRASH_TRANSACTIONAL : CRASH_LEASE}  it('acti
   });
 
   it('lease mode, completion cannot be recorded: retried with the same token, then OutcomeUnknownError, never released', async () => {
-    const real = new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs });
+    const real = ${store.tests.newStore('POLICY.statementTimeoutMs')};
     let attempts = 0;
     const failing: IdempotencyStore = {
       claim: (input) => real.claim(input),
@@ -249,13 +183,12 @@ ${action.mode === 'transactional' ? CRASH_TRANSACTIONAL : CRASH_LEASE}  it('acti
     await expect(decision.claim.complete({ status: 201, headers: {}, body: Buffer.from('{}') })).rejects.toBeInstanceOf(OutcomeUnknownError);
     expect(attempts).toBeGreaterThan(1);
     // Still PROCESSING under its lease: a retry gets 409 until the lease lapses, then re-runs with the same provider keys.
-    const { rows } = await pool.query(\`SELECT status, locked_until > now() AS live FROM \${POLICY.table} WHERE key = $1\`, [key]);
-    expect(rows).toEqual([{ status: 'PROCESSING', live: true }]);
+${store.tests.assertStillProcessing}
   });
 
   it('saga: a retry resumes at the failed step; a permanent failure compensates in reverse', async () => {
-    const core = new IdempotencyCore(new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs }), POLICY);
-    const tracker = new SagaTracker({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs });
+    const core = new IdempotencyCore(${store.tests.newStore('POLICY.storeTimeoutMs')}, POLICY);
+    const tracker = ${store.tests.newSaga};
     const names = ${tsLiteral(saga ? saga.steps.map((step) => step.name) : ['firstStep', 'secondStep', 'thirdStep'])};
     const ran: string[] = [];
     const undone: string[] = [];

@@ -1,18 +1,20 @@
 import { EXPRESS } from './frameworks/express.js';
 import type { HttpFramework } from './httpFramework.js';
 import type { ScaffoldView } from './scaffoldView.js';
+import { POSTGRES_STORE } from './stores/postgres.js';
+import type { StoreModule } from './stores/types.js';
 import { propertyName } from './tsLiteral.js';
 
 /** index.ts: builds the store, core and one middleware per HTTP action; the only file most apps import. */
-export function renderWiring(view: ScaffoldView, framework: HttpFramework = EXPRESS): string {
+export function renderWiring(view: ScaffoldView, framework: HttpFramework = EXPRESS, store: StoreModule = POSTGRES_STORE): string {
+  const { wiring } = store;
   const { module, optionsType } = framework;
   const http = view.actions.filter((action) => action.http);
   const middleware = http.map((action) => `    ${propertyName(action.codeName)}: idempotent(ACTIONS.${action.codeName}, options),`).join('\n');
-  return `import type { Pool } from 'pg';
+  return `${wiring.poolImport}
 import { IdempotencyCore } from './core.js';
 import { idempotent, ${framework.wrappers ? `${framework.wrappers}, ` : ''}type ${optionsType} } from './${module}.js';
-import { PgIdempotencyStore } from './pgStore.js';
-import { SagaTracker } from './saga.js';
+${wiring.imports}
 import { ACTIONS, POLICY } from './settings.js';
 import type { IdempotencyEvents } from './types.js';
 
@@ -21,15 +23,12 @@ export { ${framework.exports} } from './${module}.js';
 export { computeFingerprint, fingerprintsEqual, pickFields } from './fingerprint.js';
 export { deriveKey, keyHint, parseIdempotencyKey, providerKeyBase } from './keys.js';
 export { identifyRequest } from './identify.js';
-export { PgIdempotencyStore } from './pgStore.js';
-export { createPool, type PoolLimits } from './pool.js';
-export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, type StepContext } from './saga.js';
-export { deleteExpiredKeys } from './cleanup.js';
+${wiring.exports}
 export { ACTIONS, POLICY } from './settings.js';
 export { LeaseLostError, OutcomeUnknownError, StoreUnavailableError, type IdempotencyContext } from './types.js';
 
 export interface IdempotencySetup {
-  readonly pool: Pool;
+${wiring.poolDoc}  readonly pool: ${wiring.poolType};
   readonly principal: ${optionsType}['principal'];
   /** e.g. createIdempotencyMetrics() from ./metrics.js */
   readonly events?: IdempotencyEvents;
@@ -37,17 +36,10 @@ export interface IdempotencySetup {
 
 /** One call wires everything: mount the returned middleware on the matching routes. */
 export function createIdempotency(setup: IdempotencySetup) {
-  const store = new PgIdempotencyStore({
-    pool: setup.pool,
-    table: POLICY.table,
-    stepTable: POLICY.stepTable,
-    timeoutMs: POLICY.statementTimeoutMs,
-    acquireTimeoutMs: POLICY.acquireTimeoutMs,
-    lockTimeoutMs: POLICY.lockTimeoutMs,
-  });
+${wiring.build}
   const core = new IdempotencyCore(store, POLICY, setup.events);
   const options: ${optionsType} = { core, principal: setup.principal };
-  const saga = new SagaTracker({ pool: setup.pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs });
+${wiring.saga}
   return {
     core,
     saga,

@@ -137,8 +137,9 @@ describe.each<ModuleType>(['module', 'commonjs'])('JavaScript + Express + Postgr
     }).catch((error: { stdout?: string; stderr?: string }) => {
       throw new Error(`generated suite failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
     });
-    // 12 HTTP scenarios, plus the webhook (4) and reconciliation (2) suites the design's webhook and Stripe action bring.
-    expect(stdout).toMatch(/Tests\s+18 passed/);
+    // 12 HTTP scenarios, the webhook (4) and reconciliation (2) suites the design's webhook and Stripe action bring,
+    // and the shipped store contract (8).
+    expect(stdout).toMatch(/Tests\s+26 passed/);
     expect(stdout).not.toMatch(/\d+ failed/);
     expect(stdout).not.toMatch(/skipped/);
   });

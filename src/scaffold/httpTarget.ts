@@ -1,0 +1,92 @@
+import type { DesignModel, StackDesign } from '../model/types.js';
+import type { HttpFramework } from './httpFramework.js';
+import { readTemplate } from './readTemplate.js';
+import { renderAlerts } from './renderAlerts.js';
+import { renderProviders } from './renderProviders.js';
+import { renderReadme } from './renderReadme.js';
+import { renderSettings } from './renderSettings.js';
+import { renderTests } from './renderTests.js';
+import { renderWiring } from './renderWiring.js';
+import { buildScaffoldView, type ScaffoldView } from './scaffoldView.js';
+import type { StoreModule } from './stores/types.js';
+import { triggerFiles } from './triggers/index.js';
+import { CONTRACT_FILE, CORE_RUNTIME_FILES, type StaticFile } from './typescriptRuntime.js';
+import type { CodeExcerpt, ExcerptId, ScaffoldFile, ScaffoldRole, ScaffoldTarget } from './types.js';
+
+export interface HttpTargetOptions {
+  readonly id: string;
+  readonly label: string;
+  readonly supports: (stack: StackDesign) => boolean;
+  readonly framework: HttpFramework;
+  /** The framework adapter template, copied beside the shared runtime; the document embeds it as the middleware. */
+  readonly adapter: StaticFile;
+  /** How the generated README describes index.ts. */
+  readonly wiringPurpose?: string;
+}
+
+/**
+ * A TypeScript target composed of one HTTP framework adapter and one store: the shared core, the store's runtime
+ * files and DDL, the adapter, and the wiring, README and tests rendered for the pair.
+ */
+export function httpTarget(options: HttpTargetOptions, store: StoreModule): ScaffoldTarget {
+  const { framework, adapter } = options;
+  const staticFiles = [...CORE_RUNTIME_FILES, ...store.files, store.metrics, adapter, CONTRACT_FILE];
+  return {
+    id: options.id,
+    label: options.label,
+    supports: options.supports,
+
+    files(model: DesignModel): ScaffoldFile[] {
+      const view = storeView(buildScaffoldView(model), store);
+      const files: ScaffoldFile[] = staticFiles.map((file) => ({ path: file.path, contents: readTemplate(file.template), class: 'scaffold', role: file.role, formatted: true }));
+      const purposes = staticFiles.map((file) => ({ name: file.path, purpose: file.purpose }));
+      const add = (path: string, contents: string, role: ScaffoldRole, purpose: string, fileClass: ScaffoldFile['class'] = 'scaffold') => {
+        files.push({ path, contents, class: fileClass, role });
+        purposes.push({ name: path, purpose });
+      };
+      if (store.migration) add(store.migration.path, store.migration.render(view), 'ddl', store.migration.purpose);
+      add('settings.ts', renderSettings(view), 'core', 'every value the design decided (leases, retention, statuses)');
+      add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route');
+      if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron');
+      const providers = renderProviders(view);
+      if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key');
+      add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed');
+      add('idempotency.test.ts', renderTests(view, `./${store.migration?.path ?? ''}`, framework, store), 'tests', `the scenarios against a real ${store.label}`);
+      add('store-contract.test.ts', store.renderContractTest(view), 'tests', `the store contract suite run against the ${store.label} store`);
+      // Webhook, consumer, cron and reconciliation files are written against PostgreSQL (their suites and the ordering
+      // table); on the other stores the design's document describes them and the HTTP scaffold stands alone.
+      if (store.id === 'postgres') for (const file of triggerFiles(model, framework.module)) add(file.path, file.contents, file.role, file.purpose);
+      purposes.sort((a, b) => (a.name < b.name ? -1 : 1));
+      files.push({ path: 'README.md', contents: renderReadme(view, purposes, framework, store), class: 'scaffold', role: 'readme' });
+      return files;
+    },
+
+    excerpts(_model: DesignModel, files: readonly ScaffoldFile[]): Partial<Record<ExcerptId, CodeExcerpt>> {
+      const byPath = new Map(files.map((file) => [file.path, file]));
+      const excerpts: Partial<Record<ExcerptId, CodeExcerpt>> = {};
+      const set = (id: ExcerptId, path: string | undefined, language: string) => {
+        const file = path === undefined ? undefined : byPath.get(path);
+        if (file) excerpts[id] = { language, code: file.contents, path: file.path };
+      };
+      set('ddl', store.migration?.path, 'sql');
+      set('middleware', adapter.path, 'typescript');
+      set('fingerprint', 'fingerprint.ts', 'typescript');
+      set('cleanup', store.cleanupJob ? 'cleanup.ts' : undefined, 'typescript');
+      set('tests', 'idempotency.test.ts', 'typescript');
+      set('monitoring', 'idempotency-alerts.yml', 'yaml');
+      return excerpts;
+    },
+  };
+}
+
+/** A store without transactions to share (Redis) runs every action in lease mode, and the generated code says so. */
+function storeView(view: ScaffoldView, store: StoreModule): ScaffoldView {
+  if (store.transactional) return view;
+  const lease = <T extends { mode: string }>(action: T): T => ({ ...action, mode: 'lease' });
+  return {
+    ...view,
+    actions: view.actions.map(lease),
+    testAction: lease(view.testAction),
+    ...(view.sagaAction ? { sagaAction: lease(view.sagaAction) } : {}),
+  };
+}

@@ -1,0 +1,35 @@
+import type { ScaffoldView } from '../scaffoldView.js';
+
+export interface ContractTestParts {
+  /** Import lines for the driver and the store (after store-contract's). */
+  readonly imports: string;
+  /** Module-level lines: read the environment and decide RUN (a boolean), warning when the suite cannot run. */
+  readonly gate: string;
+  /** The body of the async factory that returns a StoreContractSubject (four-space indented). */
+  readonly open: string;
+}
+
+/** store-contract.test.ts: the shipped contract suite pointed at this scaffold's store, on a throwaway store. */
+export function renderContractTest(_view: ScaffoldView, parts: ContractTestParts): string {
+  return `// The store contract: the guarantees core.ts relies on, checked against this store on its real server. To check a
+// store of your own, copy this file and return your store (and one pointed at a dead server) from the factory.
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'vitest';
+import { runStoreContract } from './store-contract.js';
+${parts.imports}
+
+${parts.gate}
+
+if (RUN) {
+  runStoreContract(STORE_NAME, async () => {
+${parts.open}
+  });
+} else {
+  describe.skip(STORE_NAME, () => it('needs a server', () => undefined));
+}
+
+function throwaway(): string {
+  return \`idem_contract_\${randomUUID().replace(/-/g, '').slice(0, 12)}\`;
+}
+`;
+}

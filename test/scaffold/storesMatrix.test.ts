@@ -1,0 +1,118 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateScaffold } from '../../src/scaffold/index.js';
+import { findTarget } from '../../src/scaffold/registry.js';
+import { modelFor, ROOT } from './generateInto.js';
+import { DATABASE_URL, postgresSkipReason } from './harness.js';
+import { MYSQL_URL, mysqlSkipReason, REDIS_URL, redisSkipReason } from './storeContract/services.js';
+
+const run = promisify(execFile);
+
+type Store = 'postgres' | 'mysql' | 'sqlite' | 'redis';
+const STORES: Store[] = ['postgres', 'mysql', 'sqlite', 'redis'];
+// Express on a lease-mode design (Stripe), Fastify on a transactional one (no provider): both modes on every store
+// that offers transactions.
+const FRAMEWORKS = [
+  { framework: 'express', fixture: 'express-stripe-payments' },
+  { framework: 'fastify', fixture: 'minimal-one-action' },
+] as const;
+const CASES = FRAMEWORKS.flatMap(({ framework, fixture }) => STORES.map((store) => ({ framework, fixture, store, label: `${framework}-${store}` })));
+
+const skips: Record<Store, string | undefined> = {
+  postgres: await postgresSkipReason(),
+  mysql: await mysqlSkipReason(),
+  sqlite: undefined,
+  redis: await redisSkipReason(),
+};
+for (const [store, reason] of Object.entries(skips)) if (reason) console.warn(`stores matrix: ${store} suites skipped: ${reason}`);
+
+// MySQL reads DATABASE_URL too, so its suites run in a vitest process of their own.
+const RUNS: Array<{ name: string; stores: Store[]; env: Record<string, string> }> = [
+  { name: 'PostgreSQL, SQLite and Redis', stores: ['postgres', 'sqlite', 'redis'] as Store[], env: { DATABASE_URL, REDIS_URL } },
+  { name: 'MySQL/MariaDB', stores: ['mysql'] as Store[], env: { DATABASE_URL: MYSQL_URL } },
+];
+
+/**
+ * Every store on Express and Fastify: the scaffold is generated, type-checked under --strict in one tsc run, and its
+ * own generated suites (idempotency.test.ts and store-contract.test.ts) pass against the real servers.
+ */
+describe('framework × store matrix', () => {
+  let dir = '';
+  // The compile and the suites mostly wait on servers and lock waits, so they run side by side.
+  let compiled: Promise<string>;
+  const suites = new Map<string, Promise<{ stdout: string; filters: string[] }>>();
+  beforeAll(async () => {
+    await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
+    dir = await mkdtemp(path.join(ROOT, '.tmp', 'stores-matrix-'));
+    for (const { framework, fixture, store, label } of CASES) {
+      const model = await modelFor(fixture, (raw) => {
+        Object.assign(raw.stack as Record<string, unknown>, { framework, database: store, language: 'typescript', testFramework: 'vitest' });
+      });
+      for (const file of generateScaffold(model, { dir: `${label}/src/idempotency` })) {
+        await mkdir(path.dirname(path.join(dir, file.path)), { recursive: true });
+        await writeFile(path.join(dir, file.path), file.contents);
+      }
+    }
+    await writeFile(path.join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+    const compilerOptions = {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      esModuleInterop: true,
+      skipLibCheck: true,
+      noEmit: true,
+      types: ['node'],
+      typeRoots: [path.join(ROOT, 'node_modules/@types')],
+    };
+    await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*/src'] }, null, 2));
+    await writeFile(path.join(dir, 'vitest.config.mjs'), "export default { test: { include: ['*/src/**/*.test.ts'], testTimeout: 30000, hookTimeout: 30000 } };\n");
+    const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+    compiled = run(process.execPath, [tsc, '-p', dir], { cwd: dir }).then(
+      () => '',
+      (error: { stdout?: string }) => String(error.stdout ?? error),
+    );
+    for (const { name, stores, env } of RUNS) suites.set(name, runSuites(stores, env));
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each(CASES)('$label has a target of its own', async ({ framework, fixture, store }) => {
+    const model = await modelFor(fixture, (raw) => Object.assign(raw.stack as Record<string, unknown>, { framework, database: store }));
+    expect(findTarget(model.stack)?.id).toBe(`typescript-${framework}-${store}`);
+  });
+
+  it('every combination compiles with tsc --strict', async () => {
+    expect(await compiled).toBe('');
+  });
+
+  it.each(RUNS)('the generated suites pass on $name', async ({ name }) => {
+    const { stdout, filters } = await suites.get(name)!;
+    if (filters.length === 0) return;
+    expect(stdout).toMatch(/Tests\s+\d+ passed/);
+    expect(stdout).not.toMatch(/\d+ failed/);
+    for (const filter of filters) expect(stdout).toContain(filter);
+    for (const filter of filters.filter((entry) => entry.startsWith('express-'))) expect(stdout).toContain(`${filter}src/idempotency/store-contract.test.ts`);
+  });
+
+  async function runSuites(stores: Store[], env: Record<string, string>): Promise<{ stdout: string; filters: string[] }> {
+    const live = stores.filter((store) => !skips[store]);
+    // The store contract does not depend on the framework: it runs once per store, in the Express scaffold.
+    const filters = CASES.filter((entry) => live.includes(entry.store)).map((entry) =>
+      entry.framework === 'express' ? `${entry.label}/` : `${entry.label}/src/idempotency/idempotency.test`,
+    );
+    if (filters.length === 0) return { stdout: '', filters };
+    const vitest = path.join(ROOT, 'node_modules/vitest/vitest.mjs');
+    const { stdout } = await run(process.execPath, [vitest, 'run', '--config', 'vitest.config.mjs', '--root', '.', '--reporter', 'verbose', ...filters], {
+      cwd: dir,
+      env: { ...process.env, ...env, CI: '1', NO_COLOR: '1' },
+      maxBuffer: 16 * 1024 * 1024,
+    }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: `generated suites failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}` }));
+    return { stdout, filters };
+  }
+});

@@ -1,6 +1,6 @@
 import { ts } from 'ts-morph';
 import { propertyName, stringValue, unwrap } from '../inspect/parse/astHelpers.js';
-import { literal } from './stripeCalls.js';
+import { literal } from './providerCalls.js';
 import { calls } from './walk.js';
 
 export interface DataAccess {

@@ -6,6 +6,8 @@ import { parseSource } from '../inspect/parse/parseSource.js';
 import { isFrontEndPath } from '../inspect/files/isFrontEnd.js';
 import { walkProject } from '../inspect/files/walkProject.js';
 import type { Inspection } from '../inspect/types.js';
+import type { ActionCodeFacts } from '../model/codeFacts.js';
+import { actionFacts } from './actionFacts.js';
 import { runRules } from './runRules.js';
 import { readSchemaFacts } from './schemaFacts.js';
 import type { CodeFinding, ProjectContext, SourceContext } from './types.js';
@@ -20,6 +22,8 @@ export interface AuditOptions {
 export interface AuditResult {
   root: string;
   findings: CodeFinding[];
+  /** What each configured action's code does (handler, calls, writes, client time-outs), for the design. */
+  actionFacts: ActionCodeFacts[];
   filesScanned: number;
   warnings: string[];
 }
@@ -60,7 +64,7 @@ export async function auditProject(dir: string, options: AuditOptions = {}): Pro
   const sources: SourceContext[] = texts.map(([rel, text]) => ({ rel, text, sf: parseSource(rel, text).sf, schema, dependencies }));
   const inspection = options.inspection ?? (await import('../inspect/index.js').then((m) => m.inspectProject(root)));
   const ctx: ProjectContext = { sources, schema, auxiliary, dependencies, inspection, ...(config ? { config } : {}) };
-  return { root, findings: runRules(ctx), filesScanned: sources.length, warnings: walked.warnings };
+  return { root, findings: runRules(ctx), actionFacts: actionFacts(ctx), filesScanned: sources.length, warnings: walked.warnings };
 }
 
 async function readJson(file: string): Promise<{ dependencies?: Record<string, unknown>; devDependencies?: Record<string, unknown> } | undefined> {

@@ -10,6 +10,8 @@ import { checkConstraints } from './constraints.js';
 import { decideDetection, decideRetention } from './timing.js';
 import type { CodeFinding } from '../findings/types.js';
 import { buildFindings } from './findings.js';
+import type { ActionCodeFacts } from './codeFacts.js';
+import { proposeSaga, type ProposedSaga } from './fromCode.js';
 import type { DesignModel, ExistingProtection, SagaDesign } from './types.js';
 
 /** The slice of an inspection the design uses; the inspector's full result satisfies it. */
@@ -21,6 +23,8 @@ export interface BuildOptions {
   now: Date;
   /** What the findings rules reported on the codebase (`init`, `audit`); absent when only the config is known. */
   findings?: readonly CodeFinding[];
+  /** What the findings engine read from each configured action's code (handler, calls, writes, client time-outs). */
+  code?: readonly ActionCodeFacts[];
 }
 
 const DEFAULT_VOLUME_PER_DAY = 10_000;
@@ -76,8 +80,19 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
       volumePerDay: action.volumePerDay ?? sharedVolume,
       volumeAssumed: action.volumePerDay === undefined && volumeGiven === undefined,
       existing: existingAll.filter((item) => action.source !== undefined && action.source.startsWith(item.file)).map((item) => `${item.mechanism}: ${item.detail}`),
+      ...(factsOf(options.code, action.name) ? { facts: factsOf(options.code, action.name)! } : {}),
     }),
   );
+  for (const action of config.actions) {
+    if (action.trigger !== 'http' && action.key?.source === 'client') {
+      assumptions.push(`${action.name}: the configuration asks for a client key, but a ${action.trigger === 'webhook' ? 'webhook sender' : action.trigger === 'consumer' ? 'broker' : 'scheduler'} sends no Idempotency-Key header, so the key is derived from ${action.trigger === 'webhook' ? 'the event id' : action.trigger === 'consumer' ? 'the message id' : 'the job name and scheduled slot'} instead.`);
+    }
+  }
+  const proposedSagas: ProposedSaga[] = actions.flatMap((action) => {
+    const facts = factsOf(options.code, action.name);
+    const saga = facts ? proposeSaga({ name: action.name, slug: action.slug, configuredSteps: action.steps.length }, facts) : undefined;
+    return saga ? [saga] : [];
+  });
   const findings = buildFindings(options.findings ?? [], actions);
   for (const action of actions) action.findings = findings.filter((f) => f.actions.includes(action.name));
   for (const action of actions) {
@@ -125,6 +140,7 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
     responses,
     providers,
     sagas,
+    proposedSagas,
     storage,
     cleanup,
     security: buildSecurity(ctx),
@@ -147,6 +163,10 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
   };
   model.constraints = checkConstraints(model);
   return model;
+}
+
+function factsOf(code: readonly ActionCodeFacts[] | undefined, name: string): ActionCodeFacts | undefined {
+  return code?.find((facts) => facts.action === name);
 }
 
 function compensationText(steps: SagaDesign['steps']): string {

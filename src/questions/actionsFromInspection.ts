@@ -177,15 +177,22 @@ function singular(word: string): string {
   return word.replace(/([^s])s$/, '$1');
 }
 
+/** Things a second copy of harms even without a provider: money-like records, orders, messages sent to people. */
+const HARMFUL_DUPLICATE = /(order|payment|invoice|charge|refund|payout|transfer|withdraw|deposit|booking|reservation|ticket|shipment|subscription|purchase|donation|transaction|ledger|credit|voucher|coupon|redeem|email|mail|sms|notif|invite|message|send|post-?message)/i;
+
 /**
- * Pre-checked only where a duplicate costs something outside this request: money, a provider object, a second row.
- * Sign-in routes and naturally idempotent methods are offered unchecked, with the reason beside them.
+ * Pre-checked only where a duplicate costs something outside this request (money, a provider object) or creates
+ * something a second copy of harms (an order, a booking, a message to a person). Other plain POST/PATCH routes that
+ * only write to the app's own database are shown unchecked with that reason; sign-in routes and naturally idempotent
+ * methods too.
  */
 function preselection(endpoint: EndpointFinding, external: boolean, note: string | undefined): { checked: boolean; note?: string } {
-  if (external) return { checked: true, ...(note ? { note } : {}) };
+  if (external) return { checked: true, note: join('external or money effect: a duplicate repeats the provider call', note) };
   if (AUTH_ROUTE.test(endpoint.path)) return { checked: false, note: join('sign-in/session route: a repeat re-authenticates, nothing to deduplicate', note) };
   if (endpoint.method === 'DELETE' || endpoint.method === 'PUT') return { checked: false, note: join(`${endpoint.method} is idempotent by nature: a repeat leaves the same state`, note) };
-  return { checked: true, ...(note ? { note } : {}) };
+  const harmful = HARMFUL_DUPLICATE.exec(`${endpoint.path} ${endpoint.handler ?? ''}`);
+  if (harmful) return { checked: true, note: join(`creates ${/mail|sms|notif|invite|message|send/i.test(harmful[1]!) ? 'a message to a person' : `a record (${harmful[1]!.toLowerCase()})`} a duplicate would harm`, note) };
+  return { checked: false, note: join('writes only to your database, no external or money effect: check it if a second copy would harm', note) };
 }
 
 function join(reason: string, note: string | undefined): string {

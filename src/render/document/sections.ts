@@ -135,6 +135,21 @@ function joinInline(parts: Inline[]): Inline[] {
   return out;
 }
 
+/**
+ * The action's story from its code, as prose: what the handler does, what a duplicate costs, how the key is found,
+ * what protects it already and what the findings say. Backtick spans are our own template's code spans.
+ */
+function codeParagraph(a: ActionDesign): string {
+  const parts = [a.executes, ` Run twice: ${lowerFirst(a.duplicateImpact)}`, ` Key source: ${a.key.sourceLabel.toLowerCase()}, ${a.key.carrier}.`];
+  if (a.existing.length > 0) parts.push(` Already in place: ${a.existing.join('; ')}.`);
+  const open = a.findings.filter((f) => f.status === 'open');
+  if (open.length > 0) parts.push(` ${open.length === 1 ? 'One finding needs fixing' : `${open.length} findings need fixing`} first: ${open.map((f) => `${f.title.toLowerCase()} at \`${f.location}\``).join('; ')} (details below).`);
+  return parts.join('');
+}
+
+const lowerFirst = (text: string) => (/^(A|An|The|Two|Applying|Handling|Running|Duplicate)\b/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text);
+const upperFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
 function actionAnalysis(model: DesignModel): Section {
   const blocks: Block[] = [
     heading('Action map', 'action-map'),
@@ -144,25 +159,28 @@ function actionAnalysis(model: DesignModel): Section {
         cell({ link: { href: `#${githubSlug(a.name)}`, text: a.name } }),
         cell(a.triggerLabel),
         cell(routeOf(a), a.source ? ' · ' : '', ...(a.source ? [code(a.source)] : [])),
-        cell(a.duplicateImpact),
-        cell(`${a.key.sourceLabel}: ${a.key.carrier}`),
+        cell(...md(a.duplicateImpact)),
+        cell(...md(`${a.key.sourceLabel}: ${a.key.carrier}`)),
         cell(firstSentence(a.recovery)),
       ]),
     ),
   ];
   for (const a of model.actions) {
     blocks.push(heading(a.name));
+    if (a.code) blocks.push(p(...md(codeParagraph(a))));
     blocks.push(
       table(['', ''], [
-        [cell(strong('What executes')), cell(a.executes)],
+        [cell(strong('What executes')), cell(...md(a.executes))],
         [cell(strong('Where')), cell(routeOf(a), ' in ', ...where(a))],
-        [cell(strong('Duplicate impact')), cell(a.duplicateImpact)],
+        [cell(strong('Duplicate impact')), cell(...md(a.duplicateImpact))],
+        [cell(strong('Key source')), cell(...md(`${a.key.sourceLabel}: ${a.key.carrier}`))],
+        [cell(strong('Lease')), cell(...md(upperFirst(a.lockJustification)))],
         [cell(strong('Retry sources')), cell(a.retrySources.map((r) => `${r.label}: ${r.how}`).join('; '))],
         [cell(strong('Significant fields')), cell(...joinInline(a.significantFields.map((f) => code(f))))],
         [cell(strong('Failure recovery')), cell(a.recovery)],
         [cell(strong('Runtime mode')), cell(a.modeReason)],
         ...(a.existing.length > 0 ? [[cell(strong('Already in place')), cell(a.existing.join('; '))]] : []),
-        ...(a.findings.length > 0 ? [[cell(strong('Findings in its code')), a.findings.flatMap((f, i) => [...(i > 0 ? [' '] : []), `${SEVERITY_LABEL[f.severity]} at `, code(f.location), ': ', ...md(f.message)])]] : []),
+        ...(a.findings.length > 0 ? [[cell(strong('Findings in its code')), a.findings.flatMap((f, i) => [...(i > 0 ? [' '] : []), `${SEVERITY_LABEL[f.severity]} at `, code(f.location), ': ', ...md(f.message), ' Fix: ', ...md(f.fix)])]] : []),
       ]),
     );
   }
@@ -366,7 +384,7 @@ function payments(model: DesignModel): Section {
 
 function sagas(model: DesignModel, figures: readonly FigureRef[]): Section {
   const blocks: Block[] = [];
-  if (model.sagas.length === 0) {
+  if (model.sagas.length === 0 && model.proposedSagas.length === 0) {
     blocks.push(p('No action here is a multi-step saga: each one commits its local effect in a single step. If an action grows into several external steps, give each step its own sub-key (outer key plus step number) in the step table, and draw its compensations before building them.'));
   }
   for (const saga of model.sagas) {
@@ -378,6 +396,13 @@ function sagas(model: DesignModel, figures: readonly FigureRef[]): Section {
     blocks.push(p(saga.compensation));
     const figure = figures.find((f) => f.kind === 'saga' && f.action === saga.slug);
     if (figure) blocks.push({ type: 'figure', figureId: figure.id });
+  }
+  for (const saga of model.proposedSagas) {
+    blocks.push(heading(`${saga.action}: saga proposed from the code`));
+    blocks.push(table(['#', 'Step', 'Call in the code', 'Compensation'], saga.steps.map((s) => [
+      cell(String(s.index)), cell(s.name), cell(code(s.call), ' at ', code(s.location)), s.compensation && s.compensationCall ? cell(s.compensation, ' (', code(s.compensationCall), ')') : cell('none: manual'),
+    ])));
+    blocks.push(p(saga.note));
   }
   return section(7, 'Multi-Step (Saga) Idempotency', 'Per-step sub-keys, resuming from the first incomplete step, and compensation in reverse.', blocks);
 }

@@ -175,16 +175,17 @@ function buildKey(action: ActionConfig, scope: Scope): { key: ActionKeyDesign; b
 /** Where a derived key comes from, in the sender's own terms: never a header the sender does not send. */
 function derivedCarrier(action: ActionConfig, from: readonly string[]): string {
   const fields = from.join(' + ');
+  const plain = from.length === 1 && /^(id|eventId|event\.id)$/.test(from[0]!);
   switch (action.trigger) {
     case 'webhook':
-      if (action.provider === 'stripe') return `the Stripe event id (\`event.id\` of the event stripe.webhooks.constructEvent verified; the same on every resend), hashed with ${fields}; Stripe sends no Idempotency-Key header`;
-      if (action.provider === 'adyen') return `pspReference + eventCode of each notification item (one payment has several event codes, each applied once), hashed from ${fields}; Adyen sends no Idempotency-Key header`;
-      if (action.provider === 'paypal') return `the PayPal webhook event id (\`id\` of the verified event; the same on every resend), hashed from ${fields}; PayPal sends no Idempotency-Key header`;
+      if (action.provider === 'stripe') return `the Stripe event id: \`event.id\` of the event stripe.webhooks.constructEvent verified, the same on every resend${plain ? '' : ` (key fields: ${fields})`}; Stripe sends no Idempotency-Key header`;
+      if (action.provider === 'adyen') return `pspReference + eventCode of each notification item, since one payment has several event codes and each is applied once${from.join() === 'pspReference,eventCode' ? '' : ` (key fields: ${fields})`}; Adyen sends no Idempotency-Key header`;
+      if (action.provider === 'paypal') return `the PayPal webhook event id: \`id\` of the verified event, the same on every resend${plain ? '' : ` (key fields: ${fields})`}; PayPal sends no Idempotency-Key header`;
       return `the sender's event id (${fields}), the same on every resend; the sender sends no Idempotency-Key header`;
     case 'consumer':
-      return `the broker's message id (${fields}: BullMQ \`job.id\`, SQS MessageId, a RabbitMQ messageId property or a business key in the payload), the same on every redelivery`;
+      return `${fields}: the broker's message id (BullMQ \`job.id\`, SQS MessageId, a RabbitMQ messageId property) or a business key from the payload, the same on every redelivery`;
     case 'cron':
-      return `the job name + the scheduled slot (${fields}: the time the run was scheduled for, not when it started), the same for every instance that fires it`;
+      return `${fields}: the job's name and the slot it was scheduled for (not when it started), the same for every instance that fires it`;
     default:
       return `computed by the server from ${fields}`;
   }

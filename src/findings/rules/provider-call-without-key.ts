@@ -1,7 +1,16 @@
 import { ts } from 'ts-morph';
-import { impactOfOperation, providerName } from '../../model/impact.js';
+import { impactOfOperation } from '../../model/impact.js';
 import { KEY_OPTIONS, keyOptionName, property, providerCalls, repeatsSafely } from '../providerCalls.js';
 import type { Rule } from '../types.js';
+
+const STABLE = 'derived from the local idempotency key or a business id that is the same on every attempt';
+const FIX: Partial<Record<string, string>> = {
+  stripe: `Pass \`{ idempotencyKey }\` as the request options, ${STABLE} (e.g. \`checkout:\${orderId}\`).`,
+  adyen: `Pass \`{ idempotencyKey }\` as the request options (the second argument after the request), ${STABLE}; at most 64 characters.`,
+  paypal: `Pass \`paypalRequestId\` in the request (it becomes the PayPal-Request-Id header), ${STABLE}.`,
+  square: `Set \`idempotencyKey\` in the request body, ${STABLE}.`,
+  mollie: `Pass \`idempotencyKey\` in the parameters, ${STABLE}.`,
+};
 
 /**
  * The provider replays the first result for a repeated key; without one, a retried request creates a second object.
@@ -27,7 +36,7 @@ export const providerCallWithoutKey: Rule = {
           node: c.call,
           severity: impact.severity,
           message: `${c.provider} ${c.operation} is called without ${c.provider === 'paypal' ? 'a paypalRequestId (PayPal-Request-Id)' : `an ${keyOptionName(c.provider)}`}: a retry ${impact.text}.`,
-          ...(c.provider === 'stripe' ? {} : { fix: `Pass \`${keyOptionName(c.provider)}\` to this ${providerName(c.provider)} call, derived from the local idempotency key or a business id that is the same on every attempt.` }),
+          fix: FIX[c.provider] ?? providerCallWithoutKey.fix,
         };
       });
   },

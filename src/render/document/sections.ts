@@ -140,7 +140,7 @@ function joinInline(parts: Inline[]): Inline[] {
  * what protects it already and what the findings say. Backtick spans are our own template's code spans.
  */
 function codeParagraph(a: ActionDesign): string {
-  const parts = [a.executes, ` Run twice: ${lowerFirst(a.duplicateImpact)}`, ` Key source: ${a.key.sourceLabel.toLowerCase()}, ${a.key.carrier}.`];
+  const parts = [a.executes, ` Run twice: ${lowerFirst(a.duplicateImpact)}`, ` Key source (${a.key.sourceLabel.toLowerCase()}): ${a.key.carrier}.`];
   if (a.existing.length > 0) parts.push(` Already in place: ${a.existing.join('; ')}.`);
   const open = a.findings.filter((f) => f.status === 'open');
   if (open.length > 0) parts.push(` ${open.length === 1 ? 'One finding needs fixing' : `${open.length} findings need fixing`} first: ${open.map((f) => `${f.title.toLowerCase()} at \`${f.location}\``).join('; ')} (details below).`);
@@ -148,7 +148,6 @@ function codeParagraph(a: ActionDesign): string {
 }
 
 const lowerFirst = (text: string) => (/^(A|An|The|Two|Applying|Handling|Running|Duplicate)\b/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text);
-const upperFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function actionAnalysis(model: DesignModel): Section {
   const blocks: Block[] = [
@@ -173,8 +172,6 @@ function actionAnalysis(model: DesignModel): Section {
         [cell(strong('What executes')), cell(...md(a.executes))],
         [cell(strong('Where')), cell(routeOf(a), ' in ', ...where(a))],
         [cell(strong('Duplicate impact')), cell(...md(a.duplicateImpact))],
-        [cell(strong('Key source')), cell(...md(`${a.key.sourceLabel}: ${a.key.carrier}`))],
-        [cell(strong('Lease')), cell(...md(upperFirst(a.lockJustification)))],
         [cell(strong('Retry sources')), cell(a.retrySources.map((r) => `${r.label}: ${r.how}`).join('; '))],
         [cell(strong('Significant fields')), cell(...joinInline(a.significantFields.map((f) => code(f))))],
         [cell(strong('Failure recovery')), cell(a.recovery)],
@@ -203,7 +200,7 @@ function keyDesign(model: DesignModel): Section {
     list(k.validation.map((v) => [v])),
     p('The database enforces uniqueness with ', code(`PRIMARY KEY (scope, ${model.storage.keyColumn})`), '; the middleware enforces the key shape (', code(k.charsetPattern), ') before touching the store; see the DDL in section 4.'),
     heading('Who generates it'),
-    table(['Action', 'Source', 'How'], model.actions.map((a) => [cell(a.name), cell(a.key.sourceLabel), cell(a.key.carrier)])),
+    table(['Action', 'Source', 'How'], model.actions.map((a) => [cell(a.name), cell(a.key.sourceLabel), cell(...md(a.key.carrier))])),
     p(k.generation),
     heading('Uniqueness assessment'),
     table(
@@ -345,7 +342,7 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
     heading('Action partially completed'),
     p(
       model.providers.length > 0
-        ? `The dangerous case is a provider call that succeeded while the local write did not. A reconciliation job runs every 15 minutes over PROCESSING and FAILED records older than their lease, looks each one up at the provider by its derived key (${model.providers.map((pr) => pr.label).join(', ')}), and completes the local record with the provider's result, or releases it when the provider has nothing. Money never moves twice because the provider deduplicates the same derived key.`
+        ? `The dangerous case is a provider call that succeeded while the local write did not. The record stays PROCESSING with its lease; the next attempt (the client's retry, the provider's resend, the broker's redelivery) reclaims it once the lease lapses and calls the provider again with the same derived key (${model.providers.map((pr) => pr.label).join(', ')}), so the provider answers with its original result instead of acting twice, and the local record completes. Nothing polls the provider on its own: a record no one retries stays PROCESSING and raises the stuck-record alert, and the runbook's "Provider and local state disagree" entry settles it by hand.`
         : 'Local side effects commit in the same transaction as the completion where they live in the same database. Effects outside it (e-mails, calls to other services) carry a key derived from the local one, so a re-execution after a crash is deduplicated downstream; where a downstream system cannot deduplicate, record "sent" before sending and reconcile on doubt.',
     ),
     heading('Failed for good, or still running elsewhere?'),

@@ -29,19 +29,25 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
   const seen = new Set<ts.Node>();
   const callFacts: ProviderCallFact[] = [];
   const writes: WriteFact[] = [];
+  const spans: Array<{ file: string; from: number; to: number }> = [];
+  // Effects are recorded in the order they run: a helper's calls at the point the handler calls it.
   const visit = (node: ts.Node, source: SourceContext, depth: number, via: string | undefined): void => {
     if (seen.has(node)) return;
     seen.add(node);
+    spans.push({ file: source.rel, from: lineOf(source, node), to: source.sf.getLineAndCharacterOfPosition(node.end).line + 1 });
+    const steps: Array<{ pos: number; run: () => void }> = [];
     for (const c of providerCalls(source)) {
-      if (c.call.pos < node.pos || c.call.end > node.end || repeatsSafely(c)) continue;
-      callFacts.push({ provider: c.provider, operation: c.operation, risk: c.risk, file: source.rel, line: lineOf(source, c.call), keyed: c.key !== undefined || c.opaqueOptions, ...(via ? { via } : {}) });
+      if (c.call.pos < node.pos || c.call.end > node.end || repeatsSafely(c) || inNested(c.call, node, seen)) continue;
+      steps.push({ pos: c.call.pos, run: () => callFacts.push({ provider: c.provider, operation: c.operation, risk: c.risk, file: source.rel, line: lineOf(source, c.call), keyed: c.key !== undefined || c.opaqueOptions, ...(via ? { via } : {}) }) });
     }
-    for (const w of writesIn(node, source)) writes.push(w);
-    if (depth >= MAX_DEPTH) return;
-    for (const call of calls(node)) {
-      const target = resolveCallee(ctx, source, call);
-      if (target) visit(target.fn, target.source, depth + 1, functionLabel(target.fn) ?? via);
+    for (const w of writesIn(node, source)) steps.push({ pos: w.pos, run: () => writes.push(w.fact) });
+    if (depth < MAX_DEPTH) {
+      for (const call of calls(node)) {
+        const target = resolveCallee(ctx, source, call);
+        if (target) steps.push({ pos: call.pos, run: () => visit(target.fn, target.source, depth + 1, functionLabel(target.fn) ?? via) });
+      }
     }
+    for (const step of steps.sort((a, b) => a.pos - b.pos)) step.run();
   };
   visit(root.node, at.source, 0, undefined);
   const ordered = dedupe(callFacts);
@@ -53,8 +59,15 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     calls: ordered,
     writes: dedupe(writes).map((w) => withUnique(ctx, w)),
     budgets: providers.flatMap((provider) => budgetFor(ctx, provider) ?? []),
+    spans: dedupe(spans.map((span) => ({ ...span, line: span.from }))).map(({ file, from, to }) => ({ file, from, to })),
     ...(cap ? { platformCap: cap } : {}),
   };
+}
+
+/** A call inside a function we visit on its own (a local helper): counted there, at its call site, not twice. */
+function inNested(node: ts.Node, root: ts.Node, visited: ReadonlySet<ts.Node>): boolean {
+  for (let current = node.parent; current && current !== root; current = current.parent) if (visited.has(current)) return true;
+  return false;
 }
 
 function dedupe<T extends { file: string; line: number }>(items: T[]): T[] {
@@ -159,11 +172,11 @@ const SQL_WRITE = /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+["`]?([A-Za-z_][\w.]
 const DB_RECEIVER = /prisma|\bdb\b|database|supabase|knex|drizzle|\btx\b|\btrx\b|pool|client|sql|repo|repository/i;
 
 /** Writes in `node`: ORM and query-builder calls (dataAccess), drizzle `db.insert(table)`, and SQL text. */
-function writesIn(node: ts.Node, source: SourceContext): WriteFact[] {
-  const out: WriteFact[] = [];
+function writesIn(node: ts.Node, source: SourceContext): Array<{ pos: number; fact: WriteFact }> {
+  const out: Array<{ pos: number; fact: WriteFact }> = [];
   for (const access of dataAccesses(node)) {
     if (access.kind === 'read' || access.target.startsWith('stripe.')) continue;
-    out.push({ target: access.target, kind: access.kind, file: source.rel, line: lineOf(source, access.call) });
+    out.push({ pos: access.call.pos, fact: { target: access.target, kind: access.kind, file: source.rel, line: lineOf(source, access.call) } });
   }
   for (const call of calls(node)) {
     if (ts.isPropertyAccessExpression(call.expression)) {
@@ -171,22 +184,22 @@ function writesIn(node: ts.Node, source: SourceContext): WriteFact[] {
       const receiver = call.expression.expression.getText(source.sf);
       const arg = call.arguments[0];
       if (/^(insert|update|delete)$/.test(method) && DB_RECEIVER.test(receiver) && arg && ts.isIdentifier(arg)) {
-        out.push({ target: arg.text, kind: method === 'insert' ? 'create' : method, file: source.rel, line: lineOf(source, call) } as WriteFact);
+        out.push({ pos: call.pos, fact: { target: arg.text, kind: method === 'insert' ? 'create' : method, file: source.rel, line: lineOf(source, call) } as WriteFact });
         continue;
       }
     }
     for (const arg of call.arguments) {
       const text = ts.isNoSubstitutionTemplateLiteral(arg) || ts.isStringLiteral(arg) ? arg.text : ts.isTemplateExpression(arg) ? arg.head.text : stringValue(arg);
       const m = text ? SQL_WRITE.exec(text) : null;
-      if (m) out.push({ target: m[2]!, kind: /^insert/i.test(m[1]!) ? (/ON\s+CONFLICT|ON\s+DUPLICATE/i.test(text!) ? 'upsert' : 'create') : /^update/i.test(m[1]!) ? 'update' : 'delete', file: source.rel, line: lineOf(source, call) });
+      if (m) out.push({ pos: call.pos, fact: { target: m[2]!, kind: /^insert/i.test(m[1]!) ? (/ON\s+CONFLICT|ON\s+DUPLICATE/i.test(text!) ? 'upsert' : 'create') : /^update/i.test(m[1]!) ? 'update' : 'delete', file: source.rel, line: lineOf(source, call) } });
     }
   }
   for (const tagged of collectTagged(node)) {
     const text = tagged.template.getText(source.sf);
     const m = SQL_WRITE.exec(text);
-    if (m) out.push({ target: m[2]!, kind: /^insert/i.test(m[1]!) ? (/ON\s+CONFLICT/i.test(text) ? 'upsert' : 'create') : /^update/i.test(m[1]!) ? 'update' : 'delete', file: source.rel, line: lineOf(source, tagged) });
+    if (m) out.push({ pos: tagged.pos, fact: { target: m[2]!, kind: /^insert/i.test(m[1]!) ? (/ON\s+CONFLICT/i.test(text) ? 'upsert' : 'create') : /^update/i.test(m[1]!) ? 'update' : 'delete', file: source.rel, line: lineOf(source, tagged) } });
   }
-  return out.sort((a, b) => a.line - b.line);
+  return out.sort((a, b) => a.pos - b.pos);
 }
 
 function collectTagged(node: ts.Node): ts.TaggedTemplateExpression[] {

@@ -93,7 +93,8 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
     const saga = facts ? proposeSaga({ name: action.name, slug: action.slug, configuredSteps: action.steps.length }, facts) : undefined;
     return saga ? [saga] : [];
   });
-  const findings = buildFindings(options.findings ?? [], actions);
+  const spans = new Map((options.code ?? []).flatMap((facts) => (facts.spans ? [[facts.action, facts.spans] as const] : [])));
+  const findings = buildFindings(options.findings ?? [], actions, spans);
   for (const action of actions) action.findings = findings.filter((f) => f.actions.includes(action.name));
   for (const action of actions) {
     if (action.durationAssumed) {

@@ -15,6 +15,8 @@ export interface ActionCodeFacts {
   writes: WriteFact[];
   /** Time-out and attempts of each provider client the calls go through. */
   budgets: ProviderBudget[];
+  /** The handler and the helpers it reaches, as line ranges: findings inside them belong to this action. */
+  spans?: Array<{ file: string; from: number; to: number }>;
   /** A platform limit on the handler's run time (Next.js/Vercel `maxDuration`). */
   platformCap?: { ms: number; evidence: string };
 }

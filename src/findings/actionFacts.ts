@@ -25,7 +25,14 @@ export function actionFacts(ctx: ProjectContext): ActionCodeFacts[] {
 export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeFacts | undefined {
   const at = actionSource(ctx, action);
   if (!at.source) return undefined;
-  const root = handlerAt(at.source, at.line);
+  const found = handlerAt(at.source, at.line);
+  // A registration line (`app.post('/x', controller.create)`) names its handler: follow it to the function.
+  const registered = found.fn ? undefined : registeredHandler(ctx, at.source, found.node);
+  // Code we cannot follow says nothing: the design then speaks from the configuration, never "no provider call".
+  if (!found.fn && !registered) return undefined;
+  const root = registered ? { node: registered.fn as ts.Node, ...nameOf(registered.fn) } : found;
+  const rootSource = registered?.source ?? at.source;
+  const handlerLine = registered ? lineOf(registered.source, registered.fn) : at.line;
   const seen = new Set<ts.Node>();
   const callFacts: ProviderCallFact[] = [];
   const writes: WriteFact[] = [];
@@ -49,13 +56,13 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     }
     for (const step of steps.sort((a, b) => a.pos - b.pos)) step.run();
   };
-  visit(root.node, at.source, 0, undefined);
+  visit(root.node, rootSource, 0, undefined);
   const ordered = dedupe(callFacts);
   const providers = [...new Set(ordered.map((c) => c.provider))];
-  const cap = platformCap(ctx, at.source.text);
+  const cap = platformCap(ctx, rootSource.text);
   return {
     action: action.name,
-    handler: { file: at.source.rel, line: at.line, ...(root.name ? { name: root.name } : {}) },
+    handler: { file: rootSource.rel, line: handlerLine, ...(root.name ? { name: root.name } : {}) },
     calls: ordered,
     writes: dedupe(writes).map((w) => withUnique(ctx, w)),
     budgets: providers.flatMap((provider) => budgetFor(ctx, provider) ?? []),
@@ -83,7 +90,7 @@ function lineOf(source: SourceContext, node: ts.Node): number {
 }
 
 /** The handler the action's `source` line points at: the function starting there, else the one around it, else that statement. */
-function handlerAt(source: SourceContext, line: number): { node: ts.Node; name?: string } {
+function handlerAt(source: SourceContext, line: number): { node: ts.Node; fn?: ts.FunctionLikeDeclaration; name?: string } {
   let starting: ts.FunctionLikeDeclaration | undefined;
   let around: ts.FunctionLikeDeclaration | undefined;
   let statement: ts.Node | undefined;
@@ -100,17 +107,117 @@ function handlerAt(source: SourceContext, line: number): { node: ts.Node; name?:
   };
   visit(source.sf);
   const fn = starting ?? around;
-  if (fn) return { node: fn, ...nameOf(fn) };
+  if (fn) return { node: fn, fn, ...nameOf(fn) };
   return { node: statement ?? source.sf };
 }
 
+/** The last function-valued argument of a registration statement: `router.post(path, auth, controller.create)`. */
+function registeredHandler(ctx: ProjectContext, source: SourceContext, statement: ts.Node): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+  const registration = calls(statement)[0];
+  for (const arg of [...(registration?.arguments ?? [])].reverse()) {
+    if (ts.isIdentifier(arg)) {
+      const local = topLevelFunction(source.sf, arg.text);
+      if (local) return { fn: local, source };
+      const spec = importSpecifier(source.sf, arg.text) ?? requireSpecifier(source.sf, arg.text, true);
+      const target = spec && resolveModule(ctx, source.rel, spec.module);
+      const fn = target && (topLevelFunction(target.sf, spec.imported) ?? exportedFunction(target.sf, spec.imported));
+      if (fn && target) return { fn, source: target };
+    } else if (ts.isPropertyAccessExpression(arg) && ts.isIdentifier(arg.expression)) {
+      const spec = requireSpecifier(source.sf, arg.expression.text, false)?.module ?? namespaceImport(source.sf, arg.expression.text);
+      const target = spec && resolveModule(ctx, source.rel, spec);
+      const fn = target && (topLevelFunction(target.sf, arg.name.text) ?? exportedFunction(target.sf, arg.name.text));
+      if (fn && target) return { fn, source: target };
+    }
+  }
+  return undefined;
+}
+
+/** `const x = require('./m')` (or `const { x } = require('./m')` when `member`), CommonJS style. */
+function requireSpecifier(sf: ts.SourceFile, local: string, member: boolean): { module: string; imported: string } | undefined {
+  for (const statement of sf.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const decl of statement.declarationList.declarations) {
+      const init = decl.initializer;
+      if (!init || !ts.isCallExpression(init) || !ts.isIdentifier(init.expression) || init.expression.text !== 'require') continue;
+      const arg = init.arguments[0];
+      if (!arg || !ts.isStringLiteral(arg)) continue;
+      const named = member && ts.isObjectBindingPattern(decl.name) && decl.name.elements.some((e) => ts.isIdentifier(e.name) && e.name.text === local);
+      if ((!member && ts.isIdentifier(decl.name) && decl.name.text === local) || named) return { module: arg.text, imported: local };
+    }
+  }
+  return undefined;
+}
+
+function namespaceImport(sf: ts.SourceFile, local: string): string | undefined {
+  for (const statement of sf.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+    const clause = statement.importClause;
+    const bindings = clause?.namedBindings;
+    if (clause?.name?.text === local || (bindings && ts.isNamespaceImport(bindings) && bindings.name.text === local)) return statement.moduleSpecifier.text;
+  }
+  return undefined;
+}
+
+/** `exports.name = fn`, `module.exports.name = fn`, `module.exports = { name }` / `{ name: fn }`, `export default { name }`. */
+function exportedFunction(sf: ts.SourceFile, name: string): ts.FunctionLikeDeclaration | undefined {
+  const asFunction = (node: ts.Expression | undefined): ts.FunctionLikeDeclaration | undefined => {
+    if (!node) return undefined;
+    if ((ts.isArrowFunction(node) || ts.isFunctionExpression(node)) && node.body) return node;
+    return ts.isIdentifier(node) ? topLevelFunction(sf, node.text) : undefined;
+  };
+  for (const statement of sf.statements) {
+    const expr = ts.isExpressionStatement(statement) ? statement.expression : ts.isExportAssignment(statement) ? statement.expression : undefined;
+    if (!expr) continue;
+    if (ts.isBinaryExpression(expr) && expr.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+      const left = expr.left.getText(sf);
+      if (left === `exports.${name}` || left === `module.exports.${name}`) return asFunction(expr.right);
+      if (left === 'module.exports' && ts.isObjectLiteralExpression(expr.right)) return fromObject(expr.right, name, asFunction);
+    } else if (ts.isObjectLiteralExpression(expr)) {
+      return fromObject(expr, name, asFunction);
+    }
+  }
+  return undefined;
+}
+
+function fromObject(obj: ts.ObjectLiteralExpression, name: string, asFunction: (node: ts.Expression | undefined) => ts.FunctionLikeDeclaration | undefined): ts.FunctionLikeDeclaration | undefined {
+  for (const prop of obj.properties) {
+    if (ts.isShorthandPropertyAssignment(prop) && prop.name.text === name) return asFunction(prop.name);
+    if (ts.isPropertyAssignment(prop) && ts.isIdentifier(prop.name) && prop.name.text === name) return asFunction(prop.initializer);
+    if (ts.isMethodDeclaration(prop) && ts.isIdentifier(prop.name) && prop.name.text === name && prop.body) return prop;
+  }
+  return undefined;
+}
+
 function nameOf(fn: ts.FunctionLikeDeclaration): { name?: string } {
+  // `const createSession = asyncHandler(async (req, res) => …)` is createSession.
+  let holder: ts.Node = fn;
+  while (ts.isCallExpression(holder.parent)) holder = holder.parent;
+  if (holder !== fn && ts.isVariableDeclaration(holder.parent) && ts.isIdentifier(holder.parent.name)) return { name: holder.parent.name.text };
   const label = functionLabel(fn);
   return label ? { name: label } : {};
 }
 
 /** A called function we can read: declared in the same file, or imported from a file of the project. */
+/** `asyncHandler(async (req, res) => …)`, `withTeam(async (data, team) => …)`: the wrapped function is the handler. */
+function unwrapWrapper(init: ts.Expression): ts.Expression | undefined {
+  let node: ts.Expression = init;
+  for (let depth = 0; depth < 3 && ts.isCallExpression(node); depth++) {
+    const last = node.arguments[node.arguments.length - 1];
+    if (!last) return undefined;
+    node = last;
+  }
+  return node;
+}
+
 function resolveCallee(ctx: ProjectContext, source: SourceContext, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+  if (ts.isPropertyAccessExpression(call.expression) && ts.isIdentifier(call.expression.expression)) {
+    // `service.createSession(...)` on a module the file requires or imports whole.
+    const spec = requireSpecifier(source.sf, call.expression.expression.text, false)?.module ?? namespaceImport(source.sf, call.expression.expression.text);
+    const target = spec ? resolveModule(ctx, source.rel, spec) : undefined;
+    const name = call.expression.name.text;
+    const fn = target && (exportedFunction(target.sf, name) ?? topLevelFunction(target.sf, name));
+    return fn && target ? { fn, source: target } : undefined;
+  }
   if (!ts.isIdentifier(call.expression)) return undefined;
   const name = call.expression.text;
   const local = topLevelFunction(source.sf, name);
@@ -129,8 +236,8 @@ function topLevelFunction(sf: ts.SourceFile, name: string): ts.FunctionLikeDecla
     if (ts.isVariableStatement(statement)) {
       for (const decl of statement.declarationList.declarations) {
         if (!ts.isIdentifier(decl.name) || decl.name.text !== name || !decl.initializer) continue;
-        const init = decl.initializer;
-        if ((ts.isArrowFunction(init) || ts.isFunctionExpression(init)) && init.body) return init;
+        const init = unwrapWrapper(decl.initializer);
+        if (init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) && init.body) return init;
       }
     }
   }
@@ -214,7 +321,9 @@ function collectTagged(node: ts.Node): ts.TaggedTemplateExpression[] {
 
 function withUnique(ctx: ProjectContext, write: WriteFact): WriteFact {
   const sets = ctx.schema.unique.get(normaliseName(write.target)) ?? ctx.schema.unique.get(normaliseName(write.target).replace(/s$/, ''));
-  return sets && sets.size > 0 ? { ...write, uniqueColumns: [...sets].sort() } : write;
+  // A surrogate primary key (`id`) never stops a duplicate: only natural unique columns count.
+  const natural = [...(sets ?? [])].filter((set) => set !== 'id').sort();
+  return natural.length > 0 ? { ...write, uniqueColumns: natural } : write;
 }
 
 /** stripe-node: 80 s per attempt unless `timeout` is set. */

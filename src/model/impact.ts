@@ -39,7 +39,7 @@ export function impactOfOperation(provider: string, operation: string, risk: Pay
   if (operation === 'paymentIntents.create' && !options.confirmsOnCreate) {
     return { impact: 'billable-object', severity: 'warning', text: `creates a second PaymentIntent at ${name}, a second payment the client can confirm` };
   }
-  if (risk === 'moves-money') return { impact: 'moves-money', severity: 'error', text: /refund/i.test(operation) ? `refunds a second time through ${name}` : `moves money a second time through ${name} (${object})` };
+  if (risk === 'moves-money') return { impact: 'moves-money', severity: 'error', text: /refund/i.test(operation) ? `refunds a second time through ${name}` : `moves money a second time through ${name}${/[./]/.test(operation) ? ` (${object})` : ''}` };
   if (/(^|\.)customers?\.create$|createCustomer$|^customer$/.test(operation)) {
     return { impact: 'splits-account', severity: 'warning', text: `creates a second customer at ${name} and splits the billing history between the two` };
   }

@@ -64,11 +64,12 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
           name: `handle${pascal(finding.provider ?? nameFromPath(route ?? 'incoming')).replace(/Webhooks?$/, '')}Webhook`,
           trigger: 'webhook',
           route,
-          // Providers resend the same event: its id is the natural key and the type tells events apart.
-          significantFields: ['id', 'type'],
+          // Providers resend the same event: its id is the natural key and the type tells events apart. Adyen has no
+          // event id: a notification item is one pspReference + eventCode.
+          significantFields: provider === 'adyen' ? ['pspReference', 'eventCode'] : ['id', 'type'],
           provider,
           source: `${finding.file}:${finding.line}`,
-          key: { source: 'derived', from: ['id'] },
+          key: { source: 'derived', from: provider === 'adyen' ? ['pspReference', 'eventCode'] : ['id'] },
         }),
         group: 'Webhooks',
         fieldCandidates: [],
@@ -192,7 +193,7 @@ function preselection(endpoint: EndpointFinding, external: boolean, note: string
   if (endpoint.method === 'DELETE' || endpoint.method === 'PUT') return { checked: false, note: join(`${endpoint.method} is idempotent by nature: a repeat leaves the same state`, note) };
   const harmful = HARMFUL_DUPLICATE.exec(`${endpoint.path} ${endpoint.handler ?? ''}`);
   if (harmful) return { checked: true, note: join(`creates ${/mail|sms|notif|invite|message|send/i.test(harmful[1]!) ? 'a message to a person' : `a record (${harmful[1]!.toLowerCase()})`} a duplicate would harm`, note) };
-  return { checked: false, note: join('writes only to your database, no external or money effect: check it if a second copy would harm', note) };
+  return { checked: false, note: join('no external or money effect found in its code: check it if a second copy would harm', note) };
 }
 
 function join(reason: string, note: string | undefined): string {

@@ -68,7 +68,7 @@ describe('wizard pre-selection', () => {
     };
     const byName = new Map(actionsFromInspection(inspection).map((c) => [c.action.name, c]));
     expect(byName.get('createCategory')?.checked).toBe(false);
-    expect(byName.get('createCategory')?.note).toContain('writes only to your database, no external or money effect');
+    expect(byName.get('createCategory')?.note).toContain('no external or money effect found in its code');
     expect(byName.get('updateProfile')?.checked).toBe(false);
     expect(byName.get('placeOrder')?.checked).toBe(true);
     expect(byName.get('placeOrder')?.note).toContain('a record (order) a duplicate would harm');

@@ -19,7 +19,7 @@ export interface ActionCandidate {
 export const ACTION_GROUPS = ['Touches payments', 'Webhooks', 'Message consumers', 'Scheduled jobs', 'HTTP endpoints'] as const;
 export type ActionGroup = (typeof ACTION_GROUPS)[number];
 
-const AUTH_ROUTE = /\/(log-?in|log-?out|sign-?in|sign-?out|sessions?|auth|token|oauth)(\/|$)/i;
+const AUTH_ROUTE = /\/((log-?in|log-?out|sign-?in|sign-?out)\w*|sessions?|auth|token|oauth)(\/|$)/i;
 
 const VERBS: Record<EndpointFinding['method'], string> = { POST: 'create', PUT: 'replace', PATCH: 'update', DELETE: 'delete', ALL: 'handle', GET: 'handle' };
 
@@ -179,7 +179,7 @@ function singular(word: string): string {
 }
 
 /** Things a second copy of harms even without a provider: money-like records, orders, messages sent to people. */
-const HARMFUL_DUPLICATE = /(order|payment|invoice|charge|refund|payout|transfer|withdraw|deposit|booking|reservation|ticket|shipment|subscription|purchase|donation|transaction|ledger|credit|voucher|coupon|redeem|email|mail|sms|notif|invite|message|send|post-?message)/i;
+const HARMFUL_DUPLICATE = /(order|payment|invoice|charge|refund|payout|transfer|withdraw|deposit|booking|reservation|ticket|shipment|subscription|purchase|donation|transaction|ledger|credit|voucher|coupon|redeem|sms|notif|invit|message|send)/i;
 
 /**
  * Pre-checked only where a duplicate costs something outside this request (money, a provider object) or creates
@@ -192,7 +192,7 @@ function preselection(endpoint: EndpointFinding, external: boolean, note: string
   if (AUTH_ROUTE.test(endpoint.path)) return { checked: false, note: join('sign-in/session route: a repeat re-authenticates, nothing to deduplicate', note) };
   if (endpoint.method === 'DELETE' || endpoint.method === 'PUT') return { checked: false, note: join(`${endpoint.method} is idempotent by nature: a repeat leaves the same state`, note) };
   const harmful = HARMFUL_DUPLICATE.exec(`${endpoint.path} ${endpoint.handler ?? ''}`);
-  if (harmful) return { checked: true, note: join(`creates ${/mail|sms|notif|invite|message|send/i.test(harmful[1]!) ? 'a message to a person' : `a record (${harmful[1]!.toLowerCase()})`} a duplicate would harm`, note) };
+  if (harmful) return { checked: true, note: join(`creates ${/sms|notif|invit|message|send/i.test(harmful[1]!) ? 'a message to a person' : `a record (${harmful[1]!.toLowerCase()})`} a duplicate would harm`, note) };
   return { checked: false, note: join('no external or money effect found in its code: check it if a second copy would harm', note) };
 }
 

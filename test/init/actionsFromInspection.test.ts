@@ -64,6 +64,8 @@ describe('wizard pre-selection', () => {
         { kind: 'endpoint', id: 'c', file: 'src/orders.ts', line: 4, method: 'POST', path: '/orders', framework: 'express', prefixResolved: true, handler: 'placeOrder' },
         { kind: 'endpoint', id: 'd', file: 'src/invites.ts', line: 4, method: 'POST', path: '/teams/:teamId/invitations', framework: 'express', prefixResolved: true, handler: 'inviteMember' },
         { kind: 'endpoint', id: 'e', file: 'src/billing.ts', line: 4, method: 'POST', path: '/billing/portal', framework: 'express', prefixResolved: true, handler: 'openPortal', touchesPayment: true },
+        { kind: 'endpoint', id: 'f', file: 'src/auth.ts', line: 4, method: 'POST', path: '/signInWithEmail', framework: 'nextjs', prefixResolved: false, handler: 'signInWithEmail', transport: 'server-action' },
+        { kind: 'endpoint', id: 'g', file: 'src/auth.ts', line: 9, method: 'POST', path: '/updateEmail', framework: 'nextjs', prefixResolved: false, handler: 'updateEmail', transport: 'server-action' },
       ],
     };
     const byName = new Map(actionsFromInspection(inspection).map((c) => [c.action.name, c]));
@@ -76,6 +78,9 @@ describe('wizard pre-selection', () => {
     expect(byName.get('inviteMember')?.note).toContain('a message to a person');
     expect(byName.get('openPortal')?.checked).toBe(true);
     expect(byName.get('openPortal')?.note).toContain('external or money effect');
+    expect(byName.get('signInWithEmail')?.checked).toBe(false);
+    expect(byName.get('signInWithEmail')?.note).toContain('sign-in');
+    expect(byName.get('updateEmail')?.checked).toBe(false);
   });
 });
 

@@ -40,3 +40,37 @@ describe('code facts follow a registered handler into controllers and services',
     expect(factsFor(ctx, (ctx.config as Config).actions[0]!)).toBeUndefined();
   });
 });
+
+describe('leases from the calls: PayPal has no time-out by default, a platform limit bounds it', () => {
+  const paypal = (extra: string) => ({
+    'app/api/capture/route.ts': `import { Client, OrdersController } from '@paypal/paypal-server-sdk';
+const orders = new OrdersController(new Client({}));
+${extra}export async function POST(req: Request) {
+  const { orderId, cartId } = await req.json();
+  return Response.json(await orders.captureOrder({ id: orderId, paypalRequestId: \`capture:\${cartId}\` }));
+}
+`,
+  });
+  const config = (source: string) => ({ ...base, payments: ['paypal'], actions: [{ name: 'captureCart', trigger: 'http', route: 'POST /api/capture', significantFields: ['orderId'], source }] });
+
+  it('an unbounded client gets a renewed lease, and the finding says so', async () => {
+    const { decideLease, worstCaseOf } = await import('../../src/model/timing.js');
+    const ctx = contextFor({ name: 'paypal', files: paypal(''), config: config('app/api/capture/route.ts:4'), dependencies: { '@paypal/paypal-server-sdk': '^2.5.0' } });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    expect(facts.budgets).toEqual([{ provider: 'paypal', timeoutMs: null, attempts: 1, evidence: 'the PayPal SDK sets no request time-out by default (timeout: 0)' }]);
+    const lease = decideLease((ctx.config as Config).actions[0]!, 2_000, true, 'multi-instance', worstCaseOf(facts.budgets, facts.platformCap));
+    expect(lease.heartbeatMs).toBe(10_000);
+    expect(lease.raisedFor?.ms).toBeNull();
+  });
+
+  it('maxDuration in the route bounds the worst case, so a plain lease covers it', async () => {
+    const { decideLease, worstCaseOf } = await import('../../src/model/timing.js');
+    const ctx = contextFor({ name: 'paypal-capped', files: paypal('export const maxDuration = 10;\n'), config: config('app/api/capture/route.ts:5'), dependencies: { '@paypal/paypal-server-sdk': '^2.5.0' } });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    const worst = worstCaseOf(facts.budgets, facts.platformCap)!;
+    expect(worst).toEqual({ ms: 10_000, text: 'PayPal: no time-out × 1 attempt (the PayPal SDK sets no request time-out by default (timeout: 0)), capped by maxDuration = 10 in the route' });
+    const lease = decideLease((ctx.config as Config).actions[0]!, 2_000, true, 'multi-instance', worst);
+    expect(lease.heartbeatMs).toBeUndefined();
+    expect(lease.lockTimeoutMs).toBeGreaterThanOrEqual(10_000);
+  });
+});

@@ -79,7 +79,7 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
       retentionMs: retention.effectiveMs,
       volumePerDay: action.volumePerDay ?? sharedVolume,
       volumeAssumed: action.volumePerDay === undefined && volumeGiven === undefined,
-      existing: existingAll.filter((item) => action.source !== undefined && action.source.startsWith(item.file)).map((item) => `${item.mechanism}: ${item.detail}`),
+      existing: existingFor(action, existingAll, factsOf(options.code, action.name)),
       ...(factsOf(options.code, action.name) ? { facts: factsOf(options.code, action.name)! } : {}),
     }),
   );
@@ -164,6 +164,20 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
   };
   model.constraints = checkConstraints(model);
   return model;
+}
+
+/**
+ * Protection credited to one action: inside its handler and the helpers it reaches when the code was followed (with
+ * the evidence's location), else anywhere in its handler's file.
+ */
+function existingFor(action: Config['actions'][number], existing: readonly ExistingProtection[], facts: ActionCodeFacts | undefined): string[] {
+  const spans = facts?.spans ?? [];
+  if (spans.length > 0) {
+    return existing
+      .filter((item) => spans.some((span) => span.file === item.file && item.line >= span.from && item.line <= span.to))
+      .map((item) => `${item.mechanism}: ${item.detail} (${item.file}:${item.line})`);
+  }
+  return existing.filter((item) => action.source !== undefined && action.source.startsWith(item.file)).map((item) => `${item.mechanism}: ${item.detail}`);
 }
 
 function factsOf(code: readonly ActionCodeFacts[] | undefined, name: string): ActionCodeFacts | undefined {

@@ -44,8 +44,9 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     spans.push({ file: source.rel, from: lineOf(source, node), to: source.sf.getLineAndCharacterOfPosition(node.end).line + 1 });
     const steps: Array<{ pos: number; run: () => void }> = [];
     for (const c of providerCalls(source)) {
-      if (c.call.pos < node.pos || c.call.end > node.end || repeatsSafely(c) || inNested(c.call, node, seen)) continue;
-      steps.push({ pos: c.call.pos, run: () => callFacts.push({ provider: c.provider, operation: c.operation, risk: c.risk, file: source.rel, line: lineOf(source, c.call), keyed: c.key !== undefined || c.opaqueOptions, ...(via ? { via } : {}) }) });
+      if (c.call.pos < node.pos || c.call.end > node.end || inNested(c.call, node, seen)) continue;
+      const safe = repeatsSafely(c);
+      steps.push({ pos: c.call.pos, run: () => callFacts.push({ provider: c.provider, operation: c.operation, risk: c.risk, file: source.rel, line: lineOf(source, c.call), keyed: c.key !== undefined || c.opaqueOptions, ...(via ? { via } : {}), ...(safe ? { repeatsSafely: true } : {}) }) });
     }
     for (const w of writesIn(node, source)) steps.push({ pos: w.pos, run: () => writes.push(w.fact) });
     if (depth < MAX_DEPTH) {

@@ -31,6 +31,8 @@ export interface ProviderCallFact {
   keyed: boolean;
   /** The helper function the call sits in, when it is not the handler itself. */
   via?: string;
+  /** An update, cancel or delete: repeating it leaves the same state. */
+  repeatsSafely?: boolean;
 }
 
 export interface WriteFact {

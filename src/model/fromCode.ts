@@ -6,7 +6,7 @@ import { impactOfOperation, objectOf, providerName, worstImpact, type OperationI
 export interface ActionCodeDesign {
   handler: string;
   handlerName?: string;
-  calls: Array<{ call: string; location: string; keyed: boolean; via?: string; impact: OperationImpact }>;
+  calls: Array<{ call: string; location: string; keyed: boolean; via?: string; repeatsSafely?: boolean; impact: OperationImpact }>;
   writes: Array<{ target: string; kind: string; location: string; unique?: string }>;
 }
 
@@ -27,7 +27,14 @@ export function codeDesign(facts: ActionCodeFacts): ActionCodeDesign {
   return {
     handler: `${facts.handler.file}:${facts.handler.line}`,
     ...(facts.handler.name ? { handlerName: facts.handler.name } : {}),
-    calls: facts.calls.map((c) => ({ call: callName(c), location: `${c.file}:${c.line}`, keyed: c.keyed, ...(c.via && c.via !== facts.handler.name ? { via: c.via } : {}), impact: impactOfOperation(c.provider, c.operation, c.risk) })),
+    calls: facts.calls.map((c) => ({
+      call: callName(c),
+      location: `${c.file}:${c.line}`,
+      keyed: c.keyed,
+      ...(c.via && c.via !== facts.handler.name ? { via: c.via } : {}),
+      ...(c.repeatsSafely ? { repeatsSafely: true } : {}),
+      impact: c.repeatsSafely ? { impact: 'harmless' as const, severity: 'note' as const, text: `repeats \`${callName(c)}\`, which sets the same state at ${providerName(c.provider)} again: harmless` } : impactOfOperation(c.provider, c.operation, c.risk),
+    })),
     writes: facts.writes.map((w) => ({ target: w.target, kind: w.kind, location: `${w.file}:${w.line}`, ...(w.uniqueColumns?.length ? { unique: w.uniqueColumns.join('; ') } : {}) })),
   };
 }
@@ -42,7 +49,7 @@ export function describeFromCode(design: ActionCodeDesign, databaseLabel: string
   if (design.calls.length > 0) {
     parts.push(
       ` calls ${design.calls
-        .map((c) => `\`${c.call}\` (\`${c.location}\`${c.via ? `, through \`${c.via}\`` : ''}, ${c.keyed ? 'with an idempotency key' : 'no idempotency key'})`)
+        .map((c) => `\`${c.call}\` (\`${c.location}\`${c.via ? `, through \`${c.via}\`` : ''}, ${c.repeatsSafely ? 'safe to repeat' : c.keyed ? 'with an idempotency key' : 'no idempotency key'})`)
         .join(', then ')}`,
     );
   }
@@ -51,12 +58,14 @@ export function describeFromCode(design: ActionCodeDesign, databaseLabel: string
   }
   if (design.calls.length === 0 && design.writes.length === 0) parts.push(' makes no provider call and no write the inspector recognises');
   parts.push('.');
-  if (design.calls.length > 0 && effects.length === 0) parts.push(' Every provider call here creates a harmless object (a session or link the customer may never use), so a duplicate costs nothing at the provider.');
+  if (design.calls.length > 0 && effects.length === 0) {
+    parts.push(design.calls.every((c) => c.repeatsSafely) ? ' Every provider call here sets state that a repeat leaves unchanged (an update, cancel or delete), so a duplicate costs nothing at the provider.' : ' Every provider call here is harmless to repeat (a session or link the customer may never use, or an update that sets the same state), so a duplicate costs nothing at the provider.');
+  }
   return parts.join('');
 }
 
 /** What a duplicate run costs, from the worst provider operation the code performs, then from its writes. */
-export function impactFromCode(design: ActionCodeDesign, trigger: string): { text: string; severity: 'financial' | 'data' | 'external' | 'notification' } | undefined {
+export function impactFromCode(design: ActionCodeDesign, trigger: string): { text: string; severity: 'financial' | 'data' | 'external' | 'notification' } {
   const worst = worstImpact(design.calls.map((c) => c.impact));
   const creates = design.writes.filter((w) => w.kind === 'create');
   const rewrites = design.writes.filter((w) => w.kind === 'upsert' || w.kind === 'update');
@@ -72,7 +81,8 @@ export function impactFromCode(design: ActionCodeDesign, trigger: string): { tex
   if (rewrites.length > 0) {
     return { text: `${subject} rewrites ${list(rewrites)} with the same values, harmless by itself; the risk is order: ${trigger === 'webhook' ? 'an older event resent late' : 'an older request replayed late'} overwrites newer state unless the write checks a version or timestamp.`, severity: 'data' };
   }
-  return undefined;
+  // Followed, but nothing recognised: say so rather than guess from the action's name.
+  return { text: `${subject} repeats whatever its handler does; no provider call that creates or moves something and no insert was recognised in its code, so what a second run costs must be read from the handler itself.`, severity: 'data' };
 }
 
 const COMPENSATING = ['del', 'delete', 'cancel', 'expire', 'voidInvoice', 'createReversal', 'refundOrCancelPayment', 'cancelAuthorisedPaymentByPspReference', 'refundCapturedPayment', 'voidPayment'];
@@ -115,7 +125,7 @@ export function stepName(call: string): string {
  */
 export function proposeSaga(action: { name: string; slug: string; configuredSteps: number }, facts: ActionCodeFacts): ProposedSaga | undefined {
   if (action.configuredSteps > 1) return undefined;
-  const effects = facts.calls.filter((c) => c.risk === 'moves-money' || c.risk === 'billable-object');
+  const effects = facts.calls.filter((c) => !c.repeatsSafely && (c.risk === 'moves-money' || c.risk === 'billable-object'));
   if (effects.length < 2) return undefined;
   const steps = effects.map((c, i) => {
     const undo = compensationFor(c);

@@ -110,14 +110,15 @@ async function readPreviousHtml(root: string, output: string): Promise<string[]>
  * The code was already read (init passes its inspection), so the rules cost one more parse and no second inspection.
  * A plain `generate` never reads code: it uses the findings init recorded, or says the code was not checked.
  */
-async function findingsFromCode(cwd: string, config: Config, inspection: InspectionInput): Promise<readonly CodeFinding[]> {
+async function snapshotFromCode(cwd: string, config: Config, inspection: InspectionInput, findings: readonly CodeFinding[] | undefined): Promise<ProjectSnapshot> {
   const { auditProject } = await import('./findings/auditProject.js');
-  return (await auditProject(cwd, { config, inspection: inspection as Pick<Inspection, 'findings'> })).findings;
+  const audited = await auditProject(cwd, { config, inspection: inspection as Pick<Inspection, 'findings'> });
+  return snapshotOf(inspection, findings ?? audited.findings, audited.actionFacts);
 }
 
 /** What init recorded, with findings passed by a caller (tests, the programmatic API) taking precedence. */
 function withFindings(recorded: ProjectSnapshot, findings: readonly CodeFinding[] | undefined): ProjectSnapshot {
-  return findings ? snapshotOf(recorded.inspection, findings) : recorded;
+  return findings ? snapshotOf(recorded.inspection, findings, recorded.actionFacts) : recorded;
 }
 
 interface Rendered {
@@ -136,11 +137,11 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   // init passes its inspection (and runs the findings rules); generate reuses what init recorded, so both render the
   // same document.
   const snapshot = options.inspection
-    ? snapshotOf(options.inspection, options.findings ?? (await findingsFromCode(options.cwd, config, options.inspection)))
+    ? await snapshotFromCode(options.cwd, config, options.inspection, options.findings)
     : withFindings(await readSnapshot(path.resolve(options.cwd)), options.findings);
   const [{ readApplyRecord }, { withWiring }] = await Promise.all([import('./apply/applyRecord.js'), import('./apply/withWiring.js')]);
   // What `apply` wired and left manual, so the document tells the reader (absent until apply has run).
-  const model = withWiring(buildDesign(config, snapshot.inspection, { now, ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}) }), await readApplyRecord(path.resolve(options.cwd)));
+  const model = withWiring(buildDesign(config, snapshot.inspection, { now, ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}), ...(snapshot.actionFacts ? { code: snapshot.actionFacts } : {}) }), await readApplyRecord(path.resolve(options.cwd)));
   const [{ buildFigures, renderFigures }, { renderDocument }] = await Promise.all([import('./diagrams/index.js'), import('./render/renderDocument.js')]);
   let figures = buildFigures(model);
   if (format === 'html') {

@@ -1,4 +1,5 @@
 import type { CodeFinding } from '../findings/types.js';
+import type { ActionCodeFacts } from '../model/codeFacts.js';
 import type { InspectionInput } from '../model/index.js';
 import type { FormattedFile } from './format.js';
 import { readInside } from './safePath.js';
@@ -18,11 +19,17 @@ export interface ProjectSnapshot {
   inspection: InspectionInput;
   /** Absent when the code was never audited (a design made from the config alone). */
   codeFindings?: readonly CodeFinding[];
+  /** What each configured action's code does, read by the findings engine; absent when the code was not read. */
+  actionFacts?: readonly ActionCodeFacts[];
 }
 
 /** What init learnt from the code, in the stable form the snapshot file keeps. */
-export function snapshotOf(inspection: InspectionInput, codeFindings?: readonly CodeFinding[]): ProjectSnapshot {
-  return { inspection: creditedProtection(inspection), ...(codeFindings ? { codeFindings: [...codeFindings].filter(isCodeFinding).sort(byLocation) } : {}) };
+export function snapshotOf(inspection: InspectionInput, codeFindings?: readonly CodeFinding[], actionFacts?: readonly ActionCodeFacts[]): ProjectSnapshot {
+  return {
+    inspection: creditedProtection(inspection),
+    ...(codeFindings ? { codeFindings: [...codeFindings].filter(isCodeFinding).sort(byLocation) } : {}),
+    ...(actionFacts?.length ? { actionFacts: [...actionFacts].filter(isActionFacts).sort((a, b) => (a.action < b.action ? -1 : a.action > b.action ? 1 : 0)) } : {}),
+  };
 }
 
 const byLocation = (a: CodeFinding, b: CodeFinding) =>
@@ -52,6 +59,7 @@ export function snapshotFile(snapshot: ProjectSnapshot): FormattedFile[] {
     $comment: 'Written by idempotency-builder init: protection found in the code and findings on it, as the design shows them. Re-run init to refresh.',
     findings: snapshot.inspection.findings,
     ...(snapshot.codeFindings ? { codeFindings: snapshot.codeFindings } : {}),
+    ...(snapshot.actionFacts ? { actionFacts: snapshot.actionFacts } : {}),
   };
   return [{ path: SNAPSHOT_PATH, class: 'managed', contents: `${JSON.stringify(body, null, 2)}\n`, formatted: true }];
 }
@@ -68,6 +76,16 @@ const isCodeFinding = (value: unknown): value is CodeFinding => {
     typeof f.line === 'number' && typeof f.column === 'number' && ['error', 'warning', 'note'].includes(f.severity as string);
 };
 
+const isActionFacts = (value: unknown): value is ActionCodeFacts => {
+  const f = value as Partial<ActionCodeFacts> | null;
+  const located = (x: unknown) => typeof x === 'object' && x !== null && typeof (x as { file?: unknown }).file === 'string' && typeof (x as { line?: unknown }).line === 'number';
+  return typeof f === 'object' && f !== null && typeof f.action === 'string' && located(f.handler) &&
+    Array.isArray(f.calls) && f.calls.every((c) => located(c) && typeof c.provider === 'string' && typeof c.operation === 'string' && typeof c.risk === 'string' && typeof c.keyed === 'boolean') &&
+    Array.isArray(f.writes) && f.writes.every((w) => located(w) && typeof w.target === 'string' && typeof w.kind === 'string') &&
+    (f.spans === undefined || (Array.isArray(f.spans) && f.spans.every((x) => typeof x?.file === 'string' && typeof x.from === 'number' && typeof x.to === 'number'))) &&
+    Array.isArray(f.budgets) && f.budgets.every((b) => typeof b.provider === 'string' && (b.timeoutMs === null || typeof b.timeoutMs === 'number') && typeof b.attempts === 'number' && typeof b.evidence === 'string');
+};
+
 const EMPTY: ProjectSnapshot = { inspection: { findings: [] } };
 
 /** The snapshot on disk (never through a link); an unreadable or hand-broken one counts as empty. */
@@ -75,9 +93,13 @@ export async function readSnapshot(root: string): Promise<ProjectSnapshot> {
   const text = await readInside(root, SNAPSHOT_PATH);
   if (text === undefined) return EMPTY;
   try {
-    const raw = JSON.parse(text) as { findings?: unknown; codeFindings?: unknown };
+    const raw = JSON.parse(text) as { findings?: unknown; codeFindings?: unknown; actionFacts?: unknown };
     const protection = { findings: Array.isArray(raw.findings) ? raw.findings.filter(isFinding) : [] };
-    return snapshotOf(protection, Array.isArray(raw.codeFindings) ? (raw.codeFindings as unknown[]).filter(isCodeFinding) : undefined);
+    return snapshotOf(
+      protection,
+      Array.isArray(raw.codeFindings) ? (raw.codeFindings as unknown[]).filter(isCodeFinding) : undefined,
+      Array.isArray(raw.actionFacts) ? (raw.actionFacts as unknown[]).filter(isActionFacts) : undefined,
+    );
   } catch {
     return EMPTY;
   }

@@ -6,6 +6,9 @@ import { parseSource } from '../inspect/parse/parseSource.js';
 import { isFrontEndPath } from '../inspect/files/isFrontEnd.js';
 import { walkProject } from '../inspect/files/walkProject.js';
 import type { Inspection } from '../inspect/types.js';
+import type { ActionCodeFacts } from '../model/codeFacts.js';
+import { actionFacts } from './actionFacts.js';
+import { consumersAndCrons } from './localInspection.js';
 import { runRules } from './runRules.js';
 import { readSchemaFacts } from './schemaFacts.js';
 import type { CodeFinding, ProjectContext, SourceContext } from './types.js';
@@ -13,13 +16,15 @@ import type { CodeFinding, ProjectContext, SourceContext } from './types.js';
 export interface AuditOptions {
   /** Use this config instead of reading idempotency.config.json (or none: `null`). */
   config?: Config | null;
-  /** Reuse an inspection already made (generate has one); otherwise one is run for consumers and crons. */
+  /** Reuse an inspection already made (generate has one); otherwise consumers and crons are found on the same parse. */
   inspection?: Pick<Inspection, 'findings'>;
 }
 
 export interface AuditResult {
   root: string;
   findings: CodeFinding[];
+  /** What each configured action's code does (handler, calls, writes, client time-outs), for the design. */
+  actionFacts: ActionCodeFacts[];
   filesScanned: number;
   warnings: string[];
 }
@@ -58,9 +63,10 @@ export async function auditProject(dir: string, options: AuditOptions = {}): Pro
   }
   const schema = readSchemaFacts(schemaTexts);
   const sources: SourceContext[] = texts.map(([rel, text]) => ({ rel, text, sf: parseSource(rel, text).sf, schema, dependencies }));
-  const inspection = options.inspection ?? (await import('../inspect/index.js').then((m) => m.inspectProject(root)));
+  // generate passes the inspection init made; `audit` alone finds consumers and crons on the files parsed above.
+  const inspection = options.inspection ?? consumersAndCrons(sources, auxiliary);
   const ctx: ProjectContext = { sources, schema, auxiliary, dependencies, inspection, ...(config ? { config } : {}) };
-  return { root, findings: runRules(ctx), filesScanned: sources.length, warnings: walked.warnings };
+  return { root, findings: runRules(ctx), actionFacts: actionFacts(ctx), filesScanned: sources.length, warnings: walked.warnings };
 }
 
 async function readJson(file: string): Promise<{ dependencies?: Record<string, unknown>; devDependencies?: Record<string, unknown> } | undefined> {

@@ -1,11 +1,11 @@
 import { ts } from 'ts-morph';
 import { propertyName, stringValue, unwrap } from '../inspect/parse/astHelpers.js';
-import { literal } from './stripeCalls.js';
+import { literal } from './providerCalls.js';
 import { calls } from './walk.js';
 
 export interface DataAccess {
   call: ts.CallExpression;
-  kind: 'read' | 'create' | 'upsert';
+  kind: 'read' | 'create' | 'upsert' | 'update' | 'delete';
   /** Table, model or provider resource, e.g. 'customer', 'customers', 'stripe.customers'. */
   target: string;
   /** Equality columns of a read. */
@@ -58,6 +58,8 @@ function prisma(call: ts.CallExpression): DataAccess | undefined {
   if (PRISMA_READ.test(method)) return { call, kind: 'read', target: model, columns: whereKeys(literal(call.arguments[0])) };
   if (method === 'create' || method === 'createMany') return { call, kind: 'create', target: model, columns: [] };
   if (method === 'upsert') return { call, kind: 'upsert', target: model, columns: [] };
+  if (method === 'update' || method === 'updateMany') return { call, kind: 'update', target: model, columns: [] };
+  if (method === 'delete' || method === 'deleteMany') return { call, kind: 'delete', target: model, columns: [] };
   return undefined;
 }
 
@@ -78,6 +80,8 @@ function queryBuilder(chain: Link[], call: ts.CallExpression): DataAccess | unde
   const names = chain.map((l) => l.name);
   if (names.includes('upsert') || names.includes('onConflict')) return { call, kind: 'upsert', target: table, columns: [] };
   if (names.includes('insert')) return { call, kind: 'create', target: table, columns: [] };
+  if (names.includes('update')) return { call, kind: 'update', target: table, columns: [] };
+  if (names.includes('delete') || names.includes('del')) return { call, kind: 'delete', target: table, columns: [] };
   if (names.includes('select') || names.includes('first') || names.includes('where')) {
     const columns = chain.filter((l) => l.name === 'eq' || l.name === 'where').flatMap((l) => {
       const col = stringValue(l.args[0]);

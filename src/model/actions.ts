@@ -5,6 +5,9 @@ import { parseHttpRoute, toCodeName } from './naming.js';
 import { decideLease, expectedDuration } from './timing.js';
 import { assessUniqueness } from './uniqueness.js';
 import { deriveProviderKeyExample } from './providers.js';
+import type { ActionCodeFacts } from './codeFacts.js';
+import { codeDesign, describeFromCode, impactFromCode } from './fromCode.js';
+import { worstCaseOf } from './timing.js';
 import type { ActionDesign, ActionKeyDesign, FieldExclusion, StepDesign } from './types.js';
 
 export interface ActionContext {
@@ -15,6 +18,8 @@ export interface ActionContext {
   volumePerDay: number;
   volumeAssumed: boolean;
   existing: string[];
+  /** What the findings engine read from the action's code, when it did. */
+  facts?: ActionCodeFacts;
 }
 
 const SAMPLE_UUID = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -121,7 +126,9 @@ function defaultScope(action: ActionConfig): { scope: Scope; reason: string } {
 
 function buildKey(action: ActionConfig, scope: Scope): { key: ActionKeyDesign; bits: number; standard?: string; variable: string } {
   const prefix = `${SCOPE_EXAMPLES[scope]}_${toCodeName(action.name)}`;
-  const source = action.key?.source ?? (action.trigger === 'http' ? 'client' : 'derived');
+  // Only an HTTP caller can send a key header; webhooks, messages and jobs are keyed by what the sender does send.
+  const configured = action.key?.source ?? (action.trigger === 'http' ? 'client' : 'derived');
+  const source = configured === 'client' && action.trigger !== 'http' ? 'derived' : configured;
   if (source === 'client') {
     return {
       key: {
@@ -154,8 +161,8 @@ function buildKey(action: ActionConfig, scope: Scope): { key: ActionKeyDesign; b
   return {
     key: {
       source,
-      sourceLabel: 'Derived from the request',
-      carrier: `computed by the server from ${from.join(' + ')}`,
+      sourceLabel: action.trigger === 'webhook' ? 'Provider event id' : action.trigger === 'consumer' ? 'Message id' : action.trigger === 'cron' ? 'Job name + scheduled slot' : 'Derived from the request',
+      carrier: derivedCarrier(action, from),
       from,
       format: `{scope}_{action}_sha256(${from.join(' + ')})`,
       example: `${prefix}_${SAMPLE_HASH}`,
@@ -165,10 +172,29 @@ function buildKey(action: ActionConfig, scope: Scope): { key: ActionKeyDesign; b
   };
 }
 
+/** Where a derived key comes from, in the sender's own terms: never a header the sender does not send. */
+function derivedCarrier(action: ActionConfig, from: readonly string[]): string {
+  const fields = from.join(' + ');
+  const plain = from.length === 1 && /^(id|eventId|event\.id)$/.test(from[0]!);
+  switch (action.trigger) {
+    case 'webhook':
+      if (action.provider === 'stripe') return `the Stripe event id: \`event.id\` of the event stripe.webhooks.constructEvent verified, the same on every resend${plain ? '' : ` (key fields: ${fields})`}; Stripe sends no Idempotency-Key header`;
+      if (action.provider === 'adyen') return `pspReference + eventCode of each notification item, since one payment has several event codes and each is applied once${from.join() === 'pspReference,eventCode' ? '' : ` (key fields: ${fields})`}; Adyen sends no Idempotency-Key header`;
+      if (action.provider === 'paypal') return `the PayPal webhook event id: \`id\` of the verified event, the same on every resend${plain ? '' : ` (key fields: ${fields})`}; PayPal sends no Idempotency-Key header`;
+      return `the sender's event id (${fields}), the same on every resend; the sender sends no Idempotency-Key header`;
+    case 'consumer':
+      return `${fields}: the broker's message id (BullMQ \`job.id\`, SQS MessageId, a RabbitMQ messageId property) or a business key from the payload, the same on every redelivery`;
+    case 'cron':
+      return `${fields}: the job's name and the slot it was scheduled for (not when it started), the same for every instance that fires it`;
+    default:
+      return `computed by the server from ${fields}`;
+  }
+}
+
 function defaultDerivation(action: ActionConfig): string[] {
   switch (action.trigger) {
     case 'webhook':
-      return ['eventId'];
+      return action.provider === 'adyen' ? ['pspReference', 'eventCode'] : ['eventId'];
     case 'consumer':
       return ['messageId'];
     case 'cron':
@@ -198,7 +224,7 @@ function describeRecovery(action: ActionConfig, leaseText: string, steps: StepDe
   if (provider && action.trigger === 'webhook') {
     parts.push(`The ${provider} event id decides the key, so however often ${provider} resends, the event is applied once; anything the handler calls downstream carries a key derived from the event key, so a re-run after a crash cannot repeat it.`);
   } else if (provider) {
-    parts.push(`Re-execution is safe at the provider because the ${provider} key is derived from the local key, so ${provider} returns the original result instead of moving money again. If ${provider} succeeded but the local write did not, the reconciliation job matches provider objects by that key and completes the local record.`);
+    parts.push(`Re-execution is safe at the provider because the ${provider} key is derived from the local key, so ${provider} returns the original result instead of repeating the call. If ${provider} succeeded but the local write did not, the retry gets that original result back from ${provider} and completes the local record; past ${provider}'s own key window only a manual check against the ${provider} dashboard settles it.`);
   } else if (action.provider === 'bank-transfer') {
     parts.push('Bank transfers have no provider-side deduplication: the local key goes into the payment reference, the transfer is submitted only from a COMPLETED claim, and reconciliation against the bank statement resolves any doubt before a manual resubmission.');
   }
@@ -221,19 +247,22 @@ const TRANSACTION_CLIENT: Record<string, string> = {
  * Redis store has no transaction to share with the action's writes, so there every action runs in lease mode.
  */
 function decideMode(action: ActionConfig, context: ActionContext): { mode: 'transactional' | 'lease'; reason: string } {
-  const { databaseLabel } = context;
+  const { databaseLabel, facts } = context;
   const database = context.config.stack.database;
-  const external = action.provider !== undefined || (action.steps ?? []).length > 0;
+  const calls = facts?.calls ?? [];
+  const external = action.provider !== undefined || (action.steps ?? []).length > 0 || calls.length > 0;
   const leaseOnly = database === 'redis';
   const mode = leaseOnly ? 'lease' : (action.mode ?? (external ? 'lease' : 'transactional'));
   const why = leaseOnly
-    ? 'the Redis store has no transaction that could include the action\'s own writes, so every action runs in lease mode'
+    ? "the Redis store has no transaction that could include the action's own writes, so every action runs in lease mode"
     : action.mode
       ? 'set in the configuration'
       : external
-        ? action.provider
-          ? `it calls ${PROVIDER_LABELS[action.provider]}, an effect no database transaction can undo`
-          : 'its saga steps reach other services, which no database transaction can undo'
+        ? action.provider && facts && calls.length === 0
+          ? `the configuration names ${PROVIDER_LABELS[action.provider]} for it, though its code makes no ${PROVIDER_LABELS[action.provider]} call`
+          : action.provider || calls.length > 0
+            ? `it calls ${action.provider ? PROVIDER_LABELS[action.provider] : calls.map((c) => c.provider).filter((v, i, a) => a.indexOf(v) === i).join(' and ')}, an effect no database transaction can undo`
+            : 'its saga steps reach other services, which no database transaction can undo'
         : `no provider or saga step is declared, so its effects are taken to be writes to ${databaseLabel}`;
   const client = TRANSACTION_CLIENT[database] ?? 'a node-postgres client';
   return {
@@ -248,7 +277,13 @@ function decideMode(action: ActionConfig, context: ActionContext): { mode: 'tran
 export function buildAction(action: ActionConfig, context: ActionContext): ActionDesign {
   const http = parseHttpRoute(action.route);
   const { ms: durationMs, assumed } = expectedDuration(action);
-  const lease = decideLease(action, durationMs, assumed, context.config.concurrency);
+  const worst = context.facts ? worstCaseOf(context.facts.budgets, context.facts.platformCap) : undefined;
+  // Code that makes no provider call has no provider client whose time-out the lease must outlast.
+  const leaseAction = context.facts && context.facts.calls.length === 0 ? { ...action, provider: undefined } : action;
+  const lease = decideLease(leaseAction, durationMs, assumed, context.config.concurrency, worst);
+  const code = context.facts ? codeDesign(context.facts) : undefined;
+  const codeImpact = code && !action.duplicateImpact ? impactFromCode(code, action.trigger) : undefined;
+  const mode = decideMode(action, context);
   const { scope, reason: scopeReason } = defaultScope(action);
   const { key, bits, standard, variable } = buildKey(action, scope);
   const codeName = toCodeName(action.name);
@@ -271,7 +306,7 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
       providerKeyExample: stepProvider ? deriveProviderKeyExample(stepProvider, key.example, index + 1, scope === 'global' ? 'global' : 'user-42', codeName) : undefined,
     };
   });
-  const impact = describeImpact(action);
+  const impact = codeImpact ?? describeImpact(action);
   const keysInWindow = Math.max(1, Math.round((context.volumePerDay * context.retentionMs) / 86_400_000));
   return {
     name: action.name,
@@ -283,7 +318,7 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
     method: http?.method,
     path: http?.path,
     source: action.source,
-    executes: describeExecution(action, context.databaseLabel),
+    executes: code && !action.description ? describeFromCode(code, context.databaseLabel) : describeExecution(action, context.databaseLabel),
     duplicateImpact: impact.text,
     severity: impact.severity,
     retrySources,
@@ -298,8 +333,8 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
     steps,
     expectedDurationMs: durationMs,
     durationAssumed: assumed,
-    mode: decideMode(action, context).mode,
-    modeReason: decideMode(action, context).reason,
+    mode: mode.mode,
+    modeReason: mode.reason,
     lockTimeoutMs: lease.lockTimeoutMs,
     lockJustification: lease.justification,
     heartbeatMs: lease.heartbeatMs,
@@ -307,5 +342,6 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
     uniqueness: assessUniqueness({ bits, keysInWindow, standardFormat: standard, variableParts: variable }),
     existing: context.existing,
     findings: [],
+    ...(code ? { code } : {}),
   };
 }

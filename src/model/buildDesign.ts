@@ -10,6 +10,8 @@ import { checkConstraints } from './constraints.js';
 import { decideDetection, decideRetention } from './timing.js';
 import type { CodeFinding } from '../findings/types.js';
 import { buildFindings } from './findings.js';
+import type { ActionCodeFacts } from './codeFacts.js';
+import { proposeSaga, type ProposedSaga } from './fromCode.js';
 import type { DesignModel, ExistingProtection, SagaDesign } from './types.js';
 
 /** The slice of an inspection the design uses; the inspector's full result satisfies it. */
@@ -21,6 +23,8 @@ export interface BuildOptions {
   now: Date;
   /** What the findings rules reported on the codebase (`init`, `audit`); absent when only the config is known. */
   findings?: readonly CodeFinding[];
+  /** What the findings engine read from each configured action's code (handler, calls, writes, client time-outs). */
+  code?: readonly ActionCodeFacts[];
 }
 
 const DEFAULT_VOLUME_PER_DAY = 10_000;
@@ -75,10 +79,22 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
       retentionMs: retention.effectiveMs,
       volumePerDay: action.volumePerDay ?? sharedVolume,
       volumeAssumed: action.volumePerDay === undefined && volumeGiven === undefined,
-      existing: existingAll.filter((item) => action.source !== undefined && action.source.startsWith(item.file)).map((item) => `${item.mechanism}: ${item.detail}`),
+      existing: existingFor(action, existingAll, factsOf(options.code, action.name)),
+      ...(factsOf(options.code, action.name) ? { facts: factsOf(options.code, action.name)! } : {}),
     }),
   );
-  const findings = buildFindings(options.findings ?? [], actions);
+  for (const action of config.actions) {
+    if (action.trigger !== 'http' && action.key?.source === 'client') {
+      assumptions.push(`${action.name}: the configuration asks for a client key, but a ${action.trigger === 'webhook' ? 'webhook sender' : action.trigger === 'consumer' ? 'broker' : 'scheduler'} sends no Idempotency-Key header, so the key is derived from ${action.trigger === 'webhook' ? 'the event id' : action.trigger === 'consumer' ? 'the message id' : 'the job name and scheduled slot'} instead.`);
+    }
+  }
+  const proposedSagas: ProposedSaga[] = actions.flatMap((action) => {
+    const facts = factsOf(options.code, action.name);
+    const saga = facts ? proposeSaga({ name: action.name, slug: action.slug, configuredSteps: action.steps.length }, facts) : undefined;
+    return saga ? [saga] : [];
+  });
+  const spans = new Map((options.code ?? []).flatMap((facts) => (facts.spans ? [[facts.action, facts.spans] as const] : [])));
+  const findings = buildFindings(options.findings ?? [], actions, spans);
   for (const action of actions) action.findings = findings.filter((f) => f.actions.includes(action.name));
   for (const action of actions) {
     if (action.durationAssumed) {
@@ -125,6 +141,7 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
     responses,
     providers,
     sagas,
+    proposedSagas,
     storage,
     cleanup,
     security: buildSecurity(ctx),
@@ -147,6 +164,24 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
   };
   model.constraints = checkConstraints(model);
   return model;
+}
+
+/**
+ * Protection credited to one action: inside its handler and the helpers it reaches when the code was followed (with
+ * the evidence's location), else anywhere in its handler's file.
+ */
+function existingFor(action: Config['actions'][number], existing: readonly ExistingProtection[], facts: ActionCodeFacts | undefined): string[] {
+  const spans = facts?.spans ?? [];
+  if (spans.length > 0) {
+    return existing
+      .filter((item) => spans.some((span) => span.file === item.file && item.line >= span.from && item.line <= span.to))
+      .map((item) => `${item.mechanism}: ${item.detail} (${item.file}:${item.line})`);
+  }
+  return existing.filter((item) => action.source !== undefined && action.source.startsWith(item.file)).map((item) => `${item.mechanism}: ${item.detail}`);
+}
+
+function factsOf(code: readonly ActionCodeFacts[] | undefined, name: string): ActionCodeFacts | undefined {
+  return code?.find((facts) => facts.action === name);
 }
 
 function compensationText(steps: SagaDesign['steps']): string {

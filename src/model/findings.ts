@@ -20,8 +20,12 @@ export interface FindingDesign {
 
 const ORDER: Record<Severity, number> = { error: 0, warning: 1, note: 2 };
 
-/** Pure: orders findings by severity then location, and ties each to the actions whose handler file it sits in. */
-export function buildFindings(findings: readonly CodeFinding[], actions: readonly Pick<ActionDesign, 'name' | 'source'>[]): FindingDesign[] {
+/**
+ * Pure: orders findings by severity then location, and ties each to the actions it concerns: those whose handler or
+ * helpers (the line ranges the code facts give) hold it, else, when the code was not followed, those whose handler
+ * file holds it.
+ */
+export function buildFindings(findings: readonly CodeFinding[], actions: readonly Pick<ActionDesign, 'name' | 'source'>[], spans: ReadonlyMap<string, ReadonlyArray<{ file: string; from: number; to: number }>> = new Map()): FindingDesign[] {
   return [...findings]
     .sort((a, b) => ORDER[a.severity] - ORDER[b.severity] || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line) || (a.ruleId < b.ruleId ? -1 : 1))
     .map((f) => ({
@@ -34,8 +38,14 @@ export function buildFindings(findings: readonly CodeFinding[], actions: readonl
       message: f.message,
       fix: f.fix,
       status: f.suppressed ? `accepted: ${f.suppressed.reason}` : f.baselined ? 'accepted in the baseline' : 'open',
-      actions: actions.filter((a) => a.source !== undefined && sourceFile(a.source) === f.file).map((a) => a.name),
+      actions: actions.filter((a) => concerns(a, f, spans.get(a.name))).map((a) => a.name),
     }));
+}
+
+function concerns(action: Pick<ActionDesign, 'name' | 'source'>, f: CodeFinding, spans: ReadonlyArray<{ file: string; from: number; to: number }> | undefined): boolean {
+  if (f.file === 'idempotency.config.json') return f.message.includes(action.name);
+  if (spans && spans.length > 0) return spans.some((s) => s.file === f.file && f.line >= s.from && f.line <= s.to);
+  return action.source !== undefined && sourceFile(action.source) === f.file;
 }
 
 function sourceFile(source: string): string {

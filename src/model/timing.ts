@@ -1,6 +1,7 @@
 import type { ActionConfig, Config, Provider, RetrySource, Trigger } from '../config/schema.js';
 import { describeDuration, formatDuration, parseDuration } from '../config/duration.js';
 import { PROVIDER_LABELS } from './labels.js';
+import type { ProviderBudget } from './codeFacts.js';
 import type { DetectionPolicy, RetentionPolicy } from './types.js';
 
 /** Typical duration when the config does not say; stated as an assumption in the document. */
@@ -37,9 +38,61 @@ export interface LeaseDecision {
   lockTimeoutMs: number;
   heartbeatMs?: number;
   justification: string;
+  /** Set when the calls the code makes can outlast the lease the expected duration alone would give. */
+  raisedFor?: WorstCase & { leaseFromDurationMs: number };
 }
 
-export function decideLease(action: ActionConfig, durationMs: number, assumed: boolean, concurrency: Config['concurrency']): LeaseDecision {
+/** The longest one run may legitimately take because of its provider calls: time-out × attempts, capped by the platform. */
+export interface WorstCase {
+  /** null: a client without a time-out and no platform limit, so a call may hang indefinitely. */
+  ms: number | null;
+  /** "Stripe: 80 seconds time-out × 3 attempts (stripe-node default)". */
+  text: string;
+}
+
+/** One definition for the design and the `lease-shorter-than-worst-case` rule. */
+export function worstCaseOf(budgets: readonly ProviderBudget[], cap?: { ms: number; evidence: string }): WorstCase | undefined {
+  if (budgets.length === 0) return undefined;
+  const parts = budgets.map((b) => `${PROVIDER_LABELS[b.provider as Provider] ?? b.provider}: ${b.timeoutMs === null ? 'no time-out' : `${describeDuration(b.timeoutMs)} time-out`} × ${b.attempts} attempt${b.attempts === 1 ? '' : 's'} (${b.evidence})`);
+  // Calls run one after another, so their worst cases add up.
+  const unbounded = budgets.some((b) => b.timeoutMs === null);
+  const total = unbounded ? null : budgets.reduce((sum, b) => sum + (b.timeoutMs as number) * b.attempts, 0);
+  if (cap && (total === null || cap.ms < total)) return { ms: cap.ms, text: `${parts.join('; ')}, capped by ${cap.evidence}` };
+  return { ms: total, text: parts.join('; ') };
+}
+
+const roundUp = (ms: number) => Math.ceil(ms / 1_000) * 1_000;
+
+/**
+ * The lease for one action: from its expected duration, raised to cover the worst case of the calls its code makes
+ * (a plain longer lease while that stays short, else a renewed lease that a live worker keeps however long it waits).
+ */
+export function decideLease(action: ActionConfig, durationMs: number, assumed: boolean, concurrency: Config['concurrency'], worst?: WorstCase): LeaseDecision {
+  const base = leaseFromDuration(action, durationMs, assumed, concurrency);
+  if (!worst || base.heartbeatMs) return base;
+  const skew = SKEW_BUFFER_MS[concurrency];
+  if (worst.ms !== null && worst.ms <= base.lockTimeoutMs) return base;
+  const raisedFor = { ...worst, leaseFromDurationMs: base.lockTimeoutMs };
+  const why = `${assumed ? 'An assumed' : 'The expected'} duration of ${describeDuration(durationMs)} would give a lease of ${describeDuration(base.lockTimeoutMs)}, but the provider calls in the code may legitimately take ${worst.ms === null ? 'without limit' : describeDuration(worst.ms)}: ${worst.text}.`;
+  if (worst.ms !== null && worst.ms + skew <= HEARTBEAT_LEASE_MS + skew) {
+    const lease = roundUp(worst.ms + skew);
+    return {
+      lockTimeoutMs: lease,
+      raisedFor,
+      justification: `${why} The lease is therefore that worst case plus ${describeDuration(skew)} for clock and network skew, rounded up: ${describeDuration(lease)}, so no retry can reclaim the key while a slow but healthy call is still running. Bounding the client's time-out and retries more tightly shortens it.`,
+    };
+  }
+  const lease = HEARTBEAT_LEASE_MS + skew;
+  const heartbeat = HEARTBEAT_LEASE_MS / 3;
+  return {
+    lockTimeoutMs: lease,
+    heartbeatMs: heartbeat,
+    raisedFor,
+    justification: `${why} A lease that long would hold a crashed worker's key just as long, so the lease is a short ${describeDuration(lease)} (${describeDuration(HEARTBEAT_LEASE_MS)} plus ${describeDuration(skew)} for clock and network skew) that the running worker renews every ${describeDuration(heartbeat)} while it waits on the provider: a live worker keeps the key through the whole worst case, a crashed one is detected within ${describeDuration(lease)}. Bounding the client's time-out and retries would make a plain lease enough.`,
+  };
+}
+
+function leaseFromDuration(action: ActionConfig, durationMs: number, assumed: boolean, concurrency: Config['concurrency']): LeaseDecision {
   const skew = SKEW_BUFFER_MS[concurrency];
   const durationText = `${assumed ? 'an assumed' : 'an expected'} duration of ${describeDuration(durationMs)}`;
   const providerNote =

@@ -1,4 +1,5 @@
 import type { FindingDesign } from './findings.js';
+import type { ActionCodeDesign, ProposedSaga } from './fromCode.js';
 import type {
   Database,
   Framework,
@@ -29,6 +30,8 @@ export interface DesignModel {
   responses: ResponsePolicy;
   providers: ProviderDesign[];
   sagas: SagaDesign[];
+  /** Sagas proposed from the code (several external effects in sequence) for actions the config gives no steps. */
+  proposedSagas: ProposedSaga[];
   storage: StorageDesign;
   cleanup: CleanupPolicy;
   security: SecurityItem[];
@@ -113,6 +116,8 @@ export interface ActionDesign {
   findings: FindingDesign[];
   /** What `apply` edited in the user's code for this action and what it left manual (from .idempotency-builder/apply.json). */
   wiring?: { applied: Array<{ file: string; summary: string }>; manual: Array<{ file?: string; line?: number; reason: string }> };
+  /** What its code does, when the code was read: handler, provider calls with their cost, writes. */
+  code?: ActionCodeDesign;
 }
 
 export interface RetrySourceDesign {

@@ -19,7 +19,7 @@ export interface ActionCandidate {
 export const ACTION_GROUPS = ['Touches payments', 'Webhooks', 'Message consumers', 'Scheduled jobs', 'HTTP endpoints'] as const;
 export type ActionGroup = (typeof ACTION_GROUPS)[number];
 
-const AUTH_ROUTE = /\/(log-?in|log-?out|sign-?in|sign-?out|sessions?|auth|token|oauth)(\/|$)/i;
+const AUTH_ROUTE = /\/((log-?in|log-?out|sign-?in|sign-?out)\w*|sessions?|auth|token|oauth)(\/|$)/i;
 
 const VERBS: Record<EndpointFinding['method'], string> = { POST: 'create', PUT: 'replace', PATCH: 'update', DELETE: 'delete', ALL: 'handle', GET: 'handle' };
 
@@ -64,11 +64,12 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
           name: `handle${pascal(finding.provider ?? nameFromPath(route ?? 'incoming')).replace(/Webhooks?$/, '')}Webhook`,
           trigger: 'webhook',
           route,
-          // Providers resend the same event: its id is the natural key and the type tells events apart.
-          significantFields: ['id', 'type'],
+          // Providers resend the same event: its id is the natural key and the type tells events apart. Adyen has no
+          // event id: a notification item is one pspReference + eventCode.
+          significantFields: provider === 'adyen' ? ['pspReference', 'eventCode'] : ['id', 'type'],
           provider,
           source: `${finding.file}:${finding.line}`,
-          key: { source: 'derived', from: ['id'] },
+          key: { source: 'derived', from: provider === 'adyen' ? ['pspReference', 'eventCode'] : ['id'] },
         }),
         group: 'Webhooks',
         fieldCandidates: [],
@@ -177,15 +178,22 @@ function singular(word: string): string {
   return word.replace(/([^s])s$/, '$1');
 }
 
+/** Things a second copy of harms even without a provider: money-like records, orders, messages sent to people. */
+const HARMFUL_DUPLICATE = /(order|payment|invoice|charge|refund|payout|transfer|withdraw|deposit|booking|reservation|ticket|shipment|subscription|purchase|donation|transaction|ledger|credit|voucher|coupon|redeem|sms|notif|invit|message|send)/i;
+
 /**
- * Pre-checked only where a duplicate costs something outside this request: money, a provider object, a second row.
- * Sign-in routes and naturally idempotent methods are offered unchecked, with the reason beside them.
+ * Pre-checked only where a duplicate costs something outside this request (money, a provider object) or creates
+ * something a second copy of harms (an order, a booking, a message to a person). Other plain POST/PATCH routes that
+ * only write to the app's own database are shown unchecked with that reason; sign-in routes and naturally idempotent
+ * methods too.
  */
 function preselection(endpoint: EndpointFinding, external: boolean, note: string | undefined): { checked: boolean; note?: string } {
-  if (external) return { checked: true, ...(note ? { note } : {}) };
+  if (external) return { checked: true, note: join('external or money effect: a duplicate repeats the provider call', note) };
   if (AUTH_ROUTE.test(endpoint.path)) return { checked: false, note: join('sign-in/session route: a repeat re-authenticates, nothing to deduplicate', note) };
   if (endpoint.method === 'DELETE' || endpoint.method === 'PUT') return { checked: false, note: join(`${endpoint.method} is idempotent by nature: a repeat leaves the same state`, note) };
-  return { checked: true, ...(note ? { note } : {}) };
+  const harmful = HARMFUL_DUPLICATE.exec(`${endpoint.path} ${endpoint.handler ?? ''}`);
+  if (harmful) return { checked: true, note: join(`creates ${/sms|notif|invit|message|send/i.test(harmful[1]!) ? 'a message to a person' : `a record (${harmful[1]!.toLowerCase()})`} a duplicate would harm`, note) };
+  return { checked: false, note: join('no external or money effect found in its code: check it if a second copy would harm', note) };
 }
 
 function join(reason: string, note: string | undefined): string {

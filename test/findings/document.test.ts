@@ -42,9 +42,9 @@ describe('the document written from the code', () => {
     const text = result.plan.find((p) => p.path === result.document)?.contents.replace(/\\([^\s])/g, '$1') ?? '';
     expect(result.model.codeAudited).toBe(true);
     expect(result.model.findings.map((f) => [f.ruleId, f.location, f.status])).toEqual([
-      ['lease-shorter-than-worst-case', 'src/refunds.ts:5', 'open'],
       ['client-controlled-amount', 'src/refunds.ts:7', 'accepted: support staff enter partial refunds by hand'],
       ['provider-call-without-key', 'src/refunds.ts:7', 'open'],
+      ['lease-shorter-than-worst-case', 'src/refunds.ts:5', 'open'],
     ]);
     expect(text).toContain('### Findings in the code');
     expect(text).toContain('`src/refunds.ts:7`');

@@ -52,6 +52,38 @@ describe('actionsFromInspection', () => {
   });
 });
 
+describe('wizard pre-selection', () => {
+  it('pre-checks only external or money effects and records a duplicate would harm; a plain database POST is shown unchecked with the reason', () => {
+    const inspection: Inspection = {
+      root: '/blog',
+      stack: { ...STACK, payments: ['stripe'] },
+      warnings: [],
+      findings: [
+        { kind: 'endpoint', id: 'a', file: 'src/posts.ts', line: 3, method: 'POST', path: '/categories', framework: 'express', prefixResolved: true, handler: 'createCategory' },
+        { kind: 'endpoint', id: 'b', file: 'src/posts.ts', line: 9, method: 'PATCH', path: '/profile', framework: 'express', prefixResolved: true, handler: 'updateProfile' },
+        { kind: 'endpoint', id: 'c', file: 'src/orders.ts', line: 4, method: 'POST', path: '/orders', framework: 'express', prefixResolved: true, handler: 'placeOrder' },
+        { kind: 'endpoint', id: 'd', file: 'src/invites.ts', line: 4, method: 'POST', path: '/teams/:teamId/invitations', framework: 'express', prefixResolved: true, handler: 'inviteMember' },
+        { kind: 'endpoint', id: 'e', file: 'src/billing.ts', line: 4, method: 'POST', path: '/billing/portal', framework: 'express', prefixResolved: true, handler: 'openPortal', touchesPayment: true },
+        { kind: 'endpoint', id: 'f', file: 'src/auth.ts', line: 4, method: 'POST', path: '/signInWithEmail', framework: 'nextjs', prefixResolved: false, handler: 'signInWithEmail', transport: 'server-action' },
+        { kind: 'endpoint', id: 'g', file: 'src/auth.ts', line: 9, method: 'POST', path: '/updateEmail', framework: 'nextjs', prefixResolved: false, handler: 'updateEmail', transport: 'server-action' },
+      ],
+    };
+    const byName = new Map(actionsFromInspection(inspection).map((c) => [c.action.name, c]));
+    expect(byName.get('createCategory')?.checked).toBe(false);
+    expect(byName.get('createCategory')?.note).toContain('no external or money effect found in its code');
+    expect(byName.get('updateProfile')?.checked).toBe(false);
+    expect(byName.get('placeOrder')?.checked).toBe(true);
+    expect(byName.get('placeOrder')?.note).toContain('a record (order) a duplicate would harm');
+    expect(byName.get('inviteMember')?.checked).toBe(true);
+    expect(byName.get('inviteMember')?.note).toContain('a message to a person');
+    expect(byName.get('openPortal')?.checked).toBe(true);
+    expect(byName.get('openPortal')?.note).toContain('external or money effect');
+    expect(byName.get('signInWithEmail')?.checked).toBe(false);
+    expect(byName.get('signInWithEmail')?.note).toContain('sign-in');
+    expect(byName.get('updateEmail')?.checked).toBe(false);
+  });
+});
+
 describe('parseActionText', () => {
   it('reads free-text answers into named actions with their trigger', () => {
     expect(parseActionText('create payment POST /payments; process stripe webhook, sendNotification consumer, nightly invoice job')).toEqual([

@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, type ArrowFunction, type CallExpression, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
-import { stripeCalls } from '../../findings/stripeCalls.js';
+import { providerCalls } from '../../findings/providerCalls.js';
 import { ensureNamedImport, fitStatement, spreadFirst } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import type { TransformContext, TransformOutcome } from './context.js';
@@ -10,9 +10,13 @@ const UNMOUNTED = 'idempotency middleware is not mounted on this route';
 
 type Handler = ArrowFunction | FunctionExpression | MethodDeclaration;
 
+const STRIPE_DEPENDENCY: ReadonlyMap<string, string> = new Map([['stripe', '*']]);
+
 /** The Stripe calls (as the findings engine recognises them) that lie inside this handler, keyed or not. */
 function callsIn(sf: SourceFile, handler: Handler): Array<{ call: CallExpression; keyed: boolean; opaque: boolean; operation: string; paramsIndex: number }> {
-  const found = stripeCalls(sf.compilerNode, sf.getFullText());
+  // The findings engine's matcher over the inspector's Stripe table; apply keys Stripe calls only.
+  const source = { rel: sf.getFilePath(), text: sf.getFullText(), sf: sf.compilerNode, dependencies: STRIPE_DEPENDENCY };
+  const found = providerCalls(source).filter((f) => f.provider === 'stripe');
   const all = handler.getDescendantsOfKind(SyntaxKind.CallExpression);
   return found.flatMap((f) => {
     const call = all.find((c) => c.getStart() === f.call.getStart(sf.compilerNode) && c.getEnd() === f.call.getEnd());

@@ -1,7 +1,7 @@
 import { ts } from 'ts-morph';
 import { propertyName } from '../../inspect/parse/astHelpers.js';
 import { clientInputNames, REQUEST_BODY } from '../requestPath.js';
-import { stripeCalls } from '../stripeCalls.js';
+import { providerCalls } from '../providerCalls.js';
 import type { Rule, RuleReport } from '../types.js';
 import { collect, outermostFunction } from '../walk.js';
 
@@ -14,14 +14,14 @@ export const clientControlledAmount: Rule = {
   severity: 'error',
   title: 'Client-controlled amount or price sent to the provider',
   description:
-    'An amount, price object or line item list sent to Stripe comes straight from the request body. Any client can ' +
+    'An amount, price object or line item list sent to the payment provider comes straight from the request body. Any client can ' +
     'change it; the fingerprint then treats a tampered amount as a different, legitimate request.',
   fix: 'Accept only identifiers from the client (product or price id, quantity within bounds) and look the amount up on the server (your catalogue or the provider\'s price object).',
   docsAnchor: 'finding-client-controlled-amount',
-  mentions: /stripe/i,
+  mentions: /stripe|adyen|paypal|square|mollie|paymentIntents|checkout\.sessions/i,
   checkFile(ctx) {
     const out: RuleReport[] = [];
-    for (const c of stripeCalls(ctx.sf, ctx.text)) {
+    for (const c of providerCalls(ctx)) {
       if (!c.params) continue;
       const fn = outermostFunction(c.call);
       if (!fn) continue;
@@ -33,7 +33,7 @@ export const clientControlledAmount: Rule = {
         // A line item list or price object is the client's when passed whole; otherwise its amounts are checked by name.
         const source = name === 'line_items' || name === 'price_data' ? (ts.isIdentifier(value) && tainted.has(value.text)) || REQUEST_BODY.test(value.getText()) ? value.getText() : undefined : fromClient(value, tainted);
         if (!source) continue;
-        out.push({ node: prop, message: `stripe ${c.operation} takes \`${name}\` from the request (\`${source}\`): the client decides what is charged.` });
+        out.push({ node: prop, message: `${c.provider} ${c.operation} takes \`${name}\` from the request (\`${source}\`): the client decides what is charged.` });
         break;
       }
     }

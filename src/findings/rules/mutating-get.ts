@@ -1,7 +1,7 @@
 import { ts } from 'ts-morph';
 import { stringValue } from '../../inspect/parse/astHelpers.js';
 import { dataAccesses } from '../dataAccess.js';
-import { stripeCalls } from '../stripeCalls.js';
+import { providerCalls, repeatsSafely } from '../providerCalls.js';
 import type { Rule, RuleReport } from '../types.js';
 import { calls, collect } from '../walk.js';
 
@@ -24,7 +24,7 @@ export const mutatingGet: Rule = {
     const out: RuleReport[] = [];
     for (const handler of getHandlers(ctx.sf, ctx.rel)) {
       if (EXPECTED_GET.test(handler.path)) continue;
-      const stripe = stripeCalls(handler.fn.getSourceFile(), ctx.text).find((c) => c.call.pos >= handler.fn.pos && c.call.end <= handler.fn.end);
+      const stripe = providerCalls(ctx).find((c) => c.call.pos >= handler.fn.pos && c.call.end <= handler.fn.end && !repeatsSafely(c));
       const write = stripe?.call ?? dataAccesses(handler.fn).find((a) => a.kind !== 'read')?.call ?? calls(handler.fn).find((c) => WRITE.test(`${c.expression.getText()}(`) && /prisma|\bdb\b|supabase|repo|model|knex/i.test(c.expression.getText()));
       if (!write) continue;
       out.push({ node: handler.at, message: `GET ${handler.path} changes state: \`${write.expression.getText().replace(/\s+/g, '').slice(0, 60)}\` runs on every prefetch, crawl or replay.` });

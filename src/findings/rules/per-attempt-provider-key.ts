@@ -1,5 +1,5 @@
 import { ts } from 'ts-morph';
-import { stripeCalls } from '../stripeCalls.js';
+import { keyOptionName, providerCalls } from '../providerCalls.js';
 import type { Rule, RuleReport } from '../types.js';
 import { volatilePart } from '../volatile.js';
 import { enclosingLoops, isRetryLoop } from '../walk.js';
@@ -14,18 +14,18 @@ export const perAttemptProviderKey: Rule = {
     'different key and the provider executes it again. The key only protects when every attempt sends the same value.',
   fix: 'Derive the key from something stable for the intent: the client\'s Idempotency-Key, the order or event id (e.g. `refund:${orderId}`), never randomUUID()/Date.now() or the attempt number.',
   docsAnchor: 'finding-per-attempt-provider-key',
-  mentions: /idempotencyKey/,
+  mentions: /idempotencyKey|paypalRequestId|payPalRequestId/,
   checkFile(ctx) {
     const out: RuleReport[] = [];
-    for (const c of stripeCalls(ctx.sf, ctx.text)) {
+    for (const c of providerCalls(ctx)) {
       if (!c.key) continue;
       const volatile = volatilePart(c.key);
       if (volatile) {
-        out.push({ node: c.key, message: `stripe ${c.operation} gets an idempotencyKey from \`${volatile.getText()}\`, which is new on every attempt.` });
+        out.push({ node: c.key, message: `${c.provider} ${c.operation} gets a key (${keyOptionName(c.provider)}) from \`${volatile.getText()}\`, which is new on every attempt.` });
         continue;
       }
       const counter = retryCounter(c.call, c.key);
-      if (counter) out.push({ node: c.key, message: `stripe ${c.operation} is retried in a loop with a key that includes the attempt counter \`${counter}\`.` });
+      if (counter) out.push({ node: c.key, message: `${c.provider} ${c.operation} is retried in a loop with a key that includes the attempt counter \`${counter}\`.` });
     }
     return out;
   },

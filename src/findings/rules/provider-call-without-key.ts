@@ -1,38 +1,43 @@
 import { ts } from 'ts-morph';
-import { MONEY_MOVING, property, stripeCalls } from '../stripeCalls.js';
-import type { Rule, Severity } from '../types.js';
+import { impactOfOperation } from '../../model/impact.js';
+import { KEY_OPTIONS, keyOptionName, property, providerCalls, repeatsSafely } from '../providerCalls.js';
+import type { Rule } from '../types.js';
 
-/** What a duplicate of this operation does, which sets how loudly we say it. */
-function impactOf(operation: string, params: ts.ObjectLiteralExpression | undefined): { severity: Severity; text: string } {
-  if (operation === 'paymentIntents.create') {
-    const confirm = params ? property(params, 'confirm') : undefined;
-    return confirm && confirm.kind === ts.SyntaxKind.TrueKeyword
-      ? { severity: 'error', text: 'charges the customer a second time (the intent is confirmed on creation)' }
-      : { severity: 'warning', text: 'creates a second PaymentIntent, a second payment the client can confirm' };
-  }
-  if (operation.startsWith('subscription')) return { severity: 'error', text: 'starts a second subscription that bills the customer again' };
-  if (MONEY_MOVING.has(operation)) return { severity: 'error', text: 'moves money a second time' };
-  if (operation === 'customers.create') return { severity: 'warning', text: 'creates a second customer and splits the billing history' };
-  return { severity: 'note', text: 'creates a second object' };
-}
+const STABLE = 'derived from the local idempotency key or a business id that is the same on every attempt';
+const FIX: Partial<Record<string, string>> = {
+  stripe: `Pass \`{ idempotencyKey }\` as the request options, ${STABLE} (e.g. \`checkout:\${orderId}\`).`,
+  adyen: `Pass \`{ idempotencyKey }\` as the request options (the second argument after the request), ${STABLE}; at most 64 characters.`,
+  paypal: `Pass \`paypalRequestId\` in the request (it becomes the PayPal-Request-Id header), ${STABLE}.`,
+  square: `Set \`idempotencyKey\` in the request body, ${STABLE}.`,
+  mollie: `Pass \`idempotencyKey\` in the parameters, ${STABLE}.`,
+};
 
-/** Stripe replays the first result for a repeated Idempotency-Key; without one, a retried request creates a second object. */
+/**
+ * The provider replays the first result for a repeated key; without one, a retried request creates a second object.
+ * Checked for every provider whose SDK takes a key (Stripe, Adyen, PayPal, Square, Mollie), from the generated tables.
+ */
 export const providerCallWithoutKey: Rule = {
   id: 'provider-call-without-key',
   severity: 'error',
   title: 'Provider call without an idempotency key',
   description:
-    'A Stripe request that creates or moves something is sent without an idempotencyKey. When the response is lost ' +
-    '(timeout, crash, SDK network retry after the request reached Stripe), running the code again creates a second object.',
-  fix: 'Pass `{ idempotencyKey }` as the request options, derived from the local idempotency key or a business id that is the same on every attempt (e.g. `checkout:${orderId}`).',
+    'A payment-provider request that creates or moves something is sent without an idempotency key. When the response is lost ' +
+    '(timeout, crash, SDK network retry after the request reached the provider), running the code again creates a second object.',
+  fix: 'Pass the provider\'s idempotency key (Stripe and Adyen: `{ idempotencyKey }` request options; PayPal: `paypalRequestId`; Square and Mollie: `idempotencyKey`), derived from the local idempotency key or a business id that is the same on every attempt (e.g. `checkout:${orderId}`).',
   docsAnchor: 'finding-provider-call-without-key',
-  mentions: /stripe/i,
+  mentions: /stripe|adyen|paypal|square|mollie|paymentIntents|checkout\.sessions/i,
   checkFile(ctx) {
-    return stripeCalls(ctx.sf, ctx.text)
-      .filter((c) => !c.key && !c.opaqueOptions && !c.operation.endsWith('.update'))
+    return providerCalls(ctx)
+      .filter((c) => KEY_OPTIONS[c.provider] && !c.key && !c.opaqueOptions && !repeatsSafely(c) && c.risk !== 'harmless-object')
       .map((c) => {
-        const impact = impactOf(c.operation, c.params);
-        return { node: c.call, severity: impact.severity, message: `stripe ${c.operation} is called without an idempotencyKey: a retry ${impact.text}.` };
+        const confirm = c.params ? property(c.params, 'confirm') : undefined;
+        const impact = impactOfOperation(c.provider, c.operation, c.risk, { confirmsOnCreate: confirm?.kind === ts.SyntaxKind.TrueKeyword });
+        return {
+          node: c.call,
+          severity: impact.severity,
+          message: `${c.provider} ${c.operation} is called without ${c.provider === 'paypal' ? 'a paypalRequestId (PayPal-Request-Id)' : `an ${keyOptionName(c.provider)}`}: a retry ${impact.text}.`,
+          fix: FIX[c.provider] ?? providerCallWithoutKey.fix,
+        };
       });
   },
 };

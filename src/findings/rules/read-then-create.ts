@@ -2,7 +2,7 @@ import { ts } from 'ts-morph';
 import { isFunctionLike } from '../../inspect/parse/astHelpers.js';
 import { dataAccesses, type DataAccess } from '../dataAccess.js';
 import { isUnique, normaliseName } from '../schemaFacts.js';
-import { stripeCalls } from '../stripeCalls.js';
+import { providerCalls } from '../providerCalls.js';
 import type { Rule, RuleReport } from '../types.js';
 import { calls, collect, functionLabel } from '../walk.js';
 
@@ -23,7 +23,7 @@ export const readThenCreate: Rule = {
   mentions: /find|select|from\(|customers\.(list|search)/,
   checkFile(ctx) {
     const out: RuleReport[] = [];
-    const keyed = new Set(stripeCalls(ctx.sf, ctx.text).filter((c) => c.key || c.opaqueOptions).map((c) => c.call));
+    const keyed = new Set(providerCalls(ctx).filter((c) => c.key || c.opaqueOptions).map((c) => c.call));
     const named = collect(ctx.sf, (n): n is ts.FunctionLikeDeclaration => isFunctionLike(n) && n.body !== undefined && functionLabel(n) !== undefined);
     const byName = new Map(named.map((fn) => [functionLabel(fn) as string, fn]));
     for (const fn of named) {

@@ -2,6 +2,7 @@ import { describeDuration } from '../../config/duration.js';
 import { describeBytes } from '../../model/policies.js';
 import type { ActionDesign, DesignModel } from '../../model/types.js';
 import { formatProbability } from '../../model/uniqueness.js';
+import { planTriggers } from '../../scaffold/triggers/index.js';
 import type { CodeSamples, FigureRef } from './buildDocument.js';
 import { cell, code, md, strong } from './inline.js';
 import { githubSlug, type Block, type DeliverableId, type Inline, type Section } from './types.js';
@@ -135,6 +136,20 @@ function joinInline(parts: Inline[]): Inline[] {
   return out;
 }
 
+/**
+ * The action's story from its code, as prose: what the handler does, what a duplicate costs, how the key is found,
+ * what protects it already and what the findings say. Backtick spans are our own template's code spans.
+ */
+function codeParagraph(a: ActionDesign): string {
+  const parts = [a.executes, ` Run twice: ${lowerFirst(a.duplicateImpact)}`, ` Key source (${a.key.sourceLabel.toLowerCase()}): ${a.key.carrier}.`];
+  if (a.existing.length > 0) parts.push(` Already in place: ${a.existing.join('; ')}.`);
+  const open = a.findings.filter((f) => f.status === 'open');
+  if (open.length > 0) parts.push(` ${open.length === 1 ? 'One finding needs fixing' : `${open.length} findings need fixing`} first: ${open.map((f) => `${f.title.toLowerCase()} at \`${f.location}\``).join('; ')} (details below).`);
+  return parts.join('');
+}
+
+const lowerFirst = (text: string) => (/^(A|An|The|Two|Applying|Handling|Running|Duplicate)\b/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text);
+
 function actionAnalysis(model: DesignModel): Section {
   const blocks: Block[] = [
     heading('Action map', 'action-map'),
@@ -144,25 +159,26 @@ function actionAnalysis(model: DesignModel): Section {
         cell({ link: { href: `#${githubSlug(a.name)}`, text: a.name } }),
         cell(a.triggerLabel),
         cell(routeOf(a), a.source ? ' · ' : '', ...(a.source ? [code(a.source)] : [])),
-        cell(a.duplicateImpact),
-        cell(`${a.key.sourceLabel}: ${a.key.carrier}`),
+        cell(...md(a.duplicateImpact)),
+        cell(...md(`${a.key.sourceLabel}: ${a.key.carrier}`)),
         cell(firstSentence(a.recovery)),
       ]),
     ),
   ];
   for (const a of model.actions) {
     blocks.push(heading(a.name));
+    if (a.code) blocks.push(p(...md(codeParagraph(a))));
     blocks.push(
       table(['', ''], [
-        [cell(strong('What executes')), cell(a.executes)],
+        [cell(strong('What executes')), cell(...md(a.executes))],
         [cell(strong('Where')), cell(routeOf(a), ' in ', ...where(a))],
-        [cell(strong('Duplicate impact')), cell(a.duplicateImpact)],
+        [cell(strong('Duplicate impact')), cell(...md(a.duplicateImpact))],
         [cell(strong('Retry sources')), cell(a.retrySources.map((r) => `${r.label}: ${r.how}`).join('; '))],
         [cell(strong('Significant fields')), cell(...joinInline(a.significantFields.map((f) => code(f))))],
         [cell(strong('Failure recovery')), cell(a.recovery)],
         [cell(strong('Runtime mode')), cell(a.modeReason)],
         ...(a.existing.length > 0 ? [[cell(strong('Already in place')), cell(a.existing.join('; '))]] : []),
-        ...(a.findings.length > 0 ? [[cell(strong('Findings in its code')), a.findings.flatMap((f, i) => [...(i > 0 ? [' '] : []), `${SEVERITY_LABEL[f.severity]} at `, code(f.location), ': ', ...md(f.message)])]] : []),
+        ...(a.findings.length > 0 ? [[cell(strong('Findings in its code')), a.findings.flatMap((f, i) => [...(i > 0 ? [' '] : []), `${SEVERITY_LABEL[f.severity]} at `, code(f.location), ': ', ...md(f.message), ' Fix: ', ...md(f.fix)])]] : []),
       ]),
     );
   }
@@ -185,7 +201,7 @@ function keyDesign(model: DesignModel): Section {
     list(k.validation.map((v) => [v])),
     p('The database enforces uniqueness with ', code(`PRIMARY KEY (scope, ${model.storage.keyColumn})`), '; the middleware enforces the key shape (', code(k.charsetPattern), ') before touching the store; see the DDL in section 4.'),
     heading('Who generates it'),
-    table(['Action', 'Source', 'How'], model.actions.map((a) => [cell(a.name), cell(a.key.sourceLabel), cell(a.key.carrier)])),
+    table(['Action', 'Source', 'How'], model.actions.map((a) => [cell(a.name), cell(a.key.sourceLabel), cell(...md(a.key.carrier))])),
     p(k.generation),
     heading('Uniqueness assessment'),
     table(
@@ -327,7 +343,9 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
     heading('Action partially completed'),
     p(
       model.providers.length > 0
-        ? `The dangerous case is a provider call that succeeded while the local write did not. A reconciliation job runs every 15 minutes over records still PROCESSING a minute after their lease lapsed (a crashed worker, or a completion that could not be recorded), looks each one up at the provider by the key derived for it (${model.providers.map((pr) => RECONCILE_LOOKUP[pr.id] ?? `${pr.label}: by hand, on the reference we sent`).join('; ')}), then takes the record over with a new fencing token and completes it with the provider's result, or releases it when the provider has nothing; a record the provider cannot answer for yet is left for the next run, and --dry-run only reports. The job only reads from the provider, and a retry sends the same derived key, so money never moves twice.`
+        ? reconcileJobGenerated(model)
+          ? `The dangerous case is a provider call that succeeded while the local write did not. The scaffold's reconciliation job (reconcile/job.ts; schedule it, for example every 15 minutes) goes over records still PROCESSING a minute after their lease lapsed (a crashed worker, or a completion that could not be recorded), looks each one up at the provider by the key derived for it (${model.providers.map((pr) => RECONCILE_LOOKUP[pr.id] ?? `${pr.label}: by hand, on the reference we sent`).join('; ')}), then takes the record over with a new fencing token and completes it with the provider's result, or releases it when the provider has nothing; a record the provider cannot answer for yet is left for the next run, and --dry-run only reports. The job only reads from the provider, and a retry sends the same derived key, so money never moves twice.`
+          : `The dangerous case is a provider call that succeeded while the local write did not. The record stays PROCESSING with its lease; the next attempt (the client's retry, the provider's resend, the broker's redelivery) reclaims it once the lease lapses and calls the provider again with the same derived key (${model.providers.map((pr) => pr.label).join(', ')}), so the provider answers with its original result instead of acting twice, and the local record completes. Nothing polls the provider on its own: a record no one retries stays PROCESSING and raises the stuck-record alert, and the runbook's "Provider and local state disagree" entry settles it by hand.`
         : 'Local side effects commit in the same transaction as the completion where they live in the same database. Effects outside it (e-mails, calls to other services) carry a key derived from the local one, so a re-execution after a crash is deduplicated downstream; where a downstream system cannot deduplicate, record "sent" before sending and reconcile on doubt.',
     ),
     heading('Failed for good, or still running elsewhere?'),
@@ -348,10 +366,15 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
 }
 
 /** How the reconciliation job (reconcile/ in the scaffold) finds a record's provider object: the key derived for it. */
+/** The scaffold writes reconcile/job.ts for the PostgreSQL store when a lease-mode action creates something at a provider. */
+function reconcileJobGenerated(model: DesignModel): boolean {
+  return model.stack.storeDatabase === 'postgres' && planTriggers(model).reconciled.length > 0;
+}
+
 const RECONCILE_LOOKUP: Partial<Record<string, string>> = {
   stripe: 'Stripe: a search by the metadata tag every create call carries',
-  adyen: 'Adyen: the merchant reference, from its notifications',
-  paypal: 'PayPal: the PayPal-Request-Id',
+  adyen: 'Adyen: the merchant reference, through the lookup you give reconcile/adyen.ts over the notifications you stored (until then its records are left for you)',
+  paypal: 'PayPal: the derived PayPal-Request-Id, through the lookup you give reconcile/paypal.ts (until then its records are left for you)',
 };
 
 function payments(model: DesignModel): Section {
@@ -373,7 +396,7 @@ function payments(model: DesignModel): Section {
 
 function sagas(model: DesignModel, figures: readonly FigureRef[]): Section {
   const blocks: Block[] = [];
-  if (model.sagas.length === 0) {
+  if (model.sagas.length === 0 && model.proposedSagas.length === 0) {
     blocks.push(p('No action here is a multi-step saga: each one commits its local effect in a single step. If an action grows into several external steps, give each step its own sub-key (outer key plus step number) in the step table, and draw its compensations before building them.'));
   }
   for (const saga of model.sagas) {
@@ -385,6 +408,13 @@ function sagas(model: DesignModel, figures: readonly FigureRef[]): Section {
     blocks.push(p(saga.compensation));
     const figure = figures.find((f) => f.kind === 'saga' && f.action === saga.slug);
     if (figure) blocks.push({ type: 'figure', figureId: figure.id });
+  }
+  for (const saga of model.proposedSagas) {
+    blocks.push(heading(`${saga.action}: saga proposed from the code`));
+    blocks.push(table(['#', 'Step', 'Call in the code', 'Compensation'], saga.steps.map((s) => [
+      cell(String(s.index)), cell(s.name), cell(code(s.call), ' at ', code(s.location)), s.compensation && s.compensationCall ? cell(s.compensation, ' (', code(s.compensationCall), ')') : cell('none: manual'),
+    ])));
+    blocks.push(p(saga.note));
   }
   return section(7, 'Multi-Step (Saga) Idempotency', 'Per-step sub-keys, resuming from the first incomplete step, and compensation in reverse.', blocks);
 }

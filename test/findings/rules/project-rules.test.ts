@@ -81,7 +81,7 @@ ruleTester(leaseShorterThanWorstCase, {
       files: { 'app/api/pay/route.ts': stripeRoute('') },
       config: configWith([routeAction]),
       dependencies: { stripe: '^17.4.0' },
-      errors: [{ line: 4, message: /createPayment gets a \d+ seconds lease, but its Stripe call may run 160 seconds: 80 seconds time-out × 2 attempts/ }],
+      errors: [{ line: 4, message: /createPayment would get a lease of \d+ seconds from its assumed duration, but its Stripe call may run 160 seconds: Stripe: 80 seconds time-out × 2 attempts.*renews a lease of 33 seconds every 10 seconds/ }],
     },
     {
       name: 'platform limit caps the worst case but still exceeds the lease',

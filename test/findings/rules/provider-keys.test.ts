@@ -15,19 +15,16 @@ ruleTester(providerCallWithoutKey, {
     { name: 'refund keyed by the order id', files: { 'src/refunds.ts': refundRoute(", { idempotencyKey: `refund:${order.id}` }") } },
     { name: 'options built elsewhere may carry the key', files: { 'src/refunds.ts': refundRoute(', requestOptions(order)') } },
     { name: 'an update sets state and is safe to repeat', files: { 'src/subs.ts': `import Stripe from 'stripe';\nconst stripe = new Stripe('k');\nexport const cancel = (id: string) => stripe.subscriptions.update(id, { cancel_at_period_end: true });\n` } },
+    { name: 'a checkout session is a harmless duplicate', files: { 'src/checkout.ts': `import { stripe } from './stripe';\nexport const start = () => stripe.checkout.sessions.create({ mode: 'payment', success_url: 'https://x.test' });\n` } },
+    { name: 'a billing-portal session is a harmless duplicate', files: { 'src/portal.ts': `import { stripe } from './stripe';\nexport const portal = (customer: string) => stripe.billingPortal.sessions.create({ customer, return_url: 'https://x.test' });\n` } },
     { name: 'the app\'s own refunds table is not Stripe', files: { 'src/db.ts': `export const save = (prisma: any, r: any) => prisma.refunds.create({ data: r });\n` } },
   ],
   invalid: [
-    { name: 'refund without a key moves money twice', files: { 'src/refunds.ts': refundRoute('') }, errors: [{ line: 4, message: /refunds\.create.*moves money/, severity: 'error' }] },
+    { name: 'refund without a key moves money twice', files: { 'src/refunds.ts': refundRoute('') }, errors: [{ line: 4, message: /refunds\.create.*refunds a second time/, severity: 'error' }] },
     {
       name: 'customer creation splits billing history',
       files: { 'src/customers.ts': `import Stripe from 'stripe';\nconst stripe = new Stripe('k');\nexport const make = (email: string) => stripe.customers.create({ email });\n` },
       errors: [{ line: 3, message: /second customer/, severity: 'warning' }],
-    },
-    {
-      name: 'checkout session is only a note',
-      files: { 'src/checkout.ts': `import { stripe } from './stripe';\nexport const start = () => stripe.checkout.sessions.create({ mode: 'payment', success_url: 'https://x.test' });\n` },
-      errors: [{ line: 2, severity: 'note' }],
     },
   ],
 });
@@ -112,6 +109,59 @@ export async function subscribe(user: { id: string; customerId: string }) {
 `,
       },
       errors: [{ line: 6, message: /trial_end.*Date\.now\(\)/ }],
+    },
+  ],
+});
+
+const adyenPayment = (options: string) => `import { CheckoutAPI, Client } from '@adyen/api-library';
+const checkout = new CheckoutAPI(new Client({ apiKey: process.env.ADYEN_API_KEY!, environment: 'TEST' }));
+export async function payOrder(order: { id: string; total: number }) {
+  return checkout.PaymentsApi.payments({ amount: { value: order.total, currency: 'EUR' }, reference: order.id, merchantAccount: 'Shop' }${options});
+}
+`;
+const adyenRefund = (options: string) => `import { CheckoutAPI, Client } from '@adyen/api-library';
+const checkout = new CheckoutAPI(new Client({ apiKey: 'k', environment: 'TEST' }));
+export async function refund(psp: string, orderId: string) {
+  return checkout.ModificationsApi.refundCapturedPayment(psp, { amount: { value: 100, currency: 'EUR' }, merchantAccount: 'Shop', reference: orderId }${options});
+}
+`;
+const paypalOrder = (extra: string) => `import { Client, OrdersController } from '@paypal/paypal-server-sdk';
+const ordersController = new OrdersController(new Client({}));
+export async function captureCart(cart: { id: string; orderId: string }) {
+  return ordersController.captureOrder({ id: cart.orderId${extra} });
+}
+`;
+const nonStripe = { '@adyen/api-library': '^32.1.0', '@paypal/paypal-server-sdk': '^2.5.0' };
+
+ruleTester(providerCallWithoutKey, {
+  valid: [
+    { name: 'Adyen payment keyed by the order', files: { 'src/pay.ts': adyenPayment(', { idempotencyKey: `pay:${order.id}` }') }, dependencies: nonStripe },
+    { name: 'Adyen refund keyed by the order', files: { 'src/refund.ts': adyenRefund(', { idempotencyKey: `refund:${orderId}` }') }, dependencies: nonStripe },
+    { name: 'PayPal capture with PayPal-Request-Id', files: { 'src/capture.ts': paypalOrder(', paypalRequestId: `capture:${cart.id}`') }, dependencies: nonStripe },
+  ],
+  invalid: [
+    { name: 'Adyen payment without a key moves money twice', files: { 'src/pay.ts': adyenPayment('') }, dependencies: nonStripe, errors: [{ line: 4, message: /adyen payments is called without an idempotencyKey: a retry moves money a second time through Adyen/, severity: 'error' }] },
+    { name: 'Adyen refund (id first) without a key', files: { 'src/refund.ts': adyenRefund('') }, dependencies: nonStripe, errors: [{ line: 4, message: /refunds a second time through Adyen/, severity: 'error' }] },
+    { name: 'PayPal capture without PayPal-Request-Id', files: { 'src/capture.ts': paypalOrder('') }, dependencies: nonStripe, errors: [{ line: 4, message: /paypal .*capture is called without a paypalRequestId/, severity: 'error' }] },
+  ],
+});
+
+ruleTester(perAttemptProviderKey, {
+  valid: [{ name: 'Adyen key from the order id', files: { 'src/pay.ts': adyenPayment(', { idempotencyKey: `pay:${order.id}` }') }, dependencies: nonStripe }],
+  invalid: [
+    { name: 'Adyen key from Date.now()', files: { 'src/pay.ts': adyenPayment(', { idempotencyKey: `pay:${Date.now()}` }') }, dependencies: nonStripe, errors: [{ line: 4, message: /adyen payments gets a key \(idempotencyKey\) from `Date\.now\(\)`/ }] },
+    { name: 'PayPal request id from randomUUID()', files: { 'src/capture.ts': `import { randomUUID } from 'node:crypto';\n${paypalOrder(', paypalRequestId: randomUUID()')}` }, dependencies: nonStripe, errors: [{ line: 5, message: /gets a key \(paypalRequestId\) from `randomUUID\(\)`/ }] },
+  ],
+});
+
+ruleTester(providerParamsChangeBetweenRetries, {
+  valid: [{ name: 'Adyen reference from the order', files: { 'src/pay.ts': adyenPayment(', { idempotencyKey: `pay:${order.id}` }') }, dependencies: nonStripe }],
+  invalid: [
+    {
+      name: 'Adyen reference from the clock',
+      files: { 'src/pay.ts': adyenPayment(', { idempotencyKey: `pay:${order.id}` }').replace('reference: order.id', 'reference: `${order.id}-${Date.now()}`') },
+      dependencies: nonStripe,
+      errors: [{ line: 4, message: /adyen payments parameter `reference` comes from `Date\.now\(\)`/ }],
     },
   ],
 });

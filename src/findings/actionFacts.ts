@@ -1,0 +1,395 @@
+import path from 'node:path';
+import { ts } from 'ts-morph';
+import type { ActionConfig } from '../config/schema.js';
+import { isFunctionLike, stringValue } from '../inspect/parse/astHelpers.js';
+import type { ActionCodeFacts, ProviderBudget, ProviderCallFact, WriteFact } from '../model/codeFacts.js';
+import { actionSource } from './configSources.js';
+import { dataAccesses } from './dataAccess.js';
+import { providerCalls, repeatsSafely } from './providerCalls.js';
+import { normaliseName } from './schemaFacts.js';
+import type { ProjectContext, SourceContext } from './types.js';
+import { calls, functionLabel } from './walk.js';
+
+/** How deep the walk follows helpers (`route → createOrRetrieveCustomer → stripe.customers.create`). */
+const MAX_DEPTH = 3;
+
+/** For every configured action whose source the code has: what its handler calls, writes, and how long it may wait. */
+export function actionFacts(ctx: ProjectContext): ActionCodeFacts[] {
+  if (!ctx.config) return [];
+  return ctx.config.actions.flatMap((action) => {
+    const facts = factsFor(ctx, action);
+    return facts ? [facts] : [];
+  });
+}
+
+export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeFacts | undefined {
+  const at = actionSource(ctx, action);
+  if (!at.source) return undefined;
+  const found = handlerAt(at.source, at.line);
+  // A registration line (`app.post('/x', controller.create)`) names its handler: follow it to the function.
+  const registered = found.fn ? undefined : registeredHandler(ctx, at.source, found.node);
+  // Code we cannot follow says nothing: the design then speaks from the configuration, never "no provider call".
+  if (!found.fn && !registered) return undefined;
+  const root = registered ? { node: registered.fn as ts.Node, ...nameOf(registered.fn) } : found;
+  const rootSource = registered?.source ?? at.source;
+  const handlerLine = registered ? lineOf(registered.source, registered.fn) : at.line;
+  const seen = new Set<ts.Node>();
+  const callFacts: ProviderCallFact[] = [];
+  const writes: WriteFact[] = [];
+  const spans: Array<{ file: string; from: number; to: number }> = [];
+  // Effects are recorded in the order they run: a helper's calls at the point the handler calls it.
+  const visit = (node: ts.Node, source: SourceContext, depth: number, via: string | undefined): void => {
+    if (seen.has(node)) return;
+    seen.add(node);
+    spans.push({ file: source.rel, from: lineOf(source, node), to: source.sf.getLineAndCharacterOfPosition(node.end).line + 1 });
+    const steps: Array<{ pos: number; run: () => void }> = [];
+    for (const c of providerCalls(source)) {
+      if (c.call.pos < node.pos || c.call.end > node.end || inNested(c.call, node, seen)) continue;
+      const safe = repeatsSafely(c);
+      steps.push({ pos: c.call.pos, run: () => callFacts.push({ provider: c.provider, operation: c.operation, risk: c.risk, file: source.rel, line: lineOf(source, c.call), keyed: c.key !== undefined || c.opaqueOptions, ...(via ? { via } : {}), ...(safe ? { repeatsSafely: true } : {}) }) });
+    }
+    for (const w of writesIn(node, source)) steps.push({ pos: w.pos, run: () => writes.push(w.fact) });
+    if (depth < MAX_DEPTH) {
+      for (const call of calls(node)) {
+        const target = resolveCallee(ctx, source, call);
+        if (target) steps.push({ pos: call.pos, run: () => visit(target.fn, target.source, depth + 1, functionLabel(target.fn) ?? via) });
+      }
+    }
+    for (const step of steps.sort((a, b) => a.pos - b.pos)) step.run();
+  };
+  visit(root.node, rootSource, 0, undefined);
+  const ordered = dedupe(callFacts);
+  const providers = [...new Set(ordered.map((c) => c.provider))];
+  const cap = platformCap(ctx, rootSource.text);
+  return {
+    action: action.name,
+    handler: { file: rootSource.rel, line: handlerLine, ...(root.name ? { name: root.name } : {}) },
+    calls: ordered,
+    writes: dedupe(writes).map((w) => withUnique(ctx, w)),
+    budgets: providers.flatMap((provider) => budgetFor(ctx, provider) ?? []),
+    spans: dedupe(spans.map((span) => ({ ...span, line: span.from }))).map(({ file, from, to }) => ({ file, from, to })),
+    ...(cap ? { platformCap: cap } : {}),
+  };
+}
+
+/** A call inside a function we visit on its own (a local helper): counted there, at its call site, not twice. */
+function inNested(node: ts.Node, root: ts.Node, visited: ReadonlySet<ts.Node>): boolean {
+  for (let current = node.parent; current && current !== root; current = current.parent) if (visited.has(current)) return true;
+  return false;
+}
+
+function dedupe<T extends { file: string; line: number }>(items: T[]): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = JSON.stringify(item);
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+}
+
+function lineOf(source: SourceContext, node: ts.Node): number {
+  return source.sf.getLineAndCharacterOfPosition(node.getStart(source.sf)).line + 1;
+}
+
+/** The handler the action's `source` line points at: the function starting there, else the one around it, else that statement. */
+function handlerAt(source: SourceContext, line: number): { node: ts.Node; fn?: ts.FunctionLikeDeclaration; name?: string } {
+  let starting: ts.FunctionLikeDeclaration | undefined;
+  let around: ts.FunctionLikeDeclaration | undefined;
+  let statement: ts.Node | undefined;
+  const visit = (node: ts.Node): void => {
+    const start = lineOf(source, node);
+    const end = source.sf.getLineAndCharacterOfPosition(node.end).line + 1;
+    if (line < start || line > end) return;
+    if (!statement && ts.isStatement(node) && node.parent === source.sf) statement = node;
+    if (isFunctionLike(node) && node.body) {
+      if (start === line && !starting) starting = node;
+      around = node;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source.sf);
+  const fn = starting ?? around;
+  if (fn) return { node: fn, fn, ...nameOf(fn) };
+  return { node: statement ?? source.sf };
+}
+
+/** The last function-valued argument of a registration statement: `router.post(path, auth, controller.create)`. */
+function registeredHandler(ctx: ProjectContext, source: SourceContext, statement: ts.Node): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+  const registration = calls(statement)[0];
+  for (const arg of [...(registration?.arguments ?? [])].reverse()) {
+    if (ts.isIdentifier(arg)) {
+      const local = topLevelFunction(source.sf, arg.text);
+      if (local) return { fn: local, source };
+      const spec = importSpecifier(source.sf, arg.text) ?? requireSpecifier(source.sf, arg.text, true);
+      const target = spec && resolveModule(ctx, source.rel, spec.module);
+      const fn = target && (topLevelFunction(target.sf, spec.imported) ?? exportedFunction(target.sf, spec.imported));
+      if (fn && target) return { fn, source: target };
+    } else if (ts.isPropertyAccessExpression(arg) && ts.isIdentifier(arg.expression)) {
+      const spec = requireSpecifier(source.sf, arg.expression.text, false)?.module ?? namespaceImport(source.sf, arg.expression.text);
+      const target = spec && resolveModule(ctx, source.rel, spec);
+      const fn = target && (topLevelFunction(target.sf, arg.name.text) ?? exportedFunction(target.sf, arg.name.text));
+      if (fn && target) return { fn, source: target };
+    }
+  }
+  return undefined;
+}
+
+/** `const x = require('./m')` (or `const { x } = require('./m')` when `member`), CommonJS style. */
+function requireSpecifier(sf: ts.SourceFile, local: string, member: boolean): { module: string; imported: string } | undefined {
+  for (const statement of sf.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const decl of statement.declarationList.declarations) {
+      const init = decl.initializer;
+      if (!init || !ts.isCallExpression(init) || !ts.isIdentifier(init.expression) || init.expression.text !== 'require') continue;
+      const arg = init.arguments[0];
+      if (!arg || !ts.isStringLiteral(arg)) continue;
+      const named = member && ts.isObjectBindingPattern(decl.name) && decl.name.elements.some((e) => ts.isIdentifier(e.name) && e.name.text === local);
+      if ((!member && ts.isIdentifier(decl.name) && decl.name.text === local) || named) return { module: arg.text, imported: local };
+    }
+  }
+  return undefined;
+}
+
+function namespaceImport(sf: ts.SourceFile, local: string): string | undefined {
+  for (const statement of sf.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+    const clause = statement.importClause;
+    const bindings = clause?.namedBindings;
+    if (clause?.name?.text === local || (bindings && ts.isNamespaceImport(bindings) && bindings.name.text === local)) return statement.moduleSpecifier.text;
+  }
+  return undefined;
+}
+
+/** `exports.name = fn`, `module.exports.name = fn`, `module.exports = { name }` / `{ name: fn }`, `export default { name }`. */
+function exportedFunction(sf: ts.SourceFile, name: string): ts.FunctionLikeDeclaration | undefined {
+  const asFunction = (node: ts.Expression | undefined): ts.FunctionLikeDeclaration | undefined => {
+    if (!node) return undefined;
+    if ((ts.isArrowFunction(node) || ts.isFunctionExpression(node)) && node.body) return node;
+    return ts.isIdentifier(node) ? topLevelFunction(sf, node.text) : undefined;
+  };
+  for (const statement of sf.statements) {
+    const expr = ts.isExpressionStatement(statement) ? statement.expression : ts.isExportAssignment(statement) ? statement.expression : undefined;
+    if (!expr) continue;
+    if (ts.isBinaryExpression(expr) && expr.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+      const left = expr.left.getText(sf);
+      if (left === `exports.${name}` || left === `module.exports.${name}`) return asFunction(expr.right);
+      if (left === 'module.exports' && ts.isObjectLiteralExpression(expr.right)) return fromObject(expr.right, name, asFunction);
+    } else if (ts.isObjectLiteralExpression(expr)) {
+      return fromObject(expr, name, asFunction);
+    }
+  }
+  return undefined;
+}
+
+function fromObject(obj: ts.ObjectLiteralExpression, name: string, asFunction: (node: ts.Expression | undefined) => ts.FunctionLikeDeclaration | undefined): ts.FunctionLikeDeclaration | undefined {
+  for (const prop of obj.properties) {
+    if (ts.isShorthandPropertyAssignment(prop) && prop.name.text === name) return asFunction(prop.name);
+    if (ts.isPropertyAssignment(prop) && ts.isIdentifier(prop.name) && prop.name.text === name) return asFunction(prop.initializer);
+    if (ts.isMethodDeclaration(prop) && ts.isIdentifier(prop.name) && prop.name.text === name && prop.body) return prop;
+  }
+  return undefined;
+}
+
+function nameOf(fn: ts.FunctionLikeDeclaration): { name?: string } {
+  // `const createSession = asyncHandler(async (req, res) => …)` is createSession.
+  let holder: ts.Node = fn;
+  while (ts.isCallExpression(holder.parent)) holder = holder.parent;
+  if (holder !== fn && ts.isVariableDeclaration(holder.parent) && ts.isIdentifier(holder.parent.name)) return { name: holder.parent.name.text };
+  const label = functionLabel(fn);
+  return label ? { name: label } : {};
+}
+
+/** A called function we can read: declared in the same file, or imported from a file of the project. */
+/** `asyncHandler(async (req, res) => …)`, `withTeam(async (data, team) => …)`: the wrapped function is the handler. */
+function unwrapWrapper(init: ts.Expression): ts.Expression | undefined {
+  let node: ts.Expression = init;
+  for (let depth = 0; depth < 3 && ts.isCallExpression(node); depth++) {
+    const last = node.arguments[node.arguments.length - 1];
+    if (!last) return undefined;
+    node = last;
+  }
+  return node;
+}
+
+function resolveCallee(ctx: ProjectContext, source: SourceContext, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+  if (ts.isPropertyAccessExpression(call.expression) && ts.isIdentifier(call.expression.expression)) {
+    // `service.createSession(...)` on a module the file requires or imports whole.
+    const spec = requireSpecifier(source.sf, call.expression.expression.text, false)?.module ?? namespaceImport(source.sf, call.expression.expression.text);
+    const target = spec ? resolveModule(ctx, source.rel, spec) : undefined;
+    const name = call.expression.name.text;
+    const fn = target && (exportedFunction(target.sf, name) ?? topLevelFunction(target.sf, name));
+    return fn && target ? { fn, source: target } : undefined;
+  }
+  if (!ts.isIdentifier(call.expression)) return undefined;
+  const name = call.expression.text;
+  const local = topLevelFunction(source.sf, name);
+  if (local) return { fn: local, source };
+  const spec = importSpecifier(source.sf, name);
+  if (!spec) return undefined;
+  const target = resolveModule(ctx, source.rel, spec.module);
+  if (!target) return undefined;
+  const fn = topLevelFunction(target.sf, spec.imported);
+  return fn ? { fn, source: target } : undefined;
+}
+
+function topLevelFunction(sf: ts.SourceFile, name: string): ts.FunctionLikeDeclaration | undefined {
+  for (const statement of sf.statements) {
+    if (ts.isFunctionDeclaration(statement) && statement.name?.text === name && statement.body) return statement;
+    if (ts.isVariableStatement(statement)) {
+      for (const decl of statement.declarationList.declarations) {
+        if (!ts.isIdentifier(decl.name) || decl.name.text !== name || !decl.initializer) continue;
+        const init = unwrapWrapper(decl.initializer);
+        if (init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) && init.body) return init;
+      }
+    }
+  }
+  return undefined;
+}
+
+function importSpecifier(sf: ts.SourceFile, local: string): { module: string; imported: string } | undefined {
+  for (const statement of sf.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+    const bindings = statement.importClause?.namedBindings;
+    if (!bindings || !ts.isNamedImports(bindings)) continue;
+    for (const element of bindings.elements) {
+      if (element.name.text === local) return { module: statement.moduleSpecifier.text, imported: (element.propertyName ?? element.name).text };
+    }
+  }
+  return undefined;
+}
+
+const EXTENSIONS = ['', '.ts', '.tsx', '.mts', '.js', '.jsx', '.mjs', '/index.ts', '/index.tsx', '/index.js'];
+
+/** Relative imports and the usual path aliases (`@/`, `~/`), against the files the engine parsed. */
+function resolveModule(ctx: ProjectContext, from: string, spec: string): SourceContext | undefined {
+  const bases: string[] = [];
+  if (spec.startsWith('.')) bases.push(path.posix.normalize(path.posix.join(path.posix.dirname(from), spec)));
+  else if (/^[@~]\//.test(spec)) bases.push(spec.slice(2), `src/${spec.slice(2)}`);
+  else return undefined;
+  const byRel = new Map(ctx.sources.map((s) => [s.rel, s]));
+  for (const base of bases) {
+    const stem = base.replace(/\.(js|mjs|jsx)$/, '');
+    for (const ext of EXTENSIONS) {
+      const found = byRel.get(`${stem}${ext}`) ?? byRel.get(`${base}${ext}`);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+const SQL_WRITE = /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+["`]?([A-Za-z_][\w.]*)["`]?/i;
+const DB_RECEIVER = /prisma|\bdb\b|database|supabase|knex|drizzle|\btx\b|\btrx\b|pool|client|sql|repo|repository/i;
+
+/** Writes in `node`: ORM and query-builder calls (dataAccess), drizzle `db.insert(table)`, and SQL text. */
+function writesIn(node: ts.Node, source: SourceContext): Array<{ pos: number; fact: WriteFact }> {
+  const out: Array<{ pos: number; fact: WriteFact }> = [];
+  for (const access of dataAccesses(node)) {
+    if (access.kind === 'read' || access.target.startsWith('stripe.')) continue;
+    out.push({ pos: access.call.pos, fact: { target: access.target, kind: access.kind, file: source.rel, line: lineOf(source, access.call) } });
+  }
+  for (const call of calls(node)) {
+    if (ts.isPropertyAccessExpression(call.expression)) {
+      const method = call.expression.name.text;
+      const receiver = call.expression.expression.getText(source.sf);
+      const arg = call.arguments[0];
+      if (/^(insert|update|delete)$/.test(method) && DB_RECEIVER.test(receiver) && arg && ts.isIdentifier(arg)) {
+        out.push({ pos: call.pos, fact: { target: arg.text, kind: method === 'insert' ? 'create' : method, file: source.rel, line: lineOf(source, call) } as WriteFact });
+        continue;
+      }
+    }
+    for (const arg of call.arguments) {
+      const text = ts.isNoSubstitutionTemplateLiteral(arg) || ts.isStringLiteral(arg) ? arg.text : ts.isTemplateExpression(arg) ? arg.head.text : stringValue(arg);
+      const m = text ? SQL_WRITE.exec(text) : null;
+      if (m) out.push({ pos: call.pos, fact: { target: m[2]!, kind: /^insert/i.test(m[1]!) ? (/ON\s+CONFLICT|ON\s+DUPLICATE/i.test(text!) ? 'upsert' : 'create') : /^update/i.test(m[1]!) ? 'update' : 'delete', file: source.rel, line: lineOf(source, call) } });
+    }
+  }
+  for (const tagged of collectTagged(node)) {
+    const text = tagged.template.getText(source.sf);
+    const m = SQL_WRITE.exec(text);
+    if (m) out.push({ pos: tagged.pos, fact: { target: m[2]!, kind: /^insert/i.test(m[1]!) ? (/ON\s+CONFLICT/i.test(text) ? 'upsert' : 'create') : /^update/i.test(m[1]!) ? 'update' : 'delete', file: source.rel, line: lineOf(source, tagged) } });
+  }
+  return out.sort((a, b) => a.pos - b.pos);
+}
+
+function collectTagged(node: ts.Node): ts.TaggedTemplateExpression[] {
+  const out: ts.TaggedTemplateExpression[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isTaggedTemplateExpression(n)) out.push(n);
+    ts.forEachChild(n, visit);
+  };
+  visit(node);
+  return out;
+}
+
+function withUnique(ctx: ProjectContext, write: WriteFact): WriteFact {
+  const sets = ctx.schema.unique.get(normaliseName(write.target)) ?? ctx.schema.unique.get(normaliseName(write.target).replace(/s$/, ''));
+  // A surrogate primary key (`id`) never stops a duplicate: only natural unique columns count.
+  const natural = [...(sets ?? [])].filter((set) => set !== 'id').sort();
+  return natural.length > 0 ? { ...write, uniqueColumns: natural } : write;
+}
+
+/** stripe-node: 80 s per attempt unless `timeout` is set. */
+export const STRIPE_TIMEOUT_MS = 80_000;
+/** @adyen/api-library: `connectionTimeoutMillis` defaults to 30 s; it does not retry on its own. */
+export const ADYEN_TIMEOUT_MS = 30_000;
+
+/** Time-out and attempts of the app's client for `provider`, read from its constructor, else the SDK's defaults. */
+export function budgetFor(ctx: ProjectContext, provider: string): ProviderBudget | undefined {
+  if (provider === 'stripe') return stripeBudget(ctx);
+  if (provider === 'adyen') {
+    for (const source of ctx.sources) {
+      const m = /connectionTimeoutMillis\s*[:=]\s*([\d_]+)|setTimeouts\(\s*([\d_]+)\s*\)/.exec(source.text);
+      if (m) return { provider, timeoutMs: Number((m[1] ?? m[2])!.replace(/_/g, '')), attempts: 1, evidence: `connectionTimeoutMillis in ${source.rel}` };
+    }
+    return { provider, timeoutMs: ADYEN_TIMEOUT_MS, attempts: 1, evidence: '@adyen/api-library default, no automatic retry' };
+  }
+  if (provider === 'paypal') {
+    for (const source of ctx.sources) {
+      if (!/@paypal\/paypal-server-sdk/.test(source.text)) continue;
+      const m = /new\s+Client\s*\(\s*\{[\s\S]{0,800}?\btimeout\s*:\s*([\d_]+)/.exec(source.text);
+      const ms = m ? Number(m[1]!.replace(/_/g, '')) : 0;
+      if (ms > 0) return { provider, timeoutMs: ms, attempts: 1, evidence: `timeout in the PayPal Client of ${source.rel}; POST is not retried by the SDK` };
+    }
+    return { provider, timeoutMs: null, attempts: 1, evidence: 'the PayPal SDK sets no request time-out by default (timeout: 0)' };
+  }
+  return undefined;
+}
+
+function stripeBudget(ctx: ProjectContext): ProviderBudget {
+  const defaults = stripeDefaults(ctx);
+  for (const source of ctx.sources) {
+    const m = /(?:new\s+Stripe|\bStripe)\s*\(([\s\S]{0,600}?)\)\s*[;\n]/.exec(source.text);
+    if (!m) continue;
+    const timeout = /\btimeout\s*:\s*([\d_]+)/.exec(m[1] ?? '')?.[1];
+    const retries = /maxNetworkRetries\s*:\s*(\d+)/.exec(m[1] ?? '')?.[1];
+    if (timeout || retries) {
+      return {
+        provider: 'stripe',
+        timeoutMs: timeout ? Number(timeout.replace(/_/g, '')) : STRIPE_TIMEOUT_MS,
+        attempts: (retries ? Number(retries) : defaults.retries) + 1,
+        evidence: `new Stripe(…) in ${source.rel}${timeout ? '' : ', default time-out'}${retries ? '' : `, ${defaults.evidence}`}`,
+      };
+    }
+  }
+  return { provider: 'stripe', timeoutMs: STRIPE_TIMEOUT_MS, attempts: defaults.retries + 1, evidence: `stripe-node default time-out, ${defaults.evidence}` };
+}
+
+/**
+ * stripe-node retries network failures on its own: none before v13, one from v13 (its changelog says so); 23.1.0
+ * ships 2 (read from its source). When 2 became the default is not in the changelog: v20 is this table's reading.
+ */
+function stripeDefaults(ctx: ProjectContext): { retries: number; evidence: string } {
+  const range = ctx.dependencies.get('stripe');
+  const major = range ? Number(/(\d+)/.exec(range)?.[1]) : NaN;
+  if (Number.isNaN(major)) return { retries: 2, evidence: 'stripe version unknown, 2 network retries assumed' };
+  const retries = major < 13 ? 0 : major < 20 ? 1 : 2;
+  return { retries, evidence: `stripe ${range}: ${retries} automatic network retr${retries === 1 ? 'y' : 'ies'}` };
+}
+
+/** Serverless limits: Next.js `export const maxDuration = 60` in the handler, or vercel.json `functions.*.maxDuration`. */
+export function platformCap(ctx: ProjectContext, handlerText: string | undefined): { ms: number; evidence: string } | undefined {
+  const own = /export\s+const\s+maxDuration\s*=\s*(\d+)/.exec(handlerText ?? '')?.[1];
+  if (own) return { ms: Number(own) * 1000, evidence: `maxDuration = ${own} in the route` };
+  const vercel = ctx.auxiliary.get('vercel.json');
+  const fromVercel = vercel ? /"maxDuration"\s*:\s*(\d+)/.exec(vercel)?.[1] : undefined;
+  return fromVercel ? { ms: Number(fromVercel) * 1000, evidence: `maxDuration ${fromVercel} s in vercel.json` } : undefined;
+}

@@ -1,0 +1,54 @@
+import type { PaymentRisk } from '../inspect/types.js';
+
+/**
+ * What the code of one configured action does, read by the findings engine (src/findings/actionFacts.ts) and kept in
+ * the project snapshot so `generate` renders the same text without reading code. Plain data; the design model reads it
+ * to write each action's text from the code rather than from its name.
+ */
+export interface ActionCodeFacts {
+  /** The configured action's name. */
+  action: string;
+  handler: { file: string; line: number; name?: string };
+  /** Provider calls the handler makes (directly or through helpers it calls), in the order they run. */
+  calls: ProviderCallFact[];
+  /** Tables or ORM models the handler writes. */
+  writes: WriteFact[];
+  /** Time-out and attempts of each provider client the calls go through. */
+  budgets: ProviderBudget[];
+  /** The handler and the helpers it reaches, as line ranges: findings inside them belong to this action. */
+  spans?: Array<{ file: string; from: number; to: number }>;
+  /** A platform limit on the handler's run time (Next.js/Vercel `maxDuration`). */
+  platformCap?: { ms: number; evidence: string };
+}
+
+export interface ProviderCallFact {
+  provider: string;
+  operation: string;
+  risk: PaymentRisk;
+  file: string;
+  line: number;
+  /** Passes the provider's idempotency key. */
+  keyed: boolean;
+  /** The helper function the call sits in, when it is not the handler itself. */
+  via?: string;
+  /** An update, cancel or delete: repeating it leaves the same state. */
+  repeatsSafely?: boolean;
+}
+
+export interface WriteFact {
+  target: string;
+  kind: 'create' | 'upsert' | 'update' | 'delete';
+  file: string;
+  line: number;
+  /** Set when the schema files declare a unique constraint on the target (any column set). */
+  uniqueColumns?: string[];
+}
+
+export interface ProviderBudget {
+  provider: string;
+  /** Per-attempt time-out; null when the client has none (it may wait forever). */
+  timeoutMs: number | null;
+  attempts: number;
+  /** Where the numbers come from: the constructor that sets them, or the SDK default. */
+  evidence: string;
+}

@@ -1,0 +1,145 @@
+import { providerTables } from '../inspect/providers/index.js';
+import type { ActionCodeFacts, ProviderCallFact } from './codeFacts.js';
+import { impactOfOperation, objectOf, providerName, worstImpact, type OperationImpact } from './impact.js';
+
+/** What the document says about one action from its code: handler, calls with their cost, writes. Plain data. */
+export interface ActionCodeDesign {
+  handler: string;
+  handlerName?: string;
+  calls: Array<{ call: string; location: string; keyed: boolean; via?: string; repeatsSafely?: boolean; impact: OperationImpact }>;
+  writes: Array<{ target: string; kind: string; location: string; unique?: string }>;
+}
+
+/** A saga proposed from the code: steps named after the calls the handler makes in sequence. */
+export interface ProposedSaga {
+  action: string;
+  slug: string;
+  steps: Array<{ index: number; name: string; call: string; location: string; compensation?: string; compensationCall?: string }>;
+  note: string;
+}
+
+/** `stripe` + `customers.create` → `stripe.customers.create`; Adyen and PayPal keep their operation names. */
+export function callName(call: Pick<ProviderCallFact, 'provider' | 'operation'>): string {
+  return call.operation.includes('/') ? `${call.provider} ${call.operation}` : `${call.provider}.${call.operation}`;
+}
+
+export function codeDesign(facts: ActionCodeFacts): ActionCodeDesign {
+  return {
+    handler: `${facts.handler.file}:${facts.handler.line}`,
+    ...(facts.handler.name ? { handlerName: facts.handler.name } : {}),
+    calls: facts.calls.map((c) => ({
+      call: callName(c),
+      location: `${c.file}:${c.line}`,
+      keyed: c.keyed,
+      ...(c.via && c.via !== facts.handler.name ? { via: c.via } : {}),
+      ...(c.repeatsSafely ? { repeatsSafely: true } : {}),
+      impact: c.repeatsSafely ? { impact: 'harmless' as const, severity: 'note' as const, text: `repeats \`${callName(c)}\`, which sets the same state at ${providerName(c.provider)} again: harmless` } : impactOfOperation(c.provider, c.operation, c.risk),
+    })),
+    writes: facts.writes.map((w) => ({ target: w.target, kind: w.kind, location: `${w.file}:${w.line}`, ...(w.uniqueColumns?.length ? { unique: w.uniqueColumns.join('; ') } : {}) })),
+  };
+}
+
+const VERB = { create: 'inserts into', upsert: 'upserts', update: 'updates', delete: 'deletes from' } as const;
+
+/** One paragraph, plain text with backtick spans for code: the renderers turn the spans into code. */
+export function describeFromCode(design: ActionCodeDesign, databaseLabel: string): string {
+  const parts: string[] = [];
+  parts.push(`The handler ${design.handlerName ? `\`${design.handlerName}\` ` : ''}at \`${design.handler}\``);
+  const effects = design.calls.filter((c) => c.impact.impact !== 'harmless');
+  if (design.calls.length > 0) {
+    parts.push(
+      ` calls ${design.calls
+        .map((c) => `\`${c.call}\` (\`${c.location}\`${c.via ? `, through \`${c.via}\`` : ''}, ${c.repeatsSafely ? 'safe to repeat' : c.keyed ? 'with an idempotency key' : 'no idempotency key'})`)
+        .join(', then ')}`,
+    );
+  }
+  if (design.writes.length > 0) {
+    parts.push(`${design.calls.length > 0 ? ' and' : ''} ${design.writes.map((w) => `${VERB[w.kind as keyof typeof VERB] ?? w.kind} \`${w.target}\` (\`${w.location}\`${w.unique ? `; unique on ${w.unique}` : ''})`).join(', ')} in ${databaseLabel}`);
+  }
+  if (design.calls.length === 0 && design.writes.length === 0) parts.push(' makes no provider call and no write the inspector recognises');
+  parts.push('.');
+  if (design.calls.length > 0 && effects.length === 0) {
+    parts.push(design.calls.every((c) => c.repeatsSafely) ? ' Every provider call here sets state that a repeat leaves unchanged (an update, cancel or delete), so a duplicate costs nothing at the provider.' : ' Every provider call here is harmless to repeat (a session or link the customer may never use, or an update that sets the same state), so a duplicate costs nothing at the provider.');
+  }
+  return parts.join('');
+}
+
+/** What a duplicate run costs, from the worst provider operation the code performs, then from its writes. */
+export function impactFromCode(design: ActionCodeDesign, trigger: string): { text: string; severity: 'financial' | 'data' | 'external' | 'notification' } {
+  const worst = worstImpact(design.calls.map((c) => c.impact));
+  const creates = design.writes.filter((w) => w.kind === 'create');
+  const rewrites = design.writes.filter((w) => w.kind === 'upsert' || w.kind === 'update');
+  const list = (items: typeof design.writes) => [...new Set(items.map((w) => w.target))].map((t) => `\`${t}\``).join(', ');
+  const rows = creates.length > 0 ? `inserts a second row into ${list(creates)}${creates.some((w) => w.unique) ? ' (unless a unique constraint rejects it)' : ''}` : '';
+  const subject = trigger === 'webhook' ? 'Applying the same event twice' : trigger === 'consumer' ? 'Handling the same message twice' : trigger === 'cron' ? 'Running the same slot twice' : 'A duplicate request';
+  if (worst && worst.impact !== 'harmless') {
+    const call = design.calls.find((c) => c.impact === worst);
+    return { text: `${subject} ${worst.text} (\`${call?.call ?? ''}\`)${rows ? `, and ${rows}` : ''}.`, severity: worst.impact === 'moves-money' || worst.impact === 'bills-again' ? 'financial' : 'external' };
+  }
+  if (worst) return { text: `${subject} ${worst.text}${rows ? `; it also ${rows}` : '; nothing else changes'}.`, severity: creates.length > 0 ? 'data' : 'external' };
+  if (creates.length > 0) return { text: `${subject} ${rows}: two records for one intent.`, severity: 'data' };
+  if (rewrites.length > 0) {
+    return { text: `${subject} rewrites ${list(rewrites)} with the same values, harmless by itself; the risk is order: ${trigger === 'webhook' ? 'an older event resent late' : 'an older request replayed late'} overwrites newer state unless the write checks a version or timestamp.`, severity: 'data' };
+  }
+  // Followed, but nothing recognised: say so rather than guess from the action's name.
+  return { text: `${subject} repeats whatever its handler does; no provider call that creates or moves something and no insert was recognised in its code, so what a second run costs must be read from the handler itself.`, severity: 'data' };
+}
+
+const COMPENSATING = ['del', 'delete', 'cancel', 'expire', 'voidInvoice', 'createReversal', 'refundOrCancelPayment', 'cancelAuthorisedPaymentByPspReference', 'refundCapturedPayment', 'voidPayment'];
+
+/** The provider's own undo for an operation, only when its generated table has one; refunds undo money movements. */
+export function compensationFor(call: Pick<ProviderCallFact, 'provider' | 'operation' | 'risk'>): string | undefined {
+  const table = providerTables.find((t) => t.provider === call.provider);
+  if (!table) return undefined;
+  const has = (resource: string, method: string) => table.operations.some(([r, m]) => r === resource && m === method);
+  if (call.provider === 'stripe') {
+    const dot = call.operation.lastIndexOf('.');
+    const resource = call.operation.slice(0, dot);
+    const method = call.operation.slice(dot + 1);
+    if (call.risk === 'moves-money' && /^(paymentIntents|charges)$/.test(resource) && has('refunds', 'create')) return 'stripe.refunds.create';
+    if (resource === 'transfers' && method === 'create' && has('transfers', 'createReversal')) return 'stripe.transfers.createReversal';
+    if (resource === 'invoices' && has('invoices', 'voidInvoice')) return 'stripe.invoices.voidInvoice';
+    for (const undo of COMPENSATING) if (undo !== method && has(resource, undo)) return `stripe.${resource}.${undo}`;
+    return undefined;
+  }
+  if (call.provider === 'adyen' && /^(payments|authorise)$/.test(call.operation) && has('checkout.ModificationsApi', 'refundOrCancelPayment')) return 'adyen refundOrCancelPayment';
+  if (call.provider === 'paypal' && /capture$/.test(call.operation) && has('paymentsController', 'refundCapturedPayment')) return 'paypal v2/payments/captures/{id}/refund';
+  return undefined;
+}
+
+/** `stripe.customers.create` → createCustomer; `stripe.customers.del` → deleteCustomer; `stripe.refunds.create` → createRefund. */
+export function stepName(call: string): string {
+  const parts = call.replace(/^\w+[. ]/, '').split(/[./]/).filter((p) => p && !p.startsWith('{') && !/^v\d+$/.test(p));
+  // Adyen names operations as verbs already: `refundOrCancelPayment`, `cancelAuthorisedPaymentByPspReference`.
+  if (parts.length === 1 && /^[a-z]+[A-Z]/.test(parts[0]!) && /^(refund|cancel|capture|create|update|delete|void|reverse)/.test(parts[0]!)) return parts[0]!;
+  let verb = parts.length > 1 ? (parts.pop() as string) : 'create';
+  if (verb === 'del') verb = 'delete';
+  if (verb === 'refund' && parts.length === 0) parts.push('payment');
+  const noun = parts.map((p) => objectOf(p).replace(/(^|\s)(\w)/g, (_m, _s, c: string) => c.toUpperCase())).join('');
+  return verb.endsWith(noun) || noun === '' ? verb : `${verb}${noun}`;
+}
+
+/**
+ * An action whose code performs two or more external effects in sequence gets steps named after the calls and the
+ * provider's own compensations; "none: manual" where the provider has no undo (never an invented one).
+ */
+export function proposeSaga(action: { name: string; slug: string; configuredSteps: number }, facts: ActionCodeFacts): ProposedSaga | undefined {
+  if (action.configuredSteps > 1) return undefined;
+  const effects = facts.calls.filter((c) => !c.repeatsSafely && (c.risk === 'moves-money' || c.risk === 'billable-object'));
+  if (effects.length < 2) return undefined;
+  const steps = effects.map((c, i) => {
+    const undo = compensationFor(c);
+    return { index: i + 1, name: stepName(callName(c)), call: callName(c), location: `${c.file}:${c.line}`, ...(undo ? { compensation: stepName(undo), compensationCall: undo } : {}) };
+  });
+  const manual = steps.filter((s) => !s.compensation).map((s) => s.name);
+  return {
+    action: action.name,
+    slug: action.slug,
+    steps,
+    note:
+      `${action.name} performs ${effects.length} external effects one after another (${effects.map((c) => providerName(c.provider)).filter((v, i, a) => a.indexOf(v) === i).join(', ')}); a crash between them leaves the first done and the rest not. ` +
+      'Tracking each as a step with its own sub-key lets a retry resume at the first incomplete one instead of repeating the others. ' +
+      (manual.length ? `${manual.join(', ')} ${manual.length === 1 ? 'has' : 'have'} no undo in the provider's API, so a permanent failure after ${manual.length === 1 ? 'it' : 'them'} needs manual handling. ` : '') +
+      'To adopt it, add these steps to the action\'s "steps" in idempotency.config.json; the generated runtime then tracks them.',
+  };
+}

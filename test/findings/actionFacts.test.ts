@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { factsFor } from '../../src/findings/actionFacts.js';
+import type { Config } from '../../src/config/schema.js';
+import { contextFor } from './ruleTester.js';
+
+const base = {
+  format: 'md', output: 'docs/d.md',
+  stack: { language: 'javascript', framework: 'express', database: 'postgres', broker: 'none', testFramework: 'vitest' },
+  retrySources: ['client-retry'], payments: ['adyen'], concurrency: 'multi-instance', retention: '24h', detectionLatency: '50ms', scaffold: false,
+};
+const action = { name: 'createPayment', trigger: 'http', route: 'POST /api/payments', significantFields: ['amount'], source: 'index.js:3' };
+
+const files = (registration: string) => ({
+  'index.js': `const express = require('express');\nconst payments = require('./src/controllers/payments');\n${registration}\n`,
+  'src/controllers/payments.js': `const { asyncHandler } = require('../util');
+const adyen = require('../services/adyen');
+const createPayment = asyncHandler(async (req, res) => {
+  res.json(await adyen.pay(req.body));
+});
+module.exports = { createPayment };
+`,
+  'src/services/adyen.js': `const { CheckoutAPI, Client } = require('@adyen/api-library');
+const checkout = new CheckoutAPI(new Client({ apiKey: 'k', environment: 'TEST' }));
+const pay = async (body) => checkout.PaymentsApi.payments({ amount: body.amount, reference: body.orderId, merchantAccount: 'M' });
+module.exports = { pay };
+`,
+});
+
+describe('code facts follow a registered handler into controllers and services', () => {
+  it('app.post(path, controller.fn) → wrapped handler → service → Adyen call, with the SDK default budget', () => {
+    const ctx = contextFor({ name: 'cjs', files: files(`express().post('/api/payments', payments.createPayment);`), config: { ...base, actions: [action] }, dependencies: { '@adyen/api-library': '^32.1.0' } });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!);
+    expect(facts?.handler).toEqual({ file: 'src/controllers/payments.js', line: 3, name: 'createPayment' });
+    expect(facts?.calls).toEqual([{ provider: 'adyen', operation: 'payments', risk: 'moves-money', file: 'src/services/adyen.js', line: 3, keyed: false, via: 'pay' }]);
+    expect(facts?.budgets).toEqual([{ provider: 'adyen', timeoutMs: 30_000, attempts: 1, evidence: '@adyen/api-library default, no automatic retry' }]);
+  });
+
+  it('a handler the code does not let us follow gives no facts (the design then speaks from the configuration)', () => {
+    const ctx = contextFor({ name: 'opaque', files: files(`express().post('/api/payments', require('some-package').handler);`), config: { ...base, actions: [action] }, dependencies: { '@adyen/api-library': '^32.1.0' } });
+    expect(factsFor(ctx, (ctx.config as Config).actions[0]!)).toBeUndefined();
+  });
+});
+
+describe('leases from the calls: PayPal has no time-out by default, a platform limit bounds it', () => {
+  const paypal = (extra: string) => ({
+    'app/api/capture/route.ts': `import { Client, OrdersController } from '@paypal/paypal-server-sdk';
+const orders = new OrdersController(new Client({}));
+${extra}export async function POST(req: Request) {
+  const { orderId, cartId } = await req.json();
+  return Response.json(await orders.captureOrder({ id: orderId, paypalRequestId: \`capture:\${cartId}\` }));
+}
+`,
+  });
+  const config = (source: string) => ({ ...base, payments: ['paypal'], actions: [{ name: 'captureCart', trigger: 'http', route: 'POST /api/capture', significantFields: ['orderId'], source }] });
+
+  it('an unbounded client gets a renewed lease, and the finding says so', async () => {
+    const { decideLease, worstCaseOf } = await import('../../src/model/timing.js');
+    const ctx = contextFor({ name: 'paypal', files: paypal(''), config: config('app/api/capture/route.ts:4'), dependencies: { '@paypal/paypal-server-sdk': '^2.5.0' } });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    expect(facts.budgets).toEqual([{ provider: 'paypal', timeoutMs: null, attempts: 1, evidence: 'the PayPal SDK sets no request time-out by default (timeout: 0)' }]);
+    const lease = decideLease((ctx.config as Config).actions[0]!, 2_000, true, 'multi-instance', worstCaseOf(facts.budgets, facts.platformCap));
+    expect(lease.heartbeatMs).toBe(10_000);
+    expect(lease.raisedFor?.ms).toBeNull();
+  });
+
+  it('maxDuration in the route bounds the worst case, so a plain lease covers it', async () => {
+    const { decideLease, worstCaseOf } = await import('../../src/model/timing.js');
+    const ctx = contextFor({ name: 'paypal-capped', files: paypal('export const maxDuration = 10;\n'), config: config('app/api/capture/route.ts:5'), dependencies: { '@paypal/paypal-server-sdk': '^2.5.0' } });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    const worst = worstCaseOf(facts.budgets, facts.platformCap)!;
+    expect(worst).toEqual({ ms: 10_000, text: 'PayPal: no time-out × 1 attempt (the PayPal SDK sets no request time-out by default (timeout: 0)), capped by maxDuration = 10 in the route' });
+    const lease = decideLease((ctx.config as Config).actions[0]!, 2_000, true, 'multi-instance', worst);
+    expect(lease.heartbeatMs).toBeUndefined();
+    expect(lease.lockTimeoutMs).toBeGreaterThanOrEqual(10_000);
+  });
+});

@@ -121,6 +121,17 @@ function withFindings(recorded: ProjectSnapshot, findings: readonly CodeFinding[
   return findings ? snapshotOf(recorded.inspection, findings, recorded.actionFacts) : recorded;
 }
 
+/**
+ * The design for the config and the recorded snapshot: findings and what the code does (init's reading), plus what
+ * `apply` wired and left manual (absent until apply has run). One function, so the up-to-date shortcut and the full
+ * render describe the same model.
+ */
+async function designFor(cwd: string, config: Config, snapshot: ProjectSnapshot, now: Date): Promise<DesignModel> {
+  const [{ readApplyRecord }, { withWiring }] = await Promise.all([import('./apply/applyRecord.js'), import('./apply/withWiring.js')]);
+  const model = buildDesign(config, snapshot.inspection, { now, ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}), ...(snapshot.actionFacts ? { code: snapshot.actionFacts } : {}) });
+  return withWiring(model, await readApplyRecord(path.resolve(cwd)));
+}
+
 interface Rendered {
   files: RenderedFile[];
   model: DesignModel;
@@ -139,9 +150,7 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   const snapshot = options.inspection
     ? await snapshotFromCode(options.cwd, config, options.inspection, options.findings)
     : withFindings(await readSnapshot(path.resolve(options.cwd)), options.findings);
-  const [{ readApplyRecord }, { withWiring }] = await Promise.all([import('./apply/applyRecord.js'), import('./apply/withWiring.js')]);
-  // What `apply` wired and left manual, so the document tells the reader (absent until apply has run).
-  const model = withWiring(buildDesign(config, snapshot.inspection, { now, ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}), ...(snapshot.actionFacts ? { code: snapshot.actionFacts } : {}) }), await readApplyRecord(path.resolve(options.cwd)));
+  const model = await designFor(options.cwd, config, snapshot, now);
   const [{ buildFigures, renderFigures }, { renderDocument }] = await Promise.all([import('./diagrams/index.js'), import('./render/renderDocument.js')]);
   let figures = buildFigures(model);
   if (format === 'html') {
@@ -269,7 +278,7 @@ async function reuseUpToDate(root: string, target: Target, options: GenerateOpti
   const found = await upToDateByInputs(root, { ...keyInputs(target.configText, target.format, target.output, options), ...(fixed ? { date: fixed.toISOString().slice(0, 10) } : {}) });
   if (!found) return undefined;
   const snapshot = await readSnapshot(root);
-  const model = buildDesign(target.config, snapshot.inspection, { now: new Date(`${found.date}T00:00:00Z`), ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}) });
+  const model = await designFor(root, target.config, snapshot, new Date(`${found.date}T00:00:00Z`));
   // A rerun that writes finds nothing to write, as the full run would; the manifest already holds this key.
   return { plan: found.plan, model: { ...model, generatedOn: found.date }, document: found.document, written: !options.check, warnings: [] };
 }

@@ -8,7 +8,10 @@ import { fileURLToPath } from 'node:url';
  * unchanged) every file. While it and every file on disk still match, `generate --check` knows the answer without
  * rendering, formatting or laying out anything. Bump KEY_FORMAT when the list of inputs below changes.
  */
-const KEY_FORMAT = 'inputs@1';
+const KEY_FORMAT = 'inputs@2';
+
+/** What `apply` wired and left manual: the document's wiring table is rendered from it. */
+const APPLY_RECORD = '.idempotency-builder/apply.json';
 
 export interface GenerationInputs {
   /** The config file's text (LF-normalized): the same text validated by the same build gives the same config. */
@@ -30,16 +33,17 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 export async function inputsKey(root: string, inputs: GenerationInputs): Promise<string> {
   const files = [...inputs.files].sort();
   const parts = [KEY_FORMAT, await toolFingerprint(), inputs.configText, inputs.snapshot, inputs.format, inputs.output, inputs.split ?? null, inputs.diagrams ?? null, inputs.date, files];
-  return sha256(JSON.stringify([...parts, await environmentDigest(root, files)]));
+  const applyRecord = await readFile(path.join(path.resolve(root), APPLY_RECORD), 'utf8').catch(() => '');
+  return sha256(JSON.stringify([...parts, applyRecord, await environmentDigest(root, files)]));
 }
 
 /**
  * Files outside the config that change what generate writes: prettier's config (scaffold code follows the user's,
  * looked up from each file's folder upwards, as prettier does) and package.json ("type" decides the JavaScript
- * module format; it may hold a "prettier" key). A shared prettier config installed as a package is not followed:
+ * module format; it may hold a "prettier" key) and tsconfig files (module system and target shape the scaffold). A shared prettier config installed as a package is not followed:
  * after changing one, run a plain `generate`.
  */
-const ENVIRONMENT_FILE = /^(?:package\.json|\.prettierrc(?:\.[\w.]+)?|prettier\.config\.[cm]?[jt]s)$/;
+const ENVIRONMENT_FILE = /^(?:package\.json|tsconfig(?:\.[\w.-]+)?\.json|\.prettierrc(?:\.[\w.]+)?|prettier\.config\.[cm]?[jt]s)$/;
 
 async function environmentDigest(projectRoot: string, files: readonly string[]): Promise<string> {
   const root = path.resolve(projectRoot);

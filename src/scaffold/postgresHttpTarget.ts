@@ -11,7 +11,7 @@ import { renderTests } from './renderTests.js';
 import { renderWiring } from './renderWiring.js';
 import { buildScaffoldView } from './scaffoldView.js';
 import { POSTGRES_RUNTIME_FILES, type StaticFile } from './typescriptRuntime.js';
-import type { CodeExcerpt, ExcerptId, ScaffoldFile, ScaffoldRole, ScaffoldTarget } from './types.js';
+import type { CodeExcerpt, ExcerptId, ScaffoldFile, ScaffoldRole, ScaffoldTarget, TargetContext } from './types.js';
 
 const MIGRATION = 'migrations/001_create_idempotency_store.sql';
 
@@ -35,7 +35,7 @@ export function postgresHttpTarget(options: PostgresHttpTargetOptions): Scaffold
     label: options.label,
     supports: options.supports,
 
-    files(model: DesignModel): ScaffoldFile[] {
+    files(model: DesignModel, context?: TargetContext): ScaffoldFile[] {
       const view = buildScaffoldView(model);
       const files: ScaffoldFile[] = staticFiles.map((file) => ({ path: file.path, contents: readTemplate(file.template), class: 'scaffold', role: file.role, formatted: true }));
       const purposes = staticFiles.map((file) => ({ name: file.path, purpose: file.purpose }));
@@ -50,7 +50,7 @@ export function postgresHttpTarget(options: PostgresHttpTargetOptions): Scaffold
       const providers = renderProviders(view);
       if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key');
       add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed');
-      add('idempotency.test.ts', renderTests(view, `./${MIGRATION}`, framework), 'tests', 'the scenarios against a real PostgreSQL');
+      add('idempotency.test.ts', renderTests(view, `./${MIGRATION}`, framework, { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir }), 'tests', 'the scenarios against a real PostgreSQL');
       purposes.sort((a, b) => (a.name < b.name ? -1 : 1));
       files.push({ path: 'README.md', contents: renderReadme(view, purposes, framework), class: 'scaffold', role: 'readme' });
       return files;

@@ -1,8 +1,20 @@
+import path from 'node:path';
 import { EXPRESS } from './frameworks/express.js';
 import type { HttpFramework } from './httpFramework.js';
 import { sampleRequest } from './sampleRequest.js';
+import { runnerPrelude } from './profile/runnerPrelude.js';
+import type { TestRunner } from './profile/types.js';
 import type { ScaffoldView } from './scaffoldView.js';
 import { quote, tsLiteral } from './tsLiteral.js';
+
+export interface TestSuiteOptions {
+  /** The project's test runner: the suite uses only its API (default vitest). */
+  readonly runner?: TestRunner;
+  /** CommonJS output has no import.meta: the migration is found through __dirname there. */
+  readonly moduleSystem?: 'esm' | 'commonjs';
+  /** Project-relative scaffold folder: where the suite looks for the migration when it runs from compiled output. */
+  readonly scaffoldDir?: string;
+}
 
 // The crash scenario differs by mode: a lapsed lease and a fenced late write, or a rolled-back transaction.
 const CRASH_TRANSACTIONAL = `  it('crash mid-transaction: duplicates wait or get 409, the open transaction rolls back, the retry runs once', async () => {
@@ -45,7 +57,15 @@ const CRASH_LEASE = `  it('crash mid-processing: 409 while the lease is live, th
  * idempotency.test.ts: the spec's scenarios (and the fail-closed ones) against a real PostgreSQL. Each run works
  * in its own throwaway schema, so it is safe beside other suites and never touches the application's tables.
  */
-export function renderTests(view: ScaffoldView, migrationPath: string, framework: HttpFramework = EXPRESS): string {
+export function renderTests(view: ScaffoldView, migrationPath: string, framework: HttpFramework = EXPRESS, options: TestSuiteOptions = {}): string {
+  const prelude = runnerPrelude(options.runner ?? 'vitest');
+  const beside =
+    options.moduleSystem === 'commonjs'
+      ? `path.join(__dirname, ${JSON.stringify(migrationPath)})`
+      : `fileURLToPath(new URL(${JSON.stringify(migrationPath)}, import.meta.url))`;
+  // tsc does not copy .sql files: a suite compiled to an outDir finds the migration in the source folder instead.
+  const inSource = options.scaffoldDir ? `path.resolve(${JSON.stringify(path.posix.join(options.scaffoldDir, migrationPath))})` : undefined;
+  const migration = inSource ? `[${beside}, ${inSource}].find((file) => existsSync(file)) ?? ${beside}` : beside;
   const action = view.testAction;
   const first = sampleRequest(action, 0);
   const changed = sampleRequest(action, 1);
@@ -53,11 +73,11 @@ export function renderTests(view: ScaffoldView, migrationPath: string, framework
   const method = (action.method ?? 'POST').toLowerCase();
   const routeMethod = ['post', 'put', 'patch', 'delete', 'get'].includes(method) ? method : 'post';
   const saga = view.sagaAction;
-  return `import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-${framework.tests.imports}
+  return `${prelude.imports}
+import { randomUUID } from 'node:crypto';
+import { ${inSource ? 'existsSync, ' : ''}readFileSync } from 'node:fs';
+${inSource || options.moduleSystem === 'commonjs' ? "import * as path from 'node:path';\n" : ''}${options.moduleSystem === 'commonjs' ? '' : "import { fileURLToPath } from 'node:url';\n"}${framework.tests.imports}
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyCore } from './core.js';
 import { createIdempotency } from './index.js';
 import { providerKeyBase } from './keys.js';
@@ -77,7 +97,9 @@ const SAMPLE = ${tsLiteral(first)};
 const CHANGED = ${tsLiteral(changed)};
 const USES_HEADER = ${action.keySource !== 'derived'};
 
-describe.skipIf(!DATABASE_URL)(${quote(`idempotency (${action.name})`)}, () => {
+${prelude.helpers}
+
+suiteIf(Boolean(DATABASE_URL))(${quote(`idempotency (${action.name})`)}, ${prelude.suiteCallback}
   const schema = \`idem_test_\${randomUUID().replace(/-/g, '').slice(0, 12)}\`;
   let admin: pg.Pool;
   let pool: pg.Pool;
@@ -86,18 +108,18 @@ describe.skipIf(!DATABASE_URL)(${quote(`idempotency (${action.name})`)}, () => {
   let executions = 0;
   let failNext = false;
 
-  beforeAll(async () => {
+  ${prelude.beforeAll}(async () => {
     admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
     await admin.query(\`CREATE SCHEMA \${schema}\`);
     pool = new pg.Pool({ connectionString: DATABASE_URL, options: \`-c search_path=\${schema}\`, max: 20 });
-    await pool.query(readFileSync(new URL(${JSON.stringify(migrationPath)}, import.meta.url), 'utf8'));
+    await pool.query(readFileSync(${migration}, 'utf8'));
     // Stands in for the action's own table: one row per execution, written the way the action's mode prescribes.
     await pool.query('CREATE TABLE test_effects (scope text NOT NULL, key text NOT NULL)');
 
 ${framework.tests.setup(action, routeMethod)}
   });
 
-  afterAll(async () => {
+  ${prelude.afterAll}(async () => {
 ${framework.tests.teardown}
     await pool?.end();
     await admin?.query(\`DROP SCHEMA IF EXISTS \${schema} CASCADE\`);
@@ -122,8 +144,8 @@ ${framework.tests.teardown}
 
   function send(id: string, options: { changed?: boolean; principal?: string; key?: string | string[] } = {}) {
     const sample = options.changed ? CHANGED : SAMPLE;
-    const url = sample.url.replaceAll('__ID__', id);
-    const body = JSON.stringify(sample.body).replaceAll('__ID__', id);
+    const url = sample.url.split('__ID__').join(id);
+    const body = JSON.stringify(sample.body).split('__ID__').join(id);
     const headers: Array<[string, string]> = [['content-type', 'application/json'], ['x-test-principal', options.principal ?? 'user-a']];
     if (USES_HEADER) for (const value of [options.key ?? \`key-\${id}\`].flat()) headers.push([KEY_HEADER, value]);
     return fetch(baseUrl + url, { method: ${JSON.stringify(action.method ?? 'POST')}, headers, body });
@@ -158,7 +180,7 @@ ${framework.tests.teardown}
     expect(Buffer.from(await replay.arrayBuffer()).equals(originalBody)).toBe(true);
   });
 
-  it.skipIf(!${canMismatch})('same key, different body: ${view.policy.mismatchStatus} problem without the stored body', async () => {
+  testIf(${canMismatch})('same key, different body: ${view.policy.mismatchStatus} problem without the stored body', async () => {
     await send('mismatch');
     const before = executions;
     const response = await send('mismatch', { changed: true });
@@ -176,7 +198,7 @@ ${framework.tests.teardown}
     expect(responses.filter((response) => response.status === 201)).not.toHaveLength(0);
   });
 
-  it.skipIf(ACTION.scope === 'global')('key used by another principal: runs as that principal\\'s own key, never replays the other', async () => {
+  testIf(ACTION.scope !== 'global')('key used by another principal: runs as that principal\\'s own key, never replays the other', async () => {
     const mine = await (await send('shared', { principal: 'user-a' })).json();
     const before = executions;
     const theirs = await send('shared', { principal: 'user-b' });
@@ -209,7 +231,7 @@ ${action.mode === 'transactional' ? CRASH_TRANSACTIONAL : CRASH_LEASE}  it('acti
     expect(await effects('error')).toBe(ACTION.mode === 'transactional' ? 1 : 2);
   });
 
-  it.skipIf(!USES_HEADER)('key grammar: repeated, comma, space or non-ASCII keys are 400; one pair of quotes is removed', async () => {
+  testIf(USES_HEADER)('key grammar: repeated, comma, space or non-ASCII keys are 400; one pair of quotes is removed', async () => {
     for (const key of [['key-twice', 'key-twice'], 'key,comma', 'key space', 'k\u00e9y', '', 'x'.repeat(POLICY.maxKeyLength + 1)]) {
       const response = await send('grammar', { key });
       expect(response.status).toBe(400);
@@ -307,8 +329,8 @@ ${action.mode === 'transactional' ? CRASH_TRANSACTIONAL : CRASH_LEASE}  it('acti
     // Recompute exactly what the middleware would, by letting it claim through the core with the same inputs.
     const { computeFingerprint, pickFields } = await import('./fingerprint.js');
     const { deriveKey } = await import('./keys.js');
-    const body = JSON.parse(JSON.stringify(SAMPLE.body).replaceAll('__ID__', id)) as unknown;
-    const params = routeParams(ACTION.route, SAMPLE.url.replaceAll('__ID__', id));
+    const body = JSON.parse(JSON.stringify(SAMPLE.body).split('__ID__').join(id)) as unknown;
+    const params = routeParams(ACTION.route, SAMPLE.url.split('__ID__').join(id));
     const key = USES_HEADER ? \`key-\${id}\` : deriveKey(ACTION.codeName, pickFields(ACTION.key.from ?? [], { params, body }));
     const fingerprint = computeFingerprint({ method: ACTION.method ?? 'POST', route: ACTION.route, fields: pickFields(ACTION.significantFields, { params, body }) });
     const scope = ACTION.scope === 'global' ? 'global' : 'user-a';
@@ -318,14 +340,14 @@ ${action.mode === 'transactional' ? CRASH_TRANSACTIONAL : CRASH_LEASE}  it('acti
   }
 });
 
-function routeParams(template: string, path: string): Record<string, string> {
+function routeParams(template: string, url: string): Record<string, string> {
   const names = template.split('/');
-  const values = path.split('/');
+  const values = url.split('/');
   const params: Record<string, string> = {};
   names.forEach((segment, index) => {
     if (segment.startsWith(':')) params[segment.slice(1)] = decodeURIComponent(values[index] ?? '');
   });
   return params;
 }
-`;
+${prelude.footer}`;
 }

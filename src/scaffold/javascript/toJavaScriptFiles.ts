@@ -13,11 +13,13 @@ const TESTS_NOTE = `// An ES module even in this CommonJS project: vitest cannot
  * The TypeScript scaffolding as JavaScript: one source of truth, the types stripped. The files go through prettier
  * in generate (the emitter's layout is not the house style), so none is marked formatted.
  */
-export function toJavaScriptFiles(files: readonly ScaffoldFile[], moduleType: ModuleType): ScaffoldFile[] {
+export function toJavaScriptFiles(files: readonly ScaffoldFile[], moduleType: ModuleType, options: { esmTests?: boolean } = {}): ScaffoldFile[] {
+  const esmTests = options.esmTests ?? true;
   return files.map((file) => {
     if (file.role === 'readme') return { ...file, contents: readmeToJavaScript(file.contents, moduleType) };
     if (!file.path.endsWith('.ts')) return file;
-    const tests = file.role === 'tests';
+    // Only a vitest suite must stay an ES module; jest, mocha and node:test load CommonJS tests as the app does.
+    const tests = file.role === 'tests' && esmTests;
     // vitest refuses to be require()d, so the suite stays an ES module even in a CommonJS project.
     let contents = transpileToJavaScript(file.contents, tests ? 'module' : moduleType, file.path);
     if (tests && moduleType === 'commonjs') contents = TESTS_NOTE + requireRelativeImports(loadTypeScript(), contents, file.path);

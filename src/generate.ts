@@ -158,16 +158,22 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   }
   const scaffold = await import('./scaffold/index.js');
   const dir = config.scaffold === false ? undefined : normalizeRelative(config.scaffold.dir);
-  // JavaScript scaffolding follows the project's module format (package.json "type").
-  const moduleType = model.stack.language === 'javascript' ? await scaffold.detectModuleType(options.cwd, dir ?? '.') : undefined;
+  // The scaffolding follows the project where it lands: tsconfig (module, resolution, interop), package.json "type"
+  // and test runner.
+  const profile = await scaffold.readProjectProfile({
+    root: options.cwd,
+    dir: dir ?? '.',
+    language: model.stack.language === 'javascript' ? 'javascript' : 'typescript',
+    testFramework: model.stack.testFramework,
+  });
   // Scaffolding is formatted first so the document can embed exactly the bytes that land on disk.
   const scaffoldFiles = dir
     ? await formatFiles(
-        scaffold.generateScaffold(model, { dir, moduleType }).map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted })),
+        scaffold.generateScaffold(model, { dir, profile }).map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted })),
         options.cwd,
       )
     : [];
-  const excerpts = scaffold.documentExcerpts(model, { dir: dir ?? 'src/idempotency', moduleType });
+  const excerpts = scaffold.documentExcerpts(model, { dir: dir ?? 'src/idempotency', profile });
   for (const excerpt of Object.values(excerpts)) {
     const written = scaffoldFiles.find((file) => file.path === excerpt.path);
     if (written) Object.assign(excerpt, { code: written.contents.trimEnd(), formatted: true });

@@ -59,13 +59,15 @@ const CRASH_LEASE = `  it('crash mid-processing: 409 while the lease is live, th
  */
 export function renderTests(view: ScaffoldView, migrationPath: string, framework: HttpFramework = EXPRESS, options: TestSuiteOptions = {}): string {
   const prelude = runnerPrelude(options.runner ?? 'vitest');
-  const beside =
-    options.moduleSystem === 'commonjs'
-      ? `path.join(__dirname, ${JSON.stringify(migrationPath)})`
-      : `fileURLToPath(new URL(${JSON.stringify(migrationPath)}, import.meta.url))`;
-  // tsc does not copy .sql files: a suite compiled to an outDir finds the migration in the source folder instead.
-  const inSource = options.scaffoldDir ? `path.resolve(${JSON.stringify(path.posix.join(options.scaffoldDir, migrationPath))})` : undefined;
-  const migration = inSource ? `[${beside}, ${inSource}].find((file) => existsSync(file)) ?? ${beside}` : beside;
+  const runsCompiled = prelude.runsCompiled;
+  const beside = options.moduleSystem === 'commonjs' ? `path.join(__dirname, ${JSON.stringify(migrationPath)})` : `new URL(${JSON.stringify(migrationPath)}, import.meta.url)`;
+  // Suites run from tsc's outDir (node:test, mocha) look for the migration in the source folder too: tsc does not
+  // copy .sql files.
+  const inSource = runsCompiled && options.scaffoldDir ? `path.resolve(${JSON.stringify(path.posix.join(options.scaffoldDir, migrationPath))})` : undefined;
+  const migrationDecl = inSource
+    ? `\n// Beside this file, or in the source folder when the suite runs from compiled output (tsc does not copy .sql files).\nconst MIGRATION = [${beside}, ${inSource}].find((file) => existsSync(file)) ?? ${beside};\n`
+    : '';
+  const migration = inSource ? 'MIGRATION' : beside;
   const action = view.testAction;
   const first = sampleRequest(action, 0);
   const changed = sampleRequest(action, 1);
@@ -76,7 +78,7 @@ export function renderTests(view: ScaffoldView, migrationPath: string, framework
   return `${prelude.imports}
 import { randomUUID } from 'node:crypto';
 import { ${inSource ? 'existsSync, ' : ''}readFileSync } from 'node:fs';
-${inSource || options.moduleSystem === 'commonjs' ? "import * as path from 'node:path';\n" : ''}${options.moduleSystem === 'commonjs' ? '' : "import { fileURLToPath } from 'node:url';\n"}${framework.tests.imports}
+${inSource || options.moduleSystem === 'commonjs' ? "import * as path from 'node:path';\n" : ''}${framework.tests.imports}
 import pg from 'pg';
 import { IdempotencyCore } from './core.js';
 import { createIdempotency } from './index.js';
@@ -96,7 +98,7 @@ const REPLAY_HEADER = POLICY.replayHeader.toLowerCase();
 const SAMPLE = ${tsLiteral(first)};
 const CHANGED = ${tsLiteral(changed)};
 const USES_HEADER = ${action.keySource !== 'derived'};
-
+${migrationDecl}
 ${prelude.helpers}
 
 suiteIf(Boolean(DATABASE_URL))(${quote(`idempotency (${action.name})`)}, ${prelude.suiteCallback}

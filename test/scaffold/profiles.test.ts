@@ -25,6 +25,8 @@ interface ProfileCase {
   expected: Partial<ProjectProfile>;
   /** Files the runner needs, as a user's project would have them. */
   extraFiles?: Record<string, string>;
+  /** The design (fixtures/configs); default express-stripe-payments. */
+  fixture?: string;
   /** Runs the generated suite; the emitted JavaScript is in dist/ for compiled cases. */
   command: (dir: string) => string[];
 }
@@ -51,6 +53,21 @@ const CASES: ProfileCase[] = [
     expected: { moduleSystem: 'commonjs', relativeImports: 'extensionless', defaultImportInterop: false, esLibrary: 2019 },
     extraFiles: {
       'jest.config.cjs': `module.exports = { rootDir: __dirname, roots: ['<rootDir>/src'], testEnvironment: 'node', transform: { '^.+\\\\.ts$': [${JSON.stringify(bin('ts-jest'))}, { isolatedModules: true }] } };\n`,
+    },
+    command: () => [bin('jest/bin/jest.js'), '--config', 'jest.config.cjs', '--ci'],
+  },
+  {
+    // `nest new`'s tsconfig: CommonJS, allowSyntheticDefaultImports but no esModuleInterop (pg_1.default.Pool would
+    // be undefined at start), decorators; the NestJS adapter's suite under ts-jest.
+    label: 'nestjs-classic-cjs-jest',
+    language: 'typescript',
+    runner: 'jest',
+    packageType: 'commonjs',
+    fixture: 'nestjs-adyen-saga',
+    compilerOptions: { target: 'ES2021', module: 'commonjs', allowSyntheticDefaultImports: true, experimentalDecorators: true, emitDecoratorMetadata: true, noEmit: true },
+    expected: { moduleSystem: 'commonjs', relativeImports: 'extensionless', defaultImportInterop: false, esLibrary: 2021 },
+    extraFiles: {
+      'jest.config.cjs': `module.exports = { rootDir: __dirname, roots: ['<rootDir>/src'], testEnvironment: 'node', transform: { '^.+\\.ts$': [${JSON.stringify(bin('ts-jest'))}, { isolatedModules: true }] } };\n`,
     },
     command: () => [bin('jest/bin/jest.js'), '--config', 'jest.config.cjs', '--ci'],
   },
@@ -122,7 +139,7 @@ describe.each(CASES)('profile $label', (profileCase) => {
       ...profileCase.extraFiles,
     });
 
-    const model = await modelFor('express-stripe-payments', (raw) => {
+    const model = await modelFor(profileCase.fixture ?? 'express-stripe-payments', (raw) => {
       Object.assign(raw.stack as Record<string, unknown>, { language: profileCase.language, testFramework: profileCase.runner });
     });
     const profile = await readProjectProfile({ root: dir, dir: 'src/idempotency', language: profileCase.language, testFramework: profileCase.runner });

@@ -14,6 +14,8 @@ export interface RunnerPrelude {
   readonly footer: string;
   /** The command that runs the suite, for the README. */
   readonly command: string;
+  /** The runner loads tsc's output (no TypeScript loader of its own), so the suite runs from the outDir. */
+  readonly runsCompiled: boolean;
 }
 
 // The scenarios talk to a real database, 20 requests at once: a loaded CI machine needs more than 2–5 s defaults.
@@ -64,6 +66,7 @@ const PRELUDES: Record<TestRunner, RunnerPrelude> = {
     afterAll: 'afterAll',
     footer: '',
     command: 'npx vitest run',
+    runsCompiled: false,
   },
   jest: {
     imports: `import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';`,
@@ -73,6 +76,7 @@ const PRELUDES: Record<TestRunner, RunnerPrelude> = {
     afterAll: 'afterAll',
     footer: '',
     command: 'npx jest',
+    runsCompiled: false,
   },
   'node-test': {
     imports: `${ASSERT_IMPORTS}\nimport { after, before, describe, it } from 'node:test';`,
@@ -82,6 +86,7 @@ const PRELUDES: Record<TestRunner, RunnerPrelude> = {
     afterAll: 'after',
     footer: ASSERT_EXPECT,
     command: 'node --test (on the compiled files)',
+    runsCompiled: true,
   },
   mocha: {
     // Mocha's globals; the reference brings their types whatever tsconfig "types" lists.
@@ -94,6 +99,7 @@ const testIf = (applies: boolean): ((name: string, fn: () => Promise<void> | voi
     afterAll: 'after',
     footer: ASSERT_EXPECT,
     command: 'npx mocha (on the compiled files)',
+    runsCompiled: true,
   },
 };
 

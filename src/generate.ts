@@ -59,6 +59,13 @@ export function scaffoldUnavailable(model: DesignModel, dir: string, available: 
   return `No runnable scaffolding for ${s.language === 'javascript' ? 'JavaScript' : 'TypeScript'} + ${s.frameworkLabel} + ${s.databaseLabel} yet (available: ${available.join('; ')}); nothing was written to ${dir}. The document shows the code for your stack.`;
 }
 
+/** Said (terminal and document) when the stack has no target and the reference target was generated instead. */
+export function referenceNote(model: DesignModel, dir: string, label: string): string {
+  const s = model.stack;
+  const stack = s.agnostic ? 'an unknown stack' : `${s.language === 'javascript' ? 'JavaScript' : 'TypeScript'} + ${s.frameworkLabel} + ${s.databaseLabel}`;
+  return `No scaffolding target for ${stack} yet: ${dir} holds the reference target instead (${label}), to adapt to your framework and store. The design in this document is the one to follow; the generated code shows it running on the reference stack.`;
+}
+
 export function defaultOutput(format: 'html' | 'md'): string {
   return format === 'md' ? 'docs/idempotency-design.md' : 'docs/idempotency-design.html';
 }
@@ -158,27 +165,23 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   }
   const scaffold = await import('./scaffold/index.js');
   const dir = config.scaffold === false ? undefined : normalizeRelative(config.scaffold.dir);
-  // The scaffolding follows the project where it lands: tsconfig (module, resolution, interop), package.json "type"
-  // and test runner.
-  const profile = await scaffold.readProjectProfile({
-    root: options.cwd,
-    dir: dir ?? '.',
-    language: model.stack.language === 'javascript' ? 'javascript' : 'typescript',
-    testFramework: model.stack.testFramework,
-  });
+  // One scaffold per package holding protected handlers, each following its tsconfig, package.json and test runner;
+  // the reference target (said in the terminal and the document) where the stack has no target of its own.
+  const project = await scaffold.scaffoldProject({ root: options.cwd, model, dir, packageManager: await scaffold.detectPackageManager(options.cwd) });
+  if (dir && project.reference) model.assumptions.push(referenceNote(model, dir, project.reference));
   // Scaffolding is formatted first so the document can embed exactly the bytes that land on disk.
-  const scaffoldFiles = dir
-    ? await formatFiles(
-        scaffold.generateScaffold(model, { dir, profile }).map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted })),
-        options.cwd,
-      )
-    : [];
-  const excerpts = scaffold.documentExcerpts(model, { dir: dir ?? 'src/idempotency', profile });
+  const scaffoldFiles = await formatFiles(
+    project.files.map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted })),
+    options.cwd,
+  );
+  const excerpts = project.excerpts;
   for (const excerpt of Object.values(excerpts)) {
     const written = scaffoldFiles.find((file) => file.path === excerpt.path);
     if (written) Object.assign(excerpt, { code: written.contents.trimEnd(), formatted: true });
   }
   const warnings = dir && scaffoldFiles.length === 0 ? [scaffoldUnavailable(model, dir, scaffold.SCAFFOLD_TARGETS.map((target) => target.label))] : [];
+  if (dir && project.reference) warnings.push(referenceNote(model, dir, project.reference));
+  warnings.push(...project.notes);
   const { assertDocumentVerified } = await import('./verify/index.js');
 
   return async (date: Date) => {

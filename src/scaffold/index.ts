@@ -4,13 +4,15 @@ import { javaScriptPath, toJavaScriptFiles } from './javascript/toJavaScriptFile
 import { transpileToJavaScript, type ModuleType } from './javascript/transpile.js';
 import { applyProfile } from './profile/applyProfile.js';
 import { REFERENCE_PROFILE, type ProjectProfile } from './profile/types.js';
-import { findTarget } from './registry.js';
+import { findTarget, referenceTarget } from './registry.js';
 import type { CodeExcerpt, ExcerptId, ScaffoldFile, ScaffoldTarget, TargetContext } from './types.js';
 
-export { SCAFFOLD_TARGETS, findTarget } from './registry.js';
+export { SCAFFOLD_TARGETS, findTarget, referenceTarget } from './registry.js';
 export { detectModuleType } from './detectModuleType.js';
 export type { ModuleType } from './javascript/transpile.js';
 export { readProjectProfile } from './profile/readProjectProfile.js';
+export { scaffoldProject, type ProjectScaffolding } from './scaffoldProject.js';
+export { detectPackageManager } from './placement/installCommands.js';
 export { REFERENCE_PROFILE, type ProjectProfile, type TestRunner } from './profile/types.js';
 export type { CodeExcerpt, ExcerptId, ScaffoldFile, ScaffoldRole, ScaffoldTarget } from './types.js';
 
@@ -26,11 +28,13 @@ export interface ScaffoldOptions {
    * (TypeScript, Node ESM, vitest), or for JavaScript the one `moduleType` implies.
    */
   profile?: ProjectProfile;
+  /** No target for the stack: generate the reference target instead of nothing (the caller says so). */
+  reference?: boolean;
 }
 
 /** The runnable scaffolding for the design's stack, placed under `options.dir`; [] when no target supports the stack. */
 export function generateScaffold(model: DesignModel, options: ScaffoldOptions): ScaffoldFile[] {
-  const target = findTarget(model.stack);
+  const target = findTarget(model.stack) ?? (options.reference ? referenceTarget(model.stack) : undefined);
   if (!target) return [];
   const dir = normalizeDir(options.dir);
   const profile = profileOf(model, options);

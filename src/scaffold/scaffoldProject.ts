@@ -1,5 +1,7 @@
 import type { DesignModel } from '../model/types.js';
 import { documentExcerpts, generateScaffold } from './index.js';
+import { detectMigrationTool } from './migrationTools/detectMigrationTool.js';
+import { renderToolMigration } from './migrationTools/renderToolMigration.js';
 import { dependencyNote, planScaffolds } from './placement/planScaffolds.js';
 import type { PackageManager } from './placement/installCommands.js';
 import { readProjectProfile } from './profile/readProjectProfile.js';
@@ -42,6 +44,14 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
     const profile = await profileAt(plan.dir);
     const generated = generateScaffold(plan.model, { dir: plan.dir, profile, reference: true });
     files.push(...generated);
+    // The store's migration also goes where the package keeps its migrations, in its tool's format.
+    const ddl = generated.find((file) => file.role === 'ddl' && file.path.endsWith('.sql'));
+    const tool = ddl ? await detectMigrationTool(root, plan.packageDir) : { kind: 'none' as const };
+    if (ddl && tool.kind !== 'none') {
+      const migrations = renderToolMigration({ tool, ddl: ddl.contents, table: model.storage.table, stepTable: model.storage.stepTable, language, moduleSystem: profile.moduleSystem });
+      files.push(...migrations);
+      for (const migration of migrations) notes.push(`The store's migration is also in ${migration.path} (${tool.kind === 'sql' ? 'your SQL migrations folder' : tool.kind}); apply it with your migration tool.`);
+    }
     if (index === plans.findIndex((candidate) => candidate.dir === input.dir) || (index === 0 && !plans.some((candidate) => candidate.dir === input.dir))) {
       excerpts = documentExcerpts(plan.model, { dir: plan.dir, profile });
     }

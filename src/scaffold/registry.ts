@@ -17,6 +17,9 @@ export function findTarget(stack: StackDesign): ScaffoldTarget | undefined {
  * (an embedded store) when one is registered.
  */
 export function referenceTarget(stack: StackDesign): ScaffoldTarget | undefined {
+  // The project's own framework on the reference store first (NestJS on MySQL gets the NestJS adapter).
+  const sameFramework = stack.agnostic ? undefined : findTarget({ ...stack, storeDatabase: 'postgres' });
+  if (sameFramework) return sameFramework;
   const noDatabase = stack.database === 'unknown' || (stack.database as string) === 'none';
   const stores = noDatabase ? ['none', 'postgres'] : ['postgres'];
   for (const storeDatabase of stores) {

@@ -46,7 +46,11 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
     files.push(...generated);
     // The store's migration also goes where the package keeps its migrations, in its tool's format.
     const ddl = generated.find((file) => file.role === 'ddl' && file.path.endsWith('.sql'));
-    const tool = ddl ? await detectMigrationTool(root, plan.packageDir) : { kind: 'none' as const };
+    // Only when the DDL is in the project's own dialect: a reference PostgreSQL store in a MySQL project stays in
+    // the scaffold folder rather than among the MySQL migrations.
+    const reference = model.stack.agnostic || !findTarget(model.stack);
+    const sameDialect = !reference && model.stack.database === model.stack.storeDatabase;
+    const tool = ddl && sameDialect ? await detectMigrationTool(root, plan.packageDir) : { kind: 'none' as const };
     if (ddl && tool.kind !== 'none') {
       const migrations = renderToolMigration({ tool, ddl: ddl.contents, table: model.storage.table, stepTable: model.storage.stepTable, language, moduleSystem: profile.moduleSystem });
       files.push(...migrations);

@@ -20,9 +20,12 @@ export async function detectMigrationTool(root: string, packageDir: string): Pro
   const manifest = await readFile(path.join(base, 'package.json'), 'utf8').then((text) => JSON.parse(text) as Record<string, Record<string, string> | undefined>, () => ({}) as Record<string, Record<string, string> | undefined>);
   const deps = new Set(['dependencies', 'devDependencies'].flatMap((key) => Object.keys(manifest[key] ?? {})));
 
-  const prisma = await list('prisma');
+  // package.json "prisma": { "schema": "src/prisma/schema.prisma" } moves the folder migrations live in.
+  const configured = (manifest['prisma'] as { schema?: unknown } | undefined)?.schema;
+  const prismaDir = typeof configured === 'string' ? path.posix.dirname(configured.replace(/\\/g, '/').replace(/^\.\//, '')) : 'prisma';
+  const prisma = await list(prismaDir);
   if (prisma?.includes('schema.prisma') || prisma?.includes('schema') || deps.has('prisma') || deps.has('@prisma/client')) {
-    return { kind: 'prisma', folder: at('prisma', 'migrations'), existing: (await list('prisma/migrations')) ?? [] };
+    return { kind: 'prisma', folder: at(prismaDir, 'migrations'), existing: (await list(`${prismaDir}/migrations`)) ?? [] };
   }
   const knexfile = (await list('.'))?.find((name) => /^knexfile\.(ts|js|cjs|mjs)$/.test(name));
   if (knexfile || deps.has('knex')) {

@@ -17,22 +17,26 @@ export interface Dependencies {
 export function missingDependencies(files: readonly ScaffoldFile[], declared: ReadonlySet<string>, typescript: boolean): Dependencies {
   const runtime = new Set<string>();
   const dev = new Set<string>();
+  const typesOnly = new Set<string>();
   for (const file of files) {
     if (!/\.(ts|js|mjs|cjs)$/.test(file.path)) continue;
     for (const name of importedPackages(file.contents)) (file.role === 'tests' ? dev : runtime).add(name);
+    for (const name of importedPackages(file.contents, true)) typesOnly.add(name);
     if (file.role === 'tests' && /reference types="mocha"/.test(file.contents)) dev.add('mocha').add('@types/mocha');
   }
   if (dev.delete('@jest/globals')) dev.add('jest');
-  if (typescript && (runtime.has('pg') || dev.has('pg'))) dev.add('@types/pg');
-  if (typescript && (runtime.has('express') || dev.has('express'))) dev.add('@types/express');
+  // Packages without their own types: needed by TypeScript whenever the code imports them, even for types only.
+  for (const name of ['pg', 'express']) if (typescript && (runtime.has(name) || dev.has(name) || typesOnly.has(name))) dev.add(`@types/${name}`);
   for (const name of runtime) dev.delete(name);
   const keep = (names: Set<string>) => [...names].filter((name) => !declared.has(name)).sort();
   return { runtime: keep(runtime), dev: keep(dev) };
 }
 
-function importedPackages(code: string): string[] {
+/** Bare package names a file loads at run time (or, with `typeOnly`, imports only for types: `import type`). */
+function importedPackages(code: string, typeOnly = false): string[] {
   const names: string[] = [];
-  for (const match of code.matchAll(/(?:from\s+|require\(\s*|import\(\s*|import\s+)['"]([^'"./][^'"]*)['"]/g)) {
+  const pattern = typeOnly ? /^import\s+type\s[^;]*?from\s+['"]([^'"./][^'"]*)['"]/gm : /(?:^import\s+(?!type\s)[^;]*?from\s+|^export\s[^;]*?from\s+|require\(\s*|import\(\s*|^import\s+)['"]([^'"./][^'"]*)['"]/gm;
+  for (const match of code.matchAll(pattern)) {
     const specifier = match[1]!;
     if (specifier.startsWith('node:')) continue;
     const parts = specifier.split('/');

@@ -39,7 +39,7 @@ export async function dependencyNote(root: string, scaffold: Pick<PlannedScaffol
   const name = typeof own['name'] === 'string' ? own['name'] : undefined;
   const commands = installCommands(manager, { packageDir: scaffold.packageDir, ...(name ? { name } : {}) }, missing);
   if (commands.length === 0) return undefined;
-  return `The scaffolding in ${scaffold.dir} needs packages ${scaffold.packageDir === '' ? 'the project' : `package ${name ?? scaffold.packageDir}`} does not declare yet (nothing was installed): ${commands.join(' && ')}`;
+  return `The scaffolding in ${scaffold.dir} needs packages that ${scaffold.packageDir === '' ? 'the project' : `package ${name ?? scaffold.packageDir}`} does not declare yet (nothing was installed): ${commands.join(' && ')}`;
 }
 
 async function readManifest(dir: string): Promise<Record<string, unknown>> {

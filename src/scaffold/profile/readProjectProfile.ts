@@ -41,8 +41,9 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
   }
   if (!tsconfigFile) return { ...REFERENCE_PROFILE, testRunner };
   const ts = loadTypeScript();
-  const options = compilerOptions(ts, tsconfigFile.file);
-  return { ...profileFromOptions(ts, options, packageType), testRunner, paths: options.paths ?? {}, tsconfig: path.relative(root, tsconfigFile.file).split(path.sep).join('/') };
+  const file = solutionMember(ts, tsconfigFile.file);
+  const options = compilerOptions(ts, file);
+  return { ...profileFromOptions(ts, options, packageType), testRunner, paths: options.paths ?? {}, tsconfig: path.relative(root, file).split(path.sep).join('/') };
 }
 
 /** The profile part that follows from compiler options alone (exported for tests of odd combinations). */
@@ -72,6 +73,21 @@ export function profileFromOptions(ts: Ts, options: CompilerOptions, packageType
     defaultImportInterop: moduleSystem === 'commonjs' ? interop : synthetic,
     esLibrary: libraryYear(ts, options, target),
   };
+}
+
+/**
+ * A solution-style tsconfig (`"files": []` plus `references`, as Nx and Vite write them) compiles nothing itself:
+ * the application's own config (tsconfig.app.json, not the spec/test/e2e one) says how the code is built.
+ */
+function solutionMember(ts: Ts, file: string): string {
+  const raw = ts.readConfigFile(file, (name) => ts.sys.readFile(name)).config as { files?: unknown; include?: unknown; references?: Array<{ path?: unknown }> } | undefined;
+  const empty = Array.isArray(raw?.files) && raw.files.length === 0 && (!Array.isArray(raw.include) || raw.include.length === 0);
+  if (!empty || !Array.isArray(raw?.references)) return file;
+  const members = raw.references
+    .map((reference) => (typeof reference.path === 'string' ? path.resolve(path.dirname(file), reference.path) : undefined))
+    .filter((member): member is string => member !== undefined)
+    .map((member) => (member.endsWith('.json') ? member : path.join(member, 'tsconfig.json')));
+  return members.find((member) => !/(spec|test|e2e|node)[^/\\]*\.json$/i.test(path.basename(member)) && ts.sys.fileExists(member)) ?? file;
 }
 
 function compilerOptions(ts: Ts, file: string): CompilerOptions {

@@ -51,6 +51,8 @@ export interface GenerateResult {
   written: boolean;
   /** Things the user should know that are not errors, e.g. no scaffold target for the stack yet. */
   warnings: string[];
+  /** Next steps, printed as information: dependencies to add per package, where the tool migration went. */
+  notes: string[];
 }
 
 /** Said when the config asks for scaffolding that no target can produce for this stack yet. */
@@ -144,6 +146,7 @@ interface Rendered {
   files: RenderedFile[];
   model: DesignModel;
   warnings: string[];
+  notes: string[];
 }
 
 /**
@@ -181,7 +184,7 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   }
   const warnings = dir && scaffoldFiles.length === 0 ? [scaffoldUnavailable(model, dir, scaffold.SCAFFOLD_TARGETS.map((target) => target.label))] : [];
   if (dir && project.reference) warnings.push(referenceNote(model, dir, project.reference));
-  warnings.push(...project.notes);
+  const notes = project.notes;
   const { assertDocumentVerified } = await import('./verify/index.js');
 
   return async (date: Date) => {
@@ -189,7 +192,7 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
     const documentFiles = await formatFiles(await renderDocument(dated, { format, output, figures, excerpts, split: options.split ?? config.split }), options.cwd);
     // Verify exactly what would be written (formatted, in memory) so a broken document is never delivered.
     assertDocumentVerified(documentFiles);
-    return { files: [...documentFiles, ...scaffoldFiles, ...snapshotFile(snapshot)], model: dated, warnings };
+    return { files: [...documentFiles, ...scaffoldFiles, ...snapshotFile(snapshot)], model: dated, warnings, notes };
   };
 }
 
@@ -249,5 +252,5 @@ async function generateLocked(root: string, config: Config, format: 'html' | 'md
   if (written) await applyPlan(root, plan, { date: rendered.model.generatedOn, signal: options.signal });
   // A split document is delivered as its folder; report that path, not the single file it replaced.
   const document = rendered.files.some((file) => file.path === output) ? output : `${splitFolder(output)}/`;
-  return { plan, model: rendered.model, document, written, warnings: rendered.warnings };
+  return { plan, model: rendered.model, document, written, warnings: rendered.warnings, notes: rendered.notes };
 }

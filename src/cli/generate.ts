@@ -63,7 +63,7 @@ export async function runGenerate(flags: GenerateFlags, context: CliContext = {}
   if (flags.json) {
     const { MANIFEST_PATH } = await import('../emit/manifest.js');
     const files = result.plan.map((p) => ({ path: p.path, class: p.class, action: p.action, ...(p.reason ? { reason: p.reason } : {}), ...(p.behind ? { behind: true } : {}), ...(diffs.has(p) ? { diff: diffs.get(p) } : {}) }));
-    const body = { document: result.document, written: result.written, manifest: MANIFEST_PATH, warnings: result.warnings, ...(flags.check ? { stale: stale.map((p) => p.path) } : {}), files };
+    const body = { document: result.document, written: result.written, manifest: MANIFEST_PATH, warnings: result.warnings, notes: result.notes, ...(flags.check ? { stale: stale.map((p) => p.path) } : {}), files };
     process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
   } else {
     report(result, log, flags);
@@ -103,6 +103,7 @@ const PLANNED: Record<WriteAction, string> = {
 
 function report(result: GenerateResult, log: Logger, flags: GenerateFlags): void {
   for (const warning of result.warnings) log.warn(warning);
+  for (const note of result.notes) log.info(note);
   const verbs = result.written ? DONE : PLANNED;
   const width = result.written ? 9 : 12;
   // A real run lists only what changed (CI logs stay short); a dry run, diff or check shows the whole plan.

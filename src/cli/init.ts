@@ -198,5 +198,6 @@ function printSummary(result: GenerateResult, resolution: Resolution, log: Logge
   }
   // What the user must know about the scaffolding: the reference target stood in, dependencies to add per package.
   for (const warning of result.warnings) log.warn(warning);
+  for (const note of result.notes) log.info(note);
   log.success(`Design document: ${log.value(result.document)}. Edit idempotency.config.json and run \`idempotency-builder generate\` to update it.`);
 }

@@ -64,7 +64,8 @@ const CASES: ProfileCase[] = [
     runner: 'jest',
     packageType: 'commonjs',
     fixture: 'nestjs-adyen-saga',
-    compilerOptions: { target: 'ES2021', module: 'commonjs', allowSyntheticDefaultImports: true, experimentalDecorators: true, emitDecoratorMetadata: true, noEmit: true },
+    // Nest's defaults also switch strictNullChecks and noImplicitAny off: the generated code must compile that way too.
+    compilerOptions: { target: 'ES2021', module: 'commonjs', allowSyntheticDefaultImports: true, experimentalDecorators: true, emitDecoratorMetadata: true, noEmit: true, strict: false, strictNullChecks: false, noImplicitAny: false },
     expected: { moduleSystem: 'commonjs', relativeImports: 'extensionless', defaultImportInterop: false, esLibrary: 2021 },
     extraFiles: {
       'jest.config.cjs': `module.exports = { rootDir: __dirname, roots: ['<rootDir>/src'], testEnvironment: 'node', transform: { '^.+\\.ts$': [${JSON.stringify(bin('ts-jest'))}, { isolatedModules: true }] } };\n`,

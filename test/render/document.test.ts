@@ -75,14 +75,13 @@ describe('determinism', () => {
 });
 
 describe('scaffolding availability', () => {
-  it('says so when the stack has no scaffold target, instead of silently writing nothing', async () => {
+  it('generates the reference target when the stack has none, and says so in the terminal and the document', async () => {
     const koa = rawFixture('nestjs-adyen-saga');
     koa.stack = { ...(koa.stack as Record<string, unknown>), framework: 'koa' };
-    const { warnings, plan } = await renderConfig(koa);
-    expect(warnings).toEqual([expect.stringContaining('No runnable scaffolding for TypeScript + Koa + PostgreSQL')]);
-    expect(warnings[0]).toContain('Fastify + PostgreSQL (TypeScript)');
-    expect(warnings[0]).toContain('NestJS + PostgreSQL (TypeScript, Express platform)');
-    expect(plan.some((item) => item.path.startsWith('src/idempotency/'))).toBe(false);
+    const { warnings, plan, text } = await renderConfig(koa);
+    expect(warnings).toEqual([expect.stringContaining('No scaffolding target for TypeScript + Koa + PostgreSQL yet: src/idempotency holds the reference target instead (Express + PostgreSQL')]);
+    expect(plan.some((item) => item.path === 'src/idempotency/express.ts')).toBe(true);
+    expect(text).toContain('holds the reference target instead');
   });
 
   it('stays quiet when it writes the scaffolding', async () => {

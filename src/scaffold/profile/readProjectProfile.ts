@@ -95,15 +95,27 @@ function compilerOptions(ts: Ts, file: string): CompilerOptions {
   if (read.error || !read.config) return {};
   const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(file), undefined, file);
   const unresolved = parsed.errors.some((error) => error.code === 6053 || error.code === 5083);
-  const base = unresolved ? baseFor(ts, read.config as { extends?: unknown }) : {};
+  const base = unresolved ? uninstalledBase(ts, file, new Set()) : {};
   return { ...base, ...parsed.options };
 }
 
-/** Options of an uninstalled @tsconfig/node* base, converted like tsconfig text (enum values). */
-function baseFor(ts: Ts, config: { extends?: unknown }): CompilerOptions {
-  const names = ([] as unknown[]).concat(config.extends ?? []).filter((name): name is string => typeof name === 'string');
-  const found = names.map((name) => NODE_BASES[name.replace(/\/tsconfig(\.json)?$/, '')]).find(Boolean);
-  return found ? ts.convertCompilerOptionsFromJson(found, '').options : {};
+/** Options of an @tsconfig/node* base anywhere up the extends chain, converted like tsconfig text (enum values). */
+function uninstalledBase(ts: Ts, file: string, seen: Set<string>): CompilerOptions {
+  if (seen.has(file)) return {};
+  seen.add(file);
+  const config = ts.readConfigFile(file, (name) => ts.sys.readFile(name)).config as { extends?: unknown } | undefined;
+  const names = ([] as unknown[]).concat(config?.extends ?? []).filter((name): name is string => typeof name === 'string');
+  for (const name of names) {
+    if (name.startsWith('.')) {
+      const next = path.resolve(path.dirname(file), name);
+      const found = uninstalledBase(ts, next.endsWith('.json') ? next : `${next}.json`, seen);
+      if (Object.keys(found).length > 0) return found;
+      continue;
+    }
+    const base = NODE_BASES[name.replace(/\/tsconfig(\.json)?$/, '')];
+    if (base) return ts.convertCompilerOptionsFromJson(base, '').options;
+  }
+  return {};
 }
 
 function libraryYear(ts: Ts, options: CompilerOptions, target: number): number {

@@ -68,6 +68,13 @@ describe('adaptSource', () => {
       "import pg = require('pg');\nimport Fastify = require('fastify');\nimport { type FastifyInstance } from 'fastify';\nimport { core } from './core';\nexport { x } from './x';\nconst m = await import('./m');\n",
     );
   });
+  it('TypeScript 3.9 (a 2021 NestJS app): inline type specifiers split out, satisfies dropped', () => {
+    const old = { ...REFERENCE_PROFILE, moduleSystem: 'commonjs' as const, defaultImportInterop: false, relativeImports: 'extensionless' as const, typescriptVersion: 309 };
+    expect(adaptSource("import Fastify, { type FastifyInstance } from 'fastify';\nimport { a, type B } from './b.js';\nexport const X = { a: 1 } as const satisfies Record<string, number>;\n", old)).toBe(
+      "import type { FastifyInstance } from 'fastify';\nimport Fastify = require('fastify');\nimport type { B } from './b';\nimport { a } from './b';\nexport const X = { a: 1 } as const;\n",
+    );
+  });
+
   it('the reference profile changes nothing', () => {
     expect(adaptSource(code, REFERENCE_PROFILE)).toBe(code);
   });

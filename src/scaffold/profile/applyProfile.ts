@@ -43,8 +43,16 @@ export function adaptSource(code: string, profile: ProjectProfile, fileName = 'm
       edits.push({ start: literal.getStart() + 1, end: literal.end - 1, text: literal.text.slice(0, -3) });
     }
   };
+  const oldSyntax = profile.typescriptVersion;
   for (const statement of file.statements) {
     if ((ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
+      // TypeScript before 4.5 cannot parse `{ a, type B }`: the type-only names move to an `import type` of their own
+      // (that rewrite also writes the specifier, so no other edit may touch the statement).
+      const inline = oldSyntax !== undefined && oldSyntax < 405 ? inlineTypeEdit(ts, statement, profile) : undefined;
+      if (inline) {
+        edits.push(inline);
+        continue;
+      }
       specifier(statement.moduleSpecifier);
       if (ts.isImportDeclaration(statement) && !profile.defaultImportInterop) {
         const edit = defaultImportEdit(ts, statement, profile);
@@ -53,6 +61,10 @@ export function adaptSource(code: string, profile: ProjectProfile, fileName = 'm
     }
   }
   const visit = (node: Node): void => {
+    // `x satisfies T` (4.9) becomes `x`: the same value, without the check older compilers cannot make.
+    if (oldSyntax !== undefined && oldSyntax < 409 && ts.isSatisfiesExpression(node)) {
+      edits.push({ start: node.expression.end, end: node.end, text: '' });
+    }
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [argument] = node.arguments;
       if (argument && ts.isStringLiteral(argument)) specifier(argument);
@@ -82,5 +94,32 @@ function defaultImportEdit(ts: Ts, statement: TsMorph.ts.ImportDeclaration, prof
   const local = clause.name.text;
   const lines = [profile.moduleSystem === 'commonjs' ? `import ${local} = require(${quoted});` : `import * as ${local} from ${quoted};`];
   if (clause.namedBindings) lines.push(`import ${clause.namedBindings.getText()} from ${quoted};`);
+  return { start: statement.getStart(), end: statement.end, text: lines.join('\n') };
+}
+
+/** `import { a, type B } from 'm'` → `import type { B } from 'm';` + `import { a } from 'm';` (same for export). */
+function inlineTypeEdit(ts: Ts, statement: TsMorph.ts.ImportDeclaration | TsMorph.ts.ExportDeclaration, profile: ProjectProfile): Edit | undefined {
+  const named = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : statement.exportClause;
+  if (!named || !(ts.isNamedImports(named) || ts.isNamedExports(named))) return undefined;
+  const elements: readonly (TsMorph.ts.ImportSpecifier | TsMorph.ts.ExportSpecifier)[] = named.elements;
+  const typed = elements.filter((element) => element.isTypeOnly);
+  if (typed.length === 0) return undefined;
+  const values = elements.filter((element) => !element.isTypeOnly);
+  const text = (element: TsMorph.ts.ImportSpecifier | TsMorph.ts.ExportSpecifier) => element.getText().replace(/^type\s+/, '');
+  let specifierText = statement.moduleSpecifier!.getText();
+  if (profile.relativeImports === 'extensionless' && /^['"]\.\.?\//.test(specifierText)) specifierText = specifierText.replace(/\.js(['"])$/, '$1');
+  const keyword = ts.isImportDeclaration(statement) ? 'import' : 'export';
+  const clause = ts.isImportDeclaration(statement) ? statement.importClause : undefined;
+  const lines = [`${keyword} type { ${typed.map(text).join(', ')} } from ${specifierText};`];
+  let defaultName = clause?.name?.getText();
+  const bare = !/^['"](\.|node:)/.test(specifierText);
+  if (defaultName && bare && !profile.defaultImportInterop) {
+    lines.push(profile.moduleSystem === 'commonjs' ? `import ${defaultName} = require(${specifierText});` : `import * as ${defaultName} from ${specifierText};`);
+    defaultName = undefined;
+  }
+  if (values.length > 0 || defaultName) {
+    const parts = [defaultName, values.length > 0 ? `{ ${values.map(text).join(', ')} }` : undefined].filter(Boolean).join(', ');
+    lines.push(`${keyword} ${parts} from ${specifierText};`);
+  }
   return { start: statement.getStart(), end: statement.end, text: lines.join('\n') };
 }

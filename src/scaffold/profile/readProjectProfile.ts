@@ -43,7 +43,14 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
   const ts = loadTypeScript();
   const file = solutionMember(ts, tsconfigFile.file);
   const options = compilerOptions(ts, file);
-  return { ...profileFromOptions(ts, options, packageType), testRunner, paths: options.paths ?? {}, tsconfig: path.relative(root, file).split(path.sep).join('/') };
+  const version = typescriptVersion(manifest ? path.dirname(manifest.file) : root, pkg);
+  return {
+    ...profileFromOptions(ts, options, packageType),
+    testRunner,
+    paths: options.paths ?? {},
+    tsconfig: path.relative(root, file).split(path.sep).join('/'),
+    ...(version !== undefined && version < 409 ? { typescriptVersion: version } : {}),
+  };
 }
 
 /** The profile part that follows from compiler options alone (exported for tests of odd combinations). */
@@ -123,6 +130,19 @@ function libraryYear(ts: Ts, options: CompilerOptions, target: number): number {
   const fromTarget = target === ts.ScriptTarget.ESNext ? 2099 : target >= ts.ScriptTarget.ES2015 ? 2013 + target : 5;
   const libs = (options.lib ?? []).map(year).filter((value) => value > 0);
   return libs.length > 0 ? Math.max(...libs) : fromTarget;
+}
+
+/** The installed TypeScript's version (major * 100 + minor), else the one package.json asks for. */
+function typescriptVersion(folder: string, pkg: Record<string, unknown>): number | undefined {
+  const installed = readJsonFile(path.join(folder, 'node_modules/typescript/package.json'))?.['version'];
+  const declared = ['devDependencies', 'dependencies'].map((key) => (pkg[key] as Record<string, unknown> | undefined)?.['typescript']).find((value) => typeof value === 'string');
+  const match = /(\d+)\.(\d+)/.exec(typeof installed === 'string' ? installed : typeof declared === 'string' ? declared : '');
+  return match ? Number(match[1]) * 100 + Number(match[2]) : undefined;
+}
+
+function readJsonFile(file: string): Record<string, unknown> | undefined {
+  const text = loadTypeScript().sys.readFile(file);
+  return text === undefined ? undefined : parseJson(text);
 }
 
 function chooseRunner(configured: string | undefined, pkg: Record<string, unknown>): TestRunner {

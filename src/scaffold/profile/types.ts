@@ -24,6 +24,11 @@ export interface ProjectProfile {
   paths: Record<string, string[]>;
   /** The tsconfig the profile was read from, relative to the project root; undefined when there is none. */
   tsconfig?: string;
+  /**
+   * The project's TypeScript as major * 100 + minor (3.9 → 309), when older than the syntax the templates use
+   * (inline `type` import specifiers need 4.5, `satisfies` 4.9); undefined = current.
+   */
+  typescriptVersion?: number;
 }
 
 /** Node 20 + TypeScript NodeNext ESM with vitest: the reference profile, and what a project without a tsconfig gets. */

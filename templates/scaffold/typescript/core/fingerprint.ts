@@ -64,7 +64,7 @@ export function readField(source: unknown, path: string): unknown {
       if (!isArray) return [next];
       return Array.isArray(next) ? next : [];
     });
-    mapped ||= isArray;
+    mapped = mapped || isArray;
   }
   if (mapped) return current.map((item) => item ?? null);
   return current[0] ?? null;

@@ -54,6 +54,8 @@ export interface GenerateResult {
   written: boolean;
   /** Things the user should know that are not errors, e.g. no scaffold target for the stack yet. */
   warnings: string[];
+  /** Next steps, printed as information: dependencies to add per package, where the tool migration went. */
+  notes: string[];
 }
 
 /** Said when the config asks for scaffolding that no target can produce for this stack yet. */
@@ -63,6 +65,13 @@ export function scaffoldUnavailable(model: DesignModel, dir: string, available: 
 }
 
 export { defaultOutput, resolveOutput } from './emit/documentPath.js';
+
+/** Said (terminal and document) when the stack has no target and the reference target was generated instead. */
+export function referenceNote(model: DesignModel, dir: string, label: string): string {
+  const s = model.stack;
+  const stack = s.agnostic ? 'an unknown stack' : `${s.language === 'javascript' ? 'JavaScript' : 'TypeScript'} + ${s.frameworkLabel} + ${s.databaseLabel}`;
+  return `No scaffolding target for ${stack} yet: ${dir} holds the reference target instead (${label}), to adapt to your framework and store. The design in this document is the one to follow; the generated code shows it running on the reference stack.`;
+}
 
 function parseDateOption(value: string, source: string): Date {
   const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : undefined;
@@ -138,6 +147,7 @@ interface Rendered {
   warnings: string[];
   /** The protection snapshot file's text ('' when none), one of the generation's inputs. */
   snapshot: string;
+  notes: string[];
 }
 
 /**
@@ -159,21 +169,23 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   }
   const scaffold = await import('./scaffold/index.js');
   const dir = config.scaffold === false ? undefined : normalizeRelative(config.scaffold.dir);
-  // JavaScript scaffolding follows the project's module format (package.json "type").
-  const moduleType = model.stack.language === 'javascript' ? await scaffold.detectModuleType(options.cwd, dir ?? '.') : undefined;
+  // One scaffold per package holding protected handlers, each following its tsconfig, package.json and test runner;
+  // the reference target (said in the terminal and the document) where the stack has no target of its own.
+  const project = await scaffold.scaffoldProject({ root: options.cwd, model, dir, packageManager: await scaffold.detectPackageManager(options.cwd) });
+  if (dir && project.reference) model.assumptions.push(referenceNote(model, dir, project.reference));
   // Scaffolding is formatted first so the document can embed exactly the bytes that land on disk.
-  const scaffoldFiles = dir
-    ? await formatFiles(
-        scaffold.generateScaffold(model, { dir, moduleType }).map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted })),
-        options.cwd,
-      )
-    : [];
-  const excerpts = scaffold.documentExcerpts(model, { dir: dir ?? 'src/idempotency', moduleType });
+  const scaffoldFiles = await formatFiles(
+    project.files.map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted })),
+    options.cwd,
+  );
+  const excerpts = project.excerpts;
   for (const excerpt of Object.values(excerpts)) {
     const written = scaffoldFiles.find((file) => file.path === excerpt.path);
     if (written) Object.assign(excerpt, { code: written.contents.trimEnd(), formatted: true });
   }
   const warnings = dir && scaffoldFiles.length === 0 ? [scaffoldUnavailable(model, dir, scaffold.SCAFFOLD_TARGETS.map((target) => target.label))] : [];
+  if (dir && project.reference) warnings.push(referenceNote(model, dir, project.reference));
+  const notes = project.notes;
   const { assertDocumentVerified } = await import('./verify/index.js');
 
   return async (date: Date) => {
@@ -184,7 +196,7 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
     // Verify exactly what would be written (formatted, in memory) so a broken document is never delivered.
     assertDocumentVerified(documentFiles);
     const snapshotFiles = snapshotFile(snapshot);
-    return { files: [...documentFiles, ...scaffoldFiles, ...snapshotFiles], model: dated, warnings, snapshot: snapshotFiles[0]?.contents ?? '' };
+    return { files: [...documentFiles, ...scaffoldFiles, ...snapshotFiles], model: dated, warnings, notes, snapshot: snapshotFiles[0]?.contents ?? '' };
   };
 }
 
@@ -264,7 +276,7 @@ async function generateLocked(root: string, target: Target, options: GenerateOpt
   }
   // A split document is delivered as its folder; report that path, not the single file it replaced.
   const document = rendered.files.some((file) => file.path === output) ? output : `${splitFolder(output)}/`;
-  return { plan, model: rendered.model, document, written, warnings: rendered.warnings };
+  return { plan, model: rendered.model, document, written, warnings: rendered.warnings, notes: rendered.notes };
 }
 
 
@@ -280,5 +292,5 @@ async function reuseUpToDate(root: string, target: Target, options: GenerateOpti
   const snapshot = await readSnapshot(root);
   const model = await designFor(root, target.config, snapshot, new Date(`${found.date}T00:00:00Z`));
   // A rerun that writes finds nothing to write, as the full run would; the manifest already holds this key.
-  return { plan: found.plan, model: { ...model, generatedOn: found.date }, document: found.document, written: !options.check, warnings: [] };
+  return { plan: found.plan, model: { ...model, generatedOn: found.date }, document: found.document, written: !options.check, warnings: [], notes: [] };
 }

@@ -35,7 +35,7 @@ export function generateCommand(context: CliContext = {}): Command {
     });
 }
 
-type Outcome = Pick<GenerateResult, 'plan' | 'document' | 'written' | 'warnings'> & { model?: GenerateResult['model'] };
+type Outcome = Pick<GenerateResult, 'plan' | 'document' | 'written' | 'warnings' | 'notes'> & { model?: GenerateResult['model'] };
 
 export async function runGenerate(flags: GenerateFlags, context: CliContext = {}): Promise<Outcome> {
   const log = createLogger({ quiet: flags.quiet || flags.json });
@@ -66,7 +66,7 @@ export async function runGenerate(flags: GenerateFlags, context: CliContext = {}
   if (flags.json) {
     const { MANIFEST_PATH } = await import('../emit/manifest.js');
     const files = result.plan.map((p) => ({ path: p.path, class: p.class, action: p.action, ...(p.reason ? { reason: p.reason } : {}), ...(p.behind ? { behind: true } : {}), ...(diffs.has(p) ? { diff: diffs.get(p) } : {}) }));
-    const body = { document: result.document, written: result.written, manifest: MANIFEST_PATH, warnings: result.warnings, ...(flags.check ? { stale: stale.map((p) => p.path) } : {}), files };
+    const body = { document: result.document, written: result.written, manifest: MANIFEST_PATH, warnings: result.warnings, notes: result.notes, ...(flags.check ? { stale: stale.map((p) => p.path) } : {}), files };
     process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
   } else {
     report(result, log, flags);
@@ -107,7 +107,7 @@ async function checkWithoutRendering(flags: GenerateFlags): Promise<Outcome | un
     const date = flags.date === undefined ? sourceDate() : dayOf(flags.date);
     if (date === null) return undefined;
     const found = await upToDateByInputs(root, { configText: text, format, output, ...(flags.split ? { split: flags.split } : {}), ...(flags.diagrams ? { diagrams: flags.diagrams } : {}), ...(date ? { date } : {}) });
-    return found && { plan: found.plan, document: found.document, written: false, warnings: [] };
+    return found && { plan: found.plan, document: found.document, written: false, warnings: [], notes: [] };
   } catch {
     return undefined;
   }
@@ -148,6 +148,7 @@ const PLANNED: Record<WriteAction, string> = {
 
 function report(result: Outcome, log: Logger, flags: GenerateFlags): void {
   for (const warning of result.warnings) log.warn(warning);
+  for (const note of result.notes) log.info(note);
   const verbs = result.written ? DONE : PLANNED;
   const width = result.written ? 9 : 12;
   // A real run lists only what changed (CI logs stay short); a dry run, diff or check shows the whole plan.

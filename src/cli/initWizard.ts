@@ -139,5 +139,8 @@ function printSummary(result: GenerateResult, resolution: Resolution, log: Logge
     if (item.action === 'user-modified') log.warn(line.trim());
     else log.info(item.action === 'unchanged' ? log.dim(line) : line);
   }
+  // What the user must know about the scaffolding: the reference target stood in, dependencies to add per package.
+  for (const warning of result.warnings) log.warn(warning);
+  for (const note of result.notes) log.info(note);
   log.success(`Design document: ${log.value(result.document)}. Edit idempotency.config.json and run \`idempotency-builder generate\` to update it.`);
 }

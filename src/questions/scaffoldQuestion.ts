@@ -1,4 +1,5 @@
 import { UserError } from '../errors.js';
+import { planPlacement } from '../scaffold/placement/planPlacement.js';
 import type { Answers, Question, QuestionContext, StackAnswer } from './types.js';
 
 const DEFAULT_DIR = 'src/idempotency';
@@ -23,6 +24,17 @@ export function scaffoldAvailable(stack: StackAnswer | undefined): boolean {
   return stack?.database === 'postgres' && (SCAFFOLD_LANGUAGES[stack.framework] ?? []).includes(stack.language);
 }
 
+/**
+ * Into the package that holds the protected handlers (a monorepo's api package, not its root), following its
+ * layout; the first package when actions live in several (generate places one scaffold per package).
+ */
+function defaultDir(ctx: QuestionContext): string {
+  let sources = (ctx.answers.actions ?? []).map((action) => action.source);
+  if (sources.every((source) => !source)) sources = ctx.inspection.findings.filter((finding) => finding.kind === 'endpoint').map((finding) => finding.file);
+  if (sources.length === 0) return DEFAULT_DIR;
+  return planPlacement({ root: ctx.cwd, sources })[0]?.dir ?? DEFAULT_DIR;
+}
+
 const validateDir = (text: string): true | string => {
   const trimmed = text.trim();
   if (trimmed === '') return true;
@@ -30,7 +42,8 @@ const validateDir = (text: string): true | string => {
   return true;
 };
 
-const fallbackFor = (ctx: QuestionContext): Answers['scaffold'] => (scaffoldAvailable(ctx.answers.stack) ? { dir: DEFAULT_DIR } : false);
+// Never a silent document only: a stack without its own target gets the reference target (generate says so).
+const fallbackFor = (ctx: QuestionContext): Answers['scaffold'] => ({ dir: defaultDir(ctx) });
 
 export const scaffoldQuestion: Question<'scaffold'> = {
   key: 'scaffold',
@@ -59,10 +72,9 @@ export const scaffoldQuestion: Question<'scaffold'> = {
   fallback: (ctx) => ({ value: fallbackFor(ctx) }),
   ask: async (ctx, prefill) => {
     if (!scaffoldAvailable(ctx.answers.stack)) {
-      ctx.prompter.note('  No scaffolding target for this stack yet: the document embeds the code to adapt.');
-      return false;
+      ctx.prompter.note('  No scaffolding target for this stack yet: the reference target (TypeScript/JavaScript + Express + PostgreSQL) is generated to adapt.');
     }
-    const start = prefill === undefined ? DEFAULT_DIR : prefill === false ? '' : prefill.dir;
+    const start = prefill === undefined ? defaultDir(ctx) : prefill === false ? '' : prefill.dir;
     const dir = await ctx.prompter.input({
       id: 'scaffold',
       message: 'Folder for the runnable scaffolding? (empty = document only)',

@@ -11,7 +11,7 @@ import { buildScaffoldView, type ScaffoldView } from './scaffoldView.js';
 import type { StoreModule } from './stores/types.js';
 import { triggerFiles } from './triggers/index.js';
 import { CONTRACT_FILE, CORE_RUNTIME_FILES, type StaticFile } from './typescriptRuntime.js';
-import type { CodeExcerpt, ExcerptId, ScaffoldFile, ScaffoldRole, ScaffoldTarget } from './types.js';
+import type { CodeExcerpt, ExcerptId, ScaffoldFile, ScaffoldRole, ScaffoldTarget, TargetContext } from './types.js';
 
 export interface HttpTargetOptions {
   readonly id: string;
@@ -36,7 +36,7 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
     label: options.label,
     supports: options.supports,
 
-    files(model: DesignModel): ScaffoldFile[] {
+    files(model: DesignModel, context?: TargetContext): ScaffoldFile[] {
       const view = storeView(buildScaffoldView(model), store);
       const files: ScaffoldFile[] = staticFiles.map((file) => ({ path: file.path, contents: readTemplate(file.template), class: 'scaffold', role: file.role, formatted: true }));
       const purposes = staticFiles.map((file) => ({ name: file.path, purpose: file.purpose }));
@@ -51,7 +51,7 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       const providers = renderProviders(view);
       if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key');
       add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed');
-      add('idempotency.test.ts', renderTests(view, `./${store.migration?.path ?? ''}`, framework, store), 'tests', `the scenarios against a real ${store.label}`);
+      add('idempotency.test.ts', renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir }), 'tests', `the scenarios against a real ${store.label}`);
       add('store-contract.test.ts', store.renderContractTest(view), 'tests', `the store contract suite run against the ${store.label} store`);
       // Webhook, consumer, cron and reconciliation files are written against PostgreSQL (their suites and the ordering
       // table); on the other stores the design's document describes them and the HTTP scaffold stands alone.

@@ -2,12 +2,18 @@ import path from 'node:path';
 import type { DesignModel } from '../model/types.js';
 import { javaScriptPath, toJavaScriptFiles } from './javascript/toJavaScriptFiles.js';
 import { transpileToJavaScript, type ModuleType } from './javascript/transpile.js';
-import { findTarget } from './registry.js';
-import type { CodeExcerpt, ExcerptId, ScaffoldFile, ScaffoldTarget } from './types.js';
+import { applyProfile } from './profile/applyProfile.js';
+import { REFERENCE_PROFILE, type ProjectProfile } from './profile/types.js';
+import { findTarget, referenceTarget } from './registry.js';
+import type { CodeExcerpt, ExcerptId, ScaffoldFile, ScaffoldTarget, TargetContext } from './types.js';
 
-export { SCAFFOLD_TARGETS, findTarget } from './registry.js';
+export { SCAFFOLD_TARGETS, findTarget, referenceTarget } from './registry.js';
 export { detectModuleType } from './detectModuleType.js';
 export type { ModuleType } from './javascript/transpile.js';
+export { readProjectProfile } from './profile/readProjectProfile.js';
+export { scaffoldProject, type ProjectScaffolding } from './scaffoldProject.js';
+export { detectPackageManager } from './placement/installCommands.js';
+export { REFERENCE_PROFILE, type ProjectProfile, type TestRunner } from './profile/types.js';
 export type { CodeExcerpt, ExcerptId, ScaffoldFile, ScaffoldRole, ScaffoldTarget } from './types.js';
 
 export interface ScaffoldOptions {
@@ -17,14 +23,22 @@ export interface ScaffoldOptions {
    * 'commonjs', Node's rule for a package without one. TypeScript output is always ES modules.
    */
   moduleType?: ModuleType;
+  /**
+   * The project's language/module profile and test runner (readProjectProfile). Default: the reference profile
+   * (TypeScript, Node ESM, vitest), or for JavaScript the one `moduleType` implies.
+   */
+  profile?: ProjectProfile;
+  /** No target for the stack: generate the reference target instead of nothing (the caller says so). */
+  reference?: boolean;
 }
 
 /** The runnable scaffolding for the design's stack, placed under `options.dir`; [] when no target supports the stack. */
 export function generateScaffold(model: DesignModel, options: ScaffoldOptions): ScaffoldFile[] {
-  const target = findTarget(model.stack);
+  const target = findTarget(model.stack) ?? (options.reference ? referenceTarget(model.stack) : undefined);
   if (!target) return [];
   const dir = normalizeDir(options.dir);
-  return filesFor(target, model, options.moduleType)
+  const profile = profileOf(model, options);
+  return filesFor(target, model, profile, target.files(model, contextOf(model, profile, dir)))
     .map((file) => ({ ...file, path: dir === '' ? file.path : `${dir}/${file.path}` }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
@@ -34,11 +48,14 @@ export function documentExcerpts(model: DesignModel, options: Partial<ScaffoldOp
   const target = findTarget(model.stack);
   if (!target) return {};
   const dir = normalizeDir(options.dir ?? 'src/idempotency');
-  const files = target.files(model);
-  let excerpts = target.excerpts(model, files);
+  const profile = profileOf(model, options);
+  const files = target.files(model, contextOf(model, profile, dir));
+  let excerpts: Partial<Record<ExcerptId, CodeExcerpt>>;
   if (model.stack.language === 'javascript') {
-    const moduleType = options.moduleType ?? 'commonjs';
-    excerpts = javaScriptExcerpts(excerpts, files, filesFor(target, model, moduleType, files), moduleType);
+    const moduleType = profile.moduleSystem === 'esm' ? 'module' : 'commonjs';
+    excerpts = javaScriptExcerpts(target.excerpts(model, files), files, filesFor(target, model, profile, files), moduleType);
+  } else {
+    excerpts = target.excerpts(model, applyProfile(files, profile));
   }
   for (const excerpt of Object.values(excerpts)) {
     if (excerpt.path !== undefined && dir !== '') excerpt.path = `${dir}/${excerpt.path}`;
@@ -47,11 +64,26 @@ export function documentExcerpts(model: DesignModel, options: Partial<ScaffoldOp
 }
 
 /**
- * Targets write TypeScript; a JavaScript project gets the same files with the types stripped (one source of truth),
- * in the project's module format.
+ * Targets write TypeScript for Node ESM; a TypeScript project gets it adapted to its profile (applyProfile), a
+ * JavaScript project the same files with the types stripped (one source of truth), in its module format.
  */
-function filesFor(target: ScaffoldTarget, model: DesignModel, moduleType: ModuleType = 'commonjs', files = target.files(model)): ScaffoldFile[] {
-  return model.stack.language === 'javascript' ? toJavaScriptFiles(files, moduleType) : files;
+function filesFor(target: ScaffoldTarget, model: DesignModel, profile: ProjectProfile, files: ScaffoldFile[]): ScaffoldFile[] {
+  if (model.stack.language !== 'javascript') return applyProfile(files, profile);
+  const moduleType: ModuleType = profile.moduleSystem === 'esm' ? 'module' : 'commonjs';
+  return toJavaScriptFiles(files, moduleType, { esmTests: profile.testRunner === 'vitest' });
+}
+
+function profileOf(model: DesignModel, options: Partial<ScaffoldOptions>): ProjectProfile {
+  if (options.profile) return options.profile;
+  const runner = (['vitest', 'jest', 'node-test', 'mocha'] as const).find((name) => name === model.stack.testFramework) ?? 'vitest';
+  if (model.stack.language !== 'javascript') return { ...REFERENCE_PROFILE, testRunner: runner };
+  return { ...REFERENCE_PROFILE, language: 'javascript', moduleSystem: options.moduleType === 'module' ? 'esm' : 'commonjs', testRunner: runner };
+}
+
+/** vitest runs every suite as an ES module (it cannot be require()d); the other runners load the project's format. */
+function contextOf(model: DesignModel, profile: ProjectProfile, scaffoldDir?: string): TargetContext {
+  const esmTests = model.stack.language === 'javascript' && profile.testRunner === 'vitest';
+  return { testRunner: profile.testRunner, testModuleSystem: esmTests ? 'esm' : profile.moduleSystem, ...(scaffoldDir ? { scaffoldDir } : {}) };
 }
 
 /** Each excerpt of a whole TypeScript file becomes that file's JavaScript; a part of one is transpiled on its own. */

@@ -1,17 +1,45 @@
+import path from 'node:path';
 import { EXPRESS } from './frameworks/express.js';
 import type { HttpFramework } from './httpFramework.js';
+import { runnerPrelude } from './profile/runnerPrelude.js';
+import type { TestRunner } from './profile/types.js';
 import { sampleRequest } from './sampleRequest.js';
 import type { ScaffoldView } from './scaffoldView.js';
 import { POSTGRES_STORE } from './stores/postgres.js';
 import type { StoreModule } from './stores/types.js';
 import { quote, tsLiteral } from './tsLiteral.js';
 
+export interface TestSuiteOptions {
+  /** The project's test runner: the suite uses only its API (default vitest). */
+  readonly runner?: TestRunner;
+  /** CommonJS output has no import.meta: the migration is found through __dirname there. */
+  readonly moduleSystem?: 'esm' | 'commonjs';
+  /** Project-relative scaffold folder: where the suite looks for the migration when it runs from compiled output. */
+  readonly scaffoldDir?: string;
+}
+
 /**
  * idempotency.test.ts: the spec's scenarios (and the fail-closed ones) against the real store. Each run works in
  * its own throwaway schema, database or key prefix (the store's test hooks), so it is safe beside other suites and
  * never touches the application's tables.
  */
-export function renderTests(view: ScaffoldView, migrationPath: string, framework: HttpFramework = EXPRESS, store: StoreModule = POSTGRES_STORE): string {
+export function renderTests(
+  view: ScaffoldView,
+  migrationPath: string,
+  framework: HttpFramework = EXPRESS,
+  store: StoreModule = POSTGRES_STORE,
+  options: TestSuiteOptions = {},
+): string {
+  const prelude = runnerPrelude(options.runner ?? 'vitest');
+  // The store's hooks read the migration through this expression: beside the suite (import.meta in ES modules,
+  // __dirname in CommonJS), or also in the source folder when the runner loads tsc's output (tsc copies no .sql).
+  const beside = options.moduleSystem === 'commonjs' ? `nodePath.join(__dirname, ${JSON.stringify(migrationPath)})` : `new URL(${JSON.stringify(migrationPath)}, import.meta.url)`;
+  const inSource = store.migration && prelude.runsCompiled && options.scaffoldDir ? `nodePath.resolve(${JSON.stringify(path.posix.join(options.scaffoldDir, migrationPath))})` : undefined;
+  const migrationDecl = inSource
+    ? `\n// Beside this file, or in the source folder when the suite runs from compiled output (tsc does not copy .sql files).\nconst MIGRATION = [${beside}, ${inSource}].find((file) => existsSync(file)) ?? ${beside};\n`
+    : '';
+  const migration = inSource ? 'MIGRATION' : beside;
+  const runtimeImports = `${inSource ? "import { existsSync } from 'node:fs';\n" : ''}${store.migration && (inSource || options.moduleSystem === 'commonjs') ? "import * as nodePath from 'node:path';\n" : ''}`;
   const action = view.testAction;
   const first = sampleRequest(action, 0);
   const changed = sampleRequest(action, 1);
@@ -19,10 +47,10 @@ export function renderTests(view: ScaffoldView, migrationPath: string, framework
   const method = (action.method ?? 'POST').toLowerCase();
   const routeMethod = ['post', 'put', 'patch', 'delete', 'get'].includes(method) ? method : 'post';
   const saga = view.sagaAction;
-  return `import { randomUUID } from 'node:crypto';
-${store.tests.fsImport}${framework.tests.imports}
+  return `${prelude.imports}
+import { randomUUID } from 'node:crypto';
+${runtimeImports}${store.tests.fsImport}${framework.tests.imports}
 ${store.tests.driverImport}
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyCore } from './core.js';
 import { createIdempotency } from './index.js';
 import { providerKeyBase } from './keys.js';
@@ -40,21 +68,23 @@ const REPLAY_HEADER = POLICY.replayHeader.toLowerCase();
 const SAMPLE = ${tsLiteral(first)};
 const CHANGED = ${tsLiteral(changed)};
 const USES_HEADER = ${action.keySource !== 'derived'};
+${migrationDecl}
+${prelude.helpers}
 
-describe.skipIf(${store.tests.skipIf})(${quote(`idempotency (${action.name})`)}, () => {
+suiteIf(!(${store.tests.skipIf}))(${quote(`idempotency (${action.name})`)}, ${prelude.suiteCallback}
 ${store.tests.declarations}
   let baseUrl = '';
   ${framework.tests.serverDecl}
   let executions = 0;
   let failNext = false;
 
-  beforeAll(async () => {
-${store.tests.setup(migrationPath)}
+  ${prelude.beforeAll}(async () => {
+${store.tests.setup(migration)}
 
 ${framework.tests.setup(action, routeMethod)}
   });
 
-  afterAll(async () => {
+  ${prelude.afterAll}(async () => {
 ${framework.tests.teardown}
 ${store.tests.teardown}
   });
@@ -63,8 +93,8 @@ ${store.tests.effectHelpers}
 
   function send(id: string, options: { changed?: boolean; principal?: string; key?: string | string[] } = {}) {
     const sample = options.changed ? CHANGED : SAMPLE;
-    const url = sample.url.replaceAll('__ID__', id);
-    const body = JSON.stringify(sample.body).replaceAll('__ID__', id);
+    const url = sample.url.split('__ID__').join(id);
+    const body = JSON.stringify(sample.body).split('__ID__').join(id);
     const headers: Array<[string, string]> = [['content-type', 'application/json'], ['x-test-principal', options.principal ?? 'user-a']];
     if (USES_HEADER) for (const value of [options.key ?? \`key-\${id}\`].flat()) headers.push([KEY_HEADER, value]);
     return fetch(baseUrl + url, { method: ${JSON.stringify(action.method ?? 'POST')}, headers, body });
@@ -92,7 +122,7 @@ ${store.tests.assertFinished}
     expect(Buffer.from(await replay.arrayBuffer()).equals(originalBody)).toBe(true);
   });
 
-  it.skipIf(!${canMismatch})('same key, different body: ${view.policy.mismatchStatus} problem without the stored body', async () => {
+  testIf(${canMismatch})('same key, different body: ${view.policy.mismatchStatus} problem without the stored body', async () => {
     await send('mismatch');
     const before = executions;
     const response = await send('mismatch', { changed: true });
@@ -110,7 +140,7 @@ ${store.tests.assertFinished}
     expect(responses.filter((response) => response.status === 201)).not.toHaveLength(0);
   });
 
-  it.skipIf(ACTION.scope === 'global')('key used by another principal: runs as that principal\\'s own key, never replays the other', async () => {
+  testIf(ACTION.scope !== 'global')('key used by another principal: runs as that principal\\'s own key, never replays the other', async () => {
     const mine = await (await send('shared', { principal: 'user-a' })).json();
     const before = executions;
     const theirs = await send('shared', { principal: 'user-b' });
@@ -143,7 +173,7 @@ ${action.mode === 'transactional' ? store.tests.crashTransactional : store.tests
     expect(await effects('error')).toBe(ACTION.mode === 'transactional' ? 1 : 2);
   });
 
-  it.skipIf(!USES_HEADER)('key grammar: repeated, comma, space or non-ASCII keys are 400; one pair of quotes is removed', async () => {
+  testIf(USES_HEADER)('key grammar: repeated, comma, space or non-ASCII keys are 400; one pair of quotes is removed', async () => {
     for (const key of [['key-twice', 'key-twice'], 'key,comma', 'key space', 'k\u00e9y', '', 'x'.repeat(POLICY.maxKeyLength + 1)]) {
       const response = await send('grammar', { key });
       expect(response.status).toBe(400);
@@ -240,8 +270,8 @@ ${store.tests.assertStillProcessing}
     // Recompute exactly what the middleware would, by letting it claim through the core with the same inputs.
     const { computeFingerprint, pickFields } = await import('./fingerprint.js');
     const { deriveKey } = await import('./keys.js');
-    const body = JSON.parse(JSON.stringify(SAMPLE.body).replaceAll('__ID__', id)) as unknown;
-    const params = routeParams(ACTION.route, SAMPLE.url.replaceAll('__ID__', id));
+    const body = JSON.parse(JSON.stringify(SAMPLE.body).split('__ID__').join(id)) as unknown;
+    const params = routeParams(ACTION.route, SAMPLE.url.split('__ID__').join(id));
     const key = USES_HEADER ? \`key-\${id}\` : deriveKey(ACTION.codeName, pickFields(ACTION.key.from ?? [], { params, body }));
     const fingerprint = computeFingerprint({ method: ACTION.method ?? 'POST', route: ACTION.route, fields: pickFields(ACTION.significantFields, { params, body }) });
     const scope = ACTION.scope === 'global' ? 'global' : 'user-a';
@@ -251,14 +281,14 @@ ${store.tests.assertStillProcessing}
   }
 });
 
-function routeParams(template: string, path: string): Record<string, string> {
+function routeParams(template: string, url: string): Record<string, string> {
   const names = template.split('/');
-  const values = path.split('/');
+  const values = url.split('/');
   const params: Record<string, string> = {};
   names.forEach((segment, index) => {
     if (segment.startsWith(':')) params[segment.slice(1)] = decodeURIComponent(values[index] ?? '');
   });
   return params;
 }
-`;
+${prelude.footer}`;
 }

@@ -34,6 +34,15 @@ export interface CodeExcerpt {
   path?: string;
 }
 
+/** How the project runs its code and tests (from its profile): what the generated test suite is written for. */
+export interface TargetContext {
+  readonly testRunner: 'vitest' | 'jest' | 'node-test' | 'mocha';
+  /** The module system of the test file as it runs (CommonJS has no import.meta). */
+  readonly testModuleSystem: 'esm' | 'commonjs';
+  /** The scaffold folder, project-relative: a suite run from compiled output finds the migration under it. */
+  readonly scaffoldDir?: string;
+}
+
 /** One generator for one stack. Adding a stack = one file in targets/ + one line in registry.ts. */
 export interface ScaffoldTarget {
   id: string;
@@ -41,7 +50,7 @@ export interface ScaffoldTarget {
   label: string;
   supports(stack: StackDesign): boolean;
   /** Files relative to the scaffold folder (the caller prefixes options.dir). */
-  files(model: DesignModel): ScaffoldFile[];
+  files(model: DesignModel, context?: TargetContext): ScaffoldFile[];
   /** Which generated file (relative path) and which part of it the document embeds per excerpt. */
   excerpts(model: DesignModel, files: readonly ScaffoldFile[]): Partial<Record<ExcerptId, CodeExcerpt>>;
 }

@@ -22,6 +22,8 @@ const UNKNOWN_EVERYTHING: ScriptStep[] = [
   { id: 'concurrency', answer: 'single-server' },
   { id: 'retention', answer: '24h' },
   { id: 'detectionLatency', answer: ACCEPT },
+  // Never a silent document only: the reference target is offered for the unknown stack.
+  { id: 'scaffold', answer: ACCEPT },
 ];
 
 describe('init in an empty directory (partial-context protocol)', { timeout: CLI_TEST_TIMEOUT }, () => {
@@ -43,7 +45,7 @@ describe('init in an empty directory (partial-context protocol)', { timeout: CLI
     expect(config['output']).toBe('docs/idempotency-design.md');
     expect(config['actions']).toEqual([expect.objectContaining({ name: 'genericProtectedAction', trigger: 'http' })]);
     expect(config['stack']).toEqual({ language: 'unknown', framework: 'unknown', database: 'unknown', broker: 'none', testFramework: 'unknown' });
-    expect(config['scaffold']).toBe(false);
+    expect(config['scaffold']).toEqual({ dir: 'src/idempotency' });
     const assumptions = config['assumptions'] as string[];
     expect(assumptions.some((a) => a.includes('genericProtectedAction'))).toBe(true);
     expect(assumptions.some((a) => a.includes('language, framework, database could not be determined'))).toBe(true);
@@ -52,6 +54,10 @@ describe('init in an empty directory (partial-context protocol)', { timeout: CLI
     expect(doc).toContain('genericProtectedAction');
     expect(doc).toContain('PostgreSQL');
     expect(run.stdout).toContain('technology-agnostic, PostgreSQL reference');
+    // The reference target was generated, and both the terminal and the document say so.
+    await readFile(path.join(cwd, 'src/idempotency/pgStore.ts'), 'utf8');
+    expect(doc).toContain('holds the reference target instead');
+    expect(run.stdout + run.stderr).toContain('holds the reference target instead');
   });
 
   it('uses the actions named on the second try and asks only the missing fingerprint fields', async () => {
@@ -71,6 +77,7 @@ describe('init in an empty directory (partial-context protocol)', { timeout: CLI
       { id: 'concurrency', answer: ACCEPT },
       { id: 'retention', answer: ACCEPT },
       { id: 'detectionLatency', answer: ACCEPT },
+      { id: 'scaffold', answer: ACCEPT },
     ]);
     expect(run.error).toBeUndefined();
     run.prompter.assertDone();
@@ -82,5 +89,8 @@ describe('init in an empty directory (partial-context protocol)', { timeout: CLI
     expect(config['retrySources']).toEqual(['client-retry', 'double-click', 'load-balancer-replay', 'cron-overlap']);
     expect(config['stack']).toMatchObject({ language: 'typescript', framework: 'fastify', database: 'mysql' });
     expect(config['retention']).toBe('24h');
+    // Fastify on MySQL has no target yet: the reference target (PostgreSQL) is generated, and said.
+    expect(config['scaffold']).toEqual({ dir: 'src/idempotency' });
+    expect(run.stdout + run.stderr).toContain('No scaffolding target for TypeScript + Fastify + MySQL yet');
   });
 });

@@ -73,7 +73,9 @@ describe('init without a terminal', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('--yes in an empty folder produces the technology-agnostic design with its assumptions', async () => {
     const cwd = await projectFrom(undefined);
     const run = await runBuiltCli(['init', '--cwd', cwd, '--yes', '--date', '2026-01-15'], { CI: 'true' });
-    expect(run.stderr).toBe('');
+    // Never a silent document only: the reference target is generated, and the terminal says so.
+    expect(run.stderr.trim().split('\n')).toEqual([expect.stringContaining('src/idempotency holds the reference target instead')]);
+    expect(run.stdout).toContain('npm i pg prom-client && npm i -D @types/express @types/pg express vitest');
     expect(run.code).toBe(0);
     const config = await readConfig(cwd);
     expect(config['actions']).toEqual([expect.objectContaining({ name: 'genericProtectedAction' })]);

@@ -75,15 +75,14 @@ describe('determinism', () => {
 });
 
 describe('scaffolding availability', () => {
-  it('says so when the stack has no scaffold target, instead of silently writing nothing', async () => {
+  it('generates the reference target when the stack has none, and says so in the terminal and the document', async () => {
     const koa = rawFixture('nestjs-adyen-saga');
-    // Koa has a target on PostgreSQL; a document store has none.
+    // Koa has a target on PostgreSQL; a document store has none: the Koa adapter on the reference store stands in.
     koa.stack = { ...(koa.stack as Record<string, unknown>), framework: 'koa', database: 'mongodb' };
-    const { warnings, plan } = await renderConfig(koa);
-    expect(warnings).toEqual([expect.stringContaining('No runnable scaffolding for TypeScript + Koa + MongoDB')]);
-    expect(warnings[0]).toContain('Fastify + PostgreSQL (TypeScript)');
-    expect(warnings[0]).toContain('NestJS + PostgreSQL (TypeScript, Express platform)');
-    expect(plan.some((item) => item.path.startsWith('src/idempotency/'))).toBe(false);
+    const { warnings, plan, text } = await renderConfig(koa);
+    expect(warnings).toEqual([expect.stringContaining('No scaffolding target for TypeScript + Koa + MongoDB yet: src/idempotency holds the reference target instead (Koa + PostgreSQL')]);
+    expect(plan.some((item) => item.path === 'src/idempotency/koa.ts')).toBe(true);
+    expect(text).toContain('holds the reference target instead');
   });
 
   it('stays quiet when it writes the scaffolding', async () => {

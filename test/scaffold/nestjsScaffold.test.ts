@@ -60,7 +60,9 @@ describe('NestJS + PostgreSQL scaffolding for nestjs-adyen-saga', () => {
   });
 
   it.skipIf(skip !== undefined)('passes its own generated test suite on a NestJS app against the real PostgreSQL', async () => {
-    const generated = await generateAndCompile(await modelFor(FIXTURE), 'nestjs-suite', NEST_COMPILER_OPTIONS);
+    // The fixture's own runner is jest (its suite runs under ts-jest in profiles.test.ts); this one runs under vitest.
+    const model = await modelFor(FIXTURE, (raw) => ((raw.stack as Record<string, unknown>).testFramework = 'vitest'));
+    const generated = await generateAndCompile(model, 'nestjs-suite', NEST_COMPILER_OPTIONS);
     dirs.push(generated.dir);
     const vitest = path.join(ROOT, 'node_modules/vitest/vitest.mjs');
     const { stdout } = await run(process.execPath, [vitest, 'run', '--config', 'vitest.config.mjs', '--root', '.', '--reporter', 'verbose'], {

@@ -46,6 +46,7 @@ import { asyncHandler, idempotencyOf } from './express.js';`,
     server = app.listen(0);
     await new Promise((resolve) => server.once('listening', resolve));
     baseUrl = \`http://127.0.0.1:\${(server.address() as AddressInfo).port}\`;`,
-    teardown: '    await new Promise((resolve) => server?.close(resolve));',
+    // A setup that failed before listen leaves no server: awaiting its close would hang the teardown.
+    teardown: '    if (server) await new Promise((resolve) => server.close(resolve));',
   },
 };

@@ -15,13 +15,15 @@ const TESTS_NOTE = `// An ES module even in this CommonJS project: vitest cannot
  * prettier in generate (the emitter's layout is not the house style); templates the build precompiled are marked
  * formatted.
  */
-export function toJavaScriptFiles(files: readonly ScaffoldFile[], moduleType: ModuleType): ScaffoldFile[] {
+export function toJavaScriptFiles(files: readonly ScaffoldFile[], moduleType: ModuleType, options: { esmTests?: boolean } = {}): ScaffoldFile[] {
+  const esmTests = options.esmTests ?? true;
   return files.map((file) => {
     if (file.role === 'readme') return { ...file, contents: readmeToJavaScript(file.contents, moduleType) };
     if (!file.path.endsWith('.ts')) return file;
-    const tests = file.role === 'tests';
+    // Only a vitest suite must stay an ES module; jest, mocha and node:test load CommonJS tests as the app does.
+    const tests = file.role === 'tests' && esmTests;
     // A verbatim template the build already turned into house-style JavaScript needs neither compiler nor prettier.
-    const prebuilt = tests ? undefined : precompiledJavaScript(file.contents, moduleType);
+    const prebuilt = file.role === 'tests' ? undefined : precompiledJavaScript(file.contents, moduleType);
     if (prebuilt !== undefined) return { path: javaScriptPath(file.path), contents: prebuilt, class: file.class, role: file.role, formatted: true };
     // vitest refuses to be require()d, so the suite stays an ES module even in a CommonJS project.
     let contents = transpileToJavaScript(file.contents, tests ? 'module' : moduleType, file.path);

@@ -65,12 +65,12 @@ if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to 
     declarations: `  const database = \`idem_test_\${randomUUID().replace(/-/g, '').slice(0, 12)}\`;
   let admin: mysql.Connection;
   let pool: mysql.Pool;`,
-    setup: (migrationPath: string) => `    admin = await mysql.createConnection({ uri: DATABASE_URL, multipleStatements: true });
+    setup: (migration: string) => `    admin = await mysql.createConnection({ uri: DATABASE_URL, multipleStatements: true });
     await admin.query(\`CREATE DATABASE \\\`\${database}\\\`\`);
     const url = new URL(DATABASE_URL!);
     url.pathname = \`/\${database}\`;
     pool = mysql.createPool({ uri: url.toString(), connectionLimit: 20, timezone: 'Z' });
-    await admin.query(\`USE \\\`\${database}\\\`; \${readFileSync(new URL(${JSON.stringify(migrationPath)}, import.meta.url), 'utf8')}\`);
+    await admin.query(\`USE \\\`\${database}\\\`; \${readFileSync(${migration}, 'utf8')}\`);
     // Stands in for the action's own table: one row per execution, written the way the action's mode prescribes.
     await pool.query('CREATE TABLE test_effects (scope varchar(255) NOT NULL, \`key\` varchar(255) NOT NULL) ENGINE = InnoDB');`,
     teardown: `    await pool?.end();

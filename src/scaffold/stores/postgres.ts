@@ -103,10 +103,10 @@ if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to 
     declarations: `  const schema = \`idem_test_\${randomUUID().replace(/-/g, '').slice(0, 12)}\`;
   let admin: pg.Pool;
   let pool: pg.Pool;`,
-    setup: (migrationPath: string) => `    admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+    setup: (migration: string) => `    admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
     await admin.query(\`CREATE SCHEMA \${schema}\`);
     pool = new pg.Pool({ connectionString: DATABASE_URL, options: \`-c search_path=\${schema}\`, max: 20 });
-    await pool.query(readFileSync(new URL(${JSON.stringify(migrationPath)}, import.meta.url), 'utf8'));
+    await pool.query(readFileSync(${migration}, 'utf8'));
     // Stands in for the action's own table: one row per execution, written the way the action's mode prescribes.
     await pool.query('CREATE TABLE test_effects (scope text NOT NULL, key text NOT NULL)');`,
     teardown: `    await pool?.end();

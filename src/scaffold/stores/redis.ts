@@ -94,8 +94,8 @@ if (!REDIS_URL) console.warn('idempotency tests skipped: set REDIS_URL to a Redi
     // The same key the middleware computes for this test id (derived keys are hashes of the body fields).
     const { pickFields } = await import('./fingerprint.js');
     const { deriveKey } = await import('./keys.js');
-    const body = JSON.parse(JSON.stringify(SAMPLE.body).replaceAll('__ID__', id)) as unknown;
-    const params = routeParams(ACTION.route, SAMPLE.url.replaceAll('__ID__', id));
+    const body = JSON.parse(JSON.stringify(SAMPLE.body).split('__ID__').join(id)) as unknown;
+    const params = routeParams(ACTION.route, SAMPLE.url.split('__ID__').join(id));
     const key = USES_HEADER ? \`key-\${id}\` : deriveKey(ACTION.codeName, pickFields(ACTION.key.from ?? [], { params, body }));
     return { scope: ACTION.scope === 'global' ? 'global' : 'user-a', key };
   }`,

@@ -63,8 +63,8 @@ import { NOW_MS, SqliteIdempotencyStore, quoteIdent } from './sqliteStore.js';`,
     skipIf: 'false',
     declarations: `  const dir = mkdtempSync(path.join(tmpdir(), 'idem-test-'));
   let pool: SqlitePool;`,
-    setup: (migrationPath: string) => `    pool = createPool(path.join(dir, 'store.db'));
-    pool.db.exec(readFileSync(new URL(${JSON.stringify(migrationPath)}, import.meta.url), 'utf8'));
+    setup: (migration: string) => `    pool = createPool(path.join(dir, 'store.db'));
+    pool.db.exec(readFileSync(${migration}, 'utf8'));
     // Stands in for the action's own table: one row per execution, written the way the action's mode prescribes.
     pool.db.exec('CREATE TABLE test_effects (scope TEXT NOT NULL, key TEXT NOT NULL)');`,
     teardown: `    pool?.end();

@@ -80,7 +80,8 @@ export interface StoreTestHooks {
   /** Declarations at the top of the describe block (must declare `pool`). */
   readonly declarations: string;
   /** beforeAll before the framework's setup: create the throwaway store, its tables and `test_effects`. */
-  setup(migrationPath: string): string;
+  /** `migration` is an expression for the migration file's path (or URL), for readFileSync. */
+  setup(migration: string): string;
   /** afterAll after the framework's teardown. */
   readonly teardown: string;
   /** recordEffect(context) and effects(id), with their comments. */

@@ -57,13 +57,14 @@ export function readField(source: unknown, path: string): unknown {
     const name = isArray ? raw.slice(0, -2) : raw;
     current = current.flatMap((item) => {
       const next =
-        item !== null && typeof item === 'object' && Object.hasOwn(item, name)
+        // hasOwnProperty through the prototype, not Object.hasOwn: the code compiles for targets before ES2022.
+        item !== null && typeof item === 'object' && Object.prototype.hasOwnProperty.call(item, name)
           ? (item as Record<string, unknown>)[name]
           : undefined;
       if (!isArray) return [next];
       return Array.isArray(next) ? next : [];
     });
-    mapped ||= isArray;
+    mapped = mapped || isArray;
   }
   if (mapped) return current.map((item) => item ?? null);
   return current[0] ?? null;

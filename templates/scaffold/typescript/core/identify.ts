@@ -45,7 +45,8 @@ export function identifyRequest(
     key = deriveKey(action.codeName, values);
   } else {
     const parsed = parseIdempotencyKey(parts.keyHeader, policy.maxKeyLength, policy.keyPattern);
-    if (!parsed.ok)
+    // `=== false`, not `!parsed.ok`: the union narrows that way even in projects without strictNullChecks.
+    if (parsed.ok === false)
       return {
         kind: 'refuse',
         problem: problemFor(parsed.problem === 'missing' ? 'key-missing' : 'key-invalid', policy),

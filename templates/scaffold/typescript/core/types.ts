@@ -184,13 +184,24 @@ export interface OpenTransaction {
   rollback(): Promise<void>;
 }
 
+/**
+ * Error's `cause` option is ES2022 (lib and runtime): set by hand, so the same code compiles for older targets and
+ * still carries the underlying error for logs.
+ */
+export function setCause(error: Error, options?: { cause?: unknown }): void {
+  if (options && 'cause' in options) {
+    Object.defineProperty(error, 'cause', { value: options.cause, writable: true, configurable: true });
+  }
+}
+
 /** The store did not answer in time or failed: callers fail closed (503) rather than run unprotected. */
 export class StoreUnavailableError extends Error {
   constructor(
     readonly operation: string,
     options?: { cause?: unknown },
   ) {
-    super(`idempotency store unavailable during ${operation}`, options);
+    super(`idempotency store unavailable during ${operation}`);
+    setCause(this, options);
     this.name = 'StoreUnavailableError';
   }
 }
@@ -201,7 +212,8 @@ export class StoreUnavailableError extends Error {
  */
 export class OutcomeUnknownError extends Error {
   constructor(options?: { cause?: unknown }) {
-    super('the action ran but its outcome could not be recorded', options);
+    super('the action ran but its outcome could not be recorded');
+    setCause(this, options);
     this.name = 'OutcomeUnknownError';
   }
 }

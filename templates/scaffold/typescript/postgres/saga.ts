@@ -1,7 +1,7 @@
 import type { Pool, QueryResultRow } from 'pg';
 import { providerKeyBase } from './keys.js';
 import { quoteIdent } from './pgStore.js';
-import { LeaseLostError, StoreUnavailableError, type ClaimRef } from './types.js';
+import { LeaseLostError, setCause, StoreUnavailableError, type ClaimRef } from './types.js';
 
 export interface StepContext {
   readonly index: number;
@@ -28,7 +28,8 @@ export interface SagaStep<R = unknown> {
 /** Throw (or wrap in) this from a step when retrying cannot help: the saga compensates instead of retrying. */
 export class PermanentStepError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(message);
+    setCause(this, options);
     this.name = 'PermanentStepError';
   }
 }
@@ -39,7 +40,8 @@ export class SagaCompensatedError extends Error {
     readonly failedStep: string,
     options?: { cause?: unknown },
   ) {
-    super(`step ${failedStep} failed permanently; earlier steps were compensated`, options);
+    super(`step ${failedStep} failed permanently; earlier steps were compensated`);
+    setCause(this, options);
     this.name = 'SagaCompensatedError';
   }
 }

@@ -1,0 +1,48 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export type MigrationTool =
+  | { kind: 'prisma'; folder: string; existing: string[] }
+  | { kind: 'knex'; folder: string; existing: string[]; extension: 'ts' | 'js' }
+  | { kind: 'typeorm'; folder: string; existing: string[] }
+  | { kind: 'sql'; folder: string; existing: string[] }
+  | { kind: 'none' };
+
+/**
+ * How the package at `packageDir` (relative to root) keeps its migrations: Prisma (prisma/migrations), Knex
+ * (knexfile + migrations folder), TypeORM (a migrations folder of classes), or a plain folder of .sql files.
+ * Folders are relative to root. Read from the manifest and the tree, never by running the tool.
+ */
+export async function detectMigrationTool(root: string, packageDir: string): Promise<MigrationTool> {
+  const base = path.join(root, packageDir);
+  const at = (...parts: string[]) => [packageDir, ...parts].filter(Boolean).join('/');
+  const list = (relative: string) => readdir(path.join(base, relative)).then((names) => names.sort(), () => undefined);
+  const manifest = await readFile(path.join(base, 'package.json'), 'utf8').then((text) => JSON.parse(text) as Record<string, Record<string, string> | undefined>, () => ({}) as Record<string, Record<string, string> | undefined>);
+  const deps = new Set(['dependencies', 'devDependencies'].flatMap((key) => Object.keys(manifest[key] ?? {})));
+
+  // package.json "prisma": { "schema": "src/prisma/schema.prisma" } moves the folder migrations live in.
+  const configured = (manifest['prisma'] as { schema?: unknown } | undefined)?.schema;
+  const prismaDir = typeof configured === 'string' ? path.posix.dirname(configured.replace(/\\/g, '/').replace(/^\.\//, '')) : 'prisma';
+  const prisma = await list(prismaDir);
+  if (prisma?.includes('schema.prisma') || prisma?.includes('schema') || deps.has('prisma') || deps.has('@prisma/client')) {
+    return { kind: 'prisma', folder: at(prismaDir, 'migrations'), existing: (await list(`${prismaDir}/migrations`)) ?? [] };
+  }
+  const knexfile = (await list('.'))?.find((name) => /^knexfile\.(ts|js|cjs|mjs)$/.test(name));
+  if (knexfile || deps.has('knex')) {
+    const text = knexfile ? await readFile(path.join(base, knexfile), 'utf8') : '';
+    const directory = /directory\s*:\s*['"]([^'"]+)['"]/.exec(text)?.[1]?.replace(/^\.\//, '') ?? 'migrations';
+    return { kind: 'knex', folder: at(directory), existing: (await list(directory)) ?? [], extension: knexfile?.endsWith('.ts') ? 'ts' : 'js' };
+  }
+  if (deps.has('typeorm')) {
+    for (const folder of ['src/migrations', 'src/migration', 'migrations', 'src/database/migrations']) {
+      const existing = await list(folder);
+      if (existing) return { kind: 'typeorm', folder: at(folder), existing };
+    }
+    return { kind: 'typeorm', folder: at((await list('src')) ? 'src/migrations' : 'migrations'), existing: [] };
+  }
+  for (const folder of ['migrations', 'db/migrations', 'database/migrations', 'sql/migrations', 'sql', 'db/migrate']) {
+    const existing = await list(folder);
+    if (existing?.some((name) => name.endsWith('.sql'))) return { kind: 'sql', folder: at(folder), existing };
+  }
+  return { kind: 'none' };
+}

@@ -1,0 +1,52 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { DesignModel } from '../../model/types.js';
+import type { ScaffoldFile } from '../types.js';
+import { installCommands, missingDependencies, type PackageManager } from './installCommands.js';
+import { planPlacement } from './planPlacement.js';
+
+export interface PlannedScaffold {
+  /** The package folder ('' = root) and the scaffold folder, both relative to the project root. */
+  packageDir: string;
+  dir: string;
+  /** The design restricted to this package's actions (the whole design when there is one scaffold). */
+  model: DesignModel;
+}
+
+/**
+ * One scaffold per package that holds protected handlers. The configured folder is kept for its package (the
+ * first when it lies in none of them); every other package gets one at the same place in its own layout.
+ */
+export function planScaffolds(root: string, model: DesignModel, configuredDir: string): PlannedScaffold[] {
+  const placements = planPlacement({ root, sources: model.actions.map((action) => action.source) });
+  if (placements.length <= 1) return [{ packageDir: placements[0]?.packageDir ?? '', dir: configuredDir, model }];
+  const inside = (packageDir: string) => packageDir === '' || configuredDir === packageDir || configuredDir.startsWith(`${packageDir}/`);
+  // The longest package folder that contains the configured dir is its package.
+  const primary = [...placements].sort((a, b) => b.packageDir.length - a.packageDir.length).find((placement) => inside(placement.packageDir)) ?? placements[0]!;
+  return placements.map((placement) => ({
+    packageDir: placement.packageDir,
+    dir: placement === primary ? configuredDir : placement.dir,
+    model: { ...model, actions: placement.actions.map((index) => model.actions[index]!) },
+  }));
+}
+
+/** "Add the dependencies …" for one scaffold, with the project's package manager; undefined when nothing is missing. */
+export async function dependencyNote(root: string, scaffold: Pick<PlannedScaffold, 'packageDir' | 'dir'>, files: readonly ScaffoldFile[], manager: PackageManager, typescript: boolean): Promise<string | undefined> {
+  const own = await readManifest(path.join(root, scaffold.packageDir));
+  const top = scaffold.packageDir === '' ? own : await readManifest(root);
+  const declared = new Set([own, top].flatMap((manifest) => ['dependencies', 'devDependencies', 'peerDependencies'].flatMap((key) => Object.keys((manifest[key] as Record<string, unknown> | undefined) ?? {}))));
+  const missing = missingDependencies(files, declared, typescript);
+  const name = typeof own['name'] === 'string' ? own['name'] : undefined;
+  const commands = installCommands(manager, { packageDir: scaffold.packageDir, ...(name ? { name } : {}) }, missing);
+  if (commands.length === 0) return undefined;
+  return `The scaffolding in ${scaffold.dir} needs packages that ${scaffold.packageDir === '' ? 'the project' : `package ${name ?? scaffold.packageDir}`} does not declare yet (nothing was installed): ${commands.join(' && ')}`;
+}
+
+async function readManifest(dir: string): Promise<Record<string, unknown>> {
+  try {
+    const value = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as unknown;
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

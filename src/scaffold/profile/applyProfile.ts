@@ -1,0 +1,125 @@
+import type * as TsMorph from 'ts-morph';
+import { loadTypeScript } from '../javascript/transpile.js';
+import type { ScaffoldFile } from '../types.js';
+import type { ProjectProfile } from './types.js';
+
+type Ts = typeof TsMorph.ts;
+type Node = TsMorph.ts.Node;
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * Adapts the targets' TypeScript (written for Node ESM: `./x.js` specifiers, default imports of CommonJS packages)
+ * to the project's profile: extensionless relative imports for bundler/CommonJS resolution, and `import x =
+ * require('m')` where a default import would read `m_1.default` (CommonJS without esModuleInterop). Runs after the
+ * targets (and after toJavaScriptFiles for JavaScript, which needs none of this), so templates stay one source.
+ */
+export function applyProfile(files: readonly ScaffoldFile[], profile: ProjectProfile): ScaffoldFile[] {
+  if (profile.language !== 'typescript') return [...files];
+  return files.map((file) => {
+    if (file.path.endsWith('.ts')) {
+      const contents = adaptSource(file.contents, profile, file.path);
+      return contents === file.contents ? file : { ...file, contents, formatted: false };
+    }
+    if (file.role === 'readme') {
+      const contents = file.contents.replace(/```ts\n([\s\S]*?)```/g, (_block, code: string) => `\`\`\`ts\n${adaptSource(code, profile, 'README.ts')}\`\`\``);
+      return contents === file.contents ? file : { ...file, contents };
+    }
+    return file;
+  });
+}
+
+/** One TypeScript source adapted to the profile; unchanged for the reference profile (Node ESM with interop). */
+export function adaptSource(code: string, profile: ProjectProfile, fileName = 'module.ts'): string {
+  const ts = loadTypeScript();
+  const file = ts.createSourceFile(fileName, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const edits: Edit[] = [];
+  const specifier = (literal: TsMorph.ts.StringLiteral) => {
+    if (profile.relativeImports === 'extensionless' && /^\.\.?\//.test(literal.text) && literal.text.endsWith('.js')) {
+      edits.push({ start: literal.getStart() + 1, end: literal.end - 1, text: literal.text.slice(0, -3) });
+    }
+  };
+  const oldSyntax = profile.typescriptVersion;
+  for (const statement of file.statements) {
+    if ((ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
+      // TypeScript before 4.5 cannot parse `{ a, type B }`: the type-only names move to an `import type` of their own
+      // (that rewrite also writes the specifier, so no other edit may touch the statement).
+      const inline = oldSyntax !== undefined && oldSyntax < 405 ? inlineTypeEdit(ts, statement, profile) : undefined;
+      if (inline) {
+        edits.push(inline);
+        continue;
+      }
+      specifier(statement.moduleSpecifier);
+      if (ts.isImportDeclaration(statement) && !profile.defaultImportInterop) {
+        const edit = defaultImportEdit(ts, statement, profile);
+        if (edit) edits.push(edit);
+      }
+    }
+  }
+  const visit = (node: Node): void => {
+    // `x satisfies T` (4.9) becomes `x`: the same value, without the check older compilers cannot make.
+    if (oldSyntax !== undefined && oldSyntax < 409 && ts.isSatisfiesExpression(node)) {
+      edits.push({ start: node.expression.end, end: node.end, text: '' });
+    }
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [argument] = node.arguments;
+      if (argument && ts.isStringLiteral(argument)) specifier(argument);
+    }
+    if (profile.moduleSystem === 'commonjs' && ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword) {
+      const { line } = file.getLineAndCharacterOfPosition(node.getStart());
+      throw new Error(`bug: generated ${fileName}:${line + 1} uses import.meta, which a CommonJS project cannot compile`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  let out = code;
+  for (const edit of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
+  return out;
+}
+
+/**
+ * `import pg from 'pg'` without interop: `import pg = require('pg')` in CommonJS output (the binding is the module
+ * itself, as `require` returns it), `import * as pg from 'pg'` in ES module output. Named imports beside the default
+ * move to their own statement.
+ */
+function defaultImportEdit(ts: Ts, statement: TsMorph.ts.ImportDeclaration, profile: ProjectProfile): Edit | undefined {
+  const clause = statement.importClause;
+  const moduleName = (statement.moduleSpecifier as TsMorph.ts.StringLiteral).text;
+  if (!clause?.name || clause.isTypeOnly || /^\.\.?\//.test(moduleName) || moduleName.startsWith('node:')) return undefined;
+  const quoted = statement.moduleSpecifier.getText();
+  const local = clause.name.text;
+  const lines = [profile.moduleSystem === 'commonjs' ? `import ${local} = require(${quoted});` : `import * as ${local} from ${quoted};`];
+  if (clause.namedBindings) lines.push(`import ${clause.namedBindings.getText()} from ${quoted};`);
+  return { start: statement.getStart(), end: statement.end, text: lines.join('\n') };
+}
+
+/** `import { a, type B } from 'm'` → `import type { B } from 'm';` + `import { a } from 'm';` (same for export). */
+function inlineTypeEdit(ts: Ts, statement: TsMorph.ts.ImportDeclaration | TsMorph.ts.ExportDeclaration, profile: ProjectProfile): Edit | undefined {
+  const named = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : statement.exportClause;
+  if (!named || !(ts.isNamedImports(named) || ts.isNamedExports(named))) return undefined;
+  const elements: readonly (TsMorph.ts.ImportSpecifier | TsMorph.ts.ExportSpecifier)[] = named.elements;
+  const typed = elements.filter((element) => element.isTypeOnly);
+  if (typed.length === 0) return undefined;
+  const values = elements.filter((element) => !element.isTypeOnly);
+  const text = (element: TsMorph.ts.ImportSpecifier | TsMorph.ts.ExportSpecifier) => element.getText().replace(/^type\s+/, '');
+  let specifierText = statement.moduleSpecifier!.getText();
+  if (profile.relativeImports === 'extensionless' && /^['"]\.\.?\//.test(specifierText)) specifierText = specifierText.replace(/\.js(['"])$/, '$1');
+  const keyword = ts.isImportDeclaration(statement) ? 'import' : 'export';
+  const clause = ts.isImportDeclaration(statement) ? statement.importClause : undefined;
+  const lines = [`${keyword} type { ${typed.map(text).join(', ')} } from ${specifierText};`];
+  let defaultName = clause?.name?.getText();
+  const bare = !/^['"](\.|node:)/.test(specifierText);
+  if (defaultName && bare && !profile.defaultImportInterop) {
+    lines.push(profile.moduleSystem === 'commonjs' ? `import ${defaultName} = require(${specifierText});` : `import * as ${defaultName} from ${specifierText};`);
+    defaultName = undefined;
+  }
+  if (values.length > 0 || defaultName) {
+    const parts = [defaultName, values.length > 0 ? `{ ${values.map(text).join(', ')} }` : undefined].filter(Boolean).join(', ');
+    lines.push(`${keyword} ${parts} from ${specifierText};`);
+  }
+  return { start: statement.getStart(), end: statement.end, text: lines.join('\n') };
+}

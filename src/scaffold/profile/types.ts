@@ -1,0 +1,43 @@
+/** The test runners the generated suite can be written for. */
+export const TEST_RUNNERS = ['vitest', 'jest', 'node-test', 'mocha'] as const;
+export type TestRunner = (typeof TEST_RUNNERS)[number];
+
+/**
+ * How the user's project compiles and runs code, read from its tsconfig (with its `extends` chain) and package.json.
+ * The targets write one TypeScript source; `applyProfile` adapts it to this.
+ */
+export interface ProjectProfile {
+  language: 'typescript' | 'javascript';
+  /** What the emitted files are when Node loads them. */
+  moduleSystem: 'esm' | 'commonjs';
+  /** `./core.js` (Node ESM, NodeNext) or `./core` (bundler, CommonJS resolution, ts-jest). */
+  relativeImports: 'js-extension' | 'extensionless';
+  /**
+   * A default import of a CommonJS package (`import pg from 'pg'`) works: always in ES modules, and in CommonJS
+   * output only with esModuleInterop (without it `pg_1.default` is undefined at run time).
+   */
+  defaultImportInterop: boolean;
+  /** The newest ECMAScript library the project's lib/target allows (2019 for target ES2019 without lib). */
+  esLibrary: number;
+  testRunner: TestRunner;
+  /** compilerOptions.paths, relative to the tsconfig's folder (for placement: an alias the user can import from). */
+  paths: Record<string, string[]>;
+  /** The tsconfig the profile was read from, relative to the project root; undefined when there is none. */
+  tsconfig?: string;
+  /**
+   * The project's TypeScript as major * 100 + minor (3.9 → 309), when older than the syntax the templates use
+   * (inline `type` import specifiers need 4.5, `satisfies` 4.9); undefined = current.
+   */
+  typescriptVersion?: number;
+}
+
+/** Node 20 + TypeScript NodeNext ESM with vitest: the reference profile, and what a project without a tsconfig gets. */
+export const REFERENCE_PROFILE: ProjectProfile = {
+  language: 'typescript',
+  moduleSystem: 'esm',
+  relativeImports: 'js-extension',
+  defaultImportInterop: true,
+  esLibrary: 2022,
+  testRunner: 'vitest',
+  paths: {},
+};

@@ -1,0 +1,67 @@
+import type { DesignModel } from '../model/types.js';
+import { documentExcerpts, generateScaffold } from './index.js';
+import { detectMigrationTool } from './migrationTools/detectMigrationTool.js';
+import { renderToolMigration } from './migrationTools/renderToolMigration.js';
+import { dependencyNote, planScaffolds } from './placement/planScaffolds.js';
+import type { PackageManager } from './placement/installCommands.js';
+import { readProjectProfile } from './profile/readProjectProfile.js';
+import type { ProjectProfile } from './profile/types.js';
+import { findTarget, referenceTarget } from './registry.js';
+import type { CodeExcerpt, ExcerptId, ScaffoldFile } from './types.js';
+
+export interface ProjectScaffolding {
+  files: ScaffoldFile[];
+  /** What the document embeds: the scaffold in the configured folder. */
+  excerpts: Partial<Record<ExcerptId, CodeExcerpt>>;
+  /** Said in the terminal: the dependencies to add per package. */
+  notes: string[];
+  /** Set when the stack has no target and the reference target was generated (terminal and document say so). */
+  reference?: string;
+}
+
+export interface ScaffoldProjectInput {
+  root: string;
+  model: DesignModel;
+  /** The configured scaffold folder, normalized and relative to root; undefined = no scaffolding (excerpts only). */
+  dir: string | undefined;
+  packageManager: PackageManager;
+}
+
+/**
+ * The scaffolding for a project as it is: one per package holding protected handlers, each following the tsconfig,
+ * package.json and test runner of the package it lands in, and the reference target where the stack has none.
+ */
+export async function scaffoldProject(input: ScaffoldProjectInput): Promise<ProjectScaffolding> {
+  const { root, model } = input;
+  const language = model.stack.language === 'javascript' ? 'javascript' : 'typescript';
+  const profileAt = (dir: string): Promise<ProjectProfile> => readProjectProfile({ root, dir, language, testFramework: model.stack.testFramework });
+  if (input.dir === undefined) return { files: [], excerpts: documentExcerpts(model, { dir: 'src/idempotency', profile: await profileAt('.') }), notes: [] };
+  const plans = planScaffolds(root, model, input.dir);
+  const files: ScaffoldFile[] = [];
+  const notes: string[] = [];
+  let excerpts: ProjectScaffolding['excerpts'] = {};
+  for (const [index, plan] of plans.entries()) {
+    const profile = await profileAt(plan.dir);
+    const generated = generateScaffold(plan.model, { dir: plan.dir, profile, reference: true });
+    files.push(...generated);
+    // The store's migration also goes where the package keeps its migrations, in its tool's format.
+    const ddl = generated.find((file) => file.role === 'ddl' && file.path.endsWith('.sql'));
+    // Only when the DDL is in the project's own dialect: a reference PostgreSQL store in a MySQL project stays in
+    // the scaffold folder rather than among the MySQL migrations.
+    const reference = model.stack.agnostic || !findTarget(model.stack);
+    const sameDialect = !reference && model.stack.database === model.stack.storeDatabase;
+    const tool = ddl && sameDialect ? await detectMigrationTool(root, plan.packageDir) : { kind: 'none' as const };
+    if (ddl && tool.kind !== 'none') {
+      const migrations = renderToolMigration({ tool, ddl: ddl.contents, table: model.storage.table, stepTable: model.storage.stepTable, language, moduleSystem: profile.moduleSystem });
+      files.push(...migrations);
+      for (const migration of migrations) notes.push(`The store's migration is also in ${migration.path} (${tool.kind === 'sql' ? 'your SQL migrations folder' : tool.kind}); apply it with your migration tool.`);
+    }
+    if (index === plans.findIndex((candidate) => candidate.dir === input.dir) || (index === 0 && !plans.some((candidate) => candidate.dir === input.dir))) {
+      excerpts = documentExcerpts(plan.model, { dir: plan.dir, profile });
+    }
+    const note = await dependencyNote(root, plan, generated, input.packageManager, language === 'typescript');
+    if (note) notes.push(note);
+  }
+  const target = model.stack.agnostic || !findTarget(model.stack) ? referenceTarget(model.stack) : undefined;
+  return { files, excerpts, notes, ...(target ? { reference: target.label } : {}) };
+}

@@ -1,0 +1,133 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { scaffoldProject } from '../../src/scaffold/index.js';
+import { detectPackageManager, installCommands, missingDependencies } from '../../src/scaffold/placement/installCommands.js';
+import { planPlacement } from '../../src/scaffold/placement/planPlacement.js';
+import { modelFor } from './generateInto.js';
+
+const roots: string[] = [];
+afterAll(async () => {
+  for (const root of roots) await rm(root, { recursive: true, force: true });
+});
+
+/** A small repository on disk: path → contents ('' for a marker file). */
+async function repo(files: Record<string, string>): Promise<string> {
+  const root = await mkdtemp(path.join(tmpdir(), 'idem-placement-'));
+  roots.push(root);
+  for (const [name, contents] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(root, name)), { recursive: true });
+    await writeFile(path.join(root, name), contents);
+  }
+  return root;
+}
+
+const pkg = (name: string, extra: Record<string, unknown> = {}) => JSON.stringify({ name, ...extra });
+
+describe('placement in monorepos', () => {
+  it('npm/yarn workspaces and Turborepo: into the package that holds the handlers, under its src/', async () => {
+    const root = await repo({
+      'package.json': pkg('shop', { workspaces: ['apps/*', 'packages/*'] }),
+      'turbo.json': '{}',
+      'apps/api/package.json': pkg('@shop/api'),
+      'apps/api/src/routes/payments.ts': '',
+      'apps/web/package.json': pkg('@shop/web'),
+      'packages/ui/package.json': pkg('@shop/ui'),
+    });
+    expect(planPlacement({ root, sources: ['apps/api/src/routes/payments.ts:12'] })).toEqual([{ packageDir: 'apps/api', dir: 'apps/api/src/idempotency', actions: [0] }]);
+  });
+
+  it('pnpm workspace with a Next.js app without src/: lib/idempotency, never inside app/', async () => {
+    const root = await repo({
+      'package.json': pkg('root'),
+      'pnpm-workspace.yaml': 'packages:\n  - apps/*\n',
+      'apps/web/package.json': pkg('web'),
+      'apps/web/app/api/checkout/route.ts': '',
+    });
+    expect(planPlacement({ root, sources: ['apps/web/app/api/checkout/route.ts:3'] })[0]).toMatchObject({ packageDir: 'apps/web', dir: 'apps/web/lib/idempotency' });
+  });
+
+  it('Nx integrated repo: a project.json marks the project even without a package.json', async () => {
+    const root = await repo({ 'package.json': pkg('nx-root'), 'nx.json': '{}', 'apps/billing/project.json': '{}', 'apps/billing/src/app/payments.controller.ts': '' });
+    expect(planPlacement({ root, sources: ['apps/billing/src/app/payments.controller.ts:8'] })[0]!.dir).toBe('apps/billing/src/idempotency');
+  });
+
+  it('actions in two packages: one placement each; an action without a source goes with the first', async () => {
+    const root = await repo({
+      'package.json': pkg('root', { workspaces: ['services/*'] }),
+      'services/orders/package.json': pkg('orders'),
+      'services/orders/src/orders.ts': '',
+      'services/payments/package.json': pkg('payments'),
+      'services/payments/index.ts': '',
+    });
+    expect(planPlacement({ root, sources: ['services/orders/src/orders.ts:1', undefined, 'services/payments/index.ts:4'] })).toEqual([
+      { packageDir: 'services/orders', dir: 'services/orders/src/idempotency', actions: [0, 1] },
+      { packageDir: 'services/payments', dir: 'services/payments/idempotency', actions: [2] },
+    ]);
+  });
+
+  it('a single-package project keeps src/idempotency', async () => {
+    const root = await repo({ 'package.json': pkg('api'), 'src/app.ts': '' });
+    expect(planPlacement({ root, sources: ['src/app.ts:1'] })).toEqual([{ packageDir: '', dir: 'src/idempotency', actions: [0] }]);
+  });
+});
+
+describe('dependencies are printed per package with the project package manager, never installed', () => {
+  const missing = { runtime: ['pg', 'prom-client'], dev: ['@types/pg'] };
+  it.each([
+    ['pnpm', ['pnpm add -F @shop/api pg prom-client', 'pnpm add -F @shop/api -D @types/pg']],
+    ['npm', ['npm i -w apps/api pg prom-client', 'npm i -w apps/api -D @types/pg']],
+    ['yarn', ['yarn workspace @shop/api add pg prom-client', 'yarn workspace @shop/api add -D @types/pg']],
+    ['bun', ['bun add --cwd apps/api pg prom-client', 'bun add --cwd apps/api -d @types/pg']],
+  ] as const)('%s', (manager, expected) => {
+    expect(installCommands(manager, { packageDir: 'apps/api', name: '@shop/api' }, missing)).toEqual(expected);
+  });
+
+  it('the root package needs no workspace flag; a name a shell would read as more is quoted', () => {
+    expect(installCommands('npm', { packageDir: '' }, missing)).toEqual(['npm i pg prom-client', 'npm i -D @types/pg']);
+    expect(installCommands('pnpm', { packageDir: 'apps/x', name: 'x; rm -rf ~' }, { runtime: ['pg'], dev: [] })).toEqual(["pnpm add -F 'x; rm -rf ~' pg"]);
+  });
+
+  it('the package manager comes from packageManager, else the lockfile', async () => {
+    expect(await detectPackageManager(await repo({ 'package.json': pkg('a', { packageManager: 'yarn@4.1.0' }) }))).toBe('yarn');
+    expect(await detectPackageManager(await repo({ 'package.json': pkg('a'), 'pnpm-lock.yaml': '' }))).toBe('pnpm');
+    expect(await detectPackageManager(await repo({ 'package.json': pkg('a') }))).toBe('npm');
+  });
+
+  it('what the files import, minus what the package declares; test-only imports are dev dependencies', () => {
+    const files = [
+      { path: 'x/pool.ts', contents: "import pg from 'pg';\nimport { createHash } from 'node:crypto';", class: 'scaffold' as const, role: 'store' as const },
+      { path: 'x/metrics.ts', contents: "import { Counter } from 'prom-client';", class: 'scaffold' as const, role: 'metrics' as const },
+      { path: 'x/a.test.ts', contents: "import { describe } from '@jest/globals';\nimport express = require('express');", class: 'scaffold' as const, role: 'tests' as const },
+    ];
+    expect(missingDependencies(files, new Set(['prom-client']), true)).toEqual({ runtime: ['pg'], dev: ['@types/express', '@types/pg', 'express', 'jest'] });
+  });
+});
+
+describe('scaffoldProject in a workspace with actions in two packages', () => {
+  it('writes one scaffold per package, each with its own actions, and says what to add to each', async () => {
+    const root = await repo({
+      'package.json': pkg('root', { workspaces: ['apps/*'] }),
+      'pnpm-lock.yaml': '',
+      'apps/api/package.json': pkg('api', { type: 'module', dependencies: { express: '5.0.0' } }),
+      'apps/api/src/payments.ts': '',
+      'apps/admin/package.json': pkg('admin', { type: 'module' }),
+      'apps/admin/src/refunds.ts': '',
+    });
+    const model = await modelFor('express-stripe-payments');
+    expect(model.actions.length).toBeGreaterThan(1);
+    model.actions = model.actions.map((action, index) => ({ ...action, source: index === 0 ? 'apps/api/src/payments.ts:3' : 'apps/admin/src/refunds.ts:9' }));
+    const project = await scaffoldProject({ root, model, dir: 'apps/api/src/idempotency', packageManager: 'pnpm' });
+    const settings = (dir: string) => project.files.find((file) => file.path === `${dir}/settings.ts`)?.contents ?? '';
+    expect(settings('apps/api/src/idempotency')).toContain(model.actions[0]!.codeName);
+    expect(settings('apps/api/src/idempotency')).not.toContain(`${model.actions[1]!.codeName}:`);
+    expect(settings('apps/admin/src/idempotency')).toContain(model.actions[1]!.codeName);
+    expect(project.notes).toEqual([
+      expect.stringContaining('pnpm add -F api pg prom-client'),
+      // The Express adapter imports express for types only; the admin package's suite needs it to run.
+      expect.stringContaining('pnpm add -F admin pg prom-client && pnpm add -F admin -D @types/express @types/pg express vitest'),
+    ]);
+    expect(project.excerpts.middleware?.path).toBe('apps/api/src/idempotency/express.ts');
+  });
+});

@@ -9,7 +9,8 @@ import { CLI_TEST_TIMEOUT, copyFixture, readTree, runCli, writeConfig } from './
 const FIXTURE = 'express-stripe-payments';
 const dirs: string[] = [];
 async function project(parent?: string): Promise<string> {
-  const dir = await copyFixture(FIXTURE, undefined, parent);
+  // One document file: the scenarios below name it (the fixture's full design is long enough to split otherwise).
+  const dir = await copyFixture(FIXTURE, (raw) => { raw['split'] = 'never'; }, parent);
   dirs.push(dir);
   return dir;
 }
@@ -61,6 +62,7 @@ describe('generate refuses and fails cleanly', { timeout: CLI_TEST_TIMEOUT }, ()
     await generate(dir, '--date', '2026-12-02');
     await chmod(path.join(dir, 'docs/idempotency-design.html'), 0o444);
     await writeConfig(dir, FIXTURE, (raw) => {
+      raw['split'] = 'never';
       raw['retention'] = '96h';
     });
     const before = await readTree(dir);
@@ -135,12 +137,14 @@ describe('generate never follows a symbolic link for the files it owns', { timeo
   it('a non-normalised output path (./docs/../docs/x.html) is the same file as docs/x.html, never deleted as an orphan', async () => {
     const dir = await project();
     await writeConfig(dir, FIXTURE, (raw) => {
+      raw['split'] = 'never';
       raw['output'] = './docs/../docs/design.html';
     });
     expect((await generate(dir, '--date', '2026-12-02')).code).toBe(0);
     const manifest = await readFile(path.join(dir, '.idempotency-builder/manifest.json'), 'utf8');
     expect(manifest).toContain('"path": "docs/design.html"');
     await writeConfig(dir, FIXTURE, (raw) => {
+      raw['split'] = 'never';
       raw['output'] = 'docs/design.html';
     });
     const run = await generate(dir, '--check');

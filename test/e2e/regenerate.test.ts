@@ -13,7 +13,11 @@ const MANIFEST = '.idempotency-builder/manifest.json';
 
 const dirs: string[] = [];
 async function project(change?: Parameters<typeof copyFixture>[1]): Promise<string> {
-  const dir = await copyFixture(FIXTURE, change);
+  // One document file: the scenarios name it (the fixture's full design is long enough to split otherwise).
+  const dir = await copyFixture(FIXTURE, (raw) => {
+    raw['split'] = 'never';
+    change?.(raw);
+  });
   dirs.push(dir);
   return dir;
 }
@@ -76,6 +80,7 @@ describe('generate, regenerate', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect((await generate(dir, '--check')).code).toBe(0); // an edit alone agrees with the document
 
     await writeConfig(dir, FIXTURE, (raw) => {
+      raw['split'] = 'never';
       raw['retention'] = '96h';
     });
     const run = await generate(dir);
@@ -102,6 +107,7 @@ describe('generate, regenerate', { timeout: CLI_TEST_TIMEOUT }, () => {
     const dir = await project();
     await generate(dir, '--date', '2026-12-02');
     await writeConfig(dir, FIXTURE, (raw) => {
+      raw['split'] = 'never';
       raw['retention'] = '96h';
     });
     const before = await readTree(dir);
@@ -136,6 +142,7 @@ describe('generate, regenerate', { timeout: CLI_TEST_TIMEOUT }, () => {
     await generate(dir, '--date', '2026-12-02');
     // Switching to Markdown drops the HTML document from the design.
     await writeConfig(dir, FIXTURE, (raw) => {
+      raw['split'] = 'never';
       raw['format'] = 'md';
       raw['output'] = 'docs/idempotency-design.md';
     });
@@ -147,6 +154,7 @@ describe('generate, regenerate', { timeout: CLI_TEST_TIMEOUT }, () => {
 
     // Turning the scaffold off drops the managed alerts file; the code is the user's and stays.
     await writeConfig(dir, FIXTURE, (raw) => {
+      raw['split'] = 'never';
       raw['format'] = 'md';
       raw['output'] = 'docs/idempotency-design.md';
       raw['scaffold'] = false;
@@ -180,6 +188,7 @@ describe('generate, regenerate', { timeout: CLI_TEST_TIMEOUT }, () => {
 
     // A real change without a pinned date gets today's.
     await writeConfig(dir, FIXTURE, (raw) => {
+      raw['split'] = 'never';
       raw['retention'] = '96h';
     });
     await generate(dir);

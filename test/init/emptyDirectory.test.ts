@@ -89,8 +89,9 @@ describe('init in an empty directory (partial-context protocol)', { timeout: CLI
     expect(config['retrySources']).toEqual(['client-retry', 'double-click', 'load-balancer-replay', 'cron-overlap']);
     expect(config['stack']).toMatchObject({ language: 'typescript', framework: 'fastify', database: 'mysql' });
     expect(config['retention']).toBe('24h');
-    // Fastify on MySQL has no target yet: the reference target (PostgreSQL) is generated, and said.
+    // Fastify on MySQL has its own target: the mysql2 store is generated, no reference stand-in.
     expect(config['scaffold']).toEqual({ dir: 'src/idempotency' });
-    expect(run.stdout + run.stderr).toContain('No scaffolding target for TypeScript + Fastify + MySQL yet');
+    expect(run.stdout).toContain('src/idempotency/mysqlStore.ts');
+    expect(run.stdout + run.stderr).not.toContain('No scaffolding target');
   });
 });

@@ -125,8 +125,8 @@ describe('scaffoldProject in a workspace with actions in two packages', () => {
     expect(settings('apps/admin/src/idempotency')).toContain(model.actions[1]!.codeName);
     expect(project.notes).toEqual([
       expect.stringContaining('pnpm add -F api pg prom-client'),
-      // The Express adapter imports express for types only; the admin package's suite needs it to run.
-      expect.stringContaining('pnpm add -F admin pg prom-client && pnpm add -F admin -D @types/express @types/pg express vitest'),
+      // The admin package's webhook route helper loads express at run time (express.raw for the signed body).
+      expect.stringContaining('pnpm add -F admin express pg prom-client && pnpm add -F admin -D @types/express @types/pg vitest'),
     ]);
     expect(project.excerpts.middleware?.path).toBe('apps/api/src/idempotency/express.ts');
   });

@@ -1,4 +1,5 @@
 import type * as TsMorph from 'ts-morph';
+import { fileBesideModule } from './fileBesideModule.js';
 
 type Ts = typeof TsMorph.ts;
 type Node = TsMorph.ts.Node;
@@ -104,7 +105,7 @@ export function toCommonJs(ts: Ts, code: string, fileName: string, options: { st
       if (declaredNames(ts, statement).length === 0) fail(statement, 'an exported declaration without a plain name');
     }
   }
-  rejectImportMeta(ts, file, fail);
+  edits.push(...importMetaEdits(ts, file, fail));
 
   for (const [specifier, entry] of required) edits.push({ start: entry.statement.getStart(), end: entry.statement.end, text: requireText(specifier, entry) });
   const entries = [...spreads, ...[...exported].map(([name, local]) => (name === local ? name : `${name}: ${local}`))];
@@ -134,13 +135,23 @@ function declaredNames(ts: Ts, statement: Node): string[] {
   return [];
 }
 
-/** import.meta has no CommonJS meaning; a template that starts using it needs a rewrite here (e.g. `require.main === module`). */
-function rejectImportMeta(ts: Ts, file: TsMorph.ts.SourceFile, fail: (node: Node, what: string) => never): void {
+/**
+ * import.meta has no CommonJS meaning: a file named beside the module (`new URL('./x', import.meta.url)`) becomes a
+ * path under __dirname; any other use needs a rewrite here first (e.g. `require.main === module`).
+ */
+function importMetaEdits(ts: Ts, file: TsMorph.ts.SourceFile, fail: (node: Node, what: string) => never): Edit[] {
+  const edits: Edit[] = [];
   const visit = (node: Node): void => {
+    const beside = fileBesideModule(ts, node);
+    if (beside !== undefined) {
+      edits.push({ start: node.getStart(), end: node.end, text: beside });
+      return;
+    }
     if (ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword) fail(node, 'import.meta');
     ts.forEachChild(node, visit);
   };
   visit(file);
+  return edits;
 }
 
 /** The statement and the line break after it, so no empty line is left where it stood. */

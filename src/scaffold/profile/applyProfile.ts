@@ -1,4 +1,5 @@
 import type * as TsMorph from 'ts-morph';
+import { fileBesideModule } from '../javascript/fileBesideModule.js';
 import { loadTypeScript } from '../javascript/transpile.js';
 import type { ScaffoldFile } from '../types.js';
 import type { ProjectProfile } from './types.js';
@@ -68,6 +69,11 @@ export function adaptSource(code: string, profile: ProjectProfile, fileName = 'm
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [argument] = node.arguments;
       if (argument && ts.isStringLiteral(argument)) specifier(argument);
+    }
+    const beside = profile.moduleSystem === 'commonjs' ? fileBesideModule(ts, node) : undefined;
+    if (beside !== undefined) {
+      edits.push({ start: node.getStart(), end: node.end, text: beside });
+      return;
     }
     if (profile.moduleSystem === 'commonjs' && ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword) {
       const { line } = file.getLineAndCharacterOfPosition(node.getStart());

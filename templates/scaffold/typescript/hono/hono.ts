@@ -65,7 +65,8 @@ export function idempotent(action: ActionSettings, options: HonoIdempotencyOptio
     try {
       decision = await core.begin(action, identified.request);
     } catch (error) {
-      if (error instanceof StoreUnavailableError) return problemResponse(problemFor('store-unavailable', policy));
+      if (error instanceof StoreUnavailableError)
+        return problemResponse(problemFor('store-unavailable', policy));
       throw error;
     }
     switch (decision.kind) {
@@ -112,7 +113,11 @@ async function requestBody(request: Request): Promise<unknown> {
  * Reads the handler's Response to its last byte and records it (or releases the claim for a 5xx), then answers with
  * the same bytes; when the record cannot be written, with the problem that says what is known instead.
  */
-async function settleResponse(claim: Claim, response: Response, policy: IdempotencyPolicy): Promise<Response> {
+async function settleResponse(
+  claim: Claim,
+  response: Response,
+  policy: IdempotencyPolicy,
+): Promise<Response> {
   let body: Buffer;
   try {
     body = Buffer.from(await response.arrayBuffer());
@@ -120,7 +125,12 @@ async function settleResponse(claim: Claim, response: Response, policy: Idempote
     await claim.release();
     throw error;
   }
-  const rebuilt = () => new Response(bodyFor(response.status, body), { status: response.status, statusText: response.statusText, headers: response.headers });
+  const rebuilt = () =>
+    new Response(bodyFor(response.status, body), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   if (!isStorable(response.status)) {
     await claim.release();
     return rebuilt();
@@ -140,7 +150,9 @@ async function settleResponse(claim: Claim, response: Response, policy: Idempote
 
 /** A copy the Response owns (a Buffer may view a shared pool); 204/205/304 must have a null body. */
 function bodyFor(status: number, body: Buffer) {
-  return body.length === 0 && (status === 204 || status === 205 || status === 304) ? null : new Uint8Array(body);
+  return body.length === 0 && (status === 204 || status === 205 || status === 304)
+    ? null
+    : new Uint8Array(body);
 }
 
 function replayResponse(response: StoredResponse, replayHeader: string): Response {
@@ -152,6 +164,11 @@ function replayResponse(response: StoredResponse, replayHeader: string): Respons
 function problemResponse(problem: Problem): Response {
   const headers = new Headers({ 'content-type': 'application/problem+json' });
   if (problem.retryAfterSeconds !== undefined) headers.set('retry-after', String(problem.retryAfterSeconds));
-  const body = JSON.stringify({ type: problem.type, title: problem.title, status: problem.status, detail: problem.detail });
+  const body = JSON.stringify({
+    type: problem.type,
+    title: problem.title,
+    status: problem.status,
+    detail: problem.detail,
+  });
   return new Response(body, { status: problem.status, headers });
 }

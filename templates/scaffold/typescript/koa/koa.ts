@@ -62,7 +62,8 @@ export function idempotent(action: ActionSettings, options: KoaIdempotencyOption
     try {
       decision = await core.begin(action, identified.request);
     } catch (error) {
-      if (error instanceof StoreUnavailableError) return sendProblem(ctx, problemFor('store-unavailable', policy));
+      if (error instanceof StoreUnavailableError)
+        return sendProblem(ctx, problemFor('store-unavailable', policy));
       throw error;
     }
     switch (decision.kind) {
@@ -80,7 +81,12 @@ export function idempotent(action: ActionSettings, options: KoaIdempotencyOption
   };
 }
 
-async function runClaimed(ctx: Context, next: Next, claim: Claim, policy: IdempotencyCore['policy']): Promise<void> {
+async function runClaimed(
+  ctx: Context,
+  next: Next,
+  claim: Claim,
+  policy: IdempotencyCore['policy'],
+): Promise<void> {
   contexts.set(ctx, claim.context);
   ctx.state['idempotency'] = claim.context;
   try {
@@ -109,7 +115,8 @@ async function runClaimed(ctx: Context, next: Next, claim: Claim, policy: Idempo
   const headers: Record<string, string> = {};
   for (const name of policy.replayedHeaders) {
     const value = ctx.response.get(name);
-    if (value !== '' && value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+    if (value !== '' && value !== undefined)
+      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
   }
   try {
     await claim.complete({ status: ctx.status, headers, body });
@@ -185,11 +192,17 @@ async function bodyBytes(ctx: Context): Promise<Buffer> {
 
 function httpErrorStatus(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const status = (error as { status?: unknown; statusCode?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode;
+  const status =
+    (error as { status?: unknown; statusCode?: unknown }).status ??
+    (error as { statusCode?: unknown }).statusCode;
   return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
 }
 
-function renderHttpError(ctx: Context, error: Error & { expose?: boolean; headers?: Record<string, string> }, status: number): void {
+function renderHttpError(
+  ctx: Context,
+  error: Error & { expose?: boolean; headers?: Record<string, string> },
+  status: number,
+): void {
   for (const name of Object.keys(ctx.response.headers)) ctx.remove(name);
   if (error.headers) ctx.set(error.headers);
   ctx.status = status;
@@ -210,7 +223,12 @@ function sendProblem(ctx: Context, problem: Problem): void {
   ctx.set('content-type', 'application/problem+json');
   if (problem.retryAfterSeconds !== undefined) ctx.set('retry-after', String(problem.retryAfterSeconds));
   ctx.body = Buffer.from(
-    JSON.stringify({ type: problem.type, title: problem.title, status: problem.status, detail: problem.detail }),
+    JSON.stringify({
+      type: problem.type,
+      title: problem.title,
+      status: problem.status,
+      detail: problem.detail,
+    }),
     'utf8',
   );
 }

@@ -19,7 +19,10 @@ export type { IdempotencyContext } from './types.js';
 type Principal = string | number | undefined;
 
 /** What a Pages Router API route receives (NextApiRequest has these); no import from next is needed. */
-export type PagesApiRequest = IncomingMessage & { body?: unknown; query?: Partial<Record<string, string | string[]>> };
+export type PagesApiRequest = IncomingMessage & {
+  body?: unknown;
+  query?: Partial<Record<string, string | string[]>>;
+};
 
 export interface NextIdempotencyOptions {
   readonly core: IdempotencyCore;
@@ -71,14 +74,18 @@ export interface NextIdempotentAction {
   /** App Router route handler: `(request, { params })` → Response; the Response's bytes are recorded, then returned. */
   route<R extends Request, C>(handler: RouteHandler<R, C>): (request: R, context: C) => Promise<Response>;
   /** Pages Router API route `(req, res)`: everything written to res is held until it is recorded. */
-  pages<Q extends PagesApiRequest, S extends ServerResponse>(handler: PagesHandler<Q, S>): (req: Q, res: S) => Promise<void>;
+  pages<Q extends PagesApiRequest, S extends ServerResponse>(
+    handler: PagesHandler<Q, S>,
+  ): (req: Q, res: S) => Promise<void>;
   /**
    * Server Action that takes the key as its first argument (the form or client creates it once per intent). The
    * first argument after the key is the input the significant fields are read from. Returns the function's
    * JSON-serialisable result, the stored one on a repeat; throws MismatchError, InFlightError, InvalidKeyError,
    * PrincipalMissingError or StoreUnavailableError instead of running twice.
    */
-  action<A extends unknown[], T>(fn: (key: string, ...args: A) => Promise<T>): (key: string, ...args: A) => Promise<T>;
+  action<A extends unknown[], T>(
+    fn: (key: string, ...args: A) => Promise<T>,
+  ): (key: string, ...args: A) => Promise<T>;
 }
 
 export function idempotent(action: ActionSettings, options: NextIdempotencyOptions): NextIdempotentAction {
@@ -93,17 +100,27 @@ export function idempotent(action: ActionSettings, options: NextIdempotencyOptio
  * The same wrappers by action name, as `createIdempotency()` returns them:
  * `withIdempotency('createPayment', handler)`, `withPagesIdempotency(...)`, `idempotentAction('createPayment', fn)`.
  */
-export function nextWrappers<N extends string>(options: NextIdempotencyOptions, actions: Readonly<Record<N, ActionSettings>>) {
+export function nextWrappers<N extends string>(
+  options: NextIdempotencyOptions,
+  actions: Readonly<Record<N, ActionSettings>>,
+) {
   return {
-    withIdempotency: <R extends Request, C>(name: N, handler: RouteHandler<R, C>) => withRoute(actions[name], options, handler),
-    withPagesIdempotency: <Q extends PagesApiRequest, S extends ServerResponse>(name: N, handler: PagesHandler<Q, S>) =>
-      withPages(actions[name], options, handler),
+    withIdempotency: <R extends Request, C>(name: N, handler: RouteHandler<R, C>) =>
+      withRoute(actions[name], options, handler),
+    withPagesIdempotency: <Q extends PagesApiRequest, S extends ServerResponse>(
+      name: N,
+      handler: PagesHandler<Q, S>,
+    ) => withPages(actions[name], options, handler),
     idempotentAction: <A extends unknown[], T>(name: N, fn: (key: string, ...args: A) => Promise<T>) =>
       withAction(actions[name], options, fn),
   };
 }
 
-function withRoute<R extends Request, C>(action: ActionSettings, options: NextIdempotencyOptions, handler: RouteHandler<R, C>) {
+function withRoute<R extends Request, C>(
+  action: ActionSettings,
+  options: NextIdempotencyOptions,
+  handler: RouteHandler<R, C>,
+) {
   const { core } = options;
   const policy = core.policy;
   return async (request: R, context: C): Promise<Response> => {
@@ -120,7 +137,10 @@ function withRoute<R extends Request, C>(action: ActionSettings, options: NextId
     if (identified.kind === 'pass') return handler(request, context);
     if (identified.kind === 'refuse') return problemResponse(identified.problem);
     const decision = await begin(core, action, identified.request);
-    if (decision.kind !== 'execute') return decision.kind === 'answer' ? problemResponse(decision.problem) : replayResponse(decision.response, policy.replayHeader);
+    if (decision.kind !== 'execute')
+      return decision.kind === 'answer'
+        ? problemResponse(decision.problem)
+        : replayResponse(decision.response, policy.replayHeader);
     const { claim } = decision;
     contexts.set(request, claim.context);
     let response: Response;
@@ -134,7 +154,11 @@ function withRoute<R extends Request, C>(action: ActionSettings, options: NextId
   };
 }
 
-function withPages<Q extends PagesApiRequest, S extends ServerResponse>(action: ActionSettings, options: NextIdempotencyOptions, handler: PagesHandler<Q, S>) {
+function withPages<Q extends PagesApiRequest, S extends ServerResponse>(
+  action: ActionSettings,
+  options: NextIdempotencyOptions,
+  handler: PagesHandler<Q, S>,
+) {
   const { core } = options;
   const policy = core.policy;
   return async (req: Q, res: S): Promise<void> => {
@@ -151,7 +175,10 @@ function withPages<Q extends PagesApiRequest, S extends ServerResponse>(action: 
     if (identified.kind === 'pass') return void (await handler(req, res));
     if (identified.kind === 'refuse') return sendProblem(res, identified.problem);
     const decision = await begin(core, action, identified.request);
-    if (decision.kind !== 'execute') return decision.kind === 'answer' ? sendProblem(res, decision.problem) : sendReplay(res, decision.response, policy.replayHeader);
+    if (decision.kind !== 'execute')
+      return decision.kind === 'answer'
+        ? sendProblem(res, decision.problem)
+        : sendReplay(res, decision.response, policy.replayHeader);
     const { claim } = decision;
     contexts.set(req, claim.context);
     const settled = holdResponse(res, claim, policy);
@@ -168,21 +195,31 @@ function withPages<Q extends PagesApiRequest, S extends ServerResponse>(action: 
   };
 }
 
-function withAction<A extends unknown[], T>(action: ActionSettings, options: NextIdempotencyOptions, fn: (key: string, ...args: A) => Promise<T>) {
+function withAction<A extends unknown[], T>(
+  action: ActionSettings,
+  options: NextIdempotencyOptions,
+  fn: (key: string, ...args: A) => Promise<T>,
+) {
   const { core } = options;
   const policy = core.policy;
   return async (key: string, ...args: A): Promise<T> => {
     const principal = action.scope === 'global' ? 'global' : await options.principal(undefined, action.scope);
     if (principal === undefined || String(principal) === '') throw new PrincipalMissingError();
-    const parsed = parseIdempotencyKey(typeof key === 'string' ? key : undefined, policy.maxKeyLength, policy.keyPattern);
+    const parsed = parseIdempotencyKey(
+      typeof key === 'string' ? key : undefined,
+      policy.maxKeyLength,
+      policy.keyPattern,
+    );
     if (!parsed.ok) throw new InvalidKeyError();
     const fingerprint = computeFingerprint({
       method: action.method ?? 'POST',
       route: action.route,
       fields: pickFields(action.significantFields, { body: actionInput(args[0]) }),
     });
-    const { result } = await core.runOnce(action, { scope: String(principal), key: parsed.key, fingerprint }, (_signal, context) =>
-      running.run(context, async () => jsonRoundTrip(await fn(parsed.key, ...args))),
+    const { result } = await core.runOnce(
+      action,
+      { scope: String(principal), key: parsed.key, fingerprint },
+      (_signal, context) => running.run(context, async () => jsonRoundTrip(await fn(parsed.key, ...args))),
     );
     return result;
   };
@@ -231,13 +268,18 @@ type Begun =
   | { readonly kind: 'replay'; readonly response: StoredResponse }
   | { readonly kind: 'answer'; readonly problem: Problem };
 
-async function begin(core: IdempotencyCore, action: ActionSettings, request: IdempotentRequest): Promise<Begun> {
+async function begin(
+  core: IdempotencyCore,
+  action: ActionSettings,
+  request: IdempotentRequest,
+): Promise<Begun> {
   const policy = core.policy;
   let decision;
   try {
     decision = await core.begin(action, request);
   } catch (error) {
-    if (error instanceof StoreUnavailableError) return { kind: 'answer', problem: problemFor('store-unavailable', policy) };
+    if (error instanceof StoreUnavailableError)
+      return { kind: 'answer', problem: problemFor('store-unavailable', policy) };
     throw error;
   }
   switch (decision.kind) {
@@ -264,7 +306,11 @@ async function requestBody(request: Request): Promise<unknown> {
   }
 }
 
-async function settleResponse(claim: Claim, response: Response, policy: IdempotencyPolicy): Promise<Response> {
+async function settleResponse(
+  claim: Claim,
+  response: Response,
+  policy: IdempotencyPolicy,
+): Promise<Response> {
   let body: Buffer;
   try {
     body = Buffer.from(await response.arrayBuffer());
@@ -272,7 +318,12 @@ async function settleResponse(claim: Claim, response: Response, policy: Idempote
     await claim.release();
     throw error;
   }
-  const rebuilt = () => new Response(bodyFor(response.status, body), { status: response.status, statusText: response.statusText, headers: response.headers });
+  const rebuilt = () =>
+    new Response(bodyFor(response.status, body), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   if (!isStorable(response.status)) {
     await claim.release();
     return rebuilt();
@@ -292,7 +343,9 @@ async function settleResponse(claim: Claim, response: Response, policy: Idempote
 
 /** A copy the Response owns (a Buffer may view a shared pool); 204/205/304 must have a null body. */
 function bodyFor(status: number, body: Buffer) {
-  return body.length === 0 && (status === 204 || status === 205 || status === 304) ? null : new Uint8Array(body);
+  return body.length === 0 && (status === 204 || status === 205 || status === 304)
+    ? null
+    : new Uint8Array(body);
 }
 
 function replayResponse(response: StoredResponse, replayHeader: string): Response {
@@ -302,7 +355,12 @@ function replayResponse(response: StoredResponse, replayHeader: string): Respons
 }
 
 function problemBody(problem: Problem): string {
-  return JSON.stringify({ type: problem.type, title: problem.title, status: problem.status, detail: problem.detail });
+  return JSON.stringify({
+    type: problem.type,
+    title: problem.title,
+    status: problem.status,
+    detail: problem.detail,
+  });
 }
 
 function problemResponse(problem: Problem): Response {
@@ -318,11 +376,17 @@ type Callback = (error?: Error | null) => void;
  * Pages API: buffers everything the handler writes (res.status().json(), res.send(), res.end()), records it or
  * releases the claim, and only then lets it reach the socket; writeHead is deferred too.
  */
-function holdResponse(res: ServerResponse, claim: Claim, policy: IdempotencyPolicy): { done: Promise<void>; ended(): boolean } {
+function holdResponse(
+  res: ServerResponse,
+  claim: Claim,
+  policy: IdempotencyPolicy,
+): { done: Promise<void>; ended(): boolean } {
   const chunks: Buffer[] = [];
   const original = { writeHead: res.writeHead, write: res.write, end: res.end };
   const toBuffer = (chunk: Chunk, encoding?: BufferEncoding) =>
-    typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    typeof chunk === 'string'
+      ? Buffer.from(chunk, encoding ?? 'utf8')
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   let ended = false;
   let finish: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (finish = resolve));
@@ -332,9 +396,11 @@ function holdResponse(res: ServerResponse, claim: Claim, policy: IdempotencyPoli
     if (typeof rest[0] === 'string') res.statusMessage = rest[0];
     const headers = rest.find((item) => typeof item === 'object' && item !== null);
     if (Array.isArray(headers)) {
-      for (let i = 0; i + 1 < headers.length; i += 2) res.setHeader(String(headers[i]), headers[i + 1] as string);
+      for (let i = 0; i + 1 < headers.length; i += 2)
+        res.setHeader(String(headers[i]), headers[i + 1] as string);
     } else if (headers) {
-      for (const [name, value] of Object.entries(headers)) if (value !== undefined) res.setHeader(name, value as string);
+      for (const [name, value] of Object.entries(headers))
+        if (value !== undefined) res.setHeader(name, value as string);
     }
     return this;
   } as ServerResponse['writeHead'];
@@ -346,11 +412,19 @@ function holdResponse(res: ServerResponse, claim: Claim, policy: IdempotencyPoli
     return true;
   } as ServerResponse['write'];
 
-  res.end = function (this: ServerResponse, chunk?: Chunk | Callback, encodingOrCallback?: BufferEncoding | Callback, callback?: Callback) {
+  res.end = function (
+    this: ServerResponse,
+    chunk?: Chunk | Callback,
+    encodingOrCallback?: BufferEncoding | Callback,
+    callback?: Callback,
+  ) {
     if (ended) return this;
     ended = true;
-    if (chunk !== undefined && typeof chunk !== 'function') chunks.push(toBuffer(chunk, typeof encodingOrCallback === 'string' ? encodingOrCallback : undefined));
-    const callbackFn = [chunk, encodingOrCallback, callback].find((item): item is Callback => typeof item === 'function');
+    if (chunk !== undefined && typeof chunk !== 'function')
+      chunks.push(toBuffer(chunk, typeof encodingOrCallback === 'string' ? encodingOrCallback : undefined));
+    const callbackFn = [chunk, encodingOrCallback, callback].find(
+      (item): item is Callback => typeof item === 'function',
+    );
     res.writeHead = original.writeHead;
     res.write = original.write;
     res.end = original.end;
@@ -363,7 +437,12 @@ function holdResponse(res: ServerResponse, claim: Claim, policy: IdempotencyPoli
   return { done, ended: () => ended };
 }
 
-async function settleNode(res: ServerResponse, claim: Claim, body: Buffer, policy: IdempotencyPolicy): Promise<void> {
+async function settleNode(
+  res: ServerResponse,
+  claim: Claim,
+  body: Buffer,
+  policy: IdempotencyPolicy,
+): Promise<void> {
   const status = res.statusCode;
   if (!isStorable(status)) {
     await claim.release();
@@ -373,7 +452,8 @@ async function settleNode(res: ServerResponse, claim: Claim, body: Buffer, polic
   const headers: Record<string, string> = {};
   for (const name of policy.replayedHeaders) {
     const value = res.getHeader(name);
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+    if (value !== undefined)
+      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
   }
   try {
     await claim.complete({ status, headers, body });
@@ -397,6 +477,7 @@ function sendProblem(res: ServerResponse, problem: Problem): void {
   res.statusCode = problem.status;
   res.setHeader('content-type', 'application/problem+json');
   res.setHeader('content-length', String(body.length));
-  if (problem.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(problem.retryAfterSeconds));
+  if (problem.retryAfterSeconds !== undefined)
+    res.setHeader('retry-after', String(problem.retryAfterSeconds));
   res.end(body);
 }

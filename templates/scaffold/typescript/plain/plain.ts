@@ -28,7 +28,10 @@ export interface PlainIdempotencyOptions {
 export interface PlainIdempotent {
   <T>(call: PlainCall, work: (context: IdempotencyContext) => Promise<T>): Promise<T>;
   /** The same, and whether the result was replayed from the store rather than computed now. */
-  detailed<T>(call: PlainCall, work: (context: IdempotencyContext) => Promise<T>): Promise<{ result: T; replayed: boolean }>;
+  detailed<T>(
+    call: PlainCall,
+    work: (context: IdempotencyContext) => Promise<T>,
+  ): Promise<{ result: T; replayed: boolean }>;
 }
 
 /** The key is missing, or outside the Idempotency-Key grammar (1-255 printable ASCII, no comma or space). */
@@ -68,7 +71,8 @@ export function idempotent(action: ActionSettings, options: PlainIdempotencyOpti
   const detailed = async <T>(call: PlainCall, work: (context: IdempotencyContext) => Promise<T>) => {
     const { core } = options;
     const policy = core.policy;
-    const principal = action.scope === 'global' ? 'global' : (call.scope ?? (await options.principal(action.scope)));
+    const principal =
+      action.scope === 'global' ? 'global' : (call.scope ?? (await options.principal(action.scope)));
     if (principal === undefined || String(principal) === '') throw new PrincipalMissingError();
     const input = { body: call.fingerprintInput };
     let key: string;
@@ -84,7 +88,10 @@ export function idempotent(action: ActionSettings, options: PlainIdempotencyOpti
     const fingerprint = computeFingerprint({
       method: action.method ?? 'POST',
       route: action.route,
-      fields: action.significantFields.length > 0 ? pickFields(action.significantFields, input) : { input: call.fingerprintInput ?? null },
+      fields:
+        action.significantFields.length > 0
+          ? pickFields(action.significantFields, input)
+          : { input: call.fingerprintInput ?? null },
     });
     return core.runOnce(action, { scope: String(principal), key, fingerprint }, (_signal, context) =>
       running.run(context, async () => {
@@ -93,12 +100,16 @@ export function idempotent(action: ActionSettings, options: PlainIdempotencyOpti
       }),
     );
   };
-  const run = async <T>(call: PlainCall, work: (context: IdempotencyContext) => Promise<T>) => (await detailed(call, work)).result;
+  const run = async <T>(call: PlainCall, work: (context: IdempotencyContext) => Promise<T>) =>
+    (await detailed(call, work)).result;
   return Object.assign(run, { detailed });
 }
 
 /** By action name, as `createIdempotency()` returns it: `idempotency.idempotent('createPayment', call, work)`. */
-export function plainWrappers<N extends string>(options: PlainIdempotencyOptions, actions: Readonly<Record<N, ActionSettings>>) {
+export function plainWrappers<N extends string>(
+  options: PlainIdempotencyOptions,
+  actions: Readonly<Record<N, ActionSettings>>,
+) {
   const wrapped = new Map<N, PlainIdempotent>();
   const of = (name: N) => {
     let found = wrapped.get(name);
@@ -106,6 +117,10 @@ export function plainWrappers<N extends string>(options: PlainIdempotencyOptions
     return found;
   };
   return {
-    idempotent: <T>(name: N, call: PlainCall, work: (context: IdempotencyContext) => Promise<T>): Promise<T> => of(name)(call, work),
+    idempotent: <T>(
+      name: N,
+      call: PlainCall,
+      work: (context: IdempotencyContext) => Promise<T>,
+    ): Promise<T> => of(name)(call, work),
   };
 }

@@ -170,10 +170,16 @@ export class PgIdempotencyStore implements IdempotencyStore {
       }
       let result: ClaimOutcome;
       if (this.sessionLimits) {
-        result = await this.claimOn(session, input, 'claim', this.sql.claim, () => [...claimValues(input), session.claimDeadline()]);
+        result = await this.claimOn(session, input, 'claim', this.sql.claim, () => [
+          ...claimValues(input),
+          session.claimDeadline(),
+        ]);
       } else {
         await session.begin(this.beginStatement);
-        result = await this.claimOn(session, input, 'claim', this.sql.claim, () => [...claimValues(input), null]);
+        result = await this.claimOn(session, input, 'claim', this.sql.claim, () => [
+          ...claimValues(input),
+          null,
+        ]);
         // Lost here, the claim may have committed but no action ran: "not processed" stays true, the lease lapses.
         await session.run('commit', 'COMMIT');
         session.inTransaction = false;

@@ -1,5 +1,5 @@
 import { providerKeyBase } from './keys.js';
-import type { ClaimRef } from './types.js';
+import { setCause, type ClaimRef } from './types.js';
 
 export interface StepContext {
   readonly index: number;
@@ -46,7 +46,8 @@ export interface StepStore {
 /** Throw (or wrap in) this from a step when retrying cannot help: the saga compensates instead of retrying. */
 export class PermanentStepError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(message);
+    setCause(this, options);
     this.name = 'PermanentStepError';
   }
 }
@@ -57,7 +58,8 @@ export class SagaCompensatedError extends Error {
     readonly failedStep: string,
     options?: { cause?: unknown },
   ) {
-    super(`step ${failedStep} failed permanently; earlier steps were compensated`, options);
+    super(`step ${failedStep} failed permanently; earlier steps were compensated`);
+    setCause(this, options);
     this.name = 'SagaCompensatedError';
   }
 }

@@ -54,7 +54,12 @@ function parseJson(rawBody: Buffer): unknown {
 export function readPath(value: unknown, path: string): unknown {
   let current = value;
   for (const part of path.split('.')) {
-    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part)) return undefined;
+    if (
+      current === null ||
+      typeof current !== 'object' ||
+      !Object.prototype.hasOwnProperty.call(current, part)
+    )
+      return undefined;
     current = (current as Record<string, unknown>)[part];
   }
   return current;

@@ -27,6 +27,9 @@ const VERBS: Record<EndpointFinding['method'], string> = { POST: 'create', PUT: 
 const GENERIC_HANDLER = /^(GET|POST|PUT|PATCH|DELETE|handler|handle|default|index|route|main|run|execute|fn|callback|action)$/i;
 
 /** A last path segment that is already the operation: POST /subscriptions/:id/cancel is cancelSubscription. */
+/** First words of a route segment that name its action already: `create-checkout-session`, `send-invite`. */
+const LEADING_VERB = /^(create|add|update|delete|remove|send|start|stop|generate|issue|make|submit|process|handle|sync|import|export|accept|decline|verify|invite|book|place|request|reset)$/i;
+
 const VERB_SEGMENT = /^(cancel|refund|capture|confirm|checkout|subscribe|unsubscribe|pay|charge|approve|reject|archive|restore|publish|resend|retry|complete|close|open|reopen|upgrade|downgrade|renew|redeem|transfer|payout|void|resume|pause)$/i;
 
 /** Turns findings into named, grouped candidate actions; pure, so the checklist is testable without a terminal. */
@@ -167,6 +170,9 @@ export function nameFromRoute(method: EndpointFinding['method'], route: string):
   const segments = route.split('/').filter((segment) => segment !== '' && !segment.startsWith(':') && !segment.startsWith('{') && !segment.startsWith('['));
   const last = segments.pop();
   if (last && VERB_SEGMENT.test(last)) return `${last.toLowerCase()}${pascal(singular(segments.filter((s) => s !== 'api').pop() ?? ''))}`;
+  // A segment that already says what it does (`create-checkout-session`, `send_invite`) is the name as it stands.
+  const [firstWord, ...rest] = (last ?? '').split(/[^A-Za-z0-9]+/).filter(Boolean);
+  if (firstWord && rest.length > 0 && (LEADING_VERB.test(firstWord) || VERB_SEGMENT.test(firstWord))) return `${firstWord.toLowerCase()}${pascal(rest.join('-'))}`;
   // One request acts on one resource: POST /orders creates an order.
   return `${VERBS[method]}${pascal(singular(last ?? 'root'))}`;
 }

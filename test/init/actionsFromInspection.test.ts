@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Inspection } from '../../src/inspect/types.js';
-import { actionsFromInspection } from '../../src/questions/actionsFromInspection.js';
+import { actionsFromInspection, nameFromRoute } from '../../src/questions/actionsFromInspection.js';
 import { parseActionText } from '../../src/questions/parseActionText.js';
 
 const STACK: Inspection['stack'] = { language: 'typescript', frameworks: ['express'], databases: ['postgres'], orms: [], brokers: [], testFramework: 'vitest', packageManager: 'npm', payments: ['stripe', 'adyen'] };
@@ -92,5 +92,15 @@ describe('parseActionText', () => {
       { name: 'sendNotification', trigger: 'consumer', significantFields: [] },
       { name: 'nightlyInvoiceJob', trigger: 'cron', significantFields: [] },
     ]);
+  });
+});
+
+describe('action names from routes', () => {
+  it('keeps a segment that already names its action, and prefixes the method verb only to a resource', () => {
+    expect(nameFromRoute('POST', '/api/teams/:slug/payments/create-checkout-session')).toBe('createCheckoutSession');
+    expect(nameFromRoute('POST', '/api/teams/[slug]/payments/create-portal-link')).toBe('createPortalLink');
+    expect(nameFromRoute('POST', '/api/send_invite')).toBe('sendInvite');
+    expect(nameFromRoute('POST', '/orders/:id/cancel')).toBe('cancelOrder');
+    expect(nameFromRoute('POST', '/orders')).toBe('createOrder');
   });
 });

@@ -28,6 +28,7 @@ export const actionNotWrapped: Rule = {
       const where = { file: at.source.rel, line: at.line };
       out.push({
         ...where,
+        fix: wiringFix(config.stack.framework, action.name),
         evidence: at.source.text.split('\n')[at.line - 1]?.trim() ?? '',
         message: `Action ${action.name}${action.route ? ` (${action.route})` : ''} is configured but no file imports the generated layer in ${dir}/ and uses it for ${action.name}.`,
       });
@@ -35,3 +36,20 @@ export const actionNotWrapped: Rule = {
     return out;
   },
 };
+
+/** The one line that wires an action in, as the generated README shows it for the project's framework. */
+function wiringFix(framework: string, action: string): string {
+  const name = action.replace(/[^\w$]/g, '');
+  const line: Record<string, string> = {
+    express: `router.post(path, idempotency.${name}, handler)`,
+    fastify: `app.post(path, { ...idempotency.${name} }, handler)`,
+    nestjs: `@Idempotent(ACTIONS.${name}) on the controller method`,
+    koa: `router.post(path, idempotency.${name}, handler)`,
+    hono: `app.post(path, idempotency.${name}, handler)`,
+    nextjs: `export const POST = idempotency.withIdempotency('${name}', handler) (or idempotentAction for a Server Action)`,
+  };
+  const example = line[framework];
+  return example
+    ? `Wire the generated protection into the handler (\`${example}\`); the generated README shows the line, and \`idempotency-builder apply\` can make the edit.`
+    : 'Wrap the handler with the generated protection (the generated README shows the line for your framework); `idempotency-builder apply` can make the edit where it knows the framework.';
+}

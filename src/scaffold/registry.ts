@@ -1,25 +1,35 @@
-import { expressPostgresTarget } from './targets/expressPostgres.js';
-import { fastifyPostgresTarget } from './targets/fastifyPostgres.js';
-import { honoPostgresTarget } from './targets/honoPostgres.js';
-import { koaPostgresTarget } from './targets/koaPostgres.js';
-import { nestjsPostgresTarget } from './targets/nestjsPostgres.js';
-import { nextPostgresTarget } from './targets/nextPostgres.js';
-import { plainPostgresTarget } from './targets/plainPostgres.js';
-import { STORE_TARGETS } from './targets/storeTargets.js';
+import { httpTarget } from './httpTarget.js';
+import { STORE_MODULES, type StoreModule } from './stores/index.js';
+import { ADAPTERS, type Adapter } from './targets/adapters.js';
 import type { ScaffoldTarget } from './types.js';
 import type { StackDesign } from '../model/types.js';
 
-/** Checked in order; the first target that supports the stack generates it. */
-export const SCAFFOLD_TARGETS: readonly ScaffoldTarget[] = [
-  expressPostgresTarget,
-  fastifyPostgresTarget,
-  nestjsPostgresTarget,
-  koaPostgresTarget,
-  honoPostgresTarget,
-  nextPostgresTarget,
-  plainPostgresTarget,
-  ...STORE_TARGETS,
-];
+/**
+ * One framework adapter on one store: `typescript-<framework>-<store>`. JavaScript projects get the same files with
+ * the types stripped wherever the adapter allows it; the technology-agnostic design gets Express on PostgreSQL, the
+ * reference its document describes.
+ */
+function compose(adapter: Adapter, store: StoreModule): ScaffoldTarget {
+  const reference = adapter.serves === 'express' && store.id === 'postgres';
+  return httpTarget(
+    {
+      id: `typescript-${adapter.idName}-${store.id}`,
+      label: `${adapter.name} + ${store.label} (${adapter.javascript ? 'TypeScript or JavaScript' : 'TypeScript'}${adapter.labelDetail ?? ''})`,
+      framework: adapter.framework,
+      adapter: adapter.adapter,
+      ...(adapter.wiringPurpose ? { wiringPurpose: adapter.wiringPurpose } : {}),
+      supports: (stack: StackDesign) => {
+        if (reference && stack.agnostic && stack.storeDatabase === 'postgres') return true;
+        if (stack.agnostic || stack.framework !== adapter.serves || !store.serves.includes(stack.storeDatabase)) return false;
+        return stack.language === 'typescript' || adapter.javascript;
+      },
+    },
+    store,
+  );
+}
+
+/** Every adapter on every store; checked in order, the first target that supports the stack generates it. */
+export const SCAFFOLD_TARGETS: readonly ScaffoldTarget[] = STORE_MODULES.flatMap((store) => ADAPTERS.map((adapter) => compose(adapter, store)));
 
 export function findTarget(stack: StackDesign): ScaffoldTarget | undefined {
   return SCAFFOLD_TARGETS.find((target) => target.supports(stack));
@@ -31,7 +41,7 @@ export function findTarget(stack: StackDesign): ScaffoldTarget | undefined {
  * (an embedded store) when one is registered.
  */
 export function referenceTarget(stack: StackDesign): ScaffoldTarget | undefined {
-  // The project's own framework on the reference store first (NestJS on MySQL gets the NestJS adapter).
+  // The project's own framework on the reference store first (NestJS on MongoDB gets the NestJS adapter).
   const sameFramework = stack.agnostic ? undefined : findTarget({ ...stack, storeDatabase: 'postgres' });
   if (sameFramework) return sameFramework;
   const noDatabase = stack.database === 'unknown' || (stack.database as string) === 'none';

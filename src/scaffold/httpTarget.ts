@@ -95,7 +95,7 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
         const file = path === undefined ? undefined : byPath.get(path);
         if (file) excerpts[id] = { language, code: file.contents, path: file.path };
       };
-      set('ddl', store.migration?.path, 'sql');
+      set('ddl', store.migration?.path, store.migration?.path.endsWith('.yml') ? 'yaml' : 'sql');
       set('middleware', adapter.path, 'typescript');
       set('fingerprint', 'fingerprint.ts', 'typescript');
       set('cleanup', store.cleanupJob ? 'cleanup.ts' : undefined, 'typescript');

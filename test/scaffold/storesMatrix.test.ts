@@ -7,12 +7,12 @@ import { generateScaffold } from '../../src/scaffold/index.js';
 import { findTarget } from '../../src/scaffold/registry.js';
 import { modelFor, ROOT } from './generateInto.js';
 import { DATABASE_URL, postgresSkipReason } from './harness.js';
-import { MYSQL_URL, mysqlSkipReason, REDIS_URL, redisSkipReason } from './storeContract/services.js';
+import { MYSQL_URL, mysqlSkipReason, REDIS_URL, redisSkipReason, startDynalite } from './storeContract/services.js';
 
 const run = promisify(execFile);
 
-type Store = 'postgres' | 'mysql' | 'sqlite' | 'redis';
-const STORES: Store[] = ['postgres', 'mysql', 'sqlite', 'redis'];
+type Store = 'postgres' | 'mysql' | 'sqlite' | 'redis' | 'dynamodb';
+const STORES: Store[] = ['postgres', 'mysql', 'sqlite', 'redis', 'dynamodb'];
 type Framework = 'express' | 'fastify' | 'nestjs' | 'koa' | 'hono' | 'nextjs' | 'none';
 /** The target id's name for a `stack.framework`. */
 const idName = (framework: Framework) => (framework === 'none' ? 'plain' : framework);
@@ -40,6 +40,11 @@ const OTHERS: Array<{ framework: Framework; store: Store; fixture: string; suite
   { framework: 'none', store: 'mysql', fixture: 'minimal-one-action' },
   { framework: 'none', store: 'sqlite', fixture: 'express-stripe-payments' },
   { framework: 'none', store: 'redis', fixture: 'minimal-one-action' },
+  { framework: 'nestjs', store: 'dynamodb', fixture: 'express-stripe-payments' },
+  { framework: 'koa', store: 'dynamodb', fixture: 'minimal-one-action' },
+  { framework: 'hono', store: 'dynamodb', fixture: 'express-stripe-payments' },
+  { framework: 'nextjs', store: 'dynamodb', fixture: 'minimal-one-action' },
+  { framework: 'none', store: 'dynamodb', fixture: 'express-stripe-payments' },
 ];
 const CASES = [
   ...FRAMEWORKS.flatMap(({ framework, fixture }) => STORES.map((store) => ({ framework: framework as Framework, fixture, store, suite: true }))),
@@ -51,13 +56,17 @@ const skips: Record<Store, string | undefined> = {
   mysql: await mysqlSkipReason(),
   sqlite: undefined,
   redis: await redisSkipReason(),
+  // dynalite serves the DynamoDB API from this process: never skipped.
+  dynamodb: undefined,
 };
+const dynamo = await startDynalite();
 for (const [store, reason] of Object.entries(skips)) if (reason) console.warn(`stores matrix: ${store} suites skipped: ${reason}`);
 
 // MySQL reads DATABASE_URL too, so its suites run in a vitest process of their own.
 const RUNS: Array<{ name: string; stores: Store[]; env: Record<string, string> }> = [
   { name: 'PostgreSQL, SQLite and Redis', stores: ['postgres', 'sqlite', 'redis'] as Store[], env: { DATABASE_URL, REDIS_URL } },
   { name: 'MySQL/MariaDB', stores: ['mysql'] as Store[], env: { DATABASE_URL: MYSQL_URL } },
+  { name: 'DynamoDB', stores: ['dynamodb'] as Store[], env: { DYNAMODB_ENDPOINT: dynamo.endpoint } },
 ];
 
 /**
@@ -114,6 +123,7 @@ describe('framework × store matrix', () => {
     }
   });
   afterAll(async () => {
+    await dynamo.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

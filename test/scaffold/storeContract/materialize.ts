@@ -19,7 +19,7 @@ export interface Materialized {
  * The generated scaffold of an Express design on the given database, written under .tmp (so its imports resolve
  * from this repository's node_modules): the contract runs against exactly the files users get.
  */
-export async function materializeStore(database: 'postgres' | 'mysql' | 'sqlite' | 'redis'): Promise<Materialized> {
+export async function materializeStore(database: 'postgres' | 'mysql' | 'sqlite' | 'redis' | 'dynamodb'): Promise<Materialized> {
   const model = await modelFor('express-stripe-payments', (raw) => {
     (raw.stack as Record<string, unknown>).database = database;
   });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AddressInfo, Server } from 'node:net';
 import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
 
@@ -65,5 +66,24 @@ export async function createMysqlDatabase(label: string, migration: string) {
       await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
       await connection.end();
     },
+  };
+}
+
+/**
+ * A DynamoDB-compatible server (dynalite, in memory) started in this process on a free loopback port: the DynamoDB
+ * store's suites need no service of their own. `close()` stops it.
+ */
+export async function startDynalite(): Promise<{ endpoint: string; close(): Promise<void> }> {
+  // dynalite ships no types: a function of its options returning an http.Server.
+  const { default: dynalite } = (await import('dynalite' as string)) as { default: (options: Record<string, number>) => Server };
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

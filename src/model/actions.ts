@@ -244,17 +244,17 @@ const TRANSACTION_CLIENT: Record<string, string> = {
 /**
  * Transactional when everything the action changes lives in the store's database (one transaction covers claim,
  * writes and completion); lease when it reaches outside (a provider, or saga steps that call other services). A
- * Redis store has no transaction to share with the action's writes, so there every action runs in lease mode.
+ * Redis or DynamoDB store has no transaction to share with the action's writes, so there every action runs in lease mode.
  */
 function decideMode(action: ActionConfig, context: ActionContext): { mode: 'transactional' | 'lease'; reason: string } {
   const { databaseLabel, facts } = context;
   const database = context.config.stack.database;
   const calls = facts?.calls ?? [];
   const external = action.provider !== undefined || (action.steps ?? []).length > 0 || calls.length > 0;
-  const leaseOnly = database === 'redis';
+  const leaseOnly = database === 'redis' || database === 'dynamodb';
   const mode = leaseOnly ? 'lease' : (action.mode ?? (external ? 'lease' : 'transactional'));
   const why = leaseOnly
-    ? "the Redis store has no transaction that could include the action's own writes, so every action runs in lease mode"
+    ? `the ${database === 'redis' ? 'Redis' : 'DynamoDB'} store has no transaction that could include the action's own writes, so every action runs in lease mode`
     : action.mode
       ? 'set in the configuration'
       : external

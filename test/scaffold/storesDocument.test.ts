@@ -16,6 +16,7 @@ describe.each([
   { database: 'mariadb', store: 'mysqlStore.ts', ddl: 'ENGINE = InnoDB' },
   { database: 'sqlite', store: 'sqliteStore.ts', ddl: ') STRICT;' },
   { database: 'redis', store: 'redisStore.ts', ddl: undefined },
+  { database: 'dynamodb', store: 'dynamoStore.ts', ddl: 'attribute_not_exists(pk)' },
 ])('generate on $database', ({ database, store, ddl }) => {
   it('writes the store scaffold, embeds its DDL in the document and verifies', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), `idem-doc-${database}-`));
@@ -37,7 +38,7 @@ describe.each([
     expect(document).toContain(`${scaffoldDir}/express.ts`);
     // What the document says a transactional handler gets is what this store's code gives it.
     expect(document).not.toContain('node-postgres');
-    if (database === 'redis') expect(document).not.toMatch(/Transactional \(/);
+    if (database === 'redis' || database === 'dynamodb') expect(document).not.toMatch(/Transactional \(/);
     else expect(document).toMatch(/Transactional \(/);
   });
 });

@@ -76,7 +76,10 @@ export async function createMysqlDatabase(label: string, migration: string) {
 export async function startDynalite(): Promise<{ endpoint: string; close(): Promise<void> }> {
   // dynalite ships no types: a function of its options returning an http.Server.
   const { default: dynalite } = (await import('dynalite' as string)) as { default: (options: Record<string, number>) => Server };
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }) as Server & { keepAliveTimeout: number };
+  // Node closes an idle keep-alive socket after 5 s; a request the SDK sends on it just then is reset. The store makes
+  // one attempt per call (it fails closed), so keep sockets open for the length of a suite.
+  server.keepAliveTimeout = 600_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());

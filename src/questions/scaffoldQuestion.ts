@@ -4,7 +4,7 @@ import type { Answers, Question, QuestionContext, StackAnswer } from './types.js
 
 const DEFAULT_DIR = 'src/idempotency';
 
-/** Frameworks with a PostgreSQL scaffold target (src/scaffold/targets), and the languages each can write. */
+/** Frameworks with a scaffold adapter (src/scaffold/targets/adapters.ts), and the languages each can write. */
 const SCAFFOLD_LANGUAGES: Readonly<Record<string, readonly string[]>> = {
   express: ['typescript', 'javascript'],
   fastify: ['typescript'],
@@ -16,12 +16,15 @@ const SCAFFOLD_LANGUAGES: Readonly<Record<string, readonly string[]>> = {
   none: ['typescript', 'javascript'],
 };
 
+/** Databases with a store module (src/scaffold/stores): every adapter runs on each of them. */
+const SCAFFOLD_DATABASES: readonly string[] = ['postgres', 'mysql', 'mariadb', 'sqlite', 'redis', 'dynamodb'];
+
 /**
  * Mirrors the scaffold targets' rules for a *known* stack. Kept as a plain check so the wizard does not load the
  * templates to decide; an agnostic design gets the document only.
  */
 export function scaffoldAvailable(stack: StackAnswer | undefined): boolean {
-  return stack?.database === 'postgres' && (SCAFFOLD_LANGUAGES[stack.framework] ?? []).includes(stack.language);
+  return stack !== undefined && SCAFFOLD_DATABASES.includes(stack.database) && (SCAFFOLD_LANGUAGES[stack.framework] ?? []).includes(stack.language);
 }
 
 /**

@@ -166,12 +166,13 @@ if (!RUN) console.warn('store contract skipped: set DATABASE_URL to a PostgreSQL
     url.searchParams.set('options', \`-c search_path=\${schema}\`);
     const pool = createPool(url.toString(), POLICY, 20);
     await pool.query(readFileSync(new URL('./migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'));
-    const options = { table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs, lockTimeoutMs: POLICY.lockTimeoutMs };
+    // The same bounds index.ts gives the store: a connection within acquireTimeoutMs, each statement within its own.
+    const options = { table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs, acquireTimeoutMs: POLICY.acquireTimeoutMs, lockTimeoutMs: POLICY.lockTimeoutMs };
     // Nothing listens on port 1: every call must fail closed within its time-out.
     const dead = createPool('postgres://nobody@127.0.0.1:1/none', { acquireTimeoutMs: 500, statementTimeoutMs: 500 });
     return {
       store: new PgIdempotencyStore({ pool, ...options }),
-      unavailable: async () => new PgIdempotencyStore({ pool: dead, ...options, timeoutMs: 500 }),
+      unavailable: async () => new PgIdempotencyStore({ pool: dead, ...options, timeoutMs: 500, acquireTimeoutMs: 500 }),
       cleanup: async () => (await deleteExpiredKeys({ pool, table: POLICY.table, batchSize: 10 })).deleted,
       close: async () => {
         await pool.end();

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseJsonc } from './parseJsonc.js';
+import { aliasedSpecifier } from './pathAliases.js';
 import { readConfigJson, readTsconfig, type RawCompilerOptions } from './readTsconfig.js';
 import { REFERENCE_PROFILE, TEST_RUNNERS, type ProjectProfile, type TestRunner } from './types.js';
 
@@ -39,10 +40,14 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
   const file = solutionMember(root, tsconfigFile.file);
   const { options, paths } = readTsconfig(root, file);
   const version = typescriptVersion(manifest ? path.dirname(manifest.file) : root, pkg);
+  const compiled = profileFromOptions(options, packageType);
+  const rootPaths = aliasesOf(paths);
+  const aliased = aliasedSpecifier(rootPaths, path.relative(root, start).split(path.sep).join('/'));
   return {
-    ...profileFromOptions(options, packageType),
+    ...compiled,
     testRunner,
-    paths: aliasesOf(paths),
+    paths: rootPaths,
+    ...(aliased === undefined ? {} : { scaffoldImport: compiled.relativeImports === 'js-extension' ? `${aliased}/index.js` : aliased }),
     tsconfig: path.relative(root, file).split(path.sep).join('/'),
     ...(version !== undefined && version < 409 ? { typescriptVersion: version } : {}),
   };

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export type MigrationTool =
-  | { kind: 'prisma'; folder: string; existing: string[] }
+  | { kind: 'prisma'; folder: string; existing: string[]; schema?: { path: string; text: string } }
   | { kind: 'knex'; folder: string; existing: string[]; extension: 'ts' | 'js' }
   | { kind: 'typeorm'; folder: string; existing: string[] }
   | { kind: 'sql'; folder: string; existing: string[] }
@@ -25,7 +25,10 @@ export async function detectMigrationTool(root: string, packageDir: string): Pro
   const prismaDir = typeof configured === 'string' ? path.posix.dirname(configured.replace(/\\/g, '/').replace(/^\.\//, '')) : 'prisma';
   const prisma = await list(prismaDir);
   if (prisma?.includes('schema.prisma') || prisma?.includes('schema') || deps.has('prisma') || deps.has('@prisma/client')) {
-    return { kind: 'prisma', folder: at(prismaDir, 'migrations'), existing: (await list(`${prismaDir}/migrations`)) ?? [] };
+    const schemaFile = typeof configured === 'string' && configured.endsWith('.prisma') ? configured.replace(/\\/g, '/').replace(/^\.\//, '') : `${prismaDir}/schema.prisma`;
+    const text = await readFile(path.join(base, schemaFile), 'utf8').catch(() => undefined);
+    const schema = text === undefined ? {} : { schema: { path: at(schemaFile), text } };
+    return { kind: 'prisma', folder: at(prismaDir, 'migrations'), existing: (await list(`${prismaDir}/migrations`)) ?? [], ...schema };
   }
   const knexfile = (await list('.'))?.find((name) => /^knexfile\.(ts|js|cjs|mjs)$/.test(name));
   if (knexfile || deps.has('knex')) {

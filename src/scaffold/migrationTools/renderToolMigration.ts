@@ -1,6 +1,8 @@
 import { quote } from '../tsLiteral.js';
 import type { ScaffoldFile } from '../types.js';
+import { ddlTables } from './ddlTables.js';
 import type { MigrationTool } from './detectMigrationTool.js';
+import { appendPrismaModels } from './prismaModels.js';
 
 export interface ToolMigrationInput {
   tool: MigrationTool;
@@ -30,7 +32,10 @@ export function renderToolMigration(input: ToolMigrationInput): ScaffoldFile[] {
   switch (tool.kind) {
     case 'prisma': {
       const folder = existingName(tool.existing, /^\d{14}_idempotency$/) ?? `${nextTimestamp(tool.existing, /^(\d{14})_/)}_${NAME}`;
-      return [file(`${tool.folder}/${folder}/migration.sql`, header + input.ddl)];
+      const migration = file(`${tool.folder}/${folder}/migration.sql`, header + input.ddl);
+      // The models go into the user's schema.prisma only while absent, so `prisma migrate dev` sees no drift.
+      const schema = tool.schema && appendPrismaModels(tool.schema.text, ddlTables(input.ddl));
+      return schema === undefined || !tool.schema ? [migration] : [migration, { ...file(tool.schema.path, schema), role: 'other' as const, formatted: true }];
     }
     case 'sql':
       return [file(`${tool.folder}/${existingName(tool.existing, /idempotency.*\.sql$/) ?? nextSqlName(tool.existing)}`, header + input.ddl)];

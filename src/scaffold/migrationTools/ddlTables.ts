@@ -11,6 +11,8 @@ export interface DdlColumn {
 export interface DdlIndex {
   name: string;
   columns: string[];
+  /** A partial index's predicate, as written. */
+  where?: string;
 }
 
 export interface DdlTable {
@@ -53,8 +55,9 @@ export function ddlTables(ddl: string): DdlTable[] {
     }
     tables.push(table);
   }
-  for (const match of sql.matchAll(/CREATE INDEX IF NOT EXISTS\s+(\w+)\s+ON\s+([`"]?[\w.]+[`"]?)\s*\(([^)]*)\)/g)) {
-    tables.find((table) => table.name === unquote(match[2]!))?.indexes.push({ name: match[1]!, columns: columnList(match[3]!) });
+  for (const match of sql.matchAll(/CREATE INDEX IF NOT EXISTS\s+(\w+)\s+ON\s+([`"]?[\w.]+[`"]?)\s*\(([^)]*)\)(?:\s+WHERE\s+([^;]+))?;/g)) {
+    const where = match[4]?.trim();
+    tables.find((table) => table.name === unquote(match[2]!))?.indexes.push({ name: match[1]!, columns: columnList(match[3]!), ...(where ? { where } : {}) });
   }
   return tables;
 }

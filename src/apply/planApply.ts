@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { ts } from 'ts-morph';
 import type { Config } from '../config/schema.js';
 import { UserError } from '../errors.js';
 import { normalizeRelative, readInside } from '../emit/safePath.js';
 import type { DesignModel } from '../model/types.js';
 import { readApplyRecord, sha256, type ApplyRecord } from './applyRecord.js';
-import { importStyleFor, projectImportsOf, type ProjectImports } from './importStyle.js';
+import { projectImportsAt } from '../scaffold/profile/pathAliases.js';
+import { importStyleFor, type ProjectImports } from './importStyle.js';
 import { renderInstance, type WiredFramework } from './renderInstance.js';
 import { parseSource } from './sourceFile.js';
 import type { Transform, TransformContext } from './transforms/context.js';
@@ -75,13 +75,9 @@ const parseSourceLocation = (source: string) => {
   return match ? { file: match[1]!, line: Number(match[2]) } : undefined;
 };
 
+/** The project's tsconfig aliases (comments, `extends` and inherited `paths` included), read by the profile's reader. */
 async function projectImports(root: string): Promise<ProjectImports> {
-  const text = await readInside(root, 'tsconfig.json').catch(() => undefined);
-  if (text === undefined) return { aliases: [], defaultExtension: '' };
-  const parsed = ts.parseConfigFileTextToJson('tsconfig.json', text);
-  const options = (parsed.config as { compilerOptions?: Record<string, unknown> } | undefined)?.compilerOptions ?? {};
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  return projectImportsOf({ paths: options['paths'] as Record<string, string[]> | undefined, baseUrl: str(options['baseUrl']), moduleResolution: str(options['moduleResolution']), module: str(options['module']) }, '.');
+  return Promise.resolve(projectImportsAt(root));
 }
 
 /** Sorted actions → the wiring each needs, or the manual step saying why apply leaves it. */

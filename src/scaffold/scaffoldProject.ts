@@ -54,7 +54,17 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
     if (ddl && tool.kind !== 'none') {
       const migrations = renderToolMigration({ tool, ddl: ddl.contents, table: model.storage.table, stepTable: model.storage.stepTable, language, moduleSystem: profile.moduleSystem });
       files.push(...migrations);
-      for (const migration of migrations) notes.push(`The store's migration is also in ${migration.path} (${tool.kind === 'sql' ? 'your SQL migrations folder' : tool.kind}); apply it with your migration tool.`);
+      for (const migration of migrations) {
+        if (migration.path.endsWith('/meta/_journal.json')) continue;
+        if (tool.kind === 'drizzle' && !migration.path.endsWith('.sql')) {
+          const entry = tool.schemaEntry ? ` (re-export it from ${tool.schemaEntry} or list both in drizzle.config's schema)` : '';
+          notes.push(`The store's tables are in ${migration.path} as a Drizzle schema${entry}; its migration is journaled in ${tool.folder}, so \`drizzle-kit migrate\` applies it.`);
+          continue;
+        }
+        if (migration.path.endsWith('.prisma')) notes.push(`The store's tables are appended to ${migration.path} as Prisma models (@@map to the same tables).`);
+        else notes.push(`The store's migration is also in ${migration.path} (${tool.kind === 'sql' ? 'your SQL migrations folder' : tool.kind}); ${tool.kind === 'prisma' ? 'run `prisma migrate dev` to apply it' : 'apply it with your migration tool'}.`);
+      }
+      if (tool.kind === 'prisma') addReadmeNote(files, plan.dir, migrations);
     }
     if (index === plans.findIndex((candidate) => candidate.dir === input.dir) || (index === 0 && !plans.some((candidate) => candidate.dir === input.dir))) {
       excerpts = documentExcerpts(plan.model, { dir: plan.dir, profile });
@@ -64,4 +74,13 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
   }
   const target = model.stack.agnostic || !findTarget(model.stack) ? referenceTarget(model.stack) : undefined;
   return { files, excerpts, notes, ...(target ? { reference: target.label } : {}) };
+}
+
+/** The scaffold README says how a Prisma project applies the store: its own migration command, not psql. */
+function addReadmeNote(files: ScaffoldFile[], dir: string, migrations: readonly ScaffoldFile[]): void {
+  const index = files.findIndex((file) => file.role === 'readme' && file.path === `${dir}/README.md`);
+  if (index === -1) return;
+  const where = migrations.map((migration) => `\`${migration.path.replace(/`/g, "'")}\``).join(' and ');
+  const note = `\n## Prisma\n\nThe store is also in ${where}. Apply it with \`npx prisma migrate dev\` (\`prisma migrate deploy\` in production), not the SQL file in this folder.\n`;
+  files[index] = { ...files[index]!, contents: `${files[index]!.contents.replace(/\s*$/, '\n')}${note}` };
 }

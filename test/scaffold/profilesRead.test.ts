@@ -1,11 +1,14 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readProjectProfile } from '../../src/scaffold/index.js';
 import { adaptSource } from '../../src/scaffold/profile/applyProfile.js';
 import { REFERENCE_PROFILE } from '../../src/scaffold/profile/types.js';
 
+const run = promisify(execFile);
 const roots: string[] = [];
 afterAll(async () => {
   for (const root of roots) await rm(root, { recursive: true, force: true });
@@ -80,5 +83,93 @@ describe('adaptSource', () => {
   });
   it('import.meta in CommonJS output is a bug, never written', () => {
     expect(() => adaptSource('const here = import.meta.url;\n', { ...REFERENCE_PROFILE, moduleSystem: 'commonjs' }, 'x.ts')).toThrow(/bug: generated x\.ts:1 uses import\.meta/);
+  });
+});
+
+describe('readProjectProfile reads tsconfig as JSONC, without TypeScript', () => {
+  it('comments, trailing commas and an extends array whose later entry wins', async () => {
+    const root = await project({
+      'package.json': { type: 'module' },
+      'tsconfig.cjs.json': '{ "compilerOptions": { "module": "commonjs", "esModuleInterop": false, } }',
+      'tsconfig.esm.json': '{ "compilerOptions": { /* Node ESM */ "module": "NodeNext", "target": "ES2021", }, }',
+      'tsconfig.json': '// the app\n{\n  "extends": ["./tsconfig.cjs", "./tsconfig.esm.json"],\n  "compilerOptions": {\n    "lib": ["ES2023", "DOM",], // newest lib decides\n    "outDir": "dist/*not a comment*/",\n  },\n}\n',
+    });
+    // esModuleInterop: false survives from the first entry (the second does not set it), as in TypeScript.
+    expect(await read(root)).toMatchObject({ moduleSystem: 'esm', relativeImports: 'js-extension', defaultImportInterop: false, esLibrary: 2023, tsconfig: 'tsconfig.json' });
+  });
+
+  it('a package base installed in node_modules is read from there (it wins over the built-in table), with its "tsconfig" entry', async () => {
+    const root = await project({
+      'package.json': {},
+      'node_modules/@tsconfig/node20/package.json': { name: '@tsconfig/node20' },
+      // Edited on purpose: the built-in table says Node16; the installed file must be the one read.
+      'node_modules/@tsconfig/node20/tsconfig.json': '{ "compilerOptions": { "module": "commonjs", "target": "es2019", }, }',
+      'node_modules/house-config/package.json': { name: 'house-config', tsconfig: 'base.json' },
+      'node_modules/house-config/base.json': { compilerOptions: { esModuleInterop: true } },
+      'tsconfig.json': { extends: ['@tsconfig/node20/tsconfig.json', 'house-config'] },
+    });
+    expect(await read(root)).toMatchObject({ moduleSystem: 'commonjs', relativeImports: 'extensionless', defaultImportInterop: true, esLibrary: 2019 });
+  });
+
+  it('never follows a symlink out of the project: a linked base outside the root reads as absent', async () => {
+    const outside = await project({ 'base.json': { compilerOptions: { module: 'commonjs', target: 'es5' } } });
+    const root = await project({ 'package.json': { type: 'module' }, 'tsconfig.json': { extends: './linked/base.json', compilerOptions: { target: 'ES2022', module: 'NodeNext' } } });
+    await symlink(outside, path.join(root, 'linked'));
+    expect(await read(root)).toMatchObject({ moduleSystem: 'esm', esLibrary: 2022 });
+    const swapped = await project({ 'package.json': {} });
+    await symlink(path.join(outside, 'base.json'), path.join(swapped, 'tsconfig.json'));
+    // A tsconfig.json that is itself a link out of the project is not read: TypeScript's defaults (CommonJS, ES5).
+    expect(await read(swapped)).toMatchObject({ tsconfig: 'tsconfig.json', moduleSystem: 'commonjs', esLibrary: 5 });
+  });
+
+  it('paths come back relative to the project root, whichever config in the chain declared them', async () => {
+    const root = await project({
+      'package.json': {},
+      'configs/base.json': { compilerOptions: { paths: { '~/lib/*': ['../src/lib/*'] } } },
+      'apps/web/tsconfig.json': { extends: '../../configs/base.json', compilerOptions: { baseUrl: '.', paths: { '@/*': ['./src/*'] } } },
+    });
+    expect((await read(root, 'apps/web/src/idempotency')).paths).toEqual({ '@/*': ['apps/web/src/*'] });
+    const inherited = await project({ 'package.json': {}, 'configs/base.json': { compilerOptions: { paths: { '~/lib/*': ['../src/lib/*'] } } }, 'tsconfig.json': { extends: './configs/base.json' } });
+    expect((await read(inherited)).paths).toEqual({ '~/lib/*': ['src/lib/*'] });
+  });
+
+  it('loads neither typescript nor ts-morph: the module graph in a child process', async () => {
+    const ts = (await import('typescript')).default;
+    const out = await mkdtemp(path.join(tmpdir(), 'idem-profile-graph-'));
+    roots.push(out);
+    // Transpile the profile reader and everything it imports (relative imports only; a bare one fails the test).
+    const source = path.resolve('src/scaffold/profile');
+    const queue = [path.join(source, 'readProjectProfile.ts')];
+    const bare = new Set<string>();
+    for (const seen = new Set<string>(); queue.length > 0; ) {
+      const file = queue.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      const text = await readFile(file, 'utf8');
+      for (const [, type, spec] of text.matchAll(/^(?:import|export)(\s+type)?[^'"]*?from\s+'([^']+)'/gm)) {
+        if (spec!.startsWith('.')) queue.push(path.resolve(path.dirname(file), spec!.replace(/\.js$/, '.ts')));
+        else if (!type && !spec!.startsWith('node:')) bare.add(spec!);
+      }
+      const js = ts.transpileModule(text, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+      const target = path.join(out, path.relative(path.resolve('src'), file).replace(/\.ts$/, '.js'));
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, js);
+    }
+    expect([...bare]).toEqual([]);
+    const root = await project({ 'package.json': { type: 'module' }, 'tsconfig.json': '{ "extends": "@tsconfig/node20", // not installed\n "compilerOptions": { "paths": { "@/*": ["./src/*"] } } }' });
+    await writeFile(path.join(out, 'package.json'), '{ "type": "module" }');
+    const script = [
+      "import { createRequire } from 'node:module';",
+      "import { readProjectProfile } from './scaffold/profile/readProjectProfile.js';",
+      `const profile = await readProjectProfile({ root: ${JSON.stringify(root)}, dir: 'src/idempotency', language: 'typescript' });`,
+      "const loaded = Object.keys(createRequire(import.meta.url).cache).filter((file) => /[\\\\/](typescript|ts-morph)[\\\\/]/.test(file));",
+      'console.log(JSON.stringify({ profile, loaded }));',
+    ].join('\n');
+    await writeFile(path.join(out, 'probe.mjs'), script);
+    // NODE_PATH lets a stray bare import resolve here, so the test sees it loaded rather than failing to resolve.
+    const { stdout } = await run(process.execPath, [path.join(out, 'probe.mjs')], { env: { ...process.env, NODE_PATH: path.resolve('node_modules') } });
+    const result = JSON.parse(stdout) as { profile: { moduleSystem: string; paths: unknown }; loaded: string[] };
+    expect(result.loaded).toEqual([]);
+    expect(result.profile).toMatchObject({ moduleSystem: 'esm', paths: { '@/*': ['src/*'] } });
   });
 });

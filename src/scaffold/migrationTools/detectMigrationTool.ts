@@ -2,7 +2,19 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export type MigrationTool =
-  | { kind: 'prisma'; folder: string; existing: string[] }
+  | { kind: 'prisma'; folder: string; existing: string[]; schema?: { path: string; text: string } }
+  | {
+      kind: 'drizzle';
+      /** drizzle.config's `out`: SQL migrations plus meta/_journal.json. */
+      folder: string;
+      existing: string[];
+      dialect: string;
+      /** Where the store's schema module goes: the configured schema folder, or beside the configured schema file. */
+      schemaFile: string;
+      /** The configured schema when it is one file (the user re-exports the store from it or lists both). */
+      schemaEntry?: string;
+      journal?: string;
+    }
   | { kind: 'knex'; folder: string; existing: string[]; extension: 'ts' | 'js' }
   | { kind: 'typeorm'; folder: string; existing: string[] }
   | { kind: 'sql'; folder: string; existing: string[] }
@@ -25,7 +37,30 @@ export async function detectMigrationTool(root: string, packageDir: string): Pro
   const prismaDir = typeof configured === 'string' ? path.posix.dirname(configured.replace(/\\/g, '/').replace(/^\.\//, '')) : 'prisma';
   const prisma = await list(prismaDir);
   if (prisma?.includes('schema.prisma') || prisma?.includes('schema') || deps.has('prisma') || deps.has('@prisma/client')) {
-    return { kind: 'prisma', folder: at(prismaDir, 'migrations'), existing: (await list(`${prismaDir}/migrations`)) ?? [] };
+    const schemaFile = typeof configured === 'string' && configured.endsWith('.prisma') ? configured.replace(/\\/g, '/').replace(/^\.\//, '') : `${prismaDir}/schema.prisma`;
+    const text = await readFile(path.join(base, schemaFile), 'utf8').catch(() => undefined);
+    const schema = text === undefined ? {} : { schema: { path: at(schemaFile), text } };
+    return { kind: 'prisma', folder: at(prismaDir, 'migrations'), existing: (await list(`${prismaDir}/migrations`)) ?? [], ...schema };
+  }
+  const drizzleConfig = (await list('.'))?.find((name) => /^drizzle\.config\.(ts|js|mjs|cjs|mts|cts|json)$/.test(name));
+  if (drizzleConfig) {
+    const text = await readFile(path.join(base, drizzleConfig), 'utf8');
+    const setting = (key: string) => new RegExp(`["']?${key}["']?\\s*:\\s*\\[?\\s*["'\`]([^"'\`]+)["'\`]`).exec(text)?.[1]?.replace(/^\.\//, '');
+    const out = (setting('out') ?? 'drizzle').replace(/\/+$/, '');
+    const schema = setting('schema') ?? 'src/db/schema.ts';
+    const single = /\.[cm]?[jt]s$/.test(schema) && !schema.includes('*');
+    const schemaDir = single ? path.posix.dirname(schema) : schema.replace(/\/?\*.*$/, '');
+    const extension = language(drizzleConfig, schema);
+    const journal = await readFile(path.join(base, out, 'meta/_journal.json'), 'utf8').catch(() => undefined);
+    return {
+      kind: 'drizzle',
+      folder: at(out),
+      existing: (await list(out)) ?? [],
+      dialect: setting('dialect') ?? setting('driver') ?? 'postgresql',
+      schemaFile: at(schemaDir === '.' ? '' : schemaDir, `idempotency.${extension}`),
+      ...(single ? { schemaEntry: at(schema) } : {}),
+      ...(journal === undefined ? {} : { journal }),
+    };
   }
   const knexfile = (await list('.'))?.find((name) => /^knexfile\.(ts|js|cjs|mjs)$/.test(name));
   if (knexfile || deps.has('knex')) {
@@ -45,4 +80,11 @@ export async function detectMigrationTool(root: string, packageDir: string): Pro
     if (existing?.some((name) => name.endsWith('.sql'))) return { kind: 'sql', folder: at(folder), existing };
   }
   return { kind: 'none' };
+}
+
+/** The schema module's extension: the configured schema file's, else the config's language. */
+function language(config: string, schema: string): 'ts' | 'js' {
+  if (/\.[cm]?js$/.test(schema)) return 'js';
+  if (/\.[cm]?ts$/.test(schema)) return 'ts';
+  return /\.[cm]?js$/.test(config) ? 'js' : 'ts';
 }

@@ -1,6 +1,10 @@
 import { quote } from '../tsLiteral.js';
 import type { ScaffoldFile } from '../types.js';
+import { ddlTables } from './ddlTables.js';
 import type { MigrationTool } from './detectMigrationTool.js';
+import { appendPrismaModels } from './prismaModels.js';
+import { ddlSequences, renderDrizzleSchema } from './drizzleSchema.js';
+import { transpileToJavaScript } from '../javascript/transpile.js';
 
 export interface ToolMigrationInput {
   tool: MigrationTool;
@@ -30,8 +34,13 @@ export function renderToolMigration(input: ToolMigrationInput): ScaffoldFile[] {
   switch (tool.kind) {
     case 'prisma': {
       const folder = existingName(tool.existing, /^\d{14}_idempotency$/) ?? `${nextTimestamp(tool.existing, /^(\d{14})_/)}_${NAME}`;
-      return [file(`${tool.folder}/${folder}/migration.sql`, header + input.ddl)];
+      const migration = file(`${tool.folder}/${folder}/migration.sql`, header + input.ddl);
+      // The models go into the user's schema.prisma only while absent, so `prisma migrate dev` sees no drift.
+      const schema = tool.schema && appendPrismaModels(tool.schema.text, ddlTables(input.ddl));
+      return schema === undefined || !tool.schema ? [migration] : [migration, { ...file(tool.schema.path, schema), role: 'other' as const, formatted: true }];
     }
+    case 'drizzle':
+      return drizzleFiles(input, tool, file);
     case 'sql':
       return [file(`${tool.folder}/${existingName(tool.existing, /idempotency.*\.sql$/) ?? nextSqlName(tool.existing)}`, header + input.ddl)];
     case 'knex': {
@@ -122,4 +131,66 @@ function nextSqlName(names: readonly string[]): string {
     return `${next}_${NAME}.sql`;
   }
   return `${FIRST}_${NAME}.sql`;
+}
+
+type DrizzleTool = Extract<MigrationTool, { kind: 'drizzle' }>;
+interface JournalEntry {
+  idx: number;
+  version: string;
+  when: number;
+  tag: string;
+  breakpoints: boolean;
+}
+
+/**
+ * drizzle-kit's layout: `<out>/NNNN_idempotency.sql` with statement breakpoints (its migrator runs one statement
+ * at a time; MySQL needs that), an entry in `<out>/meta/_journal.json`, and the tables as a Drizzle schema module.
+ * The journal entry is added once; `when` follows the newest entry, so no clock is read.
+ */
+function drizzleFiles(input: ToolMigrationInput, tool: DrizzleTool, file: (path: string, contents: string) => ScaffoldFile): ScaffoldFile[] {
+  const dialect = /^(postgres|pg)/.test(tool.dialect) ? 'postgresql' : /^mysql/.test(tool.dialect) ? 'mysql' : undefined;
+  if (!dialect) return [];
+  const journal = parseJournal(tool.journal, dialect);
+  const present = journal.entries.find((entry) => /^\d{4}_idempotency$/.test(entry.tag));
+  const files: ScaffoldFile[] = [];
+  let tag = present?.tag;
+  if (!tag) {
+    const idx = journal.entries.reduce((max, entry) => Math.max(max, entry.idx + 1), 0);
+    tag = `${String(idx).padStart(4, '0')}_${NAME}`;
+    const when = journal.entries.reduce((max, entry) => Math.max(max, entry.when + 1), 1767225600000);
+    const version = journal.entries.at(-1)?.version ?? journal.version;
+    const next = { ...journal, entries: [...journal.entries, { idx, version, when, tag, breakpoints: true }] };
+    files.push({ ...file(`${tool.folder}/meta/_journal.json`, `${JSON.stringify(next, null, 2)}\n`), role: 'other', formatted: true });
+  }
+  files.push({ ...file(`${tool.folder}/${tag}.sql`, withBreakpoints(input.ddl)), formatted: true });
+  const schema = renderDrizzleSchema(ddlTables(input.ddl), dialect, ddlSequences(input.ddl));
+  const javascript = tool.schemaFile.endsWith('.js');
+  files.push({ ...file(tool.schemaFile, javascript ? transpileToJavaScript(schema, input.moduleSystem === 'esm' ? 'module' : 'commonjs', 'idempotency.ts') : schema), role: 'other' });
+  return files;
+}
+
+function parseJournal(text: string | undefined, dialect: string): { version: string; dialect: string; entries: JournalEntry[] } {
+  try {
+    const parsed = JSON.parse(text ?? '') as { version?: unknown; dialect?: unknown; entries?: unknown };
+    if (Array.isArray(parsed.entries)) return { ...parsed, version: typeof parsed.version === 'string' ? parsed.version : '7', dialect: typeof parsed.dialect === 'string' ? parsed.dialect : dialect, entries: parsed.entries as JournalEntry[] };
+  } catch {
+    // no journal yet, or one we cannot read: start one
+  }
+  return { version: '7', dialect, entries: [] };
+}
+
+/** The DDL with `--> statement-breakpoint` after each statement (comment lines stay with the statement after them). */
+function withBreakpoints(ddl: string): string {
+  const chunks: string[] = [];
+  let current: string[] = [];
+  for (const line of ddl.replace(/\n+$/, '').split('\n')) {
+    current.push(line);
+    if (/;\s*(--.*)?$/.test(line.replace(/'[^']*'/g, "''")) && !/^\s*--/.test(line)) {
+      chunks.push(current.join('\n'));
+      current = [];
+    }
+  }
+  const tail = current.join('\n').trim();
+  const joined = chunks.join('\n--> statement-breakpoint\n');
+  return `-- Generated by idempotency-builder: the idempotency store (same DDL as the scaffold folder).\n${joined}${tail ? `\n${tail}` : ''}\n`;
 }

@@ -1,6 +1,7 @@
 import type * as TsMorph from 'ts-morph';
 import { fileBesideModule } from '../javascript/fileBesideModule.js';
 import { loadTypeScript } from '../javascript/transpile.js';
+import { quote } from '../tsLiteral.js';
 import type { ScaffoldFile } from '../types.js';
 import type { ProjectProfile } from './types.js';
 
@@ -27,11 +28,20 @@ export function applyProfile(files: readonly ScaffoldFile[], profile: ProjectPro
       return contents === file.contents ? file : { ...file, contents, formatted: false };
     }
     if (file.role === 'readme') {
-      const contents = file.contents.replace(/```ts\n([\s\S]*?)```/g, (_block, code: string) => `\`\`\`ts\n${adaptSource(code, profile, 'README.ts')}\`\`\``);
+      const contents = file.contents.replace(/```ts\n([\s\S]*?)```/g, (_block, code: string) => `\`\`\`ts\n${adaptSource(aliasScaffoldImport(code, profile), profile, 'README.ts')}\`\`\``);
       return contents === file.contents ? file : { ...file, contents };
     }
     return file;
   });
+}
+
+/**
+ * The README's wiring example imports the scaffold as `./idempotency/index.js` (from a file beside it); a project
+ * with a path alias over the folder imports it the way its own files do (`@/idempotency`), from anywhere.
+ */
+function aliasScaffoldImport(code: string, profile: ProjectProfile): string {
+  if (profile.scaffoldImport === undefined) return code;
+  return code.replace(/(from\s+)'\.\/idempotency\/index\.js'/g, (_match, from: string) => `${from}${quote(profile.scaffoldImport!)}`);
 }
 
 /** One TypeScript source adapted to the profile; unchanged for the reference profile (Node ESM with interop). */

@@ -1,11 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type * as TsMorph from 'ts-morph';
-import { loadTypeScript } from '../javascript/transpile.js';
+import { parseJsonc } from './parseJsonc.js';
+import { aliasedSpecifier } from './pathAliases.js';
+import { readConfigJson, readTsconfig, type RawCompilerOptions } from './readTsconfig.js';
 import { REFERENCE_PROFILE, TEST_RUNNERS, type ProjectProfile, type TestRunner } from './types.js';
-
-type Ts = typeof TsMorph.ts;
-type CompilerOptions = TsMorph.ts.CompilerOptions;
 
 export interface ProfileInput {
   /** The project root (inspection root); nothing above it is read. */
@@ -18,15 +17,9 @@ export interface ProfileInput {
 }
 
 /**
- * @tsconfig/node* bases as they stand, for a project whose dependencies are not installed yet: without them an
- * `extends: "@tsconfig/node20"` would silently read as TypeScript's defaults (CommonJS, ES5).
+ * Reads the project's tsconfig (resolving `extends`, packages included) and package.json into a ProjectProfile.
+ * Plain JSON reading, no TypeScript: generate reads a profile per package and must not pay TypeScript's start-up.
  */
-const NODE_BASES: Record<string, CompilerOptions> = {};
-for (const [major, target] of [['16', 'ES2021'], ['18', 'ES2022'], ['20', 'ES2022'], ['22', 'ES2022'], ['24', 'ES2024']] as const) {
-  NODE_BASES[`@tsconfig/node${major}`] = { module: 'Node16', moduleResolution: 'Node16', target, strict: true, esModuleInterop: true } as unknown as CompilerOptions;
-}
-
-/** Reads the project's tsconfig (resolving `extends`, packages included) and package.json into a ProjectProfile. */
 export async function readProjectProfile(input: ProfileInput): Promise<ProjectProfile> {
   const root = path.resolve(input.root);
   const start = path.resolve(root, input.dir);
@@ -35,100 +28,95 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
   const packageType = pkg['type'] === 'module' ? 'module' : 'commonjs';
   const testRunner = chooseRunner(input.testFramework, pkg);
   const tsconfigFile = await nearest(root, start, 'tsconfig.json');
+  const aliasesOf = (paths: Record<string, string[]>) => projectPaths(root, paths);
   if (input.language === 'javascript') {
     const esm = packageType === 'module';
-    return { ...REFERENCE_PROFILE, language: 'javascript', moduleSystem: esm ? 'esm' : 'commonjs', relativeImports: 'js-extension', testRunner, esLibrary: 2022 };
+    // A jsconfig.json carries the aliases of a JavaScript project (Next.js writes one).
+    const jsconfig = await nearest(root, start, 'jsconfig.json');
+    const paths = jsconfig ? aliasesOf(readTsconfig(root, jsconfig.file).paths) : {};
+    return { ...REFERENCE_PROFILE, language: 'javascript', moduleSystem: esm ? 'esm' : 'commonjs', relativeImports: 'js-extension', testRunner, esLibrary: 2022, paths };
   }
   if (!tsconfigFile) return { ...REFERENCE_PROFILE, testRunner };
-  const ts = loadTypeScript();
-  const file = solutionMember(ts, tsconfigFile.file);
-  const options = compilerOptions(ts, file);
+  const file = solutionMember(root, tsconfigFile.file);
+  const { options, paths } = readTsconfig(root, file);
   const version = typescriptVersion(manifest ? path.dirname(manifest.file) : root, pkg);
+  const compiled = profileFromOptions(options, packageType);
+  const rootPaths = aliasesOf(paths);
+  const aliased = aliasedSpecifier(rootPaths, path.relative(root, start).split(path.sep).join('/'));
   return {
-    ...profileFromOptions(ts, options, packageType),
+    ...compiled,
     testRunner,
-    paths: options.paths ?? {},
+    paths: rootPaths,
+    ...(aliased === undefined ? {} : { scaffoldImport: compiled.relativeImports === 'js-extension' ? `${aliased}/index.js` : aliased }),
     tsconfig: path.relative(root, file).split(path.sep).join('/'),
     ...(version !== undefined && version < 409 ? { typescriptVersion: version } : {}),
   };
 }
 
-/** The profile part that follows from compiler options alone (exported for tests of odd combinations). */
-export function profileFromOptions(ts: Ts, options: CompilerOptions, packageType: 'module' | 'commonjs'): Omit<ProjectProfile, 'testRunner' | 'paths' | 'tsconfig'> {
-  const { ModuleKind: M, ModuleResolutionKind: R, ScriptTarget: T } = ts;
-  const target = options.target ?? T.ES5;
-  const module = options.module ?? (target >= T.ES2015 ? M.ES2015 : M.CommonJS);
-  const nodeModule = module === M.Node16 || module === M.NodeNext || (module as number) === 101; /* Node18 */
-  const resolution =
-    options.moduleResolution ?? (nodeModule ? R.NodeNext : module === M.Preserve ? R.Bundler : R.Node10);
+const TARGET_YEARS: Record<string, number> = { es3: 3, es5: 5, es6: 2015, esnext: 2099 };
+const yearOf = (value: unknown, fallback: number): number => {
+  const text = typeof value === 'string' ? value.toLowerCase() : '';
+  return TARGET_YEARS[text] ?? (/^es(\d{4})$/.exec(text) ? Number(text.slice(2)) : fallback);
+};
+const lower = (value: unknown): string | undefined => (typeof value === 'string' ? value.toLowerCase() : undefined);
+
+/** The profile part that follows from compiler options alone, as written in tsconfig (exported for tests of odd combinations). */
+export function profileFromOptions(options: RawCompilerOptions, packageType: 'module' | 'commonjs'): Omit<ProjectProfile, 'testRunner' | 'paths' | 'tsconfig'> {
+  const target = yearOf(options['target'], 5);
+  const module = lower(options['module']) ?? (target >= 2015 ? 'es2015' : 'commonjs');
+  const nodeModule = module === 'node16' || module === 'node18' || module === 'nodenext';
+  const resolution = (lower(options['moduleResolution']) ?? (nodeModule ? 'nodenext' : module === 'preserve' ? 'bundler' : 'node10')).replace(/^node$/, 'node10');
   const moduleSystem: ProjectProfile['moduleSystem'] = nodeModule
     ? packageType === 'module'
       ? 'esm'
       : 'commonjs'
-    : module === M.CommonJS || module === M.AMD || module === M.UMD
+    : module === 'commonjs' || module === 'amd' || module === 'umd'
       ? 'commonjs'
       : 'esm';
-  const nodeResolution = resolution === R.Node16 || resolution === R.NodeNext;
+  const nodeResolution = resolution === 'node16' || resolution === 'nodenext';
   // Node's ESM loader needs the extension; bundlers, ts-jest and require() do not, and some (jest) fail with it.
-  const relativeImports = moduleSystem === 'esm' && (nodeResolution || (resolution !== R.Bundler && packageType === 'module')) ? 'js-extension' : 'extensionless';
-  const interop = options.esModuleInterop ?? nodeModule;
-  const synthetic = options.allowSyntheticDefaultImports ?? (interop || module === M.System || resolution === R.Bundler);
+  const relativeImports = moduleSystem === 'esm' && (nodeResolution || (resolution !== 'bundler' && packageType === 'module')) ? 'js-extension' : 'extensionless';
+  const interop = typeof options['esModuleInterop'] === 'boolean' ? options['esModuleInterop'] : nodeModule;
+  const synthetic = typeof options['allowSyntheticDefaultImports'] === 'boolean' ? options['allowSyntheticDefaultImports'] : interop || module === 'system' || resolution === 'bundler';
   return {
     language: 'typescript',
     moduleSystem,
     relativeImports,
     defaultImportInterop: moduleSystem === 'commonjs' ? interop : synthetic,
-    esLibrary: libraryYear(ts, options, target),
+    esLibrary: libraryYear(options, target),
   };
+}
+
+/** `paths` targets relative to the project root (posix), dropping any that point outside it. */
+function projectPaths(root: string, paths: Record<string, string[]>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [key, targets] of Object.entries(paths)) {
+    const inside = targets.map((target) => path.relative(root, target).split(path.sep).join('/')).filter((target) => !target.startsWith('..') && !path.isAbsolute(target));
+    if (inside.length > 0) out[key] = inside.map((target) => (target === '' ? '.' : target));
+  }
+  return out;
 }
 
 /**
  * A solution-style tsconfig (`"files": []` plus `references`, as Nx and Vite write them) compiles nothing itself:
  * the application's own config (tsconfig.app.json, not the spec/test/e2e one) says how the code is built.
  */
-function solutionMember(ts: Ts, file: string): string {
-  const raw = ts.readConfigFile(file, (name) => ts.sys.readFile(name)).config as { files?: unknown; include?: unknown; references?: Array<{ path?: unknown }> } | undefined;
+function solutionMember(root: string, file: string): string {
+  const raw = readConfigJson(root, file) as { files?: unknown; include?: unknown; references?: Array<{ path?: unknown }> } | undefined;
   const empty = Array.isArray(raw?.files) && raw.files.length === 0 && (!Array.isArray(raw.include) || raw.include.length === 0);
   if (!empty || !Array.isArray(raw?.references)) return file;
   const members = raw.references
     .map((reference) => (typeof reference.path === 'string' ? path.resolve(path.dirname(file), reference.path) : undefined))
     .filter((member): member is string => member !== undefined)
     .map((member) => (member.endsWith('.json') ? member : path.join(member, 'tsconfig.json')));
-  return members.find((member) => !/(spec|test|e2e|node)[^/\\]*\.json$/i.test(path.basename(member)) && ts.sys.fileExists(member)) ?? file;
+  return members.find((member) => !/(spec|test|e2e|node)[^/\\]*\.json$/i.test(path.basename(member)) && readConfigJson(root, member) !== undefined) ?? file;
 }
 
-function compilerOptions(ts: Ts, file: string): CompilerOptions {
-  const read = ts.readConfigFile(file, (name) => ts.sys.readFile(name));
-  if (read.error || !read.config) return {};
-  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(file), undefined, file);
-  const unresolved = parsed.errors.some((error) => error.code === 6053 || error.code === 5083);
-  const base = unresolved ? uninstalledBase(ts, file, new Set()) : {};
-  return { ...base, ...parsed.options };
-}
-
-/** Options of an @tsconfig/node* base anywhere up the extends chain, converted like tsconfig text (enum values). */
-function uninstalledBase(ts: Ts, file: string, seen: Set<string>): CompilerOptions {
-  if (seen.has(file)) return {};
-  seen.add(file);
-  const config = ts.readConfigFile(file, (name) => ts.sys.readFile(name)).config as { extends?: unknown } | undefined;
-  const names = ([] as unknown[]).concat(config?.extends ?? []).filter((name): name is string => typeof name === 'string');
-  for (const name of names) {
-    if (name.startsWith('.')) {
-      const next = path.resolve(path.dirname(file), name);
-      const found = uninstalledBase(ts, next.endsWith('.json') ? next : `${next}.json`, seen);
-      if (Object.keys(found).length > 0) return found;
-      continue;
-    }
-    const base = NODE_BASES[name.replace(/\/tsconfig(\.json)?$/, '')];
-    if (base) return ts.convertCompilerOptionsFromJson(base, '').options;
-  }
-  return {};
-}
-
-function libraryYear(ts: Ts, options: CompilerOptions, target: number): number {
+function libraryYear(options: RawCompilerOptions, target: number): number {
   const year = (text: string) => (/^(?:lib\.)?esnext/i.test(text) ? 2099 : Number(/^(?:lib\.)?es(\d{4})/i.exec(text)?.[1] ?? (/^(?:lib\.)?es6/i.test(text) ? 2015 : 0)));
-  const fromTarget = target === ts.ScriptTarget.ESNext ? 2099 : target >= ts.ScriptTarget.ES2015 ? 2013 + target : 5;
-  const libs = (options.lib ?? []).map(year).filter((value) => value > 0);
+  const fromTarget = target >= 2015 ? target : 5;
+  const lib = Array.isArray(options['lib']) ? options['lib'].filter((entry): entry is string => typeof entry === 'string') : [];
+  const libs = lib.map(year).filter((value) => value > 0);
   return libs.length > 0 ? Math.max(...libs) : fromTarget;
 }
 
@@ -141,8 +129,11 @@ function typescriptVersion(folder: string, pkg: Record<string, unknown>): number
 }
 
 function readJsonFile(file: string): Record<string, unknown> | undefined {
-  const text = loadTypeScript().sys.readFile(file);
-  return text === undefined ? undefined : parseJson(text);
+  try {
+    return parseJson(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 function chooseRunner(configured: string | undefined, pkg: Record<string, unknown>): TestRunner {
@@ -166,10 +157,5 @@ async function nearest(root: string, start: string, name: string): Promise<{ fil
 }
 
 function parseJson(text: string): Record<string, unknown> {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  return parseJsonc(text) ?? {};
 }

@@ -20,8 +20,13 @@ export interface ProjectProfile {
   /** The newest ECMAScript library the project's lib/target allows (2019 for target ES2019 without lib). */
   esLibrary: number;
   testRunner: TestRunner;
-  /** compilerOptions.paths, relative to the tsconfig's folder (for placement: an alias the user can import from). */
+  /** compilerOptions.paths with targets relative to the project root (posix), as the extends chain resolves them. */
   paths: Record<string, string[]>;
+  /**
+   * How the project's own files import the scaffold folder through its path alias (`@/idempotency`, with
+   * `/index.js` under Node ESM resolution); undefined when no alias covers the folder (relative imports then).
+   */
+  scaffoldImport?: string;
   /** The tsconfig the profile was read from, relative to the project root; undefined when there is none. */
   tsconfig?: string;
   /**

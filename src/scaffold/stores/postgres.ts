@@ -90,8 +90,8 @@ export { deleteExpiredKeys } from './cleanup.js';`,
   \`createPool()\` sets; a pool made elsewhere gets the claim wrapped in BEGIN, SET LOCAL time-outs and COMMIT.`,
     retention: (view: ScaffoldView) => `- Records expire after ${view.retentionLabel}; run \`cleanup-job.js\` on the schedule \`${view.cleanupSchedule}\` (${view.cleanupScheduleLabel}); it prints
   \`${view.metricNames.cleanupDeleted}\` and pushes it when PUSHGATEWAY_URL is set.`,
-    tests: `\`DATABASE_URL=postgres://... npx vitest run idempotency.test.ts\` creates a temporary schema, runs the scenarios
-against it and drops it. Without DATABASE_URL the suite is skipped with a message.`,
+    tests: (command: string) => `\`DATABASE_URL=postgres://... ${command}\` creates a temporary schema, runs the scenarios
+against it and drops it. Without DATABASE_URL the suites are skipped with a message.`,
   },
   tests: {
     fsImport: `import { readFileSync } from 'node:fs';\n`,
@@ -166,12 +166,13 @@ if (!RUN) console.warn('store contract skipped: set DATABASE_URL to a PostgreSQL
     url.searchParams.set('options', \`-c search_path=\${schema}\`);
     const pool = createPool(url.toString(), POLICY, 20);
     await pool.query(readFileSync(new URL('./migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'));
-    const options = { table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs, lockTimeoutMs: POLICY.lockTimeoutMs };
+    // The application's own acquire time: without it a claim waits only statementTimeoutMs for a fresh connection.
+    const options = { table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs, acquireTimeoutMs: POLICY.acquireTimeoutMs, lockTimeoutMs: POLICY.lockTimeoutMs };
     // Nothing listens on port 1: every call must fail closed within its time-out.
     const dead = createPool('postgres://nobody@127.0.0.1:1/none', { acquireTimeoutMs: 500, statementTimeoutMs: 500 });
     return {
       store: new PgIdempotencyStore({ pool, ...options }),
-      unavailable: async () => new PgIdempotencyStore({ pool: dead, ...options, timeoutMs: 500 }),
+      unavailable: async () => new PgIdempotencyStore({ pool: dead, ...options, timeoutMs: 500, acquireTimeoutMs: 500 }),
       cleanup: async () => (await deleteExpiredKeys({ pool, table: POLICY.table, batchSize: 10 })).deleted,
       close: async () => {
         await pool.end();

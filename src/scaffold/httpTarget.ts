@@ -1,5 +1,7 @@
+import { posix } from 'node:path';
 import type { DesignModel, StackDesign } from '../model/types.js';
 import type { HttpFramework } from './httpFramework.js';
+import { adaptSuite, describeTestRun } from './profile/runnerPrelude.js';
 import { readTemplate } from './readTemplate.js';
 import { renderAlerts } from './renderAlerts.js';
 import { renderProviders } from './renderProviders.js';
@@ -24,19 +26,6 @@ export interface HttpTargetOptions {
   readonly wiringPurpose?: string;
 }
 
-const CONTRACT_NOTE = (runner: string) =>
-  `The store contract suite (\`store-contract.ts\`, the black-box tests every store passes) is written for Vitest or Jest, so it is not part of this ${runner} project's scaffold; copy it from a Vitest project of the same version to run it against a store of your own.`;
-
-/** Vitest's API as Jest's globals spell it: the same names, imported from @jest/globals, with a longer time-out. */
-function forRunner(code: string, runner: string, suite = false): string {
-  if (runner !== 'jest' || !code.includes("from 'vitest';")) return code;
-  const out = suite ? code.replace(" } from 'vitest';", ", jest } from '@jest/globals';") : code.replace("from 'vitest';", "from '@jest/globals';");
-  return suite ? `${out.trimEnd()}\n\n// The contract talks to a real store; a loaded CI machine needs more than Jest's default 5 s.\njest.setTimeout(30_000);\n` : out;
-}
-
-const TRIGGER_SUITES_NOTE = (runner: string) =>
-  `The webhook, consumer, scheduled-job and reconciliation suites are written for Vitest, so none was generated for this project's runner (${runner}); the runtime above is the same, and \`idempotency.test.ts\` covers the HTTP scenarios in ${runner}.`;
-
 /**
  * A TypeScript target composed of one HTTP framework adapter and one store: the shared core, the store's runtime
  * files and DDL, the adapter, and the wiring, README and tests rendered for the pair.
@@ -52,12 +41,15 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
     files(model: DesignModel, context?: TargetContext): ScaffoldFile[] {
       const view = storeView(buildScaffoldView(model), store);
       const runner = context?.testRunner ?? 'vitest';
-      // The store contract is written against Vitest's API, which Jest's globals share; node:test and Mocha projects
-      // get no copy (it would import a runner they do not have), and the README says so.
-      const withContract = runner === 'vitest' || runner === 'jest';
-      const shipped = withContract ? staticFiles : staticFiles.filter((file) => file !== CONTRACT_FILE);
-      const files: ScaffoldFile[] = shipped.map((file) => ({ path: file.path, contents: forRunner(readTemplate(file.template), runner), class: 'scaffold', role: file.role, formatted: true }));
-      const purposes = shipped.map((file) => ({ name: file.path, purpose: file.purpose }));
+      // Suites written against Vitest's API, in the project's runner.
+      const suite = (path: string, code: string) => adaptSuite(code, runner, context?.scaffoldDir ? { sourceDir: posix.dirname(posix.join(context.scaffoldDir, path)) } : undefined);
+      const files: ScaffoldFile[] = staticFiles.map((file) => {
+        const code = readTemplate(file.template);
+        return file === CONTRACT_FILE
+          ? { path: file.path, contents: suite(file.path, code), class: 'scaffold', role: file.role, formatted: runner === 'vitest' }
+          : { path: file.path, contents: code, class: 'scaffold', role: file.role, formatted: true };
+      });
+      const purposes = staticFiles.map((file) => ({ name: file.path, purpose: file.purpose }));
       const add = (path: string, contents: string, role: ScaffoldRole, purpose: string, fileClass: ScaffoldFile['class'] = 'scaffold') => {
         files.push({ path, contents, class: fileClass, role });
         purposes.push({ name: path, purpose });
@@ -70,21 +62,22 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key');
       add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed');
       add('idempotency.test.ts', renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir }), 'tests', `the scenarios against a real ${store.label}`);
-      if (withContract) add('store-contract.test.ts', forRunner(store.renderContractTest(view), runner, true), 'tests', `the store contract suite run against the ${store.label} store`);
+      add('store-contract.test.ts', suite('store-contract.test.ts', store.renderContractTest(view)), 'tests', `the store contract suite run against the ${store.label} store`);
       // Webhook, consumer, cron and reconciliation files are written against PostgreSQL (their suites and the ordering
       // table); on the other stores the design's document describes them and the HTTP scaffold stands alone.
       if (store.id === 'postgres') {
-        // The trigger suites are written for Vitest; another runner gets the runtime and this note instead of a
-        // suite its runner cannot load.
         for (const file of triggerFiles(model, framework.module)) {
-          if (file.role === 'tests' && runner !== 'vitest') continue;
-          const contents = file.path === 'TRIGGERS.md' && runner !== 'vitest' ? `${file.contents.trimEnd()}\n\n${TRIGGER_SUITES_NOTE(runner)}\n` : file.contents;
-          add(file.path, contents, file.role, file.purpose);
+          add(file.path, file.role === 'tests' ? suite(file.path, file.contents) : file.contents, file.role, file.purpose);
         }
       }
       purposes.sort((a, b) => (a.name < b.name ? -1 : 1));
-      const readme = renderReadme(view, purposes, framework, store);
-      files.push({ path: 'README.md', contents: withContract ? readme : `${readme.trimEnd()}\n\n${CONTRACT_NOTE(runner)}\n`, class: 'scaffold', role: 'readme' });
+      const dir = context?.scaffoldDir ?? '.';
+      const javascript = model.stack.language === 'javascript';
+      const suites = files
+        .filter((file) => file.role === 'tests' && file.path.endsWith('.test.ts'))
+        .map((file) => posix.join(dir, javascript ? file.path.replace(/\.ts$/, '.js') : file.path));
+      const testRun = describeTestRun(runner, { language: javascript ? 'javascript' : 'typescript', suites, dir });
+      files.push({ path: 'README.md', contents: renderReadme(view, purposes, framework, store, testRun), class: 'scaffold', role: 'readme' });
       return files;
     },
 

@@ -6,7 +6,13 @@ import { POSTGRES_STORE } from './stores/postgres.js';
 import type { StoreModule } from './stores/types.js';
 
 /** README.md: what each file is for and the wiring, in under 15 lines of code. */
-export function renderReadme(view: ScaffoldView, files: ReadonlyArray<{ name: string; purpose: string }>, framework: HttpFramework = EXPRESS, store: StoreModule = POSTGRES_STORE): string {
+export function renderReadme(
+  view: ScaffoldView,
+  files: ReadonlyArray<{ name: string; purpose: string }>,
+  framework: HttpFramework = EXPRESS,
+  store: StoreModule = POSTGRES_STORE,
+  testRun: { readonly command: string; readonly notes: string } = { command: 'npx vitest run', notes: '' },
+): string {
   const scoped = view.actions.some((action) => action.scope !== 'global');
   const req = framework.readme.requestName;
   const transactional = view.actions.filter((action) => action.mode === 'transactional').map((action) => `\`${action.codeName}\``);
@@ -79,6 +85,6 @@ ${files.map((file) => `- \`${file.name}\`: ${file.purpose}`).join('\n')}
 
 ## Tests
 
-${store.readme.tests}
+${store.readme.tests(testRun.command)}${testRun.notes ? `\n\n${testRun.notes}` : ''}
 `;
 }

@@ -117,7 +117,7 @@ describe.each<ModuleType>(['module', 'commonjs'])('JavaScript + Express + Postgr
     expect(readme).toContain("app.post('/orders/:orderId/payments', idempotency.chargeOrder, chargeOrderHandler);");
     if (moduleType === 'module') expect(readme).toContain("import { createIdempotency, createPool, POLICY } from './idempotency/index.js';");
     else expect(readme).toContain("const { createIdempotency, createPool, POLICY } = require('./idempotency/index.js');");
-    expect(readme).toContain('npx vitest run idempotency.test.js');
+    expect(readme).toContain(`npx vitest run ${SCAFFOLD_DIR}`);
   });
 
   it('the document embeds the JavaScript exactly as written', async () => {

@@ -79,7 +79,8 @@ const CASES: ProfileCase[] = [
     packageType: 'commonjs',
     compilerOptions: { target: 'ES2019', module: 'commonjs', esModuleInterop: true },
     expected: { moduleSystem: 'commonjs', relativeImports: 'extensionless', defaultImportInterop: true, esLibrary: 2019 },
-    command: () => [bin('mocha/bin/mocha.js'), 'dist/idempotency/idempotency.test.js'],
+    // The store contract too: written once against Vitest's API, it must run on Mocha's globals and node:assert.
+    command: () => [bin('mocha/bin/mocha.js'), 'dist/idempotency/idempotency.test.js', 'dist/idempotency/store-contract.test.js'],
   },
   {
     label: 'ts-nodenext-esm-node-test',
@@ -88,7 +89,8 @@ const CASES: ProfileCase[] = [
     packageType: 'module',
     compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext' },
     expected: { moduleSystem: 'esm', relativeImports: 'js-extension', defaultImportInterop: true },
-    command: () => ['--test', 'dist/idempotency/idempotency.test.js'],
+    // The store contract and a trigger suite (webhooks) too, from tsc's output, which has no .sql files beside them.
+    command: () => ['--test', 'dist/idempotency/idempotency.test.js', 'dist/idempotency/store-contract.test.js', 'dist/idempotency/webhooks/webhooks.test.js'],
   },
   {
     label: 'js-esm-node-test',
@@ -148,8 +150,8 @@ describe.each(CASES)('profile $label', (profileCase) => {
     const files = generateScaffold(model, { dir: 'src/idempotency', profile });
     await writeProject(dir, Object.fromEntries(files.map((file) => [file.path, file.contents])));
 
-    const tests = files.find((file) => file.role === 'tests')!.contents;
-    if (profileCase.runner !== 'vitest') expect(tests).not.toContain('vitest');
+    const suites = files.filter((file) => file.role === 'tests');
+    if (profileCase.runner !== 'vitest') for (const suite of suites) expect(suite.contents, suite.path).not.toContain('vitest');
     if (profile.moduleSystem === 'commonjs') expect(files.map((file) => file.contents).join('\n')).not.toContain('import.meta');
     // Without esModuleInterop a default import compiles to pg_1.default, which is undefined at run time.
     if (profile.language === 'typescript' && !profile.defaultImportInterop) expect(files.find((file) => file.path.endsWith('/pool.ts'))!.contents).toContain("import pg = require('pg');");

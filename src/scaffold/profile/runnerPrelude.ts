@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { quote } from '../tsLiteral.js';
 import type { TestRunner } from './types.js';
 
 /** What differs between test runners in the generated suite; the scenarios themselves are written once. */
@@ -12,8 +14,6 @@ export interface RunnerPrelude {
   readonly afterAll: string;
   /** Appended at the end of the file: the expect() of runners that have none. */
   readonly footer: string;
-  /** The command that runs the suite, for the README. */
-  readonly command: string;
   /** The runner loads tsc's output (no TypeScript loader of its own), so the suite runs from the outDir. */
   readonly runsCompiled: boolean;
 }
@@ -40,17 +40,34 @@ function expect(actual: unknown) {
       toBeNull: () => check(actual === null, 'to be null'),
       toBeGreaterThan: (floor: number) => check((actual as number) > floor, \`to be greater than \${floor}\`),
       toHaveLength: (length: number) => check((actual as { length: number }).length === length, \`to have length \${length}\`),
+      toBeUndefined: () => check(actual === undefined, 'to be undefined'),
+      toBeDefined: () => check(actual !== undefined, 'to be defined'),
+      toBeInstanceOf: (type: abstract new (...args: never[]) => unknown) => check(actual instanceof type, \`to be an instance of \${type.name}\`),
+      toMatchObject: (expected: object) => check(matchesObject(actual, expected), \`to match \${show(expected)}\`),
     };
   };
   const rejection = async (test: (error: unknown) => boolean) => assert.rejects(actual as Promise<unknown>, (error: unknown) => test(error));
   return {
     ...matchers(false),
     not: matchers(true),
+    resolves: {
+      toBe: async (expected: unknown) => {
+        const value = await (actual as Promise<unknown>);
+        assert.ok(Object.is(value, expected), \`expected \${show(value)} to be \${show(expected)}\`);
+      },
+    },
     rejects: {
       toBeInstanceOf: (type: abstract new (...args: never[]) => unknown) => rejection((error) => error instanceof type),
       toThrow: (message: string) => rejection((error) => error instanceof Error && error.message.includes(message)),
     },
   };
+}
+
+/** toMatchObject: every property of the expected object is in the actual value, recursively; arrays match exactly. */
+function matchesObject(actual: unknown, expected: unknown): boolean {
+  if (expected === null || typeof expected !== 'object' || Array.isArray(expected)) return isDeepStrictEqual(actual, expected);
+  if (actual === null || typeof actual !== 'object') return false;
+  return Object.entries(expected).every(([key, value]) => matchesObject((actual as Record<string, unknown>)[key], value));
 }
 `;
 
@@ -65,7 +82,6 @@ const PRELUDES: Record<TestRunner, RunnerPrelude> = {
     beforeAll: 'beforeAll',
     afterAll: 'afterAll',
     footer: '',
-    command: 'npx vitest run',
     runsCompiled: false,
   },
   jest: {
@@ -75,7 +91,6 @@ const PRELUDES: Record<TestRunner, RunnerPrelude> = {
     beforeAll: 'beforeAll',
     afterAll: 'afterAll',
     footer: '',
-    command: 'npx jest',
     runsCompiled: false,
   },
   'node-test': {
@@ -85,7 +100,6 @@ const PRELUDES: Record<TestRunner, RunnerPrelude> = {
     beforeAll: 'before',
     afterAll: 'after',
     footer: ASSERT_EXPECT,
-    command: 'node --test (on the compiled files)',
     runsCompiled: true,
   },
   mocha: {
@@ -98,11 +112,122 @@ const testIf = (applies: boolean): ((name: string, fn: () => Promise<void> | voi
     beforeAll: 'before',
     afterAll: 'after',
     footer: ASSERT_EXPECT,
-    command: 'npx mocha (on the compiled files)',
     runsCompiled: true,
   },
 };
 
 export function runnerPrelude(runner: TestRunner): RunnerPrelude {
   return PRELUDES[runner];
+}
+
+/** Where a suite lives in the user's project, so a suite run from compiled output can still read its .sql files. */
+export interface SuitePlace {
+  /** Project-relative folder of the suite's source file (posix separators). */
+  readonly sourceDir: string;
+}
+
+const VITEST_IMPORT = /^import \{ ([^}]+) \} from 'vitest';\n/m;
+const IMPORT_END = /^(?:import [^\n]* from '[^']+';|\} from '[^']+';)$/gm;
+const FILE_BESIDE = /new URL\('([^']+)', import\.meta\.url\)/g;
+
+/**
+ * A suite written against Vitest's API (the trigger suites, the store contract) in the project's runner: the runner's
+ * own imports (node:test and Mocha get expect() on node:assert), `describe.skipIf` through the runner's skip, the
+ * runner's time-out, and for runners that load tsc's output, .sql files read from the source folder when tsc left
+ * them behind. Only the names the suite imports are declared, so `noUnusedLocals` projects compile it.
+ */
+export function adaptSuite(code: string, runner: TestRunner, place?: SuitePlace): string {
+  const found = VITEST_IMPORT.exec(code);
+  if (!found) throw new Error("bug: a generated suite must import the runner's API in one line from 'vitest'");
+  if (runner === 'vitest') return code;
+  const names = new Set(found[1]!.split(',').map((name) => name.trim()));
+  const prelude = PRELUDES[runner];
+  const usesAssert = names.has('expect') && (runner === 'node-test' || runner === 'mocha');
+  const imports: string[] = usesAssert ? [ASSERT_IMPORTS] : [];
+  const helpers: string[] = [];
+  if (runner === 'jest') {
+    imports.push(`import { ${[...names, 'jest'].sort().join(', ')} } from '@jest/globals';`);
+    helpers.push(`// The suite talks to a real server: a loaded CI machine needs more than Jest's default 5 s.\njest.setTimeout(${TIMEOUT});`);
+  } else if (runner === 'node-test') {
+    const alias: Record<string, string> = { beforeAll: 'before as beforeAll', afterAll: 'after as afterAll', describe: 'describe', it: 'it' };
+    const own = [...names].filter((name) => name in alias).map((name) => alias[name]!);
+    imports.push(`import { ${own.sort().join(', ')} } from 'node:test';`);
+  } else {
+    if (names.has('beforeAll')) helpers.push('const beforeAll = before;');
+    if (names.has('afterAll')) helpers.push('const afterAll = after;');
+    if (names.has('describe'))
+      helpers.push(`// Mocha's default 2 s is too short for a real server under load: every suite here gets ${TIMEOUT} ms.
+const describe = Object.assign(
+  (name: string, fn: () => void) =>
+    globalThis.describe(name, function (this: Mocha.Suite) {
+      this.timeout(${TIMEOUT});
+      fn();
+    }),
+  { skip: (name: string, fn: () => void) => globalThis.describe.skip(name, fn) },
+);`);
+  }
+  if (code.includes('describe.skipIf(')) {
+    helpers.push(`// Vitest's describe.skipIf: a suite whose server is not configured is reported as skipped.
+const describeSkipIf = (skip: boolean) => (skip ? describe.skip : describe);`);
+  }
+  let body = code.replaceAll('describe.skipIf(', 'describeSkipIf(');
+  if (prelude.runsCompiled && place && body.includes(', import.meta.url)')) {
+    body = body.replace(FILE_BESIDE, (whole, relative: string) => `besideOrSource(${whole}, ${quote(path.posix.join(place.sourceDir, relative))})`);
+    imports.unshift("import { existsSync } from 'node:fs';\nimport * as nodePath from 'node:path';");
+    helpers.push(`// tsc copies no .sql files: when this runs from compiled output, read them from the source folder.
+const besideOrSource = (beside: string | URL, inSource: string): string | URL => (existsSync(beside) ? beside : nodePath.resolve(inSource));`);
+  }
+  body = body.replace(VITEST_IMPORT, `${imports.join('\n')}\n`);
+  const lastImport = [...body.matchAll(IMPORT_END)].at(-1);
+  const at = lastImport ? lastImport.index + lastImport[0].length : 0;
+  const withHelpers = helpers.length > 0 ? `${body.slice(0, at)}\n\n${helpers.join('\n')}${body.slice(at)}` : body;
+  const top = runner === 'mocha' ? '/// <reference types="mocha" />\n' : '';
+  return `${top}${withHelpers.trimEnd()}\n${usesAssert ? ASSERT_EXPECT : ''}`;
+}
+
+export interface TestRunOptions {
+  readonly language: 'typescript' | 'javascript';
+  /** Project-relative paths of the generated suites (as the project has them: .ts or .js). */
+  readonly suites: readonly string[];
+  /** The scaffold folder, project-relative. */
+  readonly dir: string;
+}
+
+/**
+ * The README's instructions for running the generated suites with the project's runner: the exact command, and for
+ * runners that need TypeScript compiled or transformed, what to add to the project (never changed behind its back).
+ */
+export function describeTestRun(runner: TestRunner, options: TestRunOptions): { command: string; notes: string } {
+  const files = options.suites.join(' ');
+  const ts = options.language === 'typescript';
+  switch (runner) {
+    case 'vitest':
+      return { command: `npx vitest run ${options.dir}`, notes: '' };
+    case 'jest':
+      return {
+        command: `npx jest ${options.dir}`,
+        notes: ts
+          ? "Jest runs the suites through its TypeScript transform. If `jest.config` has none yet, add one (the generator does not edit it): `transform: { '^.+\\\\.ts$': 'ts-jest' }` with ts-jest, or `transform: { '^.+\\\\.ts$': '@swc/jest' }` with @swc/jest. An ES module project (`\"type\": \"module\"`) also needs `extensionsToTreatAsEsm: ['.ts']` and `node --experimental-vm-modules node_modules/jest/bin/jest.js`."
+          : '',
+      };
+    case 'node-test':
+      return ts
+        ? {
+            command: `node --test ${compiled(options)}`,
+            notes: `node:test loads JavaScript: compile first (\`npx tsc\`); the command runs tsc's output (\`<compiled>\` is where tsc writes \`${options.dir}\`, under your tsconfig's \`outDir\`). With tsx installed it runs the sources directly: \`node --import tsx --test ${files}\`; with ts-node: \`node --loader ts-node/esm --test ${files}\` (ES modules) or \`node --require ts-node/register --test ${files}\` (CommonJS).`,
+          }
+        : { command: `node --test ${files}`, notes: '' };
+    case 'mocha':
+      return ts
+        ? {
+            command: `npx mocha ${compiled(options)}`,
+            notes: `Mocha loads JavaScript: compile first (\`npx tsc\`); the command runs tsc's output (\`<compiled>\` is where tsc writes \`${options.dir}\`, under your tsconfig's \`outDir\`). With ts-node it runs the sources directly: \`npx mocha --require ts-node/register ${files}\` (CommonJS); with tsx: \`npx mocha --node-option import=tsx ${files}\`.`,
+          }
+        : { command: `npx mocha ${files}`, notes: '' };
+  }
+}
+
+function compiled(options: TestRunOptions): string {
+  const prefix = `${options.dir.replace(/\/+$/, '')}/`;
+  return options.suites.map((suite) => `<compiled>/${(suite.startsWith(prefix) ? suite.slice(prefix.length) : suite).replace(/\.ts$/, '.js')}`).join(' ');
 }

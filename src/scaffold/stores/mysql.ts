@@ -53,7 +53,7 @@ export { deleteExpiredKeys } from './cleanup.js';`,
   client's COMMIT, so a claim the client was told failed can never commit later.`,
     retention: (view: ScaffoldView) => `- Records expire after ${view.retentionLabel}; run \`cleanup-job.js\` on the schedule \`${view.cleanupSchedule}\` (${view.cleanupScheduleLabel}); it prints
   \`${view.metricNames.cleanupDeleted}\` and pushes it when PUSHGATEWAY_URL is set.`,
-    tests: '`DATABASE_URL=mysql://user@host/db npx vitest run` creates a temporary database (the user needs CREATE and DROP), runs the scenarios and the store contract against it and drops it. Without DATABASE_URL the suites are skipped with a message.',
+    tests: (command: string) => `\`DATABASE_URL=mysql://user@host/db ${command}\` creates a temporary database (the user needs CREATE and DROP), runs the scenarios and the store contract against it and drops it. Without DATABASE_URL the suites are skipped with a message.`,
   },
   tests: {
     fsImport: `import { readFileSync } from 'node:fs';\n`,

@@ -90,8 +90,8 @@ export { deleteExpiredKeys } from './cleanup.js';`,
   \`createPool()\` sets; a pool made elsewhere gets the claim wrapped in BEGIN, SET LOCAL time-outs and COMMIT.`,
     retention: (view: ScaffoldView) => `- Records expire after ${view.retentionLabel}; run \`cleanup-job.js\` on the schedule \`${view.cleanupSchedule}\` (${view.cleanupScheduleLabel}); it prints
   \`${view.metricNames.cleanupDeleted}\` and pushes it when PUSHGATEWAY_URL is set.`,
-    tests: `\`DATABASE_URL=postgres://... npx vitest run idempotency.test.ts\` creates a temporary schema, runs the scenarios
-against it and drops it. Without DATABASE_URL the suite is skipped with a message.`,
+    tests: (command: string) => `\`DATABASE_URL=postgres://... ${command}\` creates a temporary schema, runs the scenarios
+against it and drops it. Without DATABASE_URL the suites are skipped with a message.`,
   },
   tests: {
     fsImport: `import { readFileSync } from 'node:fs';\n`,

@@ -56,7 +56,7 @@ export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, t
     retention: (view: ScaffoldView) => `- Records expire after ${view.retentionLabel} by their Redis TTL (set on claim and on completion); there is no cleanup job.
   Run Redis with \`maxmemory-policy noeviction\` and persistence (AOF): an evicted or lost record is a key that runs
   again, and every record carries a TTL, so \`volatile-*\` policies evict them too.`,
-    tests: '`REDIS_URL=redis://host:6379 npx vitest run` runs the scenarios and the store contract under a throwaway key prefix and deletes its keys afterwards. Without REDIS_URL the suites are skipped with a message.',
+    tests: (command: string) => `\`REDIS_URL=redis://host:6379 ${command}\` runs the scenarios and the store contract under a throwaway key prefix and deletes its keys afterwards. Without REDIS_URL the suites are skipped with a message.`,
   },
   tests: {
     fsImport: '',

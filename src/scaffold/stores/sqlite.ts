@@ -52,7 +52,7 @@ export { deleteExpiredKeys } from './cleanup.js';`,
   One process (or one host sharing the file) only: for several instances use a server database.`,
     retention: (view: ScaffoldView) => `- Records expire after ${view.retentionLabel}; run \`cleanup-job.js\` on the schedule \`${view.cleanupSchedule}\` (${view.cleanupScheduleLabel}); it prints
   \`${view.metricNames.cleanupDeleted}\` and pushes it when PUSHGATEWAY_URL is set.`,
-    tests: '`npx vitest run` runs the scenarios and the store contract on a throwaway database file in the temp folder; no server is needed.',
+    tests: (command: string) => `\`${command}\` runs the scenarios and the store contract on a throwaway database file in the temp folder; no server is needed.`,
   },
   tests: {
     fsImport: `import { mkdtempSync, readFileSync, rmSync } from 'node:fs';\nimport { tmpdir } from 'node:os';\nimport path from 'node:path';\n`,

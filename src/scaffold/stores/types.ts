@@ -57,8 +57,8 @@ export interface StoreReadme {
   readonly limits: (view: ScaffoldView) => string;
   /** The bullet on retention and cleanup. */
   readonly retention: (view: ScaffoldView) => string;
-  /** The Tests section's text. */
-  readonly tests: string;
+  /** The Tests section's text, around the project's runner command (with the suites it runs). */
+  readonly tests: (command: string) => string;
 }
 
 /**

@@ -23,7 +23,7 @@ const STATE_WAIT_MS = 20_000;
 
 /**
  * The black-box guarantees every IdempotencyStore must give, whatever its database: run it against your own store
- * with `runStoreContract('my store', async () => ({ store, unavailable, cleanup, close }))` in a vitest file.
+ * with `runStoreContract('my store', async () => ({ store, unavailable, cleanup, close }))` in a test file.
  */
 export function runStoreContract(name: string, open: () => Promise<StoreContractSubject>): void {
   describe(`store contract: ${name}`, () => {

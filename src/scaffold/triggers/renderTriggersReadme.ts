@@ -37,8 +37,9 @@ consumers/, cron/, reconcile/ in this folder).`,
     parts.push(`## Webhooks (${list(plan.webhooks.map((action) => action.codeName))})
 
 1. Apply \`migrations/002_webhook_object_versions.sql\` after 001 if you use out-of-order protection.
-   Use the processor below on webhook routes, not \`idempotency.${hook.codeName}\` from index.ts: that HTTP middleware
-   keys on an Idempotency-Key header or body fields and cannot check the provider's signature on the raw body.
+   The processor below is the webhook's only entry point (index.ts has no HTTP middleware for it): an
+   Idempotency-Key middleware would key on a header the provider never sends and could not check the signature on
+   the raw body.
 2. Build one processor per endpoint and mount it on a route that keeps the raw body:
 
 \`\`\`ts

@@ -71,16 +71,14 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed');
       add('idempotency.test.ts', renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir }), 'tests', `the scenarios against a real ${store.label}`);
       if (withContract) add('store-contract.test.ts', forRunner(store.renderContractTest(view), runner, true), 'tests', `the store contract suite run against the ${store.label} store`);
-      // Webhook, consumer, cron and reconciliation files are written against PostgreSQL (their suites and the ordering
-      // table); on the other stores the design's document describes them and the HTTP scaffold stands alone.
-      if (store.id === 'postgres') {
-        // The trigger suites are written for Vitest; another runner gets the runtime and this note instead of a
-        // suite its runner cannot load.
-        for (const file of triggerFiles(model, framework.module)) {
-          if (file.role === 'tests' && runner !== 'vitest') continue;
-          const contents = file.path === 'TRIGGERS.md' && runner !== 'vitest' ? `${file.contents.trimEnd()}\n\n${TRIGGER_SUITES_NOTE(runner)}\n` : file.contents;
-          add(file.path, contents, file.role, file.purpose);
-        }
+      // Webhook, consumer and cron processors run on every store (they use only the IdempotencyStore interface);
+      // triggerFiles() leaves out what needs more (the reconciliation job without listStuck, the PostgreSQL ordering
+      // table and suites) and TRIGGERS.md says so. The trigger suites are written for Vitest; another runner gets
+      // the runtime and this note instead of a suite its runner cannot load.
+      for (const file of triggerFiles(model, framework.module, store.id)) {
+        if (file.role === 'tests' && runner !== 'vitest') continue;
+        const contents = file.path === 'TRIGGERS.md' && runner !== 'vitest' ? `${file.contents.trimEnd()}\n\n${TRIGGER_SUITES_NOTE(runner)}\n` : file.contents;
+        add(file.path, contents, file.role, file.purpose);
       }
       purposes.sort((a, b) => (a.name < b.name ? -1 : 1));
       const readme = renderReadme(view, purposes, framework, store);

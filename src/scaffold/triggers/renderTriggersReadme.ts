@@ -1,6 +1,6 @@
 import type { DesignModel } from '../../model/types.js';
 import { quote } from '../tsLiteral.js';
-import type { TriggerPlan } from './index.js';
+import { planTriggers, type TriggerPlan } from './index.js';
 import { RECONCILE_MIN_STUCK_MS, RECONCILE_SCHEDULE } from './renderReconcileJob.js';
 
 const list = (names: readonly string[]) => names.map((name) => `\`${name}\``).join(', ');
@@ -36,7 +36,7 @@ consumers/, cron/, reconcile/ in this folder).`,
           : `// Pass the raw body and headers: process${upper(hook.codeName)}({ rawBody, headers }) answers { status, headers, body }.`;
     parts.push(`## Webhooks (${list(plan.webhooks.map((action) => action.codeName))})
 
-1. Apply \`migrations/002_webhook_object_versions.sql\` after 001 if you use out-of-order protection.
+1. ${plan.store.orderingTable ? 'Apply \`migrations/002_webhook_object_versions.sql\` after 001 if you use out-of-order protection.' : `Out-of-order protection is an \`OrderingGuard\` (webhooks/webhooks.ts) you give the processor; the ${plan.store.label} scaffold ships none (the PostgreSQL one is a table with a conditional upsert).`}
    The processor below is the webhook's only entry point (index.ts has no HTTP middleware for it): an
    Idempotency-Key middleware would key on a header the provider never sends and could not check the signature on
    the raw body.
@@ -47,7 +47,7 @@ const process${upper(hook.codeName)} = createWebhookProcessor({
   core: idempotency.core,
   action: ACTIONS.${hook.codeName},
   source: ${provider},
-${handles}  ordering: new PgOrderingGuard(pool), // optional: older events for an object are acknowledged, not applied
+${handles}${plan.store.orderingTable ? '  ordering: new PgOrderingGuard(pool), // optional: older events for an object are acknowledged, not applied' : '  // ordering: yourOrderingGuard, // optional: older events for an object are acknowledged, not applied'}
   handle: async (event, context) => applyEvent(event, context.db ?? pool),
 });
 ${mount}
@@ -127,6 +127,23 @@ reference; PayPal: the PayPal-Request-Id), then takes the record over with a fre
 with the provider's result, or releases it when the provider has nothing, so the client's retry runs once with
 the same provider key. It only reads from the provider, so it cannot charge. \`--dry-run\` reports and writes nothing.
 ${model.providers.some((provider) => provider.id === 'adyen' || provider.id === 'paypal') ? 'Adyen and PayPal lookups need a finder over your data (see reconcile/job.ts); until you fill it in, their records are reported as `left`.\n' : ''}`);
+  }
+  const reconcilable = planTriggers(model, 'express', 'postgres').reconciled;
+  if (!plan.store.listStuck && reconcilable.length > 0) {
+    parts.push(`## Reconciliation job: not generated for ${plan.store.label}
+
+The job finds records stuck PROCESSING through \`IdempotencyStore.listStuck\`, which the ${plan.store.label} store does not
+implement, so none was generated for ${list(reconcilable.map((item) => item.codeName))}. A record left PROCESSING is
+still recovered when the client retries (the lease lapses, the retry reclaims it and calls the provider again with the
+same derived key); one nobody retries raises the stuck-record alert and is settled by hand (the runbook in the design
+document). Implementing \`listStuck\` on the store enables \`reconcileStuck()\` from a PostgreSQL scaffold unchanged.`);
+  }
+  if (!plan.store.suites) {
+    parts.push(`## Tests on ${plan.store.label}
+
+The webhook, consumer and scheduled-job suites shipped with the PostgreSQL scaffold create their tables in a
+PostgreSQL schema, so they are not part of this one; the processors above are the same code over the
+IdempotencyStore interface, and \`idempotency.test.ts\` and \`store-contract.test.ts\` exercise this store.`);
   }
   return `${parts.join('\n\n')}\n`;
 }

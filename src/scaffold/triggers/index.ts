@@ -111,12 +111,14 @@ export function triggerFiles(model: DesignModel, frameworkModule = 'express', st
     copy('webhooks/verify.ts', 'middleware', 'webhook signature checks on the raw body (Stripe, Adyen, PayPal, GitHub, generic HMAC) and event identities');
     copy('webhooks/webhooks.ts', 'middleware', 'one execution per provider event: signature first, then claim / lease / fence keyed by the event id');
     if (plan.store.orderingTable) copy('webhooks/ordering.ts', 'store', 'per-object "last applied" version, so an older event never overwrites a newer one');
+    copy('webhooks/metrics.ts', 'metrics', 'prom-client counter of webhook events by outcome (applied, duplicate, ignored, failed, ...)');
     if (plan.webFramework !== 'other') copy(`webhooks/${plan.webFramework}.ts`, 'middleware', `${plan.webFramework === 'express' ? 'Express' : 'Fastify'} route for a webhook: raw body, then the processor`);
     if (suites) copy('webhooks/webhooks.test.ts', 'tests', 'webhook scenarios: bad signature, concurrent duplicate deliveries, ignored types, out-of-order events');
     if (plan.store.orderingTable) files.push({ path: 'migrations/002_webhook_object_versions.sql', contents: renderOrderingMigration(model), role: 'ddl', purpose: 'the webhook ordering table (apply after 001)' });
   }
   if (plan.consumers.length > 0) {
     copy('consumers/handler.ts', 'other', 'idempotentHandler(): one execution per message id for any queue client');
+    copy('consumers/metrics.ts', 'metrics', 'prom-client counters for consumer outcomes, redeliveries and dead-lettered messages');
     const purposes = {
       bullmq: 'BullMQ: deterministic jobId for producers, worker processor that dedupes in the store',
       amqplib: 'RabbitMQ (amqplib): ack after completion, counted retries, poison messages to the dead-letter exchange',

@@ -48,6 +48,7 @@ const process${upper(hook.codeName)} = createWebhookProcessor({
   action: ACTIONS.${hook.codeName},
   source: ${provider},
 ${handles}${plan.store.orderingTable ? '  ordering: new PgOrderingGuard(pool), // optional: older events for an object are acknowledged, not applied' : '  // ordering: yourOrderingGuard, // optional: older events for an object are acknowledged, not applied'}
+  events: createWebhookMetrics(), // idempotency_webhook_events_total{action,provider,outcome}
   handle: async (event, context) => applyEvent(event, context.db ?? pool),
 });
 ${mount}
@@ -93,6 +94,8 @@ ${code}
   attempt counter. The message is acknowledged only after its record is COMPLETED; a consumer that dies mid-handler
   never acked, the broker redelivers, and the store turns the redelivery into a no-op (or a single re-run, if the
   first attempt never finished).
+- Metrics: pass \`events: createConsumerMetrics()\` (consumers/metrics.ts): \`idempotency_consumer_messages_total{action,outcome}\`,
+  \`idempotency_consumer_redeliveries_total\` and \`idempotency_consumer_dead_lettered_total\` (alerted in idempotency-alerts.yml).
 - Poison messages: after \`maxAttempts\` failures the record is marked FAILED (redeliveries are then acknowledged
   without running) and the message goes to the dead letter (RabbitMQ: the dead-letter exchange; BullMQ: the failed
   set; JetStream: \`term()\`; Kafka: the offset moves past it).`);
@@ -114,7 +117,8 @@ schedule.scheduleJob(rule, nodeScheduleTask(guard, ACTIONS.${action.codeName}, '
 - \`cronOnTick\` (cron), \`vercelCronRoute\` (checks \`Authorization: Bearer $CRON_SECRET\`) and a direct
   \`guard.runInterval()\` call from a NestJS \`@Cron()\` method work the same way.
 - Metrics: \`idempotency_cron_slots_total{job,outcome}\` and \`idempotency_cron_missed_slots_total{job,reason}\`, where a
-  previous slot with no record (while the one before it ran) is \`missed\` and one left PROCESSING past its lease is \`crashed\`.`);
+  previous slot with no record (while the one before it ran) is \`missed\` and one left PROCESSING past its lease is \`crashed\`;
+  idempotency-alerts.yml fires \`IdempotencyCronSlotMissed\` on either.`);
   }
   if (plan.reconciled.length > 0) {
     parts.push(`## Reconciliation job (${list(plan.reconciled.map((item) => item.codeName))})

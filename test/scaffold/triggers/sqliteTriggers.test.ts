@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Registry } from 'prom-client';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DesignModel } from '../../../src/model/types.js';
@@ -38,12 +39,13 @@ describe('trigger runtime on the SQLite store', () => {
     expect(generated.tscOutput).toBe('');
     dir = await mkdtemp(path.join(tmpdir(), 'idem-triggers-sqlite-'));
     const load = (file: string) => import(pathToFileURL(path.join(generated.outDir, file)).href);
-    scaffold = { ...(await load('index.js')), ...(await load('webhooks/webhooks.js')), ...(await load('webhooks/verify.js')), ...(await load('cron/guard.js')) };
+    scaffold = { ...(await load('index.js')), ...(await load('webhooks/webhooks.js')), ...(await load('webhooks/verify.js')), ...(await load('cron/guard.js')), ...(await load('cron/metrics.js')), ...(await load('webhooks/metrics.js')), ...(await load('consumers/handler.js')), ...(await load('consumers/metrics.js')) };
     const migration = readFileSync(path.join(generated.dir, 'src/idempotency/migrations/001_create_idempotency_store.sql'), 'utf8');
     const pool = scaffold.createPool(path.join(dir, 'store.db'));
     pool.db.exec(migration);
     pools.push(pool);
-  });
+    // tsc over the whole scaffold: minutes on a saturated machine.
+  }, 300_000);
 
   afterAll(async () => {
     for (const pool of pools) pool.end();
@@ -68,13 +70,23 @@ describe('trigger runtime on the SQLite store', () => {
     expect(readme).not.toContain('PgOrderingGuard');
   });
 
-  it('20 concurrent deliveries of one signed Stripe event: the handler runs once, every delivery gets 2xx', async () => {
+  /** A counter's value for the given labels, from a registry of its own. */
+  async function counter(registry: Registry, name: string, labels: Record<string, string>): Promise<number> {
+    const metric = (await registry.getMetricsAsJSON()).find((entry) => entry.name === name);
+    const value = metric?.values.find((entry) => Object.entries(labels).every(([label, want]) => entry.labels[label] === want));
+    return Number(value?.value ?? 0);
+  }
+
+  it('20 concurrent deliveries of one signed Stripe event: the handler runs once, every delivery gets 2xx, the metrics count it', async () => {
     let applied = 0;
+    const registry = new Registry();
+    const events = scaffold.createWebhookMetrics(registry);
     const processors = [instance(), instance()].map((core) =>
       scaffold.createWebhookProcessor({
         core,
         action: scaffold.ACTIONS.handleStripeWebhook,
         source: scaffold.stripeSource(SECRET),
+        events,
         handle: async () => {
           applied += 1;
         },
@@ -88,11 +100,42 @@ describe('trigger runtime on the SQLite store', () => {
     for (const response of responses) expect(response.status).toBe(200);
     const forged = await processors[0]({ rawBody, headers: { ...headers, 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_other' }) } });
     expect(forged.status).toBe(400);
+    const labels = { action: 'handleStripeWebhook', provider: 'stripe' };
+    expect(await counter(registry, 'idempotency_webhook_events_total', { ...labels, outcome: 'applied' })).toBe(1);
+    expect(await counter(registry, 'idempotency_webhook_events_total', { ...labels, outcome: 'duplicate' })).toBe(19);
+    expect(await counter(registry, 'idempotency_webhook_events_total', { ...labels, outcome: 'rejected_signature' })).toBe(1);
+  });
+
+  it('consumer metrics: a redelivered message counts as a redelivery, a poison message as dead-lettered', async () => {
+    const registry = new Registry();
+    const core = instance();
+    let effects = 0;
+    const onMessage = scaffold.idempotentHandler({
+      core,
+      action: scaffold.ACTIONS.fulfilOrder,
+      messageIdOf: (message: { id: string }) => message.id,
+      maxAttempts: 1,
+      events: scaffold.createConsumerMetrics(registry),
+      handle: async (message: { id: string; poison?: boolean }) => {
+        if (message.poison) throw new Error('poison');
+        effects += 1;
+      },
+    });
+    const id = `msg-${randomUUID().slice(0, 8)}`;
+    expect((await onMessage({ id })).kind).toBe('done');
+    expect((await onMessage({ id })).kind).toBe('duplicate');
+    expect((await onMessage({ id: `${id}-poison`, poison: true })).kind).toBe('dead');
+    expect(effects).toBe(1);
+    expect(await counter(registry, 'idempotency_consumer_redeliveries_total', { action: 'fulfilOrder' })).toBe(1);
+    expect(await counter(registry, 'idempotency_consumer_dead_lettered_total', { action: 'fulfilOrder' })).toBe(1);
+    expect(await counter(registry, 'idempotency_consumer_messages_total', { action: 'fulfilOrder', outcome: 'done' })).toBe(1);
   });
 
   it('two instances fire the same slot: the job runs once, the other gets duplicate or overlap', async () => {
     let runs = 0;
-    const guards = [instance(), instance()].map((core) => new scaffold.CronGuard({ core }));
+    const registry = new Registry();
+    const events = scaffold.createCronMetrics(registry);
+    const guards = [instance(), instance()].map((core) => new scaffold.CronGuard({ core, events }));
     const job = `ledger-${randomUUID().slice(0, 8)}`;
     const firedAt = Date.now();
     const outcomes = await Promise.all(
@@ -105,5 +148,24 @@ describe('trigger runtime on the SQLite store', () => {
     expect(runs).toBe(1);
     expect(outcomes.filter((outcome: string) => outcome === 'ran')).toHaveLength(1);
     for (const outcome of outcomes) expect(['ran', 'duplicate', 'overlap']).toContain(outcome);
+    expect(await counter(registry, 'idempotency_cron_slots_total', { job, outcome: 'ran' })).toBe(1);
+    const other = outcomes.find((outcome: string) => outcome !== 'ran');
+    expect(await counter(registry, 'idempotency_cron_slots_total', { job, outcome: other })).toBe(1);
+  });
+
+  it('a slot whose previous one never ran is counted as missed, and the alert rules watch it', async () => {
+    const registry = new Registry();
+    const guard = new scaffold.CronGuard({ core: instance(), events: scaffold.createCronMetrics(registry) });
+    const job = `report-${randomUUID().slice(0, 8)}`;
+    const interval = 60_000;
+    const start = Math.floor(Date.now() / interval) * interval - 10 * interval;
+    // Slot 0 ran, slot 1 never did (the scheduler was down), slot 2 runs now and finds the gap.
+    expect(await guard.run(scaffold.ACTIONS.closeLedgerDay, job, new Date(start), async () => undefined)).toBe('ran');
+    expect(await guard.run(scaffold.ACTIONS.closeLedgerDay, job, new Date(start + 2 * interval), async () => undefined, new Date(start + interval))).toBe('ran');
+    expect(await counter(registry, 'idempotency_cron_missed_slots_total', { job, reason: 'missed' })).toBe(1);
+    const alerts = generated.files.find((file) => file.path === 'src/idempotency/idempotency-alerts.yml')!.contents;
+    for (const rule of ['IdempotencyCronSlotMissed', 'IdempotencyConsumerDeadLettered', 'IdempotencyWebhookFailing']) expect(alerts).toContain(`- alert: ${rule}`);
+    expect(alerts).toContain('idempotency_cron_missed_slots_total');
+    expect(alerts).toContain('idempotency_consumer_dead_lettered_total');
   });
 });

@@ -62,5 +62,6 @@ describe('a design whose only action is a webhook', () => {
     expect(stdout).toMatch(/Tests\s+\d+ passed/);
     expect(stdout).not.toMatch(/\d+ failed/);
     expect(stdout).not.toMatch(/skipped/);
-  });
+    // tsc and a vitest child over the whole scaffold: minutes on a saturated machine.
+  }, 300_000);
 });

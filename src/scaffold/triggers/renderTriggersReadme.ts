@@ -36,7 +36,7 @@ consumers/, cron/, reconcile/ in this folder).`,
           : `// Pass the raw body and headers: process${upper(hook.codeName)}({ rawBody, headers }) answers { status, headers, body }.`;
     parts.push(`## Webhooks (${list(plan.webhooks.map((action) => action.codeName))})
 
-1. ${plan.store.orderingTable ? 'Apply \`migrations/002_webhook_object_versions.sql\` after 001 if you use out-of-order protection.' : `Out-of-order protection is an \`OrderingGuard\` (webhooks/webhooks.ts) you give the processor; the ${plan.store.label} scaffold ships none (the PostgreSQL one is a table with a conditional upsert).`}
+1. ${plan.store.orderingTable ? 'Apply `migrations/002_webhook_object_versions.sql` after 001 if you use out-of-order protection.' : `Out-of-order protection is an \`OrderingGuard\` (webhooks/webhooks.ts) you give the processor; the ${plan.store.label} scaffold ships none (the PostgreSQL one is a table with a conditional upsert).`}
    The processor below is the webhook's only entry point (index.ts has no HTTP middleware for it): an
    Idempotency-Key middleware would key on a header the provider never sends and could not check the signature on
    the raw body.

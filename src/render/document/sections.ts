@@ -287,7 +287,9 @@ function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly
     blocks.push(p(
       'Not behind this middleware: ',
       ...joinInline(beyondHttp.map((a) => [a.name, ` (${TRIGGER_ENTRY[a.trigger] ?? a.trigger})`].join(''))),
-      '. Their senders never send an Idempotency-Key header, so each is keyed by what it carries and enters through its own processor over the same core and store (TRIGGERS.md in the scaffold).',
+      beyondHttp.length === 1
+        ? '. Its sender never sends an Idempotency-Key header, so it is keyed by what the sender carries and enters through its own processor over the same core and store (TRIGGERS.md in the scaffold).'
+        : '. Their senders never send an Idempotency-Key header, so each is keyed by what it carries and enters through its own processor over the same core and store (TRIGGERS.md in the scaffold).',
     ));
   }
   return section(4, 'Concurrency Control', 'The atomic claim, lease lengths and why, contested keys, clock skew, ABA, the DDL and the middleware.', blocks);

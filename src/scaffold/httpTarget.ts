@@ -63,12 +63,11 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed');
       add('idempotency.test.ts', renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir }), 'tests', `the scenarios against a real ${store.label}`);
       add('store-contract.test.ts', suite('store-contract.test.ts', store.renderContractTest(view)), 'tests', `the store contract suite run against the ${store.label} store`);
-      // Webhook, consumer, cron and reconciliation files are written against PostgreSQL (their suites and the ordering
-      // table); on the other stores the design's document describes them and the HTTP scaffold stands alone.
-      if (store.id === 'postgres') {
-        for (const file of triggerFiles(model, framework.module)) {
-          add(file.path, file.role === 'tests' ? suite(file.path, file.contents) : file.contents, file.role, file.purpose);
-        }
+      // Webhook, consumer and cron processors run on every store (they use only the IdempotencyStore interface);
+      // triggerFiles() leaves out what needs more (the reconciliation job without listStuck, the PostgreSQL ordering
+      // table and suites) and TRIGGERS.md says so. Their suites are adapted to the project's runner like the others.
+      for (const file of triggerFiles(model, framework.module, store.id)) {
+        add(file.path, file.role === 'tests' ? suite(file.path, file.contents) : file.contents, file.role, file.purpose);
       }
       purposes.sort((a, b) => (a.name < b.name ? -1 : 1));
       const dir = context?.scaffoldDir ?? '.';

@@ -2,12 +2,54 @@ import type { ScaffoldView } from './scaffoldView.js';
 
 const yamlString = (text: string) => JSON.stringify(text);
 
+interface Rule {
+  name: string;
+  expr: string;
+  severity: string;
+  summary: string;
+  /** How long the condition must hold; counters that must never move fire at once. */
+  for?: string;
+}
+
+/**
+ * Rules on the trigger metrics (webhooks/metrics.ts, consumers/metrics.ts, cron/metrics.ts), for the triggers the
+ * design has: a slot that never ran or died, a poison message, webhook deliveries the handler keeps failing.
+ */
+function triggerRules(view: ScaffoldView): Rule[] {
+  const has = (trigger: string) => view.actions.some((action) => action.trigger === trigger);
+  const rules: Rule[] = [];
+  if (has('cron'))
+    rules.push({
+      name: 'IdempotencyCronSlotMissed',
+      expr: 'sum by (job, reason) (increase(idempotency_cron_missed_slots_total[1h])) > 0',
+      severity: 'warning',
+      summary: 'A scheduled job slot never ran (missed) or its run died before finishing (crashed): run it by hand or check the scheduler.',
+      for: '0m',
+    });
+  if (has('consumer'))
+    rules.push({
+      name: 'IdempotencyConsumerDeadLettered',
+      expr: 'sum by (action) (increase(idempotency_consumer_dead_lettered_total[15m])) > 0',
+      severity: 'warning',
+      summary: 'A message failed maxAttempts times and went to the dead letter with its record marked FAILED: inspect and replay it by hand.',
+      for: '0m',
+    });
+  if (has('webhook'))
+    rules.push({
+      name: 'IdempotencyWebhookFailing',
+      expr: 'sum by (action, provider) (increase(idempotency_webhook_events_total{outcome="failed"}[15m])) > 5',
+      severity: 'warning',
+      summary: 'The webhook handler keeps failing: the provider is resending and will give up after its retry window.',
+    });
+  return rules;
+}
+
 /** Prometheus alerting rules with the thresholds from the design (managed: regenerated on every run). */
 export function renderAlerts(view: ScaffoldView): string {
-  const rules = view.alerts.map(
-    (alert) => `      - alert: ${alert.name}
+  const rules = [...view.alerts, ...triggerRules(view)].map(
+    (alert: Rule) => `      - alert: ${alert.name}
         expr: ${yamlString(alert.expr)}
-        for: 5m
+        for: ${alert.for ?? '5m'}
         labels:
           severity: ${alert.severity}
         annotations:

@@ -41,12 +41,12 @@ export function renderTests(
   const migration = inSource ? 'MIGRATION' : beside;
   const runtimeImports = `${inSource ? "import { existsSync } from 'node:fs';\n" : ''}${store.migration && (inSource || options.moduleSystem === 'commonjs') ? "import * as nodePath from 'node:path';\n" : ''}`;
   const action = view.testAction;
+  if (!action.http) return renderTriggerSuite(view, store, prelude, { runtimeImports, migrationDecl, migration });
   const first = sampleRequest(action, 0);
   const changed = sampleRequest(action, 1);
   const canMismatch = JSON.stringify(first) !== JSON.stringify(changed);
   const method = (action.method ?? 'POST').toLowerCase();
   const routeMethod = ['post', 'put', 'patch', 'delete', 'get'].includes(method) ? method : 'post';
-  const saga = view.sagaAction;
   return `${prelude.imports}
 import { randomUUID } from 'node:crypto';
 ${runtimeImports}${store.tests.fsImport}${framework.tests.imports}
@@ -193,7 +193,37 @@ ${action.mode === 'transactional' ? store.tests.crashTransactional : store.tests
     expect(mine).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('lease mode, completion cannot be recorded: retried with the same token, then OutcomeUnknownError, never released', async () => {
+${coreScenarios(view, store)}  async function claimLike(core: IdempotencyCore, id: string) {
+    // Recompute exactly what the middleware would, by letting it claim through the core with the same inputs.
+    const { computeFingerprint, pickFields } = await import('./fingerprint.js');
+    const { deriveKey } = await import('./keys.js');
+    const body = JSON.parse(JSON.stringify(SAMPLE.body).split('__ID__').join(id)) as unknown;
+    const params = routeParams(ACTION.route, SAMPLE.url.split('__ID__').join(id));
+    const key = USES_HEADER ? \`key-\${id}\` : deriveKey(ACTION.codeName, pickFields(ACTION.key.from ?? [], { params, body }));
+    const fingerprint = computeFingerprint({ method: ACTION.method ?? 'POST', route: ACTION.route, fields: pickFields(ACTION.significantFields, { params, body }) });
+    const scope = ACTION.scope === 'global' ? 'global' : 'user-a';
+    const decision = await core.begin(ACTION, { scope, key, fingerprint });
+    if (decision.kind !== 'execute') throw new Error(\`expected to claim, got \${decision.kind}\`);
+    return { claim: decision.claim, scope, key };
+  }
+});
+
+function routeParams(template: string, url: string): Record<string, string> {
+  const names = template.split('/');
+  const values = url.split('/');
+  const params: Record<string, string> = {};
+  names.forEach((segment, index) => {
+    if (segment.startsWith(':')) params[segment.slice(1)] = decodeURIComponent(values[index] ?? '');
+  });
+  return params;
+}
+${prelude.footer}`;
+}
+
+/** The scenarios that drive the core and store directly (no HTTP): shared by the HTTP suite and the trigger suite. */
+function coreScenarios(view: ScaffoldView, store: StoreModule): string {
+  const saga = view.sagaAction;
+  return `  it('lease mode, completion cannot be recorded: retried with the same token, then OutcomeUnknownError, never released', async () => {
     const real = ${store.tests.newStore('POLICY.statementTimeoutMs')};
     let attempts = 0;
     const failing: IdempotencyStore = {
@@ -266,29 +296,131 @@ ${store.tests.assertStillProcessing}
     expect(undone).toEqual([names[0]]);
   });
 
-  async function claimLike(core: IdempotencyCore, id: string) {
-    // Recompute exactly what the middleware would, by letting it claim through the core with the same inputs.
-    const { computeFingerprint, pickFields } = await import('./fingerprint.js');
-    const { deriveKey } = await import('./keys.js');
-    const body = JSON.parse(JSON.stringify(SAMPLE.body).split('__ID__').join(id)) as unknown;
-    const params = routeParams(ACTION.route, SAMPLE.url.split('__ID__').join(id));
-    const key = USES_HEADER ? \`key-\${id}\` : deriveKey(ACTION.codeName, pickFields(ACTION.key.from ?? [], { params, body }));
-    const fingerprint = computeFingerprint({ method: ACTION.method ?? 'POST', route: ACTION.route, fields: pickFields(ACTION.significantFields, { params, body }) });
-    const scope = ACTION.scope === 'global' ? 'global' : 'user-a';
-    const decision = await core.begin(ACTION, { scope, key, fingerprint });
-    if (decision.kind !== 'execute') throw new Error(\`expected to claim, got \${decision.kind}\`);
-    return { claim: decision.claim, scope, key };
-  }
-});
-
-function routeParams(template: string, url: string): Record<string, string> {
-  const names = template.split('/');
-  const values = url.split('/');
-  const params: Record<string, string> = {};
-  names.forEach((segment, index) => {
-    if (segment.startsWith(':')) params[segment.slice(1)] = decodeURIComponent(values[index] ?? '');
-  });
-  return params;
+`;
 }
+
+const TRIGGER_KEYS: Record<string, { what: string; entry: string; prefix: string }> = {
+  webhook: { what: "the provider's event id", entry: 'createWebhookProcessor() in webhooks/', prefix: 'evt' },
+  consumer: { what: 'the message id (or business key)', entry: 'idempotentHandler() and the broker adapters in consumers/', prefix: 'msg' },
+  cron: { what: 'the job name and its scheduled slot', entry: 'CronGuard in cron/', prefix: 'slot' },
+};
+
+/**
+ * idempotency.test.ts for a design without HTTP actions: no route and no Idempotency-Key header (the senders do not
+ * send one). The scenarios drive the core the way the trigger's entry point does (key = what the sender carries,
+ * fingerprint pinned to the action), against the real store, in the project's runner.
+ */
+function renderTriggerSuite(
+  view: ScaffoldView,
+  store: StoreModule,
+  prelude: ReturnType<typeof runnerPrelude>,
+  parts: { runtimeImports: string; migrationDecl: string; migration: string },
+): string {
+  const action = view.testAction;
+  const trigger = TRIGGER_KEYS[action.trigger] ?? TRIGGER_KEYS.consumer!;
+  const scope = action.trigger === 'webhook' && action.scope !== 'global' ? 'provider' : 'global';
+  return `${prelude.imports}
+import { randomUUID } from 'node:crypto';
+${parts.runtimeImports}${store.tests.fsImport}${store.tests.driverImport}
+import { IdempotencyCore } from './core.js';
+import { canonicalJson, sha256Hex } from './fingerprint.js';
+import { createIdempotency } from './index.js';
+import { providerKeyBase } from './keys.js';
+${store.tests.storeImport}
+import { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep } from './saga.js';
+import { ACTIONS, POLICY } from './settings.js';
+import { OutcomeUnknownError, StoreUnavailableError, type ActionSettings, type IdempotencyContext, type IdempotencyStore } from './types.js';
+
+${store.tests.gate}
+
+// ${action.codeName} is a ${action.trigger}, keyed by ${trigger.what}: its entry point is ${trigger.entry}
+// (TRIGGERS.md), never an HTTP route with an Idempotency-Key header. These scenarios drive the core the way that
+// entry point does, against the real store.
+const ACTION: ActionSettings = ACTIONS.${action.codeName};
+const SCOPE = ${quote(scope)};
+const USES_HEADER = false;
+${parts.migrationDecl}
+${prelude.helpers}
+
+suiteIf(!(${store.tests.skipIf}))(${quote(`idempotency (${action.name}, ${action.trigger})`)}, ${prelude.suiteCallback}
+${store.tests.declarations}
+  let core: IdempotencyCore;
+  let executions = 0;
+
+  ${prelude.beforeAll}(async () => {
+${store.tests.setup(parts.migration)}
+    core = createIdempotency({ pool }).core;
+  });
+
+  ${prelude.afterAll}(async () => {
+${store.tests.teardown}
+  });
+
+${store.tests.effectHelpers}
+
+${store.tests.recordKeyHelper}
+
+  const keyOf = (id: string) => \`${trigger.prefix}-\${id}\`;
+  // Pinned to the action, like the processors' fingerprint: the same id under another action never replays.
+  const fingerprintOf = (key: string) => sha256Hex(canonicalJson({ action: ACTION.codeName, key }));
+
+  /** One delivery of ${trigger.what} \`id\`, handled the way the entry point handles it. */
+  async function deliver(id: string, options: { fail?: boolean } = {}): Promise<'done' | 'duplicate' | 'busy'> {
+    const key = keyOf(id);
+    const decision = await core.begin(ACTION, { scope: SCOPE, key, fingerprint: fingerprintOf(key) });
+    if (decision.kind === 'in-flight') return 'busy';
+    if (decision.kind !== 'execute') return 'duplicate';
+    try {
+      executions += 1;
+      await recordEffect(decision.claim.context);
+      if (options.fail) throw new Error('downstream failure');
+      await decision.claim.complete({ status: 200, headers: {}, body: Buffer.from('{"done":true}') });
+      return 'done';
+    } catch (error) {
+      await decision.claim.release();
+      throw error;
+    }
+  }
+
+  it('first delivery: runs once and the record is finished', async () => {
+    const before = executions;
+    expect(await deliver('first')).toBe('done');
+    expect(executions).toBe(before + 1);
+${store.tests.assertFinished}
+  });
+
+  it('redelivered after completion: acknowledged as a duplicate without running again', async () => {
+    await deliver('again');
+    const before = executions;
+    expect(await deliver('again')).toBe('duplicate');
+    expect(executions).toBe(before);
+  });
+
+  it('concurrent duplicate deliveries: the effect runs exactly once', async () => {
+    const before = executions;
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => deliver('concurrent')));
+    expect(executions).toBe(before + 1);
+    expect(outcomes.filter((outcome) => outcome === 'done')).toHaveLength(1);
+    for (const outcome of outcomes) expect(['done', 'duplicate', 'busy']).toContain(outcome);
+  });
+
+  it('expired record: the same id is treated as new', async () => {
+    await deliver('expired');
+    const scope = SCOPE;
+    const key = keyOf('expired');
+${store.tests.expireRecord}
+    const before = executions;
+    expect(await deliver('expired')).toBe('done');
+    expect(executions).toBe(before + 1);
+  });
+
+  it('handler fails: the claim is released and the redelivery runs again', async () => {
+    await expect(deliver('error', { fail: true })).rejects.toThrow('downstream failure');
+    const before = executions;
+    expect(await deliver('error')).toBe('done');
+    expect(executions).toBe(before + 1);
+  });
+
+${coreScenarios(view, store)}});
 ${prelude.footer}`;
 }

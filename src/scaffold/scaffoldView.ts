@@ -39,7 +39,10 @@ export interface ScaffoldView {
   providers: Array<{ id: 'stripe' | 'adyen' | 'paypal' | 'bank-transfer'; namespace?: string }>;
   metricNames: Record<MetricRole, string>;
   alerts: Array<{ name: string; expr: string; severity: string; summary: string }>;
-  /** The action the generated tests drive: HTTP with a client key if there is one. */
+  /**
+   * The action the generated tests drive: HTTP with a client key if there is one. In a design without HTTP actions
+   * it is the first action, and the suite drives the core the way its trigger's processor does (no HTTP route).
+   */
   testAction: ActionView;
   sagaAction?: ActionView;
 }
@@ -58,6 +61,11 @@ export interface ActionView {
   leaseMs: number;
   heartbeatMs?: number;
   steps: Array<{ index: number; name: string; compensation?: string }>;
+  /**
+   * Whether the HTTP middleware is this action's entry point: only for client-facing HTTP actions. Webhooks,
+   * consumers and scheduled jobs are keyed by what their sender carries (event id, message id, slot) through the
+   * processors in webhooks/, consumers/ and cron/, never by an Idempotency-Key header the sender does not send.
+   */
   http: boolean;
 }
 
@@ -92,7 +100,7 @@ const PROMETHEUS_NAMES: Record<MetricRole, string> = {
 };
 
 function toActionView(action: ActionDesign): ActionView {
-  const http = (action.trigger === 'http' || action.trigger === 'webhook') && action.path !== undefined;
+  const http = action.trigger === 'http' && action.path !== undefined;
   return {
     name: action.name,
     codeName: action.codeName,

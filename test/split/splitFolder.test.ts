@@ -65,7 +65,8 @@ describe('split folders from generate', () => {
     const project = await generateFixture('large-marketplace', { format: 'html' });
     const html = readFileSync(path.join(project.documentPath, 'index.html'), 'utf8');
     expect(html).toContain('<h2>Protected actions</h2>');
-    expect(html).toContain('href="01-actions-and-keys.html#checkoutorder"');
+    // The first page's name follows the layout (which follows the content); it holds the action analysis.
+    expect(html).toMatch(/href="01-actions[a-z-]*\.html#checkoutorder"/);
     expect(html).toContain('<span class="summary">');
     expect(html).toContain('<h2>Final deliverables</h2>');
     for (const n of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]) expect(html).toContain(`<tr><td>${n}</td><td><a href="0`);

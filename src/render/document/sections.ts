@@ -281,6 +281,17 @@ function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly
   blocks.push(heading('Middleware', 'middleware'));
   blocks.push(p(`The lock-check-process-store flow for ${model.stack.frameworkLabel}: the response is persisted before the first byte is sent, and the store call is bounded so an outage becomes a 503, never a hang.`));
   blocks.push({ type: 'code', ...samples.middleware, title: samples.middleware.path ?? 'middleware' });
+  const beyondHttp = model.actions.filter((a) => a.trigger !== 'http');
+  if (beyondHttp.length > 0) {
+    // The scaffold wires these through their trigger's processor, not this middleware (index.ts has no entry for them).
+    blocks.push(p(
+      'Not behind this middleware: ',
+      ...joinInline(beyondHttp.map((a) => [a.name, ` (${TRIGGER_ENTRY[a.trigger] ?? a.trigger})`].join(''))),
+      beyondHttp.length === 1
+        ? '. Its sender never sends an Idempotency-Key header, so it is keyed by what the sender carries and enters through its own processor over the same core and store (TRIGGERS.md in the scaffold).'
+        : '. Their senders never send an Idempotency-Key header, so each is keyed by what it carries and enters through its own processor over the same core and store (TRIGGERS.md in the scaffold).',
+    ));
+  }
   return section(4, 'Concurrency Control', 'The atomic claim, lease lengths and why, contested keys, clock skew, ABA, the DDL and the middleware.', blocks);
 }
 
@@ -345,7 +356,7 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
       model.providers.length > 0
         ? reconcileJobGenerated(model)
           ? `The dangerous case is a provider call that succeeded while the local write did not. The scaffold's reconciliation job (reconcile/job.ts; schedule it, for example every 15 minutes) goes over records still PROCESSING a minute after their lease lapsed (a crashed worker, or a completion that could not be recorded), looks each one up at the provider by the key derived for it (${model.providers.map((pr) => RECONCILE_LOOKUP[pr.id] ?? `${pr.label}: by hand, on the reference we sent`).join('; ')}), then takes the record over with a new fencing token and completes it with the provider's result, or releases it when the provider has nothing; a record the provider cannot answer for yet is left for the next run, and --dry-run only reports. The job only reads from the provider, and a retry sends the same derived key, so money never moves twice.`
-          : `The dangerous case is a provider call that succeeded while the local write did not. The record stays PROCESSING with its lease; the next attempt (the client's retry, the provider's resend, the broker's redelivery) reclaims it once the lease lapses and calls the provider again with the same derived key (${model.providers.map((pr) => pr.label).join(', ')}), so the provider answers with its original result instead of acting twice, and the local record completes. Nothing polls the provider on its own: a record no one retries stays PROCESSING and raises the stuck-record alert, and the runbook's "Provider and local state disagree" entry settles it by hand.`
+          : `The dangerous case is a provider call that succeeded while the local write did not. The record stays PROCESSING with its lease; the next attempt (the client's retry, the provider's resend, the broker's redelivery) reclaims it once the lease lapses and calls the provider again with the same derived key (${model.providers.map((pr) => pr.label).join(', ')}), so the provider answers with its original result instead of acting twice, and the local record completes. Nothing polls the provider on its own: a record no one retries stays PROCESSING and raises the stuck-record alert, and the runbook's "Provider and local state disagree" entry settles it by hand.${planTriggers(model, 'express', 'postgres').reconciled.length > 0 ? ` The scaffold's reconciliation job is not generated for ${model.stack.databaseLabel}: it finds stuck records through the store's listStuck, which only the PostgreSQL store implements.` : ''}`
         : 'Local side effects commit in the same transaction as the completion where they live in the same database. Effects outside it (e-mails, calls to other services) carry a key derived from the local one, so a re-execution after a crash is deduplicated downstream; where a downstream system cannot deduplicate, record "sent" before sending and reconcile on doubt.',
     ),
     heading('Failed for good, or still running elsewhere?'),
@@ -364,6 +375,13 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
   ];
   return section(5, 'Partial Failure Recovery', 'Crashes mid-action, half-finished side effects, telling dead workers from slow ones, retention and cleanup.', blocks);
 }
+
+/** Each non-HTTP trigger's entry point in the scaffold, and the key it uses. */
+const TRIGGER_ENTRY: Partial<Record<string, string>> = {
+  webhook: "webhook: the webhook processor after the signature check, keyed by the provider's event id",
+  consumer: 'queue consumer: the consumer wrapper, keyed by the message id or business key, acknowledged after completion',
+  cron: 'scheduled job: the slot guard, keyed by job name and scheduled slot',
+};
 
 /** How the reconciliation job (reconcile/ in the scaffold) finds a record's provider object: the key derived for it. */
 /** The scaffold writes reconcile/job.ts for the PostgreSQL store when a lease-mode action creates something at a provider. */

@@ -21,7 +21,37 @@ export interface TriggerPlan {
   readonly brokers: ReadonlyArray<'bullmq' | 'amqplib' | 'nats' | 'kafka'>;
   /** Actions whose stuck records the reconciliation job can ask a provider about. */
   readonly reconciled: readonly ActionDesign[];
-  readonly webFramework: 'express' | 'fastify' | 'other';
+  readonly webFramework: 'express' | 'fastify' | 'nestjs' | 'other';
+  /** What the chosen store offers the trigger runtime beyond the IdempotencyStore interface every store implements. */
+  readonly store: TriggerStoreSupport;
+}
+
+/**
+ * The processors (webhooks, consumers, cron) depend only on IdempotencyCore over the IdempotencyStore interface, so
+ * they ship for every store. What differs: `listStuck` (optional in the interface) is what the reconciliation job
+ * needs; the out-of-order table and the shipped trigger suites are written in PostgreSQL.
+ */
+export interface TriggerStoreSupport {
+  readonly id: string;
+  readonly label: string;
+  /** The store implements IdempotencyStore.listStuck: the reconciliation job can find stuck records. */
+  readonly listStuck: boolean;
+  /** webhooks/ordering.ts and migrations/002 (a PostgreSQL table) apply. */
+  readonly orderingTable: boolean;
+  /** The trigger suites (webhooks/consumers/cron/reconcile *.test.ts) run against this store. */
+  readonly suites: boolean;
+}
+
+const STORE_SUPPORT: Record<string, Omit<TriggerStoreSupport, 'id'>> = {
+  postgres: { label: 'PostgreSQL', listStuck: true, orderingTable: true, suites: true },
+  mysql: { label: 'MySQL/MariaDB', listStuck: false, orderingTable: false, suites: false },
+  sqlite: { label: 'SQLite', listStuck: false, orderingTable: false, suites: false },
+  redis: { label: 'Redis', listStuck: false, orderingTable: false, suites: false },
+};
+
+/** The trigger support of a store by its id (an unknown store gets the interface only: processors, no extras). */
+export function triggerStoreSupport(storeId = 'postgres'): TriggerStoreSupport {
+  return { id: storeId, ...(STORE_SUPPORT[storeId] ?? { label: storeId, listStuck: false, orderingTable: false, suites: false }) };
 }
 
 const BROKER_ADAPTERS: Record<string, TriggerPlan['brokers'][number] | undefined> = {
@@ -33,7 +63,8 @@ const BROKER_ADAPTERS: Record<string, TriggerPlan['brokers'][number] | undefined
 
 const RECONCILABLE = new Set(['stripe', 'adyen', 'paypal']);
 
-export function planTriggers(model: DesignModel, frameworkModule = 'express'): TriggerPlan {
+export function planTriggers(model: DesignModel, frameworkModule = 'express', storeId = storeIdOf(model)): TriggerPlan {
+  const store = triggerStoreSupport(storeId);
   const by = (trigger: ActionDesign['trigger']) => model.actions.filter((action) => action.trigger === trigger);
   const consumers = by('consumer');
   const adapter = BROKER_ADAPTERS[model.stack.broker];
@@ -42,7 +73,8 @@ export function planTriggers(model: DesignModel, frameworkModule = 'express'): T
     consumers,
     crons: by('cron'),
     brokers: consumers.length > 0 && adapter ? [adapter] : [],
-    reconciled: model.actions.filter(
+    // The job lists stuck records through IdempotencyStore.listStuck; a store without it gets no job (TRIGGERS.md says so).
+    reconciled: !store.listStuck ? [] : model.actions.filter(
       // Actions that create something at the provider; a webhook only receives its events, so there is nothing to look up.
       (action) =>
         action.trigger !== 'webhook' &&
@@ -51,8 +83,15 @@ export function planTriggers(model: DesignModel, frameworkModule = 'express'): T
         RECONCILABLE.has(action.provider) &&
         action.steps.length <= 1,
     ),
-    webFramework: frameworkModule === 'express' || frameworkModule === 'fastify' ? frameworkModule : 'other',
+    webFramework: frameworkModule === 'express' || frameworkModule === 'fastify' || frameworkModule === 'nestjs' ? frameworkModule : 'other',
+    store,
   };
+}
+
+/** The store the scaffold targets for this design (the registry's choice): mysql serves MariaDB too. */
+function storeIdOf(model: DesignModel): string {
+  const database = model.stack.storeDatabase;
+  return database === 'mariadb' ? 'mysql' : database;
 }
 
 /**
@@ -61,8 +100,9 @@ export function planTriggers(model: DesignModel, frameworkModule = 'express'): T
  * reconciliation job for stuck provider calls. Static templates over the same core and store; only the
  * reconciliation job, the ordering migration and the README section are rendered.
  */
-export function triggerFiles(model: DesignModel, frameworkModule = 'express'): TriggerFile[] {
-  const plan = planTriggers(model, frameworkModule);
+export function triggerFiles(model: DesignModel, frameworkModule = 'express', storeId?: string): TriggerFile[] {
+  const plan = planTriggers(model, frameworkModule, storeId);
+  const suites = plan.store.suites;
   const files: TriggerFile[] = [];
   const copy = (path: string, role: ScaffoldRole, purpose: string) =>
     files.push({ path, contents: readTemplate(`typescript/${path}`), role, purpose });
@@ -70,13 +110,15 @@ export function triggerFiles(model: DesignModel, frameworkModule = 'express'): T
   if (plan.webhooks.length > 0) {
     copy('webhooks/verify.ts', 'middleware', 'webhook signature checks on the raw body (Stripe, Adyen, PayPal, GitHub, generic HMAC) and event identities');
     copy('webhooks/webhooks.ts', 'middleware', 'one execution per provider event: signature first, then claim / lease / fence keyed by the event id');
-    copy('webhooks/ordering.ts', 'store', 'per-object "last applied" version, so an older event never overwrites a newer one');
-    if (plan.webFramework !== 'other') copy(`webhooks/${plan.webFramework}.ts`, 'middleware', `${plan.webFramework === 'express' ? 'Express' : 'Fastify'} route for a webhook: raw body, then the processor`);
-    copy('webhooks/webhooks.test.ts', 'tests', 'webhook scenarios: bad signature, concurrent duplicate deliveries, ignored types, out-of-order events');
-    files.push({ path: 'migrations/002_webhook_object_versions.sql', contents: renderOrderingMigration(model), role: 'ddl', purpose: 'the webhook ordering table (apply after 001)' });
+    if (plan.store.orderingTable) copy('webhooks/ordering.ts', 'store', 'per-object "last applied" version, so an older event never overwrites a newer one');
+    copy('webhooks/metrics.ts', 'metrics', 'prom-client counter of webhook events by outcome (applied, duplicate, ignored, failed, ...)');
+    if (plan.webFramework !== 'other') copy(`webhooks/${plan.webFramework}.ts`, 'middleware', `${{ express: 'Express', fastify: 'Fastify', nestjs: 'NestJS' }[plan.webFramework]} route for a webhook: raw body, then the processor`);
+    if (suites) copy('webhooks/webhooks.test.ts', 'tests', 'webhook scenarios: bad signature, concurrent duplicate deliveries, ignored types, out-of-order events');
+    if (plan.store.orderingTable) files.push({ path: 'migrations/002_webhook_object_versions.sql', contents: renderOrderingMigration(model), role: 'ddl', purpose: 'the webhook ordering table (apply after 001)' });
   }
   if (plan.consumers.length > 0) {
     copy('consumers/handler.ts', 'other', 'idempotentHandler(): one execution per message id for any queue client');
+    copy('consumers/metrics.ts', 'metrics', 'prom-client counters for consumer outcomes, redeliveries and dead-lettered messages');
     const purposes = {
       bullmq: 'BullMQ: deterministic jobId for producers, worker processor that dedupes in the store',
       amqplib: 'RabbitMQ (amqplib): ack after completion, counted retries, poison messages to the dead-letter exchange',
@@ -84,12 +126,12 @@ export function triggerFiles(model: DesignModel, frameworkModule = 'express'): T
       kafka: 'kafkajs: business key or topic/partition/offset, offsets committed after completion',
     } as const;
     for (const broker of plan.brokers) copy(`consumers/${broker}.ts`, 'other', purposes[broker]);
-    copy('consumers/consumers.test.ts', 'tests', 'consumer scenarios: redelivery, duplicate publish, concurrent delivery, poison message');
+    if (suites) copy('consumers/consumers.test.ts', 'tests', 'consumer scenarios: redelivery, duplicate publish, concurrent delivery, poison message');
   }
   if (plan.crons.length > 0) {
     copy('cron/guard.ts', 'other', 'scheduled jobs: one run per (job, slot) across instances; node-cron, node-schedule, cron, NestJS, Vercel');
     copy('cron/metrics.ts', 'metrics', 'prom-client metrics for slots run, skipped, missed and crashed');
-    copy('cron/cron.test.ts', 'tests', 'scheduled-job scenarios: two schedulers fire one slot, a crashed slot is reported');
+    if (suites) copy('cron/cron.test.ts', 'tests', 'scheduled-job scenarios: two schedulers fire one slot, a crashed slot is reported');
   }
   if (plan.reconciled.length > 0) {
     copy('reconcile/reconcile.ts', 'other', 'finds records stuck past their lease, asks the provider, completes or releases them');

@@ -63,7 +63,7 @@ async function main(databaseUrl: string): Promise<void> {
     // idempotency_reconciled_total per outcome, in Prometheus text format (pushed when PUSHGATEWAY_URL is set).
     const counts = new Map<string, number>();
     for (const result of report.results) counts.set(result.outcome, (counts.get(result.outcome) ?? 0) + 1);
-    const sample = [...counts].map(([outcome, n]) => \`idempotency_reconciled_total{outcome="\${outcome}",dry_run="\${dryRun}"} \${n}\`).join('\\n');
+    const sample = Array.from(counts, ([outcome, n]) => \`idempotency_reconciled_total{outcome="\${outcome}",dry_run="\${dryRun}"} \${n}\`).join('\\n');
     console.log(\`reconcile-job: \${report.results.length} stuck records\${dryRun ? ' (dry run: nothing written)' : ''}\`);
     if (sample) console.log(sample);
     const gateway = process.env.PUSHGATEWAY_URL;

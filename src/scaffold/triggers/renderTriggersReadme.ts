@@ -1,6 +1,6 @@
 import type { DesignModel } from '../../model/types.js';
 import { quote } from '../tsLiteral.js';
-import type { TriggerPlan } from './index.js';
+import { planTriggers, type TriggerPlan } from './index.js';
 import { RECONCILE_MIN_STUCK_MS, RECONCILE_SCHEDULE } from './renderReconcileJob.js';
 
 const list = (names: readonly string[]) => names.map((name) => `\`${name}\``).join(', ');
@@ -33,12 +33,20 @@ consumers/, cron/, reconcile/ in this folder).`,
         ? `app.post(${route}, ...expressWebhook(process${upper(hook.codeName)}));`
         : plan.webFramework === 'fastify'
           ? `await app.register(fastifyWebhook(${route}, process${upper(hook.codeName)}));`
-          : `// Pass the raw body and headers: process${upper(hook.codeName)}({ rawBody, headers }) answers { status, headers, body }.`;
+          : plan.webFramework === 'nestjs'
+            ? `// main.ts: NestFactory.create(AppModule, { rawBody: true }); the signature needs the exact bytes.
+// In a controller (no @Idempotent() here: the processor is this route's idempotency):
+@Post(${route})
+receive(@Req() req: RawBodyRequest<Request>, @Res() res: Response) {
+  return nestWebhook(req, res, process${upper(hook.codeName)});
+}`
+            : `// Pass the raw body and headers: process${upper(hook.codeName)}({ rawBody, headers }) answers { status, headers, body }.`;
     parts.push(`## Webhooks (${list(plan.webhooks.map((action) => action.codeName))})
 
-1. Apply \`migrations/002_webhook_object_versions.sql\` after 001 if you use out-of-order protection.
-   Use the processor below on webhook routes, not \`idempotency.${hook.codeName}\` from index.ts: that HTTP middleware
-   keys on an Idempotency-Key header or body fields and cannot check the provider's signature on the raw body.
+1. ${plan.store.orderingTable ? 'Apply `migrations/002_webhook_object_versions.sql` after 001 if you use out-of-order protection.' : `Out-of-order protection is an \`OrderingGuard\` (webhooks/webhooks.ts) you give the processor; the ${plan.store.label} scaffold ships none (the PostgreSQL one is a table with a conditional upsert).`}
+   The processor below is the webhook's only entry point (index.ts has no HTTP middleware for it): an
+   Idempotency-Key middleware would key on a header the provider never sends and could not check the signature on
+   the raw body.
 2. Build one processor per endpoint and mount it on a route that keeps the raw body:
 
 \`\`\`ts
@@ -46,7 +54,8 @@ const process${upper(hook.codeName)} = createWebhookProcessor({
   core: idempotency.core,
   action: ACTIONS.${hook.codeName},
   source: ${provider},
-${handles}  ordering: new PgOrderingGuard(pool), // optional: older events for an object are acknowledged, not applied
+${handles}${plan.store.orderingTable ? '  ordering: new PgOrderingGuard(pool), // optional: older events for an object are acknowledged, not applied' : '  // ordering: yourOrderingGuard, // optional: older events for an object are acknowledged, not applied'}
+  events: createWebhookMetrics(), // idempotency_webhook_events_total{action,provider,outcome}
   handle: async (event, context) => applyEvent(event, context.db ?? pool),
 });
 ${mount}
@@ -92,6 +101,8 @@ ${code}
   attempt counter. The message is acknowledged only after its record is COMPLETED; a consumer that dies mid-handler
   never acked, the broker redelivers, and the store turns the redelivery into a no-op (or a single re-run, if the
   first attempt never finished).
+- Metrics: pass \`events: createConsumerMetrics()\` (consumers/metrics.ts): \`idempotency_consumer_messages_total{action,outcome}\`,
+  \`idempotency_consumer_redeliveries_total\` and \`idempotency_consumer_dead_lettered_total\` (alerted in idempotency-alerts.yml).
 - Poison messages: after \`maxAttempts\` failures the record is marked FAILED (redeliveries are then acknowledged
   without running) and the message goes to the dead letter (RabbitMQ: the dead-letter exchange; BullMQ: the failed
   set; JetStream: \`term()\`; Kafka: the offset moves past it).`);
@@ -113,7 +124,8 @@ schedule.scheduleJob(rule, nodeScheduleTask(guard, ACTIONS.${action.codeName}, '
 - \`cronOnTick\` (cron), \`vercelCronRoute\` (checks \`Authorization: Bearer $CRON_SECRET\`) and a direct
   \`guard.runInterval()\` call from a NestJS \`@Cron()\` method work the same way.
 - Metrics: \`idempotency_cron_slots_total{job,outcome}\` and \`idempotency_cron_missed_slots_total{job,reason}\`, where a
-  previous slot with no record (while the one before it ran) is \`missed\` and one left PROCESSING past its lease is \`crashed\`.`);
+  previous slot with no record (while the one before it ran) is \`missed\` and one left PROCESSING past its lease is \`crashed\`;
+  idempotency-alerts.yml fires \`IdempotencyCronSlotMissed\` on either.`);
   }
   if (plan.reconciled.length > 0) {
     parts.push(`## Reconciliation job (${list(plan.reconciled.map((item) => item.codeName))})
@@ -126,6 +138,23 @@ reference; PayPal: the PayPal-Request-Id), then takes the record over with a fre
 with the provider's result, or releases it when the provider has nothing, so the client's retry runs once with
 the same provider key. It only reads from the provider, so it cannot charge. \`--dry-run\` reports and writes nothing.
 ${model.providers.some((provider) => provider.id === 'adyen' || provider.id === 'paypal') ? 'Adyen and PayPal lookups need a finder over your data (see reconcile/job.ts); until you fill it in, their records are reported as `left`.\n' : ''}`);
+  }
+  const reconcilable = planTriggers(model, 'express', 'postgres').reconciled;
+  if (!plan.store.listStuck && reconcilable.length > 0) {
+    parts.push(`## Reconciliation job: not generated for ${plan.store.label}
+
+The job finds records stuck PROCESSING through \`IdempotencyStore.listStuck\`, which the ${plan.store.label} store does not
+implement, so none was generated for ${list(reconcilable.map((item) => item.codeName))}. A record left PROCESSING is
+still recovered when the client retries (the lease lapses, the retry reclaims it and calls the provider again with the
+same derived key); one nobody retries raises the stuck-record alert and is settled by hand (the runbook in the design
+document). Implementing \`listStuck\` on the store enables \`reconcileStuck()\` from a PostgreSQL scaffold unchanged.`);
+  }
+  if (!plan.store.suites) {
+    parts.push(`## Tests on ${plan.store.label}
+
+The webhook, consumer and scheduled-job suites shipped with the PostgreSQL scaffold create their tables in a
+PostgreSQL schema, so they are not part of this one; the processors above are the same code over the
+IdempotencyStore interface, and \`idempotency.test.ts\` and \`store-contract.test.ts\` exercise this store.`);
   }
   return `${parts.join('\n\n')}\n`;
 }

@@ -66,7 +66,12 @@ export const ALL_ADAPTERS = ['consumers/bullmq.ts', 'consumers/amqplib.ts', 'con
  * The folder is named after the vitest process (our parent), so folders of finished runs are removed here.
  * Callers must not delete it; what they add to it (worker scripts) does not change the compiled output.
  */
-export async function generateTriggersAndCompile(model: DesignModel, extraTemplates: readonly string[] = ALL_ADAPTERS): Promise<Generated> {
+export async function generateTriggersAndCompile(
+  model: DesignModel,
+  extraTemplates: readonly string[] = ALL_ADAPTERS,
+  /** What a framework asks of the user's tsconfig (NestJS: experimentalDecorators, emitDecoratorMetadata). */
+  compilerOptions: Record<string, unknown> = {},
+): Promise<Generated> {
   const tmp = path.join(ROOT, '.tmp');
   await mkdir(tmp, { recursive: true });
   await removeFinishedRuns(tmp);
@@ -78,6 +83,7 @@ export async function generateTriggersAndCompile(model: DesignModel, extraTempla
   }
   const hash = createHash('sha256');
   for (const [file, text] of [...contents].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(`${file}\0${text}\0`);
+  hash.update(JSON.stringify(compilerOptions));
   const dir = path.join(tmp, `triggers-${process.ppid}-${hash.digest('hex').slice(0, 16)}`);
   const result = (tscOutput: string) => ({ dir, outDir: path.join(dir, 'dist/idempotency'), files, tscOutput });
   if (existsSync(path.join(dir, 'compiled'))) return result('');
@@ -101,6 +107,7 @@ export async function generateTriggersAndCompile(model: DesignModel, extraTempla
       typeRoots: [path.join(ROOT, 'node_modules/@types')],
       outDir: 'dist',
       rootDir: 'src',
+      ...compilerOptions,
     },
     include: ['src'],
   };

@@ -87,7 +87,7 @@ export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, t
   releases it (fenced by its token), so a retry is not held off for a lease.`,
     retention: (view: ScaffoldView) => `- Records expire after ${view.retentionLabel}: DynamoDB TTL on the \`ttl\` attribute deletes them (within days; reads treat a record
   past its \`expiresAt\` as gone), so there is no cleanup job. Turn TTL on (the template does).`,
-    tests: '`DYNAMODB_ENDPOINT=http://host:8000 npx vitest run` runs the scenarios and the store contract on a throwaway table (DynamoDB Local, dynalite or AWS with credentials in the environment) and deletes it afterwards. Without DYNAMODB_ENDPOINT the suites are skipped with a message.',
+    tests: (command: string) => `\`DYNAMODB_ENDPOINT=http://host:8000 ${command}\` runs the scenarios and the store contract on a throwaway table (DynamoDB Local, dynalite or AWS with credentials in the environment) and deletes it afterwards. Without DYNAMODB_ENDPOINT the suites are skipped with a message.`,
   },
   tests: {
     fsImport: '',

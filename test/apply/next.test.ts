@@ -64,7 +64,7 @@ describe.skipIf(skip !== undefined)('apply on the Next.js fixture app (App Route
     expect(await read('lib/idempotency/useIdempotencyKey.ts')).toContain('export function useIdempotencyKey(): IntentKey {');
     // saveNote is scoped per user by default: the instance's principal is the user's to fill in, and says so.
     expect(first.manual.map((m) => m.reason)).toEqual([expect.stringContaining('keys of saveNote are scoped per user: make principal in lib/idempotency/instance.ts return the signed-in id')]);
-    const record = JSON.parse(await read('.idempotency/apply.json')) as { actions: Array<{ action: string; applied: unknown[] }> };
+    const record = JSON.parse(await read('.idempotency-builder/apply.json')) as { actions: Array<{ action: string; applied: unknown[] }> };
     expect(record.actions.map((a) => [a.action, a.applied.length])).toEqual([
       ['createCheckout', expect.any(Number)],
       ['saveNote', expect.any(Number)],

@@ -226,7 +226,8 @@ function actionSite(target: WiringTarget, id: Identifier, typed: boolean): Site 
       },
     };
   }
-  return { target, line, node: id, wire: () => `${id.getText()} is passed on, not called (${parent.getKindName()}): the caller must pass a key from useIdempotencyKey() as its first argument` };
+  const receiver = Node.isCallExpression(parent) ? `to ${parent.getExpression().getText()}()` : Node.isJsxExpression(parent) && attributeName ? `as the ${attributeName} prop` : 'on';
+  return { target, line, node: id, wire: () => `${id.getText()} is passed ${receiver}, not called: whoever calls it must pass a key from useIdempotencyKey() as its first argument` };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { ProjectImports } from '../importStyle.js';
 import type { Edit, ManualStep, WiringTarget } from '../types.js';
 import { HOOK_FILES, wireClients } from './clientWiring.js';
 import { renderNextInstance } from './nextInstance.js';
-import { nextKindOf } from './nextRoute.js';
+import { nextKindOf, wiredIn } from './nextRoute.js';
 
 export interface NextProjectInput {
   root: string;
@@ -36,9 +36,13 @@ export async function planNextProject(input: NextProjectInput): Promise<NextProj
   const actions: WiringTarget[] = [];
   const routes: WiringTarget[] = [];
   for (const target of input.targets) {
-    const text = input.changes.find((c) => c.path === target.file)?.before ?? (await readInside(input.root, target.file).catch(() => undefined)) ?? '';
+    const change = input.changes.find((c) => c.path === target.file);
+    const text = change?.before ?? (await readInside(input.root, target.file).catch(() => undefined)) ?? '';
+    // Only what is wrapped changes for its callers: an action left manual keeps its signature and its callers.
+    if (!wiredIn(change?.after ?? text, target)) continue;
     (nextKindOf(target.file, text) === 'action' ? actions : routes).push(target);
   }
+  if (actions.length === 0 && routes.length === 0) return out;
   const { walkProject } = await import('../../inspect/files/walkProject.js');
   const { files } = await walkProject(input.root);
   const texts: Array<{ path: string; text: string; before: string }> = [];
@@ -60,7 +64,7 @@ export async function planNextProject(input: NextProjectInput): Promise<NextProj
       out.edits.push({ action: input.targets[0]!.action, file, summary: name === 'useIdempotencyKey' ? 'creates the useIdempotencyKey() hook: one key per user intent, reused on retry' : 'creates the intent key logic the hook keeps (no React, testable alone)' });
     }
   }
-  const scoped = input.targets.filter((t) => t.scope !== undefined && t.scope !== 'global');
+  const scoped = [...routes, ...actions].filter((t) => t.scope !== undefined && t.scope !== 'global');
   const instance = `${input.scaffoldDir}/instance.ts`;
   if (!input.scaffoldModules.has('instance')) {
     out.changes.push({ path: instance, after: renderNextInstance(scoped.length > 0) });

@@ -120,6 +120,11 @@ function wrapDefaultExport(sf: SourceFile, target: WiringTarget, style: ImportSt
 export const wireNextRoute: Transform = (sf, target, context) => {
   const kind = nextKindOf(target.file, sf.getFullText());
   if (!IDENTIFIER.test(target.codeName)) return manualOnly(target, `the action's code name ${JSON.stringify(target.codeName)} is not an identifier`);
+  if (target.trigger === 'webhook') {
+    // The provider signs the raw body and calls without a session: a request wrapper with a scoped key would refuse
+    // every delivery. The event id is claimed inside the handler, after the signature check.
+    return manualOnly(target, 'a webhook is deduplicated by its verified event id inside the handler (after constructEvent / signature check), not by the request wrapper: claim the event id with the generated webhook helpers');
+  }
   const style = context.style;
   let outcome: TransformOutcome | 'wired';
   let summary: string;
@@ -150,4 +155,9 @@ export const wireNextRoute: Transform = (sf, target, context) => {
  */
 export function replaceRaw(node: Node, text: string): void {
   node.getSourceFile().replaceText([node.getStart(), node.getEnd()], text);
+}
+
+/** Whether the file's text already carries apply's wrapper for the target (written now or by an earlier run). */
+export function wiredIn(text: string, target: WiringTarget): boolean {
+  return new RegExp(`idempotency\\.(?:withIdempotency|withPagesIdempotency|idempotentAction)\\(\\s*['"\`]${target.codeName}['"\`]`).test(text);
 }

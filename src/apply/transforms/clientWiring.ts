@@ -3,7 +3,7 @@ import { Node, SyntaxKind, type ArrowFunction, type Block, type CallExpression, 
 import { importStyleFor, type ProjectImports } from '../importStyle.js';
 import { ensureNamedImport, fitStatement, parseSource } from '../sourceFile.js';
 import type { Edit, ImportStyle, ManualStep, WiringTarget } from '../types.js';
-import { nextKindOf, replaceRaw, serverActionName } from './nextRoute.js';
+import { nextKindOf, onOwnLine, replaceRaw, serverActionName } from './nextRoute.js';
 
 export interface ClientWiringOptions {
   scaffoldDir: string;
@@ -205,8 +205,10 @@ function actionSite(target: WiringTarget, id: Identifier, typed: boolean): Site 
       node: id,
       wire: (intent) => {
         const call = parent as CallExpression;
-        call.insertArgument(0, `${intent}.key()`);
-        replaceRaw(call, `${call.getText()}.then(${intent}.settle)`);
+        const first = call.getArguments()[0];
+        const text = first && onOwnLine(first) ? replaceRange(call, first, `${intent}.key(),\n${first.getIndentationText()}${first.getText()}`) : undefined;
+        if (text === undefined) call.insertArgument(0, `${intent}.key()`);
+        replaceRaw(call, `${text ?? call.getText()}.then(${intent}.settle)`);
         return undefined;
       },
     };

@@ -55,9 +55,11 @@ function wrapExport(sf: SourceFile, target: WiringTarget, style: ImportStyle, ex
     if (bindsName(sf, inner)) return manualOnly(target, `the file already declares ${inner}; wrap ${exported} with idempotency.${wrapper} by hand`, fn.getStartLineNumber());
     if (!ensureNamedImport(sf, style.specifier('instance'), 'idempotency')) return manualOnly(target, 'the file already has its own binding named "idempotency"; wrap the export by hand', fn.getStartLineNumber());
     if (addKey) addKeyParameter(fn, sf);
-    fn.setIsExported(false);
-    fn.getNameNode()!.replaceWithText(inner);
-    sf.insertStatements(fn.getChildIndex() + 1, fitStatement(sf, `export const ${exported} = ${wrap(inner)};`));
+    // Found again: a raw text edit above forgets the wrapped nodes.
+    const declared = sf.getFunctionOrThrow(exported);
+    declared.setIsExported(false);
+    declared.getNameNode()!.replaceWithText(inner);
+    sf.insertStatements(declared.getChildIndex() + 1, fitStatement(sf, `export const ${exported} = ${wrap(inner)};`));
     return { edits: [], manual: [] };
   }
   const initializer = variable?.getInitializer();
@@ -83,7 +85,19 @@ function addKeyParameter(fn: FunctionDeclaration | Expression, sf: SourceFile): 
     replaceRaw(fn, fn.getText().replace(/^(async\s+)?([A-Za-z_$][\w$]*)\s*=>/, (_m, a: string | undefined, p: string) => `${a ?? ''}(_idempotencyKey${typed ? ': string' : ''}, ${p}) =>`));
     return;
   }
+  const first = fn.getParameters()[0];
+  if (first && onOwnLine(first)) {
+    sf.insertText(first.getStart(), `_idempotencyKey${typed ? ': string' : ''},\n${first.getIndentationText()}`);
+    return;
+  }
   fn.insertParameter(0, typed ? { name: '_idempotencyKey', type: 'string' } : { name: '_idempotencyKey' });
+}
+
+/** A list item (parameter, argument) that starts its own line: what goes before it gets a line of its own too. */
+export function onOwnLine(node: Node): boolean {
+  const text = node.getSourceFile().getFullText();
+  const lineStart = text.lastIndexOf('\n', node.getStart() - 1) + 1;
+  return text.slice(lineStart, node.getStart()).trim() === '';
 }
 
 /** Pages API: the default export goes through withPagesIdempotency, whatever form it has. */

@@ -49,6 +49,22 @@ describe('Next.js route handlers, Pages API routes and Server Actions', () => {
     expect(out.text).toContain("export const saveNote = idempotency.idempotentAction('saveNote', async (_idempotencyKey: string, formData: FormData) => {");
   });
 
+  it('gives the key its own line when the parameters sit one per line', () => {
+    const file = 'utils/stripe/server.ts';
+    const text = "'use server';\n\nexport async function checkout(\n  priceId: string,\n  path = '/account'\n): Promise<string> {\n  return priceId + path;\n}\n";
+    const out = wireTwice(file, text, target(file, 3, { action: 'checkout', codeName: 'checkout', path: '/checkout' }));
+    expect(out.text).toContain("async function checkoutOnce(\n  _idempotencyKey: string,\n  priceId: string,\n  path = '/account'\n): Promise<string> {");
+    expect(out.text).toContain("export const checkout = idempotency.idempotentAction('checkout', checkoutOnce);");
+  });
+
+  it('leaves a webhook route to the event-id dedupe: a scoped request wrapper would refuse every delivery', () => {
+    const file = 'app/api/webhooks/stripe/route.ts';
+    const text = 'export async function POST(req: Request) {\n  return new Response(await req.text());\n}\n';
+    const out = wireSource(file, text, [target(file, 1, { trigger: 'webhook', keySource: 'derived' })], options);
+    expect(out.text).toBe(text);
+    expect(out.manual[0]?.reason).toContain('a webhook is deduplicated by its verified event id inside the handler');
+  });
+
   it('leaves a Server Action built by a library call as a manual step', () => {
     const file = 'app/actions.ts';
     const text = "'use server';\nimport { client } from './safe';\n\nexport const saveNote = client.action(async () => ({ ok: true }));\n";
@@ -83,6 +99,16 @@ describe('client wiring', () => {
       expect.stringMatching(/^lib\/api\.ts:2 POST \/api\/checkout here cannot get a key mechanically: it is outside a React component/),
       expect.stringMatching(/^app\/notes\/page\.tsx:3 POST \/saveNote here cannot get a key mechanically: it is not in a client component/),
     ]);
+  });
+
+  it('puts the key before a first argument that sits on its own line', () => {
+    const file = 'components/Pricing.tsx';
+    const text = "'use client';\nimport { checkout } from '@/app/actions';\nexport default function Pricing() {\n  const go = async () => {\n    const url = await checkout(\n      'price_1',\n      '/account'\n    );\n    return url;\n  };\n  return <button onClick={go}>Buy</button>;\n}\n";
+    const checkout = target('app/actions.ts', 3, { action: 'checkout', codeName: 'checkout', path: '/checkout' });
+    const out = wireClients([{ path: file, text }], { routes: [], actions: [checkout] }, clientOptions);
+    expect(out.texts.get(file)).toContain("  const checkoutIntent = useIdempotencyKey();\n");
+    expect(out.texts.get(file)).toContain("await checkout(\n      checkoutIntent.key(),\n      'price_1',\n      '/account'\n    ).then(checkoutIntent.settle);");
+    expect(out.edits.map((e) => e.summary)).toEqual(['Pricing passes a key from useIdempotencyKey() to the Server Action checkout (line 5)']);
   });
 
   it('says so when no caller of a client-keyed route is in the project', () => {

@@ -25,7 +25,7 @@ export function importStyleFor(file: string, text: string, scaffoldDir: string, 
   const quote = specifiers[0]?.quote ?? 'single';
   const relative = specifiers.filter((s) => s.value.startsWith('./') || s.value.startsWith('../'));
   const extension = relative.length === 0 ? project.defaultExtension : relative.some((s) => /\.[cm]?js$/.test(s.value)) ? '.js' : '';
-  const alias = project.aliases.find((a) => (scaffoldDir === a.dir || scaffoldDir.startsWith(`${a.dir}/`)) && specifiers.some((s) => s.value.startsWith(a.prefix)));
+  const alias = project.aliases.find((a) => (a.dir === '' || scaffoldDir === a.dir || scaffoldDir.startsWith(`${a.dir}/`)) && specifiers.some((s) => s.value.startsWith(a.prefix)));
   const importLines = text.split('\n').filter((line) => /^import\s.*['"]\s*;?\s*$/.test(line));
   const semicolons = importLines.length === 0 || importLines.some((line) => line.trimEnd().endsWith(';'));
   return {

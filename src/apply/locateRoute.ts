@@ -15,7 +15,7 @@ function pathLiteral(call: CallExpression): string | undefined {
 }
 
 /** A router mounted under a prefix registers the tail of the full path: `/` or `/:id/refunds` under `/payments`. */
-function samePath(registered: string, full: string): boolean {
+export function samePath(registered: string, full: string): boolean {
   const trim = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p);
   const a = trim(registered);
   const b = trim(full);

@@ -12,14 +12,19 @@ import type { Transform, TransformContext } from './transforms/context.js';
 import { wireExpressRoute } from './transforms/expressRoute.js';
 import { wireFastifyRoute } from './transforms/fastifyRoute.js';
 import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
+import { wireNextRoute } from './transforms/nextRoute.js';
+import { planNextProject } from './transforms/nextProject.js';
 import { locateRoute } from './locateRoute.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 
 /** One transform per framework the generated adapters cover; adding one = one file + one line. */
-const ROUTE_TRANSFORMS: Record<WiredFramework, Transform> = { express: wireExpressRoute, fastify: wireFastifyRoute, nestjs: wireNestRoute };
+const ROUTE_TRANSFORMS: Record<ApplyFramework, Transform> = { express: wireExpressRoute, fastify: wireFastifyRoute, nestjs: wireNestRoute, nextjs: wireNextRoute };
+
+/** Next.js has its own instance module and a client pass (transforms/nextProject.ts). */
+type ApplyFramework = WiredFramework | 'nextjs';
 
 export interface WireSourceOptions {
-  framework: WiredFramework;
+  framework: ApplyFramework;
   scaffoldDir: string;
   imports: ProjectImports;
   scaffoldModules: ReadonlySet<string>;
@@ -81,7 +86,7 @@ async function projectImports(root: string): Promise<ProjectImports> {
 }
 
 /** Sorted actions → the wiring each needs, or the manual step saying why apply leaves it. */
-function targetsOf(model: DesignModel, config: Config, framework: WiredFramework | undefined, only: string | undefined): { targets: WiringTarget[]; manual: ManualStep[] } {
+function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework | undefined, only: string | undefined): { targets: WiringTarget[]; manual: ManualStep[] } {
   const targets: WiringTarget[] = [];
   const manual: ManualStep[] = [];
   for (const [index, action] of model.actions.entries()) {
@@ -152,7 +157,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   if (!(await present('index'))) throw new UserError(`The scaffolding is not in ${dir} yet.`, 'Run `idempotency-builder generate` first, then apply.');
   const scaffoldModules = new Set<string>(['index']);
   for (const name of ['providers', 'instance', 'next']) if (await present(name)) scaffoldModules.add(name);
-  const framework = (['express', 'fastify', 'nestjs'] as const).find((f) => f === model.stack.framework);
+  const framework = (['express', 'fastify', 'nestjs', 'nextjs'] as const).find((f) => f === model.stack.framework);
   const { targets, manual } = targetsOf(model, config, framework, options.action);
   const record = await readApplyRecord(root);
   const imports = await projectImports(root);
@@ -193,8 +198,14 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       else if (sf.getFullText() !== text) changes.push({ path: rootModule.file, before: text, after: sf.getFullText() });
     }
   }
+  if (framework === 'nextjs') {
+    const next = await planNextProject({ root, targets, changes, scaffoldDir: dir, imports, scaffoldModules, keyHeader: model.keys.header, stale: stale.length > 0 });
+    for (const change of next.changes) changes.push(change);
+    edits.push(...next.edits);
+    manual.push(...next.manual);
+  }
   const instance = `${dir}/instance.ts`;
-  if (framework && !scaffoldModules.has('instance') && changes.some((c) => c.after.includes('idempotency'))) {
+  if (framework && framework !== 'nextjs' && !scaffoldModules.has('instance') && changes.some((c) => c.after.includes('idempotency'))) {
     changes.push({ path: instance, after: renderInstance(framework, principal) });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
   }

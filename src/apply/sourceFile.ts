@@ -1,4 +1,4 @@
-import { IndentationText, Project, QuoteKind, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { IndentationText, Node, Project, QuoteKind, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import type { ImportStyle } from './types.js';
 
 /** The file's own indentation (two or four spaces, or tabs), so inserted code matches what is around it. */
@@ -43,7 +43,9 @@ export function ensureNamedImport(sf: SourceFile, specifier: string, name: strin
     return true;
   }
   const imports = sf.getImportDeclarations();
-  const index = imports.length === 0 ? 0 : imports[imports.length - 1]!.getChildIndex() + 1;
+  // With no imports yet, after the 'use client' / 'use server' directives, which must stay first.
+  const directives = sf.getStatements().findIndex((st) => !(Node.isExpressionStatement(st) && Node.isStringLiteral(st.getExpression())));
+  const index = imports.length === 0 ? Math.max(0, directives === -1 ? sf.getStatements().length : directives) : imports[imports.length - 1]!.getChildIndex() + 1;
   const added = sf.insertImportDeclaration(index, { moduleSpecifier: specifier, namedImports: [name] });
   if (noSemicolons.has(sf)) added.replaceWithText(fitStatement(sf, added.getText()));
   return true;

@@ -1,0 +1,308 @@
+import path from 'node:path';
+import { Node, SyntaxKind, type ArrowFunction, type Block, type CallExpression, type FunctionDeclaration, type FunctionExpression, type Identifier, type JsxAttribute, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { importStyleFor, type ProjectImports } from '../importStyle.js';
+import { ensureNamedImport, fitStatement, parseSource } from '../sourceFile.js';
+import type { Edit, ImportStyle, ManualStep, WiringTarget } from '../types.js';
+import { nextKindOf, onOwnLine, replaceRaw, serverActionName } from './nextRoute.js';
+
+export interface ClientWiringOptions {
+  scaffoldDir: string;
+  imports: ProjectImports;
+  /** The key header the generated policy reads (`Idempotency-Key` unless configured otherwise). */
+  keyHeader: string;
+}
+
+export interface ClientWiringResult {
+  /** New text per file that changed. */
+  texts: Map<string, string>;
+  edits: Edit[];
+  manual: ManualStep[];
+  /** Some component now imports useIdempotencyKey: the hook files must exist in the scaffold folder. */
+  usesHook: boolean;
+}
+
+/** `useIdempotencyKey` and the hooks' own folder are apply's; their files are templates, see planApply. */
+export const HOOK_FILES = ['intentKey', 'useIdempotencyKey'] as const;
+
+const CODE = /\.[cm]?[jt]sx?$/;
+const PASCAL = /^[A-Z][\w$]*$/;
+
+/** A component body runs in the browser: a "use client" module, or a .tsx/.jsx outside the App Router's server tree. */
+function isClientModule(file: string, text: string): boolean {
+  if (/^\s*(?:\/\/[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*['"]use client['"]/.test(text)) return true;
+  return /\.[jt]sx$/.test(file) && !/(^|\/)app\//.test(file) && nextKindOf(file, text) === undefined;
+}
+
+/** A route template's segments against a URL written in code: `:id` / `[id]` match one segment, `${…}` any one. */
+function urlMatches(node: Node, route: string): boolean {
+  let text: string;
+  if (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) text = node.getLiteralValue();
+  else if (Node.isTemplateExpression(node)) text = node.getHead().getLiteralText() + node.getTemplateSpans().map((s) => `\0${s.getLiteral().getLiteralText()}`).join('');
+  else return false;
+  const url = text.replace(/[?#].*$/, '').split('/').filter(Boolean);
+  const wanted = route.split('/').filter(Boolean);
+  // `${baseUrl}/api/x`: a leading substitution is the origin.
+  if (url[0] === '\0' && url.length === wanted.length + 1) url.shift();
+  if (url.length !== wanted.length) return false;
+  return wanted.every((segment, i) => {
+    const param = /^:|^\[.+\]$/.test(segment);
+    return url[i] === segment || (param && url[i] !== '' && (url[i] === '\0' || !url[i]!.includes('\0')));
+  });
+}
+
+const propertyValue = (object: ObjectLiteralExpression, name: string) => {
+  const property = object.getProperty(name);
+  return property && Node.isPropertyAssignment(property) ? property.getInitializer() : undefined;
+};
+
+/** The React component the node runs in: a top-level PascalCase function (declaration or const arrow / function). */
+function componentOf(node: Node): { body: Block; name: string } | undefined {
+  let current: Node | undefined = node;
+  let outermost: FunctionDeclaration | ArrowFunction | FunctionExpression | undefined;
+  while (current) {
+    if (Node.isFunctionDeclaration(current) || Node.isArrowFunction(current) || Node.isFunctionExpression(current)) outermost = current;
+    current = current.getParent();
+  }
+  if (!outermost) return undefined;
+  let name: string | undefined;
+  if (Node.isFunctionDeclaration(outermost)) name = outermost.getName() ?? (outermost.isDefaultExport() ? 'default' : undefined);
+  else {
+    const holder = outermost.getParent();
+    if (holder && Node.isVariableDeclaration(holder)) name = holder.getName();
+  }
+  const body = outermost.getBody();
+  if (!name || !(PASCAL.test(name) || name === 'default') || !body || !Node.isBlock(body)) return undefined;
+  // The hook is declared at the top of the component: the site must not be that very statement.
+  return { body, name };
+}
+
+/**
+ * `const <name>Intent = useIdempotencyKey();` as the component's first statement, once per action; returns the
+ * variable. The body is found again by position after every edit (ts-morph forgets nodes on text edits).
+ */
+function ensureIntent(sf: SourceFile, body: Block, target: WiringTarget): string {
+  const name = `${target.codeName}Intent`;
+  const existing = body.getVariableDeclaration(name);
+  if (existing) return name;
+  body.insertStatements(0, fitStatement(sf, `const ${name} = useIdempotencyKey();`));
+  return name;
+}
+
+interface Site {
+  target: WiringTarget;
+  line: number;
+  /** Applies the edit (given the intent's variable); undefined when the site is already wired. */
+  wire?: (intent: string) => string | undefined;
+  node: Node;
+}
+
+/** The text of `outer` with `inner` (a descendant) replaced by `text`. */
+function replaceRange(outer: Node, inner: Node, text: string): string {
+  const full = outer.getText();
+  const start = inner.getStart() - outer.getStart();
+  return `${full.slice(0, start)}${text}${full.slice(start + inner.getWidth())}`;
+}
+
+/** `{ a }` → `{ a, entry }`; a multi-line literal gets the entry on its own line, indented like its last property. */
+function withProperty(object: ObjectLiteralExpression, entry: string): string {
+  const text = object.getText();
+  const last = object.getProperties().at(-1);
+  if (object.getStartLineNumber() === object.getEndLineNumber() || !last) {
+    const inner = text.slice(1, -1).trim().replace(/,$/, '');
+    return inner === '' ? `{ ${entry} }` : `{ ${inner}, ${entry} }`;
+  }
+  const end = last.getEnd() - object.getStart();
+  const after = text.slice(end);
+  const indent = last.getIndentationText();
+  return after.trimStart().startsWith(',') ? `${text.slice(0, end)},\n${indent}${entry},${after.replace(/^\s*,/, '')}` : `${text.slice(0, end)},\n${indent}${entry}${after}`;
+}
+
+/** Whether a fetch's options already send the key header. */
+const sendsKey = (options: ObjectLiteralExpression, header: string) => {
+  const headers = propertyValue(options, 'headers');
+  return !!headers && headers.getText().toLowerCase().includes(header.toLowerCase());
+};
+
+function fetchSites(sf: SourceFile, targets: readonly WiringTarget[], options: ClientWiringOptions, style: ImportStyle): Site[] {
+  const sites: Site[] = [];
+  const header = style.quote === 'double' ? `"${options.keyHeader}"` : `'${options.keyHeader}'`;
+  for (const call of sf.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    const callee = call.getExpression().getText();
+    if (callee !== 'fetch' && callee !== 'window.fetch' && callee !== 'globalThis.fetch') continue;
+    const [url, init] = call.getArguments();
+    if (!url || !init || !Node.isObjectLiteralExpression(init)) continue;
+    const method = propertyValue(init, 'method');
+    const methodName = method && (Node.isStringLiteral(method) || Node.isNoSubstitutionTemplateLiteral(method)) ? method.getLiteralValue().toUpperCase() : undefined;
+    const target = targets.find((t) => t.path !== undefined && (t.method ?? 'POST') === methodName && urlMatches(url, t.path));
+    if (!target) continue;
+    if (sendsKey(init, options.keyHeader)) {
+      sites.push({ target, line: call.getStartLineNumber(), node: call });
+      continue;
+    }
+    const headers = propertyValue(init, 'headers');
+    if (headers && !Node.isObjectLiteralExpression(headers)) {
+      sites.push({ target, line: call.getStartLineNumber(), node: call, wire: () => `its headers are not an object literal: add ${options.keyHeader}: <intent>.key() to them` });
+      continue;
+    }
+    sites.push({
+      target,
+      line: call.getStartLineNumber(),
+      node: call,
+      wire: (intent) => {
+        const entry = `${header}: ${intent}.key()`;
+        // One text edit for the whole call: the header joins the options, the answer settles the intent.
+        const initText = headers && Node.isObjectLiteralExpression(headers) ? replaceRange(init, headers, withProperty(headers, entry)) : withProperty(init, `headers: { ${entry} }`);
+        replaceRaw(call, `${replaceRange(call, init, initText)}.then(${intent}.settle)`);
+        return undefined;
+      },
+    });
+  }
+  return sites;
+}
+
+/** The module file an import specifier points at, without extension, or undefined for packages. */
+function resolveSpecifier(from: string, specifier: string, imports: ProjectImports): string | undefined {
+  let resolved: string | undefined;
+  if (specifier.startsWith('./') || specifier.startsWith('../')) resolved = path.posix.join(path.posix.dirname(from), specifier);
+  else {
+    const alias = imports.aliases.find((a) => specifier.startsWith(a.prefix));
+    if (alias) resolved = path.posix.join(alias.dir, specifier.slice(alias.prefix.length));
+  }
+  return resolved?.replace(/\.[cm]?[jt]sx?$/, '');
+}
+
+function actionSites(sf: SourceFile, file: string, targets: readonly WiringTarget[], imports: ProjectImports): Site[] {
+  const sites: Site[] = [];
+  const typed = /\.[cm]?tsx?$/.test(file);
+  for (const declaration of sf.getImportDeclarations()) {
+    const module = resolveSpecifier(file, declaration.getModuleSpecifierValue(), imports);
+    if (module === undefined) continue;
+    for (const target of targets) {
+      if (target.file.replace(/\.[cm]?[jt]sx?$/, '') !== module && target.file.replace(/\/index\.[cm]?[jt]sx?$/, '') !== module) continue;
+      const name = serverActionName(target);
+      const imported = declaration.getNamedImports().find((n) => n.getName() === name);
+      if (!imported) continue;
+      const local = imported.getAliasNode()?.getText() ?? imported.getName();
+      for (const id of sf.getDescendantsOfKind(SyntaxKind.Identifier)) {
+        if (id.getText() !== local || id.getFirstAncestorByKind(SyntaxKind.ImportDeclaration)) continue;
+        sites.push(actionSite(target, id, typed));
+      }
+    }
+  }
+  return sites;
+}
+
+/** One use of a Server Action in a component: a call gets the key first, a form's action a small wrapper. */
+function actionSite(target: WiringTarget, id: Identifier, typed: boolean): Site {
+  const parent = id.getParentOrThrow();
+  const line = id.getStartLineNumber();
+  if (Node.isCallExpression(parent) && parent.getExpression() === id) {
+    const first = parent.getArguments()[0];
+    if (first && /^\w+Intent\.key\(\)$/.test(first.getText())) return { target, line, node: id };
+    return {
+      target,
+      line,
+      node: id,
+      wire: (intent) => {
+        const call = parent as CallExpression;
+        const first = call.getArguments()[0];
+        const text = first && onOwnLine(first) ? replaceRange(call, first, `${intent}.key(),\n${first.getIndentationText()}${first.getText()}`) : undefined;
+        if (text === undefined) call.insertArgument(0, `${intent}.key()`);
+        replaceRaw(call, `${text ?? call.getText()}.then(${intent}.settle)`);
+        return undefined;
+      },
+    };
+  }
+  const container = parent.getParent();
+  const attribute = Node.isJsxExpression(parent) && container && Node.isJsxAttribute(container) ? (container as JsxAttribute) : undefined;
+  const attributeName = attribute?.getNameNode().getText();
+  if (attribute && (attributeName === 'action' || attributeName === 'formAction')) {
+    return {
+      target,
+      line,
+      node: id,
+      wire: (intent) => {
+        const formData = typed ? 'formData: FormData' : 'formData';
+        replaceRaw(parent, `{async (${formData}) => { ${intent}.settle(await ${id.getText()}(${intent}.key(), formData)); }}`);
+        return undefined;
+      },
+    };
+  }
+  const receiver = Node.isCallExpression(parent) ? `to ${parent.getExpression().getText()}()` : Node.isJsxExpression(parent) && attributeName ? `as the ${attributeName} prop` : 'on';
+  return { target, line, node: id, wire: () => `${id.getText()} is passed ${receiver}, not called: whoever calls it must pass a key from useIdempotencyKey() as its first argument` };
+}
+
+/**
+ * The client half of a Next.js app's wiring: components that fetch a protected route send the key header, and
+ * components that call a Server Action pass the key first; both from one useIdempotencyKey() per component and
+ * action, settled with the answer. Whatever is not in a client component (a fetch wrapper, a Server Component's
+ * form) is listed with the reason: a hook cannot live there.
+ */
+export function wireClients(files: ReadonlyArray<{ path: string; text: string }>, wired: { routes: readonly WiringTarget[]; actions: readonly WiringTarget[] }, options: ClientWiringOptions): ClientWiringResult {
+  const result: ClientWiringResult = { texts: new Map(), edits: [], manual: [], usesHook: false };
+  const actions = wired.actions;
+  const routes = wired.routes.filter((t) => t.keySource === 'client');
+  const targets = [...wired.routes, ...actions];
+  const found = new Set<string>();
+  for (const { path: file, text } of files) {
+    if (!CODE.test(file) || file.endsWith('.d.ts') || file.startsWith(`${options.scaffoldDir}/`) || targets.some((t) => t.file === file)) continue;
+    if (!text.includes('fetch') && !actions.some((t) => text.includes(serverActionName(t)!))) continue;
+    const style = clientImportStyle(file, text, options);
+    const sf = parseSource(file, text, style);
+    const count = () => [...fetchSites(sf, routes, options, style), ...actionSites(sf, file, actions, options.imports)];
+    const client = isClientModule(file, text);
+    // Sites are wired one at a time, last first, and found again after each edit (text edits forget nodes).
+    let pending = count();
+    for (const site of pending) found.add(site.target.action);
+    const total = pending.length;
+    for (let index = total - 1; index >= 0; index--) {
+      pending = count();
+      const site = pending[index];
+      if (!site?.wire) continue;
+      const enclosing = componentOf(site.node);
+      const component = client ? enclosing : undefined;
+      if (!component) {
+        const why = enclosing ? 'it is not in a client component ("use client"), where a hook could hold the key' : 'it is outside a React component (a fetch wrapper or a module-level call)';
+        result.manual.push({ action: site.target.action, file, line: site.line, reason: `${describe(site.target)} here cannot get a key mechanically: ${why}; create one key per user intent with useIdempotencyKey() in the component that starts it and pass it down` });
+        continue;
+      }
+      const intent = `${site.target.codeName}Intent`;
+      const problem = site.wire(intent);
+      if (problem !== undefined) {
+        result.manual.push({ action: site.target.action, file, line: site.line, reason: `${describe(site.target)}: ${problem}` });
+        continue;
+      }
+      const again = componentOf(count()[index]!.node);
+      if (again) ensureIntent(sf, again.body, site.target);
+      if (!ensureNamedImport(sf, style.specifier('useIdempotencyKey'), 'useIdempotencyKey')) {
+        result.manual.push({ action: site.target.action, file, line: site.line, reason: 'the file already binds useIdempotencyKey to something else; import the generated hook under another name' });
+        return { texts: new Map(), edits: [], manual: result.manual, usesHook: false };
+      }
+      result.usesHook = true;
+      result.edits.push({ action: site.target.action, file, summary: `${component.name === 'default' ? 'the default component' : component.name} ${actions.includes(site.target) ? `passes a key from useIdempotencyKey() to the Server Action ${serverActionName(site.target)}` : `sends the ${options.keyHeader} header from useIdempotencyKey() to ${describe(site.target)}`} (line ${site.line})` });
+    }
+    if (sf.getFullText() !== text) result.texts.set(file, sf.getFullText());
+  }
+  for (const target of routes) {
+    if (found.has(target.action)) continue;
+    result.manual.push({ action: target.action, file: target.file, line: target.line, reason: `no caller found in the project's components: callers must now send an ${options.keyHeader} header (one per user intent, reused on retry); requests without it are answered 400, so ship the client change first` });
+  }
+  for (const target of actions) {
+    if (found.has(target.action)) continue;
+    result.manual.push({ action: target.action, file: target.file, line: target.line, reason: `no caller of the Server Action ${serverActionName(target)} found in the project: its callers must pass an idempotency key (useIdempotencyKey()) as the first argument` });
+  }
+  return result;
+}
+
+/**
+ * A component that imports nothing of the project's by relative path gets the hook through the tsconfig alias that
+ * covers the scaffold folder (`@/lib/idempotency/useIdempotencyKey`), as Next apps write it; otherwise the file's way.
+ */
+function clientImportStyle(file: string, text: string, options: ClientWiringOptions): ImportStyle {
+  const style = importStyleFor(file, text, options.scaffoldDir, options.imports);
+  const alias = options.imports.aliases.find((a) => a.dir === '' || options.scaffoldDir === a.dir || options.scaffoldDir.startsWith(`${a.dir}/`));
+  if (!alias || /(?:from|import)\s*\(?\s*['"]\.\.?\//.test(text)) return style;
+  return { ...style, specifier: (target) => `${alias.prefix}${path.posix.relative(alias.dir, `${options.scaffoldDir}/${target}`)}` };
+}
+
+const describe = (target: WiringTarget) => `${target.method ?? 'POST'} ${target.path ?? ''}`;

@@ -1,0 +1,80 @@
+import { readInside } from '../../emit/safePath.js';
+import { readTemplate } from '../../scaffold/readTemplate.js';
+import type { ProjectImports } from '../importStyle.js';
+import type { Edit, ManualStep, WiringTarget } from '../types.js';
+import { HOOK_FILES, wireClients } from './clientWiring.js';
+import { renderNextInstance } from './nextInstance.js';
+import { nextKindOf, wiredIn } from './nextRoute.js';
+
+export interface NextProjectInput {
+  root: string;
+  targets: readonly WiringTarget[];
+  /** The changes the route transforms planned so far (their text is the starting point for those files). */
+  changes: ReadonlyArray<{ path: string; before?: string; after: string }>;
+  scaffoldDir: string;
+  imports: ProjectImports;
+  scaffoldModules: ReadonlySet<string>;
+  keyHeader: string;
+  /** apply refuses anyway: the client pass would only add noise. */
+  stale: boolean;
+}
+
+export interface NextProjectPlan {
+  changes: Array<{ path: string; before?: string; after: string }>;
+  edits: Edit[];
+  manual: ManualStep[];
+}
+
+/**
+ * What a Next.js app needs beyond its route files: the client side (components calling the protected routes and
+ * Server Actions, see clientWiring.ts), the hook those use, and the instance module with a principal the user
+ * completes. Returns new and further-changed files; a change to a file already planned replaces its `after`.
+ */
+export async function planNextProject(input: NextProjectInput): Promise<NextProjectPlan> {
+  const out: NextProjectPlan = { changes: [], edits: [], manual: [] };
+  if (input.targets.length === 0 || input.stale) return out;
+  const actions: WiringTarget[] = [];
+  const routes: WiringTarget[] = [];
+  for (const target of input.targets) {
+    const change = input.changes.find((c) => c.path === target.file);
+    const text = change?.before ?? (await readInside(input.root, target.file).catch(() => undefined)) ?? '';
+    // Only what is wrapped changes for its callers: an action left manual keeps its signature and its callers.
+    if (!wiredIn(change?.after ?? text, target)) continue;
+    (nextKindOf(target.file, text) === 'action' ? actions : routes).push(target);
+  }
+  if (actions.length === 0 && routes.length === 0) return out;
+  const { walkProject } = await import('../../inspect/files/walkProject.js');
+  const { files } = await walkProject(input.root);
+  const texts: Array<{ path: string; text: string; before: string }> = [];
+  for (const file of files) {
+    if (!/\.[cm]?[jt]sx?$/.test(file.rel)) continue;
+    const before = await readInside(input.root, file.rel).catch(() => undefined);
+    if (before === undefined) continue;
+    texts.push({ path: file.rel, before, text: input.changes.find((c) => c.path === file.rel)?.after ?? before });
+  }
+  const clients = wireClients(texts, { routes, actions }, { scaffoldDir: input.scaffoldDir, imports: input.imports, keyHeader: input.keyHeader });
+  for (const [file, after] of clients.texts) out.changes.push({ path: file, before: texts.find((t) => t.path === file)!.before, after });
+  out.edits.push(...clients.edits);
+  out.manual.push(...clients.manual);
+  if (clients.usesHook) {
+    for (const name of HOOK_FILES) {
+      const file = `${input.scaffoldDir}/${name}.ts`;
+      if ((await readInside(input.root, file).catch(() => undefined)) !== undefined) continue;
+      out.changes.push({ path: file, after: readTemplate(`typescript/client/${name}.ts`) });
+      out.edits.push({ action: input.targets[0]!.action, file, summary: name === 'useIdempotencyKey' ? 'creates the useIdempotencyKey() hook: one key per user intent, reused on retry' : 'creates the intent key logic the hook keeps (no React, testable alone)' });
+    }
+  }
+  const scoped = [...routes, ...actions].filter((t) => t.scope !== undefined && t.scope !== 'global');
+  const instance = `${input.scaffoldDir}/instance.ts`;
+  if (!input.scaffoldModules.has('instance')) {
+    out.changes.push({ path: instance, after: renderNextInstance(scoped.length > 0) });
+    out.edits.push({ action: input.targets[0]!.action, file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
+  }
+  const instanceText = input.scaffoldModules.has('instance') ? await readInside(input.root, instance).catch(() => undefined) : renderNextInstance(scoped.length > 0);
+  if (scoped.length > 0 && instanceText?.includes('principal: async () => undefined')) {
+    for (const target of scoped) {
+      out.manual.push({ action: target.action, file: instance, reason: `keys of ${target.action} are scoped per ${target.scope}: make principal in ${instance} return the signed-in id from your session; until then the action is refused (401 / PrincipalMissingError)` });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,47 @@
+/**
+ * One idempotency key per user intent (a checkout, a form submission), written by `idempotency-builder apply`:
+ * created when the intent first needs it, reused by every retry of that intent (a double click, a retry after a
+ * network error or a 5xx), and replaced only once the server has given a definitive answer. No React here, so the
+ * logic is testable on its own; useIdempotencyKey.ts keeps one per component.
+ */
+export interface IntentKey {
+  /** The current intent's key, created on first use. */
+  key(): string;
+  /**
+   * Pass the outcome through (`fetch(...).then(intent.settle)`): a Response ends the intent unless it asks for a
+   * retry (408, 409 in progress, 425, 429, 5xx); any other value (a Server Action's result) ends it. A rejected
+   * call never reaches settle, so a network error keeps the key for the retry.
+   */
+  settle<T>(outcome: T): T;
+  /** Starts a new intent now (the user changed the form, or abandoned it). */
+  rotate(): void;
+}
+
+/** Answers that say "try again with the same key": the request may not have run, or is still running. */
+export function isRetryable(status: number): boolean {
+  return status === 408 || status === 409 || status === 425 || status === 429 || status >= 500;
+}
+
+/** randomUUID needs a secure context (https, localhost); 16 random bytes in hex serve elsewhere. */
+const randomKey = (): string =>
+  typeof globalThis.crypto.randomUUID === 'function'
+    ? globalThis.crypto.randomUUID()
+    : Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) =>
+        b.toString(16).padStart(2, '0'),
+      ).join('');
+
+export function createIntentKey(generate: () => string = randomKey): IntentKey {
+  let current: string | undefined;
+  const rotate = () => {
+    current = undefined;
+  };
+  return {
+    key: () => (current ??= generate()),
+    settle: <T>(outcome: T): T => {
+      const status = outcome instanceof Response ? outcome.status : undefined;
+      if (status === undefined || !isRetryable(status)) rotate();
+      return outcome;
+    },
+    rotate,
+  };
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { wireSource, type WireSourceOptions } from '../../src/apply/planApply.js';
+import type { WiringTarget } from '../../src/apply/types.js';
+
+const options: WireSourceOptions = { framework: 'fastify', scaffoldDir: 'src/idempotency', imports: { aliases: [], defaultExtension: '.js' }, scaffoldModules: new Set(['index']) };
+const target = (line: number, extra: Partial<WiringTarget> = {}): WiringTarget => ({ action: 'createBooking', codeName: 'createBooking', trigger: 'http', method: 'POST', path: '/bookings', file: 'src/routes/bookings.ts', line, ...extra });
+
+const source = (receiver: string) => `import type { FastifyInstance } from 'fastify';
+
+export async function bookingRoutes(${receiver}: FastifyInstance): Promise<void> {
+  ${receiver}.route({
+    method: 'POST',
+    url: '/bookings',
+    handler: async (request, reply) => {
+      return reply.code(201).send({ ok: true });
+    },
+  });
+  ${receiver}.route({ method: 'GET', url: '/bookings', handler: async () => [] });
+}
+`;
+
+describe('Fastify full declaration: app.route({ method, url, handler })', () => {
+  for (const receiver of ['app', 'fastify']) {
+    it(`spreads the generated hooks first into ${receiver}.route() options, and a second run changes nothing`, () => {
+      const out = wireSource('src/routes/bookings.ts', source(receiver), [target(4)], options);
+      expect(out.stale).toEqual([]);
+      expect(out.text).toContain("import { idempotency } from '../idempotency/instance.js';\n");
+      expect(out.text).toContain(`  ${receiver}.route({\n    ...idempotency.createBooking,\n    method: 'POST',`);
+      // The GET route of the same path is not touched.
+      expect(out.text).toContain(`${receiver}.route({ method: 'GET', url: '/bookings', handler: async () => [] });`);
+      expect(out.edits.map((e) => e.summary)).toEqual(['adds the idempotency.createBooking hooks to the .route() options of POST /bookings']);
+      const again = wireSource('src/routes/bookings.ts', out.text, [target(4)], { ...options, anyLine: true });
+      expect(again.text).toBe(out.text);
+      expect(again.edits).toEqual([]);
+    });
+  }
+
+  it('matches a method array and a one-line options object', () => {
+    const text = "import type { FastifyInstance } from 'fastify';\nexport function r(app: FastifyInstance) {\n  app.route({ method: ['POST', 'PUT'], url: '/bookings', handler: async () => ({}) });\n}\n";
+    const out = wireSource('src/routes/bookings.ts', text, [target(3)], options);
+    expect(out.text).toContain("app.route({ ...idempotency.createBooking, method: ['POST', 'PUT'], url: '/bookings', handler: async () => ({}) });");
+  });
+
+  it('leaves a route that sets its own preHandler as a manual step', () => {
+    const text = "import type { FastifyInstance } from 'fastify';\nexport function r(app: FastifyInstance, auth: () => void) {\n  app.route({ method: 'POST', url: '/bookings', preHandler: auth, handler: async () => ({}) });\n}\n";
+    const out = wireSource('src/routes/bookings.ts', text, [target(3)], options);
+    expect(out.text).toBe(text);
+    expect(out.manual[0]?.reason).toContain('the route already sets preHandler/onSend');
+  });
+
+  it('refuses when the route moved since inspection', () => {
+    const out = wireSource('src/routes/bookings.ts', `// moved\n${source('app')}`, [target(4)], options);
+    expect(out.stale).toEqual(['src/routes/bookings.ts changed since inspection: POST /bookings is declared with .route() at line 5, not 4']);
+  });
+});

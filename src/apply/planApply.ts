@@ -13,6 +13,7 @@ import { wireExpressRoute } from './transforms/expressRoute.js';
 import { wireFastifyRoute } from './transforms/fastifyRoute.js';
 import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
 import { locateRoute } from './locateRoute.js';
+import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 
 /** One transform per framework the generated adapters cover; adding one = one file + one line. */
@@ -35,12 +36,13 @@ export function wireSource(file: string, text: string, targets: readonly WiringT
   const out: { edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } = { edits: [], manual: [], stale: [] };
   // Every recorded line is resolved on the untouched text first: edits (an import at the top) shift lines.
   const resolved = targets.map((target) => {
+    if (TRIGGER_TRANSFORMS[target.trigger]) return triggerOccurrence(sf, target, context.anyLine);
     const found = options.framework === 'nestjs' ? locateNestMethod(sf, target, context.anyLine) : locateRoute(sf, target, context.anyLine);
     return found && 'occurrence' in found && found.occurrence !== undefined ? { ...target, occurrence: found.occurrence } : target;
   });
   // Unresolved ones first, so their stale / manual report also describes the untouched text.
   for (const target of [...resolved].sort((a, b) => Number(a.occurrence !== undefined) - Number(b.occurrence !== undefined) || b.line - a.line)) {
-    const outcome = ROUTE_TRANSFORMS[options.framework](sf, target, context);
+    const outcome = (TRIGGER_TRANSFORMS[target.trigger] ?? ROUTE_TRANSFORMS[options.framework])(sf, target, context);
     if (outcome.stale) out.stale.push(outcome.stale);
     if (outcome.principal) out.principal ??= outcome.principal;
     out.edits.push(...outcome.edits);
@@ -103,8 +105,12 @@ function targetsOf(model: DesignModel, config: Config, framework: WiredFramework
     for (const finding of action.findings.filter((f) => f.status === 'open' && (f.actions[0] ?? action.name) === action.name && !APPLY_FIXES.has(f.ruleId) && !(action.trigger === 'webhook' && f.ruleId === 'webhook-without-event-dedupe'))) {
       manual.push({ action: action.name, file: finding.file, line: finding.line, reason: `${finding.ruleId}: ${finding.fix}` });
     }
+    if ((action.trigger === 'consumer' || action.trigger === 'cron') && !framework) {
+      manual.push({ action: action.name, file, line: location.line, reason: `no app instance apply can write for ${model.stack.frameworkLabel}: wrap the handler with the ${action.trigger === 'cron' ? 'CronGuard (cron/guard.ts)' : 'consumer wrapper (consumers/)'} as TRIGGERS.md shows` });
+      continue;
+    }
     if (action.trigger === 'consumer' || action.trigger === 'cron') {
-      manual.push({ action: action.name, file, line: location.line, reason: `the generated scaffold has no ${action.trigger} wrapper yet: claim the ${action.trigger === 'cron' ? 'job name + scheduled slot' : 'message id'} with core.begin() around the handler` });
+      targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, file, line: location.line, scope: action.scope });
       continue;
     }
     if (!framework || action.path === undefined) {
@@ -155,7 +161,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const present = async (name: string) => (await readInside(root, `${dir}/${name}.ts`).catch(() => undefined)) !== undefined;
   if (!(await present('index'))) throw new UserError(`The scaffolding is not in ${dir} yet.`, 'Run `idempotency-builder generate` first, then apply.');
   const scaffoldModules = new Set<string>(['index']);
-  for (const name of ['providers', 'instance', 'next']) if (await present(name)) scaffoldModules.add(name);
+  for (const name of ['providers', 'instance', 'next', ...TRIGGER_MODULES]) if (await present(name)) scaffoldModules.add(name);
   const framework = (['express', 'fastify', 'nestjs'] as const).find((f) => f === model.stack.framework);
   const { targets, manual } = targetsOf(model, config, framework, options.action);
   const record = await readApplyRecord(root);

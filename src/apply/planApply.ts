@@ -13,6 +13,7 @@ import { wireExpressRoute } from './transforms/expressRoute.js';
 import { wireFastifyRoute } from './transforms/fastifyRoute.js';
 import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
 import { locateRoute } from './locateRoute.js';
+import { renderWebhookEvent, WEBHOOK_EVENT_MODULE, wireStripeWebhook } from './transforms/webhook.js';
 import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 
@@ -42,7 +43,8 @@ export function wireSource(file: string, text: string, targets: readonly WiringT
   });
   // Unresolved ones first, so their stale / manual report also describes the untouched text.
   for (const target of [...resolved].sort((a, b) => Number(a.occurrence !== undefined) - Number(b.occurrence !== undefined) || b.line - a.line)) {
-    const outcome = (TRIGGER_TRANSFORMS[target.trigger] ?? ROUTE_TRANSFORMS[options.framework])(sf, target, context);
+    const route = ROUTE_TRANSFORMS[options.framework];
+    const outcome = (TRIGGER_TRANSFORMS[target.trigger] ?? (target.trigger === 'webhook' ? wireStripeWebhook(route, options.framework) : route))(sf, target, context);
     if (outcome.stale) out.stale.push(outcome.stale);
     if (outcome.principal) out.principal ??= outcome.principal;
     out.edits.push(...outcome.edits);
@@ -161,7 +163,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const present = async (name: string) => (await readInside(root, `${dir}/${name}.ts`).catch(() => undefined)) !== undefined;
   if (!(await present('index'))) throw new UserError(`The scaffolding is not in ${dir} yet.`, 'Run `idempotency-builder generate` first, then apply.');
   const scaffoldModules = new Set<string>(['index']);
-  for (const name of ['providers', 'instance', 'next', ...TRIGGER_MODULES]) if (await present(name)) scaffoldModules.add(name);
+  for (const name of ['providers', 'instance', 'next', WEBHOOK_EVENT_MODULE, ...TRIGGER_MODULES]) if (await present(name)) scaffoldModules.add(name);
   const framework = (['express', 'fastify', 'nestjs'] as const).find((f) => f === model.stack.framework);
   const { targets, manual } = targetsOf(model, config, framework, options.action);
   const record = await readApplyRecord(root);
@@ -207,6 +209,11 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   if (framework && !scaffoldModules.has('instance') && changes.some((c) => c.after.includes('idempotency'))) {
     changes.push({ path: instance, after: renderInstance(framework, principal) });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
+  }
+  const webhookEvent = `${dir}/${WEBHOOK_EVENT_MODULE}.ts`;
+  if (!scaffoldModules.has(WEBHOOK_EVENT_MODULE) && changes.some((c) => c.after.includes(`/${WEBHOOK_EVENT_MODULE}`))) {
+    changes.push({ path: webhookEvent, after: renderWebhookEvent() });
+    edits.push({ action: targets.find((t) => t.trigger === 'webhook')?.action ?? '', file: webhookEvent, summary: 'creates onceForEvent(): the webhook processor\'s dedupe for events the route verified itself' });
   }
   return { changes, edits, manual, stale, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record };
 }

@@ -65,7 +65,7 @@ export const worker = new Worker('receipts', async (job) => {
   it('says which generate step is missing when the scaffold has no BullMQ adapter', () => {
     const out = wireSource(file, source, [target(file, 4)], options([]));
     expect(out.text).toBe(source);
-    expect(out.manual[0]?.reason).toContain('"broker": "bullmq"');
+    expect(out.manual[0]?.reason).toContain('the scaffold has no consumers/bullmq.ts');
   });
 
   it('refuses a file whose worker moved since inspection', () => {

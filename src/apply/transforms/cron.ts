@@ -123,7 +123,7 @@ export const wireCron: Transform = (sf, target, context) => {
     return manualOnly(target, `the schedule at line ${line} (${expression === undefined ? 'not a string literal' : 'no fixed period'}) has no slot apply can compute; call guard.run(${action}, '${job}', slot, work) with the scheduled time as the slot`, line);
   }
   if (!handler) return manualOnly(target, `the job at line ${line} has no function apply can wrap`, line);
-  if (!context.scaffoldModules.has('cron/guard')) return manualOnly(target, 'the scaffold has no cron/guard.ts: regenerate with this cron action in the config, then apply', line);
+  if (!context.scaffoldModules.has('cron/guard')) return manualOnly(target, 'the scaffold has no cron/guard.ts (the generated target for this database has no scheduled-job runtime, or the scaffold predates this action: run generate); guard the job as the document shows', line);
   const helper = shape.kind === 'node-cron' ? 'nodeCronTask' : shape.kind === 'node-schedule' ? 'nodeScheduleTask' : 'cronOnTick';
   if (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler) ? handler.getParameters().length > 0 : !(Node.isIdentifier(handler) || Node.isPropertyAccessExpression(handler))) {
     return manualOnly(target, `the job function at line ${line} takes parameters (or is not a function); pass ${helper}(cronGuard, ${action}, '${job}', …, work) by hand`, line);

@@ -124,6 +124,17 @@ function targetsOf(model: DesignModel, config: Config, framework: WiredFramework
   return { targets, manual };
 }
 
+/**
+ * Files apply writes into a JavaScript scaffold (instance, webhookEvent) are rendered as TypeScript and transpiled
+ * like the scaffold itself, to the module system the generated index.js uses.
+ */
+async function javaScriptEmitter(root: string, index: string): Promise<(source: string, fileName: string) => string> {
+  const { transpileToJavaScript } = await import('../scaffold/javascript/transpile.js');
+  const text = (await readInside(root, index).catch(() => undefined)) ?? '';
+  const moduleType = /^\s*(export|import)\s/m.test(text) ? 'module' : 'commonjs';
+  return (source, fileName) => transpileToJavaScript(source, moduleType, fileName);
+}
+
 /** The module NestFactory.create() boots and the file that declares it; undefined when the code does not say. */
 async function nestRootModule(root: string): Promise<{ file: string; name: string } | undefined> {
   const { walkProject } = await import('../inspect/files/walkProject.js');
@@ -158,9 +169,12 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   if (options.action !== undefined && !model.actions.some((a) => a.name === options.action)) {
     throw new UserError(`--action ${options.action}: no such action in the config.`, `Use one of: ${model.actions.map((a) => a.name).join(', ')}.`);
   }
-  if (model.stack.language !== 'typescript') throw new UserError('apply edits TypeScript projects only for now.', 'Wire the middleware as the document shows; the generated README lists the mounts.');
+  if (model.stack.language !== 'typescript' && model.stack.language !== 'javascript') throw new UserError('apply edits TypeScript and JavaScript projects only.', 'Wire the middleware as the document shows; the generated README lists the mounts.');
+  // JavaScript projects get the scaffold as .js (ES modules or CommonJS, as generate chose); apply's own files follow it.
+  const ext = model.stack.language === 'javascript' ? '.js' : '.ts';
   const dir = normalizeRelative(config.scaffold.dir);
-  const present = async (name: string) => (await readInside(root, `${dir}/${name}.ts`).catch(() => undefined)) !== undefined;
+  const present = async (name: string) => (await readInside(root, `${dir}/${name}${ext}`).catch(() => undefined)) !== undefined;
+  const emit = ext === '.js' ? await javaScriptEmitter(root, `${dir}/index.js`) : (source: string) => source;
   if (!(await present('index'))) throw new UserError(`The scaffolding is not in ${dir} yet.`, 'Run `idempotency-builder generate` first, then apply.');
   const scaffoldModules = new Set<string>(['index']);
   for (const name of ['providers', 'instance', 'next', WEBHOOK_EVENT_MODULE, ...TRIGGER_MODULES]) if (await present(name)) scaffoldModules.add(name);
@@ -205,14 +219,14 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       else if (sf.getFullText() !== text) changes.push({ path: rootModule.file, before: text, after: sf.getFullText() });
     }
   }
-  const instance = `${dir}/instance.ts`;
+  const instance = `${dir}/instance${ext}`;
   if (framework && !scaffoldModules.has('instance') && changes.some((c) => c.after.includes('idempotency'))) {
-    changes.push({ path: instance, after: renderInstance(framework, principal) });
+    changes.push({ path: instance, after: emit(renderInstance(framework, principal), 'instance.ts') });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
   }
-  const webhookEvent = `${dir}/${WEBHOOK_EVENT_MODULE}.ts`;
+  const webhookEvent = `${dir}/${WEBHOOK_EVENT_MODULE}${ext}`;
   if (!scaffoldModules.has(WEBHOOK_EVENT_MODULE) && changes.some((c) => c.after.includes(`/${WEBHOOK_EVENT_MODULE}`))) {
-    changes.push({ path: webhookEvent, after: renderWebhookEvent() });
+    changes.push({ path: webhookEvent, after: emit(renderWebhookEvent(), `${WEBHOOK_EVENT_MODULE}.ts`) });
     edits.push({ action: targets.find((t) => t.trigger === 'webhook')?.action ?? '', file: webhookEvent, summary: 'creates onceForEvent(): the webhook processor\'s dedupe for events the route verified itself' });
   }
   return { changes, edits, manual, stale, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record };

@@ -38,6 +38,10 @@ router.post('/payments', async (req, res) => {
     expect(out.text).toContain('reference: req.body.orderId');
     expect(out.edits.map((e) => e.summary).join('\n')).toContain('derived adyen idempotency key');
     expectIdempotent(file, out.text, [target(file, 7, { provider: 'adyen' })]);
+    // An id before the request (a pspReference) is not the request: the options go after the request literal.
+    const modification = source.replace(/checkout\.PaymentsApi\.payments\(\{[^\n]*\}\);/, "checkout.ModificationsApi.captureAuthorisedPayment(pspReference, { amount: { currency: 'EUR', value: 1000 }, merchantAccount: 'm' });");
+    const captured = wireSource(file, modification, [target(file, 7, { provider: 'adyen' })], options);
+    expect(captured.text).toContain("captureAuthorisedPayment(pspReference, { amount: { currency: 'EUR', value: 1000 }, merchantAccount: 'm' }, { idempotencyKey: adyenIdempotency(idempotencyContext).idempotencyKey });");
   });
 
   it('PayPal: paypalRequestId (the PayPal-Request-Id header) joins the request that holds the body', () => {

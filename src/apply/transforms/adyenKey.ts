@@ -39,7 +39,10 @@ export const ADYEN: ProviderKeying = {
   keyed: (call) => objectArgs(call).some((o) => hasProperty(o, 'idempotencyKey')),
   place(call, key, step) {
     const args = call.getArguments();
-    const requestIndex = args.findIndex((a) => Node.isObjectLiteralExpression(a) || Node.isIdentifier(a));
+    // The request is the first object literal (ids such as a pspReference come before it as plain values), or the
+    // one argument when it is a name (`paymentsDetails(payload)`).
+    const literalIndex = args.findIndex((a) => Node.isObjectLiteralExpression(a));
+    const requestIndex = literalIndex >= 0 ? literalIndex : args.length === 1 && Node.isIdentifier(args[0]!) ? 0 : -1;
     if (requestIndex < 0) return false;
     const options = args[requestIndex + 1];
     const value = `${key(step)}.idempotencyKey`;

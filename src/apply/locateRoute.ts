@@ -27,7 +27,7 @@ export function routeCalls(sf: SourceFile, target: WiringTarget): CallExpression
   const method = (target.method ?? 'POST').toLowerCase();
   const matches = sf.getDescendantsOfKind(SyntaxKind.CallExpression).filter((call) => {
     const callee = call.getExpression();
-    if (!Node.isPropertyAccessExpression(callee) || !METHODS.has(callee.getName()) || callee.getName() !== method) return false;
+    if (!Node.isPropertyAccessExpression(callee) || !METHODS.has(callee.getName()) || (callee.getName() !== method && callee.getName() !== 'all')) return false;
     const registered = pathLiteral(call);
     return registered !== undefined && target.path !== undefined && samePath(registered, target.path);
   });

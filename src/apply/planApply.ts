@@ -15,6 +15,8 @@ import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/ne
 import { wireNextRoute } from './transforms/nextRoute.js';
 import { planNextProject } from './transforms/nextProject.js';
 import { locateRoute } from './locateRoute.js';
+import { renderWebhookEvent, WEBHOOK_EVENT_MODULE, wireStripeWebhook } from './transforms/webhook.js';
+import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 
 /** One transform per framework the generated adapters cover; adding one = one file + one line. */
@@ -40,12 +42,14 @@ export function wireSource(file: string, text: string, targets: readonly WiringT
   const out: { edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } = { edits: [], manual: [], stale: [] };
   // Every recorded line is resolved on the untouched text first: edits (an import at the top) shift lines.
   const resolved = targets.map((target) => {
+    if (TRIGGER_TRANSFORMS[target.trigger]) return triggerOccurrence(sf, target, context.anyLine);
     const found = options.framework === 'nestjs' ? locateNestMethod(sf, target, context.anyLine) : locateRoute(sf, target, context.anyLine);
     return found && 'occurrence' in found && found.occurrence !== undefined ? { ...target, occurrence: found.occurrence } : target;
   });
   // Unresolved ones first, so their stale / manual report also describes the untouched text.
   for (const target of [...resolved].sort((a, b) => Number(a.occurrence !== undefined) - Number(b.occurrence !== undefined) || b.line - a.line)) {
-    const outcome = ROUTE_TRANSFORMS[options.framework](sf, target, context);
+    const route = ROUTE_TRANSFORMS[options.framework];
+    const outcome = (TRIGGER_TRANSFORMS[target.trigger] ?? (target.trigger === 'webhook' ? wireStripeWebhook(route, options.framework) : route))(sf, target, context);
     if (outcome.stale) out.stale.push(outcome.stale);
     if (outcome.principal) out.principal ??= outcome.principal;
     out.edits.push(...outcome.edits);
@@ -104,8 +108,12 @@ function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework
     for (const finding of action.findings.filter((f) => f.status === 'open' && (f.actions[0] ?? action.name) === action.name && !APPLY_FIXES.has(f.ruleId) && !(action.trigger === 'webhook' && f.ruleId === 'webhook-without-event-dedupe'))) {
       manual.push({ action: action.name, file: finding.file, line: finding.line, reason: `${finding.ruleId}: ${finding.fix}` });
     }
+    if ((action.trigger === 'consumer' || action.trigger === 'cron') && !framework) {
+      manual.push({ action: action.name, file, line: location.line, reason: `no app instance apply can write for ${model.stack.frameworkLabel}: wrap the handler with the ${action.trigger === 'cron' ? 'CronGuard (cron/guard.ts)' : 'consumer wrapper (consumers/)'} as TRIGGERS.md shows` });
+      continue;
+    }
     if (action.trigger === 'consumer' || action.trigger === 'cron') {
-      manual.push({ action: action.name, file, line: location.line, reason: `the generated scaffold has no ${action.trigger} wrapper yet: claim the ${action.trigger === 'cron' ? 'job name + scheduled slot' : 'message id'} with core.begin() around the handler` });
+      targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, file, line: location.line, scope: action.scope });
       continue;
     }
     if (!framework || action.path === undefined) {
@@ -115,6 +123,17 @@ function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework
     targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, method: (action.method ?? 'POST').toUpperCase(), path: action.path, file, line: location.line, scope: action.scope, keySource: action.key.source, ...(action.provider ? { provider: action.provider } : {}) });
   }
   return { targets, manual };
+}
+
+/**
+ * Files apply writes into a JavaScript scaffold (instance, webhookEvent) are rendered as TypeScript and transpiled
+ * like the scaffold itself, to the module system the generated index.js uses.
+ */
+async function javaScriptEmitter(root: string, index: string): Promise<(source: string, fileName: string) => string> {
+  const { transpileToJavaScript } = await import('../scaffold/javascript/transpile.js');
+  const text = (await readInside(root, index).catch(() => undefined)) ?? '';
+  const moduleType = /^\s*(export|import)\s/m.test(text) ? 'module' : 'commonjs';
+  return (source, fileName) => transpileToJavaScript(source, moduleType, fileName);
 }
 
 /** The module NestFactory.create() boots and the file that declares it; undefined when the code does not say. */
@@ -151,12 +170,15 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   if (options.action !== undefined && !model.actions.some((a) => a.name === options.action)) {
     throw new UserError(`--action ${options.action}: no such action in the config.`, `Use one of: ${model.actions.map((a) => a.name).join(', ')}.`);
   }
-  if (model.stack.language !== 'typescript') throw new UserError('apply edits TypeScript projects only for now.', 'Wire the middleware as the document shows; the generated README lists the mounts.');
+  if (model.stack.language !== 'typescript' && model.stack.language !== 'javascript') throw new UserError('apply edits TypeScript and JavaScript projects only.', 'Wire the middleware as the document shows; the generated README lists the mounts.');
+  // JavaScript projects get the scaffold as .js (ES modules or CommonJS, as generate chose); apply's own files follow it.
+  const ext = model.stack.language === 'javascript' ? '.js' : '.ts';
   const dir = normalizeRelative(config.scaffold.dir);
-  const present = async (name: string) => (await readInside(root, `${dir}/${name}.ts`).catch(() => undefined)) !== undefined;
+  const present = async (name: string) => (await readInside(root, `${dir}/${name}${ext}`).catch(() => undefined)) !== undefined;
+  const emit = ext === '.js' ? await javaScriptEmitter(root, `${dir}/index.js`) : (source: string) => source;
   if (!(await present('index'))) throw new UserError(`The scaffolding is not in ${dir} yet.`, 'Run `idempotency-builder generate` first, then apply.');
   const scaffoldModules = new Set<string>(['index']);
-  for (const name of ['providers', 'instance', 'next']) if (await present(name)) scaffoldModules.add(name);
+  for (const name of ['providers', 'instance', 'next', WEBHOOK_EVENT_MODULE, ...TRIGGER_MODULES]) if (await present(name)) scaffoldModules.add(name);
   const framework = (['express', 'fastify', 'nestjs', 'nextjs'] as const).find((f) => f === model.stack.framework);
   const { targets, manual } = targetsOf(model, config, framework, options.action);
   const record = await readApplyRecord(root);
@@ -204,10 +226,15 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     edits.push(...next.edits);
     manual.push(...next.manual);
   }
-  const instance = `${dir}/instance.ts`;
+  const instance = `${dir}/instance${ext}`;
   if (framework && framework !== 'nextjs' && !scaffoldModules.has('instance') && changes.some((c) => c.after.includes('idempotency'))) {
-    changes.push({ path: instance, after: renderInstance(framework, principal) });
+    changes.push({ path: instance, after: emit(renderInstance(framework, principal), 'instance.ts') });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
+  }
+  const webhookEvent = `${dir}/${WEBHOOK_EVENT_MODULE}${ext}`;
+  if (!scaffoldModules.has(WEBHOOK_EVENT_MODULE) && changes.some((c) => c.after.includes(`/${WEBHOOK_EVENT_MODULE}`))) {
+    changes.push({ path: webhookEvent, after: emit(renderWebhookEvent(), `${WEBHOOK_EVENT_MODULE}.ts`) });
+    edits.push({ action: targets.find((t) => t.trigger === 'webhook')?.action ?? '', file: webhookEvent, summary: 'creates onceForEvent(): the webhook processor\'s dedupe for events the route verified itself' });
   }
   return { changes, edits, manual, stale, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record };
 }

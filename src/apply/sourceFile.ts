@@ -1,4 +1,4 @@
-import { IndentationText, Node, Project, QuoteKind, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { IndentationText, Node, Project, QuoteKind, type CallExpression, type ObjectBindingPattern, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import type { ImportStyle } from './types.js';
 
 /** The file's own indentation (two or four spaces, or tabs), so inserted code matches what is around it. */
@@ -16,7 +16,49 @@ export function parseSource(file: string, text: string, style: Pick<ImportStyle,
   });
   const sf = project.createSourceFile(`/${file}`, text, { overwrite: true });
   if (!style.semicolons) noSemicolons.add(sf);
+  if (isCommonJs(file, text)) commonJs.add(sf);
   return sf;
+}
+
+/** A .cjs file, or a .js file that require()s and neither imports nor exports as an ES module. */
+export function isCommonJs(file: string, text: string): boolean {
+  if (file.endsWith('.cjs')) return true;
+  return /\.js$/.test(file) && /\brequire\s*\(/.test(text) && !/^\s*(import|export)\s/m.test(text);
+}
+
+/** Files that load modules with require(): apply's imports are `const { name } = require('…')` there. */
+const commonJs = new WeakSet<SourceFile>();
+
+/** Top-level `const { a, b } = require('spec')` statements of the file, with their destructuring pattern. */
+function requireStatements(sf: SourceFile) {
+  return sf.getVariableStatements().flatMap((statement) =>
+    statement.getDeclarations().flatMap((d) => {
+      const init = d.getInitializer();
+      const match = init && /^require\(\s*(['"])([^'"]+)\1\s*\)$/.exec(init.getText());
+      return match ? [{ statement, declaration: d, specifier: match[2]! }] : [];
+    }),
+  );
+}
+
+function ensureRequire(sf: SourceFile, specifier: string, name: string): boolean {
+  const requires = requireStatements(sf);
+  for (const r of requires.filter((r) => r.specifier === specifier)) {
+    const pattern = r.declaration.getNameNode();
+    if (Node.isObjectBindingPattern(pattern) && pattern.getElements().some((e) => e.getName() === name)) return true;
+  }
+  if (bindsName(sf, name) || requires.some((r) => Node.isObjectBindingPattern(r.declaration.getNameNode()) && (r.declaration.getNameNode() as ObjectBindingPattern).getElements().some((e) => e.getName() === name))) return false;
+  const target = requires.find((r) => r.specifier === specifier && Node.isObjectBindingPattern(r.declaration.getNameNode()));
+  if (target) {
+    const pattern = target.declaration.getNameNode() as ObjectBindingPattern;
+    const names = [...pattern.getElements().map((e) => e.getText()), name];
+    pattern.replaceWithText(`{ ${names.join(', ')} }`);
+    return true;
+  }
+  const quote = sf.getProject().manipulationSettings.getQuoteKind() === QuoteKind.Double ? '"' : "'";
+  const last = requires[requires.length - 1]?.statement;
+  const index = last ? last.getChildIndex() + 1 : 0;
+  sf.insertStatements(index, fitStatement(sf, `const { ${name} } = require(${quote}${specifier}${quote});`));
+  return true;
 }
 
 /** Files written without semicolons: statements apply inserts drop theirs (see `fitStatement`). */
@@ -32,6 +74,7 @@ export function fitStatement(sf: SourceFile, statement: string): string {
  * Returns false (and changes nothing) when the file already binds `name` to something else: apply must not shadow it.
  */
 export function ensureNamedImport(sf: SourceFile, specifier: string, name: string): boolean {
+  if (commonJs.has(sf)) return ensureRequire(sf, specifier, name);
   const fromModule = sf.getImportDeclarations().filter((d) => d.getModuleSpecifierValue() === specifier && !d.isTypeOnly());
   for (const declaration of fromModule) {
     if (declaration.getNamedImports().some((n) => (n.getAliasNode()?.getText() ?? n.getName()) === name)) return true;
@@ -43,9 +86,7 @@ export function ensureNamedImport(sf: SourceFile, specifier: string, name: strin
     return true;
   }
   const imports = sf.getImportDeclarations();
-  // With no imports yet, after the 'use client' / 'use server' directives, which must stay first.
-  const directives = sf.getStatements().findIndex((st) => !(Node.isExpressionStatement(st) && Node.isStringLiteral(st.getExpression())));
-  const index = imports.length === 0 ? Math.max(0, directives === -1 ? sf.getStatements().length : directives) : imports[imports.length - 1]!.getChildIndex() + 1;
+  const index = imports.length === 0 ? 0 : imports[imports.length - 1]!.getChildIndex() + 1;
   const added = sf.insertImportDeclaration(index, { moduleSpecifier: specifier, namedImports: [name] });
   if (noSemicolons.has(sf)) added.replaceWithText(fitStatement(sf, added.getText()));
   return true;

@@ -52,5 +52,5 @@ export interface ImportStyle {
   /** False for semicolon-less code (standard style): what apply adds follows it. */
   semicolons: boolean;
   /** Module specifier for the generated module (relative with the project's extension style, or an alias). */
-  specifier: (target: 'index' | 'instance' | 'providers' | 'useIdempotencyKey') => string;
+  specifier: (target: string) => string;
 }

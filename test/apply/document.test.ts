@@ -16,7 +16,7 @@ describe('the document records what apply did', () => {
 
   it('lists the applied edits and the manual steps with their reasons, escaped', async () => {
     const raw = JSON.parse(await readFile(path.join(copy.dir, 'idempotency.config.json'), 'utf8')) as { actions: Array<Record<string, unknown>> };
-    // A consumer has no generated wrapper yet: apply must leave it manual and say why.
+    // A consumer registered in a shape apply does not know: it must stay manual, with why.
     raw.actions.push({ name: 'syncLedger<x>', trigger: 'consumer', route: 'ledger.sync', significantFields: ['entryId'], source: 'src/routes/orders.ts:1' });
     const { writeFile } = await import('node:fs/promises');
     await writeFile(path.join(copy.dir, 'idempotency.config.json'), JSON.stringify(raw, null, 2));
@@ -25,7 +25,7 @@ describe('the document records what apply did', () => {
     const doc = await readFile(path.join(copy.dir, result.document), 'utf8');
     const section = doc.slice(doc.indexOf('Wiring in your code'));
     expect(section).toContain('mounts idempotency.createOrder before the handler of POST /orders');
-    expect(section).toContain('the generated scaffold has no consumer wrapper yet');
+    expect(section).toContain('the consumer is registered in a shape apply does not recognise');
     expect(section).toContain('syncLedger\\<x\\>');
   });
 });

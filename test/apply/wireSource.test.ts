@@ -103,9 +103,9 @@ router.post('/refunds', requireUser, async (_req, res) => res.json({}));
     expectIdempotent(file, out.text, targets, options('express'));
   });
 
-  it('names the provider helper to pass for Adyen and PayPal (only Stripe calls are edited)', () => {
+  it('names the provider helper to pass for a PayPal call made outside the handler', () => {
     const out = wireSource(file, source, [target(file, 6, { provider: 'paypal' })], options('express'));
-    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringContaining('paypalRequestId(context) as the PayPal-Request-Id header')]);
+    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringContaining('paypalRequestId(context) from providers.ts as its paypalRequestId (the PayPal-Request-Id header)')]);
   });
 
   it('leaves a Stripe call in a service as a manual step', () => {

@@ -3,6 +3,8 @@ import { providerCalls } from '../../findings/providerCalls.js';
 import { ensureNamedImport, fitStatement, spreadFirst } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import type { TransformContext, TransformOutcome } from './context.js';
+import { ADYEN, keyProviderCalls } from './adyenKey.js';
+import { PAYPAL } from './paypalKey.js';
 
 const CONTEXT_NAME = 'idempotencyContext';
 /** Fixed text (no quotes inside), so it can be printed in either quote style. */
@@ -53,10 +55,13 @@ function ensureContext(handler: Handler, requestName: string, context: Transform
  */
 export function keyStripeCalls(sf: SourceFile, handler: Handler, target: WiringTarget, context: TransformContext): TransformOutcome {
   const out: TransformOutcome = { edits: [], manual: [] };
-  const helper = target.provider === 'adyen' ? 'adyenIdempotency(context) (reference and idempotencyKey)' : target.provider === 'paypal' ? 'paypalRequestId(context) as the PayPal-Request-Id header' : undefined;
-  if (helper) {
-    // Only Stripe calls are edited so far: the others get the exact helper to pass.
-    out.manual.push({ action: target.action, file: target.file, line: handler.getStartLineNumber(), reason: `pass ${helper} from providers.ts to the ${target.provider} call, with context = idempotencyOf(request); apply edits Stripe calls only` });
+  const keying = target.provider === 'adyen' ? ADYEN : target.provider === 'paypal' ? PAYPAL : undefined;
+  if (keying) {
+    const requestName = handler.getParameters()[0]?.getNameNode();
+    const named = requestName && Node.isIdentifier(requestName) ? requestName.getText() : undefined;
+    const other = keyProviderCalls(sf, handler, target, context, keying, () => (named !== undefined && ensureContext(handler, named, context, sf) ? CONTEXT_NAME : undefined));
+    out.edits.push(...other.edits);
+    out.manual.push(...other.manual);
   }
   const calls = callsIn(sf, handler);
   const open = calls.filter((c) => !c.keyed);

@@ -1,0 +1,182 @@
+import { Node, SyntaxKind, type ArrowFunction, type CallExpression, type Expression, type FunctionExpression, type NewExpression, type PropertyAccessExpression, type SourceFile } from 'ts-morph';
+import { ensureNamedImport } from '../sourceFile.js';
+import type { WiringTarget } from '../types.js';
+import { manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
+
+/** A registration apply recognises: the node, which library's shape it is, and the argument that is the handler. */
+export type TriggerCall = CallExpression | NewExpression;
+
+export interface TriggerShape<K extends string> {
+  kind: K;
+  node: TriggerCall;
+}
+
+export type TriggerLocated<K extends string> =
+  | { kind: 'found'; shape: TriggerShape<K>; occurrence?: number }
+  | { kind: 'stale'; reason: string }
+  | { kind: 'unknown' };
+
+/** The last name of a callee: `Worker` for `new bullmq.Worker(...)`, `schedule` for `cron.schedule(...)`. */
+export function calleeName(node: TriggerCall): string {
+  const callee = node.getExpression();
+  if (Node.isIdentifier(callee)) return callee.getText();
+  if (Node.isPropertyAccessExpression(callee)) return callee.getName();
+  return '';
+}
+
+/**
+ * The registration the action's `source` line points at, among the file's registrations of a shape this transform
+ * knows (in source order). A recorded occurrence (resolved on the untouched text) wins; then the innermost one
+ * spanning the line; then, in a file the last apply wrote, the one already wired for this action. Registrations of
+ * known shapes elsewhere mean the file moved on (stale); none at all means a shape apply does not know.
+ */
+export function locateTrigger<K extends string>(sf: SourceFile, target: WiringTarget, anyLine: boolean, classify: (node: TriggerCall) => K | undefined): TriggerLocated<K> {
+  const nodes: Array<TriggerShape<K>> = [];
+  for (const node of [...sf.getDescendantsOfKind(SyntaxKind.CallExpression), ...sf.getDescendantsOfKind(SyntaxKind.NewExpression)]) {
+    const kind = classify(node);
+    if (kind !== undefined) nodes.push({ kind, node });
+  }
+  nodes.sort((a, b) => a.node.getStart() - b.node.getStart());
+  if (target.occurrence !== undefined && nodes[target.occurrence]) return { kind: 'found', shape: nodes[target.occurrence]! };
+  const spans = nodes.filter(({ node }) => node.getStartLineNumber() <= target.line && target.line <= node.getEndLineNumber()).sort((a, b) => b.node.getStart() - a.node.getStart());
+  if (spans[0]) return { kind: 'found', shape: spans[0], occurrence: nodes.indexOf(spans[0]) };
+  const wired = nodes.filter(({ node }) => mentionsAction(node, target.codeName));
+  if (wired.length === 1) return { kind: 'found', shape: wired[0]!, occurrence: nodes.indexOf(wired[0]!) };
+  if (anyLine && nodes.length === 1) return { kind: 'found', shape: nodes[0]!, occurrence: 0 };
+  if (nodes.length === 0) return { kind: 'unknown' };
+  return { kind: 'stale', reason: `${target.file} changed since inspection: no registration at line ${target.line} (found at line ${nodes.map((n) => n.node.getStartLineNumber()).join(', ')})` };
+}
+
+/** Whether the registration already passes `ACTIONS.<codeName>` (apply's own wiring, or the user's). */
+export function mentionsAction(node: Node, codeName: string): boolean {
+  return node.getDescendantsOfKind(SyntaxKind.PropertyAccessExpression).some((p) => p.getText() === `ACTIONS.${codeName}`);
+}
+
+/** One indentation step of the file, as sourceFile.ts chose it for the project. */
+const indentUnit = (sf: SourceFile) => sf.getProject().manipulationSettings.getIndentationText();
+
+/** The indentation of the line `node` starts on (ts-morph's getIndentationText answers for the node, not the line). */
+export function lineIndent(node: Node): string {
+  const text = node.getSourceFile().getFullText();
+  const start = text.lastIndexOf('\n', node.getStart() - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(start))![0];
+}
+
+/**
+ * Replaces `node` with `text` as raw text (ts-morph's replaceWithText re-indents continuation lines by its own rule):
+ * `text` carries absolute indentation. Every wrapped node of the file is forgotten; callers find nodes again.
+ */
+export function replaceRaw(sf: SourceFile, node: Node, text: string): void {
+  sf.replaceText([node.getStart(), node.getEnd()], text);
+}
+
+/**
+ * `wrapper({ …fields, handle: <handler> })` in place of the handler argument `at`, laid out like hand-written code:
+ * one field a line, one level deeper than the line the argument starts on, the handler's own lines moved with them.
+ */
+export function wrapperCall(sf: SourceFile, at: Node, wrapper: string, fields: ReadonlyArray<[string, string]>, prefix = ''): string {
+  const unit = indentUnit(sf);
+  const base = lineIndent(at);
+  const lines = fields.map(([name, value]) => `${base}${unit}${name}: ${value.replace(/\n(?=[^\n])/g, `\n${unit}`)},`);
+  return `${wrapper}(${prefix}{\n${lines.join('\n')}\n${base}})`;
+}
+
+/** The imports every trigger wiring needs: the app's instance and the action settings. */
+export function ensureTriggerImports(sf: SourceFile, context: TransformContext, extra: ReadonlyArray<[module: string, name: string]>): string | undefined {
+  for (const [module, name] of [['instance', 'idempotency'], ['index', 'ACTIONS'], ...extra] as const) {
+    if (!context.scaffoldModules.has(module) && module !== 'instance') return `the scaffold has no ${module}.ts (run \`idempotency-builder generate\` with this action in the config)`;
+    if (!ensureNamedImport(sf, context.style.specifier(module), name)) return `the file already has its own binding named "${name}"`;
+  }
+  return undefined;
+}
+
+type ConsumerKind = 'bullmq' | 'kafkajs' | 'amqplib' | 'nats';
+
+/** `new Worker(queue, processor, opts)`, `consumer.run({ eachMessage })`, `channel.consume(q, fn)`, JetStream `consume()`. */
+export function classifyConsumer(node: TriggerCall): ConsumerKind | undefined {
+  const name = calleeName(node);
+  const args = node.getArguments();
+  const mentions = (module: RegExp) => module.test(node.getSourceFile().getFullText());
+  // worker_threads has a Worker too: BullMQ's is imported from 'bullmq' and takes (queue, processor).
+  if (Node.isNewExpression(node)) return name === 'Worker' && args.length >= 2 && mentions(/['"]bullmq(\/[^'"]*)?['"]/) && !Node.isObjectLiteralExpression(args[1]!) ? 'bullmq' : undefined;
+  if (name === 'run' && args.length === 1 && Node.isObjectLiteralExpression(args[0]!) && args[0].getProperty('eachMessage')) return 'kafkajs';
+  if (name === 'consume' && args.length >= 2 && Node.isPropertyAccessExpression(node.getExpression())) return 'amqplib';
+  if (name === 'consume' && args.length <= 1 && mentions(/['"](nats|@nats-io\/[^'"]+)['"]/)) return 'nats';
+  return undefined;
+}
+
+const isFunction = (node: Node | undefined): node is ArrowFunction | FunctionExpression => node !== undefined && (Node.isArrowFunction(node) || Node.isFunctionExpression(node));
+
+/** A handler apply can pass as `handle`: an inline function or a name, taking the message alone. */
+function handlerProblem(handler: Expression | undefined): string | undefined {
+  if (!handler) return 'it has no handler argument';
+  if (isFunction(handler)) return handler.getParameters().length > 1 ? 'its handler takes more than the message (e.g. a lock token); the wrapper passes (message, context)' : undefined;
+  if (Node.isIdentifier(handler) || Node.isPropertyAccessExpression(handler)) return undefined;
+  if (Node.isStringLiteral(handler) || Node.isNoSubstitutionTemplateLiteral(handler)) return 'it runs a sandboxed processor file; wrap the function exported there with bullmqProcessor()';
+  return 'its handler is an expression apply cannot pass on as is';
+}
+
+/**
+ * A named handler is passed as `(message) => handler(message)`: the wrapper calls handle(message, context), and a
+ * function that takes a second parameter of its own (BullMQ's token) must not receive the context in its place.
+ */
+function handleText(handler: Expression): string {
+  if (isFunction(handler)) return handler.getText();
+  const base = lineIndent(handler);
+  return `async (message) => {\n${base}  await ${handler.getText()}(message);\n${base}}`;
+}
+
+/**
+ * Queue consumers: the handler the broker client calls becomes the `handle` of the scaffold's wrapper for that
+ * client, keyed by the message id, acknowledging only after the record is COMPLETED. BullMQ and kafkajs are wired;
+ * amqplib and JetStream handlers acknowledge messages themselves, which the wrappers must own: listed manual.
+ */
+export const wireConsumer: Transform = (sf, target, context) => {
+  const located = locateTrigger(sf, target, context.anyLine, classifyConsumer);
+  if (located.kind === 'stale') return { edits: [], manual: [], stale: located.reason };
+  if (located.kind === 'unknown') {
+    return manualOnly(target, 'the consumer is registered in a shape apply does not recognise (BullMQ new Worker, kafkajs run({ eachMessage })); wrap its handler with idempotentHandler() from consumers/handler.ts, keyed by the message id, and acknowledge after it returns');
+  }
+  const { shape } = located;
+  const line = shape.node.getStartLineNumber();
+  const producerStep = { action: target.action, file: target.file, line, reason: `producers should add jobs with jobId: jobIdFor(ACTIONS.${target.codeName}, { …business identity }) from consumers/bullmq.ts and attempts > 1, so a re-added job is the same job` };
+  if (mentionsAction(shape.node, target.codeName)) return { edits: [], manual: shape.kind === 'bullmq' ? [producerStep] : [] };
+  const core = 'idempotency.core';
+  const action = `ACTIONS.${target.codeName}`;
+  const out: TransformOutcome = { edits: [], manual: [] };
+  if (shape.kind === 'bullmq') {
+    const handler = shape.node.getArguments()[1] as Expression | undefined;
+    const problem = handlerProblem(handler);
+    if (problem || !handler) return manualOnly(target, `new Worker(...) at line ${line}: ${problem}; pass bullmqProcessor({ core, action: ${action}, handle }) from consumers/bullmq.ts as the processor by hand`, line);
+    if (!context.scaffoldModules.has('consumers/bullmq')) return manualOnly(target, 'the scaffold has no consumers/bullmq.ts (the broker in the config is not "bullmq", or the generated target for this database has no queue-consumer runtime); wrap the processor as TRIGGERS.md / the document shows', line);
+    const missing = ensureTriggerImports(sf, context, [['consumers/bullmq', 'bullmqProcessor']]);
+    if (missing) return manualOnly(target, `new Worker(...) at line ${line} not wired: ${missing}`, line);
+    const returnsValue = isFunction(handler) && handler.getDescendantsOfKind(SyntaxKind.ReturnStatement).some((r) => r.getExpression() !== undefined && r.getFirstAncestor((a) => isFunction(a)) === handler);
+    replaceRaw(sf, handler, wrapperCall(sf, handler, 'bullmqProcessor', [['core', core], ['action', action], ['handle', handleText(handler)]]));
+    out.edits.push({ action: target.action, file: target.file, summary: `wraps the BullMQ worker's processor (line ${line}) in bullmqProcessor: one execution per job id, a re-run job finds its record and returns` });
+    if (returnsValue) out.manual.push({ action: target.action, file: target.file, line, reason: "the processor returned a value: the wrapped processor's return value is now { duplicate }; keep results you read from job.returnvalue in your own store" });
+    out.manual.push(producerStep);
+    return out;
+  }
+  if (shape.kind === 'kafkajs') {
+    const options = shape.node.getArguments()[0]!;
+    if (!Node.isObjectLiteralExpression(options)) return manualOnly(target, 'kafkajs run() options are not an object literal', line);
+    const property = options.getProperty('eachMessage');
+    const consumer = Node.isPropertyAccessExpression(shape.node.getExpression()) ? (shape.node.getExpression() as PropertyAccessExpression).getExpression().getText() : undefined;
+    const handler = property && Node.isPropertyAssignment(property) ? property.getInitializer() : undefined;
+    const problem = property && Node.isMethodDeclaration(property) ? 'eachMessage is a method; make it a property (eachMessage: async (payload) => …)' : handlerProblem(handler);
+    if (problem || !handler || !consumer) return manualOnly(target, `consumer.run(...) at line ${line}: ${problem ?? 'the consumer is not a plain name'}; pass kafkaEachMessage(consumer, { core, action: ${action}, handle }) from consumers/kafka.ts as eachMessage by hand, with autoCommit: false`, line);
+    if (!context.scaffoldModules.has('consumers/kafka')) return manualOnly(target, 'the scaffold has no consumers/kafka.ts (the broker in the config is not "kafka", or the generated target for this database has no queue-consumer runtime); wrap eachMessage as the document shows', line);
+    const missing = ensureTriggerImports(sf, context, [['consumers/kafka', 'kafkaEachMessage']]);
+    if (missing) return manualOnly(target, `consumer.run(...) at line ${line} not wired: ${missing}`, line);
+    replaceRaw(sf, handler, wrapperCall(sf, property!, 'kafkaEachMessage', [['core', core], ['action', action], ['handle', handleText(handler)]], `${consumer}, `));
+    // The wrapper commits each offset after the record is COMPLETED; kafkajs' own auto-commit would move past a failed one.
+    const fresh = sf.getDescendantsOfKind(SyntaxKind.CallExpression).find((c) => mentionsAction(c, target.codeName) && calleeName(c) === 'run');
+    const literal = fresh?.getArguments()[0];
+    if (literal && Node.isObjectLiteralExpression(literal) && !literal.getProperty('autoCommit')) literal.insertPropertyAssignment(0, { name: 'autoCommit', initializer: 'false' });
+    out.edits.push({ action: target.action, file: target.file, summary: `wraps kafkajs eachMessage (line ${line}) in kafkaEachMessage: one execution per message id, offsets committed after completion (autoCommit: false)` });
+    return out;
+  }
+  const wrapper = shape.kind === 'amqplib' ? 'consumeIdempotently(channel, { queue, core, action, handle }) from consumers/amqplib.ts' : 'natsHandler({ core, action, handle }) from consumers/nats.ts';
+  return manualOnly(target, `the ${shape.kind} handler at line ${line} acknowledges messages itself, and the wrapper must own ack/nack (ack after the record is COMPLETED): replace the registration with ${wrapper} and remove the handler's own ack calls`, line);
+};

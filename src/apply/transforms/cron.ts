@@ -1,0 +1,140 @@
+import { Node, SyntaxKind, type Expression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { fitStatement } from '../sourceFile.js';
+import { calleeName, ensureTriggerImports, locateTrigger, lineIndent, mentionsAction, replaceRaw, type TriggerCall } from './consumer.js';
+import { manualOnly, type Transform, type TransformOutcome } from './context.js';
+
+const GUARD_NAME = 'cronGuard';
+
+/** A field that fires on every value, or every n-th from 0: `*` → 1, `*\/15` → 15, `0/15` → 15; else undefined. */
+function step(field: string): number | undefined {
+  if (field === '*') return 1;
+  const match = /^(?:\*|0)\/(\d+)$/.exec(field);
+  return match ? Number(match[1]) : undefined;
+}
+
+const fixed = (field: string) => /^\d+$/.test(field);
+
+/**
+ * The fixed period of a cron expression, when it has one: the guard's slot is floor(fire time / period), so every
+ * instance firing the same run computes the same slot. Only schedules with even gaps have one (every n seconds,
+ * minutes or hours dividing the next unit, daily, weekly); `0 9 1 * *` (months differ) or `0 9,17 * * *` (uneven)
+ * does not, and is left to the user with the scheduler's own fire date.
+ */
+export function cronIntervalMs(expression: string): number | undefined {
+  const fields = expression.trim().split(/\s+/);
+  if (fields.length !== 5 && fields.length !== 6) return undefined;
+  const [second, minute, hour, dom, month, dow] = fields.length === 6 ? fields : ['0', ...fields];
+  if (dom !== '*' || month !== '*') return undefined;
+  const divides = (n: number, unit: number) => n > 0 && unit % n === 0;
+  if (dow !== '*') {
+    return fixed(dow!) && fixed(hour!) && fixed(minute!) && fixed(second!) ? 7 * 86_400_000 : undefined;
+  }
+  const s = step(second!);
+  if (s !== undefined) return minute === '*' && hour === '*' && divides(s, 60) ? s * 1000 : undefined;
+  if (!fixed(second!)) return undefined;
+  const m = step(minute!);
+  if (m !== undefined) return hour === '*' && divides(m, 60) ? m * 60_000 : undefined;
+  if (!fixed(minute!)) return undefined;
+  const h = step(hour!);
+  if (h !== undefined) return divides(h, 24) ? h * 3_600_000 : undefined;
+  return fixed(hour!) ? 86_400_000 : undefined;
+}
+
+type CronKind = 'node-cron' | 'node-schedule' | 'cron' | 'cron-from';
+
+export function classifyCron(node: TriggerCall): CronKind | undefined {
+  const name = calleeName(node);
+  const args = node.getArguments();
+  const text = node.getSourceFile().getFullText();
+  if (Node.isNewExpression(node)) return name === 'CronJob' && args.length >= 2 ? 'cron' : undefined;
+  if (name === 'schedule' && args.length >= 2 && /['"]node-cron['"]/.test(text)) return 'node-cron';
+  if (name === 'scheduleJob' && args.length >= 2 && /['"]node-schedule['"]/.test(text)) return 'node-schedule';
+  if (name === 'from' && Node.isPropertyAccessExpression(node.getExpression()) && node.getExpression().getText().endsWith('CronJob.from') && args.length === 1 && Node.isObjectLiteralExpression(args[0]!)) return 'cron-from';
+  return undefined;
+}
+
+/** `const cronGuard = new CronGuard({ core: idempotency.core });` after the imports, once per file. */
+function ensureGuard(sf: SourceFile): boolean {
+  const existing = sf.getVariableDeclaration(GUARD_NAME);
+  if (existing) return /^new CronGuard\(/.test(existing.getInitializer()?.getText() ?? '');
+  const imports = sf.getStatements().filter((s) => Node.isImportDeclaration(s) || (Node.isVariableStatement(s) && /=\s*require\(/.test(s.getText())));
+  const index = imports.length === 0 ? 0 : imports[imports.length - 1]!.getChildIndex() + 1;
+  sf.insertStatements(index, [fitStatement(sf, `\n// One run per job and scheduled slot across instances (the idempotency store holds the claim).\nconst ${GUARD_NAME} = new CronGuard({ core: idempotency.core });`)]);
+  return true;
+}
+
+/** The job function, made fit for the guard's `work(context, slot) => Promise<void>`; undefined when it cannot be. */
+function workText(handler: Expression): string | undefined {
+  if (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler)) {
+    if (handler.getParameters().length > 0) return undefined;
+    if (!handler.isAsync()) handler.setIsAsync(true);
+    return handler.getText();
+  }
+  const base = lineIndent(handler);
+  if (Node.isIdentifier(handler) || Node.isPropertyAccessExpression(handler)) return `async () => {\n${base}  await ${handler.getText()}();\n${base}}`;
+  return undefined;
+}
+
+const stringOf = (node: Node | undefined) => (node && (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) ? node.getLiteralValue() : undefined);
+
+/** `300_000` for 5 minutes: readable in the diff. */
+const msLiteral = (ms: number) => String(ms).replace(/\B(?=(\d{3})+(?!\d))/g, '_');
+
+/**
+ * Scheduled jobs: the job function the scheduler calls goes through the scaffold's CronGuard (cron/guard.ts), so one
+ * run per (job name, scheduled slot) happens across instances: node-cron's schedule(), node-schedule's scheduleJob()
+ * (the fire date is the slot), cron's new CronJob / CronJob.from. NestJS @Cron() methods and unknown shapes are manual.
+ */
+export const wireCron: Transform = (sf, target, context) => {
+  const located = locateTrigger(sf, target, context.anyLine, classifyCron);
+  if (located.kind === 'stale') return { edits: [], manual: [], stale: located.reason };
+  const job = JSON.stringify(target.codeName).slice(1, -1);
+  const quote = context.style.quote === 'double' ? '"' : "'";
+  const action = `ACTIONS.${target.codeName}`;
+  if (located.kind === 'unknown') {
+    const nest = sf.getDescendantsOfKind(SyntaxKind.Decorator).some((d) => d.getName() === 'Cron' && d.getStartLineNumber() <= target.line + 1 && target.line - 1 <= d.getParentOrThrow().getEndLineNumber());
+    return manualOnly(target, nest
+      ? `NestJS @Cron(): inject a CronGuard({ core: idempotency.core }) and return guard.runInterval(${action}, '${job}', <interval ms>, async (context) => { …the method's body… }) from the decorated method`
+      : `the job is scheduled in a shape apply does not recognise (node-cron schedule, node-schedule scheduleJob, new CronJob); run its body through CronGuard from cron/guard.ts, keyed by job name + scheduled slot`);
+  }
+  const { shape } = located;
+  const line = shape.node.getStartLineNumber();
+  if (mentionsAction(shape.node, target.codeName)) return { edits: [], manual: [] };
+  const args = shape.node.getArguments();
+  let handler: Expression | undefined;
+  let expression: string | undefined;
+  let options: ObjectLiteralExpression | undefined;
+  if (shape.kind === 'node-cron') {
+    handler = args[1] as Expression;
+    expression = stringOf(args[0]);
+  } else if (shape.kind === 'node-schedule') {
+    handler = args[args.length - 1] as Expression;
+  } else if (shape.kind === 'cron') {
+    handler = args[1] as Expression;
+    expression = stringOf(args[0]);
+  } else {
+    options = args[0] as ObjectLiteralExpression;
+    const onTick = options.getProperty('onTick');
+    handler = onTick && Node.isPropertyAssignment(onTick) ? onTick.getInitializer() : undefined;
+    expression = stringOf(options.getProperty('cronTime')?.getLastChild());
+  }
+  const interval = expression !== undefined ? cronIntervalMs(expression) : undefined;
+  if (shape.kind !== 'node-schedule' && interval === undefined) {
+    return manualOnly(target, `the schedule at line ${line} (${expression === undefined ? 'not a string literal' : 'no fixed period'}) has no slot apply can compute; call guard.run(${action}, '${job}', slot, work) with the scheduled time as the slot`, line);
+  }
+  if (!handler) return manualOnly(target, `the job at line ${line} has no function apply can wrap`, line);
+  if (!context.scaffoldModules.has('cron/guard')) return manualOnly(target, 'the scaffold has no cron/guard.ts (the generated target for this database has no scheduled-job runtime, or the scaffold predates this action: run generate); guard the job as the document shows', line);
+  const helper = shape.kind === 'node-cron' ? 'nodeCronTask' : shape.kind === 'node-schedule' ? 'nodeScheduleTask' : 'cronOnTick';
+  if (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler) ? handler.getParameters().length > 0 : !(Node.isIdentifier(handler) || Node.isPropertyAccessExpression(handler))) {
+    return manualOnly(target, `the job function at line ${line} takes parameters (or is not a function); pass ${helper}(cronGuard, ${action}, '${job}', …, work) by hand`, line);
+  }
+  const missing = ensureTriggerImports(sf, context, [['cron/guard', 'CronGuard'], ['cron/guard', helper]]);
+  if (missing) return manualOnly(target, `the job at line ${line} not wired: ${missing}`, line);
+  if (!ensureGuard(sf)) return manualOnly(target, `the file already declares ${GUARD_NAME} as something else`, line);
+  const work = workText(handler)!;
+  const period = interval !== undefined ? `, ${msLiteral(interval)}` : '';
+  replaceRaw(sf, handler, `${helper}(${GUARD_NAME}, ${action}, ${quote}${job}${quote}${period}, ${work})`);
+  const out: TransformOutcome = { edits: [], manual: [] };
+  out.edits.push({ action: target.action, file: target.file, summary: `runs the ${shape.kind === 'cron-from' ? 'cron' : shape.kind} job at line ${line} through the CronGuard: once per scheduled slot across instances (${helper})` });
+  return out;
+};

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { wireSource, type WireSourceOptions } from '../../src/apply/planApply.js';
+import { cronIntervalMs } from '../../src/apply/transforms/cron.js';
+import type { WiringTarget } from '../../src/apply/types.js';
+
+const options: WireSourceOptions = {
+  framework: 'express',
+  scaffoldDir: 'src/idempotency',
+  imports: { aliases: [], defaultExtension: '.js' },
+  scaffoldModules: new Set(['index', 'instance', 'cron/guard']),
+};
+const target = (file: string, line: number): WiringTarget => ({ action: 'nightlyReport', codeName: 'nightlyReport', trigger: 'cron', file, line });
+
+function expectIdempotent(file: string, text: string, targets: WiringTarget[]): void {
+  const again = wireSource(file, text, targets, { ...options, anyLine: true });
+  expect(again.text).toBe(text);
+  expect(again.edits).toEqual([]);
+}
+
+describe('cronIntervalMs', () => {
+  it('gives the period of schedules with even gaps and nothing for the others', () => {
+    expect(cronIntervalMs('*/5 * * * *')).toBe(300_000);
+    expect(cronIntervalMs('* * * * *')).toBe(60_000);
+    expect(cronIntervalMs('*/10 * * * * *')).toBe(10_000);
+    expect(cronIntervalMs('15 * * * *')).toBe(3_600_000);
+    expect(cronIntervalMs('0 */6 * * *')).toBe(21_600_000);
+    expect(cronIntervalMs('0 3 * * *')).toBe(86_400_000);
+    expect(cronIntervalMs('0 3 * * 1')).toBe(604_800_000);
+    expect(cronIntervalMs('0 9 1 * *')).toBeUndefined();
+    expect(cronIntervalMs('0 9,17 * * *')).toBeUndefined();
+    expect(cronIntervalMs('*/7 * * * *')).toBeUndefined();
+    expect(cronIntervalMs('0 */5 * * *')).toBeUndefined();
+    expect(cronIntervalMs('@daily')).toBeUndefined();
+  });
+});
+
+describe('scheduled jobs', () => {
+  const file = 'src/jobs.ts';
+
+  it('node-cron: the job runs through nodeCronTask with the schedule\u2019s period, with one guard per file', () => {
+    const source = `import cron from 'node-cron';
+import { report } from './report.js';
+
+cron.schedule('*/5 * * * *', () => {
+  report();
+});
+`;
+    const out = wireSource(file, source, [target(file, 4)], options);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("import { CronGuard, nodeCronTask } from './idempotency/cron/guard.js';");
+    expect(out.text).toContain('const cronGuard = new CronGuard({ core: idempotency.core });');
+    expect(out.text).toContain(`cron.schedule('*/5 * * * *', nodeCronTask(cronGuard, ACTIONS.nightlyReport, 'nightlyReport', 300_000, async () => {
+  report();
+}));`);
+    expectIdempotent(file, out.text, [target(file, 4)]);
+  });
+
+  it('node-schedule: the fire date is the slot, so any rule works; a named function is awaited', () => {
+    const source = "import schedule from 'node-schedule';\nimport { report } from './report.js';\n\nschedule.scheduleJob('0 9 1 * *', report);\n";
+    const out = wireSource(file, source, [target(file, 4)], options);
+    expect(out.text).toContain("schedule.scheduleJob('0 9 1 * *', nodeScheduleTask(cronGuard, ACTIONS.nightlyReport, 'nightlyReport', async () => {\n  await report();\n}));");
+    expectIdempotent(file, out.text, [target(file, 4)]);
+  });
+
+  it('cron: new CronJob and CronJob.from get cronOnTick', () => {
+    const source = "import { CronJob } from 'cron';\n\nnew CronJob('0 * * * *', async () => {\n  await report();\n}, null, true);\n";
+    const out = wireSource(file, source, [target(file, 3)], options);
+    expect(out.text).toContain("new CronJob('0 * * * *', cronOnTick(cronGuard, ACTIONS.nightlyReport, 'nightlyReport', 3_600_000, async () => {");
+    expectIdempotent(file, out.text, [target(file, 3)]);
+    const from = "import { CronJob } from 'cron';\n\nCronJob.from({ cronTime: '*/10 * * * *', onTick: tick, start: true });\n";
+    const wired = wireSource(file, from, [target(file, 3)], options);
+    expect(wired.text).toContain("onTick: cronOnTick(cronGuard, ACTIONS.nightlyReport, 'nightlyReport', 600_000, async () => {\n  await tick();\n})");
+  });
+
+  it('leaves uneven schedules, NestJS @Cron methods and jobs taking parameters to the user, with the reason', () => {
+    const uneven = "import cron from 'node-cron';\n\ncron.schedule('0 9 1 * *', async () => run());\n";
+    const nest = "import { Cron } from '@nestjs/schedule';\n\nexport class Jobs {\n  @Cron('0 3 * * *')\n  async nightly() {}\n}\n";
+    const params = "import cron from 'node-cron';\n\ncron.schedule('* * * * *', async (ctx) => run(ctx));\n";
+    for (const [text, line, why] of [[uneven, 3, 'no fixed period'], [nest, 4, 'NestJS @Cron()'], [params, 3, 'takes parameters']] as const) {
+      const out = wireSource(file, text, [target(file, line)], options);
+      expect(out.text).toBe(text);
+      expect(out.manual[0]?.reason).toContain(why);
+    }
+  });
+});

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { wireSource, type WireSourceOptions } from '../../src/apply/planApply.js';
+import type { WiringTarget } from '../../src/apply/types.js';
+
+const options: WireSourceOptions = {
+  framework: 'express',
+  scaffoldDir: 'src/idempotency',
+  imports: { aliases: [], defaultExtension: '.js' },
+  scaffoldModules: new Set(['index', 'instance', 'providers', 'webhooks/webhooks']),
+};
+const target = (file: string, line: number, extra: Partial<WiringTarget>): WiringTarget => ({ action: 'createPayment', codeName: 'createPayment', trigger: 'http', method: 'POST', path: '/payments', file, line, scope: 'global', ...extra });
+
+function expectIdempotent(file: string, text: string, targets: WiringTarget[]): void {
+  const again = wireSource(file, text, targets, { ...options, anyLine: true });
+  expect(again.text).toBe(text);
+  expect(again.edits).toEqual([]);
+}
+
+describe('Adyen and PayPal calls in wired routes', () => {
+  const file = 'src/routes/payments.ts';
+  it('Adyen: the derived key goes into the request options, the merchant reference stays', () => {
+    const source = `import { Client, CheckoutAPI } from '@adyen/api-library';
+import { Router } from 'express';
+
+const checkout = new CheckoutAPI(new Client({ apiKey: 'k', environment: 'TEST' }));
+export const router = Router();
+
+router.post('/payments', async (req, res) => {
+  const result = await checkout.PaymentsApi.payments({ amount: { currency: 'EUR', value: 1000 }, reference: req.body.orderId, merchantAccount: 'm', paymentMethod: req.body.paymentMethod, returnUrl: 'https://x' });
+  res.status(201).json(result);
+});
+`;
+    const out = wireSource(file, source, [target(file, 7, { provider: 'adyen' })], options);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("import { adyenIdempotency } from '../idempotency/providers.js';");
+    expect(out.text).toContain('const idempotencyContext = idempotencyOf(req);');
+    expect(out.text).toContain("returnUrl: 'https://x' }, { idempotencyKey: adyenIdempotency(idempotencyContext).idempotencyKey });");
+    expect(out.text).toContain('reference: req.body.orderId');
+    expect(out.edits.map((e) => e.summary).join('\n')).toContain('derived adyen idempotency key');
+    expectIdempotent(file, out.text, [target(file, 7, { provider: 'adyen' })]);
+    // An id before the request (a pspReference) is not the request: the options go after the request literal.
+    const modification = source.replace(/checkout\.PaymentsApi\.payments\(\{[^\n]*\}\);/, "checkout.ModificationsApi.captureAuthorisedPayment(pspReference, { amount: { currency: 'EUR', value: 1000 }, merchantAccount: 'm' });");
+    const captured = wireSource(file, modification, [target(file, 7, { provider: 'adyen' })], options);
+    expect(captured.text).toContain("captureAuthorisedPayment(pspReference, { amount: { currency: 'EUR', value: 1000 }, merchantAccount: 'm' }, { idempotencyKey: adyenIdempotency(idempotencyContext).idempotencyKey });");
+  });
+
+  it('PayPal: paypalRequestId (the PayPal-Request-Id header) joins the request that holds the body', () => {
+    const source = `import { Client, OrdersController } from '@paypal/paypal-server-sdk';
+import { Router } from 'express';
+
+const orders = new OrdersController(new Client({}));
+export const router = Router();
+
+router.post('/payments', async (req, res) => {
+  const { result } = await orders.createOrder({ body: { intent: 'CAPTURE', purchaseUnits: [] }, prefer: 'return=minimal' });
+  res.status(201).json(result);
+});
+`;
+    const out = wireSource(file, source, [target(file, 7, { provider: 'paypal' })], options);
+    expect(out.text).toContain("import { paypalRequestId } from '../idempotency/providers.js';");
+    expect(out.text).toMatch(/prefer: 'return=minimal',\s*paypalRequestId: paypalRequestId\(idempotencyContext\)/);
+    expectIdempotent(file, out.text, [target(file, 7, { provider: 'paypal' })]);
+  });
+});
+
+describe('Stripe webhooks that verify the signature themselves', () => {
+  const file = 'src/webhooks.ts';
+  const hook = (line: number): WiringTarget => ({ action: 'stripeWebhook', codeName: 'stripeWebhook', trigger: 'webhook', method: 'POST', path: '/webhooks/stripe', file, line, provider: 'stripe', scope: 'global' });
+  const source = `import express from 'express';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const app = express();
+
+app.post('/webhooks/stripe', express.raw({ type: 'application/json' }), async (req, res) => {
+  const event = stripe.webhooks.constructEvent(req.body, req.headers['stripe-signature'] as string, 'whsec');
+  switch (event.type) {
+    case 'checkout.session.completed':
+      await fulfil(event.data.object);
+      break;
+  }
+  res.json({ received: true });
+});
+`;
+
+  it('wraps the handling between the signature check and the answer in onceForEvent', () => {
+    const out = wireSource(file, source, [hook(7)], options);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("import { onceForEvent } from './idempotency/webhookEvent.js';");
+    expect(out.text).toContain(`  const event = stripe.webhooks.constructEvent(req.body, req.headers['stripe-signature'] as string, 'whsec');
+  const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
+    switch (event.type) {
+      case 'checkout.session.completed':
+        await fulfil(event.data.object);
+        break;
+    }
+  });
+  if (answered) {
+    res.status(answered.status).set(answered.headers).send(answered.body);
+    return;
+  }
+  res.json({ received: true });`);
+    expectIdempotent(file, out.text, [hook(7)]);
+  });
+
+  it('leaves handling that answers by itself to the user, and other webhooks to the route transform', () => {
+    const answering = source.replace('      await fulfil(event.data.object);\n', '      await fulfil(event.data.object);\n      res.json({ ok: 1 });\n      return;\n');
+    const out = wireSource(file, answering, [hook(7)], options);
+    expect(out.text).toBe(answering);
+    expect(out.manual[0]?.reason).toContain('answers or returns by itself');
+    const unverified = source.replace("const event = stripe.webhooks.constructEvent(req.body, req.headers['stripe-signature'] as string, 'whsec');", 'const event = JSON.parse(req.body);');
+    const fallback = wireSource(file, unverified, [hook(7)], options);
+    expect(fallback.manual[0]?.reason).toContain('raw body');
+  });
+});

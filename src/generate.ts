@@ -165,7 +165,7 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   let figures = buildFigures(model);
   if (format === 'html') {
     const previousHtml = await readPreviousHtml(path.resolve(options.cwd), output);
-    figures = await renderFigures(figures, { renderer: options.diagrams, cwd: options.cwd, previousHtml });
+    figures = await renderFigures(figures, { renderer: options.diagrams, cwd: options.cwd, previousHtml, cacheRoot: path.resolve(options.cwd), writeCache: !options.check && !options.dryRun });
   }
   const scaffold = await import('./scaffold/index.js');
   const dir = config.scaffold === false ? undefined : normalizeRelative(config.scaffold.dir);
@@ -177,6 +177,7 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   const scaffoldFiles = await formatFiles(
     project.files.map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted })),
     options.cwd,
+    { writeCache: !options.check && !options.dryRun },
   );
   const excerpts = project.excerpts;
   for (const excerpt of Object.values(excerpts)) {

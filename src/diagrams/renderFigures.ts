@@ -1,3 +1,5 @@
+import { cacheKey, pruneCache, readCache, writeCache } from '../emit/diskCache.js';
+import { toolFingerprint } from '../emit/inputsKey.js';
 import type { Figure } from './figure.js';
 import type { RendererName } from './renderers/diagramRenderer.js';
 import { DEFAULT_RENDERER, renderers } from './renderers/registry.js';
@@ -9,7 +11,15 @@ export interface RenderFiguresOptions {
   previousHtml?: readonly string[];
   /** The user's project, where optional renderers are looked up. */
   cwd?: string;
+  /**
+   * The project whose cache (`.idempotency-builder/cache/svg/`) holds SVGs laid out by earlier runs, by render key and
+   * tool build; `writeCache` stores this run's layouts there (a writing run only) and drops the ones it did not use.
+   */
+  cacheRoot?: string;
+  writeCache?: boolean;
 }
+
+const SVG_BUCKET = 'svg';
 
 /** Layouts made in this process, by render key: a second generate (init, tests, the API) lays nothing out again. */
 const renderedInProcess = new Map<string, string>();
@@ -21,7 +31,25 @@ export async function renderFigures(figures: Figure[], options: RenderFiguresOpt
   const previous = readRenderedSvgs(options.previousHtml ?? []);
   for (const [key, svg] of renderedInProcess) if (!previous.has(key)) previous.set(key, svg);
   const keyed = figures.map((figure) => ({ figure, key: renderKey(figure, rendererName) }));
+  // The on-disk entry is named by the render key and the tool's build: a rebuilt tool lays everything out afresh.
+  const build = options.cacheRoot === undefined ? undefined : await toolFingerprint();
+  const entryOf = (key: string) => cacheKey(key, build ?? '');
+  const onDisk = new Set<string>();
+  if (options.cacheRoot !== undefined) {
+    for (const { key } of keyed) {
+      const cached = await readCache(options.cacheRoot, SVG_BUCKET, entryOf(key));
+      if (cached === undefined) continue;
+      onDisk.add(key);
+      if (!previous.has(key)) previous.set(key, cached);
+    }
+  }
+  const store = async () => {
+    if (options.cacheRoot === undefined || !options.writeCache) return;
+    for (const { key } of keyed) if (!onDisk.has(key)) await writeCache(options.cacheRoot, SVG_BUCKET, entryOf(key), previous.get(key)!);
+    await pruneCache(options.cacheRoot, SVG_BUCKET, new Set(keyed.map(({ key }) => entryOf(key))));
+  };
   if (keyed.every(({ key }) => previous.has(key))) {
+    await store();
     return keyed.map(({ figure, key }) => ({ ...figure, svg: previous.get(key)!, renderKey: key }));
   }
   const session = await renderers[rendererName]({ cwd: options.cwd ?? process.cwd() });
@@ -32,8 +60,10 @@ export async function renderFigures(figures: Figure[], options: RenderFiguresOpt
       const svg = previous.get(key) ?? (await session.render(figure.mermaid, { id: figure.id, title: figure.title, desc: figure.caption }));
       if (renderedInProcess.size >= 100) renderedInProcess.clear();
       renderedInProcess.set(key, svg);
+      previous.set(key, svg);
       rendered.push({ ...figure, svg, renderKey: key });
     }
+    await store();
     return rendered;
   } finally {
     await session.close();

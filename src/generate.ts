@@ -163,9 +163,13 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   const model = await designFor(options.cwd, config, snapshot, now);
   const [{ buildFigures, renderFigures }, { renderDocument }] = await Promise.all([import('./diagrams/index.js'), import('./render/renderDocument.js')]);
   let figures = buildFigures(model);
+  // Diagram layout (a worker thread, for the default renderer) runs while the scaffolding is built and formatted.
+  let figuresLaidOut: Promise<typeof figures> | undefined;
   if (format === 'html') {
     const previousHtml = await readPreviousHtml(path.resolve(options.cwd), output);
-    figures = await renderFigures(figures, { renderer: options.diagrams, cwd: options.cwd, previousHtml, cacheRoot: path.resolve(options.cwd), writeCache: !options.check && !options.dryRun });
+    figuresLaidOut = renderFigures(figures, { renderer: options.diagrams, cwd: options.cwd, previousHtml, cacheRoot: path.resolve(options.cwd), writeCache: !options.check && !options.dryRun, background: true });
+    // Awaited below; until then a failure must not surface as an unhandled rejection.
+    figuresLaidOut.catch(() => undefined);
   }
   const scaffold = await import('./scaffold/index.js');
   const dir = config.scaffold === false ? undefined : normalizeRelative(config.scaffold.dir);
@@ -179,6 +183,7 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
     options.cwd,
     { writeCache: !options.check && !options.dryRun },
   );
+  if (figuresLaidOut) figures = await figuresLaidOut;
   const excerpts = project.excerpts;
   for (const excerpt of Object.values(excerpts)) {
     const written = scaffoldFiles.find((file) => file.path === excerpt.path);

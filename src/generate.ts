@@ -163,9 +163,13 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   const model = await designFor(options.cwd, config, snapshot, now);
   const [{ buildFigures, renderFigures }, { renderDocument }] = await Promise.all([import('./diagrams/index.js'), import('./render/renderDocument.js')]);
   let figures = buildFigures(model);
+  // Diagram layout (a worker thread, for the default renderer) runs while the scaffolding is built and formatted.
+  let figuresLaidOut: Promise<typeof figures> | undefined;
   if (format === 'html') {
     const previousHtml = await readPreviousHtml(path.resolve(options.cwd), output);
-    figures = await renderFigures(figures, { renderer: options.diagrams, cwd: options.cwd, previousHtml });
+    figuresLaidOut = renderFigures(figures, { renderer: options.diagrams, cwd: options.cwd, previousHtml, cacheRoot: path.resolve(options.cwd), writeCache: !options.check && !options.dryRun, background: true });
+    // Awaited below; until then a failure must not surface as an unhandled rejection.
+    figuresLaidOut.catch(() => undefined);
   }
   const scaffold = await import('./scaffold/index.js');
   const dir = config.scaffold === false ? undefined : normalizeRelative(config.scaffold.dir);
@@ -177,7 +181,9 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   const scaffoldFiles = await formatFiles(
     project.files.map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted })),
     options.cwd,
+    { writeCache: !options.check && !options.dryRun },
   );
+  if (figuresLaidOut) figures = await figuresLaidOut;
   const excerpts = project.excerpts;
   for (const excerpt of Object.values(excerpts)) {
     const written = scaffoldFiles.find((file) => file.path === excerpt.path);

@@ -1,4 +1,8 @@
+import { cacheKey, pruneCache, readCache, writeCache } from '../emit/diskCache.js';
+import { toolFingerprint } from '../emit/inputsKey.js';
+import { existsSync } from 'node:fs';
 import type { Figure } from './figure.js';
+import type { SvgMeta } from './finishSvg.js';
 import type { RendererName } from './renderers/diagramRenderer.js';
 import { DEFAULT_RENDERER, renderers } from './renderers/registry.js';
 import { readRenderedSvgs, renderKey } from './svgCache.js';
@@ -9,7 +13,20 @@ export interface RenderFiguresOptions {
   previousHtml?: readonly string[];
   /** The user's project, where optional renderers are looked up. */
   cwd?: string;
+  /**
+   * The project whose cache (`.idempotency-builder/cache/svg/`) holds SVGs laid out by earlier runs, by render key and
+   * tool build; `writeCache` stores this run's layouts there (a writing run only) and drops the ones it did not use.
+   */
+  cacheRoot?: string;
+  writeCache?: boolean;
+  /**
+   * Lay beautiful-mermaid figures out on a worker thread, so a caller that does not await at once (generate, which
+   * builds the scaffolding meanwhile) runs both on two cores. Same renderer, same SVG; falls back to this thread.
+   */
+  background?: boolean;
 }
+
+const SVG_BUCKET = 'svg';
 
 /** Layouts made in this process, by render key: a second generate (init, tests, the API) lays nothing out again. */
 const renderedInProcess = new Map<string, string>();
@@ -21,21 +38,76 @@ export async function renderFigures(figures: Figure[], options: RenderFiguresOpt
   const previous = readRenderedSvgs(options.previousHtml ?? []);
   for (const [key, svg] of renderedInProcess) if (!previous.has(key)) previous.set(key, svg);
   const keyed = figures.map((figure) => ({ figure, key: renderKey(figure, rendererName) }));
+  // The on-disk entry is named by the render key and the tool's build: a rebuilt tool lays everything out afresh.
+  const build = options.cacheRoot === undefined ? undefined : await toolFingerprint();
+  const entryOf = (key: string) => cacheKey(key, build ?? '');
+  const onDisk = new Set<string>();
+  if (options.cacheRoot !== undefined) {
+    for (const { key } of keyed) {
+      const cached = await readCache(options.cacheRoot, SVG_BUCKET, entryOf(key));
+      if (cached === undefined) continue;
+      onDisk.add(key);
+      if (!previous.has(key)) previous.set(key, cached);
+    }
+  }
+  const store = async () => {
+    if (options.cacheRoot === undefined || !options.writeCache) return;
+    for (const { key } of keyed) if (!onDisk.has(key)) await writeCache(options.cacheRoot, SVG_BUCKET, entryOf(key), previous.get(key)!);
+    await pruneCache(options.cacheRoot, SVG_BUCKET, new Set(keyed.map(({ key }) => entryOf(key))));
+  };
   if (keyed.every(({ key }) => previous.has(key))) {
+    await store();
     return keyed.map(({ figure, key }) => ({ ...figure, svg: previous.get(key)!, renderKey: key }));
   }
-  const session = await renderers[rendererName]({ cwd: options.cwd ?? process.cwd() });
+  const missing = keyed.filter(({ key }) => !previous.has(key));
+  if (rendererName === 'beautiful-mermaid' && options.background) {
+    const svgs = await layOutInWorker(missing.map(({ figure }) => ({ mermaid: figure.mermaid, meta: { id: figure.id, title: figure.title, desc: figure.caption } })));
+    svgs?.forEach((svg, i) => previous.set(missing[i]!.key, svg));
+  }
+  let session: Awaited<ReturnType<(typeof renderers)[RendererName]>> | undefined;
   try {
     const rendered: Figure[] = [];
     // One at a time: the mermaid-cli session shares one browser, and order keeps output stable.
     for (const { figure, key } of keyed) {
-      const svg = previous.get(key) ?? (await session.render(figure.mermaid, { id: figure.id, title: figure.title, desc: figure.caption }));
+      let svg = previous.get(key);
+      if (svg === undefined) {
+        session ??= await renderers[rendererName]({ cwd: options.cwd ?? process.cwd() });
+        svg = await session.render(figure.mermaid, { id: figure.id, title: figure.title, desc: figure.caption });
+      }
       if (renderedInProcess.size >= 100) renderedInProcess.clear();
       renderedInProcess.set(key, svg);
+      previous.set(key, svg);
       rendered.push({ ...figure, svg, renderKey: key });
     }
+    await store();
     return rendered;
   } finally {
-    await session.close();
+    await session?.close();
   }
+}
+
+/**
+ * The layouts from a worker running layoutWorker.js, or undefined when no worker can run it (the sources run by a
+ * test runner, where the worker file is TypeScript) or it failed: the caller then renders on this thread and meets
+ * the same error, if any, there.
+ */
+async function layOutInWorker(jobs: ReadonlyArray<{ mermaid: string; meta: SvgMeta }>): Promise<string[] | undefined> {
+  const script = new URL('./layoutWorker.js', import.meta.url);
+  if (jobs.length === 0 || !import.meta.url.endsWith('.js') || !existsSync(script)) return undefined;
+  const { Worker } = await import('node:worker_threads');
+  return new Promise((resolve) => {
+    let worker: InstanceType<typeof Worker>;
+    try {
+      worker = new Worker(script, { workerData: { jobs } });
+    } catch {
+      resolve(undefined);
+      return;
+    }
+    worker.once('message', (answer: { svgs?: string[]; error?: string }) => {
+      resolve(answer.svgs?.length === jobs.length ? answer.svgs : undefined);
+      void worker.terminate();
+    });
+    worker.once('error', () => resolve(undefined));
+    worker.once('exit', () => resolve(undefined));
+  });
 }

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
+import { access, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import type * as PrettierModule from 'prettier';
 import type { RenderedFile } from '../render/renderDocument.js';
+import { pruneCache, readCache, writeCache } from './diskCache.js';
 import { type ManifestEntry, normalizeText, readManifest, sha256Of } from './manifest.js';
 import { readInside } from './safePath.js';
 
@@ -36,16 +40,76 @@ export function clearFormatCache(): void {
   formattedInProcess.clear();
 }
 
+/** The project's cache of prettier's output (see diskCache.ts): keyed by `source`, which holds everything prettier reads. */
+const FORMAT_BUCKET = 'format';
+
+/** prettier's version, read from its package.json: knowing it must not cost loading prettier. */
+let prettierVersion: string | undefined;
+async function installedPrettierVersion(): Promise<string> {
+  prettierVersion ??= (JSON.parse(await readFile(createRequire(import.meta.url).resolve('prettier/package.json'), 'utf8')) as { version: string }).version;
+  return prettierVersion;
+}
+
+/**
+ * The files prettier 3 looks for when resolving a config (its config-searcher), from the file's folder up to the
+ * filesystem root. package.json and package.yaml count only with a `prettier` key.
+ */
+const PRETTIER_CONFIG_FILES = [
+  '.prettierrc', '.prettierrc.json', '.prettierrc.yml', '.prettierrc.yaml', '.prettierrc.json5', '.prettierrc.js', 'prettier.config.js',
+  '.prettierrc.ts', 'prettier.config.ts', '.prettierrc.mjs', 'prettier.config.mjs', '.prettierrc.mts', 'prettier.config.mts',
+  '.prettierrc.cjs', 'prettier.config.cjs', '.prettierrc.cts', 'prettier.config.cts', '.prettierrc.toml', 'package.yaml',
+];
+
+/**
+ * Whether prettier could find a config for files in `dir`: false only when none of its config files exists on the
+ * way up (then the house style applies and prettier need not be loaded to ask). When unsure, true: prettier decides.
+ */
+async function mayHavePrettierConfig(dir: string, seen: Map<string, Promise<boolean>>): Promise<boolean> {
+  let known = seen.get(dir);
+  if (known === undefined) {
+    known = (async () => {
+      const present = await Promise.all(PRETTIER_CONFIG_FILES.map((name) => access(path.join(dir, name)).then(() => true, () => false)));
+      if (present.some(Boolean)) return true;
+      const manifest = await readFile(path.join(dir, 'package.json'), 'utf8').catch(() => undefined);
+      if (manifest !== undefined) {
+        try {
+          const parsed = JSON.parse(manifest) as unknown;
+          if (parsed === null || typeof parsed !== 'object' || 'prettier' in parsed) return true;
+        } catch {
+          return true;
+        }
+      }
+      const parent = path.dirname(dir);
+      return parent === dir ? false : mayHavePrettierConfig(parent, seen);
+    })();
+    seen.set(dir, known);
+  }
+  return known;
+}
+
+export interface FormatFilesOptions {
+  /**
+   * Keep prettier's output in the project's cache (and drop entries this run did not use). Only a writing run does:
+   * `--check` and `--dry-run` write nothing, the cache included.
+   */
+  writeCache?: boolean;
+}
+
 /**
  * Formats generated code the user keeps: TypeScript/JavaScript/YAML/JSON and the scaffold's README. The design
- * documents (HTML and Markdown) are emitted as rendered and never come here.
+ * documents (HTML and Markdown) are emitted as rendered and never come here. prettier itself is loaded only when a
+ * file is neither in the house style already, nor on disk as last formatted, nor in the project's format cache.
  */
-export async function formatFiles(files: readonly RenderedFile[], cwd: string): Promise<FormattedFile[]> {
+export async function formatFiles(files: readonly RenderedFile[], cwd: string, options: FormatFilesOptions = {}): Promise<FormattedFile[]> {
   const wanted = files.filter((f) => /\.(md|ts|js|mjs|cjs|tsx|json|ya?ml)$/.test(f.path));
   if (wanted.length === 0) return [...files];
   const root = path.resolve(cwd);
-  const [prettier, manifest] = await Promise.all([import('prettier'), readManifest(root)]);
+  const [version, manifest] = await Promise.all([installedPrettierVersion(), readManifest(root)]);
   const tracked = new Map(manifest.files.map((entry) => [entry.path, entry]));
+  let prettier: Promise<typeof PrettierModule> | undefined;
+  const loadPrettier = () => (prettier ??= import('prettier'));
+  const searched = new Map<string, Promise<boolean>>();
+  const used = new Set<string>();
   const out: FormattedFile[] = [];
   for (const file of files) {
     if (!wanted.includes(file)) {
@@ -53,33 +117,45 @@ export async function formatFiles(files: readonly RenderedFile[], cwd: string): 
       continue;
     }
     // Documents use fixed options so they are byte-identical on every machine; code follows the user's config.
-    const userConfig = file.path.endsWith('.md') ? null : await prettier.resolveConfig(`${cwd}/${file.path}`, { editorconfig: false }).catch(() => null);
+    const absolute = path.join(root, file.path);
+    const userConfig =
+      file.path.endsWith('.md') || !(await mayHavePrettierConfig(path.dirname(absolute), searched))
+        ? null
+        : await (await loadPrettier()).resolveConfig(absolute, { editorconfig: false }).catch(() => null);
     if (file.formatted && userConfig === null) {
       // Templates are kept in the house style in this repo (a test checks it), so formatting would be a no-op.
       out.push(file);
       continue;
     }
-    const options = formatOptions(file.path, userConfig);
-    const source = createHash('sha256').update(JSON.stringify([prettier.version, options])).update('\0').update(normalizeText(file.contents)).digest('hex');
+    const formatOpts = formatOptions(file.path, userConfig);
+    const source = createHash('sha256').update(JSON.stringify([version, formatOpts])).update('\0').update(normalizeText(file.contents)).digest('hex');
+    used.add(source);
     const reused = await previouslyFormatted(root, tracked.get(file.path), source);
     if (reused !== undefined) {
       out.push({ ...file, contents: reused, source });
       continue;
     }
-    const known = formattedInProcess.get(source);
+    const known = formattedInProcess.get(source) ?? (await readCache(root, FORMAT_BUCKET, source));
     if (known !== undefined) {
+      remember(source, known);
       out.push({ ...file, contents: known, source });
       continue;
     }
     try {
-      const contents = await prettier.format(file.contents, options);
-      if (formattedInProcess.size >= 200) formattedInProcess.clear();
-      formattedInProcess.set(source, contents);
+      const contents = await (await loadPrettier()).format(file.contents, formatOpts);
+      remember(source, contents);
+      if (options.writeCache) await writeCache(root, FORMAT_BUCKET, source, contents);
       out.push({ ...file, contents, source });
     } catch {
       // Unparseable output is a bug elsewhere; keep it unformatted rather than lose it.
       out.push(file);
     }
   }
+  if (options.writeCache) await pruneCache(root, FORMAT_BUCKET, used);
   return out;
+}
+
+function remember(source: string, contents: string): void {
+  if (formattedInProcess.size >= 200) formattedInProcess.clear();
+  formattedInProcess.set(source, contents);
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -91,5 +91,45 @@ describe('formatFiles', () => {
     const manifest = JSON.parse(await readFile(path.join(root, '.idempotency-builder/manifest.json'), 'utf8')) as { files: Array<{ path: string; source?: string }> };
     expect(manifest.files.find((entry) => entry.path === STORE)?.source).toBe(store!.source);
     expect(manifest.files.find((entry) => entry.path.endsWith('.html'))).not.toHaveProperty('source');
+  });
+  it('keeps prettier output in the project cache for the next process, only when the run writes', async () => {
+    const cacheDir = path.join(root, '.idempotency-builder/cache/format');
+    const [first] = await formatFiles(rendered(), root);
+    await expect(readdir(cacheDir)).rejects.toThrow(); // --check and --dry-run write nothing
+    clearFormatCache();
+    calls.format = 0;
+    await formatFiles(rendered(), root, { writeCache: true });
+    expect(calls.format).toBe(1);
+    expect(await readdir(cacheDir)).toEqual([first!.source]);
+
+    // A fresh process (nothing in memory, nothing written to the project yet) reads the cache instead of formatting.
+    clearFormatCache();
+    calls.format = 0;
+    const [cached] = await formatFiles(rendered(), root);
+    expect(calls.format).toBe(0);
+    expect(cached).toEqual(first);
+
+    // A corrupt entry is ignored and replaced.
+    await writeFile(path.join(cacheDir, first!.source!), 'not what prettier wrote');
+    clearFormatCache();
+    const [again] = await formatFiles(rendered(), root, { writeCache: true });
+    expect(calls.format).toBe(1);
+    expect(again!.contents).toBe(first!.contents);
+    clearFormatCache();
+    calls.format = 0;
+    await formatFiles(rendered(), root);
+    expect(calls.format).toBe(0);
+
+    // Other input is another entry; the writing run drops the ones it no longer uses.
+    clearFormatCache();
+    const [renamed] = await formatFiles(rendered('claimKey'), root, { writeCache: true });
+    expect(await readdir(cacheDir)).toEqual([renamed!.source]);
+  });
+
+  it('follows a prettier key in package.json, as prettier does', async () => {
+    await writeFile(path.join(root, 'package.json'), JSON.stringify({ name: 'app', prettier: { semi: false, printWidth: 200 } }));
+    await clearConfigCache();
+    const [store] = await formatFiles(rendered(), root);
+    expect(store!.contents).not.toContain(';\n');
   });
 });

@@ -57,7 +57,7 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
       for (const migration of migrations) notes.push(`The store's migration is also in ${migration.path} (${tool.kind === 'sql' ? 'your SQL migrations folder' : tool.kind}); apply it with your migration tool.`);
     }
     if (index === plans.findIndex((candidate) => candidate.dir === input.dir) || (index === 0 && !plans.some((candidate) => candidate.dir === input.dir))) {
-      excerpts = documentExcerpts(plan.model, { dir: plan.dir, profile });
+      excerpts = documentExcerpts(plan.model, { dir: plan.dir, profile, reference: true });
     }
     const note = await dependencyNote(root, plan, generated, input.packageManager, language === 'typescript');
     if (note) notes.push(note);

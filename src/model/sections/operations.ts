@@ -223,12 +223,19 @@ export function buildRunbook(ctx: Ctx): RunbookEntry[] {
       id: 'stuck-processing',
       title: 'Stuck PROCESSING records',
       symptom: 'oldest_in_flight_age_seconds above twice the lease, or clients receiving 409 for one key for minutes.',
-      steps: [
-        'List the stuck rows with the query below (never by key from a log: logs hold only key hashes).',
-        'Check whether the owning worker is alive (heartbeat age) and whether the side effect happened (provider dashboard, local tables).',
-        'If the effect happened, complete the record by hand with the real response; if not, release it so the next retry runs.',
-      ],
-      query: `SELECT scope, action, fencing_token, locked_until, created_at\n  FROM ${table}\n WHERE status = 'PROCESSING' AND locked_until < now() - interval '1 minute'\n ORDER BY locked_until\n LIMIT 50;\n\n-- Release one so the next retry runs the action again. Deleting the row is the release:\n-- the fencing token in the WHERE clause makes sure a worker that came back is not overruled.\nDELETE FROM ${table}\n WHERE scope = $1 AND ${ctx.storage.keyColumn} = $2 AND status = 'PROCESSING' AND fencing_token = $3;`,
+      // Said in words rather than as a query: the document shows only code the scaffolding contains, and the words
+      // hold for every store's dialect.
+      steps: ctx.stack.storeDatabase === 'redis'
+        ? [
+            'List the stuck records: hashes whose status is PROCESSING while their lease key has expired, oldest first (never by key from a log: logs hold only key hashes).',
+            'Check whether the owning worker is alive (heartbeat age) and whether the side effect happened (provider dashboard, local tables).',
+            'If the effect happened, complete the record by hand with the real response; if not, release it (delete the record hash only while its token is still the one you read, so a worker that came back is not overruled) and the next retry runs.',
+          ]
+        : [
+            `List the stuck rows: rows of ${table} whose status is PROCESSING and whose locked_until lies more than a minute in the past, oldest first, at most 50 (never by key from a log: logs hold only key hashes).`,
+            'Check whether the owning worker is alive (heartbeat age) and whether the side effect happened (provider dashboard, local tables).',
+            `If the effect happened, complete the record by hand with the real response; if not, release it so the next retry runs: delete the row by scope, ${ctx.storage.keyColumn}, status PROCESSING and the fencing_token you read, so a worker that came back is not overruled.`,
+          ],
     },
     {
       id: 'split-brain',

@@ -288,6 +288,8 @@ export interface CleanupPolicy {
   scheduleLabel: string;
   batchSize: number;
   strategy: string;
+  /** False where the store expires records itself (Redis): no cleanup job is generated or scheduled. */
+  job: boolean;
 }
 
 export interface SecurityItem {

@@ -203,7 +203,9 @@ export function buildBuildOrder(ctx: Ctx): BuildStep[] {
     { title: `Enforce on ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(':')[0]}) goes first.`, safety: 'One route changes behaviour; roll back by switching it to log-only.' },
     { title: 'Turn on fingerprint mismatch rejection', detail: `Reused keys with different parameters get ${ctx.responses.mismatchStatus}.`, safety: 'Watch fingerprint_mismatches for a day before enforcing on all clients.' },
     { title: 'Enable lease expiry and orphan reclaim', detail: 'Expired claims are reclaimed with a fencing token; heartbeats for long actions.', safety: 'Verify with a kill test in staging.' },
-    { title: 'Schedule the cleanup job', detail: `${ctx.cleanup.scheduleLabel}, ${ctx.cleanup.batchSize} rows per batch.`, safety: 'Deletes only expired, finished rows.' },
+    ctx.cleanup.job
+      ? { title: 'Schedule the cleanup job', detail: `${ctx.cleanup.scheduleLabel}, ${ctx.cleanup.batchSize} rows per batch.`, safety: 'Deletes only expired, finished rows.' }
+      : { title: 'Check the store expires records', detail: 'Redis removes each record at the end of its retention; check maxmemory-policy is noeviction so none goes earlier.', safety: 'Nothing to schedule.' },
     { title: 'Ship metrics and alert rules', detail: 'Dashboards first, then alerts at the thresholds in the monitoring section.', safety: 'Observability only.' },
     { title: 'Extend to the remaining actions', detail: ctx.actions.filter((a) => a !== riskiest).map((a) => a.name).join(', ') || 'No other actions in this design.', safety: 'One action per deploy.' },
   ];

@@ -33,7 +33,13 @@ export function completeSamples(samples: CodeSamples, files: readonly GeneratedF
   const store = files.find((file) => file.role === 'store' && /Store\.(ts|js|mjs|cjs)$/.test(file.path) && /^const CLAIM = /m.test(file.contents));
   if (!store) return samples;
   const language = /\.ts$/.test(store.path) ? 'typescript' : 'javascript';
-  return { ...samples, ddl: { language, code: store.contents, path: store.path, declaration: 'CLAIM' } };
+  const complete = /^const COMPLETE = /m.test(store.contents);
+  return {
+    ...samples,
+    ddl: { language, code: store.contents, path: store.path, declaration: 'CLAIM' },
+    // No cleanup job: the completion script gives each record its retention as an expiry.
+    ...(samples.cleanup || !complete ? {} : { cleanup: { language, code: store.contents, path: store.path, declaration: 'COMPLETE' } }),
+  };
 }
 
 /** The excerpt's text from its file's final (formatted) contents. */

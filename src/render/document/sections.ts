@@ -207,7 +207,7 @@ function keyDesign(model: DesignModel): Section {
   const k = model.keys;
   const blocks: Block[] = [
     heading('Key format'),
-    p(...md('The logical key is `{scope}_{action}_{intent}`. The scope and action are stored in their own columns, so what the client sends in the '), code(k.header), ' header is only the intent part.'),
+    p('The logical key is {scope}_{action}_{intent}. The scope and action are stored in their own columns, so what the client sends in the ', code(k.header), ' header is only the intent part.'),
     table(
       ['Action', 'Format', 'Filled-in example'],
       model.actions.map((a) => [cell(a.name), cell(code(a.key.format)), cell(code(a.key.example))]),
@@ -217,7 +217,7 @@ function keyDesign(model: DesignModel): Section {
     table(['Action', 'Scope', 'Why'], model.actions.map((a) => [cell(a.name), cell(a.scopeLabel), cell(a.scopeReason)])),
     heading('Validation'),
     list(k.validation.map((v) => [v])),
-    p('The database enforces uniqueness with ', code(`PRIMARY KEY (scope, ${model.storage.keyColumn})`), '; the middleware enforces the key shape (', code(k.charsetPattern), ') before touching the store; see the DDL in section 4.'),
+    p(...uniquenessClaim(model), '; the middleware enforces the key shape (', code(k.charsetPattern), ') before touching the store; see the DDL in section 4.'),
     heading('Who generates it'),
     table(['Action', 'Source', 'How'], model.actions.map((a) => [cell(a.name), cell(a.key.sourceLabel), cell(...md(a.key.carrier))])),
     p(k.generation),
@@ -300,6 +300,15 @@ function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly
   blocks.push(p(`The lock-check-process-store flow for ${model.stack.frameworkLabel}: the response is persisted before the first byte is sent, and the store call is bounded so an outage becomes a 503, never a hang.`));
   blocks.push(...sampleOr(samples.middleware, () => []));
   return section(4, 'Concurrency Control', 'The atomic claim, lease lengths and why, contested keys, clock skew, ABA, the DDL and the middleware.', blocks);
+}
+
+/** How the store makes a second record for a key impossible, in the words of the generated store's own code. */
+function uniquenessClaim(model: DesignModel): Inline[] {
+  const reference = model.scaffold?.reference !== undefined;
+  const store = reference ? 'postgres' : model.stack.storeDatabase;
+  if (store === 'redis') return ['Redis enforces uniqueness in the claim script, which creates the record for (scope, key) only where none exists'];
+  const column = store === 'mysql' || store === 'mariadb' ? '`key`' : 'key';
+  return ['The database enforces uniqueness with ', code(`PRIMARY KEY (scope, ${column})`)];
 }
 
 /** What the store code below is: the project's own store, or the reference target's where the stack has none. */
@@ -385,7 +394,7 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
     p(strong(`Retention: ${sec(r.effectiveMs)}.`), ` ${r.justification}`),
     ...(r.floors.length > 0 ? [table(['What needs the window', 'Minimum'], r.floors.map((f) => [cell(f.reason), cell(sec(f.ms))]))] : []),
     heading('Cleanup job', 'cleanup-job'),
-    p(`${model.cleanup.strategy} Schedule: ${model.cleanup.scheduleLabel} (`, code(model.cleanup.schedule), `). ${model.storage.volumeNote}`),
+    model.cleanup.job ? p(`${model.cleanup.strategy} Schedule: ${model.cleanup.scheduleLabel} (`, code(model.cleanup.schedule), `). ${model.storage.volumeNote}`) : p(model.cleanup.strategy),
     ...sampleOr(samples.cleanup, () => [p('The scaffolding has no cleanup job for this store: each record carries its retention as an expiry the store enforces itself (see the store code in section 4).')]),
   ];
   return section(5, 'Partial Failure Recovery', 'Crashes mid-action, half-finished side effects, telling dead workers from slow ones, retention and cleanup.', blocks);
@@ -457,7 +466,7 @@ function antiPatterns(model: DesignModel): Section {
 function monitoring(model: DesignModel, samples: CodeSamples): Section {
   return section(10, 'Monitoring and Alerting', 'Metric names, types and alert thresholds, with Prometheus rules.', [
     table(['Metric', 'Type', 'Labels', 'Meaning', 'Alert'], model.metrics.map((m) => [
-      cell(code(m.name), ' (', code(m.promName), ')'), cell(m.type), cell(m.labels.join(', ') || '—'), cell(m.meaning), cell(m.alert),
+      cell(code(m.promName), ` (${m.name})`), cell(m.type), cell(m.labels.join(', ') || '—'), cell(m.meaning), cell(m.alert),
     ])),
     heading('Monitoring config', 'monitoring-config'),
     ...sampleOr(samples.monitoring, () => []),

@@ -403,7 +403,7 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
 /** How the reconciliation job finds a record's provider object (the key derived for it), naming the generated lookup. */
 function reconcileLookup(provider: DesignModel['providers'][number], file: string | undefined): string {
   if (!file) return `${provider.label}: by hand, on the reference we sent`;
-  if (provider.id === 'stripe') return `Stripe: a search by the metadata tag every create call carries (${file})`;
+  if (provider.id === 'stripe') return `Stripe: a search by the metadata tag every create call carries, in ${file}`;
   if (provider.id === 'adyen') return `Adyen: the merchant reference, through the lookup you give ${file} over the notifications you stored (until then its records are left for you)`;
   if (provider.id === 'paypal') return `PayPal: the derived PayPal-Request-Id, through the lookup you give ${file} (until then its records are left for you)`;
   return `${provider.label}: through the lookup in ${file}`;

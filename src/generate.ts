@@ -16,8 +16,11 @@ import { assertNoSymlinks, normalizeRelative, readInside, resolveInside } from '
 import type { CodeFinding } from './findings/types.js';
 import type { Inspection } from './inspect/types.js';
 import { buildDesign, type InspectionInput } from './model/index.js';
+import { scaffoldFacts } from './model/scaffoldFacts.js';
 import type { DesignModel } from './model/types.js';
+import type { CodeSamples } from './render/code/index.js';
 import type { RenderedFile } from './render/renderDocument.js';
+import type { CodeExcerpt, ExcerptId } from './scaffold/types.js';
 import { splitFolder } from './render/split/splitFolder.js';
 
 export interface GenerateOptions {
@@ -67,11 +70,23 @@ export function scaffoldUnavailable(model: DesignModel, dir: string, available: 
 export { defaultOutput, resolveOutput } from './emit/documentPath.js';
 
 /** Said (terminal and document) when the stack has no target and the reference target was generated instead. */
-export function referenceNote(model: DesignModel, dir: string, label: string): string {
+export function referenceNote(model: DesignModel, dir: string, label: string, written = true): string {
   const s = model.stack;
   const stack = s.agnostic ? 'an unknown stack' : `${s.language === 'javascript' ? 'JavaScript' : 'TypeScript'} + ${s.frameworkLabel} + ${s.databaseLabel}`;
-  return `No scaffolding target for ${stack} yet: ${dir} holds the reference target instead (${label}), to adapt to your framework and store. The design in this document is the one to follow; the generated code shows it running on the reference stack.`;
+  return `No scaffolding target for ${stack} yet: ${dir} ${written ? 'holds' : 'would hold (scaffolding is off)'} the reference target instead (${label}), to adapt to your framework and store. The design in this document is the one to follow; the generated code shows it running on the reference stack.`;
 }
+
+/** The scaffold's excerpts that name their file (all of them do), as the document's code samples. */
+function documentSamples(excerpts: Partial<Record<ExcerptId, CodeExcerpt>>): CodeSamples {
+  const samples: CodeSamples = {};
+  for (const [id, excerpt] of Object.entries(excerpts) as Array<[ExcerptId, CodeExcerpt]>) {
+    if (excerpt.path !== undefined) samples[id] = { language: excerpt.language, code: excerpt.code, path: excerpt.path };
+  }
+  return samples;
+}
+
+/** Where the scaffolding goes when the config does not say (and where the document places it when it is off). */
+const DEFAULT_SCAFFOLD_DIR = 'src/idempotency';
 
 function parseDateOption(value: string, source: string): Date {
   const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : undefined;
@@ -173,25 +188,35 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   }
   const scaffold = await import('./scaffold/index.js');
   const dir = config.scaffold === false ? undefined : normalizeRelative(config.scaffold.dir);
+  // With scaffolding off the files are still planned (in the default folder, not written): the document's code is
+  // always excerpts of files this tool generates, never a sketch written for the document alone.
+  const scaffoldDir = dir ?? DEFAULT_SCAFFOLD_DIR;
   // One scaffold per package holding protected handlers, each following its tsconfig, package.json and test runner;
   // the reference target (said in the terminal and the document) where the stack has no target of its own.
-  const project = await scaffold.scaffoldProject({ root: options.cwd, model, dir, packageManager: await scaffold.detectPackageManager(options.cwd) });
-  if (dir && project.reference) model.assumptions.push(referenceNote(model, dir, project.reference));
-  // Scaffolding is formatted first so the document can embed exactly the bytes that land on disk.
-  const scaffoldFiles = await formatFiles(
-    project.files.map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted })),
+  const project = await scaffold.scaffoldProject({ root: options.cwd, model, dir: scaffoldDir, packageManager: await scaffold.detectPackageManager(options.cwd) });
+  if (project.reference) model.assumptions.push(referenceNote(model, scaffoldDir, project.reference, dir !== undefined));
+  const { completeSamples, excerptText } = await import('./render/code/index.js');
+  const excerpts = completeSamples(documentSamples(project.excerpts), project.files);
+  const shown = new Set(Object.values(excerpts).map((excerpt) => excerpt.path));
+  // Scaffolding is formatted first so the document can embed exactly the bytes that land on disk (when it is off,
+  // only the files the document shows).
+  const formatted = await formatFiles(
+    project.files
+      .filter((file) => dir !== undefined || shown.has(file.path))
+      .map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted })),
     options.cwd,
     { writeCache: !options.check && !options.dryRun },
   );
   if (figuresLaidOut) figures = await figuresLaidOut;
-  const excerpts = project.excerpts;
   for (const excerpt of Object.values(excerpts)) {
-    const written = scaffoldFiles.find((file) => file.path === excerpt.path);
-    if (written) Object.assign(excerpt, { code: written.contents.trimEnd(), formatted: true });
+    const file = formatted.find((candidate) => candidate.path === excerpt.path);
+    if (file) Object.assign(excerpt, { code: excerptText(excerpt, file.contents), formatted: true });
   }
+  model.scaffold = scaffoldFacts(scaffoldDir, project.files.map((file) => file.path), dir !== undefined, project.reference);
+  const scaffoldFiles = dir === undefined ? [] : formatted;
   const warnings = dir && scaffoldFiles.length === 0 ? [scaffoldUnavailable(model, dir, scaffold.SCAFFOLD_TARGETS.map((target) => target.label))] : [];
-  if (dir && project.reference) warnings.push(referenceNote(model, dir, project.reference));
-  const notes = project.notes;
+  if (dir && project.reference) warnings.push(referenceNote(model, dir, project.reference, true));
+  const notes = dir === undefined ? [] : project.notes;
   const { assertDocumentVerified } = await import('./verify/index.js');
 
   return async (date: Date) => {

@@ -114,8 +114,8 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
       compensation: compensationText(action.steps),
     }));
 
-  const storage = buildStorage(config, stack.storeDatabase);
-  const cleanup = buildCleanup(retention.effectiveMs, storage.highVolume);
+  const storage = buildStorage(config);
+  const cleanup = buildCleanup(retention.effectiveMs, storage.highVolume, stack.storeDatabase);
   const detection = decideDetection(config, stack.databaseLabel);
   const responses = buildResponsePolicy(config, actions);
   const providers = buildProviders(config, actions);

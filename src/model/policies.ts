@@ -123,13 +123,14 @@ export function buildResponsePolicy(config: Config, actions: readonly ActionDesi
 const TIME_PARTITION_CAVEAT =
   'Time partitions (by day on created_at) are deliberately not used: PostgreSQL requires the partition column in every unique constraint, so the primary key would become (scope, key, created_at) and a retry that lands after a partition boundary would be a second row, and a second execution.';
 
-export function buildStorage(config: Config, database: StackDesign['storeDatabase']): StorageDesign {
+export function buildStorage(config: Config): StorageDesign {
   const volume = config.expectedVolumePerDay ?? 0;
   const highVolume = volume > 100_000;
   return {
     table: 'idempotency_store',
     stepTable: 'idempotency_saga_steps',
-    keyColumn: database === 'postgres' ? 'key' : 'idempotency_key',
+    // The column every generated store's DDL uses (MySQL quotes it, `key` being a reserved word there).
+    keyColumn: 'key',
     highVolume,
     volumeNote: highVolume
       ? `At ${volume.toLocaleString('en-US')} keys a day (above 100,000) the table gets aggressive autovacuum settings and a fill factor that keeps updates in place, and cleanup runs in small batches along the expiry index. ${TIME_PARTITION_CAVEAT} If the table still outgrows that, hash-partition on (scope, key), which keeps the guarantee, and keep the batched cleanup.`
@@ -137,15 +138,18 @@ export function buildStorage(config: Config, database: StackDesign['storeDatabas
   };
 }
 
-export function buildCleanup(retentionMs: number, highVolume: boolean): CleanupPolicy {
+export function buildCleanup(retentionMs: number, highVolume: boolean, database?: StackDesign['storeDatabase']): CleanupPolicy {
   // Run often enough that expired rows stay a small fraction of the live window; at high volume, more often
   // so each run deletes less and autovacuum keeps up.
   const everyMinutes = highVolume ? 5 : retentionMs >= 7 * 86_400_000 ? 60 : 15;
+  const redis = database === 'redis';
   return {
+    job: !redis,
     schedule: everyMinutes === 60 ? '7 * * * *' : `*/${everyMinutes} * * * *`,
     scheduleLabel: `every ${everyMinutes} minutes`,
     batchSize: 1_000,
-    strategy:
-      'Delete up to 1,000 expired rows per statement, repeating until a batch comes back short. Finished rows go once expires_at has passed; a PROCESSING row goes only when both its retention and its lease have lapsed (an abandoned claim), so a live claim is never deleted, however old.',
+    strategy: redis
+      ? 'Redis deletes each record itself, so there is no cleanup job: the claim gives a new record an expiry of at least its lease, and the completion script below sets it to the retention once the response is stored.'
+      : 'Delete up to 1,000 expired rows per statement, repeating until a batch comes back short. Finished rows go once expires_at has passed; a PROCESSING row goes only when both its retention and its lease have lapsed (an abandoned claim), so a live claim is never deleted, however old.',
   };
 }

@@ -52,6 +52,26 @@ export interface DesignModel {
   constraints: ConstraintCheck[];
   /** Whether the request-handling flowchart pays off (spec: skip diagrams that restate a small table). */
   diagrams: { flowchart: boolean; flowchartReason: string };
+  /**
+   * What the scaffolding of this design contains, read from the files generated for it (set by generate once the
+   * scaffold is planned); absent when the model was built without one. The document names only these files.
+   */
+  scaffold?: ScaffoldFacts;
+}
+
+export interface ScaffoldFacts {
+  /** The project-relative folder of the scaffolding, e.g. "src/idempotency". */
+  dir: string;
+  /** False when the config turns scaffolding off: the document then shows what generate would write there. */
+  written: boolean;
+  /** Every generated file, project-relative, sorted. */
+  files: string[];
+  /** Set when the stack has no target of its own: the label of the reference target the code is generated for. */
+  reference?: string;
+  /** The reconciliation job (reconcile/job.ts or .js) when the scaffold has one. */
+  reconcileJob?: string;
+  /** The per-provider reconciliation lookups the scaffold has (provider id → path). */
+  reconcileLookups: Partial<Record<string, string>>;
 }
 
 export interface StackDesign {
@@ -268,6 +288,8 @@ export interface CleanupPolicy {
   scheduleLabel: string;
   batchSize: number;
   strategy: string;
+  /** False where the store expires records itself (Redis): no cleanup job is generated or scheduled. */
+  job: boolean;
 }
 
 export interface SecurityItem {
@@ -310,7 +332,6 @@ export interface RunbookEntry {
   title: string;
   symptom: string;
   steps: string[];
-  query?: string;
 }
 
 export interface AntiPattern {

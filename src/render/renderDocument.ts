@@ -1,6 +1,6 @@
 import type { Figure } from '../diagrams/index.js';
 import type { DesignModel } from '../model/types.js';
-import { codeSamples, formatSamples, toJavaScript } from './code/index.js';
+import type { CodeSamples } from './code/index.js';
 import { buildDocument } from './document/buildDocument.js';
 import type { DocumentTree } from './document/types.js';
 import { renderHtml } from './html/renderHtml.js';
@@ -21,22 +21,19 @@ export interface RenderDocumentOptions {
   output: string;
   /** Figures with Mermaid (and SVG for HTML) already produced. */
   figures: readonly Figure[];
-  /** Real scaffold code to embed instead of the generic samples. */
-  excerpts?: Parameters<typeof codeSamples>[1];
+  /** Excerpts of the generated files, already in their final (formatted) form: the document's only code. */
+  excerpts: CodeSamples;
   /** Single file or linked folder (named after `output` without its extension); default "never". */
   split?: 'auto' | 'always' | 'never';
 }
 
-export async function buildTree(model: DesignModel, options: Pick<RenderDocumentOptions, 'figures' | 'excerpts'>): Promise<DocumentTree> {
-  let samples = codeSamples(model, options.excerpts);
-  if (model.stack.language === 'javascript') samples = await toJavaScript(samples);
-  samples = await formatSamples(samples);
-  return buildDocument(model, samples, options.figures);
+export function buildTree(model: DesignModel, options: Pick<RenderDocumentOptions, 'figures' | 'excerpts'>): DocumentTree {
+  return buildDocument(model, options.excerpts, options.figures);
 }
 
 /** The single-file document, or the split folder when the layout calls for one; both from the same tree. */
 export async function renderDocument(model: DesignModel, options: RenderDocumentOptions): Promise<RenderedFile[]> {
-  const tree = await buildTree(model, options);
+  const tree = buildTree(model, options);
   if (options.split !== undefined && options.split !== 'never') {
     const { renderSplit } = await import('./split/renderSplit.js');
     const { files } = await renderSplit(tree, { format: options.format, output: options.output, split: options.split, figures: options.figures });

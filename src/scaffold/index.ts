@@ -43,9 +43,12 @@ export function generateScaffold(model: DesignModel, options: ScaffoldOptions): 
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** The same code the scaffolding contains, for the document to embed; {} when no target supports the stack. */
+/**
+ * The same code the scaffolding contains, for the document to embed: from the target generateScaffold uses (the
+ * reference target too, when asked for); {} when there is none.
+ */
 export function documentExcerpts(model: DesignModel, options: Partial<ScaffoldOptions> = {}): Partial<Record<ExcerptId, CodeExcerpt>> {
-  const target = findTarget(model.stack);
+  const target = findTarget(model.stack) ?? (options.reference ? referenceTarget(model.stack) : undefined);
   if (!target) return {};
   const dir = normalizeDir(options.dir ?? 'src/idempotency');
   const profile = profileOf(model, options);

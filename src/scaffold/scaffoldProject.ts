@@ -67,7 +67,7 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
       if (tool.kind === 'prisma') addReadmeNote(files, plan.dir, migrations);
     }
     if (index === plans.findIndex((candidate) => candidate.dir === input.dir) || (index === 0 && !plans.some((candidate) => candidate.dir === input.dir))) {
-      excerpts = documentExcerpts(plan.model, { dir: plan.dir, profile });
+      excerpts = documentExcerpts(plan.model, { dir: plan.dir, profile, reference: true });
     }
     const note = await dependencyNote(root, plan, generated, input.packageManager, language === 'typescript');
     if (note) notes.push(note);

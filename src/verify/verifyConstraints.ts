@@ -40,7 +40,8 @@ export function verifyConstraints(located: readonly LocatedBlock[], documentLabe
   else if (/create\s+table/i.test(ddlText)) {
     if (!/primary\s+key/i.test(ddlText)) add(ddl.file, 'constraint "store DDL with PRIMARY KEY and CHECK": the idempotency store DDL has no PRIMARY KEY');
     if (!/\bcheck\s*\(/i.test(ddlText)) add(ddl.file, 'constraint "store DDL with PRIMARY KEY and CHECK": the idempotency store DDL has no CHECK constraint');
-  } else if (!/unique|attribute_not_exists|\bNX\b|primary\s+key/i.test(ddlText)) {
+    // A Redis claim script (redis.call) runs atomically on the server: it is the store's uniqueness guarantee.
+  } else if (!/unique|attribute_not_exists|\bNX\b|primary\s+key|redis\.call\(/i.test(ddlText)) {
     add(ddl.file, 'constraint "store DDL with PRIMARY KEY and CHECK": the store definition shows no uniqueness guarantee for keys');
   }
 

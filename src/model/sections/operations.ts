@@ -203,7 +203,9 @@ export function buildBuildOrder(ctx: Ctx): BuildStep[] {
     { title: `Enforce on ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(':')[0]}) goes first.`, safety: 'One route changes behaviour; roll back by switching it to log-only.' },
     { title: 'Turn on fingerprint mismatch rejection', detail: `Reused keys with different parameters get ${ctx.responses.mismatchStatus}.`, safety: 'Watch fingerprint_mismatches for a day before enforcing on all clients.' },
     { title: 'Enable lease expiry and orphan reclaim', detail: 'Expired claims are reclaimed with a fencing token; heartbeats for long actions.', safety: 'Verify with a kill test in staging.' },
-    { title: 'Schedule the cleanup job', detail: `${ctx.cleanup.scheduleLabel}, ${ctx.cleanup.batchSize} rows per batch.`, safety: 'Deletes only expired, finished rows.' },
+    ctx.cleanup.job
+      ? { title: 'Schedule the cleanup job', detail: `${ctx.cleanup.scheduleLabel}, ${ctx.cleanup.batchSize} rows per batch.`, safety: 'Deletes only expired, finished rows.' }
+      : { title: 'Check the store expires records', detail: 'Redis removes each record at the end of its retention; check maxmemory-policy is noeviction so none goes earlier.', safety: 'Nothing to schedule.' },
     { title: 'Ship metrics and alert rules', detail: 'Dashboards first, then alerts at the thresholds in the monitoring section.', safety: 'Observability only.' },
     { title: 'Extend to the remaining actions', detail: ctx.actions.filter((a) => a !== riskiest).map((a) => a.name).join(', ') || 'No other actions in this design.', safety: 'One action per deploy.' },
   ];
@@ -223,12 +225,19 @@ export function buildRunbook(ctx: Ctx): RunbookEntry[] {
       id: 'stuck-processing',
       title: 'Stuck PROCESSING records',
       symptom: 'oldest_in_flight_age_seconds above twice the lease, or clients receiving 409 for one key for minutes.',
-      steps: [
-        'List the stuck rows with the query below (never by key from a log: logs hold only key hashes).',
-        'Check whether the owning worker is alive (heartbeat age) and whether the side effect happened (provider dashboard, local tables).',
-        'If the effect happened, complete the record by hand with the real response; if not, release it so the next retry runs.',
-      ],
-      query: `SELECT scope, action, fencing_token, locked_until, created_at\n  FROM ${table}\n WHERE status = 'PROCESSING' AND locked_until < now() - interval '1 minute'\n ORDER BY locked_until\n LIMIT 50;\n\n-- Release one so the next retry runs the action again. Deleting the row is the release:\n-- the fencing token in the WHERE clause makes sure a worker that came back is not overruled.\nDELETE FROM ${table}\n WHERE scope = $1 AND ${ctx.storage.keyColumn} = $2 AND status = 'PROCESSING' AND fencing_token = $3;`,
+      // Said in words rather than as a query: the document shows only code the scaffolding contains, and the words
+      // hold for every store's dialect.
+      steps: ctx.stack.storeDatabase === 'redis'
+        ? [
+            'List the stuck records: hashes whose status is PROCESSING while their lease key has expired, oldest first (never by key from a log: logs hold only key hashes).',
+            'Check whether the owning worker is alive (heartbeat age) and whether the side effect happened (provider dashboard, local tables).',
+            'If the effect happened, complete the record by hand with the real response; if not, release it (delete the record hash only while its token is still the one you read, so a worker that came back is not overruled) and the next retry runs.',
+          ]
+        : [
+            `List the stuck rows: rows of ${table} whose status is PROCESSING and whose locked_until lies more than a minute in the past, oldest first, at most 50 (never by key from a log: logs hold only key hashes).`,
+            'Check whether the owning worker is alive (heartbeat age) and whether the side effect happened (provider dashboard, local tables).',
+            `If the effect happened, complete the record by hand with the real response; if not, release it so the next retry runs: delete the row by scope, ${ctx.storage.keyColumn}, status PROCESSING and the fencing_token you read, so a worker that came back is not overruled.`,
+          ],
     },
     {
       id: 'split-brain',

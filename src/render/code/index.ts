@@ -1,62 +1,57 @@
-import type { DesignModel } from '../../model/types.js';
-import type { CodeSamples } from '../document/buildDocument.js';
-import { storeDdl, type CodeSample } from './ddl.js';
-import { middlewareSample } from './middleware.js';
-import { cleanupSample, fingerprintSample, monitoringSample, testSample } from './samples.js';
+/**
+ * The code the document shows: excerpts of the files generated for the design, each titled with its generated path.
+ * There are no code sketches written for the document alone, so every block is code that exists (and compiles) in
+ * the scaffolding.
+ */
+export type CodeSampleId = 'ddl' | 'middleware' | 'fingerprint' | 'cleanup' | 'tests' | 'monitoring';
+
+export interface CodeSample {
+  language: string;
+  code: string;
+  /** The generated file it is taken from, project-relative. */
+  path: string;
+  /** Show only this top-level declaration (and the comment lines right above it) of the file. */
+  declaration?: string;
+  formatted?: boolean;
+}
+
+/** A block per excerpt the scaffolding offers; a missing one is said in prose by the section. */
+export type CodeSamples = Partial<Record<CodeSampleId, CodeSample>>;
+
+export interface GeneratedFileRef {
+  path: string;
+  contents: string;
+  role: string;
+}
 
 /**
- * The code the document shows. Where a scaffold target exists for the stack, its real files
- * replace these samples (see `excerpts`), so the document embeds exactly what was generated.
+ * Fills the store-definition excerpt for a store without a migration (Redis): its claim script, the part of the
+ * store that makes a second claim of a live key impossible.
  */
-export function codeSamples(model: DesignModel, excerpts: Partial<Record<keyof CodeSamples, CodeSample>> = {}): CodeSamples {
+export function completeSamples(samples: CodeSamples, files: readonly GeneratedFileRef[]): CodeSamples {
+  if (samples.ddl) return samples;
+  const store = files.find((file) => file.role === 'store' && /Store\.(ts|js|mjs|cjs)$/.test(file.path) && /^const CLAIM = /m.test(file.contents));
+  if (!store) return samples;
+  const language = /\.ts$/.test(store.path) ? 'typescript' : 'javascript';
+  const complete = /^const COMPLETE = /m.test(store.contents);
   return {
-    ddl: excerpts.ddl ?? storeDdl(model),
-    middleware: excerpts.middleware ?? middlewareSample(model),
-    fingerprint: excerpts.fingerprint ?? fingerprintSample(model),
-    cleanup: excerpts.cleanup ?? cleanupSample(model),
-    tests: excerpts.tests ?? testSample(model),
-    monitoring: excerpts.monitoring ?? monitoringSample(model),
+    ...samples,
+    ddl: { language, code: store.contents, path: store.path, declaration: 'CLAIM' },
+    // No cleanup job: the completion script gives each record its retention as an expiry.
+    ...(samples.cleanup || !complete ? {} : { cleanup: { language, code: store.contents, path: store.path, declaration: 'COMPLETE' } }),
   };
 }
 
-/** JavaScript projects read JavaScript: strip the types from the TypeScript samples. */
-export async function toJavaScript(samples: CodeSamples): Promise<CodeSamples> {
-  const { ts } = await import('ts-morph');
-  const convert = (sample: CodeSamples[keyof CodeSamples]) => {
-    if (sample.language !== 'typescript') return sample;
-    const output = ts.transpileModule(sample.code, {
-      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, removeComments: false },
-      reportDiagnostics: false,
-    }).outputText;
-    return { ...sample, language: 'javascript', code: output.replace(/^export \{\};\n?/m, '').trimEnd(), path: sample.path?.replace(/\.ts$/, '.js') };
-  };
-  return {
-    ddl: convert(samples.ddl),
-    middleware: convert(samples.middleware),
-    fingerprint: convert(samples.fingerprint),
-    cleanup: convert(samples.cleanup),
-    tests: convert(samples.tests),
-    monitoring: convert(samples.monitoring),
-  };
-}
-
-const PARSERS: Record<string, string> = { typescript: 'typescript', javascript: 'babel', yaml: 'yaml' };
-
-/** Samples are formatted like the scaffolding, so the document reads like real code; SQL stays as written. */
-export async function formatSamples(samples: CodeSamples): Promise<CodeSamples> {
-  if (Object.values(samples).every((sample) => sample.formatted || !PARSERS[sample.language])) return samples;
-  const prettier = await import('prettier');
-  const entries = await Promise.all(
-    Object.entries(samples).map(async ([id, sample]) => {
-      const parser = PARSERS[sample.language];
-      if (!parser || sample.formatted) return [id, sample] as const;
-      try {
-        const code = await prettier.format(sample.code, { parser, singleQuote: true, printWidth: 110, trailingComma: 'all' });
-        return [id, { ...sample, code: code.trimEnd() }] as const;
-      } catch {
-        return [id, sample] as const;
-      }
-    }),
-  );
-  return Object.fromEntries(entries) as unknown as CodeSamples;
+/** The excerpt's text from its file's final (formatted) contents. */
+export function excerptText(sample: Pick<CodeSample, 'declaration'>, contents: string): string {
+  if (!sample.declaration) return contents.trimEnd();
+  const lines = contents.split('\n');
+  const start = lines.findIndex((line) => line.startsWith(`const ${sample.declaration} = `) || line.startsWith(`export const ${sample.declaration} = `));
+  if (start === -1) throw new Error(`bug: ${sample.declaration} is not declared in the file the document excerpts`);
+  let first = start;
+  while (first > 0 && lines[first - 1]!.startsWith('//')) first -= 1;
+  // A declaration ends at the first line that closes a statement at the top level.
+  let end = start;
+  while (end < lines.length - 1 && !/^\S.*;$|^`;$|^\};$|^\];$|^\);$/.test(lines[end]!)) end += 1;
+  return lines.slice(first, end + 1).join('\n');
 }

@@ -1,17 +1,10 @@
 import { describeDuration } from '../../config/duration.js';
 import type { DesignModel } from '../../model/types.js';
-import type { CodeSample } from '../code/ddl.js';
+import type { CodeSamples } from '../code/index.js';
 import { sectionsFor } from './sections.js';
 import { DELIVERABLES, githubSlug, type DeliverableRef, type DocumentTree, type Section } from './types.js';
 
-export interface CodeSamples {
-  ddl: CodeSample;
-  middleware: CodeSample;
-  fingerprint: CodeSample;
-  cleanup: CodeSample;
-  tests: CodeSample;
-  monitoring: CodeSample;
-}
+export type { CodeSamples };
 
 export interface FigureRef {
   id: string;

@@ -2,7 +2,7 @@ import { describeDuration } from '../../config/duration.js';
 import { describeBytes } from '../../model/policies.js';
 import type { ActionDesign, DesignModel } from '../../model/types.js';
 import { formatProbability } from '../../model/uniqueness.js';
-import { planTriggers } from '../../scaffold/triggers/index.js';
+import type { CodeSample } from '../code/index.js';
 import type { CodeSamples, FigureRef } from './buildDocument.js';
 import { cell, code, md, strong } from './inline.js';
 import { githubSlug, type Block, type DeliverableId, type Inline, type Section } from './types.js';
@@ -21,6 +21,14 @@ function heading(text: string, deliverable?: DeliverableId): Block {
 const p = (...content: Inline[]): Block => ({ type: 'p', content });
 const list = (items: Inline[][], ordered = false): Block => ({ type: 'list', items, ordered });
 const table = (columns: string[], rows: Inline[][][]): Block => ({ type: 'table', columns, rows });
+
+/** An excerpt of a generated file, titled with the path it is generated at. */
+function sampleBlock(sample: CodeSample): Block {
+  return { type: 'code', language: sample.language, code: sample.code, title: sample.path };
+}
+
+/** The block for an excerpt, or what the section says when the scaffolding has no such file. */
+const sampleOr = (sample: CodeSample | undefined, missing: () => Block[]): Block[] => (sample ? [sampleBlock(sample)] : missing());
 
 function where(action: ActionDesign): Inline[] {
   return action.source ? [code(action.source)] : ['not located in code'];
@@ -69,6 +77,7 @@ function overview(model: DesignModel): Section {
     ),
     table(['Aspect', 'Decision'], [
       [cell('Stack'), cell(stackSummary(s))],
+      ...(model.scaffold ? [[cell('Generated code'), generatedCode(model.scaffold)]] : []),
       [cell('Concurrency'), cell(`${model.concurrency.label}. ${model.concurrency.consequence}`)],
       [cell('Atomic claim'), cell(s.claimPrimitive)],
       [cell('Lease per action'), cell(model.actions.map((a) => `${a.name} ${sec(a.lockTimeoutMs)}`).join(', '))],
@@ -96,6 +105,15 @@ function overview(model: DesignModel): Section {
     ),
   );
   return section(0, 'Overview', 'What is protected, the stack, the key decisions and the assumptions.', blocks);
+}
+
+/** Where the code this document shows lives; every code block is an excerpt of one of these files. */
+function generatedCode(facts: NonNullable<DesignModel['scaffold']>): Inline[] {
+  const inDir = facts.files.filter((file) => file.startsWith(`${facts.dir}/`)).length;
+  const count = `${inDir} file${inDir === 1 ? '' : 's'}`;
+  return facts.written
+    ? cell(`${count} in `, code(facts.dir), '; every code block below is an excerpt of one of them, under its path.')
+    : cell(`none written: scaffolding is off in the config. The code blocks below are excerpts of the ${count} that `, code('idempotency-builder generate'), ' writes to ', code(facts.dir), ' once it is on.');
 }
 
 const SEVERITY_LABEL = { error: 'Error', warning: 'Warning', note: 'Note' } as const;
@@ -189,7 +207,7 @@ function keyDesign(model: DesignModel): Section {
   const k = model.keys;
   const blocks: Block[] = [
     heading('Key format'),
-    p(...md('The logical key is `{scope}_{action}_{intent}`. The scope and action are stored in their own columns, so what the client sends in the '), code(k.header), ' header is only the intent part.'),
+    p('The logical key is {scope}_{action}_{intent}. The scope and action are stored in their own columns, so what the client sends in the ', code(k.header), ' header is only the intent part.'),
     table(
       ['Action', 'Format', 'Filled-in example'],
       model.actions.map((a) => [cell(a.name), cell(code(a.key.format)), cell(code(a.key.example))]),
@@ -199,7 +217,7 @@ function keyDesign(model: DesignModel): Section {
     table(['Action', 'Scope', 'Why'], model.actions.map((a) => [cell(a.name), cell(a.scopeLabel), cell(a.scopeReason)])),
     heading('Validation'),
     list(k.validation.map((v) => [v])),
-    p('The database enforces uniqueness with ', code(`PRIMARY KEY (scope, ${model.storage.keyColumn})`), '; the middleware enforces the key shape (', code(k.charsetPattern), ') before touching the store; see the DDL in section 4.'),
+    p(...uniquenessClaim(model), '; the middleware enforces the key shape (', code(k.charsetPattern), ') before touching the store; see the DDL in section 4.'),
     heading('Who generates it'),
     table(['Action', 'Source', 'How'], model.actions.map((a) => [cell(a.name), cell(a.key.sourceLabel), cell(...md(a.key.carrier))])),
     p(k.generation),
@@ -236,7 +254,7 @@ function fingerprinting(model: DesignModel, samples: CodeSamples): Section {
     p(`Same key, different fingerprint: ${f.mismatchStatus} with ${f.mismatchBody} ${f.mismatchStatus === 422 ? 'The IETF Idempotency-Key draft uses 422 for this case; set conflictStatus to 409 to keep the original contract.' : '409 follows the original contract; the IETF draft would use 422.'}`),
     p(`Comparison: ${f.comparison} The algorithm id `, code(f.algorithmId), ' is stored with each record, so the canonical form can change later without invalidating live keys.'),
     heading('Fingerprint utility', 'fingerprint-utility'),
-    { type: 'code', ...samples.fingerprint, title: samples.fingerprint.path ?? 'fingerprint.ts' },
+    ...sampleOr(samples.fingerprint, () => []),
   ];
   return section(3, 'Request Fingerprinting', 'Which fields are hashed per action, which are not and why, the algorithm, and what a mismatch returns.', blocks);
 }
@@ -263,8 +281,8 @@ function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly
     p(l.reclaim),
     p(l.aba),
     heading('Idempotency store DDL', 'store-ddl'),
-    p(`Ready to run on ${model.stack.databaseLabel}. The PRIMARY KEY and CHECK constraints are what make double processing impossible, whatever the application does.`),
-    { type: 'code', ...samples.ddl, title: samples.ddl.path ?? 'migration' },
+    p(storeCodeIntro(model)),
+    ...sampleOr(samples.ddl, () => []),
     heading('Response rules'),
     table(['Situation', 'Response', 'Stored?'], model.responses.rules.map((r) => [cell(r.situation), cell(r.response), cell(r.stored)])),
   ];
@@ -280,7 +298,7 @@ function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly
   }
   blocks.push(heading('Middleware', 'middleware'));
   blocks.push(p(`The lock-check-process-store flow for ${model.stack.frameworkLabel}: the response is persisted before the first byte is sent, and the store call is bounded so an outage becomes a 503, never a hang.`));
-  blocks.push({ type: 'code', ...samples.middleware, title: samples.middleware.path ?? 'middleware' });
+  blocks.push(...sampleOr(samples.middleware, () => []));
   const beyondHttp = model.actions.filter((a) => a.trigger !== 'http');
   if (beyondHttp.length > 0) {
     // The scaffold wires these through their trigger's processor, not this middleware (index.ts has no entry for them).
@@ -293,6 +311,23 @@ function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly
     ));
   }
   return section(4, 'Concurrency Control', 'The atomic claim, lease lengths and why, contested keys, clock skew, ABA, the DDL and the middleware.', blocks);
+}
+
+/** How the store makes a second record for a key impossible, in the words of the generated store's own code. */
+function uniquenessClaim(model: DesignModel): Inline[] {
+  const reference = model.scaffold?.reference !== undefined;
+  const store = reference ? 'postgres' : model.stack.storeDatabase;
+  if (store === 'redis') return ['Redis enforces uniqueness in the claim script, which creates the record for (scope, key) only where none exists'];
+  const column = store === 'mysql' || store === 'mariadb' ? '`key`' : 'key';
+  return ['The database enforces uniqueness with ', code(`PRIMARY KEY (scope, ${column})`)];
+}
+
+/** What the store code below is: the project's own store, or the reference target's where the stack has none. */
+function storeCodeIntro(model: DesignModel): string {
+  const reference = model.scaffold?.reference;
+  if (reference) return `The stack has no scaffolding target of its own, so this is the store of the reference target (${reference}) the generated code runs on; port its constraints to your database as they are. The PRIMARY KEY and CHECK constraints are what make double processing impossible, whatever the application does.`;
+  if (model.stack.storeDatabase === 'redis') return 'Redis has no schema: the claim script below is what makes a second claim of a live key impossible. It runs atomically on the server, creates the record only where none exists, and gives the lease its expiry on the server clock.';
+  return `Ready to run on ${model.stack.databaseLabel}. The PRIMARY KEY and CHECK constraints are what make double processing impossible, whatever the application does.`;
 }
 
 function partialFailure(model: DesignModel, samples: CodeSamples): Section {
@@ -354,9 +389,9 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
     heading('Action partially completed'),
     p(
       model.providers.length > 0
-        ? reconcileJobGenerated(model)
-          ? `The dangerous case is a provider call that succeeded while the local write did not. The scaffold's reconciliation job (reconcile/job.ts; schedule it, for example every 15 minutes) goes over records still PROCESSING a minute after their lease lapsed (a crashed worker, or a completion that could not be recorded), looks each one up at the provider by the key derived for it (${model.providers.map((pr) => RECONCILE_LOOKUP[pr.id] ?? `${pr.label}: by hand, on the reference we sent`).join('; ')}), then takes the record over with a new fencing token and completes it with the provider's result, or releases it when the provider has nothing; a record the provider cannot answer for yet is left for the next run, and --dry-run only reports. The job only reads from the provider, and a retry sends the same derived key, so money never moves twice.`
-          : `The dangerous case is a provider call that succeeded while the local write did not. The record stays PROCESSING with its lease; the next attempt (the client's retry, the provider's resend, the broker's redelivery) reclaims it once the lease lapses and calls the provider again with the same derived key (${model.providers.map((pr) => pr.label).join(', ')}), so the provider answers with its original result instead of acting twice, and the local record completes. Nothing polls the provider on its own: a record no one retries stays PROCESSING and raises the stuck-record alert, and the runbook's "Provider and local state disagree" entry settles it by hand.${planTriggers(model, 'express', 'postgres').reconciled.length > 0 ? ` The scaffold's reconciliation job is not generated for ${model.stack.databaseLabel}: it finds stuck records through the store's listStuck, which only the PostgreSQL store implements.` : ''}`
+        ? model.scaffold?.reconcileJob
+          ? `The dangerous case is a provider call that succeeded while the local write did not. The scaffold's reconciliation job (${model.scaffold.reconcileJob}; schedule it, for example every 15 minutes) goes over records still PROCESSING a minute after their lease lapsed (a crashed worker, or a completion that could not be recorded), looks each one up at the provider by the key derived for it (${model.providers.map((pr) => reconcileLookup(pr, model.scaffold!.reconcileLookups[pr.id])).join('; ')}), then takes the record over with a new fencing token and completes it with the provider's result, or releases it when the provider has nothing; a record the provider cannot answer for yet is left for the next run, and --dry-run only reports. The job only reads from the provider, and a retry sends the same derived key, so money never moves twice.`
+          : `The dangerous case is a provider call that succeeded while the local write did not. The record stays PROCESSING with its lease; the next attempt (the client's retry, the provider's resend, the broker's redelivery) reclaims it once the lease lapses and calls the provider again with the same derived key (${model.providers.map((pr) => pr.label).join(', ')}), so the provider answers with its original result instead of acting twice, and the local record completes. Nothing polls the provider on its own: a record no one retries stays PROCESSING and raises the stuck-record alert, and the runbook's "Provider and local state disagree" entry settles it by hand.${model.stack.storeDatabase !== 'postgres' ? ` The scaffold writes no reconciliation job for ${model.stack.databaseLabel}: it finds stuck records through the store's listStuck, which only the PostgreSQL store implements.` : ''}`
         : 'Local side effects commit in the same transaction as the completion where they live in the same database. Effects outside it (e-mails, calls to other services) carry a key derived from the local one, so a re-execution after a crash is deduplicated downstream; where a downstream system cannot deduplicate, record "sent" before sending and reconcile on doubt.',
     ),
     heading('Failed for good, or still running elsewhere?'),
@@ -370,8 +405,8 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
     p(strong(`Retention: ${sec(r.effectiveMs)}.`), ` ${r.justification}`),
     ...(r.floors.length > 0 ? [table(['What needs the window', 'Minimum'], r.floors.map((f) => [cell(f.reason), cell(sec(f.ms))]))] : []),
     heading('Cleanup job', 'cleanup-job'),
-    p(`${model.cleanup.strategy} Schedule: ${model.cleanup.scheduleLabel} (`, code(model.cleanup.schedule), `). ${model.storage.volumeNote}`),
-    { type: 'code', ...samples.cleanup, title: samples.cleanup.path ?? 'cleanup' },
+    model.cleanup.job ? p(`${model.cleanup.strategy} Schedule: ${model.cleanup.scheduleLabel} (`, code(model.cleanup.schedule), `). ${model.storage.volumeNote}`) : p(model.cleanup.strategy),
+    ...sampleOr(samples.cleanup, () => [p('The scaffolding has no cleanup job for this store: each record carries its retention as an expiry the store enforces itself (see the store code in section 4).')]),
   ];
   return section(5, 'Partial Failure Recovery', 'Crashes mid-action, half-finished side effects, telling dead workers from slow ones, retention and cleanup.', blocks);
 }
@@ -383,17 +418,14 @@ const TRIGGER_ENTRY: Partial<Record<string, string>> = {
   cron: 'scheduled job: the slot guard, keyed by job name and scheduled slot',
 };
 
-/** How the reconciliation job (reconcile/ in the scaffold) finds a record's provider object: the key derived for it. */
-/** The scaffold writes reconcile/job.ts for the PostgreSQL store when a lease-mode action creates something at a provider. */
-function reconcileJobGenerated(model: DesignModel): boolean {
-  return model.stack.storeDatabase === 'postgres' && planTriggers(model).reconciled.length > 0;
+/** How the reconciliation job finds a record's provider object (the key derived for it), naming the generated lookup. */
+function reconcileLookup(provider: DesignModel['providers'][number], file: string | undefined): string {
+  if (!file) return `${provider.label}: by hand, on the reference we sent`;
+  if (provider.id === 'stripe') return `Stripe: a search by the metadata tag every create call carries, in ${file}`;
+  if (provider.id === 'adyen') return `Adyen: the merchant reference, through the lookup you give ${file} over the notifications you stored (until then its records are left for you)`;
+  if (provider.id === 'paypal') return `PayPal: the derived PayPal-Request-Id, through the lookup you give ${file} (until then its records are left for you)`;
+  return `${provider.label}: through the lookup in ${file}`;
 }
-
-const RECONCILE_LOOKUP: Partial<Record<string, string>> = {
-  stripe: 'Stripe: a search by the metadata tag every create call carries',
-  adyen: 'Adyen: the merchant reference, through the lookup you give reconcile/adyen.ts over the notifications you stored (until then its records are left for you)',
-  paypal: 'PayPal: the derived PayPal-Request-Id, through the lookup you give reconcile/paypal.ts (until then its records are left for you)',
-};
 
 function payments(model: DesignModel): Section {
   const blocks: Block[] = [];
@@ -452,10 +484,10 @@ function antiPatterns(model: DesignModel): Section {
 function monitoring(model: DesignModel, samples: CodeSamples): Section {
   return section(10, 'Monitoring and Alerting', 'Metric names, types and alert thresholds, with Prometheus rules.', [
     table(['Metric', 'Type', 'Labels', 'Meaning', 'Alert'], model.metrics.map((m) => [
-      cell(code(m.name), ' (', code(m.promName), ')'), cell(m.type), cell(m.labels.join(', ') || '—'), cell(m.meaning), cell(m.alert),
+      cell(code(m.promName), ` (${m.name})`), cell(m.type), cell(m.labels.join(', ') || '—'), cell(m.meaning), cell(m.alert),
     ])),
     heading('Monitoring config', 'monitoring-config'),
-    { type: 'code', ...samples.monitoring, title: samples.monitoring.path ?? 'idempotency-alerts.yml' },
+    ...sampleOr(samples.monitoring, () => []),
   ]);
 }
 
@@ -464,7 +496,7 @@ function testScenarios(model: DesignModel, samples: CodeSamples): Section {
     table(['Scenario', 'Input', 'Expected', 'Verifies'], model.tests.map((t) => [cell(strong(t.name)), cell(t.input), cell(t.expected), cell(t.verifies)])),
     heading('Test suite skeleton', 'test-suite'),
     p(`In ${model.stack.testFrameworkLabel}, against a real ${model.stack.databaseLabel} (never a mock: the constraint is what is being tested).`),
-    { type: 'code', ...samples.tests, title: samples.tests.path ?? 'idempotency.test.ts' },
+    ...sampleOr(samples.tests, () => []),
   ]);
 }
 
@@ -501,7 +533,6 @@ function runbook(model: DesignModel): Section {
     blocks.push(heading(entry.title));
     blocks.push(p(strong('Symptom: '), entry.symptom));
     blocks.push(list(entry.steps.map((s) => [s]), true));
-    if (entry.query) blocks.push({ type: 'code', language: 'sql', code: entry.query });
   }
   return section(13, 'Operational Runbook', 'Stuck records, split-brain, table and partition maintenance, provider divergence and key flooding.', blocks);
 }

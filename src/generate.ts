@@ -203,7 +203,7 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   const formatted = await formatFiles(
     project.files
       .filter((file) => dir !== undefined || shown.has(file.path))
-      .map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted })),
+      .map((file) => ({ path: file.path, contents: file.contents, class: file.class, formatted: file.formatted, ...(file.editOf === undefined ? {} : { editOf: file.editOf }) })),
     options.cwd,
     { writeCache: !options.check && !options.dryRun },
   );

@@ -9,6 +9,8 @@ import type { PlannedWrite } from './planWrites.js';
 export function nextManifest(plan: readonly PlannedWrite[], options: { date?: string; inputs?: string; applied?: ReadonlySet<PlannedWrite> } = {}): Manifest {
   const files: ManifestEntry[] = [];
   for (const item of plan) {
+    // Additions to the user's own files (schema.prisma, a migration journal) never make the file the tool's.
+    if (item.editOf !== undefined) continue;
     const done = options.applied === undefined || options.applied.has(item);
     if (item.action === 'unchanged' || ((item.action === 'create' || item.action === 'update') && done)) {
       files.push({ path: item.path, class: item.class, sha256: sha256Of(item.contents), ...(item.source ? { source: item.source } : {}) });

@@ -49,6 +49,12 @@ async function readCurrent(root: string, relative: string): Promise<string | und
 }
 
 function decide(file: RenderedFile, current: string | undefined, tracked: ManifestEntry | undefined, force: boolean): Pick<PlannedWrite, 'action' | 'reason' | 'behind'> {
+  if (file.editOf !== undefined) {
+    // An addition to the user's own file: only on top of the exact text it was computed from.
+    if (current === file.contents) return { action: 'unchanged' };
+    if (current !== undefined && current === normalizeText(file.editOf)) return { action: 'update', reason: 'adds the idempotency store to your file; nothing else in it changes' };
+    return { action: 'user-modified', reason: 'changed while generate ran; run it again to add the idempotency store' };
+  }
   if (current === undefined) {
     // "Written once": a scaffold file the user deleted after we wrote it stays deleted.
     if (tracked && file.class === 'scaffold' && !force) return { action: 'user-modified', reason: 'deleted since it was generated; --force restores it' };

@@ -13,6 +13,12 @@ export interface RenderedFile {
   class: 'managed' | 'scaffold';
   /** Already in the house style; formatting is skipped unless the project has its own prettier config. */
   formatted?: boolean;
+  /**
+   * Set when this is an addition to a file the user owns (schema.prisma, drizzle's journal): the text the addition was
+   * computed from. It is written only while the file still reads exactly so, and never recorded in the manifest, so
+   * the file stays the user's.
+   */
+  editOf?: string;
 }
 
 export interface RenderDocumentOptions {

@@ -64,7 +64,7 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
         if (migration.path.endsWith('.prisma')) notes.push(`The store's tables are appended to ${migration.path} as Prisma models (@@map to the same tables).`);
         else notes.push(`The store's migration is also in ${migration.path} (${tool.kind === 'sql' ? 'your SQL migrations folder' : tool.kind}); ${tool.kind === 'prisma' ? 'run `prisma migrate dev` to apply it' : 'apply it with your migration tool'}.`);
       }
-      if (tool.kind === 'prisma') addReadmeNote(files, plan.dir, migrations);
+      if (tool.kind === 'prisma') addReadmeNote(files, plan.dir, migrations.filter((m) => !m.path.endsWith('.prisma')), tool.schema?.path);
     }
     if (index === plans.findIndex((candidate) => candidate.dir === input.dir) || (index === 0 && !plans.some((candidate) => candidate.dir === input.dir))) {
       excerpts = documentExcerpts(plan.model, { dir: plan.dir, profile, reference: true });
@@ -77,10 +77,12 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
 }
 
 /** The scaffold README says how a Prisma project applies the store: its own migration command, not psql. */
-function addReadmeNote(files: ScaffoldFile[], dir: string, migrations: readonly ScaffoldFile[]): void {
+function addReadmeNote(files: ScaffoldFile[], dir: string, migrations: readonly ScaffoldFile[], schema: string | undefined): void {
   const index = files.findIndex((file) => file.role === 'readme' && file.path === `${dir}/README.md`);
   if (index === -1) return;
-  const where = migrations.map((migration) => `\`${migration.path.replace(/`/g, "'")}\``).join(' and ');
-  const note = `\n## Prisma\n\nThe store is also in ${where}. Apply it with \`npx prisma migrate dev\` (\`prisma migrate deploy\` in production), not the SQL file in this folder.\n`;
+  const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
+  // The same text whether or not this run appended the models, so a second generate leaves the README alone.
+  const models = schema ? ` Its tables are models in ${code(schema)} (added there while absent, @@map to the same tables).` : '';
+  const note = `\n## Prisma\n\nThe store's migration is also in ${migrations.map((m) => code(m.path)).join(' and ')}.${models} Apply it with \`npx prisma migrate dev\` (\`prisma migrate deploy\` in production), not the SQL file in this folder.\n`;
   files[index] = { ...files[index]!, contents: `${files[index]!.contents.replace(/\s*$/, '\n')}${note}` };
 }

@@ -24,6 +24,12 @@ export interface ScaffoldFile {
   role: ScaffoldRole;
   /** Already in the house style (a template kept formatted in this repo): prettier may skip it. */
   formatted?: boolean;
+  /**
+   * Set when this is an addition to a file the user owns (schema.prisma, drizzle's journal): the text the addition was
+   * computed from. It is written only while the file still reads exactly so, and never recorded in the manifest, so
+   * the file stays the user's.
+   */
+  editOf?: string;
 }
 
 export type ExcerptId = 'ddl' | 'middleware' | 'fingerprint' | 'cleanup' | 'tests' | 'monitoring';

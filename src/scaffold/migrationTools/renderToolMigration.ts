@@ -37,7 +37,7 @@ export function renderToolMigration(input: ToolMigrationInput): ScaffoldFile[] {
       const migration = file(`${tool.folder}/${folder}/migration.sql`, header + input.ddl);
       // The models go into the user's schema.prisma only while absent, so `prisma migrate dev` sees no drift.
       const schema = tool.schema && appendPrismaModels(tool.schema.text, ddlTables(input.ddl));
-      return schema === undefined || !tool.schema ? [migration] : [migration, { ...file(tool.schema.path, schema), role: 'other' as const, formatted: true }];
+      return schema === undefined || !tool.schema ? [migration] : [migration, { ...file(tool.schema.path, schema), role: 'other' as const, formatted: true, editOf: tool.schema.text }];
     }
     case 'drizzle':
       return drizzleFiles(input, tool, file);
@@ -160,7 +160,7 @@ function drizzleFiles(input: ToolMigrationInput, tool: DrizzleTool, file: (path:
     const when = journal.entries.reduce((max, entry) => Math.max(max, entry.when + 1), 1767225600000);
     const version = journal.entries.at(-1)?.version ?? journal.version;
     const next = { ...journal, entries: [...journal.entries, { idx, version, when, tag, breakpoints: true }] };
-    files.push({ ...file(`${tool.folder}/meta/_journal.json`, `${JSON.stringify(next, null, 2)}\n`), role: 'other', formatted: true });
+    files.push({ ...file(`${tool.folder}/meta/_journal.json`, `${JSON.stringify(next, null, 2)}\n`), role: 'other', formatted: true, ...(tool.journal === undefined ? {} : { editOf: tool.journal }) });
   }
   files.push({ ...file(`${tool.folder}/${tag}.sql`, withBreakpoints(input.ddl)), formatted: true });
   const schema = renderDrizzleSchema(ddlTables(input.ddl), dialect, ddlSequences(input.ddl));

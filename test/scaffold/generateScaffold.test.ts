@@ -44,7 +44,8 @@ describe('generateScaffold (pure)', () => {
   it('registers every metric the alert rules query', async () => {
     const model = await modelFor('express-stripe-payments');
     const files = generateScaffold(model, { dir: 'x' });
-    const settings = files.find((file) => file.path === 'x/settings.ts')!.contents;
+    // HTTP metric names live in settings.ts; each trigger's (webhooks/, consumers/, cron/) in its own metrics module.
+    const settings = files.filter((file) => file.path === 'x/settings.ts' || /\/(webhooks|consumers|cron)\/metrics\.ts$/.test(file.path)).map((file) => file.contents).join('\n');
     const alerts = files.find((file) => file.role === 'alerts')!.contents;
     const queried = new Set([...alerts.matchAll(/\b(idempotency_[a-z_]+)/g)].map((match) => match[1]!.replace(/_(bucket|sum|count)$/, '')));
     expect(queried.size).toBeGreaterThan(5);

@@ -46,6 +46,9 @@ function aliasScaffoldImport(code: string, profile: ProjectProfile): string {
 
 /** One TypeScript source adapted to the profile; unchanged for the reference profile (Node ESM with interop). */
 export function adaptSource(code: string, profile: ProjectProfile, fileName = 'module.ts'): string {
+  // The templates are written for this profile: nothing to adapt, and no compiler to load (cold-start cost, #20).
+  const reference = profile.moduleSystem === 'esm' && profile.relativeImports === 'js-extension' && profile.defaultImportInterop && profile.typescriptVersion === undefined;
+  if (reference) return code;
   const ts = loadTypeScript();
   const file = ts.createSourceFile(fileName, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const edits: Edit[] = [];

@@ -5,6 +5,7 @@ import type { Config } from './config/schema.js';
 import { CancelledError, UserError } from './errors.js';
 import { formatFiles } from './emit/format.js';
 import { applyPlan } from './emit/applyPlan.js';
+import { deferCacheWrites } from './emit/diskCache.js';
 import { resolveOutput } from './emit/documentPath.js';
 import { inputsKey } from './emit/inputsKey.js';
 import { normalizeText, readManifest } from './emit/manifest.js';
@@ -249,9 +250,14 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (options.check && options.accept?.length) throw new UserError('--accept records a decision in the manifest, so it cannot be combined with --check.', 'Run `idempotency-builder generate --accept PATH` first, then check.');
   checkCancelled(options.signal);
   const release = writes ? await acquireProjectLock(root) : undefined;
+  const cache = writes ? deferCacheWrites() : undefined;
   try {
-    return await generateLocked(root, { config, configText, format, output }, options);
+    const result = await generateLocked(root, { config, configText, format, output }, options);
+    // The formatter's and the layouts' cache entries land only after the project's own files did.
+    await cache?.flush();
+    return result;
   } finally {
+    cache?.discard();
     await release?.();
   }
 }

@@ -40,8 +40,36 @@ export async function readCache(root: string, bucket: string, key: string): Prom
   return digestOf(value) === text.slice(0, newline) ? value : undefined;
 }
 
+let deferred: Array<() => Promise<unknown>> | undefined;
+
+/**
+ * Holds this process's cache writes until `flush`, called once the run's own files are written: a run that fails
+ * (full disk, read-only file, a file where a folder should be) leaves nothing behind, not even cache entries.
+ */
+export function deferCacheWrites(): { flush(): Promise<void>; discard(): void } {
+  const queue: Array<() => Promise<unknown>> = [];
+  deferred = queue;
+  const stop = () => {
+    if (deferred === queue) deferred = undefined;
+  };
+  return {
+    async flush() {
+      stop();
+      for (const write of queue.splice(0)) await write();
+    },
+    discard() {
+      stop();
+      queue.length = 0;
+    },
+  };
+}
+
 /** Stores a value atomically (temp file + rename). Returns whether it was stored; failures are silent by design. */
 export async function writeCache(root: string, bucket: string, key: string, value: string): Promise<boolean> {
+  if (deferred) {
+    deferred.push(() => writeCache(root, bucket, key, value));
+    return true;
+  }
   const relative = entryPath(bucket, key);
   const absolute = path.join(path.resolve(root), relative);
   const temp = `${absolute}.${randomBytes(4).toString('hex')}.tmp`;
@@ -60,6 +88,10 @@ export async function writeCache(root: string, bucket: string, key: string, valu
 
 /** Removes a bucket's entries not in `keep` (what the last writing run used), so the cache does not grow forever. */
 export async function pruneCache(root: string, bucket: string, keep: ReadonlySet<string>): Promise<void> {
+  if (deferred) {
+    deferred.push(() => pruneCache(root, bucket, keep));
+    return;
+  }
   const dir = path.join(path.resolve(root), CACHE_DIR, bucket);
   try {
     await assertNoSymlinks(root, `${CACHE_DIR}/${bucket}`, 'remove');

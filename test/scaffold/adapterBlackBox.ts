@@ -7,10 +7,9 @@ import { createSchema, loadScaffold, postgresSkipReason, type Loose, type Schema
 
 export interface Counters {
   bookings: number;
-  webhooks: number;
 }
 
-/** The bookings design's two routes, as every adapter's app answers them (the framework only maps in and out). */
+/** The bookings design's booking route, as every adapter's app answers them (the framework only maps in and out). */
 export interface Answer {
   readonly status: number;
   readonly location?: string;
@@ -25,11 +24,6 @@ export async function bookRoom(counters: Counters, body: { roomId?: string } | u
   if (fail) throw new Error('payment provider timed out');
   if (body?.roomId === 'room-declined') return { status: 402, json: { error: 'card declined', attempt } };
   return { status: 201, location: `/bookings/bk_${attempt}`, json: { bookingId: `bk_${attempt}`, roomId: body?.roomId } };
-}
-
-export function handleWebhook(counters: Counters): Answer {
-  counters.webhooks += 1;
-  return { status: 200, json: { received: true, handled: counters.webhooks } };
 }
 
 export interface RunningApp {
@@ -47,8 +41,7 @@ export type StartApp = (scaffold: Loose, pool: pg.Pool, counters: Counters) => P
 export const FIXTURE = 'fastify-bookings-stripe';
 
 /**
- * The black-box scenarios every adapter passes, on the bookings design (lease mode, Stripe, 409 on mismatch, a
- * webhook with a derived key) against the real PostgreSQL, plus the fail-closed answer when the store hangs.
+ * The black-box scenarios every adapter passes, on the bookings design (lease mode, Stripe, 409 on mismatch) against the real PostgreSQL, plus the fail-closed answer when the store hangs.
  */
 export async function describeBlackBox(
   framework: string,
@@ -82,7 +75,7 @@ export async function describeBlackBox(
     describe.skipIf(skip !== undefined)(`${label}, against PostgreSQL`, () => {
       let schema: Schema;
       let app: RunningApp;
-      const counters: Counters = { bookings: 0, webhooks: 0 };
+      const counters: Counters = { bookings: 0 };
 
       beforeAll(async () => {
         schema = await createSchema(generated!, framework);
@@ -205,21 +198,6 @@ export async function describeBlackBox(
         const { rows } = await schema.pool.query("SELECT scope FROM idempotency_store WHERE key = 'key-shared' ORDER BY scope");
         expect(rows).toEqual([{ scope: 'usr_1' }, { scope: 'usr_2' }]);
       });
-
-      it('webhook redelivery with a derived key: the event is handled once and the resend gets the recorded answer', async () => {
-        const deliver = () =>
-          app.send('/webhooks/stripe', {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'x-user': 'usr_1' },
-            body: JSON.stringify({ id: 'evt_1Nq', type: 'payment_intent.succeeded', created: Date.now() }),
-          });
-        const first = await deliver();
-        const resend = await deliver();
-        expect(counters.webhooks).toBe(1);
-        expect(resend.status).toBe(first.status);
-        expect(resend.headers.get('idempotent-replayed')).toBe('true');
-        expect(await resend.text()).toBe(await first.text());
-      });
     });
   }
 
@@ -241,7 +219,7 @@ export async function describeBlackBox(
 
       it('answers 503 + Retry-After and never runs the action', async () => {
         const pool: pg.Pool = scaffold.createPool(`postgres://postgres@127.0.0.1:${(blackHole.address() as net.AddressInfo).port}/test`, scaffold.POLICY);
-        const counters: Counters = { bookings: 0, webhooks: 0 };
+        const counters: Counters = { bookings: 0 };
         const running = await start(scaffold, pool, counters);
         try {
           const responses = await Promise.all(

@@ -2,7 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookRoom, describeBlackBox, handleWebhook, type StartApp } from './adapterBlackBox.js';
+import { bookRoom, describeBlackBox, type StartApp } from './adapterBlackBox.js';
 import type { Generated } from './generateInto.js';
 import { createSchema, type Loose, type Schema } from './harness.js';
 
@@ -23,7 +23,6 @@ const startHono: StartApp = async (scaffold, pool, counters) => {
     const answer = await bookRoom(counters, await c.req.json(), c.req.header('x-fail') !== undefined);
     return c.json(answer.json, answer.status as ContentfulStatusCode, answer.location ? { location: answer.location } : {});
   });
-  app.post('/webhooks/stripe', idempotency.handleStripeWebhook, (c) => c.json(handleWebhook(counters).json));
   app.onError((_error, c) => c.text('Internal Server Error', 500));
   return { send: async (path, init) => app.fetch(new Request(`http://hono.test${path}`, init)), close: async () => undefined };
 };

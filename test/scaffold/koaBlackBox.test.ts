@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookRoom, describeBlackBox, handleWebhook, overHttp, type RunningApp, type StartApp } from './adapterBlackBox.js';
+import { bookRoom, describeBlackBox, overHttp, type RunningApp, type StartApp } from './adapterBlackBox.js';
 import type { Generated } from './generateInto.js';
 import { createSchema, type Schema } from './harness.js';
 
@@ -26,9 +26,6 @@ const startKoa: StartApp = async (scaffold, pool, counters) => {
     ctx.status = answer.status;
     if (answer.location) ctx.set('location', answer.location);
     ctx.body = answer.json;
-  });
-  router.post('/webhooks/stripe', idempotency.handleStripeWebhook, (ctx) => {
-    ctx.body = handleWebhook(counters).json;
   });
   app.use(router.routes());
   const server = app.listen(0, '127.0.0.1');

@@ -4,7 +4,6 @@ import 'reflect-metadata';
 import {
   Body,
   Controller,
-  HttpCode,
   HttpException,
   Module,
   Post,
@@ -27,7 +26,7 @@ const skip = await postgresSkipReason();
 if (skip) console.warn(`NestJS black-box tests against PostgreSQL skipped: ${skip}`);
 
 const NEST_COMPILER_OPTIONS = { experimentalDecorators: true, emitDecoratorMetadata: true };
-type Counters = { orders: number; webhooks: number };
+type Counters = { orders: number };
 type OrderBody = { cartId: string; items: Array<{ sku: string; quantity: number }>; shippingAddressId: string };
 
 /** This repository compiles without experimentalDecorators, so the app applies Nest's decorators as the compiler would. */
@@ -67,18 +66,12 @@ async function buildApp(scaffold: Loose, pool: pg.Pool, counters: Counters): Pro
       res.location(`/api/v1/orders/ord_${counters.orders}`);
       return { orderId: `ord_${counters.orders}`, cartId: body.cartId };
     }
-
-    async handleAdyenNotification() {
-      counters.webhooks += 1;
-      return '[accepted]';
-    }
   }
   const proto = OrdersController.prototype;
   decorateMethod(proto, 'submitOrder', Post('orders'), scaffold.Idempotent(scaffold.ACTIONS.submitOrder));
   (Req() as ParameterDecorator)(proto, 'submitOrder', 0);
   (Res({ passthrough: true }) as ParameterDecorator)(proto, 'submitOrder', 1);
   (Body() as ParameterDecorator)(proto, 'submitOrder', 2);
-  decorateMethod(proto, 'handleAdyenNotification', Post('webhooks/adyen'), HttpCode(200), scaffold.Idempotent(scaffold.ACTIONS.handleAdyenNotification));
   Controller('api/v1')(OrdersController);
   UseGuards(AccountGuard)(OrdersController);
 
@@ -97,7 +90,7 @@ describe.skipIf(skip !== undefined)('NestJS app on the generated interceptor, ag
   let scaffold: Loose;
   let app: INestApplication;
   let url = '';
-  const counters: Counters = { orders: 0, webhooks: 0 };
+  const counters: Counters = { orders: 0 };
 
   beforeAll(async () => {
     generated = await generateAndCompile(await modelFor('nestjs-adyen-saga'), 'nestjs-blackbox', NEST_COMPILER_OPTIONS);
@@ -231,23 +224,6 @@ describe.skipIf(skip !== undefined)('NestJS app on the generated interceptor, ag
     expect(rows).toEqual([{ scope: 'acct_1' }, { scope: 'acct_2' }]);
   });
 
-  it('Adyen notification redelivery with a derived key: handled once, @HttpCode(200) and the text body replayed', async () => {
-    const deliver = () =>
-      fetch(`${url}/api/v1/webhooks/adyen`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-account': 'acct_1' },
-        body: JSON.stringify({ pspReference: 'PSP8812', eventCode: 'AUTHORISATION', merchantReference: 'ord_1', success: 'true' }),
-      });
-    const first = await deliver();
-    expect(first.status).toBe(200);
-    const resend = await deliver();
-    expect(counters.webhooks).toBe(1);
-    expect(resend.status).toBe(200);
-    expect(resend.headers.get('idempotent-replayed')).toBe('true');
-    expect(resend.headers.get('content-type')).toBe(first.headers.get('content-type'));
-    expect(await resend.text()).toBe(await first.text());
-  });
-
   it('the BullMQ consumer (capturePayment) runs once per derived key through core.runOnce', async () => {
     const job = { orderId: 'ord_7', pspReference: 'PSP99', amount: { value: 1299, currency: 'EUR' } };
     const action = scaffold.ACTIONS.capturePayment;
@@ -295,7 +271,7 @@ describe('NestJS app while PostgreSQL is unreachable', () => {
   it('answers 503 + Retry-After within the configured time-out and never runs the action', async () => {
     const timeoutMs: number = scaffold.POLICY.storeTimeoutMs;
     const pool: pg.Pool = scaffold.createPool(`postgres://postgres@127.0.0.1:${(blackHole.address() as net.AddressInfo).port}/test`, timeoutMs);
-    const counters: Counters = { orders: 0, webhooks: 0 };
+    const counters: Counters = { orders: 0 };
     const app = await buildApp(scaffold, pool, counters);
     try {
       const started = performance.now();

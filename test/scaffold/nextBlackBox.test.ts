@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookRoom, describeBlackBox, handleWebhook, overHttp, type Counters, type StartApp } from './adapterBlackBox.js';
+import { bookRoom, describeBlackBox, overHttp, type Counters, type StartApp } from './adapterBlackBox.js';
 import type { Generated } from './generateInto.js';
 import { createSchema, type Loose, type Schema } from './harness.js';
 
@@ -16,7 +16,6 @@ const startRoutes: StartApp = async (scaffold, pool, counters) => {
       const answer = await bookRoom(counters, (await request.json()) as { roomId?: string }, request.headers.has('x-fail'));
       return Response.json(answer.json, { status: answer.status, headers: answer.location ? { location: answer.location } : {} });
     }),
-    '/webhooks/stripe': idempotency.withIdempotency('handleStripeWebhook', async () => Response.json(handleWebhook(counters).json)),
   };
   return {
     send: (path, init) =>
@@ -35,9 +34,6 @@ const startPages: StartApp = async (scaffold, pool, counters) => {
       const answer = await bookRoom(counters, req.body, req.headers['x-fail'] !== undefined);
       if (answer.location) res.setHeader('location', answer.location);
       res.status(answer.status).json(answer.json);
-    }),
-    '/webhooks/stripe': idempotency.withPagesIdempotency('handleStripeWebhook', async (_req: http.IncomingMessage, res: PagesRes) => {
-      res.status(200).json(handleWebhook(counters).json);
     }),
   };
   const server = http.createServer((req, res) => {
@@ -66,7 +62,7 @@ function describeServerActions(compiled: () => { scaffold: Loose; generated: Gen
     let schema: Schema | undefined;
     let book: (key: string, input: { roomId: string; checkIn: string; checkOut: string; guests: number }) => Promise<{ bookingId: string; at: string }>;
     const session: { user?: string } = { user: 'usr_1' };
-    const counters: Counters = { bookings: 0, webhooks: 0 };
+    const counters: Counters = { bookings: 0 };
     const contexts: unknown[] = [];
     const input = { roomId: 'room-12', checkIn: '2026-03-01', checkOut: '2026-03-04', guests: 2 };
 

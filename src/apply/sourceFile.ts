@@ -86,7 +86,9 @@ export function ensureNamedImport(sf: SourceFile, specifier: string, name: strin
     return true;
   }
   const imports = sf.getImportDeclarations();
-  const index = imports.length === 0 ? 0 : imports[imports.length - 1]!.getChildIndex() + 1;
+  // With no imports yet, after the 'use client' / 'use server' directives, which must stay first.
+  const directives = sf.getStatements().findIndex((st) => !(Node.isExpressionStatement(st) && Node.isStringLiteral(st.getExpression())));
+  const index = imports.length === 0 ? Math.max(0, directives === -1 ? sf.getStatements().length : directives) : imports[imports.length - 1]!.getChildIndex() + 1;
   const added = sf.insertImportDeclaration(index, { moduleSpecifier: specifier, namedImports: [name] });
   if (noSemicolons.has(sf)) added.replaceWithText(fitStatement(sf, added.getText()));
   return true;

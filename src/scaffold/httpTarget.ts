@@ -90,7 +90,7 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       set('ddl', store.migration?.path, store.migration?.path.endsWith('.yml') ? 'yaml' : 'sql');
       set('middleware', adapter.path, 'typescript');
       set('fingerprint', 'fingerprint.ts', 'typescript');
-      set('cleanup', store.cleanupJob ? 'cleanup.ts' : undefined, 'typescript');
+      set('cleanup', store.cleanupJob ? 'cleanup.ts' : store.expiryFile, 'typescript');
       set('tests', 'idempotency.test.ts', 'typescript');
       set('monitoring', 'idempotency-alerts.yml', 'yaml');
       return excerpts;

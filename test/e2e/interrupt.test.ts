@@ -87,7 +87,8 @@ describe('one writing run per project', { timeout: CLI_TEST_TIMEOUT }, () => {
     await writeFile(path.join(dir, '.idempotency-builder/lock'), JSON.stringify({ pid: deadPid, host: os.hostname() }));
     const run = await runCli(['generate', '--cwd', dir]);
     expect(run.code, run.stderr).toBe(0);
-    expect((await readdir(path.join(dir, '.idempotency-builder'))).sort()).toEqual(['manifest.json']);
+    // The lock is gone; what a successful run leaves is the manifest and its derived-file cache.
+    expect((await readdir(path.join(dir, '.idempotency-builder'))).sort()).toEqual(['cache', 'manifest.json']);
   });
 
   it('two runs at once: each either writes or is refused by the lock; the result is one consistent generation', async () => {

@@ -57,6 +57,8 @@ export const DYNAMODB_STORE: StoreModule = {
   label: 'DynamoDB',
   serves: ['dynamodb'],
   metrics: STORE_METRICS_FILE,
+  // No cleanup job: TTL deletes records, and ensureTable() in table.ts is where it is turned on.
+  expiryFile: 'table.ts',
   files: [
     { path: 'dynamoStore.ts', template: 'typescript/dynamodb/dynamoStore.ts', role: 'store', purpose: 'DynamoDB store: conditional claim, token-fenced writes, TTL retention' },
     { path: 'pool.ts', template: 'typescript/dynamodb/pool.ts', role: 'store', purpose: 'a DynamoDB document client with bounded waits' },

@@ -21,6 +21,8 @@ export interface StoreModule {
   readonly migration?: { readonly path: string; readonly purpose: string; render(view: ScaffoldView): string };
   /** cleanup-job.ts; none when the store expires records itself (Redis TTL). */
   readonly cleanupJob?: (view: ScaffoldView) => string;
+  /** Without a cleanup job: the file the document shows for expiry instead (DynamoDB's table.ts turns TTL on). */
+  readonly expiryFile?: string;
   /** Whether claimInTransaction exists: without it every action runs in lease mode. */
   readonly transactional: boolean;
   /** npm packages the generated code imports (runtime, then dev). */

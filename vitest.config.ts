@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Suites that share PostgreSQL/MariaDB/Redis use their own schemas and key prefixes, so files may run in parallel.
     pool: 'forks',
+    // Two workers on two cores: most suites wait on PostgreSQL, brokers or child processes, not the CPU.
+    maxWorkers: 2,
   },
 });

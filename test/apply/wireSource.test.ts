@@ -129,6 +129,14 @@ describe('Fastify routes', () => {
     expect(out.text).toBe(text);
     expect(out.manual[0]?.reason).toContain('preHandler: [yours, idempotency.createPayment.preHandler]');
   });
+
+  it('never puts the request middleware on a webhook route: the file is left as it was, with the processor as the manual step', () => {
+    const text = `export async function routes(app: any) {\n  app.post('/webhooks/stripe', async () => ({ received: true }));\n}\n`;
+    const out = wireSource(file, text, [target(file, 2, { action: 'stripeWebhook', codeName: 'stripeWebhook', trigger: 'webhook', path: '/webhooks/stripe' })], options('fastify'));
+    expect(out.text).toBe(text);
+    expect(out.edits).toEqual([]);
+    expect(out.manual[0]?.reason).toContain("the scaffold's webhook processor");
+  });
 });
 
 describe('NestJS handlers', () => {

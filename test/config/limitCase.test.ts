@@ -51,7 +51,12 @@ describe('a config at the schema limits', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'ib-limits-'));
     await writeFile(path.join(dir, 'idempotency.config.json'), text);
     const probe = path.join(dir, 'report-rss.mjs');
-    await writeFile(probe, "process.on('exit', () => process.stderr.write(`maxrss-kb ${process.resourceUsage().maxRSS}\\n`));\n");
+    // --import also runs in every worker thread (diagram layout runs on one): only the main thread reports.
+    await writeFile(
+      probe,
+      "import { isMainThread } from 'node:worker_threads';\n" +
+        "if (isMainThread) process.on('exit', () => process.stderr.write(`maxrss-kb ${process.resourceUsage().maxRSS}\\n`));\n",
+    );
     // The heap cap turns a regression into a crash (exit code != 0) even before RSS is read.
     const run = await runCli(['generate', '--cwd', dir, '--dry-run', '--quiet', '--date', '2026-12-03'], {}, ['--max-old-space-size=400', '--import', probe]);
     expect(run.stderr.replace(/maxrss-kb \d+\n/, '')).toBe('');

@@ -87,6 +87,17 @@ export async function renderFigures(figures: Figure[], options: RenderFiguresOpt
 }
 
 /**
+ * The worker imports elkjs's 1.6 MB CommonJS bundle (from beautiful-mermaid's ESM), whose package has no "type":
+ * Node's module-syntax detection then compiles the whole bundle once more just to learn it is CommonJS (about a
+ * quarter of the worker's time in a cold generate's profile). Every module the worker loads declares its format
+ * (our dist and beautiful-mermaid say "module", elkjs is plain CommonJS), so the worker turns detection off.
+ * Node versions without the flag keep their default (a flag they reject would stop the worker); the process's own
+ * flags are passed on as a worker inherits them by default.
+ */
+export const layoutWorkerExecArgv = (): string[] =>
+  process.allowedNodeEnvironmentFlags.has('--no-experimental-detect-module') ? [...process.execArgv, '--no-experimental-detect-module'] : process.execArgv;
+
+/**
  * The layouts from a worker running layoutWorker.js, or undefined when no worker can run it (the sources run by a
  * test runner, where the worker file is TypeScript) or it failed: the caller then renders on this thread and meets
  * the same error, if any, there.
@@ -98,7 +109,7 @@ async function layOutInWorker(jobs: ReadonlyArray<{ mermaid: string; meta: SvgMe
   return new Promise((resolve) => {
     let worker: InstanceType<typeof Worker>;
     try {
-      worker = new Worker(script, { workerData: { jobs } });
+      worker = new Worker(script, { workerData: { jobs }, execArgv: layoutWorkerExecArgv() });
     } catch {
       resolve(undefined);
       return;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { buildFigures, renderFigures } from '../../src/diagrams/index.js';
+import { layoutWorkerExecArgv } from '../../src/diagrams/renderFigures.js';
 import { expressStripe, nestjsAdyenSaga } from '../diagrams/models.js';
 import { CLI_TEST_TIMEOUT, ROOT } from './cli.js';
 
@@ -18,7 +19,8 @@ describe('diagram layout on a worker thread (built CLI)', () => {
       const inProcess = await renderFigures(figures);
       const jobs = figures.map((figure) => ({ mermaid: figure.mermaid, meta: { id: figure.id, title: figure.title, desc: figure.caption } }));
       const answer = await new Promise<{ svgs?: string[]; error?: string }>((resolve, reject) => {
-        const worker = new Worker(WORKER, { workerData: { jobs } });
+        // With the flags generate gives it (module-syntax detection off where Node has the switch).
+        const worker = new Worker(WORKER, { workerData: { jobs }, execArgv: layoutWorkerExecArgv() });
         worker.once('message', (message: { svgs?: string[]; error?: string }) => {
           resolve(message);
           void worker.terminate();

@@ -3,7 +3,7 @@
 // Targets (issue 20): cold generate ≤ 10× for TypeScript and for JavaScript output, up-to-date `--check` ≤ 3×,
 // `--help` ≤ 2×. "Cold" means a new process on a new project: nothing generated before, no cache anywhere.
 // Needs `npm run build` first (runs bin/ → dist/). BENCH_ROUNDS (default 7). `--json` prints the results as JSON;
-// `--assert` exits 1 when a target is missed. Every run appends its table to bench/results.md.
+// `--assert` exits 1 when a target is missed. Every run appends its table to bench/results.md. BENCH_BASELINE: below.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -62,6 +62,14 @@ const cases = {
   'generate, cold, TypeScript output': { args: () => [BIN, 'generate', '--cwd', freshProject('typescript'), '--date', '2026-12-02', '--quiet'], target: 10 },
   'generate, cold, JavaScript output': { args: () => [BIN, 'generate', '--cwd', freshProject('javascript'), '--date', '2026-12-02', '--quiet'], target: 10 },
 };
+// BENCH_BASELINE=/path/to/another/built/checkout times its cold generates in the same rounds, so a change is judged
+// against the code before it on the same machine at the same load (both ratios share this run's `node -e 0`).
+const BASELINE_BIN = process.env.BENCH_BASELINE ? path.join(path.resolve(process.env.BENCH_BASELINE), 'bin/idempotency-builder.js') : undefined;
+if (BASELINE_BIN) {
+  const label = path.basename(path.resolve(process.env.BENCH_BASELINE));
+  cases[`generate, cold, TypeScript output (baseline ${label})`] = { args: () => [BASELINE_BIN, 'generate', '--cwd', freshProject('typescript'), '--date', '2026-12-02', '--quiet'] };
+  cases[`generate, cold, JavaScript output (baseline ${label})`] = { args: () => [BASELINE_BIN, 'generate', '--cwd', freshProject('javascript'), '--date', '2026-12-02', '--quiet'] };
+}
 const samples = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
 const cpuSamples = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
 time(['-e', '0']); // Warm the node binary and the file cache.

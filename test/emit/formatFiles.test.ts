@@ -5,13 +5,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as Prettier from 'prettier';
 
 // Counts real prettier.format calls, to prove when the slow pass is skipped.
-const calls = vi.hoisted(() => ({ format: 0 }));
+const calls = vi.hoisted(() => ({ format: 0, parsers: [] as Array<string | undefined> }));
 vi.mock('prettier', async (original) => {
   const actual = await original<typeof Prettier>();
   return {
     ...actual,
     format: async (...args: Parameters<typeof actual.format>) => {
       calls.format++;
+      calls.parsers.push(args[1]?.parser as string | undefined);
       return actual.format(...args);
     },
   };
@@ -26,6 +27,7 @@ let root: string;
 beforeEach(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), 'ib-format-'));
   calls.format = 0;
+  calls.parsers = [];
   clearFormatCache();
 });
 afterEach(() => rm(root, { recursive: true, force: true }));
@@ -49,6 +51,8 @@ describe('formatFiles', () => {
     expect(store!.contents).toContain("return [scope, key, fingerprint, leaseMs, fencingToken];\n");
     expect(store!.source).toMatch(/^[0-9a-f]{64}$/);
     expect(calls.format).toBe(1);
+    // The house style reads generated TypeScript with babel-ts (same output, see tsParser.test.ts, far cheaper to load).
+    expect(calls.parsers).toEqual(['babel-ts']);
   });
 
   it('skips prettier for files unchanged since written, and formats again when anything differs', async () => {
@@ -131,5 +135,7 @@ describe('formatFiles', () => {
     await clearConfigCache();
     const [store] = await formatFiles(rendered(), root);
     expect(store!.contents).not.toContain(';\n');
+    // A user's config leaves the parser to prettier (its plugins may hook the typescript parser by name).
+    expect(calls.parsers).toEqual([undefined]);
   });
 });

@@ -91,11 +91,12 @@ export async function renderFigures(figures: Figure[], options: RenderFiguresOpt
  * Node's module-syntax detection then compiles the whole bundle once more just to learn it is CommonJS (about a
  * quarter of the worker's time in a cold generate's profile). Every module the worker loads declares its format
  * (our dist and beautiful-mermaid say "module", elkjs is plain CommonJS), so the worker turns detection off.
- * Node versions without the flag keep their default (a flag they reject would stop the worker); the process's own
- * flags are passed on as a worker inherits them by default.
+ * Only when the process was started without flags: a worker given `execArgv` no longer inherits the process's own,
+ * and some of those (V8 options) a worker rejects; then, and on a Node without the switch, it keeps the default.
  */
-export const layoutWorkerExecArgv = (): string[] =>
-  process.allowedNodeEnvironmentFlags.has('--no-experimental-detect-module') ? [...process.execArgv, '--no-experimental-detect-module'] : process.execArgv;
+export function layoutWorkerExecArgv(): string[] | undefined {
+  return process.execArgv.length === 0 && process.allowedNodeEnvironmentFlags.has('--no-experimental-detect-module') ? ['--no-experimental-detect-module'] : undefined;
+}
 
 /**
  * The layouts from a worker running layoutWorker.js, or undefined when no worker can run it (the sources run by a
@@ -109,7 +110,8 @@ async function layOutInWorker(jobs: ReadonlyArray<{ mermaid: string; meta: SvgMe
   return new Promise((resolve) => {
     let worker: InstanceType<typeof Worker>;
     try {
-      worker = new Worker(script, { workerData: { jobs }, execArgv: layoutWorkerExecArgv() });
+      const execArgv = layoutWorkerExecArgv();
+      worker = new Worker(script, { workerData: { jobs }, ...(execArgv === undefined ? {} : { execArgv }) });
     } catch {
       resolve(undefined);
       return;

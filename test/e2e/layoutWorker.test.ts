@@ -9,7 +9,24 @@ import { CLI_TEST_TIMEOUT, ROOT } from './cli.js';
 
 const WORKER = path.join(ROOT, 'dist/diagrams/layoutWorker.js');
 
+/** Runs `fn` as if the process had been started with `execArgv` (the test runner's own flags differ from a CLI run's). */
+function withExecArgv<T>(execArgv: string[], fn: () => T): T {
+  const saved = process.execArgv;
+  process.execArgv = execArgv;
+  try {
+    return fn();
+  } finally {
+    process.execArgv = saved;
+  }
+}
+
 describe('diagram layout on a worker thread (built CLI)', () => {
+  it('turns module-syntax detection off only for a process started without flags (a worker given execArgv inherits none)', () => {
+    const supported = process.allowedNodeEnvironmentFlags.has('--no-experimental-detect-module');
+    expect(withExecArgv([], layoutWorkerExecArgv)).toEqual(supported ? ['--no-experimental-detect-module'] : undefined);
+    expect(withExecArgv(['--import', './probe.mjs'], layoutWorkerExecArgv)).toBeUndefined();
+  });
+
   it(
     'gives byte-identical SVG to the main thread, in order',
     async () => {
@@ -19,8 +36,9 @@ describe('diagram layout on a worker thread (built CLI)', () => {
       const inProcess = await renderFigures(figures);
       const jobs = figures.map((figure) => ({ mermaid: figure.mermaid, meta: { id: figure.id, title: figure.title, desc: figure.caption } }));
       const answer = await new Promise<{ svgs?: string[]; error?: string }>((resolve, reject) => {
-        // With the flags generate gives it (module-syntax detection off where Node has the switch).
-        const worker = new Worker(WORKER, { workerData: { jobs }, execArgv: layoutWorkerExecArgv() });
+        // With the flags a plain CLI run gives it (module-syntax detection off where Node has the switch).
+        const execArgv = withExecArgv([], layoutWorkerExecArgv);
+        const worker = new Worker(WORKER, { workerData: { jobs }, ...(execArgv === undefined ? {} : { execArgv }) });
         worker.once('message', (message: { svgs?: string[]; error?: string }) => {
           resolve(message);
           void worker.terminate();

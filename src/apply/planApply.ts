@@ -11,6 +11,8 @@ import { parseSource } from './sourceFile.js';
 import { manualOnly, type Transform, type TransformContext } from './transforms/context.js';
 import { wireExpressRoute } from './transforms/expressRoute.js';
 import { wireFastifyRoute } from './transforms/fastifyRoute.js';
+import { wireHonoRoute } from './transforms/honoRoute.js';
+import { renderMiddlewareInstance, wireKoaRoute } from './transforms/koaRoute.js';
 import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
 import { wireNextRoute } from './transforms/nextRoute.js';
 import { planNextProject } from './transforms/nextProject.js';
@@ -20,10 +22,10 @@ import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transf
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 
 /** One transform per framework the generated adapters cover; adding one = one file + one line. */
-const ROUTE_TRANSFORMS: Record<ApplyFramework, Transform> = { express: wireExpressRoute, fastify: wireFastifyRoute, nestjs: wireNestRoute, nextjs: wireNextRoute };
+const ROUTE_TRANSFORMS: Record<ApplyFramework, Transform> = { express: wireExpressRoute, fastify: wireFastifyRoute, nestjs: wireNestRoute, nextjs: wireNextRoute, koa: wireKoaRoute, hono: wireHonoRoute };
 
-/** Next.js has its own instance module and a client pass (transforms/nextProject.ts). */
-type ApplyFramework = WiredFramework | 'nextjs';
+/** Next.js has its own instance module and a client pass (transforms/nextProject.ts); Koa and Hono their instance in koaRoute.ts. */
+type ApplyFramework = WiredFramework | 'nextjs' | 'koa' | 'hono';
 
 export interface WireSourceOptions {
   framework: ApplyFramework;
@@ -195,7 +197,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   if (!(await present('index'))) throw new UserError(`The scaffolding is not in ${dir} yet.`, 'Run `idempotency-builder generate` first, then apply.');
   const scaffoldModules = new Set<string>(['index']);
   for (const name of ['providers', 'instance', 'next', WEBHOOK_EVENT_MODULE, ...TRIGGER_MODULES]) if (await present(name)) scaffoldModules.add(name);
-  const framework = (['express', 'fastify', 'nestjs', 'nextjs'] as const).find((f) => f === model.stack.framework);
+  const framework = (['express', 'fastify', 'nestjs', 'nextjs', 'koa', 'hono'] as const).find((f) => f === model.stack.framework);
   const { targets, manual } = targetsOf(model, config, framework, options.action);
   const record = await readApplyRecord(root);
   const imports = await projectImports(root);
@@ -244,7 +246,8 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   }
   const instance = `${dir}/instance${ext}`;
   if (framework && framework !== 'nextjs' && !scaffoldModules.has('instance') && changes.some((c) => c.after.includes('idempotency'))) {
-    changes.push({ path: instance, after: emit(renderInstance(framework, principal), 'instance.ts') });
+    const rendered = framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal) : renderInstance(framework, principal);
+    changes.push({ path: instance, after: emit(rendered, 'instance.ts') });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
   }
   const webhookEvent = `${dir}/${WEBHOOK_EVENT_MODULE}${ext}`;

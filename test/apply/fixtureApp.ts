@@ -56,3 +56,19 @@ export async function runOwnTests(dir: string): Promise<{ ok: boolean; output: s
     return { ok: false, output: String((error as { stdout?: string }).stdout ?? error) };
   }
 }
+
+/** Every file under `dir` (dist/ and node_modules/ aside) with its text: equal snapshots mean nothing was written. */
+export async function snapshotTree(dir: string): Promise<Record<string, string>> {
+  const { readdir } = await import('node:fs/promises');
+  const out: Record<string, string> = {};
+  const walk = async (rel: string): Promise<void> => {
+    for (const entry of await readdir(path.join(dir, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (entry.name !== 'dist' && entry.name !== 'node_modules') await walk(child);
+      } else out[child] = await readFile(path.join(dir, child), 'utf8');
+    }
+  };
+  await walk('');
+  return out;
+}

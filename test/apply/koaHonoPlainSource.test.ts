@@ -45,6 +45,13 @@ router.post('/payments', requireUser, async (ctx) => {
     expect(out.manual.map((m) => m.reason)).toContainEqual(expect.stringContaining('ctx.state.user?.id'));
   });
 
+  it("finds a named @koa/router route by its path, the second argument", () => {
+    const text = source.replace("router.post('/payments',", "router.post('create-payment', '/payments',");
+    const out = wireSource(file, text, [target(file, 6)], options('koa'));
+    expect(out.text).toContain("router.post('create-payment', '/payments', requireUser, idempotency.createPayment, async (ctx) => {");
+    expectIdempotent(file, out.text, [target(file, 6)], options('koa'));
+  });
+
   it('refuses when the recorded line no longer holds the route', () => {
     const out = wireSource(file, `// moved\n${source}`, [target(file, 6)], options('koa'));
     expect(out.stale).toEqual([`${file} changed since inspection: POST /payments is registered at line 7, not 6`]);

@@ -8,10 +8,10 @@ export type Located =
 
 const METHODS = new Set(['post', 'put', 'patch', 'delete', 'all']);
 
-/** `'/payments'` or `` `/payments` `` as the route's first argument. */
+/** `'/payments'` or `` `/payments` `` as the route's first argument; after the name in @koa/router's `router.post('pay', '/payments', …)`. */
 function pathLiteral(call: CallExpression): string | undefined {
-  const first = call.getArguments()[0];
-  return first && (Node.isStringLiteral(first) || Node.isNoSubstitutionTemplateLiteral(first)) ? first.getLiteralValue() : undefined;
+  const [first, second] = call.getArguments().map((arg) => (Node.isStringLiteral(arg) || Node.isNoSubstitutionTemplateLiteral(arg) ? arg.getLiteralValue() : undefined));
+  return first !== undefined && second?.startsWith('/') ? second : first;
 }
 
 /** A router mounted under a prefix registers the tail of the full path: `/` or `/:id/refunds` under `/payments`. */

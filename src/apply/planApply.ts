@@ -11,6 +11,9 @@ import { parseSource } from './sourceFile.js';
 import { manualOnly, type Transform, type TransformContext } from './transforms/context.js';
 import { wireExpressRoute } from './transforms/expressRoute.js';
 import { wireFastifyRoute } from './transforms/fastifyRoute.js';
+import { wireHonoRoute } from './transforms/honoRoute.js';
+import { renderMiddlewareInstance, wireKoaRoute } from './transforms/koaRoute.js';
+import { renderPlainInstance, wrapPlainFunction } from './transforms/plainWrap.js';
 import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
 import { wireNextRoute } from './transforms/nextRoute.js';
 import { planNextProject } from './transforms/nextProject.js';
@@ -20,10 +23,13 @@ import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transf
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 
 /** One transform per framework the generated adapters cover; adding one = one file + one line. */
-const ROUTE_TRANSFORMS: Record<ApplyFramework, Transform> = { express: wireExpressRoute, fastify: wireFastifyRoute, nestjs: wireNestRoute, nextjs: wireNextRoute };
+const ROUTE_TRANSFORMS: Record<ApplyFramework, Transform> = { express: wireExpressRoute, fastify: wireFastifyRoute, nestjs: wireNestRoute, nextjs: wireNextRoute, koa: wireKoaRoute, hono: wireHonoRoute, plain: wrapPlainFunction };
 
-/** Next.js has its own instance module and a client pass (transforms/nextProject.ts). */
-type ApplyFramework = WiredFramework | 'nextjs';
+/**
+ * Next.js has its own instance module and a client pass (transforms/nextProject.ts); Koa and Hono their instance in
+ * koaRoute.ts; 'plain' is a project without a web framework, whose actions are functions (plainWrap.ts).
+ */
+type ApplyFramework = WiredFramework | 'nextjs' | 'koa' | 'hono' | 'plain';
 
 export interface WireSourceOptions {
   framework: ApplyFramework;
@@ -124,7 +130,7 @@ function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework
     for (const finding of action.findings.filter((f) => f.status === 'open' && (f.actions[0] ?? action.name) === action.name && !APPLY_FIXES.has(f.ruleId) && !(action.trigger === 'webhook' && f.ruleId === 'webhook-without-event-dedupe'))) {
       manual.push({ action: action.name, file: finding.file, line: finding.line, reason: `${finding.ruleId}: ${finding.fix}` });
     }
-    if ((action.trigger === 'consumer' || action.trigger === 'cron') && !framework) {
+    if ((action.trigger === 'consumer' || action.trigger === 'cron') && (!framework || framework === 'plain')) {
       manual.push({ action: action.name, file, line: location.line, reason: `no app instance apply can write for ${model.stack.frameworkLabel}: wrap the handler with the ${action.trigger === 'cron' ? 'CronGuard (cron/guard.ts)' : 'consumer wrapper (consumers/)'} as TRIGGERS.md shows` });
       continue;
     }
@@ -132,7 +138,7 @@ function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework
       targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, file, line: location.line, scope: action.scope });
       continue;
     }
-    if (!framework || action.path === undefined) {
+    if (!framework || (action.path === undefined && framework !== 'plain')) {
       manual.push({ action: action.name, file, line: location.line, reason: `no generated adapter for ${model.stack.frameworkLabel}: wire the middleware the document shows by hand` });
       continue;
     }
@@ -195,7 +201,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   if (!(await present('index'))) throw new UserError(`The scaffolding is not in ${dir} yet.`, 'Run `idempotency-builder generate` first, then apply.');
   const scaffoldModules = new Set<string>(['index']);
   for (const name of ['providers', 'instance', 'next', WEBHOOK_EVENT_MODULE, ...TRIGGER_MODULES]) if (await present(name)) scaffoldModules.add(name);
-  const framework = (['express', 'fastify', 'nestjs', 'nextjs'] as const).find((f) => f === model.stack.framework);
+  const framework = model.stack.framework === 'none' ? 'plain' : (['express', 'fastify', 'nestjs', 'nextjs', 'koa', 'hono'] as const).find((f) => f === model.stack.framework);
   const { targets, manual } = targetsOf(model, config, framework, options.action);
   const record = await readApplyRecord(root);
   const imports = await projectImports(root);
@@ -244,7 +250,8 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   }
   const instance = `${dir}/instance${ext}`;
   if (framework && framework !== 'nextjs' && !scaffoldModules.has('instance') && changes.some((c) => c.after.includes('idempotency'))) {
-    changes.push({ path: instance, after: emit(renderInstance(framework, principal), 'instance.ts') });
+    const rendered = framework === 'plain' ? renderPlainInstance() : framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal) : renderInstance(framework, principal);
+    changes.push({ path: instance, after: emit(rendered, 'instance.ts') });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
   }
   const webhookEvent = `${dir}/${WEBHOOK_EVENT_MODULE}${ext}`;

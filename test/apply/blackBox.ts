@@ -89,3 +89,20 @@ export async function settled(url: string, init: { key: string; user: string; bo
     await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after') ?? '0') * 1000 || 50));
   }
 }
+
+/**
+ * The black-box check every apply fixture test makes: `count` concurrent requests with one key, then the same request
+ * until its stored answer replays. Every member gets the one 201 (or its replay), 409 or 503; the 201s are the same
+ * bytes; `executions()` (the app's own table) saw one row.
+ */
+export async function expectOneExecution(url: string, request: { key: string; user: string; body: unknown }, executions: () => Promise<number>, count = 50): Promise<{ result: Burst; final: { status: number; body: string } }> {
+  const { expect } = await import('vitest');
+  const result = await burst(url, count, request);
+  const final = await settled(url, request);
+  expect(result.statuses.every((s) => DUPLICATE_STATUSES.has(s)), result.statuses.join(',')).toBe(true);
+  expect(final.status, final.body).toBe(201);
+  const created = [...result.bodies.filter((_, i) => result.statuses[i] === 201), final.body];
+  expect(new Set(created).size).toBe(1);
+  expect(await executions()).toBe(1);
+  return { result, final };
+}

@@ -49,10 +49,29 @@ export async function compile(dir: string): Promise<string> {
 
 /** The app's own tests (node:test on the emitted JavaScript), as its `npm test` runs them. */
 export async function runOwnTests(dir: string): Promise<{ ok: boolean; output: string }> {
+  // A fixture whose script force-exits (its pools would hold the process open for their idle timeout) does so here too.
+  const script = (JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as { scripts?: { test?: string } }).scripts?.test ?? '';
+  const flags = script.includes('--test-force-exit') ? ['--test-force-exit'] : [];
   try {
-    const { stdout } = await run(process.execPath, ['--test', 'dist/test/'], { cwd: dir, env: { ...process.env, NODE_ENV: 'test' } });
+    const { stdout } = await run(process.execPath, ['--test', ...flags, 'dist/test/'], { cwd: dir, env: { ...process.env, NODE_ENV: 'test' } });
     return { ok: true, output: stdout };
   } catch (error) {
     return { ok: false, output: String((error as { stdout?: string }).stdout ?? error) };
   }
+}
+
+/** Every file under `dir` (dist/ and node_modules/ aside) with its text: equal snapshots mean nothing was written. */
+export async function snapshotTree(dir: string): Promise<Record<string, string>> {
+  const { readdir } = await import('node:fs/promises');
+  const out: Record<string, string> = {};
+  const walk = async (rel: string): Promise<void> => {
+    for (const entry of await readdir(path.join(dir, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (entry.name !== 'dist' && entry.name !== 'node_modules') await walk(child);
+      } else out[child] = await readFile(path.join(dir, child), 'utf8');
+    }
+  };
+  await walk('');
+  return out;
 }

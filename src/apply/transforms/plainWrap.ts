@@ -1,0 +1,167 @@
+import { Node, SyntaxKind, type ArrowFunction, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import { ensureNamedImport, fitStatement } from '../sourceFile.js';
+import type { WiringTarget } from '../types.js';
+import { manualOnly, type Transform, type TransformOutcome } from './context.js';
+
+type PlainFunction = FunctionDeclaration | FunctionExpression | ArrowFunction | MethodDeclaration;
+
+const isFunction = (node: Node): node is PlainFunction => Node.isFunctionDeclaration(node) || Node.isFunctionExpression(node) || Node.isArrowFunction(node) || Node.isMethodDeclaration(node);
+
+/** Return types whose values a JSON round trip changes (a repeat would see a string, an object, or nothing). */
+const NOT_JSON = /\b(Date|Map|Set|WeakMap|bigint|BigInt|Buffer|Uint8Array|ArrayBuffer|Error|Function|symbol)\b|=>/;
+
+/** The function's name as declared: `function f`, `const f = async () =>`, `f: async () =>`, `async f()`. */
+function nameOf(fn: PlainFunction): string | undefined {
+  if (Node.isFunctionDeclaration(fn) || Node.isMethodDeclaration(fn)) return fn.getName();
+  const parent = fn.getParent();
+  return parent && (Node.isVariableDeclaration(parent) || Node.isPropertyAssignment(parent)) ? parent.getName() : undefined;
+}
+
+/** The line a reader sees the function start on: its declaration (`export const f = async …`) for an assigned one. */
+function declaredLine(fn: PlainFunction): number {
+  const parent = fn.getParent();
+  if (parent && Node.isVariableDeclaration(parent)) return parent.getVariableStatement()?.getStartLineNumber() ?? parent.getStartLineNumber();
+  if (parent && Node.isPropertyAssignment(parent)) return parent.getStartLineNumber();
+  return fn.getStartLineNumber();
+}
+
+/** Whether the file already calls `idempotency.<codeName>(…)`: the function is wrapped. */
+const isWrapped = (sf: SourceFile, codeName: string) =>
+  sf.getDescendantsOfKind(SyntaxKind.CallExpression).some((call) => call.getExpression().getText() === `idempotency.${codeName}`);
+
+/** The function the action's `source` names: one starting on the recorded line, or (a file apply wrote) by name. */
+function locate(sf: SourceFile, target: WiringTarget, anyLine: boolean): PlainFunction | undefined {
+  const all = sf.getDescendants().filter(isFunction);
+  const here = all.filter((fn) => declaredLine(fn) === target.line || fn.getStartLineNumber() === target.line);
+  if (here.length === 1) return here[0];
+  if (anyLine) {
+    const named = all.filter((fn) => nameOf(fn) === target.codeName || nameOf(fn) === target.action);
+    if (named.length === 1) return named[0];
+  }
+  return undefined;
+}
+
+/**
+ * The call's input: the only parameter (`issueRefund(request)`), tRPC's destructured `{ input }`, or a GraphQL
+ * resolver's `args` (the second of `(parent, args, context)`). Undefined when the code does not say.
+ */
+function inputOf(fn: PlainFunction): string | undefined {
+  const params = fn.getParameters();
+  const [first, second] = params;
+  const name = (p: typeof first) => (p && Node.isIdentifier(p.getNameNode()) && !p.isRestParameter() ? p.getName() : undefined);
+  if (params.length === 1 && name(first)) return name(first);
+  const pattern = first?.getNameNode();
+  if (params.length === 1 && pattern && Node.isObjectBindingPattern(pattern)) {
+    const input = pattern.getElements().find((e) => (e.getPropertyNameNode()?.getText() ?? e.getName()) === 'input' && !e.getPropertyNameNode());
+    return input ? 'input' : undefined;
+  }
+  if (params.length >= 2 && name(second)) return name(second);
+  return undefined;
+}
+
+/** What the function returns, as the wrapper would store it: each `return` of its own (not of nested functions). */
+function returnedExpressions(fn: PlainFunction): Array<Node | undefined> {
+  const body = fn.getBody();
+  if (body && !Node.isBlock(body)) return [body];
+  return fn.getDescendantsOfKind(SyntaxKind.ReturnStatement).filter((r) => r.getFirstAncestor(isFunction) === fn).map((r) => r.getExpression());
+}
+
+/** A value that is visibly JSON already: nothing, a literal, or an object/array literal without `new`, functions or spreads of unknowns. */
+function visiblyJson(node: Node | undefined): boolean {
+  if (!node) return true;
+  const inner = Node.isParenthesizedExpression(node) ? node.getExpression() : node;
+  if (Node.isObjectLiteralExpression(inner) || Node.isArrayLiteralExpression(inner)) {
+    return !inner.getDescendants().some((d) => Node.isNewExpression(d) || isFunction(d) || Node.isSpreadElement(d) || Node.isSpreadAssignment(d) || Node.isMethodDeclaration(d) || Node.isGetAccessorDeclaration(d));
+  }
+  return Node.isStringLiteral(inner) || Node.isNumericLiteral(inner) || Node.isNoSubstitutionTemplateLiteral(inner) || Node.isTemplateExpression(inner) || inner.getKind() === SyntaxKind.TrueKeyword || inner.getKind() === SyntaxKind.FalseKeyword || inner.getKind() === SyntaxKind.NullKeyword;
+}
+
+/** Why wrapping this function would change what it does, or undefined when it is mechanically safe. */
+function unsafe(fn: PlainFunction, target: WiringTarget, snippet: string): string | undefined {
+  if (!fn.isAsync()) return `it is not async (the wrapper returns a Promise): make it async, then ${snippet}`;
+  if ((Node.isFunctionDeclaration(fn) || Node.isFunctionExpression(fn) || Node.isMethodDeclaration(fn)) && fn.isGenerator()) return `it is a generator; wrap the work it does by hand: ${snippet}`;
+  if (!fn.getBody()) return 'it has no body (an overload or a declaration); point actions[].source at the implementation';
+  if (target.keySource !== 'derived') return `its key comes from the caller, and apply cannot tell where the caller's key is: ${snippet.replace('{ fingerprintInput', '{ key: <the caller\'s key>, fingerprintInput')}`;
+  if (target.scope !== undefined && target.scope !== 'global') return `its keys are scoped per ${target.scope}, and apply cannot tell how the caller is known here: ${snippet.replace('{ fingerprintInput', `{ scope: <the ${target.scope} id>, fingerprintInput`)}`;
+  const declared = fn.getReturnTypeNode()?.getText();
+  if ((declared !== undefined && NOT_JSON.test(declared)) || !returnedExpressions(fn).every(visiblyJson)) {
+    return `a repeat gets the stored JSON of its result, and the result is not visibly JSON (a Date, a class, a value apply cannot see): if it is, ${snippet}`;
+  }
+  return undefined;
+}
+
+/**
+ * Lines of the block's text with one more indentation unit, except those inside a multi-line template literal
+ * (re-indenting them would change the string).
+ */
+function indented(fn: PlainFunction, text: string, firstLine: number, unit: string): string {
+  const frozen = fn
+    .getDescendants()
+    .filter((d) => (Node.isNoSubstitutionTemplateLiteral(d) || Node.isTemplateExpression(d)) && d.getStartLineNumber() !== d.getEndLineNumber())
+    .map((d) => [d.getStartLineNumber() + 1, d.getEndLineNumber()] as const);
+  return text
+    .split('\n')
+    .map((line, i) => (line.trim() === '' || frozen.some(([from, to]) => firstLine + i >= from && firstLine + i <= to) ? line : unit + line))
+    .join('\n');
+}
+
+/**
+ * No web framework (tRPC procedures, GraphQL resolvers, scripts, jobs): the function the action names runs inside
+ * the scaffold's per-action wrapper, `return idempotency.issueRefund({ fingerprintInput: request }, async () => { …body })`.
+ * Only where that changes nothing but the idempotency: an async function, a key derived from its input, global keys,
+ * and a result that is visibly JSON (a repeat gets the stored JSON). Anything else is a manual step with the snippet.
+ */
+export const wrapPlainFunction: Transform = (sf, target, context) => {
+  if (isWrapped(sf, target.codeName)) return { edits: [], manual: [] };
+  const fn = locate(sf, target, context.anyLine);
+  if (!fn) return { edits: [], manual: [], stale: `${target.file} changed since inspection: no function of ${target.action} starts at line ${target.line}` };
+  const line = declaredLine(fn);
+  const name = nameOf(fn);
+  const input = inputOf(fn);
+  const call = `idempotency.${target.codeName}({ fingerprintInput: ${input ?? '<its input>'} }, async () => …)`;
+  const snippet = `wrap its body as \`return ${call}\` (the wrapper from ${context.style.specifier('instance')})`;
+  const reason = unsafe(fn, target, snippet) ?? (input === undefined ? `apply cannot tell which parameter is its input (one parameter, tRPC's { input }, or a resolver's args): ${snippet}` : undefined);
+  if (reason) return manualOnly(target, reason, line);
+  const position = sf.getDescendants().filter(isFunction).indexOf(fn);
+  if (!ensureNamedImport(sf, context.style.specifier('instance'), 'idempotency')) {
+    return manualOnly(target, `the file already has its own binding named "idempotency": ${snippet}`, line);
+  }
+  // An import edit that rewrote text forgets nodes: then the same function again, by its place among the file's functions.
+  const again = fn.wasForgotten() ? sf.getDescendants().filter(isFunction)[position]! : fn;
+  const wrapped = `idempotency.${target.codeName}({ fingerprintInput: ${input} }, async () =>`;
+  const body = again.getBody();
+  if (!body) return manualOnly(target, 'it has no body', line);
+  if (Node.isBlock(body)) {
+    const unit = sf.getProject().manipulationSettings.getIndentationText();
+    const open = body.getStart() + 1;
+    const close = body.getEnd() - 1;
+    const inner = sf.getFullText().slice(open, close).replace(/^[^\S\n]*\n/, '').replace(/\n[^\S\n]*$/, '');
+    const indent = body.getIndentationText() + unit;
+    const firstLine = sf.getLineAndColumnAtPos(open).line + 1;
+    const text = `{\n${indent}${fitStatement(sf, `return ${wrapped} {`).replace(/;$/, '')}\n${indented(again, inner, firstLine, unit)}\n${indent}${fitStatement(sf, '});')}\n${body.getIndentationText()}}`;
+    body.replaceWithText(text);
+  } else {
+    body.replaceWithText(`${wrapped} ${body.getText()})`);
+  }
+  const out: TransformOutcome = { edits: [{ action: target.action, file: target.file, summary: `runs ${name ?? 'the function'} inside idempotency.${target.codeName}(…), keyed by its input` }], manual: [] };
+  return out;
+};
+
+/**
+ * `<scaffold>/instance.ts` without a web framework: the app's one createIdempotency(), written once and then the
+ * user's. Calls pass their own `scope`; the resolver is only the fallback (apply wraps global actions only).
+ */
+export function renderPlainInstance(): string {
+  return `import { createIdempotency, createPool, POLICY } from './index.js';
+
+// Written once by \`idempotency-builder apply\`; yours to edit. Functions that apply wrapped import \`idempotency\` from here.
+// With DATABASE_URL unset, pg falls back to its PGHOST/PGUSER/PGDATABASE environment variables.
+const pool = createPool(process.env['DATABASE_URL'] ?? '', POLICY);
+
+export const idempotency = createIdempotency({
+  pool,
+  // The caller's id for scoped actions whose calls pass no \`scope\` (e.g. from your request-scoped storage); undefined throws PrincipalMissingError.
+  principal: () => undefined,
+});
+`;
+}

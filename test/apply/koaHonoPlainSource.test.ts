@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { wireSource, type WireSourceOptions } from '../../src/apply/planApply.js';
+import type { WiringTarget } from '../../src/apply/types.js';
+
+const options = (framework: WireSourceOptions['framework']): WireSourceOptions => ({
+  framework,
+  scaffoldDir: 'src/idempotency',
+  imports: { aliases: [], defaultExtension: '.js' },
+  scaffoldModules: new Set(['index']),
+});
+const target = (file: string, line: number, extra: Partial<WiringTarget> = {}): WiringTarget => ({ action: 'createPayment', codeName: 'createPayment', trigger: 'http', method: 'POST', path: '/payments', file, line, scope: 'user', keySource: 'client', ...extra });
+
+function expectIdempotent(file: string, text: string, targets: WiringTarget[], opts: WireSourceOptions): void {
+  const again = wireSource(file, text, targets, { ...opts, anyLine: true });
+  expect(again.text).toBe(text);
+  expect(again.edits).toEqual([]);
+}
+
+describe('Koa routes', () => {
+  const file = 'src/routes/payments.ts';
+  const source = `import Router from '@koa/router';
+import { requireUser } from '../auth.js';
+
+export const router = new Router();
+
+router.post('/payments', requireUser, async (ctx) => {
+  ctx.status = 201;
+  ctx.body = { payer: ctx.state.user.id, amount: ctx.request.body.userId };
+});
+`;
+
+  it('puts the middleware right before the handler and reads the principal from ctx.state, never the body', () => {
+    const out = wireSource(file, source, [target(file, 6)], options('koa'));
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("import { idempotency } from '../idempotency/instance.js';\n");
+    expect(out.text).toContain("router.post('/payments', requireUser, idempotency.createPayment, async (ctx) => {");
+    expect(out.principal).toEqual(['state', 'user', 'id']);
+    expectIdempotent(file, out.text, [target(file, 6)], options('koa'));
+  });
+
+  it('says what the instance assumes when the handler does not read the caller', () => {
+    const text = source.replace('payer: ctx.state.user.id, ', '');
+    const out = wireSource(file, text, [target(file, 6)], options('koa'));
+    expect(out.principal).toBeUndefined();
+    expect(out.manual.map((m) => m.reason)).toContainEqual(expect.stringContaining('ctx.state.user?.id'));
+  });
+
+  it("finds a named @koa/router route by its path, the second argument", () => {
+    const text = source.replace("router.post('/payments',", "router.post('create-payment', '/payments',");
+    const out = wireSource(file, text, [target(file, 6)], options('koa'));
+    expect(out.text).toContain("router.post('create-payment', '/payments', requireUser, idempotency.createPayment, async (ctx) => {");
+    expectIdempotent(file, out.text, [target(file, 6)], options('koa'));
+  });
+
+  it('refuses when the recorded line no longer holds the route', () => {
+    const out = wireSource(file, `// moved\n${source}`, [target(file, 6)], options('koa'));
+    expect(out.stale).toEqual([`${file} changed since inspection: POST /payments is registered at line 7, not 6`]);
+    expect(out.edits).toEqual([]);
+  });
+});
+
+describe('Hono routes', () => {
+  const file = 'src/app.ts';
+  const source = `import { Hono } from 'hono'
+
+const app = new Hono()
+
+app.post('/payments', async (c) => {
+  const payer = c.get('user')?.id
+  return c.json({ payer }, 201)
+})
+
+export default app
+`;
+
+  it('follows a semicolon-less file and reads the principal from the context variables', () => {
+    const out = wireSource(file, source, [target(file, 5)], options('hono'));
+    expect(out.text).toContain("import { idempotency } from './idempotency/instance.js'\n");
+    expect(out.text).toContain("app.post('/payments', idempotency.createPayment, async (c) => {");
+    expect(out.principal).toEqual(['var', 'user', 'id']);
+    expectIdempotent(file, out.text, [target(file, 5)], options('hono'));
+  });
+
+  it('never takes c.env or the body for the caller', () => {
+    const text = source.replace("c.get('user')?.id", 'c.env.tenantId');
+    expect(wireSource(file, text, [target(file, 5)], options('hono')).principal).toBeUndefined();
+  });
+});
+
+describe('plain functions', () => {
+  const file = 'src/billing.ts';
+  const derived = { action: 'chargeInvoice', codeName: 'chargeInvoice', path: '/invoices', scope: 'global', keySource: 'derived' } as const;
+  const source = `import { db } from './db.js';
+
+export async function chargeInvoice(invoice: { id: string; cents: number }) {
+  const note = \`charge
+for \${invoice.id}\`;
+  await db.query('UPDATE invoices SET paid = true, note = $2 WHERE id = $1', [invoice.id, note]);
+  return { id: invoice.id, paid: true };
+}
+`;
+
+  it('wraps the body, leaving a multi-line template literal as it was', () => {
+    const out = wireSource(file, source, [target(file, 3, derived)], options('plain'));
+    expect(out.manual).toEqual([]);
+    expect(out.text).toBe(`import { db } from './db.js';
+import { idempotency } from './idempotency/instance.js';
+
+export async function chargeInvoice(invoice: { id: string; cents: number }) {
+  return idempotency.chargeInvoice({ fingerprintInput: invoice }, async () => {
+    const note = \`charge
+for \${invoice.id}\`;
+    await db.query('UPDATE invoices SET paid = true, note = $2 WHERE id = $1', [invoice.id, note]);
+    return { id: invoice.id, paid: true };
+  });
+}
+`);
+    expectIdempotent(file, out.text, [target(file, 3, derived)], options('plain'));
+  });
+
+  it("wraps a tRPC procedure's expression body, keyed by its input", () => {
+    const text = `export const router = t.router({\n  chargeInvoice: t.procedure.mutation(async ({ input, ctx }) => ({ id: (await ctx.billing.charge(input.id)).id })),\n});\n`;
+    const out = wireSource(file, text, [target(file, 2, derived)], options('plain'));
+    expect(out.manual).toEqual([]);
+    expect(out.text).toContain('mutation(async ({ input, ctx }) => idempotency.chargeInvoice({ fingerprintInput: input }, async () => ({ id: (await ctx.billing.charge(input.id)).id })))');
+    expectIdempotent(file, out.text, [target(file, 2, derived)], options('plain'));
+    // Returning what a call returns: apply cannot see that it is JSON, so it is the user's call.
+    const opaque = text.replace('({ id: (await ctx.billing.charge(input.id)).id })', 'ctx.billing.charge(input.id)');
+    expect(wireSource(file, opaque, [target(file, 2, derived)], options('plain')).manual.map((m) => m.reason)).toEqual([expect.stringContaining('not visibly JSON')]);
+  });
+
+  it('leaves a manual step with the reason whenever wrapping would change more than idempotency', () => {
+    const reason = (text: string, extra: Partial<WiringTarget> = {}) => {
+      const out = wireSource(file, text, [target(file, 3, { ...derived, ...extra })], options('plain'));
+      expect(out.text).toBe(text);
+      return out.manual.map((m) => m.reason).join('\n');
+    };
+    expect(reason(source, { keySource: 'client' })).toContain("apply cannot tell where the caller's key is");
+    expect(reason(source, { scope: 'account' })).toContain('scoped per account');
+    expect(reason(source.replace('export async function', 'export function'))).toContain('it is not async');
+    expect(reason(source.replace('{ id: invoice.id, paid: true }', '{ id: invoice.id, at: new Date() }'))).toContain('not visibly JSON');
+    expect(reason(source.replace('cents: number })', 'cents: number }): Promise<Date>'))).toContain('not visibly JSON');
+  });
+
+  it('refuses when no function starts on the recorded line', () => {
+    const out = wireSource(file, source, [target(file, 4, derived)], options('plain'));
+    expect(out.stale).toEqual([`${file} changed since inspection: no function of chargeInvoice starts at line 4`]);
+  });
+});

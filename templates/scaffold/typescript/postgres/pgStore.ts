@@ -243,8 +243,8 @@ export class PgIdempotencyStore implements IdempotencyStore {
         // The completion and COMMIT go out together. The server allows the lease budget here (set for the
         // handler); the client still gives up after the store's.
         session.arm();
-        let completed: PromiseSettledResult<QueryResult>;
-        let committed: PromiseSettledResult<QueryResult>;
+        let completed: Settled<QueryResult>;
+        let committed: Settled<QueryResult>;
         try {
           [completed, committed] = await session.pair(
             {
@@ -259,22 +259,21 @@ export class PgIdempotencyStore implements IdempotencyStore {
           await session.fail(error);
           throw new OutcomeUnknownError({ cause: error });
         }
-        if (committed.status === 'fulfilled') {
-          session.inTransaction = false;
-          session.done();
-          if (completed.status === 'fulfilled' && committed.value.command === 'COMMIT') return;
-          // The completion failed (or updated no row), so PostgreSQL answered the COMMIT with ROLLBACK: nothing was
-          // committed, the claim and the action's writes are rolled back together.
-          throw new StoreUnavailableError('complete', {
-            cause: completed.status === 'rejected' ? completed.reason : undefined,
-          });
+        if (committed.ok === false) {
+          const error = committed.reason;
+          const answered = isServerError(error);
+          await session.fail(error);
+          // The server refused the COMMIT: rolled back. No answer at all: it may or may not have committed.
+          if (answered) throw new StoreUnavailableError('commit', { cause: error });
+          throw new OutcomeUnknownError({ cause: error });
         }
-        const error: unknown = committed.reason;
-        const answered = isServerError(error);
-        await session.fail(error);
-        // The server refused the COMMIT: rolled back. No answer at all: it may or may not have committed.
-        if (answered) throw new StoreUnavailableError('commit', { cause: error });
-        throw new OutcomeUnknownError({ cause: error });
+        session.inTransaction = false;
+        session.done();
+        // The completion failed (or updated no row), so PostgreSQL answered the COMMIT with ROLLBACK: nothing was
+        // committed, the claim and the action's writes are rolled back together.
+        if (completed.ok === false)
+          throw new StoreUnavailableError('complete', { cause: completed.reason });
+        if (committed.value.command !== 'COMMIT') throw new StoreUnavailableError('complete');
       },
       rollback: () => session.finish('ROLLBACK'),
     };
@@ -351,17 +350,17 @@ export class PgIdempotencyStore implements IdempotencyStore {
   ): Promise<QueryResult<ClaimRow>> {
     session.inTransaction = true;
     const [begun, claimed] = await session.pair<QueryResultRow, ClaimRow>({ text: begin }, claim);
-    if (begun.status === 'rejected') {
+    if (begun.ok === false) {
       // Never seen in practice, but then the claim ran on its own and committed: give the key straight back.
       session.inTransaction = false;
-      const token = claimed.status === 'fulfilled' ? claimed.value.rows[0]?.token : undefined;
+      const token = claimed.ok === true ? claimed.value.rows[0]?.token : undefined;
       if (token)
         await session
           .run('release', this.sql.release, [input.scope, input.key, token], true)
           .catch(() => undefined);
       throw begun.reason;
     }
-    if (claimed.status === 'rejected') throw claimed.reason;
+    if (claimed.ok === false) throw claimed.reason;
     return claimed.value;
   }
 
@@ -594,7 +593,7 @@ class Session {
   async pair<A extends QueryResultRow = QueryResultRow, B extends QueryResultRow = QueryResultRow>(
     first: { name?: string; text: string; values?: unknown[] },
     second: { name?: string; text: string; values?: unknown[] },
-  ): Promise<[PromiseSettledResult<QueryResult<A>>, PromiseSettledResult<QueryResult<B>>]> {
+  ): Promise<[Settled<QueryResult<A>>, Settled<QueryResult<B>>]> {
     const wire = this.client as PoolClient & {
       pipeline?: boolean;
       connection?: { stream?: { cork?: () => void; uncork?: () => void } };
@@ -603,19 +602,20 @@ class Session {
     const stream = pipelining ? wire.connection?.stream : undefined;
     if (pipelining) wire.pipeline = true;
     stream?.cork?.();
-    let both: Promise<[PromiseSettledResult<QueryResult<A>>, PromiseSettledResult<QueryResult<B>>]>;
+    let both: Promise<[Settled<QueryResult<A>>, Settled<QueryResult<B>>]>;
     try {
       const send = <R extends QueryResultRow>(statement: { name?: string; text: string; values?: unknown[] }) =>
         statement.name === undefined
           ? this.client.query<R>(statement.text, statement.values)
           : this.client.query<R>({ ...statement, name: `${this.prefix}_${statement.name}` });
       both = pipelining
-        ? Promise.allSettled([send<A>(first), send<B>(second)])
-        : (async () => {
-            const [a] = await Promise.allSettled([send<A>(first)]);
-            const [b] = await Promise.allSettled([send<B>(second)]);
-            return [a, b] as [PromiseSettledResult<QueryResult<A>>, PromiseSettledResult<QueryResult<B>>];
-          })();
+        ? Promise.all([settle(send<A>(first)), settle(send<B>(second))])
+        : settle(send<A>(first)).then(
+            async (a): Promise<[Settled<QueryResult<A>>, Settled<QueryResult<B>>]> => [
+              a,
+              await settle(send<B>(second)),
+            ],
+          );
     } finally {
       stream?.uncork?.();
     }
@@ -709,6 +709,16 @@ function hasSessionLimits(pool: Pool, statementMs: number): boolean {
 }
 
 class ClientTimeout extends StoreUnavailableError {}
+
+/** How a statement ended, without throwing (Promise.allSettled is ES2020; the scaffold also targets ES2019). */
+type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: unknown };
+
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value): Settled<T> => ({ ok: true, value }),
+    (reason: unknown): Settled<T> => ({ ok: false, reason }),
+  );
+}
 
 /** A handler that released the transaction's client itself (or a crash test) must not make the store throw here. */
 function releaseOnce(client: PoolClient, error?: Error): void {

@@ -271,8 +271,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
         session.done();
         // The completion failed (or updated no row), so PostgreSQL answered the COMMIT with ROLLBACK: nothing was
         // committed, the claim and the action's writes are rolled back together.
-        if (completed.ok === false)
-          throw new StoreUnavailableError('complete', { cause: completed.reason });
+        if (completed.ok === false) throw new StoreUnavailableError('complete', { cause: completed.reason });
         if (committed.value.command !== 'COMMIT') throw new StoreUnavailableError('complete');
       },
       rollback: () => session.finish('ROLLBACK'),
@@ -604,7 +603,11 @@ class Session {
     stream?.cork?.();
     let both: Promise<[Settled<QueryResult<A>>, Settled<QueryResult<B>>]>;
     try {
-      const send = <R extends QueryResultRow>(statement: { name?: string; text: string; values?: unknown[] }) =>
+      const send = <R extends QueryResultRow>(statement: {
+        name?: string;
+        text: string;
+        values?: unknown[];
+      }) =>
         statement.name === undefined
           ? this.client.query<R>(statement.text, statement.values)
           : this.client.query<R>({ ...statement, name: `${this.prefix}_${statement.name}` });

@@ -97,7 +97,9 @@ const redisUp = await import('@redis/client')
 
 /** Starts one contender's app; resolves with its URL and a stop(). */
 async function startApp(contender, databaseUrl) {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bench/runtime/app.mjs')], {
+  // BENCH_APP_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the apps; Node refuses it in NODE_OPTIONS.
+  const nodeArgs = (process.env.BENCH_APP_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bench/runtime/app.mjs')], {
     env: { ...process.env, CONTENDER: contender, DATABASE_URL: databaseUrl, SCAFFOLD_DIR: scaffoldDir, REDIS_URL, RUN_ID },
     // Some peers log every rejected duplicate with a stack trace; their stderr goes to a file in the bench folder.
     stdio: ['ignore', 'pipe', openSync(path.join(dir, `${contender}.stderr.log`), 'a')],

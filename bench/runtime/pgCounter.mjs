@@ -1,6 +1,7 @@
 // A loopback TCP proxy in front of PostgreSQL that counts what the app asks of the database, from the protocol
 // itself (pg_stat_statements needs shared_preload_libraries, which the shared server here does not load, and
-// pg_stat_database is shared with every other client of the server). Counts: round trips (Sync + simple Query),
+// pg_stat_database is shared with every other client of the server). Counts: round trips (waits for the server: a
+// Sync or simple Query sent while no earlier one awaits its ReadyForQuery; pipelined statements share one),
 // statements (Bind + simple Query), commits (COMMIT statements plus writes sent outside an explicit transaction).
 // Used only in the short counting pass, never while throughput is measured: forwarding costs CPU.
 import { Buffer } from 'node:buffer';
@@ -17,6 +18,14 @@ export async function startCounter(target) {
     let startup = true;
     let inTransaction = false;
     let unnamed = '';
+    // Syncs and Queries sent whose ReadyForQuery (backend 'Z') has not come back yet.
+    let awaiting = 0;
+    let answers = Buffer.alloc(0);
+    let sslAnswer = 0;
+    const sent = () => {
+      if (awaiting === 0) counts.roundTrips++;
+      awaiting++;
+    };
     const run = (sql) => {
       counts.statements++;
       const verb = sql.trimStart().slice(0, 12).toUpperCase();
@@ -36,7 +45,8 @@ export async function startCounter(target) {
           if (pending.length - offset < 8) break;
           const length = pending.readInt32BE(offset);
           if (pending.length - offset < length) break;
-          if (pending.readInt32BE(offset + 4) !== SSL_REQUEST) startup = false;
+          if (pending.readInt32BE(offset + 4) === SSL_REQUEST) sslAnswer++;
+          else startup = false;
           offset += length;
           continue;
         }
@@ -47,9 +57,9 @@ export async function startCounter(target) {
         const body = pending.subarray(offset + 5, offset + 1 + length);
         const nul = (from) => body.indexOf(0, from);
         if (type === 'Q') {
-          counts.roundTrips++;
+          sent();
           run(body.toString('utf8', 0, nul(0)));
-        } else if (type === 'S') counts.roundTrips++;
+        } else if (type === 'S') sent();
         else if (type === 'P') {
           const name = body.toString('utf8', 0, nul(0));
           const text = body.toString('utf8', nul(0) + 1, nul(nul(0) + 1));
@@ -64,7 +74,20 @@ export async function startCounter(target) {
       }
       pending = Buffer.from(pending.subarray(offset));
     });
-    upstream.on('data', (chunk) => client.write(chunk));
+    upstream.on('data', (chunk) => {
+      client.write(chunk);
+      answers = answers.length ? Buffer.concat([answers, chunk]) : chunk;
+      let offset = 0;
+      // The one-byte answer to an SSLRequest is untyped.
+      for (; sslAnswer > 0 && offset < answers.length; sslAnswer--) offset++;
+      while (answers.length - offset >= 5) {
+        const length = answers.readInt32BE(offset + 1);
+        if (answers.length - offset < 1 + length) break;
+        if (answers[offset] === 0x5a) awaiting = Math.max(0, awaiting - 1);
+        offset += 1 + length;
+      }
+      answers = Buffer.from(answers.subarray(offset));
+    });
     const close = () => {
       client.destroy();
       upstream.destroy();

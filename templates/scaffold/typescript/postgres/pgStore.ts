@@ -114,6 +114,11 @@ function statements(table: string, stepTable: string) {
   const t = quoteIdent(table);
   const steps = quoteIdent(stepTable);
   const sequence = quoteIdent(`${table}_fencing_seq`);
+  // Every write after the claim is fenced: it only lands while this token still owns the record. Completing twice
+  // with the same token is allowed, so a completion whose answer was lost can be retried safely.
+  const complete = `UPDATE ${t} SET status = $4, response_status = $5, response_headers = $6, response_body = $7,
+  response_hash = $9, completed_at = now(), locked_until = NULL, expires_at = now() + $8 * interval '1 millisecond'
+WHERE scope = $1 AND key = $2 AND fencing_token = $3 AND (status = 'PROCESSING' OR completed_at IS NOT NULL)`;
   return {
     // One statement decides everything. `previous` reads the record as it was (for replay / conflict answers);
     // `claimed` inserts a new record, or atomically takes over one that expired, or reclaims a lapsed lease for the
@@ -130,11 +135,12 @@ function statements(table: string, stepTable: string) {
     lookup: `SELECT ${RECORD_COLUMNS}, r.expires_at <= now() AS expired, ${DB_CLOCK} AS db_ms
 FROM (SELECT 1) AS one LEFT JOIN ${t} AS r ON r.scope = $1 AND r.key = $2`,
     read: `SELECT ${RECORD_COLUMNS} FROM ${t} WHERE scope = $1 AND key = $2`,
-    // Every write after the claim is fenced: it only lands while this token still owns the record. Completing twice
-    // with the same token is allowed, so a completion whose answer was lost can be retried safely.
-    complete: `UPDATE ${t} SET status = $4, response_status = $5, response_headers = $6, response_body = $7,
-  response_hash = $9, completed_at = now(), locked_until = NULL, expires_at = now() + $8 * interval '1 millisecond'
-WHERE scope = $1 AND key = $2 AND fencing_token = $3 AND (status = 'PROCESSING' OR completed_at IS NOT NULL)`,
+    complete,
+    // Transactional mode sends COMMIT right behind the completion (one round trip), so a completion that updates
+    // no row must fail the transaction itself: the division by zero makes PostgreSQL answer the COMMIT with ROLLBACK.
+    completeInTransaction: `WITH done AS (${complete}
+RETURNING 1)
+SELECT 1 / count(*)::int AS completed FROM done`,
     release: `UPDATE ${t} SET locked_until = now(), released_at = now()
 WHERE scope = $1 AND key = $2 AND fencing_token = $3 AND status = 'PROCESSING'`,
     extend: `UPDATE ${t} SET locked_until = now() + $4 * interval '1 millisecond'
@@ -198,8 +204,8 @@ export class PgIdempotencyStore implements IdempotencyStore {
   /**
    * Transactional mode: the claim runs in a transaction that stays open for the handler. Concurrent duplicates
    * wait on the key's unique index for at most lockTimeoutMs (then 409); when the owner commits they replay.
-   * Round trips: the lookup, BEGIN, the claim (which also sets the handler's budget), the handler's own
-   * statements, the completion and COMMIT: one commit for the whole request.
+   * Round trips: the lookup; BEGIN with the claim (which also sets the handler's budget) in one; the handler's own
+   * statements; the completion with COMMIT in one: one commit for the whole request.
    */
   async claimInTransaction(input: ClaimInput): Promise<TransactionClaimResult> {
     const session = await this.session('claim');
@@ -210,14 +216,16 @@ export class PgIdempotencyStore implements IdempotencyStore {
         session.done();
         return { outcome: 'existing', record: existing };
       }
-      await session.begin(this.beginStatement);
       // The handler's own statements may take as long as the action's lease, not the store's budget.
       const budget = Math.max(1, Math.round(input.leaseMs));
-      result = await this.claimOn(session, input, 'claim_tx', this.sql.claimInTransaction, () => [
-        ...claimValues(input),
-        null,
-        budget,
-      ]);
+      result = await this.claimOn(
+        session,
+        input,
+        'claim_tx',
+        this.sql.claimInTransaction,
+        () => [...claimValues(input), null, budget],
+        this.beginStatement,
+      );
     } catch (error) {
       await session.fail(error);
       if (isLockTimeout(error)) return { outcome: 'existing', record: this.busy(input) };
@@ -232,35 +240,39 @@ export class PgIdempotencyStore implements IdempotencyStore {
       ref,
       db: session.client,
       commit: async (status, response, retentionMs) => {
+        // The completion and COMMIT go out together. The server allows the lease budget here (set for the
+        // handler); the client still gives up after the store's.
+        session.arm();
+        let completed: Settled<QueryResult>;
+        let committed: Settled<QueryResult>;
         try {
-          // The server allows the lease budget here (set for the handler); the client still gives up after the
-          // store's, and a connection dropped before COMMIT can only roll back.
-          session.arm();
-          const { rowCount } = await session.run(
-            'complete',
-            this.sql.complete,
-            completeValues(ref, status, response, retentionMs),
-            true,
+          [completed, committed] = await session.pair(
+            {
+              name: 'complete_tx',
+              text: this.sql.completeInTransaction,
+              values: completeValues(ref, status, response, retentionMs),
+            },
+            { text: 'COMMIT' },
           );
-          if (rowCount !== 1) throw new StoreUnavailableError('complete');
         } catch (error) {
-          // Nothing was committed: the claim and the action's writes are rolled back together.
+          // No answer at all: the COMMIT was already sent, so it may or may not have committed.
           await session.fail(error);
-          throw error instanceof StoreUnavailableError
-            ? error
-            : new StoreUnavailableError('complete', { cause: error });
+          throw new OutcomeUnknownError({ cause: error });
         }
-        try {
-          await session.run('commit', 'COMMIT');
-          session.inTransaction = false;
-          session.done();
-        } catch (error) {
+        if (committed.ok === false) {
+          const error = committed.reason;
           const answered = isServerError(error);
           await session.fail(error);
           // The server refused the COMMIT: rolled back. No answer at all: it may or may not have committed.
           if (answered) throw new StoreUnavailableError('commit', { cause: error });
           throw new OutcomeUnknownError({ cause: error });
         }
+        session.inTransaction = false;
+        session.done();
+        // The completion failed (or updated no row), so PostgreSQL answered the COMMIT with ROLLBACK: nothing was
+        // committed, the claim and the action's writes are rolled back together.
+        if (completed.ok === false) throw new StoreUnavailableError('complete', { cause: completed.reason });
+        if (committed.value.command !== 'COMMIT') throw new StoreUnavailableError('complete');
       },
       rollback: () => session.finish('ROLLBACK'),
     };
@@ -287,11 +299,15 @@ export class PgIdempotencyStore implements IdempotencyStore {
     name: string,
     text: string,
     values: () => unknown[],
+    begin?: string,
   ): Promise<ClaimOutcome> {
     for (let attempt = 0; attempt < 3; attempt++) {
       // Each claim statement gets the full statement budget on the client, which its deadline is computed from.
       session.arm();
-      const { rows } = await session.run<ClaimRow>(name, text, values(), true);
+      const { rows } =
+        begin !== undefined && attempt === 0
+          ? await this.beginAndClaim(session, input, begin, { name, text, values: values() })
+          : await session.run<ClaimRow>(name, text, values(), true);
       const row = rows[0];
       if (row) session.observeClock(row.db_ms);
       if (row?.token) {
@@ -322,6 +338,29 @@ export class PgIdempotencyStore implements IdempotencyStore {
       // ...and it was deleted again in between (cleanup of an expired row): simply try the claim again.
     }
     throw new StoreUnavailableError('claim');
+  }
+
+  /** BEGIN and the first claim of a transactional request in one round trip. */
+  private async beginAndClaim(
+    session: Session,
+    input: ClaimInput,
+    begin: string,
+    claim: { name: string; text: string; values: unknown[] },
+  ): Promise<QueryResult<ClaimRow>> {
+    session.inTransaction = true;
+    const [begun, claimed] = await session.pair<QueryResultRow, ClaimRow>({ text: begin }, claim);
+    if (begun.ok === false) {
+      // Never seen in practice, but then the claim ran on its own and committed: give the key straight back.
+      session.inTransaction = false;
+      const token = claimed.ok === true ? claimed.value.rows[0]?.token : undefined;
+      if (token)
+        await session
+          .run('release', this.sql.release, [input.scope, input.key, token], true)
+          .catch(() => undefined);
+      throw begun.reason;
+    }
+    if (claimed.ok === false) throw claimed.reason;
+    return claimed.value;
   }
 
   private get beginStatement(): string {
@@ -545,6 +584,60 @@ class Session {
     }
   }
 
+  /**
+   * Two statements in one round trip: both are written to the socket at once, before either answer is read
+   * (node-postgres's pipeline mode, switched on for just these two; a pg without it runs them one after the other).
+   * Both settle and the caller decides; a client-side time-out throws, and then either may have run.
+   */
+  async pair<A extends QueryResultRow = QueryResultRow, B extends QueryResultRow = QueryResultRow>(
+    first: { name?: string; text: string; values?: unknown[] },
+    second: { name?: string; text: string; values?: unknown[] },
+  ): Promise<[Settled<QueryResult<A>>, Settled<QueryResult<B>>]> {
+    const wire = this.client as PoolClient & {
+      pipeline?: boolean;
+      connection?: { stream?: { cork?: () => void; uncork?: () => void } };
+    };
+    const pipelining = wire.pipeline === false;
+    const stream = pipelining ? wire.connection?.stream : undefined;
+    if (pipelining) wire.pipeline = true;
+    stream?.cork?.();
+    let both: Promise<[Settled<QueryResult<A>>, Settled<QueryResult<B>>]>;
+    try {
+      const send = <R extends QueryResultRow>(statement: {
+        name?: string;
+        text: string;
+        values?: unknown[];
+      }) =>
+        statement.name === undefined
+          ? this.client.query<R>(statement.text, statement.values)
+          : this.client.query<R>({ ...statement, name: `${this.prefix}_${statement.name}` });
+      both = pipelining
+        ? Promise.all([settle(send<A>(first)), settle(send<B>(second))])
+        : settle(send<A>(first)).then(
+            async (a): Promise<[Settled<QueryResult<A>>, Settled<QueryResult<B>>]> => [
+              a,
+              await settle(send<B>(second)),
+            ],
+          );
+    } finally {
+      stream?.uncork?.();
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => setImmediate(() => reject(new ClientTimeout(second.name ?? 'commit'))),
+        Math.max(1, this.deadline - Date.now()),
+      );
+    });
+    try {
+      const settled = await Promise.race([both, timeout]);
+      if (pipelining) wire.pipeline = false;
+      return settled;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   done(): void {
     if (this.released) return;
     this.released = true;
@@ -619,6 +712,16 @@ function hasSessionLimits(pool: Pool, statementMs: number): boolean {
 }
 
 class ClientTimeout extends StoreUnavailableError {}
+
+/** How a statement ended, without throwing (Promise.allSettled is ES2020; the scaffold also targets ES2019). */
+type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: unknown };
+
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value): Settled<T> => ({ ok: true, value }),
+    (reason: unknown): Settled<T> => ({ ok: false, reason }),
+  );
+}
 
 /** A handler that released the transaction's client itself (or a crash test) must not make the store throw here. */
 function releaseOnce(client: PoolClient, error?: Error): void {

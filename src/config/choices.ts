@@ -9,7 +9,7 @@ export const PROVIDERS = ['stripe', 'adyen', 'paypal', 'bank-transfer'] as const
 export const LANGUAGES = ['typescript', 'javascript', 'unknown'] as const;
 export const FRAMEWORKS = ['express', 'fastify', 'nestjs', 'koa', 'hono', 'nextjs', 'none', 'unknown'] as const;
 export const DATABASES = ['postgres', 'mysql', 'mariadb', 'sqlite', 'mongodb', 'dynamodb', 'redis', 'unknown'] as const;
-export const BROKERS = ['none', 'bullmq', 'kafka', 'rabbitmq', 'sqs', 'nats', 'unknown'] as const;
+export const BROKERS = ['none', 'bullmq', 'bull', 'kafka', 'rabbitmq', 'sqs', 'nats', 'unknown'] as const;
 export const TEST_FRAMEWORKS = ['vitest', 'jest', 'node-test', 'mocha', 'unknown'] as const;
 export const RETRY_SOURCES = [
   'client-retry',

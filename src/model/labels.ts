@@ -25,6 +25,7 @@ export const DATABASE_LABELS: Record<Database, string> = {
 export const BROKER_LABELS: Record<string, string> = {
   none: 'no message broker',
   bullmq: 'BullMQ',
+  bull: 'Bull',
   kafka: 'Kafka',
   rabbitmq: 'RabbitMQ',
   sqs: 'Amazon SQS',

@@ -25,7 +25,7 @@ const PARTS: Record<Part, { flag: string; flagKey: keyof QuestionFlags; allowed:
   },
   broker: {
     flag: '--broker', flagKey: 'broker', allowed: BROKERS, message: 'Message broker?',
-    labels: { none: 'None', bullmq: 'BullMQ', kafka: 'Kafka', rabbitmq: 'RabbitMQ', sqs: 'Amazon SQS', nats: 'NATS', unknown: 'Not sure' },
+    labels: { none: 'None', bullmq: 'BullMQ', bull: 'Bull (legacy)', kafka: 'Kafka', rabbitmq: 'RabbitMQ', sqs: 'Amazon SQS', nats: 'NATS', unknown: 'Not sure' },
     again: '',
   },
   testFramework: {

@@ -88,8 +88,13 @@ function callbackName(expr: ts.Expression | undefined): string | undefined {
       if (ts.isCallExpression(n)) {
         const chain = accessChain(n.expression).map((p) => p.replace(/\(\)$/, ''));
         const name = chain.filter((p) => p !== 'this').join('.');
-        if (name && !/^(console|logger|log)\b/.test(name)) calls.push(name);
-        return;
+        if (!name || /^(console|logger|log)\b/.test(name)) return;
+        // Not the job's work: a call on an expression (`new Date().toISOString()` gives '?.toISOString') or on a
+        // built-in (Date.now, JSON.stringify); its arguments may still hold the call that is.
+        if (!chain.includes('?') && !/^(Date|JSON|Math|Object|Array|Promise|String|Number)\b/.test(name)) {
+          calls.push(name);
+          return;
+        }
       }
       ts.forEachChild(n, visit);
     };

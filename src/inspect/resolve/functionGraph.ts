@@ -1,5 +1,6 @@
 import type { FunctionFacts } from '../parse/indexSource.js';
 import type { ProjectRecords } from './projectRecords.js';
+import { resolveBinding } from './resolveModules.js';
 
 /**
  * A name-based call graph across files. Without a type checker (too slow for the budget), a call `x.create()`
@@ -22,9 +23,30 @@ export class FunctionGraph {
   resolve(file: string, key: string): FunctionFacts[] {
     const local = this.records.files.get(file)?.functions.get(key);
     if (local) return [local];
+    const viaImport = this.imported(file, key);
+    if (viaImport) return [viaImport];
     const all = this.byKey.get(key) ?? [];
     // A generic name defined in many files (`handler`, `create`) says nothing about which one is meant.
     return all.length <= 3 ? all : [];
+  }
+
+  /**
+   * The function a key names through one of the file's own imports (`import { create } from './create'`), followed
+   * to the file that defines it: two routes files each importing their own `create` must not share body fields.
+   */
+  private imported(file: string, key: string): FunctionFacts | undefined {
+    const record = this.records.files.get(file);
+    if (!record) return undefined;
+    for (const [local, binding] of record.imports) {
+      if (binding.imported === '*' || (!binding.module.startsWith('.') && !/^[@~#]\//.test(binding.module))) continue;
+      if (local.toLowerCase() !== key && binding.imported.toLowerCase() !== key) continue;
+      const resolved = resolveBinding(this.records, file, local);
+      const at = resolved.lastIndexOf('::');
+      const target = this.records.files.get(resolved.slice(0, at));
+      const fn = target?.functions.get(resolved.slice(at + 2).toLowerCase());
+      if (fn) return fn;
+    }
+    return undefined;
   }
 
   /** Functions reachable from the given entry keys within `depth` calls, entries included. */

@@ -18,7 +18,7 @@ export interface TriggerPlan {
   readonly consumers: readonly ActionDesign[];
   readonly crons: readonly ActionDesign[];
   /** Queue client adapters, from the stack's broker (the generic handler is always there when consumers are). */
-  readonly brokers: ReadonlyArray<'bullmq' | 'amqplib' | 'nats' | 'kafka'>;
+  readonly brokers: ReadonlyArray<'bullmq' | 'bull' | 'amqplib' | 'nats' | 'kafka'>;
   /** Actions whose stuck records the reconciliation job can ask a provider about. */
   readonly reconciled: readonly ActionDesign[];
   readonly webFramework: 'express' | 'fastify' | 'nestjs' | 'other';
@@ -56,6 +56,7 @@ export function triggerStoreSupport(storeId = 'postgres'): TriggerStoreSupport {
 
 const BROKER_ADAPTERS: Record<string, TriggerPlan['brokers'][number] | undefined> = {
   bullmq: 'bullmq',
+  bull: 'bull',
   rabbitmq: 'amqplib',
   nats: 'nats',
   kafka: 'kafka',
@@ -121,6 +122,7 @@ export function triggerFiles(model: DesignModel, frameworkModule = 'express', st
     copy('consumers/metrics.ts', 'metrics', 'prom-client counters for consumer outcomes, redeliveries and dead-lettered messages');
     const purposes = {
       bullmq: 'BullMQ: deterministic jobId for producers, worker processor that dedupes in the store',
+      bull: 'Bull (legacy, bull / @nestjs/bull): deterministic jobId for producers, process() handler that dedupes in the store',
       amqplib: 'RabbitMQ (amqplib): ack after completion, counted retries, poison messages to the dead-letter exchange',
       nats: 'NATS JetStream: Nats-Msg-Id on publish, consumer-side dedupe beyond the duplicate window',
       kafka: 'kafkajs: business key or topic/partition/offset, offsets committed after completion',

@@ -78,6 +78,10 @@ ${mount}
 await queue.add('${action.codeName}', data, { jobId: jobIdFor(ACTIONS.${action.codeName}, { orderId: data.orderId }), attempts: 5 });
 // Worker: a job re-run after a stalled worker, or re-added after removal, finds its record and returns.
 new Worker(queueName, bullmqProcessor({ core: idempotency.core, action: ACTIONS.${action.codeName}, handle }), { connection });`,
+      bull: `// Producer: the same work gets the same jobId.
+await queue.add('${action.codeName}', data, { jobId: jobIdFor(ACTIONS.${action.codeName}, { orderId: data.orderId }), attempts: 5 });
+// Worker (or a NestJS @Process method that calls it): a job re-run after a stalled worker, or re-added after removal, finds its record and returns.
+queue.process('${action.codeName}', bullProcessor({ core: idempotency.core, action: ACTIONS.${action.codeName}, handle }));`,
       amqplib: `const channel = await connection.createConfirmChannel();
 await publishWithId(channel, 'queue-name', body, messageId); // producer: a stable messageId per intent
 await consumeIdempotently(channel, { core: idempotency.core, action: ACTIONS.${action.codeName}, queue: 'queue-name', deadLetterExchange: 'dlx', handle });`,
@@ -104,8 +108,8 @@ ${code}
 - Metrics: pass \`events: createConsumerMetrics()\` (consumers/metrics.ts): \`idempotency_consumer_messages_total{action,outcome}\`,
   \`idempotency_consumer_redeliveries_total\` and \`idempotency_consumer_dead_lettered_total\` (alerted in idempotency-alerts.yml).
 - Poison messages: after \`maxAttempts\` failures the record is marked FAILED (redeliveries are then acknowledged
-  without running) and the message goes to the dead letter (RabbitMQ: the dead-letter exchange; BullMQ: the failed
-  set; JetStream: \`term()\`; Kafka: the offset moves past it).`);
+  without running) and the message goes to the dead letter (RabbitMQ: the dead-letter exchange; BullMQ and Bull: the
+  failed set; JetStream: \`term()\`; Kafka: the offset moves past it).`);
   }
   if (plan.crons.length > 0) {
     const action = plan.crons[0]!;

@@ -19,7 +19,7 @@ import { eventually, NATS_SERVERS, RABBITMQ_URL, REDIS, serviceSkipReason } from
 const pgSkip = await postgresSkipReason();
 
 interface Broker {
-  name: 'bullmq' | 'amqplib' | 'nats';
+  name: 'bullmq' | 'bull' | 'amqplib' | 'nats';
   skip: string | undefined;
   env: Record<string, string>;
   setup(queue: string, scaffold: string): Promise<void>;
@@ -48,6 +48,36 @@ function bullmqBroker(skip: string | undefined): Broker {
     async publish(orderId) {
       const job = await queue.add('fulfil', { orderId }, { jobId: jobIdFor(action, { orderId }), attempts: 50, backoff: { type: 'fixed', delay: 300 }, removeOnComplete: true, removeOnFail: true });
       return job !== undefined;
+    },
+    messageId: (orderId) => jobIdFor(action, { orderId }),
+    async teardown() {
+      await queue?.obliterate({ force: true }).catch(() => undefined);
+      await queue?.close();
+    },
+  };
+}
+
+/** Legacy Bull (v4): the same contract as BullMQ through bullProcessor, on its own Redis key prefix. */
+function bullBroker(skip: string | undefined): Broker {
+  const prefix = `idem-test-bull-${randomUUID().slice(0, 8)}`;
+  let queue: Loose;
+  let jobIdFor: Loose;
+  let action: Loose;
+  return {
+    name: 'bull',
+    skip,
+    env: { REDIS_HOST: REDIS.host, REDIS_PORT: String(REDIS.port), BULL_PREFIX: prefix },
+    async setup(name, scaffold) {
+      const { default: Bull } = await import('bull');
+      ({ jobIdFor } = await import(`${scaffold}/consumers/bull.js`));
+      ({ ACTIONS: { fulfilOrder: action } } = await import(`${scaffold}/index.js`));
+      queue = new Bull(name, { redis: REDIS, prefix });
+      await queue.isReady();
+    },
+    async publish(orderId) {
+      const jobId = jobIdFor(action, { orderId });
+      const job = await queue.add('fulfil', { orderId }, { jobId, attempts: 50, backoff: { type: 'fixed', delay: 300 }, removeOnComplete: true, removeOnFail: true });
+      return job?.id === jobId;
     },
     messageId: (orderId) => jobIdFor(action, { orderId }),
     async teardown() {
@@ -119,10 +149,12 @@ function natsBroker(skip: string | undefined): Broker {
   };
 }
 
+const redisSkip = await serviceSkipReason('Redis', REDIS.host, REDIS.port, 'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no');
 const BROKERS: Broker[] = [
-  bullmqBroker(await serviceSkipReason('Redis', REDIS.host, REDIS.port, 'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no')),
+  bullmqBroker(redisSkip),
   amqpBroker(await serviceSkipReason('RabbitMQ', '127.0.0.1', Number(new URL(RABBITMQ_URL).port || 5672), 'rabbitmq-server -detached')),
   natsBroker(await serviceSkipReason('NATS', '127.0.0.1', Number(NATS_SERVERS.split(':').pop()), 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server')),
+  bullBroker(redisSkip),
 ];
 for (const broker of BROKERS) if (broker.skip) console.warn(`${broker.name} consumer acceptance skipped: ${broker.skip}`);
 

@@ -27,6 +27,16 @@ describe('trigger scaffolding', () => {
     expect(planTriggers(httpOnly).webhooks).toHaveLength(0);
   });
 
+  it('a legacy Bull design gets the Bull adapter (its own types), not the BullMQ one', async () => {
+    const model = await triggersModel('bull');
+    const paths = triggerFiles(model).map((file) => file.path);
+    expect(paths).toContain('consumers/bull.ts');
+    expect(paths).not.toContain('consumers/bullmq.ts');
+    const readme = triggerFiles(model).find((file) => file.path === 'TRIGGERS.md')!.contents;
+    expect(readme).toContain("queue.process('fulfilOrder', bullProcessor({");
+    expect(readme).not.toContain('new Worker(');
+  });
+
   it('compiles with tsc --strict, with every consumer adapter against the real client libraries\' types', async () => {
     const generated = await generateTriggersAndCompile(await triggersModel());
     expect(generated.tscOutput).toBe('');

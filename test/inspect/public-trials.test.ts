@@ -1,0 +1,60 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inspectProject } from '../../src/inspect/index.js';
+
+/** Shapes met in public repositories (issue #18), rebuilt as small self-made projects. */
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ib-trials-'));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+describe('inspection of shapes from public repositories', () => {
+  it('names a node-cron job after the call that does its work, not after `new Date().toISOString()`', async () => {
+    const dir = project({
+      'package.json': JSON.stringify({ dependencies: { 'node-cron': '^3.0.0' } }),
+      'src/cron.ts': `import cron from 'node-cron';
+import { enqueue } from './queue';
+export function start(schedule: string) {
+  cron.schedule(schedule, async () => {
+    const payload = { at: new Date().toISOString(), stamp: JSON.stringify({ n: Date.now() }) };
+    await enqueue('task', payload);
+  });
+}
+`,
+      'src/queue.ts': 'export async function enqueue(name: string, payload: unknown) { return { name, payload }; }\n',
+    });
+    const { findings } = await inspectProject(dir);
+    expect(findings.filter((f) => f.kind === 'cron').map((f) => f.id)).toEqual(['node-cron enqueue']);
+  });
+
+  it('takes body fields from the handler each routes file imports, when two files export the same name', async () => {
+    const handler = (fields: string[]) => `import type { FastifyReply, FastifyRequest } from 'fastify';
+export async function create(request: FastifyRequest, reply: FastifyReply) {
+  const { ${fields.join(', ')} } = request.body as Record<string, number>;
+  return reply.status(201).send({ ${fields.join(', ')} });
+}
+`;
+    const routes = (url: string) => `import type { FastifyInstance } from 'fastify';
+import { create } from './create';
+export async function routes(app: FastifyInstance) {
+  app.post('${url}', create);
+}
+`;
+    const dir = project({
+      'package.json': JSON.stringify({ dependencies: { fastify: '^4.0.0' } }),
+      'src/checkins/create.ts': handler(['latitude', 'longitude']),
+      'src/checkins/routes.ts': routes('/gyms/:gymId/check-ins'),
+      'src/gyms/create.ts': handler(['title', 'phone', 'latitude']),
+      'src/gyms/routes.ts': routes('/gyms'),
+    });
+    const { findings } = await inspectProject(dir);
+    const fields = Object.fromEntries(findings.flatMap((f) => (f.kind === 'endpoint' ? [[f.file, [...(f.bodyFields ?? [])].sort()]] : [])));
+    expect(fields).toEqual({ 'src/checkins/routes.ts': ['latitude', 'longitude'], 'src/gyms/routes.ts': ['latitude', 'phone', 'title'] });
+  });
+});

@@ -8,7 +8,7 @@ import { projectImportsAt } from '../scaffold/profile/pathAliases.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
 import { renderInstance, type WiredFramework } from './renderInstance.js';
 import { parseSource } from './sourceFile.js';
-import { manualOnly, type Transform, type TransformContext } from './transforms/context.js';
+import type { Transform, TransformContext } from './transforms/context.js';
 import { wireExpressRoute } from './transforms/expressRoute.js';
 import { wireFastifyRoute } from './transforms/fastifyRoute.js';
 import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
@@ -34,22 +34,6 @@ export interface WireSourceOptions {
   anyLine?: boolean;
 }
 
-/**
- * A webhook is deduplicated by the provider's event id inside its handler, never by a request middleware (the scaffold
- * has none for it, and it would refuse every delivery). The route transform still speaks for a route that is stale or
- * that it leaves manual with its own reason (a raw body, a Next.js route); a route it would wire is put back as it was
- * and left as a manual step instead.
- */
-const webhookByHand =
-  (route: Transform): Transform =>
-  (sf, target, context) => {
-    const before = sf.getFullText();
-    const outcome = route(sf, target, context);
-    if (outcome.edits.length === 0) return outcome;
-    sf.replaceWithText(before);
-    return manualOnly(target, `wrap the event handling after the signature check with the scaffold's webhook processor (webhooks/, wiring in TRIGGERS.md), keyed by the provider's event id`);
-  };
-
 /** The pure heart of apply for one file: source text in, wired source text out, with what was done and left. */
 export function wireSource(file: string, text: string, targets: readonly WiringTarget[], options: WireSourceOptions): { text: string; edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } {
   const style = importStyleFor(file, text, options.scaffoldDir, options.imports);
@@ -65,7 +49,7 @@ export function wireSource(file: string, text: string, targets: readonly WiringT
   // Unresolved ones first, so their stale / manual report also describes the untouched text.
   for (const target of [...resolved].sort((a, b) => Number(a.occurrence !== undefined) - Number(b.occurrence !== undefined) || b.line - a.line)) {
     const route = ROUTE_TRANSFORMS[options.framework];
-    const outcome = (TRIGGER_TRANSFORMS[target.trigger] ?? (target.trigger === 'webhook' ? wireStripeWebhook(webhookByHand(route), options.framework) : route))(sf, target, context);
+    const outcome = (TRIGGER_TRANSFORMS[target.trigger] ?? (target.trigger === 'webhook' ? wireStripeWebhook(route, options.framework) : route))(sf, target, context);
     if (outcome.stale) out.stale.push(outcome.stale);
     if (outcome.principal) out.principal ??= outcome.principal;
     out.edits.push(...outcome.edits);

@@ -35,14 +35,20 @@ export async function planNextProject(input: NextProjectInput): Promise<NextProj
   if (input.targets.length === 0 || input.stale) return out;
   const actions: WiringTarget[] = [];
   const routes: WiringTarget[] = [];
+  // A webhook wrapped in onceForEvent has no callers to wire, but its webhookEvent module imports the instance.
+  let webhooks = false;
   for (const target of input.targets) {
     const change = input.changes.find((c) => c.path === target.file);
     const text = change?.before ?? (await readInside(input.root, target.file).catch(() => undefined)) ?? '';
+    if (target.trigger === 'webhook') {
+      webhooks ||= (change?.after ?? text).includes(`onceForEvent(ACTIONS.${target.codeName},`);
+      continue;
+    }
     // Only what is wrapped changes for its callers: an action left manual keeps its signature and its callers.
     if (!wiredIn(change?.after ?? text, target)) continue;
     (nextKindOf(target.file, text) === 'action' ? actions : routes).push(target);
   }
-  if (actions.length === 0 && routes.length === 0) return out;
+  if (actions.length === 0 && routes.length === 0) return webhooks ? withInstance(input, out, []) : out;
   const { walkProject } = await import('../../inspect/files/walkProject.js');
   const { files } = await walkProject(input.root);
   const texts: Array<{ path: string; text: string; before: string }> = [];
@@ -64,7 +70,12 @@ export async function planNextProject(input: NextProjectInput): Promise<NextProj
       out.edits.push({ action: input.targets[0]!.action, file, summary: name === 'useIdempotencyKey' ? 'creates the useIdempotencyKey() hook: one key per user intent, reused on retry' : 'creates the intent key logic the hook keeps (no React, testable alone)' });
     }
   }
-  const scoped = [...routes, ...actions].filter((t) => t.scope !== undefined && t.scope !== 'global');
+  return withInstance(input, out, [...routes, ...actions]);
+}
+
+/** The instance module every wrapped route, Server Action and webhook imports, written once; scoped actions need its principal filled in. */
+async function withInstance(input: NextProjectInput, out: NextProjectPlan, wired: readonly WiringTarget[]): Promise<NextProjectPlan> {
+  const scoped = wired.filter((t) => t.scope !== undefined && t.scope !== 'global');
   const instance = `${input.scaffoldDir}/instance.ts`;
   if (!input.scaffoldModules.has('instance')) {
     out.changes.push({ path: instance, after: renderNextInstance(scoped.length > 0) });

@@ -5,6 +5,7 @@ import { normalizeRelative, readInside } from '../emit/safePath.js';
 import type { DesignModel } from '../model/types.js';
 import { readApplyRecord, sha256, type ApplyRecord } from './applyRecord.js';
 import { projectImportsAt } from '../scaffold/profile/pathAliases.js';
+import { storeFor } from '../scaffold/stores/index.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
 import { renderInstance, type WiredFramework } from './renderInstance.js';
 import { parseSource } from './sourceFile.js';
@@ -221,14 +222,14 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     }
   }
   if (framework === 'nextjs') {
-    const next = await planNextProject({ root, targets, changes, scaffoldDir: dir, imports, scaffoldModules, keyHeader: model.keys.header, stale: stale.length > 0 });
+    const next = await planNextProject({ root, targets, changes, scaffoldDir: dir, imports, scaffoldModules, keyHeader: model.keys.header, stale: stale.length > 0, storeId: storeFor(model.stack.storeDatabase)?.id });
     for (const change of next.changes) changes.push(change);
     edits.push(...next.edits);
     manual.push(...next.manual);
   }
   const instance = `${dir}/instance${ext}`;
   if (framework && framework !== 'nextjs' && !scaffoldModules.has('instance') && changes.some((c) => c.after.includes('idempotency'))) {
-    changes.push({ path: instance, after: emit(renderInstance(framework, principal), 'instance.ts') });
+    changes.push({ path: instance, after: emit(renderInstance(framework, principal, storeFor(model.stack.storeDatabase)?.id), 'instance.ts') });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
   }
   const webhookEvent = `${dir}/${WEBHOOK_EVENT_MODULE}${ext}`;

@@ -1,3 +1,5 @@
+import { instancePool } from '../renderInstance.js';
+
 /**
  * `<scaffold>/instance.ts` for a Next.js app: the one createIdempotency() the wrapped route handlers, Pages API
  * routes and Server Actions import. Next has no request-scoped user apply could read (each app reads its session
@@ -5,7 +7,7 @@
  * until the user fills it in: refused (401 / PrincipalMissingError), never stored under a wrong owner. planApply
  * lists that as a manual step whenever an action is scoped.
  */
-export function renderNextInstance(scoped: boolean): string {
+export function renderNextInstance(scoped: boolean, storeId?: string): string {
   const principal = scoped
     ? `  // Keys are scoped to the caller: return the signed-in user / account / tenant id, read from your session the way
   // your app does (e.g. \`async () => (await auth())?.user?.id\`). Until then scoped actions are refused, never stored.
@@ -15,9 +17,8 @@ export function renderNextInstance(scoped: boolean): string {
   return `import { createIdempotency, createPool, POLICY } from './index.js';
 
 // Written once by \`idempotency-builder apply\`; yours to edit. The wrapped route handlers, Pages API routes and
-// Server Actions import \`idempotency\` from here (server-side only: it holds the database pool).
-// With DATABASE_URL unset, pg falls back to its PGHOST/PGUSER/PGDATABASE environment variables.
-const pool = createPool(process.env['DATABASE_URL'] ?? '', POLICY);
+// Server Actions import \`idempotency\` from here (server-side only: it holds the store's connection).
+${instancePool(storeId)}
 
 export const idempotency = createIdempotency({
   pool,

@@ -17,6 +17,8 @@ export interface NextProjectInput {
   keyHeader: string;
   /** apply refuses anyway: the client pass would only add noise. */
   stale: boolean;
+  /** The scaffold's store (stores/*.ts id), whose createPool the instance calls. */
+  storeId?: string;
 }
 
 export interface NextProjectPlan {
@@ -78,10 +80,10 @@ async function withInstance(input: NextProjectInput, out: NextProjectPlan, wired
   const scoped = wired.filter((t) => t.scope !== undefined && t.scope !== 'global');
   const instance = `${input.scaffoldDir}/instance.ts`;
   if (!input.scaffoldModules.has('instance')) {
-    out.changes.push({ path: instance, after: renderNextInstance(scoped.length > 0) });
+    out.changes.push({ path: instance, after: renderNextInstance(scoped.length > 0, input.storeId) });
     out.edits.push({ action: input.targets[0]!.action, file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
   }
-  const instanceText = input.scaffoldModules.has('instance') ? await readInside(input.root, instance).catch(() => undefined) : renderNextInstance(scoped.length > 0);
+  const instanceText = input.scaffoldModules.has('instance') ? await readInside(input.root, instance).catch(() => undefined) : renderNextInstance(scoped.length > 0, input.storeId);
   if (scoped.length > 0 && instanceText?.includes('principal: async () => undefined')) {
     for (const target of scoped) {
       out.manual.push({ action: target.action, file: instance, reason: `keys of ${target.action} are scoped per ${target.scope}: make principal in ${instance} return the signed-in id from your session; until then the action is refused (401 / PrincipalMissingError)` });

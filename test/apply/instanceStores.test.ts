@@ -47,7 +47,8 @@ describe('the instance apply writes follows the project\'s store', () => {
     expect(await readFile(path.join(dir, 'src/idempotency/index.ts'), 'utf8')).toContain("export { createPool, type PoolLimits } from './pool.js';");
     expect(await readFile(path.join(dir, 'src/idempotency/pool.ts'), 'utf8')).toContain('mysql2');
     expect(await compile(dir)).toBe('');
-  });
+    // An apply and a tsc of the app: minutes on a saturated machine.
+  }, 300_000);
 
   it('each store gets its own connection line; PostgreSQL (and a database without a store) keep the pg one', () => {
     expect(renderInstance('express', undefined, 'redis')).toContain("const pool = createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY);");

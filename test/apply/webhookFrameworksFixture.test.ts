@@ -78,7 +78,8 @@ describe.skipIf(skip !== undefined)('apply on Stripe webhooks verified in a Fast
     const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
     expect(again.changes).toEqual([]);
     expect(again.written).toBe(false);
-  });
+    // Two applies and a tsc of the app: minutes on a saturated machine.
+  }, 300_000);
 
   it('applies an event delivered 50 times at once exactly once on each route, answering every delivery', async () => {
     schema = await createAppSchema('webhook', copy.migration, 'CREATE TABLE payments (id serial PRIMARY KEY, intent text NOT NULL, via text NOT NULL)');

@@ -3,7 +3,7 @@ import { readTemplate } from '../../scaffold/readTemplate.js';
 import type { ProjectImports } from '../importStyle.js';
 import type { Edit, ManualStep, WiringTarget } from '../types.js';
 import { HOOK_FILES, wireClients } from './clientWiring.js';
-import { renderNextInstance } from './nextInstance.js';
+import { nextPrincipalOf, renderNextInstance, type NextPrincipal } from './nextInstance.js';
 import { nextKindOf, wiredIn } from './nextRoute.js';
 
 export interface NextProjectInput {
@@ -79,15 +79,29 @@ export async function planNextProject(input: NextProjectInput): Promise<NextProj
 async function withInstance(input: NextProjectInput, out: NextProjectPlan, wired: readonly WiringTarget[]): Promise<NextProjectPlan> {
   const scoped = wired.filter((t) => t.scope !== undefined && t.scope !== 'global');
   const instance = `${input.scaffoldDir}/instance.ts`;
+  const auth = scoped.length > 0 && !input.scaffoldModules.has('instance') ? await appAuth(input) : undefined;
   if (!input.scaffoldModules.has('instance')) {
-    out.changes.push({ path: instance, after: renderNextInstance(scoped.length > 0, input.storeId) });
-    out.edits.push({ action: input.targets[0]!.action, file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
+    out.changes.push({ path: instance, after: renderNextInstance(scoped.length > 0, input.storeId, auth) });
+    out.edits.push({ action: input.targets[0]!.action, file: instance, summary: `creates the app instance: createIdempotency() with the pool and the principal${auth ? ` (the signed-in user's id through ${auth.label})` : ''}` });
   }
-  const instanceText = input.scaffoldModules.has('instance') ? await readInside(input.root, instance).catch(() => undefined) : renderNextInstance(scoped.length > 0, input.storeId);
+  const instanceText = input.scaffoldModules.has('instance') ? await readInside(input.root, instance).catch(() => undefined) : renderNextInstance(scoped.length > 0, input.storeId, auth);
   if (scoped.length > 0 && instanceText?.includes('principal: async () => undefined')) {
     for (const target of scoped) {
       out.manual.push({ action: target.action, file: instance, reason: `keys of ${target.action} are scoped per ${target.scope}: make principal in ${instance} return the signed-in id from your session; until then the action is refused (401 / PrincipalMissingError)` });
     }
   }
   return out;
+}
+
+/** The app's recognisable auth (nextInstance.ts), read from its own source files. */
+async function appAuth(input: NextProjectInput): Promise<NextPrincipal | undefined> {
+  const { walkProject } = await import('../../inspect/files/walkProject.js');
+  const { files } = await walkProject(input.root);
+  const texts: Array<{ path: string; text: string }> = [];
+  for (const file of files) {
+    if (!/\.[cm]?[jt]sx?$/.test(file.rel) || file.rel.startsWith(`${input.scaffoldDir}/`)) continue;
+    const text = await readInside(input.root, file.rel).catch(() => undefined);
+    if (text !== undefined) texts.push({ path: file.rel, text });
+  }
+  return nextPrincipalOf(texts, input.scaffoldDir, input.imports.defaultExtension);
 }

@@ -5,10 +5,11 @@ import { normalizeRelative, readInside } from '../emit/safePath.js';
 import type { DesignModel } from '../model/types.js';
 import { readApplyRecord, sha256, type ApplyRecord } from './applyRecord.js';
 import { projectImportsAt } from '../scaffold/profile/pathAliases.js';
+import { storeFor } from '../scaffold/stores/index.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
 import { renderInstance, type WiredFramework } from './renderInstance.js';
 import { parseSource } from './sourceFile.js';
-import { manualOnly, type Transform, type TransformContext } from './transforms/context.js';
+import type { Transform, TransformContext } from './transforms/context.js';
 import { wireExpressRoute } from './transforms/expressRoute.js';
 import { wireFastifyRoute } from './transforms/fastifyRoute.js';
 import { wireHonoRoute } from './transforms/honoRoute.js';
@@ -40,22 +41,6 @@ export interface WireSourceOptions {
   anyLine?: boolean;
 }
 
-/**
- * A webhook is deduplicated by the provider's event id inside its handler, never by a request middleware (the scaffold
- * has none for it, and it would refuse every delivery). The route transform still speaks for a route that is stale or
- * that it leaves manual with its own reason (a raw body, a Next.js route); a route it would wire is put back as it was
- * and left as a manual step instead.
- */
-const webhookByHand =
-  (route: Transform): Transform =>
-  (sf, target, context) => {
-    const before = sf.getFullText();
-    const outcome = route(sf, target, context);
-    if (outcome.edits.length === 0) return outcome;
-    sf.replaceWithText(before);
-    return manualOnly(target, `wrap the event handling after the signature check with the scaffold's webhook processor (webhooks/, wiring in TRIGGERS.md), keyed by the provider's event id`);
-  };
-
 /** The pure heart of apply for one file: source text in, wired source text out, with what was done and left. */
 export function wireSource(file: string, text: string, targets: readonly WiringTarget[], options: WireSourceOptions): { text: string; edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } {
   const style = importStyleFor(file, text, options.scaffoldDir, options.imports);
@@ -71,7 +56,7 @@ export function wireSource(file: string, text: string, targets: readonly WiringT
   // Unresolved ones first, so their stale / manual report also describes the untouched text.
   for (const target of [...resolved].sort((a, b) => Number(a.occurrence !== undefined) - Number(b.occurrence !== undefined) || b.line - a.line)) {
     const route = ROUTE_TRANSFORMS[options.framework];
-    const outcome = (TRIGGER_TRANSFORMS[target.trigger] ?? (target.trigger === 'webhook' ? wireStripeWebhook(webhookByHand(route), options.framework) : route))(sf, target, context);
+    const outcome = (TRIGGER_TRANSFORMS[target.trigger] ?? (target.trigger === 'webhook' ? wireStripeWebhook(route, options.framework) : route))(sf, target, context);
     if (outcome.stale) out.stale.push(outcome.stale);
     if (outcome.principal) out.principal ??= outcome.principal;
     out.edits.push(...outcome.edits);
@@ -243,14 +228,15 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     }
   }
   if (framework === 'nextjs') {
-    const next = await planNextProject({ root, targets, changes, scaffoldDir: dir, imports, scaffoldModules, keyHeader: model.keys.header, stale: stale.length > 0 });
+    const next = await planNextProject({ root, targets, changes, scaffoldDir: dir, imports, scaffoldModules, keyHeader: model.keys.header, stale: stale.length > 0, storeId: storeFor(model.stack.storeDatabase)?.id });
     for (const change of next.changes) changes.push(change);
     edits.push(...next.edits);
     manual.push(...next.manual);
   }
   const instance = `${dir}/instance${ext}`;
   if (framework && framework !== 'nextjs' && !scaffoldModules.has('instance') && changes.some((c) => c.after.includes('idempotency'))) {
-    const rendered = framework === 'plain' ? renderPlainInstance() : framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal) : renderInstance(framework, principal);
+    const storeId = storeFor(model.stack.storeDatabase)?.id;
+    const rendered = framework === 'plain' ? renderPlainInstance(storeId) : framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal, storeId) : renderInstance(framework, principal, storeId);
     changes.push({ path: instance, after: emit(rendered, 'instance.ts') });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
   }

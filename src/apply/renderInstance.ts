@@ -9,6 +9,40 @@ const PRINCIPAL: Record<WiredFramework, string> = {
   nestjs: '(request) => request.user?.id',
 };
 
+/**
+ * How each store's instance opens its pool: `createPool` is what the scaffold's index.ts re-exports from the store's
+ * pool.ts (pg, mysql2, better-sqlite3, ioredis, the DynamoDB document client), with the environment variable its
+ * generated tests read too. Static text per store id: nothing from the config reaches it.
+ */
+const STORE_POOLS: Record<string, { comment: string; pool: string }> = {
+  postgres: {
+    comment: 'With DATABASE_URL unset, pg falls back to its PGHOST/PGUSER/PGDATABASE environment variables.',
+    pool: "createPool(process.env['DATABASE_URL'] ?? '', POLICY)",
+  },
+  mysql: {
+    comment: 'DATABASE_URL is the MySQL / MariaDB server the store migration ran on: mysql://user:password@host:3306/database.',
+    pool: "createPool(process.env['DATABASE_URL'] ?? '', POLICY)",
+  },
+  sqlite: {
+    comment: 'DATABASE_URL is the SQLite database file the store migration ran on (a path or sqlite:path; a file, not :memory:).',
+    pool: "createPool(process.env['DATABASE_URL'] ?? 'idempotency.db', POLICY)",
+  },
+  redis: {
+    comment: 'REDIS_URL is the Redis server (or cluster entry point) the keys live on.',
+    pool: "createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY)",
+  },
+  dynamodb: {
+    comment: "With DYNAMODB_ENDPOINT unset, the AWS SDK's own endpoint, region and credentials from the environment are used.",
+    pool: "createPool(process.env['DYNAMODB_ENDPOINT'], POLICY)",
+  },
+};
+
+/** The `const pool = …` lines of an instance module for the project's store (PostgreSQL when it has none of its own). */
+export function instancePool(storeId: string | undefined): string {
+  const store = STORE_POOLS[storeId ?? 'postgres'] ?? STORE_POOLS['postgres']!;
+  return `// ${store.comment}\nconst pool = ${store.pool};`;
+}
+
 /** `{ auth?: { user?: { id?: string | number } } }` for the path ['auth', 'user', 'id'], printed by the TS factory. */
 function accessorType(path: readonly string[]): string {
   const f = ts.factory;
@@ -36,7 +70,7 @@ function accessor(param: string, path: readonly string[]): string {
  * reads what the handlers read (`principalPath`, found in them), else `user.id`; names from the code reach the text
  * only through the TypeScript printer.
  */
-export function renderInstance(framework: WiredFramework, principalPath?: readonly string[]): string {
+export function renderInstance(framework: WiredFramework, principalPath?: readonly string[], storeId?: string): string {
   const path = principalPath ?? ['user', 'id'];
   const param = framework === 'express' ? 'req' : 'request';
   const nest = framework === 'nestjs' && principalPath === undefined;
@@ -45,8 +79,7 @@ export function renderInstance(framework: WiredFramework, principalPath?: readon
   return `import { createIdempotency, createPool, POLICY } from './index.js';
 
 // Written once by \`idempotency-builder apply\`; yours to edit. Routes that apply wired import \`idempotency\` from here.
-// With DATABASE_URL unset, pg falls back to its PGHOST/PGUSER/PGDATABASE environment variables.
-const pool = createPool(process.env['DATABASE_URL'] ?? '', POLICY);
+${instancePool(storeId)}
 ${userType}
 export const idempotency = createIdempotency({
   pool,

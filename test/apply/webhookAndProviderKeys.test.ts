@@ -113,3 +113,102 @@ app.post('/webhooks/stripe', express.raw({ type: 'application/json' }), async (r
     expect(fallback.manual[0]?.reason).toContain('raw body');
   });
 });
+
+describe('Stripe webhooks verified in a NestJS controller, a Fastify route, a Next.js route handler', () => {
+  const hook = (file: string, line: number, path = '/webhooks/stripe'): WiringTarget => ({ action: 'stripeWebhook', codeName: 'stripeWebhook', trigger: 'webhook', method: 'POST', path, file, line, provider: 'stripe', scope: 'global' });
+
+  it('NestJS: wraps the handling in the controller method; a non-2xx answer is thrown as an HttpException', () => {
+    const file = 'src/webhooks.controller.ts';
+    const source = `import { Controller, Headers, Post, Req, type RawBodyRequest } from '@nestjs/common';
+import type { Request } from 'express';
+import Stripe from 'stripe';
+
+@Controller('webhooks')
+export class WebhooksController {
+  constructor(private readonly stripe: Stripe, private readonly orders: { fulfil(id: string): Promise<void> }) {}
+
+  @Post('stripe')
+  async stripeEvent(@Req() req: RawBodyRequest<Request>, @Headers('stripe-signature') signature: string) {
+    const event = this.stripe.webhooks.constructEvent(req.rawBody!, signature, 'whsec');
+    if (event.type === 'checkout.session.completed') {
+      await this.orders.fulfil(event.data.object.id);
+    }
+    return { received: true };
+  }
+}
+`;
+    const nest = { ...options, framework: 'nestjs' as const };
+    const out = wireSource(file, source, [hook(file, 10)], nest);
+    expect(out.manual).toEqual([]);
+    expect(out.text).toContain("import { Controller, Headers, Post, Req, type RawBodyRequest, HttpException } from '@nestjs/common';");
+    expect(out.text).toContain(`    const event = this.stripe.webhooks.constructEvent(req.rawBody!, signature, 'whsec');
+    const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
+      if (event.type === 'checkout.session.completed') {
+        await this.orders.fulfil(event.data.object.id);
+      }
+    });
+    if (answered && answered.status >= 300) {
+      throw new HttpException(answered.body, answered.status);
+    }
+    return { received: true };`);
+    // Never the request interceptor: a webhook is keyed by its event id.
+    expect(out.text).not.toContain('@Idempotent');
+    expectIdempotent(file, out.text, [hook(file, 10)]);
+    const unverified = source.replace("this.stripe.webhooks.constructEvent(req.rawBody!, signature, 'whsec')", 'JSON.parse(String(req.rawBody))');
+    const manual = wireSource(file, unverified, [hook(file, 10)], nest);
+    expect(manual.text).toBe(unverified);
+    expect(manual.manual[0]?.reason).toContain("keyed by the provider's event id");
+  });
+
+  it('Fastify: a handler without a named reply, and one with no statements to wrap, are left manual and untouched', () => {
+    const file = 'src/webhook.ts';
+    const source = `import Fastify from 'fastify';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const app = Fastify();
+
+app.post('/webhooks/stripe', async (request) => {
+  const event = stripe.webhooks.constructEvent(request.body as Buffer, String(request.headers['stripe-signature']), 'whsec');
+  await handle(event);
+  return { received: true };
+});
+`;
+    const fastify = { ...options, framework: 'fastify' as const };
+    const noReply = wireSource(file, source, [hook(file, 7)], fastify);
+    expect(noReply.text).toBe(source);
+    expect(noReply.manual[0]?.reason).toContain('no named reply parameter');
+    const empty = source.replace('async (request) =>', 'async (request, reply) =>').replace('  await handle(event);\n', '');
+    const nothing = wireSource(file, empty, [hook(file, 7)], fastify);
+    expect(nothing.text).toBe(empty);
+    expect(nothing.manual[0]?.reason).toContain('no statements between the signature check and the answer');
+  });
+
+  it('Next.js: an exported const route handler is wrapped too; a handler that answers inside the handling is left manual', () => {
+    const file = 'app/api/webhooks/stripe/route.ts';
+    const source = `import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+
+export const POST = async (request: Request) => {
+  const event = await stripe.webhooks.constructEventAsync(await request.text(), request.headers.get('stripe-signature') ?? '', 'whsec');
+  await fulfil(event);
+  return new Response(null, { status: 204 });
+};
+`;
+    const next = { ...options, framework: 'nextjs' as const };
+    const out = wireSource(file, source, [hook(file, 5, '/api/webhooks/stripe')], next);
+    expect(out.text).toContain(`  const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
+    await fulfil(event);
+  });
+  if (answered) {
+    return new Response(answered.body, { status: answered.status, headers: answered.headers });
+  }
+  return new Response(null, { status: 204 });`);
+    expectIdempotent(file, out.text, [hook(file, 5, '/api/webhooks/stripe')]);
+    const answering = source.replace('  await fulfil(event);\n', "  if (event.type === 'x') return new Response('ignored');\n  await fulfil(event);\n");
+    const manual = wireSource(file, answering, [hook(file, 5, '/api/webhooks/stripe')], next);
+    expect(manual.text).toBe(answering);
+    expect(manual.manual[0]?.reason).toContain('answers or returns by itself');
+  });
+});

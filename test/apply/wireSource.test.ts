@@ -84,6 +84,34 @@ router.post('/payments', async (req, res) => {
     expectIdempotent(file, out.text, [t], options('express'));
   });
 
+  it('puts the context guard inside a try block at the indentation of the statements there, whatever the file uses', () => {
+    const tryFile = 'src/routes/charge.ts';
+    const charge = (unit: string) => `import { Router } from 'express';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const router = Router();
+
+router.post('/payments', async (req, res, next) => {
+${unit}try {
+${unit}${unit}const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur' });
+${unit}${unit}res.status(201).json(intent);
+${unit}} catch (error) {
+${unit}${unit}next(error);
+${unit}}
+});
+`;
+    for (const unit of ['  ', '    ', '\t']) {
+      const out = wireSource(tryFile, charge(unit), [target(tryFile, 7, { provider: 'stripe', scope: 'global' })], options('express'));
+      expect(out.text).toContain(`${unit}try {
+${unit}${unit}const idempotencyContext = idempotencyOf(req);
+${unit}${unit}if (!idempotencyContext) throw new Error('idempotency middleware is not mounted on this route');
+${unit}${unit}const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur' }, stripeRequestOptions(idempotencyContext));
+`);
+      expectIdempotent(tryFile, out.text, [target(tryFile, 7, { provider: 'stripe', scope: 'global' })], options('express'));
+    }
+  });
+
   it('wires several routes of one file, one argument per line where the route is laid out so', () => {
     const text = `import { Router } from 'express';
 export const router = Router();

@@ -4,6 +4,7 @@ import { isWired, locateRoute, routeCalls } from '../locateRoute.js';
 import { clientKeyStep, manualOnly, type Transform, type TransformOutcome } from './context.js';
 import { keyStripeCalls } from './stripeKey.js';
 import { principalPathIn } from '../principalPath.js';
+import { webhookManual } from './webhookManual.js';
 
 /** `express.raw()` / `raw(...)` before the handler: the body is bytes for signature checks, not the parsed event. */
 const rawBody = (call: CallExpression) => call.getArguments().some((arg) => /(^|\.)raw\s*\(/.test(arg.getText()));
@@ -23,6 +24,7 @@ export const wireExpressRoute: Transform = (sf, target, context) => {
     if (target.trigger === 'webhook' && rawBody(call)) {
       return manualOnly(target, `the webhook reads a raw body (for its signature check), so the middleware cannot see the event id; claim the event id inside the handler after verifying it (core.begin with the derived key)`, line);
     }
+    if (target.trigger === 'webhook') return webhookManual(target, line);
     const args = call.getArguments();
     const handler = args[args.length - 1];
     if (args.length < 2 || !handler) return manualOnly(target, `the route at line ${line} has no handler argument to put the middleware before`, line);

@@ -5,6 +5,7 @@ import type { WiringTarget } from '../types.js';
 import { clientKeyStep, manualOnly, type Transform, type TransformOutcome } from './context.js';
 import { keyStripeCalls } from './stripeKey.js';
 import { principalPathIn } from '../principalPath.js';
+import { webhookManual } from './webhookManual.js';
 
 /** Hooks the generated route options set; a route that already sets one of them needs a hand-made merge. */
 const HOOKS = ['preHandler', 'onSend'];
@@ -20,6 +21,7 @@ export const wireFastifyRoute: Transform = (sf, target, context) => {
   if (located.kind === 'unsupported') return manualOnly(target, located.reason);
   let call = located.call;
   const line = call.getStartLineNumber();
+  if (target.trigger === 'webhook') return webhookManual(target, line);
   const out: TransformOutcome = { edits: [], manual: [] };
   if (!isWired(call, target.codeName)) {
     const args = call.getArguments();
@@ -96,6 +98,7 @@ function wireRouteOptions(sf: SourceFile, target: WiringTarget, context: Paramet
   if (index < 0) return { edits: [], manual: [], stale: `${target.file} changed since inspection: ${route} is declared with .route() at line ${calls.map((c) => c.getStartLineNumber()).join(', ')}, not ${target.line}` };
   let call = calls[index]!;
   const line = call.getStartLineNumber();
+  if (target.trigger === 'webhook') return webhookManual(target, line);
   const out: TransformOutcome = { edits: [], manual: [] };
   if (!isWired(call, target.codeName)) {
     const options = call.getArguments()[0] as ObjectLiteralExpression;

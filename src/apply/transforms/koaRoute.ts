@@ -1,9 +1,11 @@
 import { Node, ts } from 'ts-morph';
+import { instancePool } from '../renderInstance.js';
 import { ensureNamedImport, insertArgumentAt } from '../sourceFile.js';
 import { isWired, locateRoute, routeCalls } from '../locateRoute.js';
 import { principalPathIn } from '../principalPath.js';
 import type { WiringTarget } from '../types.js';
 import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
+import { webhookManual } from './webhookManual.js';
 
 /** The frameworks whose generated middleware is one more argument of `router.post(path, …, handler)`. */
 export type MiddlewareFramework = 'koa' | 'hono';
@@ -23,6 +25,8 @@ export function wireMiddlewareRoute(framework: MiddlewareFramework, principal: (
     let call = located.call;
     const line = call.getStartLineNumber();
     const out: TransformOutcome = { edits: [], manual: [] };
+    // A webhook is deduplicated by the provider's event id inside its handler, never by the request middleware.
+    if (target.trigger === 'webhook' && !isWired(call, target.codeName)) return webhookManual(target, line);
     if (!isWired(call, target.codeName)) {
       const args = call.getArguments();
       if (args.length < 2) return manualOnly(target, `the route at line ${line} has no handler argument to put the middleware before`, line);
@@ -90,14 +94,13 @@ const DEFAULT_PRINCIPAL: Record<MiddlewareFramework, readonly string[]> = { koa:
  * The principal reads what the handlers read (a path below `ctx` / `c`), else the framework's convention; names from
  * the code reach the text only through the TypeScript printer.
  */
-export function renderMiddlewareInstance(framework: MiddlewareFramework, principalPath?: readonly string[]): string {
+export function renderMiddlewareInstance(framework: MiddlewareFramework, principalPath?: readonly string[], storeId?: string): string {
   const path = principalPath ?? DEFAULT_PRINCIPAL[framework];
   const param = framework === 'koa' ? 'ctx' : 'c';
   return `import { createIdempotency, createPool, POLICY } from './index.js';
 
 // Written once by \`idempotency-builder apply\`; yours to edit. Routes that apply wired import \`idempotency\` from here.
-// With DATABASE_URL unset, pg falls back to its PGHOST/PGUSER/PGDATABASE environment variables.
-const pool = createPool(process.env['DATABASE_URL'] ?? '', POLICY);
+${instancePool(storeId)}
 
 /** What your authentication attaches to the ${framework === 'koa' ? 'context' : "context's variables"} (as your handlers read it); adjust if it differs. */
 type AuthenticatedUser = ${accessorType(path)};

@@ -2,6 +2,7 @@ import { Node, SyntaxKind, type MethodDeclaration, type SourceFile } from 'ts-mo
 import { ensureNamedImport } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
+import { webhookManual } from './webhookManual.js';
 
 const VERBS: Record<string, string> = { POST: 'Post', PUT: 'Put', PATCH: 'Patch', DELETE: 'Delete', ALL: 'All' };
 
@@ -49,6 +50,7 @@ export const wireNestRoute: Transform = (sf, target, context) => {
   if (!method) {
     return { edits: [], manual: [], stale: `${target.file} changed since inspection: no @${verb}() handler for ${target.method ?? 'POST'} ${target.path ?? ''} at line ${target.line}` };
   }
+  if (target.trigger === 'webhook') return webhookManual(target, method.getStartLineNumber());
   const out: TransformOutcome = { edits: [], manual: [] };
   if (!hasMark(method, target.codeName)) {
     const index = method.getDecorators().findIndex((d) => d.getName() === verb);

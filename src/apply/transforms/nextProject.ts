@@ -3,7 +3,7 @@ import { readTemplate } from '../../scaffold/readTemplate.js';
 import type { ProjectImports } from '../importStyle.js';
 import type { Edit, ManualStep, WiringTarget } from '../types.js';
 import { HOOK_FILES, wireClients } from './clientWiring.js';
-import { renderNextInstance } from './nextInstance.js';
+import { nextPrincipalOf, renderNextInstance, type NextPrincipal } from './nextInstance.js';
 import { nextKindOf, wiredIn } from './nextRoute.js';
 
 export interface NextProjectInput {
@@ -17,6 +17,8 @@ export interface NextProjectInput {
   keyHeader: string;
   /** apply refuses anyway: the client pass would only add noise. */
   stale: boolean;
+  /** The scaffold's store (stores/*.ts id), whose createPool the instance calls. */
+  storeId?: string;
 }
 
 export interface NextProjectPlan {
@@ -35,14 +37,20 @@ export async function planNextProject(input: NextProjectInput): Promise<NextProj
   if (input.targets.length === 0 || input.stale) return out;
   const actions: WiringTarget[] = [];
   const routes: WiringTarget[] = [];
+  // A webhook wrapped in onceForEvent has no callers to wire, but its webhookEvent module imports the instance.
+  let webhooks = false;
   for (const target of input.targets) {
     const change = input.changes.find((c) => c.path === target.file);
     const text = change?.before ?? (await readInside(input.root, target.file).catch(() => undefined)) ?? '';
+    if (target.trigger === 'webhook') {
+      webhooks ||= (change?.after ?? text).includes(`onceForEvent(ACTIONS.${target.codeName},`);
+      continue;
+    }
     // Only what is wrapped changes for its callers: an action left manual keeps its signature and its callers.
     if (!wiredIn(change?.after ?? text, target)) continue;
     (nextKindOf(target.file, text) === 'action' ? actions : routes).push(target);
   }
-  if (actions.length === 0 && routes.length === 0) return out;
+  if (actions.length === 0 && routes.length === 0) return webhooks ? withInstance(input, out, []) : out;
   const { walkProject } = await import('../../inspect/files/walkProject.js');
   const { files } = await walkProject(input.root);
   const texts: Array<{ path: string; text: string; before: string }> = [];
@@ -64,17 +72,36 @@ export async function planNextProject(input: NextProjectInput): Promise<NextProj
       out.edits.push({ action: input.targets[0]!.action, file, summary: name === 'useIdempotencyKey' ? 'creates the useIdempotencyKey() hook: one key per user intent, reused on retry' : 'creates the intent key logic the hook keeps (no React, testable alone)' });
     }
   }
-  const scoped = [...routes, ...actions].filter((t) => t.scope !== undefined && t.scope !== 'global');
+  return withInstance(input, out, [...routes, ...actions]);
+}
+
+/** The instance module every wrapped route, Server Action and webhook imports, written once; scoped actions need its principal filled in. */
+async function withInstance(input: NextProjectInput, out: NextProjectPlan, wired: readonly WiringTarget[]): Promise<NextProjectPlan> {
+  const scoped = wired.filter((t) => t.scope !== undefined && t.scope !== 'global');
   const instance = `${input.scaffoldDir}/instance.ts`;
+  const auth = scoped.length > 0 && !input.scaffoldModules.has('instance') ? await appAuth(input) : undefined;
   if (!input.scaffoldModules.has('instance')) {
-    out.changes.push({ path: instance, after: renderNextInstance(scoped.length > 0) });
-    out.edits.push({ action: input.targets[0]!.action, file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
+    out.changes.push({ path: instance, after: renderNextInstance(scoped.length > 0, input.storeId, auth) });
+    out.edits.push({ action: input.targets[0]!.action, file: instance, summary: `creates the app instance: createIdempotency() with the pool and the principal${auth ? ` (the signed-in user's id through ${auth.label})` : ''}` });
   }
-  const instanceText = input.scaffoldModules.has('instance') ? await readInside(input.root, instance).catch(() => undefined) : renderNextInstance(scoped.length > 0);
+  const instanceText = input.scaffoldModules.has('instance') ? await readInside(input.root, instance).catch(() => undefined) : renderNextInstance(scoped.length > 0, input.storeId, auth);
   if (scoped.length > 0 && instanceText?.includes('principal: async () => undefined')) {
     for (const target of scoped) {
       out.manual.push({ action: target.action, file: instance, reason: `keys of ${target.action} are scoped per ${target.scope}: make principal in ${instance} return the signed-in id from your session; until then the action is refused (401 / PrincipalMissingError)` });
     }
   }
   return out;
+}
+
+/** The app's recognisable auth (nextInstance.ts), read from its own source files. */
+async function appAuth(input: NextProjectInput): Promise<NextPrincipal | undefined> {
+  const { walkProject } = await import('../../inspect/files/walkProject.js');
+  const { files } = await walkProject(input.root);
+  const texts: Array<{ path: string; text: string }> = [];
+  for (const file of files) {
+    if (!/\.[cm]?[jt]sx?$/.test(file.rel) || file.rel.startsWith(`${input.scaffoldDir}/`)) continue;
+    const text = await readInside(input.root, file.rel).catch(() => undefined);
+    if (text !== undefined) texts.push({ path: file.rel, text });
+  }
+  return nextPrincipalOf(texts, input.scaffoldDir, input.imports.defaultExtension);
 }

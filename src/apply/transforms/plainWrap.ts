@@ -1,7 +1,9 @@
 import { Node, SyntaxKind, type ArrowFunction, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import { instancePool } from '../renderInstance.js';
 import { ensureNamedImport, fitStatement } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import { manualOnly, type Transform, type TransformOutcome } from './context.js';
+import { webhookManual } from './webhookManual.js';
 
 type PlainFunction = FunctionDeclaration | FunctionExpression | ArrowFunction | MethodDeclaration;
 
@@ -116,6 +118,8 @@ export const wrapPlainFunction: Transform = (sf, target, context) => {
   const fn = locate(sf, target, context.anyLine);
   if (!fn) return { edits: [], manual: [], stale: `${target.file} changed since inspection: no function of ${target.action} starts at line ${target.line}` };
   const line = declaredLine(fn);
+  // A webhook is keyed by the provider's event id after its signature check, not by the function's input.
+  if (target.trigger === 'webhook') return webhookManual(target, line);
   const name = nameOf(fn);
   const input = inputOf(fn);
   const call = `idempotency.${target.codeName}({ fingerprintInput: ${input ?? '<its input>'} }, async () => …)`;
@@ -151,12 +155,11 @@ export const wrapPlainFunction: Transform = (sf, target, context) => {
  * `<scaffold>/instance.ts` without a web framework: the app's one createIdempotency(), written once and then the
  * user's. Calls pass their own `scope`; the resolver is only the fallback (apply wraps global actions only).
  */
-export function renderPlainInstance(): string {
+export function renderPlainInstance(storeId?: string): string {
   return `import { createIdempotency, createPool, POLICY } from './index.js';
 
 // Written once by \`idempotency-builder apply\`; yours to edit. Functions that apply wrapped import \`idempotency\` from here.
-// With DATABASE_URL unset, pg falls back to its PGHOST/PGUSER/PGDATABASE environment variables.
-const pool = createPool(process.env['DATABASE_URL'] ?? '', POLICY);
+${instancePool(storeId)}
 
 export const idempotency = createIdempotency({
   pool,

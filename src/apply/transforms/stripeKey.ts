@@ -1,10 +1,11 @@
-import { Node, SyntaxKind, type ArrowFunction, type CallExpression, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, type ArrowFunction, type Block, type CallExpression, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
 import { providerCalls } from '../../findings/providerCalls.js';
 import { ensureNamedImport, fitStatement, spreadFirst } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import type { TransformContext, TransformOutcome } from './context.js';
 import { ADYEN, keyProviderCalls } from './adyenKey.js';
 import { PAYPAL } from './paypalKey.js';
+import { lineIndent } from './consumer.js';
 
 const CONTEXT_NAME = 'idempotencyContext';
 /** Fixed text (no quotes inside), so it can be printed in either quote style. */
@@ -33,20 +34,32 @@ function callsIn(sf: SourceFile, handler: Handler): Array<{ call: CallExpression
 /**
  * `const idempotencyContext = idempotencyOf(req);` plus a guard, as the handler's first statements (once): the
  * provider key needs the claim, and a route that lost its middleware must fail rather than charge without a key.
+ * Only the import is added here; the statements go in at the end (`insertContext`), as raw text indented like the
+ * statement they precede: ts-morph's own insertion indents a try block one level short.
  */
-function ensureContext(handler: Handler, requestName: string, context: TransformContext, sf: SourceFile): boolean {
+function ensureContext(handler: Handler, context: TransformContext, sf: SourceFile, pending: { block?: Block }): boolean {
   const body = handler.getBody();
   if (!body || !Node.isBlock(body)) return false;
   // A handler that wraps its body in try/catch (to call next(error)) gets the guard inside, so it reaches its catch.
   const first = body.getStatements()[0];
   const block = first && Node.isTryStatement(first) ? first.getTryBlock() : body;
-  if (block.getVariableStatement(CONTEXT_NAME)) return true;
+  if (block.getVariableStatement(CONTEXT_NAME) || pending.block) return true;
   if (!ensureNamedImport(sf, context.style.specifier('index'), 'idempotencyOf')) return false;
-  block.insertStatements(0, [
-    fitStatement(sf, `const ${CONTEXT_NAME} = idempotencyOf(${requestName});`),
-    fitStatement(sf, `if (!${CONTEXT_NAME}) throw new Error(${context.style.quote === 'double' ? JSON.stringify(UNMOUNTED) : `'${UNMOUNTED}'`});`),
-  ]);
+  pending.block = block;
   return true;
+}
+
+/** Writes the statements ensureContext planned, before the block's first statement and at its indentation. */
+function insertContext(block: Block, requestName: string, context: TransformContext, sf: SourceFile): void {
+  const lines = [fitStatement(sf, `const ${CONTEXT_NAME} = idempotencyOf(${requestName});`), fitStatement(sf, `if (!${CONTEXT_NAME}) throw new Error(${context.style.quote === 'double' ? JSON.stringify(UNMOUNTED) : `'${UNMOUNTED}'`});`)];
+  const first = block.getStatements()[0];
+  if (!first) {
+    block.insertStatements(0, lines);
+    return;
+  }
+  const indent = lineIndent(first);
+  // Raw text: forgets the file's wrapped nodes, so this is the last edit of keyStripeCalls.
+  sf.insertText(first.getStart(), lines.map((line) => `${line}\n${indent}`).join(''));
 }
 
 /**
@@ -55,11 +68,18 @@ function ensureContext(handler: Handler, requestName: string, context: Transform
  */
 export function keyStripeCalls(sf: SourceFile, handler: Handler, target: WiringTarget, context: TransformContext): TransformOutcome {
   const out: TransformOutcome = { edits: [], manual: [] };
+  const pending: { block?: Block } = {};
+  const requestNode = handler.getParameters()[0]?.getNameNode();
+  const named = requestNode && Node.isIdentifier(requestNode) ? requestNode.getText() : undefined;
+  keyCalls(sf, handler, target, context, out, pending, named);
+  if (pending.block && named !== undefined) insertContext(pending.block, named, context, sf);
+  return out;
+}
+
+function keyCalls(sf: SourceFile, handler: Handler, target: WiringTarget, context: TransformContext, out: TransformOutcome, pending: { block?: Block }, named: string | undefined): void {
   const keying = target.provider === 'adyen' ? ADYEN : target.provider === 'paypal' ? PAYPAL : undefined;
   if (keying) {
-    const requestName = handler.getParameters()[0]?.getNameNode();
-    const named = requestName && Node.isIdentifier(requestName) ? requestName.getText() : undefined;
-    const other = keyProviderCalls(sf, handler, target, context, keying, () => (named !== undefined && ensureContext(handler, named, context, sf) ? CONTEXT_NAME : undefined));
+    const other = keyProviderCalls(sf, handler, target, context, keying, () => (named !== undefined && ensureContext(handler, context, sf, pending) ? CONTEXT_NAME : undefined));
     out.edits.push(...other.edits);
     out.manual.push(...other.manual);
   }
@@ -68,9 +88,8 @@ export function keyStripeCalls(sf: SourceFile, handler: Handler, target: WiringT
   if (target.provider === 'stripe' && calls.length === 0) {
     out.manual.push({ action: target.action, file: target.file, line: handler.getStartLineNumber(), reason: 'the Stripe call is not made inside the route handler: pass idempotencyOf(request) down to it and add stripeRequestOptions(context) from providers.ts as its request options' });
   }
-  if (open.length === 0) return out;
-  const requestName = handler.getParameters()[0]?.getNameNode();
-  const usable = requestName && Node.isIdentifier(requestName) && context.scaffoldModules.has('providers');
+  if (open.length === 0) return;
+  const usable = named !== undefined && context.scaffoldModules.has('providers');
   for (const item of open) {
     const line = item.call.getStartLineNumber();
     const args = item.call.getArguments();
@@ -81,7 +100,7 @@ export function keyStripeCalls(sf: SourceFile, handler: Handler, target: WiringT
       out.manual.push({ action: target.action, file: target.file, line, reason: `stripe.${item.operation} needs stripeRequestOptions(idempotencyOf(request)) as request options; not edited because ${why}` });
       continue;
     }
-    if (!ensureContext(handler, requestName.getText(), context, sf) || !ensureNamedImport(sf, context.style.specifier('providers'), 'stripeRequestOptions')) {
+    if (!ensureContext(handler, context, sf, pending) || !ensureNamedImport(sf, context.style.specifier('providers'), 'stripeRequestOptions')) {
       out.manual.push({ action: target.action, file: target.file, line, reason: `stripe.${item.operation} needs stripeRequestOptions(idempotencyOf(request)); the handler body is an expression or a name is taken` });
       continue;
     }
@@ -93,5 +112,4 @@ export function keyStripeCalls(sf: SourceFile, handler: Handler, target: WiringT
     }
     out.edits.push({ action: target.action, file: target.file, summary: `passes the derived Stripe idempotency key to stripe.${item.operation} (line ${line})` });
   }
-  return out;
 }

@@ -21,7 +21,7 @@ export interface TriggerPlan {
   readonly brokers: ReadonlyArray<'bullmq' | 'bull' | 'amqplib' | 'nats' | 'kafka'>;
   /** Actions whose stuck records the reconciliation job can ask a provider about. */
   readonly reconciled: readonly ActionDesign[];
-  readonly webFramework: 'express' | 'fastify' | 'nestjs' | 'other';
+  readonly webFramework: 'express' | 'fastify' | 'nestjs' | 'next' | 'other';
   /** What the chosen store offers the trigger runtime beyond the IdempotencyStore interface every store implements. */
   readonly store: TriggerStoreSupport;
 }
@@ -84,7 +84,7 @@ export function planTriggers(model: DesignModel, frameworkModule = 'express', st
         RECONCILABLE.has(action.provider) &&
         action.steps.length <= 1,
     ),
-    webFramework: frameworkModule === 'express' || frameworkModule === 'fastify' || frameworkModule === 'nestjs' ? frameworkModule : 'other',
+    webFramework: frameworkModule === 'express' || frameworkModule === 'fastify' || frameworkModule === 'nestjs' || frameworkModule === 'next' ? frameworkModule : 'other',
     store,
   };
 }
@@ -113,7 +113,7 @@ export function triggerFiles(model: DesignModel, frameworkModule = 'express', st
     copy('webhooks/webhooks.ts', 'middleware', 'one execution per provider event: signature first, then claim / lease / fence keyed by the event id');
     if (plan.store.orderingTable) copy('webhooks/ordering.ts', 'store', 'per-object "last applied" version, so an older event never overwrites a newer one');
     copy('webhooks/metrics.ts', 'metrics', 'prom-client counter of webhook events by outcome (applied, duplicate, ignored, failed, ...)');
-    if (plan.webFramework !== 'other') copy(`webhooks/${plan.webFramework}.ts`, 'middleware', `${{ express: 'Express', fastify: 'Fastify', nestjs: 'NestJS' }[plan.webFramework]} route for a webhook: raw body, then the processor`);
+    if (plan.webFramework !== 'other') copy(`webhooks/${plan.webFramework}.ts`, 'middleware', `${{ express: 'Express', fastify: 'Fastify', nestjs: 'NestJS', next: 'Next.js App Router' }[plan.webFramework]} route for a webhook: raw body, then the processor`);
     if (suites) copy('webhooks/webhooks.test.ts', 'tests', 'webhook scenarios: bad signature, concurrent duplicate deliveries, ignored types, out-of-order events');
     if (plan.store.orderingTable) files.push({ path: 'migrations/002_webhook_object_versions.sql', contents: renderOrderingMigration(model), role: 'ddl', purpose: 'the webhook ordering table (apply after 001)' });
   }

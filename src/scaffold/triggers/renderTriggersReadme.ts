@@ -40,7 +40,11 @@ consumers/, cron/, reconcile/ in this folder).`,
 receive(@Req() req: RawBodyRequest<Request>, @Res() res: Response) {
   return nestWebhook(req, res, process${upper(hook.codeName)});
 }`
-            : `// Pass the raw body and headers: process${upper(hook.codeName)}({ rawBody, headers }) answers { status, headers, body }.`;
+            : plan.webFramework === 'next'
+              ? `// The App Router route.ts serving ${route} (no withIdempotency() here: the processor is this route's idempotency):
+export const POST = nextWebhook(process${upper(hook.codeName)});
+export const runtime = 'nodejs';`
+              : `// Pass the raw body and headers: process${upper(hook.codeName)}({ rawBody, headers }) answers { status, headers, body }.`;
     parts.push(`## Webhooks (${list(plan.webhooks.map((action) => action.codeName))})
 
 1. ${plan.store.orderingTable ? 'Apply `migrations/002_webhook_object_versions.sql` after 001 if you use out-of-order protection.' : `Out-of-order protection is an \`OrderingGuard\` (webhooks/webhooks.ts) you give the processor; the ${plan.store.label} scaffold ships none (the PostgreSQL one is a table with a conditional upsert).`}

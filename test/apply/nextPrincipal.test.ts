@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { nextPrincipalOf, renderNextInstance } from '../../src/apply/transforms/nextInstance.js';
+
+const route = { path: 'app/api/notes/route.ts', text: "export async function POST(request: Request) {\n  return Response.json({ ok: true });\n}\n" };
+
+describe('the Next.js principal follows the app\'s recognisable auth', () => {
+  it('Clerk: auth() from @clerk/nextjs/server', () => {
+    const clerk = { path: 'app/api/me/route.ts', text: "import { auth } from '@clerk/nextjs/server';\nexport async function GET() {\n  const { userId } = await auth();\n  return Response.json({ userId });\n}\n" };
+    const principal = nextPrincipalOf([route, clerk], 'lib/idempotency', '')!;
+    expect(principal.label).toBe('Clerk');
+    const instance = renderNextInstance(true, 'postgres', principal);
+    expect(instance.startsWith("import { auth } from '@clerk/nextjs/server';\nimport { createIdempotency, createPool, POLICY } from './index.js';\n")).toBe(true);
+    expect(instance).toContain('  principal: async () => (await auth()).userId ?? undefined,');
+    expect(instance).not.toContain('principal: async () => undefined');
+  });
+
+  it('Auth.js (next-auth v5): the module that exports auth from NextAuth(), imported relative to the scaffold', () => {
+    const authJs = { path: 'auth.ts', text: "import NextAuth from 'next-auth';\nimport GitHub from 'next-auth/providers/github';\nexport const { handlers, auth, signIn, signOut } = NextAuth({ providers: [GitHub] });\n" };
+    const principal = nextPrincipalOf([route, authJs], 'lib/idempotency', '')!;
+    expect(principal.imports).toEqual(["import { auth } from '../../auth';"]);
+    expect(renderNextInstance(true, undefined, principal)).toContain('  principal: async () => (await auth())?.user?.id ?? undefined,');
+    expect(nextPrincipalOf([authJs], 'src/lib/idempotency', '.js')!.imports).toEqual(["import { auth } from '../../../auth.js';"]);
+  });
+
+  it('next-auth v4: getServerSession(authOptions) with the exported options', () => {
+    const options = { path: 'lib/auth.ts', text: "import type { NextAuthOptions } from 'next-auth';\nexport const authOptions: NextAuthOptions = { providers: [] };\n" };
+    const page = { path: 'app/page.tsx', text: "import { getServerSession } from 'next-auth';\nimport { authOptions } from '@/lib/auth';\nexport default async function Page() {\n  const session = await getServerSession(authOptions);\n  return null;\n}\n" };
+    const principal = nextPrincipalOf([options, page], 'lib/idempotency', '')!;
+    expect(principal.imports).toEqual(["import { getServerSession } from 'next-auth';", "import { authOptions } from '../auth';"]);
+    expect(renderNextInstance(true, 'postgres', principal)).toContain('principal: async () => ((await getServerSession(authOptions))?.user as { id?: string } | undefined)?.id,');
+  });
+
+  it('no recognisable auth (or only global actions): the principal stays as before', () => {
+    expect(nextPrincipalOf([route], 'lib/idempotency', '')).toBeUndefined();
+    const supabase = { path: 'lib/supabase.ts', text: "export async function user(client: { auth: { getUser(): Promise<unknown> } }) {\n  return client.auth.getUser();\n}\n" };
+    expect(nextPrincipalOf([supabase], 'lib/idempotency', '')).toBeUndefined();
+    expect(renderNextInstance(true, 'postgres')).toContain('principal: async () => undefined,');
+    const clerk = nextPrincipalOf([{ path: 'middleware.ts', text: "import { auth } from '@clerk/nextjs/server';\n" }], 'lib/idempotency', '');
+    expect(renderNextInstance(false, 'postgres', clerk)).toContain('principal: () => undefined,');
+    expect(renderNextInstance(false, 'postgres', clerk)).not.toContain('@clerk');
+  });
+});

@@ -1,0 +1,118 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import type { Pool } from 'pg';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runApply } from '../../src/cli/apply.js';
+import { wireSource, type WireSourceOptions } from '../../src/apply/planApply.js';
+import type { WiringTarget } from '../../src/apply/types.js';
+import { postgresSkipReason } from '../scaffold/harness.js';
+import { createAppSchema, type AppSchema } from './blackBox.js';
+import { compile, copyFixture, type FixtureCopy } from './fixtureApp.js';
+
+const skip = await postgresSkipReason();
+if (skip) console.warn(`skipped: ${skip}`);
+
+const SECRET = 'whsec_fixture';
+const NEXT_ROUTE = 'src/app/api/webhooks/stripe/route.ts';
+const nextTarget: WiringTarget = { action: 'stripeWebhook', codeName: 'stripeWebhook', trigger: 'webhook', method: 'POST', path: '/api/webhooks/stripe', file: NEXT_ROUTE, line: 7, provider: 'stripe', scope: 'global' };
+const nextOptions: WireSourceOptions = { framework: 'nextjs', scaffoldDir: 'src/idempotency', imports: { aliases: [], defaultExtension: '.js' }, scaffoldModules: new Set(['index', 'instance', 'webhooks/webhooks', 'webhookEvent']) };
+
+/** A signed Stripe delivery of one event, as Stripe resends it: same bytes, same signature. */
+function signed(id: string): { payload: string; signature: string } {
+  const payload = JSON.stringify({ id, object: 'event', type: 'payment_intent.succeeded', data: { object: { id: `pi_${id}`, object: 'payment_intent' } } });
+  return { payload, signature: Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) };
+}
+
+/** 200: applied, or a duplicate of it; 409 only when the first delivery still ran after the lease (Stripe resends). */
+const ANSWERED = new Set([200, 409]);
+
+/**
+ * Issue #19 / #18 beyond Express: a Fastify route and a Next.js App Router route handler that verify Stripe's
+ * signature themselves get their event handling wrapped in onceForEvent after the check; the app type-checks, a
+ * second apply changes nothing, and 50 signed deliveries of one event at once take effect once on each.
+ */
+describe.skipIf(skip !== undefined)('apply on Stripe webhooks verified in a Fastify route and a Next.js route handler', () => {
+  let copy: FixtureCopy;
+  let schema: AppSchema | undefined;
+
+  beforeAll(async () => {
+    copy = await copyFixture('fastify-webhook');
+  });
+  afterAll(async () => {
+    await schema?.drop();
+    await copy?.remove();
+  });
+  const read = (file: string) => readFile(path.join(copy.dir, file), 'utf8');
+
+  it('wraps the handling after the signature check, type-checks, and is a no-op the second time', async () => {
+    const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
+    expect(first.stale).toEqual([]);
+    expect(first.manual).toEqual([]);
+    expect(first.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.ts', 'src/idempotency/webhookEvent.ts', 'src/webhook.ts']);
+    const fastify = await read('src/webhook.ts');
+    expect(fastify.indexOf('stripe.webhooks.constructEvent(')).toBeLessThan(fastify.indexOf("onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {"));
+    expect(fastify).toContain(`    const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
+      if (event.type === 'payment_intent.succeeded') {
+        await db.query('INSERT INTO payments (intent, via) VALUES ($1, $2)', [event.data.object.id, 'fastify']);
+      }
+    });
+    if (answered) {
+      return reply.code(answered.status).headers(answered.headers).send(answered.body);
+    }
+    return { received: true };`);
+
+    // The Next.js route handler, through the same transform (the Next fixture's own apply covers the project pass).
+    const route = await read(NEXT_ROUTE);
+    const wired = wireSource(NEXT_ROUTE, route, [nextTarget], nextOptions);
+    expect(wired.manual).toEqual([]);
+    expect(wired.edits.map((e) => e.summary)).toEqual([expect.stringContaining('once per event id (onceForEvent), after the signature check')]);
+    expect(wired.text).toContain("import { onceForEvent } from '../../../../idempotency/webhookEvent.js';");
+    expect(wired.text).toContain('    return new Response(answered.body, { status: answered.status, headers: answered.headers });\n  }\n  return Response.json({ received: true });');
+    expect(wireSource(NEXT_ROUTE, wired.text, [nextTarget], { ...nextOptions, anyLine: true }).text).toBe(wired.text);
+    await writeFile(path.join(copy.dir, NEXT_ROUTE), wired.text);
+
+    expect(await compile(copy.dir)).toBe('');
+    const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
+    expect(again.changes).toEqual([]);
+    expect(again.written).toBe(false);
+    // Two applies and a tsc of the app: minutes on a saturated machine.
+  }, 300_000);
+
+  it('applies an event delivered 50 times at once exactly once on each route, answering every delivery', async () => {
+    schema = await createAppSchema('webhook', copy.migration, 'CREATE TABLE payments (id serial PRIMARY KEY, intent text NOT NULL, via text NOT NULL)');
+    Object.assign(process.env, { DATABASE_URL: schema.url, STRIPE_WEBHOOK_SECRET: SECRET });
+    const load = async <T>(file: string) => (await import(pathToFileURL(path.join(copy.dir, 'dist/src', file)).href)) as T;
+    const { buildWebhookApp } = await load<{ buildWebhookApp: (secret: string) => FastifyInstance }>('webhook.js');
+    const { POST } = await load<{ POST: (request: Request) => Promise<Response> }>('app/api/webhooks/stripe/route.js');
+    const { db } = await load<{ db: Pool }>('db.js');
+    const count = async (via: string) => (await schema!.pool.query('SELECT count(*)::int AS n FROM payments WHERE via = $1', [via])).rows[0].n as number;
+    const app = buildWebhookApp(SECRET);
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const fastifyEvent = signed('evt_fastify_1');
+      const toFastify = (delivery = fastifyEvent) => fetch(`${address}/webhooks/stripe`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature }, body: delivery.payload }).then((r) => r.status);
+      const nextEvent = signed('evt_next_1');
+      const toNext = (delivery = nextEvent) => POST(new Request('http://localhost/api/webhooks/stripe', { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature }, body: delivery.payload })).then((r) => r.status);
+
+      // A forged signature is refused before anything is claimed or applied.
+      expect(await toFastify({ ...fastifyEvent, signature: 't=1,v1=forged' })).toBe(400);
+      expect(await toNext({ ...nextEvent, signature: 't=1,v1=forged' })).toBe(400);
+
+      const [fastifyStatuses, nextStatuses] = await Promise.all([Promise.all(Array.from({ length: 50 }, () => toFastify())), Promise.all(Array.from({ length: 50 }, () => toNext()))]);
+      for (const statuses of [fastifyStatuses, nextStatuses]) {
+        expect(statuses.every((s) => ANSWERED.has(s)), statuses.join(',')).toBe(true);
+        expect(statuses).toContain(200);
+      }
+      expect(await toFastify()).toBe(200);
+      expect(await toNext()).toBe(200);
+      expect(await count('fastify')).toBe(1);
+      expect(await count('next')).toBe(1);
+    } finally {
+      await app.close();
+      await db.end();
+    }
+  });
+});

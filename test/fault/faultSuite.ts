@@ -85,7 +85,8 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
     embedded ? it.skip(`${name} [not run: ${noNetwork}]`, run) : it(name, run, timeout);
   // PostgreSQL carries the full repetitions; the other stores run every scenario with fewer (CI budget).
   const full = store === 'postgres';
-  const hammerKeys = full ? 100 : 30;
+  // dynalite (in this test process, in memory) is the slowest server here: fewer keys still contend 10 ways each.
+  const hammerKeys = full ? 100 : store === 'dynamodb' ? 20 : 30;
   const killRounds = full ? 5 : 2;
   // At most one request per pooled connection (10 per process): the other stores' claims take more round trips than
   // PostgreSQL's single statement (MySQL: six), so 50 in flight queue for a connection past the 5 s budget on a
@@ -125,7 +126,7 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
         expect(replayed(finals[index]!), key).toBe(true);
         expect(finals[index]!.body, key).toBe(fresh[0]!.body);
       });
-    });
+    }, 180_000);
 
     it(`SIGKILL mid-action, ${killRounds * 4} trials: ${killRounds} kills, each of a process holding 4 actions (2 stopped before their side effect, 2 after), retried on another process`, async () => {
       const w = world();
@@ -235,7 +236,7 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
       expect(await w.counts(key)).toEqual({ executions: 1, effects: 1, charges: 1 });
     });
 
-    network(`claim committed but its answer lost: nothing runs, duplicates get 409 + Retry-After while the lease lives, then the retry runs once`, async () => {
+    network(`claim committed but its answer lost: nothing runs, duplicates get 409 + Retry-After while the lease lives (or the store gave the claim back), then the key runs once`, async () => {
       const w = world();
       const [first, second] = apps();
       const key = 'claim-answer-lost';
@@ -248,12 +249,18 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
       expect(await w.counts(key)).toEqual({ executions: 0, effects: 0, charges: 0 });
 
       const duplicate = await w.pay(second, key);
-      expect(duplicate.status, duplicate.body).toBe(409);
-      expect(retryAfter(duplicate)).toBeGreaterThan(0);
-
-      await w.expireLease(key);
-      const retry = await w.pay(second, key);
-      expect(retry.status, retry.body).toBe(201);
+      if (duplicate.status === 201) {
+        // Redis and DynamoDB give back a claim whose answer they lost (a release fenced by its token, sent as the
+        // client is told 503): the key is free at once, and the duplicate is its one execution.
+        expect(w.store.releasesLostClaims, `${label} let a duplicate run while the lost claim's lease lived`).toBe(true);
+        expect(replayed(duplicate)).toBe(false);
+      } else {
+        expect(duplicate.status, duplicate.body).toBe(409);
+        expect(retryAfter(duplicate)).toBeGreaterThan(0);
+        await w.expireLease(key);
+        const retry = await w.pay(second, key);
+        expect(retry.status, retry.body).toBe(201);
+      }
       expect(await w.counts(key)).toEqual({ executions: 1, effects: 1, charges: 1 });
     });
 

@@ -46,6 +46,11 @@ export interface StoreBackend {
   readonly completion: RegExp;
   /** PostgreSQL's fencing token is a growing number; the others are random tokens, only ever compared for equality. */
   readonly tokensIncrease: boolean;
+  /**
+   * The store gives back (releases, fenced by its token) a claim whose answer it never got, so a retry is not held
+   * off for a lease: Redis and DynamoDB do; the SQL stores roll back or keep the lease.
+   */
+  readonly releasesLostClaims: boolean;
   record(key: string): Promise<StoredRecord | undefined>;
   /** Makes the key's lease lapse now, exactly as the passing of its whole duration would (the record stays PROCESSING). */
   expireLease(key: string): Promise<void>;
@@ -128,6 +133,7 @@ export async function createBackend(kind: StoreKind, generated: Generated, model
           claim: /\bINSERT INTO\s+"?idempotency_store"?/i,
           completion: /\bUPDATE\s+"?idempotency_store"?\s+SET\s+status\b/i,
           tokensIncrease: true,
+          releasesLostClaims: false,
           async record(key) {
             const { rows } = await schema.pool.query(
               `SELECT status, fencing_token::text AS token, response_status AS "responseStatus", convert_from(response_body, 'UTF8') AS body
@@ -158,6 +164,7 @@ export async function createBackend(kind: StoreKind, generated: Generated, model
           claim: /\bINSERT INTO\s+`?idempotency_store`?/i,
           completion: /\bUPDATE\s+`?idempotency_store`?\s+SET\s+status\b/i,
           tokensIncrease: false,
+          releasesLostClaims: false,
           async record(key) {
             const [rows] = await pool.query<mysql.RowDataPacket[]>(
               `SELECT status, fencing_token AS token, response_status AS responseStatus, CONVERT(response_body USING utf8mb4) AS body
@@ -209,6 +216,7 @@ export async function createBackend(kind: StoreKind, generated: Generated, model
           claim: /^EVAL [\s\S]*'status', 'PROCESSING', 'token', ARGV\[1\]/,
           completion: /^EVAL [\s\S]*'completed', '1'/,
           tokensIncrease: false,
+          releasesLostClaims: true,
           async record(key) {
             const name = await recordKeyOf(key);
             if (!name) return undefined;
@@ -222,10 +230,12 @@ export async function createBackend(kind: StoreKind, generated: Generated, model
             };
           },
           async expireLease(key) {
-            // The lease is a key with a PX expiry: its expiry is exactly this deletion.
+            // The lease is a key with a PX expiry: its expiry is exactly this deletion. (Already gone: the store
+            // released it, which is the same state.)
             const name = await recordKeyOf(key);
             const processing = name !== undefined && (await client.hget(name, 'status')) === 'PROCESSING';
-            if (!processing || (await client.del(`${name}:lease`)) !== 1) throw new Error(`no PROCESSING record with a live lease to expire for ${key}`);
+            if (!processing) throw new Error(`no PROCESSING record to expire for ${key}`);
+            await client.del(`${name}:lease`);
           },
           async drop() {
             let cursor = '0';
@@ -261,6 +271,7 @@ export async function createBackend(kind: StoreKind, generated: Generated, model
           claim: /^DynamoDB_20120810\.PutItem /,
           completion: /^DynamoDB_20120810\.UpdateItem [\s\S]*completed = :yes/,
           tokensIncrease: false,
+          releasesLostClaims: true,
           async record(key) {
             const found = await item(key);
             if (!found) return undefined;
@@ -310,6 +321,7 @@ export async function createBackend(kind: StoreKind, generated: Generated, model
           claim: /\bINSERT INTO\b/i,
           completion: /\bUPDATE\b/i,
           tokensIncrease: false,
+          releasesLostClaims: false,
           async record(key) {
             const row = db
               .prepare(`SELECT status, CAST(fencing_token AS TEXT) AS token, response_status AS responseStatus, CAST(response_body AS TEXT) AS body FROM ${table} WHERE key = ?`)

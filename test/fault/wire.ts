@@ -295,7 +295,8 @@ export function redisWire(scripts: ReadonlyMap<string, string> = new Map()): Wir
           requests += 1;
           const args = Array.isArray(value) ? value : [value];
           const name = asText(args[0]).toUpperCase();
-          let text = args.map(asText).join(' ');
+          // Clients send command names in any case (ioredis: lower case); shown upper case, as Redis documents them.
+          let text = [name, ...args.slice(1).map(asText)].join(' ');
           if (name === 'EVAL') {
             const script = asText(args[1]);
             known.set(sha1(script), script);

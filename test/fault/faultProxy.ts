@@ -1,8 +1,8 @@
 import net from 'node:net';
-import { PgMessageReader, type PgMessage } from './pgMessages.js';
+import { postgresWire, type Wire, type WireSession } from './wire.js';
 
 /**
- * A TCP proxy between the app and PostgreSQL that misbehaves on command: refuse connections, stall traffic (held,
+ * A TCP proxy between the app and its store (PostgreSQL, MySQL/MariaDB, Redis, DynamoDB) that misbehaves on command: refuse connections, stall traffic (held,
  * then delivered in order when healed, as TCP would after a partition), delay every chunk, and cut a connection at
  * the moment it carries a given statement, either before the server sees it or after the server committed it but
  * before the app hears back. Every fault is an event the test can await; nothing depends on timing.
@@ -22,7 +22,7 @@ export interface CutRule {
   readonly fired: Promise<string>;
 }
 
-/** `requests`: how many Sync / simple Query messages end in this chunk (each gets one ReadyForQuery back). */
+/** `requests`: how many requests end in this chunk (each gets one answer back). */
 type Item = { readonly data: Buffer; readonly requests?: number } | { readonly end: true };
 
 interface Direction {
@@ -34,13 +34,13 @@ interface Direction {
 interface Link {
   readonly client: net.Socket;
   readonly server: net.Socket;
-  readonly front: PgMessageReader;
-  readonly back: PgMessageReader;
+  readonly wire: WireSession;
   readonly toServer: Direction;
   readonly toClient: Direction;
-  /** Requests (Sync / simple Query) delivered to the server that it has not answered with ReadyForQuery yet. */
+  /** Requests delivered to the server that it has not answered yet. */
   outstanding: number;
-  cutAtReady: { resolve(sql: string): void; sql: string } | undefined;
+  /** Cut once the server has answered this request (or a later one) with no transaction open. */
+  cutAtReady: { resolve(sql: string): void; sql: string; request: number } | undefined;
   closed: boolean;
 }
 
@@ -62,11 +62,13 @@ export class FaultProxy {
   private constructor(
     private readonly listener: net.Server,
     private readonly target: { host: string; port: number },
+    private readonly wire: Wire,
   ) {}
 
-  static async start(target: { host: string; port: number }): Promise<FaultProxy> {
+  /** `wire`: how the store's protocol is read (PostgreSQL by default); statement cuts need one that recognises it. */
+  static async start(target: { host: string; port: number }, wire: Wire = postgresWire): Promise<FaultProxy> {
     const listener = net.createServer({ allowHalfOpen: true });
-    const proxy = new FaultProxy(listener, target);
+    const proxy = new FaultProxy(listener, target, wire);
     listener.on('connection', (socket) => proxy.accept(socket));
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     return proxy;
@@ -76,7 +78,7 @@ export class FaultProxy {
     return (this.listener.address() as net.AddressInfo).port;
   }
 
-  /** The same connection string, pointed at the proxy. */
+  /** The same connection string (any scheme), pointed at the proxy. */
   urlFor(databaseUrl: string): string {
     const url = new URL(databaseUrl);
     url.hostname = '127.0.0.1';
@@ -144,14 +146,10 @@ export class FaultProxy {
       return;
     }
     const server = net.connect({ host: this.target.host, port: this.target.port, allowHalfOpen: true });
-    const front = new PgMessageReader('frontend');
-    const back = new PgMessageReader('backend');
-    front.onSslRequest = () => (back.skipBytes += 1);
     const link: Link = {
       client,
       server,
-      front,
-      back,
+      wire: this.wire(),
       toServer: { queue: [], chain: Promise.resolve() },
       toClient: { queue: [], chain: Promise.resolve() },
       outstanding: 0,
@@ -181,37 +179,35 @@ export class FaultProxy {
   }
 
   private fromClient(link: Link, chunk: Buffer): void {
-    const messages = link.front.push(chunk);
-    const requests = messages.filter((message) => message.type === 'S' || message.type === 'Q').length;
-    for (const message of messages) {
-      const rule = message.sql === undefined ? undefined : this.rules.find((candidate) => candidate.match(message.sql!));
+    const { statements, requests } = link.wire.fromClient(chunk);
+    for (const statement of statements) {
+      const rule = this.rules.find((candidate) => candidate.match(statement.text));
       if (!rule) continue;
       this.rules = this.rules.filter((candidate) => candidate !== rule);
       if (rule.point === 'before-server') {
-        // Bytes before this message go through; the statement itself never does.
-        if (message.start > 0) this.enqueue(link, 'toServer', { data: chunk.subarray(0, message.start) });
+        // Bytes before this statement go through; the statement itself never does.
+        if (statement.start > 0) this.enqueue(link, 'toServer', { data: chunk.subarray(0, statement.start) });
         this.cut(link);
-        rule.resolve(message.sql!);
+        rule.resolve(statement.text);
         return;
       }
-      link.cutAtReady = { resolve: rule.resolve, sql: message.sql! };
+      link.cutAtReady = { resolve: rule.resolve, sql: statement.text, request: statement.request };
     }
     this.enqueue(link, 'toServer', { data: chunk, requests });
   }
 
   private fromServer(link: Link, chunk: Buffer): void {
-    const readyMessages = link.back.push(chunk).filter((message: PgMessage) => message.type === 'Z');
-    const ready = readyMessages.length;
-    if (link.cutAtReady && readyMessages.some((message) => message.transaction === 'I')) {
+    const answers = link.wire.fromServer(chunk);
+    const cutAt = link.cutAtReady;
+    if (cutAt && answers.some((answer) => answer.request >= cutAt.request && answer.idle)) {
       // The server finished the statement and, once no transaction is open any more, committed it (or, had the
       // transaction failed, rolled it back): the app never learns which.
-      const { resolve, sql } = link.cutAtReady;
       link.cutAtReady = undefined;
       this.cut(link);
-      resolve(sql);
+      cutAt.resolve(cutAt.sql);
       return;
     }
-    link.outstanding = Math.max(0, link.outstanding - ready);
+    link.outstanding = Math.max(0, link.outstanding - answers.length);
     this.enqueue(link, 'toClient', { data: chunk });
     this.notifyQuiet();
   }

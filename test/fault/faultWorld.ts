@@ -1,10 +1,10 @@
 import { rm } from 'node:fs/promises';
 import { generateAndCompile, modelFor, type Generated } from '../scaffold/generateInto.js';
-import { createSchema, DATABASE_URL, type Schema } from '../scaffold/harness.js';
 import { startApp, type Adapter, type AppProcess } from './appProcess.js';
 import { Barrier } from './barrier.js';
 import { FakeProvider } from './fakeProvider.js';
 import { FaultProxy } from './faultProxy.js';
+import { createBackend, createRecorder, patchModel, type Recorder, type StoreBackend, type StoredRecord, type StoreKind } from './stores.js';
 
 const COMPILER_OPTIONS: Record<Adapter, Record<string, unknown>> = {
   express: {},
@@ -45,8 +45,9 @@ export interface KeyCounts {
 }
 
 /**
- * Everything one adapter's fault scenarios need: its scaffold generated and compiled from the checkout design,
- * a throwaway schema, the fault proxy in front of PostgreSQL, the fake provider, the barrier, and app processes.
+ * Everything one adapter's fault scenarios on one store need: its scaffold generated and compiled from the checkout
+ * design, a throwaway database (schema, key prefix, table or file) of that store, the fault proxy in front of it
+ * (none for embedded SQLite), the recorder's PostgreSQL schema, the fake provider, the barrier, and app processes.
  */
 export class FaultWorld {
   readonly apps: AppProcess[] = [];
@@ -55,16 +56,24 @@ export class FaultWorld {
   private constructor(
     readonly adapter: Adapter,
     readonly generated: Generated,
-    readonly schema: Schema,
-    readonly proxy: FaultProxy,
+    readonly store: StoreBackend,
+    readonly recorder: Recorder,
+    private readonly faultProxy: FaultProxy | undefined,
     readonly provider: FakeProvider,
     readonly barrier: Barrier,
   ) {}
 
-  static async create(adapter: Adapter): Promise<FaultWorld> {
+  /** The fault proxy between the apps and the store; an embedded store (SQLite) has none. */
+  get proxy(): FaultProxy {
+    if (!this.faultProxy) throw new Error(`${this.store.kind} is embedded: there is no network to fault`);
+    return this.faultProxy;
+  }
+
+  static async create(adapter: Adapter, kind: StoreKind = 'postgres'): Promise<FaultWorld> {
     // The same design for every adapter, so every adapter answers the same scenarios the same way.
     const model = await modelFor('express-stripe-payments', (raw) => {
       (raw.stack as Record<string, unknown>).framework = adapter;
+      (raw.stack as Record<string, unknown>).database = kind;
       // A 5 s store budget (the design's maximum): on a saturated 2-core machine a healthy store can take longer
       // than the default 500 ms, and these scenarios prove exactly-once, not latency. Faults are explicit instead.
       raw.detectionLatency = '500ms';
@@ -73,17 +82,17 @@ export class FaultWorld {
       action.lockTimeoutMs = LEASE_MS;
       action.heartbeatMs = undefined;
     }
-    const generated = await generateAndCompile(model, `fault-${adapter}`, COMPILER_OPTIONS[adapter]);
-    if (generated.tscOutput) throw new Error(`the ${adapter} scaffold does not compile:\n${generated.tscOutput}`);
-    const schema = await createSchema(generated, `fault_${adapter}`);
-    await schema.pool.query(`CREATE TABLE fault_executions (id bigserial PRIMARY KEY, key text NOT NULL, scope text NOT NULL,
-        provider_key text NOT NULL, worker int NOT NULL);
-      CREATE TABLE fault_effects (id bigserial PRIMARY KEY, key text NOT NULL, worker int NOT NULL)`);
-    const target = new URL(DATABASE_URL);
-    const proxy = await FaultProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    patchModel(kind, model);
+    const label = kind === 'postgres' ? adapter : `${adapter}-${kind}`;
+    const generated = await generateAndCompile(model, `fault-${label}`, COMPILER_OPTIONS[adapter]);
+    if (generated.tscOutput) throw new Error(`the ${adapter} scaffold on ${kind} does not compile:\n${generated.tscOutput}`);
+    const { backend, schema } = await createBackend(kind, generated, model, `fault_${label.replace(/-/g, '_')}`);
+    const recorder = await createRecorder(label.replace(/-/g, '_'), schema);
+    const network = backend.network;
+    const proxy = network ? await FaultProxy.start({ host: network.host, port: network.port }, network.wire) : undefined;
     const provider = await FakeProvider.start();
     const barrier = await Barrier.start();
-    return new FaultWorld(adapter, generated, schema, proxy, provider, barrier);
+    return new FaultWorld(adapter, generated, backend, recorder, proxy, provider, barrier);
   }
 
   /** Starts an app process whose store goes through the proxy; it joins `apps`. */
@@ -91,8 +100,8 @@ export class FaultWorld {
   async startApp(options: { direct?: boolean; spare?: boolean } = {}): Promise<AppProcess> {
     const app = await startApp(this.adapter, {
       scaffoldOutDir: this.generated.outDir,
-      storeUrl: options.direct ? this.schema.url : this.proxy.urlFor(this.schema.url),
-      recorderUrl: this.schema.url,
+      storeUrl: options.direct || !this.faultProxy ? this.store.url : this.faultProxy.urlFor(this.store.url),
+      recorderUrl: this.recorder.url,
       providerUrl: this.provider.url,
       barrierUrl: this.barrier.url,
     });
@@ -119,7 +128,7 @@ export class FaultWorld {
   }
 
   async counts(key: string): Promise<KeyCounts> {
-    const { rows } = await this.schema.pool.query<{ executions: number; effects: number }>(
+    const { rows } = await this.recorder.pool.query<{ executions: number; effects: number }>(
       `SELECT (SELECT count(*)::int FROM fault_executions WHERE key = $1) AS executions,
               (SELECT count(*)::int FROM fault_effects WHERE key = $1) AS effects`,
       [key],
@@ -130,7 +139,7 @@ export class FaultWorld {
 
   /** The provider keys the executions of this client key derived (one per principal, whatever the attempt). */
   async providerKeys(key: string): Promise<string[]> {
-    const { rows } = await this.schema.pool.query<{ provider_key: string }>(
+    const { rows } = await this.recorder.pool.query<{ provider_key: string }>(
       'SELECT DISTINCT provider_key FROM fault_executions WHERE key = $1 ORDER BY provider_key',
       [key],
     );
@@ -138,41 +147,33 @@ export class FaultWorld {
   }
 
   async totals(): Promise<{ executions: number; keysExecuted: number; maxExecutionsPerKey: number }> {
-    const { rows } = await this.schema.pool.query<{ executions: number; keys: number; max: number }>(
+    const { rows } = await this.recorder.pool.query<{ executions: number; keys: number; max: number }>(
       `SELECT coalesce(sum(n), 0)::int AS executions, count(*)::int AS keys, coalesce(max(n), 0)::int AS max
        FROM (SELECT count(*) AS n FROM fault_executions GROUP BY key) AS per_key`,
     );
     return { executions: rows[0]!.executions, keysExecuted: rows[0]!.keys, maxExecutionsPerKey: rows[0]!.max };
   }
 
-  /** The stored record for a key (any principal), read directly from PostgreSQL. */
-  async record(key: string): Promise<{ status: string; token: string; responseStatus: number | null; body: string | null } | undefined> {
-    const { rows } = await this.schema.pool.query(
-      `SELECT status, fencing_token::text AS token, response_status AS "responseStatus", convert_from(response_body, 'UTF8') AS body
-       FROM idempotency_store WHERE key = $1`,
-      [key],
-    );
-    return rows[0] as never;
+  /** The stored record for a key (any principal), read directly from the store. */
+  record(key: string): Promise<StoredRecord | undefined> {
+    return this.store.record(key);
   }
 
   /**
-   * Makes the key's lease lapse now, on the database clock, exactly as if its whole duration had passed: the record
-   * stays PROCESSING, only locked_until moves. Stands in for waiting out the lease, which the scenarios must not do.
+   * Makes the key's lease lapse now, on the clock the store reads, exactly as if its whole duration had passed: the
+   * record stays PROCESSING, only its lease ends. Stands in for waiting out the lease, which the scenarios must not do.
    */
-  async expireLease(key: string): Promise<void> {
-    const { rowCount } = await this.schema.pool.query(
-      "UPDATE idempotency_store SET locked_until = now() - interval '1 millisecond' WHERE key = $1 AND status = 'PROCESSING'",
-      [key],
-    );
-    if (rowCount !== 1) throw new Error(`no PROCESSING record to expire for ${key}`);
+  expireLease(key: string): Promise<void> {
+    return this.store.expireLease(key);
   }
 
   async dispose(): Promise<void> {
     await Promise.all(this.spawned.map((app) => app.kill('SIGKILL')));
-    await this.proxy?.close();
+    await this.faultProxy?.close();
     await this.provider?.close();
     await this.barrier?.close();
-    await this.schema?.drop();
+    await this.recorder?.drop();
+    await this.store?.drop();
     await rm(this.generated.dir, { recursive: true, force: true });
   }
 }

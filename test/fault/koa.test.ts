@@ -1,3 +1,3 @@
 import { describeFaultSuite } from './faultSuite.js';
 
-describeFaultSuite('koa');
+await describeFaultSuite('koa');

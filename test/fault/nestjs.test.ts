@@ -1,3 +1,3 @@
 import { describeFaultSuite } from './faultSuite.js';
 
-describeFaultSuite('nestjs');
+await describeFaultSuite('nestjs');

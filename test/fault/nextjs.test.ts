@@ -1,3 +1,3 @@
 import { describeFaultSuite } from './faultSuite.js';
 
-describeFaultSuite('nextjs');
+await describeFaultSuite('nextjs');

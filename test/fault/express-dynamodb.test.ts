@@ -1,0 +1,3 @@
+import { describeFaultSuite } from './faultSuite.js';
+
+await describeFaultSuite('express', 'dynamodb');

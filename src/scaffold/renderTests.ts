@@ -358,9 +358,11 @@ ${store.tests.teardown}
 
 ${store.tests.effectHelpers}
 
-${store.tests.recordKeyHelper}
-
   const keyOf = (id: string) => \`${trigger.prefix}-\${id}\`;
+  // A trigger's key is its message or event id, never a hash of a sample request: the record is found directly.
+  async function recordKey(id: string): Promise<{ scope: string; key: string }> {
+    return { scope: SCOPE, key: keyOf(id) };
+  }
   // Pinned to the action, like the processors' fingerprint: the same id under another action never replays.
   const fingerprintOf = (key: string) => sha256Hex(canonicalJson({ action: ACTION.codeName, key }));
 

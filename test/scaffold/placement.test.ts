@@ -42,10 +42,26 @@ describe('placement in monorepos', () => {
     const root = await repo({
       'package.json': pkg('root'),
       'pnpm-workspace.yaml': 'packages:\n  - apps/*\n',
-      'apps/web/package.json': pkg('web'),
+      'apps/web/package.json': pkg('web', { dependencies: { next: '15.1.0' } }),
       'apps/web/app/api/checkout/route.ts': '',
     });
     expect(planPlacement({ root, sources: ['apps/web/app/api/checkout/route.ts:3'] })[0]).toMatchObject({ packageDir: 'apps/web', dir: 'apps/web/lib/idempotency' });
+  });
+
+  it('a Next.js app known only by next-env.d.ts (next hoisted elsewhere) still gets lib/idempotency', async () => {
+    const root = await repo({ 'package.json': pkg('web'), 'next-env.d.ts': '', 'app/api/checkout/route.ts': '' });
+    expect(planPlacement({ root, sources: ['app/api/checkout/route.ts:3'] })[0]!.dir).toBe('lib/idempotency');
+  });
+
+  it('an Express app whose code lives in app/ (no Next.js): beside its code in app/idempotency, not a new lib/', async () => {
+    const root = await repo({
+      'package.json': pkg('tutorials-api', { dependencies: { express: '4.18.2', mysql2: '2.3.3' } }),
+      'server.js': '',
+      'app/routes/tutorial.routes.js': '',
+    });
+    expect(planPlacement({ root, sources: ['app/routes/tutorial.routes.js:7'] })[0]!.dir).toBe('app/idempotency');
+    // Placeholder designs (no handler found) follow the same layout.
+    expect(planPlacement({ root, sources: [undefined] })[0]!.dir).toBe('app/idempotency');
   });
 
   it('Nx integrated repo: a project.json marks the project even without a package.json', async () => {

@@ -147,3 +147,20 @@ describe('scaffoldProject in a workspace with actions in two packages', () => {
     expect(project.excerpts.middleware?.path).toBe('apps/api/src/idempotency/express.ts');
   });
 });
+
+describe('scaffoldProject for a design whose actions carry no source (placeholder, hand-written config)', () => {
+  it('installs into the package that holds the configured folder, not the workspace root', async () => {
+    const root = await repo({
+      'package.json': pkg('root', { private: true, workspaces: ['apps/*'] }),
+      'package-lock.json': '',
+      'apps/api/package.json': pkg('api', { dependencies: { express: '4.18.2' }, devDependencies: { '@types/express': '4.17.21', vitest: '3.0.0' } }),
+      'apps/api/src/index.ts': '',
+    });
+    const model = await modelFor('minimal-one-action');
+    model.actions = model.actions.map(({ source: _source, ...action }) => action);
+    const project = await scaffoldProject({ root, model, dir: 'apps/api/src/idempotency', packageManager: 'npm' });
+    expect(project.files.some((file) => file.path === 'apps/api/src/idempotency/index.ts')).toBe(true);
+    // npm i at the root would add pg to the root package.json, where the api package's build may not see it.
+    expect(project.notes).toEqual([expect.stringMatching(/^The scaffolding in apps\/api\/src\/idempotency needs packages that package api does not declare yet .*: npm i -w apps\/api /)]);
+  });
+});

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { DesignModel } from '../../model/types.js';
 import type { ScaffoldFile } from '../types.js';
 import { installCommands, missingDependencies, type PackageManager } from './installCommands.js';
+import { findPackageRoot } from './findPackageRoot.js';
 import { planPlacement } from './planPlacement.js';
 
 export interface PlannedScaffold {
@@ -19,7 +20,9 @@ export interface PlannedScaffold {
  */
 export function planScaffolds(root: string, model: DesignModel, configuredDir: string): PlannedScaffold[] {
   const placements = planPlacement({ root, sources: model.actions.map((action) => action.source) });
-  if (placements.length <= 1) return [{ packageDir: placements[0]?.packageDir ?? '', dir: configuredDir, model }];
+  // One scaffold: its package is the one holding the configured folder, which the user (or init's default) chose; the
+  // actions' sources can be absent (a placeholder design, a hand-written config) and would say "the root package".
+  if (placements.length <= 1) return [{ packageDir: findPackageRoot(root, `${configuredDir}/index.ts`), dir: configuredDir, model }];
   const inside = (packageDir: string) => packageDir === '' || configuredDir === packageDir || configuredDir.startsWith(`${packageDir}/`);
   // The longest package folder that contains the configured dir is its package.
   const primary = [...placements].sort((a, b) => b.packageDir.length - a.packageDir.length).find((placement) => inside(placement.packageDir)) ?? placements[0]!;

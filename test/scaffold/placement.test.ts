@@ -142,9 +142,20 @@ describe('scaffoldProject in a workspace with actions in two packages', () => {
     expect(project.notes).toEqual([
       expect.stringContaining('pnpm add -F api pg prom-client'),
       // The admin package's webhook route helper loads express at run time (express.raw for the signed body).
-      expect.stringContaining('pnpm add -F admin express pg prom-client && pnpm add -F admin -D @types/express @types/pg vitest'),
+      expect.stringContaining('pnpm add -F admin express pg prom-client && pnpm add -F admin -D @types/express @types/node @types/pg vitest'),
     ]);
     expect(project.excerpts.middleware?.path).toBe('apps/api/src/idempotency/express.ts');
+  });
+});
+
+describe('@types/node in the install hint', () => {
+  it('asks for a current @types/node when the package pins one without node: modules or fetch, none when it is current', async () => {
+    const at = async (typesNode: string) => {
+      const root = await repo({ 'package.json': pkg('api', { dependencies: { express: '4.18.2', pg: '8.11.0', 'prom-client': '15.0.0' }, devDependencies: { '@types/express': '4.17.21', '@types/pg': '8.10.0', vitest: '3.0.0', '@types/node': typesNode } }), 'src/index.ts': '' });
+      return (await scaffoldProject({ root, model: await modelFor('express-stripe-payments'), dir: 'src/idempotency', packageManager: 'npm' })).notes;
+    };
+    expect(await at('^15.12.2')).toEqual([expect.stringMatching(/: npm i -D @types\/node@20$/)]);
+    expect(await at('^20.11.0')).toEqual([]);
   });
 });
 

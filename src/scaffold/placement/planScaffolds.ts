@@ -39,10 +39,27 @@ export async function dependencyNote(root: string, scaffold: Pick<PlannedScaffol
   const top = scaffold.packageDir === '' ? own : await readManifest(root);
   const declared = new Set([own, top].flatMap((manifest) => ['dependencies', 'devDependencies', 'peerDependencies'].flatMap((key) => Object.keys((manifest[key] as Record<string, unknown> | undefined) ?? {}))));
   const missing = missingDependencies(files, declared, typescript);
+  const nodeTypes = typescript ? nodeTypesToAdd([own, top]) : undefined;
+  if (nodeTypes) missing.dev = [...missing.dev, nodeTypes].sort();
   const name = typeof own['name'] === 'string' ? own['name'] : undefined;
   const commands = installCommands(manager, { packageDir: scaffold.packageDir, ...(name ? { name } : {}) }, missing);
   if (commands.length === 0) return undefined;
   return `The scaffolding in ${scaffold.dir} needs packages that ${scaffold.packageDir === '' ? 'the project' : `package ${name ?? scaffold.packageDir}`} does not declare yet (nothing was installed): ${commands.join(' && ')}`;
+}
+
+/** The oldest @types/node whose globals the scaffold uses (fetch, performance, IncomingMessage.headersDistinct). */
+const NODE_TYPES_MAJOR = 18;
+
+/**
+ * The scaffold imports node: built-ins, so TypeScript needs @types/node, and a current one: an old major (a
+ * Turborepo starter pins 15) has no node: module names and none of the globals, and the scaffold fails to compile.
+ */
+function nodeTypesToAdd(manifests: ReadonlyArray<Record<string, unknown>>): string | undefined {
+  const ranges = manifests.flatMap((manifest) => ['dependencies', 'devDependencies'].map((key) => (manifest[key] as Record<string, unknown> | undefined)?.['@types/node']));
+  const range = ranges.find((value): value is string => typeof value === 'string');
+  if (range === undefined) return '@types/node';
+  const major = /(\d+)/.exec(range)?.[1];
+  return major !== undefined && Number(major) < NODE_TYPES_MAJOR ? '@types/node@20' : undefined;
 }
 
 async function readManifest(dir: string): Promise<Record<string, unknown>> {

@@ -89,6 +89,19 @@ describe('a NestJS project whose Jest collects only *.spec.ts', () => {
   });
 });
 
+describe('JavaScript CommonJS suites for Jest', () => {
+  it("never bind `jest` at module level: Jest 26 wraps CommonJS modules in a function with a `jest` parameter", async () => {
+    const model = await modelFor('express-js-orders');
+    const profile = { ...REFERENCE_PROFILE, language: 'javascript' as const, moduleSystem: 'commonjs' as const, testRunner: 'jest' as const };
+    const suites = generateScaffold(model, { dir: 'src/idempotency', profile }).filter((file) => file.role === 'tests');
+    expect(suites.length).toBeGreaterThan(0);
+    for (const suite of suites) {
+      expect(suite.contents, suite.path).toContain("jest: jestApi } = require('@jest/globals');");
+      expect(suite.contents, suite.path).not.toMatch(/^(const|let|var)\s*\{[^}]*\bjest\b(?!:)[^}]*\}\s*=/m);
+    }
+  });
+});
+
 describe('adaptSource', () => {
   const code = "import pg from 'pg';\nimport Fastify, { type FastifyInstance } from 'fastify';\nimport { core } from './core.js';\nexport { x } from './x.js';\nconst m = await import('./m.js');\n";
   it('CommonJS without interop: import = require, named imports kept apart, extensionless specifiers', () => {

@@ -84,7 +84,8 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       const byPath = new Map(files.map((file) => [file.path, file]));
       const excerpts: Partial<Record<ExcerptId, CodeExcerpt>> = {};
       const set = (id: ExcerptId, path: string | undefined, language: string) => {
-        const file = path === undefined ? undefined : byPath.get(path);
+        // A project whose Jest collects only *.spec.ts gets the suites under that name (applyProfile).
+        const file = path === undefined ? undefined : (byPath.get(path) ?? byPath.get(path.replace(/\.test\.ts$/, '.spec.ts')));
         if (file) excerpts[id] = { language, code: file.contents, path: file.path };
       };
       set('ddl', store.migration?.path, store.migration?.path.endsWith('.yml') ? 'yaml' : 'sql');

@@ -42,10 +42,26 @@ describe('placement in monorepos', () => {
     const root = await repo({
       'package.json': pkg('root'),
       'pnpm-workspace.yaml': 'packages:\n  - apps/*\n',
-      'apps/web/package.json': pkg('web'),
+      'apps/web/package.json': pkg('web', { dependencies: { next: '15.1.0' } }),
       'apps/web/app/api/checkout/route.ts': '',
     });
     expect(planPlacement({ root, sources: ['apps/web/app/api/checkout/route.ts:3'] })[0]).toMatchObject({ packageDir: 'apps/web', dir: 'apps/web/lib/idempotency' });
+  });
+
+  it('a Next.js app known only by next-env.d.ts (next hoisted elsewhere) still gets lib/idempotency', async () => {
+    const root = await repo({ 'package.json': pkg('web'), 'next-env.d.ts': '', 'app/api/checkout/route.ts': '' });
+    expect(planPlacement({ root, sources: ['app/api/checkout/route.ts:3'] })[0]!.dir).toBe('lib/idempotency');
+  });
+
+  it('an Express app whose code lives in app/ (no Next.js): beside its code in app/idempotency, not a new lib/', async () => {
+    const root = await repo({
+      'package.json': pkg('tutorials-api', { dependencies: { express: '4.18.2', mysql2: '2.3.3' } }),
+      'server.js': '',
+      'app/routes/tutorial.routes.js': '',
+    });
+    expect(planPlacement({ root, sources: ['app/routes/tutorial.routes.js:7'] })[0]!.dir).toBe('app/idempotency');
+    // Placeholder designs (no handler found) follow the same layout.
+    expect(planPlacement({ root, sources: [undefined] })[0]!.dir).toBe('app/idempotency');
   });
 
   it('Nx integrated repo: a project.json marks the project even without a package.json', async () => {
@@ -126,8 +142,36 @@ describe('scaffoldProject in a workspace with actions in two packages', () => {
     expect(project.notes).toEqual([
       expect.stringContaining('pnpm add -F api pg prom-client'),
       // The admin package's webhook route helper loads express at run time (express.raw for the signed body).
-      expect.stringContaining('pnpm add -F admin express pg prom-client && pnpm add -F admin -D @types/express @types/pg vitest'),
+      expect.stringContaining('pnpm add -F admin express pg prom-client && pnpm add -F admin -D @types/express @types/node @types/pg vitest'),
     ]);
     expect(project.excerpts.middleware?.path).toBe('apps/api/src/idempotency/express.ts');
+  });
+});
+
+describe('@types/node in the install hint', () => {
+  it('asks for a current @types/node when the package pins one without node: modules or fetch, none when it is current', async () => {
+    const at = async (typesNode: string) => {
+      const root = await repo({ 'package.json': pkg('api', { dependencies: { express: '4.18.2', pg: '8.11.0', 'prom-client': '15.0.0' }, devDependencies: { '@types/express': '4.17.21', '@types/pg': '8.10.0', vitest: '3.0.0', '@types/node': typesNode } }), 'src/index.ts': '' });
+      return (await scaffoldProject({ root, model: await modelFor('express-stripe-payments'), dir: 'src/idempotency', packageManager: 'npm' })).notes;
+    };
+    expect(await at('^15.12.2')).toEqual([expect.stringMatching(/: npm i -D @types\/node@20$/)]);
+    expect(await at('^20.11.0')).toEqual([]);
+  });
+});
+
+describe('scaffoldProject for a design whose actions carry no source (placeholder, hand-written config)', () => {
+  it('installs into the package that holds the configured folder, not the workspace root', async () => {
+    const root = await repo({
+      'package.json': pkg('root', { private: true, workspaces: ['apps/*'] }),
+      'package-lock.json': '',
+      'apps/api/package.json': pkg('api', { dependencies: { express: '4.18.2' }, devDependencies: { '@types/express': '4.17.21', vitest: '3.0.0' } }),
+      'apps/api/src/index.ts': '',
+    });
+    const model = await modelFor('minimal-one-action');
+    model.actions = model.actions.map(({ source: _source, ...action }) => action);
+    const project = await scaffoldProject({ root, model, dir: 'apps/api/src/idempotency', packageManager: 'npm' });
+    expect(project.files.some((file) => file.path === 'apps/api/src/idempotency/index.ts')).toBe(true);
+    // npm i at the root would add pg to the root package.json, where the api package's build may not see it.
+    expect(project.notes).toEqual([expect.stringMatching(/^The scaffolding in apps\/api\/src\/idempotency needs packages that package api does not declare yet .*: npm i -w apps\/api /)]);
   });
 });

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readProjectProfile } from '../../src/scaffold/index.js';
+import { documentExcerpts, generateScaffold, readProjectProfile } from '../../src/scaffold/index.js';
 import { adaptSource } from '../../src/scaffold/profile/applyProfile.js';
 import { REFERENCE_PROFILE } from '../../src/scaffold/profile/types.js';
+import { modelFor } from './generateInto.js';
 
 const run = promisify(execFile);
 const roots: string[] = [];
@@ -61,6 +62,43 @@ describe('readProjectProfile', () => {
     const root = await project({ 'package.json': { scripts: { test: 'node --test dist' } } });
     expect((await read(root)).testRunner).toBe('node-test');
     expect((await read(root, 'src/idempotency', 'mocha')).testRunner).toBe('mocha');
+  });
+});
+
+describe('a NestJS project whose Jest collects only *.spec.ts', () => {
+  const nestJest = { moduleFileExtensions: ['js', 'json', 'ts'], rootDir: 'src', testRegex: '.*\\.spec\\.ts$', transform: { '^.+\\.(t|j)s$': 'ts-jest' } };
+
+  it('names the generated suites *.spec.ts (jest would skip *.test.ts), README and document excerpt included', async () => {
+    const root = await project({ 'package.json': { devDependencies: { jest: '29.7.0' }, jest: nestJest }, 'tsconfig.json': { compilerOptions: { module: 'commonjs', target: 'ES2021' } } });
+    const profile = await read(root);
+    expect(profile).toMatchObject({ testRunner: 'jest', testFileSuffix: 'spec' });
+    const model = await modelFor('nestjs-adyen-saga');
+    const files = generateScaffold(model, { dir: 'src/idempotency', profile });
+    const suites = files.filter((file) => file.role === 'tests').map((file) => file.path);
+    expect(suites).toContain('src/idempotency/idempotency.spec.ts');
+    expect(suites.filter((name) => name.endsWith('.test.ts'))).toEqual([]);
+    expect(files.find((file) => file.path === 'src/idempotency/README.md')!.contents).not.toMatch(/\.test\.ts\b/);
+    expect(documentExcerpts(model, { dir: 'src/idempotency', profile }).tests?.path).toBe('src/idempotency/idempotency.spec.ts');
+  });
+
+  it('keeps *.test.ts where Jest collects it (default config, testMatch with .test., another runner)', async () => {
+    for (const pkg of [{ devDependencies: { jest: '29.7.0' } }, { devDependencies: { jest: '29.7.0' }, jest: { testMatch: ['**/*.test.ts', '**/*.spec.ts'] } }, { devDependencies: { vitest: '3.0.0' }, jest: nestJest }]) {
+      const root = await project({ 'package.json': pkg, 'tsconfig.json': { compilerOptions: { module: 'commonjs' } } });
+      expect((await read(root)).testFileSuffix).toBeUndefined();
+    }
+  });
+});
+
+describe('JavaScript CommonJS suites for Jest', () => {
+  it("never bind `jest` at module level: Jest 26 wraps CommonJS modules in a function with a `jest` parameter", async () => {
+    const model = await modelFor('express-js-orders');
+    const profile = { ...REFERENCE_PROFILE, language: 'javascript' as const, moduleSystem: 'commonjs' as const, testRunner: 'jest' as const };
+    const suites = generateScaffold(model, { dir: 'src/idempotency', profile }).filter((file) => file.role === 'tests');
+    expect(suites.length).toBeGreaterThan(0);
+    for (const suite of suites) {
+      expect(suite.contents, suite.path).toContain("jest: jestApi } = require('@jest/globals');");
+      expect(suite.contents, suite.path).not.toMatch(/^(const|let|var)\s*\{[^}]*\bjest\b(?!:)[^}]*\}\s*=/m);
+    }
   });
 });
 

@@ -17,7 +17,7 @@ describe.each(SUITES)('%s in each runner', (template) => {
     const out = adaptSuite(code, runner, { sourceDir: 'src/idempotency/sub' });
     expect(out).not.toContain('vitest');
     expect(out).not.toContain('.skipIf(');
-    if (runner === 'jest') expect(out).toMatch(/from '@jest\/globals';\n[\s\S]*jest\.setTimeout\(30_000\);/);
+    if (runner === 'jest') expect(out).toMatch(/from '@jest\/globals';\n[\s\S]*jestApi\.setTimeout\(30_000\);/);
     if (runner === 'node-test') expect(out).toMatch(/^import \{[^}]*\} from 'node:test';$/m);
     if (runner === 'mocha') {
       expect(out.startsWith('/// <reference types="mocha" />\n')).toBe(true);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { findPackageRoot } from './findPackageRoot.js';
 
@@ -20,7 +20,8 @@ export interface Placement {
 
 /**
  * Where scaffolding goes: into the package that holds the protected handlers, following its layout (`src/` when it
- * has one, `lib/` beside a Next.js `app/` or `pages/`, else the package folder). One placement per package when
+ * has one, `lib/` beside a Next.js `app/` or `pages/`, the `app/` source folder of other projects, else the package
+ * folder). One placement per package when
  * actions live in several; actions without a known source go with the first. Pure apart from `exists`.
  */
 export function planPlacement(input: PlacementInput): Placement[] {
@@ -39,9 +40,26 @@ export function planPlacement(input: PlacementInput): Placement[] {
   return placements;
 }
 
-/** `<package>/src/idempotency`, `<package>/lib/idempotency` for a Next.js app without src/, else `<package>/idempotency`. */
+/**
+ * `<package>/src/idempotency`; `<package>/lib/idempotency` for a Next.js app without src/ (its app/ holds routes
+ * only); `<package>/app/idempotency` where app/ is an ordinary source folder (Express tutorials, Adonis-style
+ * layouts); else `<package>/idempotency`.
+ */
 export function scaffoldDirIn(root: string, packageDir: string, exists: (file: string) => boolean = existsSync): string {
   const at = (name: string) => exists(path.join(root, packageDir, name));
-  const folder = at('src') ? 'src' : at('app') || at('pages') ? 'lib' : '';
+  const folder = at('src') ? 'src' : (at('app') || at('pages')) && isNextApp(root, packageDir, at) ? 'lib' : at('app') ? 'app' : '';
   return [packageDir, folder, 'idempotency'].filter(Boolean).join('/');
+}
+
+const NEXT_FILES = ['next.config.js', 'next.config.mjs', 'next.config.ts', 'next.config.cjs', 'next-env.d.ts'];
+
+/** Next.js by its config or type stub (both optional), else by `next` among the package's dependencies. */
+function isNextApp(root: string, packageDir: string, at: (name: string) => boolean): boolean {
+  if (NEXT_FILES.some(at)) return true;
+  try {
+    const pkg = JSON.parse(readFileSync(path.join(root, packageDir, 'package.json'), 'utf8')) as Record<string, Record<string, unknown> | undefined>;
+    return ['dependencies', 'devDependencies'].some((key) => typeof pkg[key]?.['next'] === 'string');
+  } catch {
+    return false;
+  }
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { DesignModel } from '../../model/types.js';
 import type { ScaffoldFile } from '../types.js';
 import { installCommands, missingDependencies, type PackageManager } from './installCommands.js';
+import { findPackageRoot } from './findPackageRoot.js';
 import { planPlacement } from './planPlacement.js';
 
 export interface PlannedScaffold {
@@ -19,7 +20,9 @@ export interface PlannedScaffold {
  */
 export function planScaffolds(root: string, model: DesignModel, configuredDir: string): PlannedScaffold[] {
   const placements = planPlacement({ root, sources: model.actions.map((action) => action.source) });
-  if (placements.length <= 1) return [{ packageDir: placements[0]?.packageDir ?? '', dir: configuredDir, model }];
+  // One scaffold: its package is the one holding the configured folder, which the user (or init's default) chose; the
+  // actions' sources can be absent (a placeholder design, a hand-written config) and would say "the root package".
+  if (placements.length <= 1) return [{ packageDir: findPackageRoot(root, `${configuredDir}/index.ts`), dir: configuredDir, model }];
   const inside = (packageDir: string) => packageDir === '' || configuredDir === packageDir || configuredDir.startsWith(`${packageDir}/`);
   // The longest package folder that contains the configured dir is its package.
   const primary = [...placements].sort((a, b) => b.packageDir.length - a.packageDir.length).find((placement) => inside(placement.packageDir)) ?? placements[0]!;
@@ -36,10 +39,27 @@ export async function dependencyNote(root: string, scaffold: Pick<PlannedScaffol
   const top = scaffold.packageDir === '' ? own : await readManifest(root);
   const declared = new Set([own, top].flatMap((manifest) => ['dependencies', 'devDependencies', 'peerDependencies'].flatMap((key) => Object.keys((manifest[key] as Record<string, unknown> | undefined) ?? {}))));
   const missing = missingDependencies(files, declared, typescript);
+  const nodeTypes = typescript ? nodeTypesToAdd([own, top]) : undefined;
+  if (nodeTypes) missing.dev = [...missing.dev, nodeTypes].sort();
   const name = typeof own['name'] === 'string' ? own['name'] : undefined;
   const commands = installCommands(manager, { packageDir: scaffold.packageDir, ...(name ? { name } : {}) }, missing);
   if (commands.length === 0) return undefined;
   return `The scaffolding in ${scaffold.dir} needs packages that ${scaffold.packageDir === '' ? 'the project' : `package ${name ?? scaffold.packageDir}`} does not declare yet (nothing was installed): ${commands.join(' && ')}`;
+}
+
+/** The oldest @types/node whose globals the scaffold uses (fetch, performance, IncomingMessage.headersDistinct). */
+const NODE_TYPES_MAJOR = 18;
+
+/**
+ * The scaffold imports node: built-ins, so TypeScript needs @types/node, and a current one: an old major (a
+ * Turborepo starter pins 15) has no node: module names and none of the globals, and the scaffold fails to compile.
+ */
+function nodeTypesToAdd(manifests: ReadonlyArray<Record<string, unknown>>): string | undefined {
+  const ranges = manifests.flatMap((manifest) => ['dependencies', 'devDependencies'].map((key) => (manifest[key] as Record<string, unknown> | undefined)?.['@types/node']));
+  const range = ranges.find((value): value is string => typeof value === 'string');
+  if (range === undefined) return '@types/node';
+  const major = /(\d+)/.exec(range)?.[1];
+  return major !== undefined && Number(major) < NODE_TYPES_MAJOR ? '@types/node@20' : undefined;
 }
 
 async function readManifest(dir: string): Promise<Record<string, unknown>> {

@@ -22,7 +22,7 @@ interface Edit {
  */
 export function applyProfile(files: readonly ScaffoldFile[], profile: ProjectProfile): ScaffoldFile[] {
   if (profile.language !== 'typescript') return [...files];
-  return files.map((file) => {
+  return (profile.testFileSuffix === 'spec' ? files.map(toSpecName) : files).map((file) => {
     if (file.path.endsWith('.ts')) {
       const contents = adaptSource(file.contents, profile, file.path);
       return contents === file.contents ? file : { ...file, contents, formatted: false };
@@ -33,6 +33,14 @@ export function applyProfile(files: readonly ScaffoldFile[], profile: ProjectPro
     }
     return file;
   });
+}
+
+/** `idempotency.test.ts` → `idempotency.spec.ts`, in the file's path and wherever the scaffold names a suite. */
+function toSpecName(file: ScaffoldFile): ScaffoldFile {
+  const rename = (text: string) => text.replace(/\b([\w-]+)\.test\.ts\b/g, '$1.spec.ts');
+  const contents = file.path.endsWith('.ts') || file.role === 'readme' || file.path.endsWith('.md') ? rename(file.contents) : file.contents;
+  const renamed = rename(file.path);
+  return renamed === file.path && contents === file.contents ? file : { ...file, path: renamed, contents };
 }
 
 /**

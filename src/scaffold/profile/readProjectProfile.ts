@@ -46,6 +46,7 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
   return {
     ...compiled,
     testRunner,
+    ...(testRunner === 'jest' && jestCollectsSpecOnly(pkg) ? { testFileSuffix: 'spec' as const } : {}),
     paths: rootPaths,
     ...(aliased === undefined ? {} : { scaffoldImport: compiled.relativeImports === 'js-extension' ? `${aliased}/index.js` : aliased }),
     tsconfig: path.relative(root, file).split(path.sep).join('/'),
@@ -134,6 +135,32 @@ function readJsonFile(file: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether package.json's Jest config (testRegex or testMatch) collects `x.spec.ts` but not `x.test.ts`, as every
+ * `nest new` project's does. A jest.config.js is code and is not read: Jest's default collects both names.
+ */
+function jestCollectsSpecOnly(pkg: Record<string, unknown>): boolean {
+  const jest = pkg['jest'];
+  if (jest === null || typeof jest !== 'object') return false;
+  const { testRegex, testMatch } = jest as Record<string, unknown>;
+  const list = (value: unknown): string[] => (typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : []);
+  const collects = (file: string): boolean | undefined => {
+    const regexes = list(testRegex);
+    if (regexes.length > 0) {
+      return regexes.some((source) => {
+        try {
+          return new RegExp(source).test(file);
+        } catch {
+          return true;
+        }
+      });
+    }
+    const globs = list(testMatch);
+    return globs.length > 0 ? globs.some((glob) => glob.includes(file.endsWith('.spec.ts') ? '.spec.' : '.test.') || !/\.(spec|test)\./.test(glob)) : undefined;
+  };
+  return collects('src/idempotency/idempotency.test.ts') === false && collects('src/idempotency/idempotency.spec.ts') === true;
 }
 
 function chooseRunner(configured: string | undefined, pkg: Record<string, unknown>): TestRunner {

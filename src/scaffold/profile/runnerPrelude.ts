@@ -85,8 +85,8 @@ const PRELUDES: Record<TestRunner, RunnerPrelude> = {
     runsCompiled: false,
   },
   jest: {
-    imports: `import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';`,
-    helpers: `${SKIPPABLE}\n\njest.setTimeout(${TIMEOUT});`,
+    imports: `import { afterAll, beforeAll, describe, expect, it, jest as jestApi } from '@jest/globals';`,
+    helpers: `${SKIPPABLE}\n\njestApi.setTimeout(${TIMEOUT});`,
     suiteCallback: '() => {',
     beforeAll: 'beforeAll',
     afterAll: 'afterAll',
@@ -146,8 +146,10 @@ export function adaptSuite(code: string, runner: TestRunner, place?: SuitePlace)
   const imports: string[] = usesAssert ? [ASSERT_IMPORTS] : [];
   const helpers: string[] = [];
   if (runner === 'jest') {
-    imports.push(`import { ${[...names, 'jest'].sort().join(', ')} } from '@jest/globals';`);
-    helpers.push(`// The suite talks to a real server: a loaded CI machine needs more than Jest's default 5 s.\njest.setTimeout(${TIMEOUT});`);
+    // Aliased: Jest up to 26 wraps each CommonJS module in a function with a `jest` parameter, so the JavaScript
+    // output's `const { jest } = require('@jest/globals')` was a SyntaxError there (hagopj13/node-express-boilerplate).
+    imports.push(`import { ${[...names, 'jest as jestApi'].sort().join(', ')} } from '@jest/globals';`);
+    helpers.push(`// The suite talks to a real server: a loaded CI machine needs more than Jest's default 5 s.\njestApi.setTimeout(${TIMEOUT});`);
   } else if (runner === 'node-test') {
     const alias: Record<string, string> = { beforeAll: 'before as beforeAll', afterAll: 'after as afterAll', describe: 'describe', it: 'it' };
     const own = [...names].filter((name) => name in alias).map((name) => alias[name]!);

@@ -20,6 +20,11 @@ export interface ProjectProfile {
   /** The newest ECMAScript library the project's lib/target allows (2019 for target ES2019 without lib). */
   esLibrary: number;
   testRunner: TestRunner;
+  /**
+   * 'spec' when the project's Jest only collects `*.spec.ts` (NestJS's default `testRegex`): the generated suites
+   * are named that way, or `jest` would never run them. Undefined = `*.test.ts`.
+   */
+  testFileSuffix?: 'spec';
   /** compilerOptions.paths with targets relative to the project root (posix), as the extends chain resolves them. */
   paths: Record<string, string[]>;
   /**

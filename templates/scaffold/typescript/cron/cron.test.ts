@@ -94,7 +94,9 @@ describe.skipIf(!DATABASE_URL)(`scheduled jobs (${ACTION?.codeName})`, () => {
     const slot = slotStart(MINUTE, Date.now() - 30 * MINUTE);
     const done: string[] = [];
     const batch = (crashAfter?: number) => async (context: { key: string }) => {
-      for (const [index, item] of ['inv-1', 'inv-2', 'inv-3'].entries()) {
+      const items = ['inv-1', 'inv-2', 'inv-3'];
+      for (let index = 0; index < items.length; index++) {
+        const item = items[index]!;
         if (index === crashAfter) throw new Error('worker died');
         await guard.runItem(ACTION, context, item, async () => void done.push(item));
       }

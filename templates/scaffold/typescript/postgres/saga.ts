@@ -92,13 +92,16 @@ export class SagaTracker {
       subKey: `${claim.key}_${i + 1}`,
       providerKey: providerKeyBase(claim, i + 1),
     }));
-    if ([...recorded.values()].some((row) => row.status === 'COMPENSATED')) {
+    // Array.from and an index loop, not spread or for-of over an iterator: projects compiled for ES5 (old
+    // create-next-app tsconfigs) reject those without downlevelIteration.
+    if (Array.from(recorded.values()).some((row) => row.status === 'COMPENSATED')) {
       // A previous attempt was compensating when it stopped: finish the compensation, never run forward again.
       await this.compensate(db, claim, steps, contexts, recorded);
       throw new SagaCompensatedError('(previous attempt)');
     }
     const results: unknown[] = [];
-    for (const [i, step] of steps.entries()) {
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
       const context = contexts[i]!;
       const done = recorded.get(context.index);
       if (done?.status === 'DONE') {

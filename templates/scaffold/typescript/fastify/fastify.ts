@@ -32,7 +32,7 @@ export interface FastifyIdempotencyOptions {
 /** Route-level hooks for one action: pass as the route options, `app.post(url, idempotency.name, handler)`. */
 export interface IdempotentRoute {
   readonly preHandler: preHandlerAsyncHookHandler;
-  readonly onSend: onSendAsyncHookHandler;
+  readonly onSend: onSendAsyncHookHandler<unknown>;
 }
 
 // Per request, not a decoration: nothing to register on the instance, and it is gone with the request.
@@ -94,7 +94,7 @@ export function idempotent(action: ActionSettings, options: FastifyIdempotencyOp
     }
   };
 
-  const onSend: onSendAsyncHookHandler = async (request, reply, payload) => {
+  const onSend: onSendAsyncHookHandler<unknown> = async (request, reply, payload) => {
     const entry = held.get(request);
     // Replays and refusals from preHandler pass through untouched; so does a second send after a failure below.
     if (!entry) return payload;

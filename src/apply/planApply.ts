@@ -85,6 +85,8 @@ export interface ApplyPlan {
 
 /** Findings the transforms themselves resolve (the route gets wrapped, inline Stripe calls get their key). */
 const APPLY_FIXES = new Set(['action-not-wrapped', 'provider-call-without-key']);
+/** The finding each non-HTTP trigger's wrap fixes (the event-id processor, the consumer wrapper, the cron guard). */
+const TRIGGER_FIX: Partial<Record<string, string>> = { webhook: 'webhook-without-event-dedupe', consumer: 'consumer-without-dedupe', cron: 'cron-without-overlap-guard' };
 
 const parseSourceLocation = (source: string) => {
   const match = /^(.+?):(\d+)(?::\d+)?$/.exec(source.trim());
@@ -112,7 +114,9 @@ function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework
     // Open findings init recorded in this action's file: their fixes need judgement (a clock-derived provider
     // parameter, a race), so they are listed with the rule's fix, never edited; APPLY_FIXES are the transforms' own.
     // A file shared by several actions lists each finding once, under the first of them.
-    for (const finding of action.findings.filter((f) => f.status === 'open' && (f.actions[0] ?? action.name) === action.name && !APPLY_FIXES.has(f.ruleId) && !(action.trigger === 'webhook' && f.ruleId === 'webhook-without-event-dedupe'))) {
+    // A trigger's own missing-dedupe finding is what its wrap fixes; when the wrap cannot be made, the transform's
+    // manual step says so, so it is never listed twice.
+    for (const finding of action.findings.filter((f) => f.status === 'open' && (f.actions[0] ?? action.name) === action.name && !APPLY_FIXES.has(f.ruleId) && TRIGGER_FIX[action.trigger] !== f.ruleId)) {
       manual.push({ action: action.name, file: finding.file, line: finding.line, reason: `${finding.ruleId}: ${finding.fix}` });
     }
     if ((action.trigger === 'consumer' || action.trigger === 'cron') && (!framework || framework === 'plain')) {

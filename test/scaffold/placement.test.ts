@@ -105,6 +105,12 @@ describe('dependencies are printed per package with the project package manager,
     expect(installCommands('pnpm', { packageDir: 'apps/x', name: 'x; rm -rf ~' }, { runtime: ['pg'], dev: [] })).toEqual(["pnpm add -F 'x; rm -rf ~' pg"]);
   });
 
+  it('the root of a pnpm or Yarn 1 workspace gets the flag that allows adding there (pnpm refuses a bare add)', () => {
+    expect(installCommands('pnpm', { packageDir: '', workspaceRoot: 'pnpm' }, missing)).toEqual(['pnpm add -w pg prom-client', 'pnpm add -w -D @types/pg']);
+    expect(installCommands('yarn', { packageDir: '', workspaceRoot: 'yarn-classic' }, { runtime: ['pg'], dev: [] })).toEqual(['yarn add -W pg']);
+    expect(installCommands('pnpm', { packageDir: '' }, { runtime: ['pg'], dev: [] })).toEqual(['pnpm add pg']);
+  });
+
   it('the package manager comes from packageManager, else the lockfile', async () => {
     expect(await detectPackageManager(await repo({ 'package.json': pkg('a', { packageManager: 'yarn@4.1.0' }) }))).toBe('yarn');
     expect(await detectPackageManager(await repo({ 'package.json': pkg('a'), 'pnpm-lock.yaml': '' }))).toBe('pnpm');

@@ -49,8 +49,11 @@ function importedPackages(code: string, typeOnly = false): string[] {
  * The commands that add the dependencies to one package with the project's package manager, printed, never run:
  * `pnpm add -F api pg`, `npm i -w packages/api pg`, `yarn workspace api add pg`. `packageDir` '' = the root package.
  */
-export function installCommands(manager: PackageManager, target: { packageDir: string; name?: string }, dependencies: Dependencies): string[] {
+export function installCommands(manager: PackageManager, target: { packageDir: string; name?: string; workspaceRoot?: 'pnpm' | 'yarn-classic' }, dependencies: Dependencies): string[] {
   const workspace = target.packageDir !== '';
+  // The root of a pnpm workspace or a Yarn 1 workspace refuses a bare add ("Running this command will add the
+  // dependency to the workspace root"): the flag says that is meant.
+  const rootFlag = workspace ? '' : target.workspaceRoot === 'pnpm' && manager === 'pnpm' ? ' -w' : target.workspaceRoot === 'yarn-classic' && manager === 'yarn' ? ' -W' : '';
   // Names and folders come from the project's manifests: quoted unless plainly safe, so a printed command cannot
   // mean more than it says when pasted into a shell.
   const name = shellWord(target.name ?? target.packageDir);
@@ -59,9 +62,9 @@ export function installCommands(manager: PackageManager, target: { packageDir: s
     const list = names.join(' ');
     switch (manager) {
       case 'pnpm':
-        return `pnpm add${workspace ? ` -F ${name}` : ''}${dev ? ' -D' : ''} ${list}`;
+        return `pnpm add${workspace ? ` -F ${name}` : rootFlag}${dev ? ' -D' : ''} ${list}`;
       case 'yarn':
-        return `yarn${workspace ? ` workspace ${name}` : ''} add${dev ? ' -D' : ''} ${list}`;
+        return `yarn${workspace ? ` workspace ${name}` : ''} add${rootFlag}${dev ? ' -D' : ''} ${list}`;
       case 'bun':
         return `bun add${workspace ? ` --cwd ${dir}` : ''}${dev ? ' -d' : ''} ${list}`;
       default:

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DesignModel } from '../../model/types.js';
 import type { ScaffoldFile } from '../types.js';
@@ -42,9 +42,19 @@ export async function dependencyNote(root: string, scaffold: Pick<PlannedScaffol
   const nodeTypes = typescript ? nodeTypesToAdd([own, top]) : undefined;
   if (nodeTypes) missing.dev = [...missing.dev, nodeTypes].sort();
   const name = typeof own['name'] === 'string' ? own['name'] : undefined;
-  const commands = installCommands(manager, { packageDir: scaffold.packageDir, ...(name ? { name } : {}) }, missing);
+  const workspaceRoot = scaffold.packageDir === '' ? await workspaceRootKind(root, top, manager) : undefined;
+  const commands = installCommands(manager, { packageDir: scaffold.packageDir, ...(name ? { name } : {}), ...(workspaceRoot ? { workspaceRoot } : {}) }, missing);
   if (commands.length === 0) return undefined;
   return `The scaffolding in ${scaffold.dir} needs packages that ${scaffold.packageDir === '' ? 'the project' : `package ${name ?? scaffold.packageDir}`} does not declare yet (nothing was installed): ${commands.join(' && ')}`;
+}
+
+/** Whether the root is a pnpm or Yarn 1 workspace root, whose package manager wants an explicit flag to add there. */
+async function workspaceRootKind(root: string, manifest: Record<string, unknown>, manager: PackageManager): Promise<'pnpm' | 'yarn-classic' | undefined> {
+  const exists = (file: string) => access(path.join(root, file)).then(() => true, () => false);
+  if (manager === 'pnpm') return (await exists('pnpm-workspace.yaml')) ? 'pnpm' : undefined;
+  // Yarn 2+ (a .yarnrc.yml) treats the root as one more workspace and has no -W flag.
+  if (manager === 'yarn') return manifest['workspaces'] !== undefined && !(await exists('.yarnrc.yml')) ? 'yarn-classic' : undefined;
+  return undefined;
 }
 
 /** The oldest @types/node whose globals the scaffold uses (fetch, performance, IncomingMessage.headersDistinct). */

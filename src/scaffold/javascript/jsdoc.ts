@@ -147,6 +147,20 @@ class JsDocWriter {
       const visited = ts.visitEachChild(node, this.visit, this.context);
       return this.comment(f.createParenthesizedExpression(visited), [`@type {${this.typeText(f.createTypeReferenceNode(node.expression.text))}<${args}>}`]);
     }
+    if (ts.isBinaryExpression(node) && this.startsWithCast(node.left)) {
+      // Prettier moves a cast comment on a binary expression's left operand over the whole expression on a second
+      // pass (changing what it casts); that operand keeps no type here, as before JSDoc.
+      return this.factory.updateBinaryExpression(node, this.stripped(node.left), node.operatorToken, ts.visitNode(node.right, this.visit) as TsMorph.ts.Expression);
+    }
+    if (ts.isParenthesizedExpression(node) && (ts.isAsExpression(node.expression) || ts.isTypeAssertionExpression(node.expression) || ts.isSatisfiesExpression(node.expression))) {
+      // `(x as T)`: the cast brings its own parentheses.
+      return ts.visitNode(node.expression, this.visit);
+    }
+    if (ts.isTypeOfExpression(node) && this.startsWithCast(node.expression)) {
+      // `typeof (x as T)?.code`: prettier parenthesizes the operand of such a cast on a second pass only, so the
+      // emitted file would not be in its own style; parenthesize it now.
+      return f.updateTypeOfExpression(node, f.createParenthesizedExpression(ts.visitNode(node.expression, this.visit) as TsMorph.ts.Expression));
+    }
     if (ts.isSatisfiesExpression(node)) {
       const inner = ts.visitNode(node.expression, this.visit) as TsMorph.ts.Expression;
       return this.comment(f.createParenthesizedExpression(inner), [`@satisfies {${this.typeText(node.type)}}`]);
@@ -178,6 +192,26 @@ class JsDocWriter {
     const ts = this.ts;
     if (!ts.isPropertyAccessExpression(node) || node.name.text !== 'query' || node.expression.kind === ts.SyntaxKind.ThisKeyword) return false;
     return [...this.imported.values()].some(([specifier]) => specifier === 'pg');
+  }
+
+  /** The expression with its casts taken away and no JSDoc written into it (the emitter drops the types). */
+  private stripped(node: TsMorph.ts.Expression): TsMorph.ts.Expression {
+    const ts = this.ts;
+    const strip = (child: Node): Node => {
+      if (ts.isParenthesizedExpression(child) && (ts.isAsExpression(child.expression) || ts.isTypeAssertionExpression(child.expression) || ts.isSatisfiesExpression(child.expression))) {
+        return this.factory.createParenthesizedExpression(ts.visitNode(child.expression.expression, strip) as TsMorph.ts.Expression);
+      }
+      return ts.visitEachChild(child, strip, this.context);
+    };
+    return ts.visitNode(node, strip) as TsMorph.ts.Expression;
+  }
+
+  /** Whether the expression's leftmost part is a cast (`(x as T).a`, `x!.b()`), which becomes `/** … *\/ (x)`. */
+  private startsWithCast(node: Node): boolean {
+    const ts = this.ts;
+    if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node) || ts.isSatisfiesExpression(node) || ts.isNonNullExpression(node)) return true;
+    if (ts.isParenthesizedExpression(node) || ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node) || ts.isCallExpression(node)) return this.startsWithCast(node.expression);
+    return false;
   }
 
   /** An identifier, `this`, or a property access chain of them: what `typeof` accepts. */

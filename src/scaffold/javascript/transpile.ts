@@ -53,7 +53,8 @@ function transpile(source: string, moduleType: ModuleType, fileName: string, opt
       newLine: ts.NewLineKind.LineFeed,
       useDefineForClassFields: true,
     },
-    transformers: { before: [jsdocTransformer(ts)] },
+    // A README example stays plain JavaScript; files keep their types as JSDoc (jsdoc.ts).
+    transformers: options.snippet ? {} : { before: [jsdocTransformer(ts)] },
   });
   const errors = (diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (errors.length > 0) {

@@ -147,10 +147,13 @@ class JsDocWriter {
       const visited = ts.visitEachChild(node, this.visit, this.context);
       return this.comment(f.createParenthesizedExpression(visited), [`@type {${this.typeText(f.createTypeReferenceNode(node.expression.text))}<${args}>}`]);
     }
-    if (ts.isBinaryExpression(node) && this.startsWithCast(node.left)) {
-      // Prettier moves a cast comment on a binary expression's left operand over the whole expression on a second
-      // pass (changing what it casts); that operand keeps no type here, as before JSDoc.
-      return this.factory.updateBinaryExpression(node, this.stripped(node.left), node.operatorToken, ts.visitNode(node.right, this.visit) as TsMorph.ts.Expression);
+    if (ts.isPropertyAccessExpression(node) && ts.isParenthesizedExpression(node.expression) && ts.isBinaryExpression(node.expression.expression) && this.isCast(node.expression.expression.left)) {
+      // `((x as T) ?? y).m`: prettier moves the cast comment over the whole `x ?? y` on a second pass (changing what
+      // it casts); that operand keeps no type here, as before JSDoc.
+      const binary = node.expression.expression;
+      const left = this.stripped(binary.left);
+      const updated = f.updateBinaryExpression(binary, left, binary.operatorToken, ts.visitNode(binary.right, this.visit) as TsMorph.ts.Expression);
+      return f.updatePropertyAccessExpression(node, f.updateParenthesizedExpression(node.expression, updated), node.name);
     }
     if (ts.isParenthesizedExpression(node) && (ts.isAsExpression(node.expression) || ts.isTypeAssertionExpression(node.expression) || ts.isSatisfiesExpression(node.expression))) {
       // `(x as T)`: the cast brings its own parentheses.
@@ -204,6 +207,13 @@ class JsDocWriter {
       return ts.visitEachChild(child, strip, this.context);
     };
     return ts.visitNode(node, strip) as TsMorph.ts.Expression;
+  }
+
+  /** `x as T`, `(x as T)`, `x!`: an expression that is itself a cast. */
+  private isCast(node: Node): boolean {
+    const ts = this.ts;
+    if (ts.isParenthesizedExpression(node)) return this.isCast(node.expression);
+    return ts.isAsExpression(node) || ts.isTypeAssertionExpression(node) || ts.isSatisfiesExpression(node) || ts.isNonNullExpression(node);
   }
 
   /** Whether the expression's leftmost part is a cast (`(x as T).a`, `x!.b()`), which becomes `/** … *\/ (x)`. */

@@ -31,11 +31,49 @@ describe('transpileToJavaScript', () => {
   it('as an ES module: types gone, comments, blank lines and template literals kept', () => {
     const js = transpileToJavaScript(SOURCE, 'module', 'hash.ts');
     expect(js).toMatch(/^\/\*\* Header of the file\. \*\/\n\n/);
-    expect(js).not.toMatch(/interface|type |: string|Pool \}/);
+    expect(js.replace(/\/\*[^]*?\*\//g, '')).not.toMatch(/interface|type |: string|Pool \}/);
     expect(js).toContain("export { quoteIdent } from './pgStore.js';");
-    expect(js).toContain('/** Why this exists. */\nexport function tableHash(shape, pool) {');
+    expect(js).toContain('export function tableHash(shape, pool) {');
+    expect(js).not.toContain('import type');
     expect(js).toMatch(/quoteIdent\(shape\.table\);\n\n {4}return/);
     expect(js).toContain('`SELECT 1\n\nFROM t`');
+  });
+
+  it('keeps the types as JSDoc, folded into the doc comment a declaration already has', () => {
+    const js = transpileToJavaScript(SOURCE, 'module', 'hash.ts');
+    expect(js).toContain("/** @typedef {import('./pgStore.js').StoreOptions} StoreOptions */");
+    expect(js).toContain('/**\n * @typedef {object} Shape\n * @property {string} table\n */');
+    expect(js).toContain(
+      "/**\n * Why this exists.\n *\n * @param {Shape} shape\n * @param {import('pg').Pool} [pool]\n * @returns {string}\n */\nexport function tableHash(shape, pool) {",
+    );
+    expect(js).toContain('/** @type {string} */\n    const name = quoteIdent(shape.table);');
+    expect(js).not.toContain('@__jsdoc__');
+  });
+
+  it('writes casts, non-null assertions, explicit type arguments and parameter properties as JavaScript can check them', () => {
+    const source = `import type { Store } from './types.js';
+export class Holder implements Store {
+  constructor(private readonly limit: number) {}
+  first(items: Map<string, number>, key: string): number {
+    const value = items.get(key) as number;
+    return value + this.limit + this.read!<number>(key);
+  }
+  read?<T>(key: string): T;
+}
+export function answer(): () => number {
+  return (): number => 42;
+}
+`;
+    const js = transpileToJavaScript(source, 'commonjs', 'holder.ts');
+    expect(js).toContain("/** @typedef {import('./types.js').Store} Store */");
+    expect(js).toContain('@implements {Store}');
+    expect(js).toContain('/** @type {number} */\n    limit;');
+    expect(js).toContain('this.limit = limit;');
+    expect(js).toContain('/** @type {number} */ (items.get(key))');
+    expect(js).toContain('/** @type {NonNullable<typeof this.read>} */ (this.read)(key)');
+    // A comment spanning lines after `return` would end the statement: the arrow is parenthesized.
+    expect(js).toMatch(/return \(\/\*\* @returns \{number\} \*\/ \(\) => 42\)|return \/\*\* @returns \{number\} \*\/ \(\) => 42/);
+    expect(() => new Function('require', 'module', 'exports', js)).not.toThrow();
   });
 
   it('as CommonJS: one require per module, module.exports with local and re-exported names, strict mode', () => {

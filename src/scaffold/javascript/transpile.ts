@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as TsMorph from 'ts-morph';
+import { JSDOC_MARK, jsdocTransformer } from './jsdoc.js';
 import { toCommonJs } from './toCommonJs.js';
 
 export type ModuleType = 'module' | 'commonjs';
@@ -52,18 +53,43 @@ function transpile(source: string, moduleType: ModuleType, fileName: string, opt
       newLine: ts.NewLineKind.LineFeed,
       useDefineForClassFields: true,
     },
+    // A README example stays plain JavaScript; files keep their types as JSDoc (jsdoc.ts).
+    transformers: options.snippet ? {} : { before: [jsdocTransformer(ts)] },
   });
   const errors = (diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (errors.length > 0) {
     const message = errors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('; ');
     throw new Error(`bug: generated ${fileName} does not transpile: ${message}`);
   }
-  let esm = tidy(outputText.replace(/^export \{\};\n?/m, ''));
+  let esm = tidy(mergeJsDoc(outputText.replace(/^export \{\};\n?/m, '')));
   // A file's opening comment (set off by a blank line) leaves with the type it happened to precede; keep it.
   const header = /^(?:(?:\/\/[^\n]*\n)+|\/\*[\s\S]*?\*\/\n)(?=\n)/.exec(source)?.[0];
   if (header && !esm.startsWith(header)) esm = `${header}\n${esm}`;
   const code = moduleType === 'commonjs' ? toCommonJs(ts, esm, fileName, { strict: !options.snippet }) : esm;
   return tidy(code);
+}
+
+// A doc comment, then (on the next line) the types jsdocTransformer wrote for the same declaration.
+const DOC_THEN_TAGS = /\/\*\*(?!@__jsdoc__)((?:(?!\*\/)[^])*)\*\/[ \t]*\n([ \t]*)\/\*\*@__jsdoc__((?:(?!\*\/)[^])*)\*\//g;
+
+/** A comment's lines without their `/**`, ` * ` and `*\/`, blank ones at either end dropped. */
+const commentLines = (body: string): string[] => {
+  const lines = body.split('\n').map((line) => line.replace(/^[ \t]*\*? ?/, '').trimEnd());
+  while (lines.length > 0 && lines[0]!.trim() === '') lines.shift();
+  while (lines.length > 0 && lines.at(-1)!.trim() === '') lines.pop();
+  return lines;
+};
+
+/**
+ * The types jsdocTransformer wrote, folded into the doc comment right above them (one comment per declaration, as
+ * a person writes it), the mark removed from the rest. Prettier indents the result.
+ */
+function mergeJsDoc(text: string): string {
+  const merged = text.replace(DOC_THEN_TAGS, (_match, doc: string, indent: string, tags: string) => {
+    const lines = [...commentLines(doc), '', ...commentLines(tags)];
+    return `/**\n${lines.map((line) => `${indent} *${line ? ` ${line}` : ''}`).join('\n')}\n${indent} */`;
+  });
+  return merged.replace(new RegExp(`/\\*${JSDOC_MARK.replace(/\*/g, '\\*')}`, 'g'), '/**');
 }
 
 /** Markers back to blank lines (prettier later folds runs of them, outside strings only), one newline at the end. */

@@ -242,6 +242,12 @@ export class PgIdempotencyStore implements IdempotencyStore {
       commit: async (status, response, retentionMs) => {
         // The completion and COMMIT go out together. The server allows the lease budget here (set for the
         // handler); the client still gives up after the store's.
+        // A connection that already ended took its open transaction with it: nothing can commit, and nothing did.
+        if (session.ended) {
+          const error = new StoreUnavailableError('commit');
+          await session.fail(error);
+          throw error;
+        }
         session.arm();
         let completed: Settled<QueryResult>;
         let committed: Settled<QueryResult>;
@@ -514,6 +520,11 @@ LIMIT $1`,
 class Session {
   private released = false;
   private readonly ignore = () => undefined;
+  /** The connection ended (the server or the app closed it): a statement sent now never reaches the server. */
+  ended = false;
+  private readonly onEnd = () => {
+    this.ended = true;
+  };
   private deadline = 0;
   /** Database clock minus local clock, a lower bound (the database read its clock before we received the answer). */
   private clockOffsetMs: number | undefined;
@@ -527,6 +538,7 @@ class Session {
   ) {
     // A connection lost while checked out emits 'error'; the failing statement reports it, the process must not die.
     client.on('error', this.ignore);
+    client.once('end', this.onEnd);
     this.arm();
   }
 
@@ -642,6 +654,7 @@ class Session {
     if (this.released) return;
     this.released = true;
     this.client.off('error', this.ignore);
+    this.client.off('end', this.onEnd);
     releaseOnce(this.client);
   }
 
@@ -669,6 +682,7 @@ class Session {
     if (this.released) return;
     this.released = true;
     this.client.off('error', this.ignore);
+    this.client.off('end', this.onEnd);
     // A destroyed connection takes its open transaction with it: the server rolls it back.
     releaseOnce(this.client, error instanceof Error ? error : new Error(String(error)));
   }

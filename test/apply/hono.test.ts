@@ -1,75 +1,22 @@
-import { readFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import type { Pool } from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runApply } from '../../src/cli/apply.js';
-import { postgresSkipReason } from '../scaffold/harness.js';
-import { createAppSchema, expectOneExecution, type AppSchema } from './blackBox.js';
-import { compile, copyFixture, runOwnTests, snapshotTree, type FixtureCopy } from './fixtureApp.js';
+import { describeMiddlewareFixture } from './middlewareFixture.js';
 
-const skip = await postgresSkipReason();
-if (skip) console.warn(`skipped: ${skip}`);
-
-describe.skipIf(skip !== undefined)('apply on the Hono fixture app', () => {
-  let copy: FixtureCopy;
-  let schema: AppSchema | undefined;
-
-  beforeAll(async () => {
-    copy = await copyFixture('hono');
-  });
-  afterAll(async () => {
-    await schema?.drop();
-    await copy?.remove();
-  });
-
-  it('--dry-run shows the change and writes nothing', async () => {
-    const before = await snapshotTree(copy.dir);
-    const preview = await runApply({ cwd: copy.dir, dryRun: true, quiet: true }, { interactive: false });
-    expect(preview.written).toBe(false);
-    expect(preview.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.ts', 'src/routes/transfers.ts']);
-    expect(await snapshotTree(copy.dir)).toEqual(before);
-  });
-
-  it('mounts the middleware in the route, type-checks, keeps the app tests green, and is a no-op the second time', async () => {
-    const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
-    expect(first.written).toBe(true);
-    const routes = await readFile(path.join(copy.dir, 'src/routes/transfers.ts'), 'utf8');
-    expect(routes).toContain("import { idempotency } from '../idempotency/instance.js';");
-    expect(routes).toContain("app.post('/transfers', idempotency.createTransfer, async (c) => {");
-    // The principal is what the handler reads: c.get('user').id, i.e. the context's variables.
-    const instance = await readFile(path.join(copy.dir, 'src/idempotency/instance.ts'), 'utf8');
-    expect(instance).toContain('principal: (c) => (c as typeof c & AuthenticatedUser).var?.user?.id,');
-    expect(first.manual.map((m) => m.reason)).toEqual([expect.stringContaining('callers must now send an Idempotency-Key header')]);
-    expect(await compile(copy.dir)).toBe('');
-    const own = await runOwnTests(copy.dir);
-    expect(own.ok, own.output).toBe(true);
-
-    const tree = await snapshotTree(copy.dir);
-    const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
-    expect(again.changes).toEqual([]);
-    expect(again.written).toBe(false);
-    expect(await snapshotTree(copy.dir)).toEqual(tree);
-  });
-
-  it('transfers once for 50 concurrent requests with the same key', async () => {
-    schema = await createAppSchema('hono', copy.migration, 'CREATE TABLE transfers (id serial PRIMARY KEY, sender text NOT NULL, recipient text NOT NULL, amount int NOT NULL)');
-    process.env['DATABASE_URL'] = schema.url;
-    const { createApp } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/app.js')).href)) as { createApp: () => Hono };
-    const { db } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/db.js')).href)) as { db: Pool };
-    const server = serve({ fetch: createApp().fetch, port: 0, hostname: '127.0.0.1' });
+describeMiddlewareFixture({
+  fixture: 'hono',
+  label: 'Hono',
+  routeFile: 'src/routes/transfers.ts',
+  wiredRoute: "app.post('/transfers', idempotency.createTransfer, async (c) => {",
+  // What the handler reads: c.get('user').id, i.e. the context's variables.
+  principal: 'principal: (c) => (c as typeof c & AuthenticatedUser).var?.user?.id,',
+  table: 'transfers',
+  ddl: 'CREATE TABLE transfers (id serial PRIMARY KEY, sender text NOT NULL, recipient text NOT NULL, amount int NOT NULL)',
+  route: '/transfers',
+  request: { key: 'transfer-0b7c', user: 'sender-1', body: { to: 'acct-2', amount: 4000 } },
+  serve: async (createApp) => {
+    const server = serve({ fetch: (createApp() as Hono).fetch, port: 0, hostname: '127.0.0.1' }) as Server;
     await new Promise((resolve) => server.once('listening', resolve));
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/transfers`;
-      const request = { key: 'transfer-0b7c', user: 'sender-1', body: { to: 'acct-2', amount: 4000 } };
-      const pool = schema.pool;
-      await expectOneExecution(url, request, async () => (await pool.query('SELECT count(*)::int AS n FROM transfers')).rows[0].n as number);
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-      await db.end();
-    }
-  });
+    return server;
+  },
 });

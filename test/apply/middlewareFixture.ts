@@ -1,0 +1,92 @@
+import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runApply } from '../../src/cli/apply.js';
+import { postgresSkipReason } from '../scaffold/harness.js';
+import { createAppSchema, expectOneExecution, type AppSchema } from './blackBox.js';
+import { compile, copyFixture, runOwnTests, snapshotTree, type FixtureCopy } from './fixtureApp.js';
+
+/** One fixture app whose route apply wires with a route-middleware argument (Koa, Hono), and what to expect of it. */
+export interface MiddlewareFixture {
+  readonly fixture: 'koa' | 'hono';
+  readonly label: string;
+  /** The route file apply edits, and the registration line it must produce there. */
+  readonly routeFile: string;
+  readonly wiredRoute: string;
+  /** The principal line of the instance module, read from what the handler reads. */
+  readonly principal: string;
+  /** The app's own table (DDL) and the one request sent 50 times. */
+  readonly table: string;
+  readonly ddl: string;
+  readonly route: string;
+  readonly request: { key: string; user: string; body: unknown };
+  /** Serves the compiled app's `createApp()` on an ephemeral loopback port. */
+  readonly serve: (createApp: () => unknown) => Promise<Server>;
+}
+
+const skip = await postgresSkipReason();
+if (skip) console.warn(`skipped: ${skip}`);
+
+/** apply --dry-run, apply --yes (type-checks, the app's own tests pass, a second run is a no-op), then 50 concurrent duplicates. */
+export function describeMiddlewareFixture(spec: MiddlewareFixture): void {
+  describe.skipIf(skip !== undefined)(`apply on the ${spec.label} fixture app`, () => {
+    let copy: FixtureCopy;
+    let schema: AppSchema | undefined;
+
+    beforeAll(async () => {
+      copy = await copyFixture(spec.fixture);
+    });
+    afterAll(async () => {
+      await schema?.drop();
+      await copy?.remove();
+    });
+
+    it('--dry-run shows the change and writes nothing', async () => {
+      const before = await snapshotTree(copy.dir);
+      const preview = await runApply({ cwd: copy.dir, dryRun: true, quiet: true }, { interactive: false });
+      expect(preview.written).toBe(false);
+      expect(preview.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.ts', spec.routeFile]);
+      expect(await snapshotTree(copy.dir)).toEqual(before);
+    });
+
+    it('mounts the middleware before the handler, type-checks, keeps the app tests green, and is a no-op the second time', async () => {
+      const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
+      expect(first.written).toBe(true);
+      const routes = await readFile(path.join(copy.dir, spec.routeFile), 'utf8');
+      expect(routes).toContain("import { idempotency } from '../idempotency/instance.js';");
+      expect(routes).toContain(spec.wiredRoute);
+      const instance = await readFile(path.join(copy.dir, 'src/idempotency/instance.ts'), 'utf8');
+      expect(instance).toContain(spec.principal);
+      expect(first.manual.map((m) => m.reason)).toEqual([expect.stringContaining('callers must now send an Idempotency-Key header')]);
+      expect(await compile(copy.dir)).toBe('');
+      const own = await runOwnTests(copy.dir);
+      expect(own.ok, own.output).toBe(true);
+
+      const tree = await snapshotTree(copy.dir);
+      const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
+      expect(again.changes).toEqual([]);
+      expect(again.written).toBe(false);
+      expect(await snapshotTree(copy.dir)).toEqual(tree);
+    });
+
+    it(`runs the action once for 50 concurrent requests with the same key`, async () => {
+      schema = await createAppSchema(spec.fixture, copy.migration, spec.ddl);
+      process.env['DATABASE_URL'] = schema.url;
+      const { createApp } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/app.js')).href)) as { createApp: () => unknown };
+      const { db } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/db.js')).href)) as { db: Pool };
+      const server = await spec.serve(createApp);
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${spec.route}`;
+        const pool = schema.pool;
+        await expectOneExecution(url, spec.request, async () => (await pool.query(`SELECT count(*)::int AS n FROM ${spec.table}`)).rows[0].n as number);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+        await db.end();
+      }
+    });
+  });
+}

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
-import { DATABASE_URL } from '../scaffold/harness.js';
+import type pg from 'pg';
+import { throwawaySchema } from '../scaffold/harness.js';
 
 export interface AppSchema {
   url: string;
@@ -12,26 +12,10 @@ export interface AppSchema {
 
 /** A throwaway schema with the store's migration and the app's own table, so parallel suites never share rows. */
 export async function createAppSchema(label: string, migration: string, appDdl: string): Promise<AppSchema> {
-  const name = `idem_apply_${label}_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
-  const admin = new pg.Client({ connectionString: DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${name}`);
-  await admin.end();
-  const url = `${DATABASE_URL}${DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${name}`)}`;
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  await pool.query(migration);
-  await pool.query(appDdl);
-  return {
-    url,
-    pool,
-    async drop() {
-      await pool.end();
-      const client = new pg.Client({ connectionString: DATABASE_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
-      await client.end();
-    },
-  };
+  const schema = await throwawaySchema(`idem_apply_${label}_${randomUUID().replace(/-/g, '').slice(0, 10)}`, 4);
+  await schema.pool.query(migration);
+  await schema.pool.query(appDdl);
+  return schema;
 }
 
 /** Answers like Stripe's PaymentIntents endpoint and remembers each request's Idempotency-Key. */

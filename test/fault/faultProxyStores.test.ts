@@ -15,7 +15,7 @@ describe.skipIf(mysqlSkip !== undefined)('the fault proxy between mysql2 and MyS
   let admin: mysql.Connection;
 
   beforeAll(async () => {
-    database = await createMysqlDatabase('wt_faultstores_proxy', 'CREATE TABLE labels (label varchar(64) PRIMARY KEY)');
+    database = await createMysqlDatabase('idem_fault_proxy', 'CREATE TABLE labels (label varchar(64) PRIMARY KEY)');
     admin = await mysql.createConnection({ uri: database.url });
     const target = new URL(MYSQL_URL);
     proxy = await FaultProxy.start({ host: target.hostname, port: Number(target.port || 3306) }, mysqlWire);
@@ -54,7 +54,7 @@ describe.skipIf(mysqlSkip !== undefined)('the fault proxy between mysql2 and MyS
 const redisSkip = await redisSkipReason();
 if (redisSkip) console.warn(`fault proxy on Redis skipped: ${redisSkip}`);
 describe.skipIf(redisSkip !== undefined)('the fault proxy between ioredis and Redis', () => {
-  const prefix = throwaway('wt_faultstores_proxy');
+  const prefix = throwaway('idem_fault_proxy');
   const script = "return redis.call('SET', KEYS[1], ARGV[1])";
   let proxy: FaultProxy;
   let admin: Redis;

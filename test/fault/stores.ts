@@ -5,10 +5,10 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DesignModel } from '../../src/model/types.js';
 import type { Generated } from '../scaffold/generateInto.js';
-import { createSchema, DATABASE_URL, loadScaffold, postgresSkipReason, type Schema } from '../scaffold/harness.js';
+import { createSchema, DATABASE_URL, loadScaffold, postgresSkipReason, throwawaySchema, type Schema } from '../scaffold/harness.js';
 import { createMysqlDatabase, mysqlSkipReason, REDIS_URL, redisSkipReason, startDynalite } from '../scaffold/storeContract/services.js';
 import { dynamoWire, mysqlWire, postgresWire, redisWire, type Wire } from './wire.js';
 
@@ -68,7 +68,7 @@ const RECORDER_TABLES = `CREATE TABLE fault_executions (id bigserial PRIMARY KEY
     provider_key text NOT NULL, worker int NOT NULL);
   CREATE TABLE fault_effects (id bigserial PRIMARY KEY, key text NOT NULL, worker int NOT NULL)`;
 
-const unique = (label: string) => `wt_faultstores_${label}_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+const unique = (label: string) => `idem_fault_${label}_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
 
 /** Why the suite cannot run on this store here (its server, or the recorder's PostgreSQL, is away). */
 export async function storeSkipReason(kind: StoreKind): Promise<string | undefined> {
@@ -90,25 +90,9 @@ export async function createRecorder(label: string, schema?: Schema): Promise<Re
     await schema.pool.query(RECORDER_TABLES);
     return { url: schema.url, pool: schema.pool, drop: async () => undefined };
   }
-  const name = unique(`rec_${label}`);
-  const admin = new pg.Client({ connectionString: DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${name}`);
-  await admin.end();
-  const url = `${DATABASE_URL}${DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${name}`)}`;
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  await pool.query(RECORDER_TABLES);
-  return {
-    url,
-    pool,
-    async drop() {
-      await pool.end();
-      const client = new pg.Client({ connectionString: DATABASE_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
-      await client.end();
-    },
-  };
+  const own = await throwawaySchema(unique(`rec_${label}`), 10);
+  await own.pool.query(RECORDER_TABLES);
+  return own;
 }
 
 const hostPort = (url: string, port: number) => {
@@ -154,7 +138,7 @@ export async function createBackend(kind: StoreKind, generated: Generated, model
       };
     }
     case 'mysql': {
-      const database = await createMysqlDatabase(`wt_faultstores_${label}`, migrationOf(generated));
+      const database = await createMysqlDatabase(`idem_fault_${label}`, migrationOf(generated));
       const pool = mysql.createPool({ uri: database.url, connectionLimit: 4 });
       return {
         backend: {

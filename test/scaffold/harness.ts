@@ -33,17 +33,14 @@ export interface Schema {
   drop(): Promise<void>;
 }
 
-/** A throwaway schema holding the generated migration, so test files never share rows. */
-export async function createSchema(generated: Generated, label: string): Promise<Schema> {
-  const name = `idem_${label}_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+/** An empty throwaway schema (its own search_path in `url`), dropped with everything in it, so test files never share rows. */
+export async function throwawaySchema(name: string, max: number): Promise<Schema> {
   const admin = new pg.Client({ connectionString: DATABASE_URL });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${name}`);
   await admin.end();
   const url = `${DATABASE_URL}${DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${name}`)}`;
-  const pool = new pg.Pool({ connectionString: url, max: 20 });
-  const migration = generated.files.find((file) => file.role === 'ddl')!;
-  await pool.query(await readFile(path.join(generated.dir, migration.path), 'utf8'));
+  const pool = new pg.Pool({ connectionString: url, max });
   return {
     name,
     url,
@@ -56,6 +53,14 @@ export async function createSchema(generated: Generated, label: string): Promise
       await client.end();
     },
   };
+}
+
+/** A throwaway schema holding the generated migration. */
+export async function createSchema(generated: Generated, label: string): Promise<Schema> {
+  const schema = await throwawaySchema(`idem_${label}_${randomUUID().replace(/-/g, '').slice(0, 10)}`, 20);
+  const migration = generated.files.find((file) => file.role === 'ddl')!;
+  await schema.pool.query(await readFile(path.join(generated.dir, migration.path), 'utf8'));
+  return schema;
 }
 
 /** The generated modules, loaded from the JavaScript tsc emitted. Typed loosely: the compile step checks the real types. */

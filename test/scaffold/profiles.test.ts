@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { modelFor } from './generateInto.js';
 import { DATABASE_URL, postgresSkipReason } from './harness.js';
-import { generateProfileProject, PROFILE_CASES, TSC } from './profileCases.js';
+import { bin, generateProfileProject, PROFILE_CASES, TSC } from './profileCases.js';
 
 const run = promisify(execFile);
 const skip = await postgresSkipReason();
@@ -37,12 +37,35 @@ describe.each(PROFILE_CASES)('profile $label', (profileCase) => {
     if (profile.language === 'typescript' && !profile.defaultImportInterop) expect(files.find((file) => file.path.endsWith('/pool.ts'))!.contents).toContain("import pg = require('pg');");
     if (profile.relativeImports === 'extensionless') expect(files.find((file) => file.path.endsWith('/index.ts'))!.contents).toContain("from './core';");
 
-    if (profileCase.language === 'typescript') {
-      const compiled = await run(process.execPath, [TSC, '-p', dir], { cwd: dir }).then(
+    const typeCheck = (project: string) =>
+      run(process.execPath, [TSC, '-p', project], { cwd: dir, maxBuffer: 16 * 1024 * 1024 }).then(
         () => '',
         (error: { stdout?: string }) => String(error.stdout),
       );
-      expect(compiled).toBe('');
+    if (profileCase.language === 'typescript') expect(await typeCheck(dir)).toBe('');
+    else {
+      // The JSDoc types hold for every generated file, the suites included, as a JavaScript user's editor checks
+      // them: tsc --checkJs --strict in the project's module format (javascriptJsDoc.test.ts checks the runtime files
+      // of more stacks).
+      const commonjs = profile.moduleSystem === 'commonjs';
+      const checkJs = {
+        compilerOptions: {
+          allowJs: true,
+          checkJs: true,
+          noEmit: true,
+          strict: true,
+          module: commonjs ? 'commonjs' : 'nodenext',
+          moduleResolution: commonjs ? 'node10' : 'nodenext',
+          target: 'es2022',
+          skipLibCheck: true,
+          types: ['node'],
+          typeRoots: [bin('@types')],
+        },
+        include: ['src/**/*.js'],
+      };
+      await writeFile(path.join(dir, 'tsconfig.checkjs.json'), JSON.stringify(checkJs, null, 2));
+      expect(files.some((file) => file.path.endsWith('.test.js'))).toBe(true);
+      expect(await typeCheck('tsconfig.checkjs.json')).toBe('');
     }
     if (skip) return;
     const result = await run(process.execPath, profileCase.command(dir), {

@@ -55,10 +55,9 @@ describe.skipIf(!DATABASE_URL)(`consumers (${ACTION?.codeName})`, () => {
   /** The effect, written the way the action's mode prescribes (transactional: through the claim's transaction). */
   async function effect(message: Message, context: IdempotencyContext): Promise<void> {
     if (message.fail) throw new Error('downstream refused');
-    await ((context.db as pg.PoolClient | undefined) ?? pool).query(
-      'INSERT INTO test_effects (message_id) VALUES ($1)',
-      [message.id],
-    );
+    // A variable, so the cast keeps its JSDoc type in the JavaScript scaffold (`(a as T ?? b).m` loses it).
+    const db = (context.db as pg.PoolClient | undefined) ?? pool;
+    await db.query('INSERT INTO test_effects (message_id) VALUES ($1)', [message.id]);
   }
 
   const effects = async (id: string) =>

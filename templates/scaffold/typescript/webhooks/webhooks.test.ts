@@ -16,7 +16,8 @@ if (!DATABASE_URL)
     'webhook tests skipped: set DATABASE_URL to a PostgreSQL database they may create a schema in',
   );
 
-const ACTION = (Object.values(ACTIONS) as ActionSettings[]).find((action) => action.trigger === 'webhook')!;
+// A cast, not `!`: the JavaScript scaffold keeps a cast as JSDoc, and has no way to say `!` of a call.
+const ACTION = (Object.values(ACTIONS) as ActionSettings[]).find((action) => action.trigger === 'webhook') as ActionSettings;
 const SECRET = 'whsec_test_secret';
 
 /** Signs like Stripe: t=<seconds>,v1=<HMAC-SHA256 of "t.body">. */
@@ -78,10 +79,9 @@ describe.skipIf(!DATABASE_URL)(`webhooks (${ACTION?.codeName})`, () => {
       handle: async (event, context) => {
         options.started?.();
         await options.slow;
-        await ((context.db as pg.PoolClient | undefined) ?? pool).query(
-          'INSERT INTO test_effects (event_id) VALUES ($1)',
-          [event.id],
-        );
+        // A variable, so the cast keeps its JSDoc type in the JavaScript scaffold (`(a as T ?? b).m` loses it).
+        const db = (context.db as pg.PoolClient | undefined) ?? pool;
+        await db.query('INSERT INTO test_effects (event_id) VALUES ($1)', [event.id]);
       },
     });
   }

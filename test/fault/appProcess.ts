@@ -8,6 +8,8 @@ export type Adapter = 'express' | 'fastify' | 'nestjs' | 'koa' | 'hono' | 'nextj
 export interface AppEnvironment {
   /** Folder of the compiled scaffold (holds index.js and providers.js). */
   readonly scaffoldOutDir: string;
+  /** How a project of the scaffold's profile loads it: import() for ES modules, require() for CommonJS. */
+  readonly scaffoldFormat: 'esm' | 'commonjs';
   /** Where the idempotency store connects: the fault proxy, or the database itself. */
   readonly storeUrl: string;
   /** Direct connection for the executions / effects tables. */
@@ -36,6 +38,7 @@ export async function startApp(adapter: Adapter, environment: AppEnvironment): P
       ...process.env,
       SCAFFOLD_INDEX: pathToFileURL(path.join(environment.scaffoldOutDir, 'index.js')).href,
       SCAFFOLD_PROVIDERS: pathToFileURL(path.join(environment.scaffoldOutDir, 'providers.js')).href,
+      SCAFFOLD_FORMAT: environment.scaffoldFormat,
       STORE_URL: environment.storeUrl,
       RECORDER_URL: environment.recorderUrl,
       PROVIDER_URL: environment.providerUrl,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Adapter, AppProcess } from './appProcess.js';
 import { FaultWorld, type Answer } from './faultWorld.js';
 import { STORE_LABELS, storeSkipReason, type StoreKind } from './stores.js';
+import type { ProfileCase } from '../scaffold/profileCases.js';
 
 /** Runs `work` over `items` with at most `limit` in flight, keeping results in input order. */
 export async function withConcurrency<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
@@ -49,10 +50,10 @@ function expectOutcomeUnknown(answer: Answer): void {
 }
 
 /** A world with two app processes of one adapter on one database, shared by the scenarios of one describe block. */
-export function useWorld(adapter: Adapter, store: StoreKind = 'postgres'): { world: () => FaultWorld; apps: () => [AppProcess, AppProcess] } {
+export function useWorld(adapter: Adapter, store: StoreKind = 'postgres', profile?: ProfileCase): { world: () => FaultWorld; apps: () => [AppProcess, AppProcess] } {
   let world: FaultWorld | undefined;
   beforeAll(async () => {
-    world = await FaultWorld.create(adapter, store);
+    world = await FaultWorld.create(adapter, store, profile);
     await Promise.all([world.startApp(), world.startApp()]);
   }, 180_000);
   afterAll(async () => {
@@ -65,29 +66,61 @@ export function useWorld(adapter: Adapter, store: StoreKind = 'postgres'): { wor
 }
 
 /**
+ * The fault scenarios by stable id, so a suite can run a subset (faultProfiles.test.ts); `network` ones fault the
+ * network between app and store, which an embedded store does not have.
+ */
+export const SCENARIOS = {
+  hammer: { network: false },
+  sigkill: { network: false },
+  'lease-lapse': { network: false },
+  'two-principals': { network: false },
+  'claim-cut': { network: true },
+  'claim-answer-lost': { network: true },
+  'delayed-duplicates': { network: true },
+  'claim-stall': { network: true },
+  'completion-cut': { network: true },
+  'completion-answer-lost': { network: true },
+  'completion-stall': { network: true },
+  'store-refused': { network: true },
+} as const satisfies Record<string, { network: boolean }>;
+export type ScenarioId = keyof typeof SCENARIOS;
+export const SCENARIO_IDS = Object.keys(SCENARIOS) as ScenarioId[];
+
+export interface FaultSuiteOptions {
+  /** The project profile the scaffold is generated for, compiled and loaded under; default the reference (NodeNext ESM). */
+  readonly profile?: ProfileCase;
+  /** The scenarios to register; default all of them. */
+  readonly scenarios?: readonly ScenarioId[];
+}
+
+/**
  * The fault scenarios every adapter must pass on a store (PostgreSQL unless told), through the generated scaffold
  * running in two separate app processes. Each one asserts executions, local effects and provider charges per key.
  * An embedded store (SQLite) has no network between app and store: the network scenarios do not apply and are not
  * registered (a printed line names them and says why), and the process-level ones (hammer, SIGKILL, lease lapse,
- * principals) run.
+ * principals) run. With a profile, the scaffold is the one generated for that project profile (faultProfiles.test.ts).
  */
-export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'postgres'): Promise<void> {
+export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'postgres', options: FaultSuiteOptions = {}): Promise<void> {
   const skipReason = await storeSkipReason(store);
   const label = STORE_LABELS[store];
-  if (skipReason) console.warn(`fault suite (${adapter} on ${label}) skipped: ${skipReason}`);
+  const profileLabel = options.profile ? `, profile ${options.profile.label}` : '';
+  if (skipReason) console.warn(`fault suite (${adapter} on ${label}${profileLabel}) skipped: ${skipReason}`);
 
   // The plain idempotent(fn) wrapper records a function's JSON result, not an HTTP answer: core.runOnce stores it as 200.
   const storedStatus = adapter === 'none' ? 200 : 201;
   const embedded = store === 'sqlite';
   const noNetwork = `${label} is embedded in the app process: no network between app and store to fault`;
   const notApplicable: string[] = [];
-  /** A scenario that faults the network between app and store: on an embedded store it does not apply, and is named below. */
-  const network = (name: string, run: () => Promise<void>, timeout?: number) => {
-    if (embedded) notApplicable.push(name);
-    else it(name, run, timeout);
+  const chosen = new Set<ScenarioId>(options.scenarios ?? SCENARIO_IDS);
+  /** A chosen scenario; one that faults the network between app and store does not apply to an embedded store, and is named below. */
+  const scenario = (id: ScenarioId, name: string, run: () => Promise<void>, timeout?: number) => {
+    if (!chosen.has(id)) return;
+    if (embedded && SCENARIOS[id].network) notApplicable.push(name);
+    else it(`[${id}] ${name}`, run, timeout);
   };
-  // PostgreSQL carries the full repetitions; the other stores run every scenario with fewer (CI budget).
-  const full = store === 'postgres';
+  // PostgreSQL carries the full repetitions for the reference profile; the other stores and profiles run every
+  // scenario with fewer (CI budget).
+  const full = store === 'postgres' && !options.profile;
   // dynalite (in this test process, in memory) is the slowest server here: fewer keys still contend 10 ways each.
   const hammerKeys = full ? 100 : store === 'dynamodb' ? 20 : 30;
   const killRounds = full ? 5 : 2;
@@ -98,10 +131,10 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
   // flight on a saturated machine outlast the 5 s store budget (a true 503 / outcome unknown), so it gets 10.
   const hammerConcurrency = full ? 50 : store === 'dynamodb' ? 10 : 20;
 
-  describe.skipIf(skipReason !== undefined)(`${adapter}: exactly once under faults (two app processes, one ${label})`, () => {
-    const { world, apps } = useWorld(adapter, store);
+  describe.skipIf(skipReason !== undefined)(`${adapter}: exactly once under faults (two app processes, one ${label}${profileLabel})`, () => {
+    const { world, apps } = useWorld(adapter, store, options.profile);
 
-    it(`hammer: ${hammerKeys * 10} requests over ${hammerKeys} keys at concurrency ${hammerConcurrency} across both processes: ${hammerKeys} executions, no 5xx, byte-identical replays`, async () => {
+    scenario('hammer', `hammer: ${hammerKeys * 10} requests over ${hammerKeys} keys at concurrency ${hammerConcurrency} across both processes: ${hammerKeys} executions, no 5xx, byte-identical replays`, async () => {
       const w = world();
       // Straight to the store: this is throughput on a healthy network, not a proxy fault.
       const direct = await Promise.all([w.startApp({ direct: true, spare: true }), w.startApp({ direct: true, spare: true })]);
@@ -133,7 +166,7 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
       });
     }, 180_000);
 
-    it(`SIGKILL mid-action, ${killRounds * 4} trials: ${killRounds} kills, each of a process holding 4 actions (2 stopped before their side effect, 2 after), retried on another process`, async () => {
+    scenario('sigkill', `SIGKILL mid-action, ${killRounds * 4} trials: ${killRounds} kills, each of a process holding 4 actions (2 stopped before their side effect, 2 after), retried on another process`, async () => {
       const w = world();
       // Processes of their own, straight to the store: here the fault is the process dying, not the network.
       let victim = await w.startApp({ direct: true, spare: true });
@@ -178,7 +211,7 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
       await Promise.all([victim.kill(), survivor.kill()]);
     }, 240_000);
 
-    it('lease lapses while the action still runs: the takeover answers, the late owner is fenced out and never answers 2xx', async () => {
+    scenario('lease-lapse', 'lease lapses while the action still runs: the takeover answers, the late owner is fenced out and never answers 2xx', async () => {
       const w = world();
       const [first, second] = apps();
       const key = 'lease-lapses-mid-action';
@@ -208,7 +241,7 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
       expect(await w.counts(key)).toEqual({ executions: 2, effects: 2, charges: 1 });
     });
 
-    it('two principals send the same Idempotency-Key: each runs once as its own request, and the provider never replays one customer\'s charge to the other', async () => {
+    scenario('two-principals', 'two principals send the same Idempotency-Key: each runs once as its own request, and the provider never replays one customer\'s charge to the other', async () => {
       const w = world();
       const [first, second] = apps();
       const key = 'one-key-two-principals';
@@ -221,7 +254,7 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
       expect(bobCharge, "the provider replayed one principal's charge to the other: their derived provider keys are equal").not.toBe(aliceCharge);
     });
 
-    network(`connection cut as the claim is sent (${label} never sees it): no record, no execution; the retry runs once`, async () => {
+    scenario('claim-cut', `connection cut as the claim is sent (${label} never sees it): no record, no execution; the retry runs once`, async () => {
       const w = world();
       const [first, second] = apps();
       const key = 'claim-cut-before-server';
@@ -241,7 +274,7 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
       expect(await w.counts(key)).toEqual({ executions: 1, effects: 1, charges: 1 });
     });
 
-    network(`claim committed but its answer lost: nothing runs, duplicates get 409 + Retry-After while the lease lives (or the store gave the claim back), then the key runs once`, async () => {
+    scenario('claim-answer-lost', `claim committed but its answer lost: nothing runs, duplicates get 409 + Retry-After while the lease lives (or the store gave the claim back), then the key runs once`, async () => {
       const w = world();
       const [first, second] = apps();
       const key = 'claim-answer-lost';
@@ -269,7 +302,7 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
       expect(await w.counts(key)).toEqual({ executions: 1, effects: 1, charges: 1 });
     });
 
-    network(`every packet to and from ${label} delayed: 20 concurrent duplicates across both processes run once, none gets a 5xx`, async () => {
+    scenario('delayed-duplicates', `every packet to and from ${label} delayed: 20 concurrent duplicates across both processes run once, none gets a 5xx`, async () => {
       const w = world();
       const key = 'delayed-duplicates';
       w.proxy.delay(10);
@@ -286,7 +319,7 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
       expect(await w.counts(key)).toEqual({ executions: 1, effects: 1, charges: 1 });
     });
 
-    network(`store stalls during the claim: the 503 must be true, so once the network heals the held claim cannot take the key`, async () => {
+    scenario('claim-stall', `store stalls during the claim: the 503 must be true, so once the network heals the held claim cannot take the key`, async () => {
       const w = world();
       const [first, second] = apps();
       const key = 'claim-stalled';
@@ -304,7 +337,7 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
       expect(await w.counts(key)).toEqual({ executions: 1, effects: 1, charges: 1 });
     });
 
-    network(`completion write lost before it reaches ${label}: retried with the same fencing token, the client gets its 201 and the action ran once`, async () => {
+    scenario('completion-cut', `completion write lost before it reaches ${label}: retried with the same fencing token, the client gets its 201 and the action ran once`, async () => {
       const w = world();
       const [first, second] = apps();
       const key = 'completion-cut-before-server';
@@ -319,7 +352,7 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
       expect(await w.counts(key)).toEqual({ executions: 1, effects: 1, charges: 1 });
     });
 
-    network(`completion committed but its answer lost: 201 or "outcome unknown", never "not processed"; the retry replays the recorded bytes`, async () => {
+    scenario('completion-answer-lost', `completion committed but its answer lost: 201 or "outcome unknown", never "not processed"; the retry replays the recorded bytes`, async () => {
       const w = world();
       const [first, second] = apps();
       const key = 'completion-answer-lost';
@@ -337,7 +370,7 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
       expect(await w.counts(key)).toEqual({ executions: 1, effects: 1, charges: 1 });
     });
 
-    network(`store unreachable from the side effect until past the completion deadline: 5xx "outcome unknown", and no retry charges again`, async () => {
+    scenario('completion-stall', `store unreachable from the side effect until past the completion deadline: 5xx "outcome unknown", and no retry charges again`, async () => {
       const w = world();
       const [first, second] = apps();
       const key = 'completion-stalled';
@@ -358,7 +391,7 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
       expect(await w.counts(key)).toEqual({ executions: 1, effects: 1, charges: 1 });
     }, 240_000);
 
-    network(`${label} refuses connections: 503 + Retry-After and nothing runs; once it is back the same key runs once`, async () => {
+    scenario('store-refused', `${label} refuses connections: 503 + Retry-After and nothing runs; once it is back the same key runs once`, async () => {
       const w = world();
       const [first, second] = apps();
       const key = 'store-refused';
@@ -383,6 +416,6 @@ export async function describeFaultSuite(adapter: Adapter, store: StoreKind = 'p
       expect(await w.counts(key)).toEqual({ executions: 1, effects: 1, charges: 1 });
     });
 
-    if (notApplicable.length > 0) console.warn(`fault suite (${adapter} on ${label}): ${notApplicable.length} network scenarios do not apply, ${noNetwork}: ${notApplicable.join('; ')}`);
+    if (notApplicable.length > 0) console.warn(`fault suite (${adapter} on ${label}${profileLabel}): ${notApplicable.length} network scenarios do not apply, ${noNetwork}: ${notApplicable.join('; ')}`);
   });
 }

@@ -1,7 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { generateAndCompile, modelFor, type Generated } from '../scaffold/generateInto.js';
+import type { ProfileCase } from '../scaffold/profileCases.js';
 import { startApp, type Adapter, type AppProcess } from './appProcess.js';
 import { Barrier } from './barrier.js';
+import { buildProfileProject } from './buildProfileProject.js';
 import { FakeProvider } from './fakeProvider.js';
 import { FaultProxy } from './faultProxy.js';
 import { createBackend, createRecorder, patchModel, type Recorder, type StoreBackend, type StoredRecord, type StoreKind } from './stores.js';
@@ -69,7 +71,7 @@ export class FaultWorld {
     return this.faultProxy;
   }
 
-  static async create(adapter: Adapter, kind: StoreKind = 'postgres'): Promise<FaultWorld> {
+  static async create(adapter: Adapter, kind: StoreKind = 'postgres', profile?: ProfileCase): Promise<FaultWorld> {
     // The same design for every adapter, so every adapter answers the same scenarios the same way.
     const model = await modelFor('express-stripe-payments', (raw) => {
       (raw.stack as Record<string, unknown>).framework = adapter;
@@ -77,15 +79,16 @@ export class FaultWorld {
       // A 5 s store budget (the design's maximum): on a saturated 2-core machine a healthy store can take longer
       // than the default 500 ms, and these scenarios prove exactly-once, not latency. Faults are explicit instead.
       raw.detectionLatency = '500ms';
+      if (profile) Object.assign(raw.stack as Record<string, unknown>, { language: profile.language, testFramework: profile.runner });
     });
     for (const action of model.actions) {
       action.lockTimeoutMs = LEASE_MS;
       action.heartbeatMs = undefined;
     }
     patchModel(kind, model);
-    const label = kind === 'postgres' ? adapter : `${adapter}-${kind}`;
-    const generated = await generateAndCompile(model, `fault-${label}`, COMPILER_OPTIONS[adapter]);
-    if (generated.tscOutput) throw new Error(`the ${adapter} scaffold on ${kind} does not compile:\n${generated.tscOutput}`);
+    const label = [adapter, ...(kind === 'postgres' ? [] : [kind]), ...(profile ? [profile.label] : [])].join('-');
+    const generated = profile ? await buildProfileProject(profile, model, `fault-${label}`) : await generateAndCompile(model, `fault-${label}`, COMPILER_OPTIONS[adapter]);
+    if (generated.tscOutput) throw new Error(`the ${adapter} scaffold on ${kind}${profile ? ` (profile ${profile.label})` : ''} does not compile:\n${generated.tscOutput}`);
     const { backend, schema } = await createBackend(kind, generated, model, `fault_${label.replace(/-/g, '_')}`);
     const recorder = await createRecorder(label.replace(/-/g, '_'), schema);
     const network = backend.network;
@@ -100,6 +103,7 @@ export class FaultWorld {
   async startApp(options: { direct?: boolean; spare?: boolean } = {}): Promise<AppProcess> {
     const app = await startApp(this.adapter, {
       scaffoldOutDir: this.generated.outDir,
+      scaffoldFormat: this.generated.format ?? 'esm',
       storeUrl: options.direct || !this.faultProxy ? this.store.url : this.faultProxy.urlFor(this.store.url),
       recorderUrl: this.recorder.url,
       providerUrl: this.provider.url,

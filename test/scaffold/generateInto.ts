@@ -24,6 +24,8 @@ export interface Generated {
   files: ScaffoldFile[];
   /** tsc's diagnostics; empty when the generated code compiled cleanly. */
   tscOutput: string;
+  /** How a project loads the emitted modules; default 'esm' (the reference profile). */
+  format?: 'esm' | 'commonjs';
 }
 
 /**

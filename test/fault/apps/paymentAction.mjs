@@ -4,10 +4,14 @@
 // stop again, answer 201. Executions and effects go to their own tables through a direct pool (not through the
 // fault proxy), so faults hit the idempotency store only and the test reads exact counts.
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
-const scaffold = await import(process.env.SCAFFOLD_INDEX);
-const providers = await import(process.env.SCAFFOLD_PROVIDERS);
+// A CommonJS project require()s the scaffold (its profile's output), an ES module project imports it.
+const load = (url) => (process.env.SCAFFOLD_FORMAT === 'commonjs' ? createRequire(import.meta.url)(fileURLToPath(url)) : import(url));
+const scaffold = await load(process.env.SCAFFOLD_INDEX);
+const providers = await load(process.env.SCAFFOLD_PROVIDERS);
 
 /** The store's pool, as the generated README wires it (bounded waits), pointed at the proxy when there is one. */
 export const storePool = scaffold.createPool(process.env.STORE_URL, scaffold.POLICY);

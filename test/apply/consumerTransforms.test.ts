@@ -197,12 +197,18 @@ export class ReceiptsProcessor {
 
   @Process('receipt')
   async sendReceipt(job: Job<{ email: string }>) {
-    await this.sendReceiptOnce(job);
+    return this.sendReceiptOnce(job);
   }
 }`);
     expect(out.edits).toHaveLength(1);
     expect(out.manual.map((m) => m.reason).join('\n')).toContain('from consumers/bull.ts');
     expectIdempotent(file, out.text, [target(file, 9)], options(['consumers/bull']));
+  });
+
+  it('awaits the wrapper instead of returning it when the method declares its own return type', () => {
+    const typed = source.replace('async sendReceipt(job: Job<{ email: string }>) {', 'async sendReceipt(job: Job<{ email: string }>): Promise<void> {');
+    const out = wireSource(file, typed, [target(file, 9)], options(['consumers/bull']));
+    expect(out.text).toContain('): Promise<void> {\n    await this.sendReceiptOnce(job);\n  }');
   });
 
   it('leaves a method that takes done, one that is not async, and a BullMQ processor alone', () => {

@@ -9,7 +9,7 @@ import { manualOnly, type TransformContext, type TransformOutcome } from './cont
  * and the wrapper's state lives as long as the processor), and the method awaits it:
  *
  *   private readonly sendReceiptOnce = bullProcessor({ core, action: ACTIONS.x, handle: async (job: Job<T>) => { …body } });
- *   @Process('receipt') async sendReceipt(job: Job<T>) { await this.sendReceiptOnce(job); }
+ *   @Process('receipt') async sendReceipt(job: Job<T>) { return this.sendReceiptOnce(job); }
  *
  * The decorator, the method's name and signature stay, so Nest registers the same handler for the same job name.
  */
@@ -42,7 +42,9 @@ export function wireNestBullProcess(sf: SourceFile, target: WiringTarget, contex
   const bodySpan = [body.getStart(), body.getEnd()] as const;
   const textBefore = sf.getFullText();
   // Later span first: the field goes in above the method, which would shift the body.
-  sf.replaceText([bodySpan[0], bodySpan[1]], `{\n${indent}${unit}await this.${field}(${param.getName()})${semi}\n${indent}}`);
+  // Returned like bullProcessor's own { duplicate } (job.returnvalue), unless the method declares a return type of its own.
+  const call = `${method.getReturnTypeNode() ? 'await' : 'return'} this.${field}(${param.getName()})${semi}`;
+  sf.replaceText([bodySpan[0], bodySpan[1]], `{\n${indent}${unit}${call}\n${indent}}`);
   sf.insertText(insertAt, `private readonly ${field} = ${wrapper}${semi}\n\n${indent}`);
   const missing = ensureTriggerImports(sf, context, [['consumers/bull', 'bullProcessor']]);
   if (missing) {

@@ -17,13 +17,13 @@ if (skip) console.warn(`skipped: ${skip}`);
 const APP_DDL = 'CREATE TABLE receipts (id serial PRIMARY KEY, order_id text NOT NULL, email text NOT NULL)';
 
 /**
- * Issue #19 for legacy Bull: the bull-worker fixture (queue.process('receipt', 2, handler)) after `apply --yes`
- * type-checks and a second apply changes nothing; then, against real Redis and PostgreSQL, a job added again after
+ * Issue #19 for legacy Bull: the bull-worker fixture (queue.process('receipt', 2, handler), and a NestJS @Processor
+ * with a @Process('receipt') method) after `apply --yes` type-checks and a second apply changes nothing; then, against real Redis and PostgreSQL, a job added again after
  * it completed, and a job whose worker process was killed in the middle of its handler, each take effect once.
  * The kill lands before the handler's own write commits (the app writes through its own pool, not the claim's
  * transaction): what the wrapper owes there is a re-run that is neither refused nor repeated once it completed.
  */
-describe.skipIf(skip !== undefined)('apply on the Bull worker fixture', () => {
+describe.skipIf(skip !== undefined)('apply on the Bull worker fixture (bull queue.process, @nestjs/bull @Process)', () => {
   let copy: FixtureCopy;
   let schema: AppSchema | undefined;
 
@@ -35,21 +35,25 @@ describe.skipIf(skip !== undefined)('apply on the Bull worker fixture', () => {
     await copy?.remove();
   });
 
-  it('wraps the queue.process handler, type-checks, and is a no-op the second time', async () => {
+  it('wraps the queue.process handler and the @Process() method, type-checks, and is a no-op the second time', async () => {
     const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
     expect(first.stale).toEqual([]);
     expect(first.written).toBe(true);
-    expect(first.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.ts', 'src/worker.ts']);
+    expect(first.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.ts', 'src/nest/receipts.processor.ts', 'src/worker.ts']);
     const worker = await readFile(path.join(copy.dir, 'src/worker.ts'), 'utf8');
     expect(worker).toContain("queue.process('receipt', 2, bullProcessor({\n    core: idempotency.core,\n    action: ACTIONS.sendReceipt,\n    handle: async (job) => {");
+    const processor = await readFile(path.join(copy.dir, 'src/nest/receipts.processor.ts'), 'utf8');
+    expect(processor).toContain('  private readonly sendReceiptOnce = bullProcessor({\n    core: idempotency.core,\n    action: ACTIONS.sendNestReceipt,\n    handle: async (job: Job<ReceiptJob>) => {');
+    expect(processor).toContain("  @Process('receipt')\n  async sendReceipt(job: Job<ReceiptJob>) {\n    return this.sendReceiptOnce(job);\n  }");
     expect(await compile(copy.dir)).toBe('');
 
     const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
     expect(again.changes).toEqual([]);
     expect(await readFile(path.join(copy.dir, 'src/worker.ts'), 'utf8')).toBe(worker);
+    expect(await readFile(path.join(copy.dir, 'src/nest/receipts.processor.ts'), 'utf8')).toBe(processor);
   }, 240_000);
 
-  it('runs a job added again after it completed, and a job whose worker was killed mid-handler, once each', async () => {
+  it('runs a job added again after it completed, a job whose worker was killed mid-handler, and a NestJS job added again, once each', async () => {
     schema = await createAppSchema('wt_webhooks_bull', copy.migration, APP_DDL);
     const prefix = `idem-wt-webhooks-${randomUUID().slice(0, 8)}`;
     const queueName = 'receipts';
@@ -60,6 +64,7 @@ describe.skipIf(skip !== undefined)('apply on the Bull worker fixture', () => {
     const receipts = async (orderId: string) => (await schema!.pool.query('SELECT count(*)::int AS n FROM receipts WHERE order_id = $1', [orderId])).rows[0].n as number;
     const jobOptions = { attempts: 5, backoff: { type: 'fixed', delay: 500 }, removeOnComplete: true };
     let worker: Queue.Queue | undefined;
+    let nest: { close(): Promise<void> } | undefined;
     let pool: { end(): Promise<void> } | undefined;
     const holder = await schema.pool.connect();
     try {
@@ -105,8 +110,23 @@ describe.skipIf(skip !== undefined)('apply on the Bull worker fixture', () => {
       const rerun = await queue.add('receipt', data, { ...jobOptions, jobId: 'receipt-order-7' });
       expect(await rerun.finished()).toEqual({ duplicate: true });
       expect(await receipts('order-7')).toBe(1);
+
+      // The NestJS @Process() method, wired the same way: a re-added job finds its record.
+      const { startNestWorker } = await load<{ startNestWorker: () => Promise<{ close(): Promise<void> }> }>('nest/worker.module.js');
+      nest = await startNestWorker();
+      const nestQueue = new Queue<{ orderId: string; email: string }>('nest-receipts', { redis, prefix });
+      try {
+        const nestData = { orderId: 'order-21', email: 'c@example.com' };
+        expect(await (await nestQueue.add('receipt', nestData, { ...jobOptions, jobId: 'receipt-order-21' })).finished()).toEqual({ duplicate: false });
+        expect(await (await nestQueue.add('receipt', nestData, { ...jobOptions, jobId: 'receipt-order-21' })).finished()).toEqual({ duplicate: true });
+        expect(await receipts('order-21')).toBe(1);
+      } finally {
+        await nestQueue.obliterate({ force: true }).catch(() => undefined);
+        await nestQueue.close();
+      }
     } finally {
       holder.release();
+      await nest?.close();
       await worker?.close();
       await queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();

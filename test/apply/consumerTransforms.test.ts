@@ -205,6 +205,22 @@ export class ReceiptsProcessor {
     expectIdempotent(file, out.text, [target(file, 9)], options(['consumers/bull']));
   });
 
+  it('wires two @Process() methods of one class, and a second apply finds both wired though their lines moved', () => {
+    const two = source.replace('  }\n}\n', `  }
+
+  @Process('refund')
+  async sendRefund(job: Job<{ email: string }>) {
+    await this.mail.send(job.data.email);
+  }
+}
+`);
+    const targets = [target(file, 9), { ...target(file, 14), action: 'sendRefund', codeName: 'sendRefund' }];
+    const out = wireSource(file, two, targets, options(['consumers/bull']));
+    expect(out.edits).toHaveLength(2);
+    expect(out.text).toContain('private readonly sendRefundOnce = bullProcessor({');
+    expectIdempotent(file, out.text, targets, options(['consumers/bull']));
+  });
+
   it('awaits the wrapper instead of returning it when the method declares its own return type', () => {
     const typed = source.replace('async sendReceipt(job: Job<{ email: string }>) {', 'async sendReceipt(job: Job<{ email: string }>): Promise<void> {');
     const out = wireSource(file, typed, [target(file, 9)], options(['consumers/bull']));

@@ -41,11 +41,22 @@ export function locateTrigger<K extends string>(sf: SourceFile, target: WiringTa
   if (target.occurrence !== undefined && nodes[target.occurrence]) return { kind: 'found', shape: nodes[target.occurrence]! };
   const spans = nodes.filter(({ node }) => node.getStartLineNumber() <= target.line && target.line <= node.getEndLineNumber()).sort((a, b) => b.node.getStart() - a.node.getStart());
   if (spans[0]) return { kind: 'found', shape: spans[0], occurrence: nodes.indexOf(spans[0]) };
-  const wired = nodes.filter(({ node }) => mentionsAction(node, target.codeName));
+  const wired = nodes.filter(({ node }) => mentionsAction(wiringOf(node), target.codeName));
   if (wired.length === 1) return { kind: 'found', shape: wired[0]!, occurrence: nodes.indexOf(wired[0]!) };
   if (anyLine && nodes.length === 1) return { kind: 'found', shape: nodes[0]!, occurrence: 0 };
   if (nodes.length === 0) return { kind: 'unknown' };
   return { kind: 'stale', reason: `${target.file} changed since inspection: no registration at line ${target.line} (found at line ${nodes.map((n) => n.node.getStartLineNumber()).join(', ')})` };
+}
+
+/**
+ * Where apply's wiring of a registration lives: the registration itself, or for a decorator (NestJS `@Process()`)
+ * the `<method>Once` field nestBullProcess.ts puts next to the decorated method.
+ */
+export function wiringOf(node: TriggerCall): Node {
+  const method = Node.isDecorator(node.getParent()) ? node.getParent()!.getParent() : undefined;
+  if (!method || !Node.isMethodDeclaration(method)) return node;
+  const cls = method.getParent();
+  return (Node.isClassDeclaration(cls) ? cls.getMember(`${method.getName()}Once`) : undefined) ?? method;
 }
 
 /** Whether the registration already passes `ACTIONS.<codeName>` (apply's own wiring, or the user's). */

@@ -1,6 +1,6 @@
 import { Node, type SourceFile } from 'ts-morph';
 import type { WiringTarget } from '../types.js';
-import { ensureTriggerImports, lineIndent, type TriggerCall, mentionsAction, producerStep, returnsValue, returnValueStep, wrapperCall } from './consumer.js';
+import { ensureTriggerImports, lineIndent, type TriggerCall, mentionsAction, wiringOf, producerStep, returnsValue, returnValueStep, wrapperCall } from './consumer.js';
 import { manualOnly, type TransformContext, type TransformOutcome } from './context.js';
 
 /**
@@ -22,7 +22,7 @@ export function wireNestBullProcess(sf: SourceFile, target: WiringTarget, contex
   const name = method.getName();
   const field = `${name}Once`;
   const existing = cls.getMember(field);
-  if (existing && mentionsAction(existing, target.codeName)) return { edits: [], manual: [producerStep(target, line, 'bull')] };
+  if (existing && mentionsAction(wiringOf(decoratorCall), target.codeName)) return { edits: [], manual: [producerStep(target, line, 'bull')] };
   if (existing) return manualOnly(target, `the processor class already has a member named ${field}; wrap the @Process() method at line ${line} with bullProcessor() from consumers/bull.ts by hand`, line);
   const by = `; build bullProcessor({ core, action: ACTIONS.${target.codeName}, handle }) from consumers/bull.ts once in the class and await it from the method`;
   const [param, ...more] = method.getParameters();

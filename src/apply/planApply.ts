@@ -19,7 +19,7 @@ import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/ne
 import { wireNextRoute } from './transforms/nextRoute.js';
 import { planNextProject } from './transforms/nextProject.js';
 import { locateRoute } from './locateRoute.js';
-import { renderWebhookEvent, WEBHOOK_EVENT_MODULE, wireStripeWebhook } from './transforms/webhook.js';
+import { renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVENT_MODULE, wireVerifiedWebhook } from './transforms/webhook.js';
 import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 
@@ -56,7 +56,7 @@ export function wireSource(file: string, text: string, targets: readonly WiringT
   // Unresolved ones first, so their stale / manual report also describes the untouched text.
   for (const target of [...resolved].sort((a, b) => Number(a.occurrence !== undefined) - Number(b.occurrence !== undefined) || b.line - a.line)) {
     const route = ROUTE_TRANSFORMS[options.framework];
-    const outcome = (TRIGGER_TRANSFORMS[target.trigger] ?? (target.trigger === 'webhook' ? wireStripeWebhook(route, options.framework) : route))(sf, target, context);
+    const outcome = (TRIGGER_TRANSFORMS[target.trigger] ?? (target.trigger === 'webhook' ? wireVerifiedWebhook(route, options.framework, verifiedWebhookProvider(target.provider)) : route))(sf, target, context);
     if (outcome.stale) out.stale.push(outcome.stale);
     if (outcome.principal) out.principal ??= outcome.principal;
     out.edits.push(...outcome.edits);

@@ -111,3 +111,130 @@ await consumer.run({
     }
   });
 });
+
+describe('legacy Bull queue.process handlers', () => {
+  const file = 'src/jobs/receipts.ts';
+  const source = `import Queue from 'bull';
+import { sendMail } from '../mail.js';
+
+const receipts = new Queue<{ email: string }>('receipts');
+
+receipts.process('receipt', 4, async (job) => {
+  await sendMail(job.data.email);
+});
+`;
+
+  it('passes the handler as the handle of bullProcessor, whatever name and concurrency come before it', () => {
+    const out = wireSource(file, source, [target(file, 6)], options(['consumers/bull']));
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("import { bullProcessor } from '../idempotency/consumers/bull.js';\n");
+    expect(out.text).toContain(`receipts.process('receipt', 4, bullProcessor({
+  core: idempotency.core,
+  action: ACTIONS.sendReceipt,
+  handle: async (job) => {
+    await sendMail(job.data.email);
+  },
+}));`);
+    expect(out.edits).toHaveLength(1);
+    expect(out.manual.map((m) => m.reason).join('\n')).toContain('jobIdFor(ACTIONS.sendReceipt, { …business identity }) from consumers/bull.ts');
+    expectIdempotent(file, out.text, [target(file, 6)], options(['consumers/bull']));
+  });
+
+  it('wraps a named handler passed alone', () => {
+    const named = "import Queue from 'bull';\nimport { processReceipt } from './process.js';\n\nconst receipts = new Queue('receipts');\nreceipts.process(processReceipt);\n";
+    const out = wireSource(file, named, [target(file, 5)], options(['consumers/bull']));
+    expect(out.text).toContain('receipts.process(bullProcessor({\n  core: idempotency.core,\n  action: ACTIONS.sendReceipt,\n  handle: async (message) => {\n    await processReceipt(message);\n  },\n}));');
+  });
+
+  it('leaves a done-callback handler, a sandboxed processor file and a BullMQ file alone', () => {
+    const done = "import Queue from 'bull';\n\nconst receipts = new Queue('receipts');\nreceipts.process((job, done) => done());\n";
+    const sandboxed = "import Queue from 'bull';\n\nconst receipts = new Queue('receipts');\nreceipts.process(2, './processor.js');\n";
+    const bullmq = "import { Queue } from 'bullmq';\n\nconst receipts = new Queue('receipts');\nreceipts.process(async (job) => job);\n";
+    for (const [text, why] of [[done, 'done callback'], [sandboxed, 'wrap the function exported there with bullProcessor()'], [bullmq, 'does not recognise']] as const) {
+      const out = wireSource(file, text, [target(file, 4)], options(['consumers/bull']));
+      expect(out.text).toBe(text);
+      expect(out.manual.map((m) => m.reason).join('\n')).toContain(why);
+    }
+  });
+
+  it('says which generate step is missing when the scaffold has no Bull adapter', () => {
+    const out = wireSource(file, source, [target(file, 6)], options(['consumers/bullmq']));
+    expect(out.text).toBe(source);
+    expect(out.manual[0]?.reason).toContain('the scaffold has no consumers/bull.ts');
+  });
+});
+
+describe('NestJS @nestjs/bull @Process() methods', () => {
+  const file = 'src/receipts.processor.ts';
+  const source = `import { Process, Processor } from '@nestjs/bull';
+import type { Job } from 'bull';
+import { MailService } from './mail.service.js';
+
+@Processor('receipts')
+export class ReceiptsProcessor {
+  constructor(private readonly mail: MailService) {}
+
+  @Process('receipt')
+  async sendReceipt(job: Job<{ email: string }>) {
+    await this.mail.send(job.data.email);
+  }
+}
+`;
+
+  it('moves the method body into a bullProcessor the class builds once, and keeps the decorated method', () => {
+    const out = wireSource(file, source, [target(file, 9)], options(['consumers/bull']));
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("import { bullProcessor } from './idempotency/consumers/bull.js';\n");
+    expect(out.text).toContain(`  constructor(private readonly mail: MailService) {}
+
+  private readonly sendReceiptOnce = bullProcessor({
+    core: idempotency.core,
+    action: ACTIONS.sendReceipt,
+    handle: async (job: Job<{ email: string }>) => {
+      await this.mail.send(job.data.email);
+    },
+  });
+
+  @Process('receipt')
+  async sendReceipt(job: Job<{ email: string }>) {
+    return this.sendReceiptOnce(job);
+  }
+}`);
+    expect(out.edits).toHaveLength(1);
+    expect(out.manual.map((m) => m.reason).join('\n')).toContain('from consumers/bull.ts');
+    expectIdempotent(file, out.text, [target(file, 9)], options(['consumers/bull']));
+  });
+
+  it('wires two @Process() methods of one class, and a second apply finds both wired though their lines moved', () => {
+    const two = source.replace('  }\n}\n', `  }
+
+  @Process('refund')
+  async sendRefund(job: Job<{ email: string }>) {
+    await this.mail.send(job.data.email);
+  }
+}
+`);
+    const targets = [target(file, 9), { ...target(file, 14), action: 'sendRefund', codeName: 'sendRefund' }];
+    const out = wireSource(file, two, targets, options(['consumers/bull']));
+    expect(out.edits).toHaveLength(2);
+    expect(out.text).toContain('private readonly sendRefundOnce = bullProcessor({');
+    expectIdempotent(file, out.text, targets, options(['consumers/bull']));
+  });
+
+  it('awaits the wrapper instead of returning it when the method declares its own return type', () => {
+    const typed = source.replace('async sendReceipt(job: Job<{ email: string }>) {', 'async sendReceipt(job: Job<{ email: string }>): Promise<void> {');
+    const out = wireSource(file, typed, [target(file, 9)], options(['consumers/bull']));
+    expect(out.text).toContain('): Promise<void> {\n    await this.sendReceiptOnce(job);\n  }');
+  });
+
+  it('leaves a method that takes done, one that is not async, and a BullMQ processor alone', () => {
+    const done = source.replace('async sendReceipt(job: Job<{ email: string }>)', 'async sendReceipt(job: Job, done: () => void)');
+    const sync = source.replace('async sendReceipt', 'sendReceipt');
+    const bullmq = source.replace("'@nestjs/bull'", "'@nestjs/bullmq'");
+    for (const [text, why] of [[done, 'does not take the job alone'], [sync, 'is not async'], [bullmq, 'does not recognise']] as const) {
+      const out = wireSource(file, text, [target(file, 9)], options(['consumers/bull']));
+      expect(out.text).toBe(text);
+      expect(out.manual.map((m) => m.reason).join('\n')).toContain(why);
+    }
+  });
+});

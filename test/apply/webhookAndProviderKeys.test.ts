@@ -212,3 +212,79 @@ export const POST = async (request: Request) => {
     expect(manual.manual[0]?.reason).toContain('answers or returns by itself');
   });
 });
+
+describe('Adyen and PayPal webhooks that verify the delivery themselves', () => {
+  const file = 'src/webhooks.ts';
+  const hook = (provider: string, line: number): WiringTarget => ({ action: `${provider}Webhook`, codeName: `${provider}Webhook`, trigger: 'webhook', method: 'POST', path: `/webhooks/${provider}`, file, line, provider, scope: 'global' });
+  const withVerify: WireSourceOptions = { ...options, scaffoldModules: new Set([...options.scaffoldModules, 'webhooks/verify']) };
+  const adyen = `import { hmacValidator } from '@adyen/api-library';
+import express from 'express';
+
+const validator = new hmacValidator();
+export const app = express();
+
+app.post('/webhooks/adyen', express.json(), async (req, res) => {
+  for (const { NotificationRequestItem: item } of req.body.notificationItems) {
+    if (!validator.validateHMAC(item, 'key')) {
+      res.status(401).end();
+      return;
+    }
+    await record(item.pspReference, item.eventCode);
+  }
+  res.send('[accepted]');
+});
+`;
+  const paypal = `import express from 'express';
+
+export const app = express();
+
+app.post('/webhooks/paypal', express.raw({ type: 'application/json' }), async (req, res) => {
+  const event = JSON.parse(req.body.toString());
+  if (!(await verifyWebhookSignature(req.headers, event))) {
+    res.sendStatus(400);
+    return;
+  }
+  if (event.event_type === 'PAYMENT.CAPTURE.COMPLETED') await capture(event.resource.id);
+  res.sendStatus(200);
+});
+`;
+
+  it('Adyen: each verified item of the batch runs once, keyed by adyenEventOf(item); a duplicate keeps the route\u2019s "[accepted]"', () => {
+    const out = wireSource(file, adyen, [hook('adyen', 7)], withVerify);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("import { adyenEventOf } from './idempotency/webhooks/verify.js';");
+    expect(out.text).toContain(`    const answered = await onceForEvent(ACTIONS.adyenWebhook, 'adyen', adyenEventOf(item), async () => {
+      await record(item.pspReference, item.eventCode);
+    });
+    if (answered && answered.status >= 300) {
+      res.status(answered.status).set(answered.headers).send(answered.body);
+      return;
+    }
+  }
+  res.send('[accepted]');`);
+    expect(out.edits[0]?.summary).toContain('once per notification item');
+    expectIdempotent(file, out.text, [hook('adyen', 7)]);
+  });
+
+  it('PayPal: the handling after the check and the event runs once, keyed by paypalEventOf(event)', () => {
+    const out = wireSource(file, paypal, [hook('paypal', 5)], withVerify);
+    expect(out.text).toContain("import { paypalEventOf } from './idempotency/webhooks/verify.js';");
+    expect(out.text).toContain(`  const answered = await onceForEvent(ACTIONS.paypalWebhook, 'paypal', paypalEventOf(event), async () => {
+    if (event.event_type === 'PAYMENT.CAPTURE.COMPLETED') await capture(event.resource.id);
+  });`);
+    expectIdempotent(file, out.text, [hook('paypal', 5)]);
+  });
+
+  it('leaves an item loop that continues, a scaffold without verify.ts, and an unverified route to the user', () => {
+    const continuing = adyen.replace('    await record(', "    if (item.eventCode === 'REPORT_AVAILABLE') continue;\n    await record(");
+    const loop = wireSource(file, continuing, [hook('adyen', 7)], withVerify);
+    expect(loop.text).toBe(continuing);
+    expect(loop.manual[0]?.reason).toContain('leaves the loop');
+    const noVerify = wireSource(file, paypal, [hook('paypal', 5)], options);
+    expect(noVerify.text).toBe(paypal);
+    expect(noVerify.manual[0]?.reason).toContain('no webhooks/verify.ts');
+    const unverified = wireSource(file, paypal.replace('verifyWebhookSignature(req.headers, event)', 'true'), [hook('paypal', 5)], withVerify);
+    expect(unverified.edits).toEqual([]);
+    expect(unverified.manual[0]?.reason).toContain('event id');
+  });
+});

@@ -2,6 +2,7 @@ import { Node, SyntaxKind, type ArrowFunction, type CallExpression, type Express
 import { ensureNamedImport } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import { manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
+import { wireNestBullProcess } from './nestBullProcess.js';
 
 /** A registration apply recognises: the node, which library's shape it is, and the argument that is the handler. */
 export type TriggerCall = CallExpression | NewExpression;
@@ -40,11 +41,22 @@ export function locateTrigger<K extends string>(sf: SourceFile, target: WiringTa
   if (target.occurrence !== undefined && nodes[target.occurrence]) return { kind: 'found', shape: nodes[target.occurrence]! };
   const spans = nodes.filter(({ node }) => node.getStartLineNumber() <= target.line && target.line <= node.getEndLineNumber()).sort((a, b) => b.node.getStart() - a.node.getStart());
   if (spans[0]) return { kind: 'found', shape: spans[0], occurrence: nodes.indexOf(spans[0]) };
-  const wired = nodes.filter(({ node }) => mentionsAction(node, target.codeName));
+  const wired = nodes.filter(({ node }) => mentionsAction(wiringOf(node), target.codeName));
   if (wired.length === 1) return { kind: 'found', shape: wired[0]!, occurrence: nodes.indexOf(wired[0]!) };
   if (anyLine && nodes.length === 1) return { kind: 'found', shape: nodes[0]!, occurrence: 0 };
   if (nodes.length === 0) return { kind: 'unknown' };
   return { kind: 'stale', reason: `${target.file} changed since inspection: no registration at line ${target.line} (found at line ${nodes.map((n) => n.node.getStartLineNumber()).join(', ')})` };
+}
+
+/**
+ * Where apply's wiring of a registration lives: the registration itself, or for a decorator (NestJS `@Process()`)
+ * the `<method>Once` field nestBullProcess.ts puts next to the decorated method.
+ */
+export function wiringOf(node: TriggerCall): Node {
+  const method = Node.isDecorator(node.getParent()) ? node.getParent()!.getParent() : undefined;
+  if (!method || !Node.isMethodDeclaration(method)) return node;
+  const cls = method.getParent();
+  return (Node.isClassDeclaration(cls) ? cls.getMember(`${method.getName()}Once`) : undefined) ?? method;
 }
 
 /** Whether the registration already passes `ACTIONS.<codeName>` (apply's own wiring, or the user's). */
@@ -90,13 +102,20 @@ export function ensureTriggerImports(sf: SourceFile, context: TransformContext, 
   return undefined;
 }
 
-type ConsumerKind = 'bullmq' | 'kafkajs' | 'amqplib' | 'nats';
+type ConsumerKind = 'bullmq' | 'bull' | 'nest-bull' | 'kafkajs' | 'amqplib' | 'nats';
 
-/** `new Worker(queue, processor, opts)`, `consumer.run({ eachMessage })`, `channel.consume(q, fn)`, JetStream `consume()`. */
+/**
+ * `new Worker(queue, processor, opts)`, legacy Bull `queue.process(name?, concurrency?, handler)`, the `Process()`
+ * decorator call of a NestJS Bull processor method, `consumer.run({ eachMessage })`, `channel.consume(q, fn)`,
+ * JetStream `consume()`.
+ */
 export function classifyConsumer(node: TriggerCall): ConsumerKind | undefined {
   const name = calleeName(node);
   const args = node.getArguments();
   const mentions = (module: RegExp) => module.test(node.getSourceFile().getFullText());
+  if (name === 'Process' && Node.isDecorator(node.getParent()) && mentions(/['"]@nestjs\/bull['"]/)) return 'nest-bull';
+  // Only the 'bull' package (never bullmq, whose Worker has no process()): the handler is the last argument.
+  if (name === 'process' && Node.isPropertyAccessExpression(node.getExpression()) && args.length >= 1 && args.length <= 3 && !Node.isObjectLiteralExpression(args[args.length - 1]!) && mentions(/['"]bull['"]/)) return 'bull';
   // worker_threads has a Worker too: BullMQ's is imported from 'bullmq' and takes (queue, processor).
   if (Node.isNewExpression(node)) return name === 'Worker' && args.length >= 2 && mentions(/['"]bullmq(\/[^'"]*)?['"]/) && !Node.isObjectLiteralExpression(args[1]!) ? 'bullmq' : undefined;
   if (name === 'run' && args.length === 1 && Node.isObjectLiteralExpression(args[0]!) && args[0].getProperty('eachMessage')) return 'kafkajs';
@@ -107,14 +126,32 @@ export function classifyConsumer(node: TriggerCall): ConsumerKind | undefined {
 
 const isFunction = (node: Node | undefined): node is ArrowFunction | FunctionExpression => node !== undefined && (Node.isArrowFunction(node) || Node.isFunctionExpression(node));
 
-/** A handler apply can pass as `handle`: an inline function or a name, taking the message alone. */
-function handlerProblem(handler: Expression | undefined): string | undefined {
+/**
+ * A handler apply can pass as `handle`: an inline function or a name, taking the message alone. `extra` names what
+ * a second parameter would be in this library (BullMQ's lock token, Bull's done callback).
+ */
+function handlerProblem(handler: Expression | undefined, wrapper = 'bullmqProcessor', extra = 'e.g. a lock token'): string | undefined {
   if (!handler) return 'it has no handler argument';
-  if (isFunction(handler)) return handler.getParameters().length > 1 ? 'its handler takes more than the message (e.g. a lock token); the wrapper passes (message, context)' : undefined;
+  if (isFunction(handler)) return handler.getParameters().length > 1 ? `its handler takes more than the message (${extra}); the wrapper passes (message, context)` : undefined;
   if (Node.isIdentifier(handler) || Node.isPropertyAccessExpression(handler)) return undefined;
-  if (Node.isStringLiteral(handler) || Node.isNoSubstitutionTemplateLiteral(handler)) return 'it runs a sandboxed processor file; wrap the function exported there with bullmqProcessor()';
+  if (Node.isStringLiteral(handler) || Node.isNoSubstitutionTemplateLiteral(handler)) return `it runs a sandboxed processor file; wrap the function exported there with ${wrapper}()`;
   return 'its handler is an expression apply cannot pass on as is';
 }
+
+/** Whether an inline handler returns a value of its own (the wrapped one returns { duplicate } instead). */
+export const returnsValue = (handler: Node): boolean =>
+  handler.getDescendantsOfKind(SyntaxKind.ReturnStatement).some((r) => r.getExpression() !== undefined && r.getFirstAncestor((a) => isFunction(a) || Node.isMethodDeclaration(a)) === handler);
+
+/** What apply says about a processor that returned a value, once wrapped. */
+export const returnValueStep = (target: WiringTarget, line: number) => ({ action: target.action, file: target.file, line, reason: "the processor returned a value: the wrapped processor's return value is now { duplicate }; keep results you read from job.returnvalue in your own store" });
+
+/** Producers of a Bull or BullMQ queue: the same work must be the same job. */
+export const producerStep = (target: WiringTarget, line: number, module: 'bullmq' | 'bull') => ({
+  action: target.action,
+  file: target.file,
+  line,
+  reason: `producers should add jobs with jobId: jobIdFor(ACTIONS.${target.codeName}, { …business identity }) from consumers/${module}.ts and attempts > 1, so a re-added job is the same job`,
+});
 
 /**
  * A named handler is passed as `(message) => handler(message)`: the wrapper calls handle(message, context), and a
@@ -135,12 +172,12 @@ export const wireConsumer: Transform = (sf, target, context) => {
   const located = locateTrigger(sf, target, context.anyLine, classifyConsumer);
   if (located.kind === 'stale') return { edits: [], manual: [], stale: located.reason };
   if (located.kind === 'unknown') {
-    return manualOnly(target, 'the consumer is registered in a shape apply does not recognise (BullMQ new Worker, kafkajs run({ eachMessage })); wrap its handler with idempotentHandler() from consumers/handler.ts, keyed by the message id, and acknowledge after it returns');
+    return manualOnly(target, 'the consumer is registered in a shape apply does not recognise (BullMQ new Worker, Bull queue.process, NestJS @Process, kafkajs run({ eachMessage })); wrap its handler with idempotentHandler() from consumers/handler.ts, keyed by the message id, and acknowledge after it returns');
   }
   const { shape } = located;
   const line = shape.node.getStartLineNumber();
-  const producerStep = { action: target.action, file: target.file, line, reason: `producers should add jobs with jobId: jobIdFor(ACTIONS.${target.codeName}, { …business identity }) from consumers/bullmq.ts and attempts > 1, so a re-added job is the same job` };
-  if (mentionsAction(shape.node, target.codeName)) return { edits: [], manual: shape.kind === 'bullmq' ? [producerStep] : [] };
+  if (shape.kind === 'nest-bull') return wireNestBullProcess(sf, target, context, shape.node);
+  if (mentionsAction(shape.node, target.codeName)) return { edits: [], manual: shape.kind === 'bullmq' || shape.kind === 'bull' ? [producerStep(target, line, shape.kind)] : [] };
   const core = 'idempotency.core';
   const action = `ACTIONS.${target.codeName}`;
   const out: TransformOutcome = { edits: [], manual: [] };
@@ -151,11 +188,27 @@ export const wireConsumer: Transform = (sf, target, context) => {
     if (!context.scaffoldModules.has('consumers/bullmq')) return manualOnly(target, 'the scaffold has no consumers/bullmq.ts (the broker in the config is not "bullmq", or the generated target for this database has no queue-consumer runtime); wrap the processor as TRIGGERS.md / the document shows', line);
     const missing = ensureTriggerImports(sf, context, [['consumers/bullmq', 'bullmqProcessor']]);
     if (missing) return manualOnly(target, `new Worker(...) at line ${line} not wired: ${missing}`, line);
-    const returnsValue = isFunction(handler) && handler.getDescendantsOfKind(SyntaxKind.ReturnStatement).some((r) => r.getExpression() !== undefined && r.getFirstAncestor((a) => isFunction(a)) === handler);
+    const returns = isFunction(handler) && returnsValue(handler);
     replaceRaw(sf, handler, wrapperCall(sf, handler, 'bullmqProcessor', [['core', core], ['action', action], ['handle', handleText(handler)]]));
     out.edits.push({ action: target.action, file: target.file, summary: `wraps the BullMQ worker's processor (line ${line}) in bullmqProcessor: one execution per job id, a re-run job finds its record and returns` });
-    if (returnsValue) out.manual.push({ action: target.action, file: target.file, line, reason: "the processor returned a value: the wrapped processor's return value is now { duplicate }; keep results you read from job.returnvalue in your own store" });
-    out.manual.push(producerStep);
+    if (returns) out.manual.push(returnValueStep(target, line));
+    out.manual.push(producerStep(target, line, 'bullmq'));
+    return out;
+  }
+  if (shape.kind === 'bull') {
+    const args = shape.node.getArguments();
+    const handler = args[args.length - 1] as Expression | undefined;
+    const problem = handlerProblem(handler, 'bullProcessor', "Bull's done callback: make it async (job) => …");
+    if (problem || !handler) return manualOnly(target, `queue.process(...) at line ${line}: ${problem}; pass bullProcessor({ core, action: ${action}, handle }) from consumers/bull.ts as the handler by hand`, line);
+    if (!context.scaffoldModules.has('consumers/bull')) return manualOnly(target, 'the scaffold has no consumers/bull.ts (the broker in the config is not "bull", or the generated target for this database has no queue-consumer runtime); wrap the handler as TRIGGERS.md / the document shows', line);
+    const missing = ensureTriggerImports(sf, context, [['consumers/bull', 'bullProcessor']]);
+    if (missing) return manualOnly(target, `queue.process(...) at line ${line} not wired: ${missing}`, line);
+    const returns = isFunction(handler) && returnsValue(handler);
+    // Bull picks the promise form by the handler's arity: the wrapper takes the job alone, so it is never given done.
+    replaceRaw(sf, handler, wrapperCall(sf, handler, 'bullProcessor', [['core', core], ['action', action], ['handle', handleText(handler)]]));
+    out.edits.push({ action: target.action, file: target.file, summary: `wraps the Bull queue.process handler (line ${line}) in bullProcessor: one execution per job id, a stalled or re-added job finds its record and returns` });
+    if (returns) out.manual.push(returnValueStep(target, line));
+    out.manual.push(producerStep(target, line, 'bull'));
     return out;
   }
   if (shape.kind === 'kafkajs') {

@@ -8,7 +8,7 @@ import { classifyCron, wireCron } from './cron.js';
 export const TRIGGER_TRANSFORMS: Partial<Record<WiringTarget['trigger'], Transform>> = { consumer: wireConsumer, cron: wireCron };
 
 /** Scaffold modules the trigger wirings import from (present only when the design has such actions). */
-export const TRIGGER_MODULES = ['consumers/bullmq', 'consumers/kafka', 'consumers/amqplib', 'consumers/nats', 'consumers/handler', 'cron/guard', 'webhooks/webhooks'];
+export const TRIGGER_MODULES = ['consumers/bullmq', 'consumers/bull', 'consumers/kafka', 'consumers/amqplib', 'consumers/nats', 'consumers/handler', 'cron/guard', 'webhooks/webhooks', 'webhooks/verify'];
 
 /** The target with the registration its line points at resolved on the untouched text (imports added later shift lines). */
 export function triggerOccurrence(sf: SourceFile, target: WiringTarget, anyLine: boolean): WiringTarget {

@@ -61,17 +61,110 @@ export async function onceForEvent(
 
 type HandlerFunction = ArrowFunction | FunctionExpression | FunctionDeclaration | MethodDeclaration;
 
-/** `stripe.webhooks.constructEvent(...)` / `constructEventAsync` inside the handler, with the event's variable. */
-function verification(body: Block): { statement: Statement; event: string } | undefined {
-  const call = body.getDescendantsOfKind(SyntaxKind.CallExpression).find((c: CallExpression) => /\.webhooks\.constructEvent(Async)?$/.test(c.getExpression().getText()));
-  if (!call) return undefined;
-  const statement = body.getStatements().find((s) => s.getStart() <= call.getStart() && call.getEnd() <= s.getEnd());
-  if (!statement) return undefined;
-  const declaration = call.getFirstAncestorByKind(SyntaxKind.VariableDeclaration);
-  if (declaration && Node.isIdentifier(declaration.getNameNode())) return { statement, event: declaration.getName() };
-  const assignment = call.getFirstAncestorByKind(SyntaxKind.BinaryExpression);
-  if (assignment && assignment.getOperatorToken().getKind() === SyntaxKind.EqualsToken && Node.isIdentifier(assignment.getLeft())) return { statement, event: assignment.getLeft().getText() };
+/** Where a route verifies a delivery: the statement, the block it sits in (the handler's, or a loop's over a batch) and the expression naming the verified event. */
+interface Verification {
+  statement: Statement;
+  block: Block;
+  event: string;
+}
+
+/**
+ * A provider whose routes verify deliveries themselves: how apply finds the check in a handler body, and how the
+ * verified event becomes the processor's identity (`eventOf`, from the scaffold's webhooks/verify.ts, or the event
+ * itself when it already has `id` and `type`).
+ */
+export interface VerifiedWebhookProvider {
+  readonly name: 'stripe' | 'adyen' | 'paypal';
+  readonly label: string;
+  /** How the route verifies, for the manual step when apply finds nothing it recognises. */
+  readonly check: string;
+  readonly eventOf?: string;
+  /**
+   * Whether a duplicate falls through to the route's own answer (Adyen expects its "[accepted]", and each item of
+   * a batch is its own event) instead of the processor's 200.
+   */
+  readonly ownAnswer: boolean;
+  verification(body: Block): Verification | undefined;
+}
+
+/** The statement of `block` that holds `node`, and that block. */
+function statementOf(node: Node, within: Block): { statement: Statement; block: Block } | undefined {
+  for (let current: Node | undefined = node; current && current !== within.getParent(); current = current.getParent()) {
+    const parent = current.getParent();
+    if (parent && Node.isBlock(parent) && Node.isStatement(current)) {
+      // The innermost block that is the handler's own or a loop's: an if's block holds only the failure answer.
+      const owner = parent.getParent();
+      if (parent === within || (owner && (Node.isForOfStatement(owner) || Node.isForStatement(owner) || Node.isForInStatement(owner)))) return { statement: current, block: parent };
+    }
+  }
   return undefined;
+}
+
+/** The variable a call's result lands in (`const event = …`, `event = …`). */
+function assignedName(call: CallExpression): string | undefined {
+  const declaration = call.getFirstAncestorByKind(SyntaxKind.VariableDeclaration);
+  if (declaration && Node.isIdentifier(declaration.getNameNode())) return declaration.getName();
+  const assignment = call.getFirstAncestorByKind(SyntaxKind.BinaryExpression);
+  if (assignment && assignment.getOperatorToken().getKind() === SyntaxKind.EqualsToken && Node.isIdentifier(assignment.getLeft())) return assignment.getLeft().getText();
+  return undefined;
+}
+
+const STRIPE: VerifiedWebhookProvider = {
+  name: 'stripe',
+  label: 'Stripe',
+  check: 'stripe.webhooks.constructEvent',
+  ownAnswer: false,
+  // `stripe.webhooks.constructEvent(...)` / `constructEventAsync`; the event is the variable it is assigned to.
+  verification(body) {
+    const call = body.getDescendantsOfKind(SyntaxKind.CallExpression).find((c: CallExpression) => /\.webhooks\.constructEvent(Async)?$/.test(c.getExpression().getText()));
+    const at = call && statementOf(call, body);
+    const event = call && assignedName(call);
+    return at && event && at.block === body ? { ...at, event } : undefined;
+  },
+};
+
+const ADYEN: VerifiedWebhookProvider = {
+  name: 'adyen',
+  label: 'Adyen',
+  check: 'hmacValidator.validateHMAC(item, key) / verifyAdyenItem',
+  eventOf: 'adyenEventOf',
+  ownAnswer: true,
+  // `validator.validateHMAC(item, key)` (@adyen/api-library) or the scaffold's verifyAdyenItem: the item is its first argument.
+  verification(body) {
+    const call = body.getDescendantsOfKind(SyntaxKind.CallExpression).find((c) => /(^|\.)(validateHMAC|verifyAdyenItem)$/.test(c.getExpression().getText()));
+    const item = call?.getArguments()[0];
+    const at = call && statementOf(call, body);
+    return at && item && Node.isIdentifier(item) ? { ...at, event: item.getText() } : undefined;
+  },
+};
+
+const PAYPAL: VerifiedWebhookProvider = {
+  name: 'paypal',
+  label: 'PayPal',
+  check: 'a verify-webhook-signature call (verifyWebhookSignature, verifyPaypal...) before the event is used',
+  eventOf: 'paypalEventOf',
+  ownAnswer: true,
+  // PayPal has no SDK check: the route calls its verify-webhook-signature API through a function of its own
+  // (verify…Webhook / verify…Signature / verifyPaypal…). The event is the variable whose event_type the route reads.
+  verification(body) {
+    const call = body.getDescendantsOfKind(SyntaxKind.CallExpression).find((c) => /(^|\.)verify\w*(webhook|signature|paypal)\w*$/i.test(c.getExpression().getText()));
+    const at = call && statementOf(call, body);
+    if (!at || at.block !== body) return undefined;
+    const reads = body.getDescendantsOfKind(SyntaxKind.PropertyAccessExpression).filter((p) => p.getName() === 'event_type' && Node.isIdentifier(p.getExpression()));
+    const event = reads[0]?.getExpression().getText();
+    if (!event) return undefined;
+    // The handling starts after both the check and the event's declaration, whichever comes last.
+    const declared = body.getStatements().find((s) => Node.isVariableStatement(s) && s.getDeclarations().some((d) => d.getName() === event));
+    const statement = declared && declared.getStart() > at.statement.getStart() ? declared : at.statement;
+    return { statement, block: body, event };
+  },
+};
+
+export const VERIFIED_WEBHOOK_PROVIDERS: Readonly<Record<VerifiedWebhookProvider['name'], VerifiedWebhookProvider>> = { stripe: STRIPE, adyen: ADYEN, paypal: PAYPAL };
+
+/** The provider of a webhook action (Stripe when the config names none, as before), or undefined for one apply does not wire. */
+export function verifiedWebhookProvider(provider: string | undefined): VerifiedWebhookProvider | undefined {
+  return provider === undefined ? STRIPE : VERIFIED_WEBHOOK_PROVIDERS[provider as VerifiedWebhookProvider['name']];
 }
 
 /** `return` statements of this function itself (not of callbacks inside it). */
@@ -115,41 +208,50 @@ function answerLines(framework: WebhookFramework, response: string | undefined, 
 }
 
 /**
- * Webhook routes that verify the signature themselves (`stripe.webhooks.constructEvent` on the raw body), on
- * Express, Fastify, NestJS controllers and Next.js App Router route handlers: the statements that apply the event,
- * between the verification and the final answer, run inside `onceForEvent(ACTIONS.x, 'stripe', event, async () =>
- * { … })`, keyed by the event id. A duplicate, an event in flight or a failed handler gets the processor's answer
- * instead. The signature check stays where it is, first, on the raw body. Any other webhook route goes to the
+ * Webhook routes that verify the delivery themselves (Stripe `stripe.webhooks.constructEvent` on the raw body,
+ * Adyen `validateHMAC(item, key)` per notification item, PayPal a verify-webhook-signature call of the app's own),
+ * on Express, Fastify, NestJS controllers and Next.js App Router route handlers: the statements that apply the event,
+ * between the verification and the final answer (for an Adyen batch, the rest of the loop body over its items), run
+ * inside `onceForEvent(ACTIONS.x, '<provider>', <event identity>, async () => { … })`, keyed by the provider's event
+ * id (Stripe's evt_..., Adyen's pspReference + eventCode, PayPal's WH-...). An event in flight or a failed handler
+ * gets the processor's answer instead; a duplicate gets the processor's 200 (Stripe) or the route's own answer
+ * (Adyen's "[accepted]", PayPal). The verification stays where it is, first. Any other webhook route goes to the
  * framework's route transform, which leaves it as a manual step (webhookManual.ts).
  */
-export function wireStripeWebhook(fallback: Transform, framework: string): Transform {
+export function wireVerifiedWebhook(fallback: Transform, framework: string, provider: VerifiedWebhookProvider | undefined): Transform {
   return (sf, target, context) => {
-    if (!WEBHOOK_FRAMEWORKS.has(framework) || (target.provider !== undefined && target.provider !== 'stripe')) return fallback(sf, target, context);
+    if (!WEBHOOK_FRAMEWORKS.has(framework) || !provider) return fallback(sf, target, context);
     const kind = framework as WebhookFramework;
     const located = locateHandler(sf, target, kind, context);
     if (!located) return fallback(sf, target, context);
     const { fn: handler, line } = located;
     const body = handler.getBody();
     if (!body || !Node.isBlock(body)) return fallback(sf, target, context);
-    const verified = verification(body);
+    const verified = provider.verification(body);
     if (!verified) return fallback(sf, target, context);
     if (body.getText().includes(`${HELPER}(`)) return { edits: [], manual: [] };
+    const call = `${HELPER}(ACTIONS.${target.codeName}, '${provider.name}', ${provider.eventOf ? `${provider.eventOf}(${verified.event})` : verified.event}, async () => { … })`;
     if (/\banswered\b/.test(body.getText())) return manualOnly(target, `the webhook handler at line ${line} already has a variable named answered; wrap its event handling in ${HELPER}() by hand`, line);
     if (!handler.isAsync()) return manualOnly(target, `the webhook handler at line ${line} is not async; make it async, then wrap the event handling in ${HELPER}() from ${WEBHOOK_EVENT_MODULE}.ts`, line);
     const responseNode = kind === 'express' || kind === 'fastify' ? handler.getParameters()[1]?.getNameNode() : undefined;
     const res = responseNode && Node.isIdentifier(responseNode) ? responseNode.getText() : undefined;
     if ((kind === 'express' || kind === 'fastify') && !res) return manualOnly(target, `the webhook handler at line ${line} has no named ${kind === 'fastify' ? 'reply' : 'response'} parameter`, line);
-    const statements = body.getStatements();
+    const inLoop = verified.block !== body;
+    const statements = verified.block.getStatements();
     const after = statements.slice(statements.indexOf(verified.statement) + 1);
     // The final answer (res.json(...), reply.send(), return { received: true }, return Response.json(...)) stays after the dedupe.
     const answers = (s: Statement) => (res !== undefined && new RegExp(`^(return\\s+)?${res}\\.`).test(s.getText())) || Node.isReturnStatement(s);
     let end = after.length;
-    while (end > 0 && answers(after[end - 1]!)) end--;
+    while (!inLoop && end > 0 && answers(after[end - 1]!)) end--;
     const handling = after.slice(0, end);
-    if (handling.length === 0) return manualOnly(target, `the webhook handler at line ${line} has no statements between the signature check and the answer to wrap; call ${HELPER}() from ${WEBHOOK_EVENT_MODULE}.ts around the code that applies the event`, line);
+    if (handling.length === 0) return manualOnly(target, `the webhook handler at line ${line} has no statements between the signature check and the answer to wrap; call ${call} from ${WEBHOOK_EVENT_MODULE}.ts around the code that applies the event`, line);
     const mixed = handling.find((s) => ownReturns(s, handler).length > 0 || (res !== undefined && s.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => id.getText() === res)));
-    if (mixed) return manualOnly(target, `the event handling at line ${mixed.getStartLineNumber()} answers or returns by itself; move the answer after it, then wrap the handling in ${HELPER}(ACTIONS.${target.codeName}, 'stripe', event, async () => { … }) from ${WEBHOOK_EVENT_MODULE}.ts`, line);
+    if (mixed) return manualOnly(target, `the event handling at line ${mixed.getStartLineNumber()} answers or returns by itself; move the answer after it, then wrap the handling in ${call} from ${WEBHOOK_EVENT_MODULE}.ts`, line);
+    // A continue or break cannot cross into the callback the handling moves into.
+    const leaves = inLoop ? handling.find((s) => Node.isContinueStatement(s) || Node.isBreakStatement(s) || s.getDescendantsOfKind(SyntaxKind.ContinueStatement).length > 0 || s.getDescendantsOfKind(SyntaxKind.BreakStatement).length > 0) : undefined;
+    if (leaves) return manualOnly(target, `the event handling at line ${leaves.getStartLineNumber()} leaves the loop over the notification items (continue / break); restructure it, then wrap the handling in ${call} from ${WEBHOOK_EVENT_MODULE}.ts`, line);
     if (!context.scaffoldModules.has('webhooks/webhooks')) return manualOnly(target, 'the scaffold has no webhooks/webhooks.ts: run generate with this webhook action in the config, then apply', line);
+    if (provider.eventOf && !context.scaffoldModules.has('webhooks/verify')) return manualOnly(target, 'the scaffold has no webhooks/verify.ts: run generate with this webhook action in the config, then apply', line);
     // Measured before the imports go in: an added import line shifts everything below it.
     const indent = lineIndent(handling[0]!);
     const unit = sf.getProject().manipulationSettings.getIndentationText();
@@ -158,9 +260,12 @@ export function wireStripeWebhook(fallback: Transform, framework: string): Trans
     const handlingSpan = [handling[0]!.getStart(), handling[handling.length - 1]!.getEnd()] as const;
     const textBefore = sf.getFullText();
     if (kind === 'nestjs' && !ensureNamedImport(sf, '@nestjs/common', 'HttpException')) return manualOnly(target, 'the file already binds HttpException to something else', line);
-    if (!ensureNamedImport(sf, context.style.specifier('index'), 'ACTIONS') || !ensureNamedImport(sf, context.style.specifier(WEBHOOK_EVENT_MODULE), HELPER)) {
+    const imports: Array<[string, string]> = [[context.style.specifier('index'), 'ACTIONS'], [context.style.specifier(WEBHOOK_EVENT_MODULE), HELPER]];
+    if (provider.eventOf) imports.push([context.style.specifier('webhooks/verify'), provider.eventOf]);
+    const clash = imports.find(([module, name]) => !ensureNamedImport(sf, module, name));
+    if (clash) {
       sf.replaceWithText(textBefore);
-      return manualOnly(target, `the file already binds ACTIONS or ${HELPER} to something else`, line);
+      return manualOnly(target, `the file already binds ${clash[1]} to something else`, line);
     }
     // The imports only ever go above the handler: the handling moved by the added characters, nothing else.
     const shift = sf.getFullText().length - textBefore.length;
@@ -168,9 +273,10 @@ export function wireStripeWebhook(fallback: Transform, framework: string): Trans
     const text = sf.getFullText();
     const inner = text.slice(start, stop).replace(/\n(?=[^\n])/g, `\n${unit}`);
     const quote = context.style.quote === 'double' ? '"' : "'";
-    const guard = kind === 'nestjs' ? 'answered && answered.status >= 300' : 'answered';
+    const eventExpression = provider.eventOf ? `${provider.eventOf}(${verified.event})` : verified.event;
+    const guard = kind === 'nestjs' || provider.ownAnswer ? 'answered && answered.status >= 300' : 'answered';
     const wrapped = [
-      `const answered = await ${HELPER}(ACTIONS.${target.codeName}, ${quote}stripe${quote}, ${verified.event}, async () => {`,
+      `const answered = await ${HELPER}(ACTIONS.${target.codeName}, ${quote}${provider.name}${quote}, ${eventExpression}, async () => {`,
       `${indent}${unit}${inner}`,
       `${indent}})${semi}`,
       `${indent}if (${guard}) {`,
@@ -179,8 +285,9 @@ export function wireStripeWebhook(fallback: Transform, framework: string): Trans
     ].join('\n');
     sf.replaceText([start, stop], wrapped);
     const where = kind === 'nestjs' ? `the controller method at line ${line}` : kind === 'nextjs' ? `the ${target.method ?? 'POST'} route handler of ${target.path ?? ''}` : `${target.method ?? 'POST'} ${target.path ?? ''}`;
+    const per = inLoop ? 'once per notification item, keyed by its event id' : 'once per event id';
     const out: TransformOutcome = { edits: [], manual: [] };
-    out.edits.push({ action: target.action, file: target.file, summary: `runs the Stripe event handling of ${where} once per event id (${HELPER}), after the signature check` });
+    out.edits.push({ action: target.action, file: target.file, summary: `runs the ${provider.label} event handling of ${where} ${per} (${HELPER}), after the signature check` });
     return out;
   };
 }

@@ -65,6 +65,16 @@ export function readPath(value: unknown, path: string): unknown {
   return current;
 }
 
+/**
+ * What identifies one event of a delivery the route has already verified: `id`, the dedupe key (the same on every
+ * resend of that event), and `type`. The *EventOf functions below read it from a provider's event, for routes that
+ * keep their own signature check and only hand the event to the processor.
+ */
+export interface WebhookEventIdentity {
+  readonly id: string;
+  readonly type: string;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Stripe
 
@@ -113,12 +123,17 @@ export function verifyStripeSignature(
   return event;
 }
 
+/** A verified Stripe event (stripe.webhooks.constructEvent or verifyStripeSignature): keyed by its id (evt_...). */
+export function stripeEventOf(event: { readonly id: string; readonly type: string }): WebhookEventIdentity {
+  return { id: event.id, type: event.type };
+}
+
 /** Stripe: keyed by event.id; ordering by the event's `created` time per data.object.id. */
 export function stripeSource(endpointSecret: string, toleranceSeconds = 300): WebhookSource<StripeEvent> {
   return {
     provider: 'stripe',
     verify: (request) => [verifyStripeSignature(request, endpointSecret, toleranceSeconds)],
-    eventId: (event) => event.id,
+    eventId: (event) => stripeEventOf(event).id,
     eventType: (event) => event.type,
     orderingOf: (event) =>
       typeof event.data?.object?.id === 'string' && Number.isFinite(event.created)
@@ -167,6 +182,21 @@ export function verifyAdyenItem(item: AdyenNotificationItem, hmacKeyHex: string)
   return safeEqual(given, expected);
 }
 
+/**
+ * A verified Adyen NotificationRequestItem (your own hmacValidator check, or verifyAdyenItem): keyed by pspReference +
+ * eventCode + success, the same on every resend (a failed and a later successful AUTHORISATION are two events).
+ * Typed structurally, so @adyen/api-library's NotificationRequestItem and the parsed JSON both fit.
+ */
+export function adyenEventOf(item: {
+  readonly pspReference?: string;
+  readonly eventCode?: string;
+  readonly success?: string;
+}): WebhookEventIdentity {
+  if (!item.pspReference || !item.eventCode)
+    throw new SignatureError('Adyen notification item without pspReference or eventCode');
+  return { id: `${item.pspReference}:${item.eventCode}:${item.success ?? ''}`, type: item.eventCode };
+}
+
 /** Adyen: keyed by pspReference + eventCode + success (a failed and a later successful AUTHORISATION differ). */
 export function adyenSource(hmacKeyHex: string): WebhookSource<AdyenNotificationItem> {
   return {
@@ -184,7 +214,7 @@ export function adyenSource(hmacKeyHex: string): WebhookSource<AdyenNotification
       }
       return items as AdyenNotificationItem[];
     },
-    eventId: (item) => `${item.pspReference}:${item.eventCode}:${item.success}`,
+    eventId: (item) => adyenEventOf(item).id,
     eventType: (item) => item.eventCode,
     orderingOf: (item) => {
       const at = item.eventDate ? Date.parse(item.eventDate) : Number.NaN;
@@ -207,6 +237,20 @@ export interface PayPalEvent {
 }
 
 /**
+ * A verified PayPal event (your own verify-webhook-signature call, or paypalSource's verifier): keyed by the event
+ * id (WH-...), the same on every resend; `transmissionId` (the paypal-transmission-id header) only when the event
+ * has none.
+ */
+export function paypalEventOf(
+  event: { readonly id?: unknown; readonly event_type?: unknown },
+  transmissionId?: string,
+): WebhookEventIdentity {
+  const id = typeof event.id === 'string' && event.id ? event.id : transmissionId;
+  if (!id) throw new SignatureError('PayPal event without id or transmission id');
+  return { id, type: typeof event.event_type === 'string' ? event.event_type : 'unknown' };
+}
+
+/**
  * PayPal signs with a certificate chain; verifying it needs PayPal's verify-webhook-signature API (or the cert
  * check), which you supply as `verifier` (it receives the raw body and the paypal-transmission-* headers).
  * Keyed by the event id (WH-...), falling back to paypal-transmission-id.
@@ -222,12 +266,7 @@ export function paypalSource(
       if (typeof event?.event_type !== 'string') throw new SignatureError('PayPal event without event_type');
       return [event];
     },
-    eventId: (event, request) => {
-      const id =
-        typeof event.id === 'string' && event.id ? event.id : header(request, 'paypal-transmission-id');
-      if (!id) throw new SignatureError('PayPal event without id or transmission id');
-      return id;
-    },
+    eventId: (event, request) => paypalEventOf(event, header(request, 'paypal-transmission-id')).id,
     eventType: (event) => event.event_type,
     orderingOf: (event) => {
       const at = event.create_time ? Date.parse(event.create_time) : Number.NaN;

@@ -85,7 +85,12 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
   const reaches = (route: { file: string; handlerKeys: string[] }, set: Set<unknown>) => route.handlerKeys.some((k) => graph.resolve(route.file, k).some((fn) => set.has(fn)));
   // A GET that charges (`GET /admin/makepayment/:ref`) is retried by prefetchers and reloads: it is an endpoint too.
   const endpoints = buildEndpoints(records, graph, frameworksByPkg).filter(({ finding, route }) => finding.method !== 'GET' || reaches(route, risky));
-  for (const { finding, route } of endpoints) finding.touchesPayment = reaches(route, paying);
+  const inserting = graph.payingFunctions([...records.files.values()].flatMap((r) => r.facts.insertFunctionKeys.map((k): [string, string] => [r.rel, k])));
+  for (const { finding, route } of endpoints) {
+    finding.touchesPayment = reaches(route, paying);
+    // Only when true, so findings of handlers that insert nothing keep their shape.
+    if (reaches(route, inserting)) finding.insertsRecord = true;
+  }
 
   const findings: Finding[] = [
     ...endpoints.map((e) => e.finding),

@@ -51,6 +51,8 @@ export interface EndpointFinding extends FindingBase {
   prefixResolved: boolean;
   bodyFields?: string[];
   touchesPayment?: boolean;
+  /** The handler, or a function it calls, inserts a row or document: the endpoint creates a resource. */
+  insertsRecord?: boolean;
   /**
    * Absent for declared HTTP routes. A Server Action or tRPC procedure is a POST whose URL the code does not state:
    * `path` is then the action / procedure path (`/createInvoice`, `/billing.refund`) and `prefixResolved` is false.

@@ -13,13 +13,16 @@ export interface ActionCandidate {
   /** Pre-checked in the list; sign-in style routes are offered but not assumed critical. */
   checked: boolean;
   note?: string;
+  /** The handler (or what it calls) inserts a row or document: it creates a resource. */
+  insertsRecord?: boolean;
 }
 
 /** Checklist order: what can double-charge comes first. */
 export const ACTION_GROUPS = ['Touches payments', 'Webhooks', 'Message consumers', 'Scheduled jobs', 'HTTP endpoints'] as const;
 export type ActionGroup = (typeof ACTION_GROUPS)[number];
 
-const AUTH_ROUTE = /\/((log-?in|log-?out|sign-?in|sign-?out)\w*|sessions?|auth|token|oauth)(\/|$)/i;
+/** Sign-in and session routes: a repeat re-authenticates, there is nothing to deduplicate. */
+export const AUTH_ROUTE = /\/((log-?in|log-?out|sign-?in|sign-?out)\w*|sessions?|auth|token|oauth)(\/|$)/i;
 
 const VERBS: Record<EndpointFinding['method'], string> = { POST: 'create', PUT: 'replace', PATCH: 'update', DELETE: 'delete', ALL: 'handle', GET: 'handle' };
 
@@ -58,6 +61,7 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
         fieldCandidates: fields,
         externalCalls: calls,
         ...preselection(finding, calls.length > 0 || Boolean(finding.touchesPayment), finding.prefixResolved ? existingNote(inspection, finding) : 'mount prefix not resolved; check the route'),
+        ...(finding.insertsRecord ? { insertsRecord: true } : {}),
       });
     } else if (finding.kind === 'webhook') {
       const provider = asProvider(finding.provider);

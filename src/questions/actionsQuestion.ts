@@ -3,6 +3,7 @@ import { actionsFromInspection, type ActionCandidate } from './actionsFromInspec
 import { askActionDetails, settleAction } from './completeAction.js';
 import { parseActionsFlag } from './parseActionsFlag.js';
 import { parseActionText } from './parseActionText.js';
+import { MAX_PICKED, pickCreates } from './pickCreates.js';
 import type { ActionAnswer, AskContext, Question } from './types.js';
 
 /** The placeholder of the partial-context protocol: named so nobody mistakes it for a real endpoint. */
@@ -42,19 +43,25 @@ export const actionsQuestion: Question<'actions'> = {
     return valid.length > 0 ? valid : undefined;
   },
   infer: (ctx) => {
-    const found = actionsFromInspection(ctx.inspection)
-      .filter((c) => c.checked)
-      .map((c) => c.action);
-    return found.length > 0 ? found : undefined;
+    const candidates = actionsFromInspection(ctx.inspection);
+    const found = candidates.filter((c) => c.checked).map((c) => c.action);
+    // A plain CRUD app has nothing obviously harmful to repeat: its create endpoints, not a placeholder.
+    const chosen = found.length > 0 ? found : pickCreates(candidates);
+    return chosen.length > 0 ? chosen : undefined;
   },
   whenNeeded: (inspection, given) => !given.actions && actionsFromInspection(inspection).length === 0,
   settle: (ctx, value, assumptions) => {
     const candidates = actionsFromInspection(ctx.inspection);
+    if (!candidates.some((c) => c.checked)) assumptions.push(picksAssumption(value));
     return value.map((action) => settleAction(action, candidateFor(candidates, action), assumptions));
   },
   fallback: () => ({ value: [GENERIC_ACTION], assumption: GENERIC_ASSUMPTION }),
   ask: askActions,
 };
+
+function picksAssumption(actions: readonly ActionAnswer[]): string {
+  return `No endpoint with a payment, a webhook or a harmful duplicate was found: the design protects the create endpoints init picked (${actions.map((a) => a.name).join(', ')}; at most ${MAX_PICKED}, those that insert a record first). Edit actions in idempotency.config.json to change the list.`;
+}
 
 async function askActions(ctx: AskContext, prefill: ActionAnswer[] | undefined): Promise<ActionAnswer[]> {
   const candidates = actionsFromInspection(ctx.inspection);

@@ -1,5 +1,6 @@
 import { UserError } from '../errors.js';
-import { planPlacement } from '../scaffold/placement/planPlacement.js';
+import { planPlacement, scaffoldDirIn } from '../scaffold/placement/planPlacement.js';
+import { findServerPackage } from '../scaffold/placement/serverPackage.js';
 import type { Answers, Question, QuestionContext, StackAnswer } from './types.js';
 
 const DEFAULT_DIR = 'src/idempotency';
@@ -29,13 +30,17 @@ export function scaffoldAvailable(stack: StackAnswer | undefined): boolean {
 
 /**
  * Into the package that holds the protected handlers (a monorepo's api package, not its root), following its
- * layout; the first package when actions live in several (generate places one scaffold per package).
+ * layout; the first package when actions live in several (generate places one scaffold per package). When no
+ * handler says which package (none found, or they sit outside every workspace package), the package that serves HTTP.
  */
 function defaultDir(ctx: QuestionContext): string {
   let sources = (ctx.answers.actions ?? []).map((action) => action.source);
   if (sources.every((source) => !source)) sources = ctx.inspection.findings.filter((finding) => finding.kind === 'endpoint').map((finding) => finding.file);
-  if (sources.length === 0) return DEFAULT_DIR;
-  return planPlacement({ root: ctx.cwd, sources })[0]?.dir ?? DEFAULT_DIR;
+  const first = sources.length > 0 ? planPlacement({ root: ctx.cwd, sources })[0] : undefined;
+  if (first && first.packageDir !== '') return first.dir;
+  const server = findServerPackage(ctx.cwd, (ctx.inspection.stack.packages ?? []).map((pkg) => pkg.dir));
+  if (server !== undefined) return scaffoldDirIn(ctx.cwd, server);
+  return first?.dir ?? DEFAULT_DIR;
 }
 
 const validateDir = (text: string): true | string => {

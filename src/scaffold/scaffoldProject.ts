@@ -39,6 +39,9 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
   const plans = planScaffolds(root, model, input.dir);
   const files: ScaffoldFile[] = [];
   const notes: string[] = [];
+  if (!plans.some((plan) => plan.dir === input.dir)) {
+    notes.push(`The configured scaffold folder ${input.dir} is in none of the packages that hold the protected handlers, which could not import it: each package got its own (${plans.map((plan) => plan.dir).join(', ')}). Set scaffold.dir to one of them to keep it.`);
+  }
   let excerpts: ProjectScaffolding['excerpts'] = {};
   for (const [index, plan] of plans.entries()) {
     const profile = await profileAt(plan.dir);

@@ -70,6 +70,7 @@ describe('inspect express-shop', () => {
       {
         kind: 'endpoint',
         id: 'POST /api/v1/orders',
+        insertsRecord: true,
         file: 'src/routes/orders.ts',
         line: 13,
         method: 'POST',
@@ -136,6 +137,7 @@ describe('inspect express-shop', () => {
       {
         kind: 'endpoint',
         id: 'POST /webhooks/stripe',
+        insertsRecord: true,
         file: 'src/routes/webhooks.ts',
         line: 7,
         method: 'POST',

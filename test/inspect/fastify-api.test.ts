@@ -92,6 +92,7 @@ describe('inspect fastify-api', () => {
       {
         kind: 'endpoint',
         id: 'POST /api/orders',
+        insertsRecord: true,
         file: 'src/routes/orders/index.ts',
         line: 5,
         method: 'POST',

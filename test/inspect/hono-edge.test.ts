@@ -98,6 +98,7 @@ describe('inspect hono-edge', () => {
       {
         kind: 'endpoint',
         id: 'POST /api/payouts',
+        insertsRecord: true,
         file: 'src/index.ts',
         line: 11,
         method: 'POST',

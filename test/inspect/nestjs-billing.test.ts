@@ -54,6 +54,7 @@ describe('inspect nestjs-billing', () => {
       {
         kind: 'endpoint',
         id: 'POST /api/v1/orders',
+        insertsRecord: true,
         file: 'src/orders/orders.controller.ts',
         line: 14,
         method: 'POST',

@@ -27,6 +27,7 @@ describe('inspect next-app', () => {
       {
         kind: 'endpoint',
         id: 'POST /placeOrder',
+        insertsRecord: true,
         file: 'src/app/(shop)/cart/actions.ts',
         line: 7,
         method: 'POST',
@@ -132,6 +133,7 @@ describe('inspect next-app', () => {
       {
         kind: 'endpoint',
         id: 'POST /api/webhooks/stripe',
+        insertsRecord: true,
         file: 'src/app/api/webhooks/stripe/route.ts',
         line: 5,
         method: 'POST',

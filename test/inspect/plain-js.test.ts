@@ -38,6 +38,7 @@ describe('inspect plain-js', () => {
       {
         kind: 'endpoint',
         id: 'POST /donations',
+        insertsRecord: true,
         file: 'routes/donations.js',
         line: 8,
         method: 'POST',

@@ -94,6 +94,8 @@ export interface FileFacts {
   paymentFunctionKeys: string[];
   /** The subset whose call moves money or creates a billable object (not a session URL). */
   riskyPaymentFunctionKeys: string[];
+  /** Function keys (this file) that insert a row or document: the seeds of `insertsRecord` reachability. */
+  insertFunctionKeys: string[];
 }
 
 export interface Detector {
@@ -104,5 +106,5 @@ export interface Detector {
 }
 
 export function emptyFacts(): FileFacts {
-  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [] };
+  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [] };
 }

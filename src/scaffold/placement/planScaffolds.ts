@@ -15,8 +15,8 @@ export interface PlannedScaffold {
 }
 
 /**
- * One scaffold per package that holds protected handlers. The configured folder is kept for its package (the
- * first when it lies in none of them); every other package gets one at the same place in its own layout.
+ * One scaffold per package that holds protected handlers. The configured folder is kept for the package it lies in;
+ * every other package (all of them, when it lies in none) gets one at the same place in its own layout.
  */
 export function planScaffolds(root: string, model: DesignModel, configuredDir: string): PlannedScaffold[] {
   const placements = planPlacement({ root, sources: model.actions.map((action) => action.source) });
@@ -24,8 +24,9 @@ export function planScaffolds(root: string, model: DesignModel, configuredDir: s
   // actions' sources can be absent (a placeholder design, a hand-written config) and would say "the root package".
   if (placements.length <= 1) return [{ packageDir: findPackageRoot(root, `${configuredDir}/index.ts`), dir: configuredDir, model }];
   const inside = (packageDir: string) => packageDir === '' || configuredDir === packageDir || configuredDir.startsWith(`${packageDir}/`);
-  // The longest package folder that contains the configured dir is its package.
-  const primary = [...placements].sort((a, b) => b.packageDir.length - a.packageDir.length).find((placement) => inside(placement.packageDir)) ?? placements[0]!;
+  // The longest package folder that contains the configured dir is its package. A folder in none of them (another
+  // package, say) would put a package's middleware where its handlers cannot import it: each keeps its own layout.
+  const primary = [...placements].sort((a, b) => b.packageDir.length - a.packageDir.length).find((placement) => inside(placement.packageDir));
   return placements.map((placement) => ({
     packageDir: placement.packageDir,
     dir: placement === primary ? configuredDir : placement.dir,

@@ -1,0 +1,29 @@
+import { AUTH_ROUTE, type ActionCandidate } from './actionsFromInspection.js';
+import type { ActionAnswer } from './types.js';
+
+/** A design that names more than a handful of routes is one nobody reviews; the rest stay in the config's reach. */
+export const MAX_PICKED = 5;
+
+/**
+ * The actions `init` protects when nothing it found is obviously harmful to repeat (a plain CRUD app): up to five
+ * POST handlers that create something, so the design and the scaffold name the user's real endpoints instead of a
+ * placeholder. Ranked by what inspection knows: a payment, then a webhook, then a POST whose code inserts a record,
+ * then any other POST; inspection order within a rank. Sign-in routes and idempotent methods are never picked.
+ */
+export function pickCreates(candidates: readonly ActionCandidate[]): ActionAnswer[] {
+  return candidates
+    .map((candidate, index) => ({ candidate, index, rank: rankOf(candidate) }))
+    .filter((entry): entry is { candidate: ActionCandidate; index: number; rank: number } => entry.rank !== undefined)
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .slice(0, MAX_PICKED)
+    .map(({ candidate }) => candidate.action);
+}
+
+/** Lower is more worth protecting; undefined: not a create. */
+function rankOf(candidate: ActionCandidate): number | undefined {
+  if (candidate.group === 'Touches payments') return 0;
+  if (candidate.group === 'Webhooks') return 1;
+  const [method, path] = (candidate.action.route ?? '').split(' ');
+  if (candidate.action.trigger !== 'http' || method !== 'POST' || path === undefined || AUTH_ROUTE.test(path)) return undefined;
+  return candidate.insertsRecord ? 2 : 3;
+}

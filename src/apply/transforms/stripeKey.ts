@@ -6,6 +6,7 @@ import type { TransformContext, TransformOutcome } from './context.js';
 import { ADYEN, keyProviderCalls } from './adyenKey.js';
 import { PAYPAL } from './paypalKey.js';
 import { lineIndent } from './consumer.js';
+import { stabiliseProviderCalls } from './stableParams.js';
 
 const CONTEXT_NAME = 'idempotencyContext';
 /** Fixed text (no quotes inside), so it can be printed in either quote style. */
@@ -77,9 +78,15 @@ export function keyStripeCalls(sf: SourceFile, handler: Handler, target: WiringT
 }
 
 function keyCalls(sf: SourceFile, handler: Handler, target: WiringTarget, context: TransformContext, out: TransformOutcome, pending: { block?: Block }, named: string | undefined): void {
+  const contextName = () => (named !== undefined && ensureContext(handler, context, sf, pending) ? CONTEXT_NAME : undefined);
+  // First the keys and labels that change per attempt become derived ones: the keying below then sees those calls keyed.
+  // What it leaves (a business time) is listed by planApply from the findings re-run on the edited text.
+  const stable = stabiliseProviderCalls(sf, handler, target, context, contextName);
+  out.edits.push(...stable.edits);
+  out.manual.push(...stable.manual);
   const keying = target.provider === 'adyen' ? ADYEN : target.provider === 'paypal' ? PAYPAL : undefined;
   if (keying) {
-    const other = keyProviderCalls(sf, handler, target, context, keying, () => (named !== undefined && ensureContext(handler, context, sf, pending) ? CONTEXT_NAME : undefined));
+    const other = keyProviderCalls(sf, handler, target, context, keying, contextName);
     out.edits.push(...other.edits);
     out.manual.push(...other.manual);
   }

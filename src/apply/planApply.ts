@@ -84,6 +84,11 @@ export interface ApplyPlan {
   /** Actions this run looked at (all, or the one --action named). */
   actions: string[];
   record: ApplyRecord;
+  /**
+   * `manual` again for the files as they will be written (after the project's prettier): the recorded findings'
+   * lines follow the final text.
+   */
+  relist(final: readonly FileChange[]): ManualStep[];
 }
 
 /** Findings the transforms themselves resolve (the route gets wrapped, inline Stripe calls get their key). */
@@ -264,8 +269,10 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   // Later passes (the NestJS module, the Next.js project) may edit a target file again: their text is the final one.
   const edited = texts.map((t) => ({ ...t, after: changes.find((c) => c.path === t.path)?.after ?? t.after }));
   const written = (file: string) => record.files[file] === sha256(edited.find((t) => t.path === file)?.before ?? '');
-  const listed = findings.size > 0 ? relocateFindings(manual, findings, edited, await projectDependencies(root), written) : manual;
-  return { changes, edits, manual: listed, stale, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record };
+  const dependencies = findings.size > 0 ? await projectDependencies(root) : new Map<string, string>();
+  const relist = (final: readonly FileChange[]) =>
+    findings.size > 0 ? relocateFindings(manual, findings, edited.map((t) => ({ ...t, after: final.find((c) => c.path === t.path)?.after ?? t.after })), dependencies, written) : manual;
+  return { changes, edits, manual: relist(changes), stale, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record, relist };
 }
 
 export const relativeTo = (root: string, file: string) => path.relative(root, file).split(path.sep).join('/');

@@ -121,6 +121,29 @@ router.post('/payments', async (req, res) => {
     expect(findings(perAttemptProviderKey, out.text)).toEqual([]);
   });
 
+  it('Fastify: the same edit inside a route handler', () => {
+    const source = `import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+
+export async function paymentRoutes(app: FastifyInstance): Promise<void> {
+  app.post('/payments', async (request, reply) => {
+    const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur', metadata: { nonce: randomUUID() } }, { idempotencyKey: randomUUID() });
+    return reply.code(201).send(intent);
+  });
+}
+`;
+    const out = wireSource(file, source, [target(8)], { ...options, framework: 'fastify' });
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("metadata: { nonce: providerKey(idempotencyContext) } }, stripeRequestOptions(idempotencyContext));");
+    expect(out.text).toContain('const idempotencyContext = idempotencyOf(request);');
+    expect(out.text).not.toContain('randomUUID');
+    expect(findings(perAttemptProviderKey, out.text)).toEqual([]);
+    expect(findings(providerParamsChangeBetweenRetries, out.text)).toEqual([]);
+  });
+
   it('PayPal: a random PayPal-Request-Id becomes paypalRequestId(context)', () => {
     const source = `import { randomUUID } from 'node:crypto';
 import { Client, OrdersController } from '@paypal/paypal-server-sdk';

@@ -92,6 +92,29 @@ router.post('/payments', async (req, res) => {
     expect(findings(perAttemptProviderKey, out.text)).toEqual([]);
   });
 
+  it('a label that shares a local with other code, or sits in arithmetic, is left to the user', () => {
+    const source = `import { randomUUID } from 'node:crypto';
+import { Router } from 'express';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const router = Router();
+
+router.post('/payments', async (req, res) => {
+  const orderId = randomUUID();
+  await saveOrder(orderId);
+  const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur', metadata: { orderId }, description: 'n' + (Date.now() % 7) * 2 });
+  res.json(intent);
+});
+
+declare function saveOrder(id: string): Promise<void>;
+`;
+    const out = wireSource(file, source, [target(8)], options);
+    expect(out.text).toContain("metadata: { orderId }, description: 'n' + (Date.now() % 7) * 2 }, stripeRequestOptions(idempotencyContext));");
+    expect(out.text).toContain("import { randomUUID } from 'node:crypto';");
+    expect(out.edits.map((e) => e.summary).join('\n')).not.toContain('derives');
+  });
+
   it('a retry counter in the key, and a clock-built template key, both become the derived key', () => {
     const source = `import { Router } from 'express';
 import Stripe from 'stripe';

@@ -90,7 +90,7 @@ export function stabiliseProviderCalls(sf: SourceFile, handler: KeyedHandler | F
         continue;
       }
       const value = ts.isPropertyAssignment(param.property) ? param.property.initializer : param.property.name;
-      const parts = usable && inside(param.property) ? labelParts(value, wrap) : undefined;
+      const parts = usable && inside(param.property) ? labelParts(value, wrap, (name) => references(body, name)) : undefined;
       const failed = `\`${param.name}\` is a label built from \`${param.volatile.getText()}\`: derive it from the idempotency key (providerKey(idempotencyOf(request)) from providers.ts)`;
       if (!parts) {
         out.kept.push({ line: paramLine, name: param.name, reason: failed });
@@ -145,11 +145,14 @@ function keyReplacement(key: ts.Expression, provider: PaymentProvider, wrap: (no
  * The per-attempt parts of a label's value, each widened to the call chain that formats it
  * (`new Date().toISOString()`, `Math.random().toString(36).slice(2)`), where a string may stand: the whole value, a
  * template's hole, a property's value (metadata), String(…)'s argument, a side of `+`. Undefined when any part sits
- * elsewhere (arithmetic): apply leaves that label to the user rather than change its type.
+ * elsewhere (arithmetic), or is a local the handler uses again: apply leaves that label to the user rather than change
+ * its type or cut its link to the other use.
  */
-function labelParts(value: ts.Node, wrap: (node: ts.Node) => Node | undefined): Array<{ node: Node; shorthand?: string }> | undefined {
+function labelParts(value: ts.Node, wrap: (node: ts.Node) => Node | undefined, uses: (name: string) => number): Array<{ node: Node; shorthand?: string }> | undefined {
   const out: Array<{ node: Node; shorthand?: string }> = [];
   for (const part of volatileParts(value)) {
+    // A local the handler also uses elsewhere (an id stored in the database too) ties the label to it: not ours to cut.
+    if (ts.isIdentifier(part) && uses(part.text) > 1) return undefined;
     let node: ts.Node = part;
     while (ts.isPropertyAccessExpression(node.parent) && node.parent.expression === node && ts.isCallExpression(node.parent.parent) && node.parent.parent.expression === node.parent) node = node.parent.parent;
     const parent = node.parent;

@@ -201,6 +201,41 @@ router.post('/payments', async (req, res) => {
     return { text: sf.getFullText(), outcome };
   };
 
+  it('NestJS route transform: a method taking @Req() gets the derived key; the manual step stays only for unkeyed calls', () => {
+    const rel = 'src/payments/payments.controller.ts';
+    const source = `import { Body, Controller, Post, Req } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+
+@Controller('payments')
+export class PaymentsController {
+  @Post()
+  async create(@Req() request: unknown, @Body() body: { amount: number }) {
+    return stripe.paymentIntents.create({ amount: body.amount, currency: 'eur' }, { idempotencyKey: randomUUID() });
+  }
+}
+`;
+    const nest = { ...options, framework: 'nestjs' as const };
+    const t = { ...target(10), file: rel, path: '/payments', provider: 'stripe' };
+    const out = wireSource(rel, source, [t], nest);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain('  @Idempotent(ACTIONS.createPayment)\n  async create(');
+    expect(out.text).toContain('    const idempotencyContext = idempotencyOf(request);\n');
+    expect(out.text).toContain("{ amount: body.amount, currency: 'eur' }, stripeRequestOptions(idempotencyContext));");
+    expect(out.text).not.toContain('randomUUID');
+    expect(out.manual.map((m) => m.reason).join('\n')).not.toContain('calls from a NestJS handler need the claim');
+    expect(findings(perAttemptProviderKey, out.text, rel)).toEqual([]);
+    const again = wireSource(rel, out.text, [t], { ...nest, anyLine: true });
+    expect(again.text).toBe(out.text);
+    expect(again.edits).toEqual([]);
+    // Without a per-attempt key there is nothing to make stable: keying the call stays a manual step.
+    const unkeyed = wireSource(rel, source.replace(', { idempotencyKey: randomUUID() }', ''), [t], nest);
+    expect(unkeyed.text).not.toContain('idempotencyOf');
+    expect(unkeyed.manual.map((m) => m.reason).join('\n')).toContain('calls from a NestJS handler need the claim');
+  });
+
   it('NestJS: a controller method', () => {
     const rel = 'src/payments/payments.controller.ts';
     const source = `import { Body, Controller, Post, Req } from '@nestjs/common';

@@ -10,7 +10,7 @@ import type { KeyedHandler } from './adyenKey.js';
 import type { TransformContext, TransformOutcome } from './context.js';
 
 /** The SDKs whose calls apply keys, so the findings matcher recognises them whatever package.json says. */
-const KEYED_SDKS: ReadonlyMap<string, string> = new Map([['stripe', '*'], ['@adyen/api-library', '*'], ['@paypal/paypal-server-sdk', '*']]);
+export const KEYED_SDKS: ReadonlyMap<string, string> = new Map([['stripe', '*'], ['@adyen/api-library', '*'], ['@paypal/paypal-server-sdk', '*']]);
 
 /** The derived key each provider's call takes, as the providers.ts helper gives it (see stripeKey.ts, adyenKey.ts, paypalKey.ts). */
 const DERIVED_KEY: Partial<Record<PaymentProvider, { helper: string; value: (helperCall: string) => string; options?: boolean }>> = {

@@ -77,6 +77,17 @@ export function keyStripeCalls(sf: SourceFile, handler: Handler, target: WiringT
   return out;
 }
 
+/**
+ * Only the stable-params edit, for a handler whose provider calls apply does not key yet (a NestJS controller method):
+ * per-attempt keys and labels become derived from `idempotencyOf(<requestName>)`, which it adds when an edit needs it.
+ */
+export function stabiliseHandlerCalls(sf: SourceFile, handler: Handler, requestName: string, target: WiringTarget, context: TransformContext): TransformOutcome {
+  const pending: { block?: Block } = {};
+  const stable = stabiliseProviderCalls(sf, handler, target, context, () => (ensureContext(handler, context, sf, pending) ? CONTEXT_NAME : undefined));
+  if (pending.block) insertContext(pending.block, requestName, context, sf);
+  return { edits: stable.edits, manual: stable.manual };
+}
+
 function keyCalls(sf: SourceFile, handler: Handler, target: WiringTarget, context: TransformContext, out: TransformOutcome, pending: { block?: Block }, named: string | undefined): void {
   const contextName = () => (named !== undefined && ensureContext(handler, context, sf, pending) ? CONTEXT_NAME : undefined);
   // First the keys and labels that change per attempt become derived ones: the keying below then sees those calls keyed.

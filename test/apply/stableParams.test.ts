@@ -236,6 +236,31 @@ export class PaymentsController {
     expect(unkeyed.manual.map((m) => m.reason).join('\n')).toContain('calls from a NestJS handler need the claim');
   });
 
+  it('Next.js route transform: the wrapped route handler gets the derived key from idempotencyOf(request)', () => {
+    const rel = 'app/api/checkout/route.ts';
+    const source = `import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+
+export async function POST(request: Request) {
+  const session = await stripe.checkout.sessions.create({ mode: 'payment', metadata: { nonce: \`\${Date.now()}\` } }, { idempotencyKey: \`checkout-\${Date.now()}\` });
+  return Response.json(session);
+}
+`;
+    const next = { ...options, framework: 'nextjs' as const, scaffoldModules: new Set(['index', 'next', 'instance', 'providers']) };
+    const t = { ...target(5), file: rel, path: '/api/checkout', provider: 'stripe' };
+    const out = wireSource(rel, source, [t], next);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("export const POST = idempotency.withIdempotency('createPayment', createPaymentHandler);");
+    expect(out.text).toContain('  const idempotencyContext = idempotencyOf(request);\n');
+    expect(out.text).toContain("metadata: { nonce: `${providerKey(idempotencyContext)}` } }, stripeRequestOptions(idempotencyContext));");
+    expect(findings(perAttemptProviderKey, out.text, rel)).toEqual([]);
+    expect(findings(providerParamsChangeBetweenRetries, out.text, rel)).toEqual([]);
+    const again = wireSource(rel, out.text, [t], { ...next, anyLine: true });
+    expect(again.text).toBe(out.text);
+    expect(again.edits).toEqual([]);
+  });
+
   it('NestJS: a controller method', () => {
     const rel = 'src/payments/payments.controller.ts';
     const source = `import { Body, Controller, Post, Req } from '@nestjs/common';

@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type FunctionDeclaration, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
 import { perAttemptKey } from '../../findings/rules/per-attempt-provider-key.js';
 import { stableParamRule, volatileParams } from '../../findings/rules/provider-params-change-between-retries.js';
 import { providerCalls, type ProviderCall } from '../../findings/providerCalls.js';
@@ -45,7 +45,7 @@ export interface StableParamsOutcome extends TransformOutcome {
  * A local constant and a crypto/uuid import that the edit leaves unused are removed. Framework-neutral: it works on
  * the calls inside `handler`; `contextName` adds the handler's `idempotencyOf(request)` when an edit needs it.
  */
-export function stabiliseProviderCalls(sf: SourceFile, handler: KeyedHandler | FunctionDeclaration, target: WiringTarget, context: TransformContext, contextName: () => string | undefined): StableParamsOutcome {
+export function stabiliseProviderCalls(sf: SourceFile, handler: KeyedHandler, target: WiringTarget, context: TransformContext, contextName: () => string | undefined): StableParamsOutcome {
   const out: StableParamsOutcome = { edits: [], manual: [], kept: [] };
   const body = handler.getBody();
   if (!body) return out;

@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, type ArrowFunction, type Block, type CallExpression, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, type ArrowFunction, type Block, type CallExpression, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
 import { providerCalls } from '../../findings/providerCalls.js';
 import { ensureNamedImport, fitStatement, spreadFirst } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
@@ -12,7 +12,7 @@ const CONTEXT_NAME = 'idempotencyContext';
 /** Fixed text (no quotes inside), so it can be printed in either quote style. */
 const UNMOUNTED = 'idempotency middleware is not mounted on this route';
 
-type Handler = ArrowFunction | FunctionExpression | MethodDeclaration;
+type Handler = ArrowFunction | FunctionExpression | MethodDeclaration | FunctionDeclaration;
 
 const STRIPE_DEPENDENCY: ReadonlyMap<string, string> = new Map([['stripe', '*']]);
 
@@ -78,7 +78,8 @@ export function keyStripeCalls(sf: SourceFile, handler: Handler, target: WiringT
 }
 
 /**
- * Only the stable-params edit, for a handler whose provider calls apply does not key yet (a NestJS controller method):
+ * Only the stable-params edit, for a handler whose provider calls apply does not key yet (a NestJS controller method,
+ * a Next.js route handler):
  * per-attempt keys and labels become derived from `idempotencyOf(<requestName>)`, which it adds when an edit needs it.
  */
 export function stabiliseHandlerCalls(sf: SourceFile, handler: Handler, requestName: string, target: WiringTarget, context: TransformContext): TransformOutcome {

@@ -49,10 +49,12 @@ export async function applyWiring(options: ApplyOptions): Promise<ApplyResult> {
   const plan = await planApply(root, { config, model, ...(options.action !== undefined ? { action: options.action } : {}) });
   const formatted = await lintChanges(root, await formatChanges(root, plan.changes));
   const changes = formatted.filter((c) => c.after !== c.before).map((c) => ({ ...c, diff: unifiedDiff(c.before, c.after, { path: c.path }) }));
-  const preview: ApplyPreview = { changes, edits: plan.edits, manual: plan.manual, stale: plan.stale };
+  // Formatting may move lines: the findings listed point at the text as written.
+  const manual = formatted.some((c, i) => c.after !== plan.changes[i]?.after) ? plan.relist(formatted) : plan.manual;
+  const preview: ApplyPreview = { changes, edits: plan.edits, manual, stale: plan.stale };
   if (plan.stale.length > 0) return { ...preview, written: false };
   const written = Object.fromEntries(changes.map((c) => [c.path, sha256(c.after)]));
-  const record = serializeApplyRecord(nextApplyRecord(plan.record, { actions: plan.actions, edits: plan.edits, manual: plan.manual, written }));
+  const record = serializeApplyRecord(nextApplyRecord(plan.record, { actions: plan.actions, edits: plan.edits, manual, written }));
   const recordBefore = await readInside(root, APPLY_RECORD_PATH).catch(() => undefined);
   // With no code to change, the record is left alone once it covers these actions: line numbers in manual steps
   // move with the lines apply itself added, and a second run must write nothing.

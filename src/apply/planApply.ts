@@ -2,12 +2,15 @@ import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { UserError } from '../errors.js';
 import { normalizeRelative, readInside } from '../emit/safePath.js';
+import { projectDependencies } from '../findings/auditProject.js';
+import type { FindingDesign } from '../model/findings.js';
 import type { DesignModel } from '../model/types.js';
 import { readApplyRecord, sha256, type ApplyRecord } from './applyRecord.js';
 import { projectImportsAt } from '../scaffold/profile/pathAliases.js';
 import { storeFor } from '../scaffold/stores/index.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
 import { renderInstance, type WiredFramework } from './renderInstance.js';
+import { relocateFindings } from './relocateFindings.js';
 import { parseSource } from './sourceFile.js';
 import type { Transform, TransformContext } from './transforms/context.js';
 import { wireExpressRoute } from './transforms/expressRoute.js';
@@ -81,6 +84,11 @@ export interface ApplyPlan {
   /** Actions this run looked at (all, or the one --action named). */
   actions: string[];
   record: ApplyRecord;
+  /**
+   * `manual` again for the files as they will be written (after the project's prettier): the recorded findings'
+   * lines follow the final text.
+   */
+  relist(final: readonly FileChange[]): ManualStep[];
 }
 
 /** Findings the transforms themselves resolve (the route gets wrapped, inline Stripe calls get their key). */
@@ -99,9 +107,11 @@ async function projectImports(root: string): Promise<ProjectImports> {
 }
 
 /** Sorted actions → the wiring each needs, or the manual step saying why apply leaves it. */
-function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework | undefined, only: string | undefined): { targets: WiringTarget[]; manual: ManualStep[] } {
+function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework | undefined, only: string | undefined): { targets: WiringTarget[]; manual: ManualStep[]; findings: Map<ManualStep, FindingDesign> } {
   const targets: WiringTarget[] = [];
   const manual: ManualStep[] = [];
+  // Which manual steps are recorded findings: planApply re-runs their rules on the edited text (relocateFindings).
+  const findings = new Map<ManualStep, FindingDesign>();
   for (const [index, action] of model.actions.entries()) {
     if (only !== undefined && action.name !== only) continue;
     const source = config.actions[index]?.source ?? action.source;
@@ -111,13 +121,16 @@ function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework
       continue;
     }
     const file = normalizeRelative(location.file, 'read');
-    // Open findings init recorded in this action's file: their fixes need judgement (a clock-derived provider
-    // parameter, a race), so they are listed with the rule's fix, never edited; APPLY_FIXES are the transforms' own.
+    // Open findings init recorded in this action's file: their fixes need judgement (a business time sent to the
+    // provider, a race), so they are listed with the rule's fix; APPLY_FIXES are the transforms' own. A per-attempt
+    // key or label the transforms make stable is dropped from the list once the rule no longer sees it.
     // A file shared by several actions lists each finding once, under the first of them.
     // A trigger's own missing-dedupe finding is what its wrap fixes; when the wrap cannot be made, the transform's
     // manual step says so, so it is never listed twice.
     for (const finding of action.findings.filter((f) => f.status === 'open' && (f.actions[0] ?? action.name) === action.name && !APPLY_FIXES.has(f.ruleId) && TRIGGER_FIX[action.trigger] !== f.ruleId)) {
-      manual.push({ action: action.name, file: finding.file, line: finding.line, reason: `${finding.ruleId}: ${finding.fix}` });
+      const step = { action: action.name, file: finding.file, line: finding.line, reason: `${finding.ruleId}: ${finding.fix}` };
+      findings.set(step, finding);
+      manual.push(step);
     }
     if ((action.trigger === 'consumer' || action.trigger === 'cron') && (!framework || framework === 'plain')) {
       manual.push({ action: action.name, file, line: location.line, reason: `no app instance apply can write for ${model.stack.frameworkLabel}: wrap the handler with the ${action.trigger === 'cron' ? 'CronGuard (cron/guard.ts)' : 'consumer wrapper (consumers/)'} as TRIGGERS.md shows` });
@@ -133,7 +146,7 @@ function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework
     }
     targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, method: (action.method ?? 'POST').toUpperCase(), path: action.path, file, line: location.line, scope: action.scope, keySource: action.key.source, ...(action.provider ? { provider: action.provider } : {}) });
   }
-  return { targets, manual };
+  return { targets, manual, findings };
 }
 
 /**
@@ -191,7 +204,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const scaffoldModules = new Set<string>(['index']);
   for (const name of ['providers', 'instance', 'next', WEBHOOK_EVENT_MODULE, ...TRIGGER_MODULES]) if (await present(name)) scaffoldModules.add(name);
   const framework = model.stack.framework === 'none' ? 'plain' : (['express', 'fastify', 'nestjs', 'nextjs', 'koa', 'hono'] as const).find((f) => f === model.stack.framework);
-  const { targets, manual } = targetsOf(model, config, framework, options.action);
+  const { targets, manual, findings } = targetsOf(model, config, framework, options.action);
   const record = await readApplyRecord(root);
   const imports = await projectImports(root);
   const changes: FileChange[] = [];
@@ -199,6 +212,8 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const stale: string[] = [];
   let principal: string[] | undefined;
 
+  // Every target file as read and as wired (the same text when nothing changed), for relocateFindings.
+  const texts: Array<{ path: string; before: string; after: string }> = [];
   const byFile = new Map<string, WiringTarget[]>();
   for (const target of targets) byFile.set(target.file, [...(byFile.get(target.file) ?? []), target]);
   for (const [file, list] of [...byFile].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -208,6 +223,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       continue;
     }
     const wired = wireSource(file, before, list, { framework: framework!, scaffoldDir: dir, imports, scaffoldModules, anyLine: record.files[file] === sha256(before) });
+    texts.push({ path: file, before, after: wired.text });
     stale.push(...wired.stale);
     if (wired.principal) principal ??= wired.principal;
     edits.push(...wired.edits);
@@ -249,7 +265,14 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     changes.push({ path: webhookEvent, after: emit(renderWebhookEvent(), `${WEBHOOK_EVENT_MODULE}.ts`) });
     edits.push({ action: targets.find((t) => t.trigger === 'webhook')?.action ?? '', file: webhookEvent, summary: 'creates onceForEvent(): the webhook processor\'s dedupe for events the route verified itself' });
   }
-  return { changes, edits, manual, stale, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record };
+  // Listed as they stand after the edits: what the transforms fixed goes, the rest points at the edited lines.
+  // Later passes (the NestJS module, the Next.js project) may edit a target file again: their text is the final one.
+  const edited = texts.map((t) => ({ ...t, after: changes.find((c) => c.path === t.path)?.after ?? t.after }));
+  const written = (file: string) => record.files[file] === sha256(edited.find((t) => t.path === file)?.before ?? '');
+  const dependencies = findings.size > 0 ? await projectDependencies(root) : new Map<string, string>();
+  const relist = (final: readonly FileChange[]) =>
+    findings.size > 0 ? relocateFindings(manual, findings, edited.map((t) => ({ ...t, after: final.find((c) => c.path === t.path)?.after ?? t.after })), dependencies, written) : manual;
+  return { changes, edits, manual: relist(changes), stale, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record, relist };
 }
 
 export const relativeTo = (root: string, file: string) => path.relative(root, file).split(path.sep).join('/');

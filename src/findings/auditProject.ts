@@ -35,10 +35,7 @@ const USE_CLIENT = /^\s*(?:\/\/[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*['"]use client['
 export async function auditProject(dir: string, options: AuditOptions = {}): Promise<AuditResult> {
   const root = path.resolve(dir);
   const walked = await walkProject(root);
-  const manifest = await readJson(path.join(root, 'package.json'));
-  const dependencies = new Map<string, string>(
-    Object.entries({ ...(manifest?.devDependencies ?? {}), ...(manifest?.dependencies ?? {}) }).filter((e): e is [string, string] => typeof e[1] === 'string'),
-  );
+  const dependencies = await projectDependencies(root);
   const usesNext = dependencies.has('next');
   const configText = await readFile(path.join(root, CONFIG_FILE), 'utf8').catch(() => undefined);
   const config = options.config === null ? undefined : (options.config ?? (configText !== undefined ? parseConfig(configText) : undefined));
@@ -67,6 +64,12 @@ export async function auditProject(dir: string, options: AuditOptions = {}): Pro
   const inspection = options.inspection ?? consumersAndCrons(sources, auxiliary);
   const ctx: ProjectContext = { sources, schema, auxiliary, dependencies, inspection, ...(config ? { config } : {}) };
   return { root, findings: runRules(ctx), actionFacts: actionFacts(ctx), filesScanned: sources.length, warnings: walked.warnings };
+}
+
+/** package.json's dependencies and devDependencies by name (the provider SDKs the rules recognise), empty without one. */
+export async function projectDependencies(root: string): Promise<Map<string, string>> {
+  const manifest = await readJson(path.join(root, 'package.json'));
+  return new Map<string, string>(Object.entries({ ...(manifest?.devDependencies ?? {}), ...(manifest?.dependencies ?? {}) }).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
 
 async function readJson(file: string): Promise<{ dependencies?: Record<string, unknown>; devDependencies?: Record<string, unknown> } | undefined> {

@@ -10,20 +10,30 @@ const VOLATILE_CALL = /^(Date\.now|performance\.now|Math\.random|(crypto\.)?rand
  * through local constants. `new Date()` without arguments counts; `new Date(order.createdAt)` does not.
  */
 export function volatilePart(expr: ts.Node, depth = 0): ts.Node | undefined {
-  if (depth > 2) return undefined;
-  let found: ts.Node | undefined;
+  return volatileParts(expr, depth, true)[0];
+}
+
+/**
+ * Every such sub-expression, outermost only (`` `x-${Date.now()}-${randomUUID()}` `` gives both calls): what apply's
+ * stable-params transform replaces, found by the same test the rules use.
+ */
+export function volatileParts(expr: ts.Node, depth = 0, firstOnly = false): ts.Node[] {
+  if (depth > 2) return [];
+  const found: ts.Node[] = [];
   const visit = (node: ts.Node): void => {
-    if (found) return;
-    if (ts.isCallExpression(node) && VOLATILE_CALL.test(node.expression.getText().replace(/\s+/g, ''))) found = node;
-    else if (ts.isNewExpression(node) && node.expression.getText() === 'Date' && !(node.arguments?.length)) found = node;
-    else if (ts.isIdentifier(node) && !isPropertyName(node)) {
-      const init = localInitializer(node);
-      if (init && init !== expr && volatilePart(unwrap(init), depth + 1)) found = node;
-    }
-    if (!found) ts.forEachChild(node, visit);
+    if (firstOnly && found.length > 0) return;
+    if (ts.isCallExpression(node) && VOLATILE_CALL.test(node.expression.getText().replace(/\s+/g, ''))) found.push(node);
+    else if (ts.isNewExpression(node) && node.expression.getText() === 'Date' && !(node.arguments?.length)) found.push(node);
+    else if (ts.isIdentifier(node) && !isPropertyName(node) && isVolatileLocal(node, expr, depth)) found.push(node);
+    else ts.forEachChild(node, visit);
   };
   visit(expr);
   return found;
+}
+
+function isVolatileLocal(id: ts.Identifier, expr: ts.Node, depth: number): boolean {
+  const init = localInitializer(id);
+  return init !== undefined && init !== expr && volatilePart(unwrap(init), depth + 1) !== undefined;
 }
 
 function isPropertyName(id: ts.Identifier): boolean {

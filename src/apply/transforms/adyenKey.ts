@@ -1,11 +1,11 @@
-import { Node, SyntaxKind, type ArrowFunction, type CallExpression, type FunctionExpression, type MethodDeclaration, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, type ArrowFunction, type CallExpression, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import { providerCalls } from '../../findings/providerCalls.js';
 import type { PaymentProvider } from '../../inspect/types.js';
 import { ensureNamedImport } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import type { TransformContext, TransformOutcome } from './context.js';
 
-export type KeyedHandler = ArrowFunction | FunctionExpression | MethodDeclaration;
+export type KeyedHandler = ArrowFunction | FunctionExpression | MethodDeclaration | FunctionDeclaration;
 
 /** How a provider's call takes the derived key, as the generated providers.ts helper gives it. */
 export interface ProviderKeying {

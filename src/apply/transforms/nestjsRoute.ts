@@ -1,7 +1,10 @@
 import { Node, SyntaxKind, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import { providerCalls } from '../../findings/providerCalls.js';
 import { ensureNamedImport } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
+import { KEYED_SDKS } from './stableParams.js';
+import { stabiliseHandlerCalls } from './stripeKey.js';
 import { webhookManual } from './webhookManual.js';
 
 const VERBS: Record<string, string> = { POST: 'Post', PUT: 'Put', PATCH: 'Patch', DELETE: 'Delete', ALL: 'All' };
@@ -62,10 +65,36 @@ export const wireNestRoute: Transform = (sf, target, context) => {
   }
   out.manual.push(...clientKeyStep(target));
   if (target.provider) {
-    out.manual.push({ action: target.action, file: target.file, line: method.getStartLineNumber(), reason: `${target.provider} calls from a NestJS handler need the claim: take @Req() request and pass the derived key from providers.ts (idempotencyOf(request))` });
+    // Keys that change per attempt (and labels built like them) become derived ones when the method takes @Req();
+    // a call without any key is still the user's to key.
+    const request = requestParameter(method);
+    // Read before the edit, which forgets the method's nodes; a per-attempt key it fails to replace is its own step.
+    const unkeyed = unkeyedProviderCall(sf, method);
+    if (request) {
+      const stable = stabiliseHandlerCalls(sf, method, request, target, context);
+      out.edits.push(...stable.edits);
+      out.manual.push(...stable.manual);
+    }
+    if (!request || unkeyed) {
+      out.manual.push({ action: target.action, file: target.file, line: method.getStartLineNumber(), reason: `${target.provider} calls from a NestJS handler need the claim: take @Req() request and pass the derived key from providers.ts (idempotencyOf(request))` });
+    }
   }
   return out;
 };
+
+/** The name of the method's `@Req()` / `@Request()` parameter, if it has one. */
+function requestParameter(method: MethodDeclaration): string | undefined {
+  const parameter = method.getParameters().find((p) => p.getDecorators().some((d) => d.getName() === 'Req' || d.getName() === 'Request'));
+  const name = parameter?.getNameNode();
+  return name && Node.isIdentifier(name) ? name.getText() : undefined;
+}
+
+/** Whether a provider call in the method (or none at all) still sends no idempotency key. */
+function unkeyedProviderCall(sf: SourceFile, method: MethodDeclaration): boolean {
+  const source = { rel: sf.getFilePath(), text: sf.getFullText(), sf: sf.compilerNode, dependencies: KEYED_SDKS };
+  const calls = providerCalls(source).filter((c) => c.call.getStart(sf.compilerNode) >= method.getStart() && c.call.getEnd() <= method.getEnd());
+  return calls.length === 0 || calls.some((c) => c.key === undefined);
+}
 
 /**
  * The root module (the one NestFactory.create() boots) registers `...idempotencyProviders(idempotency)` once: a global

@@ -3,6 +3,7 @@ import { USE_SERVER_FILE } from '../../inspect/detectors/rpcEndpoints.js';
 import { bindsName, ensureNamedImport, fitStatement } from '../sourceFile.js';
 import type { ImportStyle, WiringTarget } from '../types.js';
 import { manualOnly, type Transform, type TransformOutcome } from './context.js';
+import { stabiliseHandlerCalls } from './stripeKey.js';
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
@@ -157,11 +158,31 @@ export const wireNextRoute: Transform = (sf, target, context) => {
   } else {
     return manualOnly(target, 'not an App Router route.ts, a Pages API route or a "use server" module: wrap the handler with withIdempotency / withPagesIdempotency / idempotentAction by hand');
   }
-  if (outcome === 'wired') return { edits: [], manual: [] };
-  if (outcome.stale !== undefined || outcome.manual.length > 0) return outcome;
+  if (outcome !== 'wired' && (outcome.stale !== undefined || outcome.manual.length > 0)) return outcome;
   // Callers (components fetching the route, calling the Server Action) are the client pass's: wired or listed there.
-  return { edits: [{ action: target.action, file: target.file, summary }], manual: [] };
+  const out: TransformOutcome = { edits: outcome === 'wired' ? [] : [{ action: target.action, file: target.file, summary }], manual: [] };
+  if (kind === 'route' && target.provider) {
+    const stable = stabiliseRouteHandler(sf, target, context, `${target.codeName}Handler`);
+    out.edits.push(...stable.edits);
+    out.manual.push(...stable.manual);
+  }
+  return out;
 };
+
+/**
+ * The wrapped route handler's per-attempt provider keys and labels become derived from `idempotencyOf(request)`
+ * (transforms/stableParams.ts). Only a function apply can read: the renamed declaration, or the wrapped const's
+ * function; its first parameter is the request.
+ */
+function stabiliseRouteHandler(sf: SourceFile, target: WiringTarget, context: Parameters<Transform>[2], inner: string): TransformOutcome {
+  const method = (target.method ?? 'POST').toUpperCase();
+  const wrapped = exportedVariable(sf, method)?.getInitializer();
+  const argument = wrapped && isWrap(wrapped, 'withIdempotency', target.codeName) ? wrapped.getArguments()[1] : undefined;
+  const handler = sf.getFunction(inner) ?? (argument && (Node.isArrowFunction(argument) || Node.isFunctionExpression(argument)) ? argument : undefined);
+  const request = handler?.getParameters()[0]?.getNameNode();
+  if (!handler || !request || !Node.isIdentifier(request)) return { edits: [], manual: [] };
+  return stabiliseHandlerCalls(sf, handler, request.getText(), target, context);
+}
 
 /**
  * Replaces a node's text verbatim: ts-morph's replaceWithText re-indents every following line of a multi-line

@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, type ArrowFunction, type Block, type CallExpression, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, type ArrowFunction, type Block, type CallExpression, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
 import { providerCalls } from '../../findings/providerCalls.js';
 import { ensureNamedImport, fitStatement, spreadFirst } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
@@ -6,12 +6,13 @@ import type { TransformContext, TransformOutcome } from './context.js';
 import { ADYEN, keyProviderCalls } from './adyenKey.js';
 import { PAYPAL } from './paypalKey.js';
 import { lineIndent } from './consumer.js';
+import { stabiliseProviderCalls } from './stableParams.js';
 
 const CONTEXT_NAME = 'idempotencyContext';
 /** Fixed text (no quotes inside), so it can be printed in either quote style. */
 const UNMOUNTED = 'idempotency middleware is not mounted on this route';
 
-type Handler = ArrowFunction | FunctionExpression | MethodDeclaration;
+type Handler = ArrowFunction | FunctionExpression | MethodDeclaration | FunctionDeclaration;
 
 const STRIPE_DEPENDENCY: ReadonlyMap<string, string> = new Map([['stripe', '*']]);
 
@@ -76,10 +77,28 @@ export function keyStripeCalls(sf: SourceFile, handler: Handler, target: WiringT
   return out;
 }
 
+/**
+ * Only the stable-params edit, for a handler whose provider calls apply does not key yet (a NestJS controller method,
+ * a Next.js route handler):
+ * per-attempt keys and labels become derived from `idempotencyOf(<requestName>)`, which it adds when an edit needs it.
+ */
+export function stabiliseHandlerCalls(sf: SourceFile, handler: Handler, requestName: string, target: WiringTarget, context: TransformContext): TransformOutcome {
+  const pending: { block?: Block } = {};
+  const stable = stabiliseProviderCalls(sf, handler, target, context, () => (ensureContext(handler, context, sf, pending) ? CONTEXT_NAME : undefined));
+  if (pending.block) insertContext(pending.block, requestName, context, sf);
+  return { edits: stable.edits, manual: stable.manual };
+}
+
 function keyCalls(sf: SourceFile, handler: Handler, target: WiringTarget, context: TransformContext, out: TransformOutcome, pending: { block?: Block }, named: string | undefined): void {
+  const contextName = () => (named !== undefined && ensureContext(handler, context, sf, pending) ? CONTEXT_NAME : undefined);
+  // First the keys and labels that change per attempt become derived ones: the keying below then sees those calls keyed.
+  // What it leaves (a business time) is listed by planApply from the findings re-run on the edited text.
+  const stable = stabiliseProviderCalls(sf, handler, target, context, contextName);
+  out.edits.push(...stable.edits);
+  out.manual.push(...stable.manual);
   const keying = target.provider === 'adyen' ? ADYEN : target.provider === 'paypal' ? PAYPAL : undefined;
   if (keying) {
-    const other = keyProviderCalls(sf, handler, target, context, keying, () => (named !== undefined && ensureContext(handler, context, sf, pending) ? CONTEXT_NAME : undefined));
+    const other = keyProviderCalls(sf, handler, target, context, keying, contextName);
     out.edits.push(...other.edits);
     out.manual.push(...other.manual);
   }

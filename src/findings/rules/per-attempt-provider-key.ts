@@ -1,5 +1,5 @@
 import { ts } from 'ts-morph';
-import { keyOptionName, providerCalls } from '../providerCalls.js';
+import { keyOptionName, providerCalls, type ProviderCall } from '../providerCalls.js';
 import type { Rule, RuleReport } from '../types.js';
 import { volatilePart } from '../volatile.js';
 import { enclosingLoops, isRetryLoop } from '../walk.js';
@@ -18,21 +18,33 @@ export const perAttemptProviderKey: Rule = {
   checkFile(ctx) {
     const out: RuleReport[] = [];
     for (const c of providerCalls(ctx)) {
-      if (!c.key) continue;
-      const volatile = volatilePart(c.key);
-      if (volatile) {
-        out.push({ node: c.key, message: `${c.provider} ${c.operation} gets a key (${keyOptionName(c.provider)}) from \`${volatile.getText()}\`, which is new on every attempt.` });
-        continue;
-      }
-      const counter = retryCounter(c.call, c.key);
-      if (counter) out.push({ node: c.key, message: `${c.provider} ${c.operation} is retried in a loop with a key that includes the attempt counter \`${counter}\`.` });
+      const perAttempt = perAttemptKey(c);
+      if (!perAttempt) continue;
+      out.push({
+        node: perAttempt.key,
+        message: perAttempt.volatile
+          ? `${c.provider} ${c.operation} gets a key (${keyOptionName(c.provider)}) from \`${perAttempt.volatile.getText()}\`, which is new on every attempt.`
+          : `${c.provider} ${c.operation} is retried in a loop with a key that includes the attempt counter \`${perAttempt.counter}\`.`,
+      });
     }
     return out;
   },
 };
 
+/**
+ * Why a provider call's key is new on every attempt: a clock or random part (`volatile`), or the counter of an
+ * enclosing retry loop. The rule reports it; apply's stable-params transform replaces such a key with the derived one.
+ */
+export function perAttemptKey(c: Pick<ProviderCall, 'call' | 'key'>): { key: ts.Expression; volatile?: ts.Node; counter?: string } | undefined {
+  if (!c.key) return undefined;
+  const volatile = volatilePart(c.key);
+  if (volatile) return { key: c.key, volatile };
+  const counter = retryCounter(c.call, c.key);
+  return counter ? { key: c.key, counter } : undefined;
+}
+
 /** The counter variable of an enclosing retry loop that the key expression mentions. */
-function retryCounter(call: ts.Node, key: ts.Expression): string | undefined {
+export function retryCounter(call: ts.Node, key: ts.Expression): string | undefined {
   for (const loop of enclosingLoops(call)) {
     if (!isRetryLoop(loop) || !ts.isForStatement(loop) || !loop.initializer || !ts.isVariableDeclarationList(loop.initializer)) continue;
     for (const decl of loop.initializer.declarations) {

@@ -1,6 +1,6 @@
 import { ts } from 'ts-morph';
 import { propertyName } from '../../inspect/parse/astHelpers.js';
-import { providerCalls } from '../providerCalls.js';
+import { providerCalls, type ProviderCall } from '../providerCalls.js';
 import type { Rule, RuleReport } from '../types.js';
 import { volatilePart } from '../volatile.js';
 
@@ -19,18 +19,48 @@ export const providerParamsChangeBetweenRetries: Rule = {
   checkFile(ctx) {
     const out: RuleReport[] = [];
     for (const c of providerCalls(ctx)) {
-      if (!c.params) continue;
-      for (const prop of c.params.properties) {
-        if (!ts.isPropertyAssignment(prop) && !ts.isShorthandPropertyAssignment(prop)) continue;
-        const value = ts.isPropertyAssignment(prop) ? prop.initializer : prop.name;
-        const volatile = volatilePart(value);
-        if (!volatile) continue;
+      for (const param of volatileParams(c)) {
+        const rule = stableParamRule(param.name);
         out.push({
-          node: prop,
-          message: `${c.provider} ${c.operation} parameter \`${propertyName(prop.name) ?? prop.name.getText()}\` comes from \`${volatile.getText()}\`, so every retry sends a different value.`,
+          node: param.property,
+          message: `${c.provider} ${c.operation} parameter \`${param.name}\` comes from \`${param.volatile.getText()}\`, so every retry sends a different value.`,
+          ...(rule ? { fix: `\`${param.name}\` ${rule.reason}` } : {}),
         });
       }
     }
     return out;
   },
 };
+
+/**
+ * What a per-attempt parameter is, by its name: the rule's fix text and apply's stable-params transform read the same
+ * table. A label (metadata, a description) only has to be the same on every attempt, so apply derives it from the
+ * idempotency key; a time the provider acts on (an expiry, a trial end) is business data apply must not invent.
+ */
+export const STABLE_PARAM_RULES: ReadonlyArray<{ kind: 'label' | 'time'; test: RegExp; reason: string }> = [
+  {
+    kind: 'time',
+    test: /(^|_)(at|date|time|end|start|until|deadline|anchor)$|[a-z](At|Date|Time|End|Start|Until|Deadline|Anchor)$|^expir|^(trial|period|billing_cycle)/,
+    reason: 'is a time the provider acts on: compute it once when the intent is created, store it with the intent, and send the stored value on every attempt (apply leaves it as is).',
+  },
+  {
+    kind: 'label',
+    test: /^(metadata|description|statement_descriptor(_suffix)?|statementDescriptor(Suffix)?|client_reference_id|clientReferenceId|custom_?[iI]d|soft_?[dD]escriptor|note(_to_payer|ToPayer)?|memo|label)$/,
+    reason: 'is a label: derive it from the idempotency key (the same on every attempt of the intent) instead of the clock or a random id; `apply` does this in the handlers it wires.',
+  },
+];
+
+export function stableParamRule(name: string): (typeof STABLE_PARAM_RULES)[number] | undefined {
+  return STABLE_PARAM_RULES.find((rule) => rule.test.test(name));
+}
+
+/** The request's own parameters whose value changes per attempt, with the first part that does. */
+export function volatileParams(c: Pick<ProviderCall, 'params'>): Array<{ name: string; property: ts.PropertyAssignment | ts.ShorthandPropertyAssignment; volatile: ts.Node }> {
+  const out: Array<{ name: string; property: ts.PropertyAssignment | ts.ShorthandPropertyAssignment; volatile: ts.Node }> = [];
+  for (const prop of c.params?.properties ?? []) {
+    if (!ts.isPropertyAssignment(prop) && !ts.isShorthandPropertyAssignment(prop)) continue;
+    const volatile = volatilePart(ts.isPropertyAssignment(prop) ? prop.initializer : prop.name);
+    if (volatile) out.push({ name: propertyName(prop.name) ?? prop.name.getText(), property: prop, volatile });
+  }
+  return out;
+}

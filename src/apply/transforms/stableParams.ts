@@ -1,0 +1,217 @@
+import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
+import { perAttemptKey } from '../../findings/rules/per-attempt-provider-key.js';
+import { stableParamRule, volatileParams } from '../../findings/rules/provider-params-change-between-retries.js';
+import { providerCalls, type ProviderCall } from '../../findings/providerCalls.js';
+import { volatileParts } from '../../findings/volatile.js';
+import type { PaymentProvider } from '../../inspect/types.js';
+import { ensureNamedImport } from '../sourceFile.js';
+import type { WiringTarget } from '../types.js';
+import type { KeyedHandler } from './adyenKey.js';
+import type { TransformContext, TransformOutcome } from './context.js';
+
+/** The SDKs whose calls apply keys, so the findings matcher recognises them whatever package.json says. */
+export const KEYED_SDKS: ReadonlyMap<string, string> = new Map([['stripe', '*'], ['@adyen/api-library', '*'], ['@paypal/paypal-server-sdk', '*']]);
+
+/** The derived key each provider's call takes, as the providers.ts helper gives it (see stripeKey.ts, adyenKey.ts, paypalKey.ts). */
+const DERIVED_KEY: Partial<Record<PaymentProvider, { helper: string; value: (helperCall: string) => string; options?: boolean }>> = {
+  stripe: { helper: 'stripeRequestOptions', value: (call) => `${call}.idempotencyKey`, options: true },
+  adyen: { helper: 'adyenIdempotency', value: (call) => `${call}.idempotencyKey` },
+  paypal: { helper: 'paypalRequestId', value: (call) => call },
+};
+
+/** Modules whose named imports only make per-attempt values: one left unused by the edit is removed. */
+const VOLATILE_MODULES = new Set(['crypto', 'node:crypto', 'uuid', 'nanoid', 'ulid', 'cuid', '@paralleldrive/cuid2']);
+
+/** A per-attempt value apply leaves in place: a time the business needs, or an expression it cannot rewrite. */
+export interface KeptParam {
+  line: number;
+  name: string;
+  reason: string;
+}
+
+export interface StableParamsOutcome extends TransformOutcome {
+  /** Listed for the user by planApply from the re-run findings, never edited here. */
+  kept: KeptParam[];
+}
+
+/**
+ * Makes the provider calls inside a protected handler send the same thing on every attempt (the findings
+ * per-attempt-provider-key and provider-params-change-between-retries, read with the rules' own detectors):
+ * - a key built from randomUUID(), the clock or the retry counter becomes the derived key the keying transforms
+ *   insert (`stripeRequestOptions(idempotencyContext)`, `adyenIdempotency(…).idempotencyKey`, `paypalRequestId(…)`);
+ * - a label (metadata, description, see STABLE_PARAM_RULES) built from the clock or a random id gets
+ *   `providerKey(idempotencyContext)` where that part was;
+ * - a time the provider acts on (`expires_at: now + 3600`) stays, and is returned as kept with its reason.
+ * A local constant and a crypto/uuid import that the edit leaves unused are removed. Framework-neutral: it works on
+ * the calls inside `handler`; `contextName` adds the handler's `idempotencyOf(request)` when an edit needs it.
+ */
+export function stabiliseProviderCalls(sf: SourceFile, handler: KeyedHandler, target: WiringTarget, context: TransformContext, contextName: () => string | undefined): StableParamsOutcome {
+  const out: StableParamsOutcome = { edits: [], manual: [], kept: [] };
+  const body = handler.getBody();
+  if (!body) return out;
+  const source = { rel: sf.getFilePath(), text: sf.getFullText(), sf: sf.compilerNode, dependencies: KEYED_SDKS };
+  // Positions are read before any edit: an added import moves everything below it.
+  const [from, to] = [body.getStart(), body.getEnd()];
+  const inside = (node: ts.Node) => node.getStart(sf.compilerNode) >= from && node.getEnd() <= to;
+  const calls = providerCalls(source).filter((c) => DERIVED_KEY[c.provider] && inside(c.call));
+  if (calls.length === 0) return out;
+  const descendants = body.getDescendants();
+  const wrap = (node: ts.Node): Node | undefined => {
+    const start = node.getStart(sf.compilerNode);
+    return descendants.find((d) => d.getStart() === start && d.getEnd() === node.getEnd() && d.getKind() === (node.kind as SyntaxKind));
+  };
+  const usable = context.scaffoldModules.has('providers');
+  const planned: Array<{ node: Node; helper: string; text: (context: string) => string; summary: string; line: number; failed: string }> = [];
+  const byProvider = new Map<PaymentProvider, ProviderCall[]>();
+  for (const c of calls) byProvider.set(c.provider, [...(byProvider.get(c.provider) ?? []), c]);
+
+  for (const c of calls) {
+    const line = lineOf(sf, c.call);
+    const label = `${c.provider} ${c.operation}`;
+    const perAttempt = perAttemptKey(c);
+    if (perAttempt) {
+      const derived = DERIVED_KEY[c.provider]!;
+      const siblings = byProvider.get(c.provider)!;
+      // One key per call when the handler makes several, as keyProviderCalls numbers them.
+      const step = siblings.length > 1 ? `, ${siblings.indexOf(c)}` : '';
+      const replacement = usable && inside(perAttempt.key) ? keyReplacement(perAttempt.key, c.provider, wrap) : undefined;
+      const failed = `${label} sends a key that is new on every attempt (\`${perAttempt.key.getText()}\`); pass ${derived.helper}(idempotencyOf(request)) from providers.ts instead`;
+      if (replacement) {
+        planned.push({ node: replacement.node, helper: derived.helper, line, failed, summary: `replaces the per-attempt ${label} key \`${perAttempt.key.getText()}\` with the derived key (line ${line})`, text: (ctx) => replacement.build(`${derived.helper}(${ctx}${step})`) });
+      } else {
+        out.manual.push({ action: target.action, file: target.file, line, reason: `${failed}; not edited because ${usable ? 'the key is not written inside the handler' : 'the scaffold has no providers.ts'}` });
+      }
+    }
+    for (const param of volatileParams(c)) {
+      const rule = stableParamRule(param.name);
+      const paramLine = lineOf(sf, param.property);
+      if (rule?.kind !== 'label') {
+        out.kept.push({ line: paramLine, name: param.name, reason: rule ? `\`${param.name}\` ${rule.reason}` : `apply cannot tell what \`${param.name}\` means: send a value stored with the intent on every attempt` });
+        continue;
+      }
+      const value = ts.isPropertyAssignment(param.property) ? param.property.initializer : param.property.name;
+      const parts = usable && inside(param.property) ? labelParts(value, wrap, (name) => references(body, name)) : undefined;
+      const failed = `\`${param.name}\` is a label built from \`${param.volatile.getText()}\`: derive it from the idempotency key (providerKey(idempotencyOf(request)) from providers.ts)`;
+      if (!parts) {
+        out.kept.push({ line: paramLine, name: param.name, reason: failed });
+        continue;
+      }
+      parts.forEach((part, index) =>
+        planned.push({ node: part.node, helper: 'providerKey', line: paramLine, failed, summary: index === 0 ? `derives ${label} parameter \`${param.name}\` from the idempotency key instead of \`${param.volatile.getText()}\` (line ${paramLine})` : '', text: (ctx) => (part.shorthand ? `${part.shorthand}: providerKey(${ctx})` : `providerKey(${ctx})`) }),
+      );
+    }
+  }
+  if (planned.length === 0) return out;
+  // The context and the imports are added only now that an edit is certain: a file apply leaves alone stays byte-equal.
+  const name = contextName();
+  const imported = new Map([...new Set(planned.map((p) => p.helper))].map((helper) => [helper, name !== undefined && ensureNamedImport(sf, context.style.specifier('providers'), helper)]));
+  const done = planned.filter((p) => imported.get(p.helper));
+  for (const p of planned.filter((item) => !imported.get(item.helper))) {
+    if (p.summary !== '') out.manual.push({ action: target.action, file: target.file, line: p.line, reason: `${p.failed}; not edited because the handler has no named request parameter or a name is taken` });
+  }
+  // Names the replaced text used: locals and imports that only fed a per-attempt value go with it.
+  const used = new Set(done.flatMap((p) => [p.node, ...p.node.getDescendantsOfKind(SyntaxKind.Identifier)].filter((n) => Node.isIdentifier(n)).map((id) => id.getText())));
+  const texts = done.map((p) => ({ node: p.node, text: p.text(name!) }));
+  for (const r of texts.sort((a, b) => b.node.getStart() - a.node.getStart())) r.node.replaceWithText(r.text);
+  removeUnusedLocals(body, used);
+  removeUnusedImports(sf, used);
+  out.edits.push(...done.filter((p) => p.summary !== '').map((p) => ({ action: target.action, file: target.file, summary: p.summary })));
+  return out;
+}
+
+const lineOf = (sf: SourceFile, node: ts.Node) => sf.compilerNode.getLineAndCharacterOfPosition(node.getStart(sf.compilerNode)).line + 1;
+
+/**
+ * Where the derived key goes instead of a per-attempt one: Stripe options holding only the key become
+ * `stripeRequestOptions(ctx)`; otherwise the key's value (a shorthand `{ idempotencyKey }` spelled out).
+ */
+function keyReplacement(key: ts.Expression, provider: PaymentProvider, wrap: (node: ts.Node) => Node | undefined): { node: Node; build: (helperCall: string) => string } | undefined {
+  const derived = DERIVED_KEY[provider]!;
+  const property = key.parent;
+  const literal = property?.parent;
+  if (derived.options === true && literal && ts.isObjectLiteralExpression(literal) && literal.properties.length === 1 && ts.isCallExpression(literal.parent) && literal.parent.arguments.includes(literal)) {
+    const node = wrap(literal);
+    return node && { node, build: (helperCall) => helperCall };
+  }
+  if (property && ts.isShorthandPropertyAssignment(property)) {
+    const node = wrap(property);
+    return node && { node, build: (helperCall) => `${property.name.text}: ${derived.value(helperCall)}` };
+  }
+  const node = property && ts.isPropertyAssignment(property) && property.initializer === key ? wrap(key) : undefined;
+  return node && { node, build: (helperCall) => derived.value(helperCall) };
+}
+
+/**
+ * The per-attempt parts of a label's value, each widened to the call chain that formats it
+ * (`new Date().toISOString()`, `Math.random().toString(36).slice(2)`), where a string may stand: the whole value, a
+ * template's hole, a property's value (metadata), String(…)'s argument, a side of `+`. Undefined when any part sits
+ * elsewhere (arithmetic), or is a local the handler uses again: apply leaves that label to the user rather than change
+ * its type or cut its link to the other use.
+ */
+function labelParts(value: ts.Node, wrap: (node: ts.Node) => Node | undefined, uses: (name: string) => number): Array<{ node: Node; shorthand?: string }> | undefined {
+  const out: Array<{ node: Node; shorthand?: string }> = [];
+  for (const part of volatileParts(value)) {
+    // A local the handler also uses elsewhere (an id stored in the database too) ties the label to it: not ours to cut.
+    if (ts.isIdentifier(part) && uses(part.text) > 1) return undefined;
+    let node: ts.Node = part;
+    while (ts.isPropertyAccessExpression(node.parent) && node.parent.expression === node && ts.isCallExpression(node.parent.parent) && node.parent.parent.expression === node.parent) node = node.parent.parent;
+    const parent = node.parent;
+    if (ts.isShorthandPropertyAssignment(parent)) {
+      const wrapped = wrap(parent);
+      if (!wrapped) return undefined;
+      out.push({ node: wrapped, shorthand: parent.name.text });
+      continue;
+    }
+    const stringPlace =
+      node === value ||
+      ts.isTemplateSpan(parent) ||
+      (ts.isPropertyAssignment(parent) && parent.initializer === node) ||
+      (ts.isCallExpression(parent) && parent.expression.getText() === 'String') ||
+      (ts.isBinaryExpression(parent) && parent.operatorToken.kind === ts.SyntaxKind.PlusToken && [parent.left, parent.right].some((side) => ts.isStringLiteralLike(side) || ts.isTemplateExpression(side)));
+    const wrapped = stringPlace ? wrap(node) : undefined;
+    if (!wrapped) return undefined;
+    out.push({ node: wrapped });
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+/** Identifiers in `scope` named `name`, other than declarations' names and property names. */
+function references(scope: Node, name: string): number {
+  return scope.getDescendantsOfKind(SyntaxKind.Identifier).filter((id) => {
+    if (id.getText() !== name) return false;
+    const parent = id.getParent();
+    if (Node.isPropertyAccessExpression(parent) && parent.getNameNode() === id) return false;
+    if (Node.isPropertyAssignment(parent) && parent.getNameNode() === id) return false;
+    if (Node.isVariableDeclaration(parent) && parent.getNameNode() === id) return false;
+    return !Node.isImportSpecifier(parent) && !Node.isImportClause(parent);
+  }).length;
+}
+
+/** `const id = randomUUID();` whose only use was replaced: removed, so the edit leaves no dead per-attempt value. */
+function removeUnusedLocals(body: Node, used: Set<string>): void {
+  for (const statement of body.getDescendantsOfKind(SyntaxKind.VariableStatement)) {
+    const declarations = statement.getDeclarations();
+    const only = declarations.length === 1 ? declarations[0] : undefined;
+    const initializer = only?.getInitializer();
+    if (!only || !initializer || !Node.isIdentifier(only.getNameNode()) || !used.has(only.getName())) continue;
+    if (volatileParts(initializer.compilerNode).length === 0 || references(body, only.getName()) > 0) continue;
+    for (const id of initializer.getDescendantsOfKind(SyntaxKind.Identifier)) used.add(id.getText());
+    statement.remove();
+  }
+}
+
+/** `import { randomUUID } from 'node:crypto'` left unused: the specifier goes, the declaration only when it was its last. */
+function removeUnusedImports(sf: SourceFile, used: ReadonlySet<string>): void {
+  for (const declaration of sf.getImportDeclarations()) {
+    if (!VOLATILE_MODULES.has(declaration.getModuleSpecifierValue())) continue;
+    for (const specifier of declaration.getNamedImports()) {
+      const local = specifier.getAliasNode()?.getText() ?? specifier.getName();
+      if (!used.has(local) || references(sf, local) > 0) continue;
+      if (declaration.getNamedImports().length === 1 && !declaration.getDefaultImport() && !declaration.getNamespaceImport()) {
+        declaration.remove();
+        break;
+      }
+      specifier.remove();
+    }
+  }
+}

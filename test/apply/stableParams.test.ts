@@ -1,0 +1,319 @@
+import { describe, expect, it } from 'vitest';
+import { Node } from 'ts-morph';
+import { wireSource, type WireSourceOptions } from '../../src/apply/planApply.js';
+import { parseSource } from '../../src/apply/sourceFile.js';
+import { stabiliseProviderCalls } from '../../src/apply/transforms/stableParams.js';
+import type { WiringTarget } from '../../src/apply/types.js';
+import { perAttemptProviderKey } from '../../src/findings/rules/per-attempt-provider-key.js';
+import { providerParamsChangeBetweenRetries } from '../../src/findings/rules/provider-params-change-between-retries.js';
+import { readSchemaFacts } from '../../src/findings/schemaFacts.js';
+import type { Rule } from '../../src/findings/types.js';
+import { parseSource as parseForRules } from '../../src/inspect/parse/parseSource.js';
+
+const options: WireSourceOptions = {
+  framework: 'express',
+  scaffoldDir: 'src/idempotency',
+  imports: { aliases: [], defaultExtension: '.js' },
+  scaffoldModules: new Set(['index', 'instance', 'providers']),
+};
+const file = 'src/routes/payments.ts';
+const target = (line: number, extra: Partial<WiringTarget> = {}): WiringTarget => ({ action: 'createPayment', codeName: 'createPayment', trigger: 'http', method: 'POST', path: '/payments', file, line, scope: 'global', ...extra });
+const style = { quote: 'single' as const, semicolons: true, specifier: (name: string) => `../idempotency/${name}.js` };
+
+/** What a rule reports on a text: `line: message`, as `inspect` would list it. */
+function findings(rule: Rule, text: string, rel = file): string[] {
+  const sf = parseForRules(rel, text).sf;
+  return (rule.checkFile?.({ rel, text, sf, schema: readSchemaFacts(new Map()), dependencies: new Map([['stripe', '*']]) }) ?? []).map((r) => `${sf.getLineAndCharacterOfPosition(r.node.getStart(sf)).line + 1}: ${r.message}`);
+}
+
+const expressRoute = `import { createHash, randomUUID } from 'node:crypto';
+import { Router } from 'express';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const router = Router();
+
+router.post('/payments', async (req, res) => {
+  const now = Math.floor(Date.now() / 1000);
+  const ref = \`web-\${randomUUID()}\`;
+  const session = await stripe.checkout.sessions.create({ mode: 'payment', expires_at: now + 3600, client_reference_id: ref, description: \`Order at \${new Date().toISOString()}\`, metadata: { attempt: Math.random().toString(36).slice(2) } }, { idempotencyKey: randomUUID() });
+  res.status(201).json({ session, hash: createHash('sha256').update('x').digest('hex') });
+});
+`;
+
+describe('stable provider parameters (apply)', () => {
+  it('Express: the per-attempt key becomes the derived key, labels derive from it, the business time stays', () => {
+    const out = wireSource(file, expressRoute, [target(8)], options);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("}, stripeRequestOptions(idempotencyContext));");
+    expect(out.text).not.toContain('idempotencyKey: randomUUID()');
+    // A label held in a local: the value sent is derived, the local that only made it goes.
+    expect(out.text).toContain('client_reference_id: providerKey(idempotencyContext)');
+    expect(out.text).not.toContain('const ref');
+    expect(out.text).toContain('description: `Order at ${providerKey(idempotencyContext)}`');
+    expect(out.text).toContain('metadata: { attempt: providerKey(idempotencyContext) }');
+    expect(out.text).toContain('expires_at: now + 3600');
+    expect(out.text).toContain('const now = Math.floor(Date.now() / 1000);');
+    // randomUUID has no use left; createHash, from the same import, stays.
+    expect(out.text).toContain("import { createHash } from 'node:crypto';");
+    expect(out.text).toContain("import { stripeRequestOptions, providerKey } from '../idempotency/providers.js';");
+    expect(out.edits.map((e) => e.summary).join('\n')).toContain('replaces the per-attempt stripe checkout.sessions.create key `randomUUID()` with the derived key');
+    // The rules, run on the edited text, see only the expiry: a time the business needs, left for the user.
+    expect(findings(perAttemptProviderKey, out.text)).toEqual([]);
+    const left = findings(providerParamsChangeBetweenRetries, out.text);
+    expect(left).toHaveLength(1);
+    expect(left[0]).toMatch(/^\d+: stripe checkout\.sessions\.create parameter `expires_at` comes from `now`/);
+    expect(left[0]!.startsWith(`${out.text.split('\n').findIndex((l) => l.includes('expires_at')) + 1}:`)).toBe(true);
+    // A second run finds nothing to do.
+    const again = wireSource(file, out.text, [target(8)], { ...options, anyLine: true });
+    expect(again.text).toBe(out.text);
+    expect(again.edits).toEqual([]);
+  });
+
+  it('removes a local and the import that only fed the key, and keeps other options', () => {
+    const source = `import { randomUUID } from 'crypto';
+import { Router } from 'express';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const router = Router();
+
+router.post('/payments', async (req, res) => {
+  const key = randomUUID();
+  const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur' }, { idempotencyKey: key, timeout: 5000 });
+  res.json(intent);
+});
+`;
+    const out = wireSource(file, source, [target(8)], options);
+    expect(out.text).toContain("{ idempotencyKey: stripeRequestOptions(idempotencyContext).idempotencyKey, timeout: 5000 }");
+    expect(out.text).not.toContain('randomUUID');
+    expect(out.text).not.toContain('const key');
+    expect(out.text).toMatch(/^import \{ Router \} from 'express';/);
+    expect(findings(perAttemptProviderKey, out.text)).toEqual([]);
+  });
+
+  it('a label that shares a local with other code, or sits in arithmetic, is left to the user', () => {
+    const source = `import { randomUUID } from 'node:crypto';
+import { Router } from 'express';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const router = Router();
+
+router.post('/payments', async (req, res) => {
+  const orderId = randomUUID();
+  await saveOrder(orderId);
+  const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur', metadata: { orderId }, description: 'n' + (Date.now() % 7) * 2 });
+  res.json(intent);
+});
+
+declare function saveOrder(id: string): Promise<void>;
+`;
+    const out = wireSource(file, source, [target(8)], options);
+    expect(out.text).toContain("metadata: { orderId }, description: 'n' + (Date.now() % 7) * 2 }, stripeRequestOptions(idempotencyContext));");
+    expect(out.text).toContain("import { randomUUID } from 'node:crypto';");
+    expect(out.edits.map((e) => e.summary).join('\n')).not.toContain('derives');
+  });
+
+  it('a retry counter in the key, and a clock-built template key, both become the derived key', () => {
+    const source = `import { Router } from 'express';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const router = Router();
+
+router.post('/payments', async (req, res) => {
+  const id = req.body.paymentIntent as string;
+  await stripe.paymentIntents.create({ amount: 100, currency: 'eur' }, { idempotencyKey: \`pay-\${Date.now()}\` });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await stripe.refunds.create({ payment_intent: id }, { idempotencyKey: \`refund-\${id}-\${attempt}\` });
+      break;
+    } catch (error) {
+      if (attempt === 2) throw error;
+    }
+  }
+  res.sendStatus(204);
+});
+`;
+    expect(findings(perAttemptProviderKey, source)).toHaveLength(2);
+    const out = wireSource(file, source, [target(7)], options);
+    // Two calls in one handler: one derived key each (step 0 and 1), as the other providers' keying numbers them.
+    expect(out.text).toContain("{ amount: 100, currency: 'eur' }, stripeRequestOptions(idempotencyContext, 0));");
+    expect(out.text).toContain('{ payment_intent: id }, stripeRequestOptions(idempotencyContext, 1));');
+    expect(findings(perAttemptProviderKey, out.text)).toEqual([]);
+  });
+
+  it('Fastify: the same edit inside a route handler', () => {
+    const source = `import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+
+export async function paymentRoutes(app: FastifyInstance): Promise<void> {
+  app.post('/payments', async (request, reply) => {
+    const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur', metadata: { nonce: randomUUID() } }, { idempotencyKey: randomUUID() });
+    return reply.code(201).send(intent);
+  });
+}
+`;
+    const out = wireSource(file, source, [target(8)], { ...options, framework: 'fastify' });
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("metadata: { nonce: providerKey(idempotencyContext) } }, stripeRequestOptions(idempotencyContext));");
+    expect(out.text).toContain('const idempotencyContext = idempotencyOf(request);');
+    expect(out.text).not.toContain('randomUUID');
+    expect(findings(perAttemptProviderKey, out.text)).toEqual([]);
+    expect(findings(providerParamsChangeBetweenRetries, out.text)).toEqual([]);
+  });
+
+  it('PayPal: a random PayPal-Request-Id becomes paypalRequestId(context)', () => {
+    const source = `import { randomUUID } from 'node:crypto';
+import { Client, OrdersController } from '@paypal/paypal-server-sdk';
+import { Router } from 'express';
+
+const orders = new OrdersController(new Client({}));
+export const router = Router();
+
+router.post('/payments', async (req, res) => {
+  const { result } = await orders.createOrder({ body: { intent: 'CAPTURE', purchaseUnits: [] }, paypalRequestId: randomUUID() });
+  res.status(201).json(result);
+});
+`;
+    const out = wireSource(file, source, [target(8, { provider: 'paypal' })], options);
+    expect(out.text).toContain('paypalRequestId: paypalRequestId(idempotencyContext) });');
+    expect(out.text).not.toContain("from 'node:crypto'");
+    expect(out.text.match(/paypalRequestId/g)).toHaveLength(3);
+  });
+
+  it('without providers.ts nothing is edited and the key is a manual step', () => {
+    const out = wireSource(file, expressRoute, [target(8)], { ...options, scaffoldModules: new Set(['index', 'instance']) });
+    expect(out.text).toContain('{ idempotencyKey: randomUUID() }');
+    expect(out.manual.map((m) => m.reason).join('\n')).toContain('not edited because the scaffold has no providers.ts');
+  });
+
+  // The transform works on the calls inside a handler: the framework around them does not matter.
+  const stabilise = (rel: string, text: string, handlerOf: (sf: ReturnType<typeof parseSource>) => Node) => {
+    const sf = parseSource(rel, text, style);
+    const handler = handlerOf(sf);
+    if (!Node.isMethodDeclaration(handler) && !Node.isFunctionDeclaration(handler) && !Node.isArrowFunction(handler)) throw new Error('no handler');
+    const outcome = stabiliseProviderCalls(sf, handler, { ...target(1), file: rel }, { style, anyLine: false, scaffoldModules: options.scaffoldModules }, () => 'context');
+    return { text: sf.getFullText(), outcome };
+  };
+
+  it('NestJS route transform: a method taking @Req() gets the derived key; the manual step stays only for unkeyed calls', () => {
+    const rel = 'src/payments/payments.controller.ts';
+    const source = `import { Body, Controller, Post, Req } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+
+@Controller('payments')
+export class PaymentsController {
+  @Post()
+  async create(@Req() request: unknown, @Body() body: { amount: number }) {
+    return stripe.paymentIntents.create({ amount: body.amount, currency: 'eur' }, { idempotencyKey: randomUUID() });
+  }
+}
+`;
+    const nest = { ...options, framework: 'nestjs' as const };
+    const t = { ...target(10), file: rel, path: '/payments', provider: 'stripe' };
+    const out = wireSource(rel, source, [t], nest);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain('  @Idempotent(ACTIONS.createPayment)\n  async create(');
+    expect(out.text).toContain('    const idempotencyContext = idempotencyOf(request);\n');
+    expect(out.text).toContain("{ amount: body.amount, currency: 'eur' }, stripeRequestOptions(idempotencyContext));");
+    expect(out.text).not.toContain('randomUUID');
+    expect(out.manual.map((m) => m.reason).join('\n')).not.toContain('calls from a NestJS handler need the claim');
+    expect(findings(perAttemptProviderKey, out.text, rel)).toEqual([]);
+    const again = wireSource(rel, out.text, [t], { ...nest, anyLine: true });
+    expect(again.text).toBe(out.text);
+    expect(again.edits).toEqual([]);
+    // Without a per-attempt key there is nothing to make stable: keying the call stays a manual step.
+    const unkeyed = wireSource(rel, source.replace(', { idempotencyKey: randomUUID() }', ''), [t], nest);
+    expect(unkeyed.text).not.toContain('idempotencyOf');
+    expect(unkeyed.manual.map((m) => m.reason).join('\n')).toContain('calls from a NestJS handler need the claim');
+  });
+
+  it('Next.js route transform: the wrapped route handler gets the derived key from idempotencyOf(request)', () => {
+    const rel = 'app/api/checkout/route.ts';
+    const source = `import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+
+export async function POST(request: Request) {
+  const session = await stripe.checkout.sessions.create({ mode: 'payment', metadata: { nonce: \`\${Date.now()}\` } }, { idempotencyKey: \`checkout-\${Date.now()}\` });
+  return Response.json(session);
+}
+`;
+    const next = { ...options, framework: 'nextjs' as const, scaffoldModules: new Set(['index', 'next', 'instance', 'providers']) };
+    const t = { ...target(5), file: rel, path: '/api/checkout', provider: 'stripe' };
+    const out = wireSource(rel, source, [t], next);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("export const POST = idempotency.withIdempotency('createPayment', createPaymentHandler);");
+    expect(out.text).toContain('  const idempotencyContext = idempotencyOf(request);\n');
+    expect(out.text).toContain("metadata: { nonce: `${providerKey(idempotencyContext)}` } }, stripeRequestOptions(idempotencyContext));");
+    expect(findings(perAttemptProviderKey, out.text, rel)).toEqual([]);
+    expect(findings(providerParamsChangeBetweenRetries, out.text, rel)).toEqual([]);
+    const again = wireSource(rel, out.text, [t], { ...next, anyLine: true });
+    expect(again.text).toBe(out.text);
+    expect(again.edits).toEqual([]);
+  });
+
+  it('NestJS: a controller method', () => {
+    const rel = 'src/payments/payments.controller.ts';
+    const source = `import { Body, Controller, Post, Req } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+
+@Controller('payments')
+export class PaymentsController {
+  @Post()
+  async create(@Req() request: unknown, @Body() body: { amount: number }) {
+    const context = idempotencyOf(request);
+    return stripe.paymentIntents.create({ amount: body.amount, currency: 'eur', description: \`pay \${Date.now()}\` }, { idempotencyKey: randomUUID() });
+  }
+}
+`;
+    const { text, outcome } = stabilise(rel, source, (sf) => sf.getClassOrThrow('PaymentsController').getMethodOrThrow('create'));
+    expect(text).toContain("{ amount: body.amount, currency: 'eur', description: `pay ${providerKey(context)}` }, stripeRequestOptions(context));");
+    expect(text).not.toContain('randomUUID');
+    expect(text).toContain("import { stripeRequestOptions, providerKey } from '../idempotency/providers.js';");
+    expect(outcome.edits).toHaveLength(2);
+    expect(findings(perAttemptProviderKey, text, rel)).toEqual([]);
+    expect(findings(providerParamsChangeBetweenRetries, text, rel)).toEqual([]);
+  });
+
+  it('Next.js: a route handler and a Server Action', () => {
+    const rel = 'app/api/checkout/route.ts';
+    const source = `import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+
+export async function POST(request: Request) {
+  const expires = Math.floor(Date.now() / 1000) + 1800;
+  const session = await stripe.checkout.sessions.create({ mode: 'payment', expires_at: expires, metadata: { nonce: \`\${Date.now()}\` } }, { idempotencyKey: 'checkout-' + Math.random() });
+  return Response.json(session);
+}
+`;
+    const { text, outcome } = stabilise(rel, source, (sf) => sf.getFunctionOrThrow('POST'));
+    expect(text).toContain("{ mode: 'payment', expires_at: expires, metadata: { nonce: `${providerKey(context)}` } }, stripeRequestOptions(context));");
+    expect(text).toContain('const expires = Math.floor(Date.now() / 1000) + 1800;');
+    expect(outcome.kept).toEqual([{ line: 7, name: 'expires_at', reason: expect.stringContaining('is a time the provider acts on') }]);
+    expect(findings(perAttemptProviderKey, text, rel)).toEqual([]);
+
+    const action = `'use server';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+
+export const refund = async (paymentIntent: string) => stripe.refunds.create({ payment_intent: paymentIntent }, { idempotencyKey: \`refund-\${Date.now()}\` });
+`;
+    // A Server Action written as an arrow: the call is edited the same way (the caller supplies the context).
+    const expression = stabilise('app/actions.ts', action, (sf) => sf.getVariableDeclarationOrThrow('refund').getInitializerOrThrow());
+    expect(expression.text).toContain("{ payment_intent: paymentIntent }, stripeRequestOptions(context));");
+  });
+});

@@ -144,6 +144,28 @@ router.post('/payments', async (req, res) => {
     expect(findings(perAttemptProviderKey, out.text)).toEqual([]);
   });
 
+  it('an unkeyed call next to a per-attempt one: each gets its own step, never a shared key', () => {
+    const source = `import { randomUUID } from 'node:crypto';
+import { Router } from 'express';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const router = Router();
+
+router.post('/payments', async (req, res) => {
+  const customer = await stripe.customers.create({ email: req.body.email });
+  const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur', customer: customer.id }, { idempotencyKey: randomUUID() });
+  await stripe.refunds.create({ payment_intent: intent.id });
+  res.sendStatus(204);
+});
+`;
+    const out = wireSource(file, source, [target(8)], options);
+    // Stripe refuses a key reused with other parameters: three calls, three steps.
+    expect(out.text).toContain('{ email: req.body.email }, stripeRequestOptions(idempotencyContext, 0));');
+    expect(out.text).toContain("customer: customer.id }, stripeRequestOptions(idempotencyContext, 1));");
+    expect(out.text).toContain('{ payment_intent: intent.id }, stripeRequestOptions(idempotencyContext, 2));');
+  });
+
   it('Fastify: the same edit inside a route handler', () => {
     const source = `import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';

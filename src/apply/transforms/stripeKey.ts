@@ -123,7 +123,10 @@ function keyCalls(sf: SourceFile, handler: Handler, target: WiringTarget, contex
       out.manual.push({ action: target.action, file: target.file, line, reason: `stripe.${item.operation} needs stripeRequestOptions(idempotencyOf(request)); the handler body is an expression or a name is taken` });
       continue;
     }
-    const options = `stripeRequestOptions(${CONTEXT_NAME})`;
+    // Two Stripe calls in one handler must not share a key (Stripe refuses a key reused with other parameters): each
+    // gets its position among the handler's Stripe calls as the step, as stabiliseProviderCalls numbers a replaced key.
+    const step = calls.length > 1 ? `, ${calls.indexOf(item)}` : '';
+    const options = `stripeRequestOptions(${CONTEXT_NAME}${step})`;
     if (optionsArg && Node.isObjectLiteralExpression(optionsArg)) {
       spreadFirst(optionsArg, options);
     } else {

@@ -47,7 +47,7 @@ interface RecordRow {
 
 interface ClaimRow extends Partial<RecordRow> {
   token: string | null;
-  /** The record as it was decides the request without a claim: finished, in flight under a live lease, or reused with another fingerprint. */
+  /** The record as it was decides the request without a claim: finished, under a live lease, or another fingerprint. */
   decided: boolean | null;
   attempts: number | null;
   inserted: boolean | null;
@@ -129,9 +129,9 @@ WHERE scope = $1 AND key = $2 AND fencing_token = $3 AND (status = 'PROCESSING' 
     // a plain read. Otherwise `claimed` inserts a new record, or atomically takes over one that expired, or reclaims
     // a lapsed lease for the same fingerprint with a fresh fencing token (CAS: the WHERE is re-checked on the latest
     // row version under its row lock, so two workers can never both reclaim). Record times come from the database
-    // clock (now()); the claim's own deadline is on it too. `gate` refuses
-    // a claim that reaches the server after $8 (epoch ms on the database clock, NULL inside a transaction): an
-    // autocommit claim held up by the network must not take the key after its sender gave up and answered 503.
+    // clock (now()). `gate` refuses a claim that reaches the server after $8 (epoch ms on the database clock, NULL
+    // inside a transaction): an autocommit claim held up by the network must not take the key after its sender gave
+    // up and answered 503.
     // The transactional variant also gives the handler's statements that follow the action's lease as budget.
     claim: claimStatement(t, steps, sequence, false),
     claimInTransaction: claimStatement(t, steps, sequence, true),
@@ -300,9 +300,10 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * The plain read a transactional request starts with (and a lease claim on a pool without session limits). Returns the record when it decides the request without a claim:
-   * finished and not expired (replay, mismatch, not-replayable), or in flight under a live lease (409). A missing,
-   * expired or lapsed record returns undefined: the claim decides.
+   * The plain read a transactional request starts with (and a lease claim on a pool without session limits).
+   * Returns the record when it decides the request without a claim: finished and not expired (replay, mismatch,
+   * not-replayable), or in flight under a live lease (409). A missing, expired or lapsed record returns undefined:
+   * the claim decides.
    */
   private async lookup(session: Session, input: ClaimInput): Promise<ExistingRecord | undefined> {
     const { rows } = await session.run<LookupRow>('lookup', this.sql.lookup, [input.scope, input.key], true);

@@ -4,7 +4,8 @@
 // keys, replay of one hot key, 10 concurrent duplicates per key. Reports req/s, p50/p99, what each request asks of
 // PostgreSQL (counted on the wire in a separate short pass) and executions per key, so a fast but wrong contender
 // shows. Appends the table to bench/results.md.
-// Usage: npm run build && node bench/runtime.mjs [--assert] [--seconds 2] [--rounds 2] [--connections 10] [--only bare,ours-lease]
+// --paths also prints each path's ratio to bare per contender (first request, replay, in-flight conflict) beside its target.
+// Usage: npm run build && node bench/runtime.mjs [--assert] [--paths] [--seconds 2] [--rounds 2] [--connections 10] [--only bare,ours-lease]
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ const flag = (name, fallback) => {
   return index >= 0 ? argv[index + 1] : fallback;
 };
 const ASSERT = argv.includes('--assert');
+const PER_PATH = argv.includes('--paths');
 const SECONDS = Number(flag('--seconds', '2'));
 const ROUNDS = Number(flag('--rounds', '2'));
 const SEED_KEYS = 300;
@@ -31,6 +33,16 @@ const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const RUN_ID = `rbench-${randomUUID().slice(0, 8)}`;
 const PATHS = ['first', 'replay-many', 'replay-hot', 'dup10'];
+const PATH_LABELS = { first: 'first request', 'replay-many': 'replay (many keys)', 'replay-hot': 'replay (one hot key)', dup10: 'in-flight conflict (10 duplicates per key)' };
+// Issue #20: req/s as a fraction of the bare handler's on the same path in the same run.
+const TARGETS = [
+  { contender: 'ours-lease', path: 'first', min: 0.8 },
+  { contender: 'ours-transactional', path: 'first', min: 0.5 },
+  ...['ours-transactional', 'ours-lease'].flatMap((contender) => [
+    { contender, path: 'replay-many', min: 0.9 },
+    { contender, path: 'replay-hot', min: 0.9 },
+  ]),
+];
 const CONTENDERS = [
   { name: 'bare', store: 'none', exactlyOnce: false },
   { name: 'ours-transactional', store: 'PostgreSQL', exactlyOnce: true, ours: true },
@@ -257,19 +269,33 @@ const facts = `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.total
 const table = lines.join('\n');
 console.log(`\n${table}\n\n${facts}`);
 
-const failures = [];
-const target = (contender, kind, min) => {
+const ratioOf = (contender, kind) => {
   const row = results.find((candidate) => candidate.contender.name === contender && candidate.path === kind && candidate.load);
   const bare = bareOf(kind);
-  if (!row || !bare) return;
-  const ratio = row.load.rps / bare.load.rps;
-  if (ratio < min) failures.push(`${contender} ${kind}: ${ratio.toFixed(2)}× bare, target ≥ ${min}×`);
+  return row && bare ? row.load.rps / bare.load.rps : undefined;
 };
-target('ours-transactional', 'first', 0.8);
-target('ours-lease', 'first', 0.5);
-for (const ours of ['ours-transactional', 'ours-lease']) {
-  target(ours, 'replay-many', 0.9);
-  target(ours, 'replay-hot', 0.8);
+const failures = [];
+for (const { contender, path: kind, min } of TARGETS) {
+  const ratio = ratioOf(contender, kind);
+  if (ratio !== undefined && ratio < min) failures.push(`${contender} ${kind}: ${ratio.toFixed(2)}× bare, target ≥ ${min}×`);
+}
+let perPath = '';
+if (PER_PATH) {
+  const others = runnable.filter((contender) => contender.name !== 'bare');
+  const rows = [
+    `| path | ${others.map((contender) => contender.name).join(' | ')} |`,
+    `|---|${others.map(() => '---|').join('')}`,
+    ...PATHS.map((kind) => {
+      const cells = others.map((contender) => {
+        const ratio = ratioOf(contender.name, kind);
+        const goal = TARGETS.find((one) => one.contender === contender.name && one.path === kind);
+        return `${fixed(ratio ?? NaN, 2)}×${goal ? ` (target ≥ ${goal.min}×)` : ''}`;
+      });
+      return `| ${PATH_LABELS[kind]} | ${cells.join(' | ')} |`;
+    }),
+  ];
+  perPath = `Per path, req/s × bare in this run:\n\n${rows.join('\n')}`;
+  console.log(`\n${perPath}`);
 }
 for (const row of results.filter((candidate) => candidate.contender.ours && candidate.executions?.doubled > 0))
   failures.push(`${row.contender.name} ${row.path}: ${row.executions.doubled} keys executed more than once`);
@@ -280,7 +306,7 @@ const resultsFile = path.join(ROOT, 'bench/results.md');
 if (!existsSync(resultsFile)) writeFileSync(resultsFile, '# Benchmark results\n\nAppended by the benchmarks in this folder, newest last, each with the machine it ran on.\n');
 appendFileSync(
   resultsFile,
-  `\n## Runtime benchmark, ${new Date().toISOString()}\n\n\`node bench/runtime.mjs ${argv.join(' ')}\`, run ${RUN_ID}, ${((Date.now() - started) / 1000).toFixed(0)} s. ${facts}.\n\n${table}\n\n${failures.length ? `Targets missed:\n${failures.map((failure) => `- ${failure}`).join('\n')}` : 'All targets met.'}\n`,
+  `\n## Runtime benchmark, ${new Date().toISOString()}\n\n\`node bench/runtime.mjs ${argv.join(' ')}\`, run ${RUN_ID}, ${((Date.now() - started) / 1000).toFixed(0)} s. ${facts}.\n\n${table}\n\n${perPath ? `${perPath}\n\n` : ''}${failures.length ? `Targets missed:\n${failures.map((failure) => `- ${failure}`).join('\n')}` : 'All targets met.'}\n`,
 );
 console.log(failures.length ? `\ntargets missed:\n${failures.join('\n')}` : '\nall targets met');
 

@@ -14,8 +14,10 @@ import express from 'express';
 import pg from 'pg';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const REQUESTS = Number(process.argv[2] ?? 3000);
-const CONCURRENCY = Number(process.argv[3] ?? 16);
+// `npm run bench -- --flag` hands every bench the same flags; this one takes only positional numbers.
+const [requestsArg, concurrencyArg] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const REQUESTS = Number(requestsArg ?? 3000);
+const CONCURRENCY = Number(concurrencyArg ?? 16);
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const { parseConfig } = await import(pathToFileURL(path.join(ROOT, 'dist/config/load.js')).href).catch(() => {

@@ -50,13 +50,15 @@ describe('definitions shared by the document and the generated runtime', () => {
   it('store cost: the document states the round trips runtimeHotPaths.test.ts measures on the wire', async () => {
     const model = await modelFor('express-stripe-payments');
     const text = model.detection.justification;
-    expect(text).toMatch(/one plain read of its record/);
-    expect(text).toMatch(/no lock, no write and no commit/);
-    expect(text).toMatch(/in lease mode one INSERT … ON CONFLICT statement that commits on its own/);
+    expect(text).toMatch(/recognised in one round trip/);
+    expect(text).toMatch(/takes no lock, writes nothing and commits nothing/);
+    expect(text).toMatch(/In lease mode that round trip is the claim itself: one INSERT … ON CONFLICT statement in autocommit, which reads the record first/);
+    expect(text).toMatch(/with no read before it/);
     expect(text).toMatch(/BEGIN and the claim, after which the action's writes and the completion share a single COMMIT/);
     // runtimeHotPaths.test.ts records what the generated store sends to PostgreSQL and asserts these same counts:
-    // replay 1 round trip; lease first request lookup + claim (+ completion); transactional lookup, BEGIN, claim,
-    // handler, completion, one COMMIT.
+    // replay 1 round trip in both modes (lease: the claim statement, with the row neither locked nor written);
+    // lease first request the claim (+ completion); transactional read, BEGIN with the claim, handler, completion
+    // with one COMMIT.
     expect(text).not.toMatch(/three such round trips|SET LOCAL/);
   });
 });

@@ -205,16 +205,45 @@ describe.skipIf(skip)('generated PostgreSQL runtime: the hot paths cost what the
     expect(rows[0].n).toBe(1);
   });
 
-  it('lease first request: the claim is one autocommit statement (no BEGIN, no COMMIT), then the completion', async () => {
-    const send = (key: string) => core.runOnce(scaffold.ACTIONS.sendReceipt, { scope: 'user-1', key, fingerprint }, async () => ({ sent: key }));
-    await send('receipt-warm-up');
+  const sendReceipt = (key: string, print = fingerprint) =>
+    core.runOnce(scaffold.ACTIONS.sendReceipt, { scope: 'user-1', key, fingerprint: print }, async () => ({ sent: key }));
+  /** xmax names the last transaction that wrote or locked the row version: unchanged means no lock was taken. */
+  const rowVersion = async (key: string) =>
+    (await schema.pool.query('SELECT xmin::text, xmax::text FROM idempotency_store WHERE key = $1', [key])).rows[0];
+
+  it('lease first request: the claim is the only statement before the action (one autocommit round trip, no read before it), then the completion', async () => {
+    await sendReceipt('receipt-warm-up');
     recorder.take();
-    expect(await send('receipt-1')).toEqual({ result: { sent: 'receipt-1' }, replayed: false });
+    expect(await sendReceipt('receipt-1')).toEqual({ result: { sent: 'receipt-1' }, replayed: false });
     const sent = recorder.take();
-    expect(sent.sql.map((sql) => (isClaim(sql) ? 'claim' : sql.split(/\s+/)[0]))).toEqual(['SELECT', 'claim', 'UPDATE']);
+    expect(sent.sql.map((sql) => (isClaim(sql) ? 'claim' : sql.split(/\s+/)[0]))).toEqual(['claim', 'UPDATE']);
+    expect(roundTrips(sent)).toBe(2);
+  });
+
+  it('lease replay of a completed record: one statement, one round trip, and the row is neither locked nor written', async () => {
+    const before = await rowVersion('receipt-1');
+    expect(await sendReceipt('receipt-1')).toEqual({ result: { sent: 'receipt-1' }, replayed: true });
+    const sent = recorder.take();
+    expect(sent.sql).toHaveLength(1);
+    expect(roundTrips(sent)).toBe(1);
+    expect(await rowVersion('receipt-1')).toEqual(before);
+  });
+
+  it('lease in-flight duplicate and fingerprint mismatch: answered by the same single statement, without a lock', async () => {
+    const store = core.store;
+    const input = { scope: 'user-1', key: 'in-flight-1', action: 'sendReceipt', fingerprint, algorithm: scaffold.POLICY.fingerprintAlgorithm, leaseMs: 60_000, retentionMs: 3_600_000 };
+    const owner = await store.claim(input);
+    expect(owner.outcome).toBe('claimed');
+    const before = await rowVersion('in-flight-1');
+    recorder.take();
+    const duplicate = await store.claim(input);
+    expect(duplicate).toMatchObject({ outcome: 'existing', record: { status: 'PROCESSING', leaseLive: true } });
+    await expect(sendReceipt('in-flight-1')).rejects.toMatchObject({ name: 'InFlightError' });
+    await expect(sendReceipt('receipt-1', 'b'.repeat(64))).rejects.toMatchObject({ name: 'MismatchError' });
+    const sent = recorder.take();
+    expect(sent.sql.every(isClaim)).toBe(true);
     expect(roundTrips(sent)).toBe(3);
-    expect(await send('receipt-1')).toEqual({ result: { sent: 'receipt-1' }, replayed: true });
-    expect(roundTrips(recorder.take())).toBe(1);
+    expect(await rowVersion('in-flight-1')).toEqual(before);
   });
 
   it('a lease claim the network holds until after the client answered 503 takes nothing when it is finally delivered', async () => {
@@ -233,4 +262,42 @@ describe.skipIf(skip)('generated PostgreSQL runtime: the hot paths cost what the
     expect(rows, 'the claim arrived after its sender answered 503, yet it took the key').toEqual([]);
     expect((await store.claim(input)).outcome).toBe('claimed');
   }, 30_000);
+
+  it('clock skew: a step of the app clock (either way, by an hour) never fails a claim, never takes a held claim late, and leases follow the database clock', async () => {
+    const store = core.store;
+    const input = (key: string) => ({ scope: 'user-1', key, action: 'sendReceipt', fingerprint, algorithm: scaffold.POLICY.fingerprintAlgorithm, leaseMs: 60_000, retentionMs: 3_600_000 });
+    // The store has already read the database clock (earlier tests); now this machine's wall clock jumps.
+    const realNow = Date.now;
+    try {
+      for (const skewMs of [3_600_000, -3_600_000]) {
+        Date.now = () => realNow() + skewMs;
+        const key = `skew-${skewMs > 0 ? 'ahead' : 'behind'}`;
+        expect(await sendReceipt(key)).toEqual({ result: { sent: key }, replayed: false });
+        expect(await sendReceipt(key)).toEqual({ result: { sent: key }, replayed: true });
+        const owner = await store.claim(input(`${key}-lease`));
+        expect(owner.outcome).toBe('claimed');
+        expect(await store.claim(input(`${key}-lease`))).toMatchObject({ outcome: 'existing', record: { leaseLive: true } });
+        // The lease lapses on the database clock (set there, not waited for): the duplicate takes over with a new token.
+        await schema.pool.query("UPDATE idempotency_store SET locked_until = now() - interval '1 second' WHERE key = $1", [`${key}-lease`]);
+        const takeover = await store.claim(input(`${key}-lease`));
+        expect(takeover).toMatchObject({ outcome: 'claimed', reclaimed: 'orphan', attempt: 2 });
+        expect(takeover.ref.token).not.toBe(owner.ref.token);
+        expect(await store.complete(owner.ref, 'COMPLETED', { status: 200, headers: {}, body: Buffer.from('late') }, 60_000)).toBe(false);
+      }
+      // Ahead is the direction that would stretch a deadline: a claim held past it must still take nothing.
+      Date.now = () => realNow() + 3_600_000;
+      const arrived = recorder.holdOn(/^WITH gate AS/);
+      const attempt = store.claim(input('skew-held')).then(
+        () => 'claimed',
+        (error: Error) => error.name,
+      );
+      await arrived;
+      expect(await attempt).toBe('StoreUnavailableError');
+      await recorder.release();
+      const { rows } = await schema.pool.query("SELECT status FROM idempotency_store WHERE key = 'skew-held'");
+      expect(rows).toEqual([]);
+    } finally {
+      Date.now = realNow;
+    }
+  }, 60_000);
 });

@@ -83,7 +83,7 @@ function overview(model: DesignModel): Section {
       [cell('Lease per action'), cell(model.actions.map((a) => `${a.name} ${sec(a.lockTimeoutMs)}`).join(', '))],
       [cell('Key retention'), cell(`${sec(model.retention.effectiveMs)}${model.retention.raised ? ' (raised from the requested value, see section 5)' : ''}`)],
       [cell('Reused key, different request'), cell(`${model.responses.mismatchStatus} problem+json`)],
-      [cell('Duplicate detection'), cell(`one plain read of the record answers a duplicate of a finished request, and in lease mode of a running one (no lock, no write, no commit); a new key adds the claim statement (lease mode: one autocommit INSERT … ON CONFLICT; transactional mode: BEGIN, claim, and one COMMIT shared with the action's writes), target ${sec(model.detection.targetMs)}, store time-outs ${sec(model.detection.acquireTimeoutMs)} to get a connection, ${sec(model.detection.statementTimeoutMs)} per statement`)],
+      [cell('Duplicate detection'), cell(`lease mode: the claim is the one statement, an autocommit INSERT … ON CONFLICT that reads the record first, answers a duplicate of a finished or running request from it (no lock, no write, no commit) and otherwise claims the new key in the same round trip; transactional mode: one plain read answers a duplicate of a finished request, and a new key adds BEGIN, the claim, and one COMMIT shared with the action's writes; target ${sec(model.detection.targetMs)}, store time-outs ${sec(model.detection.acquireTimeoutMs)} to get a connection, ${sec(model.detection.statementTimeoutMs)} per statement`)],
     ]),
   ];
   if (model.assumptions.length > 0) {

@@ -47,6 +47,8 @@ interface RecordRow {
 
 interface ClaimRow extends Partial<RecordRow> {
   token: string | null;
+  /** The record as it was decides the request without a claim: finished, under a live lease, or another fingerprint. */
+  decided: boolean | null;
   attempts: number | null;
   inserted: boolean | null;
   released: boolean | null;
@@ -57,9 +59,8 @@ interface ClaimRow extends Partial<RecordRow> {
   db_ms: number;
 }
 
-interface LookupRow extends Partial<RecordRow> {
-  expired: boolean | null;
-  db_ms: number;
+interface LookupRow extends RecordRow {
+  expired: boolean;
 }
 
 export const quoteIdent = (name: string) =>
@@ -80,7 +81,9 @@ function claimStatement(t: string, steps: string, sequence: string, transactiona
   return `WITH gate AS (
   SELECT $8::float8 IS NULL OR ${DB_CLOCK} <= $8::float8 AS open
 ), previous AS (
-  SELECT ${RECORD_COLUMNS}, released_at IS NOT NULL AS released, expires_at <= now() AS expired
+  SELECT ${RECORD_COLUMNS}, released_at IS NOT NULL AS released, expires_at <= now() AS expired,
+    expires_at > now() AND NOT (status = 'PROCESSING' AND locked_until <= now()
+      AND fingerprint = $4::text AND fingerprint_alg = $5::text) AS decided
   FROM ${t} WHERE scope = $1 AND key = $2
 ), purged AS (
   DELETE FROM ${steps} WHERE scope = $1 AND key = $2
@@ -89,7 +92,7 @@ function claimStatement(t: string, steps: string, sequence: string, transactiona
   INSERT INTO ${t} AS t (scope, key, action, fingerprint, fingerprint_alg, status, fencing_token, attempts, locked_until, created_at, expires_at)
   SELECT $1, $2, $3::text, $4::text, $5::text, 'PROCESSING', nextval('${sequence.replace(/'/g, "''")}'), 1,
          now() + $6::float8 * interval '1 millisecond', now(), now() + $7::float8 * interval '1 millisecond'
-  FROM gate WHERE gate.open
+  FROM gate WHERE gate.open AND NOT EXISTS (SELECT 1 FROM previous WHERE previous.decided)
   ON CONFLICT (scope, key) DO UPDATE SET
     action = EXCLUDED.action, fingerprint = EXCLUDED.fingerprint, fingerprint_alg = EXCLUDED.fingerprint_alg,
     status = 'PROCESSING', fencing_token = EXCLUDED.fencing_token, locked_until = EXCLUDED.locked_until,
@@ -121,20 +124,23 @@ function statements(table: string, stepTable: string) {
 WHERE scope = $1 AND key = $2 AND fencing_token = $3 AND (status = 'PROCESSING' OR completed_at IS NOT NULL)`;
   return {
     // One statement decides everything. `previous` reads the record as it was (for replay / conflict answers);
-    // `claimed` inserts a new record, or atomically takes over one that expired, or reclaims a lapsed lease for the
-    // same fingerprint with a fresh fencing token (CAS: the WHERE is re-checked on the latest row version under
-    // its row lock, so two workers can never both reclaim). All times come from the database clock. `gate` refuses
-    // a claim that reaches the server after $8 (epoch ms on the database clock, NULL inside a transaction): an
-    // autocommit claim held up by the network must not take the key after its sender gave up and answered 503.
+    // when that record already decides the request (`decided`: finished, in flight under a live lease, or another
+    // fingerprint) nothing is inserted, so no conflict arises and no row is locked or written: a replay or a 409 is
+    // a plain read. Otherwise `claimed` inserts a new record, or atomically takes over one that expired, or reclaims
+    // a lapsed lease for the same fingerprint with a fresh fencing token (CAS: the WHERE is re-checked on the latest
+    // row version under its row lock, so two workers can never both reclaim). Record times come from the database
+    // clock (now()). `gate` refuses a claim that reaches the server after $8 (epoch ms on the database clock, NULL
+    // inside a transaction): an autocommit claim held up by the network must not take the key after its sender gave
+    // up and answered 503.
     // The transactional variant also gives the handler's statements that follow the action's lease as budget.
     claim: claimStatement(t, steps, sequence, false),
     claimInTransaction: claimStatement(t, steps, sequence, true),
-    // The first statement of every request: a plain read in autocommit (no lock, no write, no commit). A finished
-    // record is answered from it; the claim runs only for a new, expired or lapsed key. Always one row, so it also
-    // carries the database clock the claim's deadline is computed against.
-    lookup: `SELECT ${RECORD_COLUMNS}, r.expires_at <= now() AS expired, ${DB_CLOCK} AS db_ms
-FROM (SELECT 1) AS one LEFT JOIN ${t} AS r ON r.scope = $1 AND r.key = $2`,
+    // The first statement of a transactional request (and of a lease claim on a pool without session limits): a
+    // plain read in autocommit (no lock, no write, no commit). A finished record is answered from it, without
+    // opening a transaction; the claim runs only for a new, expired or lapsed key.
+    lookup: `SELECT ${RECORD_COLUMNS}, expires_at <= now() AS expired FROM ${t} WHERE scope = $1 AND key = $2`,
     read: `SELECT ${RECORD_COLUMNS} FROM ${t} WHERE scope = $1 AND key = $2`,
+    clock: `SELECT ${DB_CLOCK} AS db_ms`,
     complete,
     // Transactional mode sends COMMIT right behind the completion (one round trip), so a completion that updates
     // no row must fail the transaction itself: the division by zero makes PostgreSQL answer the COMMIT with ROLLBACK.
@@ -153,6 +159,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
   private readonly sql: ReturnType<typeof statements>;
   private readonly prefix: string;
   private readonly sessionLimits: boolean;
+  private readonly clock = new DatabaseClock();
 
   constructor(private readonly options: PgStoreOptions) {
     this.sql = statements(options.table, options.stepTable);
@@ -162,25 +169,32 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Lease mode. A finished record is answered from the lookup alone. Otherwise, with session limits on the pool,
-   * the claim is one autocommit statement whose `gate` refuses it if it reaches the server after its deadline (so a
-   * claim the client was told failed cannot commit later); without them it runs in BEGIN, claim, COMMIT.
+   * Lease mode. With session limits on the pool the claim is the request's only store statement before the action:
+   * one autocommit statement that answers a finished or in-flight record as a plain read, and otherwise claims, in
+   * one round trip. Its `gate` refuses it if it reaches the server after its deadline (so a claim the client was
+   * told failed cannot commit later). Without session limits a finished record is answered from the lookup alone,
+   * and the claim runs in BEGIN, claim, COMMIT.
    */
   async claim(input: ClaimInput): Promise<ClaimResult> {
     const session = await this.session('claim');
     try {
-      const existing = await this.lookup(session, input);
-      if (existing) {
-        session.done();
-        return { outcome: 'existing', record: existing };
-      }
       let result: ClaimOutcome;
       if (this.sessionLimits) {
+        // The deadline is on the database clock: the first claim of this store reads it once.
+        if (!this.clock.known) {
+          const { rows } = await session.run<{ db_ms: number }>('clock', this.sql.clock, [], true);
+          this.clock.observe(Number(rows[0]?.db_ms));
+        }
         result = await this.claimOn(session, input, 'claim', this.sql.claim, () => [
           ...claimValues(input),
           session.claimDeadline(),
         ]);
       } else {
+        const existing = await this.lookup(session, input);
+        if (existing) {
+          session.done();
+          return { outcome: 'existing', record: existing };
+        }
         await session.begin(this.beginStatement);
         result = await this.claimOn(session, input, 'claim', this.sql.claim, () => [
           ...claimValues(input),
@@ -286,17 +300,17 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * The plain read every request starts with. Returns the record when it decides the request without a claim:
-   * finished and not expired (replay, mismatch, not-replayable), or in flight under a live lease (409). A missing,
-   * expired or lapsed record returns undefined: the claim decides.
+   * The plain read a transactional request starts with (and a lease claim on a pool without session limits).
+   * Returns the record when it decides the request without a claim: finished and not expired (replay, mismatch,
+   * not-replayable), or in flight under a live lease (409). A missing, expired or lapsed record returns undefined:
+   * the claim decides.
    */
   private async lookup(session: Session, input: ClaimInput): Promise<ExistingRecord | undefined> {
     const { rows } = await session.run<LookupRow>('lookup', this.sql.lookup, [input.scope, input.key], true);
     const row = rows[0];
-    if (row) session.observeClock(row.db_ms);
     if (!row?.status || row.expired) return undefined;
     if (row.status === 'PROCESSING' && !row.lease_live) return undefined;
-    return toRecord(row as RecordRow);
+    return toRecord(row);
   }
 
   private async claimOn(
@@ -315,7 +329,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
           ? await this.beginAndClaim(session, input, begin, { name, text, values: values() })
           : await session.run<ClaimRow>(name, text, values(), true);
       const row = rows[0];
-      if (row) session.observeClock(row.db_ms);
+      if (row) this.clock.observe(Number(row.db_ms));
       if (row?.token) {
         const reclaimed: 'no' | 'orphan' | 'released' | 'expired' = row.inserted
           ? 'no'
@@ -329,6 +343,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
         const ref: ClaimRef = { scope: input.scope, key: input.key, token: row.token, action: input.action };
         return { outcome: 'claimed' as const, ref, reclaimed, attempt: Number(row.attempts ?? 1) };
       }
+      if (row?.decided) return { outcome: 'existing' as const, record: toRecord(row as RecordRow) };
       // Arrived after its deadline (a slow network or a stalled server): nothing was taken, and since this answer
       // did arrive, a new attempt with a fresh deadline is safe.
       if (row?.late) continue;
@@ -490,7 +505,7 @@ LIMIT $1`,
     } finally {
       clearTimeout(timer);
     }
-    return new Session(client, this.prefix, this.statementMs);
+    return new Session(client, this.prefix, this.statementMs, this.clock);
   }
 
   /**
@@ -525,9 +540,9 @@ class Session {
   private readonly onEnd = () => {
     this.ended = true;
   };
+  /** When the current budget was armed, and when the client gives up on it (performance.now(): monotonic). */
+  private armedAt = 0;
   private deadline = 0;
-  /** Database clock minus local clock, a lower bound (the database read its clock before we received the answer). */
-  private clockOffsetMs: number | undefined;
   /** BEGIN was sent and neither COMMIT nor ROLLBACK has answered: a failure must end the transaction. */
   inTransaction = false;
 
@@ -535,6 +550,7 @@ class Session {
     readonly client: PoolClient,
     private readonly prefix: string,
     private readonly statementMs: number,
+    private readonly clock: DatabaseClock,
   ) {
     // A connection lost while checked out emits 'error'; the failing statement reports it, the process must not die.
     client.on('error', this.ignore);
@@ -548,7 +564,8 @@ class Session {
    * second of network grace, i.e. on a silent connection, never before the server could answer.
    */
   arm(): void {
-    this.deadline = Date.now() + this.statementMs + CLIENT_GRACE_MS;
+    this.armedAt = performance.now();
+    this.deadline = this.armedAt + this.statementMs + CLIENT_GRACE_MS;
   }
 
   async begin(statement: string): Promise<void> {
@@ -556,19 +573,15 @@ class Session {
     await this.run('begin', statement);
   }
 
-  observeClock(databaseMs: number): void {
-    if (Number.isFinite(databaseMs)) this.clockOffsetMs = databaseMs - Date.now();
-  }
-
   /**
    * The latest moment (epoch ms, database clock) an autocommit claim may reach the server: ARRIVAL_MS after the
    * budget was armed. Arriving by then, the server's statement_timeout (at most the budget) ends it before the
-   * client gives up (budget + CLIENT_GRACE_MS); arriving later, its gate refuses it. The clock offset is a lower
-   * bound, so an error in it only makes the deadline earlier (a refused claim is retried, never taken late).
+   * client gives up (budget + CLIENT_GRACE_MS); arriving later, its gate refuses it.
    */
   claimDeadline(): number {
-    if (this.clockOffsetMs === undefined) throw new StoreUnavailableError('claim');
-    return this.deadline - this.statementMs - CLIENT_GRACE_MS + ARRIVAL_MS + this.clockOffsetMs;
+    const deadline = this.clock.at(this.armedAt + ARRIVAL_MS);
+    if (deadline === undefined) throw new StoreUnavailableError('claim');
+    return deadline;
   }
 
   async run<R extends QueryResultRow = QueryResultRow>(
@@ -583,7 +596,7 @@ class Session {
       // waiting on the socket; letting I/O run first means only a really silent server counts as a time-out.
       timer = setTimeout(
         () => setImmediate(() => reject(new ClientTimeout(name))),
-        Math.max(1, this.deadline - Date.now()),
+        Math.max(1, this.deadline - performance.now()),
       );
     });
     try {
@@ -638,7 +651,7 @@ class Session {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () => setImmediate(() => reject(new ClientTimeout(second.name ?? 'commit'))),
-        Math.max(1, this.deadline - Date.now()),
+        Math.max(1, this.deadline - performance.now()),
       );
     });
     try {
@@ -688,6 +701,41 @@ class Session {
   }
 }
 
+/**
+ * The database clock as this process sees it: database time (epoch ms) minus performance.now(), learned from the
+ * clock reading every claim answer carries. The local side is monotonic, so a step of this machine's wall clock
+ * (NTP, a VM resume) never moves a claim's deadline, and nothing compares the two machines' wall clocks directly.
+ * Each reading is a lower bound (the database read its clock before the answer arrived here), so the highest recent
+ * one is the tightest; an estimate that is too low only makes a deadline earlier (the claim is refused as late and
+ * retried with the fresh reading its refusal carried). The highest reading is trusted for OFFSET_TTL_MS, so a
+ * database clock stepped back can widen the arrival window for at most that long.
+ */
+class DatabaseClock {
+  private offsetMs: number | undefined;
+  private observedAt = 0;
+
+  get known(): boolean {
+    return this.offsetMs !== undefined;
+  }
+
+  observe(databaseMs: number): void {
+    if (!Number.isFinite(databaseMs)) return;
+    const now = performance.now();
+    const offset = databaseMs - now;
+    if (this.offsetMs === undefined || offset >= this.offsetMs || now - this.observedAt > OFFSET_TTL_MS) {
+      this.offsetMs = offset;
+      this.observedAt = now;
+    }
+  }
+
+  /** The database time at local monotonic instant `localMs`; undefined before the first reading. */
+  at(localMs: number): number | undefined {
+    return this.offsetMs === undefined ? undefined : localMs + this.offsetMs;
+  }
+}
+
+/** How long the tightest clock reading is trusted before a newer (possibly looser) one replaces it. */
+const OFFSET_TTL_MS = 10_000;
 /** How much longer than the server's statement_timeout the client waits for its answer. */
 const CLIENT_GRACE_MS = 1_000;
 /** How long after it was sent an autocommit claim may still reach the server; less than CLIENT_GRACE_MS. */

@@ -2,9 +2,11 @@ import { ts } from 'ts-morph';
 import { isFunctionLike } from '../../inspect/parse/astHelpers.js';
 import { STRIPE_EVENT_TYPE } from '../stripeWebhooks.js';
 import type { ProjectContext, ProjectReport, Rule } from '../types.js';
-import { calls, collect, functionLabel, innermostFunction } from '../walk.js';
+import { functionLabel, innermostFunction } from '../walk.js';
 
 const WRITE_METHOD = /^(upsert|update|updateMany|updateOne|findOneAndUpdate|findByIdAndUpdate|replaceOne|delete|deleteMany|deleteOne|destroy|onConflictDoUpdate|onDuplicateKeyUpdate)$/;
+/** Text a file must contain to hold one of the WRITE_METHOD calls: files without it are not walked. */
+const MENTIONS_WRITE = /upsert|update|replaceOne|delete|destroy/i;
 /** The app's data layer (Prisma, Supabase, Knex, Drizzle, Mongoose models, TypeORM repositories), not a provider client or a Map. */
 const DATA_RECEIVER = /prisma|\bdb\b|supabase|from\(|knex|collection|repo|repository|model|\btx\b|\btrx\b|drizzle|\.(insert|into)\(|^[A-Z]\w*$/;
 /** A comparison on the event's or row's time or version, in any ORM's syntax. */
@@ -23,12 +25,14 @@ export const blindEventUpsert: Rule = {
   docsAnchor: 'finding-blind-event-upsert',
   checkProject(ctx) {
     const eventFiles = ctx.sources.filter((s) => /constructEvent/.test(s.text) || STRIPE_EVENT_TYPE.test(s.text));
+    // Without an event file nothing is reachable from one and no write can be reported: no tree is walked.
+    if (eventFiles.length === 0) return [];
     const called = reachableNames(ctx.sources, eventFiles);
     const out: ProjectReport[] = [];
     for (const source of ctx.sources) {
+      if (!MENTIONS_WRITE.test(source.text)) continue;
       const isEventFile = eventFiles.includes(source);
-      for (const call of calls(source.sf)) {
-        if (!ts.isPropertyAccessExpression(call.expression) || !WRITE_METHOD.test(call.expression.name.text)) continue;
+      for (const call of summaryOf(source.sf).writes) {
         const receiver = call.expression.expression.getText();
         if (/stripe/i.test(receiver) || !DATA_RECEIVER.test(receiver.split('\n').pop() ?? receiver)) continue;
         const fn = topNamedFunction(call);
@@ -56,15 +60,54 @@ function calledName(c: ts.CallExpression): string {
 
 /** Names of functions an event handler reaches, up to three calls deep, across files (matched by name). */
 function reachableNames(sources: ProjectContext['sources'], eventFiles: ProjectContext['sources']): Set<string> {
-  const called = new Set(eventFiles.flatMap((s) => calls(s.sf).map(calledName)));
-  const functions = sources.flatMap((s) => collect(s.sf, (n): n is ts.FunctionLikeDeclaration => isFunctionLike(n) && n.body !== undefined && functionLabel(n) !== undefined));
+  const called = new Set(eventFiles.flatMap((s) => summaryOf(s.sf).callNames));
   for (let depth = 0; depth < 3; depth++) {
     const before = called.size;
-    for (const fn of functions) if (called.has(functionLabel(fn) as string)) for (const c of calls(fn)) called.add(calledName(c));
+    for (const source of sources) for (const fn of summaryOf(source.sf).functions) if (called.has(fn.label)) for (const c of fn.callees) called.add(c);
     if (called.size === before) break;
   }
   called.delete('');
   return called;
+}
+
+/** What the rule needs from one file, in source order: every call's name, each named function's calls, the writes. */
+interface FileSummary {
+  callNames: string[];
+  /** Named functions with a body (depth first); `callees` includes calls in nested functions. */
+  functions: Array<{ label: string; callees: string[] }>;
+  writes: Array<ts.CallExpression & { expression: ts.PropertyAccessExpression }>;
+}
+
+const summaries = new WeakMap<ts.SourceFile, FileSummary>();
+
+/** One walk per file instead of a walk per named function (nested functions were walked once per enclosing one). */
+function summaryOf(sf: ts.SourceFile): FileSummary {
+  const cached = summaries.get(sf);
+  if (cached) return cached;
+  const summary: FileSummary = { callNames: [], functions: [], writes: [] };
+  const open: string[][] = [];
+  const visit = (node: ts.Node): void => {
+    let frame: string[] | undefined;
+    if (isFunctionLike(node) && node.body !== undefined) {
+      const label = functionLabel(node);
+      if (label !== undefined) {
+        frame = [];
+        summary.functions.push({ label, callees: frame });
+        open.push(frame);
+      }
+    }
+    if (ts.isCallExpression(node)) {
+      const name = calledName(node);
+      summary.callNames.push(name);
+      for (const callees of open) callees.push(name);
+      if (ts.isPropertyAccessExpression(node.expression) && WRITE_METHOD.test(node.expression.name.text)) summary.writes.push(node as FileSummary['writes'][number]);
+    }
+    ts.forEachChild(node, visit);
+    if (frame) open.pop();
+  };
+  visit(sf);
+  summaries.set(sf, summary);
+  return summary;
 }
 
 /** The named function a write sits in, skipping callbacks (`.map(async (x) => …)`). */

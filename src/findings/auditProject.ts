@@ -10,7 +10,7 @@ import type { ActionCodeFacts } from '../model/codeFacts.js';
 import { actionFacts } from './actionFacts.js';
 import { consumersAndCrons } from './localInspection.js';
 import { runRules } from './runRules.js';
-import { readSchemaFacts } from './schemaFacts.js';
+import { readSchemaFacts, type SchemaFacts } from './schemaFacts.js';
 import type { CodeFinding, ProjectContext, SourceContext } from './types.js';
 
 export interface AuditOptions {
@@ -62,11 +62,29 @@ export async function auditProject(dir: string, options: AuditOptions = {}): Pro
     texts.push([file.rel, text]);
   }
   const schema = readSchemaFacts(schemaTexts);
-  const sources: SourceContext[] = texts.map(([rel, text]) => ({ rel, text, sf: parseSource(rel, text).sf, schema, dependencies }));
+  const sources: SourceContext[] = texts.map(([rel, text]) => lazySource(rel, text, schema, dependencies));
   // generate passes the inspection init made; `audit` alone finds consumers and crons on the files parsed above.
   const inspection = options.inspection ?? consumersAndCrons(sources, auxiliary);
   const ctx: ProjectContext = { sources, schema, auxiliary, dependencies, inspection, ...(config ? { config } : {}) };
   return { root, findings: runRules(ctx), actionFacts: actionFacts(ctx), filesScanned: sources.length, warnings: walked.warnings };
+}
+
+/**
+ * A source whose tree is parsed on first use: rules test the text first, so most files of a large project are never
+ * parsed (parsing every file up front was a third of `audit`, and keeping every tree alive made the GC another).
+ */
+function lazySource(rel: string, text: string, schema: SchemaFacts, dependencies: ReadonlyMap<string, string>): SourceContext {
+  let sf: SourceContext['sf'] | undefined;
+  return {
+    rel,
+    text,
+    schema,
+    dependencies,
+    get sf() {
+      sf ??= parseSource(rel, text).sf;
+      return sf;
+    },
+  };
 }
 
 async function readJson(file: string): Promise<{ dependencies?: Record<string, unknown>; devDependencies?: Record<string, unknown> } | undefined> {

@@ -14,8 +14,14 @@ function scriptKindOf(file: string): ts.ScriptKind {
   return ts.ScriptKind.JSX;
 }
 
+/**
+ * JSDoc is not parsed (nothing here reads it: ~10 % of a parse of commented code) and parent links are set by one
+ * plain walk, about half the cost of the compiler's own pass, which also visits JSDoc.
+ */
+const OPTIONS: ts.CreateSourceFileOptions = { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone };
+
 export function parseSource(file: string, text: string): ParsedSource {
-  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, scriptKindOf(file));
+  const sf = setParents(ts.createSourceFile(file, text, OPTIONS, false, scriptKindOf(file)));
   // parseDiagnostics is internal but stable for a decade; the public route needs a Program, which costs 10×.
   const diagnostics = (sf as unknown as { parseDiagnostics?: ts.DiagnosticWithLocation[] }).parseDiagnostics ?? [];
   const first = diagnostics[0];
@@ -27,4 +33,18 @@ export function parseSource(file: string, text: string): ParsedSource {
       message: ts.flattenDiagnosticMessageText(first.messageText, ' '),
     },
   };
+}
+
+/** `node.parent` for every node under `sf`, as `setParentNodes` would set it (there is no JSDoc to link). */
+function setParents(sf: ts.SourceFile): ts.SourceFile {
+  let parent: ts.Node = sf;
+  const visit = (node: ts.Node): void => {
+    (node as { parent: ts.Node }).parent = parent;
+    const saved = parent;
+    parent = node;
+    ts.forEachChild(node, visit);
+    parent = saved;
+  };
+  ts.forEachChild(sf, visit);
+  return sf;
 }

@@ -22,7 +22,8 @@ export interface AnalysedFile {
 export function analyseFile(rel: string, text: string, pkg: { dir: string; name?: string; stack: PackageStack }): AnalysedFile {
   const mentioned = anyDetectorWants(rel, text);
   if (!mentioned && !CROSS_FILE_HINT.test(text)) return {};
-  const { sf, syntaxError } = parseSource(rel, text);
+  // indexSource links the parents in its own walk, before any detector looks at the tree.
+  const { sf, syntaxError } = parseSource(rel, text, { parents: false });
   const index = indexSource(sf, rel);
   const ctx: FileContext = {
     rel,

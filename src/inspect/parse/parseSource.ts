@@ -20,8 +20,10 @@ function scriptKindOf(file: string): ts.ScriptKind {
  */
 const OPTIONS: ts.CreateSourceFileOptions = { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone };
 
-export function parseSource(file: string, text: string): ParsedSource {
-  const sf = setParents(ts.createSourceFile(file, text, OPTIONS, false, scriptKindOf(file)));
+/** `parents: false` leaves `node.parent` unset, for a caller that links them in its own walk (indexSource does). */
+export function parseSource(file: string, text: string, { parents = true }: { parents?: boolean } = {}): ParsedSource {
+  const sf = ts.createSourceFile(file, text, OPTIONS, false, scriptKindOf(file));
+  if (parents) linkParents(sf);
   // parseDiagnostics is internal but stable for a decade; the public route needs a Program, which costs 10×.
   const diagnostics = (sf as unknown as { parseDiagnostics?: ts.DiagnosticWithLocation[] }).parseDiagnostics ?? [];
   const first = diagnostics[0];
@@ -35,9 +37,9 @@ export function parseSource(file: string, text: string): ParsedSource {
   };
 }
 
-/** `node.parent` for every node under `sf`, as `setParentNodes` would set it (there is no JSDoc to link). */
-function setParents(sf: ts.SourceFile): ts.SourceFile {
-  let parent: ts.Node = sf;
+/** `node.parent` for every node under `root`, as `setParentNodes` would set it (there is no JSDoc to link). */
+export function linkParents(root: ts.Node): void {
+  let parent: ts.Node = root;
   const visit = (node: ts.Node): void => {
     (node as { parent: ts.Node }).parent = parent;
     const saved = parent;
@@ -45,6 +47,5 @@ function setParents(sf: ts.SourceFile): ts.SourceFile {
     ts.forEachChild(node, visit);
     parent = saved;
   };
-  ts.forEachChild(sf, visit);
-  return sf;
+  ts.forEachChild(root, visit);
 }

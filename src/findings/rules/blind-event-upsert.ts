@@ -1,7 +1,7 @@
 import { ts } from 'ts-morph';
 import { isFunctionLike } from '../../inspect/parse/astHelpers.js';
 import { STRIPE_EVENT_TYPE } from '../stripeWebhooks.js';
-import type { ProjectContext, ProjectReport, Rule } from '../types.js';
+import type { ProjectContext, ProjectReport, Rule, SourceContext } from '../types.js';
 import { functionLabel, innermostFunction } from '../walk.js';
 
 const WRITE_METHOD = /^(upsert|update|updateMany|updateOne|findOneAndUpdate|findByIdAndUpdate|replaceOne|delete|deleteMany|deleteOne|destroy|onConflictDoUpdate|onDuplicateKeyUpdate)$/;
@@ -23,30 +23,31 @@ export const blindEventUpsert: Rule = {
     'processed after a newer one rolls the subscription back.',
   fix: 'Store the event\'s `created` (or the object\'s version) with the row and make the write conditional: update only WHERE stored_event_created < this event\'s created; or re-fetch the object from the provider and write its current state.',
   docsAnchor: 'finding-blind-event-upsert',
+  // Gathered while each file's tree is parsed, so the trees need not stay alive until the project check.
+  scanFile(source) {
+    summaryOf(source);
+  },
   checkProject(ctx) {
     const eventFiles = ctx.sources.filter((s) => /constructEvent/.test(s.text) || STRIPE_EVENT_TYPE.test(s.text));
-    // Without an event file nothing is reachable from one and no write can be reported: no tree is walked.
+    // Without an event file nothing is reachable from one and no write can be reported.
     if (eventFiles.length === 0) return [];
     const called = reachableNames(ctx.sources, eventFiles);
     const out: ProjectReport[] = [];
     for (const source of ctx.sources) {
       if (!MENTIONS_WRITE.test(source.text)) continue;
       const isEventFile = eventFiles.includes(source);
-      for (const call of summaryOf(source.sf).writes) {
-        const receiver = call.expression.expression.getText();
-        if (/stripe/i.test(receiver) || !DATA_RECEIVER.test(receiver.split('\n').pop() ?? receiver)) continue;
-        const fn = topNamedFunction(call);
-        const name = functionLabel(fn);
+      for (const write of summaryOf(source).writes) {
+        if (/stripe/i.test(write.receiver) || !DATA_RECEIVER.test(write.receiver.split('\n').pop() ?? write.receiver)) continue;
+        const name = write.name;
         if (!isEventFile && !(name && called.has(name))) continue;
-        if (isEventFile && !fn) continue;
-        if (fn && ORDER_GUARD.test(fn.getText(source.sf))) continue;
-        const pos = source.sf.getLineAndCharacterOfPosition(call.expression.name.getStart(source.sf));
+        if (isEventFile && !write.fn) continue;
+        if (write.fn && ORDER_GUARD.test(source.text.slice(write.fn.start, write.fn.end))) continue;
         out.push({
           file: source.rel,
-          line: pos.line + 1,
+          line: write.line + 1,
           ...(name ? { enclosingFunction: name } : {}),
-          evidence: source.text.split('\n')[pos.line]?.trim() ?? '',
-          message: `\`${call.expression.name.text}\` in ${name ?? 'this handler'} applies a provider event without comparing its created time or version: an older redelivered event overwrites newer data.`,
+          evidence: source.text.split('\n')[write.line]?.trim() ?? '',
+          message: `\`${write.method}\` in ${name ?? 'this handler'} applies a provider event without comparing its created time or version: an older redelivered event overwrites newer data.`,
         });
       }
     }
@@ -60,30 +61,33 @@ function calledName(c: ts.CallExpression): string {
 
 /** Names of functions an event handler reaches, up to three calls deep, across files (matched by name). */
 function reachableNames(sources: ProjectContext['sources'], eventFiles: ProjectContext['sources']): Set<string> {
-  const called = new Set(eventFiles.flatMap((s) => summaryOf(s.sf).callNames));
+  const called = new Set(eventFiles.flatMap((s) => summaryOf(s).callNames));
   for (let depth = 0; depth < 3; depth++) {
     const before = called.size;
-    for (const source of sources) for (const fn of summaryOf(source.sf).functions) if (called.has(fn.label)) for (const c of fn.callees) called.add(c);
+    for (const source of sources) for (const fn of summaryOf(source).functions) if (called.has(fn.label)) for (const c of fn.callees) called.add(c);
     if (called.size === before) break;
   }
   called.delete('');
   return called;
 }
 
-/** What the rule needs from one file, in source order: every call's name, each named function's calls, the writes. */
+/** What the rule needs from one file, in source order, as plain data (no tree kept alive). */
 interface FileSummary {
+  /** Every call's name (see calledName). */
   callNames: string[];
   /** Named functions with a body (depth first); `callees` includes calls in nested functions. */
   functions: Array<{ label: string; callees: string[] }>;
-  writes: Array<ts.CallExpression & { expression: ts.PropertyAccessExpression }>;
+  /** Calls of a WRITE_METHOD: the receiver's text, the named function around it and where the method name is. */
+  writes: Array<{ receiver: string; method: string; name?: string; fn?: { start: number; end: number }; line: number }>;
 }
 
-const summaries = new WeakMap<ts.SourceFile, FileSummary>();
+const summaries = new WeakMap<SourceContext, FileSummary>();
 
 /** One walk per file instead of a walk per named function (nested functions were walked once per enclosing one). */
-function summaryOf(sf: ts.SourceFile): FileSummary {
-  const cached = summaries.get(sf);
+function summaryOf(source: SourceContext): FileSummary {
+  const cached = summaries.get(source);
   if (cached) return cached;
+  const sf = source.sf;
   const summary: FileSummary = { callNames: [], functions: [], writes: [] };
   const open: string[][] = [];
   const visit = (node: ts.Node): void => {
@@ -100,13 +104,23 @@ function summaryOf(sf: ts.SourceFile): FileSummary {
       const name = calledName(node);
       summary.callNames.push(name);
       for (const callees of open) callees.push(name);
-      if (ts.isPropertyAccessExpression(node.expression) && WRITE_METHOD.test(node.expression.name.text)) summary.writes.push(node as FileSummary['writes'][number]);
+      if (ts.isPropertyAccessExpression(node.expression) && WRITE_METHOD.test(node.expression.name.text)) {
+        const fn = topNamedFunction(node);
+        const label = functionLabel(fn);
+        summary.writes.push({
+          receiver: node.expression.expression.getText(sf),
+          method: node.expression.name.text,
+          ...(label !== undefined ? { name: label } : {}),
+          ...(fn ? { fn: { start: fn.getStart(sf), end: fn.end } } : {}),
+          line: sf.getLineAndCharacterOfPosition(node.expression.name.getStart(sf)).line,
+        });
+      }
     }
     ts.forEachChild(node, visit);
     if (frame) open.pop();
   };
   visit(sf);
-  summaries.set(sf, summary);
+  summaries.set(source, summary);
   return summary;
 }
 

@@ -8,6 +8,8 @@
 // tarball ships the compiled JavaScript of its TypeScript sources in dist/; it is unpacked as src/ because the
 // inspector skips build-output folders. BENCH_TREE=/path/to/project measures another project instead.
 // Needs `npm run build` first (imports dist/). BENCH_ROUNDS (default 5). `--json`, `--assert` as in bench/cli.mjs.
+// BENCH_BASELINE=/path/to/another/built/checkout also times its inspect and audit in the same rounds, so a change is
+// judged against the code before it at the same load (all ratios share this run's bare parse).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -35,6 +37,15 @@ const [{ inspectProject }, { auditProject }, { walkProject }] = await Promise.al
   console.error('bench: run `npm run build` first (dist/ is missing)');
   process.exit(2);
 });
+
+const baselineDir = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
+const baselineLabel = baselineDir ? path.basename(baselineDir) : undefined;
+const baseline = baselineDir
+  ? await Promise.all([
+    import(new URL(`file://${path.join(baselineDir, 'dist/inspect/index.js')}`).href),
+    import(new URL(`file://${path.join(baselineDir, 'dist/findings/auditProject.js')}`).href),
+  ]).then(([i, a]) => ({ inspectProject: i.inspectProject, auditProject: a.auditProject }))
+  : undefined;
 
 /** The real tree, downloaded and unpacked once. */
 async function realTree() {
@@ -114,7 +125,11 @@ const files = await sourceFiles(root);
 await bareParse(files);
 await inspectProject(root);
 await auditProject(root);
-const samples = { bare: [], inspect: [], audit: [] };
+if (baseline) {
+  await baseline.inspectProject(root);
+  await baseline.auditProject(root);
+}
+const samples = { bare: [], inspect: [], audit: [], baseInspect: [], baseAudit: [] };
 let findings = 0;
 let codeFindings = 0;
 for (let round = 0; round < ROUNDS; round++) {
@@ -125,6 +140,10 @@ for (let round = 0; round < ROUNDS; round++) {
   const audited = await time(() => auditProject(root));
   samples.audit.push(audited.ms);
   codeFindings = audited.result.findings.length;
+  if (baseline) {
+    samples.baseInspect.push((await time(() => baseline.inspectProject(root))).ms);
+    samples.baseAudit.push((await time(() => baseline.auditProject(root))).ms);
+  }
 }
 const big = await twoThousandFiles(root, files);
 let rssMb;
@@ -139,6 +158,12 @@ const rows = [
   { name: 'bare parse (read + ts.createSourceFile)', ms: bareMs },
   { name: 'inspect', ms: median(samples.inspect), target: TARGETS.inspect },
   { name: 'audit', ms: median(samples.audit), target: TARGETS.audit },
+  ...(baseline
+    ? [
+      { name: `inspect (baseline ${baselineLabel})`, ms: median(samples.baseInspect) },
+      { name: `audit (baseline ${baselineLabel})`, ms: median(samples.baseAudit) },
+    ]
+    : []),
 ].map((row) => ({ ...row, ratio: row.ms / bareMs, ok: row.target === undefined || row.ms / bareMs <= row.target }));
 const rssOk = rssMb <= TARGETS.rssMb;
 const facts = machineFacts(loadAtStart);

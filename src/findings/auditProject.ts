@@ -10,7 +10,7 @@ import type { ActionCodeFacts } from '../model/codeFacts.js';
 import { actionFacts } from './actionFacts.js';
 import { consumersAndCrons } from './localInspection.js';
 import { runRules } from './runRules.js';
-import { readSchemaFacts } from './schemaFacts.js';
+import { readSchemaFacts, type SchemaFacts } from './schemaFacts.js';
 import type { CodeFinding, ProjectContext, SourceContext } from './types.js';
 
 export interface AuditOptions {
@@ -59,11 +59,40 @@ export async function auditProject(dir: string, options: AuditOptions = {}): Pro
     texts.push([file.rel, text]);
   }
   const schema = readSchemaFacts(schemaTexts);
-  const sources: SourceContext[] = texts.map(([rel, text]) => ({ rel, text, sf: parseSource(rel, text).sf, schema, dependencies }));
-  // generate passes the inspection init made; `audit` alone finds consumers and crons on the files parsed above.
+  const lazy = texts.map(([rel, text]) => lazySource(rel, text, schema, dependencies));
+  const sources: SourceContext[] = lazy.map((l) => l.source);
+  const release = new Map(lazy.map((l) => [l.source, l.release]));
+  // generate passes the inspection init made; `audit` alone finds consumers and crons on the same sources.
   const inspection = options.inspection ?? consumersAndCrons(sources, auxiliary);
   const ctx: ProjectContext = { sources, schema, auxiliary, dependencies, inspection, ...(config ? { config } : {}) };
-  return { root, findings: runRules(ctx), actionFacts: actionFacts(ctx), filesScanned: sources.length, warnings: walked.warnings };
+  // Each tree is let go once every rule has seen its file; actionFacts parses again the few files it reads.
+  const findings = runRules(ctx, undefined, (source) => release.get(source)?.());
+  return { root, findings, actionFacts: actionFacts(ctx), filesScanned: sources.length, warnings: walked.warnings };
+}
+
+/**
+ * A source whose tree is parsed on first use and kept until `release`: rules test the text first, so files no rule
+ * wants are never parsed, and a tree every rule has seen is not kept alive (holding all of them made the GC a fifth
+ * of `audit`).
+ */
+function lazySource(rel: string, text: string, schema: SchemaFacts, dependencies: ReadonlyMap<string, string>): { source: SourceContext; release: () => void } {
+  let sf: SourceContext['sf'] | undefined;
+  const source: SourceContext = {
+    rel,
+    text,
+    schema,
+    dependencies,
+    get sf() {
+      sf ??= parseSource(rel, text).sf;
+      return sf;
+    },
+  };
+  return {
+    source,
+    release: () => {
+      sf = undefined;
+    },
+  };
 }
 
 /** package.json's dependencies and devDependencies by name (the provider SDKs the rules recognise), empty without one. */

@@ -7,18 +7,20 @@ import { functionLabel, innermostFunction } from './walk.js';
 /**
  * Runs every rule over parsed sources and the project context: pure, deterministic (sorted by file, line, rule),
  * no disk. Suppression comments are applied here so every consumer (audit, model, document) sees the same status.
+ * File by file: every file rule and scan sees a file's tree before the next file's, then `done(source)` is told
+ * (audit lets the tree go); the project rules run last.
  */
-export function runRules(ctx: ProjectContext, rules: readonly Rule[] = allRules): CodeFinding[] {
+export function runRules(ctx: ProjectContext, rules: readonly Rule[] = allRules, done?: (source: SourceContext) => void): CodeFinding[] {
   const out: CodeFinding[] = [];
-  for (const rule of rules) {
-    if (rule.checkFile) {
-      for (const source of ctx.sources) {
-        if (rule.mentions && !rule.mentions.test(source.text)) continue;
-        for (const report of rule.checkFile(source)) out.push(fromNode(rule, source, report));
-      }
+  for (const source of ctx.sources) {
+    for (const rule of rules) {
+      rule.scanFile?.(source);
+      if (!rule.checkFile || (rule.mentions && !rule.mentions.test(source.text))) continue;
+      for (const report of rule.checkFile(source)) out.push(fromNode(rule, source, report));
     }
-    if (rule.checkProject) for (const report of rule.checkProject(ctx)) out.push(fromProject(rule, report));
+    done?.(source);
   }
+  for (const rule of rules) if (rule.checkProject) for (const report of rule.checkProject(ctx)) out.push(fromProject(rule, report));
   const texts = new Map(ctx.sources.map((s) => [s.rel, s.text]));
   for (const finding of out) {
     const text = texts.get(finding.file) ?? ctx.auxiliary.get(finding.file);

@@ -96,5 +96,7 @@ export interface Rule {
   /** Cheap text test: files that cannot contain the pattern are not walked. */
   mentions?: RegExp;
   checkFile?(ctx: SourceContext): RuleReport[];
+  /** Called once per source while its tree is parsed, before any checkProject: a project rule keeps what it needs. */
+  scanFile?(ctx: SourceContext): void;
   checkProject?(ctx: ProjectContext): ProjectReport[];
 }

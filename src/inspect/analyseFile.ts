@@ -1,6 +1,6 @@
 import { ts } from 'ts-morph';
 import { emptyFacts, type FileContext } from './detectors/detectorTypes.js';
-import { anyDetectorMention, detectors } from './detectors/registry.js';
+import { anyDetectorWants, detectors, wants } from './detectors/registry.js';
 import { lineOf } from './parse/astHelpers.js';
 import type { ImportBinding } from './parse/indexSource.js';
 import { indexSource } from './parse/indexSource.js';
@@ -20,9 +20,10 @@ export interface AnalysedFile {
 }
 
 export function analyseFile(rel: string, text: string, pkg: { dir: string; name?: string; stack: PackageStack }): AnalysedFile {
-  const mentioned = anyDetectorMention.test(text);
+  const mentioned = anyDetectorWants(rel, text);
   if (!mentioned && !CROSS_FILE_HINT.test(text)) return {};
-  const { sf, syntaxError } = parseSource(rel, text);
+  // indexSource links the parents in its own walk, before any detector looks at the tree.
+  const { sf, syntaxError } = parseSource(rel, text, { parents: false });
   const index = indexSource(sf, rel);
   const ctx: FileContext = {
     rel,
@@ -34,7 +35,7 @@ export function analyseFile(rel: string, text: string, pkg: { dir: string; name?
     originOf: (expr) => originOf(expr, index.imports),
   };
   const facts = emptyFacts();
-  if (mentioned) for (const detector of detectors) if (detector.mentions.test(text)) detector.detect(ctx, facts);
+  if (mentioned) for (const detector of detectors) if (wants(detector, rel, text)) detector.detect(ctx, facts);
   const record: FileRecord = {
     rel, text, pkgDir: pkg.dir, imports: index.imports, exports: index.exports, reExports: index.reExports,
     functions: index.functions, shapes: index.shapes, facts,

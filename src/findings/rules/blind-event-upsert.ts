@@ -1,10 +1,12 @@
 import { ts } from 'ts-morph';
 import { isFunctionLike } from '../../inspect/parse/astHelpers.js';
 import { STRIPE_EVENT_TYPE } from '../stripeWebhooks.js';
-import type { ProjectContext, ProjectReport, Rule } from '../types.js';
-import { calls, collect, functionLabel, innermostFunction } from '../walk.js';
+import type { ProjectContext, ProjectReport, Rule, SourceContext } from '../types.js';
+import { functionLabel, innermostFunction } from '../walk.js';
 
 const WRITE_METHOD = /^(upsert|update|updateMany|updateOne|findOneAndUpdate|findByIdAndUpdate|replaceOne|delete|deleteMany|deleteOne|destroy|onConflictDoUpdate|onDuplicateKeyUpdate)$/;
+/** Text a file must contain to hold one of the WRITE_METHOD calls: files without it are not walked. */
+const MENTIONS_WRITE = /upsert|update|replaceOne|delete|destroy/i;
 /** The app's data layer (Prisma, Supabase, Knex, Drizzle, Mongoose models, TypeORM repositories), not a provider client or a Map. */
 const DATA_RECEIVER = /prisma|\bdb\b|supabase|from\(|knex|collection|repo|repository|model|\btx\b|\btrx\b|drizzle|\.(insert|into)\(|^[A-Z]\w*$/;
 /** A comparison on the event's or row's time or version, in any ORM's syntax. */
@@ -21,28 +23,31 @@ export const blindEventUpsert: Rule = {
     'processed after a newer one rolls the subscription back.',
   fix: 'Store the event\'s `created` (or the object\'s version) with the row and make the write conditional: update only WHERE stored_event_created < this event\'s created; or re-fetch the object from the provider and write its current state.',
   docsAnchor: 'finding-blind-event-upsert',
+  // Gathered while each file's tree is parsed, so the trees need not stay alive until the project check.
+  scanFile(source) {
+    summaryOf(source);
+  },
   checkProject(ctx) {
     const eventFiles = ctx.sources.filter((s) => /constructEvent/.test(s.text) || STRIPE_EVENT_TYPE.test(s.text));
+    // Without an event file nothing is reachable from one and no write can be reported.
+    if (eventFiles.length === 0) return [];
     const called = reachableNames(ctx.sources, eventFiles);
     const out: ProjectReport[] = [];
     for (const source of ctx.sources) {
+      if (!MENTIONS_WRITE.test(source.text)) continue;
       const isEventFile = eventFiles.includes(source);
-      for (const call of calls(source.sf)) {
-        if (!ts.isPropertyAccessExpression(call.expression) || !WRITE_METHOD.test(call.expression.name.text)) continue;
-        const receiver = call.expression.expression.getText();
-        if (/stripe/i.test(receiver) || !DATA_RECEIVER.test(receiver.split('\n').pop() ?? receiver)) continue;
-        const fn = topNamedFunction(call);
-        const name = functionLabel(fn);
+      for (const write of summaryOf(source).writes) {
+        if (/stripe/i.test(write.receiver) || !DATA_RECEIVER.test(write.receiver.split('\n').pop() ?? write.receiver)) continue;
+        const name = write.name;
         if (!isEventFile && !(name && called.has(name))) continue;
-        if (isEventFile && !fn) continue;
-        if (fn && ORDER_GUARD.test(fn.getText(source.sf))) continue;
-        const pos = source.sf.getLineAndCharacterOfPosition(call.expression.name.getStart(source.sf));
+        if (isEventFile && !write.fn) continue;
+        if (write.fn && ORDER_GUARD.test(source.text.slice(write.fn.start, write.fn.end))) continue;
         out.push({
           file: source.rel,
-          line: pos.line + 1,
+          line: write.line + 1,
           ...(name ? { enclosingFunction: name } : {}),
-          evidence: source.text.split('\n')[pos.line]?.trim() ?? '',
-          message: `\`${call.expression.name.text}\` in ${name ?? 'this handler'} applies a provider event without comparing its created time or version: an older redelivered event overwrites newer data.`,
+          evidence: source.text.split('\n')[write.line]?.trim() ?? '',
+          message: `\`${write.method}\` in ${name ?? 'this handler'} applies a provider event without comparing its created time or version: an older redelivered event overwrites newer data.`,
         });
       }
     }
@@ -56,15 +61,67 @@ function calledName(c: ts.CallExpression): string {
 
 /** Names of functions an event handler reaches, up to three calls deep, across files (matched by name). */
 function reachableNames(sources: ProjectContext['sources'], eventFiles: ProjectContext['sources']): Set<string> {
-  const called = new Set(eventFiles.flatMap((s) => calls(s.sf).map(calledName)));
-  const functions = sources.flatMap((s) => collect(s.sf, (n): n is ts.FunctionLikeDeclaration => isFunctionLike(n) && n.body !== undefined && functionLabel(n) !== undefined));
+  const called = new Set(eventFiles.flatMap((s) => summaryOf(s).callNames));
   for (let depth = 0; depth < 3; depth++) {
     const before = called.size;
-    for (const fn of functions) if (called.has(functionLabel(fn) as string)) for (const c of calls(fn)) called.add(calledName(c));
+    for (const source of sources) for (const fn of summaryOf(source).functions) if (called.has(fn.label)) for (const c of fn.callees) called.add(c);
     if (called.size === before) break;
   }
   called.delete('');
   return called;
+}
+
+/** What the rule needs from one file, in source order, as plain data (no tree kept alive). */
+interface FileSummary {
+  /** Every call's name (see calledName). */
+  callNames: string[];
+  /** Named functions with a body (depth first); `callees` includes calls in nested functions. */
+  functions: Array<{ label: string; callees: string[] }>;
+  /** Calls of a WRITE_METHOD: the receiver's text, the named function around it and where the method name is. */
+  writes: Array<{ receiver: string; method: string; name?: string; fn?: { start: number; end: number }; line: number }>;
+}
+
+const summaries = new WeakMap<SourceContext, FileSummary>();
+
+/** One walk per file instead of a walk per named function (nested functions were walked once per enclosing one). */
+function summaryOf(source: SourceContext): FileSummary {
+  const cached = summaries.get(source);
+  if (cached) return cached;
+  const sf = source.sf;
+  const summary: FileSummary = { callNames: [], functions: [], writes: [] };
+  const open: string[][] = [];
+  const visit = (node: ts.Node): void => {
+    let frame: string[] | undefined;
+    if (isFunctionLike(node) && node.body !== undefined) {
+      const label = functionLabel(node);
+      if (label !== undefined) {
+        frame = [];
+        summary.functions.push({ label, callees: frame });
+        open.push(frame);
+      }
+    }
+    if (ts.isCallExpression(node)) {
+      const name = calledName(node);
+      summary.callNames.push(name);
+      for (const callees of open) callees.push(name);
+      if (ts.isPropertyAccessExpression(node.expression) && WRITE_METHOD.test(node.expression.name.text)) {
+        const fn = topNamedFunction(node);
+        const label = functionLabel(fn);
+        summary.writes.push({
+          receiver: node.expression.expression.getText(sf),
+          method: node.expression.name.text,
+          ...(label !== undefined ? { name: label } : {}),
+          ...(fn ? { fn: { start: fn.getStart(sf), end: fn.end } } : {}),
+          line: sf.getLineAndCharacterOfPosition(node.expression.name.getStart(sf)).line,
+        });
+      }
+    }
+    ts.forEachChild(node, visit);
+    if (frame) open.pop();
+  };
+  visit(sf);
+  summaries.set(source, summary);
+  return summary;
 }
 
 /** The named function a write sits in, skipping callbacks (`.map(async (x) => …)`). */

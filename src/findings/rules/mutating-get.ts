@@ -20,6 +20,8 @@ export const mutatingGet: Rule = {
     'no Idempotency-Key header travels with it.',
   fix: 'Move the change to a POST (or PUT/DELETE) route and call it from a form or fetch; keep the GET for reading.',
   docsAnchor: 'finding-mutating-get',
+  // A `.get(` / `.get<` route call or a Next.js `GET` export (see getHandlers).
+  mentions: /\.\s*get\s*[(<]|\bGET\b/,
   checkFile(ctx) {
     const out: RuleReport[] = [];
     for (const handler of getHandlers(ctx.sf, ctx.rel)) {

@@ -102,6 +102,8 @@ export interface Detector {
   name: string;
   /** Cheap text test: the detector runs only on files whose text matches, so most files are never walked twice. */
   mentions: RegExp;
+  /** Cheap path test (relative to the project root): when set, only files whose path matches are looked at. */
+  paths?: RegExp;
   detect(ctx: FileContext, facts: FileFacts): void;
 }
 

@@ -10,6 +10,9 @@ const MUTATING: Record<string, HttpMethod> = { POST: 'POST', PUT: 'PUT', PATCH: 
 export const nextRoutes: Detector = {
   name: 'nextjs',
   mentions: /export/,
+  // App-router `route.*` files and `pages/api/**`, under any workspace (the match in detect is on the package-local
+  // path). Without it `/export/` sent nearly every file of a project to the parser.
+  paths: /(?:^|\/)route\.[cm]?[jt]sx?$|(?:^|\/)pages\/api(?:\/.*)?\.[cm]?[jt]sx?$/,
   detect(ctx, facts) {
     if (!ctx.pkg.stack.frameworks.includes('nextjs') && ![...ctx.index.imports.values()].some((b) => b.module.startsWith('next'))) return;
     const local = ctx.pkg.dir ? ctx.rel.slice(ctx.pkg.dir.length + 1) : ctx.rel;

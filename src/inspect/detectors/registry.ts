@@ -13,5 +13,16 @@ import { webhooks } from './webhooks.js';
 /** Adding a detector is one file plus one line here. Order does not matter: detectors only append facts. */
 export const detectors: Detector[] = [httpRoutes, nestRoutes, nextRoutes, rpcEndpoints, payments, webhooks, consumers, crons, existingIdempotency, recordInserts];
 
-/** Any detector interested in this text? Files that interest none are never parsed. */
-export const anyDetectorMention = new RegExp(detectors.map((d) => `(?:${d.mentions.source})`).join('|'), 'i');
+/** Does the detector look at this file (path and text)? */
+export function wants(detector: Detector, rel: string, text: string): boolean {
+  return (!detector.paths || detector.paths.test(rel)) && detector.mentions.test(text);
+}
+
+/** Any detector without a path test interested in this text? One regular expression for all of them. */
+const anyMention = new RegExp(detectors.filter((d) => !d.paths).map((d) => `(?:${d.mentions.source})`).join('|'), 'i');
+const pathBound = detectors.flatMap((d) => (d.paths ? [{ paths: d.paths, mentions: new RegExp(d.mentions.source, 'i') }] : []));
+
+/** Any detector interested in this file? Files that interest none are never parsed. */
+export function anyDetectorWants(rel: string, text: string): boolean {
+  return anyMention.test(text) || pathBound.some((d) => d.paths.test(rel) && d.mentions.test(text));
+}

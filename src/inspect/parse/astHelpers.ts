@@ -123,11 +123,14 @@ export function hasPropertyNamed(node: ts.Node, test: (name: string) => boolean)
   return found;
 }
 
+const FUNCTION_LIKE_KINDS = new Set<ts.SyntaxKind>([
+  ts.SyntaxKind.FunctionDeclaration, ts.SyntaxKind.FunctionExpression, ts.SyntaxKind.ArrowFunction, ts.SyntaxKind.MethodDeclaration,
+  ts.SyntaxKind.Constructor, ts.SyntaxKind.GetAccessor, ts.SyntaxKind.SetAccessor,
+]);
+
+/** Function declarations and expressions, arrows, methods, constructors and accessors: one lookup, called for every node walked. */
 export function isFunctionLike(node: ts.Node): node is ts.FunctionLikeDeclaration {
-  return (
-    ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node) ||
-    ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessor(node) || ts.isSetAccessor(node)
-  );
+  return FUNCTION_LIKE_KINDS.has(node.kind);
 }
 
 /** Strips wrappers that do not change what an expression is: parens, `as`, `!`, `await`. */

@@ -1,6 +1,7 @@
 import { ts } from 'ts-morph';
 import { accessChain, isFunctionLike, propertyName, unwrap } from './astHelpers.js';
 import { functionKeyOf } from './functionKey.js';
+import { linkParents } from './parseSource.js';
 
 export interface ImportBinding {
   module: string;
@@ -46,7 +47,8 @@ const SCHEMA_BUILDERS = /^(z|zod|Joi|joi|yup|Type|t|v|s)$/;
 
 /**
  * One pass over the AST collecting what every detector needs, so detectors iterate small lists instead of
- * walking the tree again (the benchmark budget is 1.5× a bare parse).
+ * walking the tree again (the benchmark budget is 1.5× a bare parse). The same pass links `node.parent` (before a
+ * node is looked at, so ancestors are always linked): the inspector parses without the compiler's parent pass.
  */
 export function indexSource(sf: ts.SourceFile, file: string): SourceIndex {
   const index: SourceIndex = {
@@ -57,16 +59,20 @@ export function indexSource(sf: ts.SourceFile, file: string): SourceIndex {
   const stack: Array<{ facts: FunctionFacts; bodyAliases: Set<string>; classAliases: Map<string, string> }> = [];
   let classAliases = new Map<string, string>();
   let className: string | undefined;
+  let parent: ts.Node = sf;
 
   const visit = (node: ts.Node): void => {
+    (node as { parent: ts.Node }).parent = parent;
     let pushed = false;
     let savedClass: [Map<string, string>, string | undefined] | undefined;
     switch (node.kind) {
       case ts.SyntaxKind.ImportDeclaration:
         recordImport(node as ts.ImportDeclaration, index);
+        linkParents(node);
         return;
       case ts.SyntaxKind.ExportDeclaration:
         recordExportDeclaration(node as ts.ExportDeclaration, index);
+        linkParents(node);
         return;
       case ts.SyntaxKind.ExportAssignment: {
         const expr = unwrap((node as ts.ExportAssignment).expression);
@@ -134,11 +140,14 @@ export function indexSource(sf: ts.SourceFile, file: string): SourceIndex {
       pushed = true;
       recordExportedFunction(node, index);
     }
+    const saved = parent;
+    parent = node;
     ts.forEachChild(node, visit);
+    parent = saved;
     if (pushed) stack.pop();
     if (savedClass) [classAliases, className] = savedClass;
   };
-  visit(sf);
+  ts.forEachChild(sf, visit);
   return index;
 }
 

@@ -50,17 +50,19 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
           : { path: file.path, contents: code, class: 'scaffold', role: file.role, formatted: true };
       });
       const purposes = staticFiles.map((file) => ({ name: file.path, purpose: file.purpose }));
-      const add = (path: string, contents: string, role: ScaffoldRole, purpose: string, fileClass: ScaffoldFile['class'] = 'scaffold') => {
-        files.push({ path, contents, class: fileClass, role });
+      // `formatted`: the emitter prints the house style itself (test/emit/houseStyleEmitted.test.ts), so generate
+      // need not load prettier for the file.
+      const add = (path: string, contents: string, role: ScaffoldRole, purpose: string, fileClass: ScaffoldFile['class'] = 'scaffold', formatted = false) => {
+        files.push({ path, contents, class: fileClass, role, ...(formatted ? { formatted } : {}) });
         purposes.push({ name: path, purpose });
       };
-      if (store.migration) add(store.migration.path, store.migration.render(view), 'ddl', store.migration.purpose);
+      if (store.migration) add(store.migration.path, store.migration.render(view), 'ddl', store.migration.purpose, 'scaffold', true);
       add('settings.ts', renderSettings(view), 'core', 'every value the design decided (leases, retention, statuses)');
       add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route');
       if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron');
       const providers = renderProviders(view);
       if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key');
-      add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed');
+      add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed', true);
       add('idempotency.test.ts', renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir }), 'tests', `the scenarios against a real ${store.label}`);
       add('store-contract.test.ts', suite('store-contract.test.ts', store.renderContractTest(view)), 'tests', `the store contract suite run against the ${store.label} store`);
       // Webhook, consumer and cron processors run on every store (they use only the IdempotencyStore interface);

@@ -2,6 +2,7 @@ import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
 import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
 import type { StoreModule } from './types.js';
+import { yamlString } from '../yamlString.js';
 
 const newStore = (timeoutMs: string) => `new DynamoIdempotencyStore({ client: pool.client, table: pool.table, timeoutMs: ${timeoutMs} })`;
 
@@ -25,7 +26,7 @@ const CRASH = `  it('crash mid-processing: 409 while the lease is live, then the
 
 /** The CloudFormation resource for the table, in the migration slot: what infrastructure code should create. */
 function renderTableTemplate(view: ScaffoldView): string {
-  const table = JSON.stringify(view.policy.table);
+  const table = yamlString(view.policy.table);
   return `# The idempotency store's DynamoDB table (CloudFormation; the same table as tableDefinition() in table.ts).
 # Uniqueness: every claim is a PutItem with ConditionExpression attribute_not_exists(pk) (or over an expired
 # record), and every later write is conditional on the fencing token, so one (scope, key) has one owner.

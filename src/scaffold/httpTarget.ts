@@ -69,7 +69,9 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       // triggerFiles() leaves out what needs more (the reconciliation job without listStuck, the PostgreSQL ordering
       // table and suites) and TRIGGERS.md says so. Their suites are adapted to the project's runner like the others.
       for (const file of triggerFiles(model, framework.module, store.id)) {
-        add(file.path, file.role === 'tests' ? suite(file.path, file.contents) : file.contents, file.role, file.purpose);
+        const tests = file.role === 'tests';
+        // A suite stays as written (and formatted) only for vitest; another runner's prelude changes it.
+        add(file.path, tests ? suite(file.path, file.contents) : file.contents, file.role, file.purpose, 'scaffold', file.formatted === true && (!tests || runner === 'vitest'));
       }
       purposes.sort((a, b) => (a.name < b.name ? -1 : 1));
       const dir = context?.scaffoldDir ?? '.';

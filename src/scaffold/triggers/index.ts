@@ -10,6 +10,8 @@ export interface TriggerFile {
   readonly contents: string;
   readonly role: ScaffoldRole;
   readonly purpose: string;
+  /** A template kept in the house style, or rendered in it: prettier may skip it (see ScaffoldFile.formatted). */
+  readonly formatted?: boolean;
 }
 
 /** Which parts of the trigger runtime a design needs: derived from its actions, their providers and the broker. */
@@ -106,7 +108,7 @@ export function triggerFiles(model: DesignModel, frameworkModule = 'express', st
   const suites = plan.store.suites;
   const files: TriggerFile[] = [];
   const copy = (path: string, role: ScaffoldRole, purpose: string) =>
-    files.push({ path, contents: readTemplate(`typescript/${path}`), role, purpose });
+    files.push({ path, contents: readTemplate(`typescript/${path}`), role, purpose, formatted: true });
 
   if (plan.webhooks.length > 0) {
     copy('webhooks/verify.ts', 'middleware', 'webhook signature checks on the raw body (Stripe, Adyen, PayPal, GitHub, generic HMAC) and event identities');

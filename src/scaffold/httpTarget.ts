@@ -59,12 +59,12 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       if (store.migration) add(store.migration.path, store.migration.render(view), 'ddl', store.migration.purpose, 'scaffold', true);
       add('settings.ts', renderSettings(view), 'core', 'every value the design decided (leases, retention, statuses)');
       add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route');
-      if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron');
+      if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron', 'scaffold', true);
       const providers = renderProviders(view);
       if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key');
       add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed', true);
       add('idempotency.test.ts', renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir }), 'tests', `the scenarios against a real ${store.label}`);
-      add('store-contract.test.ts', suite('store-contract.test.ts', store.renderContractTest(view)), 'tests', `the store contract suite run against the ${store.label} store`);
+      add('store-contract.test.ts', suite('store-contract.test.ts', store.renderContractTest(view)), 'tests', `the store contract suite run against the ${store.label} store`, 'scaffold', runner === 'vitest');
       // Webhook, consumer and cron processors run on every store (they use only the IdempotencyStore interface);
       // triggerFiles() leaves out what needs more (the reconciliation job without listStuck, the PostgreSQL ordering
       // table and suites) and TRIGGERS.md says so. Their suites are adapted to the project's runner like the others.

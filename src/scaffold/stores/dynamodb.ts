@@ -150,7 +150,10 @@ import { ensureTable } from './table.js';`,
       gate: `const STORE_NAME = 'DynamoDB store';
 const DYNAMODB_ENDPOINT = process.env.DYNAMODB_ENDPOINT;
 const RUN = DYNAMODB_ENDPOINT !== undefined;
-if (!RUN) console.warn('store contract skipped: set DYNAMODB_ENDPOINT to a DynamoDB endpoint where it may create a throwaway table');`,
+if (!RUN)
+  console.warn(
+    'store contract skipped: set DYNAMODB_ENDPOINT to a DynamoDB endpoint where it may create a throwaway table',
+  );`,
       // No cleanup hook: DynamoDB TTL deletes records, and reads treat a record past its retention as gone.
       open: `    const table = throwaway();
     const { client } = createPool(DYNAMODB_ENDPOINT, POLICY);

@@ -147,7 +147,9 @@ import { SqliteIdempotencyStore } from './sqliteStore.js';`,
 const RUN = true;`,
       open: `    const dir = mkdtempSync(path.join(tmpdir(), throwaway()));
     const pool = createPool(path.join(dir, 'store.db'));
-    pool.db.exec(readFileSync(new URL('./migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'));
+    pool.db.exec(
+      readFileSync(new URL('./migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'),
+    );
     const options = { table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs };
     // A database whose connections are gone (its volume vanished, the app is shutting down).
     const dead = createPool(path.join(dir, 'closed.db'));

@@ -142,7 +142,7 @@ export function triggerFiles(model: DesignModel, frameworkModule = 'express', st
     copy('reconcile/metrics.ts', 'metrics', 'prom-client counter for reconciliation outcomes');
     const providers = [...new Set(plan.reconciled.map((action) => action.provider!))].sort();
     for (const provider of providers) copy(`reconcile/${provider}.ts`, 'providers', `${provider} lookup by the derived key (read-only: it never charges)`);
-    files.push({ path: 'reconcile/job.ts', contents: renderReconcileJob(plan), role: 'cleanup', purpose: 'runnable reconciliation job for cron, with --dry-run' });
+    files.push({ path: 'reconcile/job.ts', contents: renderReconcileJob(plan), role: 'cleanup', purpose: 'runnable reconciliation job for cron, with --dry-run', formatted: true });
     copy('reconcile/reconcile.test.ts', 'tests', 'reconciliation against a local fake provider: stuck records resolved, nothing charged twice');
   }
   if (files.length > 0) files.push({ path: 'TRIGGERS.md', contents: renderTriggersReadme(model, plan), role: 'readme', purpose: 'wiring for webhooks, consumers, scheduled jobs and reconciliation' });

@@ -76,10 +76,21 @@ import { SagaTracker } from './saga.js';`,
     exports: `export { DynamoIdempotencyStore, recordKey } from './dynamoStore.js';
 export { createPool, type DynamoPool, type PoolLimits } from './pool.js';
 export { ensureTable, tableDefinition } from './table.js';
-export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, type StepContext, type StepStore } from './saga.js';`,
+export {
+  PermanentStepError,
+  SagaCompensatedError,
+  SagaTracker,
+  type SagaStep,
+  type StepContext,
+  type StepStore,
+} from './saga.js';`,
     poolType: 'DynamoPool',
     poolDoc: '  /** The document client and table (createPool from ./pool.js). DynamoDB runs every action in lease mode. */\n',
-    build: '  const store = new DynamoIdempotencyStore({ client: setup.pool.client, table: setup.pool.table, timeoutMs: POLICY.storeTimeoutMs });',
+    build: `  const store = new DynamoIdempotencyStore({
+    client: setup.pool.client,
+    table: setup.pool.table,
+    timeoutMs: POLICY.storeTimeoutMs,
+  });`,
     saga: '  const saga = new SagaTracker({ steps: store });',
   },
   readme: {

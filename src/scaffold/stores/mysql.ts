@@ -30,7 +30,14 @@ export const MYSQL_STORE: StoreModule = {
 import { SagaTracker } from './saga.js';`,
     exports: `export { MysqlIdempotencyStore } from './mysqlStore.js';
 export { createPool, type PoolLimits } from './pool.js';
-export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, type StepContext, type StepStore } from './saga.js';
+export {
+  PermanentStepError,
+  SagaCompensatedError,
+  SagaTracker,
+  type SagaStep,
+  type StepContext,
+  type StepStore,
+} from './saga.js';
 export { deleteExpiredKeys } from './cleanup.js';`,
     poolType: 'Pool',
     poolDoc: '  /** A mysql2/promise pool (createPool from ./pool.js); transactional handlers get one of its connections as `db`. */\n',

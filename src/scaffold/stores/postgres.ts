@@ -61,7 +61,13 @@ export const POSTGRES_STORE: StoreModule = {
 import { SagaTracker } from './saga.js';`,
     exports: `export { PgIdempotencyStore } from './pgStore.js';
 export { createPool, type PoolLimits } from './pool.js';
-export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, type StepContext } from './saga.js';
+export {
+  PermanentStepError,
+  SagaCompensatedError,
+  SagaTracker,
+  type SagaStep,
+  type StepContext,
+} from './saga.js';
 export { deleteExpiredKeys } from './cleanup.js';`,
     poolType: 'Pool',
     poolDoc: '',
@@ -73,7 +79,12 @@ export { deleteExpiredKeys } from './cleanup.js';`,
     acquireTimeoutMs: POLICY.acquireTimeoutMs,
     lockTimeoutMs: POLICY.lockTimeoutMs,
   });`,
-    saga: '  const saga = new SagaTracker({ pool: setup.pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs });',
+    saga: `  const saga = new SagaTracker({
+    pool: setup.pool,
+    table: POLICY.table,
+    stepTable: POLICY.stepTable,
+    timeoutMs: POLICY.storeTimeoutMs,
+  });`,
   },
   readme: {
     migrationStep: `Apply \`migrations/001_create_idempotency_store.sql\` with your migration tool. It is safe to re-run: a store

@@ -42,10 +42,21 @@ export const REDIS_STORE: StoreModule = {
 import { SagaTracker } from './saga.js';`,
     exports: `export { RedisIdempotencyStore, recordKeys } from './redisStore.js';
 export { createPool, type PoolLimits } from './pool.js';
-export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, type StepContext, type StepStore } from './saga.js';`,
+export {
+  PermanentStepError,
+  SagaCompensatedError,
+  SagaTracker,
+  type SagaStep,
+  type StepContext,
+  type StepStore,
+} from './saga.js';`,
     poolType: 'Redis | Cluster',
     poolDoc: '  /** An ioredis client or Cluster (createPool from ./pool.js). Redis runs every action in lease mode. */\n',
-    build: '  const store = new RedisIdempotencyStore({ client: setup.pool, prefix: POLICY.table, timeoutMs: POLICY.storeTimeoutMs });',
+    build: `  const store = new RedisIdempotencyStore({
+    client: setup.pool,
+    prefix: POLICY.table,
+    timeoutMs: POLICY.storeTimeoutMs,
+  });`,
     saga: '  const saga = new SagaTracker({ steps: store });',
   },
   readme: {

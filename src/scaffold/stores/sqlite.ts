@@ -30,7 +30,14 @@ export const SQLITE_STORE: StoreModule = {
 import { SqliteIdempotencyStore } from './sqliteStore.js';`,
     exports: `export { SqliteIdempotencyStore } from './sqliteStore.js';
 export { SqlitePool, createPool, type PoolLimits } from './pool.js';
-export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, type StepContext, type StepStore } from './saga.js';
+export {
+  PermanentStepError,
+  SagaCompensatedError,
+  SagaTracker,
+  type SagaStep,
+  type StepContext,
+  type StepStore,
+} from './saga.js';
 export { deleteExpiredKeys } from './cleanup.js';`,
     poolType: 'SqlitePool',
     poolDoc: '  /** The database file (createPool from ./pool.js); transactional handlers get a better-sqlite3 connection as `db`. */\n',

@@ -145,6 +145,6 @@ export function triggerFiles(model: DesignModel, frameworkModule = 'express', st
     files.push({ path: 'reconcile/job.ts', contents: renderReconcileJob(plan), role: 'cleanup', purpose: 'runnable reconciliation job for cron, with --dry-run', formatted: true });
     copy('reconcile/reconcile.test.ts', 'tests', 'reconciliation against a local fake provider: stuck records resolved, nothing charged twice');
   }
-  if (files.length > 0) files.push({ path: 'TRIGGERS.md', contents: renderTriggersReadme(model, plan), role: 'readme', purpose: 'wiring for webhooks, consumers, scheduled jobs and reconciliation' });
+  if (files.length > 0) files.push({ path: 'TRIGGERS.md', contents: renderTriggersReadme(model, plan), role: 'readme', purpose: 'wiring for webhooks, consumers, scheduled jobs and reconciliation', formatted: true });
   return files;
 }

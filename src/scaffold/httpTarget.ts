@@ -61,7 +61,7 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route', 'scaffold', true);
       if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron', 'scaffold', true);
       const providers = renderProviders(view);
-      if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key');
+      if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key', 'scaffold', true);
       add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed', true);
       add('idempotency.test.ts', renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir }), 'tests', `the scenarios against a real ${store.label}`);
       add('store-contract.test.ts', suite('store-contract.test.ts', store.renderContractTest(view)), 'tests', `the store contract suite run against the ${store.label} store`, 'scaffold', runner === 'vitest');

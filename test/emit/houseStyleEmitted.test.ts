@@ -42,7 +42,15 @@ describe('emitted scaffolding marked as house style is what prettier prints', ()
     const model = await modelFor(fixture, patch);
     const files = generateScaffold(model, { dir: 'src/idempotency', ...(moduleType ? { moduleType } : {}) }).filter((file) => FORMATTABLE.test(file.path));
     const problems: string[] = [];
+    // Still formatted by prettier in generate (issue 20: their emitters print data-dependent lines that are not yet
+    // laid out as prettier does), as are suites adapted to another runner than vitest; any other file of a
+    // TypeScript project must be marked, so generate need not format it.
+    const notYetHouseStyle = new Set(['src/idempotency/settings.ts', 'src/idempotency/idempotency.test.ts']);
+    const adaptedSuite = (file: (typeof files)[number]) => file.role === 'tests' && !file.contents.includes(" from 'vitest';");
     for (const file of files) {
+      if (model.stack.language !== 'javascript' && !file.formatted && !notYetHouseStyle.has(file.path) && !adaptedSuite(file)) {
+        problems.push(`${file.path}: not marked formatted`);
+      }
       if (!file.formatted) continue;
       const printed = await prettier.format(file.contents, withFastParser(formatOptions(file.path)));
       if (printed !== file.contents) problems.push(`${file.path}: prettier changes it, first at line ${firstDifference(file.contents, printed)}`);

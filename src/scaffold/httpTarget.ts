@@ -3,6 +3,7 @@ import type { DesignModel, StackDesign } from '../model/types.js';
 import type { HttpFramework } from './httpFramework.js';
 import { adaptSuite, describeTestRun } from './profile/runnerPrelude.js';
 import { readTemplate } from './readTemplate.js';
+import { fitsHouseWidth } from './houseStyle.js';
 import { renderAlerts } from './renderAlerts.js';
 import { renderProviders } from './renderProviders.js';
 import { renderReadme } from './renderReadme.js';
@@ -57,7 +58,8 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
         purposes.push({ name: path, purpose });
       };
       if (store.migration) add(store.migration.path, store.migration.render(view), 'ddl', store.migration.purpose, 'scaffold', true);
-      add('settings.ts', renderSettings(view), 'core', 'every value the design decided (leases, retention, statuses)');
+      const settings = renderSettings(view);
+      add('settings.ts', settings, 'core', 'every value the design decided (leases, retention, statuses)', 'scaffold', fitsHouseWidth(settings));
       add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route', 'scaffold', true);
       if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron', 'scaffold', true);
       const providers = renderProviders(view);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import * as prettier from 'prettier';
 import { describe, expect, it } from 'vitest';
 import { formatOptions, withFastParser } from '../../src/emit/format.js';
+import { fitsHouseWidth } from '../../src/scaffold/houseStyle.js';
 import { generateScaffold, type ModuleType } from '../../src/scaffold/index.js';
 import { modelFor, ROOT } from '../scaffold/generateInto.js';
 
@@ -27,6 +28,15 @@ const CASES: Case[] = [
     ...STORES.map((database) => ({ label: `${fixture} on ${database}`, fixture, patch: (raw: Record<string, unknown>) => void Object.assign(stack(raw), { database }) })),
     ...FRAMEWORKS.map((framework) => ({ label: `${fixture} with ${framework}`, fixture, patch: (raw: Record<string, unknown>) => void Object.assign(stack(raw), { framework }) })),
   ]),
+  // Data-dependent widths around the 110-column limit: settings.ts lays out the fields and routes itself.
+  ...[4, 5, 6, 7, 8, 9].map((count) => ({
+    label: `minimal-one-action with ${count} significant fields and a long route`,
+    fixture: 'minimal-one-action',
+    patch: (raw: Record<string, unknown>) => {
+      const [action] = raw.actions as Array<Record<string, unknown>>;
+      Object.assign(action!, { significantFields: Array.from({ length: count }, (_, i) => `lineItem${i}.amountInCents`), route: `POST /${'segment/'.repeat(count + 4)}bookings` });
+    },
+  })),
   { label: 'express-js-orders as TypeScript', fixture: 'express-js-orders', patch: (raw) => void Object.assign(stack(raw), { language: 'typescript' }) },
   { label: 'express-js-orders, ES modules', fixture: 'express-js-orders', moduleType: 'module' },
   { label: 'express-js-orders, CommonJS', fixture: 'express-js-orders', moduleType: 'commonjs' },
@@ -42,13 +52,15 @@ describe('emitted scaffolding marked as house style is what prettier prints', ()
     const model = await modelFor(fixture, patch);
     const files = generateScaffold(model, { dir: 'src/idempotency', ...(moduleType ? { moduleType } : {}) }).filter((file) => FORMATTABLE.test(file.path));
     const problems: string[] = [];
-    // Still formatted by prettier in generate (issue 20: their emitters print data-dependent lines that are not yet
+    // Still formatted by prettier in generate (issue 20: its emitter prints data-dependent lines that are not yet
     // laid out as prettier does), as are suites adapted to another runner than vitest; any other file of a
     // TypeScript project must be marked, so generate need not format it.
-    const notYetHouseStyle = new Set(['src/idempotency/settings.ts', 'src/idempotency/idempotency.test.ts']);
+    const notYetHouseStyle = new Set(['src/idempotency/idempotency.test.ts']);
     const adaptedSuite = (file: (typeof files)[number]) => file.role === 'tests' && !file.contents.includes(" from 'vitest';");
+    // settings.ts falls back to prettier when a value (a long route, say) leaves a line too long for the house style.
+    const overflowingSettings = (file: (typeof files)[number]) => file.path.endsWith('/settings.ts') && !fitsHouseWidth(file.contents);
     for (const file of files) {
-      if (model.stack.language !== 'javascript' && !file.formatted && !notYetHouseStyle.has(file.path) && !adaptedSuite(file)) {
+      if (model.stack.language !== 'javascript' && !file.formatted && !notYetHouseStyle.has(file.path) && !adaptedSuite(file) && !overflowingSettings(file)) {
         problems.push(`${file.path}: not marked formatted`);
       }
       if (!file.formatted) continue;

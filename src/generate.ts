@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from './config/load.js';
@@ -5,7 +6,7 @@ import type { Config } from './config/schema.js';
 import { CancelledError, UserError } from './errors.js';
 import { formatFiles } from './emit/format.js';
 import { applyPlan } from './emit/applyPlan.js';
-import { deferCacheWrites } from './emit/diskCache.js';
+import { CACHE_DIR, deferCacheWrites } from './emit/diskCache.js';
 import { resolveOutput } from './emit/documentPath.js';
 import { inputsKey } from './emit/inputsKey.js';
 import { normalizeText, readManifest } from './emit/manifest.js';
@@ -171,19 +172,44 @@ interface Rendered {
  * excerpts are produced once, and `renderFor(date)` renders the (cheap) document around them for each date tried.
  */
 async function prepareRender(config: Config, options: GenerateOptions, format: 'html' | 'md', output: string, now: Date): Promise<(date: Date) => Promise<Rendered>> {
-  // init passes its inspection (and runs the findings rules); generate reuses what init recorded, so both render the
-  // same document.
-  const snapshot = options.inspection
-    ? await snapshotFromCode(options.cwd, config, options.inspection, options.findings)
-    : withFindings(await readSnapshot(path.resolve(options.cwd)), options.findings);
-  const model = await designFor(options.cwd, config, snapshot, now);
+  // A project without an SVG cache has never had its figures laid out here, so layout is certain: the worker starts
+  // loading the renderer now, while the project is read and the design built (renderFigures ends it if unused).
+  const diagrams = format === 'html' ? await import('./diagrams/index.js') : undefined;
+  const worker =
+    diagrams && (options.diagrams ?? diagrams.DEFAULT_RENDERER) === 'beautiful-mermaid' && !existsSync(path.join(path.resolve(options.cwd), CACHE_DIR, 'svg'))
+      ? diagrams.startLayoutWorker()
+      : undefined;
+  let snapshot: ProjectSnapshot;
+  let model: DesignModel;
+  try {
+    // init passes its inspection (and runs the findings rules); generate reuses what init recorded, so both render
+    // the same document.
+    snapshot = options.inspection
+      ? await snapshotFromCode(options.cwd, config, options.inspection, options.findings)
+      : withFindings(await readSnapshot(path.resolve(options.cwd)), options.findings);
+    model = await designFor(options.cwd, config, snapshot, now);
+  } catch (error) {
+    worker?.close();
+    throw error;
+  }
   const [{ buildFigures, renderFigures }, { renderDocument }] = await Promise.all([import('./diagrams/index.js'), import('./render/renderDocument.js')]);
   let figures = buildFigures(model);
   // Diagram layout (a worker thread, for the default renderer) runs while the scaffolding is built and formatted.
   let figuresLaidOut: Promise<typeof figures> | undefined;
   if (format === 'html') {
-    const previousHtml = await readPreviousHtml(path.resolve(options.cwd), output);
-    figuresLaidOut = renderFigures(figures, { renderer: options.diagrams, cwd: options.cwd, previousHtml, cacheRoot: path.resolve(options.cwd), writeCache: !options.check && !options.dryRun, background: true });
+    const previousHtml = await readPreviousHtml(path.resolve(options.cwd), output).catch((error: unknown) => {
+      worker?.close();
+      throw error;
+    });
+    figuresLaidOut = renderFigures(figures, {
+      renderer: options.diagrams,
+      cwd: options.cwd,
+      previousHtml,
+      cacheRoot: path.resolve(options.cwd),
+      writeCache: !options.check && !options.dryRun,
+      background: true,
+      ...(worker ? { worker } : {}),
+    });
     // Awaited below; until then a failure must not surface as an unhandled rejection.
     figuresLaidOut.catch(() => undefined);
   }

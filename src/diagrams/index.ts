@@ -1,7 +1,7 @@
 /** Diagrams: model → graph → Mermaid source, and → inline SVG for the HTML document. */
 export type { Figure } from './figure.js';
 export { buildFigures, type FigureInputs } from './buildFigures.js';
-export { renderFigures, type RenderFiguresOptions } from './renderFigures.js';
+export { renderFigures, startLayoutWorker, type LayoutWorker, type RenderFiguresOptions } from './renderFigures.js';
 export { figureHtml, readMermaidComments } from './figureHtml.js';
 export { RENDER_VERSION } from './svgCache.js';
 export type { RendererName } from './renderers/diagramRenderer.js';

@@ -1,6 +1,7 @@
 import { cacheKey, pruneCache, readCache, writeCache } from '../emit/diskCache.js';
 import { toolFingerprint } from '../emit/inputsKey.js';
 import { existsSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import type { Figure } from './figure.js';
 import type { SvgMeta } from './finishSvg.js';
 import type { RendererName } from './renderers/diagramRenderer.js';
@@ -24,6 +25,8 @@ export interface RenderFiguresOptions {
    * builds the scaffolding meanwhile) runs both on two cores. Same renderer, same SVG; falls back to this thread.
    */
   background?: boolean;
+  /** A layout worker started before the figures were known (startLayoutWorker): used when figures need laying out, else ended. */
+  worker?: LayoutWorker;
 }
 
 const SVG_BUCKET = 'svg';
@@ -33,7 +36,10 @@ const renderedInProcess = new Map<string, string>();
 
 /** Returns the figures with `svg` filled in; the input is not modified. */
 export async function renderFigures(figures: Figure[], options: RenderFiguresOptions = {}): Promise<Figure[]> {
-  if (figures.length === 0) return [];
+  if (figures.length === 0) {
+    options.worker?.close();
+    return [];
+  }
   const rendererName = options.renderer ?? DEFAULT_RENDERER;
   const previous = readRenderedSvgs(options.previousHtml ?? []);
   for (const [key, svg] of renderedInProcess) if (!previous.has(key)) previous.set(key, svg);
@@ -56,13 +62,17 @@ export async function renderFigures(figures: Figure[], options: RenderFiguresOpt
     await pruneCache(options.cacheRoot, SVG_BUCKET, new Set(keyed.map(({ key }) => entryOf(key))));
   };
   if (keyed.every(({ key }) => previous.has(key))) {
+    options.worker?.close();
     await store();
     return keyed.map(({ figure, key }) => ({ ...figure, svg: previous.get(key)!, renderKey: key }));
   }
   const missing = keyed.filter(({ key }) => !previous.has(key));
-  if (rendererName === 'beautiful-mermaid' && options.background) {
-    const svgs = await layOutInWorker(missing.map(({ figure }) => ({ mermaid: figure.mermaid, meta: { id: figure.id, title: figure.title, desc: figure.caption } })));
+  if (rendererName === 'beautiful-mermaid' && (options.background || options.worker)) {
+    const jobs = missing.map(({ figure }) => ({ mermaid: figure.mermaid, meta: { id: figure.id, title: figure.title, desc: figure.caption } }));
+    const svgs = await (options.worker ? options.worker.layOut(jobs) : layOutInWorker(jobs));
     svgs?.forEach((svg, i) => previous.set(missing[i]!.key, svg));
+  } else {
+    options.worker?.close();
   }
   let session: Awaited<ReturnType<(typeof renderers)[RendererName]>> | undefined;
   try {
@@ -106,7 +116,6 @@ export function layoutWorkerExecArgv(): string[] | undefined {
 async function layOutInWorker(jobs: ReadonlyArray<{ mermaid: string; meta: SvgMeta }>): Promise<string[] | undefined> {
   const script = new URL('./layoutWorker.js', import.meta.url);
   if (jobs.length === 0 || !import.meta.url.endsWith('.js') || !existsSync(script)) return undefined;
-  const { Worker } = await import('node:worker_threads');
   return new Promise((resolve) => {
     let worker: InstanceType<typeof Worker>;
     try {
@@ -123,4 +132,64 @@ async function layOutInWorker(jobs: ReadonlyArray<{ mermaid: string; meta: SvgMe
     worker.once('error', () => resolve(undefined));
     worker.once('exit', () => resolve(undefined));
   });
+}
+
+type LayoutJob = { mermaid: string; meta: SvgMeta };
+
+/** A layout worker already loading the renderer, waiting for its jobs. */
+export interface LayoutWorker {
+  /** The layouts, or undefined when the worker failed (the caller then renders on its own thread). */
+  layOut(jobs: readonly LayoutJob[]): Promise<string[] | undefined>;
+  /** Ends the worker unused. */
+  close(): void;
+}
+
+/**
+ * Starts the layout worker before the figures are known, so loading beautiful-mermaid and elkjs (most of the
+ * worker's time in a cold generate) overlaps reading the project and building the design too. Only worth it when
+ * layout is certain (generate asks only when the project has no SVG cache yet); an unused worker is ended by
+ * renderFigures. Unreferenced until it has jobs, so an error before then does not keep the process alive.
+ * undefined where renderFigures would not use a worker either (sources run by a test runner).
+ */
+export function startLayoutWorker(): LayoutWorker | undefined {
+  const script = new URL('./layoutWorker.js', import.meta.url);
+  if (!import.meta.url.endsWith('.js') || !existsSync(script)) return undefined;
+  let worker: Worker;
+  try {
+    const execArgv = layoutWorkerExecArgv();
+    worker = new Worker(script, { ...(execArgv === undefined ? {} : { execArgv }) });
+  } catch {
+    return undefined;
+  }
+  worker.unref();
+  // Until layOut listens, a failed start is only remembered (layOut then answers undefined at once).
+  let failed = false;
+  const onEarlyEnd = () => {
+    failed = true;
+  };
+  worker.once('error', onEarlyEnd);
+  worker.once('exit', onEarlyEnd);
+  return {
+    layOut(jobs) {
+      worker.off('error', onEarlyEnd);
+      worker.off('exit', onEarlyEnd);
+      if (failed || jobs.length === 0) {
+        void worker.terminate();
+        return Promise.resolve(jobs.length === 0 ? [] : undefined);
+      }
+      worker.ref();
+      return new Promise((resolve) => {
+        worker.once('message', (answer: { svgs?: string[]; error?: string }) => {
+          resolve(answer.svgs?.length === jobs.length ? answer.svgs : undefined);
+          void worker.terminate();
+        });
+        worker.once('error', () => resolve(undefined));
+        worker.once('exit', () => resolve(undefined));
+        worker.postMessage({ jobs });
+      });
+    },
+    close() {
+      void worker.terminate();
+    },
+  };
 }

@@ -3,6 +3,7 @@ import type { DesignModel, StackDesign } from '../model/types.js';
 import type { HttpFramework } from './httpFramework.js';
 import { adaptSuite, describeTestRun } from './profile/runnerPrelude.js';
 import { readTemplate } from './readTemplate.js';
+import { fitsHouseWidth } from './houseStyle.js';
 import { renderAlerts } from './renderAlerts.js';
 import { renderProviders } from './renderProviders.js';
 import { renderReadme } from './renderReadme.js';
@@ -50,24 +51,29 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
           : { path: file.path, contents: code, class: 'scaffold', role: file.role, formatted: true };
       });
       const purposes = staticFiles.map((file) => ({ name: file.path, purpose: file.purpose }));
-      const add = (path: string, contents: string, role: ScaffoldRole, purpose: string, fileClass: ScaffoldFile['class'] = 'scaffold') => {
-        files.push({ path, contents, class: fileClass, role });
+      // `formatted`: the emitter prints the house style itself (test/emit/houseStyleEmitted.test.ts), so generate
+      // need not load prettier for the file.
+      const add = (path: string, contents: string, role: ScaffoldRole, purpose: string, fileClass: ScaffoldFile['class'] = 'scaffold', formatted = false) => {
+        files.push({ path, contents, class: fileClass, role, ...(formatted ? { formatted } : {}) });
         purposes.push({ name: path, purpose });
       };
-      if (store.migration) add(store.migration.path, store.migration.render(view), 'ddl', store.migration.purpose);
-      add('settings.ts', renderSettings(view), 'core', 'every value the design decided (leases, retention, statuses)');
-      add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route');
-      if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron');
+      if (store.migration) add(store.migration.path, store.migration.render(view), 'ddl', store.migration.purpose, 'scaffold', true);
+      const settings = renderSettings(view);
+      add('settings.ts', settings, 'core', 'every value the design decided (leases, retention, statuses)', 'scaffold', fitsHouseWidth(settings));
+      add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route', 'scaffold', true);
+      if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron', 'scaffold', true);
       const providers = renderProviders(view);
-      if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key');
-      add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed');
+      if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key', 'scaffold', true);
+      add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed', true);
       add('idempotency.test.ts', renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir }), 'tests', `the scenarios against a real ${store.label}`);
-      add('store-contract.test.ts', suite('store-contract.test.ts', store.renderContractTest(view)), 'tests', `the store contract suite run against the ${store.label} store`);
+      add('store-contract.test.ts', suite('store-contract.test.ts', store.renderContractTest(view)), 'tests', `the store contract suite run against the ${store.label} store`, 'scaffold', runner === 'vitest');
       // Webhook, consumer and cron processors run on every store (they use only the IdempotencyStore interface);
       // triggerFiles() leaves out what needs more (the reconciliation job without listStuck, the PostgreSQL ordering
       // table and suites) and TRIGGERS.md says so. Their suites are adapted to the project's runner like the others.
       for (const file of triggerFiles(model, framework.module, store.id)) {
-        add(file.path, file.role === 'tests' ? suite(file.path, file.contents) : file.contents, file.role, file.purpose);
+        const tests = file.role === 'tests';
+        // A suite stays as written (and formatted) only for vitest; another runner's prelude changes it.
+        add(file.path, tests ? suite(file.path, file.contents) : file.contents, file.role, file.purpose, 'scaffold', file.formatted === true && (!tests || runner === 'vitest'));
       }
       purposes.sort((a, b) => (a.name < b.name ? -1 : 1));
       const dir = context?.scaffoldDir ?? '.';
@@ -76,7 +82,7 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
         .filter((file) => file.role === 'tests' && file.path.endsWith('.test.ts'))
         .map((file) => posix.join(dir, javascript ? file.path.replace(/\.ts$/, '.js') : file.path));
       const testRun = describeTestRun(runner, { language: javascript ? 'javascript' : 'typescript', suites, dir });
-      files.push({ path: 'README.md', contents: renderReadme(view, purposes, framework, store, testRun), class: 'scaffold', role: 'readme' });
+      files.push({ path: 'README.md', contents: renderReadme(view, purposes, framework, store, testRun), class: 'scaffold', role: 'readme', formatted: true });
       return files;
     },
 

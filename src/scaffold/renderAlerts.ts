@@ -1,6 +1,5 @@
 import type { ScaffoldView } from './scaffoldView.js';
-
-const yamlString = (text: string) => JSON.stringify(text);
+import { yamlString } from './yamlString.js';
 
 interface Rule {
   name: string;

@@ -1,7 +1,7 @@
 import type { ScaffoldView } from './scaffoldView.js';
 import { commentText } from './tsLiteral.js';
 
-/** cleanup-job.ts: the runnable form of deleteExpiredKeys, for cron / a Kubernetes CronJob. */
+/** cleanup-job.ts: the runnable form of deleteExpiredKeys, for cron / a Kubernetes CronJob; in the house style (prettier's layout). */
 export function renderCleanupJob(view: ScaffoldView, urlExample = 'postgres://...', overlap = 'overlapping runs are safe: rows are taken with SKIP LOCKED'): string {
   return `// Deletes expired idempotency records, then exits. Schedule: ${commentText(view.cleanupSchedule)} (${commentText(view.cleanupScheduleLabel)}).
 // Usage: DATABASE_URL=${commentText(urlExample)} node cleanup-job.js   (${commentText(overlap)})
@@ -17,9 +17,20 @@ if (!url) {
 
 async function main(databaseUrl: string): Promise<void> {
   // Cleanup statements may touch a whole batch, so they get more time than request-path calls.
-  const pool = createPool(databaseUrl, { acquireTimeoutMs: POLICY.acquireTimeoutMs, statementTimeoutMs: Math.max(POLICY.statementTimeoutMs, 30_000) }, 1);
+  const pool = createPool(
+    databaseUrl,
+    {
+      acquireTimeoutMs: POLICY.acquireTimeoutMs,
+      statementTimeoutMs: Math.max(POLICY.statementTimeoutMs, 30_000),
+    },
+    1,
+  );
   try {
-    const { deleted, batches } = await deleteExpiredKeys({ pool, table: POLICY.table, batchSize: POLICY.cleanupBatchSize });
+    const { deleted, batches } = await deleteExpiredKeys({
+      pool,
+      table: POLICY.table,
+      batchSize: POLICY.cleanupBatchSize,
+    });
     console.log(\`cleanup-job: deleted \${deleted} expired records in \${batches} batches\`);
     // The deleted-rows metric: one line in Prometheus text format (for a textfile collector), and pushed to a
     // Pushgateway when PUSHGATEWAY_URL is set, so a cron job that exits still reports it.
@@ -27,7 +38,10 @@ async function main(databaseUrl: string): Promise<void> {
     console.log(sample.trimEnd());
     const gateway = process.env.PUSHGATEWAY_URL;
     if (gateway) {
-      const response = await fetch(\`\${gateway.replace(/\\/+$/, '')}/metrics/job/idempotency_cleanup\`, { method: 'POST', body: sample });
+      const response = await fetch(\`\${gateway.replace(/\\/+$/, '')}/metrics/job/idempotency_cleanup\`, {
+        method: 'POST',
+        body: sample,
+      });
       if (!response.ok) console.error(\`cleanup-job: Pushgateway answered \${response.status}\`);
     }
   } catch (error) {

@@ -62,7 +62,10 @@ export const ADYEN_MAX_REFERENCE = 64;
  * The derived key as both the merchant reference and the Idempotency-Key. With @adyen/api-library:
  * \`checkout.PaymentsApi.payments({ ...request, reference }, { idempotencyKey })\`.
  */
-export function adyenIdempotency(source: ProviderKeySource, step?: number): { reference: string; idempotencyKey: string } {
+export function adyenIdempotency(
+  source: ProviderKeySource,
+  step?: number,
+): { reference: string; idempotencyKey: string } {
   const reference = providerKey(source, step).slice(0, ADYEN_MAX_REFERENCE);
   return { reference, idempotencyKey: reference };
 }`);

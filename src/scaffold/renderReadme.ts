@@ -63,8 +63,7 @@ the same key, and two callers who chose the same Idempotency-Key never share one
 ${modes}
 
 - New key: claimed atomically, the handler runs, its response is stored, then sent. Same key and request again: the
-  stored status, headers and body are replayed with \`${view.policy.replayHeader}: true\`. Same key, different request:
-  ${view.policy.mismatchStatus}. Still running: 409 with Retry-After. Another HTTP method on the route passes through untouched.
+  stored status, headers and body are replayed with \`${view.policy.replayHeader}: true\`. Same key, different request: ${view.policy.mismatchStatus}. Still running: 409 with Retry-After. Another HTTP method on the route passes through untouched.
 - Key: sent once, 1 to ${view.policy.maxKeyLength} printable ASCII characters without spaces, commas or double quotes inside
   (\`${view.policy.keyPattern}\`); one pair of surrounding double quotes is removed. Anything else, or a header sent twice, is 400.
 - Handler throws or answers 5xx: the claim is released (transactional: rolled back with its writes) and a retry runs

@@ -1,7 +1,11 @@
 import type { ScaffoldView } from './scaffoldView.js';
-import { commentText, propertyName, tsLiteral } from './tsLiteral.js';
+import { houseLiteral } from './houseStyle.js';
+import { commentText, propertyName } from './tsLiteral.js';
 
-/** settings.ts: every number and name the design decided, in one place the runtime reads. */
+/**
+ * settings.ts: every number and name the design decided, in one place the runtime reads; laid out as prettier prints
+ * it (houseLiteral), so generate need not format it when no line overflows (httpTarget checks).
+ */
 export function renderSettings(view: ScaffoldView): string {
   const actions = view.actions.map((action) => {
     const settings = {
@@ -18,13 +22,14 @@ export function renderSettings(view: ScaffoldView): string {
       heartbeatMs: action.heartbeatMs,
       steps: action.steps,
     };
-    return `  ${propertyName(action.codeName)}: ${tsLiteral(settings, '  ')},`;
+    const head = `  ${propertyName(action.codeName)}: `;
+    return `${head}${houseLiteral(settings, '  ', head.length, 1)},`;
   });
   return `// Decisions from the idempotency design "${commentText(view.title)}". The design document explains each value;
 // change them there and regenerate, or edit here and keep the document in step.
 import type { ActionSettings, IdempotencyPolicy } from './types.js';
 
-export const POLICY: IdempotencyPolicy = ${tsLiteral(view.policy)};
+export const POLICY: IdempotencyPolicy = ${houseLiteral(view.policy, '', 'export const POLICY: IdempotencyPolicy = '.length, 1)};
 
 export const ACTIONS = {
 ${actions.join('\n')}
@@ -33,6 +38,6 @@ ${actions.join('\n')}
 export type ActionName = keyof typeof ACTIONS;
 
 /** Prometheus names; the alert rules in idempotency-alerts.yml query these. */
-export const METRIC_NAMES = ${tsLiteral(view.metricNames)} as const;
+export const METRIC_NAMES = ${houseLiteral(view.metricNames, '', 'export const METRIC_NAMES = '.length, ' as const;'.length)} as const;
 `;
 }

@@ -3,6 +3,7 @@ import type { HttpFramework } from './httpFramework.js';
 import type { ScaffoldView } from './scaffoldView.js';
 import { POSTGRES_STORE } from './stores/postgres.js';
 import type { StoreModule } from './stores/types.js';
+import { namedList, objectLiteral } from './houseStyle.js';
 import { propertyName } from './tsLiteral.js';
 
 const TRIGGER_ENTRY: Record<string, string> = {
@@ -14,7 +15,8 @@ const TRIGGER_ENTRY: Record<string, string> = {
 /**
  * index.ts: builds the store, core and one middleware per HTTP action; the only file most apps import. Webhooks,
  * consumers and scheduled jobs get no middleware here: their entry points (TRIGGERS.md) take `core` and key on
- * what the sender carries, so an Idempotency-Key entry for them would reject every real delivery.
+ * what the sender carries, so an Idempotency-Key entry for them would reject every real delivery. Printed in the
+ * house style (prettier's layout), so generate need not format it.
  */
 export function renderWiring(view: ScaffoldView, framework: HttpFramework = EXPRESS, store: StoreModule = POSTGRES_STORE): string {
   const { wiring } = store;
@@ -27,7 +29,7 @@ export function renderWiring(view: ScaffoldView, framework: HttpFramework = EXPR
   const wrapperActions = others.length === 0 ? 'ACTIONS' : 'HTTP_ACTIONS';
   const httpActionsDecl =
     wrappers && others.length > 0
-      ? `\n/** The actions whose entry point is an HTTP route (the others are wired as TRIGGERS.md shows). */\nconst HTTP_ACTIONS = { ${http.map((action) => `${propertyName(action.codeName)}: ACTIONS.${action.codeName}`).join(', ')} };\n`
+      ? `\n/** The actions whose entry point is an HTTP route (the others are wired as TRIGGERS.md shows). */\n${objectLiteral('', 'const HTTP_ACTIONS = ', http.map((action) => `${propertyName(action.codeName)}: ACTIONS.${action.codeName}`), ';')}\n`
       : '';
   const triggerNote =
     others.length > 0
@@ -35,19 +37,33 @@ export function renderWiring(view: ScaffoldView, framework: HttpFramework = EXPR
       : '';
   return `${wiring.poolImport}
 import { IdempotencyCore } from './core.js';
-import { ${http.length > 0 ? 'idempotent, ' : ''}${wrappers ? `${wrappers}, ` : ''}type ${optionsType} } from './${module}.js';
+${namedList('import', [...(http.length > 0 ? ['idempotent'] : []), ...(wrappers ? [wrappers] : []), `type ${optionsType}`], `./${module}.js`)}
 ${wiring.imports}
 import { ACTIONS, POLICY } from './settings.js';
 import type { IdempotencyEvents } from './types.js';
 
-export { ActiveClaim, IdempotencyCore, InFlightError, MismatchError, NotReplayableError, TransactionalClaim, isStorable, type Claim } from './core.js';
-export { ${framework.exports} } from './${module}.js';
+export {
+  ActiveClaim,
+  IdempotencyCore,
+  InFlightError,
+  MismatchError,
+  NotReplayableError,
+  TransactionalClaim,
+  isStorable,
+  type Claim,
+} from './core.js';
+${namedList('export', framework.exports.split(', '), `./${module}.js`)}
 export { computeFingerprint, fingerprintsEqual, pickFields } from './fingerprint.js';
 export { deriveKey, keyHint, parseIdempotencyKey, providerKeyBase } from './keys.js';
 export { identifyRequest } from './identify.js';
 ${wiring.exports}
 export { ACTIONS, POLICY } from './settings.js';
-export { LeaseLostError, OutcomeUnknownError, StoreUnavailableError, type IdempotencyContext } from './types.js';
+export {
+  LeaseLostError,
+  OutcomeUnknownError,
+  StoreUnavailableError,
+  type IdempotencyContext,
+} from './types.js';
 ${httpActionsDecl}
 export interface IdempotencySetup {
 ${wiring.poolDoc}  readonly pool: ${wiring.poolType};
@@ -64,8 +80,7 @@ ${http.length > 0 ? `  const options: ${optionsType} = { core, principal: setup.
   return {
     core,
     saga,
-${triggerNote}${middleware}${wrappers ? `\n    ...${wrappers}(options, ${wrapperActions}),` : ''}
-  };
+${triggerNote}${middleware}${wrappers ? `\n    ...${wrappers}(options, ${wrapperActions}),` : ''}${middleware === '' ? '' : '\n'}  };
 }
 `;
 }

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { buildFigures, renderFigures } from '../../src/diagrams/index.js';
-import { layoutWorkerExecArgv } from '../../src/diagrams/renderFigures.js';
+import { layoutWorkerExecArgv, type startLayoutWorker } from '../../src/diagrams/renderFigures.js';
 import { expressStripe, nestjsAdyenSaga } from '../diagrams/models.js';
 import { CLI_TEST_TIMEOUT, ROOT } from './cli.js';
 
@@ -63,6 +64,24 @@ describe('diagram layout on a worker thread (built CLI)', () => {
         worker.once('error', reject);
       });
       expect(answer.svgs ?? answer.error).toBeDefined();
+    },
+    CLI_TEST_TIMEOUT,
+  );
+
+  it(
+    'a worker started before its jobs (startLayoutWorker, as generate does on a project without an SVG cache) lays out the same SVG',
+    async () => {
+      expect(existsSync(WORKER), 'dist/ is missing: run `npm run build`').toBe(true);
+      // The built module: under the test runner the sources' worker would be TypeScript, and none is started.
+      const built = (await import(pathToFileURL(path.join(ROOT, 'dist/diagrams/renderFigures.js')).href)) as { startLayoutWorker: typeof startLayoutWorker };
+      const figures = buildFigures(expressStripe);
+      const inProcess = await renderFigures(figures);
+      const jobs = figures.map((figure) => ({ mermaid: figure.mermaid, meta: { id: figure.id, title: figure.title, desc: figure.caption } }));
+      const worker = built.startLayoutWorker();
+      expect(worker).toBeDefined();
+      expect(await worker!.layOut(jobs)).toEqual(inProcess.map((figure) => figure.svg));
+      // One that turns out not to be needed (every figure cached) is ended unused.
+      built.startLayoutWorker()!.close();
     },
     CLI_TEST_TIMEOUT,
   );

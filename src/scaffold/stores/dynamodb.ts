@@ -2,6 +2,7 @@ import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
 import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
 import type { StoreModule } from './types.js';
+import { yamlString } from '../yamlString.js';
 
 const newStore = (timeoutMs: string) => `new DynamoIdempotencyStore({ client: pool.client, table: pool.table, timeoutMs: ${timeoutMs} })`;
 
@@ -25,7 +26,7 @@ const CRASH = `  it('crash mid-processing: 409 while the lease is live, then the
 
 /** The CloudFormation resource for the table, in the migration slot: what infrastructure code should create. */
 function renderTableTemplate(view: ScaffoldView): string {
-  const table = JSON.stringify(view.policy.table);
+  const table = yamlString(view.policy.table);
   return `# The idempotency store's DynamoDB table (CloudFormation; the same table as tableDefinition() in table.ts).
 # Uniqueness: every claim is a PutItem with ConditionExpression attribute_not_exists(pk) (or over an expired
 # record), and every later write is conditional on the fencing token, so one (scope, key) has one owner.
@@ -75,10 +76,21 @@ import { SagaTracker } from './saga.js';`,
     exports: `export { DynamoIdempotencyStore, recordKey } from './dynamoStore.js';
 export { createPool, type DynamoPool, type PoolLimits } from './pool.js';
 export { ensureTable, tableDefinition } from './table.js';
-export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, type StepContext, type StepStore } from './saga.js';`,
+export {
+  PermanentStepError,
+  SagaCompensatedError,
+  SagaTracker,
+  type SagaStep,
+  type StepContext,
+  type StepStore,
+} from './saga.js';`,
     poolType: 'DynamoPool',
     poolDoc: '  /** The document client and table (createPool from ./pool.js). DynamoDB runs every action in lease mode. */\n',
-    build: '  const store = new DynamoIdempotencyStore({ client: setup.pool.client, table: setup.pool.table, timeoutMs: POLICY.storeTimeoutMs });',
+    build: `  const store = new DynamoIdempotencyStore({
+    client: setup.pool.client,
+    table: setup.pool.table,
+    timeoutMs: POLICY.storeTimeoutMs,
+  });`,
     saga: '  const saga = new SagaTracker({ steps: store });',
   },
   readme: {
@@ -149,7 +161,10 @@ import { ensureTable } from './table.js';`,
       gate: `const STORE_NAME = 'DynamoDB store';
 const DYNAMODB_ENDPOINT = process.env.DYNAMODB_ENDPOINT;
 const RUN = DYNAMODB_ENDPOINT !== undefined;
-if (!RUN) console.warn('store contract skipped: set DYNAMODB_ENDPOINT to a DynamoDB endpoint where it may create a throwaway table');`,
+if (!RUN)
+  console.warn(
+    'store contract skipped: set DYNAMODB_ENDPOINT to a DynamoDB endpoint where it may create a throwaway table',
+  );`,
       // No cleanup hook: DynamoDB TTL deletes records, and reads treat a record past its retention as gone.
       open: `    const table = throwaway();
     const { client } = createPool(DYNAMODB_ENDPOINT, POLICY);

@@ -30,7 +30,14 @@ export const MYSQL_STORE: StoreModule = {
 import { SagaTracker } from './saga.js';`,
     exports: `export { MysqlIdempotencyStore } from './mysqlStore.js';
 export { createPool, type PoolLimits } from './pool.js';
-export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, type StepContext, type StepStore } from './saga.js';
+export {
+  PermanentStepError,
+  SagaCompensatedError,
+  SagaTracker,
+  type SagaStep,
+  type StepContext,
+  type StepStore,
+} from './saga.js';
 export { deleteExpiredKeys } from './cleanup.js';`,
     poolType: 'Pool',
     poolDoc: '  /** A mysql2/promise pool (createPool from ./pool.js); transactional handlers get one of its connections as `db`. */\n',
@@ -152,17 +159,30 @@ import { POLICY } from './settings.js';`,
       gate: `const STORE_NAME = 'MySQL/MariaDB store';
 const DATABASE_URL = process.env.DATABASE_URL;
 const RUN = DATABASE_URL !== undefined;
-if (!RUN) console.warn('store contract skipped: set DATABASE_URL to a MySQL/MariaDB server where it may create a database');`,
+if (!RUN)
+  console.warn(
+    'store contract skipped: set DATABASE_URL to a MySQL/MariaDB server where it may create a database',
+  );`,
       open: `    const name = throwaway();
     const admin = await mysql.createConnection({ uri: DATABASE_URL, multipleStatements: true });
     await admin.query(\`CREATE DATABASE \\\`\${name}\\\`\`);
-    await admin.query(\`USE \\\`\${name}\\\`; \${readFileSync(new URL('./migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8')}\`);
+    await admin.query(
+      \`USE \\\`\${name}\\\`; \${readFileSync(new URL('./migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8')}\`,
+    );
     const url = new URL(DATABASE_URL!);
     url.pathname = \`/\${name}\`;
     const pool = createPool(url.toString(), POLICY, 20);
-    const options = { table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs, lockTimeoutMs: POLICY.lockTimeoutMs };
+    const options = {
+      table: POLICY.table,
+      stepTable: POLICY.stepTable,
+      timeoutMs: POLICY.storeTimeoutMs,
+      lockTimeoutMs: POLICY.lockTimeoutMs,
+    };
     // Nothing listens on port 1: every call must fail closed within its time-out.
-    const dead = createPool('mysql://nobody@127.0.0.1:1/none', { acquireTimeoutMs: 500, statementTimeoutMs: 500 });
+    const dead = createPool('mysql://nobody@127.0.0.1:1/none', {
+      acquireTimeoutMs: 500,
+      statementTimeoutMs: 500,
+    });
     return {
       store: new MysqlIdempotencyStore({ pool, ...options }),
       unavailable: async () => new MysqlIdempotencyStore({ pool: dead, ...options, timeoutMs: 500 }),

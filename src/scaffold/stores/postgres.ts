@@ -61,7 +61,13 @@ export const POSTGRES_STORE: StoreModule = {
 import { SagaTracker } from './saga.js';`,
     exports: `export { PgIdempotencyStore } from './pgStore.js';
 export { createPool, type PoolLimits } from './pool.js';
-export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, type StepContext } from './saga.js';
+export {
+  PermanentStepError,
+  SagaCompensatedError,
+  SagaTracker,
+  type SagaStep,
+  type StepContext,
+} from './saga.js';
 export { deleteExpiredKeys } from './cleanup.js';`,
     poolType: 'Pool',
     poolDoc: '',
@@ -73,7 +79,12 @@ export { deleteExpiredKeys } from './cleanup.js';`,
     acquireTimeoutMs: POLICY.acquireTimeoutMs,
     lockTimeoutMs: POLICY.lockTimeoutMs,
   });`,
-    saga: '  const saga = new SagaTracker({ pool: setup.pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs });',
+    saga: `  const saga = new SagaTracker({
+    pool: setup.pool,
+    table: POLICY.table,
+    stepTable: POLICY.stepTable,
+    timeoutMs: POLICY.storeTimeoutMs,
+  });`,
   },
   readme: {
     migrationStep: `Apply \`migrations/001_create_idempotency_store.sql\` with your migration tool. It is safe to re-run: a store
@@ -157,7 +168,10 @@ import { POLICY } from './settings.js';`,
   gate: `const STORE_NAME = 'PostgreSQL store';
 const DATABASE_URL = process.env.DATABASE_URL;
 const RUN = DATABASE_URL !== undefined;
-if (!RUN) console.warn('store contract skipped: set DATABASE_URL to a PostgreSQL database where it may create a schema');`,
+if (!RUN)
+  console.warn(
+    'store contract skipped: set DATABASE_URL to a PostgreSQL database where it may create a schema',
+  );`,
   open: `    const schema = throwaway();
     const admin = new pg.Client({ connectionString: DATABASE_URL });
     await admin.connect();
@@ -165,14 +179,26 @@ if (!RUN) console.warn('store contract skipped: set DATABASE_URL to a PostgreSQL
     const url = new URL(DATABASE_URL!);
     url.searchParams.set('options', \`-c search_path=\${schema}\`);
     const pool = createPool(url.toString(), POLICY, 20);
-    await pool.query(readFileSync(new URL('./migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'));
+    await pool.query(
+      readFileSync(new URL('./migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'),
+    );
     // The same bounds index.ts gives the store: a connection within acquireTimeoutMs, each statement within its own.
-    const options = { table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs, acquireTimeoutMs: POLICY.acquireTimeoutMs, lockTimeoutMs: POLICY.lockTimeoutMs };
+    const options = {
+      table: POLICY.table,
+      stepTable: POLICY.stepTable,
+      timeoutMs: POLICY.statementTimeoutMs,
+      acquireTimeoutMs: POLICY.acquireTimeoutMs,
+      lockTimeoutMs: POLICY.lockTimeoutMs,
+    };
     // Nothing listens on port 1: every call must fail closed within its time-out.
-    const dead = createPool('postgres://nobody@127.0.0.1:1/none', { acquireTimeoutMs: 500, statementTimeoutMs: 500 });
+    const dead = createPool('postgres://nobody@127.0.0.1:1/none', {
+      acquireTimeoutMs: 500,
+      statementTimeoutMs: 500,
+    });
     return {
       store: new PgIdempotencyStore({ pool, ...options }),
-      unavailable: async () => new PgIdempotencyStore({ pool: dead, ...options, timeoutMs: 500, acquireTimeoutMs: 500 }),
+      unavailable: async () =>
+        new PgIdempotencyStore({ pool: dead, ...options, timeoutMs: 500, acquireTimeoutMs: 500 }),
       cleanup: async () => (await deleteExpiredKeys({ pool, table: POLICY.table, batchSize: 10 })).deleted,
       close: async () => {
         await pool.end();

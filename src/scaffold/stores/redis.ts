@@ -42,10 +42,21 @@ export const REDIS_STORE: StoreModule = {
 import { SagaTracker } from './saga.js';`,
     exports: `export { RedisIdempotencyStore, recordKeys } from './redisStore.js';
 export { createPool, type PoolLimits } from './pool.js';
-export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, type StepContext, type StepStore } from './saga.js';`,
+export {
+  PermanentStepError,
+  SagaCompensatedError,
+  SagaTracker,
+  type SagaStep,
+  type StepContext,
+  type StepStore,
+} from './saga.js';`,
     poolType: 'Redis | Cluster',
     poolDoc: '  /** An ioredis client or Cluster (createPool from ./pool.js). Redis runs every action in lease mode. */\n',
-    build: '  const store = new RedisIdempotencyStore({ client: setup.pool, prefix: POLICY.table, timeoutMs: POLICY.storeTimeoutMs });',
+    build: `  const store = new RedisIdempotencyStore({
+    client: setup.pool,
+    prefix: POLICY.table,
+    timeoutMs: POLICY.storeTimeoutMs,
+  });`,
     saga: '  const saga = new SagaTracker({ steps: store });',
   },
   readme: {
@@ -119,7 +130,10 @@ import { POLICY } from './settings.js';`,
       gate: `const STORE_NAME = 'Redis store';
 const REDIS_URL = process.env.REDIS_URL;
 const RUN = REDIS_URL !== undefined;
-if (!RUN) console.warn('store contract skipped: set REDIS_URL to a Redis server where it may write keys under a throwaway prefix');`,
+if (!RUN)
+  console.warn(
+    'store contract skipped: set REDIS_URL to a Redis server where it may write keys under a throwaway prefix',
+  );`,
       // No cleanup hook: Redis expires records by their TTL, and the contract checks that they go.
       open: `    const prefix = throwaway();
     const client = createPool(REDIS_URL!, POLICY);
@@ -130,7 +144,7 @@ if (!RUN) console.warn('store contract skipped: set REDIS_URL to a Redis server 
       unavailable: async () => new RedisIdempotencyStore({ client: dead, prefix, timeoutMs: 300 }),
       close: async () => {
         const admin = new Redis(REDIS_URL!);
-        for (let cursor = '0'; ; ) {
+        for (let cursor = '0'; ;) {
           const [next, keys] = await admin.scan(cursor, 'MATCH', \`\${prefix}:*\`, 'COUNT', 500);
           if (keys.length > 0) await admin.del(...keys);
           cursor = next;

@@ -30,7 +30,14 @@ export const SQLITE_STORE: StoreModule = {
 import { SqliteIdempotencyStore } from './sqliteStore.js';`,
     exports: `export { SqliteIdempotencyStore } from './sqliteStore.js';
 export { SqlitePool, createPool, type PoolLimits } from './pool.js';
-export { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep, type StepContext, type StepStore } from './saga.js';
+export {
+  PermanentStepError,
+  SagaCompensatedError,
+  SagaTracker,
+  type SagaStep,
+  type StepContext,
+  type StepStore,
+} from './saga.js';
 export { deleteExpiredKeys } from './cleanup.js';`,
     poolType: 'SqlitePool',
     poolDoc: '  /** The database file (createPool from ./pool.js); transactional handlers get a better-sqlite3 connection as `db`. */\n',
@@ -147,7 +154,9 @@ import { SqliteIdempotencyStore } from './sqliteStore.js';`,
 const RUN = true;`,
       open: `    const dir = mkdtempSync(path.join(tmpdir(), throwaway()));
     const pool = createPool(path.join(dir, 'store.db'));
-    pool.db.exec(readFileSync(new URL('./migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'));
+    pool.db.exec(
+      readFileSync(new URL('./migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'),
+    );
     const options = { table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs };
     // A database whose connections are gone (its volume vanished, the app is shutting down).
     const dead = createPool(path.join(dir, 'closed.db'));

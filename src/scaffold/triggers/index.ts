@@ -10,6 +10,8 @@ export interface TriggerFile {
   readonly contents: string;
   readonly role: ScaffoldRole;
   readonly purpose: string;
+  /** A template kept in the house style, or rendered in it: prettier may skip it (see ScaffoldFile.formatted). */
+  readonly formatted?: boolean;
 }
 
 /** Which parts of the trigger runtime a design needs: derived from its actions, their providers and the broker. */
@@ -106,7 +108,7 @@ export function triggerFiles(model: DesignModel, frameworkModule = 'express', st
   const suites = plan.store.suites;
   const files: TriggerFile[] = [];
   const copy = (path: string, role: ScaffoldRole, purpose: string) =>
-    files.push({ path, contents: readTemplate(`typescript/${path}`), role, purpose });
+    files.push({ path, contents: readTemplate(`typescript/${path}`), role, purpose, formatted: true });
 
   if (plan.webhooks.length > 0) {
     copy('webhooks/verify.ts', 'middleware', 'webhook signature checks on the raw body (Stripe, Adyen, PayPal, GitHub, generic HMAC) and event identities');
@@ -140,9 +142,9 @@ export function triggerFiles(model: DesignModel, frameworkModule = 'express', st
     copy('reconcile/metrics.ts', 'metrics', 'prom-client counter for reconciliation outcomes');
     const providers = [...new Set(plan.reconciled.map((action) => action.provider!))].sort();
     for (const provider of providers) copy(`reconcile/${provider}.ts`, 'providers', `${provider} lookup by the derived key (read-only: it never charges)`);
-    files.push({ path: 'reconcile/job.ts', contents: renderReconcileJob(plan), role: 'cleanup', purpose: 'runnable reconciliation job for cron, with --dry-run' });
+    files.push({ path: 'reconcile/job.ts', contents: renderReconcileJob(plan), role: 'cleanup', purpose: 'runnable reconciliation job for cron, with --dry-run', formatted: true });
     copy('reconcile/reconcile.test.ts', 'tests', 'reconciliation against a local fake provider: stuck records resolved, nothing charged twice');
   }
-  if (files.length > 0) files.push({ path: 'TRIGGERS.md', contents: renderTriggersReadme(model, plan), role: 'readme', purpose: 'wiring for webhooks, consumers, scheduled jobs and reconciliation' });
+  if (files.length > 0) files.push({ path: 'TRIGGERS.md', contents: renderTriggersReadme(model, plan), role: 'readme', purpose: 'wiring for webhooks, consumers, scheduled jobs and reconciliation', formatted: true });
   return files;
 }

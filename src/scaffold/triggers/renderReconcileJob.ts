@@ -8,7 +8,8 @@ export const RECONCILE_MIN_STUCK_MS = 60_000;
 /**
  * reconcile/job.ts: the runnable job. Stripe is wired from STRIPE_SECRET_KEY (its Search API needs nothing else);
  * Adyen and PayPal need a finder over data only you have (stored notifications, your PayPal client), so their
- * lookups answer 'unknown' (records left, reported) until you fill in the finder.
+ * lookups answer 'unknown' (records left, reported) until you fill in the finder. Emitted in the house style
+ * (prettier's layout), so generate need not format it.
  */
 export function renderReconcileJob(plan: TriggerPlan): string {
   const providers = new Set(plan.reconciled.map((action) => action.provider));
@@ -49,26 +50,55 @@ function lookupsFromEnvironment(): Partial<Record<string, ProviderLookup>> {
   const lookups: Partial<Record<string, ProviderLookup>> = {};
 ${providers.has('stripe') ? `  const secretKey = process.env.STRIPE_SECRET_KEY;
   const stripe = secretKey ? stripeLookup({ secretKey, baseUrl: process.env.STRIPE_API_BASE }) : undefined;
-  if (!stripe) console.error('reconcile-job: STRIPE_SECRET_KEY is not set; Stripe records are reported, not resolved');
+  if (!stripe)
+    console.error('reconcile-job: STRIPE_SECRET_KEY is not set; Stripe records are reported, not resolved');
 ` : ''}${lines.join('\n')}
   return lookups;
 }
 
 async function main(databaseUrl: string): Promise<void> {
-  const pool = createPool(databaseUrl, { acquireTimeoutMs: POLICY.acquireTimeoutMs, statementTimeoutMs: Math.max(POLICY.statementTimeoutMs, 30_000) }, 2);
+  const pool = createPool(
+    databaseUrl,
+    {
+      acquireTimeoutMs: POLICY.acquireTimeoutMs,
+      statementTimeoutMs: Math.max(POLICY.statementTimeoutMs, 30_000),
+    },
+    2,
+  );
   try {
-    const store = new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: Math.max(POLICY.statementTimeoutMs, 30_000), acquireTimeoutMs: POLICY.acquireTimeoutMs });
-    const report = await reconcileStuck({ store, policy: POLICY, actions: ACTIONS, lookups: lookupsFromEnvironment(), dryRun, minStuckMs: Number(process.env.RECONCILE_MIN_STUCK_MS ?? ${RECONCILE_MIN_STUCK_MS}) });
+    const store = new PgIdempotencyStore({
+      pool,
+      table: POLICY.table,
+      stepTable: POLICY.stepTable,
+      timeoutMs: Math.max(POLICY.statementTimeoutMs, 30_000),
+      acquireTimeoutMs: POLICY.acquireTimeoutMs,
+    });
+    const report = await reconcileStuck({
+      store,
+      policy: POLICY,
+      actions: ACTIONS,
+      lookups: lookupsFromEnvironment(),
+      dryRun,
+      minStuckMs: Number(process.env.RECONCILE_MIN_STUCK_MS ?? ${RECONCILE_MIN_STUCK_MS}),
+    });
     for (const result of report.results) console.log(JSON.stringify(result));
     // idempotency_reconciled_total per outcome, in Prometheus text format (pushed when PUSHGATEWAY_URL is set).
     const counts = new Map<string, number>();
     for (const result of report.results) counts.set(result.outcome, (counts.get(result.outcome) ?? 0) + 1);
-    const sample = Array.from(counts, ([outcome, n]) => \`idempotency_reconciled_total{outcome="\${outcome}",dry_run="\${dryRun}"} \${n}\`).join('\\n');
-    console.log(\`reconcile-job: \${report.results.length} stuck records\${dryRun ? ' (dry run: nothing written)' : ''}\`);
+    const sample = Array.from(
+      counts,
+      ([outcome, n]) => \`idempotency_reconciled_total{outcome="\${outcome}",dry_run="\${dryRun}"} \${n}\`,
+    ).join('\\n');
+    console.log(
+      \`reconcile-job: \${report.results.length} stuck records\${dryRun ? ' (dry run: nothing written)' : ''}\`,
+    );
     if (sample) console.log(sample);
     const gateway = process.env.PUSHGATEWAY_URL;
     if (gateway && sample) {
-      const response = await fetch(\`\${gateway.replace(/\\/+$/, '')}/metrics/job/idempotency_reconcile\`, { method: 'POST', body: \`\${sample}\\n\` });
+      const response = await fetch(\`\${gateway.replace(/\\/+$/, '')}/metrics/job/idempotency_reconcile\`, {
+        method: 'POST',
+        body: \`\${sample}\\n\`,
+      });
       if (!response.ok) console.error(\`reconcile-job: Pushgateway answered \${response.status}\`);
     }
   } catch (error) {

@@ -144,8 +144,7 @@ not be recorded: "outcome unknown"), asks the provider by the key we derived for
 \`metadata['idempotency_key_hash']\`, set by \`stripeMetadata(context)\` on every create; Adyen: the merchant
 reference; PayPal: the PayPal-Request-Id), then takes the record over with a fresh fencing token and completes it
 with the provider's result, or releases it when the provider has nothing, so the client's retry runs once with
-the same provider key. It only reads from the provider, so it cannot charge. \`--dry-run\` reports and writes nothing.
-${model.providers.some((provider) => provider.id === 'adyen' || provider.id === 'paypal') ? 'Adyen and PayPal lookups need a finder over your data (see reconcile/job.ts); until you fill it in, their records are reported as `left`.\n' : ''}`);
+the same provider key. It only reads from the provider, so it cannot charge. \`--dry-run\` reports and writes nothing.${model.providers.some((provider) => provider.id === 'adyen' || provider.id === 'paypal') ? '\nAdyen and PayPal lookups need a finder over your data (see reconcile/job.ts); until you fill it in, their records are reported as `left`.' : ''}`);
   }
   const reconcilable = planTriggers(model, 'express', 'postgres').reconciled;
   if (!plan.store.listStuck && reconcilable.length > 0) {

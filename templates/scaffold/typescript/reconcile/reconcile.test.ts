@@ -16,7 +16,9 @@ if (!DATABASE_URL)
   );
 
 // A cast, not `!`: the JavaScript scaffold keeps a cast as JSDoc, and has no way to say `!` of a call.
-const ACTION = (Object.values(ACTIONS) as ActionSettings[]).find((action) => action.mode === 'lease') as ActionSettings;
+const ACTION = (Object.values(ACTIONS) as ActionSettings[]).find(
+  (action) => action.mode === 'lease',
+) as ActionSettings;
 
 /** A provider double that deduplicates by key like the real ones, and counts what it was asked. */
 class FakeProvider implements ProviderLookup {

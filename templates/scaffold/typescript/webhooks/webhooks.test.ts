@@ -17,7 +17,9 @@ if (!DATABASE_URL)
   );
 
 // A cast, not `!`: the JavaScript scaffold keeps a cast as JSDoc, and has no way to say `!` of a call.
-const ACTION = (Object.values(ACTIONS) as ActionSettings[]).find((action) => action.trigger === 'webhook') as ActionSettings;
+const ACTION = (Object.values(ACTIONS) as ActionSettings[]).find(
+  (action) => action.trigger === 'webhook',
+) as ActionSettings;
 const SECRET = 'whsec_test_secret';
 
 /** Signs like Stripe: t=<seconds>,v1=<HMAC-SHA256 of "t.body">. */

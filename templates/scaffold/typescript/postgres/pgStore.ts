@@ -153,12 +153,20 @@ export class PgIdempotencyStore implements IdempotencyStore {
   private readonly sql: ReturnType<typeof statements>;
   private readonly prefix: string;
   private readonly sessionLimits: boolean;
+  private readonly statementMs: number;
+  private readonly lockMs: number;
+  private readonly beginStatement: string;
 
   constructor(private readonly options: PgStoreOptions) {
     this.sql = statements(options.table, options.stepTable);
     // Named statements are parsed once per connection; the name must change if the text does (another table).
     this.prefix = `idem_${createHash('sha256').update(`${options.table}\0${options.stepTable}`).digest('hex').slice(0, 12)}`;
+    this.statementMs = Math.max(1, Math.round(options.timeoutMs));
+    this.lockMs = Math.max(1, Math.round(options.lockTimeoutMs ?? options.timeoutMs / 2));
     this.sessionLimits = options.sessionLimits ?? hasSessionLimits(options.pool, this.statementMs);
+    this.beginStatement = this.sessionLimits
+      ? 'BEGIN'
+      : `BEGIN; SET LOCAL statement_timeout = ${this.statementMs}; SET LOCAL lock_timeout = ${this.lockMs}`;
   }
 
   /**
@@ -369,12 +377,6 @@ export class PgIdempotencyStore implements IdempotencyStore {
     return claimed.value;
   }
 
-  private get beginStatement(): string {
-    return this.sessionLimits
-      ? 'BEGIN'
-      : `BEGIN; SET LOCAL statement_timeout = ${this.statementMs}; SET LOCAL lock_timeout = ${this.lockMs}`;
-  }
-
   /** A duplicate still holds the key's row lock (its transaction is open): answer as for a live claim. */
   private busy(input: ClaimInput): ExistingRecord {
     return {
@@ -447,14 +449,6 @@ LIMIT $1`,
       attempts: Number(row.attempts),
       stuckForMs: Number(row.stuck_ms),
     }));
-  }
-
-  private get statementMs(): number {
-    return Math.max(1, Math.round(this.options.timeoutMs));
-  }
-
-  private get lockMs(): number {
-    return Math.max(1, Math.round(this.options.lockTimeoutMs ?? this.options.timeoutMs / 2));
   }
 
   /**

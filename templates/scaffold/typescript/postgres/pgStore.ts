@@ -513,7 +513,7 @@ LIMIT $1`,
 /** One checked-out connection and the statements run on it; ends with done(), finish() or fail(). */
 class Session {
   private released = false;
-  private readonly ignore = () => undefined;
+  private readonly ignore = (): void => undefined;
   /** The connection ended (the server or the app closed it): a statement sent now never reaches the server. */
   ended = false;
   private readonly onEnd = () => {

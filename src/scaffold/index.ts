@@ -73,7 +73,8 @@ export function documentExcerpts(model: DesignModel, options: Partial<ScaffoldOp
 function filesFor(target: ScaffoldTarget, model: DesignModel, profile: ProjectProfile, files: ScaffoldFile[]): ScaffoldFile[] {
   if (model.stack.language !== 'javascript') return applyProfile(files, profile);
   const moduleType: ModuleType = profile.moduleSystem === 'esm' ? 'module' : 'commonjs';
-  return toJavaScriptFiles(files, moduleType, { esmTests: profile.testRunner === 'vitest' });
+  // A JavaScript project's profile adapts nothing of the TypeScript, only what every file shares (bare builtins).
+  return applyProfile(toJavaScriptFiles(files, moduleType, { esmTests: profile.testRunner === 'vitest' }), profile);
 }
 
 function profileOf(model: DesignModel, options: Partial<ScaffoldOptions>): ProjectProfile {

@@ -1,4 +1,5 @@
 import { access, readFile } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import type { ScaffoldFile } from '../types.js';
 
@@ -38,7 +39,8 @@ function importedPackages(code: string, typeOnly = false): string[] {
   const pattern = typeOnly ? /^import\s+type\s[^;]*?from\s+['"]([^'"./][^'"]*)['"]/gm : /(?:^import\s+(?!type\s)[^;]*?from\s+|^export\s[^;]*?from\s+|require\(\s*|import\(\s*|^import\s+)['"]([^'"./][^'"]*)['"]/gm;
   for (const match of code.matchAll(pattern)) {
     const specifier = match[1]!;
-    if (specifier.startsWith('node:')) continue;
+    // `node:crypto`, and `crypto` where the profile asks for bare builtins (Jest before 27).
+    if (isBuiltin(specifier)) continue;
     const parts = specifier.split('/');
     names.push(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!);
   }

@@ -3,6 +3,7 @@ import { fileBesideModule } from '../javascript/fileBesideModule.js';
 import { loadTypeScript } from '../javascript/transpile.js';
 import { quote } from '../tsLiteral.js';
 import type { ScaffoldFile } from '../types.js';
+import { toBareBuiltins } from './bareBuiltins.js';
 import type { ProjectProfile } from './types.js';
 
 type Ts = typeof TsMorph.ts;
@@ -19,9 +20,30 @@ interface Edit {
  * to the project's profile: extensionless relative imports for bundler/CommonJS resolution, and `import x =
  * require('m')` where a default import would read `m_1.default` (CommonJS without esModuleInterop). Runs after the
  * targets (and after toJavaScriptFiles for JavaScript, which needs none of this), so templates stay one source.
+ * Either language gets bare builtin specifiers when the project's Jest needs them (bareBuiltins.ts).
  */
 export function applyProfile(files: readonly ScaffoldFile[], profile: ProjectProfile): ScaffoldFile[] {
-  if (profile.language !== 'typescript') return [...files];
+  const adapted = profile.language === 'typescript' ? adaptTypeScript(files, profile) : [...files];
+  return profile.bareBuiltins ? withBareBuiltins(adapted) : adapted;
+}
+
+/** Bare builtin specifiers in every source file, TypeScript or JavaScript, and in the README's examples. */
+function withBareBuiltins(files: readonly ScaffoldFile[]): ScaffoldFile[] {
+  const ts = loadTypeScript();
+  return files.map((file) => {
+    if (/\.[cm]?[jt]s$/.test(file.path)) {
+      const contents = toBareBuiltins(ts, file.contents, file.path);
+      return contents === file.contents ? file : { ...file, contents, formatted: false };
+    }
+    if (file.role === 'readme' || file.path.endsWith('.md')) {
+      const contents = file.contents.replace(/```(ts|js)\n([\s\S]*?)```/g, (_block, language: string, code: string) => `\`\`\`${language}\n${toBareBuiltins(ts, code, `README.${language}`)}\`\`\``);
+      return contents === file.contents ? file : { ...file, contents };
+    }
+    return file;
+  });
+}
+
+function adaptTypeScript(files: readonly ScaffoldFile[], profile: ProjectProfile): ScaffoldFile[] {
   return (profile.testFileSuffix === 'spec' ? files.map(toSpecName) : files).map((file) => {
     if (file.path.endsWith('.ts')) {
       const contents = adaptSource(file.contents, profile, file.path);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { needsBareBuiltins } from './bareBuiltins.js';
 import { parseJsonc } from './parseJsonc.js';
 import { aliasedSpecifier } from './pathAliases.js';
 import { readConfigJson, readTsconfig, type RawCompilerOptions } from './readTsconfig.js';
@@ -27,6 +28,8 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
   const pkg = manifest ? parseJson(manifest.text) : {};
   const packageType = pkg['type'] === 'module' ? 'module' : 'commonjs';
   const testRunner = chooseRunner(input.testFramework, pkg);
+  const folder = manifest ? path.dirname(manifest.file) : root;
+  const bare = needsBareBuiltins(packageVersion(folder, pkg, 'jest')) ? { bareBuiltins: true } : {};
   const tsconfigFile = await nearest(root, start, 'tsconfig.json');
   const aliasesOf = (paths: Record<string, string[]>) => projectPaths(root, paths);
   if (input.language === 'javascript') {
@@ -34,12 +37,12 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
     // A jsconfig.json carries the aliases of a JavaScript project (Next.js writes one).
     const jsconfig = await nearest(root, start, 'jsconfig.json');
     const paths = jsconfig ? aliasesOf(readTsconfig(root, jsconfig.file).paths) : {};
-    return { ...REFERENCE_PROFILE, language: 'javascript', moduleSystem: esm ? 'esm' : 'commonjs', relativeImports: 'js-extension', testRunner, esLibrary: 2022, paths };
+    return { ...REFERENCE_PROFILE, language: 'javascript', moduleSystem: esm ? 'esm' : 'commonjs', relativeImports: 'js-extension', testRunner, esLibrary: 2022, paths, ...bare };
   }
-  if (!tsconfigFile) return { ...REFERENCE_PROFILE, testRunner };
+  if (!tsconfigFile) return { ...REFERENCE_PROFILE, testRunner, ...bare };
   const file = solutionMember(root, tsconfigFile.file);
   const { options, paths } = readTsconfig(root, file);
-  const version = typescriptVersion(manifest ? path.dirname(manifest.file) : root, pkg);
+  const version = packageVersion(folder, pkg, 'typescript');
   const compiled = profileFromOptions(options, packageType);
   const rootPaths = aliasesOf(paths);
   const aliased = aliasedSpecifier(rootPaths, path.relative(root, start).split(path.sep).join('/'));
@@ -51,6 +54,7 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
     ...(aliased === undefined ? {} : { scaffoldImport: compiled.relativeImports === 'js-extension' ? `${aliased}/index.js` : aliased }),
     tsconfig: path.relative(root, file).split(path.sep).join('/'),
     ...(version !== undefined && version < 409 ? { typescriptVersion: version } : {}),
+    ...bare,
   };
 }
 
@@ -121,10 +125,10 @@ function libraryYear(options: RawCompilerOptions, target: number): number {
   return libs.length > 0 ? Math.max(...libs) : fromTarget;
 }
 
-/** The installed TypeScript's version (major * 100 + minor), else the one package.json asks for. */
-function typescriptVersion(folder: string, pkg: Record<string, unknown>): number | undefined {
-  const installed = readJsonFile(path.join(folder, 'node_modules/typescript/package.json'))?.['version'];
-  const declared = ['devDependencies', 'dependencies'].map((key) => (pkg[key] as Record<string, unknown> | undefined)?.['typescript']).find((value) => typeof value === 'string');
+/** A package's installed version (major * 100 + minor), else the one package.json asks for (`^26.6.3` → 2606). */
+function packageVersion(folder: string, pkg: Record<string, unknown>, name: string): number | undefined {
+  const installed = readJsonFile(path.join(folder, 'node_modules', name, 'package.json'))?.['version'];
+  const declared = ['devDependencies', 'dependencies'].map((key) => (pkg[key] as Record<string, unknown> | undefined)?.[name]).find((value) => typeof value === 'string');
   const match = /(\d+)\.(\d+)/.exec(typeof installed === 'string' ? installed : typeof declared === 'string' ? declared : '');
   return match ? Number(match[1]) * 100 + Number(match[2]) : undefined;
 }

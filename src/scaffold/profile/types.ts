@@ -39,6 +39,8 @@ export interface ProjectProfile {
    * (inline `type` import specifiers need 4.5, `satisfies` 4.9); undefined = current.
    */
   typescriptVersion?: number;
+  /** Builtins are imported as `crypto`, not `node:crypto`: the project's Jest (before 27) cannot resolve the prefix. */
+  bareBuiltins?: boolean;
 }
 
 /** Node 20 + TypeScript NodeNext ESM with vitest: the reference profile, and what a project without a tsconfig gets. */

@@ -36,7 +36,10 @@ export function createIntentKey(generate: () => string = randomKey): IntentKey {
     current = undefined;
   };
   return {
-    key: () => (current ??= generate()),
+    key: () => {
+      if (current === undefined) current = generate();
+      return current;
+    },
     settle: <T>(outcome: T): T => {
       const status = outcome instanceof Response ? outcome.status : undefined;
       if (status === undefined || !isRetryable(status)) rotate();

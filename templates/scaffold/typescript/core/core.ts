@@ -245,6 +245,8 @@ export class ActiveClaim implements Claim {
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private settled = false;
   readonly context: IdempotencyContext;
+  /** Aborted when the lease is lost: long actions should stop and leave the key to its new owner. */
+  readonly signal = this.controller.signal;
 
   constructor(
     private readonly core: IdempotencyCore,
@@ -257,11 +259,6 @@ export class ActiveClaim implements Claim {
       this.heartbeat = setInterval(() => void this.renew(), action.heartbeatMs);
       this.heartbeat.unref();
     }
-  }
-
-  /** Aborted when the lease is lost: long actions should stop and leave the key to its new owner. */
-  get signal(): AbortSignal {
-    return this.controller.signal;
   }
 
   /**
@@ -336,6 +333,8 @@ export class TransactionalClaim implements Claim {
   private readonly startedAt = performance.now();
   private finished = false;
   readonly context: IdempotencyContext;
+  readonly ref: ClaimRef;
+  readonly signal = this.controller.signal;
 
   constructor(
     private readonly core: IdempotencyCore,
@@ -343,15 +342,8 @@ export class TransactionalClaim implements Claim {
     private readonly transaction: OpenTransaction,
     attempt = 1,
   ) {
+    this.ref = transaction.ref;
     this.context = contextOf(transaction.ref, attempt, this.controller.signal, transaction.db);
-  }
-
-  get ref(): ClaimRef {
-    return this.transaction.ref;
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
   }
 
   async complete(response: StoredResponse): Promise<void> {

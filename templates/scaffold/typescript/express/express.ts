@@ -126,7 +126,7 @@ function holdResponse(
     if (Array.isArray(headers)) {
       for (let i = 0; i + 1 < headers.length; i += 2)
         res.setHeader(String(headers[i]), headers[i + 1] as string);
-    } else if (headers) {
+    } else if (typeof headers === 'object' && headers !== null) {
       for (const [name, value] of Object.entries(headers))
         if (value !== undefined) res.setHeader(name, value as string);
     }

@@ -181,7 +181,7 @@ async function bodyBytes(ctx: Context): Promise<Buffer> {
   if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   if (body instanceof Response || body instanceof Blob) return Buffer.from(await body.arrayBuffer());
   if (body instanceof ReadableStream) return Buffer.from(await new Response(body).arrayBuffer());
-  if (typeof body === 'object' && Symbol.asyncIterator in body) {
+  if (typeof body === 'object' && body !== null && Symbol.asyncIterator in body) {
     const chunks: Buffer[] = [];
     for await (const chunk of body as AsyncIterable<unknown>)
       chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk as Uint8Array));

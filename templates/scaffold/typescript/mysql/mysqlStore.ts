@@ -105,9 +105,12 @@ ON DUPLICATE KEY UPDATE status = VALUES(status), result = VALUES(result), update
 /** MySQL 8 / MariaDB 10.5+ (InnoDB) implementation of the store on a mysql2 pool; see the migration for the tables. */
 export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
   private readonly sql: ReturnType<typeof statements>;
+  /** innodb_lock_wait_timeout for the claim: how long it waits behind a concurrent duplicate's transaction. */
+  private readonly lockSeconds: number;
 
   constructor(private readonly options: MysqlStoreOptions) {
     this.sql = statements(options.table, options.stepTable);
+    this.lockSeconds = Math.max(1, Math.ceil((options.lockTimeoutMs ?? options.timeoutMs / 2) / 1000));
   }
 
   async claim(input: ClaimInput): Promise<ClaimResult> {
@@ -136,7 +139,7 @@ export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
    */
   async claimInTransaction(input: ClaimInput): Promise<TransactionClaimResult> {
     const session = await this.session('claim');
-    let result: Awaited<ReturnType<MysqlIdempotencyStore['claimOn']>>;
+    let result: ClaimResult;
     try {
       result = await this.claimOn(session, input);
     } catch (error) {
@@ -181,7 +184,7 @@ export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
     return { outcome: 'claimed', transaction, attempt: result.attempt };
   }
 
-  private async claimOn(session: Session, input: ClaimInput) {
+  private async claimOn(session: Session, input: ClaimInput): Promise<ClaimResult> {
     await session.run(`SET SESSION innodb_lock_wait_timeout = ${this.lockSeconds}`);
     await session.run('START TRANSACTION');
     const token = randomUUID();
@@ -310,10 +313,6 @@ export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
     const db = (claim as { db?: unknown }).db as PoolConnection | undefined;
     if (!db) return this.query<R>('saga', sql, values);
     return bounded('saga', db.query<R>(sql, values), this.options.timeoutMs);
-  }
-
-  private get lockSeconds(): number {
-    return Math.max(1, Math.ceil((this.options.lockTimeoutMs ?? this.options.timeoutMs / 2) / 1000));
   }
 
   /** A pooled connection within acquireTimeoutMs (failing here is provably "not processed": nothing was sent). */

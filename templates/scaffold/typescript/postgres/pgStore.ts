@@ -160,12 +160,20 @@ export class PgIdempotencyStore implements IdempotencyStore {
   private readonly prefix: string;
   private readonly sessionLimits: boolean;
   private readonly clock = new DatabaseClock();
+  private readonly statementMs: number;
+  private readonly lockMs: number;
+  private readonly beginStatement: string;
 
   constructor(private readonly options: PgStoreOptions) {
     this.sql = statements(options.table, options.stepTable);
     // Named statements are parsed once per connection; the name must change if the text does (another table).
     this.prefix = `idem_${createHash('sha256').update(`${options.table}\0${options.stepTable}`).digest('hex').slice(0, 12)}`;
+    this.statementMs = Math.max(1, Math.round(options.timeoutMs));
+    this.lockMs = Math.max(1, Math.round(options.lockTimeoutMs ?? options.timeoutMs / 2));
     this.sessionLimits = options.sessionLimits ?? hasSessionLimits(options.pool, this.statementMs);
+    this.beginStatement = this.sessionLimits
+      ? 'BEGIN'
+      : `BEGIN; SET LOCAL statement_timeout = ${this.statementMs}; SET LOCAL lock_timeout = ${this.lockMs}`;
   }
 
   /**
@@ -181,7 +189,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
       let result: ClaimOutcome;
       if (this.sessionLimits) {
         // The deadline is on the database clock: the first claim of this store reads it once.
-        if (!this.clock.known) {
+        if (!this.clock.isKnown()) {
           const { rows } = await session.run<{ db_ms: number }>('clock', this.sql.clock, [], true);
           this.clock.observe(Number(rows[0]?.db_ms));
         }
@@ -384,12 +392,6 @@ export class PgIdempotencyStore implements IdempotencyStore {
     return claimed.value;
   }
 
-  private get beginStatement(): string {
-    return this.sessionLimits
-      ? 'BEGIN'
-      : `BEGIN; SET LOCAL statement_timeout = ${this.statementMs}; SET LOCAL lock_timeout = ${this.lockMs}`;
-  }
-
   /** A duplicate still holds the key's row lock (its transaction is open): answer as for a live claim. */
   private busy(input: ClaimInput): ExistingRecord {
     return {
@@ -464,14 +466,6 @@ LIMIT $1`,
     }));
   }
 
-  private get statementMs(): number {
-    return Math.max(1, Math.round(this.options.timeoutMs));
-  }
-
-  private get lockMs(): number {
-    return Math.max(1, Math.round(this.options.lockTimeoutMs ?? this.options.timeoutMs / 2));
-  }
-
   /**
    * A pooled connection, acquired within acquireTimeoutMs (failing here is provably "not processed": nothing was
    * sent). Each statement is bounded on the client too; a connection whose statement timed out on the client side
@@ -534,7 +528,7 @@ LIMIT $1`,
 /** One checked-out connection and the statements run on it; ends with done(), finish() or fail(). */
 class Session {
   private released = false;
-  private readonly ignore = () => undefined;
+  private readonly ignore = (): void => undefined;
   /** The connection ended (the server or the app closed it): a statement sent now never reaches the server. */
   ended = false;
   private readonly onEnd = () => {
@@ -714,7 +708,8 @@ class DatabaseClock {
   private offsetMs: number | undefined;
   private observedAt = 0;
 
-  get known(): boolean {
+  /** A method, not a getter: accessors do not compile for an ES3 target. */
+  isKnown(): boolean {
     return this.offsetMs !== undefined;
   }
 

@@ -116,10 +116,14 @@ export interface StoreSample {
 export function observeStore(sample: () => Promise<StoreSample>, registry: Registry = defaultRegistry): void {
   let last: Promise<StoreSample | undefined> | undefined;
   // Both gauges are collected in one scrape: read the store once for both.
-  const read = () =>
-    (last ??= sample()
-      .catch(() => undefined)
-      .finally(() => setImmediate(() => (last = undefined))));
+  const read = () => {
+    if (last === undefined) {
+      last = sample()
+        .catch(() => undefined)
+        .finally(() => setImmediate(() => (last = undefined)));
+    }
+    return last;
+  };
   new Gauge({
     name: METRIC_NAMES.storeSize,
     help: 'Approximate number of records in the idempotency store.',

@@ -1,4 +1,4 @@
-import type { IdempotencyCore } from '../core.js';
+import type { Decision, IdempotencyCore } from '../core.js';
 import { canonicalJson, sha256Hex } from '../fingerprint.js';
 import type { ActionSettings, IdempotencyContext } from '../types.js';
 import { SignatureError, type WebhookRequest, type WebhookSource } from './verify.js';
@@ -118,7 +118,7 @@ export function createWebhookProcessor<E>(
     const fingerprint = sha256Hex(canonicalJson({ provider: source.provider, key, type }));
     const deadline = Date.now() + waitMs;
     for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {
-      let decision: Awaited<ReturnType<IdempotencyCore['begin']>>;
+      let decision: Decision;
       try {
         decision = await core.begin(action, { scope, key, fingerprint });
       } catch {

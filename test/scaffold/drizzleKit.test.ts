@@ -9,15 +9,16 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scaffoldProject } from '../../src/scaffold/index.js';
-import { modelFor, ROOT } from './generateInto.js';
+import { runGenerate } from '../../src/cli/generate.js';
+import { ROOT } from './generateInto.js';
 import { postgresSkipReason, throwawaySchema } from './harness.js';
 import { MYSQL_URL, mysqlSkipReason, throwaway } from './storeContract/services.js';
 
 /**
- * Issue #15 with the real drizzle-kit: a project whose first migration drizzle-kit wrote gets the store's migration,
- * journal entry, snapshot and schema module; drizzle-kit then finds no schema change to generate, its `check` finds
- * the snapshot chain sound, and drizzle-orm's migrator applies both migrations to PostgreSQL and MariaDB.
+ * Issue #15 with the real drizzle-kit: `generate` in a project with drizzle.config (and a first migration drizzle-kit
+ * wrote, or none yet) adds the store's migration, journal entry, snapshot and schema module; `generate --check` and a
+ * rerun find nothing to change; drizzle-kit then finds no schema change to generate, its `check` finds the snapshot
+ * chain sound, and drizzle-orm's migrator applies the migrations to PostgreSQL and MariaDB.
  */
 const run = promisify(execFile);
 const KIT = path.join(ROOT, 'node_modules/drizzle-kit/bin.cjs');
@@ -36,24 +37,26 @@ const USERS = {
   mysql: "import { int, mysqlTable, text } from 'drizzle-orm/mysql-core';\n\nexport const users = mysqlTable('users', { id: int('id').primaryKey(), name: text('name').notNull() });\n",
 };
 
-/** A project with drizzle.config, a users table and the migration drizzle-kit generated for it. */
-async function project(dialect: 'postgresql' | 'mysql'): Promise<string> {
+/** A project with drizzle.config and idempotency.config.json; with `users`, a users table and drizzle-kit's migration for it. */
+async function project(dialect: 'postgresql' | 'mysql', database: string, users: boolean): Promise<string> {
   const root = await mkdtemp(path.join(tmpdir(), 'idem-wt-drizzle-kit-'));
   roots.push(root);
   await mkdir(path.join(root, 'src/db'), { recursive: true });
   await symlink(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
   await writeFile(path.join(root, 'package.json'), JSON.stringify({ name: 'api', type: 'module', dependencies: { 'drizzle-orm': '0.45.4' }, devDependencies: { 'drizzle-kit': '0.31.11' } }));
   await writeFile(path.join(root, 'drizzle.config.ts'), `import { defineConfig } from 'drizzle-kit';\n\nexport default defineConfig({\n  dialect: '${dialect}',\n  schema: './src/db/*.ts',\n  out: './drizzle',\n});\n`);
-  await writeFile(path.join(root, 'src/db/users.ts'), USERS[dialect]);
-  await kit(root, 'generate', '--name', 'init');
+  const config = JSON.parse(await readFile(path.join(ROOT, 'fixtures/configs/express-stripe-payments.json'), 'utf8')) as { stack: Record<string, unknown> };
+  config.stack['database'] = database;
+  await writeFile(path.join(root, 'idempotency.config.json'), JSON.stringify(config, null, 2));
+  if (users) {
+    await writeFile(path.join(root, 'src/db/users.ts'), USERS[dialect]);
+    await kit(root, 'generate', '--name', 'init');
+  }
   return root;
 }
 
-async function scaffoldInto(root: string, database: string) {
-  const model = await modelFor('express-stripe-payments', (raw) => ((raw.stack as Record<string, unknown>).database = database));
-  const result = await scaffoldProject({ root, model, dir: 'src/idempotency', packageManager: 'npm' });
-  return result.files.filter((file) => file.path.startsWith('drizzle/') || file.path.startsWith('src/db/'));
-}
+/** What a real `generate` would still change (create, update, remove) in the project. */
+const pending = async (root: string, check = false) => (await runGenerate({ cwd: root, quiet: true, check })).plan.filter((item) => item.action !== 'unchanged').map((item) => `${item.action} ${item.path}`);
 
 const skips = { postgresql: '', mysql: '' };
 beforeAll(async () => {
@@ -63,35 +66,34 @@ beforeAll(async () => {
 });
 
 describe.each([
-  ['postgresql', 'postgres'],
-  ['mysql', 'mysql'],
-] as const)('drizzle-kit (%s) after our generate', (dialect, database) => {
+  ['postgresql', 'postgres', true],
+  ['mysql', 'mysql', true],
+  ['postgresql', 'postgres', false],
+  ['mysql', 'mysql', false],
+] as const)('drizzle-kit (%s) after our generate (a user migration before ours: %s)', (dialect, database, users) => {
   it('generates nothing more, keeps the snapshot chain, and the migrator applies the store migration', async () => {
-    const root = await project(dialect);
-    const before = JSON.parse(await readFile(path.join(root, 'drizzle/meta/0000_snapshot.json'), 'utf8')) as { id: string; version: string };
+    const root = await project(dialect, database, users);
+    const before = users ? (JSON.parse(await readFile(path.join(root, 'drizzle/meta/0000_snapshot.json'), 'utf8')) as { id: string; version: string }) : undefined;
 
-    const files = await scaffoldInto(root, database);
-    for (const file of files) {
-      await mkdir(path.dirname(path.join(root, file.path)), { recursive: true });
-      await writeFile(path.join(root, file.path), file.contents);
-    }
-    const snapshot = JSON.parse(await readFile(path.join(root, 'drizzle/meta/0001_snapshot.json'), 'utf8')) as { id: string; prevId: string; version: string; dialect: string; tables: Record<string, unknown> };
-    expect(snapshot.prevId).toBe(before.id);
-    expect(snapshot.version).toBe(before.version);
+    expect(await pending(root)).toContain(`create drizzle/meta/000${users ? 1 : 0}_snapshot.json`);
+    const ours = `drizzle/meta/000${users ? 1 : 0}_snapshot.json`;
+    const written = await readFile(path.join(root, ours), 'utf8');
+    const snapshot = JSON.parse(written) as { id: string; prevId: string; version: string; dialect: string; tables: Record<string, unknown> };
+    expect(snapshot.prevId).toBe(before?.id ?? '00000000-0000-0000-0000-000000000000');
+    expect(snapshot.version).toBe(before?.version ?? { postgresql: '7', mysql: '5' }[dialect]);
     expect(snapshot.dialect).toBe(dialect);
-    expect(Object.keys(snapshot.tables).length).toBe(3);
+    expect(Object.keys(snapshot.tables).length).toBe(users ? 3 : 2);
+
+    // generate --check and a rerun find nothing to change: the snapshot (and its random id) is kept as written.
+    expect(await pending(root, true)).toEqual([]);
+    expect(await pending(root)).toEqual([]);
+    expect(await readFile(path.join(root, ours), 'utf8')).toBe(written);
 
     // The user's next `drizzle-kit generate` sees the store's tables as migrated already.
     const listing = await readdir(path.join(root, 'drizzle'));
     expect(await kit(root, 'generate')).toContain('No schema changes');
     expect(await readdir(path.join(root, 'drizzle'))).toEqual(listing);
     expect(await kit(root, 'check')).toContain("Everything's fine");
-
-    // A rerun (generate --check included) reproduces the snapshot byte for byte.
-    const again = await scaffoldInto(root, database);
-    const written = await readFile(path.join(root, 'drizzle/meta/0001_snapshot.json'), 'utf8');
-    expect(again.find((file) => file.path === 'drizzle/meta/0001_snapshot.json')?.contents).toBe(written);
-    expect(again.some((file) => file.path === 'drizzle/meta/_journal.json')).toBe(false);
 
     if (skips[dialect]) return;
     const migrationsFolder = path.join(root, 'drizzle');

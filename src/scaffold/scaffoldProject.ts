@@ -58,7 +58,7 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
       const migrations = renderToolMigration({ tool, ddl: ddl.contents, table: model.storage.table, stepTable: model.storage.stepTable, language, moduleSystem: profile.moduleSystem });
       files.push(...migrations);
       for (const migration of migrations) {
-        if (migration.path.endsWith('/meta/_journal.json')) continue;
+        if (/\/meta\/(_journal|\d+_snapshot)\.json$/.test(migration.path)) continue;
         if (tool.kind === 'drizzle' && !migration.path.endsWith('.sql')) {
           const entry = tool.schemaEntry ? ` (re-export it from ${tool.schemaEntry} or list both in drizzle.config's schema)` : '';
           notes.push(`The store's tables are in ${migration.path} as a Drizzle schema${entry}; its migration is journaled in ${tool.folder}, so \`drizzle-kit migrate\` applies it.`);

@@ -14,6 +14,8 @@ export type MigrationTool =
       /** The configured schema when it is one file (the user re-exports the store from it or lists both). */
       schemaEntry?: string;
       journal?: string;
+      /** drizzle-kit's snapshots, `<out>/meta/NNNN_snapshot.json` by file name: the next one extends the latest. */
+      snapshots?: Record<string, string>;
     }
   | { kind: 'knex'; folder: string; existing: string[]; extension: 'ts' | 'js' }
   | { kind: 'typeorm'; folder: string; existing: string[] }
@@ -52,6 +54,8 @@ export async function detectMigrationTool(root: string, packageDir: string): Pro
     const schemaDir = single ? path.posix.dirname(schema) : schema.replace(/\/?\*.*$/, '');
     const extension = language(drizzleConfig, schema);
     const journal = await readFile(path.join(base, out, 'meta/_journal.json'), 'utf8').catch(() => undefined);
+    const snapshotNames = ((await list(`${out}/meta`)) ?? []).filter((name) => /^\d+_snapshot\.json$/.test(name));
+    const snapshots = Object.fromEntries(await Promise.all(snapshotNames.map(async (name) => [name, await readFile(path.join(base, out, 'meta', name), 'utf8')] as const)));
     return {
       kind: 'drizzle',
       folder: at(out),
@@ -60,6 +64,7 @@ export async function detectMigrationTool(root: string, packageDir: string): Pro
       schemaFile: at(schemaDir === '.' ? '' : schemaDir, `idempotency.${extension}`),
       ...(single ? { schemaEntry: at(schema) } : {}),
       ...(journal === undefined ? {} : { journal }),
+      ...(snapshotNames.length === 0 ? {} : { snapshots }),
     };
   }
   const knexfile = (await list('.'))?.find((name) => /^knexfile\.(ts|js|cjs|mjs)$/.test(name));

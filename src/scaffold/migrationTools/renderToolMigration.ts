@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { quote } from '../tsLiteral.js';
 import type { ScaffoldFile } from '../types.js';
 import { ddlTables } from './ddlTables.js';
 import type { MigrationTool } from './detectMigrationTool.js';
 import { appendPrismaModels } from './prismaModels.js';
 import { ddlSequences, renderDrizzleSchema } from './drizzleSchema.js';
+import { drizzleSnapshot, latestSnapshot } from './drizzleSnapshot.js';
 import { transpileToJavaScript } from '../javascript/transpile.js';
 
 export interface ToolMigrationInput {
@@ -145,7 +147,10 @@ interface JournalEntry {
 /**
  * drizzle-kit's layout: `<out>/NNNN_idempotency.sql` with statement breakpoints (its migrator runs one statement
  * at a time; MySQL needs that), an entry in `<out>/meta/_journal.json`, and the tables as a Drizzle schema module.
- * The journal entry is added once; `when` follows the newest entry, so no clock is read.
+ * The journal entry is added once; `when` follows the newest entry, so no clock is read. drizzle-kit's
+ * `meta/NNNN_snapshot.json` extends the latest snapshot with the store's tables, so the user's next
+ * `drizzle-kit generate` sees them as already migrated; once written it is carried over as it is, so reruns (and
+ * `generate --check`) keep its random id.
  */
 function drizzleFiles(input: ToolMigrationInput, tool: DrizzleTool, file: (path: string, contents: string) => ScaffoldFile): ScaffoldFile[] {
   const dialect = /^(postgres|pg)/.test(tool.dialect) ? 'postgresql' : /^mysql/.test(tool.dialect) ? 'mysql' : undefined;
@@ -163,7 +168,16 @@ function drizzleFiles(input: ToolMigrationInput, tool: DrizzleTool, file: (path:
     files.push({ ...file(`${tool.folder}/meta/_journal.json`, `${JSON.stringify(next, null, 2)}\n`), role: 'other', formatted: true, ...(tool.journal === undefined ? {} : { editOf: tool.journal }) });
   }
   files.push({ ...file(`${tool.folder}/${tag}.sql`, withBreakpoints(input.ddl)), formatted: true });
-  const schema = renderDrizzleSchema(ddlTables(input.ddl), dialect, ddlSequences(input.ddl));
+  const tables = ddlTables(input.ddl);
+  const sequences = ddlSequences(input.ddl);
+  const snapshotName = `${tag.split('_')[0]}_snapshot.json`;
+  const written = tool.snapshots?.[snapshotName];
+  // A missing snapshot is only written while the store's migration is the newest: after a later one it would fork
+  // the chain drizzle-kit follows.
+  const newest = !present || journal.entries.at(-1)?.tag === tag;
+  const snapshot = written ?? (newest ? drizzleSnapshot({ tables, sequences, dialect, previous: latestSnapshot(tool.snapshots ?? {}), id: randomUUID() }) : undefined);
+  if (snapshot !== undefined) files.push({ ...file(`${tool.folder}/meta/${snapshotName}`, snapshot), role: 'other', formatted: true });
+  const schema = renderDrizzleSchema(tables, dialect, sequences);
   const javascript = tool.schemaFile.endsWith('.js');
   files.push({ ...file(tool.schemaFile, javascript ? transpileToJavaScript(schema, input.moduleSystem === 'esm' ? 'module' : 'commonjs', 'idempotency.ts') : schema), role: 'other' });
   return files;

@@ -8,6 +8,8 @@ describeMiddlewareFixture({
   routeFile: 'src/routes/payments.ts',
   wiredRoute: "paymentsRouter.post('/payments', idempotency.createPayment, async (ctx) => {",
   // What the handler reads: ctx.state.user.id.
+  // The handler's own Stripe call gets the key derived from the route's claim, read through idempotencyOf(ctx).
+  keyedStripeCall: 'await stripe.paymentIntents.create({ amount, currency }, stripeRequestOptions(idempotencyContext));',
   principal: 'principal: (ctx) => (ctx as typeof ctx & AuthenticatedUser).state?.user?.id,',
   table: 'payments',
   ddl: 'CREATE TABLE payments (id serial PRIMARY KEY, payer text NOT NULL, amount int NOT NULL, currency text NOT NULL)',

@@ -7,7 +7,7 @@ import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runApply } from '../../src/cli/apply.js';
 import { postgresSkipReason } from '../scaffold/harness.js';
-import { createAppSchema, expectOneExecution, type AppSchema } from './blackBox.js';
+import { createAppSchema, expectOneExecution, fakeStripe, type AppSchema } from './blackBox.js';
 import { compile, copyFixture, runOwnTests, snapshotTree, type FixtureCopy } from './fixtureApp.js';
 
 /** One fixture app whose route apply wires with a route-middleware argument (Koa, Hono), and what to expect of it. */
@@ -24,6 +24,11 @@ export interface MiddlewareFixture {
   readonly ddl: string;
   readonly route: string;
   readonly request: { key: string; user: string; body: unknown };
+  /**
+   * The handler's Stripe call, as apply --yes must leave it (keyed from the route's claim); the duplicates then run
+   * against a local stand-in for Stripe (STRIPE_API_BASE), which must see one derived key.
+   */
+  readonly keyedStripeCall?: string;
   /** Serves the compiled app's `createApp()` on an ephemeral loopback port. */
   readonly serve: (createApp: () => unknown) => Promise<Server>;
 }
@@ -59,6 +64,7 @@ export function describeMiddlewareFixture(spec: MiddlewareFixture): void {
       const routes = await readFile(path.join(copy.dir, spec.routeFile), 'utf8');
       expect(routes).toContain("import { idempotency } from '../idempotency/instance.js';");
       expect(routes).toContain(spec.wiredRoute);
+      if (spec.keyedStripeCall !== undefined) expect(routes).toContain(spec.keyedStripeCall);
       const instance = await readFile(path.join(copy.dir, 'src/idempotency/instance.ts'), 'utf8');
       expect(instance).toContain(spec.principal);
       expect(first.manual.map((m) => m.reason)).toEqual([expect.stringContaining('callers must now send an Idempotency-Key header')]);
@@ -76,6 +82,8 @@ export function describeMiddlewareFixture(spec: MiddlewareFixture): void {
     it(`runs the action once for 50 concurrent requests with the same key`, async () => {
       schema = await createAppSchema(spec.fixture, copy.migration, spec.ddl);
       process.env['DATABASE_URL'] = schema.url;
+      const stripe = spec.keyedStripeCall !== undefined ? await fakeStripe() : undefined;
+      if (stripe) process.env['STRIPE_API_BASE'] = stripe.base;
       const { createApp } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/app.js')).href)) as { createApp: () => unknown };
       const { db } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/db.js')).href)) as { db: Pool };
       const server = await spec.serve(createApp);
@@ -83,9 +91,14 @@ export function describeMiddlewareFixture(spec: MiddlewareFixture): void {
         const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${spec.route}`;
         const pool = schema.pool;
         await expectOneExecution(url, spec.request, async () => (await pool.query(`SELECT count(*)::int AS n FROM ${spec.table}`)).rows[0].n as number);
+        if (stripe) {
+          expect(stripe.keys).toHaveLength(1);
+          expect(stripe.keys[0]).toMatch(/^[0-9a-f]{64}$/);
+        }
       } finally {
         await new Promise((resolve) => server.close(resolve));
         await db.end();
+        await stripe?.close();
       }
     });
   });

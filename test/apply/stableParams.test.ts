@@ -252,10 +252,13 @@ export class PaymentsController {
     const again = wireSource(rel, out.text, [t], { ...nest, anyLine: true });
     expect(again.text).toBe(out.text);
     expect(again.edits).toEqual([]);
-    // Without a per-attempt key there is nothing to make stable: keying the call stays a manual step.
+    // A call without any key is keyed the same way; only a method without @Req() stays a manual step.
     const unkeyed = wireSource(rel, source.replace(', { idempotencyKey: randomUUID() }', ''), [t], nest);
-    expect(unkeyed.text).not.toContain('idempotencyOf');
-    expect(unkeyed.manual.map((m) => m.reason).join('\n')).toContain('calls from a NestJS handler need the claim');
+    expect(unkeyed.text).toContain("{ amount: body.amount, currency: 'eur' }, stripeRequestOptions(idempotencyContext));");
+    expect(unkeyed.manual.map((m) => m.reason).join('\n')).not.toContain('calls from a NestJS handler need the claim');
+    const noRequest = wireSource(rel, source.replace(', { idempotencyKey: randomUUID() }', '').replace('@Req() request: unknown, ', ''), [t], nest);
+    expect(noRequest.text).not.toContain('idempotencyOf');
+    expect(noRequest.manual.map((m) => m.reason).join('\n')).toContain('calls from a NestJS handler need the claim');
   });
 
   it('Next.js route transform: the wrapped route handler gets the derived key from idempotencyOf(request)', () => {

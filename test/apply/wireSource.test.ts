@@ -77,6 +77,7 @@ router.post('/payments', async (req, res) => {
 `;
     const t = target(file, 5, { provider: 'stripe' });
     const out = wireSource(file, text, [t], options('express'));
+    // The handler makes two Stripe calls: the one apply keys takes its position among them as the step.
     expect(out.text).toContain("{ amount: 100, currency: 'eur' }, { ...stripeRequestOptions(idempotencyContext, 0), stripeAccount: 'acct_1' }");
     expect(out.text).toContain("{ idempotencyKey: 'already-keyed' }");
     expect(out.text).toContain('  const idempotencyContext = idempotencyOf(req);\n');

@@ -5,6 +5,7 @@ import { isWired, locateRoute, routeCalls } from '../locateRoute.js';
 import { principalPathIn } from '../principalPath.js';
 import type { WiringTarget } from '../types.js';
 import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
+import { keyStripeCalls } from './stripeKey.js';
 import { webhookManual } from './webhookManual.js';
 
 /** The frameworks whose generated middleware is one more argument of `router.post(path, …, handler)`. */
@@ -49,6 +50,12 @@ export function wireMiddlewareRoute(framework: MiddlewareFramework, principal: (
       out.manual.push({ action: target.action, file: target.file, line: target.line, reason: `the handler does not read the caller's id, but the action's keys are scoped per ${target.scope}: check that the principal in the instance module (${framework === 'koa' ? 'ctx.state.user?.id' : "c.get('user')?.id"}) is what your authentication sets, or set "scope": "global" for it in the config` });
     }
     out.manual.push(...clientKeyStep(target));
+    // The handler's first parameter is the context the middleware claimed for: idempotencyOf(ctx) / idempotencyOf(c).
+    if (handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler))) {
+      const keyed = keyStripeCalls(sf, handler, target, context);
+      out.edits.push(...keyed.edits);
+      out.manual.push(...keyed.manual);
+    }
     return out;
   };
 }

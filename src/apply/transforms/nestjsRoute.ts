@@ -4,7 +4,7 @@ import { ensureNamedImport } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
 import { KEYED_SDKS } from './stableParams.js';
-import { stabiliseHandlerCalls } from './stripeKey.js';
+import { keyHandlerCalls } from './stripeKey.js';
 import { webhookManual } from './webhookManual.js';
 
 const VERBS: Record<string, string> = { POST: 'Post', PUT: 'Put', PATCH: 'Patch', DELETE: 'Delete', ALL: 'All' };
@@ -64,20 +64,14 @@ export const wireNestRoute: Transform = (sf, target, context) => {
     out.edits.push({ action: target.action, file: target.file, summary: `marks ${method.getName()}() with @Idempotent(ACTIONS.${target.codeName})` });
   }
   out.manual.push(...clientKeyStep(target));
-  if (target.provider) {
-    // Keys that change per attempt (and labels built like them) become derived ones when the method takes @Req();
-    // a call without any key is still the user's to key.
-    const request = requestParameter(method);
-    // Read before the edit, which forgets the method's nodes; a per-attempt key it fails to replace is its own step.
-    const unkeyed = unkeyedProviderCall(sf, method);
-    if (request) {
-      const stable = stabiliseHandlerCalls(sf, method, request, target, context);
-      out.edits.push(...stable.edits);
-      out.manual.push(...stable.manual);
-    }
-    if (!request || unkeyed) {
-      out.manual.push({ action: target.action, file: target.file, line: method.getStartLineNumber(), reason: `${target.provider} calls from a NestJS handler need the claim: take @Req() request and pass the derived key from providers.ts (idempotencyOf(request))` });
-    }
+  // Provider calls are keyed from the claim when the method takes @Req(): idempotencyOf(request), as in every adapter.
+  const request = requestParameter(method);
+  if (request) {
+    const keyed = keyHandlerCalls(sf, method, target, context, `idempotencyOf(${request})`);
+    out.edits.push(...keyed.edits);
+    out.manual.push(...keyed.manual);
+  } else if (target.provider || unkeyedProviderCall(sf, method)) {
+    out.manual.push({ action: target.action, file: target.file, line: method.getStartLineNumber(), reason: `${target.provider ?? 'provider'} calls from a NestJS handler need the claim: take @Req() request and pass the derived key from providers.ts (idempotencyOf(request))` });
   }
   return out;
 };
@@ -89,11 +83,10 @@ function requestParameter(method: MethodDeclaration): string | undefined {
   return name && Node.isIdentifier(name) ? name.getText() : undefined;
 }
 
-/** Whether a provider call in the method (or none at all) still sends no idempotency key. */
+/** Whether a provider call in the method still sends no idempotency key. */
 function unkeyedProviderCall(sf: SourceFile, method: MethodDeclaration): boolean {
   const source = { rel: sf.getFilePath(), text: sf.getFullText(), sf: sf.compilerNode, dependencies: KEYED_SDKS };
-  const calls = providerCalls(source).filter((c) => c.call.getStart(sf.compilerNode) >= method.getStart() && c.call.getEnd() <= method.getEnd());
-  return calls.length === 0 || calls.some((c) => c.key === undefined);
+  return providerCalls(source).some((c) => c.call.getStart(sf.compilerNode) >= method.getStart() && c.call.getEnd() <= method.getEnd() && c.key === undefined);
 }
 
 /**

@@ -1,9 +1,9 @@
-import { Node, SyntaxKind, type CallExpression, type Expression, type FunctionDeclaration, type SourceFile, type VariableDeclaration } from 'ts-morph';
+import { Node, SyntaxKind, type ArrowFunction, type CallExpression, type Expression, type FunctionDeclaration, type FunctionExpression, type SourceFile, type VariableDeclaration } from 'ts-morph';
 import { USE_SERVER_FILE } from '../../inspect/detectors/rpcEndpoints.js';
 import { bindsName, ensureNamedImport, fitStatement } from '../sourceFile.js';
 import type { ImportStyle, WiringTarget } from '../types.js';
 import { manualOnly, type Transform, type TransformOutcome } from './context.js';
-import { stabiliseHandlerCalls } from './stripeKey.js';
+import { keyHandlerCalls } from './stripeKey.js';
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
@@ -161,27 +161,45 @@ export const wireNextRoute: Transform = (sf, target, context) => {
   if (outcome !== 'wired' && (outcome.stale !== undefined || outcome.manual.length > 0)) return outcome;
   // Callers (components fetching the route, calling the Server Action) are the client pass's: wired or listed there.
   const out: TransformOutcome = { edits: outcome === 'wired' ? [] : [{ action: target.action, file: target.file, summary }], manual: [] };
-  if (kind === 'route' && target.provider) {
-    const stable = stabiliseRouteHandler(sf, target, context, `${target.codeName}Handler`);
-    out.edits.push(...stable.edits);
-    out.manual.push(...stable.manual);
-  }
+  const keyed = keyWrappedHandler(sf, target, context, kind);
+  out.edits.push(...keyed.edits);
+  out.manual.push(...keyed.manual);
   return out;
 };
 
 /**
- * The wrapped route handler's per-attempt provider keys and labels become derived from `idempotencyOf(request)`
- * (transforms/stableParams.ts). Only a function apply can read: the renamed declaration, or the wrapped const's
- * function; its first parameter is the request.
+ * The provider calls of the function apply wrapped are keyed from its claim (stripeKey.ts, keyHandlerCalls): a route
+ * handler's and a Pages API route's first parameter is the request (`idempotencyOf(request)`); a Server Action has
+ * none, and reads the claim it runs in (`idempotencyOf()`). Only a function apply can read: the renamed declaration,
+ * the wrapped const's function, or (Pages) the function the default export wraps.
  */
-function stabiliseRouteHandler(sf: SourceFile, target: WiringTarget, context: Parameters<Transform>[2], inner: string): TransformOutcome {
-  const method = (target.method ?? 'POST').toUpperCase();
-  const wrapped = exportedVariable(sf, method)?.getInitializer();
-  const argument = wrapped && isWrap(wrapped, 'withIdempotency', target.codeName) ? wrapped.getArguments()[1] : undefined;
-  const handler = sf.getFunction(inner) ?? (argument && (Node.isArrowFunction(argument) || Node.isFunctionExpression(argument)) ? argument : undefined);
-  const request = handler?.getParameters()[0]?.getNameNode();
-  if (!handler || !request || !Node.isIdentifier(request)) return { edits: [], manual: [] };
-  return stabiliseHandlerCalls(sf, handler, request.getText(), target, context);
+function keyWrappedHandler(sf: SourceFile, target: WiringTarget, context: Parameters<Transform>[2], kind: NextKind): TransformOutcome {
+  const handler = wrappedFunction(sf, target, kind);
+  if (!handler) return { edits: [], manual: [] };
+  if (kind === 'action') return keyHandlerCalls(sf, handler, target, context, 'idempotencyOf()');
+  const request = handler.getParameters()[0]?.getNameNode();
+  return keyHandlerCalls(sf, handler, target, context, request && Node.isIdentifier(request) ? `idempotencyOf(${request.getText()})` : undefined);
+}
+
+type WrappedFunction = FunctionDeclaration | ArrowFunction | FunctionExpression;
+
+const asFunction = (node: Node | undefined): WrappedFunction | undefined => (node && (Node.isFunctionDeclaration(node) || Node.isArrowFunction(node) || Node.isFunctionExpression(node)) ? node : undefined);
+
+/** The function inside apply's wrapper for this target, found again in the edited file. */
+function wrappedFunction(sf: SourceFile, target: WiringTarget, kind: NextKind): WrappedFunction | undefined {
+  if (kind === 'pages') {
+    const expression = sf.getExportAssignment((d) => !d.isExportEquals())?.getExpression();
+    const argument = isWrap(expression, 'withPagesIdempotency', target.codeName) ? expression.getArguments()[1] : undefined;
+    if (argument && Node.isIdentifier(argument)) return sf.getFunction(argument.getText()) ?? asFunction(sf.getVariableDeclaration(argument.getText())?.getInitializer());
+    return asFunction(argument);
+  }
+  const exported = kind === 'route' ? (target.method ?? 'POST').toUpperCase() : serverActionName(target);
+  if (exported === undefined) return undefined;
+  const wrapper = kind === 'route' ? 'withIdempotency' : 'idempotentAction';
+  const wrapped = exportedVariable(sf, exported)?.getInitializer();
+  const argument = wrapped && isWrap(wrapped, wrapper, target.codeName) ? wrapped.getArguments()[1] : undefined;
+  if (argument && Node.isIdentifier(argument)) return sf.getFunction(argument.getText());
+  return asFunction(argument);
 }
 
 /**

@@ -2,7 +2,8 @@ import { Node, SyntaxKind, type ArrowFunction, type FunctionDeclaration, type Fu
 import { instancePool } from '../renderInstance.js';
 import { ensureNamedImport, fitStatement } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
-import { manualOnly, type Transform, type TransformOutcome } from './context.js';
+import { manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
+import { keyHandlerCalls } from './stripeKey.js';
 import { webhookManual } from './webhookManual.js';
 
 type PlainFunction = FunctionDeclaration | FunctionExpression | ArrowFunction | MethodDeclaration;
@@ -114,7 +115,7 @@ function indented(fn: PlainFunction, text: string, firstLine: number, unit: stri
  * and a result that is visibly JSON (a repeat gets the stored JSON). Anything else is a manual step with the snippet.
  */
 export const wrapPlainFunction: Transform = (sf, target, context) => {
-  if (isWrapped(sf, target.codeName)) return { edits: [], manual: [] };
+  if (isWrapped(sf, target.codeName)) return keyWork(sf, target, context, { edits: [], manual: [] });
   const fn = locate(sf, target, context.anyLine);
   if (!fn) return { edits: [], manual: [], stale: `${target.file} changed since inspection: no function of ${target.action} starts at line ${target.line}` };
   const line = declaredLine(fn);
@@ -148,8 +149,23 @@ export const wrapPlainFunction: Transform = (sf, target, context) => {
     body.replaceWithText(`${wrapped} ${body.getText()})`);
   }
   const out: TransformOutcome = { edits: [{ action: target.action, file: target.file, summary: `runs ${name ?? 'the function'} inside idempotency.${target.codeName}(…), keyed by its input` }], manual: [] };
-  return out;
+  return keyWork(sf, target, context, out);
 };
+
+/**
+ * The provider calls inside the wrapper's `work` are keyed from its claim (stripeKey.ts, keyHandlerCalls): the work
+ * runs inside the claim's async context, so `idempotencyOf()` is the context the wrapper passes it.
+ */
+function keyWork(sf: SourceFile, target: WiringTarget, context: TransformContext, out: TransformOutcome): TransformOutcome {
+  const work = sf
+    .getDescendantsOfKind(SyntaxKind.CallExpression)
+    .filter((call) => call.getExpression().getText() === `idempotency.${target.codeName}`)
+    .map((call) => call.getArguments()[1])
+    .find((arg): arg is ArrowFunction | FunctionExpression => !!arg && (Node.isArrowFunction(arg) || Node.isFunctionExpression(arg)));
+  if (!work) return out;
+  const keyed = keyHandlerCalls(sf, work, target, context, 'idempotencyOf()');
+  return { ...out, edits: [...out.edits, ...keyed.edits], manual: [...out.manual, ...keyed.manual] };
+}
 
 /**
  * `<scaffold>/instance.ts` without a web framework: the app's one createIdempotency(), written once and then the

@@ -50,9 +50,9 @@ function ensureContext(handler: Handler, context: TransformContext, sf: SourceFi
   return true;
 }
 
-/** Writes the statements ensureContext planned, before the block's first statement and at its indentation. */
-function insertContext(block: Block, requestName: string, context: TransformContext, sf: SourceFile): void {
-  const lines = [fitStatement(sf, `const ${CONTEXT_NAME} = idempotencyOf(${requestName});`), fitStatement(sf, `if (!${CONTEXT_NAME}) throw new Error(${context.style.quote === 'double' ? JSON.stringify(UNMOUNTED) : `'${UNMOUNTED}'`});`)];
+/** Writes the statements ensureContext planned (`accessor` reads the context), before the block's first statement and at its indentation. */
+function insertContext(block: Block, accessor: string, context: TransformContext, sf: SourceFile): void {
+  const lines = [fitStatement(sf, `const ${CONTEXT_NAME} = ${accessor};`), fitStatement(sf, `if (!${CONTEXT_NAME}) throw new Error(${context.style.quote === 'double' ? JSON.stringify(UNMOUNTED) : `'${UNMOUNTED}'`});`)];
   const first = block.getStatements()[0];
   if (!first) {
     block.insertStatements(0, lines);
@@ -63,34 +63,32 @@ function insertContext(block: Block, requestName: string, context: TransformCont
   sf.insertText(first.getStart(), lines.map((line) => `${line}\n${indent}`).join(''));
 }
 
+/** `idempotencyOf(<first parameter>)`: how a handler that takes the request (Express req, Koa ctx, Hono c) reads its claim. */
+export function requestAccessor(handler: Handler): string | undefined {
+  const requestNode = handler.getParameters()[0]?.getNameNode();
+  return requestNode && Node.isIdentifier(requestNode) ? `idempotencyOf(${requestNode.getText()})` : undefined;
+}
+
 /**
- * Stripe calls made directly in a protected handler get `stripeRequestOptions(idempotencyContext)` as their request
- * options: the provider key derived from (scope, key, action, step), so a re-executed handler sends the same key.
+ * The provider keying of a protected handler, the same for every framework apply wires: per-attempt keys and labels
+ * become derived ones (stableParams.ts), and Stripe / Adyen / PayPal calls without a key get the key derived from
+ * (scope, key, action, step), so a re-executed handler sends the same key. Only `accessor` differs per framework:
+ * the expression that reads the handler's idempotency context (`idempotencyOf(req)`, `idempotencyOf(ctx)`,
+ * `idempotencyOf()` where the claim runs in the async call chain), or undefined when the handler cannot reach it.
  */
-export function keyStripeCalls(sf: SourceFile, handler: Handler, target: WiringTarget, context: TransformContext): TransformOutcome {
+export function keyHandlerCalls(sf: SourceFile, handler: Handler, target: WiringTarget, context: TransformContext, accessor: string | undefined): TransformOutcome {
   const out: TransformOutcome = { edits: [], manual: [] };
   const pending: { block?: Block } = {};
-  const requestNode = handler.getParameters()[0]?.getNameNode();
-  const named = requestNode && Node.isIdentifier(requestNode) ? requestNode.getText() : undefined;
-  keyCalls(sf, handler, target, context, out, pending, named);
-  if (pending.block && named !== undefined) insertContext(pending.block, named, context, sf);
+  keyCalls(sf, handler, target, context, out, pending, accessor);
+  if (pending.block && accessor !== undefined) insertContext(pending.block, accessor, context, sf);
   return out;
 }
 
-/**
- * Only the stable-params edit, for a handler whose provider calls apply does not key yet (a NestJS controller method,
- * a Next.js route handler):
- * per-attempt keys and labels become derived from `idempotencyOf(<requestName>)`, which it adds when an edit needs it.
- */
-export function stabiliseHandlerCalls(sf: SourceFile, handler: Handler, requestName: string, target: WiringTarget, context: TransformContext): TransformOutcome {
-  const pending: { block?: Block } = {};
-  const stable = stabiliseProviderCalls(sf, handler, target, context, () => (ensureContext(handler, context, sf, pending) ? CONTEXT_NAME : undefined));
-  if (pending.block) insertContext(pending.block, requestName, context, sf);
-  return { edits: stable.edits, manual: stable.manual };
-}
+/** keyHandlerCalls for a handler whose first parameter is the request (Express, Fastify, Koa, Hono). */
+export const keyStripeCalls = (sf: SourceFile, handler: Handler, target: WiringTarget, context: TransformContext): TransformOutcome => keyHandlerCalls(sf, handler, target, context, requestAccessor(handler));
 
-function keyCalls(sf: SourceFile, handler: Handler, target: WiringTarget, context: TransformContext, out: TransformOutcome, pending: { block?: Block }, named: string | undefined): void {
-  const contextName = () => (named !== undefined && ensureContext(handler, context, sf, pending) ? CONTEXT_NAME : undefined);
+function keyCalls(sf: SourceFile, handler: Handler, target: WiringTarget, context: TransformContext, out: TransformOutcome, pending: { block?: Block }, accessor: string | undefined): void {
+  const contextName = () => (accessor !== undefined && ensureContext(handler, context, sf, pending) ? CONTEXT_NAME : undefined);
   // First the keys and labels that change per attempt become derived ones: the keying below then sees those calls keyed.
   // What it leaves (a business time) is listed by planApply from the findings re-run on the edited text.
   const stable = stabiliseProviderCalls(sf, handler, target, context, contextName);
@@ -108,14 +106,14 @@ function keyCalls(sf: SourceFile, handler: Handler, target: WiringTarget, contex
     out.manual.push({ action: target.action, file: target.file, line: handler.getStartLineNumber(), reason: 'the Stripe call is not made inside the route handler: pass idempotencyOf(request) down to it and add stripeRequestOptions(context) from providers.ts as its request options' });
   }
   if (open.length === 0) return;
-  const usable = named !== undefined && context.scaffoldModules.has('providers');
+  const usable = accessor !== undefined && context.scaffoldModules.has('providers');
   for (const item of open) {
     const line = item.call.getStartLineNumber();
     const args = item.call.getArguments();
     const optionsArg = args[item.paramsIndex + 1];
     const placeable = item.paramsIndex >= 0 && (args.length === item.paramsIndex + 1 || (args.length === item.paramsIndex + 2 && Node.isObjectLiteralExpression(optionsArg)));
     if (item.opaque || !usable || !placeable) {
-      const why = item.opaque ? 'its request options are not an object literal' : !usable ? 'the handler has no named request parameter or the scaffold has no providers.ts' : 'its parameters are not an object literal';
+      const why = item.opaque ? 'its request options are not an object literal' : !usable ? 'the handler cannot reach its idempotency context (no named request parameter) or the scaffold has no providers.ts' : 'its parameters are not an object literal';
       out.manual.push({ action: target.action, file: target.file, line, reason: `stripe.${item.operation} needs stripeRequestOptions(idempotencyOf(request)) as request options; not edited because ${why}` });
       continue;
     }

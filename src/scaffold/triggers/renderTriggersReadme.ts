@@ -72,6 +72,10 @@ ${mount}
   \`X-GitHub-Delivery\`). A resend of a finished event gets 200 without running; a concurrent duplicate waits for
   the first delivery (up to the action's lease) and then gets 200 too, or 409 if it is still running, so the
   provider resends. A failing handler gets 500 and the provider resends; event types you do not handle get 200.
+- A route that checks the signature itself (\`stripe.webhooks.constructEvent\`, Adyen's \`validateHMAC\`,
+  a PayPal verify-webhook-signature call) keeps its check and dedupes the verified event by the same key:
+  \`stripeEventOf(event)\`, \`adyenEventOf(item)\` and \`paypalEventOf(event, transmissionId)\` from
+  webhooks/verify.ts give its \`{ id, type }\`.
 - Out of order: with \`ordering\`, an event older (by its creation time) than the newest one applied for the same
   object is acknowledged without running \`handle\`; equal times both apply.`);
   }

@@ -35,6 +35,12 @@ describe('a design whose only action is a webhook', () => {
     const triggers = fileOf(files, 'TRIGGERS.md');
     expect(triggers).toContain('createWebhookProcessor');
     expect(triggers).not.toContain('idempotency.handleStripeWebhook');
+    // A route that verifies the signature itself is pointed at the identity helpers verify.ts really exports.
+    const verify = fileOf(files, 'webhooks/verify.ts');
+    for (const helper of ['stripeEventOf', 'adyenEventOf', 'paypalEventOf']) {
+      expect(triggers).toContain(`\`${helper}(`);
+      expect(verify).toContain(`export function ${helper}(`);
+    }
     expect(files.map((file) => file.path)).toContain('src/idempotency/webhooks/webhooks.ts');
   });
 

@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import { describeDuration } from '../config/duration.js';
 import type { ActionDesign, CleanupPolicy, FingerprintPolicy, KeyPolicy, LockPolicy, ResponsePolicy, StackDesign, StorageDesign } from './types.js';
 import { LEASE_SAFETY_FACTOR, SKEW_BUFFER_MS, DEFAULT_DURATION_MS } from './timing.js';
+import { STORE_FACTS } from './storeFacts.js';
 
 export const FINGERPRINT_ALGORITHM_ID = 'sha256-canonical-json-v1';
 export const PROBLEM_TYPE_BASE = 'https://idempotency-builder.dev/problems/';
@@ -66,6 +67,7 @@ export function buildFingerprintPolicy(config: Config): FingerprintPolicy {
 
 export function buildLockPolicy(config: Config, stack: StackDesign, actions: readonly ActionDesign[]): LockPolicy {
   const skew = SKEW_BUFFER_MS[config.concurrency];
+  const facts = STORE_FACTS[stack.storeDatabase];
   const leases = actions.map((a) => `${a.name} ${describeDuration(a.lockTimeoutMs)}${a.heartbeatMs ? ` (heartbeat every ${describeDuration(a.heartbeatMs)})` : ''}`);
   return {
     skewBufferMs: skew,
@@ -76,11 +78,9 @@ export function buildLockPolicy(config: Config, stack: StackDesign, actions: rea
       config.inFlight === 'wait'
         ? 'A duplicate of a request still running waits briefly (polling the record) for the first one to finish and then replays its response; if it is still running after the wait it gets 409 with Retry-After.'
         : 'A duplicate of a request still running gets 409 at once, with Retry-After set to the time left on the lease; waiting would tie up a connection and a worker for a response the client can fetch by retrying.',
-    reclaim:
-      'An expired lease is reclaimed inside the claim statement itself: the same INSERT … ON CONFLICT DO UPDATE takes over the row only WHERE status = \'PROCESSING\' AND locked_until <= now(), and increments fencing_token. Completion and release are conditioned on the fencing token, so the old owner\'s late write matches no row and is rejected.',
-    clock:
-      'Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by the database with now(); the application never sends one, so instance clock skew cannot cause a false reclaim.',
-    aba: 'The reclaim checks status and lease expiry in the same statement that takes the row; two nodes cannot both reclaim, because the row lock serialises them and the second no longer sees an expired lease.',
+    reclaim: facts.reclaim,
+    clock: facts.clock,
+    aba: facts.aba,
     summary: `Leases per action: ${leases.join('; ')}.`,
   };
 }

@@ -46,6 +46,12 @@ export interface StoreFacts {
   detectionTimeouts: (b: StoreBudgets) => string;
   /** How every store call is bounded, and why a claim the client was told failed takes nothing. */
   bounds: (b: StoreBudgets) => string;
+  /** Section 4: how an expired record or a lapsed lease is taken over, and what fences the old owner. */
+  reclaim: string;
+  /** Section 4: whose clock the lease and expiry are measured on. */
+  clock: string;
+  /** Section 4: why two nodes cannot both take over the same lapsed lease. */
+  aba: string;
   /** The store's rows of "When the store or the completion fails" (the transactional completion row follows). */
   failures: (b: StoreBudgets) => StoreFailure[];
 }
@@ -74,6 +80,11 @@ const POSTGRES: StoreFacts = {
   detectionTimeouts: (b) => `store time-outs ${sec(b.acquireTimeoutMs)} to get a connection, ${sec(b.statementTimeoutMs)} per statement`,
   bounds: (b) =>
     `Every store call is bounded twice: at most ${sec(b.acquireTimeoutMs)} to get a pooled connection and at most ${sec(b.statementTimeoutMs)} per statement, enforced by the server (statement_timeout, and lock_timeout ${sec(b.lockTimeoutMs)} for a claim waiting on a concurrent duplicate, both session parameters of the store's connections). Past that the request fails closed with 503 rather than running unprotected. A claim the client was told failed can never commit afterwards: in lease mode the server cancels a claim that runs past statement_timeout, and the claim carries a deadline on the database clock (learned from the database's own readings and counted on the app's monotonic clock, so a step of the app's wall clock cannot move it), so one the network delivers late takes nothing; in transactional mode nothing is durable before COMMIT, which is sent only after every answer arrived.`,
+  reclaim:
+    "An expired lease is reclaimed inside the claim statement itself: the same INSERT … ON CONFLICT DO UPDATE takes over the row only WHERE status = 'PROCESSING' AND locked_until <= now(), and increments fencing_token. Completion and release are conditioned on the fencing token, so the old owner's late write matches no row and is rejected.",
+  clock:
+    "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by the database with now(); the application never sends one, so instance clock skew cannot cause a false reclaim.",
+  aba: "The reclaim checks status and lease expiry in the same statement that takes the row; two nodes cannot both reclaim, because the row lock serialises them and the second no longer sees an expired lease.",
   failures: (b) => [
     NO_CONNECTION(b),
     {
@@ -98,6 +109,11 @@ const MYSQL: StoreFacts = {
   detectionTimeouts: (b) => `store time-outs ${sec(b.acquireTimeoutMs)} to get a connection, ${sec(b.statementTimeoutMs)} per statement (on the client), ${sec(lockSeconds(b.lockTimeoutMs) * 1_000)} row-lock wait (innodb_lock_wait_timeout)`,
   bounds: (b) =>
     `Every store call is bounded twice, on the client: at most ${sec(b.acquireTimeoutMs)} to get a pooled connection and at most ${sec(b.statementTimeoutMs)} per statement. mysql2 sends no time-out the server enforces (MySQL's max_execution_time covers only SELECT), so the store races each statement against a timer and destroys a connection that overruns it; the server then rolls back that connection's open transaction. A claim waiting on a concurrent duplicate's row lock is bounded by the server: innodb_lock_wait_timeout, set to ${sec(lockSeconds(b.lockTimeoutMs) * 1_000)} (whole seconds) for that statement only, after which the duplicate gets 409. Past that the request fails closed with 503 rather than running unprotected. A claim is durable only at its COMMIT; if the COMMIT went out and its answer was lost, the claim may stand, but no action ran, so "not processed" is still true and the retry takes the key over once the lease lapses.`,
+  reclaim:
+    "An expired record or a lapsed lease is taken over inside the claim's transaction: once INSERT … ON DUPLICATE KEY UPDATE has locked the row and SELECT … FOR UPDATE has read it, an UPDATE re-checks WHERE expires_at <= UTC_TIMESTAMP(3) OR (status = 'PROCESSING' AND locked_until <= UTC_TIMESTAMP(3) for the same fingerprint) and writes a new fencing_token. Completion and release are conditioned on the fencing token, so the old owner's late write matches no row and is rejected.",
+  clock:
+    "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by the database with UTC_TIMESTAMP(3); the application never sends one, so instance clock skew cannot cause a false reclaim.",
+  aba: "The takeover runs under the row lock the claim's INSERT took and re-checks status and lease expiry in its WHERE; two nodes cannot both reclaim, because the second waits for the first one's transaction and then no longer sees a lapsed lease.",
   failures: (b) => [
     NO_CONNECTION(b),
     {
@@ -122,6 +138,11 @@ const SQLITE: StoreFacts = {
   detectionTimeouts: (b) => `the wait for the write lock is at most ${sec(b.storeTimeoutMs)}`,
   bounds: (b) =>
     `SQLite statements run synchronously in this process, so there is no connection to wait for and no statement time-out; what is bounded is the wait for the write lock. busy_timeout is 0 (better-sqlite3 would otherwise wait synchronously and block the event loop), and the store retries BEGIN IMMEDIATE asynchronously for at most ${sec(b.storeTimeoutMs)}; past that the request fails closed with 503 rather than running unprotected. A claim the client was told failed can never commit afterwards: a claim that did not get the lock wrote nothing, and one that did commits before the store answers.`,
+  reclaim:
+    "An expired record or a lapsed lease is taken over inside the claim's BEGIN IMMEDIATE transaction: the read finds it expired, or PROCESSING with locked_until in the past for the same fingerprint, and an UPDATE writes a new fencing_token. Completion and release are conditioned on the fencing token, so the old owner's late write matches no row and is rejected.",
+  clock:
+    "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by SQLite from julianday('now') in the statement; the application never sends one. Every process that opens the database file runs on the machine that holds it, so they share one clock.",
+  aba: "SQLite has one writer: the read and the takeover run under BEGIN IMMEDIATE's write lock with nothing in between, so two processes cannot both reclaim; the second one finds the first one's new lease.",
   failures: (b) => [
     {
       failure: `The write lock held by another transaction (a transactional request, another process) for longer than ${sec(b.storeTimeoutMs)}`,
@@ -144,6 +165,11 @@ const REDIS: StoreFacts = {
   detectionTimeouts: (b) => `store time-outs ${sec(b.acquireTimeoutMs)} to connect, ${sec(b.storeTimeoutMs)} per command (on the client)`,
   bounds: (b) =>
     `Every store call is bounded on the client: the connection opens within ${sec(b.acquireTimeoutMs)} (connectTimeout), and each script gets at most ${sec(b.storeTimeoutMs)} (the store's own timer; ioredis commandTimeout ${sec(b.statementTimeoutMs)} as well). Redis enforces no time-out a command can carry. Past that the request fails closed with 503 rather than running unprotected. A claim the store gave up on may still run on the server after the timer fired; the store then sends a release fenced by that claim's token, so the key is not held for a lease, and "not processed" stays true because no action ran.`,
+  reclaim:
+    "A lapsed lease is reclaimed inside the claim script itself: the lease is a key of its own set with SET … PX, so once it has expired on the Redis clock the script finds the record PROCESSING without a lease key and, for the same request, writes a new fencing token and a new lease. An expired record is gone with its TTL, so its key is claimed as new. Completion, release and lease extension are scripts that compare the fencing token first, so the old owner's late write changes nothing.",
+  clock:
+    "Leases and retention are expiries on the Redis server's clock (SET … PX, PEXPIRE); the application never sends a timestamp, so instance clock skew cannot cause a false reclaim.",
+  aba: "The claim script runs atomically: Redis runs one script at a time, so two nodes cannot both reclaim; the second one finds the first one's live lease key.",
   failures: (b) => [
     {
       failure: `No connection to Redis within ${sec(b.acquireTimeoutMs)}, or a script unanswered after ${sec(b.storeTimeoutMs)}`,
@@ -166,6 +192,11 @@ const DYNAMODB: StoreFacts = {
   detectionTimeouts: (b) => `store time-outs ${sec(b.acquireTimeoutMs)} to connect, ${sec(b.storeTimeoutMs)} per request (on the client, one attempt)`,
   bounds: (b) =>
     `Every store call is one HTTP request with a single attempt (maxAttempts 1): the connection opens within ${sec(b.acquireTimeoutMs)} (connectionTimeout), and the store aborts a request that has not answered within ${sec(b.storeTimeoutMs)} (an AbortSignal). DynamoDB enforces no time-out a request can carry. Past that the request fails closed with 503 rather than running unprotected. A claim the store gave up on may still land; the store then sends a release conditional on that claim's token, so the key is not held for a lease, and "not processed" stays true because no action ran.`,
+  reclaim:
+    "A lapsed lease is reclaimed by an UpdateItem conditional on the old fencing token and leaseUntil < now; an expired record is overwritten by the claim's PutItem itself, whose condition admits a record past both its retention and its lease. Completion, release and lease extension are conditional on the fencing token, so the old owner's late write fails its condition and is rejected.",
+  clock:
+    "DynamoDB has no server clock a condition can read: leaseUntil and expiresAt are written and compared in epoch milliseconds from the application server's clock, so instance clock skew moves leases. Keep the servers' clocks synchronised (NTP) and leases well above their drift.",
+  aba: "The takeover's condition names the old fencing token: two nodes cannot both reclaim, because the first one's write replaces the token and the second one's condition then fails.",
   failures: (b) => [
     {
       failure: `No connection to DynamoDB within ${sec(b.acquireTimeoutMs)}, or a request unanswered after ${sec(b.storeTimeoutMs)}`,
@@ -190,6 +221,11 @@ const MONGODB: StoreFacts = {
   detectionTimeouts: (b) => `bound every call at ${sec(b.storeTimeoutMs)}`,
   bounds: (b) =>
     `Bound every store call: at most ${sec(b.acquireTimeoutMs)} to get a connection and ${sec(b.statementTimeoutMs)} per operation (maxTimeMS on the server). Past that the request fails closed with 503 rather than running unprotected.`,
+  reclaim:
+    "An expired lease is reclaimed inside the claim itself: the findOneAndUpdate filter matches the record only when it is expired or PROCESSING with a lapsed lease, and the update writes a new fencing token. Completion and release filter on the fencing token, so the old owner's late write matches no document.",
+  clock:
+    "Compute every timestamp on the server ($$NOW in an update pipeline), never from the application, so instance clock skew cannot cause a false reclaim.",
+  aba: "The filter checks status and lease expiry in the same operation that takes the document; two nodes cannot both reclaim, because single-document writes are atomic and the second one no longer matches.",
   failures: (b) => [
     NO_CONNECTION(b),
     {

@@ -27,6 +27,10 @@ export interface StoreFacts {
   kind: StackDesign['storeKind'];
   /** The "Atomic claim" row: the claim in words and code. */
   claimPrimitive: string;
+  /** The claim named in a phrase, for the anti-pattern it replaces: "the single INSERT … ON CONFLICT on the primary key". */
+  claimShort: string;
+  /** After "With several instances, ": which clock every lease comparison uses. */
+  leaseClock: string;
   /** How the overview says a key is claimed: "with one atomic statement". */
   claimIn: string;
   /**
@@ -69,6 +73,9 @@ const NO_CONNECTION = (b: StoreBudgets): StoreFailure => ({
 const POSTGRES: StoreFacts = {
   kind: 'relational',
   claimPrimitive: 'INSERT … ON CONFLICT (scope, key) DO UPDATE … WHERE the existing row is expired or its lease has lapsed, RETURNING the row and whether it was taken',
+  claimShort: "the single INSERT … ON CONFLICT on the primary key",
+  leaseClock:
+    "every lease comparison uses the database's now(); the application never sends a timestamp.",
   claimIn: 'with one atomic statement',
   codeNames: ['INSERT INTO', 'ON CONFLICT (scope, key) DO UPDATE', 'RETURNING', 'statement_timeout', 'lock_timeout', 'BEGIN', 'COMMIT'],
   transactional: true,
@@ -98,6 +105,9 @@ const POSTGRES: StoreFacts = {
 const MYSQL: StoreFacts = {
   kind: 'relational',
   claimPrimitive: 'In one transaction: INSERT … ON DUPLICATE KEY UPDATE scope = scope (inserts a new key; on an existing one it changes nothing but takes the row lock), SELECT … FOR UPDATE to read the row back, and only for an expired key or a lapsed lease of the same request a conditional UPDATE with a new fencing token',
+  claimShort: "one INSERT … ON DUPLICATE KEY UPDATE on the primary key, which takes the key's row lock before anything is decided",
+  leaseClock:
+    "every lease comparison uses the database's UTC_TIMESTAMP(3); the application never sends a timestamp.",
   claimIn: 'with one short transaction (INSERT … ON DUPLICATE KEY UPDATE, then SELECT … FOR UPDATE)',
   codeNames: ['INSERT INTO', 'ON DUPLICATE KEY UPDATE scope = scope', 'FOR UPDATE', 'START TRANSACTION', 'COMMIT', 'ROLLBACK', 'innodb_lock_wait_timeout', 'connectTimeout'],
   transactional: true,
@@ -108,7 +118,7 @@ const MYSQL: StoreFacts = {
     `every claim is one transaction, in lease and transactional mode alike: INSERT … ON DUPLICATE KEY UPDATE takes the key's row lock, SELECT … FOR UPDATE reads the row back and answers a duplicate of a finished or running request with nothing changed; lease mode commits at once (six round trips for a new key or a replay), transactional mode keeps the transaction open for the action's writes and one COMMIT`,
   detectionTimeouts: (b) => `store time-outs ${sec(b.acquireTimeoutMs)} to get a connection, ${sec(b.statementTimeoutMs)} per statement (on the client), ${sec(lockSeconds(b.lockTimeoutMs) * 1_000)} row-lock wait (innodb_lock_wait_timeout)`,
   bounds: (b) =>
-    `Every store call is bounded twice, on the client: at most ${sec(b.acquireTimeoutMs)} to get a pooled connection and at most ${sec(b.statementTimeoutMs)} per statement. mysql2 sends no time-out the server enforces (MySQL's max_execution_time covers only SELECT), so the store races each statement against a timer and destroys a connection that overruns it; the server then rolls back that connection's open transaction. A claim waiting on a concurrent duplicate's row lock is bounded by the server: innodb_lock_wait_timeout, set to ${sec(lockSeconds(b.lockTimeoutMs) * 1_000)} (whole seconds) for that statement only, after which the duplicate gets 409. Past that the request fails closed with 503 rather than running unprotected. A claim is durable only at its COMMIT; if the COMMIT went out and its answer was lost, the claim may stand, but no action ran, so "not processed" is still true and the retry takes the key over once the lease lapses.`,
+    `Every store call is bounded twice, on the client: at most ${sec(b.acquireTimeoutMs)} to get a pooled connection and at most ${sec(b.statementTimeoutMs)} per statement. mysql2 sends no statement time-out the server enforces, so the store races each statement against a timer and destroys a connection that overruns it; the server then rolls back that connection's open transaction. A claim waiting on a concurrent duplicate's row lock is bounded by the server: innodb_lock_wait_timeout, set to ${sec(lockSeconds(b.lockTimeoutMs) * 1_000)} (whole seconds) for that statement only, after which the duplicate gets 409. Past that the request fails closed with 503 rather than running unprotected. A claim is durable only at its COMMIT; if the COMMIT went out and its answer was lost, the claim may stand, but no action ran, so "not processed" is still true and the retry takes the key over once the lease lapses.`,
   reclaim:
     "An expired record or a lapsed lease is taken over inside the claim's transaction: once INSERT … ON DUPLICATE KEY UPDATE has locked the row and SELECT … FOR UPDATE has read it, an UPDATE re-checks WHERE expires_at <= UTC_TIMESTAMP(3) OR (status = 'PROCESSING' AND locked_until <= UTC_TIMESTAMP(3) for the same fingerprint) and writes a new fencing_token. Completion and release are conditioned on the fencing token, so the old owner's late write matches no row and is rejected.",
   clock:
@@ -127,6 +137,9 @@ const MYSQL: StoreFacts = {
 const SQLITE: StoreFacts = {
   kind: 'relational',
   claimPrimitive: "BEGIN IMMEDIATE (SQLite's single write lock), a SELECT of the key, then a plain INSERT for a new key or a takeover UPDATE with a new fencing token for an expired key or a lapsed lease of the same request, all synchronously under the lock",
+  claimShort: "a read and an INSERT under BEGIN IMMEDIATE, SQLite's single write lock",
+  leaseClock:
+    "every lease comparison uses SQLite's julianday('now') on the machine that holds the database file; the application never sends a timestamp.",
   claimIn: "in one write transaction under SQLite's single write lock",
   codeNames: ['BEGIN IMMEDIATE', 'INSERT INTO', 'COMMIT', 'busy_timeout = 0', 'journal_mode = WAL'],
   transactional: true,
@@ -155,6 +168,9 @@ const SQLITE: StoreFacts = {
 const REDIS: StoreFacts = {
   kind: 'key-value',
   claimPrimitive: "One Lua script (EVALSHA), atomic on the server: where no record exists it creates the record hash and sets the lease key with SET … PX (the lease expires on the Redis clock); a lapsed lease of the same request is taken over with a new fencing token. Completion, release, lease extension and saga steps are scripts that compare the fencing token first",
+  claimShort: "one Lua script that creates the record only where none exists",
+  leaseClock:
+    "every lease is an expiry on the Redis server's clock (SET … PX); the application never sends a timestamp.",
   claimIn: 'with one atomic Lua script',
   codeNames: ['EVALSHA', "'PX'", 'PEXPIRE', 'commandTimeout', 'connectTimeout'],
   transactional: false,
@@ -182,6 +198,9 @@ const REDIS: StoreFacts = {
 const DYNAMODB: StoreFacts = {
   kind: 'key-value',
   claimPrimitive: 'PutItem with ConditionExpression attribute_not_exists(pk) OR (expiresAt < :now AND leaseUntil < :now) and ReturnValuesOnConditionCheckFailure ALL_OLD, so a duplicate comes back with the failed condition; a lapsed lease of the same request is taken over by an UpdateItem conditional on the old fencing token. The times compared are the application server\'s clock: DynamoDB has no server clock a condition can read',
+  claimShort: "one conditional PutItem on attribute_not_exists(pk)",
+  leaseClock:
+    "the DynamoDB store cannot avoid it: DynamoDB has no server clock a condition can read, so leases are compared with the application servers' clocks. Keep them synchronised (NTP) and leases well above their drift.",
   claimIn: 'with one conditional PutItem',
   codeNames: ['PutCommand', 'attribute_not_exists(pk)', 'ReturnValuesOnConditionCheckFailure', 'UpdateCommand', 'abortSignal', 'maxAttempts: 1', 'connectionTimeout', 'ttl'],
   transactional: false,
@@ -210,6 +229,9 @@ const DYNAMODB: StoreFacts = {
 const MONGODB: StoreFacts = {
   kind: 'document',
   claimPrimitive: 'findOneAndUpdate with upsert on a unique index over {scope, key}, the takeover conditions in the filter',
+  claimShort: "one findOneAndUpdate with upsert on the unique index over {scope, key}",
+  leaseClock:
+    "every lease comparison must use the server's clock ($$NOW); the application never sends a timestamp.",
   claimIn: 'with one atomic findOneAndUpdate',
   codeNames: [],
   transactional: true,

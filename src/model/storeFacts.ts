@@ -31,6 +31,10 @@ export interface StoreFacts {
   claimShort: string;
   /** After "With several instances, ": which clock every lease comparison uses. */
   leaseClock: string;
+  /** A store without a schema: how it makes a second record for a key impossible (else PRIMARY KEY (scope, key)). */
+  uniqueness?: string;
+  /** A store without a schema: what stands in for the DDL's constraints, introducing the store's table or script. */
+  schemaIntro?: string;
   /** How the overview says a key is claimed: "with one atomic statement". */
   claimIn: string;
   /**
@@ -171,6 +175,10 @@ const REDIS: StoreFacts = {
   claimShort: "one Lua script that creates the record only where none exists",
   leaseClock:
     "every lease is an expiry on the Redis server's clock (SET … PX); the application never sends a timestamp.",
+  uniqueness:
+    "Redis enforces uniqueness in the claim script, which creates the record for (scope, key) only where none exists",
+  schemaIntro:
+    "Redis has no schema: the claim script below is what makes a second claim of a live key impossible. It runs atomically on the server, creates the record only where none exists, and gives the lease its expiry on the server clock.",
   claimIn: 'with one atomic Lua script',
   codeNames: ['EVALSHA', "'PX'", 'PEXPIRE', 'commandTimeout', 'connectTimeout'],
   transactional: false,
@@ -201,6 +209,10 @@ const DYNAMODB: StoreFacts = {
   claimShort: "one conditional PutItem on attribute_not_exists(pk)",
   leaseClock:
     "the DynamoDB store cannot avoid it: DynamoDB has no server clock a condition can read, so leases are compared with the application servers' clocks. Keep them synchronised (NTP) and leases well above their drift.",
+  uniqueness:
+    "DynamoDB enforces uniqueness with the claim's conditional PutItem, attribute_not_exists(pk) on the partition key pk that holds (scope, key)",
+  schemaIntro:
+    "DynamoDB has no schema beyond the table's partition key pk and its ttl attribute (below): the claim's conditional PutItem is what makes a second claim of a live key impossible. It creates the record only where none exists or the old one is past both its retention and its lease, and DynamoDB TTL deletes a record some time after its ttl.",
   claimIn: 'with one conditional PutItem',
   codeNames: ['PutCommand', 'attribute_not_exists(pk)', 'ReturnValuesOnConditionCheckFailure', 'UpdateCommand', 'abortSignal', 'maxAttempts: 1', 'connectionTimeout', 'ttl'],
   transactional: false,

@@ -1,5 +1,6 @@
 import { describeDuration } from '../../config/duration.js';
 import { describeBytes } from '../../model/policies.js';
+import { STORE_FACTS } from '../../model/storeFacts.js';
 import type { ActionDesign, DesignModel } from '../../model/types.js';
 import { formatProbability } from '../../model/uniqueness.js';
 import type { CodeSample } from '../code/index.js';
@@ -317,7 +318,8 @@ function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly
 function uniquenessClaim(model: DesignModel): Inline[] {
   const reference = model.scaffold?.reference !== undefined;
   const store = reference ? 'postgres' : model.stack.storeDatabase;
-  if (store === 'redis') return ['Redis enforces uniqueness in the claim script, which creates the record for (scope, key) only where none exists'];
+  const { uniqueness } = STORE_FACTS[store];
+  if (uniqueness) return [uniqueness];
   const column = store === 'mysql' || store === 'mariadb' ? '`key`' : 'key';
   return ['The database enforces uniqueness with ', code(`PRIMARY KEY (scope, ${column})`)];
 }
@@ -326,7 +328,8 @@ function uniquenessClaim(model: DesignModel): Inline[] {
 function storeCodeIntro(model: DesignModel): string {
   const reference = model.scaffold?.reference;
   if (reference) return `The stack has no scaffolding target of its own, so this is the store of the reference target (${reference}) the generated code runs on; port its constraints to your database as they are. The PRIMARY KEY and CHECK constraints are what make double processing impossible, whatever the application does.`;
-  if (model.stack.storeDatabase === 'redis') return 'Redis has no schema: the claim script below is what makes a second claim of a live key impossible. It runs atomically on the server, creates the record only where none exists, and gives the lease its expiry on the server clock.';
+  const { schemaIntro } = STORE_FACTS[model.stack.storeDatabase];
+  if (schemaIntro) return schemaIntro;
   return `Ready to run on ${model.stack.databaseLabel}. The PRIMARY KEY and CHECK constraints are what make double processing impossible, whatever the application does.`;
 }
 

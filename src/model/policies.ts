@@ -142,14 +142,14 @@ export function buildCleanup(retentionMs: number, highVolume: boolean, database?
   // Run often enough that expired rows stay a small fraction of the live window; at high volume, more often
   // so each run deletes less and autovacuum keeps up.
   const everyMinutes = highVolume ? 5 : retentionMs >= 7 * 86_400_000 ? 60 : 15;
-  const redis = database === 'redis';
+  const selfCleaning = database ? STORE_FACTS[database].selfCleaning : undefined;
   return {
-    job: !redis,
+    job: !selfCleaning,
     schedule: everyMinutes === 60 ? '7 * * * *' : `*/${everyMinutes} * * * *`,
     scheduleLabel: `every ${everyMinutes} minutes`,
     batchSize: 1_000,
-    strategy: redis
-      ? 'Redis deletes each record itself, so there is no cleanup job: the claim gives a new record an expiry of at least its lease, and the completion script below sets it to the retention once the response is stored.'
-      : 'Delete up to 1,000 expired rows per statement, repeating until a batch comes back short. Finished rows go once expires_at has passed; a PROCESSING row goes only when both its retention and its lease have lapsed (an abandoned claim), so a live claim is never deleted, however old.',
+    strategy:
+      selfCleaning ??
+      'Delete up to 1,000 expired rows per statement, repeating until a batch comes back short. Finished rows go once expires_at has passed; a PROCESSING row goes only when both its retention and its lease have lapsed (an abandoned claim), so a live claim is never deleted, however old.',
   };
 }

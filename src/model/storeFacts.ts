@@ -35,6 +35,8 @@ export interface StoreFacts {
   uniqueness?: string;
   /** A store without a schema: what stands in for the DDL's constraints, introducing the store's table or script. */
   schemaIntro?: string;
+  /** A store that deletes its own records (TTL): why there is no cleanup job. */
+  selfCleaning?: string;
   /** How the overview says a key is claimed: "with one atomic statement". */
   claimIn: string;
   /**
@@ -179,6 +181,8 @@ const REDIS: StoreFacts = {
     "Redis enforces uniqueness in the claim script, which creates the record for (scope, key) only where none exists",
   schemaIntro:
     "Redis has no schema: the claim script below is what makes a second claim of a live key impossible. It runs atomically on the server, creates the record only where none exists, and gives the lease its expiry on the server clock.",
+  selfCleaning:
+    "Redis deletes each record itself, so there is no cleanup job: the claim gives a new record an expiry of at least its lease, and the completion script below sets it to the retention once the response is stored.",
   claimIn: 'with one atomic Lua script',
   codeNames: ['EVALSHA', "'PX'", 'PEXPIRE', 'commandTimeout', 'connectTimeout'],
   transactional: false,
@@ -213,6 +217,8 @@ const DYNAMODB: StoreFacts = {
     "DynamoDB enforces uniqueness with the claim's conditional PutItem, attribute_not_exists(pk) on the partition key pk that holds (scope, key)",
   schemaIntro:
     "DynamoDB has no schema beyond the table's partition key pk and its ttl attribute (below): the claim's conditional PutItem is what makes a second claim of a live key impossible. It creates the record only where none exists or the old one is past both its retention and its lease, and DynamoDB TTL deletes a record some time after its ttl.",
+  selfCleaning:
+    "DynamoDB deletes each record itself, so there is no cleanup job: the claim writes a ttl of at least its lease and its retention, the completion sets it to the retention, and DynamoDB TTL deletes the record some time after that (TTL is lazy, so reads treat a record past its retention as gone).",
   claimIn: 'with one conditional PutItem',
   codeNames: ['PutCommand', 'attribute_not_exists(pk)', 'ReturnValuesOnConditionCheckFailure', 'UpdateCommand', 'abortSignal', 'maxAttempts: 1', 'connectionTimeout', 'ttl'],
   transactional: false,

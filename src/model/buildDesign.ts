@@ -133,7 +133,7 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
     stack,
     concurrency: { value: config.concurrency, ...CONCURRENCY_TEXT[config.concurrency] },
     actions,
-    keys: buildKeyPolicy(actions),
+    keys: buildKeyPolicy(actions, stack.storeDatabase),
     fingerprint: buildFingerprintPolicy(config),
     lock: buildLockPolicy(config, stack, actions),
     retention,

@@ -22,7 +22,8 @@ export function describeBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-export function buildKeyPolicy(actions: readonly ActionDesign[]): KeyPolicy {
+export function buildKeyPolicy(actions: readonly ActionDesign[], database?: StackDesign['storeDatabase']): KeyPolicy {
+  const uniqueness = database ? STORE_FACTS[database].uniqueness : undefined;
   const derived = actions.filter((a) => a.key.source === 'derived');
   return {
     header: 'Idempotency-Key',
@@ -35,7 +36,7 @@ export function buildKeyPolicy(actions: readonly ActionDesign[]): KeyPolicy {
       'Printable ASCII without whitespace, commas or double quotes (0x21–0x7E except 0x22 and 0x2C): empty keys, spaces, commas, control characters and non-ASCII are rejected with 400.',
       'One optional pair of surrounding double quotes (the IETF draft\'s structured-field form, Idempotency-Key: "…") is removed first.',
       'A header sent twice is rejected with 400, whether the framework hands it over as a list or joined into "a, b".',
-      'Uniqueness is enforced by the database: PRIMARY KEY on (scope, key).',
+      uniqueness ? `${uniqueness}.` : 'Uniqueness is enforced by the database: PRIMARY KEY on (scope, key).',
     ],
     generation:
       derived.length > 0

@@ -117,7 +117,7 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
   const storage = buildStorage(config);
   const cleanup = buildCleanup(retention.effectiveMs, storage.highVolume, stack.storeDatabase);
   const detection = decideDetection(config, stack);
-  const responses = buildResponsePolicy(config, actions);
+  const responses = buildResponsePolicy(config, actions, stack.storeDatabase);
   const providers = buildProviders(config, actions);
   const ctx = { actions, responses, retention, storage, providers, sagas, stack, cleanup, detection };
   const antiPatterns = selectAntiPatterns({ config, stack, actions, highVolume: storage.highVolume });

@@ -86,7 +86,9 @@ export function buildLockPolicy(config: Config, stack: StackDesign, actions: rea
   };
 }
 
-export function buildResponsePolicy(config: Config, actions: readonly ActionDesign[]): ResponsePolicy {
+export function buildResponsePolicy(config: Config, actions: readonly ActionDesign[], database?: StackDesign['storeDatabase']): ResponsePolicy {
+  // A lease-only store (Redis, DynamoDB) never runs an action in transactional mode.
+  const transactional = database ? STORE_FACTS[database].transactional : true;
   const shortest = Math.min(...actions.map((a) => a.lockTimeoutMs));
   const mismatch = config.conflictStatus;
   return {
@@ -111,7 +113,7 @@ export function buildResponsePolicy(config: Config, actions: readonly ActionDesi
       { situation: 'Action returns a definitive 4xx (e.g. 402)', response: 'Stored and replayed like a success', stored: 'Yes' },
       { situation: '401, 403, 429 before the action', response: 'Produced before any claim', stored: 'Never' },
       { situation: 'Store unavailable or slow before the action', response: '503 + Retry-After, "not processed" (the claim never committed), fail closed', stored: 'No' },
-      { situation: 'Completion cannot be recorded (transactional mode)', response: '503 "not processed": the claim and the action\'s writes were rolled back together; if the COMMIT\'s answer itself was lost, 503 "outcome unknown"', stored: 'No' },
+      ...(transactional ? [{ situation: 'Completion cannot be recorded (transactional mode)', response: '503 "not processed": the claim and the action\'s writes were rolled back together; if the COMMIT\'s answer itself was lost, 503 "outcome unknown"', stored: 'No' }] : []),
       { situation: 'Completion cannot be recorded (lease mode)', response: 'Retried with the same fencing token, then 503 "outcome unknown, retry later with the same key"; the lease lapses and a retry re-runs with the same provider keys', stored: 'Not yet' },
       { situation: `Response body above ${describeBytes(config.maxStoredResponseBytes)}`, response: 'Sent once; a retry gets 409 response-not-replayable, never a second execution', stored: 'Status and SHA-256 only' },
       { situation: 'Method other than the action\'s', response: 'Passes through untouched', stored: 'No' },

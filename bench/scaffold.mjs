@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import express from 'express';
 import pg from 'pg';
+import { startCounter } from './runtime/pgCounter.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // `npm run bench -- --flag` hands every bench the same flags; this one takes only positional numbers.
@@ -48,33 +49,40 @@ writeFileSync(
 execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir], { stdio: 'inherit' });
 const scaffold = await import(pathToFileURL(path.join(dir, 'dist/idempotency/index.js')).href);
 
-// 2. A private schema with the generated migration; a pool that counts round trips.
+// 2. A private schema with the generated migration, and the pool the scaffold tells users to make (createPool with
+// POLICY: statement_timeout and lock_timeout as session parameters, so a lease claim is one autocommit statement).
+// The store checks out a client per call (pool.connect), so round trips are counted on the wire: a second app on a
+// pool through the loopback counter of bench/runtime/pgCounter.mjs, used only in a counting pass after each timed
+// run (forwarding costs CPU, so throughput is never measured through it).
 const schema = `idem_bench_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+const withSchema = (url) => `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
 const admin = new pg.Client({ connectionString: DATABASE_URL });
 await admin.connect();
 await admin.query(`CREATE SCHEMA ${schema}`);
-const pool = new pg.Pool({ connectionString: DATABASE_URL, options: `-c search_path=${schema}`, max: CONCURRENCY + 4 });
+const pool = scaffold.createPool(withSchema(DATABASE_URL), scaffold.POLICY, CONCURRENCY + 4);
 await pool.query(readFileSync(path.join(dir, 'src/idempotency/migrations/001_create_idempotency_store.sql'), 'utf8'));
-let roundTrips = 0;
-const query = pool.query.bind(pool);
-pool.query = (...args) => {
-  roundTrips += 1;
-  return query(...args);
-};
+const target = new URL(DATABASE_URL);
+const counter = await startCounter({ host: target.hostname, port: Number(target.port || 5432) });
+const countedPool = scaffold.createPool(withSchema(DATABASE_URL.replace(/@[^/]+\//, `@127.0.0.1:${counter.port}/`)), scaffold.POLICY, 4);
+const COUNT_REQUESTS = Math.min(REQUESTS, 300);
 
-const idempotency = scaffold.createIdempotency({ pool, principal: () => 'usr_bench' });
-const app = express();
-app.use(express.json());
 const handler = (req, res) => res.status(201).json({ id: 'pay_1', amount: req.body.amount, currency: req.body.currency });
-app.post('/bare', handler);
-app.post('/payments', idempotency.createPayment, handler);
-const server = app.listen(0);
-await new Promise((resolve) => server.once('listening', resolve));
-const port = server.address().port;
+async function listen(storePool) {
+  const idempotency = scaffold.createIdempotency({ pool: storePool, principal: () => 'usr_bench' });
+  const app = express();
+  app.use(express.json());
+  app.post('/bare', handler);
+  app.post('/payments', idempotency.createPayment, handler);
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return server;
+}
+const server = await listen(pool);
+const countedServer = await listen(countedPool);
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 const body = JSON.stringify({ amount: 4999, currency: 'EUR', recipientId: 'acct_xyz' });
 
-function post(pathname, key) {
+function post(pathname, key, port = server.address().port) {
   return new Promise((resolve, reject) => {
     const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
     if (key) headers['idempotency-key'] = key;
@@ -91,7 +99,6 @@ function post(pathname, key) {
 async function scenario(name, pathname, keyFor) {
   for (let i = 0; i < 200; i++) await post(pathname, keyFor(`warm-${i}`)); // warm up JIT, pool and prepared statements
   const latencies = [];
-  roundTrips = 0;
   let next = 0;
   const started = performance.now();
   await Promise.all(
@@ -102,7 +109,13 @@ async function scenario(name, pathname, keyFor) {
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(2);
-  return { scenario: name, 'req/s': Math.round(REQUESTS / seconds), 'p50 ms': pct(50), 'p99 ms': pct(99), 'DB round trips/req': (roundTrips / REQUESTS).toFixed(2) };
+  // Counting pass: the same requests, one at a time, through the counted app.
+  const countedPort = countedServer.address().port;
+  await post(pathname, keyFor('count-warm'), countedPort);
+  counter.take();
+  for (let i = 0; i < COUNT_REQUESTS; i++) await post(pathname, keyFor(`count-${i}`), countedPort);
+  const roundTrips = counter.take().roundTrips;
+  return { scenario: name, 'req/s': Math.round(REQUESTS / seconds), 'p50 ms': pct(50), 'p99 ms': pct(99), 'DB round trips/req': (roundTrips / COUNT_REQUESTS).toFixed(2) };
 }
 
 const replayKey = randomUUID();
@@ -117,8 +130,11 @@ console.table(results);
 console.log('targets: replay 1 round trip, first request 2');
 
 server.close();
+countedServer.close();
 agent.destroy();
 await pool.end();
+await countedPool.end();
+await counter.close();
 await admin.query(`DROP SCHEMA ${schema} CASCADE`);
 await admin.end();
 rmSync(dir, { recursive: true, force: true });

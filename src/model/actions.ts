@@ -3,6 +3,7 @@ import { describeDuration } from '../config/duration.js';
 import { PROVIDER_LABELS, RETRY_SOURCE_TEXT, RETRY_SOURCES_BY_TRIGGER, SCOPE_EXAMPLES, SCOPE_LABELS, TRIGGER_LABELS } from './labels.js';
 import { parseHttpRoute, toCodeName } from './naming.js';
 import { decideLease, expectedDuration } from './timing.js';
+import { STORE_FACTS } from './storeFacts.js';
 import { assessUniqueness } from './uniqueness.js';
 import { deriveProviderKeyExample } from './providers.js';
 import type { ActionCodeFacts } from './codeFacts.js';
@@ -251,7 +252,7 @@ function decideMode(action: ActionConfig, context: ActionContext): { mode: 'tran
   const database = context.config.stack.database;
   const calls = facts?.calls ?? [];
   const external = action.provider !== undefined || (action.steps ?? []).length > 0 || calls.length > 0;
-  const leaseOnly = database === 'redis' || database === 'dynamodb';
+  const leaseOnly = !STORE_FACTS[database].transactional;
   const mode = leaseOnly ? 'lease' : (action.mode ?? (external ? 'lease' : 'transactional'));
   const why = leaseOnly
     ? `the ${database === 'redis' ? 'Redis' : 'DynamoDB'} store has no transaction that could include the action's own writes, so every action runs in lease mode`

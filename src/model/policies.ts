@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import { describeDuration } from '../config/duration.js';
 import type { ActionDesign, CleanupPolicy, FingerprintPolicy, KeyPolicy, LockPolicy, ResponsePolicy, StackDesign, StorageDesign } from './types.js';
 import { LEASE_SAFETY_FACTOR, SKEW_BUFFER_MS, DEFAULT_DURATION_MS } from './timing.js';
+import { STORE_FACTS } from './storeFacts.js';
 
 export const FINGERPRINT_ALGORITHM_ID = 'sha256-canonical-json-v1';
 export const PROBLEM_TYPE_BASE = 'https://idempotency-builder.dev/problems/';
@@ -21,7 +22,8 @@ export function describeBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-export function buildKeyPolicy(actions: readonly ActionDesign[]): KeyPolicy {
+export function buildKeyPolicy(actions: readonly ActionDesign[], database?: StackDesign['storeDatabase']): KeyPolicy {
+  const uniqueness = database ? STORE_FACTS[database].uniqueness : undefined;
   const derived = actions.filter((a) => a.key.source === 'derived');
   return {
     header: 'Idempotency-Key',
@@ -34,7 +36,7 @@ export function buildKeyPolicy(actions: readonly ActionDesign[]): KeyPolicy {
       'Printable ASCII without whitespace, commas or double quotes (0x21–0x7E except 0x22 and 0x2C): empty keys, spaces, commas, control characters and non-ASCII are rejected with 400.',
       'One optional pair of surrounding double quotes (the IETF draft\'s structured-field form, Idempotency-Key: "…") is removed first.',
       'A header sent twice is rejected with 400, whether the framework hands it over as a list or joined into "a, b".',
-      'Uniqueness is enforced by the database: PRIMARY KEY on (scope, key).',
+      uniqueness ? `${uniqueness}.` : 'Uniqueness is enforced by the database: PRIMARY KEY on (scope, key).',
     ],
     generation:
       derived.length > 0
@@ -66,6 +68,7 @@ export function buildFingerprintPolicy(config: Config): FingerprintPolicy {
 
 export function buildLockPolicy(config: Config, stack: StackDesign, actions: readonly ActionDesign[]): LockPolicy {
   const skew = SKEW_BUFFER_MS[config.concurrency];
+  const facts = STORE_FACTS[stack.storeDatabase];
   const leases = actions.map((a) => `${a.name} ${describeDuration(a.lockTimeoutMs)}${a.heartbeatMs ? ` (heartbeat every ${describeDuration(a.heartbeatMs)})` : ''}`);
   return {
     skewBufferMs: skew,
@@ -76,16 +79,16 @@ export function buildLockPolicy(config: Config, stack: StackDesign, actions: rea
       config.inFlight === 'wait'
         ? 'A duplicate of a request still running waits briefly (polling the record) for the first one to finish and then replays its response; if it is still running after the wait it gets 409 with Retry-After.'
         : 'A duplicate of a request still running gets 409 at once, with Retry-After set to the time left on the lease; waiting would tie up a connection and a worker for a response the client can fetch by retrying.',
-    reclaim:
-      'An expired lease is reclaimed inside the claim statement itself: the same INSERT … ON CONFLICT DO UPDATE takes over the row only WHERE status = \'PROCESSING\' AND locked_until <= now(), and increments fencing_token. Completion and release are conditioned on the fencing token, so the old owner\'s late write matches no row and is rejected.',
-    clock:
-      'Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by the database with now(); the application never sends one, so instance clock skew cannot cause a false reclaim.',
-    aba: 'The reclaim checks status and lease expiry in the same statement that takes the row; two nodes cannot both reclaim, because the row lock serialises them and the second no longer sees an expired lease.',
+    reclaim: facts.reclaim,
+    clock: facts.clock,
+    aba: facts.aba,
     summary: `Leases per action: ${leases.join('; ')}.`,
   };
 }
 
-export function buildResponsePolicy(config: Config, actions: readonly ActionDesign[]): ResponsePolicy {
+export function buildResponsePolicy(config: Config, actions: readonly ActionDesign[], database?: StackDesign['storeDatabase']): ResponsePolicy {
+  // A lease-only store (Redis, DynamoDB) never runs an action in transactional mode.
+  const transactional = database ? STORE_FACTS[database].transactional : true;
   const shortest = Math.min(...actions.map((a) => a.lockTimeoutMs));
   const mismatch = config.conflictStatus;
   return {
@@ -110,7 +113,7 @@ export function buildResponsePolicy(config: Config, actions: readonly ActionDesi
       { situation: 'Action returns a definitive 4xx (e.g. 402)', response: 'Stored and replayed like a success', stored: 'Yes' },
       { situation: '401, 403, 429 before the action', response: 'Produced before any claim', stored: 'Never' },
       { situation: 'Store unavailable or slow before the action', response: '503 + Retry-After, "not processed" (the claim never committed), fail closed', stored: 'No' },
-      { situation: 'Completion cannot be recorded (transactional mode)', response: '503 "not processed": the claim and the action\'s writes were rolled back together; if the COMMIT\'s answer itself was lost, 503 "outcome unknown"', stored: 'No' },
+      ...(transactional ? [{ situation: 'Completion cannot be recorded (transactional mode)', response: '503 "not processed": the claim and the action\'s writes were rolled back together; if the COMMIT\'s answer itself was lost, 503 "outcome unknown"', stored: 'No' }] : []),
       { situation: 'Completion cannot be recorded (lease mode)', response: 'Retried with the same fencing token, then 503 "outcome unknown, retry later with the same key"; the lease lapses and a retry re-runs with the same provider keys', stored: 'Not yet' },
       { situation: `Response body above ${describeBytes(config.maxStoredResponseBytes)}`, response: 'Sent once; a retry gets 409 response-not-replayable, never a second execution', stored: 'Status and SHA-256 only' },
       { situation: 'Method other than the action\'s', response: 'Passes through untouched', stored: 'No' },
@@ -142,14 +145,14 @@ export function buildCleanup(retentionMs: number, highVolume: boolean, database?
   // Run often enough that expired rows stay a small fraction of the live window; at high volume, more often
   // so each run deletes less and autovacuum keeps up.
   const everyMinutes = highVolume ? 5 : retentionMs >= 7 * 86_400_000 ? 60 : 15;
-  const redis = database === 'redis';
+  const selfCleaning = database ? STORE_FACTS[database].selfCleaning : undefined;
   return {
-    job: !redis,
+    job: !selfCleaning,
     schedule: everyMinutes === 60 ? '7 * * * *' : `*/${everyMinutes} * * * *`,
     scheduleLabel: `every ${everyMinutes} minutes`,
     batchSize: 1_000,
-    strategy: redis
-      ? 'Redis deletes each record itself, so there is no cleanup job: the claim gives a new record an expiry of at least its lease, and the completion script below sets it to the retention once the response is stored.'
-      : 'Delete up to 1,000 expired rows per statement, repeating until a batch comes back short. Finished rows go once expires_at has passed; a PROCESSING row goes only when both its retention and its lease have lapsed (an abandoned claim), so a live claim is never deleted, however old.',
+    strategy:
+      selfCleaning ??
+      'Delete up to 1,000 expired rows per statement, repeating until a batch comes back short. Finished rows go once expires_at has passed; a PROCESSING row goes only when both its retention and its lease have lapsed (an abandoned claim), so a live claim is never deleted, however old.',
   };
 }

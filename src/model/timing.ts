@@ -2,7 +2,8 @@ import type { ActionConfig, Config, Provider, RetrySource, Trigger } from '../co
 import { describeDuration, formatDuration, parseDuration } from '../config/duration.js';
 import { PROVIDER_LABELS } from './labels.js';
 import type { ProviderBudget } from './codeFacts.js';
-import type { DetectionPolicy, RetentionPolicy } from './types.js';
+import { STORE_FACTS } from './storeFacts.js';
+import type { DetectionPolicy, RetentionPolicy, StackDesign } from './types.js';
 
 /** Typical duration when the config does not say; stated as an assumption in the document. */
 export const DEFAULT_DURATION_MS: Record<Trigger, number> = {
@@ -167,8 +168,12 @@ export const ACQUIRE_TIMEOUT_MS = 2_000;
 /** Lease mode: a completion that fails is retried for this many statement budgets before the outcome is unknown. */
 export const COMPLETION_ATTEMPTS = 3;
 
-/** One indexed round trip to the store decides duplicate vs new; the target is compared with what the topology allows. */
-export function decideDetection(config: Config, databaseLabel: string): DetectionPolicy {
+/**
+ * What decides duplicate vs new on this design's store, and how each store call is bounded: the numbers from the
+ * target and topology, the words from STORE_FACTS, so they say what the generated store code does.
+ */
+export function decideDetection(config: Config, stack: Pick<StackDesign, 'storeDatabase' | 'databaseLabel'>): DetectionPolicy {
+  const facts = STORE_FACTS[stack.storeDatabase];
   const targetMs = parseDuration(config.detectionLatency)!;
   const expectedMs = config.concurrency === 'global' ? 80 : config.concurrency === 'multi-instance' ? 5 : 2;
   const meets = targetMs >= expectedMs;
@@ -179,17 +184,19 @@ export function decideDetection(config: Config, databaseLabel: string): Detectio
   const storeTimeoutMs = acquireTimeoutMs + statementTimeoutMs;
   const lockTimeoutMs = Math.max(100, Math.round(statementTimeoutMs / 2));
   const completionRetryMs = statementTimeoutMs * COMPLETION_ATTEMPTS;
+  const budgets = { acquireTimeoutMs, statementTimeoutMs, lockTimeoutMs, storeTimeoutMs };
   const where =
     config.concurrency === 'global'
       ? 'a cross-region round trip to the primary (typically 50–150 ms)'
       : config.concurrency === 'multi-instance'
         ? 'one round trip inside the region (typically 1–5 ms)'
         : 'one local round trip (typically under 2 ms)';
-  let justification = `A duplicate is recognised in one round trip: one primary-key lookup on ${databaseLabel}, ${where}, that takes no lock, writes nothing and commits nothing. In lease mode that round trip is the claim itself: one INSERT … ON CONFLICT statement in autocommit, which reads the record first and inserts (and commits) only when the key is new, has expired, or its lease lapsed under the same request. A duplicate of a finished request (replay or conflicting reuse), or of one still in flight, is answered from that read with nothing inserted, locked or committed; a new key is claimed in the same round trip, with no read before it (a pool made without the store's session limits adds one plain read before the claim). In transactional mode a request starts with one plain read in autocommit, which answers a duplicate of a finished request alone; a new key pays one more round trip, BEGIN and the claim, after which the action's writes and the completion share a single COMMIT (the running request's row is not committed yet, so its duplicate waits on the key at the claim, then replays). `;
+  let justification = `${facts.roundTrips(where, stack.databaseLabel)} `;
   justification += `The target of ${describeDuration(targetMs)} ${meets ? 'is met' : 'is tighter than the topology allows'}.`;
   if (!meets) {
     justification += ' Keep the idempotency store in the region that serves the request, with keys scoped so that each region owns its own, or relax the target.';
   }
-  justification += ` Every store call is bounded twice: at most ${describeDuration(acquireTimeoutMs)} to get a pooled connection and at most ${describeDuration(statementTimeoutMs)} per statement, enforced by the server (statement_timeout, and lock_timeout ${describeDuration(lockTimeoutMs)} for a claim waiting on a concurrent duplicate, both session parameters of the store's connections). Past that the request fails closed with 503 rather than running unprotected. A claim the client was told failed can never commit afterwards: in lease mode the server cancels a claim that runs past statement_timeout, and the claim carries a deadline on the database clock (learned from the database's own readings and counted on the app's monotonic clock, so a step of the app's wall clock cannot move it), so one the network delivers late takes nothing; in transactional mode nothing is durable before COMMIT, which is sent only after every answer arrived.`;
-  return { targetMs, expectedMs, meets, justification, storeTimeoutMs, acquireTimeoutMs, statementTimeoutMs, lockTimeoutMs, completionRetryMs };
+  justification += ` ${facts.bounds(budgets)}`;
+  const summary = `${facts.detectionSummary}; target ${describeDuration(targetMs)}, ${facts.detectionTimeouts(budgets)}`;
+  return { targetMs, expectedMs, meets, justification, storeTimeoutMs, acquireTimeoutMs, statementTimeoutMs, lockTimeoutMs, completionRetryMs, summary, failures: facts.failures(budgets) };
 }

@@ -1,5 +1,6 @@
 import type { FindingDesign } from './findings.js';
 import type { ActionCodeDesign, ProposedSaga } from './fromCode.js';
+import type { StoreFailure } from './storeFacts.js';
 import type {
   Database,
   Framework,
@@ -91,6 +92,12 @@ export interface StackDesign {
   storeKind: 'relational' | 'document' | 'key-value';
   /** The statement that claims a key atomically on this store, in words and code. */
   claimPrimitive: string;
+  /** How the overview says a key is claimed on this store: "with one atomic statement". */
+  claimIn: string;
+  /** False where the store has no transaction that could include the action's own writes (lease mode only). */
+  transactional: boolean;
+  /** Transactional mode: what a concurrent duplicate waits on ("the key's unique index"). */
+  duplicateWaitsOn?: string;
 }
 
 export interface ActionDesign {
@@ -234,6 +241,10 @@ export interface DetectionPolicy {
   lockTimeoutMs: number;
   /** Lease mode: how long a failed completion is retried before the client is told the outcome is unknown. */
   completionRetryMs: number;
+  /** The "Duplicate detection" summary for this store (from STORE_FACTS), target included. */
+  summary: string;
+  /** This store's rows of "When the store or the completion fails". */
+  failures: StoreFailure[];
 }
 
 export interface ResponsePolicy {

@@ -1,5 +1,6 @@
 import type { Config } from '../../config/schema.js';
 import type { ActionDesign, AntiPattern, StackDesign } from '../types.js';
+import { STORE_FACTS } from '../storeFacts.js';
 
 interface Candidate {
   id: string;
@@ -32,9 +33,9 @@ const CANDIDATES: Candidate[] = [
     whyItFails: 'Two requests both read "not there yet" and both insert.',
     here: ({ stack }) =>
       stack.framework === 'nestjs'
-        ? 'A NestJS guard or interceptor that does findOne() then save() through the ORM races exactly like this; the claim must be the single INSERT … ON CONFLICT on the primary key.'
+        ? `A NestJS guard or interceptor that does findOne() then save() through the ORM races exactly like this; the claim must be ${STORE_FACTS[stack.storeDatabase].claimShort}.`
         : stack.storeKind === 'relational'
-          ? `An ORM "find, then create" on ${stack.databaseLabel} races; the claim is one statement against the primary key, and the constraint makes the second insert impossible.`
+          ? `An ORM "find, then create" on ${stack.databaseLabel} races; the claim is ${STORE_FACTS[stack.storeDatabase].claimShort}, and the constraint makes the second insert impossible.`
           : `On ${stack.databaseLabel} the claim must be a single conditional write; a read followed by a write races.`,
   },
   {
@@ -79,10 +80,10 @@ const CANDIDATES: Candidate[] = [
     id: 'app-clock',
     pattern: 'Comparing lease times with the application clock',
     whyItFails: 'Skew between instances makes one node reclaim a lease another node still holds.',
-    here: ({ config }) =>
+    here: ({ config, stack }) =>
       config.concurrency === 'single-server'
         ? undefined
-        : `With ${config.concurrency === 'global' ? 'instances in several regions' : 'several instances'}, every lease comparison uses the database's now(); the application never sends a timestamp.`,
+        : `With ${config.concurrency === 'global' ? 'instances in several regions' : 'several instances'}, ${STORE_FACTS[stack.storeDatabase].leaseClock}`,
   },
   {
     id: 'plain-bodies',

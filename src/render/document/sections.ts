@@ -1,5 +1,6 @@
 import { describeDuration } from '../../config/duration.js';
 import { describeBytes } from '../../model/policies.js';
+import { STORE_FACTS } from '../../model/storeFacts.js';
 import type { ActionDesign, DesignModel } from '../../model/types.js';
 import { formatProbability } from '../../model/uniqueness.js';
 import type { CodeSample } from '../code/index.js';
@@ -73,7 +74,7 @@ function overview(model: DesignModel): Section {
     p(
       `This design makes ${model.actions.length === 1 ? 'one critical action' : `${model.actions.length} critical actions`} safe to retry: `,
       ...joinInline(model.actions.map((a) => code(a.name))),
-      `. Each request carries (or derives) an idempotency key; the first attempt claims it in ${s.databaseLabel} with one atomic statement, runs once, and stores its response before answering; every later attempt with the same key gets that stored response instead of a second execution.`,
+      `. Each request carries (or derives) an idempotency key; the first attempt claims it in ${s.databaseLabel} ${s.claimIn}, runs once, and stores its response before answering; every later attempt with the same key gets that stored response instead of a second execution.`,
     ),
     table(['Aspect', 'Decision'], [
       [cell('Stack'), cell(stackSummary(s))],
@@ -83,7 +84,7 @@ function overview(model: DesignModel): Section {
       [cell('Lease per action'), cell(model.actions.map((a) => `${a.name} ${sec(a.lockTimeoutMs)}`).join(', '))],
       [cell('Key retention'), cell(`${sec(model.retention.effectiveMs)}${model.retention.raised ? ' (raised from the requested value, see section 5)' : ''}`)],
       [cell('Reused key, different request'), cell(`${model.responses.mismatchStatus} problem+json`)],
-      [cell('Duplicate detection'), cell(`lease mode: the claim is the one statement, an autocommit INSERT … ON CONFLICT that reads the record first, answers a duplicate of a finished or running request from it (no lock, no write, no commit) and otherwise claims the new key in the same round trip; transactional mode: one plain read answers a duplicate of a finished request, and a new key adds BEGIN, the claim, and one COMMIT shared with the action's writes; target ${sec(model.detection.targetMs)}, store time-outs ${sec(model.detection.acquireTimeoutMs)} to get a connection, ${sec(model.detection.statementTimeoutMs)} per statement`)],
+      [cell('Duplicate detection'), cell(model.detection.summary)],
     ]),
   ];
   if (model.assumptions.length > 0) {
@@ -317,7 +318,8 @@ function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly
 function uniquenessClaim(model: DesignModel): Inline[] {
   const reference = model.scaffold?.reference !== undefined;
   const store = reference ? 'postgres' : model.stack.storeDatabase;
-  if (store === 'redis') return ['Redis enforces uniqueness in the claim script, which creates the record for (scope, key) only where none exists'];
+  const { uniqueness } = STORE_FACTS[store];
+  if (uniqueness) return [uniqueness];
   const column = store === 'mysql' || store === 'mariadb' ? '`key`' : 'key';
   return ['The database enforces uniqueness with ', code(`PRIMARY KEY (scope, ${column})`)];
 }
@@ -326,7 +328,8 @@ function uniquenessClaim(model: DesignModel): Inline[] {
 function storeCodeIntro(model: DesignModel): string {
   const reference = model.scaffold?.reference;
   if (reference) return `The stack has no scaffolding target of its own, so this is the store of the reference target (${reference}) the generated code runs on; port its constraints to your database as they are. The PRIMARY KEY and CHECK constraints are what make double processing impossible, whatever the application does.`;
-  if (model.stack.storeDatabase === 'redis') return 'Redis has no schema: the claim script below is what makes a second claim of a live key impossible. It runs atomically on the server, creates the record only where none exists, and gives the lease its expiry on the server clock.';
+  const { schemaIntro } = STORE_FACTS[model.stack.storeDatabase];
+  if (schemaIntro) return schemaIntro;
   return `Ready to run on ${model.stack.databaseLabel}. The PRIMARY KEY and CHECK constraints are what make double processing impossible, whatever the application does.`;
 }
 
@@ -338,23 +341,16 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
   const blocks: Block[] = [
     heading('Transactional or lease: how each action holds its key'),
     p(
-      'Where every effect of an action is a write to the database that holds the store, one transaction covers the claim, those writes and the completion: nothing is visible until it commits, and a crash, a thrown handler or a failed completion rolls all of it back, so the retry starts clean. Concurrent duplicates wait on the key\'s unique index for at most the lock time-out below, then see the committed result (replay) or get 409. Where an action reaches outside that database (a payment provider, e-mail, another service), no transaction can undo the effect; the claim commits first and a lease with a fencing token guards the run.',
+      model.stack.transactional
+        ? `Where every effect of an action is a write to the database that holds the store, one transaction covers the claim, those writes and the completion: nothing is visible until it commits, and a crash, a thrown handler or a failed completion rolls all of it back, so the retry starts clean. Concurrent duplicates wait on ${model.stack.duplicateWaitsOn ?? "the key's unique index"} for at most the lock time-out below, then see the committed result (replay) or get 409. Where an action reaches outside that database (a payment provider, e-mail, another service), no transaction can undo the effect; the claim commits first and a lease with a fencing token guards the run.`
+        : `${model.stack.databaseLabel} has no transaction that could include an action's own writes, so every action runs in lease mode: the claim commits first and a lease with a fencing token guards the run; every later write of the run (completion, lease extension, saga steps) is conditional on that token.`,
     ),
     list(model.actions.map((a) => [strong(a.name), `: ${a.modeReason}`])),
     heading('When the store or the completion fails'),
     table(
       ['Failure', 'What the client gets', 'Why that answer is true'],
       [
-        [
-          cell(`No pooled connection within ${sec(d.acquireTimeoutMs)}`),
-          cell(`503 problem "not processed", Retry-After`),
-          cell('Nothing was sent to the database, so nothing can commit.'),
-        ],
-        [
-          cell(`A claim statement slower than ${sec(d.statementTimeoutMs)} (server-side statement_timeout, a session parameter of the store's connections), or a duplicate's row locked longer than ${sec(d.lockTimeoutMs)} (lock_timeout)`),
-          cell('503 "not processed" for a time-out; 409 + Retry-After for the locked duplicate'),
-          cell('A lease-mode claim is one autocommit statement: the server cancels it at the time-out, and it carries a deadline on the database clock, so a claim the network delivers late takes nothing. A transactional claim becomes durable only at COMMIT, which is sent after every answer arrived; on a time-out its connection is rolled back or destroyed. Either way a claim the client was told failed can never commit later. The client waits at most one second longer than the server for an answer.'),
-        ],
+        ...d.failures.map((f) => [cell(f.failure), cell(f.answer), cell(f.why)]),
         ...(transactional.length > 0
           ? [
               [

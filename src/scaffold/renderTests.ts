@@ -7,7 +7,7 @@ import { sampleRequest } from './sampleRequest.js';
 import type { ScaffoldView } from './scaffoldView.js';
 import { POSTGRES_STORE } from './stores/postgres.js';
 import type { StoreModule } from './stores/types.js';
-import { houseLiteral, houseQuote } from './houseStyle.js';
+import { houseExpression, houseLiteral, houseQuote } from './houseStyle.js';
 import { quote } from './tsLiteral.js';
 
 export interface TestSuiteOptions {
@@ -270,7 +270,7 @@ function runsWhen(store: StoreModule): string {
 function coreScenarios(view: ScaffoldView, store: StoreModule, javascript = false): string {
   const saga = view.sagaAction;
   return `  it('lease mode, completion cannot be recorded: retried with the same token, then OutcomeUnknownError, never released', async () => {
-    const real = ${store.tests.newStore('POLICY.statementTimeoutMs')};
+    const real = ${houseExpression(store.tests.newStore('POLICY.statementTimeoutMs'), '    ', '    const real = '.length, 1)};
     let attempts = 0;
     const failing: IdempotencyStore = {
       claim: (input) => real.claim(input),
@@ -298,8 +298,8 @@ ${store.tests.assertStillProcessing}
   });
 
   it('saga: a retry resumes at the failed step; a permanent failure compensates in reverse', async () => {
-    const core = new IdempotencyCore(${store.tests.newStore('POLICY.storeTimeoutMs')}, POLICY);
-    const tracker = ${store.tests.newSaga};
+    const core = ${houseExpression(`new IdempotencyCore(${store.tests.newStore('POLICY.storeTimeoutMs')}, POLICY)`, '    ', '    const core = '.length, 1)};
+    const tracker = ${houseExpression(store.tests.newSaga, '    ', '    const tracker = '.length, 1)};
     const names = ${houseLiteral(saga ? saga.steps.map((step) => step.name) : ['firstStep', 'secondStep', 'thirdStep'], '    ', '    const names = '.length, 1)};
     const ran: string[] = [];
     const undone: string[] = [];

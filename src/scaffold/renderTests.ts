@@ -425,7 +425,10 @@ ${store.tests.effectHelpers}
   const fingerprintOf = (key: string) => sha256Hex(canonicalJson({ action: ACTION.codeName, key }));
 
   /** One delivery of ${trigger.what} \`id\`, handled the way the entry point handles it. */
-  async function deliver(id: string, options: { fail?: boolean } = {}): Promise<'done' | 'duplicate' | 'busy'> {
+  async function deliver(
+    id: string,
+    options: { fail?: boolean } = {},
+  ): Promise<'done' | 'duplicate' | 'busy'> {
     const key = keyOf(id);
     const decision = await core.begin(ACTION, { scope: SCOPE, key, fingerprint: fingerprintOf(key) });
     if (decision.kind === 'in-flight') return 'busy';

@@ -61,9 +61,16 @@ import { idempotencyOf } from './next.js';`,
         for await (const chunk of req) chunks.push(chunk as Buffer);
         const url = new URL(req.url ?? '/', 'http://127.0.0.1');
         const headers = new Headers();
-        for (const [name, values] of Object.entries(req.headersDistinct)) for (const value of values ?? []) headers.append(name, value);
-        const request = new Request(url, { method: req.method ?? 'GET', headers, ...(chunks.length > 0 ? { body: new Uint8Array(Buffer.concat(chunks)) } : {}) });
-        const response = await handler(request, { params: Promise.resolve(routeParams(ACTION.route, url.pathname)) }).catch(() => new Response('Internal Server Error', { status: 500 }));
+        for (const [name, values] of Object.entries(req.headersDistinct))
+          for (const value of values ?? []) headers.append(name, value);
+        const request = new Request(url, {
+          method: req.method ?? 'GET',
+          headers,
+          ...(chunks.length > 0 ? { body: new Uint8Array(Buffer.concat(chunks)) } : {}),
+        });
+        const response = await handler(request, {
+          params: Promise.resolve(routeParams(ACTION.route, url.pathname)),
+        }).catch(() => new Response('Internal Server Error', { status: 500 }));
         res.writeHead(response.status, Object.fromEntries(response.headers));
         res.end(Buffer.from(await response.arrayBuffer()));
       })();

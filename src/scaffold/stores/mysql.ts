@@ -67,7 +67,10 @@ export { deleteExpiredKeys } from './cleanup.js';`,
     driverImport: `import mysql from 'mysql2/promise';`,
     storeImport: `import { MysqlIdempotencyStore, quoteIdent } from './mysqlStore.js';`,
     gate: `const DATABASE_URL = process.env.DATABASE_URL;
-if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to a MySQL/MariaDB server (mysql://...) where they may create a database');`,
+if (!DATABASE_URL)
+  console.warn(
+    'idempotency tests skipped: set DATABASE_URL to a MySQL/MariaDB server (mysql://...) where they may create a database',
+  );`,
     skipIf: '!DATABASE_URL',
     declarations: `  const database = \`idem_test_\${randomUUID().replace(/-/g, '').slice(0, 12)}\`;
   let admin: mysql.Connection;
@@ -79,7 +82,9 @@ if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to 
     pool = mysql.createPool({ uri: url.toString(), connectionLimit: 20, timezone: 'Z' });
     await admin.query(\`USE \\\`\${database}\\\`; \${readFileSync(${migration}, 'utf8')}\`);
     // Stands in for the action's own table: one row per execution, written the way the action's mode prescribes.
-    await pool.query('CREATE TABLE test_effects (scope varchar(255) NOT NULL, \`key\` varchar(255) NOT NULL) ENGINE = InnoDB');`,
+    await pool.query(
+      'CREATE TABLE test_effects (scope varchar(255) NOT NULL, \`key\` varchar(255) NOT NULL) ENGINE = InnoDB',
+    );`,
     teardown: `    await pool?.end();
     await admin?.query(\`DROP DATABASE IF EXISTS \\\`\${database}\\\`\`);
     await admin?.end();`,
@@ -90,13 +95,17 @@ if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to 
   async function recordEffect(context: IdempotencyContext | undefined): Promise<void> {
     if (!context) throw new Error('the handler ran without an idempotency context');
     const sql = 'INSERT INTO test_effects (scope, \`key\`) VALUES (?, ?)';
-    if (ACTION.mode === 'transactional') await (context.db as mysql.PoolConnection).query(sql, [context.scope, context.key]);
+    if (ACTION.mode === 'transactional')
+      await (context.db as mysql.PoolConnection).query(sql, [context.scope, context.key]);
     else await pool.query(sql, [context.scope, context.key]);
   }
 
   async function effects(id: string): Promise<number> {
     const { scope, key } = await recordKey(id);
-    const [rows] = await pool.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM test_effects WHERE scope = ? AND \`key\` = ?', [scope, key]);
+    const [rows] = await pool.query<mysql.RowDataPacket[]>(
+      'SELECT count(*) AS n FROM test_effects WHERE scope = ? AND \`key\` = ?',
+      [scope, key],
+    );
     return Number(rows[0]?.n ?? 0);
   }`,
     recordKeyHelper: `  async function recordKey(id: string): Promise<{ scope: string; key: string }> {
@@ -110,7 +119,16 @@ if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to 
     expect(rows.length).toBeGreaterThan(0);`,
     expireRecord: `    await pool.query(\`UPDATE ${TABLE} SET expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE scope = ? AND \\\`key\\\` = ?\`, [scope, key]);`,
     crashTransactional: `  it('crash mid-transaction: duplicates wait or get 409, the open transaction rolls back, the retry runs once', async () => {
-    const core = new IdempotencyCore(new MysqlIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs, lockTimeoutMs: POLICY.lockTimeoutMs }), { ...POLICY, inFlight: 'reject' });
+    const core = new IdempotencyCore(
+      new MysqlIdempotencyStore({
+        pool,
+        table: POLICY.table,
+        stepTable: POLICY.stepTable,
+        timeoutMs: POLICY.statementTimeoutMs,
+        lockTimeoutMs: POLICY.lockTimeoutMs,
+      }),
+      { ...POLICY, inFlight: 'reject' },
+    );
     const { claim: dead } = await claimLike(core, 'crash');
     await recordEffect(dead.context);
     expect((await send('crash')).status).toBe(409);
@@ -121,7 +139,9 @@ if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to 
     expect(retry.status).toBe(201);
     expect(executions).toBe(before + 1);
     expect(await effects('crash')).toBe(1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(
+      dead.complete({ status: 200, headers: {}, body: Buffer.from('late') }),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
     const replay = await send('crash');
     expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
   });
@@ -137,7 +157,9 @@ if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to 
     const retry = await send('crash');
     expect(retry.status).toBe(201);
     expect(executions).toBe(before + 1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(
+      dead.complete({ status: 200, headers: {}, body: Buffer.from('late') }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
     const replay = await send('crash');
     expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
   });

@@ -88,7 +88,9 @@ import { NOW_MS, SqliteIdempotencyStore, quoteIdent } from './sqliteStore.js';`,
 
   async function effects(id: string): Promise<number> {
     const { scope, key } = await recordKey(id);
-    const row = pool.db.prepare('SELECT count(*) AS n FROM test_effects WHERE scope = ? AND key = ?').get(scope, key) as { n: number };
+    const row = pool.db
+      .prepare('SELECT count(*) AS n FROM test_effects WHERE scope = ? AND key = ?')
+      .get(scope, key) as { n: number };
     return row.n;
   }`,
     recordKeyHelper: `  async function recordKey(id: string): Promise<{ scope: string; key: string }> {
@@ -113,7 +115,9 @@ import { NOW_MS, SqliteIdempotencyStore, quoteIdent } from './sqliteStore.js';`,
     expect(retry.status).toBe(201);
     expect(executions).toBe(before + 1);
     expect(await effects('crash')).toBe(1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(
+      dead.complete({ status: 200, headers: {}, body: Buffer.from('late') }),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
     const replay = await send('crash');
     expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
   });
@@ -129,7 +133,9 @@ import { NOW_MS, SqliteIdempotencyStore, quoteIdent } from './sqliteStore.js';`,
     const retry = await send('crash');
     expect(retry.status).toBe(201);
     expect(executions).toBe(before + 1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(
+      dead.complete({ status: 200, headers: {}, body: Buffer.from('late') }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
     const replay = await send('crash');
     expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
   });

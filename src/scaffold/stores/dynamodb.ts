@@ -1,3 +1,4 @@
+import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
 import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
@@ -8,7 +9,7 @@ const newStore = (timeoutMs: string) => `new DynamoIdempotencyStore({ client: po
 
 const CRASH = `  it('crash mid-processing: 409 while the lease is live, then the retry runs once and the old owner is fenced out', async () => {
     // A worker claims the key and then "dies": it never completes.
-    const core = new IdempotencyCore(${newStore('POLICY.storeTimeoutMs')}, { ...POLICY, inFlight: 'reject' });
+    const core = ${houseExpression(`new IdempotencyCore(${newStore('POLICY.storeTimeoutMs')}, { ...POLICY, inFlight: 'reject' })`, '    ', '    const core = '.length, 1)};
     const { claim: dead, scope, key } = await claimLike(core, 'crash');
     expect((await send('crash')).status).toBe(409);
     // The lease runs out: what its deadline passing does.
@@ -184,8 +185,15 @@ if (!DYNAMODB_ENDPOINT)
     crashLease: CRASH,
     newStore,
     newSaga: `new SagaTracker({ steps: ${newStore('POLICY.storeTimeoutMs')} })`,
-    assertStillProcessing: `    const record = await ${newStore('POLICY.storeTimeoutMs')}.read('user-a', key);
-    expect(record && { status: record.status, live: record.leaseLive }).toEqual({ status: 'PROCESSING', live: true });`,
+    assertStillProcessing: `    const record = await new DynamoIdempotencyStore({
+      client: pool.client,
+      table: pool.table,
+      timeoutMs: POLICY.storeTimeoutMs,
+    }).read('user-a', key);
+    expect(record && { status: record.status, live: record.leaseLive }).toEqual({
+      status: 'PROCESSING',
+      live: true,
+    });`,
   },
   renderContractTest: (view) =>
     renderContractTest(view, {

@@ -1,11 +1,11 @@
 import { renderCleanupJob } from '../renderCleanupJob.js';
+import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderMysqlMigration } from './mysqlDdl.js';
 import { renderContractTest } from './renderContractTest.js';
 import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
 import type { StoreModule } from './types.js';
 
-const TABLE = '${quoteIdent(POLICY.table)}';
 const newStore = (timeoutMs: string) => `new MysqlIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: ${timeoutMs} })`;
 
 /** MySQL 8 / MariaDB through mysql2: INSERT … ON DUPLICATE KEY takes the row lock, then a conditional takeover. */
@@ -110,14 +110,21 @@ if (!DATABASE_URL)
   }`,
     recordKeyHelper: `  async function recordKey(id: string): Promise<{ scope: string; key: string }> {
     // Derived keys are hashes; the newest record is the one this test just wrote (tests in a file run in order).
-    const [rows] = await pool.query<mysql.RowDataPacket[]>(\`SELECT scope, \\\`key\\\` FROM ${TABLE} ORDER BY created_at DESC\`);
+    const [rows] = await pool.query<mysql.RowDataPacket[]>(
+      \`SELECT scope, \\\`key\\\` FROM \${quoteIdent(POLICY.table)} ORDER BY created_at DESC\`,
+    );
     const found = USES_HEADER ? rows.find((row) => row.key === \`key-\${id}\`) : rows[0];
     if (!found) throw new Error('record not found');
     return { scope: String(found.scope), key: String(found.key) };
   }`,
-    assertFinished: `    const [rows] = await pool.query<mysql.RowDataPacket[]>(\`SELECT status FROM ${TABLE} WHERE status <> 'PROCESSING'\`);
+    assertFinished: `    const [rows] = await pool.query<mysql.RowDataPacket[]>(
+      \`SELECT status FROM \${quoteIdent(POLICY.table)} WHERE status <> 'PROCESSING'\`,
+    );
     expect(rows.length).toBeGreaterThan(0);`,
-    expireRecord: `    await pool.query(\`UPDATE ${TABLE} SET expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE scope = ? AND \\\`key\\\` = ?\`, [scope, key]);`,
+    expireRecord: `    await pool.query(
+      \`UPDATE \${quoteIdent(POLICY.table)} SET expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE scope = ? AND \\\`key\\\` = ?\`,
+      [scope, key],
+    );`,
     crashTransactional: `  it('crash mid-transaction: duplicates wait or get 409, the open transaction rolls back, the retry runs once', async () => {
     const core = new IdempotencyCore(
       new MysqlIdempotencyStore({
@@ -149,10 +156,13 @@ if (!DATABASE_URL)
 `,
     crashLease: `  it('crash mid-processing: 409 while the lease is live, then the retry runs once and the old owner is fenced out', async () => {
     // A worker claims the key and then "dies": it never completes.
-    const core = new IdempotencyCore(${newStore('POLICY.storeTimeoutMs')}, { ...POLICY, inFlight: 'reject' });
+    const core = ${houseExpression(`new IdempotencyCore(${newStore('POLICY.storeTimeoutMs')}, { ...POLICY, inFlight: 'reject' })`, '    ', '    const core = '.length, 1)};
     const { claim: dead, scope, key } = await claimLike(core, 'crash');
     expect((await send('crash')).status).toBe(409);
-    await pool.query(\`UPDATE ${TABLE} SET locked_until = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE scope = ? AND \\\`key\\\` = ?\`, [scope, key]);
+    await pool.query(
+      \`UPDATE \${quoteIdent(POLICY.table)} SET locked_until = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE scope = ? AND \\\`key\\\` = ?\`,
+      [scope, key],
+    );
     const before = executions;
     const retry = await send('crash');
     expect(retry.status).toBe(201);
@@ -167,8 +177,13 @@ if (!DATABASE_URL)
 `,
     newStore,
     newSaga: `new SagaTracker({ steps: ${newStore('POLICY.storeTimeoutMs')} })`,
-    assertStillProcessing: `    const [rows] = await pool.query<mysql.RowDataPacket[]>(\`SELECT status, locked_until > UTC_TIMESTAMP(3) AS live FROM ${TABLE} WHERE \\\`key\\\` = ?\`, [key]);
-    expect(rows.map((row) => ({ status: row.status, live: Number(row.live) === 1 }))).toEqual([{ status: 'PROCESSING', live: true }]);`,
+    assertStillProcessing: `    const [rows] = await pool.query<mysql.RowDataPacket[]>(
+      \`SELECT status, locked_until > UTC_TIMESTAMP(3) AS live FROM \${quoteIdent(POLICY.table)} WHERE \\\`key\\\` = ?\`,
+      [key],
+    );
+    expect(rows.map((row) => ({ status: row.status, live: Number(row.live) === 1 }))).toEqual([
+      { status: 'PROCESSING', live: true },
+    ]);`,
   },
   renderContractTest: (view) =>
     renderContractTest(view, {

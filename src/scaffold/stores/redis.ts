@@ -1,3 +1,4 @@
+import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
 import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
@@ -7,7 +8,7 @@ const newStore = (timeoutMs: string) => `new RedisIdempotencyStore({ client: poo
 
 const CRASH = `  it('crash mid-processing: 409 while the lease is live, then the retry runs once and the old owner is fenced out', async () => {
     // A worker claims the key and then "dies": it never completes.
-    const core = new IdempotencyCore(${newStore('POLICY.storeTimeoutMs')}, { ...POLICY, inFlight: 'reject' });
+    const core = ${houseExpression(`new IdempotencyCore(${newStore('POLICY.storeTimeoutMs')}, { ...POLICY, inFlight: 'reject' })`, '    ', '    const core = '.length, 1)};
     const { claim: dead, scope, key } = await claimLike(core, 'crash');
     expect((await send('crash')).status).toBe(409);
     // The lease is a key with a TTL: removing it is what its expiry does.
@@ -118,15 +119,30 @@ if (!REDIS_URL)
     return { scope: ACTION.scope === 'global' ? 'global' : 'user-a', key };
   }`,
     assertFinished: `    const { scope, key } = await recordKey('first');
-    expect((await ${newStore('POLICY.storeTimeoutMs')}.read(scope, key))?.status).toBe('COMPLETED');`,
+    expect(
+      (
+        await new RedisIdempotencyStore({
+          client: pool,
+          prefix: POLICY.table,
+          timeoutMs: POLICY.storeTimeoutMs,
+        }).read(scope, key)
+      )?.status,
+    ).toBe('COMPLETED');`,
     expireRecord: `    // Expiry in Redis is the TTL deleting the record's keys.
     await pool.del(...recordKeys(POLICY.table, scope, key));`,
     crashTransactional: CRASH,
     crashLease: CRASH,
     newStore,
     newSaga: `new SagaTracker({ steps: ${newStore('POLICY.storeTimeoutMs')} })`,
-    assertStillProcessing: `    const record = await ${newStore('POLICY.storeTimeoutMs')}.read('user-a', key);
-    expect(record && { status: record.status, live: record.leaseLive }).toEqual({ status: 'PROCESSING', live: true });`,
+    assertStillProcessing: `    const record = await new RedisIdempotencyStore({
+      client: pool,
+      prefix: POLICY.table,
+      timeoutMs: POLICY.storeTimeoutMs,
+    }).read('user-a', key);
+    expect(record && { status: record.status, live: record.leaseLive }).toEqual({
+      status: 'PROCESSING',
+      live: true,
+    });`,
   },
   renderContractTest: (view) =>
     renderContractTest(view, {

@@ -80,7 +80,7 @@ if (!DATABASE_URL)
     const url = new URL(DATABASE_URL!);
     url.pathname = \`/\${database}\`;
     pool = mysql.createPool({ uri: url.toString(), connectionLimit: 20, timezone: 'Z' });
-    await admin.query(\`USE \\\`\${database}\\\`; \${readFileSync(${migration}, 'utf8')}\`);
+    await ${houseExpression(`admin.query(\`USE \\\`\${database}\\\`; \${readFileSync(${migration}, 'utf8')}\`)`, '    ', '    await '.length, 1)};
     // Stands in for the action's own table: one row per execution, written the way the action's mode prescribes.
     await pool.query(
       'CREATE TABLE test_effects (scope varchar(255) NOT NULL, \`key\` varchar(255) NOT NULL) ENGINE = InnoDB',

@@ -1,5 +1,6 @@
 import { renderCleanupJob } from '../renderCleanupJob.js';
 import { renderMigration } from '../renderMigration.js';
+import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { METRICS_FILE, POSTGRES_STORE_FILES } from '../typescriptRuntime.js';
 import { renderContractTest } from './renderContractTest.js';
@@ -144,7 +145,7 @@ if (!DATABASE_URL)
     setup: (migration: string) => `    admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
     await admin.query(\`CREATE SCHEMA \${schema}\`);
     pool = new pg.Pool({ connectionString: DATABASE_URL, options: \`-c search_path=\${schema}\`, max: 20 });
-    await pool.query(readFileSync(${migration}, 'utf8'));
+    await ${houseExpression(`pool.query(readFileSync(${migration}, 'utf8'))`, '    ', '    await '.length, 1)};
     // Stands in for the action's own table: one row per execution, written the way the action's mode prescribes.
     await pool.query('CREATE TABLE test_effects (scope text NOT NULL, key text NOT NULL)');`,
     teardown: `    await pool?.end();

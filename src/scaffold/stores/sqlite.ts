@@ -71,7 +71,7 @@ import { NOW_MS, SqliteIdempotencyStore, quoteIdent } from './sqliteStore.js';`,
     declarations: `  const dir = mkdtempSync(path.join(tmpdir(), 'idem-test-'));
   let pool: SqlitePool;`,
     setup: (migration: string) => `    pool = createPool(path.join(dir, 'store.db'));
-    pool.db.exec(readFileSync(${migration}, 'utf8'));
+    ${houseExpression(`pool.db.exec(readFileSync(${migration}, 'utf8'))`, '    ', '    '.length, 1)};
     // Stands in for the action's own table: one row per execution, written the way the action's mode prescribes.
     pool.db.exec('CREATE TABLE test_effects (scope TEXT NOT NULL, key TEXT NOT NULL)');`,
     teardown: `    pool?.end();

@@ -62,9 +62,26 @@ export function houseLiteral(value: unknown, indent: string, used: number, trail
     .join('\n')}\n${indent}}`;
 }
 
-/** Whether every line of code (comment lines aside, which prettier never wraps) is within the house style's width. */
-export function fitsHouseWidth(text: string): boolean {
+/**
+ * Whether every line of code (comment lines aside, which prettier never wraps) is within the house style's width.
+ * With `unbreakable`, lines prettier leaves long anyway pass too (see unbreakableLine).
+ */
+export function fitsHouseWidth(text: string, options: { unbreakable?: boolean } = {}): boolean {
+  if (options.unbreakable) return text.split('\n').every((line) => line.length <= HOUSE_WIDTH || unbreakableLine(line));
   return text.split('\n').every((line) => line.length <= HOUSE_WIDTH || /^\s*(\/\/|\/?\*)/.test(line));
+}
+
+/**
+ * A line prettier leaves long whatever the width: a comment, a test call's opening line, a lone string or template
+ * literal (an argument, property value or assigned value on its own line), or code that fits followed by a comment.
+ */
+function unbreakableLine(line: string): boolean {
+  if (/^\s*(\/\/|\/?\*)/.test(line) || /^\s*it\('[^'\\]*', (async )?\(\) => \{$/.test(line)) return true;
+  if (/^\s*([\w$]+: |[\w$.]+ = )?('[^'\\]*'|"[^"\\]*"|`[^`]*(\\`[^`]*)*`)[,;]?$/.test(line)) return true;
+  // Code before a trailing comment: only when no string could hold the ` // ` (an even count of single quotes).
+  const comment = line.indexOf(' // ');
+  const code = line.slice(0, comment);
+  return comment > 0 && comment <= HOUSE_WIDTH && !/["`]/.test(code) && (code.split("'").length - 1) % 2 === 0;
 }
 
 /** A string literal with prettier's quotes: single, unless the text holds more single than double quotes. */

@@ -484,6 +484,7 @@ ${store.tests.expireRecord}
     expect(executions).toBe(before + 1);
   });
 
-${coreScenarios(view, store, parts.javascript)}});
+${coreScenarios(view, store, parts.javascript).trimEnd()}
+});
 ${prelude.footer}`;
 }

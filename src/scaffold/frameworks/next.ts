@@ -1,4 +1,5 @@
 import type { HttpFramework } from '../httpFramework.js';
+import { houseQuote } from '../houseStyle.js';
 import { commentText, quote } from '../tsLiteral.js';
 
 /** Where the App Router keeps a route's handler: `/bookings/:id/cancellations` → `app/bookings/[id]/cancellations/route.ts`. */
@@ -42,17 +43,27 @@ ${routes.join('\n')}`;
 import type { AddressInfo } from 'node:net';
 import { idempotencyOf } from './next.js';`,
     serverDecl: 'let server: http.Server;',
-    setup: (action) => `    const idempotency = createIdempotency({ pool, principal: (request) => (request instanceof Request ? request.headers.get('x-test-principal') ?? undefined : undefined) });
-    const handler = idempotency.withIdempotency(${quote(action.codeName)}, async (request: Request, _context: { params: Promise<Record<string, string>> }) => {
-      executions += 1;
-      await recordEffect(idempotencyOf(request));
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      if (failNext) {
-        failNext = false;
-        throw new Error('downstream failure');
-      }
-      return Response.json({ execution: executions, at: Date.now() }, { status: 201, headers: { location: '/things/' + executions } });
+    setup: (action) => `    const idempotency = createIdempotency({
+      pool,
+      principal: (request) =>
+        request instanceof Request ? (request.headers.get('x-test-principal') ?? undefined) : undefined,
     });
+    const handler = idempotency.withIdempotency(
+      ${houseQuote(action.codeName)},
+      async (request: Request, _context: { params: Promise<Record<string, string>> }) => {
+        executions += 1;
+        await recordEffect(idempotencyOf(request));
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        if (failNext) {
+          failNext = false;
+          throw new Error('downstream failure');
+        }
+        return Response.json(
+          { execution: executions, at: Date.now() },
+          { status: 201, headers: { location: '/things/' + executions } },
+        );
+      },
+    );
     // What Next does around a route handler, reduced to the suite's needs: a Web Request in, the route's params, a
     // thrown handler answered 500, the Response's bytes out.
     server = http.createServer((req, res) => {

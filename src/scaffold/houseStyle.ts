@@ -62,9 +62,26 @@ export function houseLiteral(value: unknown, indent: string, used: number, trail
     .join('\n')}\n${indent}}`;
 }
 
-/** Whether every line of code (comment lines aside, which prettier never wraps) is within the house style's width. */
-export function fitsHouseWidth(text: string): boolean {
+/**
+ * Whether every line of code (comment lines aside, which prettier never wraps) is within the house style's width.
+ * With `unbreakable`, lines prettier leaves long anyway pass too (see unbreakableLine).
+ */
+export function fitsHouseWidth(text: string, options: { unbreakable?: boolean } = {}): boolean {
+  if (options.unbreakable) return text.split('\n').every((line) => line.length <= HOUSE_WIDTH || unbreakableLine(line));
   return text.split('\n').every((line) => line.length <= HOUSE_WIDTH || /^\s*(\/\/|\/?\*)/.test(line));
+}
+
+/**
+ * A line prettier leaves long whatever the width: a comment, a test call's opening line, a lone string or template
+ * literal (an argument, property value or assigned value on its own line), or code that fits followed by a comment.
+ */
+function unbreakableLine(line: string): boolean {
+  if (/^\s*(\/\/|\/?\*)/.test(line) || /^\s*it\('[^'\\]*', (async )?\(\) => \{$/.test(line)) return true;
+  if (/^\s*([\w$]+: |[\w$.]+ = )?('[^'\\]*'|"[^"\\]*"|`[^`]*(\\`[^`]*)*`)[,;]?$/.test(line)) return true;
+  // Code before a trailing comment: only when no string could hold the ` // ` (an even count of single quotes).
+  const comment = line.indexOf(' // ');
+  const code = line.slice(0, comment);
+  return comment > 0 && comment <= HOUSE_WIDTH && !/["`]/.test(code) && (code.split("'").length - 1) % 2 === 0;
 }
 
 /** A string literal with prettier's quotes: single, unless the text holds more single than double quotes. */
@@ -73,4 +90,50 @@ export function houseQuote(text: string): string {
   const doubles = text.split('"').length - 1;
   if (singles <= doubles) return quote(text);
   return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r/g, '\\r').replace(/\n/g, '\\n').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')}"`;
+}
+
+/**
+ * A call or `new` expression written on one line (`new Store({ pool, table: POLICY.table })`, `f(a, { b })`), laid
+ * out as prettier prints it starting `used` columns into a line at `indent` and followed by `trail` characters: flat
+ * when it fits; a call whose only argument is an object keeps the object on its line and breaks it (prettier's
+ * hug); any other call puts each argument on its own line. Only for the scaffold's own fixed expressions: strings in
+ * the text must hold no brackets or `, `.
+ */
+export function houseExpression(text: string, indent: string, used: number, trail: number): string {
+  if (used + text.length + trail <= HOUSE_WIDTH) return text;
+  const inner = `${indent}  `;
+  if (text.startsWith('{ ') && text.endsWith(' }')) {
+    const entries = splitTopLevel(text.slice(2, -2));
+    return `{\n${entries
+      .map((entry) => {
+        const colon = entry.search(/: /);
+        const head = colon > 0 && /^[\w$]+$/.test(entry.slice(0, colon)) ? entry.slice(0, colon + 2) : '';
+        return `${inner}${head}${houseExpression(entry.slice(head.length), inner, inner.length + head.length, 1)},`;
+      })
+      .join('\n')}\n${indent}}`;
+  }
+  const open = text.indexOf('(');
+  if (open < 0 || !text.endsWith(')')) return text;
+  const callee = text.slice(0, open);
+  const args = splitTopLevel(text.slice(open + 1, -1));
+  if (args.length === 1 && args[0]!.startsWith('{ ')) return `${callee}(${houseExpression(args[0]!, indent, HOUSE_WIDTH, 0)})`;
+  return `${callee}(\n${args.map((arg) => `${inner}${houseExpression(arg, inner, inner.length, 1)},`).join('\n')}\n${indent})`;
+}
+
+/** `a, { b, c }, d(e, f)` → its top-level parts. */
+function splitTopLevel(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text[i]!;
+    if ('({['.includes(char)) depth += 1;
+    else if (')}]'.includes(char)) depth -= 1;
+    else if (depth === 0 && text.startsWith(', ', i)) {
+      parts.push(text.slice(start, i));
+      start = i + 2;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
 }

@@ -65,7 +65,9 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       const providers = renderProviders(view);
       if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key', 'scaffold', true);
       add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed', true);
-      add('idempotency.test.ts', renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir }), 'tests', `the scenarios against a real ${store.label}`);
+      const scenarios = renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir, javascript: model.stack.language === 'javascript' });
+      // Printed in the house style for vitest; a value that leaves a line too long (a long action name) goes to prettier.
+      add('idempotency.test.ts', scenarios, 'tests', `the scenarios against a real ${store.label}`, 'scaffold', runner === 'vitest' && fitsHouseWidth(scenarios, { unbreakable: true }));
       add('store-contract.test.ts', suite('store-contract.test.ts', store.renderContractTest(view)), 'tests', `the store contract suite run against the ${store.label} store`, 'scaffold', runner === 'vitest');
       // Webhook, consumer and cron processors run on every store (they use only the IdempotencyStore interface);
       // triggerFiles() leaves out what needs more (the reconciliation job without listStuck, the PostgreSQL ordering

@@ -7,7 +7,8 @@ import { sampleRequest } from './sampleRequest.js';
 import type { ScaffoldView } from './scaffoldView.js';
 import { POSTGRES_STORE } from './stores/postgres.js';
 import type { StoreModule } from './stores/types.js';
-import { quote, tsLiteral } from './tsLiteral.js';
+import { houseExpression, houseLiteral, houseQuote } from './houseStyle.js';
+import { quote } from './tsLiteral.js';
 
 export interface TestSuiteOptions {
   /** The project's test runner: the suite uses only its API (default vitest). */
@@ -16,6 +17,11 @@ export interface TestSuiteOptions {
   readonly moduleSystem?: 'esm' | 'commonjs';
   /** Project-relative scaffold folder: where the suite looks for the migration when it runs from compiled output. */
   readonly scaffoldDir?: string;
+  /**
+   * The suite is transpiled to JavaScript and formatted by prettier there: an object that only the type annotation
+   * pushes past the width stays on one line, as prettier keeps an object expanded once it is written so.
+   */
+  readonly javascript?: boolean;
 }
 
 /**
@@ -33,15 +39,15 @@ export function renderTests(
   const prelude = runnerPrelude(options.runner ?? 'vitest');
   // The store's hooks read the migration through this expression: beside the suite (import.meta in ES modules,
   // __dirname in CommonJS), or also in the source folder when the runner loads tsc's output (tsc copies no .sql).
-  const beside = options.moduleSystem === 'commonjs' ? `nodePath.join(__dirname, ${JSON.stringify(migrationPath)})` : `new URL(${JSON.stringify(migrationPath)}, import.meta.url)`;
-  const inSource = store.migration && prelude.runsCompiled && options.scaffoldDir ? `nodePath.resolve(${JSON.stringify(path.posix.join(options.scaffoldDir, migrationPath))})` : undefined;
+  const beside = options.moduleSystem === 'commonjs' ? `nodePath.join(__dirname, ${houseQuote(migrationPath)})` : `new URL(${houseQuote(migrationPath)}, import.meta.url)`;
+  const inSource = store.migration && prelude.runsCompiled && options.scaffoldDir ? `nodePath.resolve(${houseQuote(path.posix.join(options.scaffoldDir, migrationPath))})` : undefined;
   const migrationDecl = inSource
     ? `\n// Beside this file, or in the source folder when the suite runs from compiled output (tsc does not copy .sql files).\nconst MIGRATION = [${beside}, ${inSource}].find((file) => existsSync(file)) ?? ${beside};\n`
     : '';
   const migration = inSource ? 'MIGRATION' : beside;
   const runtimeImports = `${inSource ? "import { existsSync } from 'node:fs';\n" : ''}${store.migration && (inSource || options.moduleSystem === 'commonjs') ? "import * as nodePath from 'node:path';\n" : ''}`;
   const action = view.testAction;
-  if (!action.http) return renderTriggerSuite(view, store, prelude, { runtimeImports, migrationDecl, migration });
+  if (!action.http) return renderTriggerSuite(view, store, prelude, { runtimeImports, migrationDecl, migration, javascript: options.javascript });
   const first = sampleRequest(action, 0);
   const changed = sampleRequest(action, 1);
   const canMismatch = JSON.stringify(first) !== JSON.stringify(changed);
@@ -57,7 +63,14 @@ import { providerKeyBase } from './keys.js';
 ${store.tests.storeImport}
 import { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep } from './saga.js';
 import { ACTIONS, POLICY } from './settings.js';
-import { LeaseLostError, OutcomeUnknownError, StoreUnavailableError, type ActionSettings, type IdempotencyContext, type IdempotencyStore } from './types.js';
+import {
+  LeaseLostError,
+  OutcomeUnknownError,
+  StoreUnavailableError,
+  type ActionSettings,
+  type IdempotencyContext,
+  type IdempotencyStore,
+} from './types.js';
 
 ${store.tests.gate}
 
@@ -65,13 +78,13 @@ const ACTION: ActionSettings = ACTIONS.${action.codeName};
 const KEY_HEADER = POLICY.keyHeader;
 const REPLAY_HEADER = POLICY.replayHeader.toLowerCase();
 // One request per test id; ${action.keySource === 'derived' ? 'the derived key comes from the body fields' : 'the key travels in the header'}.
-const SAMPLE = ${tsLiteral(first)};
-const CHANGED = ${tsLiteral(changed)};
+const SAMPLE = ${houseLiteral(first, '', 'const SAMPLE = '.length, 1)};
+const CHANGED = ${houseLiteral(changed, '', 'const CHANGED = '.length, 1)};
 const USES_HEADER = ${action.keySource !== 'derived'};
 ${migrationDecl}
 ${prelude.helpers}
 
-suiteIf(!(${store.tests.skipIf}))(${quote(`idempotency (${action.name})`)}, ${prelude.suiteCallback}
+suiteIf(${runsWhen(store)})(${houseQuote(`idempotency (${action.name})`)}, ${prelude.suiteCallback}
 ${store.tests.declarations}
   let baseUrl = '';
   ${framework.tests.serverDecl}
@@ -91,13 +104,20 @@ ${store.tests.teardown}
 
 ${store.tests.effectHelpers}
 
-  function send(id: string, options: { changed?: boolean; principal?: string; key?: string | string[] } = {}) {
+  function send(
+    id: string,
+    options: { changed?: boolean; principal?: string; key?: string | string[] } = {},
+  ) {
     const sample = options.changed ? CHANGED : SAMPLE;
     const url = sample.url.split('__ID__').join(id);
     const body = JSON.stringify(sample.body).split('__ID__').join(id);
-    const headers: Array<[string, string]> = [['content-type', 'application/json'], ['x-test-principal', options.principal ?? 'user-a']];
-    if (USES_HEADER) for (const value of [options.key ?? \`key-\${id}\`].flat()) headers.push([KEY_HEADER, value]);
-    return fetch(baseUrl + url, { method: ${JSON.stringify(action.method ?? 'POST')}, headers, body });
+    const headers: Array<[string, string]> = [
+      ['content-type', 'application/json'],
+      ['x-test-principal', options.principal ?? 'user-a'],
+    ];
+    if (USES_HEADER)
+      for (const value of [options.key ?? \`key-\${id}\`].flat()) headers.push([KEY_HEADER, value]);
+    return fetch(baseUrl + url, { method: ${houseQuote(action.method ?? 'POST')}, headers, body });
   }
 
 ${store.tests.recordKeyHelper}
@@ -140,15 +160,18 @@ ${store.tests.assertFinished}
     expect(responses.filter((response) => response.status === 201)).not.toHaveLength(0);
   });
 
-  testIf(ACTION.scope !== 'global')('key used by another principal: runs as that principal\\'s own key, never replays the other', async () => {
-    const mine = await (await send('shared', { principal: 'user-a' })).json();
-    const before = executions;
-    const theirs = await send('shared', { principal: 'user-b' });
-    expect(theirs.status).toBe(201);
-    expect(theirs.headers.get(REPLAY_HEADER)).toBeNull();
-    expect(await theirs.json()).not.toEqual(mine);
-    expect(executions).toBe(before + 1);
-  });
+  testIf(ACTION.scope !== 'global')(
+    "key used by another principal: runs as that principal's own key, never replays the other",
+    async () => {
+      const mine = await (await send('shared', { principal: 'user-a' })).json();
+      const before = executions;
+      const theirs = await send('shared', { principal: 'user-b' });
+      expect(theirs.status).toBe(201);
+      expect(theirs.headers.get(REPLAY_HEADER)).toBeNull();
+      expect(await theirs.json()).not.toEqual(mine);
+      expect(executions).toBe(before + 1);
+    },
+  );
 
   it('expired key: treated as a new request', async () => {
     await send('expired');
@@ -173,34 +196,52 @@ ${action.mode === 'transactional' ? store.tests.crashTransactional : store.tests
     expect(await effects('error')).toBe(ACTION.mode === 'transactional' ? 1 : 2);
   });
 
-  testIf(USES_HEADER)('key grammar: repeated, comma, space or non-ASCII keys are 400; one pair of quotes is removed', async () => {
-    for (const key of [['key-twice', 'key-twice'], 'key,comma', 'key space', 'k\u00e9y', '', 'x'.repeat(POLICY.maxKeyLength + 1)]) {
-      const response = await send('grammar', { key });
-      expect(response.status).toBe(400);
-      expect(response.headers.get('content-type')).toContain('application/problem+json');
-    }
-    const before = executions;
-    expect((await send('grammar', { key: '"key-quoted"' })).status).toBe(201);
-    const replay = await send('grammar', { key: 'key-quoted' });
-    expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
-    expect(executions).toBe(before + 1);
-  });
+  testIf(USES_HEADER)(
+    'key grammar: repeated, comma, space or non-ASCII keys are 400; one pair of quotes is removed',
+    async () => {
+      for (const key of [
+        ['key-twice', 'key-twice'],
+        'key,comma',
+        'key space',
+        'k\u00e9y',
+        '',
+        'x'.repeat(POLICY.maxKeyLength + 1),
+      ]) {
+        const response = await send('grammar', { key });
+        expect(response.status).toBe(400);
+        expect(response.headers.get('content-type')).toContain('application/problem+json');
+      }
+      const before = executions;
+      expect((await send('grammar', { key: '"key-quoted"' })).status).toBe(201);
+      const replay = await send('grammar', { key: 'key-quoted' });
+      expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
+      expect(executions).toBe(before + 1);
+    },
+  );
 
   it('provider keys: two principals with one client key get different ones, a retry the same one', () => {
     const mine = providerKeyBase({ scope: 'user-a', key: 'key-shared', action: ACTION.codeName }, 1);
-    expect(providerKeyBase({ scope: 'user-b', key: 'key-shared', action: ACTION.codeName }, 1)).not.toBe(mine);
+    expect(providerKeyBase({ scope: 'user-b', key: 'key-shared', action: ACTION.codeName }, 1)).not.toBe(
+      mine,
+    );
     expect(providerKeyBase({ scope: 'user-a', key: 'key-shared', action: ACTION.codeName }, 1)).toBe(mine);
     expect(mine).toMatch(/^[0-9a-f]{64}$/);
   });
 
-${coreScenarios(view, store)}  async function claimLike(core: IdempotencyCore, id: string) {
+${coreScenarios(view, store, options.javascript)}  async function claimLike(core: IdempotencyCore, id: string) {
     // Recompute exactly what the middleware would, by letting it claim through the core with the same inputs.
     const { computeFingerprint, pickFields } = await import('./fingerprint.js');
     const { deriveKey } = await import('./keys.js');
     const body = JSON.parse(JSON.stringify(SAMPLE.body).split('__ID__').join(id)) as unknown;
     const params = routeParams(ACTION.route, SAMPLE.url.split('__ID__').join(id));
-    const key = USES_HEADER ? \`key-\${id}\` : deriveKey(ACTION.codeName, pickFields(ACTION.key.from ?? [], { params, body }));
-    const fingerprint = computeFingerprint({ method: ACTION.method ?? 'POST', route: ACTION.route, fields: pickFields(ACTION.significantFields, { params, body }) });
+    const key = USES_HEADER
+      ? \`key-\${id}\`
+      : deriveKey(ACTION.codeName, pickFields(ACTION.key.from ?? [], { params, body }));
+    const fingerprint = computeFingerprint({
+      method: ACTION.method ?? 'POST',
+      route: ACTION.route,
+      fields: pickFields(ACTION.significantFields, { params, body }),
+    });
     const scope = ACTION.scope === 'global' ? 'global' : 'user-a';
     const decision = await core.begin(ACTION, { scope, key, fingerprint });
     if (decision.kind !== 'execute') throw new Error(\`expected to claim, got \${decision.kind}\`);
@@ -220,11 +261,16 @@ function routeParams(template: string, url: string): Record<string, string> {
 ${prelude.footer}`;
 }
 
+/** The suite runs when the store's skip expression is false: `!!X` and `!false` as prettier prints `!(!X)`, `!(false)`. */
+function runsWhen(store: StoreModule): string {
+  return /^!?[\w.]+$/.test(store.tests.skipIf) ? `!${store.tests.skipIf}` : `!(${store.tests.skipIf})`;
+}
+
 /** The scenarios that drive the core and store directly (no HTTP): shared by the HTTP suite and the trigger suite. */
-function coreScenarios(view: ScaffoldView, store: StoreModule): string {
+function coreScenarios(view: ScaffoldView, store: StoreModule, javascript = false): string {
   const saga = view.sagaAction;
   return `  it('lease mode, completion cannot be recorded: retried with the same token, then OutcomeUnknownError, never released', async () => {
-    const real = ${store.tests.newStore('POLICY.statementTimeoutMs')};
+    const real = ${houseExpression(store.tests.newStore('POLICY.statementTimeoutMs'), '    ', '    const real = '.length, 1)};
     let attempts = 0;
     const failing: IdempotencyStore = {
       claim: (input) => real.claim(input),
@@ -238,18 +284,23 @@ function coreScenarios(view: ScaffoldView, store: StoreModule): string {
     };
     const core = new IdempotencyCore(failing, { ...POLICY, completionRetryMs: 200 });
     const key = \`unknown-\${randomUUID()}\`;
-    const decision = await core.begin({ ...ACTION, mode: 'lease' }, { scope: 'user-a', key, fingerprint: 'e'.repeat(64) });
+    const decision = await core.begin(
+      { ...ACTION, mode: 'lease' },
+      { scope: 'user-a', key, fingerprint: 'e'.repeat(64) },
+    );
     if (decision.kind !== 'execute') throw new Error(\`expected to execute, got \${decision.kind}\`);
-    await expect(decision.claim.complete({ status: 201, headers: {}, body: Buffer.from('{}') })).rejects.toBeInstanceOf(OutcomeUnknownError);
+    await expect(
+      decision.claim.complete({ status: 201, headers: {}, body: Buffer.from('{}') }),
+    ).rejects.toBeInstanceOf(OutcomeUnknownError);
     expect(attempts).toBeGreaterThan(1);
     // Still PROCESSING under its lease: a retry gets 409 until the lease lapses, then re-runs with the same provider keys.
 ${store.tests.assertStillProcessing}
   });
 
   it('saga: a retry resumes at the failed step; a permanent failure compensates in reverse', async () => {
-    const core = new IdempotencyCore(${store.tests.newStore('POLICY.storeTimeoutMs')}, POLICY);
-    const tracker = ${store.tests.newSaga};
-    const names = ${tsLiteral(saga ? saga.steps.map((step) => step.name) : ['firstStep', 'secondStep', 'thirdStep'])};
+    const core = ${houseExpression(`new IdempotencyCore(${store.tests.newStore('POLICY.storeTimeoutMs')}, POLICY)`, '    ', '    const core = '.length, 1)};
+    const tracker = ${houseExpression(store.tests.newSaga, '    ', '    const tracker = '.length, 1)};
+    const names = ${houseLiteral(saga ? saga.steps.map((step) => step.name) : ['firstStep', 'secondStep', 'thirdStep'], '    ', '    const names = '.length, 1)};
     const ran: string[] = [];
     const undone: string[] = [];
     let failure: Error | undefined = new Error('transient');
@@ -266,7 +317,7 @@ ${store.tests.assertStillProcessing}
       },
     }));
     // Saga steps call other services, so the saga runs in lease mode whatever the test action's mode is.
-    const sagaAction: ActionSettings = { ...ACTION, codeName: 'sagaTest', heartbeatMs: undefined, mode: 'lease' };
+    const sagaAction: ActionSettings = ${javascript ? "{ ...ACTION, codeName: 'sagaTest', heartbeatMs: undefined, mode: 'lease' }" : "{\n      ...ACTION,\n      codeName: 'sagaTest',\n      heartbeatMs: undefined,\n      mode: 'lease',\n    }"};
     const request = { scope: 'user-a', key: \`saga-\${randomUUID()}\`, fingerprint: 'f'.repeat(64) };
 
     const attempt = async () => {
@@ -277,7 +328,8 @@ ${store.tests.assertStillProcessing}
         await tracker.run(decision.claim.context, steps);
         await decision.claim.complete({ status: 200, headers: {}, body: Buffer.from('{}') });
       } catch (error) {
-        if (error instanceof SagaCompensatedError) await decision.claim.complete({ status: 409, headers: {}, body: Buffer.from('{}') });
+        if (error instanceof SagaCompensatedError)
+          await decision.claim.complete({ status: 409, headers: {}, body: Buffer.from('{}') });
         else await decision.claim.release();
         throw error;
       }
@@ -314,7 +366,7 @@ function renderTriggerSuite(
   view: ScaffoldView,
   store: StoreModule,
   prelude: ReturnType<typeof runnerPrelude>,
-  parts: { runtimeImports: string; migrationDecl: string; migration: string },
+  parts: { runtimeImports: string; migrationDecl: string; migration: string; javascript?: boolean },
 ): string {
   const action = view.testAction;
   const trigger = TRIGGER_KEYS[action.trigger] ?? TRIGGER_KEYS.consumer!;
@@ -329,7 +381,13 @@ import { providerKeyBase } from './keys.js';
 ${store.tests.storeImport}
 import { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep } from './saga.js';
 import { ACTIONS, POLICY } from './settings.js';
-import { OutcomeUnknownError, StoreUnavailableError, type ActionSettings, type IdempotencyContext, type IdempotencyStore } from './types.js';
+import {
+  OutcomeUnknownError,
+  StoreUnavailableError,
+  type ActionSettings,
+  type IdempotencyContext,
+  type IdempotencyStore,
+} from './types.js';
 
 ${store.tests.gate}
 
@@ -342,7 +400,7 @@ const USES_HEADER = false;
 ${parts.migrationDecl}
 ${prelude.helpers}
 
-suiteIf(!(${store.tests.skipIf}))(${quote(`idempotency (${action.name}, ${action.trigger})`)}, ${prelude.suiteCallback}
+suiteIf(${runsWhen(store)})(${houseQuote(`idempotency (${action.name}, ${action.trigger})`)}, ${prelude.suiteCallback}
 ${store.tests.declarations}
   let core: IdempotencyCore;
   let executions = 0;
@@ -367,7 +425,10 @@ ${store.tests.effectHelpers}
   const fingerprintOf = (key: string) => sha256Hex(canonicalJson({ action: ACTION.codeName, key }));
 
   /** One delivery of ${trigger.what} \`id\`, handled the way the entry point handles it. */
-  async function deliver(id: string, options: { fail?: boolean } = {}): Promise<'done' | 'duplicate' | 'busy'> {
+  async function deliver(
+    id: string,
+    options: { fail?: boolean } = {},
+  ): Promise<'done' | 'duplicate' | 'busy'> {
     const key = keyOf(id);
     const decision = await core.begin(ACTION, { scope: SCOPE, key, fingerprint: fingerprintOf(key) });
     if (decision.kind === 'in-flight') return 'busy';
@@ -423,6 +484,7 @@ ${store.tests.expireRecord}
     expect(executions).toBe(before + 1);
   });
 
-${coreScenarios(view, store)}});
+${coreScenarios(view, store, parts.javascript).trimEnd()}
+});
 ${prelude.footer}`;
 }

@@ -22,6 +22,8 @@ const { clearConfigCache } = await import('prettier');
 const { clearFormatCache, formatFiles } = await import('../../src/emit/format.js');
 const { planWrites } = await import('../../src/emit/planWrites.js');
 const { applyPlan } = await import('../../src/emit/applyPlan.js');
+const { generateScaffold } = await import('../../src/scaffold/index.js');
+const { modelFor } = await import('../scaffold/generateInto.js');
 
 let root: string;
 beforeEach(async () => {
@@ -138,4 +140,15 @@ describe('formatFiles', () => {
     // A user's config leaves the parser to prettier (its plugins may hook the typescript parser by name).
     expect(calls.parsers).toEqual([undefined]);
   });
+
+  // Issue 20: every file of a TypeScript scaffold (idempotency.test.ts last) is printed in the house style, so a cold
+  // generate in a project without a prettier config never calls prettier (and formatFiles never imports it).
+  it('formats nothing for a cold TypeScript scaffold in a project without a prettier config', async () => {
+    for (const fixture of ['express-stripe-payments', 'minimal-one-action']) {
+      const files = generateScaffold(await modelFor(fixture), { dir: 'src/idempotency' });
+      const out = await formatFiles(files, root);
+      expect(out.map((file) => file.contents)).toEqual(files.map((file) => file.contents));
+    }
+    expect(calls.format).toBe(0);
+  }, 120_000);
 });

@@ -21,7 +21,9 @@ describe('the house style formats generated TypeScript identically with babel-ts
         if (!file.formatted && withFastParser(formatOptions(file.path)).parser === 'babel-ts') texts.set(file.contents, `${fixture}: ${file.path}`);
       }
     }
-    expect(texts.size).toBeGreaterThan(10);
+    // Few are left since the scaffold prints the house style itself (issue 20): suites adapted to another runner, and
+    // files whose data leaves a line too long.
+    expect(texts.size).toBeGreaterThan(0);
     for (const [contents, where] of texts) {
       const options = formatOptions(where.slice(where.indexOf(': ') + 2));
       const viaTypeScript = await prettier.format(contents, options);

@@ -33,16 +33,23 @@ import { asyncHandler, idempotencyOf } from './express.js';`,
     setup: (action, method) => `    const idempotency = createIdempotency({ pool, principal: (req) => req.header('x-test-principal') });
     const app = express();
     app.use(express.json());
-    app.${method}(ACTION.route, idempotency.${action.codeName}, asyncHandler(async (req, res) => {
-      executions += 1;
-      await recordEffect(idempotencyOf(req));
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      if (failNext) {
-        failNext = false;
-        throw new Error('downstream failure');
-      }
-      res.status(201).location('/things/' + executions).json({ execution: executions, at: Date.now() });
-    }));
+    app.${method}(
+      ACTION.route,
+      idempotency.${action.codeName},
+      asyncHandler(async (req, res) => {
+        executions += 1;
+        await recordEffect(idempotencyOf(req));
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        if (failNext) {
+          failNext = false;
+          throw new Error('downstream failure');
+        }
+        res
+          .status(201)
+          .location('/things/' + executions)
+          .json({ execution: executions, at: Date.now() });
+      }),
+    );
     server = app.listen(0);
     await new Promise((resolve) => server.once('listening', resolve));
     baseUrl = \`http://127.0.0.1:\${(server.address() as AddressInfo).port}\`;`,

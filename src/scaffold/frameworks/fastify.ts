@@ -30,7 +30,10 @@ ${routes.join('\n')}`;
     imports: `import Fastify, { type FastifyInstance } from 'fastify';
 import { idempotencyOf } from './fastify.js';`,
     serverDecl: 'let app: FastifyInstance;',
-    setup: (action, method) => `    const idempotency = createIdempotency({ pool, principal: (request) => request.headers['x-test-principal']?.toString() });
+    setup: (action, method) => `    const idempotency = createIdempotency({
+      pool,
+      principal: (request) => request.headers['x-test-principal']?.toString(),
+    });
     app = Fastify();
     app.${method}(ACTION.route, idempotency.${action.codeName}, async (request, reply) => {
       executions += 1;
@@ -40,7 +43,10 @@ import { idempotencyOf } from './fastify.js';`,
         failNext = false;
         throw new Error('downstream failure');
       }
-      return reply.code(201).header('location', '/things/' + executions).send({ execution: executions, at: Date.now() });
+      return reply
+        .code(201)
+        .header('location', '/things/' + executions)
+        .send({ execution: executions, at: Date.now() });
     });
     baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });`,
     teardown: '    await app?.close();',

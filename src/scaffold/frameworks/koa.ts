@@ -35,7 +35,10 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { idempotencyOf } from './koa.js';`,
     serverDecl: "let server: ReturnType<Koa['listen']>;",
-    setup: (action, method) => `    const idempotency = createIdempotency({ pool, principal: (ctx) => ctx.get('x-test-principal') || undefined });
+    setup: (action, method) => `    const idempotency = createIdempotency({
+      pool,
+      principal: (ctx) => ctx.get('x-test-principal') || undefined,
+    });
     const app = new Koa();
     app.silent = true; // the failing-handler test throws on purpose
     const router = new Router();

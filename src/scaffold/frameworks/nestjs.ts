@@ -30,7 +30,19 @@ export class AppModule {}${mark}`;
   },
   tests: {
     imports: `import type { AddressInfo } from 'node:net';
-import { Controller, HttpCode, Module, Req, RequestMapping, RequestMethod, Res, UseGuards, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import {
+  Controller,
+  HttpCode,
+  Module,
+  Req,
+  RequestMapping,
+  RequestMethod,
+  Res,
+  UseGuards,
+  type CanActivate,
+  type ExecutionContext,
+  type INestApplication,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { Idempotent, idempotencyOf, idempotencyProviders } from './nestjs.js';`,

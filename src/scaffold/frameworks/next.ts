@@ -1,4 +1,5 @@
 import type { HttpFramework } from '../httpFramework.js';
+import { houseQuote } from '../houseStyle.js';
 import { commentText, quote } from '../tsLiteral.js';
 
 /** Where the App Router keeps a route's handler: `/bookings/:id/cancellations` → `app/bookings/[id]/cancellations/route.ts`. */
@@ -42,17 +43,27 @@ ${routes.join('\n')}`;
 import type { AddressInfo } from 'node:net';
 import { idempotencyOf } from './next.js';`,
     serverDecl: 'let server: http.Server;',
-    setup: (action) => `    const idempotency = createIdempotency({ pool, principal: (request) => (request instanceof Request ? request.headers.get('x-test-principal') ?? undefined : undefined) });
-    const handler = idempotency.withIdempotency(${quote(action.codeName)}, async (request: Request, _context: { params: Promise<Record<string, string>> }) => {
-      executions += 1;
-      await recordEffect(idempotencyOf(request));
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      if (failNext) {
-        failNext = false;
-        throw new Error('downstream failure');
-      }
-      return Response.json({ execution: executions, at: Date.now() }, { status: 201, headers: { location: '/things/' + executions } });
+    setup: (action) => `    const idempotency = createIdempotency({
+      pool,
+      principal: (request) =>
+        request instanceof Request ? (request.headers.get('x-test-principal') ?? undefined) : undefined,
     });
+    const handler = idempotency.withIdempotency(
+      ${houseQuote(action.codeName)},
+      async (request: Request, _context: { params: Promise<Record<string, string>> }) => {
+        executions += 1;
+        await recordEffect(idempotencyOf(request));
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        if (failNext) {
+          failNext = false;
+          throw new Error('downstream failure');
+        }
+        return Response.json(
+          { execution: executions, at: Date.now() },
+          { status: 201, headers: { location: '/things/' + executions } },
+        );
+      },
+    );
     // What Next does around a route handler, reduced to the suite's needs: a Web Request in, the route's params, a
     // thrown handler answered 500, the Response's bytes out.
     server = http.createServer((req, res) => {
@@ -61,9 +72,16 @@ import { idempotencyOf } from './next.js';`,
         for await (const chunk of req) chunks.push(chunk as Buffer);
         const url = new URL(req.url ?? '/', 'http://127.0.0.1');
         const headers = new Headers();
-        for (const [name, values] of Object.entries(req.headersDistinct)) for (const value of values ?? []) headers.append(name, value);
-        const request = new Request(url, { method: req.method ?? 'GET', headers, ...(chunks.length > 0 ? { body: new Uint8Array(Buffer.concat(chunks)) } : {}) });
-        const response = await handler(request, { params: Promise.resolve(routeParams(ACTION.route, url.pathname)) }).catch(() => new Response('Internal Server Error', { status: 500 }));
+        for (const [name, values] of Object.entries(req.headersDistinct))
+          for (const value of values ?? []) headers.append(name, value);
+        const request = new Request(url, {
+          method: req.method ?? 'GET',
+          headers,
+          ...(chunks.length > 0 ? { body: new Uint8Array(Buffer.concat(chunks)) } : {}),
+        });
+        const response = await handler(request, {
+          params: Promise.resolve(routeParams(ACTION.route, url.pathname)),
+        }).catch(() => new Response('Internal Server Error', { status: 500 }));
         res.writeHead(response.status, Object.fromEntries(response.headers));
         res.end(Buffer.from(await response.arrayBuffer()));
       })();

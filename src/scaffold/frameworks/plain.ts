@@ -46,9 +46,14 @@ import { problemFor } from './problems.js';`,
         for await (const chunk of req) chunks.push(chunk as Buffer);
         const url = new URL(req.url ?? '/', 'http://127.0.0.1');
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
-        const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
+        const header = (name: string) =>
+          typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined;
         try {
-          const call = { scope: header('x-test-principal'), key: header(KEY_HEADER.toLowerCase()), fingerprintInput: { ...body, ...routeParams(ACTION.route, url.pathname) } };
+          const call = {
+            scope: header('x-test-principal'),
+            key: header(KEY_HEADER.toLowerCase()),
+            fingerprintInput: { ...body, ...routeParams(ACTION.route, url.pathname) },
+          };
           const { result, replayed } = await run.detailed(call, async (context) => {
             executions += 1;
             await recordEffect(context);
@@ -59,17 +64,28 @@ import { problemFor } from './problems.js';`,
             }
             return { execution: executions, at: Date.now() };
           });
-          const headers: Record<string, string> = { 'content-type': 'application/json', location: '/things/' + result.execution };
+          const headers: Record<string, string> = {
+            'content-type': 'application/json',
+            location: '/things/' + result.execution,
+          };
           if (replayed) headers[REPLAY_HEADER] = 'true';
           res.writeHead(201, headers).end(JSON.stringify(result));
         } catch (error) {
           const problem =
-            error instanceof InvalidKeyError ? problemFor(error.reason === 'missing' ? 'key-missing' : 'key-invalid', POLICY)
-            : error instanceof MismatchError ? problemFor('key-mismatch', POLICY)
-            : error instanceof InFlightError ? problemFor('in-flight', POLICY, error.retryAfterSeconds)
-            : undefined;
+            error instanceof InvalidKeyError
+              ? problemFor(error.reason === 'missing' ? 'key-missing' : 'key-invalid', POLICY)
+              : error instanceof MismatchError
+                ? problemFor('key-mismatch', POLICY)
+                : error instanceof InFlightError
+                  ? problemFor('in-flight', POLICY, error.retryAfterSeconds)
+                  : undefined;
           if (!problem) return void res.writeHead(500).end('Internal Server Error');
-          res.writeHead(problem.status, { 'content-type': 'application/problem+json', 'retry-after': String(problem.retryAfterSeconds ?? 1) }).end(JSON.stringify(problem));
+          res
+            .writeHead(problem.status, {
+              'content-type': 'application/problem+json',
+              'retry-after': String(problem.retryAfterSeconds ?? 1),
+            })
+            .end(JSON.stringify(problem));
         }
       })();
     });

@@ -22,8 +22,10 @@ export interface RunnerPrelude {
 const TIMEOUT = '30_000';
 
 const SKIPPABLE = `// A scenario that does not apply to this configuration is reported as skipped, not silently left out.
-const suiteIf = (applies: boolean): ((name: string, fn: () => void) => void) => (applies ? describe : describe.skip);
-const testIf = (applies: boolean): ((name: string, fn: () => Promise<void> | void) => void) => (applies ? it : it.skip);`;
+const suiteIf = (applies: boolean): ((name: string, fn: () => void) => void) =>
+  applies ? describe : describe.skip;
+const testIf = (applies: boolean): ((name: string, fn: () => Promise<void> | void) => void) =>
+  applies ? it : it.skip;`;
 
 /** expect() with the matchers the suite uses, on node:assert: node:test and mocha ship no expect of their own. */
 const ASSERT_EXPECT = `

@@ -1,3 +1,4 @@
+import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
 import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
@@ -8,16 +9,25 @@ const newStore = (timeoutMs: string) => `new DynamoIdempotencyStore({ client: po
 
 const CRASH = `  it('crash mid-processing: 409 while the lease is live, then the retry runs once and the old owner is fenced out', async () => {
     // A worker claims the key and then "dies": it never completes.
-    const core = new IdempotencyCore(${newStore('POLICY.storeTimeoutMs')}, { ...POLICY, inFlight: 'reject' });
+    const core = ${houseExpression(`new IdempotencyCore(${newStore('POLICY.storeTimeoutMs')}, { ...POLICY, inFlight: 'reject' })`, '    ', '    const core = '.length, 1)};
     const { claim: dead, scope, key } = await claimLike(core, 'crash');
     expect((await send('crash')).status).toBe(409);
     // The lease runs out: what its deadline passing does.
-    await pool.client.send(new UpdateCommand({ TableName: pool.table, Key: { pk: itemKey(scope, key) }, UpdateExpression: 'SET leaseUntil = :zero', ExpressionAttributeValues: { ':zero': 0 } }));
+    await pool.client.send(
+      new UpdateCommand({
+        TableName: pool.table,
+        Key: { pk: itemKey(scope, key) },
+        UpdateExpression: 'SET leaseUntil = :zero',
+        ExpressionAttributeValues: { ':zero': 0 },
+      }),
+    );
     const before = executions;
     const retry = await send('crash');
     expect(retry.status).toBe(201);
     expect(executions).toBe(before + 1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(
+      dead.complete({ status: 200, headers: {}, body: Buffer.from('late') }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
     const replay = await send('crash');
     expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
   });
@@ -111,7 +121,10 @@ import { createPool, type DynamoPool } from './pool.js';
 import { ensureTable } from './table.js';`,
     storeImport: `import { DynamoIdempotencyStore, recordKey as itemKey } from './dynamoStore.js';`,
     gate: `const DYNAMODB_ENDPOINT = process.env.DYNAMODB_ENDPOINT;
-if (!DYNAMODB_ENDPOINT) console.warn('idempotency tests skipped: set DYNAMODB_ENDPOINT to a DynamoDB endpoint where they may create a throwaway table');`,
+if (!DYNAMODB_ENDPOINT)
+  console.warn(
+    'idempotency tests skipped: set DYNAMODB_ENDPOINT to a DynamoDB endpoint where they may create a throwaway table',
+  );`,
     skipIf: '!DYNAMODB_ENDPOINT',
     declarations: `  const table = \`idem_test_\${randomUUID().replace(/-/g, '').slice(0, 12)}\`;
   let pool: DynamoPool;`,
@@ -124,12 +137,25 @@ if (!DYNAMODB_ENDPOINT) console.warn('idempotency tests skipped: set DYNAMODB_EN
     effectHelpers: `  /** The handler's effect, like a call to another service (DynamoDB runs every action in lease mode): a counter per key. */
   async function recordEffect(context: IdempotencyContext | undefined): Promise<void> {
     if (!context) throw new Error('the handler ran without an idempotency context');
-    await pool.client.send(new UpdateCommand({ TableName: table, Key: { pk: \`effects:\${itemKey(context.scope, context.key)}\` }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } }));
+    await pool.client.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: \`effects:\${itemKey(context.scope, context.key)}\` },
+        UpdateExpression: 'ADD n :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
   }
 
   async function effects(id: string): Promise<number> {
     const { scope, key } = await recordKey(id);
-    const { Item } = await pool.client.send(new GetCommand({ TableName: table, Key: { pk: \`effects:\${itemKey(scope, key)}\` }, ConsistentRead: true }));
+    const { Item } = await pool.client.send(
+      new GetCommand({
+        TableName: table,
+        Key: { pk: \`effects:\${itemKey(scope, key)}\` },
+        ConsistentRead: true,
+      }),
+    );
     return Number(Item?.n ?? 0);
   }`,
     recordKeyHelper: `  async function recordKey(id: string): Promise<{ scope: string; key: string }> {
@@ -138,18 +164,36 @@ if (!DYNAMODB_ENDPOINT) console.warn('idempotency tests skipped: set DYNAMODB_EN
     const { deriveKey } = await import('./keys.js');
     const body = JSON.parse(JSON.stringify(SAMPLE.body).split('__ID__').join(id)) as unknown;
     const params = routeParams(ACTION.route, SAMPLE.url.split('__ID__').join(id));
-    const key = USES_HEADER ? \`key-\${id}\` : deriveKey(ACTION.codeName, pickFields(ACTION.key.from ?? [], { params, body }));
+    const key = USES_HEADER
+      ? \`key-\${id}\`
+      : deriveKey(ACTION.codeName, pickFields(ACTION.key.from ?? [], { params, body }));
     return { scope: ACTION.scope === 'global' ? 'global' : 'user-a', key };
   }`,
     assertFinished: `    const { Items } = await pool.client.send(new ScanCommand({ TableName: table, ConsistentRead: true }));
-    expect((Items ?? []).some((item) => item.status !== undefined && item.status !== 'PROCESSING')).toBe(true);`,
-    expireRecord: `    await pool.client.send(new UpdateCommand({ TableName: table, Key: { pk: itemKey(scope, key) }, UpdateExpression: 'SET expiresAt = :past', ExpressionAttributeValues: { ':past': 0 } }));`,
+    expect((Items ?? []).some((item) => item.status !== undefined && item.status !== 'PROCESSING')).toBe(
+      true,
+    );`,
+    expireRecord: `    await pool.client.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: itemKey(scope, key) },
+        UpdateExpression: 'SET expiresAt = :past',
+        ExpressionAttributeValues: { ':past': 0 },
+      }),
+    );`,
     crashTransactional: CRASH,
     crashLease: CRASH,
     newStore,
     newSaga: `new SagaTracker({ steps: ${newStore('POLICY.storeTimeoutMs')} })`,
-    assertStillProcessing: `    const record = await ${newStore('POLICY.storeTimeoutMs')}.read('user-a', key);
-    expect(record && { status: record.status, live: record.leaseLive }).toEqual({ status: 'PROCESSING', live: true });`,
+    assertStillProcessing: `    const record = await new DynamoIdempotencyStore({
+      client: pool.client,
+      table: pool.table,
+      timeoutMs: POLICY.storeTimeoutMs,
+    }).read('user-a', key);
+    expect(record && { status: record.status, live: record.leaseLive }).toEqual({
+      status: 'PROCESSING',
+      live: true,
+    });`,
   },
   renderContractTest: (view) =>
     renderContractTest(view, {

@@ -1,11 +1,11 @@
 import { renderCleanupJob } from '../renderCleanupJob.js';
+import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderMysqlMigration } from './mysqlDdl.js';
 import { renderContractTest } from './renderContractTest.js';
 import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
 import type { StoreModule } from './types.js';
 
-const TABLE = '${quoteIdent(POLICY.table)}';
 const newStore = (timeoutMs: string) => `new MysqlIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: ${timeoutMs} })`;
 
 /** MySQL 8 / MariaDB through mysql2: INSERT … ON DUPLICATE KEY takes the row lock, then a conditional takeover. */
@@ -67,7 +67,10 @@ export { deleteExpiredKeys } from './cleanup.js';`,
     driverImport: `import mysql from 'mysql2/promise';`,
     storeImport: `import { MysqlIdempotencyStore, quoteIdent } from './mysqlStore.js';`,
     gate: `const DATABASE_URL = process.env.DATABASE_URL;
-if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to a MySQL/MariaDB server (mysql://...) where they may create a database');`,
+if (!DATABASE_URL)
+  console.warn(
+    'idempotency tests skipped: set DATABASE_URL to a MySQL/MariaDB server (mysql://...) where they may create a database',
+  );`,
     skipIf: '!DATABASE_URL',
     declarations: `  const database = \`idem_test_\${randomUUID().replace(/-/g, '').slice(0, 12)}\`;
   let admin: mysql.Connection;
@@ -77,9 +80,11 @@ if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to 
     const url = new URL(DATABASE_URL!);
     url.pathname = \`/\${database}\`;
     pool = mysql.createPool({ uri: url.toString(), connectionLimit: 20, timezone: 'Z' });
-    await admin.query(\`USE \\\`\${database}\\\`; \${readFileSync(${migration}, 'utf8')}\`);
+    await ${houseExpression(`admin.query(\`USE \\\`\${database}\\\`; \${readFileSync(${migration}, 'utf8')}\`)`, '    ', '    await '.length, 1)};
     // Stands in for the action's own table: one row per execution, written the way the action's mode prescribes.
-    await pool.query('CREATE TABLE test_effects (scope varchar(255) NOT NULL, \`key\` varchar(255) NOT NULL) ENGINE = InnoDB');`,
+    await pool.query(
+      'CREATE TABLE test_effects (scope varchar(255) NOT NULL, \`key\` varchar(255) NOT NULL) ENGINE = InnoDB',
+    );`,
     teardown: `    await pool?.end();
     await admin?.query(\`DROP DATABASE IF EXISTS \\\`\${database}\\\`\`);
     await admin?.end();`,
@@ -90,27 +95,47 @@ if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to 
   async function recordEffect(context: IdempotencyContext | undefined): Promise<void> {
     if (!context) throw new Error('the handler ran without an idempotency context');
     const sql = 'INSERT INTO test_effects (scope, \`key\`) VALUES (?, ?)';
-    if (ACTION.mode === 'transactional') await (context.db as mysql.PoolConnection).query(sql, [context.scope, context.key]);
+    if (ACTION.mode === 'transactional')
+      await (context.db as mysql.PoolConnection).query(sql, [context.scope, context.key]);
     else await pool.query(sql, [context.scope, context.key]);
   }
 
   async function effects(id: string): Promise<number> {
     const { scope, key } = await recordKey(id);
-    const [rows] = await pool.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM test_effects WHERE scope = ? AND \`key\` = ?', [scope, key]);
+    const [rows] = await pool.query<mysql.RowDataPacket[]>(
+      'SELECT count(*) AS n FROM test_effects WHERE scope = ? AND \`key\` = ?',
+      [scope, key],
+    );
     return Number(rows[0]?.n ?? 0);
   }`,
     recordKeyHelper: `  async function recordKey(id: string): Promise<{ scope: string; key: string }> {
     // Derived keys are hashes; the newest record is the one this test just wrote (tests in a file run in order).
-    const [rows] = await pool.query<mysql.RowDataPacket[]>(\`SELECT scope, \\\`key\\\` FROM ${TABLE} ORDER BY created_at DESC\`);
+    const [rows] = await pool.query<mysql.RowDataPacket[]>(
+      \`SELECT scope, \\\`key\\\` FROM \${quoteIdent(POLICY.table)} ORDER BY created_at DESC\`,
+    );
     const found = USES_HEADER ? rows.find((row) => row.key === \`key-\${id}\`) : rows[0];
     if (!found) throw new Error('record not found');
     return { scope: String(found.scope), key: String(found.key) };
   }`,
-    assertFinished: `    const [rows] = await pool.query<mysql.RowDataPacket[]>(\`SELECT status FROM ${TABLE} WHERE status <> 'PROCESSING'\`);
+    assertFinished: `    const [rows] = await pool.query<mysql.RowDataPacket[]>(
+      \`SELECT status FROM \${quoteIdent(POLICY.table)} WHERE status <> 'PROCESSING'\`,
+    );
     expect(rows.length).toBeGreaterThan(0);`,
-    expireRecord: `    await pool.query(\`UPDATE ${TABLE} SET expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE scope = ? AND \\\`key\\\` = ?\`, [scope, key]);`,
+    expireRecord: `    await pool.query(
+      \`UPDATE \${quoteIdent(POLICY.table)} SET expires_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE scope = ? AND \\\`key\\\` = ?\`,
+      [scope, key],
+    );`,
     crashTransactional: `  it('crash mid-transaction: duplicates wait or get 409, the open transaction rolls back, the retry runs once', async () => {
-    const core = new IdempotencyCore(new MysqlIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs, lockTimeoutMs: POLICY.lockTimeoutMs }), { ...POLICY, inFlight: 'reject' });
+    const core = new IdempotencyCore(
+      new MysqlIdempotencyStore({
+        pool,
+        table: POLICY.table,
+        stepTable: POLICY.stepTable,
+        timeoutMs: POLICY.statementTimeoutMs,
+        lockTimeoutMs: POLICY.lockTimeoutMs,
+      }),
+      { ...POLICY, inFlight: 'reject' },
+    );
     const { claim: dead } = await claimLike(core, 'crash');
     await recordEffect(dead.context);
     expect((await send('crash')).status).toBe(409);
@@ -121,7 +146,9 @@ if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to 
     expect(retry.status).toBe(201);
     expect(executions).toBe(before + 1);
     expect(await effects('crash')).toBe(1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(
+      dead.complete({ status: 200, headers: {}, body: Buffer.from('late') }),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
     const replay = await send('crash');
     expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
   });
@@ -129,15 +156,20 @@ if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to 
 `,
     crashLease: `  it('crash mid-processing: 409 while the lease is live, then the retry runs once and the old owner is fenced out', async () => {
     // A worker claims the key and then "dies": it never completes.
-    const core = new IdempotencyCore(${newStore('POLICY.storeTimeoutMs')}, { ...POLICY, inFlight: 'reject' });
+    const core = ${houseExpression(`new IdempotencyCore(${newStore('POLICY.storeTimeoutMs')}, { ...POLICY, inFlight: 'reject' })`, '    ', '    const core = '.length, 1)};
     const { claim: dead, scope, key } = await claimLike(core, 'crash');
     expect((await send('crash')).status).toBe(409);
-    await pool.query(\`UPDATE ${TABLE} SET locked_until = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE scope = ? AND \\\`key\\\` = ?\`, [scope, key]);
+    await pool.query(
+      \`UPDATE \${quoteIdent(POLICY.table)} SET locked_until = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE scope = ? AND \\\`key\\\` = ?\`,
+      [scope, key],
+    );
     const before = executions;
     const retry = await send('crash');
     expect(retry.status).toBe(201);
     expect(executions).toBe(before + 1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(
+      dead.complete({ status: 200, headers: {}, body: Buffer.from('late') }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
     const replay = await send('crash');
     expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
   });
@@ -145,8 +177,13 @@ if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to 
 `,
     newStore,
     newSaga: `new SagaTracker({ steps: ${newStore('POLICY.storeTimeoutMs')} })`,
-    assertStillProcessing: `    const [rows] = await pool.query<mysql.RowDataPacket[]>(\`SELECT status, locked_until > UTC_TIMESTAMP(3) AS live FROM ${TABLE} WHERE \\\`key\\\` = ?\`, [key]);
-    expect(rows.map((row) => ({ status: row.status, live: Number(row.live) === 1 }))).toEqual([{ status: 'PROCESSING', live: true }]);`,
+    assertStillProcessing: `    const [rows] = await pool.query<mysql.RowDataPacket[]>(
+      \`SELECT status, locked_until > UTC_TIMESTAMP(3) AS live FROM \${quoteIdent(POLICY.table)} WHERE \\\`key\\\` = ?\`,
+      [key],
+    );
+    expect(rows.map((row) => ({ status: row.status, live: Number(row.live) === 1 }))).toEqual([
+      { status: 'PROCESSING', live: true },
+    ]);`,
   },
   renderContractTest: (view) =>
     renderContractTest(view, {

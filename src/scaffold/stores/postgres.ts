@@ -1,5 +1,6 @@
 import { renderCleanupJob } from '../renderCleanupJob.js';
 import { renderMigration } from '../renderMigration.js';
+import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { METRICS_FILE, POSTGRES_STORE_FILES } from '../typescriptRuntime.js';
 import { renderContractTest } from './renderContractTest.js';
@@ -9,7 +10,16 @@ export const POSTGRES_MIGRATION = 'migrations/001_create_idempotency_store.sql';
 
 // The crash scenario differs by mode: a lapsed lease and a fenced late write, or a rolled-back transaction.
 const CRASH_TRANSACTIONAL = `  it('crash mid-transaction: duplicates wait or get 409, the open transaction rolls back, the retry runs once', async () => {
-    const core = new IdempotencyCore(new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.statementTimeoutMs, lockTimeoutMs: POLICY.lockTimeoutMs }), { ...POLICY, inFlight: 'reject' });
+    const core = new IdempotencyCore(
+      new PgIdempotencyStore({
+        pool,
+        table: POLICY.table,
+        stepTable: POLICY.stepTable,
+        timeoutMs: POLICY.statementTimeoutMs,
+        lockTimeoutMs: POLICY.lockTimeoutMs,
+      }),
+      { ...POLICY, inFlight: 'reject' },
+    );
     const { claim: dead } = await claimLike(core, 'crash');
     await recordEffect(dead.context);
     expect((await send('crash')).status).toBe(409);
@@ -20,7 +30,9 @@ const CRASH_TRANSACTIONAL = `  it('crash mid-transaction: duplicates wait or get
     expect(retry.status).toBe(201);
     expect(executions).toBe(before + 1);
     expect(await effects('crash')).toBe(1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(
+      dead.complete({ status: 200, headers: {}, body: Buffer.from('late') }),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
     const replay = await send('crash');
     expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
   });
@@ -29,15 +41,28 @@ const CRASH_TRANSACTIONAL = `  it('crash mid-transaction: duplicates wait or get
 
 const CRASH_LEASE = `  it('crash mid-processing: 409 while the lease is live, then the retry runs once and the old owner is fenced out', async () => {
     // A worker claims the key and then "dies": it never completes.
-    const core = new IdempotencyCore(new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs }), { ...POLICY, inFlight: 'reject' });
+    const core = new IdempotencyCore(
+      new PgIdempotencyStore({
+        pool,
+        table: POLICY.table,
+        stepTable: POLICY.stepTable,
+        timeoutMs: POLICY.storeTimeoutMs,
+      }),
+      { ...POLICY, inFlight: 'reject' },
+    );
     const { claim: dead, scope, key } = await claimLike(core, 'crash');
     expect((await send('crash')).status).toBe(409);
-    await pool.query(\`UPDATE \${POLICY.table} SET locked_until = now() - interval '1 second' WHERE scope = $1 AND key = $2\`, [scope, key]);
+    await pool.query(
+      \`UPDATE \${POLICY.table} SET locked_until = now() - interval '1 second' WHERE scope = $1 AND key = $2\`,
+      [scope, key],
+    );
     const before = executions;
     const retry = await send('crash');
     expect(retry.status).toBe(201);
     expect(executions).toBe(before + 1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(
+      dead.complete({ status: 200, headers: {}, body: Buffer.from('late') }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
     const replay = await send('crash');
     expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
   });
@@ -109,7 +134,10 @@ against it and drops it. Without DATABASE_URL the suites are skipped with a mess
     driverImport: `import pg from 'pg';`,
     storeImport: `import { PgIdempotencyStore } from './pgStore.js';`,
     gate: `const DATABASE_URL = process.env.DATABASE_URL;
-if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to a PostgreSQL database they may create a schema in');`,
+if (!DATABASE_URL)
+  console.warn(
+    'idempotency tests skipped: set DATABASE_URL to a PostgreSQL database they may create a schema in',
+  );`,
     skipIf: '!DATABASE_URL',
     declarations: `  const schema = \`idem_test_\${randomUUID().replace(/-/g, '').slice(0, 12)}\`;
   let admin: pg.Pool;
@@ -117,7 +145,7 @@ if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to 
     setup: (migration: string) => `    admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
     await admin.query(\`CREATE SCHEMA \${schema}\`);
     pool = new pg.Pool({ connectionString: DATABASE_URL, options: \`-c search_path=\${schema}\`, max: 20 });
-    await pool.query(readFileSync(${migration}, 'utf8'));
+    await ${houseExpression(`pool.query(readFileSync(${migration}, 'utf8'))`, '    ', '    await '.length, 1)};
     // Stands in for the action's own table: one row per execution, written the way the action's mode prescribes.
     await pool.query('CREATE TABLE test_effects (scope text NOT NULL, key text NOT NULL)');`,
     teardown: `    await pool?.end();
@@ -135,24 +163,37 @@ if (!DATABASE_URL) console.warn('idempotency tests skipped: set DATABASE_URL to 
 
   async function effects(id: string): Promise<number> {
     const { scope, key } = await recordKey(id);
-    const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM test_effects WHERE scope = $1 AND key = $2', [scope, key]);
+    const { rows } = await pool.query<{ n: string }>(
+      'SELECT count(*) AS n FROM test_effects WHERE scope = $1 AND key = $2',
+      [scope, key],
+    );
     return Number(rows[0]?.n ?? 0);
   }`,
     recordKeyHelper: `  async function recordKey(id: string): Promise<{ scope: string; key: string }> {
     // Derived keys are hashes; the newest record is the one this test just wrote (tests in a file run in order).
-    const { rows } = await pool.query<{ scope: string; key: string }>(\`SELECT scope, key FROM \${POLICY.table} ORDER BY created_at DESC\`);
+    const { rows } = await pool.query<{ scope: string; key: string }>(
+      \`SELECT scope, key FROM \${POLICY.table} ORDER BY created_at DESC\`,
+    );
     const found = USES_HEADER ? rows.find((row) => row.key === \`key-\${id}\`) : rows[0];
     if (!found) throw new Error('record not found');
     return found;
   }`,
-    assertFinished: `    const { rows } = await pool.query(\`SELECT status, response_status FROM \${POLICY.table} WHERE status <> 'PROCESSING'\`);
+    assertFinished: `    const { rows } = await pool.query(
+      \`SELECT status, response_status FROM \${POLICY.table} WHERE status <> 'PROCESSING'\`,
+    );
     expect(rows.length).toBeGreaterThan(0);`,
-    expireRecord: `    await pool.query(\`UPDATE \${POLICY.table} SET expires_at = now() - interval '1 second' WHERE scope = $1 AND key = $2\`, [scope, key]);`,
+    expireRecord: `    await pool.query(
+      \`UPDATE \${POLICY.table} SET expires_at = now() - interval '1 second' WHERE scope = $1 AND key = $2\`,
+      [scope, key],
+    );`,
     crashTransactional: CRASH_TRANSACTIONAL,
     crashLease: CRASH_LEASE,
     newStore: (timeoutMs: string) => `new PgIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: ${timeoutMs} })`,
     newSaga: `new SagaTracker({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs })`,
-    assertStillProcessing: `    const { rows } = await pool.query(\`SELECT status, locked_until > now() AS live FROM \${POLICY.table} WHERE key = $1\`, [key]);
+    assertStillProcessing: `    const { rows } = await pool.query(
+      \`SELECT status, locked_until > now() AS live FROM \${POLICY.table} WHERE key = $1\`,
+      [key],
+    );
     expect(rows).toEqual([{ status: 'PROCESSING', live: true }]);`,
   },
   renderContractTest: (view) => renderContractTest(view, POSTGRES_CONTRACT),

@@ -1,3 +1,4 @@
+import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
 import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
@@ -7,7 +8,7 @@ const newStore = (timeoutMs: string) => `new RedisIdempotencyStore({ client: poo
 
 const CRASH = `  it('crash mid-processing: 409 while the lease is live, then the retry runs once and the old owner is fenced out', async () => {
     // A worker claims the key and then "dies": it never completes.
-    const core = new IdempotencyCore(${newStore('POLICY.storeTimeoutMs')}, { ...POLICY, inFlight: 'reject' });
+    const core = ${houseExpression(`new IdempotencyCore(${newStore('POLICY.storeTimeoutMs')}, { ...POLICY, inFlight: 'reject' })`, '    ', '    const core = '.length, 1)};
     const { claim: dead, scope, key } = await claimLike(core, 'crash');
     expect((await send('crash')).status).toBe(409);
     // The lease is a key with a TTL: removing it is what its expiry does.
@@ -16,7 +17,9 @@ const CRASH = `  it('crash mid-processing: 409 while the lease is live, then the
     const retry = await send('crash');
     expect(retry.status).toBe(201);
     expect(executions).toBe(before + 1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(
+      dead.complete({ status: 200, headers: {}, body: Buffer.from('late') }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
     const replay = await send('crash');
     expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
   });
@@ -74,7 +77,10 @@ export {
     driverImport: `import { Redis } from 'ioredis';`,
     storeImport: `import { RedisIdempotencyStore, recordKeys } from './redisStore.js';`,
     gate: `const REDIS_URL = process.env.REDIS_URL;
-if (!REDIS_URL) console.warn('idempotency tests skipped: set REDIS_URL to a Redis server where they may write keys under a throwaway prefix');`,
+if (!REDIS_URL)
+  console.warn(
+    'idempotency tests skipped: set REDIS_URL to a Redis server where they may write keys under a throwaway prefix',
+  );`,
     skipIf: '!REDIS_URL',
     declarations: `  const prefix = \`idem_test_\${randomUUID().replace(/-/g, '').slice(0, 12)}:\`;
   let pool: Redis;`,
@@ -82,7 +88,7 @@ if (!REDIS_URL) console.warn('idempotency tests skipped: set REDIS_URL to a Redi
     setup: () => `    pool = new Redis(REDIS_URL!, { keyPrefix: prefix });`,
     teardown: `    if (pool) {
       const admin = new Redis(REDIS_URL!);
-      for (let cursor = '0'; ; ) {
+      for (let cursor = '0'; ;) {
         const [next, keys] = await admin.scan(cursor, 'MATCH', \`\${prefix}*\`, 'COUNT', 500);
         if (keys.length > 0) await admin.del(...keys);
         cursor = next;
@@ -107,19 +113,36 @@ if (!REDIS_URL) console.warn('idempotency tests skipped: set REDIS_URL to a Redi
     const { deriveKey } = await import('./keys.js');
     const body = JSON.parse(JSON.stringify(SAMPLE.body).split('__ID__').join(id)) as unknown;
     const params = routeParams(ACTION.route, SAMPLE.url.split('__ID__').join(id));
-    const key = USES_HEADER ? \`key-\${id}\` : deriveKey(ACTION.codeName, pickFields(ACTION.key.from ?? [], { params, body }));
+    const key = USES_HEADER
+      ? \`key-\${id}\`
+      : deriveKey(ACTION.codeName, pickFields(ACTION.key.from ?? [], { params, body }));
     return { scope: ACTION.scope === 'global' ? 'global' : 'user-a', key };
   }`,
     assertFinished: `    const { scope, key } = await recordKey('first');
-    expect((await ${newStore('POLICY.storeTimeoutMs')}.read(scope, key))?.status).toBe('COMPLETED');`,
+    expect(
+      (
+        await new RedisIdempotencyStore({
+          client: pool,
+          prefix: POLICY.table,
+          timeoutMs: POLICY.storeTimeoutMs,
+        }).read(scope, key)
+      )?.status,
+    ).toBe('COMPLETED');`,
     expireRecord: `    // Expiry in Redis is the TTL deleting the record's keys.
     await pool.del(...recordKeys(POLICY.table, scope, key));`,
     crashTransactional: CRASH,
     crashLease: CRASH,
     newStore,
     newSaga: `new SagaTracker({ steps: ${newStore('POLICY.storeTimeoutMs')} })`,
-    assertStillProcessing: `    const record = await ${newStore('POLICY.storeTimeoutMs')}.read('user-a', key);
-    expect(record && { status: record.status, live: record.leaseLive }).toEqual({ status: 'PROCESSING', live: true });`,
+    assertStillProcessing: `    const record = await new RedisIdempotencyStore({
+      client: pool,
+      prefix: POLICY.table,
+      timeoutMs: POLICY.storeTimeoutMs,
+    }).read('user-a', key);
+    expect(record && { status: record.status, live: record.leaseLive }).toEqual({
+      status: 'PROCESSING',
+      live: true,
+    });`,
   },
   renderContractTest: (view) =>
     renderContractTest(view, {

@@ -1,11 +1,11 @@
 import { renderCleanupJob } from '../renderCleanupJob.js';
+import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
 import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
 import { renderSqliteMigration } from './sqliteDdl.js';
 import type { StoreModule } from './types.js';
 
-const TABLE = '${quoteIdent(POLICY.table)}';
 const newStore = (timeoutMs: string) => `new SqliteIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: ${timeoutMs} })`;
 
 /** SQLite through better-sqlite3, the embedded store: BEGIN IMMEDIATE (one writer) in WAL mode. */
@@ -71,7 +71,7 @@ import { NOW_MS, SqliteIdempotencyStore, quoteIdent } from './sqliteStore.js';`,
     declarations: `  const dir = mkdtempSync(path.join(tmpdir(), 'idem-test-'));
   let pool: SqlitePool;`,
     setup: (migration: string) => `    pool = createPool(path.join(dir, 'store.db'));
-    pool.db.exec(readFileSync(${migration}, 'utf8'));
+    ${houseExpression(`pool.db.exec(readFileSync(${migration}, 'utf8'))`, '    ', '    '.length, 1)};
     // Stands in for the action's own table: one row per execution, written the way the action's mode prescribes.
     pool.db.exec('CREATE TABLE test_effects (scope TEXT NOT NULL, key TEXT NOT NULL)');`,
     teardown: `    pool?.end();
@@ -88,21 +88,31 @@ import { NOW_MS, SqliteIdempotencyStore, quoteIdent } from './sqliteStore.js';`,
 
   async function effects(id: string): Promise<number> {
     const { scope, key } = await recordKey(id);
-    const row = pool.db.prepare('SELECT count(*) AS n FROM test_effects WHERE scope = ? AND key = ?').get(scope, key) as { n: number };
+    const row = pool.db
+      .prepare('SELECT count(*) AS n FROM test_effects WHERE scope = ? AND key = ?')
+      .get(scope, key) as { n: number };
     return row.n;
   }`,
     recordKeyHelper: `  async function recordKey(id: string): Promise<{ scope: string; key: string }> {
     // Derived keys are hashes; the newest record is the one this test just wrote (tests in a file run in order).
-    const rows = pool.db.prepare(\`SELECT scope, key FROM ${TABLE} ORDER BY created_at DESC, rowid DESC\`).all() as Array<{ scope: string; key: string }>;
+    const rows = pool.db
+      .prepare(\`SELECT scope, key FROM \${quoteIdent(POLICY.table)} ORDER BY created_at DESC, rowid DESC\`)
+      .all() as Array<{ scope: string; key: string }>;
     const found = USES_HEADER ? rows.find((row) => row.key === \`key-\${id}\`) : rows[0];
     if (!found) throw new Error('record not found');
     return found;
   }`,
-    assertFinished: `    const rows = pool.db.prepare(\`SELECT status FROM ${TABLE} WHERE status <> 'PROCESSING'\`).all();
+    assertFinished: `    const rows = pool.db
+      .prepare(\`SELECT status FROM \${quoteIdent(POLICY.table)} WHERE status <> 'PROCESSING'\`)
+      .all();
     expect(rows.length).toBeGreaterThan(0);`,
-    expireRecord: `    pool.db.prepare(\`UPDATE ${TABLE} SET expires_at = \${NOW_MS} - 1000 WHERE scope = ? AND key = ?\`).run(scope, key);`,
+    expireRecord: `    pool.db
+      .prepare(
+        \`UPDATE \${quoteIdent(POLICY.table)} SET expires_at = \${NOW_MS} - 1000 WHERE scope = ? AND key = ?\`,
+      )
+      .run(scope, key);`,
     crashTransactional: `  it('crash mid-transaction: duplicates get 409, the open transaction rolls back, the retry runs once', async () => {
-    const core = new IdempotencyCore(${newStore('POLICY.statementTimeoutMs')}, { ...POLICY, inFlight: 'reject' });
+    const core = ${houseExpression(`new IdempotencyCore(${newStore('POLICY.statementTimeoutMs')}, { ...POLICY, inFlight: 'reject' })`, '    ', '    const core = '.length, 1)};
     const { claim: dead } = await claimLike(core, 'crash');
     await recordEffect(dead.context);
     expect((await send('crash')).status).toBe(409);
@@ -113,7 +123,9 @@ import { NOW_MS, SqliteIdempotencyStore, quoteIdent } from './sqliteStore.js';`,
     expect(retry.status).toBe(201);
     expect(executions).toBe(before + 1);
     expect(await effects('crash')).toBe(1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(
+      dead.complete({ status: 200, headers: {}, body: Buffer.from('late') }),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
     const replay = await send('crash');
     expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
   });
@@ -121,15 +133,21 @@ import { NOW_MS, SqliteIdempotencyStore, quoteIdent } from './sqliteStore.js';`,
 `,
     crashLease: `  it('crash mid-processing: 409 while the lease is live, then the retry runs once and the old owner is fenced out', async () => {
     // A worker claims the key and then "dies": it never completes.
-    const core = new IdempotencyCore(${newStore('POLICY.storeTimeoutMs')}, { ...POLICY, inFlight: 'reject' });
+    const core = ${houseExpression(`new IdempotencyCore(${newStore('POLICY.storeTimeoutMs')}, { ...POLICY, inFlight: 'reject' })`, '    ', '    const core = '.length, 1)};
     const { claim: dead, scope, key } = await claimLike(core, 'crash');
     expect((await send('crash')).status).toBe(409);
-    pool.db.prepare(\`UPDATE ${TABLE} SET locked_until = \${NOW_MS} - 1000 WHERE scope = ? AND key = ?\`).run(scope, key);
+    pool.db
+      .prepare(
+        \`UPDATE \${quoteIdent(POLICY.table)} SET locked_until = \${NOW_MS} - 1000 WHERE scope = ? AND key = ?\`,
+      )
+      .run(scope, key);
     const before = executions;
     const retry = await send('crash');
     expect(retry.status).toBe(201);
     expect(executions).toBe(before + 1);
-    await expect(dead.complete({ status: 200, headers: {}, body: Buffer.from('late') })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(
+      dead.complete({ status: 200, headers: {}, body: Buffer.from('late') }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
     const replay = await send('crash');
     expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
   });
@@ -137,8 +155,14 @@ import { NOW_MS, SqliteIdempotencyStore, quoteIdent } from './sqliteStore.js';`,
 `,
     newStore,
     newSaga: `new SagaTracker({ steps: ${newStore('POLICY.storeTimeoutMs')} })`,
-    assertStillProcessing: `    const rows = pool.db.prepare(\`SELECT status, locked_until > \${NOW_MS} AS live FROM ${TABLE} WHERE key = ?\`).all(key) as Array<{ status: string; live: number }>;
-    expect(rows.map((row) => ({ status: row.status, live: row.live === 1 }))).toEqual([{ status: 'PROCESSING', live: true }]);`,
+    assertStillProcessing: `    const rows = pool.db
+      .prepare(
+        \`SELECT status, locked_until > \${NOW_MS} AS live FROM \${quoteIdent(POLICY.table)} WHERE key = ?\`,
+      )
+      .all(key) as Array<{ status: string; live: number }>;
+    expect(rows.map((row) => ({ status: row.status, live: row.live === 1 }))).toEqual([
+      { status: 'PROCESSING', live: true },
+    ]);`,
   },
   renderContractTest: (view) =>
     renderContractTest(view, {

@@ -1,7 +1,7 @@
 import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
-import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
+import { SAGA_EXPORTS, SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
 import type { StoreModule } from './types.js';
 import { yamlString } from '../yamlString.js';
 
@@ -86,14 +86,7 @@ import { SagaTracker } from './saga.js';`,
     exports: `export { DynamoIdempotencyStore, recordKey } from './dynamoStore.js';
 export { createPool, type DynamoPool, type PoolLimits } from './pool.js';
 export { ensureTable, tableDefinition } from './table.js';
-export {
-  PermanentStepError,
-  SagaCompensatedError,
-  SagaTracker,
-  type SagaStep,
-  type StepContext,
-  type StepStore,
-} from './saga.js';`,
+${SAGA_EXPORTS}`,
     poolType: 'DynamoPool',
     poolDoc: '  /** The document client and table (createPool from ./pool.js). DynamoDB runs every action in lease mode. */\n',
     build: `  const store = new DynamoIdempotencyStore({

@@ -3,7 +3,7 @@ import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderMysqlMigration } from './mysqlDdl.js';
 import { renderContractTest } from './renderContractTest.js';
-import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
+import { SAGA_EXPORTS, SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
 import type { StoreModule } from './types.js';
 
 const newStore = (timeoutMs: string) => `new MysqlIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: ${timeoutMs} })`;
@@ -30,14 +30,7 @@ export const MYSQL_STORE: StoreModule = {
 import { SagaTracker } from './saga.js';`,
     exports: `export { MysqlIdempotencyStore } from './mysqlStore.js';
 export { createPool, type PoolLimits } from './pool.js';
-export {
-  PermanentStepError,
-  SagaCompensatedError,
-  SagaTracker,
-  type SagaStep,
-  type StepContext,
-  type StepStore,
-} from './saga.js';
+${SAGA_EXPORTS}
 export { deleteExpiredKeys } from './cleanup.js';`,
     poolType: 'Pool',
     poolDoc: '  /** A mysql2/promise pool (createPool from ./pool.js); transactional handlers get one of its connections as `db`. */\n',

@@ -1,7 +1,7 @@
 import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
-import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
+import { SAGA_EXPORTS, SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
 import type { StoreModule } from './types.js';
 
 const newStore = (timeoutMs: string) => `new RedisIdempotencyStore({ client: pool, prefix: POLICY.table, timeoutMs: ${timeoutMs} })`;
@@ -45,14 +45,7 @@ export const REDIS_STORE: StoreModule = {
 import { SagaTracker } from './saga.js';`,
     exports: `export { RedisIdempotencyStore, recordKeys } from './redisStore.js';
 export { createPool, type PoolLimits } from './pool.js';
-export {
-  PermanentStepError,
-  SagaCompensatedError,
-  SagaTracker,
-  type SagaStep,
-  type StepContext,
-  type StepStore,
-} from './saga.js';`,
+${SAGA_EXPORTS}`,
     poolType: 'Redis | Cluster',
     poolDoc: '  /** An ioredis client or Cluster (createPool from ./pool.js). Redis runs every action in lease mode. */\n',
     build: `  const store = new RedisIdempotencyStore({

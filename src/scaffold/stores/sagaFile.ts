@@ -5,3 +5,13 @@ export const SAGA_FILE: StaticFile = { path: 'saga.ts', template: 'typescript/st
 
 /** Metrics for stores other than PostgreSQL: the store gauges take a sampling function (observeStore(sample)). */
 export const STORE_METRICS_FILE: StaticFile = { path: 'metrics.ts', template: 'typescript/stores/metrics.ts', role: 'metrics', purpose: 'prom-client metrics fed by the core; store gauges from a sampling function' };
+
+/** What index.ts re-exports from the store-neutral saga.ts (in prettier's layout: too long for one line). */
+export const SAGA_EXPORTS = `export {
+  PermanentStepError,
+  SagaCompensatedError,
+  SagaTracker,
+  type SagaStep,
+  type StepContext,
+  type StepStore,
+} from './saga.js';`;

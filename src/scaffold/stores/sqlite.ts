@@ -2,7 +2,7 @@ import { renderCleanupJob } from '../renderCleanupJob.js';
 import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
-import { SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
+import { SAGA_EXPORTS, SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
 import { renderSqliteMigration } from './sqliteDdl.js';
 import type { StoreModule } from './types.js';
 
@@ -30,14 +30,7 @@ export const SQLITE_STORE: StoreModule = {
 import { SqliteIdempotencyStore } from './sqliteStore.js';`,
     exports: `export { SqliteIdempotencyStore } from './sqliteStore.js';
 export { SqlitePool, createPool, type PoolLimits } from './pool.js';
-export {
-  PermanentStepError,
-  SagaCompensatedError,
-  SagaTracker,
-  type SagaStep,
-  type StepContext,
-  type StepStore,
-} from './saga.js';
+${SAGA_EXPORTS}
 export { deleteExpiredKeys } from './cleanup.js';`,
     poolType: 'SqlitePool',
     poolDoc: '  /** The database file (createPool from ./pool.js); transactional handlers get a better-sqlite3 connection as `db`. */\n',

@@ -36,11 +36,13 @@ const PATHS = ['first', 'replay-many', 'replay-hot', 'dup10'];
 const PATH_LABELS = { first: 'first request', 'replay-many': 'replay (many keys)', 'replay-hot': 'replay (one hot key)', dup10: 'in-flight conflict (10 duplicates per key)' };
 // Issue #20: req/s as a fraction of the bare handler's on the same path in the same run.
 const TARGETS = [
-  { contender: 'ours-lease', path: 'first', min: 0.8 },
-  { contender: 'ours-transactional', path: 'first', min: 0.5 },
+  // "first request ≥ 0.8× bare (transactional mode) and ≥ 0.5× (lease mode); replay ≥ 0.9× bare over many keys and
+  // ≥ 0.8× on one hot key".
+  { contender: 'ours-transactional', path: 'first', min: 0.8 },
+  { contender: 'ours-lease', path: 'first', min: 0.5 },
   ...['ours-transactional', 'ours-lease'].flatMap((contender) => [
     { contender, path: 'replay-many', min: 0.9 },
-    { contender, path: 'replay-hot', min: 0.9 },
+    { contender, path: 'replay-hot', min: 0.8 },
   ]),
 ];
 const CONTENDERS = [

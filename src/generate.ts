@@ -18,6 +18,7 @@ import { assertNoSymlinks, normalizeRelative, readInside, resolveInside } from '
 import type { CodeFinding } from './findings/types.js';
 import type { Inspection } from './inspect/types.js';
 import { buildDesign, type InspectionInput } from './model/index.js';
+import { checkConstraints } from './model/constraints.js';
 import { scaffoldFacts } from './model/scaffoldFacts.js';
 import type { DesignModel } from './model/types.js';
 import type { CodeSamples } from './render/code/index.js';
@@ -240,6 +241,8 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
     if (file) Object.assign(excerpt, { code: excerptText(excerpt, file.contents), formatted: true });
   }
   model.scaffold = scaffoldFacts(scaffoldDir, project.files.map((file) => file.path), dir !== undefined, project.reference);
+  // The store the document shows is now known (the reference target's where the stack has none of its own).
+  model.constraints = checkConstraints(model);
   const scaffoldFiles = dir === undefined ? [] : formatted;
   const warnings = dir && scaffoldFiles.length === 0 ? [scaffoldUnavailable(model, dir, scaffold.SCAFFOLD_TARGETS.map((target) => target.label))] : [];
   if (dir && project.reference) warnings.push(referenceNote(model, dir, project.reference, true));

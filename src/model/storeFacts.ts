@@ -35,6 +35,12 @@ export interface StoreFacts {
   uniqueness?: string;
   /** A store without a schema: what stands in for the DDL's constraints, introducing the store's table or script. */
   schemaIntro?: string;
+  /**
+   * A store without a schema: what it has in place of PRIMARY KEY and CHECK (the "store DDL" constraint's evidence,
+   * with `uniqueness`), and how a record changes after its claim only through writes that check its fencing token.
+   */
+  noConstraints?: string;
+  stateGuard?: string;
   /** A store that deletes its own records (TTL): why there is no cleanup job. */
   selfCleaning?: string;
   /** How the overview says a key is claimed: "with one atomic statement". */
@@ -183,6 +189,9 @@ const REDIS: StoreFacts = {
     "Redis has no schema: the claim script below is what makes a second claim of a live key impossible. It runs atomically on the server, creates the record only where none exists, and gives the lease its expiry on the server clock.",
   selfCleaning:
     "Redis deletes each record itself, so there is no cleanup job: the claim gives a new record an expiry of at least its lease, and the completion script below sets it to the retention once the response is stored.",
+  noConstraints: 'Redis has no DDL, so no PRIMARY KEY or CHECK constraint: the record is a hash and its lease a key of its own.',
+  stateGuard:
+    'after the claim, a record changes only inside the completion, release, lease-extension and saga-step scripts, each of which compares the fencing token first',
   claimIn: 'with one atomic Lua script',
   codeNames: ['EVALSHA', "'PX'", 'PEXPIRE', 'commandTimeout', 'connectTimeout'],
   transactional: false,
@@ -219,6 +228,9 @@ const DYNAMODB: StoreFacts = {
     "DynamoDB has no schema beyond the table's partition key pk and its ttl attribute (below): the claim's conditional PutItem is what makes a second claim of a live key impossible. It creates the record only where none exists or the old one is past both its retention and its lease, and DynamoDB TTL deletes a record some time after its ttl.",
   selfCleaning:
     "DynamoDB deletes each record itself, so there is no cleanup job: the claim writes a ttl of at least its lease and its retention, the completion sets it to the retention, and DynamoDB TTL deletes the record some time after that (TTL is lazy, so reads treat a record past its retention as gone).",
+  noConstraints: "DynamoDB has no DDL beyond the table's partition key pk (one item per scope and key), so no CHECK constraint.",
+  stateGuard:
+    'after the claim, every write to a record is an UpdateItem conditional on its fencing token',
   claimIn: 'with one conditional PutItem',
   codeNames: ['PutCommand', 'attribute_not_exists(pk)', 'ReturnValuesOnConditionCheckFailure', 'UpdateCommand', 'abortSignal', 'maxAttempts: 1', 'connectionTimeout', 'ttl'],
   transactional: false,

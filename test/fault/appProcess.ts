@@ -16,6 +16,11 @@ export interface AppEnvironment {
   readonly recorderUrl: string;
   readonly providerUrl: string;
   readonly barrierUrl: string;
+  /**
+   * The entry of an app compiled with the scaffold (exports bootstrap(action)); without it, the adapter's app in
+   * apps/ is wired in plain JavaScript.
+   */
+  readonly appMain?: string;
 }
 
 /** One instance of the app as its own Node process, as it would run behind a load balancer. */
@@ -33,7 +38,8 @@ export interface AppProcess {
 const APPS = path.join(import.meta.dirname, 'apps');
 
 export async function startApp(adapter: Adapter, environment: AppEnvironment): Promise<AppProcess> {
-  const child = spawn(process.execPath, [path.join(APPS, `${adapter === 'none' ? 'plain' : adapter}App.mjs`)], {
+  const app = environment.appMain ? 'compiledApp.mjs' : `${adapter === 'none' ? 'plain' : adapter}App.mjs`;
+  const child = spawn(process.execPath, [path.join(APPS, app)], {
     env: {
       ...process.env,
       SCAFFOLD_INDEX: pathToFileURL(path.join(environment.scaffoldOutDir, 'index.js')).href,
@@ -43,6 +49,7 @@ export async function startApp(adapter: Adapter, environment: AppEnvironment): P
       RECORDER_URL: environment.recorderUrl,
       PROVIDER_URL: environment.providerUrl,
       BARRIER_URL: environment.barrierUrl,
+      ...(environment.appMain ? { APP_MAIN: environment.appMain } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { cp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'vite';
@@ -13,9 +13,12 @@ const run = promisify(execFile);
  * The scaffold of a profile's project (profileCases.ts), built the way that project ships it: tsc's output under the
  * profile's tsconfig; for bundler resolution (extensionless ESM imports Node cannot load) tsc type-checks and Vite
  * bundles, as a Vite/tsup project would; JavaScript runs as written. `outDir` holds index.js and providers.js.
+ * `appSources`: a folder whose files join the project's src/ beside the scaffold (the user's own app, importing it)
+ * and are compiled with it, so the app runs as the project's tsc emits it (TypeScript, non-bundled profiles).
  */
-export async function buildProfileProject(profileCase: ProfileCase, model: DesignModel, label: string): Promise<Generated> {
+export async function buildProfileProject(profileCase: ProfileCase, model: DesignModel, label: string, appSources?: string): Promise<Generated> {
   const { dir, profile, files } = await generateProfileProject(profileCase, model, label);
+  if (appSources) await cp(appSources, path.join(dir, 'src'), { recursive: true });
   const format = profile.moduleSystem;
   if (profileCase.language === 'javascript') {
     const outDir = path.join(dir, SCAFFOLD_DIR);

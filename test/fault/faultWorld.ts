@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
-import { generateAndCompile, modelFor, type Generated } from '../scaffold/generateInto.js';
+import path from 'node:path';
+import { generateAndCompile, modelFor, ROOT, type Generated } from '../scaffold/generateInto.js';
 import type { ProfileCase } from '../scaffold/profileCases.js';
 import { startApp, type Adapter, type AppProcess } from './appProcess.js';
 import { Barrier } from './barrier.js';
@@ -16,6 +17,15 @@ const COMPILER_OPTIONS: Record<Adapter, Record<string, unknown>> = {
   hono: {},
   nextjs: {},
   none: {},
+};
+
+/**
+ * Under a TypeScript profile, an adapter whose app the profile's compiler must build: a NestJS app is TypeScript with
+ * decorators and their emitted metadata, so the app itself (controller, module, bootstrap) is compiled with the
+ * scaffold under the profile's tsconfig and loaded as that project loads it, not wired in JavaScript.
+ */
+const COMPILED_APPS: Partial<Record<Adapter, string>> = {
+  nestjs: path.join(ROOT, 'fixtures/profiles/nestjs-cjs-app/src'),
 };
 
 /**
@@ -63,6 +73,7 @@ export class FaultWorld {
     private readonly faultProxy: FaultProxy | undefined,
     readonly provider: FakeProvider,
     readonly barrier: Barrier,
+    private readonly appMain?: string,
   ) {}
 
   /** The fault proxy between the apps and the store; an embedded store (SQLite) has none. */
@@ -87,7 +98,10 @@ export class FaultWorld {
     }
     patchModel(kind, model);
     const label = [adapter, ...(kind === 'postgres' ? [] : [kind]), ...(profile ? [profile.label] : [])].join('-');
-    const generated = profile ? await buildProfileProject(profile, model, `fault-${label}`) : await generateAndCompile(model, `fault-${label}`, COMPILER_OPTIONS[adapter]);
+    const appSources = profile?.language === 'typescript' ? COMPILED_APPS[adapter] : undefined;
+    const generated = profile
+      ? await buildProfileProject(profile, model, `fault-${label}`, appSources)
+      : await generateAndCompile(model, `fault-${label}`, COMPILER_OPTIONS[adapter]);
     if (generated.tscOutput) throw new Error(`the ${adapter} scaffold on ${kind}${profile ? ` (profile ${profile.label})` : ''} does not compile:\n${generated.tscOutput}`);
     const { backend, schema } = await createBackend(kind, generated, model, `fault_${label.replace(/-/g, '_')}`);
     const recorder = await createRecorder(label.replace(/-/g, '_'), schema);
@@ -95,7 +109,8 @@ export class FaultWorld {
     const proxy = network ? await FaultProxy.start({ host: network.host, port: network.port }, network.wire) : undefined;
     const provider = await FakeProvider.start();
     const barrier = await Barrier.start();
-    return new FaultWorld(adapter, generated, backend, recorder, proxy, provider, barrier);
+    const appMain = appSources ? path.join(generated.outDir, '..', 'main.js') : undefined;
+    return new FaultWorld(adapter, generated, backend, recorder, proxy, provider, barrier, appMain);
   }
 
   /** Starts an app process whose store goes through the proxy; it joins `apps`. */
@@ -108,6 +123,7 @@ export class FaultWorld {
       recorderUrl: this.recorder.url,
       providerUrl: this.provider.url,
       barrierUrl: this.barrier.url,
+      ...(this.appMain ? { appMain: this.appMain } : {}),
     });
     if (!options.spare) this.apps.push(app);
     this.spawned.push(app);

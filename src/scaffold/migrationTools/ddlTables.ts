@@ -27,7 +27,7 @@ const unquote = (name: string) => name.replace(/^[`"]|[`"]$/g, '');
 const columnList = (text: string) => text.split(',').map((part) => unquote(part.trim()));
 
 /**
- * The tables of the store's own DDL (the PostgreSQL and MySQL migrations the stores write), so a Prisma model or a
+ * The tables of the store's own DDL (the PostgreSQL, MySQL and SQLite migrations the stores write), so a Prisma model or a
  * Drizzle table is derived from the one source and cannot drift from it. Only the shapes those files use are read.
  */
 export function ddlTables(ddl: string): DdlTable[] {
@@ -44,7 +44,7 @@ export function ddlTables(ddl: string): DdlTable[] {
       if (primary) table.primaryKey = { ...(primary[1] ? { name: unquote(primary[1]) } : {}), columns: columnList(primary[2]!) };
       else if (key) table.indexes.push({ name: unquote(key[1]!), columns: columnList(key[2]!) });
       else if (foreign) table.foreignKeys.push({ ...(foreign[1] ? { name: unquote(foreign[1]) } : {}), columns: columnList(foreign[2]!), table: unquote(foreign[3]!), references: columnList(foreign[4]!), ...(foreign[5] ? { onDelete: foreign[5].toUpperCase() } : {}) });
-      else if (/^CONSTRAINT /i.test(line)) continue; // CHECK constraints: the database enforces them, the ORMs do not model them
+      else if (/^(CONSTRAINT|CHECK) /i.test(line)) continue; // CHECK constraints: the database enforces them, the ORMs do not model them
       else {
         const column = /^([`"]?\w+[`"]?) (\w+(?:\(\d+\))?)(.*)$/.exec(line);
         if (!column) throw new Error(`bug: unreadable line in the store's DDL: ${line}`);
@@ -55,9 +55,9 @@ export function ddlTables(ddl: string): DdlTable[] {
     }
     tables.push(table);
   }
-  for (const match of sql.matchAll(/CREATE INDEX IF NOT EXISTS\s+(\w+)\s+ON\s+([`"]?[\w.]+[`"]?)\s*\(([^)]*)\)(?:\s+WHERE\s+([^;]+))?;/g)) {
+  for (const match of sql.matchAll(/CREATE INDEX IF NOT EXISTS\s+([`"]?\w+[`"]?)\s+ON\s+([`"]?[\w.]+[`"]?)\s*\(([^)]*)\)(?:\s+WHERE\s+([^;]+))?;/g)) {
     const where = match[4]?.trim();
-    tables.find((table) => table.name === unquote(match[2]!))?.indexes.push({ name: match[1]!, columns: columnList(match[3]!), ...(where ? { where } : {}) });
+    tables.find((table) => table.name === unquote(match[2]!))?.indexes.push({ name: unquote(match[1]!), columns: columnList(match[3]!), ...(where ? { where } : {}) });
   }
   return tables;
 }

@@ -4,20 +4,26 @@ import type { DdlColumn, DdlTable } from './ddlTables.js';
 
 type Ts = typeof TsMorph.ts;
 type Expression = TsMorph.ts.Expression;
-export type DrizzleDialect = 'postgresql' | 'mysql';
+export type DrizzleDialect = 'postgresql' | 'mysql' | 'sqlite';
+
+const CORE: Record<DrizzleDialect, { module: string; table: string }> = {
+  postgresql: { module: 'drizzle-orm/pg-core', table: 'pgTable' },
+  mysql: { module: 'drizzle-orm/mysql-core', table: 'mysqlTable' },
+  sqlite: { module: 'drizzle-orm/sqlite-core', table: 'sqliteTable' },
+};
 
 const camel = (name: string) => name.replace(/[^A-Za-z0-9]+(.)/g, (_match, next: string) => next.toUpperCase()).replace(/^[^A-Za-z_$]+/, '');
 
 /**
- * A Drizzle schema module declaring the store's tables (pgTable / mysqlTable) with the DDL's columns, defaults,
+ * A Drizzle schema module declaring the store's tables (pgTable / mysqlTable / sqliteTable) with the DDL's columns, defaults,
  * keys and indexes, printed through TypeScript's factory: every name and default from the DDL is a string literal.
  * drizzle-kit then sees the tables it already has in the migration and generates nothing for them.
  */
 export function renderDrizzleSchema(tables: readonly DdlTable[], dialect: DrizzleDialect, sequences: readonly string[]): string {
   const ts = loadTypeScript();
   const f = ts.factory;
-  const core = dialect === 'postgresql' ? 'drizzle-orm/pg-core' : 'drizzle-orm/mysql-core';
-  const used = new Set<string>([dialect === 'postgresql' ? 'pgTable' : 'mysqlTable', 'primaryKey']);
+  const core = CORE[dialect].module;
+  const used = new Set<string>([CORE[dialect].table, 'primaryKey']);
   const custom = new Set<string>();
   let needsSql = false;
   const id = (name: string) => f.createIdentifier(name);
@@ -50,6 +56,8 @@ export function renderDrizzleSchema(tables: readonly DdlTable[], dialect: Drizzl
   function columnBuilder(column: DdlColumn): Expression {
     const [, base, size] = /^(\w+)(?:\((\d+)\))?$/.exec(column.type) ?? [];
     const length = (): Array<[string, Expression]> => [['length', f.createNumericLiteral(Number(size))]];
+    // SQLite's own blob column holds a Buffer; the other dialects have none for their binary types.
+    if (base === 'blob' && dialect === 'sqlite') return builder('blob', column.name, [['mode', str('buffer')]]);
     switch (base) {
       case 'varchar':
       case 'char':
@@ -116,7 +124,7 @@ export function renderDrizzleSchema(tables: readonly DdlTable[], dialect: Drizzl
       extras.push(expression);
     }
     const extra = f.createArrowFunction(undefined, undefined, [f.createParameterDeclaration(undefined, undefined, 'table')], undefined, f.createToken(ts.SyntaxKind.EqualsGreaterThanToken), f.createArrayLiteralExpression(extras, true));
-    statements.push(constant(camel(table.name), call(id(dialect === 'postgresql' ? 'pgTable' : 'mysqlTable'), [str(table.name), f.createObjectLiteralExpression(columns.map(([key, value]) => f.createPropertyAssignment(key, value)), true), extra])));
+    statements.push(constant(camel(table.name), call(id(CORE[dialect].table), [str(table.name), f.createObjectLiteralExpression(columns.map(([key, value]) => f.createPropertyAssignment(key, value)), true), extra])));
   }
   const customs = [...custom].sort().map((sqlType) =>
     constant(

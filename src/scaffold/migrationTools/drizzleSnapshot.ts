@@ -3,8 +3,8 @@ import type { DrizzleDialect } from './drizzleSchema.js';
 
 type Json = Record<string, unknown>;
 
-/** The snapshot versions whose table shape this writes: drizzle-kit 0.2x–0.31 (PostgreSQL 7, MySQL 5). */
-export const SNAPSHOT_VERSION: Record<DrizzleDialect, string> = { postgresql: '7', mysql: '5' };
+/** The snapshot versions whose table shape this writes: drizzle-kit 0.2x–0.31 (PostgreSQL 7, MySQL 5, SQLite 6). */
+export const SNAPSHOT_VERSION: Record<DrizzleDialect, string> = { postgresql: '7', mysql: '5', sqlite: '6' };
 const NO_PARENT = '00000000-0000-0000-0000-000000000000';
 
 /**
@@ -43,6 +43,7 @@ export function drizzleSnapshot(input: { tables: readonly DdlTable[]; sequences:
   const tables = { ...record(previous?.['tables']) };
   for (const table of input.tables) {
     if (dialect === 'postgresql') tables[`public.${table.name}`] = pgTable(table);
+    else if (dialect === 'sqlite') tables[table.name] = sqliteTable(table);
     else tables[table.name] = mysqlTable(table);
   }
   if (dialect === 'postgresql') {
@@ -51,6 +52,10 @@ export function drizzleSnapshot(input: { tables: readonly DdlTable[]; sequences:
       sequences[`public.${name}`] = { name, schema: 'public', increment: '1', startWith: '1', minValue: '1', maxValue: '9223372036854775807', cache: '1', cycle: false };
     }
     const snapshot = { enums: {}, schemas: {}, roles: {}, policies: {}, views: {}, ...previous, id: input.id, prevId, version, dialect, tables, sequences, _meta: { columns: {}, schemas: {}, tables: {} } };
+    return `${JSON.stringify(snapshot, null, 2)}\n`;
+  }
+  if (dialect === 'sqlite') {
+    const snapshot = { ...previous, version, dialect, id: input.id, prevId, tables, views: previous?.['views'] ?? {}, enums: previous?.['enums'] ?? {}, _meta: { schemas: {}, tables: {}, columns: {} }, internal: previous?.['internal'] ?? { indexes: {} } };
     return `${JSON.stringify(snapshot, null, 2)}\n`;
   }
   const snapshot = { views: {}, internal: { tables: {}, indexes: {} }, ...previous, version, dialect, id: input.id, prevId, tables, _meta: { schemas: {}, tables: {}, columns: {} } };
@@ -107,6 +112,22 @@ function pgTable(table: DdlTable): Json {
     policies: {},
     checkConstraints: {},
     isRLSEnabled: false,
+  };
+}
+
+/** SQLite as drizzle-kit 0.31 records it: unnamed composite keys get derived names, a partial index keeps its WHERE text. */
+function sqliteTable(table: DdlTable): Json {
+  const columns = Object.fromEntries(table.columns.map((column) => [column.name, { name: column.name, type: column.type, primaryKey: false, notNull: column.notNull, autoincrement: false, ...defaultOf(column, 'sqlite') }]));
+  const indexes = Object.fromEntries(table.indexes.map((index) => [index.name, { name: index.name, columns: index.columns, isUnique: false, ...(index.where ? { where: index.where } : {}) }]));
+  const pk = primaryKeyName(table);
+  return {
+    name: table.name,
+    columns,
+    indexes,
+    foreignKeys: foreignKeys(table),
+    compositePrimaryKeys: table.primaryKey.columns.length > 0 ? { [pk]: { columns: table.primaryKey.columns, name: pk } } : {},
+    uniqueConstraints: {},
+    checkConstraints: {},
   };
 }
 

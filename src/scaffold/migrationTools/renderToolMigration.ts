@@ -5,7 +5,8 @@ import { ddlTables } from './ddlTables.js';
 import type { MigrationTool } from './detectMigrationTool.js';
 import { appendPrismaModels } from './prismaModels.js';
 import { ddlSequences, renderDrizzleSchema } from './drizzleSchema.js';
-import { drizzleSnapshot, latestSnapshot } from './drizzleSnapshot.js';
+import { drizzleSnapshot, latestSnapshot, SNAPSHOT_VERSION } from './drizzleSnapshot.js';
+import type { DrizzleDialect } from './drizzleSchema.js';
 import { transpileToJavaScript } from '../javascript/transpile.js';
 
 export interface ToolMigrationInput {
@@ -153,7 +154,7 @@ interface JournalEntry {
  * `generate --check`) keep its random id.
  */
 function drizzleFiles(input: ToolMigrationInput, tool: DrizzleTool, file: (path: string, contents: string) => ScaffoldFile): ScaffoldFile[] {
-  const dialect = /^(postgres|pg)/.test(tool.dialect) ? 'postgresql' : /^mysql/.test(tool.dialect) ? 'mysql' : undefined;
+  const dialect = drizzleDialect(tool.dialect);
   if (!dialect) return [];
   const journal = parseJournal(tool.journal, dialect);
   const present = journal.entries.find((entry) => /^\d{4}_idempotency$/.test(entry.tag));
@@ -163,7 +164,8 @@ function drizzleFiles(input: ToolMigrationInput, tool: DrizzleTool, file: (path:
     const idx = journal.entries.reduce((max, entry) => Math.max(max, entry.idx + 1), 0);
     tag = `${String(idx).padStart(4, '0')}_${NAME}`;
     const when = journal.entries.reduce((max, entry) => Math.max(max, entry.when + 1), 1767225600000);
-    const version = journal.entries.at(-1)?.version ?? journal.version;
+    // Entries carry the snapshot version of their dialect (drizzle-kit 0.31: PostgreSQL 7, MySQL 5, SQLite 6).
+    const version = journal.entries.at(-1)?.version ?? SNAPSHOT_VERSION[dialect];
     const next = { ...journal, entries: [...journal.entries, { idx, version, when, tag, breakpoints: true }] };
     files.push({ ...file(`${tool.folder}/meta/_journal.json`, `${JSON.stringify(next, null, 2)}\n`), role: 'other', formatted: true, ...(tool.journal === undefined ? {} : { editOf: tool.journal }) });
   }
@@ -181,6 +183,15 @@ function drizzleFiles(input: ToolMigrationInput, tool: DrizzleTool, file: (path:
   const javascript = tool.schemaFile.endsWith('.js');
   files.push({ ...file(tool.schemaFile, javascript ? transpileToJavaScript(schema, input.moduleSystem === 'esm' ? 'module' : 'commonjs', 'idempotency.ts') : schema), role: 'other' });
   return files;
+}
+
+/** drizzle.config's dialect (or a pre-0.21 `driver`) as one we write; undefined for the others (Turso, D1, …). */
+function drizzleDialect(setting: string): DrizzleDialect | undefined {
+  if (/^(postgres|pg)/.test(setting)) return 'postgresql';
+  if (/^mysql/.test(setting)) return 'mysql';
+  // better-sqlite3 is the driver the SQLite store runs on.
+  if (/^(sqlite|better-sqlite)/.test(setting)) return 'sqlite';
+  return undefined;
 }
 
 function parseJournal(text: string | undefined, dialect: string): { version: string; dialect: string; entries: JournalEntry[] } {

@@ -124,11 +124,15 @@ function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework
     // Open findings init recorded in this action's file: their fixes need judgement (a business time sent to the
     // provider, a race), so they are listed with the rule's fix; APPLY_FIXES are the transforms' own. A per-attempt
     // key or label the transforms make stable is dropped from the list once the rule no longer sees it.
-    // A file shared by several actions lists each finding once, under the first of them.
+    // A finding several actions share (a helper their handlers call) is listed once, under the first of them this
+    // run applies (with --action, that one), naming the others so none of them looks clean.
     // A trigger's own missing-dedupe finding is what its wrap fixes; when the wrap cannot be made, the transform's
     // manual step says so, so it is never listed twice.
-    for (const finding of action.findings.filter((f) => f.status === 'open' && (f.actions[0] ?? action.name) === action.name && !APPLY_FIXES.has(f.ruleId) && TRIGGER_FIX[action.trigger] !== f.ruleId)) {
-      const step = { action: action.name, file: finding.file, line: finding.line, reason: `${finding.ruleId}: ${finding.fix}` };
+    const listedHere = (f: FindingDesign) => (f.actions.find((name) => only === undefined || name === only) ?? action.name) === action.name;
+    for (const finding of action.findings.filter((f) => f.status === 'open' && listedHere(f) && !APPLY_FIXES.has(f.ruleId) && TRIGGER_FIX[action.trigger] !== f.ruleId)) {
+      const others = finding.actions.filter((name) => name !== action.name);
+      const shared = others.length > 0 ? ` (also in the code of ${others.join(', ')})` : '';
+      const step = { action: action.name, file: finding.file, line: finding.line, reason: `${finding.ruleId}: ${finding.fix}${shared}` };
       findings.set(step, finding);
       manual.push(step);
     }

@@ -14,33 +14,42 @@ const PRINCIPAL: Record<WiredFramework, string> = {
  * pool.ts (pg, mysql2, better-sqlite3, ioredis, the DynamoDB document client), with the environment variable its
  * generated tests read too. Static text per store id: nothing from the config reaches it.
  */
-const STORE_POOLS: Record<string, { comment: string; pool: string }> = {
+const STORE_POOLS: Record<string, { comment: string; pool: string; close: string }> = {
   postgres: {
     comment: 'With DATABASE_URL unset, pg falls back to its PGHOST/PGUSER/PGDATABASE environment variables.',
     pool: "createPool(process.env['DATABASE_URL'] ?? '', POLICY)",
+    close: 'await pool.end()',
   },
   mysql: {
     comment: 'DATABASE_URL is the MySQL / MariaDB server the store migration ran on: mysql://user:password@host:3306/database.',
     pool: "createPool(process.env['DATABASE_URL'] ?? '', POLICY)",
+    close: 'await pool.end()',
   },
   sqlite: {
     comment: 'DATABASE_URL is the SQLite database file the store migration ran on (a path or sqlite:path; a file, not :memory:).',
     pool: "createPool(process.env['DATABASE_URL'] ?? 'idempotency.db', POLICY)",
+    close: 'pool.end()',
   },
   redis: {
     comment: 'REDIS_URL is the Redis server (or cluster entry point) the keys live on.',
     pool: "createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY)",
+    close: 'await pool.quit()',
   },
   dynamodb: {
     comment: "With DYNAMODB_ENDPOINT unset, the AWS SDK's own endpoint, region and credentials from the environment are used.",
     pool: "createPool(process.env['DYNAMODB_ENDPOINT'], POLICY)",
+    close: 'pool.client.destroy()',
   },
 };
 
-/** The `const pool = …` lines of an instance module for the project's store (PostgreSQL when it has none of its own). */
+/**
+ * The `export const pool = …` lines of an instance module for the project's store (PostgreSQL when it has none of its
+ * own). Exported: the app's graceful shutdown has to close it and a health check may ping it, and only this module
+ * holds it.
+ */
 export function instancePool(storeId: string | undefined): string {
   const store = STORE_POOLS[storeId ?? 'postgres'] ?? STORE_POOLS['postgres']!;
-  return `// ${store.comment}\nconst pool = ${store.pool};`;
+  return `// ${store.comment}\n// Exported for your graceful shutdown (\`${store.close}\` after the server stops) and health checks.\nexport const pool = ${store.pool};`;
 }
 
 /** `{ auth?: { user?: { id?: string | number } } }` for the path ['auth', 'user', 'id'], printed by the TS factory. */

@@ -1,5 +1,6 @@
 import type { CodeFinding } from '../findings/types.js';
 import type { ActionCodeFacts } from '../model/codeFacts.js';
+import { creditedFindings } from '../model/creditedFindings.js';
 import type { InspectionInput } from '../model/index.js';
 import type { FormattedFile } from './format.js';
 import { readInside } from './safePath.js';
@@ -12,8 +13,6 @@ import { readInside } from './safePath.js';
 export const SNAPSHOT_PATH = '.idempotency-builder/existing-protection.json';
 
 type Finding = InspectionInput['findings'][number] & { hasProviderKey?: boolean };
-
-const credited = (finding: Finding) => finding.kind === 'existing-idempotency' || (finding.kind === 'payment' && finding.hasProviderKey === true);
 
 export interface ProjectSnapshot {
   inspection: InspectionInput;
@@ -37,8 +36,7 @@ const byLocation = (a: CodeFinding, b: CodeFinding) =>
 
 /** Only the fields buildDesign reads, sorted, so the file is byte-identical for the same findings. */
 function creditedProtection(inspection: InspectionInput): InspectionInput {
-  const findings = (inspection.findings as readonly Finding[])
-    .filter(credited)
+  const findings = (creditedFindings(inspection.findings) as readonly Finding[])
     .map((f) => ({
       kind: f.kind,
       id: f.id,

@@ -9,6 +9,7 @@ import { buildStack } from './stack.js';
 import { checkConstraints } from './constraints.js';
 import { decideDetection, decideRetention } from './timing.js';
 import type { CodeFinding } from '../findings/types.js';
+import { creditedFindings } from './creditedFindings.js';
 import { buildFindings } from './findings.js';
 import type { ActionCodeFacts } from './codeFacts.js';
 import { proposeSaga, type ProposedSaga } from './fromCode.js';
@@ -195,8 +196,7 @@ function compensationText(steps: SagaDesign['steps']): string {
 
 function collectExisting(inspection: InspectionInput | undefined): ExistingProtection[] {
   if (!inspection) return [];
-  return inspection.findings
-    .filter((finding) => finding.kind === 'existing-idempotency' || (finding.kind === 'payment' && (finding as { hasProviderKey?: boolean }).hasProviderKey === true))
+  return creditedFindings(inspection.findings)
     .map((finding) => ({
       file: finding.file,
       line: finding.line,

@@ -38,14 +38,24 @@ export function buildFindings(findings: readonly CodeFinding[], actions: readonl
       message: f.message,
       fix: f.fix,
       status: f.suppressed ? `accepted: ${f.suppressed.reason}` : f.baselined ? 'accepted in the baseline' : 'open',
-      actions: actions.filter((a) => concerns(a, f, spans.get(a.name))).map((a) => a.name),
+      actions: actions.filter((a) => concerns(a, f, spans, actions)).map((a) => a.name),
     }));
 }
 
-function concerns(action: Pick<ActionDesign, 'name' | 'source'>, f: CodeFinding, spans: ReadonlyArray<{ file: string; from: number; to: number }> | undefined): boolean {
+type Span = { file: string; from: number; to: number };
+
+/**
+ * Every action whose code holds the finding: a helper two handlers call belongs to both. An action whose handler was
+ * not followed falls back to its handler file, minus the code other actions' handlers were followed into, so a
+ * finding in one handler of a shared routes file is not also pinned on its unfollowed neighbour.
+ */
+function concerns(action: Pick<ActionDesign, 'name' | 'source'>, f: CodeFinding, spans: ReadonlyMap<string, ReadonlyArray<Span>>, actions: readonly Pick<ActionDesign, 'name' | 'source'>[]): boolean {
   if (f.file === 'idempotency.config.json') return f.message.includes(action.name);
-  if (spans && spans.length > 0) return spans.some((s) => s.file === f.file && f.line >= s.from && f.line <= s.to);
-  return action.source !== undefined && sourceFile(action.source) === f.file;
+  const inside = (list: ReadonlyArray<Span> | undefined) => (list ?? []).some((s) => s.file === f.file && f.line >= s.from && f.line <= s.to);
+  const own = spans.get(action.name);
+  if (own && own.length > 0) return inside(own);
+  if (action.source === undefined || sourceFile(action.source) !== f.file) return false;
+  return !actions.some((other) => other.name !== action.name && inside(spans.get(other.name)));
 }
 
 function sourceFile(source: string): string {

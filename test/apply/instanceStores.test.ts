@@ -2,9 +2,11 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { renderInstance } from '../../src/apply/renderInstance.js';
+import { renderMiddlewareInstance } from '../../src/apply/transforms/koaRoute.js';
 import { renderNextInstance } from '../../src/apply/transforms/nextInstance.js';
+import { renderPlainInstance } from '../../src/apply/transforms/plainWrap.js';
 import { runApply } from '../../src/cli/apply.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig, parseConfig } from '../../src/config/load.js';
 import { buildDesign } from '../../src/model/index.js';
 import { generateScaffold } from '../../src/scaffold/index.js';
 import { compile, ROOT } from './fixtureApp.js';
@@ -46,6 +48,9 @@ describe('the instance apply writes follows the project\'s store', () => {
     // createPool here is the scaffold's mysql2 one: passing its pool to createIdempotency type-checks only so.
     expect(await readFile(path.join(dir, 'src/idempotency/index.ts'), 'utf8')).toContain("export { createPool, type PoolLimits } from './pool.js';");
     expect(await readFile(path.join(dir, 'src/idempotency/pool.ts'), 'utf8')).toContain('mysql2');
+    // The app's graceful shutdown reaches the store's pool through the instance module, and closes it as the comment says.
+    expect(instance).toContain('`await pool.end()` after the server stops');
+    await writeFile(path.join(dir, 'src/shutdown.ts'), "import { pool } from './idempotency/instance.js';\n\nexport async function shutdown(): Promise<void> {\n  await pool.end();\n}\n");
     expect(await compile(dir)).toBe('');
     // An apply and a tsc of the app: minutes on a saturated machine.
   }, 300_000);
@@ -56,7 +61,55 @@ describe('the instance apply writes follows the project\'s store', () => {
     expect(renderInstance('nestjs', undefined, 'dynamodb')).toContain("const pool = createPool(process.env['DYNAMODB_ENDPOINT'], POLICY);");
     expect(renderNextInstance(false, 'redis')).toContain("REDIS_URL");
     for (const store of ['postgres', undefined, 'mongodb']) {
-      expect(renderInstance('express', undefined, store)).toContain("// With DATABASE_URL unset, pg falls back to its PGHOST/PGUSER/PGDATABASE environment variables.\nconst pool = createPool(process.env['DATABASE_URL'] ?? '', POLICY);");
+      expect(renderInstance('express', undefined, store)).toContain("// With DATABASE_URL unset, pg falls back to its PGHOST/PGUSER/PGDATABASE environment variables.");
+      expect(renderInstance('express', undefined, store)).toContain("\nexport const pool = createPool(process.env['DATABASE_URL'] ?? '', POLICY);");
     }
   });
+
+  it('every instance module exports its pool (shutdown, health checks), on every store, saying how to close it', () => {
+    const close: Record<string, string> = { postgres: 'await pool.end()', mysql: 'await pool.end()', sqlite: 'pool.end()', redis: 'await pool.quit()', dynamodb: 'pool.client.destroy()' };
+    for (const [store, closing] of Object.entries(close)) {
+      const modules = [
+        renderInstance('express', undefined, store),
+        renderInstance('fastify', undefined, store),
+        renderInstance('nestjs', undefined, store),
+        renderMiddlewareInstance('koa', undefined, store),
+        renderMiddlewareInstance('hono', undefined, store),
+        renderPlainInstance(store),
+        renderNextInstance(true, store),
+      ];
+      for (const text of modules) {
+        expect(text).toMatch(/^export const pool = createPool\(/m);
+        expect(text).toContain(`// Exported for your graceful shutdown (\`${closing}\` after the server stops) and health checks.`);
+        expect(text).toMatch(/createIdempotency\(\{\n\s+pool,/);
+      }
+    }
+  });
+
+  it('the close call each instance module names type-checks against its store\'s pool', async () => {
+    await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
+    const dir = await mkdtemp(path.join(ROOT, '.tmp', 'instance-pools-'));
+    dirs.push(dir);
+    const stores = ['postgres', 'mysql', 'sqlite', 'redis', 'dynamodb'];
+    for (const database of stores) {
+      const raw = JSON.parse(await readFile(path.join(ROOT, 'fixtures/configs/express-stripe-payments.json'), 'utf8')) as { stack: Record<string, unknown> };
+      raw.stack['database'] = database;
+      const model = buildDesign(parseConfig(JSON.stringify(raw)), undefined, { now: new Date('2026-01-15T00:00:00Z') });
+      for (const file of generateScaffold(model, { dir: `${database}/idempotency` })) {
+        if (!/\.ts$/.test(file.path) || file.role === 'tests') continue;
+        await mkdir(path.dirname(path.join(dir, file.path)), { recursive: true });
+        await writeFile(path.join(dir, file.path), file.contents);
+      }
+      const instance = renderInstance('express', undefined, database);
+      await writeFile(path.join(dir, `${database}/idempotency/instance.ts`), instance);
+      // What the comment tells the user to write in their shutdown, verbatim.
+      const closing = /Exported for your graceful shutdown \(`([^`]+)`/.exec(instance)![1]!;
+      await writeFile(path.join(dir, `${database}/shutdown.ts`), `import { pool } from './idempotency/instance.js';\n\nexport async function shutdown(): Promise<void> {\n  ${closing};\n}\n`);
+    }
+    await writeFile(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true, types: ['node'] }, include: stores }),
+    );
+    expect(await compile(dir)).toBe('');
+  }, 300_000);
 });

@@ -54,6 +54,8 @@ describe.skipIf(skip !== undefined)('apply on the CommonJS Express fixture (expr
     const load = createRequire(path.join(copy.dir, 'package.json'));
     const { createApp } = load('./src/app.js') as { createApp: () => Express };
     const { db } = load('./src/db.js') as { db: Pool };
+    // The instance module apply wrote exports the store's pool: the app's shutdown closes it (below, with its own).
+    const { pool: storePool } = load('./src/idempotency/instance.js') as { pool: Pool };
     const server = createApp().listen(0);
     await new Promise((resolve) => server.once('listening', resolve));
     try {
@@ -65,6 +67,9 @@ describe.skipIf(skip !== undefined)('apply on the CommonJS Express fixture (expr
     } finally {
       await new Promise((resolve) => server.close(resolve));
       await db.end();
+      expect(storePool.totalCount).toBeGreaterThan(0);
+      await storePool.end();
+      expect(storePool.ended).toBe(true);
       await stripe.close();
     }
   });

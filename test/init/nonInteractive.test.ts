@@ -75,7 +75,7 @@ describe('init without a terminal', { timeout: CLI_TEST_TIMEOUT }, () => {
     const run = await runBuiltCli(['init', '--cwd', cwd, '--yes', '--date', '2026-01-15'], { CI: 'true' });
     // Never a silent document only: the reference target is generated, and the terminal says so.
     expect(run.stderr.trim().split('\n')).toEqual([expect.stringContaining('src/idempotency holds the reference target instead')]);
-    expect(run.stdout).toContain('npm i pg prom-client && npm i -D @types/express @types/node @types/pg express vitest');
+    expect(run.stdout).toContain('npm i pg prom-client && npm i -D @types/express @types/node @types/pg express vitest@^4.1.12');
     expect(run.code).toBe(0);
     const config = await readConfig(cwd);
     expect(config['actions']).toEqual([expect.objectContaining({ name: 'genericProtectedAction' })]);

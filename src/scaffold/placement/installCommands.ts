@@ -24,14 +24,21 @@ export function missingDependencies(files: readonly ScaffoldFile[], declared: Re
     for (const name of importedPackages(file.contents)) (file.role === 'tests' ? dev : runtime).add(name);
     for (const name of importedPackages(file.contents, true)) typesOnly.add(name);
     if (file.role === 'tests' && /reference types="mocha"/.test(file.contents)) dev.add('mocha').add('@types/mocha');
+    // NestFactory.create without an adapter loads the Express platform with require() at run time: no import names it.
+    if (/\bNestFactory\.create\(\s*\w+\s*(?:,\s*\{[^}]*\})?\s*\)/.test(file.contents)) (file.role === 'tests' ? dev : runtime).add('@nestjs/platform-express');
   }
   if (dev.delete('@jest/globals')) dev.add('jest');
   // Packages without their own types: needed by TypeScript whenever the code imports them, even for types only.
-  for (const name of ['pg', 'express']) if (typescript && (runtime.has(name) || dev.has(name) || typesOnly.has(name))) dev.add(`@types/${name}`);
+  for (const name of UNTYPED) if (typescript && (runtime.has(name) || dev.has(name) || typesOnly.has(name))) dev.add(`@types/${name}`);
+  // A package that ships its own types and is imported only for them is still needed to compile (a dev dependency).
+  for (const name of typesOnly) if (typescript && !UNTYPED.includes(name)) dev.add(name);
   for (const name of runtime) dev.delete(name);
   const keep = (names: Set<string>) => [...names].filter((name) => !declared.has(name)).sort();
   return { runtime: keep(runtime), dev: keep(dev) };
 }
+
+/** Packages the scaffold imports that ship no types of their own (DefinitelyTyped has them as @types/<name>). */
+const UNTYPED = ['pg', 'express', 'better-sqlite3', 'koa'];
 
 /** Bare package names a file loads at run time (or, with `typeOnly`, imports only for types: `import type`). */
 function importedPackages(code: string, typeOnly = false): string[] {

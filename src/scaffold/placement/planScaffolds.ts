@@ -5,6 +5,7 @@ import type { ScaffoldFile } from '../types.js';
 import { installCommands, missingDependencies, type PackageManager } from './installCommands.js';
 import { findPackageRoot } from './findPackageRoot.js';
 import { planPlacement } from './planPlacement.js';
+import { vitestSpecifier } from './testedVersions.js';
 
 export interface PlannedScaffold {
   /** The package folder ('' = root) and the scaffold folder, both relative to the project root. */
@@ -42,6 +43,10 @@ export async function dependencyNote(root: string, scaffold: Pick<PlannedScaffol
   const missing = missingDependencies(files, declared, typescript);
   const nodeTypes = typescript ? nodeTypesToAdd([own, top]) : undefined;
   if (nodeTypes) missing.dev = [...missing.dev, nodeTypes].sort();
+  if (missing.dev.includes('vitest')) {
+    const vitest = await vitestSpecifier(root, scaffold.packageDir, [own, top]);
+    missing.dev = missing.dev.map((entry) => (entry === 'vitest' ? vitest : entry));
+  }
   const name = typeof own['name'] === 'string' ? own['name'] : undefined;
   const workspaceRoot = scaffold.packageDir === '' ? await workspaceRootKind(root, top, manager) : undefined;
   const commands = installCommands(manager, { packageDir: scaffold.packageDir, ...(name ? { name } : {}), ...(workspaceRoot ? { workspaceRoot } : {}) }, missing);

@@ -1,0 +1,60 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * The vitest lines the generated suites were run with. An unpinned `vitest` installs the newest release, which can
+ * need a newer Node than the project runs (vitest 5 wants Node 22.12) or a newer vite than it declares (vitest 4's
+ * peer is vite 6+, an ERESOLVE next to vite 5). 4.1 runs on Node 20 with vite 6–8; 3.2 on Node 18 and vite 5.
+ */
+const VITEST_CURRENT = 'vitest@^4.1.12';
+const VITEST_NODE18 = 'vitest@^3.2.4';
+
+/** The oldest Node and vite majors vitest 4 accepts. */
+const VITEST4_NODE = 20;
+const VITEST4_VITE = 6;
+
+/**
+ * The vitest to add for a package: the tested line its Node and vite allow. Node comes from `engines.node` (the oldest
+ * major it admits) or an `.nvmrc` / `.node-version` in the package or at the root; vite from the manifests.
+ */
+export async function vitestSpecifier(root: string, packageDir: string, manifests: ReadonlyArray<Record<string, unknown>>): Promise<string> {
+  const node = oldestNodeMajor(manifests) ?? (await pinnedNodeMajor(root, packageDir));
+  const vite = declaredMajor(manifests, 'vite');
+  return (node !== undefined && node < VITEST4_NODE) || (vite !== undefined && vite < VITEST4_VITE) ? VITEST_NODE18 : VITEST_CURRENT;
+}
+
+/** The smallest major in `engines.node` (">=18", "^18 || ^20", "18.x" → 18); undefined when none says. */
+function oldestNodeMajor(manifests: ReadonlyArray<Record<string, unknown>>): number | undefined {
+  for (const manifest of manifests) {
+    const range = (manifest['engines'] as Record<string, unknown> | undefined)?.['node'];
+    if (typeof range !== 'string') continue;
+    const majors = [...range.matchAll(/(?:^|[^\d.])(\d+)/g)].map((match) => Number(match[1]));
+    if (majors.length > 0) return Math.min(...majors);
+  }
+  return undefined;
+}
+
+/** The major of the first numeric `.nvmrc` / `.node-version` (`v18.19.0`, `18`); an alias (`lts/*`) says nothing. */
+async function pinnedNodeMajor(root: string, packageDir: string): Promise<number | undefined> {
+  const dirs = [...new Set([path.join(root, packageDir), root])];
+  for (const dir of dirs) {
+    for (const file of ['.nvmrc', '.node-version']) {
+      const text = await readFile(path.join(dir, file), 'utf8').catch(() => undefined);
+      const major = text === undefined ? undefined : /^\s*v?(\d+)/.exec(text)?.[1];
+      if (major !== undefined) return Number(major);
+    }
+  }
+  return undefined;
+}
+
+/** The major a manifest's range for `name` starts at (`^5.4.0`, `~5`, `5.x` → 5); undefined when not declared. */
+function declaredMajor(manifests: ReadonlyArray<Record<string, unknown>>, name: string): number | undefined {
+  for (const manifest of manifests) {
+    for (const key of ['dependencies', 'devDependencies', 'peerDependencies']) {
+      const range = (manifest[key] as Record<string, unknown> | undefined)?.[name];
+      const major = typeof range === 'string' ? /(\d+)/.exec(range)?.[1] : undefined;
+      if (major !== undefined) return Number(major);
+    }
+  }
+  return undefined;
+}

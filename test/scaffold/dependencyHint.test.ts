@@ -1,0 +1,97 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generateScaffold, scaffoldProject } from '../../src/scaffold/index.js';
+import { missingDependencies } from '../../src/scaffold/placement/installCommands.js';
+import { modelFor } from './generateInto.js';
+
+const roots: string[] = [];
+afterAll(async () => {
+  for (const root of roots) await rm(root, { recursive: true, force: true });
+});
+
+async function project(files: Record<string, string>): Promise<string> {
+  const root = await mkdtemp(path.join(tmpdir(), 'idem-dephint-'));
+  roots.push(root);
+  for (const [name, contents] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(root, name)), { recursive: true });
+    await writeFile(path.join(root, name), contents);
+  }
+  return root;
+}
+
+/** The `npm i -D …` part of the hint for the Express + PostgreSQL scaffold in a project with this package.json. */
+async function devHint(manifest: Record<string, unknown>, extra: Record<string, string> = {}): Promise<string[]> {
+  const root = await project({ 'package.json': JSON.stringify({ name: 'shop-api', ...manifest }), ...extra });
+  const { notes } = await scaffoldProject({ root, model: await modelFor('express-stripe-payments'), dir: 'src/idempotency', packageManager: 'npm' });
+  return /npm i -D ([^&]+)$/.exec(notes.join('\n'))?.[1]?.trim().split(' ') ?? [];
+}
+
+describe('vitest in the dependency hint is a line the generated suites were run with', () => {
+  it('Node 20+ without an old vite: vitest 4.1 (the newest release needs Node 22.12)', async () => {
+    expect(await devHint({ type: 'module' })).toContain('vitest@^4.1.12');
+    expect(await devHint({ engines: { node: '>=20.19' }, devDependencies: { vite: '^7.1.0' } })).toContain('vitest@^4.1.12');
+  });
+
+  it('a project that still supports Node 18, or declares vite 5, gets vitest 3.2 (vitest 4 needs Node 20 and vite 6+)', async () => {
+    expect(await devHint({ engines: { node: '^18.18.0 || >=20' } })).toContain('vitest@^3.2.4');
+    expect(await devHint({}, { '.nvmrc': 'v18.20.4\n' })).toContain('vitest@^3.2.4');
+    expect(await devHint({}, { '.node-version': '18' })).toContain('vitest@^3.2.4');
+    expect(await devHint({ devDependencies: { vite: '^5.4.10' } })).toContain('vitest@^3.2.4');
+    // An alias names no version: the current line.
+    expect(await devHint({}, { '.nvmrc': 'lts/*\n' })).toContain('vitest@^4.1.12');
+  });
+
+  it('a project that declares vitest is not told to add it', async () => {
+    const dev = await devHint({ devDependencies: { vitest: '^2.1.0' } });
+    expect(dev.filter((entry) => entry.startsWith('vitest'))).toEqual([]);
+  });
+});
+
+/**
+ * Bare package names the generated TypeScript imports, as the user's package manager sees them: with `values`, only
+ * those loaded at run time (not `import type`), else every one.
+ */
+function imported(code: string, values = false): string[] {
+  const lines = values ? code.replace(/^import\s+type\s[^;]*;/gm, '') : code;
+  return [...lines.matchAll(/(?:from\s+|import\s+|require\(\s*|import\(\s*)['"]([^'"./][^'"]*)['"]/g)]
+    .map((match) => match[1]!)
+    .filter((specifier) => !isBuiltin(specifier))
+    .map((specifier) => (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!));
+}
+
+describe('the hint lists every package the generated code needs, and nothing it does not use', () => {
+  // Each store once and each framework once; TypeScript, so the @types of untyped packages count too.
+  const cases = [
+    ['postgres', 'express'],
+    ['mysql', 'fastify'],
+    ['sqlite', 'koa'],
+    ['redis', 'hono'],
+    ['dynamodb', 'nestjs'],
+    ['sqlite', 'nextjs'],
+    ['postgres', 'none'],
+  ] as const;
+  // Ship no types of their own (checked against their published packages).
+  const untyped = new Set(['pg', 'express', 'better-sqlite3', 'koa']);
+
+  it.each(cases)('%s + %s', async (database, framework) => {
+    const model = await modelFor('express-stripe-payments', (raw) => Object.assign(raw.stack as Record<string, unknown>, { database, framework, language: 'typescript', testFramework: 'vitest' }));
+    const files = generateScaffold(model, { dir: 'src/idempotency' }).filter((file) => /\.ts$/.test(file.path));
+    const { runtime, dev } = missingDependencies(files, new Set(), true);
+    const hinted = [...runtime, ...dev];
+    const used = new Set(files.flatMap((file) => imported(file.contents)));
+    const loaded = new Set(files.flatMap((file) => imported(file.contents, true)));
+    // A package imported only for its types needs no install when @types has them (express in the NestJS suite).
+    for (const name of used) if (loaded.has(name) || !untyped.has(name)) expect(hinted, `${name} is imported`).toContain(name);
+    for (const name of untyped) if (used.has(name)) expect(dev, `${name} has no types of its own`).toContain(`@types/${name}`);
+    // NestFactory.create() with no adapter requires the Express platform at run time, named by no import.
+    const loadedAtRunTime = new Set(framework === 'nestjs' ? ['@nestjs/platform-express'] : []);
+    for (const name of hinted) {
+      const target = name.startsWith('@types/') ? name.slice('@types/'.length) : name;
+      expect(used.has(target) || loadedAtRunTime.has(name) || target === 'node', `${name} is printed but nothing needs it`).toBe(true);
+    }
+    for (const name of loadedAtRunTime) expect(hinted).toContain(name);
+  });
+});

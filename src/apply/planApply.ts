@@ -22,6 +22,7 @@ import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/ne
 import { wireNextRoute } from './transforms/nextRoute.js';
 import { planNextProject } from './transforms/nextProject.js';
 import { locateRoute } from './locateRoute.js';
+import { keyNamedHandlers } from './namedHandlers.js';
 import { renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVENT_MODULE, wireVerifiedWebhook } from './transforms/webhook.js';
 import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
@@ -229,6 +230,17 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     edits.push(...wired.edits);
     manual.push(...wired.manual);
     if (wired.text !== before) changes.push({ path: file, before, after: wired.text });
+  }
+  if (framework && stale.length === 0) {
+    // Handlers passed by name are keyed where they are declared (maybe a file no action points at).
+    const named = await keyNamedHandlers({ root, framework, targets, texts: new Map(texts.map((t) => [t.path, t])), anyLine: (file) => record.files[file] === sha256(texts.find((t) => t.path === file)?.before ?? ''), scaffoldDir: dir, imports, scaffoldModules });
+    for (const [file, after] of named.texts) {
+      const existing = changes.find((c) => c.path === file);
+      if (existing) existing.after = after;
+      else changes.push({ path: file, before: (await readInside(root, file))!, after });
+    }
+    edits.push(...named.edits);
+    manual.push(...named.manual);
   }
   if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
     const rootModule = await nestRootModule(root);

@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { Node, Project, type ArrowFunction, type FunctionDeclaration, type FunctionExpression, type Identifier, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import { Node, Project, SyntaxKind, type ArrowFunction, type FunctionDeclaration, type FunctionExpression, type Identifier, type MethodDeclaration, type SourceFile } from 'ts-morph';
 import { readInside } from '../emit/safePath.js';
 import { walkProject } from '../inspect/files/walkProject.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
@@ -98,12 +98,15 @@ function isMention(node: Node, nameNode: Node): boolean {
   return !!parent && (Node.isImportSpecifier(parent) || Node.isImportClause(parent) || Node.isExportSpecifier(parent) || Node.isNamespaceImport(parent) || Node.isExportAssignment(parent));
 }
 
-/** A loaded program over the project's own source files, with its tsconfig's options (paths, module resolution). */
+/**
+ * A program over the project's own source files only, with its tsconfig's options (paths, module resolution):
+ * `noResolve` keeps dependencies (and anything an import reaches outside the walk) out, which also keeps it fast.
+ */
 function loadProject(root: string, files: readonly string[]): Project {
   const tsconfig = path.join(root, 'tsconfig.json');
   const project = existsSync(tsconfig)
-    ? new Project({ tsConfigFilePath: tsconfig, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true })
-    : new Project({ compilerOptions: { allowJs: true, checkJs: false }, skipFileDependencyResolution: true });
+    ? new Project({ tsConfigFilePath: tsconfig, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true, compilerOptions: { noResolve: true } })
+    : new Project({ compilerOptions: { allowJs: true, checkJs: false, noResolve: true }, skipFileDependencyResolution: true });
   for (const rel of files) if (/\.(m|c)?[jt]sx?$/.test(rel) && !rel.endsWith('.d.ts')) project.addSourceFileAtPath(path.join(root, rel));
   return project;
 }
@@ -169,6 +172,12 @@ export async function keyNamedHandlers(input: NamedHandlerInput): Promise<NamedH
     const name = reference.getText();
     const definitions = reference.getDefinitionNodes().map((d) => ({ node: d, fn: functionOf(d) }));
     const fn = definitions.length === 1 ? definitions[0]!.fn : undefined;
+    // An import the program does not follow (noResolve: a dependency, a file outside the walk) ends at the import itself.
+    const unresolved = definitions.length === 0 || definitions.every((d) => d.node.getFirstAncestorByKind(SyntaxKind.ImportDeclaration) !== undefined || Node.isImportSpecifier(d.node) || Node.isImportClause(d.node));
+    if (unresolved) {
+      out.manual.push({ action: target.action, file: target.file, line, reason: `the route passes its handler by name (${name}) and its declaration is not among the project's own files (a dependency, or a file outside the project or behind a link out of it); apply edits only your own files: key its provider calls by hand` });
+      continue;
+    }
     if (!fn) {
       out.manual.push({ action: target.action, file: target.file, line, reason: `the route passes its handler by name (${name}) and apply cannot follow it to one function it can edit (wrapped, re-assigned or declared several times): key its provider calls with stripeRequestOptions(idempotencyOf(req)) by hand` });
       continue;

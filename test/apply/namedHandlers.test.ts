@@ -1,0 +1,121 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { keyNamedHandlers } from '../../src/apply/namedHandlers.js';
+import { wireSource, type WireSourceOptions } from '../../src/apply/planApply.js';
+import type { WiringTarget } from '../../src/apply/types.js';
+import { ROOT } from './fixtureApp.js';
+
+const MODULES = new Set(['index', 'instance', 'providers']);
+const IMPORTS = { aliases: [], defaultExtension: '.js' } as const;
+const target = (file: string, line: number): WiringTarget => ({ action: 'createPayment', codeName: 'createPayment', trigger: 'http', method: 'POST', path: '/payments', file, line, scope: 'global', provider: 'stripe' });
+
+const TSCONFIG = JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, baseUrl: '.', paths: { '@/*': ['src/*'] } }, include: ['src'] });
+const STRIPE = "import Stripe from 'stripe';\n\nexport const stripe = new Stripe('sk_test');\n";
+
+let dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  dirs = [];
+});
+
+/** A small project on disk (inside the repo, so `stripe` resolves), its route file wired as the route pass would. */
+async function project(files: Record<string, string>, route: string, t: WiringTarget, framework: WireSourceOptions['framework']) {
+  await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
+  const root = await mkdtemp(path.join(ROOT, '.tmp', 'named-'));
+  dirs.push(root);
+  for (const [file, text] of Object.entries({ 'tsconfig.json': TSCONFIG, 'src/stripe.ts': STRIPE, ...files })) {
+    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+    await writeFile(path.join(root, file), text);
+  }
+  const before = files[route]!;
+  const wired = wireSource(route, before, [t], { framework, scaffoldDir: 'src/idempotency', imports: IMPORTS, scaffoldModules: MODULES });
+  const input = { root, framework, targets: [t], texts: new Map([[route, { before, after: wired.text }]]), anyLine: () => false, scaffoldDir: 'src/idempotency', imports: IMPORTS, scaffoldModules: MODULES };
+  return { root, wired, input, out: await keyNamedHandlers(input) };
+}
+
+describe('keyNamedHandlers: provider calls in handlers a route passes by name', () => {
+  it('Koa, a function declared further down the route file: keyed from its own ctx, on top of the route pass', async () => {
+    const route = 'src/routes.ts';
+    const source = `import Router from '@koa/router';
+import type { Context } from 'koa';
+import { stripe } from './stripe.js';
+
+export const router = new Router();
+
+router.post('/payments', createPayment);
+
+async function createPayment(ctx: Context) {
+  const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur' });
+  ctx.body = intent;
+}
+`;
+    const { out, input } = await project({ [route]: source }, route, target(route, 7), 'koa');
+    expect(out.manual).toEqual([]);
+    const text = out.texts.get(route)!;
+    expect(text).toContain("router.post('/payments', idempotency.createPayment, createPayment);");
+    expect(text).toContain('async function createPayment(ctx: Context) {\n  const idempotencyContext = idempotencyOf(ctx);\n');
+    expect(text).toContain("{ amount: 100, currency: 'eur' }, stripeRequestOptions(idempotencyContext));");
+    // A second pass over its own output changes nothing.
+    await writeFile(path.join(input.root, route), text);
+    const again = await keyNamedHandlers({ ...input, texts: new Map([[route, { before: text, after: text }]]), anyLine: () => true });
+    expect(again.texts.size).toBe(0);
+    expect(again.edits).toEqual([]);
+  });
+
+  it('Hono, an arrow function imported through a tsconfig path alias: keyed in its own file from c', async () => {
+    const route = 'src/app.ts';
+    const handlers = 'src/handlers/payments.ts';
+    const { out } = await project(
+      {
+        [route]: `import { Hono } from 'hono';\nimport { createPayment } from '@/handlers/payments';\n\nexport const app = new Hono();\n\napp.post('/payments', createPayment);\n`,
+        [handlers]: `import type { Context } from 'hono';\nimport { stripe } from '../stripe.js';\n\nexport const createPayment = async (c: Context) => {\n  const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur' });\n  return c.json(intent, 201);\n};\n`,
+      },
+      route,
+      target(route, 6),
+      'hono',
+    );
+    expect(out.manual).toEqual([]);
+    expect([...out.texts.keys()]).toEqual([handlers]);
+    expect(out.texts.get(handlers)).toContain('export const createPayment = async (c: Context) => {\n  const idempotencyContext = idempotencyOf(c);\n');
+    expect(out.texts.get(handlers)).toContain("import { idempotencyOf } from '../idempotency/index.js';");
+  });
+
+  it('Fastify, a property of a handlers object: keyed from its request', async () => {
+    const route = 'src/routes.ts';
+    const handlers = 'src/handlers.ts';
+    const { out, wired } = await project(
+      {
+        [route]: `import Fastify from 'fastify';\nimport { paymentHandlers } from './handlers.js';\n\nexport const app = Fastify();\n\napp.post('/payments', paymentHandlers.create);\n`,
+        [handlers]: `import type { FastifyReply, FastifyRequest } from 'fastify';\nimport { stripe } from './stripe.js';\n\nexport const paymentHandlers = {\n  create: async (request: FastifyRequest, reply: FastifyReply) => {\n    const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur' });\n    return reply.code(201).send(intent);\n  },\n};\n`,
+      },
+      route,
+      target(route, 6),
+      'fastify',
+    );
+    expect(wired.text).toContain('idempotency.createPayment');
+    expect(out.manual).toEqual([]);
+    expect(out.texts.get(handlers)).toContain('  create: async (request: FastifyRequest, reply: FastifyReply) => {\n    const idempotencyContext = idempotencyOf(request);\n');
+  });
+
+  it('leaves a handler reached through a symlink out of the project as a manual step, and edits nothing', async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), 'named-outside-'));
+    dirs.push(outside);
+    await writeFile(path.join(outside, 'payments.ts'), `import type { Request, Response } from 'express';\n\nexport async function createPayment(req: Request, res: Response) {\n  res.sendStatus(201);\n}\n`);
+    const route = 'src/routes.ts';
+    await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
+    const { out } = await project(
+      { [route]: `import { Router } from 'express';\nimport { createPayment } from './linked/payments.js';\n\nexport const router = Router();\n\nrouter.post('/payments', createPayment);\n` },
+      route,
+      target(route, 6),
+      'express',
+    ).then(async (first) => {
+      // The link is made after the walk's tree exists; run the pass again with it in place.
+      await symlink(outside, path.join(first.root, 'src/linked'));
+      return { out: await keyNamedHandlers(first.input) };
+    });
+    expect(out.texts.size).toBe(0);
+    expect(out.manual).toEqual([expect.objectContaining({ reason: expect.stringContaining('not among the project\'s own files') })]);
+  });
+});

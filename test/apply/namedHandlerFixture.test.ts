@@ -82,7 +82,7 @@ describe.skipIf(skip !== undefined)('apply on an Express app whose routes name h
   }, 300_000);
 
   it('runs the payment once for 50 concurrent requests with the same key, and Stripe sees one derived key', async () => {
-    schema = await createAppSchema('named_handler', copy.migration, 'CREATE TABLE payments (id serial PRIMARY KEY, amount int NOT NULL, currency text NOT NULL, payment_intent text NOT NULL)');
+    schema = await createAppSchema('wt_byname_named', copy.migration, 'CREATE TABLE payments (id serial PRIMARY KEY, amount int NOT NULL, currency text NOT NULL, payment_intent text NOT NULL)');
     const stripe = await fakeStripe();
     process.env['DATABASE_URL'] = schema.url;
     process.env['STRIPE_API_BASE'] = stripe.base;

@@ -5,6 +5,7 @@ import { readInside } from '../emit/safePath.js';
 import { walkProject } from '../inspect/files/walkProject.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
 import { locateRoute, isWired, routeCalls } from './locateRoute.js';
+import { principalPathIn } from './principalPath.js';
 import { parseSource } from './sourceFile.js';
 import type { TransformContext } from './transforms/context.js';
 import { keyStripeCalls } from './transforms/stripeKey.js';
@@ -33,6 +34,8 @@ export interface NamedHandlerOutcome {
   texts: Map<string, string>;
   edits: Edit[];
   manual: ManualStep[];
+  /** Actions whose followed handler reads the caller's id (`req.user.id`), and that path (Express, Fastify). */
+  principals: Map<string, string[]>;
 }
 
 /** `createPayment` or `controller.pay` as the route's handler: the name apply follows to its declaration. */
@@ -59,7 +62,10 @@ function functionOf(node: Node): Handler | undefined {
   if (Node.isFunctionDeclaration(declaration) || Node.isMethodDeclaration(declaration)) return declaration.getBody() ? declaration : undefined;
   if (Node.isVariableDeclaration(declaration) || Node.isPropertyAssignment(declaration) || Node.isPropertyDeclaration(declaration)) {
     const init = declaration.getInitializer();
-    return init && (Node.isArrowFunction(init) || Node.isFunctionExpression(init)) ? init : undefined;
+    if (init && (Node.isArrowFunction(init) || Node.isFunctionExpression(init))) return init;
+    // `asyncHandler(async (req, res) => …)` / `catchAsync(...)`: the one function the wrapper is given gets the request.
+    const wrapped = init && Node.isCallExpression(init) ? init.getArguments().filter((a) => Node.isArrowFunction(a) || Node.isFunctionExpression(a)) : [];
+    return wrapped.length === 1 ? (wrapped[0] as ArrowFunction | FunctionExpression) : undefined;
   }
   return undefined;
 }
@@ -84,11 +90,10 @@ function findByNamePath(sf: SourceFile, names: readonly string[]): Handler | und
   return functions.length === 1 ? functions[0] : undefined;
 }
 
-/** The declaration's name, whose references say who else uses the function. */
-function nameNodeOf(handler: Handler): Node | undefined {
-  if (Node.isFunctionDeclaration(handler) || Node.isMethodDeclaration(handler)) return handler.getNameNode();
-  const parent = handler.getParent();
-  return parent && (Node.isVariableDeclaration(parent) || Node.isPropertyAssignment(parent) || Node.isPropertyDeclaration(parent)) ? parent.getNameNode() : undefined;
+/** The declaration's name (of the definition the route's reference leads to), whose references say who else uses the function. */
+function nameNodeOf(definition: Node): Node | undefined {
+  if (Node.isIdentifier(definition)) return definition;
+  return Node.isFunctionDeclaration(definition) || Node.isMethodDeclaration(definition) || Node.isVariableDeclaration(definition) || Node.isPropertyAssignment(definition) || Node.isPropertyDeclaration(definition) ? definition.getNameNode() : undefined;
 }
 
 /** A reference that only names the function (import, export, its own declaration), as opposed to using it. */
@@ -142,7 +147,7 @@ interface Resolved {
  * from one route's claim it would throw (or send another action's key) when called from the other.
  */
 export async function keyNamedHandlers(input: NamedHandlerInput): Promise<NamedHandlerOutcome> {
-  const out: NamedHandlerOutcome = { texts: new Map(), edits: [], manual: [] };
+  const out: NamedHandlerOutcome = { texts: new Map(), edits: [], manual: [], principals: new Map() };
   if (!NAMED_HANDLER_FRAMEWORKS.has(input.framework)) return out;
   const candidates = input.targets.filter((t) => t.trigger === 'http' && input.texts.has(t.file));
   // Cheap first look on the route files alone: most apps pass inline handlers, and then no program is loaded.
@@ -187,10 +192,18 @@ export async function keyNamedHandlers(input: NamedHandlerInput): Promise<NamedH
       out.manual.push({ action: target.action, file: target.file, line, reason: `the handler ${name} is declared outside the project (a dependency or a link out of it); apply edits only your own files: key its provider calls by hand` });
       continue;
     }
-    const nameNode = nameNodeOf(fn);
-    const uses = Node.isReferenceFindable(nameNode) ? nameNode.findReferencesAsNodes().filter((ref) => !isMention(ref, nameNode)) : [];
+    const nameNode = nameNodeOf(definitions[0]!.node);
+    if (!Node.isReferenceFindable(nameNode)) {
+      out.manual.push({ action: target.action, file: target.file, line, reason: `the route passes its handler by name (${name}) and apply cannot tell who else calls it; key its provider calls with stripeRequestOptions(idempotencyOf(req)) by hand` });
+      continue;
+    }
+    const uses = nameNode.findReferencesAsNodes().filter((ref) => !isMention(ref, nameNode));
     const others = uses.filter((ref) => !(ref.getSourceFile() === sf && ref.getStart() === reference.getStart())).map((ref) => ({ file: insideProject(input.root, ref.getSourceFile().getFilePath()) ?? ref.getSourceFile().getBaseName(), line: ref.getStartLineNumber() }));
     resolved.push({ target, file, names: namePath(fn), others, reference: name });
+    // As for an inline handler: how it reads the caller's id is what the instance's principal reads (Koa and Hono
+    // read theirs from ctx.state / c.get, which their route transforms work out).
+    const principal = input.framework === 'express' || input.framework === 'fastify' ? principalPathIn(fn) : undefined;
+    if (principal) out.principals.set(target.action, principal);
   }
 
   for (const item of resolved) {

@@ -13,7 +13,7 @@ import { renderInstance, type WiredFramework } from './renderInstance.js';
 import { relocateFindings } from './relocateFindings.js';
 import { parseSource } from './sourceFile.js';
 import type { Transform, TransformContext } from './transforms/context.js';
-import { wireExpressRoute } from './transforms/expressRoute.js';
+import { NO_AUTHENTICATION, wireExpressRoute } from './transforms/expressRoute.js';
 import { wireFastifyRoute } from './transforms/fastifyRoute.js';
 import { wireHonoRoute } from './transforms/honoRoute.js';
 import { renderMiddlewareInstance, wireKoaRoute } from './transforms/koaRoute.js';
@@ -241,6 +241,12 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     }
     edits.push(...named.edits);
     manual.push(...named.manual);
+    // A followed handler that reads the caller's id is authenticated, as an inline one reading it would be.
+    for (const [action, read] of named.principals) {
+      principal ??= read;
+      const unauthenticated = manual.findIndex((m) => m.action === action && m.reason.startsWith(NO_AUTHENTICATION));
+      if (unauthenticated >= 0) manual.splice(unauthenticated, 1);
+    }
   }
   if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
     const rootModule = await nestRootModule(root);

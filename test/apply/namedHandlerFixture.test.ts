@@ -65,6 +65,10 @@ describe.skipIf(skip !== undefined)('apply on an Express app whose routes name h
     expect(refunds).toContain('stripe.refunds.create({ payment_intent: paymentIntent }, stripeRequestOptions(idempotencyContext));');
     expect(refunds).toContain("import { stripeRequestOptions } from '../idempotency/providers.js';");
 
+    // createPayment reads req.user.id: the instance's principal reads the same, and the route counts as authenticated.
+    expect(await read('src/idempotency/instance.ts')).toContain('.user?.id');
+    expect(first.manual.filter((m) => m.reason.startsWith('the route has no authentication')).map((m) => m.action).sort()).toEqual(['createCharge', 'createRefund']);
+
     const routes = await read(ROUTES);
     expect(routes).toContain("paymentsRouter.post('/payments', idempotency.createPayment, createPayment);");
     expect(routes).toContain("paymentsRouter.post('/refunds', idempotency.createRefund, refundController.create);");
@@ -82,7 +86,7 @@ describe.skipIf(skip !== undefined)('apply on an Express app whose routes name h
   }, 300_000);
 
   it('runs the payment once for 50 concurrent requests with the same key, and Stripe sees one derived key', async () => {
-    schema = await createAppSchema('wt_byname_named', copy.migration, 'CREATE TABLE payments (id serial PRIMARY KEY, amount int NOT NULL, currency text NOT NULL, payment_intent text NOT NULL)');
+    schema = await createAppSchema('wt_byname_named', copy.migration, 'CREATE TABLE payments (id serial PRIMARY KEY, owner text NOT NULL, amount int NOT NULL, currency text NOT NULL, payment_intent text NOT NULL)');
     const stripe = await fakeStripe();
     process.env['DATABASE_URL'] = schema.url;
     process.env['STRIPE_API_BASE'] = stripe.base;

@@ -119,3 +119,29 @@ async function createPayment(ctx: Context) {
     expect(out.manual).toEqual([expect.objectContaining({ reason: expect.stringContaining('not among the project\'s own files') })]);
   });
 });
+
+describe('keyNamedHandlers: handlers it must not key alone', () => {
+  it('Express, one asyncHandler-wrapped handler on two actions: neither is keyed, each gets the step naming the other route', async () => {
+    const route = 'src/routes.ts';
+    const controller = 'src/controllers/checkout.ts';
+    const source = `import { Router } from 'express';\nimport { checkout } from './controllers/checkout.js';\n\nexport const router = Router();\n\nrouter.post('/payments', checkout);\nrouter.post('/checkout', checkout);\n`;
+    const controllerSource = `import type { NextFunction, Request, Response } from 'express';\nimport { stripe } from '../stripe.js';\n\nconst asyncHandler = (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => void fn(req, res).catch(next);\n\nexport const checkout = asyncHandler(async (req, res) => {\n  const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur' });\n  res.status(201).json(intent);\n});\n`;
+    const payments = target(route, 6);
+    const second: WiringTarget = { ...payments, action: 'checkout', codeName: 'checkout', path: '/checkout', line: 7 };
+    const first = await project({ [route]: source, [controller]: controllerSource }, route, payments, 'express');
+    const wired = wireSource(route, source, [payments, second], { framework: 'express', scaffoldDir: 'src/idempotency', imports: IMPORTS, scaffoldModules: MODULES });
+    const out = await keyNamedHandlers({ ...first.input, targets: [payments, second], texts: new Map([[route, { before: source, after: wired.text }]]) });
+    expect(out.texts.size).toBe(0);
+    expect(out.manual.map((m) => [m.action, m.file])).toEqual([['createPayment', controller], ['checkout', controller]]);
+    expect(out.manual[0]!.reason).toContain(`also used at ${route}:7`);
+    expect(out.manual[1]!.reason).toContain(`also used at ${route}:6`);
+
+    // The same wrapped handler on one route only is followed into the function the wrapper is given.
+    const single = source.replace("router.post('/checkout', checkout);\n", '');
+    await writeFile(path.join(first.root, route), single);
+    const after = wireSource(route, single, [payments], { framework: 'express', scaffoldDir: 'src/idempotency', imports: IMPORTS, scaffoldModules: MODULES }).text;
+    const alone = await keyNamedHandlers({ ...first.input, texts: new Map([[route, { before: single, after }]]) });
+    expect(alone.manual).toEqual([]);
+    expect(alone.texts.get(controller)).toContain('export const checkout = asyncHandler(async (req, res) => {\n  const idempotencyContext = idempotencyOf(req);\n');
+  });
+});

@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { Node, Project, SyntaxKind, type ArrowFunction, type FunctionDeclaration, type FunctionExpression, type Identifier, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import { Node, Project, SyntaxKind, type ArrowFunction, type FunctionDeclaration, type FunctionExpression, type Identifier, type MethodDeclaration, type PropertyAccessExpression, type SourceFile } from 'ts-morph';
 import { readInside } from '../emit/safePath.js';
 import { walkProject } from '../inspect/files/walkProject.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
@@ -57,8 +57,11 @@ function handlerReference(call: Node, framework: string): Identifier | undefined
 /** The function a definition node stands for: `function f`, `const f = () =>`, a method, `pay: async () =>`. */
 function functionOf(node: Node): Handler | undefined {
   if (Node.isFunctionDeclaration(node) || Node.isMethodDeclaration(node)) return node.getBody() ? node : undefined;
-  const declaration = Node.isIdentifier(node) ? node.getParent() : node;
+  const declaration = Node.isIdentifier(node) || Node.isPropertyAccessExpression(node) ? node.getParent() : node;
   if (!declaration) return undefined;
+  // CommonJS: `exports.createPayment = async (req, res) => …` / `module.exports.pay = function (req, res) { … }`.
+  const assigned = exportAssignment(declaration);
+  if (assigned) return assigned;
   if (Node.isFunctionDeclaration(declaration) || Node.isMethodDeclaration(declaration)) return declaration.getBody() ? declaration : undefined;
   if (Node.isVariableDeclaration(declaration) || Node.isPropertyAssignment(declaration) || Node.isPropertyDeclaration(declaration)) {
     const init = declaration.getInitializer();
@@ -70,6 +73,17 @@ function functionOf(node: Node): Handler | undefined {
   return undefined;
 }
 
+/** The function a CommonJS export assignment (`exports.x = …`) gives, directly or through a one-function wrapper. */
+function exportAssignment(node: Node): Handler | undefined {
+  if (!Node.isBinaryExpression(node) || node.getOperatorToken().getKind() !== SyntaxKind.EqualsToken || !Node.isPropertyAccessExpression(node.getLeft())) return undefined;
+  const right = node.getRight();
+  if (Node.isArrowFunction(right) || Node.isFunctionExpression(right)) return right;
+  const wrapped = Node.isCallExpression(right) ? right.getArguments().filter((a) => Node.isArrowFunction(a) || Node.isFunctionExpression(a)) : [];
+  return wrapped.length === 1 ? (wrapped[0] as ArrowFunction | FunctionExpression) : undefined;
+}
+
+const isAssignment = (node: Node) => Node.isBinaryExpression(node) && node.getOperatorToken().getKind() === SyntaxKind.EqualsToken && Node.isPropertyAccessExpression(node.getLeft());
+
 /**
  * Where a function sits, as names from the file down (`['refundController', 'create']`), to find it again in the
  * file's text after earlier edits moved it.
@@ -79,13 +93,15 @@ function namePath(node: Node): string[] {
   for (let current: Node | undefined = node; current && !Node.isSourceFile(current); current = current.getParent()) {
     if (Node.isFunctionDeclaration(current) || Node.isMethodDeclaration(current) || Node.isClassDeclaration(current) || Node.isVariableDeclaration(current) || Node.isPropertyAssignment(current) || Node.isPropertyDeclaration(current)) {
       names.unshift(current.getName() ?? 'default');
+    } else if (isAssignment(current) && Node.isBinaryExpression(current)) {
+      names.unshift(current.getLeft().getText());
     }
   }
   return names;
 }
 
 function findByNamePath(sf: SourceFile, names: readonly string[]): Handler | undefined {
-  const matches = sf.getDescendants().filter((node) => (Node.isFunctionDeclaration(node) || Node.isMethodDeclaration(node) || Node.isVariableDeclaration(node) || Node.isPropertyAssignment(node) || Node.isPropertyDeclaration(node)) && namePath(node).join('\0') === names.join('\0'));
+  const matches = sf.getDescendants().filter((node) => (Node.isFunctionDeclaration(node) || Node.isMethodDeclaration(node) || Node.isVariableDeclaration(node) || Node.isPropertyAssignment(node) || Node.isPropertyDeclaration(node) || isAssignment(node)) && namePath(node).join('\0') === names.join('\0'));
   const functions = matches.map(functionOf).filter((f): f is Handler => f !== undefined);
   return functions.length === 1 ? functions[0] : undefined;
 }
@@ -93,6 +109,8 @@ function findByNamePath(sf: SourceFile, names: readonly string[]): Handler | und
 /** The declaration's name (of the definition the route's reference leads to), whose references say who else uses the function. */
 function nameNodeOf(definition: Node): Node | undefined {
   if (Node.isIdentifier(definition)) return definition;
+  if (Node.isPropertyAccessExpression(definition)) return definition.getNameNode();
+  if (isAssignment(definition) && Node.isBinaryExpression(definition)) return (definition.getLeft() as PropertyAccessExpression).getNameNode();
   return Node.isFunctionDeclaration(definition) || Node.isMethodDeclaration(definition) || Node.isVariableDeclaration(definition) || Node.isPropertyAssignment(definition) || Node.isPropertyDeclaration(definition) ? definition.getNameNode() : undefined;
 }
 

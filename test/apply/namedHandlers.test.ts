@@ -25,7 +25,8 @@ async function project(files: Record<string, string>, route: string, t: WiringTa
   await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
   const root = await mkdtemp(path.join(ROOT, '.tmp', 'named-'));
   dirs.push(root);
-  for (const [file, text] of Object.entries({ 'tsconfig.json': TSCONFIG, 'src/stripe.ts': STRIPE, ...files })) {
+  // '' leaves a file out (a JavaScript project without a tsconfig.json).
+  for (const [file, text] of Object.entries({ 'tsconfig.json': TSCONFIG, 'src/stripe.ts': STRIPE, ...files }).filter(([, text]) => text !== '')) {
     await mkdir(path.dirname(path.join(root, file)), { recursive: true });
     await writeFile(path.join(root, file), text);
   }
@@ -97,6 +98,27 @@ async function createPayment(ctx: Context) {
     expect(wired.text).toContain('idempotency.createPayment');
     expect(out.manual).toEqual([]);
     expect(out.texts.get(handlers)).toContain('  create: async (request: FastifyRequest, reply: FastifyReply) => {\n    const idempotencyContext = idempotencyOf(request);\n');
+  });
+
+  it('CommonJS without a tsconfig: `exports.createPaymentIntent = async (req, res) => …` used as controller.createPaymentIntent', async () => {
+    const route = 'src/routes.js';
+    const controller = 'src/controllers/payment.js';
+    const { out } = await project(
+      {
+        'tsconfig.json': '',
+        'src/stripe.ts': '',
+        [route]: `const express = require('express');\nconst paymentController = require('./controllers/payment');\n\nconst router = express.Router();\nrouter.post('/payments', paymentController.createPaymentIntent);\n\nmodule.exports = router;\n`,
+        [controller]: `const stripe = require('stripe')(process.env.STRIPE_SECRET_KEY);\n\nexports.createPaymentIntent = async (req, res) => {\n  const paymentIntent = await stripe.paymentIntents.create({ amount: req.body.amount, currency: 'usd' });\n  res.json({ clientSecret: paymentIntent.client_secret });\n};\n`,
+      },
+      route,
+      target(route, 5),
+      'express',
+    );
+    expect(out.manual).toEqual([]);
+    const text = out.texts.get(controller)!;
+    expect(text).toContain('exports.createPaymentIntent = async (req, res) => {\n  const idempotencyContext = idempotencyOf(req);\n');
+    expect(text).toContain("currency: 'usd' }, stripeRequestOptions(idempotencyContext));");
+    expect(text).toMatch(/const \{ idempotencyOf \} = require\(/);
   });
 
   it('leaves a handler reached through a symlink out of the project as a manual step, and edits nothing', async () => {

@@ -13,7 +13,7 @@ import { renderInstance, type WiredFramework } from './renderInstance.js';
 import { relocateFindings } from './relocateFindings.js';
 import { parseSource } from './sourceFile.js';
 import type { Transform, TransformContext } from './transforms/context.js';
-import { wireExpressRoute } from './transforms/expressRoute.js';
+import { NO_AUTHENTICATION, wireExpressRoute } from './transforms/expressRoute.js';
 import { wireFastifyRoute } from './transforms/fastifyRoute.js';
 import { wireHonoRoute } from './transforms/honoRoute.js';
 import { renderMiddlewareInstance, wireKoaRoute } from './transforms/koaRoute.js';
@@ -22,6 +22,7 @@ import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/ne
 import { wireNextRoute } from './transforms/nextRoute.js';
 import { planNextProject } from './transforms/nextProject.js';
 import { locateRoute } from './locateRoute.js';
+import { keyNamedHandlers } from './namedHandlers.js';
 import { renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVENT_MODULE, wireVerifiedWebhook } from './transforms/webhook.js';
 import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
@@ -233,6 +234,23 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     edits.push(...wired.edits);
     manual.push(...wired.manual);
     if (wired.text !== before) changes.push({ path: file, before, after: wired.text });
+  }
+  if (framework && stale.length === 0) {
+    // Handlers passed by name are keyed where they are declared (maybe a file no action points at).
+    const named = await keyNamedHandlers({ root, framework, targets, texts: new Map(texts.map((t) => [t.path, t])), anyLine: (file) => record.files[file] === sha256(texts.find((t) => t.path === file)?.before ?? ''), scaffoldDir: dir, imports, scaffoldModules });
+    for (const [file, after] of named.texts) {
+      const existing = changes.find((c) => c.path === file);
+      if (existing) existing.after = after;
+      else changes.push({ path: file, before: (await readInside(root, file))!, after });
+    }
+    edits.push(...named.edits);
+    manual.push(...named.manual);
+    // A followed handler that reads the caller's id is authenticated, as an inline one reading it would be.
+    for (const [action, read] of named.principals) {
+      principal ??= read;
+      const unauthenticated = manual.findIndex((m) => m.action === action && m.reason.startsWith(NO_AUTHENTICATION));
+      if (unauthenticated >= 0) manual.splice(unauthenticated, 1);
+    }
   }
   if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
     const rootModule = await nestRootModule(root);

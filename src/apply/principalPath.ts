@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, type ArrowFunction, type FunctionExpression } from 'ts-morph';
+import { Node, SyntaxKind, type ArrowFunction, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration } from 'ts-morph';
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const ID_NAMES = new Set(['id', 'userId', 'sub', 'accountId', 'tenantId']);
@@ -7,7 +7,7 @@ const ID_NAMES = new Set(['id', 'userId', 'sub', 'accountId', 'tenantId']);
  * How the handler itself reads the caller's id (`req.auth?.user?.id`, `req.user.id`): the path below the request
  * object, so the instance's principal reads the same thing. Only plain identifiers, at most three deep.
  */
-export function principalPathIn(handler: ArrowFunction | FunctionExpression): string[] | undefined {
+export function principalPathIn(handler: ArrowFunction | FunctionExpression | FunctionDeclaration | MethodDeclaration): string[] | undefined {
   const request = handler.getParameters()[0]?.getNameNode();
   if (!request || !Node.isIdentifier(request)) return undefined;
   const name = request.getText();

@@ -6,6 +6,9 @@ import { keyStripeCalls } from './stripeKey.js';
 import { principalPathIn } from '../principalPath.js';
 import { webhookManual } from './webhookManual.js';
 
+/** How the step about a route with nothing authenticating it starts (planApply drops it when a followed handler reads the user). */
+export const NO_AUTHENTICATION = 'the route has no authentication before the handler';
+
 /** `express.raw()` / `raw(...)` before the handler: the body is bytes for signature checks, not the parsed event. */
 const rawBody = (call: CallExpression) => call.getArguments().some((arg) => /(^|\.)raw\s*\(/.test(arg.getText()));
 
@@ -41,7 +44,7 @@ export const wireExpressRoute: Transform = (sf, target, context) => {
   else if (target.scope !== undefined && target.scope !== 'global' && call.getArguments().length === 3) {
     // Nothing authenticates this route (no middleware before ours, no user read in the handler): a scoped key
     // would answer every request 401. Say so rather than break e.g. a sign-up route.
-    out.manual.push({ action: target.action, file: target.file, line: target.line, reason: `the route has no authentication before the handler, but the action's keys are scoped per ${target.scope}: set "scope": "global" for it in the config (and regenerate), or put your auth middleware first` });
+    out.manual.push({ action: target.action, file: target.file, line: target.line, reason: `${NO_AUTHENTICATION}, but the action's keys are scoped per ${target.scope}: set "scope": "global" for it in the config (and regenerate), or put your auth middleware first` });
   }
   out.manual.push(...clientKeyStep(target));
   if (handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler))) {

@@ -1,0 +1,169 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { keyNamedHandlers } from '../../src/apply/namedHandlers.js';
+import { wireSource, type WireSourceOptions } from '../../src/apply/planApply.js';
+import type { WiringTarget } from '../../src/apply/types.js';
+import { ROOT } from './fixtureApp.js';
+
+const MODULES = new Set(['index', 'instance', 'providers']);
+const IMPORTS = { aliases: [], defaultExtension: '.js' } as const;
+const target = (file: string, line: number): WiringTarget => ({ action: 'createPayment', codeName: 'createPayment', trigger: 'http', method: 'POST', path: '/payments', file, line, scope: 'global', provider: 'stripe' });
+
+const TSCONFIG = JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, baseUrl: '.', paths: { '@/*': ['src/*'] } }, include: ['src'] });
+const STRIPE = "import Stripe from 'stripe';\n\nexport const stripe = new Stripe('sk_test');\n";
+
+let dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  dirs = [];
+});
+
+/** A small project on disk (inside the repo, so `stripe` resolves), its route file wired as the route pass would. */
+async function project(files: Record<string, string>, route: string, t: WiringTarget, framework: WireSourceOptions['framework']) {
+  await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
+  const root = await mkdtemp(path.join(ROOT, '.tmp', 'named-'));
+  dirs.push(root);
+  // '' leaves a file out (a JavaScript project without a tsconfig.json).
+  for (const [file, text] of Object.entries({ 'tsconfig.json': TSCONFIG, 'src/stripe.ts': STRIPE, ...files }).filter(([, text]) => text !== '')) {
+    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+    await writeFile(path.join(root, file), text);
+  }
+  const before = files[route]!;
+  const wired = wireSource(route, before, [t], { framework, scaffoldDir: 'src/idempotency', imports: IMPORTS, scaffoldModules: MODULES });
+  const input = { root, framework, targets: [t], texts: new Map([[route, { before, after: wired.text }]]), anyLine: () => false, scaffoldDir: 'src/idempotency', imports: IMPORTS, scaffoldModules: MODULES };
+  return { root, wired, input, out: await keyNamedHandlers(input) };
+}
+
+describe('keyNamedHandlers: provider calls in handlers a route passes by name', () => {
+  it('Koa, a function declared further down the route file: keyed from its own ctx, on top of the route pass', async () => {
+    const route = 'src/routes.ts';
+    const source = `import Router from '@koa/router';
+import type { Context } from 'koa';
+import { stripe } from './stripe.js';
+
+export const router = new Router();
+
+router.post('/payments', createPayment);
+
+async function createPayment(ctx: Context) {
+  const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur' });
+  ctx.body = intent;
+}
+`;
+    const { out, input } = await project({ [route]: source }, route, target(route, 7), 'koa');
+    expect(out.manual).toEqual([]);
+    const text = out.texts.get(route)!;
+    expect(text).toContain("router.post('/payments', idempotency.createPayment, createPayment);");
+    expect(text).toContain('async function createPayment(ctx: Context) {\n  const idempotencyContext = idempotencyOf(ctx);\n');
+    expect(text).toContain("{ amount: 100, currency: 'eur' }, stripeRequestOptions(idempotencyContext));");
+    // A second pass over its own output changes nothing.
+    await writeFile(path.join(input.root, route), text);
+    const again = await keyNamedHandlers({ ...input, texts: new Map([[route, { before: text, after: text }]]), anyLine: () => true });
+    expect(again.texts.size).toBe(0);
+    expect(again.edits).toEqual([]);
+  });
+
+  it('Hono, an arrow function imported through a tsconfig path alias: keyed in its own file from c', async () => {
+    const route = 'src/app.ts';
+    const handlers = 'src/handlers/payments.ts';
+    const { out } = await project(
+      {
+        [route]: `import { Hono } from 'hono';\nimport { createPayment } from '@/handlers/payments';\n\nexport const app = new Hono();\n\napp.post('/payments', createPayment);\n`,
+        [handlers]: `import type { Context } from 'hono';\nimport { stripe } from '../stripe.js';\n\nexport const createPayment = async (c: Context) => {\n  const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur' });\n  return c.json(intent, 201);\n};\n`,
+      },
+      route,
+      target(route, 6),
+      'hono',
+    );
+    expect(out.manual).toEqual([]);
+    expect([...out.texts.keys()]).toEqual([handlers]);
+    expect(out.texts.get(handlers)).toContain('export const createPayment = async (c: Context) => {\n  const idempotencyContext = idempotencyOf(c);\n');
+    expect(out.texts.get(handlers)).toContain("import { idempotencyOf } from '../idempotency/index.js';");
+  });
+
+  it('Fastify, a property of a handlers object: keyed from its request', async () => {
+    const route = 'src/routes.ts';
+    const handlers = 'src/handlers.ts';
+    const { out, wired } = await project(
+      {
+        [route]: `import Fastify from 'fastify';\nimport { paymentHandlers } from './handlers.js';\n\nexport const app = Fastify();\n\napp.post('/payments', paymentHandlers.create);\n`,
+        [handlers]: `import type { FastifyReply, FastifyRequest } from 'fastify';\nimport { stripe } from './stripe.js';\n\nexport const paymentHandlers = {\n  create: async (request: FastifyRequest, reply: FastifyReply) => {\n    const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur' });\n    return reply.code(201).send(intent);\n  },\n};\n`,
+      },
+      route,
+      target(route, 6),
+      'fastify',
+    );
+    expect(wired.text).toContain('idempotency.createPayment');
+    expect(out.manual).toEqual([]);
+    expect(out.texts.get(handlers)).toContain('  create: async (request: FastifyRequest, reply: FastifyReply) => {\n    const idempotencyContext = idempotencyOf(request);\n');
+  });
+
+  it('CommonJS without a tsconfig: `exports.createPaymentIntent = async (req, res) => …` used as controller.createPaymentIntent', async () => {
+    const route = 'src/routes.js';
+    const controller = 'src/controllers/payment.js';
+    const { out } = await project(
+      {
+        'tsconfig.json': '',
+        'src/stripe.ts': '',
+        [route]: `const express = require('express');\nconst paymentController = require('./controllers/payment');\n\nconst router = express.Router();\nrouter.post('/payments', paymentController.createPaymentIntent);\n\nmodule.exports = router;\n`,
+        [controller]: `const stripe = require('stripe')(process.env.STRIPE_SECRET_KEY);\n\nexports.createPaymentIntent = async (req, res) => {\n  const paymentIntent = await stripe.paymentIntents.create({ amount: req.body.amount, currency: 'usd' });\n  res.json({ clientSecret: paymentIntent.client_secret });\n};\n`,
+      },
+      route,
+      target(route, 5),
+      'express',
+    );
+    expect(out.manual).toEqual([]);
+    const text = out.texts.get(controller)!;
+    expect(text).toContain('exports.createPaymentIntent = async (req, res) => {\n  const idempotencyContext = idempotencyOf(req);\n');
+    expect(text).toContain("currency: 'usd' }, stripeRequestOptions(idempotencyContext));");
+    expect(text).toMatch(/const \{ idempotencyOf \} = require\(/);
+  });
+
+  it('leaves a handler reached through a symlink out of the project as a manual step, and edits nothing', async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), 'named-outside-'));
+    dirs.push(outside);
+    await writeFile(path.join(outside, 'payments.ts'), `import type { Request, Response } from 'express';\n\nexport async function createPayment(req: Request, res: Response) {\n  res.sendStatus(201);\n}\n`);
+    const route = 'src/routes.ts';
+    await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
+    const { out } = await project(
+      { [route]: `import { Router } from 'express';\nimport { createPayment } from './linked/payments.js';\n\nexport const router = Router();\n\nrouter.post('/payments', createPayment);\n` },
+      route,
+      target(route, 6),
+      'express',
+    ).then(async (first) => {
+      // The link is made after the walk's tree exists; run the pass again with it in place.
+      await symlink(outside, path.join(first.root, 'src/linked'));
+      return { out: await keyNamedHandlers(first.input) };
+    });
+    expect(out.texts.size).toBe(0);
+    expect(out.manual).toEqual([expect.objectContaining({ reason: expect.stringContaining('not among the project\'s own files') })]);
+  });
+});
+
+describe('keyNamedHandlers: handlers it must not key alone', () => {
+  it('Express, one asyncHandler-wrapped handler on two actions: neither is keyed, each gets the step naming the other route', async () => {
+    const route = 'src/routes.ts';
+    const controller = 'src/controllers/checkout.ts';
+    const source = `import { Router } from 'express';\nimport { checkout } from './controllers/checkout.js';\n\nexport const router = Router();\n\nrouter.post('/payments', checkout);\nrouter.post('/checkout', checkout);\n`;
+    const controllerSource = `import type { NextFunction, Request, Response } from 'express';\nimport { stripe } from '../stripe.js';\n\nconst asyncHandler = (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => void fn(req, res).catch(next);\n\nexport const checkout = asyncHandler(async (req, res) => {\n  const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur' });\n  res.status(201).json(intent);\n});\n`;
+    const payments = target(route, 6);
+    const second: WiringTarget = { ...payments, action: 'checkout', codeName: 'checkout', path: '/checkout', line: 7 };
+    const first = await project({ [route]: source, [controller]: controllerSource }, route, payments, 'express');
+    const wired = wireSource(route, source, [payments, second], { framework: 'express', scaffoldDir: 'src/idempotency', imports: IMPORTS, scaffoldModules: MODULES });
+    const out = await keyNamedHandlers({ ...first.input, targets: [payments, second], texts: new Map([[route, { before: source, after: wired.text }]]) });
+    expect(out.texts.size).toBe(0);
+    expect(out.manual.map((m) => [m.action, m.file])).toEqual([['createPayment', controller], ['checkout', controller]]);
+    expect(out.manual[0]!.reason).toContain(`also used at ${route}:7`);
+    expect(out.manual[1]!.reason).toContain(`also used at ${route}:6`);
+
+    // The same wrapped handler on one route only is followed into the function the wrapper is given.
+    const single = source.replace("router.post('/checkout', checkout);\n", '');
+    await writeFile(path.join(first.root, route), single);
+    const after = wireSource(route, single, [payments], { framework: 'express', scaffoldDir: 'src/idempotency', imports: IMPORTS, scaffoldModules: MODULES }).text;
+    const alone = await keyNamedHandlers({ ...first.input, texts: new Map([[route, { before: single, after }]]) });
+    expect(alone.manual).toEqual([]);
+    expect(alone.texts.get(controller)).toContain('export const checkout = asyncHandler(async (req, res) => {\n  const idempotencyContext = idempotencyOf(req);\n');
+  });
+});

@@ -13,7 +13,7 @@ import { compile, copyFixture, runOwnTests, type FixtureCopy } from './fixtureAp
 const skip = await postgresSkipReason();
 if (skip) console.warn(`skipped: ${skip}`);
 
-describe.skipIf(skip !== undefined)('apply on the Express fixture app', () => {
+describe.skipIf(skip !== undefined)('apply on the Express fixture app', { timeout: 300_000 }, () => {
   let copy: FixtureCopy;
   let schema: AppSchema | undefined;
 

@@ -17,7 +17,7 @@ const skip = await postgresSkipReason();
 if (skip) console.warn(`skipped: ${skip}`);
 
 /** Issue #19 for JavaScript: the CommonJS Express fixture gets require()s, not imports, and a .js instance module. */
-describe.skipIf(skip !== undefined)('apply on the CommonJS Express fixture (express-js)', () => {
+describe.skipIf(skip !== undefined)('apply on the CommonJS Express fixture (express-js)', { timeout: 300_000 }, () => {
   let copy: FixtureCopy;
   let schema: AppSchema | undefined;
 

@@ -38,7 +38,7 @@ if (skip) console.warn(`skipped: ${skip}`);
 
 /** apply --dry-run, apply --yes (type-checks, the app's own tests pass, a second run is a no-op), then 50 concurrent duplicates. */
 export function describeMiddlewareFixture(spec: MiddlewareFixture): void {
-  describe.skipIf(skip !== undefined)(`apply on the ${spec.label} fixture app`, () => {
+  describe.skipIf(skip !== undefined)(`apply on the ${spec.label} fixture app`, { timeout: 300_000 }, () => {
     let copy: FixtureCopy;
     let schema: AppSchema | undefined;
 

@@ -13,7 +13,7 @@ if (skip) console.warn(`skipped: ${skip}`);
 
 type Refund = { refundId: number; orderId: string };
 
-describe.skipIf(skip !== undefined)('apply on the fixture without a web framework (a script function)', () => {
+describe.skipIf(skip !== undefined)('apply on the fixture without a web framework (a script function)', { timeout: 300_000 }, () => {
   let copy: FixtureCopy;
   let schema: AppSchema | undefined;
 

@@ -9,7 +9,7 @@ import { generateFixture } from './generateFixture.js';
 const missing = chromiumMissing();
 const SHOTS = path.join(ROOT, '.tmp', 'screenshots');
 
-describe.skipIf(missing !== undefined)('split folder in headless Chromium', () => {
+describe.skipIf(missing !== undefined)('split folder in headless Chromium', { timeout: 300_000 }, () => {
   it('clicks index → every page → back home through the nav links, with no missing file and the shared stylesheet applied', async () => {
     const { chromium } = await import('playwright-core');
     const project = await generateFixture('large-marketplace', { format: 'html' });

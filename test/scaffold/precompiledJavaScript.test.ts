@@ -8,8 +8,8 @@ import { generateScaffold } from '../../src/scaffold/index.js';
 import { buildPrecompiledTable, usePrecompiledTable } from '../../src/scaffold/javascript/precompiled.js';
 import { modelFor } from './generateInto.js';
 
-// `npm run build` precompiles the verbatim templates to house-style JavaScript, so a JavaScript generate neither
-// transpiles nor formats them; what lands on disk must be byte-identical to transpiling and formatting at run time.
+// `npm run build` precompiles the verbatim templates (vitest suites included) to house-style JavaScript, so a
+// JavaScript generate neither transpiles nor formats them; what lands on disk must be byte-identical to transpiling and formatting at run time.
 const TEMPLATES = fileURLToPath(new URL('../../templates/scaffold/typescript/', import.meta.url));
 const dirs: string[] = [];
 afterAll(async () => {
@@ -33,7 +33,15 @@ describe('precompiled JavaScript templates', () => {
       const transpiled = await written();
       usePrecompiledTable(table);
       const precompiled = generateScaffold(model, { dir: 'src/idempotency', moduleType }).filter((file) => file.formatted);
-      expect(precompiled.map((file) => file.path), moduleType).toEqual(expect.arrayContaining(['src/idempotency/core.js', 'src/idempotency/pgStore.js', 'src/idempotency/express.js']));
+      expect(precompiled.map((file) => file.path), moduleType).toEqual(expect.arrayContaining([
+          'src/idempotency/core.js',
+          'src/idempotency/pgStore.js',
+          'src/idempotency/express.js',
+          // vitest suites copied verbatim, and the store contract they run: ES modules in both module formats.
+          'src/idempotency/store-contract.js',
+          'src/idempotency/webhooks/webhooks.test.js',
+          'src/idempotency/reconcile/reconcile.test.js',
+        ]));
       expect(await written(), moduleType).toEqual(transpiled);
     }
   });

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { formatOptions } from '../../emit/format.js';
-import { transpileToJavaScript, type ModuleType } from './transpile.js';
+import { CONTRACT_FILE } from '../typescriptRuntime.js';
+import { transpileSuiteToJavaScript, transpileToJavaScript, type ModuleType } from './transpile.js';
 
 /**
  * The verbatim runtime templates as JavaScript, made once by `npm run build` (scripts/precompile-templates.mjs) and
@@ -13,7 +14,11 @@ import { transpileToJavaScript, type ModuleType } from './transpile.js';
  */
 export type PrecompiledTable = ReadonlyMap<string, string>;
 
-export const precompiledKey = (source: string, moduleType: ModuleType): string => createHash('sha256').update(`${moduleType}\0${source}`).digest('hex');
+/** `file`: a module as the project loads it; `suite`: a vitest suite, an ES module in every project (transpile.ts). */
+export type PrecompiledForm = 'file' | 'suite';
+
+export const precompiledKey = (source: string, moduleType: ModuleType, form: PrecompiledForm = 'file'): string =>
+  createHash('sha256').update(`${form === 'suite' ? 'suite\0' : ''}${moduleType}\0${source}`).digest('hex');
 
 let table: PrecompiledTable | null | undefined;
 
@@ -23,7 +28,7 @@ export function usePrecompiledTable(replacement: PrecompiledTable | undefined): 
 }
 
 /** The house-style JavaScript for a template's text, when the build made it. */
-export function precompiledJavaScript(source: string, moduleType: ModuleType): string | undefined {
+export function precompiledJavaScript(source: string, moduleType: ModuleType, form: PrecompiledForm = 'file'): string | undefined {
   if (table === undefined) {
     try {
       const raw = JSON.parse(readFileSync(new URL('./precompiled.json', import.meta.url), 'utf8')) as { files?: Record<string, string> };
@@ -33,25 +38,29 @@ export function precompiledJavaScript(source: string, moduleType: ModuleType): s
       table = null;
     }
   }
-  return table?.get(precompiledKey(source, moduleType));
+  return table?.get(precompiledKey(source, moduleType, form));
 }
 
 const MODULE_TYPES: readonly ModuleType[] = ['module', 'commonjs'];
 
 /**
- * Every `.ts` template under `templatesDir`, in each module format, transpiled and formatted as generate would. Test
- * suites are left out: generate keeps them ES modules in every project and rewrites their imports (toJavaScriptFiles).
+ * Every `.ts` template under `templatesDir`, in each module format, transpiled and formatted as generate would: a
+ * suite (`*.test.ts`, or a template in `suiteTemplates`, e.g. the store contract the suites run) in the form generate
+ * gives a vitest suite, every other template as a module of the project.
  */
-export async function buildPrecompiledTable(templatesDir: string): Promise<Map<string, string>> {
+export async function buildPrecompiledTable(templatesDir: string, suiteTemplates: readonly string[] = [CONTRACT_FILE.template]): Promise<Map<string, string>> {
   const prettier = await import('prettier');
   const entries = await readdir(templatesDir, { recursive: true, withFileTypes: true });
-  const files = entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')).map((entry) => path.join(entry.parentPath, entry.name));
+  const files = entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => path.join(entry.parentPath, entry.name));
+  const suites = new Set(suiteTemplates.map((template) => path.resolve(templatesDir, '..', template)));
   const out = new Map<string, string>();
   for (const file of files.sort()) {
     const source = (await readFile(file, 'utf8')).replace(/\r\n/g, '\n');
+    const name = path.basename(file);
+    const suite = name.endsWith('.test.ts') || suites.has(path.resolve(file));
     for (const moduleType of MODULE_TYPES) {
-      const js = transpileToJavaScript(source, moduleType, path.basename(file));
-      out.set(precompiledKey(source, moduleType), await prettier.format(js, formatOptions(path.basename(file).replace(/\.ts$/, '.js'))));
+      const js = suite ? transpileSuiteToJavaScript(source, moduleType, name) : transpileToJavaScript(source, moduleType, name);
+      out.set(precompiledKey(source, moduleType, suite ? 'suite' : 'file'), await prettier.format(js, formatOptions(name.replace(/\.ts$/, '.js'))));
     }
   }
   return out;

@@ -1,14 +1,9 @@
 import type { ScaffoldFile } from '../types.js';
-import { requireRelativeImports } from './toCommonJs.js';
 import { precompiledJavaScript } from './precompiled.js';
-import { loadTypeScript, transpileToJavaScript, type ModuleType } from './transpile.js';
+import { transpileSuiteToJavaScript, transpileToJavaScript, type ModuleType } from './transpile.js';
 
 /** `core.ts` → `core.js`; other files (SQL, YAML, Markdown) keep their names. */
 export const javaScriptPath = (path: string) => path.replace(/\.ts$/, '.js');
-
-const TESTS_NOTE = `// An ES module even in this CommonJS project: vitest cannot be loaded with require(). The files under test are
-// loaded with require(), as the application loads them, so there is one copy of each (and instanceof holds).
-`;
 
 /**
  * The TypeScript scaffolding as JavaScript: one source of truth, the types stripped. Transpiled files go through
@@ -23,11 +18,11 @@ export function toJavaScriptFiles(files: readonly ScaffoldFile[], moduleType: Mo
     // Only a vitest suite must stay an ES module; jest, mocha and node:test load CommonJS tests as the app does.
     const tests = file.role === 'tests' && esmTests;
     // A verbatim template the build already turned into house-style JavaScript needs neither compiler nor prettier.
-    const prebuilt = file.role === 'tests' ? undefined : precompiledJavaScript(file.contents, moduleType);
+    // (A suite adapted for another runner is left to the run-time path, as it always was.)
+    const prebuilt = file.role !== 'tests' ? precompiledJavaScript(file.contents, moduleType) : tests ? precompiledJavaScript(file.contents, moduleType, 'suite') : undefined;
     if (prebuilt !== undefined) return { path: javaScriptPath(file.path), contents: prebuilt, class: file.class, role: file.role, formatted: true };
     // vitest refuses to be require()d, so the suite stays an ES module even in a CommonJS project.
-    let contents = transpileToJavaScript(file.contents, tests ? 'module' : moduleType, file.path);
-    if (tests && moduleType === 'commonjs') contents = TESTS_NOTE + requireRelativeImports(loadTypeScript(), contents, file.path);
+    let contents = tests ? transpileSuiteToJavaScript(file.contents, moduleType, file.path) : transpileToJavaScript(file.contents, moduleType, file.path);
     if (contents.trim() === '' || contents.trim() === "'use strict';") contents = `// Types only in the TypeScript version: nothing to run here.\n`;
     return { path: javaScriptPath(file.path), contents, class: file.class, role: file.role };
   });

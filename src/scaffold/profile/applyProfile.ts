@@ -4,6 +4,7 @@ import { loadTypeScript } from '../javascript/transpile.js';
 import { quote } from '../tsLiteral.js';
 import type { ScaffoldFile } from '../types.js';
 import { toBareBuiltins } from './bareBuiltins.js';
+import { bindSandboxGlobals, pinJestEnvironment } from './jestSandbox.js';
 import type { ProjectProfile } from './types.js';
 
 type Ts = typeof TsMorph.ts;
@@ -23,8 +24,28 @@ interface Edit {
  * Either language gets bare builtin specifiers when the project's Jest needs them (bareBuiltins.ts).
  */
 export function applyProfile(files: readonly ScaffoldFile[], profile: ProjectProfile): ScaffoldFile[] {
-  const adapted = profile.language === 'typescript' ? adaptTypeScript(files, profile) : [...files];
-  return profile.bareBuiltins ? withBareBuiltins(adapted) : adapted;
+  let adapted = profile.language === 'typescript' ? adaptTypeScript(files, profile) : [...files];
+  if (profile.jestSandbox) adapted = withSandboxGlobals(adapted, profile);
+  if (profile.bareBuiltins) adapted = withBareBuiltins(adapted);
+  return profile.testRunner === 'jest' ? adapted.map(withJestEnvironment) : adapted;
+}
+
+/** A Jest suite says which environment it needs (jestSandbox.ts): Node's, whatever the project's default is. */
+function withJestEnvironment(file: ScaffoldFile): ScaffoldFile {
+  if (file.role !== 'tests' || !/\.(test|spec)\.[cm]?[jt]s$/.test(file.path)) return file;
+  const contents = pinJestEnvironment(file.contents);
+  return contents === file.contents ? file : { ...file, contents };
+}
+
+/** Node's globals bound explicitly in every source file that uses one the project's old Jest leaves out. */
+function withSandboxGlobals(files: readonly ScaffoldFile[], profile: ProjectProfile): ScaffoldFile[] {
+  const ts = loadTypeScript();
+  const style = profile.language === 'javascript' && profile.moduleSystem === 'commonjs' ? 'require' : 'import';
+  return files.map((file) => {
+    if (!/\.[cm]?[jt]s$/.test(file.path) || file.path.endsWith('.d.ts')) return file;
+    const contents = bindSandboxGlobals(ts, file.contents, file.path, style);
+    return contents === file.contents ? file : { ...file, contents, formatted: false };
+  });
 }
 
 /** Bare builtin specifiers in every source file, TypeScript or JavaScript, and in the README's examples. */

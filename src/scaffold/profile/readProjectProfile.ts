@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { needsBareBuiltins } from './bareBuiltins.js';
+import { needsSandboxGlobals } from './jestSandbox.js';
 import { parseJsonc } from './parseJsonc.js';
 import { aliasedSpecifier } from './pathAliases.js';
 import { readConfigJson, readTsconfig, type RawCompilerOptions } from './readTsconfig.js';
@@ -29,7 +30,11 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
   const packageType = pkg['type'] === 'module' ? 'module' : 'commonjs';
   const testRunner = chooseRunner(input.testFramework, pkg);
   const folder = manifest ? path.dirname(manifest.file) : root;
-  const bare = needsBareBuiltins(packageVersion(folder, pkg, 'jest')) ? { bareBuiltins: true } : {};
+  const jestVersion = packageVersion(folder, pkg, 'jest');
+  const bare = {
+    ...(needsBareBuiltins(jestVersion) ? { bareBuiltins: true } : {}),
+    ...(testRunner === 'jest' && needsSandboxGlobals(jestVersion) ? { jestSandbox: true } : {}),
+  };
   const tsconfigFile = await nearest(root, start, 'tsconfig.json');
   const aliasesOf = (paths: Record<string, string[]>) => projectPaths(root, paths);
   if (input.language === 'javascript') {

@@ -24,7 +24,8 @@ interface Edit {
  * Either language gets bare builtin specifiers when the project's Jest needs them (bareBuiltins.ts).
  */
 export function applyProfile(files: readonly ScaffoldFile[], profile: ProjectProfile): ScaffoldFile[] {
-  let adapted = profile.language === 'typescript' ? adaptTypeScript(files, profile) : [...files];
+  const named = profile.testFileSuffix === 'spec' ? files.map(toSpecName) : files;
+  let adapted = profile.language === 'typescript' ? adaptTypeScript(named, profile) : [...named];
   if (profile.jestSandbox) adapted = withSandboxGlobals(adapted, profile);
   if (profile.bareBuiltins) adapted = withBareBuiltins(adapted);
   return profile.testRunner === 'jest' ? adapted.map(withJestEnvironment) : adapted;
@@ -65,7 +66,7 @@ function withBareBuiltins(files: readonly ScaffoldFile[]): ScaffoldFile[] {
 }
 
 function adaptTypeScript(files: readonly ScaffoldFile[], profile: ProjectProfile): ScaffoldFile[] {
-  return (profile.testFileSuffix === 'spec' ? files.map(toSpecName) : files).map((file) => {
+  return files.map((file) => {
     if (file.path.endsWith('.ts')) {
       const contents = adaptSource(file.contents, profile, file.path);
       return contents === file.contents ? file : { ...file, contents, formatted: false };
@@ -78,10 +79,10 @@ function adaptTypeScript(files: readonly ScaffoldFile[], profile: ProjectProfile
   });
 }
 
-/** `idempotency.test.ts` → `idempotency.spec.ts`, in the file's path and wherever the scaffold names a suite. */
+/** `idempotency.test.ts` → `idempotency.spec.ts` (or .js), in the file's path and wherever the scaffold names a suite. */
 function toSpecName(file: ScaffoldFile): ScaffoldFile {
-  const rename = (text: string) => text.replace(/\b([\w-]+)\.test\.ts\b/g, '$1.spec.ts');
-  const contents = file.path.endsWith('.ts') || file.role === 'readme' || file.path.endsWith('.md') ? rename(file.contents) : file.contents;
+  const rename = (text: string) => text.replace(/\b([\w-]+)\.test\.([cm]?[jt]s)\b/g, '$1.spec.$2');
+  const contents = /\.[cm]?[jt]s$/.test(file.path) || file.role === 'readme' || file.path.endsWith('.md') ? rename(file.contents) : file.contents;
   const renamed = rename(file.path);
   return renamed === file.path && contents === file.contents ? file : { ...file, path: renamed, contents };
 }

@@ -25,6 +25,8 @@ export interface ProjectProfile {
    * are named that way, or `jest` would never run them. Undefined = `*.test.ts`.
    */
   testFileSuffix?: 'spec';
+  /** The project's Jest config collects neither name in the scaffold folder: the README says what to add to it. */
+  jestIgnoresSuites?: boolean;
   /** compilerOptions.paths with targets relative to the project root (posix), as the extends chain resolves them. */
   paths: Record<string, string[]>;
   /**

@@ -75,6 +75,14 @@ function decide(file: RenderedFile, current: string | undefined, tracked: Manife
   return { action: 'user-modified', reason: tracked ? 'edited since it was generated; --force overwrites' : 'exists and was not written by idempotency-builder; --force overwrites' };
 }
 
+/** The generated suite an old suite's path became when only `.test.` ↔ `.spec.` changed, if one was produced. */
+function suiteRenamedTo(file: string, produced: ReadonlySet<string>): string | undefined {
+  const match = /^(.*)\.(test|spec)(\.[cm]?[jt]s)$/.exec(file);
+  if (!match) return undefined;
+  const other = `${match[1]}.${match[2] === 'test' ? 'spec' : 'test'}${match[3]}`;
+  return produced.has(other) ? other : undefined;
+}
+
 /**
  * Compares what would be written with the disk and the manifest. Managed files are brought up to date; a scaffold
  * file is updated only while it still has the hash the tool last wrote. Manifest entries the design no longer
@@ -100,7 +108,11 @@ export async function planWrites(root: string, files: readonly FormattedFile[], 
     if (current === undefined) continue; // Already gone; it simply drops out of the manifest.
     const unchanged = sha256Of(current) === entry.sha256;
     const base = { path: entry.path, class: entry.class, contents: '', current, tracked: entry };
+    const renamedTo = suiteRenamedTo(entry.path, produced);
     if (entry.class === 'managed' && (unchanged || options.force)) plan.push({ ...base, action: 'remove', reason: 'no longer generated' });
+    // A suite the project's Jest now collects under the other name (x.test.ts ↔ x.spec.ts): the untouched old copy
+    // would run twice or linger uncollected, so it goes; an edited one stays, like any scaffold file.
+    else if (renamedTo !== undefined && unchanged) plan.push({ ...base, action: 'remove', reason: `renamed to ${renamedTo} (the name the project's test runner collects)` });
     else if (entry.class === 'managed') plan.push({ ...base, action: 'orphan', reason: 'no longer generated; kept because it was edited (--force removes it)' });
     else plan.push({ ...base, action: 'orphan', reason: 'no longer generated; scaffold code is yours, so it stays' });
   }

@@ -83,7 +83,7 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       const suites = files
         .filter((file) => file.role === 'tests' && file.path.endsWith('.test.ts'))
         .map((file) => posix.join(dir, javascript ? file.path.replace(/\.ts$/, '.js') : file.path));
-      const testRun = describeTestRun(runner, { language: javascript ? 'javascript' : 'typescript', suites, dir });
+      const testRun = describeTestRun(runner, { language: javascript ? 'javascript' : 'typescript', suites, dir, ...(context?.jestIgnoresSuites ? { notCollected: true } : {}) });
       files.push({ path: 'README.md', contents: renderReadme(view, purposes, framework, store, testRun), class: 'scaffold', role: 'readme', formatted: true });
       return files;
     },

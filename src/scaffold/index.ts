@@ -87,7 +87,12 @@ function profileOf(model: DesignModel, options: Partial<ScaffoldOptions>): Proje
 /** vitest runs every suite as an ES module (it cannot be require()d); the other runners load the project's format. */
 function contextOf(model: DesignModel, profile: ProjectProfile, scaffoldDir?: string): TargetContext {
   const esmTests = model.stack.language === 'javascript' && profile.testRunner === 'vitest';
-  return { testRunner: profile.testRunner, testModuleSystem: esmTests ? 'esm' : profile.moduleSystem, ...(scaffoldDir ? { scaffoldDir } : {}) };
+  return {
+    testRunner: profile.testRunner,
+    testModuleSystem: esmTests ? 'esm' : profile.moduleSystem,
+    ...(scaffoldDir ? { scaffoldDir } : {}),
+    ...(profile.jestIgnoresSuites ? { jestIgnoresSuites: true } : {}),
+  };
 }
 
 /** Each excerpt of a whole TypeScript file becomes that file's JavaScript; a part of one is transpiled on its own. */

@@ -34,8 +34,9 @@ async function main(databaseUrl: string): Promise<void> {
     console.log(\`cleanup-job: deleted \${deleted} expired records in \${batches} batches\`);
     // The deleted-rows metric: one line in Prometheus text format (for a textfile collector), and pushed to a
     // Pushgateway when PUSHGATEWAY_URL is set, so a cron job that exits still reports it.
-    const sample = \`\${METRIC_NAMES.cleanupDeleted} \${deleted}\\n\`;
-    console.log(sample.trimEnd());
+    const line = \`\${METRIC_NAMES.cleanupDeleted} \${deleted}\`;
+    const sample = \`\${line}\\n\`;
+    console.log(line);
     const gateway = process.env.PUSHGATEWAY_URL;
     if (gateway) {
       const response = await fetch(\`\${gateway.replace(/\\/+$/, '')}/metrics/job/idempotency_cleanup\`, {

@@ -47,6 +47,8 @@ export interface TargetContext {
   readonly testModuleSystem: 'esm' | 'commonjs';
   /** The scaffold folder, project-relative: a suite run from compiled output finds the migration under it. */
   readonly scaffoldDir?: string;
+  /** The project's Jest config collects no suite in the scaffold folder: the README says what to add. */
+  readonly jestIgnoresSuites?: boolean;
 }
 
 /** One generator for one stack. Adding a stack = one file in targets/ + one line in registry.ts. */

@@ -124,6 +124,18 @@ describe('planWrites + applyPlan', () => {
     expect((await readManifest(root)).files.map((entry) => entry.path)).toEqual([DOC, ALERTS].sort());
   });
 
+  it("removes an untouched suite the project's Jest now collects under the other name; an edited one stays", async () => {
+    const suite = (name: string, contents = "test('replays', () => undefined);\n"): RenderedFile => ({ path: `src/idempotency/${name}`, class: 'scaffold', contents });
+    await generate([...files('v1'), suite('idempotency.test.ts'), suite('store-contract.test.ts')]);
+    await writeFile(path.join(root, 'src/idempotency/store-contract.test.ts'), '// my own checks\n');
+    const plan = await generate([...files('v1'), suite('idempotency.spec.ts'), suite('store-contract.spec.ts')]);
+    expect(plan.find((item) => item.path === 'src/idempotency/idempotency.test.ts')).toMatchObject({ action: 'remove', reason: expect.stringContaining('idempotency.spec.ts') });
+    expect(actions(plan)['src/idempotency/store-contract.test.ts']).toBe('orphan');
+    await expect(stat(path.join(root, 'src/idempotency/idempotency.test.ts'))).rejects.toThrow();
+    expect(await read('src/idempotency/store-contract.test.ts')).toBe('// my own checks\n');
+    expect(await read('src/idempotency/idempotency.spec.ts')).toContain('replays');
+  });
+
   it('treats a CRLF checkout of the same content as unchanged and writes LF', async () => {
     await generate(files('v1'));
     for (const file of files('v1')) await writeFile(path.join(root, file.path), file.contents.replace(/\n/g, '\r\n'));

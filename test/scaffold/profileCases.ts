@@ -96,6 +96,15 @@ export const PROFILE_CASES: readonly ProfileCase[] = [
     command: () => ['--test', 'src/idempotency/idempotency.test.js'],
   },
   {
+    // A JavaScript CommonJS project on today's Jest with no config at all (oldJest.test.ts runs the same on Jest 26).
+    label: 'js-cjs-jest',
+    language: 'javascript',
+    runner: 'jest',
+    packageType: 'commonjs',
+    expected: { moduleSystem: 'commonjs' },
+    command: () => [bin('jest/bin/jest.js'), '--ci', 'src/idempotency'],
+  },
+  {
     label: 'js-cjs-mocha',
     language: 'javascript',
     runner: 'mocha',

@@ -105,7 +105,7 @@ export function toCommonJs(ts: Ts, code: string, fileName: string, options: { st
       if (declaredNames(ts, statement).length === 0) fail(statement, 'an exported declaration without a plain name');
     }
   }
-  edits.push(...importMetaEdits(ts, file, fail));
+  edits.push(...importMetaEdits(ts, file, fail), ...dynamicImportEdits(ts, file));
 
   for (const [specifier, entry] of required) edits.push({ start: entry.statement.getStart(), end: entry.statement.end, text: requireText(specifier, entry) });
   const entries = [...spreads, ...[...exported].map(([name, local]) => (name === local ? name : `${name}: ${local}`))];
@@ -148,6 +148,27 @@ function importMetaEdits(ts: Ts, file: TsMorph.ts.SourceFile, fail: (node: Node,
       return;
     }
     if (ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword) fail(node, 'import.meta');
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return edits;
+}
+
+/**
+ * `await import('./x.js')` (a suite loading a module where it needs it) is `require('./x.js')` in CommonJS: the
+ * same module object, and no dynamic import, which Jest before 27 cannot run in CommonJS without
+ * --experimental-vm-modules (hagopj13/node-express-boilerplate's suite failed on it).
+ */
+function dynamicImportEdits(ts: Ts, file: TsMorph.ts.SourceFile): Edit[] {
+  const edits: Edit[] = [];
+  const visit = (node: Node): void => {
+    if (ts.isAwaitExpression(node) && ts.isCallExpression(node.expression) && node.expression.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [argument] = node.expression.arguments;
+      if (argument && ts.isStringLiteral(argument) && node.expression.arguments.length === 1) {
+        edits.push({ start: node.getStart(), end: node.end, text: `require(${quote(argument.text)})` });
+        return;
+      }
+    }
     ts.forEachChild(node, visit);
   };
   visit(file);

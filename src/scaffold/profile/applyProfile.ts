@@ -4,6 +4,7 @@ import { loadTypeScript } from '../javascript/transpile.js';
 import { quote } from '../tsLiteral.js';
 import type { ScaffoldFile } from '../types.js';
 import { toBareBuiltins } from './bareBuiltins.js';
+import { bindSandboxGlobals, pinJestEnvironment } from './jestSandbox.js';
 import type { ProjectProfile } from './types.js';
 
 type Ts = typeof TsMorph.ts;
@@ -23,8 +24,29 @@ interface Edit {
  * Either language gets bare builtin specifiers when the project's Jest needs them (bareBuiltins.ts).
  */
 export function applyProfile(files: readonly ScaffoldFile[], profile: ProjectProfile): ScaffoldFile[] {
-  const adapted = profile.language === 'typescript' ? adaptTypeScript(files, profile) : [...files];
-  return profile.bareBuiltins ? withBareBuiltins(adapted) : adapted;
+  const named = profile.testFileSuffix === 'spec' ? files.map(toSpecName) : files;
+  let adapted = profile.language === 'typescript' ? adaptTypeScript(named, profile) : [...named];
+  if (profile.jestSandbox) adapted = withSandboxGlobals(adapted, profile);
+  if (profile.bareBuiltins) adapted = withBareBuiltins(adapted);
+  return profile.testRunner === 'jest' ? adapted.map(withJestEnvironment) : adapted;
+}
+
+/** A Jest suite says which environment it needs (jestSandbox.ts): Node's, whatever the project's default is. */
+function withJestEnvironment(file: ScaffoldFile): ScaffoldFile {
+  if (file.role !== 'tests' || !/\.(test|spec)\.[cm]?[jt]s$/.test(file.path)) return file;
+  const contents = pinJestEnvironment(file.contents);
+  return contents === file.contents ? file : { ...file, contents };
+}
+
+/** Node's globals bound explicitly in every source file that uses one the project's old Jest leaves out. */
+function withSandboxGlobals(files: readonly ScaffoldFile[], profile: ProjectProfile): ScaffoldFile[] {
+  const ts = loadTypeScript();
+  const style = profile.language === 'javascript' && profile.moduleSystem === 'commonjs' ? 'require' : 'import';
+  return files.map((file) => {
+    if (!/\.[cm]?[jt]s$/.test(file.path) || file.path.endsWith('.d.ts')) return file;
+    const contents = bindSandboxGlobals(ts, file.contents, file.path, style);
+    return contents === file.contents ? file : { ...file, contents, formatted: false };
+  });
 }
 
 /** Bare builtin specifiers in every source file, TypeScript or JavaScript, and in the README's examples. */
@@ -44,7 +66,7 @@ function withBareBuiltins(files: readonly ScaffoldFile[]): ScaffoldFile[] {
 }
 
 function adaptTypeScript(files: readonly ScaffoldFile[], profile: ProjectProfile): ScaffoldFile[] {
-  return (profile.testFileSuffix === 'spec' ? files.map(toSpecName) : files).map((file) => {
+  return files.map((file) => {
     if (file.path.endsWith('.ts')) {
       const contents = adaptSource(file.contents, profile, file.path);
       return contents === file.contents ? file : { ...file, contents, formatted: false };
@@ -57,10 +79,10 @@ function adaptTypeScript(files: readonly ScaffoldFile[], profile: ProjectProfile
   });
 }
 
-/** `idempotency.test.ts` → `idempotency.spec.ts`, in the file's path and wherever the scaffold names a suite. */
+/** `idempotency.test.ts` → `idempotency.spec.ts` (or .js), in the file's path and wherever the scaffold names a suite. */
 function toSpecName(file: ScaffoldFile): ScaffoldFile {
-  const rename = (text: string) => text.replace(/\b([\w-]+)\.test\.ts\b/g, '$1.spec.ts');
-  const contents = file.path.endsWith('.ts') || file.role === 'readme' || file.path.endsWith('.md') ? rename(file.contents) : file.contents;
+  const rename = (text: string) => text.replace(/\b([\w-]+)\.test\.([cm]?[jt]s)\b/g, '$1.spec.$2');
+  const contents = /\.[cm]?[jt]s$/.test(file.path) || file.role === 'readme' || file.path.endsWith('.md') ? rename(file.contents) : file.contents;
   const renamed = rename(file.path);
   return renamed === file.path && contents === file.contents ? file : { ...file, path: renamed, contents };
 }

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { needsBareBuiltins } from './bareBuiltins.js';
+import { jestCollects, readJestCollection } from './jestCollects.js';
+import { needsSandboxGlobals } from './jestSandbox.js';
 import { parseJsonc } from './parseJsonc.js';
 import { aliasedSpecifier } from './pathAliases.js';
 import { readConfigJson, readTsconfig, type RawCompilerOptions } from './readTsconfig.js';
@@ -29,7 +31,12 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
   const packageType = pkg['type'] === 'module' ? 'module' : 'commonjs';
   const testRunner = chooseRunner(input.testFramework, pkg);
   const folder = manifest ? path.dirname(manifest.file) : root;
-  const bare = needsBareBuiltins(packageVersion(folder, pkg, 'jest')) ? { bareBuiltins: true } : {};
+  const jestVersion = packageVersion(folder, pkg, 'jest');
+  const jestTraits = {
+    ...(needsBareBuiltins(jestVersion) ? { bareBuiltins: true } : {}),
+    ...(testRunner === 'jest' && needsSandboxGlobals(jestVersion) ? { jestSandbox: true } : {}),
+    ...(testRunner === 'jest' ? jestSuiteNaming(folder, pkg, start, input.language) : {}),
+  };
   const tsconfigFile = await nearest(root, start, 'tsconfig.json');
   const aliasesOf = (paths: Record<string, string[]>) => projectPaths(root, paths);
   if (input.language === 'javascript') {
@@ -37,9 +44,9 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
     // A jsconfig.json carries the aliases of a JavaScript project (Next.js writes one).
     const jsconfig = await nearest(root, start, 'jsconfig.json');
     const paths = jsconfig ? aliasesOf(readTsconfig(root, jsconfig.file).paths) : {};
-    return { ...REFERENCE_PROFILE, language: 'javascript', moduleSystem: esm ? 'esm' : 'commonjs', relativeImports: 'js-extension', testRunner, esLibrary: 2022, paths, ...bare };
+    return { ...REFERENCE_PROFILE, language: 'javascript', moduleSystem: esm ? 'esm' : 'commonjs', relativeImports: 'js-extension', testRunner, esLibrary: 2022, paths, ...jestTraits };
   }
-  if (!tsconfigFile) return { ...REFERENCE_PROFILE, testRunner, ...bare };
+  if (!tsconfigFile) return { ...REFERENCE_PROFILE, testRunner, ...jestTraits };
   const file = solutionMember(root, tsconfigFile.file);
   const { options, paths } = readTsconfig(root, file);
   const version = packageVersion(folder, pkg, 'typescript');
@@ -49,12 +56,11 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
   return {
     ...compiled,
     testRunner,
-    ...(testRunner === 'jest' && jestCollectsSpecOnly(pkg) ? { testFileSuffix: 'spec' as const } : {}),
     paths: rootPaths,
     ...(aliased === undefined ? {} : { scaffoldImport: compiled.relativeImports === 'js-extension' ? `${aliased}/index.js` : aliased }),
     tsconfig: path.relative(root, file).split(path.sep).join('/'),
     ...(version !== undefined && version < 409 ? { typescriptVersion: version } : {}),
-    ...bare,
+    ...jestTraits,
   };
 }
 
@@ -142,29 +148,17 @@ function readJsonFile(file: string): Record<string, unknown> | undefined {
 }
 
 /**
- * Whether package.json's Jest config (testRegex or testMatch) collects `x.spec.ts` but not `x.test.ts`, as every
- * `nest new` project's does. A jest.config.js is code and is not read: Jest's default collects both names.
+ * 'spec' when the project's Jest config (testMatch/testRegex/roots, in package.json or a jest.config.*) collects
+ * `idempotency.spec.ts` in the scaffold folder but not `idempotency.test.ts`, as every `nest new` project's does;
+ * 'none' when it collects neither (the README then says what to add; the suite stays where its imports work).
  */
-function jestCollectsSpecOnly(pkg: Record<string, unknown>): boolean {
-  const jest = pkg['jest'];
-  if (jest === null || typeof jest !== 'object') return false;
-  const { testRegex, testMatch } = jest as Record<string, unknown>;
-  const list = (value: unknown): string[] => (typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : []);
-  const collects = (file: string): boolean | undefined => {
-    const regexes = list(testRegex);
-    if (regexes.length > 0) {
-      return regexes.some((source) => {
-        try {
-          return new RegExp(source).test(file);
-        } catch {
-          return true;
-        }
-      });
-    }
-    const globs = list(testMatch);
-    return globs.length > 0 ? globs.some((glob) => glob.includes(file.endsWith('.spec.ts') ? '.spec.' : '.test.') || !/\.(spec|test)\./.test(glob)) : undefined;
-  };
-  return collects('src/idempotency/idempotency.test.ts') === false && collects('src/idempotency/idempotency.spec.ts') === true;
+function jestSuiteNaming(folder: string, pkg: Record<string, unknown>, scaffold: string, language: ProjectProfile['language']): Pick<ProjectProfile, 'testFileSuffix' | 'jestIgnoresSuites'> {
+  const collection = readJestCollection(folder, pkg);
+  const extension = language === 'typescript' ? 'ts' : 'js';
+  const collects = (suffix: string) => jestCollects(collection, folder, path.join(scaffold, `idempotency.${suffix}.${extension}`));
+  if (collects('test')) return {};
+  if (collects('spec')) return { testFileSuffix: 'spec' };
+  return { jestIgnoresSuites: true };
 }
 
 function chooseRunner(configured: string | undefined, pkg: Record<string, unknown>): TestRunner {

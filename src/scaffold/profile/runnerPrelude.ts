@@ -195,6 +195,8 @@ export interface TestRunOptions {
   readonly suites: readonly string[];
   /** The scaffold folder, project-relative. */
   readonly dir: string;
+  /** The project's Jest config (testMatch, testRegex or roots) collects none of the suites where they are. */
+  readonly notCollected?: boolean;
 }
 
 /**
@@ -207,13 +209,18 @@ export function describeTestRun(runner: TestRunner, options: TestRunOptions): { 
   switch (runner) {
     case 'vitest':
       return { command: `npx vitest run ${options.dir}`, notes: '' };
-    case 'jest':
+    case 'jest': {
+      const extension = ts ? 'ts' : 'js';
+      const collect = options.notCollected
+        ? `Your Jest config (\`testMatch\`, \`testRegex\` or \`roots\`) does not collect these suites where they are, and they stay beside the code they import: add \`'**/${options.dir}/**/*.test.${extension}'\` to \`testMatch\` (and the folder to \`roots\` if it sets them); the generator does not edit it.${ts ? ' ' : ''}`
+        : '';
       return {
         command: `npx jest ${options.dir}`,
-        notes: ts
+        notes: collect + (ts
           ? "Jest runs the suites through its TypeScript transform. If `jest.config` has none yet, add one (the generator does not edit it): `transform: { '^.+\\\\.ts$': 'ts-jest' }` with ts-jest, or `transform: { '^.+\\\\.ts$': '@swc/jest' }` with @swc/jest. An ES module project (`\"type\": \"module\"`) also needs `extensionsToTreatAsEsm: ['.ts']` and `node --experimental-vm-modules node_modules/jest/bin/jest.js`."
-          : '',
+          : ''),
       };
+    }
     case 'node-test':
       return ts
         ? {

@@ -25,6 +25,8 @@ export interface ProjectProfile {
    * are named that way, or `jest` would never run them. Undefined = `*.test.ts`.
    */
   testFileSuffix?: 'spec';
+  /** The project's Jest config collects neither name in the scaffold folder: the README says what to add to it. */
+  jestIgnoresSuites?: boolean;
   /** compilerOptions.paths with targets relative to the project root (posix), as the extends chain resolves them. */
   paths: Record<string, string[]>;
   /**
@@ -41,6 +43,11 @@ export interface ProjectProfile {
   typescriptVersion?: number;
   /** Builtins are imported as `crypto`, not `node:crypto`: the project's Jest (before 27) cannot resolve the prefix. */
   bareBuiltins?: boolean;
+  /**
+   * The project's Jest (before 28) runs suites in a sandbox without some of Node's globals (fetch, AbortController,
+   * performance before 27): every generated file that uses one binds it from Node's own context (jestSandbox.ts).
+   */
+  jestSandbox?: boolean;
 }
 
 /** Node 20 + TypeScript NodeNext ESM with vitest: the reference profile, and what a project without a tsconfig gets. */

@@ -55,15 +55,18 @@ export function readField(source: unknown, path: string): unknown {
   for (const raw of path.split('.')) {
     const isArray = raw.endsWith('[]');
     const name = isArray ? raw.slice(0, -2) : raw;
-    current = current.flatMap((item) => {
-      const next =
-        // hasOwnProperty through the prototype, not Object.hasOwn: the code compiles for targets before ES2022.
+    // A loop rather than flatMap (ES2019) and hasOwnProperty rather than Object.hasOwn (ES2022): the code compiles
+    // under the lib of projects from before either.
+    const next: unknown[] = [];
+    for (const item of current) {
+      const value =
         item !== null && typeof item === 'object' && Object.prototype.hasOwnProperty.call(item, name)
           ? (item as Record<string, unknown>)[name]
           : undefined;
-      if (!isArray) return [next];
-      return Array.isArray(next) ? next : [];
-    });
+      if (!isArray) next.push(value);
+      else if (Array.isArray(value)) next.push(...value);
+    }
+    current = next;
     mapped = mapped || isArray;
   }
   if (mapped) return current.map((item) => item ?? null);

@@ -165,7 +165,12 @@ async function requestBody(ctx: Context): Promise<unknown> {
       parsed = raw;
     }
   } else if (ctx.is('urlencoded')) {
-    parsed = Object.fromEntries(new URLSearchParams(raw));
+    // A loop rather than Object.fromEntries (ES2019), for projects whose lib predates it; the last value wins alike.
+    const fields: Record<string, string> = {};
+    new URLSearchParams(raw).forEach((value, key) => {
+      fields[key] = value;
+    });
+    parsed = fields;
   }
   // Other types stay the raw text: the stream is read, so a later parser could not read it again.
   request.body = parsed;

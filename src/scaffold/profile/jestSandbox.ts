@@ -1,0 +1,116 @@
+import type * as TsMorph from 'ts-morph';
+
+// TypeScript is passed in (applyProfile loads it): readProjectProfile imports this file and must not load it.
+type Ts = typeof TsMorph.ts;
+type Node = TsMorph.ts.Node;
+
+/**
+ * Jest runs each suite in a vm context whose global object it fills itself. Before 28 it copied only a short list
+ * of Node's globals: Jest 26 has no AbortController, AbortSignal, performance or fetch there (even on Node 20),
+ * Jest 27 still no fetch, Headers, Response, structuredClone or crypto. `jestVersion` is major * 100 + minor.
+ */
+export function needsSandboxGlobals(jestVersion: number | undefined): boolean {
+  return jestVersion !== undefined && jestVersion < 2800;
+}
+
+/** Node globals the generated code may use that some Jest before 28 leaves out of its sandbox. */
+const SANDBOX_GAPS = new Set([
+  'AbortController',
+  'AbortSignal',
+  'Blob',
+  'BroadcastChannel',
+  'Event',
+  'EventTarget',
+  'FormData',
+  'Headers',
+  'MessageChannel',
+  'Request',
+  'Response',
+  'atob',
+  'btoa',
+  'crypto',
+  'fetch',
+  'performance',
+  'structuredClone',
+]);
+
+/**
+ * Pins Jest's environment in a suite's docblock: Jest before 27 defaults to jsdom (no TextEncoder for pg, browser
+ * globals instead of Node's), and a project configured for jsdom (a React app's API folder) would load it there too.
+ * Jest reads the docblock only as the file's first comment, so it goes above 'use strict' and the imports.
+ */
+export function pinJestEnvironment(code: string): string {
+  if (/^\s*\/\*\*[\s\S]*?@jest-environment\b[\s\S]*?\*\//.test(code)) return code;
+  return `/**\n * @jest-environment node\n */\n${code}`;
+}
+
+/**
+ * A file that uses one of SANDBOX_GAPS as a global gets it bound from Node's own context (vm.runInThisContext runs
+ * in the context Node's modules belong to, not Jest's), unless the sandbox has it: the same object outside Jest, and
+ * the real one inside an old Jest. Names the file declares itself are left alone. `style` is how the file imports:
+ * `import` (TypeScript, ES modules) or `require` (CommonJS JavaScript).
+ */
+export function bindSandboxGlobals(ts: Ts, code: string, fileName: string, style: 'import' | 'require'): string {
+  const javascript = /\.[cm]?js$/.test(fileName);
+  const file = ts.createSourceFile(fileName, code, ts.ScriptTarget.Latest, true, javascript ? ts.ScriptKind.JS : ts.ScriptKind.TS);
+  const used = new Set<string>();
+  const declared = new Set<string>();
+  const visit = (node: Node): void => {
+    if (ts.isIdentifier(node) && SANDBOX_GAPS.has(node.text)) {
+      if (isDeclarationName(ts, node)) declared.add(node.text);
+      else if (isValueReference(ts, node)) used.add(node.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  const names = [...used].filter((name) => !declared.has(name)).sort();
+  if (names.length === 0) return code;
+  const vm = style === 'import' ? "import { runInThisContext } from 'node:vm';" : "const { runInThisContext } = require('node:vm');";
+  const typed = (name: string) => (javascript ? '' : `: typeof globalThis.${name}`);
+  const bindings = names.map((name) => `const ${name}${typed(name)} = globalThis.${name} ?? runInThisContext(${JSON.stringify(name).replace(/"/g, "'")});`);
+  const insert = `${vm}\n\n// Jest before 28 leaves these Node globals out of its test sandbox: Node's own, when the sandbox lacks them.\n${bindings.join('\n')}\n`;
+  const at = afterImports(ts, file);
+  const rest = code.slice(at).replace(/^\n+/, '');
+  return at === 0 ? `${insert}\n${rest}` : `${code.slice(0, at)}\n${insert}\n${rest}`;
+}
+
+/** Where the file's imports end: after its last import (or top-level require), else after its directives. */
+function afterImports(ts: Ts, file: TsMorph.ts.SourceFile): number {
+  let end = 0;
+  for (const statement of file.statements) {
+    const isImport = ts.isImportDeclaration(statement) || ts.isImportEqualsDeclaration(statement) || isRequireStatement(ts, statement);
+    const isDirective = ts.isExpressionStatement(statement) && ts.isStringLiteral(statement.expression);
+    if (isImport || (isDirective && end === 0)) end = statement.end;
+    else break;
+  }
+  return end;
+}
+
+function isRequireStatement(ts: Ts, statement: TsMorph.ts.Statement): boolean {
+  if (!ts.isVariableStatement(statement)) return false;
+  return statement.declarationList.declarations.every((declaration) => {
+    const init = declaration.initializer;
+    return init !== undefined && ts.isCallExpression(init) && ts.isIdentifier(init.expression) && init.expression.text === 'require';
+  });
+}
+
+function isDeclarationName(ts: Ts, node: TsMorph.ts.Identifier): boolean {
+  const parent = node.parent;
+  return (
+    ((ts.isVariableDeclaration(parent) || ts.isParameter(parent) || ts.isFunctionDeclaration(parent) || ts.isClassDeclaration(parent) || ts.isBindingElement(parent)) && parent.name === node) ||
+    ts.isImportSpecifier(parent) ||
+    ts.isImportClause(parent) ||
+    ts.isNamespaceImport(parent) ||
+    (ts.isImportEqualsDeclaration(parent) && parent.name === node)
+  );
+}
+
+/** An identifier read as a value from the global scope: not a type, a property name or a member access's name. */
+function isValueReference(ts: Ts, node: TsMorph.ts.Identifier): boolean {
+  const parent = node.parent;
+  if (ts.isTypeReferenceNode(parent) || ts.isExpressionWithTypeArguments(parent) || ts.isQualifiedName(parent) || ts.isTypeQueryNode(parent)) return false;
+  if ((ts.isPropertyAccessExpression(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent) || ts.isMethodDeclaration(parent) || ts.isPropertySignature(parent) || ts.isMethodSignature(parent)) && parent.name === node) return false;
+  if (ts.isShorthandPropertyAssignment(parent)) return true;
+  if (ts.isExportSpecifier(parent) || ts.isInterfaceDeclaration(parent) || ts.isTypeAliasDeclaration(parent)) return false;
+  return true;
+}

@@ -22,8 +22,11 @@ try {
     for (const job of jobs) svgs.push(await session.render(job.mermaid, job.meta));
     parentPort!.postMessage({ svgs });
   } finally {
+    // After the answer: closing keeps V8's code for the next run (the renderer's code cache), while the main thread
+    // goes on with the document; the worker then ends itself.
     await session.close();
   }
 } catch (error) {
   parentPort!.postMessage({ error: error instanceof Error ? error.message : String(error) });
 }
+process.exit(0);

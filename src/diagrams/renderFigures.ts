@@ -125,10 +125,8 @@ async function layOutInWorker(jobs: ReadonlyArray<{ mermaid: string; meta: SvgMe
       resolve(undefined);
       return;
     }
-    worker.once('message', (answer: { svgs?: string[]; error?: string }) => {
-      resolve(answer.svgs?.length === jobs.length ? answer.svgs : undefined);
-      void worker.terminate();
-    });
+    // Not ended on its answer: it still saves the renderer's code cache, then ends itself.
+    worker.once('message', (answer: { svgs?: string[]; error?: string }) => resolve(answer.svgs?.length === jobs.length ? answer.svgs : undefined));
     worker.once('error', () => resolve(undefined));
     worker.once('exit', () => resolve(undefined));
   });
@@ -179,10 +177,8 @@ export function startLayoutWorker(): LayoutWorker | undefined {
       }
       worker.ref();
       return new Promise((resolve) => {
-        worker.once('message', (answer: { svgs?: string[]; error?: string }) => {
-          resolve(answer.svgs?.length === jobs.length ? answer.svgs : undefined);
-          void worker.terminate();
-        });
+        // Not ended on its answer: it still saves the renderer's code cache, then ends itself.
+        worker.once('message', (answer: { svgs?: string[]; error?: string }) => resolve(answer.svgs?.length === jobs.length ? answer.svgs : undefined));
         worker.once('error', () => resolve(undefined));
         worker.once('exit', () => resolve(undefined));
         worker.postMessage({ jobs });

@@ -25,6 +25,7 @@ import type { CodeSamples } from './render/code/index.js';
 import type { RenderedFile } from './render/renderDocument.js';
 import type { CodeExcerpt, ExcerptId } from './scaffold/types.js';
 import { splitFolder } from './render/split/splitFolder.js';
+import { claimPrestartedWorker } from './diagrams/layoutWorkerClient.js';
 
 export interface GenerateOptions {
   cwd: string;
@@ -175,11 +176,12 @@ interface Rendered {
 async function prepareRender(config: Config, options: GenerateOptions, format: 'html' | 'md', output: string, now: Date): Promise<(date: Date) => Promise<Rendered>> {
   // A project without an SVG cache has never had its figures laid out here, so layout is certain: the worker starts
   // loading the renderer now, while the project is read and the design built (renderFigures ends it if unused).
+  // The CLI may have started it already, at its very beginning (cli/prestartLayout); it is used or ended here.
   const diagrams = format === 'html' ? await import('./diagrams/index.js') : undefined;
-  const worker =
-    diagrams && (options.diagrams ?? diagrams.DEFAULT_RENDERER) === 'beautiful-mermaid' && !existsSync(path.join(path.resolve(options.cwd), CACHE_DIR, 'svg'))
-      ? diagrams.startLayoutWorker()
-      : undefined;
+  const prestarted = claimPrestartedWorker();
+  const layoutCertain = diagrams && (options.diagrams ?? diagrams.DEFAULT_RENDERER) === 'beautiful-mermaid' && !existsSync(path.join(path.resolve(options.cwd), CACHE_DIR, 'svg'));
+  if (!layoutCertain) prestarted?.close();
+  const worker = layoutCertain ? (prestarted ?? diagrams.startLayoutWorker()) : undefined;
   let snapshot: ProjectSnapshot;
   let model: DesignModel;
   try {

@@ -20,6 +20,8 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.exitCode ??= EXIT.ok;
     return;
   }
+  // A cold `generate` spends most of its time laying diagrams out on a worker: start it before loading anything else.
+  const layout = args[0] === 'generate' ? await prestartLayout(args) : undefined;
   const [{ Command, CommanderError: CommanderErrorClass }, { registerCommands }] = await Promise.all([import('commander'), import('./commands.js')]);
   const interrupts = installInterrupts();
   const program = new Command('idempotency-builder')
@@ -38,7 +40,15 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = handleError(error, argv.includes('--verbose'), interrupts, CommanderErrorClass);
   } finally {
     interrupts.dispose();
+    // Unclaimed when generate stopped early (an error, a usage message): it must not go on loading for nothing.
+    layout?.claimPrestartedWorker()?.close();
   }
+}
+
+async function prestartLayout(args: readonly string[]) {
+  const [{ layoutCertain }, client] = await Promise.all([import('./prestartLayout.js'), import('../diagrams/layoutWorkerClient.js')]);
+  if (layoutCertain(args)) client.prestartLayoutWorker();
+  return client;
 }
 
 function handleError(error: unknown, verbose: boolean, interrupts: Interrupts, CommanderErrorClass: typeof CommanderError): number {

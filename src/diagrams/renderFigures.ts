@@ -1,9 +1,7 @@
 import { cacheKey, pruneCache, readCache, writeCache } from '../emit/diskCache.js';
 import { toolFingerprint } from '../emit/inputsKey.js';
-import { existsSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import type { Figure } from './figure.js';
-import type { SvgMeta } from './finishSvg.js';
+import { layOutInWorker, type LayoutWorker } from './layoutWorkerClient.js';
 import type { RendererName } from './renderers/diagramRenderer.js';
 import { DEFAULT_RENDERER, renderers } from './renderers/registry.js';
 import { readRenderedSvgs, renderKey } from './svgCache.js';
@@ -96,100 +94,4 @@ export async function renderFigures(figures: Figure[], options: RenderFiguresOpt
   }
 }
 
-/**
- * The worker imports elkjs's 1.6 MB CommonJS bundle (from beautiful-mermaid's ESM), whose package has no "type":
- * Node's module-syntax detection then compiles the whole bundle once more just to learn it is CommonJS (about a
- * quarter of the worker's time in a cold generate's profile). Every module the worker loads declares its format
- * (our dist and beautiful-mermaid say "module", elkjs is plain CommonJS), so the worker turns detection off.
- * Only when the process was started without flags: a worker given `execArgv` no longer inherits the process's own,
- * and some of those (V8 options) a worker rejects; then, and on a Node without the switch, it keeps the default.
- */
-export function layoutWorkerExecArgv(): string[] | undefined {
-  return process.execArgv.length === 0 && process.allowedNodeEnvironmentFlags.has('--no-experimental-detect-module') ? ['--no-experimental-detect-module'] : undefined;
-}
-
-/**
- * The layouts from a worker running layoutWorker.js, or undefined when no worker can run it (the sources run by a
- * test runner, where the worker file is TypeScript) or it failed: the caller then renders on this thread and meets
- * the same error, if any, there.
- */
-async function layOutInWorker(jobs: ReadonlyArray<{ mermaid: string; meta: SvgMeta }>): Promise<string[] | undefined> {
-  const script = new URL('./layoutWorker.js', import.meta.url);
-  if (jobs.length === 0 || !import.meta.url.endsWith('.js') || !existsSync(script)) return undefined;
-  return new Promise((resolve) => {
-    let worker: InstanceType<typeof Worker>;
-    try {
-      const execArgv = layoutWorkerExecArgv();
-      worker = new Worker(script, { workerData: { jobs }, ...(execArgv === undefined ? {} : { execArgv }) });
-    } catch {
-      resolve(undefined);
-      return;
-    }
-    worker.once('message', (answer: { svgs?: string[]; error?: string }) => {
-      resolve(answer.svgs?.length === jobs.length ? answer.svgs : undefined);
-      void worker.terminate();
-    });
-    worker.once('error', () => resolve(undefined));
-    worker.once('exit', () => resolve(undefined));
-  });
-}
-
-type LayoutJob = { mermaid: string; meta: SvgMeta };
-
-/** A layout worker already loading the renderer, waiting for its jobs. */
-export interface LayoutWorker {
-  /** The layouts, or undefined when the worker failed (the caller then renders on its own thread). */
-  layOut(jobs: readonly LayoutJob[]): Promise<string[] | undefined>;
-  /** Ends the worker unused. */
-  close(): void;
-}
-
-/**
- * Starts the layout worker before the figures are known, so loading beautiful-mermaid and elkjs (most of the
- * worker's time in a cold generate) overlaps reading the project and building the design too. Only worth it when
- * layout is certain (generate asks only when the project has no SVG cache yet); an unused worker is ended by
- * renderFigures. Unreferenced until it has jobs, so an error before then does not keep the process alive.
- * undefined where renderFigures would not use a worker either (sources run by a test runner).
- */
-export function startLayoutWorker(): LayoutWorker | undefined {
-  const script = new URL('./layoutWorker.js', import.meta.url);
-  if (!import.meta.url.endsWith('.js') || !existsSync(script)) return undefined;
-  let worker: Worker;
-  try {
-    const execArgv = layoutWorkerExecArgv();
-    worker = new Worker(script, { ...(execArgv === undefined ? {} : { execArgv }) });
-  } catch {
-    return undefined;
-  }
-  worker.unref();
-  // Until layOut listens, a failed start is only remembered (layOut then answers undefined at once).
-  let failed = false;
-  const onEarlyEnd = () => {
-    failed = true;
-  };
-  worker.once('error', onEarlyEnd);
-  worker.once('exit', onEarlyEnd);
-  return {
-    layOut(jobs) {
-      worker.off('error', onEarlyEnd);
-      worker.off('exit', onEarlyEnd);
-      if (failed || jobs.length === 0) {
-        void worker.terminate();
-        return Promise.resolve(jobs.length === 0 ? [] : undefined);
-      }
-      worker.ref();
-      return new Promise((resolve) => {
-        worker.once('message', (answer: { svgs?: string[]; error?: string }) => {
-          resolve(answer.svgs?.length === jobs.length ? answer.svgs : undefined);
-          void worker.terminate();
-        });
-        worker.once('error', () => resolve(undefined));
-        worker.once('exit', () => resolve(undefined));
-        worker.postMessage({ jobs });
-      });
-    },
-    close() {
-      void worker.terminate();
-    },
-  };
-}
+export { layoutWorkerExecArgv, startLayoutWorker, type LayoutWorker } from './layoutWorkerClient.js';

@@ -1,6 +1,7 @@
 import type * as BeautifulMermaid from 'beautiful-mermaid';
 import { finishSvg, type SvgMeta } from '../finishSvg.js';
 import type { DiagramRenderer } from './diagramRenderer.js';
+import { loadBeautifulMermaid } from './loadBeautifulMermaid.js';
 
 /**
  * The default renderer: beautiful-mermaid (pinned exactly in package.json) lays diagrams out in
@@ -8,11 +9,12 @@ import type { DiagramRenderer } from './diagramRenderer.js';
  */
 export async function openBeautifulMermaid(): Promise<DiagramRenderer> {
   // Loaded on first use: layout (elkjs) is heavy, and a rerun that reuses every SVG never needs it.
-  const { renderMermaidSVG } = await import('beautiful-mermaid');
+  const { renderMermaidSVG, saveCodeCache } = await loadBeautifulMermaid();
   return {
     name: 'beautiful-mermaid',
     render: (mermaid: string, meta: SvgMeta) => Promise.resolve(renderBeautifulMermaid(renderMermaidSVG, mermaid, meta)),
-    close: () => Promise.resolve(),
+    // After the layouts, so V8's cache also holds the functions they compiled.
+    close: () => Promise.resolve(saveCodeCache()),
   };
 }
 

@@ -165,6 +165,23 @@ async function javaScriptEmitter(root: string, index: string): Promise<(source: 
   return (source, fileName) => transpileToJavaScript(source, moduleType, fileName);
 }
 
+/**
+ * Files apply writes into a TypeScript scaffold import its modules the way the scaffold's own index.ts does: a
+ * CommonJS project without the `.js` suffix (generate chose that for it) cannot load `./index.js` under ts-node or
+ * ts-jest, where only index.ts exists.
+ */
+async function typeScriptEmitter(root: string, index: string): Promise<(source: string) => string> {
+  const text = (await readInside(root, index).catch(() => undefined)) ?? '';
+  return (source) => matchRelativeImports(source, text);
+}
+
+/** `./x.js` specifiers in `source` made extensionless when the scaffold's `reference` imports its siblings so. */
+export function matchRelativeImports(source: string, reference: string): string {
+  const specifiers = [...reference.matchAll(/\bfrom\s+["'](\.\.?\/[^"']+)["']/g)].map((m) => m[1]!);
+  if (specifiers.length === 0 || specifiers.some((s) => /\.(m|c)?js$/.test(s))) return source;
+  return source.replace(/(\bfrom\s+["'])(\.\.?\/[^"']+)\.js(["'])/g, '$1$2$3');
+}
+
 /** The module NestFactory.create() boots and the file that declares it; undefined when the code does not say. */
 async function nestRootModule(root: string): Promise<{ file: string; name: string } | undefined> {
   const { walkProject } = await import('../inspect/files/walkProject.js');
@@ -204,7 +221,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const ext = model.stack.language === 'javascript' ? '.js' : '.ts';
   const dir = normalizeRelative(config.scaffold.dir);
   const present = async (name: string) => (await readInside(root, `${dir}/${name}${ext}`).catch(() => undefined)) !== undefined;
-  const emit = ext === '.js' ? await javaScriptEmitter(root, `${dir}/index.js`) : (source: string) => source;
+  const emit = ext === '.js' ? await javaScriptEmitter(root, `${dir}/index.js`) : await typeScriptEmitter(root, `${dir}/index.ts`);
   if (!(await present('index'))) throw new UserError(`The scaffolding is not in ${dir} yet.`, 'Run `idempotency-builder generate` first, then apply.');
   const scaffoldModules = new Set<string>(['index']);
   for (const name of ['providers', 'instance', 'next', WEBHOOK_EVENT_MODULE, ...TRIGGER_MODULES]) if (await present(name)) scaffoldModules.add(name);

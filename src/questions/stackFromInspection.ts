@@ -9,12 +9,62 @@ const BROKER_ALIASES: Record<string, StackAnswer['broker']> = {};
 
 export type StackDraft = { [K in keyof StackAnswer]: StackAnswer[K] | undefined };
 
-/** Stack facts mapped onto the config's enums; a part the code does not settle stays undefined. */
-export function stackFromInspection(inspection: Inspection): StackDraft {
-  const facts = inspection.stack;
+/** API frameworks before Next.js: in a workspace with both, the Next.js app is usually the front end (as in serverPackage.ts). */
+const SERVER_RANK = ['express', 'fastify', 'nestjs', 'koa', 'hono', 'nextjs'];
+
+type PackageEntry = NonNullable<Inspection['stack']['packages']>[number];
+
+/**
+ * In a monorepo, the package whose stack answers Q2: the one holding the first protected handler (the action sources
+ * given, else the inspected endpoints, else any finding), else the package that serves HTTP. The same package the
+ * scaffold goes to (scaffoldQuestion's default folder), so the code is written for the stack it lands in.
+ * Undefined outside a workspace, or when no package is either.
+ */
+export function focusPackage(inspection: Inspection, sources: ReadonlyArray<string | undefined> = []): PackageEntry | undefined {
+  const packages = inspection.stack.packages ?? [];
+  if (packages.length === 0) return undefined;
+  const files = [
+    ...sources.filter((source): source is string => Boolean(source)),
+    ...inspection.findings.filter((f) => f.kind === 'endpoint').map((f) => f.file),
+    ...inspection.findings.map((f) => f.file),
+  ];
+  for (const file of files) {
+    const normalized = file.replace(/\\/g, '/').replace(/^\.\//, '');
+    const owner = packages
+      .filter((pkg) => pkg.dir !== '' && normalized.startsWith(`${pkg.dir}/`))
+      .sort((a, b) => b.dir.length - a.dir.length)[0];
+    if (owner) return owner;
+  }
+  const rank = (pkg: PackageEntry) => Math.min(...pkg.stack.frameworks.map((f) => SERVER_RANK.indexOf(f)).filter((i) => i >= 0), Infinity);
+  return packages
+    .map((pkg, index) => ({ pkg, index, rank: rank(pkg) }))
+    .filter((entry) => entry.rank !== Infinity)
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)[0]?.pkg;
+}
+
+/**
+ * Stack facts mapped onto the config's enums; a part the code does not settle stays undefined. In a monorepo the
+ * facts are the focus package's (see focusPackage), not the union over every package: an Express API beside a
+ * Next.js front end is an Express stack. What that package leaves open (no database client of its own, a test runner
+ * declared at the root) comes from the repository.
+ */
+export function stackFromInspection(inspection: Inspection, sources: ReadonlyArray<string | undefined> = []): StackDraft {
+  const focus = focusPackage(inspection, sources);
+  const whole = inspection.stack;
+  const facts = focus
+    ? {
+        ...whole,
+        language: focus.stack.language !== 'unknown' ? focus.stack.language : whole.language,
+        frameworks: focus.stack.frameworks,
+        databases: focus.stack.databases.length > 0 ? focus.stack.databases : whole.databases,
+        brokers: focus.stack.brokers,
+        testFramework: focus.stack.testFramework !== 'unknown' ? focus.stack.testFramework : whole.testFramework,
+      }
+    : whole;
+  const findings = focus ? inspection.findings.filter((f) => f.package === undefined || f.package === focus.name) : inspection.findings;
   const language = facts.language !== 'unknown' ? LANGUAGES.find((l) => l === facts.language) : undefined;
   const frameworks = facts.frameworks.flatMap((f) => FRAMEWORKS.filter((known) => known === f));
-  const kinds = new Set(inspection.findings.map((f) => f.kind));
+  const kinds = new Set(findings.map((f) => f.kind));
   // A worker with consumers or jobs and no HTTP framework is a real, known stack: framework "none".
   const headless = frameworks.length === 0 && !kinds.has('endpoint') && (kinds.has('consumer') || kinds.has('cron'));
   const database = DATABASE_PREFERENCE.find((d) => facts.databases.includes(d));

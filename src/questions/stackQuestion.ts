@@ -47,7 +47,7 @@ function pinnedParts(flags: QuestionFlags): Partial<StackAnswer> {
 }
 
 function inferred(ctx: QuestionContext): StackAnswer {
-  const draft = stackFromInspection(ctx.inspection);
+  const draft = stackFromInspection(ctx.inspection, (ctx.answers.actions ?? []).map((action) => action.source));
   const merged = { ...draft, ...pinnedParts(ctx.flags) };
   return {
     language: merged.language ?? 'unknown',

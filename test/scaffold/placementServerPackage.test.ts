@@ -63,6 +63,8 @@ describe('init in a workspace where no handler names a package', () => {
     const { answers } = await resolveAnswers({ flags: { concurrency: 'single-server', retention: '24h', detectionLatency: '50ms' }, config: {}, inspection, cwd: root, interactive: false, yes: true });
     expect(answers.actions.map((action) => action.name)).toEqual(['genericProtectedAction']);
     expect(answers.scaffold).toEqual({ dir: 'apps/api/src/idempotency' });
+    // The stack follows the same package: Express, not "unknown" from the Express + Next.js union.
+    expect(answers.stack).toMatchObject({ language: 'typescript', framework: 'express', database: 'postgres' });
   });
 });
 

@@ -3,6 +3,9 @@ import type {
   FastifyRequest,
   onSendAsyncHookHandler,
   preHandlerAsyncHookHandler,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
 } from 'fastify';
 import { isStorable, type Claim, type IdempotencyCore } from './core.js';
 import { identifyRequest } from './identify.js';
@@ -31,8 +34,10 @@ export interface FastifyIdempotencyOptions {
 
 /** Route-level hooks for one action: pass as the route options, `app.post(url, idempotency.name, handler)`. */
 export interface IdempotentRoute {
-  readonly preHandler: preHandlerAsyncHookHandler;
-  readonly onSend: onSendAsyncHookHandler<unknown>;
+  // Any route's generic: spread into a route whose handler types its request (`FastifyRequest<{ Body: … }>`), hooks
+  // typed for the default generic would pin the route's and make Fastify reject that handler.
+  readonly preHandler: preHandlerAsyncHookHandler<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, any>;
+  readonly onSend: onSendAsyncHookHandler<unknown, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, any>;
 }
 
 // Per request, not a decoration: nothing to register on the instance, and it is gone with the request.

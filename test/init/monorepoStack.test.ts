@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { Finding, Inspection } from '../../src/inspect/types.js';
+import { focusPackage, stackFromInspection } from '../../src/questions/stackFromInspection.js';
+
+type PackageStack = Omit<Inspection['stack'], 'packages'>;
+const base: PackageStack = { language: 'typescript', frameworks: [], databases: [], orms: [], brokers: [], testFramework: 'unknown', packageManager: 'pnpm', payments: [] };
+const pkg = (dir: string, name: string, stack: Partial<PackageStack>) => ({ dir, name, stack: { ...base, ...stack } });
+
+/** A workspace: a Next.js front end listed first, a Fastify API on MySQL, a Kafka worker; vitest only at the root. */
+function workspace(findings: Finding[] = []): Inspection {
+  const packages = [
+    pkg('apps/web', 'web', { frameworks: ['nextjs'], databases: ['postgres'] }),
+    pkg('apps/api', 'api', { frameworks: ['fastify'], databases: ['mysql'] }),
+    pkg('apps/worker', 'worker', { language: 'javascript', brokers: ['kafka'] }),
+  ];
+  return {
+    root: '/r',
+    stack: { ...base, frameworks: ['fastify', 'nextjs'], databases: ['mysql', 'postgres'], brokers: ['kafka'], testFramework: 'vitest', packages },
+    findings,
+    warnings: [],
+  };
+}
+
+const finding = (kind: Finding['kind'], file: string, pkgName: string): Finding =>
+  ({ kind, id: `${kind}:${file}`, file, line: 1, package: pkgName }) as unknown as Finding;
+
+describe('the stack of a monorepo follows the package that holds the handlers', () => {
+  it('no handler found: the package that serves HTTP (an API before Next.js), with the root test runner', () => {
+    expect(focusPackage(workspace())?.dir).toBe('apps/api');
+    expect(stackFromInspection(workspace())).toEqual({ language: 'typescript', framework: 'fastify', database: 'mysql', broker: 'none', testFramework: 'vitest' });
+  });
+
+  it('the action sources decide first, then the inspected endpoints', () => {
+    const inspection = workspace([finding('endpoint', 'apps/web/app/api/orders/route.ts', 'web')]);
+    expect(stackFromInspection(inspection).framework).toBe('nextjs');
+    expect(stackFromInspection(inspection, ['apps/api/src/routes/pay.ts:12']).framework).toBe('fastify');
+  });
+
+  it('a worker with only consumers is a known headless stack, in its own language and broker; no database client of its own: the repository preference', () => {
+    const inspection = workspace([finding('consumer', 'apps/worker/src/consume.js', 'worker')]);
+    expect(stackFromInspection(inspection)).toEqual({ language: 'javascript', framework: 'none', database: 'postgres', broker: 'kafka', testFramework: 'vitest' });
+  });
+
+  it('outside a workspace the repository facts answer as before', () => {
+    const single: Inspection = { root: '/r', stack: { ...base, frameworks: ['express', 'nextjs'], databases: ['postgres'] }, findings: [], warnings: [] };
+    expect(focusPackage(single)).toBeUndefined();
+    expect(stackFromInspection(single).framework).toBeUndefined();
+  });
+});

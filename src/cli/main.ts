@@ -46,8 +46,11 @@ export async function main(argv: readonly string[]): Promise<void> {
 }
 
 async function prestartLayout(args: readonly string[]) {
-  const [{ layoutCertain }, client] = await Promise.all([import('./prestartLayout.js'), import('../diagrams/layoutWorkerClient.js')]);
-  if (layoutCertain(args)) client.prestartLayoutWorker();
+  // The small test first: `generate --help` and a Markdown or cached run must not load the diagram client.
+  const { layoutCertain } = await import('./prestartLayout.js');
+  if (!layoutCertain(args)) return undefined;
+  const client = await import('../diagrams/layoutWorkerClient.js');
+  client.prestartLayoutWorker();
   return client;
 }
 

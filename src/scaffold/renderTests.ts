@@ -116,7 +116,8 @@ ${store.tests.effectHelpers}
       ['x-test-principal', options.principal ?? 'user-a'],
     ];
     if (USES_HEADER)
-      for (const value of ([] as string[]).concat(options.key ?? \`key-\${id}\`)) headers.push([KEY_HEADER, value]);
+      for (const value of ([] as string[]).concat(options.key ?? \`key-\${id}\`))
+        headers.push([KEY_HEADER, value]);
     return fetch(baseUrl + url, { method: ${houseQuote(action.method ?? 'POST')}, headers, body });
   }
 

@@ -36,8 +36,19 @@ export interface FastifyIdempotencyOptions {
 export interface IdempotentRoute {
   // Any route's generic: spread into a route whose handler types its request (`FastifyRequest<{ Body: … }>`), hooks
   // typed for the default generic would pin the route's and make Fastify reject that handler.
-  readonly preHandler: preHandlerAsyncHookHandler<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, any>;
-  readonly onSend: onSendAsyncHookHandler<unknown, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, any>;
+  readonly preHandler: preHandlerAsyncHookHandler<
+    RawServerDefault,
+    RawRequestDefaultExpression,
+    RawReplyDefaultExpression,
+    any
+  >;
+  readonly onSend: onSendAsyncHookHandler<
+    unknown,
+    RawServerDefault,
+    RawRequestDefaultExpression,
+    RawReplyDefaultExpression,
+    any
+  >;
 }
 
 // Per request, not a decoration: nothing to register on the instance, and it is gone with the request.

@@ -115,9 +115,14 @@ function pgTable(table: DdlTable): Json {
   };
 }
 
+/** Columns as drizzle-kit records them for the dialects that mark autoincrement (SQLite, MySQL). */
+function autoincrementColumns(table: DdlTable, dialect: 'sqlite' | 'mysql'): Json {
+  return Object.fromEntries(table.columns.map((column) => [column.name, { name: column.name, type: column.type, primaryKey: false, notNull: column.notNull, autoincrement: false, ...defaultOf(column, dialect) }]));
+}
+
 /** SQLite as drizzle-kit 0.31 records it: unnamed composite keys get derived names, a partial index keeps its WHERE text. */
 function sqliteTable(table: DdlTable): Json {
-  const columns = Object.fromEntries(table.columns.map((column) => [column.name, { name: column.name, type: column.type, primaryKey: false, notNull: column.notNull, autoincrement: false, ...defaultOf(column, 'sqlite') }]));
+  const columns = autoincrementColumns(table, 'sqlite');
   const indexes = Object.fromEntries(table.indexes.map((index) => [index.name, { name: index.name, columns: index.columns, isUnique: false, ...(index.where ? { where: index.where } : {}) }]));
   const pk = primaryKeyName(table);
   return {
@@ -132,7 +137,7 @@ function sqliteTable(table: DdlTable): Json {
 }
 
 function mysqlTable(table: DdlTable): Json {
-  const columns = Object.fromEntries(table.columns.map((column) => [column.name, { name: column.name, type: column.type, primaryKey: false, notNull: column.notNull, autoincrement: false, ...defaultOf(column, 'mysql') }]));
+  const columns = autoincrementColumns(table, 'mysql');
   const indexes = Object.fromEntries(table.indexes.map((index) => [index.name, { name: index.name, columns: index.columns, isUnique: false }]));
   // The schema module names no MySQL primary key (MySQL calls every one PRIMARY), so drizzle-kit derives the name.
   const pk = primaryKeyName(table);

@@ -204,12 +204,12 @@ if (!RUN)
   );`,
       // No cleanup hook: DynamoDB TTL deletes records, and reads treat a record past its retention as gone.
       open: `    const table = throwaway();
-    const { client } = createPool(DYNAMODB_ENDPOINT, POLICY);
+    const { client } = createPool(DYNAMODB_ENDPOINT, BOUNDS);
     await ensureTable(client, table);
     // Nothing listens on port 1: every call must fail closed within its time-out.
     const dead = createPool('http://127.0.0.1:1', { acquireTimeoutMs: 300, statementTimeoutMs: 300 }).client;
     return {
-      store: new DynamoIdempotencyStore({ client, table, timeoutMs: POLICY.storeTimeoutMs }),
+      store: new DynamoIdempotencyStore({ client, table, timeoutMs: BOUNDS.storeTimeoutMs }),
       unavailable: async () => new DynamoIdempotencyStore({ client: dead, table, timeoutMs: 300 }),
       close: async () => {
         await client.send(new DeleteTableCommand({ TableName: table })).catch(() => undefined);

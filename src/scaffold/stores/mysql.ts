@@ -201,12 +201,12 @@ if (!RUN)
     );
     const url = new URL(DATABASE_URL!);
     url.pathname = \`/\${name}\`;
-    const pool = createPool(url.toString(), POLICY, 20);
+    const pool = createPool(url.toString(), BOUNDS, 20);
     const options = {
       table: POLICY.table,
       stepTable: POLICY.stepTable,
-      timeoutMs: POLICY.storeTimeoutMs,
-      lockTimeoutMs: POLICY.lockTimeoutMs,
+      timeoutMs: BOUNDS.storeTimeoutMs,
+      lockTimeoutMs: BOUNDS.lockTimeoutMs,
     };
     // Nothing listens on port 1: every call must fail closed within its time-out.
     const dead = createPool('mysql://nobody@127.0.0.1:1/none', {

@@ -219,17 +219,16 @@ if (!RUN)
     await admin.query(\`CREATE SCHEMA \${schema}\`);
     const url = new URL(DATABASE_URL!);
     url.searchParams.set('options', \`-c search_path=\${schema}\`);
-    const pool = createPool(url.toString(), POLICY, 20);
+    const pool = createPool(url.toString(), BOUNDS, 20);
     await pool.query(
       readFileSync(new URL('./migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'),
     );
-    // The same bounds index.ts gives the store: a connection within acquireTimeoutMs, each statement within its own.
     const options = {
       table: POLICY.table,
       stepTable: POLICY.stepTable,
-      timeoutMs: POLICY.statementTimeoutMs,
-      acquireTimeoutMs: POLICY.acquireTimeoutMs,
-      lockTimeoutMs: POLICY.lockTimeoutMs,
+      timeoutMs: BOUNDS.statementTimeoutMs,
+      acquireTimeoutMs: BOUNDS.acquireTimeoutMs,
+      lockTimeoutMs: BOUNDS.lockTimeoutMs,
     };
     // Nothing listens on port 1: every call must fail closed within its time-out.
     const dead = createPool('postgres://nobody@127.0.0.1:1/none', {

@@ -152,11 +152,11 @@ if (!RUN)
   );`,
       // No cleanup hook: Redis expires records by their TTL, and the contract checks that they go.
       open: `    const prefix = throwaway();
-    const client = createPool(REDIS_URL!, POLICY);
+    const client = createPool(REDIS_URL!, BOUNDS);
     // Nothing listens on port 1: every call must fail closed within its time-out.
     const dead = createPool('redis://127.0.0.1:1', { acquireTimeoutMs: 300, statementTimeoutMs: 300 });
     return {
-      store: new RedisIdempotencyStore({ client, prefix, timeoutMs: POLICY.storeTimeoutMs }),
+      store: new RedisIdempotencyStore({ client, prefix, timeoutMs: BOUNDS.storeTimeoutMs }),
       unavailable: async () => new RedisIdempotencyStore({ client: dead, prefix, timeoutMs: 300 }),
       close: async () => {
         const admin = new Redis(REDIS_URL!);

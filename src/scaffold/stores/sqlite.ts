@@ -174,7 +174,7 @@ const RUN = true;`,
     pool.db.exec(
       readFileSync(new URL('./migrations/001_create_idempotency_store.sql', import.meta.url), 'utf8'),
     );
-    const options = { table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: POLICY.storeTimeoutMs };
+    const options = { table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: BOUNDS.storeTimeoutMs };
     // A database whose connections are gone (its volume vanished, the app is shutting down).
     const dead = createPool(path.join(dir, 'closed.db'));
     dead.end();

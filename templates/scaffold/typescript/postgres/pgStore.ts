@@ -219,7 +219,8 @@ export class PgIdempotencyStore implements IdempotencyStore {
     } catch (error) {
       await session.fail(error);
       if (isLockTimeout(error)) return { outcome: 'existing', record: this.busy(input) };
-      throw error;
+      // statement_timeout (57014) and any other refusal: nothing was claimed, the caller fails closed.
+      throw unavailable('claim', error);
     }
   }
 
@@ -251,7 +252,8 @@ export class PgIdempotencyStore implements IdempotencyStore {
     } catch (error) {
       await session.fail(error);
       if (isLockTimeout(error)) return { outcome: 'existing', record: this.busy(input) };
-      throw error;
+      // statement_timeout (57014) and any other refusal: nothing was claimed, the caller fails closed.
+      throw unavailable('claim', error);
     }
     if (result.outcome === 'existing') {
       await session.finish('ROLLBACK');
@@ -493,9 +495,7 @@ LIMIT $1`,
           (late) => late.release(),
           () => undefined,
         );
-      throw error instanceof StoreUnavailableError
-        ? error
-        : new StoreUnavailableError(operation, { cause: error });
+      throw unavailable(operation, error);
     } finally {
       clearTimeout(timer);
     }
@@ -518,9 +518,7 @@ LIMIT $1`,
       return result;
     } catch (error) {
       await session.fail(error);
-      throw error instanceof StoreUnavailableError
-        ? error
-        : new StoreUnavailableError(name, { cause: error });
+      throw unavailable(name, error);
     }
   }
 }
@@ -792,6 +790,12 @@ function releaseOnce(client: PoolClient, error?: Error): void {
 /** PostgreSQL answered with an error (it has a SQLSTATE): the connection itself is fine. */
 function isServerError(error: unknown): boolean {
   return typeof (error as { code?: unknown })?.code === 'string' && !(error instanceof StoreUnavailableError);
+}
+
+function unavailable(operation: string, error: unknown): StoreUnavailableError {
+  return error instanceof StoreUnavailableError
+    ? error
+    : new StoreUnavailableError(operation, { cause: error });
 }
 
 /** 55P03 lock_not_available: lock_timeout expired while waiting on a concurrent duplicate. */

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,5 +10,8 @@ export default defineConfig({
     pool: 'forks',
     // Two workers on two cores: most suites wait on PostgreSQL, brokers or child processes, not the CPU.
     maxWorkers: 2,
+    // The CLI keeps a per-user V8 code cache (src/diagrams/renderers/v8CodeCache.ts); tests, and the CLIs they
+    // spawn, keep theirs under .tmp rather than in the developer's ~/.cache.
+    env: { XDG_CACHE_HOME: path.resolve('.tmp/xdg-cache') },
   },
 });

@@ -102,7 +102,11 @@ export class FaultWorld {
     const generated = profile
       ? await buildProfileProject(profile, model, `fault-${label}`, appSources)
       : await generateAndCompile(model, `fault-${label}`, COMPILER_OPTIONS[adapter]);
-    if (generated.tscOutput) throw new Error(`the ${adapter} scaffold on ${kind}${profile ? ` (profile ${profile.label})` : ''} does not compile:\n${generated.tscOutput}`);
+    if (generated.tscOutput) {
+      // A project that does not compile is never disposed: remove it here, keeping only the error.
+      await rm(generated.dir, { recursive: true, force: true });
+      throw new Error(`the ${adapter} scaffold on ${kind}${profile ? ` (profile ${profile.label})` : ''} does not compile:\n${generated.tscOutput}`);
+    }
     const { backend, schema } = await createBackend(kind, generated, model, `fault_${label.replace(/-/g, '_')}`);
     const recorder = await createRecorder(label.replace(/-/g, '_'), schema);
     const network = backend.network;

@@ -86,7 +86,17 @@ function isMention(node: Node, at: number): boolean {
  * Every place that uses the function a definition declares, through imports and re-exports: from its name, or from
  * the `default` keyword of an anonymous default export. Undefined when the definition has neither.
  */
-export function usesOf(definition: Node): Node[] | undefined {
+export function usesOf(definition: Node, links: readonly Node[] = []): Node[] | undefined {
+  const all = [definition, ...links].map(usesOfOne);
+  if (all[0] === undefined) return undefined;
+  // The links name the function themselves (`{ stripe: handleStripe }`): those references only pass it on.
+  const passesOn = (node: Node) => links.some((link) => link.getSourceFile() === node.getSourceFile() && link.getStart() <= node.getStart() && node.getEnd() <= link.getEnd());
+  const unique = new Map<string, Node>();
+  for (const node of all.flatMap((uses) => uses ?? [])) if (!passesOn(node)) unique.set(`${node.getSourceFile().getFilePath()}:${node.getStart()}`, node);
+  return [...unique.values()];
+}
+
+function usesOfOne(definition: Node): Node[] | undefined {
   const named = Node.isIdentifier(definition) ? definition : Node.isPropertyAccessExpression(definition) ? definition.getNameNode() : isAssignment(definition) && Node.isBinaryExpression(definition) ? definition.getLeft() : (definition as { getNameNode?: () => Node | undefined }).getNameNode?.();
   const anchor = (named && Node.isPropertyAccessExpression(named) ? named.getNameNode() : named) ?? definition.getFirstDescendantByKind(SyntaxKind.DefaultKeyword) ?? definition.getFirstChildByKind(SyntaxKind.DefaultKeyword);
   if (!anchor) return undefined;
@@ -124,7 +134,8 @@ export function insideProject(root: string, file: string): string | undefined {
 }
 
 export type Followed =
-  | { kind: 'function'; fn: Handler; definition: Node; file: string }
+  /** `links`: the other names given to it on the way (`{ pay }`, `export default x`), whose uses are its uses too. */
+  | { kind: 'function'; fn: Handler; definition: Node; links: Node[]; file: string }
   /** The chain ends in an import the program does not follow (a dependency, a file outside the walk). */
   | { kind: 'unresolved' }
   /** A link on the way, or the declaration, is outside the project (a dependency, a link out of it). */
@@ -140,6 +151,7 @@ export type Followed =
 export function followReference(root: string, reference: Identifier): Followed {
   let symbol: MorphSymbol | undefined = reference.getSymbol();
   const seen = new Set<unknown>();
+  const links: Node[] = [];
   for (let hops = 0; symbol; hops++) {
     if (hops > MAX_HOPS || seen.has(symbol.compilerSymbol)) return { kind: 'too-far' };
     seen.add(symbol.compilerSymbol);
@@ -151,17 +163,21 @@ export function followReference(root: string, reference: Identifier): Followed {
     }
     const [only] = declarations;
     if (declarations.length === 1 && Node.isShorthandPropertyAssignment(only)) {
+      links.push(only);
       symbol = only.getValueSymbol();
       continue;
     }
-    if (declarations.length === 1 && Node.isExportAssignment(only) && Node.isIdentifier(only.getExpression())) {
-      symbol = only.getExpression().getSymbol();
+    // `export default handleStripe`, `{ stripe: handleStripe }`, `const stripeWebhook = handleStripe`: another name for it.
+    const named = only && (Node.isExportAssignment(only) ? only.getExpression() : Node.isPropertyAssignment(only) || Node.isVariableDeclaration(only) ? only.getInitializer() : undefined);
+    if (declarations.length === 1 && named && Node.isIdentifier(named)) {
+      links.push(only!);
+      symbol = named.getSymbol();
       continue;
     }
     if (declarations.length === 0) return { kind: 'unresolved' };
     const fn = declarations.length === 1 ? functionOf(only!) : undefined;
     const file = fn && insideProject(root, fn.getSourceFile().getFilePath());
-    return fn && file ? { kind: 'function', fn, definition: only!, file } : { kind: 'not-a-function' };
+    return fn && file ? { kind: 'function', fn, definition: only!, links, file } : { kind: 'not-a-function' };
   }
   return { kind: 'unresolved' };
 }

@@ -114,7 +114,7 @@ export async function keyNamedHandlers(input: NamedHandlerInput): Promise<NamedH
       out.manual.push({ action: target.action, file: target.file, line, reason: notFollowed(followed.kind, name, webhook) });
       continue;
     }
-    const uses = usesOf(followed.definition);
+    const uses = usesOf(followed.definition, followed.links);
     if (!uses) {
       out.manual.push({ action: target.action, file: target.file, line, reason: `the route passes its handler by name (${name}) and apply cannot tell who else calls it; ${webhook ? 'wrap its event handling in onceForEvent()' : 'key its provider calls with stripeRequestOptions(idempotencyOf(req))'} by hand` });
       continue;

@@ -22,6 +22,11 @@ export function handlerReference(call: Node, framework: string): Identifier | un
     last = property && Node.isPropertyAssignment(property) ? property.getInitializer() : undefined;
   }
   if (!last || args.length < 2) return undefined;
+  // `controller.handleWebhook.bind(controller)`: the method itself runs, with its own `this`.
+  if (Node.isCallExpression(last) && last.getArguments().length === 1) {
+    const callee = last.getExpression();
+    if (Node.isPropertyAccessExpression(callee) && callee.getName() === 'bind') last = callee.getExpression();
+  }
   if (Node.isIdentifier(last)) return last;
   if (Node.isPropertyAccessExpression(last)) return last.getNameNode();
   return undefined;

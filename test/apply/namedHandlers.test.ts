@@ -290,3 +290,29 @@ describe('keyNamedHandlers: a followed webhook handler without a check apply rec
     expect(out.manual).toEqual([{ action: 'stripeWebhook', file: 'src/hook.ts', line: 3, reason: expect.stringContaining('has no Stripe signature check apply recognises in its own body (stripe.webhooks.constructEvent') }]);
   });
 });
+
+describe('keyNamedHandlers: a class controller method bound to its instance', () => {
+  it('follows `webhookController.handle.bind(webhookController)` to the method and wraps its handling there', async () => {
+    const route = 'src/routes.ts';
+    const controller = 'src/webhook.controller.ts';
+    const { input } = await project(
+      {
+        [route]: `import express from 'express';\nimport { webhookController } from './webhook.controller.js';\n\nexport const router = express.Router();\n\nrouter.post('/webhooks/stripe', express.raw({ type: 'application/json' }), webhookController.handle.bind(webhookController));\n`,
+        [controller]: `import type { Request, Response } from 'express';\nimport { stripe } from './stripe.js';\n\nclass WebhookController {\n  async handle(req: Request, res: Response): Promise<void> {\n    const event = stripe.webhooks.constructEvent(req.body as Buffer, req.get('stripe-signature') ?? '', 'whsec');\n    console.log(event.id);\n    res.json({ received: true });\n  }\n}\n\nexport const webhookController = new WebhookController();\n`,
+      },
+      route,
+      hook(route, 6),
+      'express',
+    );
+    const out = await keyNamedHandlers({ ...input, scaffoldModules: WEBHOOK_MODULES });
+    expect(out.manual).toEqual([]);
+    expect(out.texts.get(controller)).toContain(`    const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
+      console.log(event.id);
+    });
+    if (answered) {
+      res.status(answered.status).set(answered.headers).send(answered.body);
+      return;
+    }
+    res.json({ received: true });`);
+  });
+});

@@ -316,3 +316,22 @@ describe('keyNamedHandlers: a class controller method bound to its instance', ()
     res.json({ received: true });`);
   });
 });
+
+describe('keyNamedHandlers: the verified event of a handler declared as a variable', () => {
+  it('wraps with the event the check assigns, never the name of the handler\'s own declaration', async () => {
+    const route = 'src/routes.ts';
+    const controller = 'src/webhook.controller.ts';
+    const { input } = await project(
+      {
+        [route]: `import express from 'express';\nimport { stripeWebhook } from './webhook.controller.js';\n\nexport const router = express.Router();\n\nrouter.post('/webhooks/stripe', express.raw({ type: 'application/json' }), stripeWebhook);\n`,
+        [controller]: `import type { Request, Response } from 'express';\nimport type Stripe from 'stripe';\nimport { stripe } from './stripe.js';\n\nexport const stripeWebhook = async (req: Request, res: Response): Promise<void> => {\n  let event: Stripe.Event;\n  try {\n    event = stripe.webhooks.constructEvent(req.body as Buffer, req.get('stripe-signature') ?? '', 'whsec');\n  } catch {\n    res.status(400).send('bad signature');\n    return;\n  }\n  console.log(event.id);\n  res.json({ received: true });\n};\n`,
+      },
+      route,
+      hook(route, 6),
+      'express',
+    );
+    const out = await keyNamedHandlers({ ...input, scaffoldModules: WEBHOOK_MODULES });
+    expect(out.manual).toEqual([]);
+    expect(out.texts.get(controller)).toContain("  const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {\n    console.log(event.id);\n  });\n");
+  });
+});

@@ -101,12 +101,19 @@ function statementOf(node: Node, within: Block): { statement: Statement; block: 
   return undefined;
 }
 
-/** The variable a call's result lands in (`const event = …`, `event = …`). */
+/**
+ * The variable a call's result lands in (`const event = …`, `event = …`, through `await` / parentheses / `as`): only
+ * the call's own declaration or assignment, never one further out (the handler's own `const stripeWebhook = async …`).
+ */
 function assignedName(call: CallExpression): string | undefined {
-  const declaration = call.getFirstAncestorByKind(SyntaxKind.VariableDeclaration);
-  if (declaration && Node.isIdentifier(declaration.getNameNode())) return declaration.getName();
-  const assignment = call.getFirstAncestorByKind(SyntaxKind.BinaryExpression);
-  if (assignment && assignment.getOperatorToken().getKind() === SyntaxKind.EqualsToken && Node.isIdentifier(assignment.getLeft())) return assignment.getLeft().getText();
+  let node: Node = call;
+  let parent = node.getParent();
+  while (parent && (Node.isAwaitExpression(parent) || Node.isParenthesizedExpression(parent) || Node.isAsExpression(parent) || Node.isNonNullExpression(parent))) {
+    node = parent;
+    parent = node.getParent();
+  }
+  if (parent && Node.isVariableDeclaration(parent) && parent.getInitializer() === node && Node.isIdentifier(parent.getNameNode())) return parent.getName();
+  if (parent && Node.isBinaryExpression(parent) && parent.getOperatorToken().getKind() === SyntaxKind.EqualsToken && parent.getRight() === node && Node.isIdentifier(parent.getLeft())) return parent.getLeft().getText();
   return undefined;
 }
 

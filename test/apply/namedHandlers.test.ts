@@ -335,3 +335,28 @@ describe('keyNamedHandlers: the verified event of a handler declared as a variab
     expect(out.texts.get(controller)).toContain("  const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {\n    console.log(event.id);\n  });\n");
   });
 });
+
+describe('keyNamedHandlers: a Hono webhook handler passed by name', () => {
+  it('wraps its handling and answers the processor\'s response as a Response', async () => {
+    const route = 'src/app.ts';
+    const handlers = 'src/webhooks.ts';
+    const { input } = await project(
+      {
+        [route]: `import { Hono } from 'hono';\nimport { stripeWebhook } from './webhooks.js';\n\nexport const app = new Hono();\n\napp.post('/webhooks/stripe', stripeWebhook);\n`,
+        [handlers]: `import type { Context } from 'hono';\nimport { stripe } from './stripe.js';\n\nexport const stripeWebhook = async (c: Context) => {\n  const event = await stripe.webhooks.constructEventAsync(await c.req.text(), c.req.header('stripe-signature') ?? '', 'whsec');\n  console.log(event.id);\n  return c.json({ received: true });\n};\n`,
+      },
+      route,
+      hook(route, 6),
+      'hono',
+    );
+    const out = await keyNamedHandlers({ ...input, scaffoldModules: WEBHOOK_MODULES });
+    expect(out.manual).toEqual([]);
+    expect(out.texts.get(handlers)).toContain(`  const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
+    console.log(event.id);
+  });
+  if (answered) {
+    return new Response(answered.body, { status: answered.status, headers: answered.headers });
+  }
+  return c.json({ received: true });`);
+  });
+});

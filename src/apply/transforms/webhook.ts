@@ -179,10 +179,15 @@ export function verifiedWebhookProvider(provider: string | undefined): VerifiedW
 const ownReturns = (statement: Statement, fn: Node): Node[] => [statement, ...statement.getDescendantsOfKind(SyntaxKind.ReturnStatement)].filter((r) => Node.isReturnStatement(r) && r.getFirstAncestor((a) => Node.isArrowFunction(a) || Node.isFunctionExpression(a) || Node.isFunctionDeclaration(a) || Node.isMethodDeclaration(a)) === fn);
 
 /** The frameworks whose webhook handlers apply wraps, and how each answers with the processor's response. */
-export type WebhookFramework = 'express' | 'fastify' | 'nestjs' | 'nextjs';
-export const WEBHOOK_FRAMEWORKS: ReadonlySet<string> = new Set<string>(['express', 'fastify', 'nestjs', 'nextjs']);
+export type WebhookFramework = 'express' | 'fastify' | 'koa' | 'hono' | 'nestjs' | 'nextjs';
+export const WEBHOOK_FRAMEWORKS: ReadonlySet<string> = new Set<string>(['express', 'fastify', 'koa', 'hono', 'nestjs', 'nextjs']);
+/** The frameworks whose routes take the handler as their last argument: `app.post(path, ...middleware, handler)`. */
+const ROUTE_CALL_FRAMEWORKS: ReadonlySet<WebhookFramework> = new Set<WebhookFramework>(['express', 'fastify', 'koa', 'hono']);
 
-/** The handler of the target's route: the inline callback (Express, Fastify), the controller method, the exported route function. */
+/** The handler's parameter the answer goes through: Express's res, Fastify's reply, Koa's ctx, Hono's c. */
+const ANSWER_PARAMETER: Partial<Record<WebhookFramework, { index: number; label: string }>> = { express: { index: 1, label: 'response' }, fastify: { index: 1, label: 'reply' }, koa: { index: 0, label: 'context' }, hono: { index: 0, label: 'context' } };
+
+/** The handler of the target's route: the inline callback (Express, Fastify, Koa, Hono), the controller method, the exported route function. */
 function locateHandler(sf: SourceFile, target: WiringTarget, framework: WebhookFramework, context: TransformContext): { fn: HandlerFunction; line: number } | undefined {
   if (framework === 'nestjs') {
     const method = locateNestMethod(sf, target, context.anyLine)?.method;
@@ -211,6 +216,8 @@ function locateHandler(sf: SourceFile, target: WiringTarget, framework: WebhookF
 function answerLines(framework: WebhookFramework, response: string | undefined, unit: string, semi: string): string[] | undefined {
   if (framework === 'express') return response ? [`${unit}${response}.status(answered.status).set(answered.headers).send(answered.body)${semi}`, `${unit}return${semi}`] : undefined;
   if (framework === 'fastify') return response ? [`${unit}return ${response}.code(answered.status).headers(answered.headers).send(answered.body)${semi}`] : undefined;
+  if (framework === 'koa') return response ? [`${unit}${response}.status = answered.status${semi}`, `${unit}${response}.set(answered.headers)${semi}`, `${unit}${response}.body = answered.body${semi}`, `${unit}return${semi}`] : undefined;
+  if (framework === 'hono') return [`${unit}return new Response(answered.body, { status: answered.status, headers: answered.headers })${semi}`];
   if (framework === 'nextjs') return [`${unit}return new Response(answered.body, { status: answered.status, headers: answered.headers })${semi}`];
   return [`${unit}throw new HttpException(answered.body, answered.status)${semi}`];
 }
@@ -218,8 +225,9 @@ function answerLines(framework: WebhookFramework, response: string | undefined, 
 /**
  * Webhook routes that verify the delivery themselves (Stripe `stripe.webhooks.constructEvent` on the raw body,
  * Adyen `validateHMAC(item, key)` per notification item, PayPal a verify-webhook-signature call of the app's own),
- * on Express, Fastify, NestJS controllers and Next.js App Router route handlers: the statements that apply the event,
- * between the verification and the final answer (for an Adyen batch, the rest of the loop body over its items), run
+ * on Express, Fastify, Koa and Hono routes, NestJS controllers and Next.js App Router route handlers: the statements
+ * that apply the event, between the verification and the final answer (for an Adyen batch, the rest of the loop body
+ * over its items), run
  * inside `onceForEvent(ACTIONS.x, '<provider>', <event identity>, async () => { … })`, keyed by the provider's event
  * id (Stripe's evt_..., Adyen's pspReference + eventCode, PayPal's WH-...). An event in flight or a failed handler
  * gets the processor's answer instead; a duplicate gets the processor's 200 (Stripe) or the route's own answer
@@ -233,7 +241,7 @@ export function wireVerifiedWebhook(fallback: Transform, framework: string, prov
     const located = locateHandler(sf, target, kind, context);
     if (!located) {
       // A handler passed by name is wrapped where it is declared (namedHandlers.ts), by the pass that follows it.
-      const route = kind === 'express' || kind === 'fastify' ? locateRoute(sf, target, context.anyLine) : undefined;
+      const route = ROUTE_CALL_FRAMEWORKS.has(kind) ? locateRoute(sf, target, context.anyLine) : undefined;
       const reference = route?.kind === 'found' ? handlerReference(route.call, kind) : undefined;
       if (route?.kind === 'found' && reference) return manualOnly(target, `${NAMED_WEBHOOK} (${reference.getText()}): run apply on the whole project (it follows the name to the handler's declaration), or wrap its event handling after the signature check in ${HELPER}() by hand`, route.call.getStartLineNumber());
       return fallback(sf, target, context);
@@ -260,9 +268,10 @@ export function wrapVerifiedHandler(sf: SourceFile, handler: HandlerFunction, ta
   const call = `${HELPER}(ACTIONS.${target.codeName}, '${provider.name}', ${provider.eventOf ? `${provider.eventOf}(${verified.event})` : verified.event}, async () => { … })`;
   if (/\banswered\b/.test(body.getText())) return manualOnly(target, `the webhook handler at line ${line} already has a variable named answered; wrap its event handling in ${HELPER}() by hand`, line);
   if (!handler.isAsync()) return manualOnly(target, `the webhook handler at line ${line} is not async; make it async, then wrap the event handling in ${HELPER}() from ${WEBHOOK_EVENT_MODULE}.ts`, line);
-  const responseNode = kind === 'express' || kind === 'fastify' ? handler.getParameters()[1]?.getNameNode() : undefined;
+  const answerParameter = ANSWER_PARAMETER[kind];
+  const responseNode = answerParameter ? handler.getParameters()[answerParameter.index]?.getNameNode() : undefined;
   const res = responseNode && Node.isIdentifier(responseNode) ? responseNode.getText() : undefined;
-  if ((kind === 'express' || kind === 'fastify') && !res) return manualOnly(target, `the webhook handler at line ${line} has no named ${kind === 'fastify' ? 'reply' : 'response'} parameter`, line);
+  if (answerParameter && !res) return manualOnly(target, `the webhook handler at line ${line} has no named ${answerParameter.label} parameter`, line);
   const inLoop = verified.block !== body;
   const statements = verified.block.getStatements();
   const after = statements.slice(statements.indexOf(verified.statement) + 1);

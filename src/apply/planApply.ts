@@ -16,14 +16,14 @@ import type { Transform, TransformContext } from './transforms/context.js';
 import { NO_AUTHENTICATION, wireExpressRoute } from './transforms/expressRoute.js';
 import { wireFastifyRoute } from './transforms/fastifyRoute.js';
 import { wireHonoRoute } from './transforms/honoRoute.js';
-import { renderMiddlewareInstance, wireKoaRoute } from './transforms/koaRoute.js';
+import { READS_NO_PRINCIPAL, renderMiddlewareInstance, wireKoaRoute } from './transforms/koaRoute.js';
 import { renderPlainInstance, wrapPlainFunction } from './transforms/plainWrap.js';
 import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
 import { wireNextRoute } from './transforms/nextRoute.js';
 import { planNextProject } from './transforms/nextProject.js';
 import { locateRoute } from './locateRoute.js';
 import { keyNamedHandlers } from './namedHandlers.js';
-import { renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVENT_MODULE, wireVerifiedWebhook } from './transforms/webhook.js';
+import { NAMED_WEBHOOK, renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVENT_MODULE, wireVerifiedWebhook } from './transforms/webhook.js';
 import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 
@@ -265,8 +265,13 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     // A followed handler that reads the caller's id is authenticated, as an inline one reading it would be.
     for (const [action, read] of named.principals) {
       principal ??= read;
-      const unauthenticated = manual.findIndex((m) => m.action === action && m.reason.startsWith(NO_AUTHENTICATION));
+      const unauthenticated = manual.findIndex((m) => m.action === action && (m.reason.startsWith(NO_AUTHENTICATION) || m.reason.startsWith(READS_NO_PRINCIPAL)));
       if (unauthenticated >= 0) manual.splice(unauthenticated, 1);
+    }
+    // The route pass could not see a webhook handler passed by name; the named pass followed it and said what it did.
+    for (const action of named.webhooks) {
+      const deferred = manual.findIndex((m) => m.action === action && m.reason.startsWith(NAMED_WEBHOOK));
+      if (deferred >= 0) manual.splice(deferred, 1);
     }
   }
   if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {

@@ -167,3 +167,196 @@ describe('keyNamedHandlers: handlers it must not key alone', () => {
     expect(alone.texts.get(controller)).toContain('export const checkout = asyncHandler(async (req, res) => {\n  const idempotencyContext = idempotencyOf(req);\n');
   });
 });
+
+const WEBHOOK_MODULES = new Set([...MODULES, 'webhooks/webhooks']);
+const hook = (file: string, line: number): WiringTarget => ({ action: 'stripeWebhook', codeName: 'stripeWebhook', trigger: 'webhook', method: 'POST', path: '/webhooks/stripe', file, line, scope: 'global', provider: 'stripe' });
+
+describe('keyNamedHandlers: verified webhook handlers a route passes by name', () => {
+  it('Fastify, a function declared further down the route file: its event handling runs once per event id, and a second pass changes nothing', async () => {
+    const route = 'src/webhook.ts';
+    const source = `import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { stripe } from './stripe.js';
+
+export const app = Fastify();
+
+app.post('/webhooks/stripe', handleStripeEvent);
+
+async function handleStripeEvent(request: FastifyRequest, reply: FastifyReply) {
+  const event = stripe.webhooks.constructEvent(request.body as Buffer, String(request.headers['stripe-signature']), 'whsec');
+  console.log(event.type);
+  return reply.send({ received: true });
+}
+`;
+    const t = hook(route, 6);
+    const { out, input, wired } = await project({ [route]: source }, route, t, 'fastify');
+    // The route pass alone says it cannot see the handler; the named pass supersedes that step.
+    expect(wired.manual).toEqual([expect.objectContaining({ reason: expect.stringContaining('the webhook route passes its handler by name (handleStripeEvent)') })]);
+    const named = await keyNamedHandlers({ ...input, scaffoldModules: WEBHOOK_MODULES });
+    expect(out.manual).toEqual([expect.objectContaining({ reason: expect.stringContaining('no webhooks/webhooks.ts') })]);
+    expect(named.manual).toEqual([]);
+    expect([...named.webhooks]).toEqual(['stripeWebhook']);
+    const text = named.texts.get(route)!;
+    expect(text).toContain(`  const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
+    console.log(event.type);
+  });
+  if (answered) {
+    return reply.code(answered.status).headers(answered.headers).send(answered.body);
+  }
+  return reply.send({ received: true });`);
+    expect(text).toContain("app.post('/webhooks/stripe', handleStripeEvent);");
+    await writeFile(path.join(input.root, route), text);
+    const again = await keyNamedHandlers({ ...input, scaffoldModules: WEBHOOK_MODULES, texts: new Map([[route, { before: text, after: text }]]), anyLine: () => true });
+    expect(again.texts.size).toBe(0);
+    expect(again.manual).toEqual([]);
+  });
+
+  it('Express, a controller default-exporting an object of handlers: followed through `{ stripe: handleStripe }`; handling inside the try of the check is a manual step at the handler', async () => {
+    const route = 'src/routes.ts';
+    const controller = 'src/controllers/webhook.controller.ts';
+    const { out } = await project(
+      {
+        [route]: `import express from 'express';\nimport webhookController from './controllers/webhook.controller.js';\n\nexport const router = express.Router();\n\nrouter.post('/webhooks/stripe', express.raw({ type: 'application/json' }), webhookController.stripe);\n`,
+        [controller]: `import type { Request, Response } from 'express';\nimport { stripe } from '../stripe.js';\n\nconst handleStripe = async (req: Request, res: Response) => {\n  try {\n    const event = stripe.webhooks.constructEvent(req.body, req.get('stripe-signature') ?? '', 'whsec');\n    console.log(event.id);\n    res.json({ received: true });\n  } catch (error) {\n    res.status(400).send(String(error));\n  }\n};\n\nexport default { stripe: handleStripe };\n`,
+      },
+      route,
+      hook(route, 6),
+      'express',
+    );
+    expect(out.texts.size).toBe(0);
+    expect(out.manual).toEqual([{ action: 'stripeWebhook', file: controller, line: 4, reason: expect.stringContaining('has no statements between the signature check and the answer to wrap') }]);
+  });
+
+  it('leaves a webhook handler two routes share, and one behind too many re-exports, as manual steps', async () => {
+    const route = 'src/routes.ts';
+    const handler = `import type { Request, Response } from 'express';\nimport { stripe } from './stripe.js';\n\nexport async function handleStripe(req: Request, res: Response) {\n  const event = stripe.webhooks.constructEvent(req.body, req.get('stripe-signature') ?? '', 'whsec');\n  console.log(event.id);\n  res.json({ received: true });\n}\n`;
+    const shared = await project(
+      { [route]: `import { Router } from 'express';\nimport { handleStripe } from './hook.js';\n\nexport const router = Router();\n\nrouter.post('/webhooks/stripe', handleStripe);\nrouter.post('/v1/webhooks/stripe', handleStripe);\n`, 'src/hook.ts': handler },
+      route,
+      hook(route, 6),
+      'express',
+    );
+    expect(shared.out.texts.size).toBe(0);
+    expect(shared.out.manual).toEqual([expect.objectContaining({ file: 'src/hook.ts', reason: expect.stringContaining(`the webhook handler handleStripe is also used at ${route}:7`) })]);
+
+    // routes → a → b → c → d → e → hook: more links than apply follows.
+    const chain = Object.fromEntries(['a', 'b', 'c', 'd', 'e'].map((name, index, all) => [`src/${name}.ts`, `export { handleStripe } from './${all[index + 1] ?? 'hook'}.js';\n`]));
+    const far = await project({ [route]: `import { Router } from 'express';\nimport { handleStripe } from './a.js';\n\nexport const router = Router();\n\nrouter.post('/webhooks/stripe', handleStripe);\n`, 'src/hook.ts': handler, ...chain }, route, hook(route, 6), 'express');
+    expect(far.out.texts.size).toBe(0);
+    expect(far.out.manual).toEqual([expect.objectContaining({ file: route, line: 6, reason: expect.stringContaining('through more than 5 imports and re-exports') })]);
+  });
+});
+
+describe('keyNamedHandlers: the principal a followed Koa or Hono handler reads', () => {
+  it('Koa `ctx.state.user.id` and Hono `c.get(\'user\').id` in handlers declared elsewhere become the instance principal', async () => {
+    const koa = await project(
+      {
+        'src/routes.ts': `import Router from '@koa/router';\nimport { createPayment } from './payments/index.js';\n\nexport const router = new Router();\n\nrouter.post('/payments', createPayment);\n`,
+        'src/payments/index.ts': `export * from './create.js';\n`,
+        'src/payments/create.ts': `import type { Context } from 'koa';\n\nexport async function createPayment(ctx: Context) {\n  ctx.body = { owner: ctx.state.user.id };\n}\n`,
+      },
+      'src/routes.ts',
+      { ...target('src/routes.ts', 6), scope: 'user' },
+      'koa',
+    );
+    expect(koa.wired.manual.map((m) => m.reason)).toEqual([expect.stringMatching(/^the handler does not read the caller's id/)]);
+    expect([...koa.out.principals]).toEqual([['createPayment', ['state', 'user', 'id']]]);
+
+    const hono = await project(
+      {
+        'src/app.ts': `import { Hono } from 'hono';\nimport createPayment from './payments.js';\n\nexport const app = new Hono();\n\napp.post('/payments', createPayment);\n`,
+        'src/payments.ts': `import type { Context } from 'hono';\n\nexport default async function (c: Context) {\n  return c.json({ owner: c.get('user').id }, 201);\n}\n`,
+      },
+      'src/app.ts',
+      { ...target('src/app.ts', 6), scope: 'user' },
+      'hono',
+    );
+    expect([...hono.out.principals]).toEqual([['createPayment', ['var', 'user', 'id']]]);
+  });
+});
+
+describe('keyNamedHandlers: a followed webhook handler without a check apply recognises', () => {
+  it('names the handler\'s file and line and what apply looked for', async () => {
+    const route = 'src/routes.ts';
+    const { out } = await project(
+      {
+        [route]: `import { Router } from 'express';\nimport { handleStripe } from './hook.js';\n\nexport const router = Router();\n\nrouter.post('/webhooks/stripe', handleStripe);\n`,
+        'src/hook.ts': `import type { Request, Response } from 'express';\n\nexport async function handleStripe(req: Request, res: Response) {\n  const event = JSON.parse(String(req.body)) as { id: string };\n  console.log(event.id);\n  res.json({ received: true });\n}\n`,
+      },
+      route,
+      hook(route, 6),
+      'express',
+    );
+    expect(out.texts.size).toBe(0);
+    expect(out.manual).toEqual([{ action: 'stripeWebhook', file: 'src/hook.ts', line: 3, reason: expect.stringContaining('has no Stripe signature check apply recognises in its own body (stripe.webhooks.constructEvent') }]);
+  });
+});
+
+describe('keyNamedHandlers: a class controller method bound to its instance', () => {
+  it('follows `webhookController.handle.bind(webhookController)` to the method and wraps its handling there', async () => {
+    const route = 'src/routes.ts';
+    const controller = 'src/webhook.controller.ts';
+    const { input } = await project(
+      {
+        [route]: `import express from 'express';\nimport { webhookController } from './webhook.controller.js';\n\nexport const router = express.Router();\n\nrouter.post('/webhooks/stripe', express.raw({ type: 'application/json' }), webhookController.handle.bind(webhookController));\n`,
+        [controller]: `import type { Request, Response } from 'express';\nimport { stripe } from './stripe.js';\n\nclass WebhookController {\n  async handle(req: Request, res: Response): Promise<void> {\n    const event = stripe.webhooks.constructEvent(req.body as Buffer, req.get('stripe-signature') ?? '', 'whsec');\n    console.log(event.id);\n    res.json({ received: true });\n  }\n}\n\nexport const webhookController = new WebhookController();\n`,
+      },
+      route,
+      hook(route, 6),
+      'express',
+    );
+    const out = await keyNamedHandlers({ ...input, scaffoldModules: WEBHOOK_MODULES });
+    expect(out.manual).toEqual([]);
+    expect(out.texts.get(controller)).toContain(`    const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
+      console.log(event.id);
+    });
+    if (answered) {
+      res.status(answered.status).set(answered.headers).send(answered.body);
+      return;
+    }
+    res.json({ received: true });`);
+  });
+});
+
+describe('keyNamedHandlers: the verified event of a handler declared as a variable', () => {
+  it('wraps with the event the check assigns, never the name of the handler\'s own declaration', async () => {
+    const route = 'src/routes.ts';
+    const controller = 'src/webhook.controller.ts';
+    const { input } = await project(
+      {
+        [route]: `import express from 'express';\nimport { stripeWebhook } from './webhook.controller.js';\n\nexport const router = express.Router();\n\nrouter.post('/webhooks/stripe', express.raw({ type: 'application/json' }), stripeWebhook);\n`,
+        [controller]: `import type { Request, Response } from 'express';\nimport type Stripe from 'stripe';\nimport { stripe } from './stripe.js';\n\nexport const stripeWebhook = async (req: Request, res: Response): Promise<void> => {\n  let event: Stripe.Event;\n  try {\n    event = stripe.webhooks.constructEvent(req.body as Buffer, req.get('stripe-signature') ?? '', 'whsec');\n  } catch {\n    res.status(400).send('bad signature');\n    return;\n  }\n  console.log(event.id);\n  res.json({ received: true });\n};\n`,
+      },
+      route,
+      hook(route, 6),
+      'express',
+    );
+    const out = await keyNamedHandlers({ ...input, scaffoldModules: WEBHOOK_MODULES });
+    expect(out.manual).toEqual([]);
+    expect(out.texts.get(controller)).toContain("  const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {\n    console.log(event.id);\n  });\n");
+  });
+});
+
+describe('keyNamedHandlers: a Hono webhook handler passed by name', () => {
+  it('wraps its handling and answers the processor\'s response as a Response', async () => {
+    const route = 'src/app.ts';
+    const handlers = 'src/webhooks.ts';
+    const { input } = await project(
+      {
+        [route]: `import { Hono } from 'hono';\nimport { stripeWebhook } from './webhooks.js';\n\nexport const app = new Hono();\n\napp.post('/webhooks/stripe', stripeWebhook);\n`,
+        [handlers]: `import type { Context } from 'hono';\nimport { stripe } from './stripe.js';\n\nexport const stripeWebhook = async (c: Context) => {\n  const event = await stripe.webhooks.constructEventAsync(await c.req.text(), c.req.header('stripe-signature') ?? '', 'whsec');\n  console.log(event.id);\n  return c.json({ received: true });\n};\n`,
+      },
+      route,
+      hook(route, 6),
+      'hono',
+    );
+    const out = await keyNamedHandlers({ ...input, scaffoldModules: WEBHOOK_MODULES });
+    expect(out.manual).toEqual([]);
+    expect(out.texts.get(handlers)).toContain(`  const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
+    console.log(event.id);
+  });
+  if (answered) {
+    return new Response(answered.body, { status: answered.status, headers: answered.headers });
+  }
+  return c.json({ received: true });`);
+  });
+});

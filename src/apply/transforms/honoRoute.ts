@@ -1,7 +1,7 @@
 import { Node, SyntaxKind } from 'ts-morph';
 import { principalPathIn } from '../principalPath.js';
 import type { Transform } from './context.js';
-import { wireMiddlewareRoute } from './koaRoute.js';
+import { isFunctionLike, wireMiddlewareRoute } from './koaRoute.js';
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const ID_NAMES = new Set(['id', 'userId', 'sub', 'accountId', 'tenantId']);
@@ -11,7 +11,7 @@ const ID_NAMES = new Set(['id', 'userId', 'sub', 'accountId', 'tenantId']);
  * (what hono/jwt and auth middleware set), as the path below `c` (['var', 'user', 'id']); never `c.env` or the body.
  */
 export function honoPrincipal(handler: Node): string[] | undefined {
-  if (!Node.isArrowFunction(handler) && !Node.isFunctionExpression(handler)) return undefined;
+  if (!isFunctionLike(handler)) return undefined;
   const direct = principalPathIn(handler);
   if (direct?.[0] === 'var') return direct;
   const context = handler.getParameters()[0]?.getNameNode();

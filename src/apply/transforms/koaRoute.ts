@@ -1,4 +1,4 @@
-import { Node, ts } from 'ts-morph';
+import { Node, ts, type ArrowFunction, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration } from 'ts-morph';
 import { instancePool } from '../renderInstance.js';
 import { ensureNamedImport, insertArgumentAt } from '../sourceFile.js';
 import { isWired, locateRoute, routeCalls } from '../locateRoute.js';
@@ -7,6 +7,9 @@ import type { WiringTarget } from '../types.js';
 import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
 import { keyStripeCalls } from './stripeKey.js';
 import { webhookManual } from './webhookManual.js';
+
+/** How the step about a handler that reads no caller id starts (planApply drops it when a followed handler reads one). */
+export const READS_NO_PRINCIPAL = "the handler does not read the caller's id";
 
 /** The frameworks whose generated middleware is one more argument of `router.post(path, …, handler)`. */
 export type MiddlewareFramework = 'koa' | 'hono';
@@ -47,7 +50,7 @@ export function wireMiddlewareRoute(framework: MiddlewareFramework, principal: (
     if (path) out.principal = path;
     else if (target.scope !== undefined && target.scope !== 'global') {
       // Auth in Koa and Hono is usually app-wide (app.use), invisible from the route: say what the instance assumes.
-      out.manual.push({ action: target.action, file: target.file, line: target.line, reason: `the handler does not read the caller's id, but the action's keys are scoped per ${target.scope}: check that the principal in the instance module (${framework === 'koa' ? 'ctx.state.user?.id' : "c.get('user')?.id"}) is what your authentication sets, or set "scope": "global" for it in the config` });
+      out.manual.push({ action: target.action, file: target.file, line: target.line, reason: `${READS_NO_PRINCIPAL}, but the action's keys are scoped per ${target.scope}: check that the principal in the instance module (${framework === 'koa' ? 'ctx.state.user?.id' : "c.get('user')?.id"}) is what your authentication sets, or set "scope": "global" for it in the config` });
     }
     out.manual.push(...clientKeyStep(target));
     // The handler's first parameter is the context the middleware claimed for: idempotencyOf(ctx) / idempotencyOf(c).
@@ -60,9 +63,12 @@ export function wireMiddlewareRoute(framework: MiddlewareFramework, principal: (
   };
 }
 
+/** An inline handler, or the declaration a handler passed by name leads to (namedHandlers.ts). */
+export const isFunctionLike = (node: Node): node is ArrowFunction | FunctionExpression | FunctionDeclaration | MethodDeclaration => Node.isArrowFunction(node) || Node.isFunctionExpression(node) || Node.isFunctionDeclaration(node) || Node.isMethodDeclaration(node);
+
 /** Koa: the handler reads `ctx.state.user.id` (what koa-passport / koa-jwt leave); never `ctx.request.body.userId`. */
-function koaPrincipal(handler: Node): string[] | undefined {
-  const path = Node.isArrowFunction(handler) || Node.isFunctionExpression(handler) ? principalPathIn(handler) : undefined;
+export function koaPrincipal(handler: Node): string[] | undefined {
+  const path = isFunctionLike(handler) ? principalPathIn(handler) : undefined;
   return path?.[0] === 'state' ? path : undefined;
 }
 

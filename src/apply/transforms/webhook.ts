@@ -1,5 +1,6 @@
 import { Node, SyntaxKind, type ArrowFunction, type Block, type CallExpression, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type SourceFile, type Statement } from 'ts-morph';
 import { ensureNamedImport } from '../sourceFile.js';
+import { handlerReference } from '../followHandler.js';
 import { locateRoute } from '../locateRoute.js';
 import type { WiringTarget } from '../types.js';
 import { lineIndent } from './consumer.js';
@@ -100,12 +101,19 @@ function statementOf(node: Node, within: Block): { statement: Statement; block: 
   return undefined;
 }
 
-/** The variable a call's result lands in (`const event = …`, `event = …`). */
+/**
+ * The variable a call's result lands in (`const event = …`, `event = …`, through `await` / parentheses / `as`): only
+ * the call's own declaration or assignment, never one further out (the handler's own `const stripeWebhook = async …`).
+ */
 function assignedName(call: CallExpression): string | undefined {
-  const declaration = call.getFirstAncestorByKind(SyntaxKind.VariableDeclaration);
-  if (declaration && Node.isIdentifier(declaration.getNameNode())) return declaration.getName();
-  const assignment = call.getFirstAncestorByKind(SyntaxKind.BinaryExpression);
-  if (assignment && assignment.getOperatorToken().getKind() === SyntaxKind.EqualsToken && Node.isIdentifier(assignment.getLeft())) return assignment.getLeft().getText();
+  let node: Node = call;
+  let parent = node.getParent();
+  while (parent && (Node.isAwaitExpression(parent) || Node.isParenthesizedExpression(parent) || Node.isAsExpression(parent) || Node.isNonNullExpression(parent))) {
+    node = parent;
+    parent = node.getParent();
+  }
+  if (parent && Node.isVariableDeclaration(parent) && parent.getInitializer() === node && Node.isIdentifier(parent.getNameNode())) return parent.getName();
+  if (parent && Node.isBinaryExpression(parent) && parent.getOperatorToken().getKind() === SyntaxKind.EqualsToken && parent.getRight() === node && Node.isIdentifier(parent.getLeft())) return parent.getLeft().getText();
   return undefined;
 }
 
@@ -171,10 +179,15 @@ export function verifiedWebhookProvider(provider: string | undefined): VerifiedW
 const ownReturns = (statement: Statement, fn: Node): Node[] => [statement, ...statement.getDescendantsOfKind(SyntaxKind.ReturnStatement)].filter((r) => Node.isReturnStatement(r) && r.getFirstAncestor((a) => Node.isArrowFunction(a) || Node.isFunctionExpression(a) || Node.isFunctionDeclaration(a) || Node.isMethodDeclaration(a)) === fn);
 
 /** The frameworks whose webhook handlers apply wraps, and how each answers with the processor's response. */
-export type WebhookFramework = 'express' | 'fastify' | 'nestjs' | 'nextjs';
-const WEBHOOK_FRAMEWORKS = new Set<string>(['express', 'fastify', 'nestjs', 'nextjs']);
+export type WebhookFramework = 'express' | 'fastify' | 'koa' | 'hono' | 'nestjs' | 'nextjs';
+export const WEBHOOK_FRAMEWORKS: ReadonlySet<string> = new Set<string>(['express', 'fastify', 'koa', 'hono', 'nestjs', 'nextjs']);
+/** The frameworks whose routes take the handler as their last argument: `app.post(path, ...middleware, handler)`. */
+const ROUTE_CALL_FRAMEWORKS: ReadonlySet<WebhookFramework> = new Set<WebhookFramework>(['express', 'fastify', 'koa', 'hono']);
 
-/** The handler of the target's route: the inline callback (Express, Fastify), the controller method, the exported route function. */
+/** The handler's parameter the answer goes through: Express's res, Fastify's reply, Koa's ctx, Hono's c. */
+const ANSWER_PARAMETER: Partial<Record<WebhookFramework, { index: number; label: string }>> = { express: { index: 1, label: 'response' }, fastify: { index: 1, label: 'reply' }, koa: { index: 0, label: 'context' }, hono: { index: 0, label: 'context' } };
+
+/** The handler of the target's route: the inline callback (Express, Fastify, Koa, Hono), the controller method, the exported route function. */
 function locateHandler(sf: SourceFile, target: WiringTarget, framework: WebhookFramework, context: TransformContext): { fn: HandlerFunction; line: number } | undefined {
   if (framework === 'nestjs') {
     const method = locateNestMethod(sf, target, context.anyLine)?.method;
@@ -203,6 +216,8 @@ function locateHandler(sf: SourceFile, target: WiringTarget, framework: WebhookF
 function answerLines(framework: WebhookFramework, response: string | undefined, unit: string, semi: string): string[] | undefined {
   if (framework === 'express') return response ? [`${unit}${response}.status(answered.status).set(answered.headers).send(answered.body)${semi}`, `${unit}return${semi}`] : undefined;
   if (framework === 'fastify') return response ? [`${unit}return ${response}.code(answered.status).headers(answered.headers).send(answered.body)${semi}`] : undefined;
+  if (framework === 'koa') return response ? [`${unit}${response}.status = answered.status${semi}`, `${unit}${response}.set(answered.headers)${semi}`, `${unit}${response}.body = answered.body${semi}`, `${unit}return${semi}`] : undefined;
+  if (framework === 'hono') return [`${unit}return new Response(answered.body, { status: answered.status, headers: answered.headers })${semi}`];
   if (framework === 'nextjs') return [`${unit}return new Response(answered.body, { status: answered.status, headers: answered.headers })${semi}`];
   return [`${unit}throw new HttpException(answered.body, answered.status)${semi}`];
 }
@@ -210,8 +225,9 @@ function answerLines(framework: WebhookFramework, response: string | undefined, 
 /**
  * Webhook routes that verify the delivery themselves (Stripe `stripe.webhooks.constructEvent` on the raw body,
  * Adyen `validateHMAC(item, key)` per notification item, PayPal a verify-webhook-signature call of the app's own),
- * on Express, Fastify, NestJS controllers and Next.js App Router route handlers: the statements that apply the event,
- * between the verification and the final answer (for an Adyen batch, the rest of the loop body over its items), run
+ * on Express, Fastify, Koa and Hono routes, NestJS controllers and Next.js App Router route handlers: the statements
+ * that apply the event, between the verification and the final answer (for an Adyen batch, the rest of the loop body
+ * over its items), run
  * inside `onceForEvent(ACTIONS.x, '<provider>', <event identity>, async () => { … })`, keyed by the provider's event
  * id (Stripe's evt_..., Adyen's pspReference + eventCode, PayPal's WH-...). An event in flight or a failed handler
  * gets the processor's answer instead; a duplicate gets the processor's 200 (Stripe) or the route's own answer
@@ -223,71 +239,90 @@ export function wireVerifiedWebhook(fallback: Transform, framework: string, prov
     if (!WEBHOOK_FRAMEWORKS.has(framework) || !provider) return fallback(sf, target, context);
     const kind = framework as WebhookFramework;
     const located = locateHandler(sf, target, kind, context);
-    if (!located) return fallback(sf, target, context);
-    const { fn: handler, line } = located;
-    const body = handler.getBody();
-    if (!body || !Node.isBlock(body)) return fallback(sf, target, context);
-    const verified = provider.verification(body);
-    if (!verified) return fallback(sf, target, context);
-    if (body.getText().includes(`${HELPER}(`)) return { edits: [], manual: [] };
-    const call = `${HELPER}(ACTIONS.${target.codeName}, '${provider.name}', ${provider.eventOf ? `${provider.eventOf}(${verified.event})` : verified.event}, async () => { … })`;
-    if (/\banswered\b/.test(body.getText())) return manualOnly(target, `the webhook handler at line ${line} already has a variable named answered; wrap its event handling in ${HELPER}() by hand`, line);
-    if (!handler.isAsync()) return manualOnly(target, `the webhook handler at line ${line} is not async; make it async, then wrap the event handling in ${HELPER}() from ${WEBHOOK_EVENT_MODULE}.ts`, line);
-    const responseNode = kind === 'express' || kind === 'fastify' ? handler.getParameters()[1]?.getNameNode() : undefined;
-    const res = responseNode && Node.isIdentifier(responseNode) ? responseNode.getText() : undefined;
-    if ((kind === 'express' || kind === 'fastify') && !res) return manualOnly(target, `the webhook handler at line ${line} has no named ${kind === 'fastify' ? 'reply' : 'response'} parameter`, line);
-    const inLoop = verified.block !== body;
-    const statements = verified.block.getStatements();
-    const after = statements.slice(statements.indexOf(verified.statement) + 1);
-    // The final answer (res.json(...), reply.send(), return { received: true }, return Response.json(...)) stays after the dedupe.
-    const answers = (s: Statement) => (res !== undefined && new RegExp(`^(return\\s+)?${res}\\.`).test(s.getText())) || Node.isReturnStatement(s);
-    let end = after.length;
-    while (!inLoop && end > 0 && answers(after[end - 1]!)) end--;
-    const handling = after.slice(0, end);
-    if (handling.length === 0) return manualOnly(target, `the webhook handler at line ${line} has no statements between the signature check and the answer to wrap; call ${call} from ${WEBHOOK_EVENT_MODULE}.ts around the code that applies the event`, line);
-    const mixed = handling.find((s) => ownReturns(s, handler).length > 0 || (res !== undefined && s.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => id.getText() === res)));
-    if (mixed) return manualOnly(target, `the event handling at line ${mixed.getStartLineNumber()} answers or returns by itself; move the answer after it, then wrap the handling in ${call} from ${WEBHOOK_EVENT_MODULE}.ts`, line);
-    // A continue or break cannot cross into the callback the handling moves into.
-    const leaves = inLoop ? handling.find((s) => Node.isContinueStatement(s) || Node.isBreakStatement(s) || s.getDescendantsOfKind(SyntaxKind.ContinueStatement).length > 0 || s.getDescendantsOfKind(SyntaxKind.BreakStatement).length > 0) : undefined;
-    if (leaves) return manualOnly(target, `the event handling at line ${leaves.getStartLineNumber()} leaves the loop over the notification items (continue / break); restructure it, then wrap the handling in ${call} from ${WEBHOOK_EVENT_MODULE}.ts`, line);
-    if (!context.scaffoldModules.has('webhooks/webhooks')) return manualOnly(target, 'the scaffold has no webhooks/webhooks.ts: run generate with this webhook action in the config, then apply', line);
-    if (provider.eventOf && !context.scaffoldModules.has('webhooks/verify')) return manualOnly(target, 'the scaffold has no webhooks/verify.ts: run generate with this webhook action in the config, then apply', line);
-    // Measured before the imports go in: an added import line shifts everything below it.
-    const indent = lineIndent(handling[0]!);
-    const unit = sf.getProject().manipulationSettings.getIndentationText();
-    const semi = context.style.semicolons ? ';' : '';
-    const answer = answerLines(kind, res, unit, semi)!;
-    const handlingSpan = [handling[0]!.getStart(), handling[handling.length - 1]!.getEnd()] as const;
-    const textBefore = sf.getFullText();
-    if (kind === 'nestjs' && !ensureNamedImport(sf, '@nestjs/common', 'HttpException')) return manualOnly(target, 'the file already binds HttpException to something else', line);
-    const imports: Array<[string, string]> = [[context.style.specifier('index'), 'ACTIONS'], [context.style.specifier(WEBHOOK_EVENT_MODULE), HELPER]];
-    if (provider.eventOf) imports.push([context.style.specifier('webhooks/verify'), provider.eventOf]);
-    const clash = imports.find(([module, name]) => !ensureNamedImport(sf, module, name));
-    if (clash) {
-      sf.replaceWithText(textBefore);
-      return manualOnly(target, `the file already binds ${clash[1]} to something else`, line);
+    if (!located) {
+      // A handler passed by name is wrapped where it is declared (namedHandlers.ts), by the pass that follows it.
+      const route = ROUTE_CALL_FRAMEWORKS.has(kind) ? locateRoute(sf, target, context.anyLine) : undefined;
+      const reference = route?.kind === 'found' ? handlerReference(route.call, kind) : undefined;
+      if (route?.kind === 'found' && reference) return manualOnly(target, `${NAMED_WEBHOOK} (${reference.getText()}): run apply on the whole project (it follows the name to the handler's declaration), or wrap its event handling after the signature check in ${HELPER}() by hand`, route.call.getStartLineNumber());
+      return fallback(sf, target, context);
     }
-    // The imports only ever go above the handler: the handling moved by the added characters, nothing else.
-    const shift = sf.getFullText().length - textBefore.length;
-    const [start, stop] = [handlingSpan[0] + shift, handlingSpan[1] + shift];
-    const text = sf.getFullText();
-    const inner = text.slice(start, stop).replace(/\n(?=[^\n])/g, `\n${unit}`);
-    const quote = context.style.quote === 'double' ? '"' : "'";
-    const eventExpression = provider.eventOf ? `${provider.eventOf}(${verified.event})` : verified.event;
-    const guard = kind === 'nestjs' || provider.ownAnswer ? 'answered && answered.status >= 300' : 'answered';
-    const wrapped = [
-      `const answered = await ${HELPER}(ACTIONS.${target.codeName}, ${quote}${provider.name}${quote}, ${eventExpression}, async () => {`,
-      `${indent}${unit}${inner}`,
-      `${indent}})${semi}`,
-      `${indent}if (${guard}) {`,
-      ...answer.map((l) => `${indent}${l}`),
-      `${indent}}`,
-    ].join('\n');
-    sf.replaceText([start, stop], wrapped);
-    const where = kind === 'nestjs' ? `the controller method at line ${line}` : kind === 'nextjs' ? `the ${target.method ?? 'POST'} route handler of ${target.path ?? ''}` : `${target.method ?? 'POST'} ${target.path ?? ''}`;
-    const per = inLoop ? 'once per notification item, keyed by its event id' : 'once per event id';
-    const out: TransformOutcome = { edits: [], manual: [] };
-    out.edits.push({ action: target.action, file: target.file, summary: `runs the ${provider.label} event handling of ${where} ${per} (${HELPER}), after the signature check` });
-    return out;
+    return wrapVerifiedHandler(sf, located.fn, target, kind, provider, context, located.line) ?? fallback(sf, target, context);
   };
+}
+
+/** How the step about a webhook route whose handler is a name starts (planApply drops it once the handler was followed). */
+export const NAMED_WEBHOOK = 'the webhook route passes its handler by name';
+
+/**
+ * The dedupe of one verified-webhook handler function, wherever it is declared: the route's inline callback, or the
+ * function a route names (`app.post('/webhooks/stripe', express.raw(...), stripeWebhook)`, followed to its module by
+ * namedHandlers.ts). Undefined when the function has no verification apply recognises; `line` is where the manual
+ * steps point.
+ */
+export function wrapVerifiedHandler(sf: SourceFile, handler: HandlerFunction, target: WiringTarget, kind: WebhookFramework, provider: VerifiedWebhookProvider, context: TransformContext, line: number): TransformOutcome | undefined {
+  const body = handler.getBody();
+  if (!body || !Node.isBlock(body)) return undefined;
+  const verified = provider.verification(body);
+  if (!verified) return undefined;
+  if (body.getText().includes(`${HELPER}(`)) return { edits: [], manual: [] };
+  const call = `${HELPER}(ACTIONS.${target.codeName}, '${provider.name}', ${provider.eventOf ? `${provider.eventOf}(${verified.event})` : verified.event}, async () => { … })`;
+  if (/\banswered\b/.test(body.getText())) return manualOnly(target, `the webhook handler at line ${line} already has a variable named answered; wrap its event handling in ${HELPER}() by hand`, line);
+  if (!handler.isAsync()) return manualOnly(target, `the webhook handler at line ${line} is not async; make it async, then wrap the event handling in ${HELPER}() from ${WEBHOOK_EVENT_MODULE}.ts`, line);
+  const answerParameter = ANSWER_PARAMETER[kind];
+  const responseNode = answerParameter ? handler.getParameters()[answerParameter.index]?.getNameNode() : undefined;
+  const res = responseNode && Node.isIdentifier(responseNode) ? responseNode.getText() : undefined;
+  if (answerParameter && !res) return manualOnly(target, `the webhook handler at line ${line} has no named ${answerParameter.label} parameter`, line);
+  const inLoop = verified.block !== body;
+  const statements = verified.block.getStatements();
+  const after = statements.slice(statements.indexOf(verified.statement) + 1);
+  // The final answer (res.json(...), reply.send(), return { received: true }, return Response.json(...)) stays after the dedupe.
+  const answers = (s: Statement) => (res !== undefined && new RegExp(`^(return\\s+)?${res}\\.`).test(s.getText())) || Node.isReturnStatement(s);
+  let end = after.length;
+  while (!inLoop && end > 0 && answers(after[end - 1]!)) end--;
+  const handling = after.slice(0, end);
+  if (handling.length === 0) return manualOnly(target, `the webhook handler at line ${line} has no statements between the signature check and the answer to wrap; call ${call} from ${WEBHOOK_EVENT_MODULE}.ts around the code that applies the event`, line);
+  const mixed = handling.find((s) => ownReturns(s, handler).length > 0 || (res !== undefined && s.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => id.getText() === res)));
+  if (mixed) return manualOnly(target, `the event handling at line ${mixed.getStartLineNumber()} answers or returns by itself; move the answer after it, then wrap the handling in ${call} from ${WEBHOOK_EVENT_MODULE}.ts`, line);
+  // A continue or break cannot cross into the callback the handling moves into.
+  const leaves = inLoop ? handling.find((s) => Node.isContinueStatement(s) || Node.isBreakStatement(s) || s.getDescendantsOfKind(SyntaxKind.ContinueStatement).length > 0 || s.getDescendantsOfKind(SyntaxKind.BreakStatement).length > 0) : undefined;
+  if (leaves) return manualOnly(target, `the event handling at line ${leaves.getStartLineNumber()} leaves the loop over the notification items (continue / break); restructure it, then wrap the handling in ${call} from ${WEBHOOK_EVENT_MODULE}.ts`, line);
+  if (!context.scaffoldModules.has('webhooks/webhooks')) return manualOnly(target, 'the scaffold has no webhooks/webhooks.ts: run generate with this webhook action in the config, then apply', line);
+  if (provider.eventOf && !context.scaffoldModules.has('webhooks/verify')) return manualOnly(target, 'the scaffold has no webhooks/verify.ts: run generate with this webhook action in the config, then apply', line);
+  // Measured before the imports go in: an added import line shifts everything below it.
+  const indent = lineIndent(handling[0]!);
+  const unit = sf.getProject().manipulationSettings.getIndentationText();
+  const semi = context.style.semicolons ? ';' : '';
+  const answer = answerLines(kind, res, unit, semi)!;
+  const handlingSpan = [handling[0]!.getStart(), handling[handling.length - 1]!.getEnd()] as const;
+  const textBefore = sf.getFullText();
+  if (kind === 'nestjs' && !ensureNamedImport(sf, '@nestjs/common', 'HttpException')) return manualOnly(target, 'the file already binds HttpException to something else', line);
+  const imports: Array<[string, string]> = [[context.style.specifier('index'), 'ACTIONS'], [context.style.specifier(WEBHOOK_EVENT_MODULE), HELPER]];
+  if (provider.eventOf) imports.push([context.style.specifier('webhooks/verify'), provider.eventOf]);
+  const clash = imports.find(([module, name]) => !ensureNamedImport(sf, module, name));
+  if (clash) {
+    sf.replaceWithText(textBefore);
+    return manualOnly(target, `the file already binds ${clash[1]} to something else`, line);
+  }
+  // The imports only ever go above the handler: the handling moved by the added characters, nothing else.
+  const shift = sf.getFullText().length - textBefore.length;
+  const [start, stop] = [handlingSpan[0] + shift, handlingSpan[1] + shift];
+  const text = sf.getFullText();
+  const inner = text.slice(start, stop).replace(/\n(?=[^\n])/g, `\n${unit}`);
+  const quote = context.style.quote === 'double' ? '"' : "'";
+  const eventExpression = provider.eventOf ? `${provider.eventOf}(${verified.event})` : verified.event;
+  const guard = kind === 'nestjs' || provider.ownAnswer ? 'answered && answered.status >= 300' : 'answered';
+  const wrapped = [
+    `const answered = await ${HELPER}(ACTIONS.${target.codeName}, ${quote}${provider.name}${quote}, ${eventExpression}, async () => {`,
+    `${indent}${unit}${inner}`,
+    `${indent}})${semi}`,
+    `${indent}if (${guard}) {`,
+    ...answer.map((l) => `${indent}${l}`),
+    `${indent}}`,
+  ].join('\n');
+  sf.replaceText([start, stop], wrapped);
+  const where = kind === 'nestjs' ? `the controller method at line ${line}` : kind === 'nextjs' ? `the ${target.method ?? 'POST'} route handler of ${target.path ?? ''}` : `${target.method ?? 'POST'} ${target.path ?? ''}`;
+  const per = inLoop ? 'once per notification item, keyed by its event id' : 'once per event id';
+  const out: TransformOutcome = { edits: [], manual: [] };
+  out.edits.push({ action: target.action, file: target.file, summary: `runs the ${provider.label} event handling of ${where} ${per} (${HELPER}), after the signature check` });
+  return out;
 }

@@ -27,6 +27,11 @@ export interface HttpFramework {
     /** Where a multi-step handler finds the claim for `saga.run`. */
     readonly claimHint: string;
   };
+  /**
+   * The same adapter for a project on another HTTP platform (NestJS on @nestjs/platform-fastify): its own suite
+   * boots that platform. Undefined: the one suite serves every platform.
+   */
+  readonly platforms?: { readonly fastify?: () => HttpFramework };
   readonly tests: {
     /** Import lines between node:fs and pg. */
     readonly imports: string;

@@ -32,7 +32,7 @@ export interface HttpTargetOptions {
  * files and DDL, the adapter, and the wiring, README and tests rendered for the pair.
  */
 export function httpTarget(options: HttpTargetOptions, store: StoreModule): ScaffoldTarget {
-  const { framework, adapter } = options;
+  const { adapter } = options;
   const staticFiles = [...CORE_RUNTIME_FILES, ...store.files, store.metrics, adapter, CONTRACT_FILE];
   return {
     id: options.id,
@@ -40,6 +40,8 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
     supports: options.supports,
 
     files(model: DesignModel, context?: TargetContext): ScaffoldFile[] {
+      const platform = context?.httpPlatform;
+      const framework = (platform ? options.framework.platforms?.[platform]?.() : undefined) ?? options.framework;
       const view = storeView(buildScaffoldView(model), store);
       const runner = context?.testRunner ?? 'vitest';
       // Suites written against Vitest's API, in the project's runner.

@@ -92,6 +92,7 @@ function contextOf(model: DesignModel, profile: ProjectProfile, scaffoldDir?: st
     testModuleSystem: esmTests ? 'esm' : profile.moduleSystem,
     ...(scaffoldDir ? { scaffoldDir } : {}),
     ...(profile.jestIgnoresSuites ? { jestIgnoresSuites: true } : {}),
+    ...(profile.httpPlatform ? { httpPlatform: profile.httpPlatform } : {}),
   };
 }
 

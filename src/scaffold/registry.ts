@@ -19,7 +19,8 @@ function compose(adapter: Adapter, store: StoreModule): ScaffoldTarget {
       adapter: adapter.adapter,
       ...(adapter.wiringPurpose ? { wiringPurpose: adapter.wiringPurpose } : {}),
       supports: (stack: StackDesign) => {
-        if (reference && stack.agnostic && stack.storeDatabase === 'postgres') return true;
+        // The reference serves a stack whose framework is unknown too; a known one keeps its own adapter (referenceTarget).
+        if (reference && stack.agnostic && stack.storeDatabase === 'postgres' && (stack.framework === 'unknown' || stack.framework === 'express')) return true;
         if (stack.agnostic || stack.framework !== adapter.serves || !store.serves.includes(stack.storeDatabase)) return false;
         return stack.language === 'typescript' || adapter.javascript;
       },
@@ -41,8 +42,9 @@ export function findTarget(stack: StackDesign): ScaffoldTarget | undefined {
  * (an embedded store) when one is registered.
  */
 export function referenceTarget(stack: StackDesign): ScaffoldTarget | undefined {
-  // The project's own framework on the reference store first (NestJS on MongoDB gets the NestJS adapter).
-  const sameFramework = stack.agnostic ? undefined : findTarget({ ...stack, storeDatabase: 'postgres' });
+  // The project's own framework on the reference store first: NestJS on MongoDB gets the NestJS adapter, and a
+  // kafkajs worker whose database is unknown gets the plain wrapper, not an Express adapter it has no use for.
+  const sameFramework = stack.framework === 'unknown' ? undefined : findTarget({ ...stack, agnostic: false, storeDatabase: 'postgres' });
   if (sameFramework) return sameFramework;
   const noDatabase = stack.database === 'unknown' || (stack.database as string) === 'none';
   const stores = noDatabase ? ['none', 'postgres'] : ['postgres'];

@@ -49,6 +49,8 @@ export interface TargetContext {
   readonly scaffoldDir?: string;
   /** The project's Jest config collects no suite in the scaffold folder: the README says what to add. */
   readonly jestIgnoresSuites?: boolean;
+  /** The project's HTTP platform when a framework runs on more than one (NestJS on Fastify). */
+  readonly httpPlatform?: 'fastify';
 }
 
 /** One generator for one stack. Adding a stack = one file in targets/ + one line in registry.ts. */

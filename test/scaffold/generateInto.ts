@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { parseConfig } from '../../src/config/load.js';
 import { buildDesign } from '../../src/model/index.js';
 import type { DesignModel } from '../../src/model/types.js';
-import { generateScaffold, type ScaffoldFile } from '../../src/scaffold/index.js';
+import { generateScaffold, type ProjectProfile, type ScaffoldFile } from '../../src/scaffold/index.js';
 
 const run = promisify(execFile);
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -33,10 +33,16 @@ export interface Generated {
  * node_modules the way they would from the user's), then type-checks it strictly and emits JavaScript. Extra compiler
  * options are what a framework asks of the user's tsconfig (NestJS: experimentalDecorators, emitDecoratorMetadata).
  */
-export async function generateAndCompile(model: DesignModel, label: string, compilerOptions: Record<string, unknown> = {}): Promise<Generated> {
+export async function generateAndCompile(
+  model: DesignModel,
+  label: string,
+  compilerOptions: Record<string, unknown> = {},
+  /** The project profile the scaffold is written for (default: the reference profile). */
+  profile?: ProjectProfile,
+): Promise<Generated> {
   await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
   const dir = await mkdtemp(path.join(ROOT, '.tmp', `scaffold-${label}-`));
-  const files = generateScaffold(model, { dir: 'src/idempotency' });
+  const files = generateScaffold(model, { dir: 'src/idempotency', ...(profile ? { profile } : {}) });
   for (const file of files) {
     const target = path.join(dir, file.path);
     await mkdir(path.dirname(target), { recursive: true });

@@ -1,6 +1,9 @@
 import type { HttpFramework } from '../httpFramework.js';
 
-/** NestJS on its default Express platform: one global interceptor, routes marked with @Idempotent(ACTIONS.name). */
+/**
+ * NestJS: one global interceptor, routes marked with @Idempotent(ACTIONS.name). The interceptor runs on both HTTP
+ * platforms; the suite runs on the project's (NESTJS_FASTIFY when it uses @nestjs/platform-fastify).
+ */
 export const NESTJS: HttpFramework = {
   module: 'nestjs',
   optionsType: 'NestIdempotencyOptions',
@@ -28,7 +31,16 @@ export class AppModule {}${mark}`;
     },
     claimHint: 'in the handler, `idempotencyOf(request)` (from `@Req()`) holds the key, the claim `ref` and the lease `signal`',
   },
-  tests: {
+  tests: nestTests('express'),
+  platforms: { fastify: () => NESTJS_FASTIFY },
+};
+
+/** The same adapter in a project on @nestjs/platform-fastify: the suite boots Nest on FastifyAdapter. */
+export const NESTJS_FASTIFY: HttpFramework = { ...NESTJS, tests: nestTests('fastify'), platforms: {} };
+
+function nestTests(platform: 'express' | 'fastify'): HttpFramework['tests'] {
+  const express = platform === 'express';
+  return {
     imports: `import type { AddressInfo } from 'node:net';
 import {
   Controller,
@@ -44,14 +56,21 @@ import {
   type INestApplication,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { Request, Response } from 'express';
+${
+  express
+    ? "import type { Request, Response } from 'express';"
+    : `import { FastifyAdapter } from '@nestjs/platform-fastify';
+// The fastify that @nestjs/platform-fastify brings, typed structurally so the project need not declare it.
+type FastifyRequest = { readonly headers: Record<string, string | string[] | undefined> };
+type FastifyReply = { header(name: string, value: string): unknown };`
+}
 import { Idempotent, idempotencyOf, idempotencyProviders } from './nestjs.js';`,
     serverDecl: 'let app: INestApplication;',
     setup: (action, method) => `    const idempotency = createIdempotency({ pool, principal: (request) => request.user?.id });
     // Stands in for the app's auth guard: guards run before the interceptor, so their refusals are never stored.
     class TestAuthGuard implements CanActivate {
       canActivate(context: ExecutionContext): boolean {
-        const request = context.switchToHttp().getRequest<Request & { user?: { id: string } }>();
+        const request = context.switchToHttp().getRequest<${express ? 'Request' : 'FastifyRequest'} & { user?: { id: string } }>();
         const id = request.headers['x-test-principal'];
         if (typeof id === 'string') request.user = { id };
         return true;
@@ -63,7 +82,7 @@ import { Idempotent, idempotencyOf, idempotencyProviders } from './nestjs.js';`,
       @RequestMapping({ path: ACTION.route, method: RequestMethod.${method.toUpperCase()} })
       @HttpCode(201)
       @Idempotent(ACTIONS.${action.codeName})
-      async run(@Req() req: Request, @Res({ passthrough: true }) res: Response) {
+      async run(@Req() req: ${express ? 'Request' : 'FastifyRequest'}, @Res({ passthrough: true }) res: ${express ? 'Response' : 'FastifyReply'}) {
         executions += 1;
         await recordEffect(idempotencyOf(req));
         await new Promise((resolve) => setTimeout(resolve, 30));
@@ -71,15 +90,15 @@ import { Idempotent, idempotencyOf, idempotencyProviders } from './nestjs.js';`,
           failNext = false;
           throw new Error('downstream failure');
         }
-        res.location('/things/' + executions);
+        ${express ? "res.location('/things/' + executions)" : "res.header('location', '/things/' + executions)"};
         return { execution: executions, at: Date.now() };
       }
     }
     @Module({ controllers: [TestController], providers: idempotencyProviders(idempotency) })
     class TestModule {}
-    app = await NestFactory.create(TestModule, { logger: false });
+    app = await NestFactory.create(TestModule, ${express ? '' : 'new FastifyAdapter(), '}{ logger: false });
     await app.listen(0, '127.0.0.1');
     baseUrl = \`http://127.0.0.1:\${(app.getHttpServer().address() as AddressInfo).port}\`;`,
     teardown: '    await app?.close();',
-  },
-};
+  };
+}

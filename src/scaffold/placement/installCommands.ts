@@ -25,7 +25,7 @@ export function missingDependencies(files: readonly ScaffoldFile[], declared: Re
     for (const name of importedPackages(file.contents, true)) typesOnly.add(name);
     if (file.role === 'tests' && /reference types="mocha"/.test(file.contents)) dev.add('mocha').add('@types/mocha');
     // NestFactory.create without an adapter loads the Express platform with require() at run time: no import names it.
-    if (/\bNestFactory\.create\(\s*\w+\s*(?:,\s*\{[^}]*\})?\s*\)/.test(file.contents)) (file.role === 'tests' ? dev : runtime).add('@nestjs/platform-express');
+    if (/\bawait\s+NestFactory\.create\(\s*\w+\s*(?:,\s*\{[^}]*\})?\s*\)/.test(file.contents)) (file.role === 'tests' ? dev : runtime).add('@nestjs/platform-express');
   }
   if (dev.delete('@jest/globals')) dev.add('jest');
   // Packages without their own types: needed by TypeScript whenever the code imports them, even for types only.

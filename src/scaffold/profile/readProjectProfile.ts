@@ -37,6 +37,7 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
     ...(testRunner === 'jest' && needsSandboxGlobals(jestVersion) ? { jestSandbox: true } : {}),
     ...(testRunner === 'jest' ? jestSuiteNaming(folder, pkg, start, input.language) : {}),
   };
+  Object.assign(jestTraits, await httpPlatform(folder, pkg));
   const tsconfigFile = await nearest(root, start, 'tsconfig.json');
   const aliasesOf = (paths: Record<string, string[]>) => projectPaths(root, paths);
   if (input.language === 'javascript') {
@@ -159,6 +160,18 @@ function jestSuiteNaming(folder: string, pkg: Record<string, unknown>, scaffold:
   if (collects('test')) return {};
   if (collects('spec')) return { testFileSuffix: 'spec' };
   return { jestIgnoresSuites: true };
+}
+
+/**
+ * NestJS on @nestjs/platform-fastify: the generated suite boots that platform. A project that declares both platforms
+ * (`nest new` adds the Express one) is on Fastify when its entry file creates the app on FastifyAdapter.
+ */
+async function httpPlatform(folder: string, pkg: Record<string, unknown>): Promise<Pick<ProjectProfile, 'httpPlatform'>> {
+  const deps = new Set(['dependencies', 'devDependencies'].flatMap((key) => Object.keys((pkg[key] as Record<string, string> | undefined) ?? {})));
+  if (!deps.has('@nestjs/platform-fastify')) return {};
+  if (!deps.has('@nestjs/platform-express')) return { httpPlatform: 'fastify' };
+  const entry = await readFile(path.join(folder, 'src', 'main.ts'), 'utf8').catch(() => '');
+  return /\bnew\s+FastifyAdapter\b/.test(entry) ? { httpPlatform: 'fastify' } : {};
 }
 
 function chooseRunner(configured: string | undefined, pkg: Record<string, unknown>): TestRunner {

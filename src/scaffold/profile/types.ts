@@ -48,6 +48,8 @@ export interface ProjectProfile {
    * performance before 27): every generated file that uses one binds it from Node's own context (jestSandbox.ts).
    */
   jestSandbox?: boolean;
+  /** NestJS on @nestjs/platform-fastify: the generated suite boots Nest on FastifyAdapter. Undefined = Express. */
+  httpPlatform?: 'fastify';
 }
 
 /** Node 20 + TypeScript NodeNext ESM with vitest: the reference profile, and what a project without a tsconfig gets. */

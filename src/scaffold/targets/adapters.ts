@@ -53,7 +53,7 @@ export const ADAPTERS: readonly Adapter[] = [
     framework: NESTJS,
     adapter: { path: 'nestjs.ts', template: 'typescript/nestjs/nestjs.ts', role: 'middleware', purpose: 'NestJS interceptor, @Idempotent() and the providers: claim after guards, record, then send' },
     javascript: false,
-    labelDetail: ', Express platform',
+    labelDetail: ', Express or Fastify platform',
   },
   {
     name: 'Koa',

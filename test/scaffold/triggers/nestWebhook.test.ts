@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Controller, Module, Post, Req, Res, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import pg from 'pg';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +32,7 @@ async function nestWebhookModel(): Promise<DesignModel> {
 }
 
 /** A Nest app with one webhook route, decorated by hand (this test file is not compiled with decorators). */
-async function webhookApp(process: Loose, nestWebhook: Loose, rawBody: boolean): Promise<{ app: INestApplication; url: string }> {
+async function webhookApp(process: Loose, nestWebhook: Loose, rawBody: boolean, platform: 'express' | 'fastify' = 'express'): Promise<{ app: INestApplication; url: string }> {
   class WebhookController {
     receive(req: Loose, res: Loose) {
       return nestWebhook(req, res, process);
@@ -43,7 +44,8 @@ async function webhookApp(process: Loose, nestWebhook: Loose, rawBody: boolean):
   Controller()(WebhookController);
   class WebhookModule {}
   Module({ controllers: [WebhookController] })(WebhookModule);
-  const app = await NestFactory.create(WebhookModule, { rawBody, logger: false });
+  const options = { rawBody, logger: false as const };
+  const app = platform === 'fastify' ? await NestFactory.create(WebhookModule, new FastifyAdapter(), options) : await NestFactory.create(WebhookModule, options);
   await app.listen(0, '127.0.0.1');
   return { app, url: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}` };
 }
@@ -102,6 +104,24 @@ describe.skipIf(skip !== undefined)('NestJS webhook route over the processor', (
     expect(handled).toBe(1);
     const tampered = await fetch(`${url}/webhooks/stripe`, { method: 'POST', headers, body: body.replace('pi_1', 'pi_2') });
     expect(tampered.status).toBe(400);
+  });
+
+  it('on the Fastify platform (FastifyReply has header(), not set()): handled once, all 200, a tampered body 400', async () => {
+    let handled = 0;
+    const { app, url } = await webhookApp(processor(() => (handled += 1)), scaffold.nestWebhook, true, 'fastify');
+    closers.push(() => app.close());
+    const { body, headers } = delivery();
+    const responses = await Promise.all(Array.from({ length: 5 }, () => fetch(`${url}/webhooks/stripe`, { method: 'POST', headers, body })));
+    expect(responses.map((response) => response.status)).toEqual(Array.from({ length: 5 }, () => 200));
+    expect(handled).toBe(1);
+    const tampered = await fetch(`${url}/webhooks/stripe`, { method: 'POST', headers, body: body.replace('pi_1', 'pi_2') });
+    expect(tampered.status).toBe(400);
+    const withoutRawBody = await webhookApp(processor(() => (handled += 1)), scaffold.nestWebhook, false, 'fastify');
+    closers.push(() => withoutRawBody.app.close());
+    const refused = await fetch(`${withoutRawBody.url}/webhooks/stripe`, { method: 'POST', headers, body });
+    expect(refused.status).toBe(500);
+    expect(await refused.json()).toMatchObject({ error: 'raw-body-missing' });
+    expect(handled).toBe(1);
   });
 
   it('an app created without rawBody: true refuses with a 500 naming the fix, and handles nothing', async () => {

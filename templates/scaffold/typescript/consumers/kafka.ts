@@ -39,6 +39,15 @@ export function kafkaEachMessage(
   };
 }
 
+/**
+ * The offset after this one, in decimal digits: offsets are 64-bit, beyond a Number, and a BigInt literal does not
+ * compile for targets before ES2020 (a worker with target es2017 is common).
+ */
 function nextOffset(message: KafkaMessage): string {
-  return (BigInt(message.offset) + 1n).toString();
+  const digits = message.offset.split('');
+  let index = digits.length - 1;
+  while (index >= 0 && digits[index] === '9') digits[index--] = '0';
+  return index < 0
+    ? `1${digits.join('')}`
+    : `${digits.slice(0, index).join('')}${Number(digits[index]) + 1}${digits.slice(index + 1).join('')}`;
 }

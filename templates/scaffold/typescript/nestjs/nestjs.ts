@@ -8,7 +8,6 @@ import {
   type Provider,
 } from '@nestjs/common';
 import { APP_INTERCEPTOR, Reflector } from '@nestjs/core';
-import type { Request, Response } from 'express';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { isStorable, type Claim, type IdempotencyCore } from './core.js';
 import { identifyRequest, methodMatches } from './identify.js';
@@ -23,8 +22,35 @@ import {
 
 export type { IdempotencyContext } from './types.js';
 
-/** The Express request as your guards leave it: `request.user` is whatever your auth guard attached. */
-export type AuthenticatedRequest = Request & { readonly user?: { readonly id?: string | number } };
+/**
+ * The request as your guards leave it, on Nest's Express platform (express.Request) and its Fastify platform
+ * (FastifyRequest) alike: what the interceptor reads. `request.user` is whatever your auth guard attached.
+ */
+export interface AuthenticatedRequest {
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Every value of a repeated header (Node's IncomingMessage; FastifyRequest has only `headers`). */
+  readonly headersDistinct?: Readonly<Record<string, string[] | undefined>>;
+  readonly params?: unknown;
+  readonly body?: unknown;
+  readonly query?: unknown;
+  readonly user?: { readonly id?: string | number };
+}
+
+/**
+ * What the interceptor uses of the response. express.Response and FastifyReply share all of it except how a header
+ * is set (setHeader / header) and the Express app settings res.json() and res.send() apply.
+ */
+interface PlatformResponse {
+  readonly statusCode: number;
+  status(code: number): unknown;
+  getHeader(name: string): unknown;
+  getHeaders(): Record<string, unknown>;
+  removeHeader(name: string): unknown;
+  setHeader?(name: string, value: string): unknown;
+  header?(name: string, value: string): unknown;
+  readonly app?: { get(setting: string): unknown };
+}
 
 export interface NestIdempotencyOptions {
   readonly core: IdempotencyCore;
@@ -43,10 +69,10 @@ const IDEMPOTENT_ACTION = 'idempotency:action';
 /** Marks a route handler as one protected action: `@Post() @Idempotent(ACTIONS.submitOrder) submit(...)`. */
 export const Idempotent = (action: ActionSettings) => SetMetadata(IDEMPOTENT_ACTION, action);
 
-const held = new WeakMap<Request, IdempotencyContext>();
+const held = new WeakMap<object, IdempotencyContext>();
 
 /** The running claim of this request, inside the handler of an idempotent route (`@Req() request`). */
-export function idempotencyOf(request: Request): IdempotencyContext | undefined {
+export function idempotencyOf(request: object): IdempotencyContext | undefined {
   return held.get(request);
 }
 
@@ -67,11 +93,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (context.getType() !== 'http') return next.handle();
     const http = context.switchToHttp();
     // Another method on the same handler passes straight through: no claim, no record.
-    if (!methodMatches(this.action, http.getRequest<Request>().method)) return next.handle();
-    return from(this.run(http.getRequest<AuthenticatedRequest>(), http.getResponse<Response>(), next));
+    if (!methodMatches(this.action, http.getRequest<AuthenticatedRequest>().method)) return next.handle();
+    return from(
+      this.run(http.getRequest<AuthenticatedRequest>(), http.getResponse<PlatformResponse>(), next),
+    );
   }
 
-  private async run(request: AuthenticatedRequest, res: Response, next: CallHandler): Promise<unknown> {
+  private async run(
+    request: AuthenticatedRequest,
+    res: PlatformResponse,
+    next: CallHandler,
+  ): Promise<unknown> {
     const { action, options } = this;
     const { core } = options;
     const policy = core.policy;
@@ -116,7 +148,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
   }
 
-  private async execute(claim: Claim, res: Response, next: CallHandler): Promise<unknown> {
+  private async execute(claim: Claim, res: PlatformResponse, next: CallHandler): Promise<unknown> {
     // Nest set the route's status (201 for POST, 200, or @HttpCode) just before the interceptors; it sends that one.
     const status = res.statusCode;
     let value: unknown;
@@ -152,16 +184,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
       const failed = await this.record(claim, res, { status, body: bytes, contentType });
       return failed ?? new StreamableFile(bytes, { type: contentType, disposition, length: bytes.length });
     }
-    const serialised = expressBytes(res, value);
+    const serialised = sentBytes(res, value);
     const failed = await this.record(claim, res, { status, ...serialised });
-    // The value goes back to Nest, whose Express adapter turns it into the very bytes just recorded.
+    // The value goes back to Nest, whose platform adapter turns it into the very bytes just recorded.
     return failed ?? value;
   }
 
   /** Records the response; undefined when it is durable, otherwise the problem answer that replaces it. */
   private async record(
     claim: Claim,
-    res: Response,
+    res: PlatformResponse,
     response: { status: number; body: Buffer; contentType: string | undefined; etag?: string },
   ): Promise<StreamableFile | undefined> {
     const headers = replayedHeaders(res, this.policy(), response.contentType, response.etag);
@@ -170,7 +202,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       return undefined;
     } catch (error) {
       // Not recorded, so not sent: the client retries and gets either the recorded result or a fresh, fenced attempt.
-      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      for (const name of Object.keys(res.getHeaders())) res.removeHeader(name);
       return answerProblem(res, failureProblem(error, this.policy()));
     }
   }
@@ -211,19 +243,33 @@ export function idempotencyProviders(idempotency: object): Provider[] {
   ];
 }
 
-function contentTypeOf(res: Response): string | undefined {
+function contentTypeOf(res: PlatformResponse): string | undefined {
   const value = res.getHeader('content-type');
   return value === undefined ? undefined : String(value);
 }
 
-/** What Nest's Express adapter sends for a handler's value: nothing, res.json(object) or res.send(String(value)). */
-function expressBytes(
-  res: Response,
+/** Express sets a header with setHeader; a FastifyReply has only header(). */
+function setHeader(res: PlatformResponse, name: string, value: string): void {
+  if (res.setHeader) res.setHeader(name, value);
+  else res.header?.(name, value);
+}
+
+/**
+ * What Nest's platform adapter sends for a handler's value. Express: nothing, res.json(object) or
+ * res.send(String(value)) as text/html. Fastify: reply.send(value), a string as text/plain, anything else as JSON.
+ */
+function sentBytes(
+  res: PlatformResponse,
   value: unknown,
 ): { body: Buffer; contentType: string | undefined; etag?: string } {
+  if (!res.setHeader) {
+    if (value === undefined) return { body: Buffer.alloc(0), contentType: contentTypeOf(res) };
+    return typeof value === 'string' ? textBytes(res, value, 'text/plain') : jsonBytes(res, value);
+  }
   if (value === undefined || value === null)
     return { body: Buffer.alloc(0), contentType: contentTypeOf(res) };
-  const serialised = typeof value === 'object' ? jsonBytes(res, value) : textBytes(res, String(value));
+  const serialised =
+    typeof value === 'object' ? jsonBytes(res, value) : textBytes(res, String(value), 'text/html');
   // res.send() adds the app's ETag to a body it sends; it is computed from the same bytes, so record it too.
   const etagFn = res.app?.get('etag fn') as ((body: Buffer, encoding?: string) => string) | undefined;
   const etag = res.getHeader('etag') === undefined && etagFn ? etagFn(serialised.body) : undefined;
@@ -231,7 +277,7 @@ function expressBytes(
 }
 
 /** res.json(): the app's json replacer, spaces and escape settings, Content-Type application/json; charset=utf-8. */
-function jsonBytes(res: Response, value: unknown): { body: Buffer; contentType: string } {
+function jsonBytes(res: PlatformResponse, value: unknown): { body: Buffer; contentType: string } {
   const replacer = res.app?.get('json replacer') as ((key: string, value: unknown) => unknown) | undefined;
   const spaces = res.app?.get('json spaces') as string | number | undefined;
   let json = JSON.stringify(value, replacer, spaces) ?? '';
@@ -243,8 +289,8 @@ function jsonBytes(res: Response, value: unknown): { body: Buffer; contentType: 
   };
 }
 
-function textBytes(res: Response, text: string): { body: Buffer; contentType: string } {
-  return { body: Buffer.from(text, 'utf8'), contentType: withCharset(contentTypeOf(res) ?? 'text/html') };
+function textBytes(res: PlatformResponse, text: string, type: string): { body: Buffer; contentType: string } {
+  return { body: Buffer.from(text, 'utf8'), contentType: withCharset(contentTypeOf(res) ?? type) };
 }
 
 function withCharset(type: string): string {
@@ -259,7 +305,7 @@ async function streamBytes(file: StreamableFile): Promise<Buffer> {
 }
 
 function replayedHeaders(
-  res: Response,
+  res: PlatformResponse,
   policy: NestIdempotencyOptions['core']['policy'],
   contentType: string | undefined,
   etag?: string,
@@ -282,17 +328,21 @@ function replayedHeaders(
  * Answers with exact bytes and its own status. Nest's adapter re-applies the route's status (201/@HttpCode) to
  * whatever the chain returns, so that one call is absorbed; a StreamableFile is sent as is, without serialising.
  */
-function answer(res: Response, response: StoredResponse, extra: Record<string, string> = {}): StreamableFile {
+function answer(
+  res: PlatformResponse,
+  response: StoredResponse,
+  extra: Record<string, string> = {},
+): StreamableFile {
   res.status(response.status);
-  for (const [name, value] of Object.entries({ ...response.headers, ...extra })) res.setHeader(name, value);
-  (res as { status: Response['status'] }).status = function keepStatus(this: Response) {
+  for (const [name, value] of Object.entries({ ...response.headers, ...extra })) setHeader(res, name, value);
+  res.status = function keepStatus(this: PlatformResponse) {
     Reflect.deleteProperty(res, 'status');
     return this;
   };
   return new StreamableFile(response.body, { length: response.body.length });
 }
 
-function answerProblem(res: Response, problem: Problem): StreamableFile {
+function answerProblem(res: PlatformResponse, problem: Problem): StreamableFile {
   const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
   if (problem.retryAfterSeconds !== undefined) headers['retry-after'] = String(problem.retryAfterSeconds);
   const body = Buffer.from(

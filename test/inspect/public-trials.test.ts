@@ -57,4 +57,26 @@ export async function routes(app: FastifyInstance) {
     const fields = Object.fromEntries(findings.flatMap((f) => (f.kind === 'endpoint' ? [[f.file, [...(f.bodyFields ?? [])].sort()]] : [])));
     expect(fields).toEqual({ 'src/checkins/routes.ts': ['latitude', 'longitude'], 'src/gyms/routes.ts': ['latitude', 'phone', 'title'] });
   });
+
+  it('reports a CommonJS controller webhook (`exports.x = async (req, res) =>`) once, at its route, as verified', async () => {
+    const dir = project({
+      'package.json': JSON.stringify({ dependencies: { express: '^4.19.0', stripe: '^14.0.0' } }),
+      'controllers/webhookController.js': `const stripe = require('stripe')(process.env.STRIPE_KEY);
+exports.handleStripeWebhook = async (req, res) => {
+  const event = stripe.webhooks.constructEvent(req.body, req.headers['stripe-signature'], process.env.WH);
+  res.json({ received: event.id });
+};
+`,
+      'routes/webhook.js': `const express = require('express');
+const webhookController = require('../controllers/webhookController');
+const router = express.Router();
+router.post('/stripe', express.raw({ type: 'application/json' }), webhookController.handleStripeWebhook);
+module.exports = router;
+`,
+      'app.js': "const express = require('express');\nconst app = express();\napp.use('/webhook', require('./routes/webhook'));\n",
+    });
+    const { findings } = await inspectProject(dir);
+    const webhooks = findings.filter((f) => f.kind === 'webhook');
+    expect(webhooks.map((f) => [f.file, f.kind === 'webhook' && f.verifiesSignature])).toEqual([['routes/webhook.js', true]]);
+  });
 });

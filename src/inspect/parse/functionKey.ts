@@ -63,6 +63,8 @@ function holderName(node: ts.Node): string | undefined {
   if (ts.isExportAssignment(parent)) return '<default>';
   // module.exports = function (app) {…}: the CommonJS default export.
   if (ts.isBinaryExpression(parent) && parent.right === node && /^module\.exports$/.test(parent.left.getText())) return '<default>';
+  // exports.pay = async (req, res) => {…} (or module.exports.pay): routes refer to it as `controller.pay`.
+  if (ts.isBinaryExpression(parent) && parent.right === node && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(parent.left) && /^(module\.)?exports$/.test(parent.left.expression.getText())) return parent.left.name.text;
   return undefined;
 }
 

@@ -22,7 +22,6 @@ const TYPESCRIPT = '4.2.4';
 const PACKAGES = {
   typescript: TYPESCRIPT,
   jest: '26.6.3',
-  '@types/node': '16.11.26',
   pg: '8.7.3',
   '@types/pg': '8.6.6',
   koa: '2.13.4',
@@ -38,7 +37,9 @@ const PACKAGES = {
 };
 // @types/express 4.17.13 asks for ^4.17.18 of this one, whose newest releases TypeScript 4.2 cannot parse.
 const OVERRIDES = { '@types/express-serve-static-core': '4.17.28' };
-const CACHE = path.join(os.tmpdir(), `idempotency-builder-typescript${TYPESCRIPT}`);
+/** @types/node 16 (no fetch, Response or headersDistinct) and 18.15 (web globals, but not all of today's). */
+const NODE_TYPES = ['16.11.26', '18.15.13'];
+const cacheFor = (nodeTypes: string) => path.join(os.tmpdir(), `idempotency-builder-typescript${TYPESCRIPT}-node${nodeTypes}`);
 
 const VARIANTS: Array<{ label: string; fixture: string; stack: Record<string, string> }> = [
   { label: 'koa-postgres', fixture: 'express-stripe-payments', stack: { framework: 'koa', database: 'postgres' } },
@@ -65,10 +66,16 @@ const TSCONFIG = {
   include: ['src/**/*'],
 };
 
-const skip = await installIntoCache(CACHE, PACKAGES, OVERRIDES);
-if (skip) console.warn(`old typings suite skipped: ${skip}`);
+const skips = new Map<string, string | undefined>();
+for (const nodeTypes of NODE_TYPES) {
+  const skip = await installIntoCache(cacheFor(nodeTypes), { ...PACKAGES, '@types/node': nodeTypes }, OVERRIDES);
+  if (skip) console.warn(`old typings suite (@types/node ${nodeTypes}) skipped: ${skip}`);
+  skips.set(nodeTypes, skip);
+}
 
-describe(`generated TypeScript under TypeScript ${TYPESCRIPT} with @types/node ${PACKAGES['@types/node']} and the typings of its day`, () => {
+describe.each(NODE_TYPES)(`generated TypeScript under TypeScript ${TYPESCRIPT}, @types/node %s and the typings of their day`, (nodeTypes) => {
+  const CACHE = cacheFor(nodeTypes);
+  const skip = skips.get(nodeTypes);
   const dirs: string[] = [];
   afterAll(async () => {
     if (!process.env.KEEP_PROFILE_PROJECTS) await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));

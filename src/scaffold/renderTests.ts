@@ -54,7 +54,7 @@ export function renderTests(
   const method = (action.method ?? 'POST').toLowerCase();
   const routeMethod = ['post', 'put', 'patch', 'delete', 'get'].includes(method) ? method : 'post';
   return `${prelude.imports}
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 ${runtimeImports}${store.tests.fsImport}${framework.tests.imports}
 ${store.tests.driverImport}
 import { IdempotencyCore } from './core.js';
@@ -284,7 +284,7 @@ function coreScenarios(view: ScaffoldView, store: StoreModule, javascript = fals
       read: (scope, key) => real.read(scope, key),
     };
     const core = new IdempotencyCore(failing, { ...POLICY, completionRetryMs: 200 });
-    const key = \`unknown-\${randomUUID()}\`;
+    const key = \`unknown-\${randomBytes(16).toString('hex')}\`;
     const decision = await core.begin(
       { ...ACTION, mode: 'lease' },
       { scope: 'user-a', key, fingerprint: 'e'.repeat(64) },
@@ -319,7 +319,11 @@ ${store.tests.assertStillProcessing}
     }));
     // Saga steps call other services, so the saga runs in lease mode whatever the test action's mode is.
     const sagaAction: ActionSettings = ${javascript ? "{ ...ACTION, codeName: 'sagaTest', heartbeatMs: undefined, mode: 'lease' }" : "{\n      ...ACTION,\n      codeName: 'sagaTest',\n      heartbeatMs: undefined,\n      mode: 'lease',\n    }"};
-    const request = { scope: 'user-a', key: \`saga-\${randomUUID()}\`, fingerprint: 'f'.repeat(64) };
+    const request = {
+      scope: 'user-a',
+      key: \`saga-\${randomBytes(16).toString('hex')}\`,
+      fingerprint: 'f'.repeat(64),
+    };
 
     const attempt = async () => {
       const decision = await core.begin(sagaAction, request);
@@ -343,7 +347,7 @@ ${store.tests.assertStillProcessing}
     // Permanent failure on a new key: the completed first step is compensated, nothing runs forward.
     ran.length = 0;
     failure = new PermanentStepError('card declined');
-    request.key = \`saga-\${randomUUID()}\`;
+    request.key = \`saga-\${randomBytes(16).toString('hex')}\`;
     await expect(attempt()).rejects.toBeInstanceOf(SagaCompensatedError);
     expect(ran).toEqual([names[0], names[1]]);
     expect(undone).toEqual([names[0]]);
@@ -373,7 +377,7 @@ function renderTriggerSuite(
   const trigger = TRIGGER_KEYS[action.trigger] ?? TRIGGER_KEYS.consumer!;
   const scope = action.trigger === 'webhook' && action.scope !== 'global' ? 'provider' : 'global';
   return `${prelude.imports}
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 ${parts.runtimeImports}${store.tests.fsImport}${store.tests.driverImport}
 import { IdempotencyCore } from './core.js';
 import { canonicalJson, sha256Hex } from './fingerprint.js';

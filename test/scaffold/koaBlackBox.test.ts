@@ -58,6 +58,14 @@ const describeKoaSpecifics = (compiled: () => { scaffold: Record<string, unknown
       });
       const router = new Router();
       router.post('/bookings/:bookingId/cancellations', idempotency.cancelBooking!, async (ctx) => {
+        // Koa 3 sends web bodies too; the middleware finds them by shape (bk_web_response, _blob, _stream).
+        const web = /^bk_web_(\w+)$/.exec(ctx.params.bookingId ?? '')?.[1];
+        if (web) {
+          const text = JSON.stringify({ cancelled: ctx.params.bookingId });
+          ctx.status = 201;
+          ctx.body = web === 'response' ? new Response(text, { status: 201 }) : web === 'blob' ? new Blob([text]) : new Response(text).body;
+          return;
+        }
         runs += 1;
         if (ctx.params.bookingId === 'bk_late') ctx.throw(402, 'refund window closed');
         ctx.status = 201;
@@ -97,6 +105,18 @@ const describeKoaSpecifics = (compiled: () => { scaffold: Record<string, unknown
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(await replay.text()).toBe('refund window closed');
       expect(runs).toBe(2);
+    });
+
+    it('records a web Response, Blob or ReadableStream body as its bytes and replays them', async () => {
+      for (const kind of ['response', 'blob', 'stream']) {
+        const expected = JSON.stringify({ cancelled: `bk_web_${kind}` });
+        const first = await cancel(`bk_web_${kind}`, `koa-web-${kind}`);
+        expect(first.status, kind).toBe(201);
+        expect(await first.text(), kind).toBe(expected);
+        const replay = await cancel(`bk_web_${kind}`, `koa-web-${kind}`);
+        expect(replay.headers.get('idempotent-replayed'), kind).toBe('true');
+        expect(await replay.text(), kind).toBe(expected);
+      }
     });
   });
 };

@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateScaffold, readProjectProfile } from '../../src/scaffold/index.js';
 import { modelFor, ROOT } from './generateInto.js';
 import { DATABASE_URL, postgresSkipReason } from './harness.js';
+import { installIntoCache } from './npmCache.js';
 
 const run = promisify(execFile);
 
@@ -26,25 +26,7 @@ const packages = async () => {
 };
 const CACHE = path.join(os.tmpdir(), `idempotency-builder-jest${JEST26}`);
 
-/** Installs Jest 26 (and the scaffold's packages) into CACHE once; resolves to a skip reason when npm cannot. */
-async function installJest26(): Promise<string | undefined> {
-  const wanted = await packages();
-  const marker = path.join(CACHE, 'installed.json');
-  if (existsSync(marker) && (await readFile(marker, 'utf8')) === JSON.stringify(wanted)) return undefined;
-  await mkdir(CACHE, { recursive: true });
-  await writeFile(path.join(CACHE, 'package.json'), JSON.stringify({ private: true }));
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const specs = Object.entries(wanted).map(([name, version]) => `${name}@${version}`);
-  try {
-    await run(npm, ['install', '--no-audit', '--no-fund', '--no-save', ...specs], { cwd: CACHE, maxBuffer: 16 * 1024 * 1024, timeout: 300_000 });
-  } catch (error) {
-    return `npm could not install ${specs.join(' ')} into ${CACHE} (${(error as Error).message.split('\n')[0]})`;
-  }
-  await writeFile(marker, JSON.stringify(wanted));
-  return undefined;
-}
-
-const skip = (await postgresSkipReason()) ?? (await installJest26());
+const skip = (await postgresSkipReason()) ?? (await installIntoCache(CACHE, await packages()));
 if (skip) console.warn(`Jest 26 suite skipped: ${skip}`);
 
 describe('a JavaScript CommonJS project on Jest 26', () => {

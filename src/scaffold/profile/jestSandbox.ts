@@ -66,9 +66,18 @@ export function bindSandboxGlobals(ts: Ts, code: string, fileName: string, style
   const names = [...used].filter((name) => !declared.has(name)).sort();
   if (names.length === 0) return code;
   const vm = style === 'import' ? "import { runInThisContext } from 'node:vm';" : "const { runInThisContext } = require('node:vm');";
-  const typed = (name: string) => (javascript ? '' : `: typeof globalThis.${name}`);
-  const bindings = names.map((name) => `const ${name}${typed(name)} = globalThis.${name} ?? runInThisContext(${JSON.stringify(name).replace(/"/g, "'")});`);
-  const insert = `${vm}\n\n// Jest before 28 leaves these Node globals out of its test sandbox: Node's own, when the sandbox lacks them.\n${bindings.join('\n')}\n`;
+  const quoted = (name: string) => `'${name}'`;
+  const binding = (name: string) =>
+    javascript
+      ? `const ${name} = globalThis.${name} ?? runInThisContext(${quoted(name)});`
+      : `const ${name}: SandboxGlobal<${quoted(name)}> =\n  (globalThis as SandboxGlobals).${name} ?? runInThisContext(${quoted(name)});`;
+  // `typeof globalThis.fetch` would not compile under typings that predate the global (fetch and Response before
+  // @types/node 18, performance before 16): the global's own type where declared, else what runInThisContext
+  // returns (any), as the binding did before.
+  const types = javascript
+    ? ''
+    : `type SandboxGlobal<K extends string> = typeof globalThis extends Record<K, infer T> ? T : ReturnType<typeof runInThisContext>;\ntype SandboxGlobals = { readonly [K in ${names.map(quoted).join(' | ')}]?: SandboxGlobal<K> };\n`;
+  const insert = `${vm}\n\n// Jest before 28 leaves these Node globals out of its test sandbox: Node's own, when the sandbox lacks them.\n${types}${names.map(binding).join('\n')}\n`;
   const at = afterImports(ts, file);
   const rest = code.slice(at).replace(/^\n+/, '');
   return at === 0 ? `${insert}\n${rest}` : `${code.slice(0, at)}\n${insert}\n${rest}`;

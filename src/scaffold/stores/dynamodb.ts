@@ -119,7 +119,7 @@ if (!DYNAMODB_ENDPOINT)
     'idempotency tests skipped: set DYNAMODB_ENDPOINT to a DynamoDB endpoint where they may create a throwaway table',
   );`,
     skipIf: '!DYNAMODB_ENDPOINT',
-    declarations: `  const table = \`idem_test_\${randomUUID().replace(/-/g, '').slice(0, 12)}\`;
+    declarations: `  const table = \`idem_test_\${randomBytes(6).toString('hex')}\`;
   let pool: DynamoPool;`,
     setup: () => `    pool = { ...createPool(DYNAMODB_ENDPOINT, POLICY), table };
     await ensureTable(pool.client, table);`,

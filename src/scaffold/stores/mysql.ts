@@ -57,7 +57,9 @@ export { deleteExpiredKeys } from './cleanup.js';`,
   },
   tests: {
     fsImport: `import { readFileSync } from 'node:fs';\n`,
-    driverImport: `import mysql from 'mysql2/promise';`,
+    // URL imported, not global: typings before @types/node 16 declare it only in 'url'.
+    driverImport: `import { URL } from 'node:url';
+import mysql from 'mysql2/promise';`,
     storeImport: `import { MysqlIdempotencyStore, quoteIdent } from './mysqlStore.js';`,
     gate: `const DATABASE_URL = process.env.DATABASE_URL;
 if (!DATABASE_URL)
@@ -65,7 +67,7 @@ if (!DATABASE_URL)
     'idempotency tests skipped: set DATABASE_URL to a MySQL/MariaDB server (mysql://...) where they may create a database',
   );`,
     skipIf: '!DATABASE_URL',
-    declarations: `  const database = \`idem_test_\${randomUUID().replace(/-/g, '').slice(0, 12)}\`;
+    declarations: `  const database = \`idem_test_\${randomBytes(6).toString('hex')}\`;
   let admin: mysql.Connection;
   let pool: mysql.Pool;`,
     setup: (migration: string) => `    admin = await mysql.createConnection({ uri: DATABASE_URL, multipleStatements: true });
@@ -181,6 +183,7 @@ if (!DATABASE_URL)
   renderContractTest: (view) =>
     renderContractTest(view, {
       imports: `import { readFileSync } from 'node:fs';
+import { URL } from 'node:url';
 import mysql from 'mysql2/promise';
 import { deleteExpiredKeys } from './cleanup.js';
 import { MysqlIdempotencyStore } from './mysqlStore.js';

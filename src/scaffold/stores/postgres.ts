@@ -139,7 +139,7 @@ if (!DATABASE_URL)
     'idempotency tests skipped: set DATABASE_URL to a PostgreSQL database they may create a schema in',
   );`,
     skipIf: '!DATABASE_URL',
-    declarations: `  const schema = \`idem_test_\${randomUUID().replace(/-/g, '').slice(0, 12)}\`;
+    declarations: `  const schema = \`idem_test_\${randomBytes(6).toString('hex')}\`;
   let admin: pg.Pool;
   let pool: pg.Pool;`,
     setup: (migration: string) => `    admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
@@ -201,6 +201,7 @@ if (!DATABASE_URL)
 
 const POSTGRES_CONTRACT = {
   imports: `import { readFileSync } from 'node:fs';
+import { URL } from 'node:url';
 import pg from 'pg';
 import { deleteExpiredKeys } from './cleanup.js';
 import { PgIdempotencyStore } from './pgStore.js';

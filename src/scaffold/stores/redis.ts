@@ -75,7 +75,7 @@ if (!REDIS_URL)
     'idempotency tests skipped: set REDIS_URL to a Redis server where they may write keys under a throwaway prefix',
   );`,
     skipIf: '!REDIS_URL',
-    declarations: `  const prefix = \`idem_test_\${randomUUID().replace(/-/g, '').slice(0, 12)}:\`;
+    declarations: `  const prefix = \`idem_test_\${randomBytes(6).toString('hex')}:\`;
   let pool: Redis;`,
     // ioredis applies keyPrefix to every key, the scripts' KEYS included: the suite never touches other keys.
     setup: () => `    pool = new Redis(REDIS_URL!, { keyPrefix: prefix });`,

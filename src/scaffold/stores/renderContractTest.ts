@@ -13,7 +13,7 @@ export interface ContractTestParts {
 export function renderContractTest(_view: ScaffoldView, parts: ContractTestParts): string {
   return `// The store contract: the guarantees core.ts relies on, checked against this store on its real server. To check a
 // store of your own, copy this file and return your store (and one pointed at a dead server) from the factory.
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { runStoreContract } from './store-contract.js';
 ${parts.imports}
@@ -39,7 +39,7 @@ ${parts.open}
 }
 
 function throwaway(): string {
-  return \`idem_contract_\${randomUUID().replace(/-/g, '').slice(0, 12)}\`;
+  return \`idem_contract_\${randomBytes(6).toString('hex')}\`;
 }
 `;
 }

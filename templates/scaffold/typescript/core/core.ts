@@ -11,6 +11,7 @@ import {
   type IdempotencyEvents,
   type IdempotencyPolicy,
   type IdempotencyStore,
+  type LeaseSignal,
   type OpenTransaction,
   type StoredResponse,
 } from './types.js';
@@ -38,7 +39,7 @@ export type Decision =
 export interface Claim {
   readonly ref: ClaimRef;
   readonly context: IdempotencyContext;
-  readonly signal: AbortSignal;
+  readonly signal: LeaseSignal;
   complete(response: StoredResponse): Promise<void>;
   /** Gives the key back (transactional mode: rolls back the action's writes too) so a retry runs again. */
   release(): Promise<void>;
@@ -146,7 +147,7 @@ export class IdempotencyCore {
   async runOnce<T>(
     action: ActionSettings,
     request: IdempotentRequest,
-    work: (signal: AbortSignal, context: IdempotencyContext) => Promise<T>,
+    work: (signal: LeaseSignal, context: IdempotencyContext) => Promise<T>,
   ): Promise<{ result: T; replayed: boolean }> {
     const decision = await this.begin(action, request);
     if (decision.kind === 'replay')
@@ -222,7 +223,7 @@ export class InFlightError extends Error {
   }
 }
 
-function contextOf(ref: ClaimRef, attempt: number, signal: AbortSignal, db?: unknown): IdempotencyContext {
+function contextOf(ref: ClaimRef, attempt: number, signal: LeaseSignal, db?: unknown): IdempotencyContext {
   const context = {
     scope: ref.scope,
     key: ref.key,
@@ -309,7 +310,8 @@ export class ActiveClaim implements Claim {
     // A failed renewal (store hiccup) is not a loss: the lease may still be valid. Only a fenced-out token is.
     if (!still && !this.settled) {
       this.stop();
-      this.controller.abort(new LeaseLostError());
+      // The reason reaches the handler's signal.reason; typings before @types/node 16.14 declare abort() without one.
+      (this.controller as { abort(reason?: unknown): void }).abort(new LeaseLostError());
     }
   }
 

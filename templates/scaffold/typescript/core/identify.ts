@@ -78,3 +78,13 @@ function parsedBody(body: unknown): unknown {
   }
   return body;
 }
+
+/**
+ * Node's `headersDistinct` (every value of each header, Node 18.3+); undefined on an older Node, and read through a
+ * structural type because typings before @types/node 18.3 do not declare it.
+ */
+export function distinctHeaders(
+  message: object,
+): Readonly<Record<string, readonly string[] | undefined>> | undefined {
+  return (message as { headersDistinct?: Record<string, string[] | undefined> }).headersDistinct;
+}

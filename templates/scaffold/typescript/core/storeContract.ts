@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   StoreUnavailableError,
@@ -47,7 +47,7 @@ export function runStoreContract(name: string, open: () => Promise<StoreContract
       retentionMs: 60_000,
       ...overrides,
     });
-    const fresh = (label: string) => `${label}-${randomUUID()}`;
+    const fresh = (label: string) => `${label}-${randomBytes(16).toString('hex')}`;
     const claimed = (result: ClaimResult): ClaimRef => {
       if (result.outcome !== 'claimed') throw new Error(`expected a claim, got ${JSON.stringify(result)}`);
       return result.ref;

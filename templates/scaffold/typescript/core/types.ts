@@ -98,6 +98,19 @@ export interface ClaimRef {
 }
 
 /**
+ * The platform's AbortSignal. Typings before @types/node 16 declare none: there, the part of it a handler reads.
+ */
+export type LeaseSignal =
+  typeof globalThis extends Record<'AbortSignal', { prototype: infer S }>
+    ? S
+    : {
+        readonly aborted: boolean;
+        readonly reason?: unknown;
+        addEventListener(type: 'abort', listener: () => void): void;
+        removeEventListener(type: 'abort', listener: () => void): void;
+      };
+
+/**
  * What a handler sees while its claim runs, the same shape in every adapter (`idempotencyOf(request)`): pass it to
  * `saga.run(context, steps)` and to the provider key helpers (`stripeRequestOptions(context)`).
  */
@@ -105,7 +118,7 @@ export interface IdempotencyContext extends ClaimRef {
   /** 1 on the first attempt; higher when an earlier attempt lapsed and this one took over (an effect may exist). */
   readonly attempt: number;
   /** Aborted when the lease is lost: stop and leave the key to its new owner. */
-  readonly signal: AbortSignal;
+  readonly signal: LeaseSignal;
   /** The same object as this context, for code written against the older `{ ref }` shape. */
   readonly ref: ClaimRef;
   /** Transactional mode: the open transaction's client (pg PoolClient); write through it. Undefined in lease mode. */

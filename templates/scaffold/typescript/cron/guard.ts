@@ -201,19 +201,22 @@ export function vercelCronRoute(
   work: (context: IdempotencyContext, slot: Date) => Promise<void>,
   secret: string | undefined = process.env.CRON_SECRET,
 ) {
-  return async (request: Request): Promise<Response> => {
+  // The request typed by what is read of it: typings before @types/node 18 declare no Request or Response global.
+  return async (request: { readonly headers: { get(name: string): string | null } }) => {
     if (!secret || request.headers.get('authorization') !== `Bearer ${secret}`)
       return new Response('unauthorized', { status: 401 });
     try {
       const outcome = await guard.runInterval(action, job, intervalMs, work);
-      return Response.json({ outcome });
+      return jsonResponse({ outcome }, 200);
     } catch (error) {
-      return Response.json(
-        { error: error instanceof Error ? error.message : String(error) },
-        { status: 500 },
-      );
+      return jsonResponse({ error: error instanceof Error ? error.message : String(error) }, 500);
     }
   };
+}
+
+/** Response.json() spelled out: typings declare that static later than Response itself. */
+function jsonResponse(body: unknown, status: number) {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 }
 
 /** Waits until the next slot boundary; for hand-rolled loops (`while (running) { await untilNextSlot(ms); ... }`). */

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { isStorable, type Claim, type IdempotencyCore } from './core.js';
-import { identifyRequest } from './identify.js';
+import { distinctHeaders, identifyRequest } from './identify.js';
 import { failureProblem, problemFor, type Problem } from './problems.js';
 import {
   StoreUnavailableError,
@@ -57,7 +57,7 @@ export function idempotent(action: ActionSettings, options: ExpressIdempotencyOp
     const identified = identifyRequest(action, policy, {
       method: req.method,
       keyHeader:
-        req.headersDistinct?.[policy.keyHeader.toLowerCase()] ?? req.headers[policy.keyHeader.toLowerCase()],
+        distinctHeaders(req)?.[policy.keyHeader.toLowerCase()] ?? req.headers[policy.keyHeader.toLowerCase()],
       params: req.params,
       body: req.body,
       query: req.query,

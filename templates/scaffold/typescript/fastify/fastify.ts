@@ -8,7 +8,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import { isStorable, type Claim, type IdempotencyCore } from './core.js';
-import { identifyRequest } from './identify.js';
+import { distinctHeaders, identifyRequest } from './identify.js';
 import { failureProblem, problemFor, type Problem } from './problems.js';
 import {
   StoreUnavailableError,
@@ -76,7 +76,7 @@ export function idempotent(action: ActionSettings, options: FastifyIdempotencyOp
     const name = policy.keyHeader.toLowerCase();
     const identified = identifyRequest(action, policy, {
       method: request.method,
-      keyHeader: request.raw.headersDistinct?.[name] ?? request.headers[name],
+      keyHeader: distinctHeaders(request.raw)?.[name] ?? request.headers[name],
       params: request.params,
       body: request.body,
       query: request.query,

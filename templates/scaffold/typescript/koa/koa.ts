@@ -1,6 +1,7 @@
+import { URLSearchParams } from 'node:url';
 import type { Context, Middleware, Next } from 'koa';
 import { isStorable, type Claim, type IdempotencyCore } from './core.js';
-import { identifyRequest, methodMatches } from './identify.js';
+import { distinctHeaders, identifyRequest, methodMatches } from './identify.js';
 import { failureProblem, problemFor, type Problem } from './problems.js';
 import {
   StoreUnavailableError,
@@ -49,7 +50,7 @@ export function idempotent(action: ActionSettings, options: KoaIdempotencyOption
     const name = policy.keyHeader.toLowerCase();
     const identified = identifyRequest(action, policy, {
       method: ctx.method,
-      keyHeader: ctx.req.headersDistinct?.[name] ?? ctx.req.headers[name],
+      keyHeader: distinctHeaders(ctx.req)?.[name] ?? ctx.req.headers[name],
       params: (ctx as Context & { params?: unknown }).params,
       body: await requestBody(ctx),
       query: ctx.query,
@@ -184,8 +185,10 @@ async function bodyBytes(ctx: Context): Promise<Buffer> {
   if (Buffer.isBuffer(body)) return body;
   if (typeof body === 'string') return Buffer.from(body, 'utf8');
   if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  if (body instanceof Response || body instanceof Blob) return Buffer.from(await body.arrayBuffer());
-  if (body instanceof ReadableStream) return Buffer.from(await new Response(body).arrayBuffer());
+  // A Response or Blob by its shape (typings before @types/node 18 declare neither as a global); a web
+  // ReadableStream is async-iterable on Node, so the loop below drains it.
+  if (typeof (body as { arrayBuffer?: unknown }).arrayBuffer === 'function')
+    return Buffer.from(await (body as { arrayBuffer(): Promise<ArrayBuffer> }).arrayBuffer());
   if (typeof body === 'object' && body !== null && Symbol.asyncIterator in body) {
     const chunks: Buffer[] = [];
     for await (const chunk of body as AsyncIterable<unknown>)

@@ -417,7 +417,7 @@ async function bounded<T>(operation: string, work: Promise<T>, ms: number): Prom
   try {
     return await Promise.race([work, timeout]);
   } finally {
-    clearTimeout(timer);
+    if (timer !== undefined) clearTimeout(timer);
   }
 }
 

@@ -497,7 +497,7 @@ LIMIT $1`,
         );
       throw unavailable(operation, error);
     } finally {
-      clearTimeout(timer);
+      if (timer !== undefined) clearTimeout(timer);
     }
     return new Session(client, this.prefix, this.statementMs, this.clock);
   }
@@ -597,7 +597,7 @@ class Session {
         : this.client.query<R>(text, values);
       return await Promise.race([query, timeout]);
     } finally {
-      clearTimeout(timer);
+      if (timer !== undefined) clearTimeout(timer);
     }
   }
 
@@ -651,7 +651,7 @@ class Session {
       if (pipelining) wire.pipeline = false;
       return settled;
     } finally {
-      clearTimeout(timer);
+      if (timer !== undefined) clearTimeout(timer);
     }
   }
 

@@ -19,7 +19,8 @@ export interface PoolLimits {
 export function createPool(connectionString: string, limits: PoolLimits | number, max?: number): pg.Pool {
   const { acquireTimeoutMs, statementTimeoutMs, lockTimeoutMs, poolSize }: PoolLimits =
     typeof limits === 'number' ? { acquireTimeoutMs: limits, statementTimeoutMs: limits } : limits;
-  const pool = new pg.Pool({
+  // Typed apart from the call: @types/pg before 8.10 does not declare lock_timeout (pg passes it on all the same).
+  const config: pg.PoolConfig & { lock_timeout?: number } = {
     connectionString,
     max: max ?? poolSize ?? 10,
     connectionTimeoutMillis: acquireTimeoutMs,
@@ -30,7 +31,8 @@ export function createPool(connectionString: string, limits: PoolLimits | number
     statement_timeout: statementTimeoutMs,
     lock_timeout: Math.max(1, Math.round(lockTimeoutMs ?? statementTimeoutMs / 2)),
     idleTimeoutMillis: 30_000,
-  });
+  };
+  const pool = new pg.Pool(config);
   // A pooled connection that dies while idle (database restart, failover, a cut network) is dropped by the pool and
   // reported here. Without a listener Node treats the event as unhandled and kills the process; with it, the next
   // request opens a new connection or, if the database is still away, fails closed with 503.

@@ -189,7 +189,7 @@ ON CONFLICT (scope, key, step_index) DO UPDATE SET status = EXCLUDED.status, res
         ? error
         : new StoreUnavailableError('saga', { cause: error });
     } finally {
-      clearTimeout(timer);
+      if (timer !== undefined) clearTimeout(timer);
     }
   }
 }

@@ -4,7 +4,7 @@ import type { ReconcileEvents } from './reconcile.js';
 /** idempotency_reconciled_total{action,outcome,dry_run}: alert when 'left' keeps growing (the provider cannot tell). */
 export function createReconcileMetrics(
   registry: Registry = defaultRegistry,
-): ReconcileEvents & { readonly counter: Counter } {
+): ReconcileEvents & { readonly counter: Counter<string> } {
   const counter = new Counter({
     name: 'idempotency_reconciled_total',
     help: 'Stuck records the reconciliation job looked at, by outcome.',

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,7 +46,7 @@ class FakeProvider implements ProviderLookup {
 }
 
 describe.skipIf(!DATABASE_URL)(`reconciliation (${ACTION?.codeName})`, () => {
-  const schema = `idem_test_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const schema = `idem_test_${randomBytes(6).toString('hex')}`;
   let admin: pg.Pool;
   let pool: pg.Pool;
   let store: PgIdempotencyStore;

@@ -34,7 +34,7 @@ export function stripeLookup(options: StripeLookupOptions): ProviderLookup {
         `${base}/v1/${resource}/search?query=${encodeURIComponent(query)}&limit=1`,
         {
           headers: { authorization: `Bearer ${options.secretKey}` },
-          signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+          signal: timeoutSignal(options.timeoutMs ?? 10_000),
         },
       );
       if (!response.ok) return { verdict: 'unknown', reason: `Stripe search answered ${response.status}` };
@@ -52,4 +52,12 @@ export function stripeLookup(options: StripeLookupOptions): ProviderLookup {
       };
     },
   };
+}
+
+/** AbortSignal.timeout() by hand: typings before @types/node 17.3 do not declare it. The timer keeps no process alive. */
+function timeoutSignal(ms: number): AbortSignal {
+  const controller = new AbortController();
+  const timer: unknown = setTimeout(() => controller.abort(), ms);
+  (timer as { unref?: () => void }).unref?.();
+  return controller.signal;
 }

@@ -252,7 +252,7 @@ export class RedisIdempotencyStore implements IdempotencyStore, StepStore {
     try {
       return await Promise.race([work, timeout]);
     } finally {
-      clearTimeout(timer);
+      if (timer !== undefined) clearTimeout(timer);
     }
   }
 }

@@ -1,4 +1,4 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +38,7 @@ const stripeEvent = (id: string, object: string, created: number, type = 'paymen
 });
 
 describe.skipIf(!DATABASE_URL)(`webhooks (${ACTION?.codeName})`, () => {
-  const schema = `idem_test_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const schema = `idem_test_${randomBytes(6).toString('hex')}`;
   let admin: pg.Pool;
   let pool: pg.Pool;
   let core: IdempotencyCore;

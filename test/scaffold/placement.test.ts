@@ -155,13 +155,26 @@ describe('scaffoldProject in a workspace with actions in two packages', () => {
 });
 
 describe('@types/node in the install hint', () => {
-  it('asks for a current @types/node when the package pins one without node: modules or fetch, none when it is current', async () => {
-    const at = async (typesNode: string) => {
-      const root = await repo({ 'package.json': pkg('api', { dependencies: { express: '4.18.2', pg: '8.11.0', 'prom-client': '15.0.0' }, devDependencies: { '@types/express': '4.17.21', '@types/pg': '8.10.0', vitest: '3.0.0', '@types/node': typesNode } }), 'src/index.ts': '' });
-      return (await scaffoldProject({ root, model: await modelFor('express-stripe-payments'), dir: 'src/idempotency', packageManager: 'npm' })).notes;
-    };
+  const at = async (typesNode: string | undefined, typescript?: string, extra: Record<string, string> = {}) => {
+    const dev = { '@types/express': '4.17.21', '@types/pg': '8.10.0', vitest: '3.0.0', ...(typesNode ? { '@types/node': typesNode } : {}), ...(typescript ? { typescript } : {}), ...extra };
+    const root = await repo({ 'package.json': pkg('api', { dependencies: { express: '4.18.2', pg: '8.11.0', 'prom-client': '15.0.0' }, devDependencies: dev }), 'src/index.ts': '' });
+    return (await scaffoldProject({ root, model: await modelFor('express-stripe-payments'), dir: 'src/idempotency', packageManager: 'npm' })).notes;
+  };
+
+  it('asks for a newer @types/node when the package pins one without node: modules, none when it has them', async () => {
     expect(await at('^15.12.2')).toEqual([expect.stringMatching(/: npm i -D @types\/node@20$/)]);
+    expect(await at('^16.11.0')).toEqual([]);
     expect(await at('^20.11.0')).toEqual([]);
+  });
+
+  it("suggests an @types/node the project's TypeScript can parse: 16.11 for TypeScript 4 (today's needs 5)", async () => {
+    expect(await at('^15.12.2', '~4.2.3')).toEqual([expect.stringMatching(/: npm i -D @types\/node@16\.11$/)]);
+    expect(await at(undefined, '^4.9.5')).toEqual([expect.stringMatching(/: npm i -D @types\/node@16\.11$/)]);
+    expect(await at(undefined, '^5.4.0')).toEqual([expect.stringMatching(/: npm i -D @types\/node$/)]);
+  });
+
+  it('keeps @types/node 14 when the scaffold imports bare builtins (a Jest 26 project: no node: prefix)', async () => {
+    expect((await at('14.14.37', '~4.2.3', { jest: '^26.6.3', 'ts-jest': '^26.5.6', '@types/jest': '^26.0.24' })).join('\n')).not.toContain('@types/node');
   });
 });
 

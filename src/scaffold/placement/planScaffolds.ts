@@ -41,7 +41,7 @@ export async function dependencyNote(root: string, scaffold: Pick<PlannedScaffol
   const top = scaffold.packageDir === '' ? own : await readManifest(root);
   const declared = new Set([own, top].flatMap((manifest) => ['dependencies', 'devDependencies', 'peerDependencies'].flatMap((key) => Object.keys((manifest[key] as Record<string, unknown> | undefined) ?? {}))));
   const missing = missingDependencies(files, declared, typescript);
-  const nodeTypes = typescript ? nodeTypesToAdd([own, top]) : undefined;
+  const nodeTypes = typescript ? nodeTypesToAdd([own, top], files) : undefined;
   if (nodeTypes) missing.dev = [...missing.dev, nodeTypes].sort();
   if (missing.dev.includes('vitest')) {
     const vitest = await vitestSpecifier(root, scaffold.packageDir, [own, top]);
@@ -63,19 +63,31 @@ async function workspaceRootKind(root: string, manifest: Record<string, unknown>
   return undefined;
 }
 
-/** The oldest @types/node whose globals the scaffold uses (fetch, performance, IncomingMessage.headersDistinct). */
-const NODE_TYPES_MAJOR = 18;
+/**
+ * The oldest @types/node the scaffold compiles against: it reads the web globals and Node 18 additions by shape
+ * (oldTypings.test.ts compiles it under @types/node 16.11 and 18.15), so what it needs is the `node:` module names
+ * (@types/node 16); with bare builtin specifiers (a Jest before 27 project) 14 is enough.
+ */
+const NODE_TYPES_MAJOR = { prefixed: 16, bare: 14 } as const;
 
 /**
- * The scaffold imports node: built-ins, so TypeScript needs @types/node, and a current one: an old major (a
- * Turborepo starter pins 15) has no node: module names and none of the globals, and the scaffold fails to compile.
+ * The scaffold imports built-ins, so TypeScript needs @types/node, and one that declares what it imports: an old
+ * major (a Turborepo starter pins 15) has no `node:` module names. The version suggested is one the project's
+ * TypeScript can read: today's @types/node uses syntax TypeScript 4.x cannot parse, 16.11 is the newest line the
+ * old-typings suite compiles under TypeScript 4.2.
  */
-function nodeTypesToAdd(manifests: ReadonlyArray<Record<string, unknown>>): string | undefined {
-  const ranges = manifests.flatMap((manifest) => ['dependencies', 'devDependencies'].map((key) => (manifest[key] as Record<string, unknown> | undefined)?.['@types/node']));
-  const range = ranges.find((value): value is string => typeof value === 'string');
-  if (range === undefined) return '@types/node';
+function nodeTypesToAdd(manifests: ReadonlyArray<Record<string, unknown>>, files: readonly ScaffoldFile[]): string | undefined {
+  const declared = (name: string) =>
+    manifests
+      .flatMap((manifest) => ['dependencies', 'devDependencies'].map((key) => (manifest[key] as Record<string, unknown> | undefined)?.[name]))
+      .find((value): value is string => typeof value === 'string');
+  const typescriptMajor = Number(/(\d+)/.exec(declared('typescript') ?? '')?.[1] ?? Number.NaN);
+  const suggestion = typescriptMajor < 5 ? '@types/node@16.11' : '@types/node@20';
+  const range = declared('@types/node');
+  if (range === undefined) return typescriptMajor < 5 ? suggestion : '@types/node';
+  const prefixed = files.some((file) => /(?:from |require\(|import\()\s*['"]node:/.test(file.contents));
   const major = /(\d+)/.exec(range)?.[1];
-  return major !== undefined && Number(major) < NODE_TYPES_MAJOR ? '@types/node@20' : undefined;
+  return major !== undefined && Number(major) < NODE_TYPES_MAJOR[prefixed ? 'prefixed' : 'bare'] ? suggestion : undefined;
 }
 
 async function readManifest(dir: string): Promise<Record<string, unknown>> {

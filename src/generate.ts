@@ -76,7 +76,15 @@ export { defaultOutput, resolveOutput } from './emit/documentPath.js';
 /** Said (terminal and document) when the stack has no target and the reference target was generated instead. */
 export function referenceNote(model: DesignModel, dir: string, label: string, written = true): string {
   const s = model.stack;
-  const stack = s.agnostic ? 'an unknown stack' : `${s.language === 'javascript' ? 'JavaScript' : 'TypeScript'} + ${s.frameworkLabel} + ${s.databaseLabel}`;
+  // Say which part is unknown: a worker whose database alone was not found is not "an unknown stack".
+  const unknown = s.unknownParts ?? [];
+  const known = [
+    ...(unknown.includes('language') ? [] : [s.language === 'javascript' ? 'JavaScript' : 'TypeScript']),
+    ...(unknown.includes('framework') ? [] : [s.frameworkLabel]),
+    ...(unknown.includes('database') ? [] : [s.databaseLabel]),
+  ];
+  const missing = `an unknown ${unknown.join(unknown.length > 2 ? ', ' : ' and ').replace(/, (?=[^,]*$)/, ' and ')}`;
+  const stack = unknown.length === 0 ? known.join(' + ') : known.length === 0 ? `a project with ${missing}` : `${known.join(' + ')} with ${missing}`;
   return `No scaffolding target for ${stack} yet: ${dir} ${written ? 'holds' : 'would hold (scaffolding is off)'} the reference target instead (${label}), to adapt to your framework and store. The design in this document is the one to follow; the generated code shows it running on the reference stack.`;
 }
 

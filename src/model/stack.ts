@@ -20,6 +20,7 @@ export function buildStack(config: Config): { stack: StackDesign; assumptions: s
       broker: s.broker,
       testFramework: s.testFramework,
       agnostic,
+      ...(agnostic ? { unknownParts: (['language', 'framework', 'database'] as const).filter((part) => s[part] === 'unknown') } : {}),
       frameworkLabel: FRAMEWORK_LABELS[s.framework],
       databaseLabel: DATABASE_LABELS[s.database],
       brokerLabel: BROKER_LABELS[s.broker] ?? s.broker,

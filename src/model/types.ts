@@ -83,6 +83,8 @@ export interface StackDesign {
   testFramework: string;
   /** True when the stack was unknown and the design falls back to the PostgreSQL reference. */
   agnostic: boolean;
+  /** What was not given or found, when agnostic: the language is then shown as TypeScript. */
+  unknownParts?: Array<'language' | 'framework' | 'database'>;
   frameworkLabel: string;
   databaseLabel: string;
   brokerLabel: string;

@@ -52,5 +52,6 @@ export function referenceTarget(stack: StackDesign): ScaffoldTarget | undefined 
     const target = findTarget({ ...stack, agnostic: true, storeDatabase: storeDatabase as StackDesign['storeDatabase'] });
     if (target) return target;
   }
-  return undefined;
+  // Last resort, whatever the framework (a JavaScript Fastify project, whose adapter is TypeScript only): the reference.
+  return findTarget({ ...stack, agnostic: true, framework: 'unknown', storeDatabase: 'postgres' });
 }

@@ -27,4 +27,9 @@ describe('reference scaffold for a stack with a known framework and an unknown d
     expect(referenceTarget(model.stack)?.id).toBe('typescript-express-postgres');
     expect(generateScaffold(model, { dir: 'src/idempotency', reference: true }).map((file) => file.path)).toContain('src/idempotency/express.ts');
   });
+
+  it('a stack whose own adapter has no JavaScript form (Fastify in JavaScript, on SQLite) still gets the reference, never a document only', async () => {
+    const model = await modelFor('fastify-bookings-stripe', (raw) => Object.assign(raw.stack as Record<string, unknown>, { language: 'javascript', database: 'sqlite' }));
+    expect(referenceTarget(model.stack)?.id).toBe('typescript-express-postgres');
+  });
 });

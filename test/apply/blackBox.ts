@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
+import Stripe from 'stripe';
 import { throwawaySchema } from '../scaffold/harness.js';
 
 export interface AppSchema {
@@ -89,4 +90,18 @@ export async function expectOneExecution(url: string, request: { key: string; us
   expect(new Set(created).size).toBe(1);
   expect(await executions()).toBe(1);
   return { result, final };
+}
+
+/** The webhook secret the fixture apps read from STRIPE_WEBHOOK_SECRET. */
+export const WEBHOOK_SECRET = 'whsec_fixture';
+
+/** A signed Stripe delivery of one event, as Stripe resends it: same bytes, same signature. */
+export function signedStripeEvent(id: string): { payload: string; signature: string } {
+  const payload = JSON.stringify({ id, object: 'event', type: 'payment_intent.succeeded', data: { object: { id: `pi_${id}`, object: 'payment_intent' } } });
+  return { payload, signature: Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) };
+}
+
+/** The request init that posts one delivery the way Stripe does. */
+export function stripeDelivery(delivery: { payload: string; signature: string }): RequestInit {
+  return { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature }, body: delivery.payload };
 }

@@ -4,27 +4,19 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Express } from 'express';
 import type { Pool } from 'pg';
-import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runApply } from '../../src/cli/apply.js';
 import { postgresSkipReason } from '../scaffold/harness.js';
-import { createAppSchema, type AppSchema } from './blackBox.js';
+import { createAppSchema, signedStripeEvent, stripeDelivery, WEBHOOK_SECRET, type AppSchema } from './blackBox.js';
 import { compile, copyFixture, snapshotTree, type FixtureCopy } from './fixtureApp.js';
 
 const skip = await postgresSkipReason();
 if (skip) console.warn(`skipped: ${skip}`);
 
-const SECRET = 'whsec_fixture';
 const APP = 'src/app.ts';
 const WEBHOOK = 'src/webhooks/stripe.webhook.ts';
 const PAYMENTS = 'src/controllers/payments.controller.ts';
 const REFUNDS = 'src/controllers/refunds.controller.ts';
-
-/** A signed Stripe delivery of one event, as Stripe resends it: same bytes, same signature. */
-function signed(id: string): { payload: string; signature: string } {
-  const payload = JSON.stringify({ id, object: 'event', type: 'payment_intent.succeeded', data: { object: { id: `pi_${id}`, object: 'payment_intent' } } });
-  return { payload, signature: Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) };
-}
 
 /**
  * Issue #19: an Express app whose routes name handlers reached through an index's re-export under another name
@@ -88,15 +80,15 @@ describe.skipIf(skip !== undefined)('apply on an Express app whose webhook and p
 
   it('applies an event delivered 50 times at once exactly once, answering every delivery', async () => {
     schema = await createAppSchema('wt_webhookbyname', copy.migration, 'CREATE TABLE fulfilments (id serial PRIMARY KEY, intent text NOT NULL)');
-    Object.assign(process.env, { DATABASE_URL: schema.url, STRIPE_WEBHOOK_SECRET: SECRET });
+    Object.assign(process.env, { DATABASE_URL: schema.url, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET });
     const { createApp } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/app.js')).href)) as { createApp: () => Express };
     const { db } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/db.js')).href)) as { db: Pool };
     const server = createApp().listen(0);
     await new Promise((resolve) => server.once('listening', resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/stripe`;
-      const event = signed('evt_named_1');
-      const deliver = (delivery = event) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature }, body: delivery.payload }).then((r) => r.status);
+      const event = signedStripeEvent('evt_named_1');
+      const deliver = (delivery = event) => fetch(url, stripeDelivery(delivery)).then((r) => r.status);
       const count = async () => (await schema!.pool.query('SELECT count(*)::int AS n FROM fulfilments')).rows[0].n as number;
 
       // A forged signature is refused before anything is claimed or applied.

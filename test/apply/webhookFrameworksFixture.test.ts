@@ -3,28 +3,20 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runApply } from '../../src/cli/apply.js';
 import { wireSource, type WireSourceOptions } from '../../src/apply/planApply.js';
 import type { WiringTarget } from '../../src/apply/types.js';
 import { postgresSkipReason } from '../scaffold/harness.js';
-import { createAppSchema, type AppSchema } from './blackBox.js';
+import { createAppSchema, signedStripeEvent, stripeDelivery, WEBHOOK_SECRET, type AppSchema } from './blackBox.js';
 import { compile, copyFixture, type FixtureCopy } from './fixtureApp.js';
 
 const skip = await postgresSkipReason();
 if (skip) console.warn(`skipped: ${skip}`);
 
-const SECRET = 'whsec_fixture';
 const NEXT_ROUTE = 'src/app/api/webhooks/stripe/route.ts';
 const nextTarget: WiringTarget = { action: 'stripeWebhook', codeName: 'stripeWebhook', trigger: 'webhook', method: 'POST', path: '/api/webhooks/stripe', file: NEXT_ROUTE, line: 7, provider: 'stripe', scope: 'global' };
 const nextOptions: WireSourceOptions = { framework: 'nextjs', scaffoldDir: 'src/idempotency', imports: { aliases: [], defaultExtension: '.js' }, scaffoldModules: new Set(['index', 'instance', 'webhooks/webhooks', 'webhookEvent']) };
-
-/** A signed Stripe delivery of one event, as Stripe resends it: same bytes, same signature. */
-function signed(id: string): { payload: string; signature: string } {
-  const payload = JSON.stringify({ id, object: 'event', type: 'payment_intent.succeeded', data: { object: { id: `pi_${id}`, object: 'payment_intent' } } });
-  return { payload, signature: Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) };
-}
 
 /** 200: applied, or a duplicate of it; 409 only when the first delivery still ran after the lease (Stripe resends). */
 const ANSWERED = new Set([200, 409]);
@@ -83,19 +75,19 @@ describe.skipIf(skip !== undefined)('apply on Stripe webhooks verified in a Fast
 
   it('applies an event delivered 50 times at once exactly once on each route, answering every delivery', async () => {
     schema = await createAppSchema('webhook', copy.migration, 'CREATE TABLE payments (id serial PRIMARY KEY, intent text NOT NULL, via text NOT NULL)');
-    Object.assign(process.env, { DATABASE_URL: schema.url, STRIPE_WEBHOOK_SECRET: SECRET });
+    Object.assign(process.env, { DATABASE_URL: schema.url, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET });
     const load = async <T>(file: string) => (await import(pathToFileURL(path.join(copy.dir, 'dist/src', file)).href)) as T;
     const { buildWebhookApp } = await load<{ buildWebhookApp: (secret: string) => FastifyInstance }>('webhook.js');
     const { POST } = await load<{ POST: (request: Request) => Promise<Response> }>('app/api/webhooks/stripe/route.js');
     const { db } = await load<{ db: Pool }>('db.js');
     const count = async (via: string) => (await schema!.pool.query('SELECT count(*)::int AS n FROM payments WHERE via = $1', [via])).rows[0].n as number;
-    const app = buildWebhookApp(SECRET);
+    const app = buildWebhookApp(WEBHOOK_SECRET);
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
     try {
-      const fastifyEvent = signed('evt_fastify_1');
-      const toFastify = (delivery = fastifyEvent) => fetch(`${address}/webhooks/stripe`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature }, body: delivery.payload }).then((r) => r.status);
-      const nextEvent = signed('evt_next_1');
-      const toNext = (delivery = nextEvent) => POST(new Request('http://localhost/api/webhooks/stripe', { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature }, body: delivery.payload })).then((r) => r.status);
+      const fastifyEvent = signedStripeEvent('evt_fastify_1');
+      const toFastify = (delivery = fastifyEvent) => fetch(`${address}/webhooks/stripe`, stripeDelivery(delivery)).then((r) => r.status);
+      const nextEvent = signedStripeEvent('evt_next_1');
+      const toNext = (delivery = nextEvent) => POST(new Request('http://localhost/api/webhooks/stripe', stripeDelivery(delivery))).then((r) => r.status);
 
       // A forged signature is refused before anything is claimed or applied.
       expect(await toFastify({ ...fastifyEvent, signature: 't=1,v1=forged' })).toBe(400);

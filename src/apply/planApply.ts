@@ -93,7 +93,7 @@ export interface ApplyPlan {
 }
 
 /** Findings the transforms themselves resolve (the route gets wrapped, inline Stripe calls get their key). */
-const APPLY_FIXES = new Set(['action-not-wrapped', 'provider-call-without-key']);
+const APPLY_FIXES = new Set(['action-not-wrapped']);
 /** The finding each non-HTTP trigger's wrap fixes (the event-id processor, the consumer wrapper, the cron guard). */
 const TRIGGER_FIX: Partial<Record<string, string>> = { webhook: 'webhook-without-event-dedupe', consumer: 'consumer-without-dedupe', cron: 'cron-without-overlap-guard' };
 

@@ -211,6 +211,8 @@ function unwrapWrapper(init: ts.Expression): ts.Expression | undefined {
 }
 
 function resolveCallee(ctx: ProjectContext, source: SourceContext, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+  const injected = injectedMethod(ctx, source, call);
+  if (injected) return injected;
   if (ts.isPropertyAccessExpression(call.expression) && ts.isIdentifier(call.expression.expression)) {
     // `service.createSession(...)` on a module the file requires or imports whole.
     const spec = requireSpecifier(source.sf, call.expression.expression.text, false)?.module ?? namespaceImport(source.sf, call.expression.expression.text);
@@ -229,6 +231,86 @@ function resolveCallee(ctx: ProjectContext, source: SourceContext, call: ts.Call
   if (!target) return undefined;
   const fn = topLevelFunction(target.sf, spec.imported);
   return fn ? { fn, source: target } : undefined;
+}
+
+/**
+ * `this.method()` in the same class, and `this.service.method()` on a field whose declared type is a class of the
+ * project: a constructor parameter property (`private readonly stripeService: StripeService`, NestJS's injection)
+ * or a typed property. The class is found in the file, or through its import and the re-exports of index files.
+ */
+function injectedMethod(ctx: ProjectContext, source: SourceContext, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+  if (!ts.isPropertyAccessExpression(call.expression)) return undefined;
+  const method = call.expression.name.text;
+  const receiver = call.expression.expression;
+  let cls: ts.Node | undefined = call.parent;
+  while (cls && !ts.isClassDeclaration(cls) && !ts.isClassExpression(cls)) cls = cls.parent;
+  if (!cls) return undefined;
+  const owner = cls as ts.ClassLikeDeclaration;
+  if (receiver.kind === ts.SyntaxKind.ThisKeyword) {
+    const fn = methodOf(owner, method);
+    return fn ? { fn, source } : undefined;
+  }
+  if (!ts.isPropertyAccessExpression(receiver) || receiver.expression.kind !== ts.SyntaxKind.ThisKeyword) return undefined;
+  const typeName = fieldType(owner, receiver.name.text);
+  if (!typeName) return undefined;
+  const target = classNamed(ctx, source, typeName, 0);
+  const fn = target && methodOf(target.cls, method);
+  return fn && target ? { fn, source: target.source } : undefined;
+}
+
+function methodOf(cls: ts.ClassLikeDeclaration, name: string): ts.FunctionLikeDeclaration | undefined {
+  for (const member of cls.members) {
+    if (ts.isMethodDeclaration(member) && member.body && ts.isIdentifier(member.name) && member.name.text === name) return member;
+    if (ts.isPropertyDeclaration(member) && ts.isIdentifier(member.name) && member.name.text === name && member.initializer) {
+      const init = member.initializer;
+      if ((ts.isArrowFunction(init) || ts.isFunctionExpression(init)) && init.body) return init;
+    }
+  }
+  return undefined;
+}
+
+/** The class name a field is declared with: `constructor(private readonly x: X)` or `x: X` / `x!: X`. */
+function fieldType(cls: ts.ClassLikeDeclaration, field: string): string | undefined {
+  const typeName = (type: ts.TypeNode | undefined) => (type && ts.isTypeReferenceNode(type) && ts.isIdentifier(type.typeName) ? type.typeName.text : undefined);
+  for (const member of cls.members) {
+    if (ts.isPropertyDeclaration(member) && ts.isIdentifier(member.name) && member.name.text === field) return typeName(member.type);
+    if (ts.isConstructorDeclaration(member)) {
+      for (const param of member.parameters) {
+        const isField = ts.getModifiers(param)?.some((m) => m.kind === ts.SyntaxKind.PrivateKeyword || m.kind === ts.SyntaxKind.ProtectedKeyword || m.kind === ts.SyntaxKind.PublicKeyword || m.kind === ts.SyntaxKind.ReadonlyKeyword);
+        if (isField && ts.isIdentifier(param.name) && param.name.text === field) return typeName(param.type);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** A class declared in `source` under `name`, or imported there (following `export … from` up to three files). */
+function classNamed(ctx: ProjectContext, source: SourceContext, name: string, depth: number): { cls: ts.ClassLikeDeclaration; source: SourceContext } | undefined {
+  for (const statement of source.sf.statements) {
+    if (ts.isClassDeclaration(statement) && statement.name?.text === name) return { cls: statement, source };
+  }
+  if (depth > 3) return undefined;
+  const spec = importSpecifier(source.sf, name);
+  if (spec) {
+    const target = resolveModule(ctx, source.rel, spec.module);
+    return target ? classNamed(ctx, target, spec.imported, depth + 1) : undefined;
+  }
+  for (const statement of source.sf.statements) {
+    if (!ts.isExportDeclaration(statement) || !statement.moduleSpecifier || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+    const clause = statement.exportClause;
+    if (clause && ts.isNamedExports(clause)) {
+      const element = clause.elements.find((e) => e.name.text === name);
+      if (!element) continue;
+      const target = resolveModule(ctx, source.rel, statement.moduleSpecifier.text);
+      return target ? classNamed(ctx, target, (element.propertyName ?? element.name).text, depth + 1) : undefined;
+    }
+    if (!clause) {
+      const target = resolveModule(ctx, source.rel, statement.moduleSpecifier.text);
+      const found = target && classNamed(ctx, target, name, depth + 1);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
 
 function topLevelFunction(sf: ts.SourceFile, name: string): ts.FunctionLikeDeclaration | undefined {
@@ -264,6 +346,8 @@ function resolveModule(ctx: ProjectContext, from: string, spec: string): SourceC
   const bases: string[] = [];
   if (spec.startsWith('.')) bases.push(path.posix.normalize(path.posix.join(path.posix.dirname(from), spec)));
   else if (/^[@~]\//.test(spec)) bases.push(spec.slice(2), `src/${spec.slice(2)}`);
+  // `src/stripe` under tsconfig's `baseUrl: "./"` (NestJS's default); only ever matches a parsed project file.
+  else if (/^[\w.-]+\//.test(spec) || /^src$/.test(spec)) bases.push(path.posix.normalize(spec));
   else return undefined;
   const byRel = new Map(ctx.sources.map((s) => [s.rel, s]));
   for (const base of bases) {

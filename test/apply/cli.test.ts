@@ -81,8 +81,16 @@ describe('apply never edits silently', () => {
 
   it('lists the open findings in the action file with the fix of each rule, and does not edit them', async () => {
     copy = await copyFixture('express');
-    const finding = (ruleId: string, fix: string) => ({ ruleId, title: ruleId, severity: 'error', file: ROUTES, line: 24, column: 5, message: 'm', evidence: 'e', fix, docsAnchor: ruleId, fingerprint: `fp-${ruleId}` });
-    const snapshot = { findings: [], codeFindings: [finding('per-attempt-provider-key', 'derive the key from the request key'), finding('provider-call-without-key', 'pass idempotencyKey')] };
+    const finding = (ruleId: string, fix: string, line = 24) => ({ ruleId, title: ruleId, severity: 'error', file: ROUTES, line, column: 5, message: 'm', evidence: 'e', fix, docsAnchor: ruleId, fingerprint: `fp-${ruleId}` });
+    // The Stripe call is on line 23: the rule, run again on the edited file, finds it keyed.
+    // A missing key in a helper the handler reaches (its code facts' spans) is listed: no transform edits that file.
+    const helperCall = { ...finding('provider-call-without-key', 'pass it down from the handler', 5), file: 'src/stripe.ts', fingerprint: 'fp-helper' };
+    const spans = [{ file: ROUTES, from: 15, to: 32 }, { file: 'src/stripe.ts', from: 1, to: 11 }];
+    const snapshot = {
+      findings: [],
+      codeFindings: [finding('per-attempt-provider-key', 'derive the key from the request key'), finding('provider-call-without-key', 'pass idempotencyKey', 23), helperCall],
+      actionFacts: [{ action: 'createOrder', handler: { file: ROUTES, line: 15 }, calls: [], writes: [], budgets: [], spans }],
+    };
     await writeFile(path.join(copy.dir, '.idempotency-builder/existing-protection.json'), JSON.stringify(snapshot)).catch(async () => {
       const { mkdir } = await import('node:fs/promises');
       await mkdir(path.join(copy!.dir, '.idempotency-builder'));
@@ -91,8 +99,10 @@ describe('apply never edits silently', () => {
     const result = await runApply({ cwd: copy.dir, dryRun: true, ...quiet }, { interactive: false });
     const reasons = result.manual.map((m) => m.reason);
     expect(reasons).toContain('per-attempt-provider-key: derive the key from the request key');
-    // The missing Stripe key is the transforms' own fix, so it is not left to the user.
-    expect(reasons.some((r) => r.startsWith('provider-call-without-key'))).toBe(false);
+    // The missing Stripe key is one the transforms add, so it is not left to the user (a call they cannot reach is).
+    expect(result.manual.filter((m) => m.reason.startsWith('provider-call-without-key')).map((m) => `${m.file}:${m.line} ${m.reason}`)).toEqual([
+      'src/stripe.ts:5 provider-call-without-key: pass it down from the handler',
+    ]);
   });
 
   it('--action with an unknown name is a usage error listing the actions', async () => {

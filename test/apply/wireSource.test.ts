@@ -192,4 +192,23 @@ export class PaymentsController {
     const out = wireSource(file, text, [target(file, 5, { path: '/payments' })], options('nestjs'));
     expect(out.stale).toHaveLength(1);
   });
+
+  it("finds the handler under the project's own controller decorator, whose prefix only the inspection knows", () => {
+    const custom = `import { Body, Post } from '@nestjs/common';
+import { PaymentController } from '../payment.controller.decorator';
+
+@PaymentController('stripe/credit-card')
+export class CardsController {
+  @Post()
+  add(@Body() dto: unknown) {
+    return dto;
+  }
+}
+`;
+    const t = target(file, 6, { path: '/payment/stripe/credit-card' });
+    const out = wireSource(file, custom, [t], options('nestjs'));
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain('  @Post()\n  @Idempotent(ACTIONS.createPayment)\n  add(');
+    expectIdempotent(file, out.text, [t], options('nestjs'));
+  });
 });

@@ -74,3 +74,50 @@ ${extra}export async function POST(req: Request) {
     expect(lease.lockTimeoutMs).toBeGreaterThanOrEqual(10_000);
   });
 });
+
+describe('code facts follow NestJS injection into services', () => {
+  it('@Post handler → this.subscriptions (constructor-injected, imported through an index re-export at baseUrl) → this.stripe service → Stripe call', () => {
+    // The shape of AlexKhomenko00/payment-proviers-integration@b97e8a8.
+    const ctx = contextFor({
+      name: 'nest-di',
+      files: {
+        'src/payment/subscriptions.controller.ts': `import { Body, Controller, Post } from '@nestjs/common';
+import { SubscriptionsService } from 'src/stripe';
+@Controller('subscriptions')
+export class SubscriptionsController {
+  constructor(private readonly subscriptions: SubscriptionsService) {}
+  @Post('monthly')
+  async monthly(@Body() dto: { customerId: string }) {
+    return this.subscriptions.startMonthly(dto.customerId);
+  }
+}
+`,
+        'src/stripe/index.ts': `export { StripeService } from './stripe.service';\nexport * from './subscriptions.service';\n`,
+        'src/stripe/subscriptions.service.ts': `import { Injectable } from '@nestjs/common';
+import { StripeService } from './stripe.service';
+@Injectable()
+export class SubscriptionsService {
+  constructor(private readonly stripeService: StripeService) {}
+  startMonthly(customer: string) {
+    return this.stripeService.subscribe(customer, this.priceId());
+  }
+  private priceId() { return 'price_monthly'; }
+}
+`,
+        'src/stripe/stripe.service.ts': `import Stripe from 'stripe';
+export class StripeService {
+  private readonly stripe = new Stripe('sk_test');
+  async subscribe(customer: string, price: string) {
+    return this.stripe.subscriptions.create({ customer, items: [{ price }] });
+  }
+}
+`,
+      },
+      config: { ...base, stack: { ...base.stack, language: 'typescript', framework: 'nestjs' }, payments: ['stripe'], actions: [{ ...action, name: 'monthly', route: 'POST /subscriptions/monthly', source: 'src/payment/subscriptions.controller.ts:6' }] },
+      dependencies: { stripe: '^14.0.0', '@nestjs/common': '^10.0.0' },
+    });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    expect(facts.calls.map((c) => `${c.operation} ${c.file}:${c.line} via ${c.via}`)).toEqual(['subscriptions.create src/stripe/stripe.service.ts:5 via subscribe']);
+    expect(facts.spans?.map((s) => s.file)).toEqual(['src/payment/subscriptions.controller.ts', 'src/stripe/subscriptions.service.ts', 'src/stripe/stripe.service.ts', 'src/stripe/subscriptions.service.ts']);
+  });
+});

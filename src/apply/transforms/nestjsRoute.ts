@@ -17,6 +17,8 @@ function routeOf(method: MethodDeclaration, verb: string): string | undefined {
   const own = decorator?.getArguments()[0];
   const ownPath = own === undefined ? '' : literalArg(own);
   const controller = method.getParentIfKind(SyntaxKind.ClassDeclaration)?.getDecorator('Controller');
+  // The project's own controller decorator (`@PaymentController('stripe')`): the prefix is the inspector's to know.
+  if (!controller) return undefined;
   const prefixArg = controller?.getArguments()[0];
   const prefix = prefixArg === undefined ? '' : literalArg(prefixArg);
   if (ownPath === undefined || prefix === undefined) return undefined;

@@ -203,12 +203,24 @@ export class CardsController {
   add(@Body() dto: unknown) {
     return dto;
   }
+
+  @Post('default')
+  setDefault(@Body() dto: unknown) {
+    return dto;
+  }
 }
 `;
-    const t = target(file, 6, { path: '/payment/stripe/credit-card' });
-    const out = wireSource(file, custom, [t], options('nestjs'));
+    const targets = [
+      target(file, 6, { path: '/payment/stripe/credit-card' }),
+      target(file, 11, { action: 'setDefaultCard', codeName: 'setDefaultCard', path: '/payment/stripe/credit-card/default' }),
+    ];
+    const out = wireSource(file, custom, targets, options('nestjs'));
     expect(out.stale).toEqual([]);
     expect(out.text).toContain('  @Post()\n  @Idempotent(ACTIONS.createPayment)\n  add(');
-    expectIdempotent(file, out.text, [t], options('nestjs'));
+    expect(out.text).toContain("  @Post('default')\n  @Idempotent(ACTIONS.setDefaultCard)\n  setDefault(");
+    expectIdempotent(file, out.text, targets, options('nestjs'));
+    // As the CLI runs it again: the recorded lines now point elsewhere in the edited file.
+    const again = wireSource(file, out.text, targets, options('nestjs'));
+    expect([again.text, again.edits, again.stale]).toEqual([out.text, [], []]);
   });
 });

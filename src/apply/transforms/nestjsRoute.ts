@@ -17,8 +17,9 @@ function routeOf(method: MethodDeclaration, verb: string): string | undefined {
   const own = decorator?.getArguments()[0];
   const ownPath = own === undefined ? '' : literalArg(own);
   const controller = method.getParentIfKind(SyntaxKind.ClassDeclaration)?.getDecorator('Controller');
-  // The project's own controller decorator (`@PaymentController('stripe')`): the prefix is the inspector's to know.
-  if (!controller) return undefined;
+  // The project's own controller decorator (`@PaymentController('stripe')`): the prefix is the inspector's to know,
+  // so the method's own path is matched as the end of the route.
+  if (!controller) return ownPath ? `/${ownPath.replace(/^\/+|\/+$/g, '')}` : undefined;
   const prefixArg = controller?.getArguments()[0];
   const prefix = prefixArg === undefined ? '' : literalArg(prefixArg);
   if (ownPath === undefined || prefix === undefined) return undefined;
@@ -40,6 +41,9 @@ export function locateNestMethod(sf: SourceFile, target: WiringTarget, anyLine: 
   const verb = VERBS[target.method ?? 'POST'];
   if (!verb) return undefined;
   const methods = sf.getDescendantsOfKind(SyntaxKind.MethodDeclaration).filter((m) => m.getDecorator(verb) && routeMatches(routeOf(m, verb), target.path));
+  // Already marked for this action (a second apply): that is the one, wherever the edits moved it.
+  const marked = methods.findIndex((m) => hasMark(m, target.codeName));
+  if (marked >= 0) return { method: methods[marked]!, occurrence: marked };
   if (target.occurrence !== undefined && methods[target.occurrence]) return { method: methods[target.occurrence]!, occurrence: target.occurrence };
   const spans = (m: MethodDeclaration) => m.getStartLineNumber() <= target.line && target.line <= m.getEndLineNumber();
   const method = methods.find(spans) ?? (methods.length === 1 && (anyLine || hasMark(methods[0]!, target.codeName)) ? methods[0] : undefined);

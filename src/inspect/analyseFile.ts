@@ -38,10 +38,16 @@ export function analyseFile(rel: string, text: string, pkg: { dir: string; name?
   if (mentioned) for (const detector of detectors) if (wants(detector, rel, text)) detector.detect(ctx, facts);
   const record: FileRecord = {
     rel, text, pkgDir: pkg.dir, imports: index.imports, exports: index.exports, reExports: index.reExports,
-    functions: index.functions, shapes: index.shapes, facts,
+    functions: index.functions, shapes: index.shapes, stringConsts: stringConstants(index.consts), facts,
   };
   const warning = syntaxError ? `${rel}:${syntaxError.line}: syntax error (${syntaxError.message}); analysed what could be parsed.` : undefined;
   return { record, ...(warning ? { warning } : {}) };
+}
+
+function stringConstants(consts: ReadonlyMap<string, ts.Expression>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, value] of consts) if (ts.isStringLiteral(value) || ts.isNoSubstitutionTemplateLiteral(value)) out.set(name, value.text);
+  return out;
 }
 
 function originOf(expr: ts.Expression, imports: Map<string, ImportBinding>): ImportBinding | undefined {

@@ -27,6 +27,8 @@ export const AUTH_ROUTE = /\/((log-?in|log-?out|sign-?in|sign-?out)\w*|sessions?
 const VERBS: Record<EndpointFinding['method'], string> = { POST: 'create', PUT: 'replace', PATCH: 'update', DELETE: 'delete', ALL: 'handle', GET: 'handle' };
 
 /** Handler names that say nothing about the action: Next.js exports, anonymous wrappers. */
+/** A method named only by what it does to some resource: the route says which (POST /orders: createOrder). */
+const BARE_VERB = /^(create|update|store|save|post|put|patch|new|add|remove|delete|destroy|insert|upsert|submit|process)$/i;
 const GENERIC_HANDLER = /^(GET|POST|PUT|PATCH|DELETE|handler|handle|default|index|route|main|run|execute|fn|callback|action)$/i;
 
 /** A last path segment that is already the operation: POST /subscriptions/:id/cancel is cancelSubscription. */
@@ -158,6 +160,9 @@ function asProvider(name: string | undefined): Provider | undefined {
 /** The handler's own name when it means something, else the provider operation it performs, else the route. */
 function actionName(endpoint: EndpointFinding, calls: readonly PaymentFinding[]): string {
   if (endpoint.handler && isIdentifier(endpoint.handler) && !GENERIC_HANDLER.test(endpoint.handler)) return endpoint.handler;
+  // A controller method (`PayPalController.createCheckout`) names the action unless it is a bare CRUD verb.
+  const method = endpoint.handler?.split('.').pop();
+  if (method && endpoint.handler?.includes('.') && isIdentifier(method) && !GENERIC_HANDLER.test(method) && !BARE_VERB.test(method)) return method;
   const operations = [...new Set(calls.map((c) => c.operation))];
   if (operations.length === 1 && operations[0]) return nameFromOperation(operations[0]);
   return nameFromRoute(endpoint.method, endpoint.path);

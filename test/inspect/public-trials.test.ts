@@ -79,4 +79,49 @@ module.exports = router;
     const webhooks = findings.filter((f) => f.kind === 'webhook');
     expect(webhooks.map((f) => [f.file, f.kind === 'webhook' && f.verifiesSignature])).toEqual([['routes/webhook.js', true]]);
   });
+  it('reads a NestJS controller declared through the project own decorator, and imports rooted at baseUrl', async () => {
+    // AlexKhomenko00/payment-proviers-integration@b97e8a8: @PaymentController('stripe') applies
+    // Controller({ path: `${PAYMENT_CONTROLLER_PREFIX}/${prefix}` }); controllers import it as 'src/payment/...'.
+    const dir = project({
+      'package.json': JSON.stringify({ dependencies: { '@nestjs/common': '^10.0.0', '@nestjs/core': '^10.0.0', stripe: '^14.0.0' } }),
+      'src/payment/payment.constants.ts': "export const PAYMENT_CONTROLLER_PREFIX = 'payment';\n",
+      'src/payment/payment.controller.decorator.ts': `import { Controller, ControllerOptions, applyDecorators } from '@nestjs/common';
+import { PAYMENT_CONTROLLER_PREFIX } from './payment.constants';
+export function PaymentController(prefix: string): ClassDecorator {
+  const controllerOptions: ControllerOptions = { path: \`\${PAYMENT_CONTROLLER_PREFIX}/\${prefix}\` };
+  return applyDecorators(Controller(controllerOptions));
+}
+export const Unreadable = (prefix: string) => applyDecorators(Controller(process.env.PREFIX + prefix));
+`,
+      'src/payment/api/charges.controller.ts': `import { Body, Post } from '@nestjs/common';
+import { PaymentController } from 'src/payment/payment.controller.decorator';
+@PaymentController('stripe/charges')
+export class ChargesController {
+  @Post('create')
+  async create(@Body('amount') amount: number) { return { amount }; }
+}
+`,
+      'src/payment/api/refunds.controller.ts': `import { Body, Post } from '@nestjs/common';
+import { Unreadable } from '../payment.controller.decorator';
+@Unreadable('refunds')
+export class RefundsController {
+  @Post()
+  async refund(@Body('charge') charge: string) { return { charge }; }
+}
+`,
+      'src/payment/api/not-a-controller.ts': `import { Injectable } from '@nestjs/common';
+@Injectable()
+export class Helper { post() { return 1; } }
+`,
+    });
+    const { findings } = await inspectProject(dir);
+    const endpoints = findings.flatMap((f) => (f.kind === 'endpoint' ? [[f.id, f.prefixResolved, f.handler]] : []));
+    expect(endpoints).toEqual(
+      expect.arrayContaining([
+        ['POST /payment/stripe/charges/create', true, 'ChargesController.create'],
+        ['POST /refunds', false, 'RefundsController.refund'],
+      ]),
+    );
+    expect(endpoints).toHaveLength(2);
+  });
 });

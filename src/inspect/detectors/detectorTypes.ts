@@ -42,7 +42,13 @@ export interface RawRoute {
   bodyFields: string[];
   bodyShapes: string[];
   /** NestJS parts, composed with the package's global prefix and versioning later. */
-  nest?: { controller: string; method: string; versions: string[] | undefined };
+  nest?: {
+    controller: string;
+    method: string;
+    versions: string[] | undefined;
+    /** The controller is declared through the project's own class decorator (see NestControllerFactory). */
+    via?: { decorator: string; args: Array<string | undefined> };
+  };
   prefixResolved?: boolean;
   /** Not a declared HTTP route: a Next.js Server Action or a tRPC procedure. */
   transport?: 'server-action' | 'trpc';
@@ -83,6 +89,16 @@ export interface RawWebhook {
   span: [number, number];
 }
 
+/**
+ * A project's own class decorator that applies Nest's `@Controller` (`applyDecorators(Controller({ path }))`): the
+ * controller path as a template over the decorator's parameters, local constants already filled in. null: a path
+ * that cannot be read statically.
+ */
+export type NestPathPart = { text: string } | { param: number } | { ref: string };
+export interface NestControllerFactory {
+  parts: NestPathPart[] | null;
+}
+
 export interface FileFacts {
   findings: Finding[];
   routes: RawRoute[];
@@ -96,6 +112,8 @@ export interface FileFacts {
   riskyPaymentFunctionKeys: string[];
   /** Function keys (this file) that insert a row or document: the seeds of `insertsRecord` reachability. */
   insertFunctionKeys: string[];
+  /** Functions of this file (by local name) that apply `@Controller`: see NestControllerFactory. */
+  nestControllerFactories: Map<string, NestControllerFactory>;
 }
 
 export interface Detector {
@@ -108,5 +126,5 @@ export interface Detector {
 }
 
 export function emptyFacts(): FileFacts {
-  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [] };
+  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], nestControllerFactories: new Map() };
 }

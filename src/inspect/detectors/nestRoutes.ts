@@ -2,7 +2,7 @@ import { ts } from 'ts-morph';
 import { accessChain, decoratorCall, decoratorsOf, objectProperty, propertyName, stringValue, unwrap } from '../parse/astHelpers.js';
 import { functionKeyOf } from '../parse/functionKey.js';
 import type { HttpMethod } from '../types.js';
-import type { Detector, FileContext, FileFacts } from './detectorTypes.js';
+import type { Detector, FileContext, FileFacts, NestPathPart, RawRoute } from './detectorTypes.js';
 
 const NEST_METHODS: Record<string, HttpMethod> = { Post: 'POST', Put: 'PUT', Patch: 'PATCH', Delete: 'DELETE', All: 'ALL' };
 
@@ -12,9 +12,21 @@ export const nestRoutes: Detector = {
   mentions: /@nestjs\/(common|core)|setGlobalPrefix|enableVersioning/,
   detect(ctx, facts) {
     for (const cls of ctx.index.classes) {
-      const controller = decoratorsOf(cls).map(decoratorCall).find((d) => d && nestName(d.name, ctx) === 'Controller');
-      if (controller) recordController(cls, controller.args, ctx, facts);
+      const decorators = decoratorsOf(cls).map(decoratorCall);
+      const controller = decorators.find((d) => d && nestName(d.name, ctx) === 'Controller');
+      if (controller) {
+        recordController(cls, controller.args, ctx, facts);
+        continue;
+      }
+      // A class with Nest route methods under a decorator of the project's own (`@PaymentController('stripe')`,
+      // built with applyDecorators(Controller(...))) is a controller too; its path is read across files.
+      const custom = decorators.find((d) => d && !fromNest(d.name, ctx));
+      if (custom && hasNestRoutes(cls, ctx)) {
+        const args = custom.args.map((arg) => stringValue(arg, ctx.index.consts));
+        recordController(cls, [], ctx, facts, { decorator: custom.name, args });
+      }
     }
+    recordControllerFactories(ctx, facts);
     recordBootstrap(ctx, facts);
   },
 };
@@ -24,6 +36,80 @@ function nestName(local: string, ctx: FileContext): string | undefined {
   const origin = ctx.index.imports.get(local);
   if (origin) return origin.module === '@nestjs/common' ? origin.imported : undefined;
   return local;
+}
+
+const fromNest = (local: string, ctx: FileContext): boolean => ctx.index.imports.get(local)?.module === '@nestjs/common';
+
+function hasNestRoutes(cls: ts.ClassLikeDeclaration, ctx: FileContext): boolean {
+  return cls.members.some(
+    (member) =>
+      ts.isMethodDeclaration(member) &&
+      decoratorsOf(member)
+        .map(decoratorCall)
+        .some((d) => d !== undefined && fromNest(d.name, ctx) && NEST_METHODS[nestName(d.name, ctx) ?? ''] !== undefined),
+  );
+}
+
+/**
+ * Functions of this file that call Nest's `Controller(...)` outside a decorator: a class decorator of the project's
+ * own. Its path becomes a template over the function's parameters.
+ */
+function recordControllerFactories(ctx: FileContext, facts: FileFacts): void {
+  for (const call of ctx.index.calls) {
+    if (!ts.isIdentifier(call.expression) || !fromNest(call.expression.text, ctx) || nestName(call.expression.text, ctx) !== 'Controller') continue;
+    if (call.parent && ts.isDecorator(call.parent)) continue;
+    let fn: ts.Node | undefined = call.parent;
+    while (fn && !ts.isFunctionDeclaration(fn) && !ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn)) fn = fn.parent;
+    if (!fn) continue;
+    const declaration = fn as ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression;
+    const name = ts.isFunctionDeclaration(declaration)
+      ? declaration.name?.text
+      : declaration.parent && ts.isVariableDeclaration(declaration.parent) && ts.isIdentifier(declaration.parent.name)
+        ? declaration.parent.name.text
+        : undefined;
+    if (!name) continue;
+    const params = declaration.parameters.map((param) => (ts.isIdentifier(param.name) ? param.name.text : ''));
+    let options = call.arguments[0];
+    // `const options: ControllerOptions = { path }; ... Controller(options)`
+    for (let hops = 0; options && ts.isIdentifier(unwrap(options)) && hops < 4; hops += 1) {
+      const name = (unwrap(options) as ts.Identifier).text;
+      if (params.includes(name)) break;
+      options = ctx.index.consts.get(name) ?? options;
+      if (!ctx.index.consts.has(name)) break;
+    }
+    const pathExpr = options && ts.isObjectLiteralExpression(unwrap(options)) ? objectProperty(options, 'path') : options;
+    facts.nestControllerFactories.set(name, { parts: pathExpr ? pathParts(pathExpr, params, ctx, 0) : [] });
+  }
+}
+
+/** A path expression as literal text, the factory's parameters and constants of other files; null when unreadable. */
+function pathParts(expr: ts.Expression, params: readonly string[], ctx: FileContext, depth: number): NestPathPart[] | null {
+  const node = unwrap(expr);
+  if (depth > 4) return null;
+  const literal = stringValue(node);
+  if (literal !== undefined) return [{ text: literal }];
+  if (ts.isIdentifier(node)) {
+    const param = params.indexOf(node.text);
+    if (param >= 0) return [{ param }];
+    const local = ctx.index.consts.get(node.text);
+    if (local) return pathParts(local, params, ctx, depth + 1);
+    return ctx.index.imports.has(node.text) ? [{ ref: node.text }] : null;
+  }
+  if (ts.isTemplateExpression(node)) {
+    const parts: NestPathPart[] = [{ text: node.head.text }];
+    for (const span of node.templateSpans) {
+      const inner = pathParts(span.expression, params, ctx, depth + 1);
+      if (!inner) return null;
+      parts.push(...inner, { text: span.literal.text });
+    }
+    return parts;
+  }
+  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) {
+    const left = pathParts(node.left, params, ctx, depth + 1);
+    const right = pathParts(node.right, params, ctx, depth + 1);
+    return left && right ? [...left, ...right] : null;
+  }
+  return null;
 }
 
 function stringsOf(expr: ts.Expression | undefined, ctx: FileContext): string[] | undefined {
@@ -45,7 +131,13 @@ function versionsOf(expr: ts.Expression | undefined, ctx: FileContext): string[]
   return ts.isArrayLiteralExpression(node) ? node.elements.map(one) : [one(node)];
 }
 
-function recordController(cls: ts.ClassLikeDeclaration, args: readonly ts.Expression[], ctx: FileContext, facts: FileFacts): void {
+function recordController(
+  cls: ts.ClassLikeDeclaration,
+  args: readonly ts.Expression[],
+  ctx: FileContext,
+  facts: FileFacts,
+  via?: NonNullable<RawRoute['nest']>['via'],
+): void {
   const options = args[0];
   let prefixes: string[] | undefined = [''];
   let classVersions: string[] | undefined;
@@ -76,7 +168,7 @@ function recordController(cls: ts.ClassLikeDeclaration, args: readonly ts.Expres
             handlerKeys: [functionKeyOf(member)],
             bodyFields: body.fields,
             bodyShapes: body.shapes,
-            nest: { controller: controllerPath, method: methodPath, versions: methodVersions ?? classVersions },
+            nest: { controller: controllerPath, method: methodPath, versions: methodVersions ?? classVersions, ...(via ? { via } : {}) },
             prefixResolved: resolved && paths !== undefined,
           });
         }

@@ -83,6 +83,16 @@ function paypalRestSdkCall(call: ts.CallExpression): Detected | undefined {
   return { provider: 'paypal', operation: 'v1/payments/payment', verb: 'POST', risk: 'moves-money', via: 'sdk', hasProviderKey: false };
 }
 
+/** REST paths that identify a provider without its host (a client created with the provider's base URL). */
+const RELATIVE_PATHS: Array<{ provider: 'stripe' | 'paypal'; path: RegExp; named: RegExp }> = [
+  { provider: 'paypal', path: /^\/v[12]\/(checkout\/orders|payments\/|billing\/(subscriptions|plans)|vault\/)/, named: /paypal/i },
+  {
+    provider: 'stripe',
+    path: /^\/v1\/(payment_intents|setup_intents|charges|refunds|customers|subscriptions|invoices|transfers|payouts|checkout\/sessions)\b/,
+    named: /stripe/i,
+  },
+];
+
 const CLIENT_CALL = /^(fetch|\$fetch|ofetch|request|got|ky|axios|undici)$/;
 
 /** `fetch('https://api.stripe.com/v1/refunds', { method: 'POST' })`, `axios.post(`${PAYPAL}/v2/checkout/orders`)`. */
@@ -91,7 +101,7 @@ function rawHttpCall(call: ts.CallExpression, ctx: FileContext): Detected | unde
   const config = call.arguments.length === 1 && ts.isIdentifier(call.expression) && CLIENT_CALL.test(call.expression.text) ? objectProperty(call.arguments[0], 'url') : undefined;
   const target = config ?? call.arguments[0];
   const url = looseStringValue(target && localInitializer(target, call), ctx.index.consts) ?? looseStringValue(target, ctx.index.consts);
-  if (!url || !/^(https?:|\{)/.test(url)) return undefined;
+  if (!url || !/^(https?:|\{|\/v\d)/.test(url)) return undefined;
   // Credentials and client tokens are plumbing, not payment operations.
   if (/oauth2\/token|\/identity\/|generate-token|\/v1\/notifications\/verify-webhook-signature/i.test(url)) return undefined;
   let provider = PROVIDER_HOSTS.find((p) => p.host.test(url))?.provider;
@@ -100,6 +110,10 @@ function rawHttpCall(call: ts.CallExpression, ctx: FileContext): Detected | unde
     const base = /^\{([^}]*)\}/.exec(url)?.[1] ?? '';
     provider = (['stripe', 'adyen', 'paypal'] as const).find((p) => new RegExp(p, 'i').test(base));
   }
+  // `paypal.post('/v2/checkout/orders', body)` on a client whose baseURL is the provider's (axios.create, got.extend):
+  // a path only that provider's REST API has, in a file that names the provider.
+  // (A bare fetch('/v2/...') is a browser's call to its own origin.)
+  if (!provider && url.startsWith('/') && ts.isPropertyAccessExpression(call.expression)) provider = RELATIVE_PATHS.find((p) => p.path.test(url) && p.named.test(ctx.text))?.provider;
   if (!provider) return undefined;
   const callee = call.expression;
   let method: string | undefined;

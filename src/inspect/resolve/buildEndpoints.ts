@@ -3,7 +3,7 @@ import type { NestBootstrap, OwnerInfo, RawMount, RawRoute } from '../detectors/
 import type { EndpointFinding } from '../types.js';
 import type { FunctionGraph } from './functionGraph.js';
 import type { ProjectRecords } from './projectRecords.js';
-import { ownerKey, resolveExport } from './resolveModules.js';
+import { ownerKey, resolveBinding, resolveExport } from './resolveModules.js';
 
 interface Prefix {
   prefix: string;
@@ -69,8 +69,11 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
       const bodyFields = collectBodyFields(records, route, handlerFacts);
       const base = { route, bodyFields, pkgDir: record.pkgDir };
       if (route.nest) {
-        const { path: full, resolved } = nestPath(route, bootstrapFor(bootstraps, records, route.file));
-        for (const p of full) built.push(endpoint(base, p, resolved && route.prefixResolved !== false, 'nestjs'));
+        const via = route.nest.via ? controllerPathVia(records, route.file, route.nest.via) : undefined;
+        const nestRoute = via ? { ...route, nest: { ...route.nest, controller: via.path } } : route;
+        const { path: full, resolved } = nestPath(nestRoute, bootstrapFor(bootstraps, records, route.file));
+        const own = route.prefixResolved !== false && via?.resolved !== false;
+        for (const p of full) built.push(endpoint(base, p, resolved && own, 'nestjs'));
         continue;
       }
       if (!route.owner) {
@@ -89,6 +92,40 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
     }
   }
   return built;
+}
+
+/**
+ * The path a project's own controller decorator gives (`@PaymentController('stripe')` → `payment/stripe`), from the
+ * template its definition left (NestControllerFactory). Unreadable: the decorator's first string argument, flagged
+ * unresolved, which is what such a decorator most often passes on.
+ */
+function controllerPathVia(
+  records: ProjectRecords,
+  file: string,
+  via: NonNullable<NonNullable<RawRoute['nest']>['via']>,
+): { path: string; resolved: boolean } {
+  const guess = { path: via.args[0] ?? '', resolved: false };
+  const key = resolveBinding(records, file, via.decorator);
+  const separator = key.lastIndexOf('::');
+  const factoryFile = key.slice(0, separator);
+  const factory = records.files.get(factoryFile)?.facts.nestControllerFactories.get(key.slice(separator + 2));
+  if (!factory?.parts) return guess;
+  let path = '';
+  for (const part of factory.parts) {
+    if ('text' in part) path += part.text;
+    else if ('param' in part) {
+      const value = via.args[part.param];
+      if (value === undefined) return guess;
+      path += value;
+    } else {
+      const target = resolveBinding(records, factoryFile, part.ref);
+      const at = target.lastIndexOf('::');
+      const value = records.files.get(target.slice(0, at))?.stringConsts.get(target.slice(at + 2));
+      if (value === undefined) return guess;
+      path += value;
+    }
+  }
+  return { path, resolved: true };
 }
 
 function endpoint(base: { route: RawRoute; bodyFields: string[] }, fullPath: string, prefixResolved: boolean, framework: string): BuiltEndpoint {

@@ -11,6 +11,8 @@ export interface FileRecord {
   reExports: ReExport[];
   functions: Map<string, FunctionFacts>;
   shapes: Map<string, string[]>;
+  /** Variables initialised with a string literal (`const PREFIX = 'payment'`), for paths assembled across files. */
+  stringConsts: Map<string, string>;
   facts: FileFacts;
 }
 

@@ -29,6 +29,9 @@ export function resolveImport(records: ProjectRecords, from: string, spec: strin
     const found = probe(records, base);
     if (found) return found;
   }
+  // `src/payment/x` under tsconfig's `baseUrl: "./"` (NestJS's default): a path into the package itself. Only a
+  // path with a folder, and only to a file that was inspected, so a package import is never taken for one.
+  if (bases.length === 0 && /^[\w.-]+\//.test(spec)) return probe(records, join(pkgDir || '.', spec));
   return undefined;
 }
 

@@ -188,6 +188,30 @@ export class PaymentsController {
     expect(bare.manual.map((m) => m.reason).join('\n')).toContain('the scaffold has no providers.ts');
   });
 
+  it('got and ky take the headers in their options; Adyen over fetch gets Idempotency-Key', () => {
+    const source = route(
+      "import got from 'got';\nimport ky from 'ky';",
+      `  await got.post(\`\${PAYPAL_API}/v2/checkout/orders\`, { json: { intent: 'CAPTURE' } });
+  await ky.post(\`\${PAYPAL_API}/v2/checkout/orders/\${req.body.id}/capture\`);`,
+    );
+    const out = wire(source, target(7));
+    expect(out.text).toContain("{ json: { intent: 'CAPTURE' }, headers: { 'PayPal-Request-Id': paypalRequestId(idempotencyContext, 0) } });");
+    expect(out.text).toContain("/capture`, { headers: { 'PayPal-Request-Id': paypalRequestId(idempotencyContext, 1) } });");
+    expect(keyed(out.text)).toEqual([true, true]);
+
+    const adyen = route('', "  await fetch('https://checkout-test.adyen.com/v71/payments', { method: 'POST', headers: { 'x-api-key': 'k' }, body: JSON.stringify(req.body) });");
+    const keyedAdyen = wire(adyen, target(6, { provider: 'adyen' }));
+    expect(keyedAdyen.text).toContain("headers: { 'x-api-key': 'k', 'Idempotency-Key': providerKey(idempotencyContext) }");
+    expect(keyed(keyedAdyen.text)).toEqual([true]);
+  });
+
+  it('a PayPal call in an action whose provider is not PayPal is listed, not edited (paypalRequestId may be missing)', () => {
+    const source = route('', "  await fetch(`${PAYPAL_API}/v2/checkout/orders`, { method: 'POST' });");
+    const out = wireSource(file, source, [target(6, { provider: 'stripe' })], options);
+    expect(out.text).not.toContain('PayPal-Request-Id');
+    expect(out.manual.map((m) => m.reason).join('\n')).toContain("the action's provider is not PayPal");
+  });
+
   it('a call that already sends its header is left alone', () => {
     const source = route('', "  await fetch(`${PAYPAL_API}/v2/checkout/orders`, { method: 'POST', headers: { 'PayPal-Request-Id': req.body.requestId } });");
     const out = wire(source, target(6));

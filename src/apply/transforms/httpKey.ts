@@ -48,8 +48,12 @@ function httpCallsIn(sf: SourceFile, handler: KeyedHandler) {
  */
 export function keyHttpCalls(sf: SourceFile, handler: KeyedHandler, target: WiringTarget, context: TransformContext, ensureContext: () => string | undefined): TransformOutcome {
   const out: TransformOutcome = { edits: [], manual: [] };
-  const wanted = (p: PaymentProvider) => HEADER[p] !== undefined && (p !== 'paypal' || target.provider === 'paypal');
-  const calls = httpCallsIn(sf, handler).filter((c) => wanted(c.provider));
+  const found = httpCallsIn(sf, handler).filter((c) => HEADER[c.provider] !== undefined);
+  // paypalRequestId is in providers.ts only when the design names PayPal (the action's provider).
+  for (const c of found.filter((c) => c.provider === 'paypal' && target.provider !== 'paypal' && !c.keyed)) {
+    out.manual.push({ action: target.action, file: target.file, line: c.call.getStartLineNumber(), reason: `the raw-HTTP paypal ${c.operation} call needs the PayPal-Request-Id header from paypalRequestId(idempotencyOf(request)); the action's provider is not PayPal, so providers.ts may not have it: set "provider": "paypal" for the action (or add "paypal" to payments), regenerate, then apply` });
+  }
+  const calls = found.filter((c) => c.provider !== 'paypal' || target.provider === 'paypal');
   const open = calls.filter((c) => !c.keyed);
   if (open.length === 0) return out;
   const sdkSource = { rel: sf.getFilePath(), text: sf.getFullText(), sf: sf.compilerNode, dependencies: KEYED_SDKS };

@@ -137,7 +137,9 @@ function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework
       findings.set(step, finding);
       manual.push(step);
     }
-    if ((action.trigger === 'consumer' || action.trigger === 'cron') && (!framework || framework === 'plain')) {
+    // A worker without a web framework ('plain': a bare kafkajs or BullMQ process) gets the plain instance, which is
+    // all the consumer and cron wrappers take (`idempotency.core`); only a framework apply has no instance for is left.
+    if ((action.trigger === 'consumer' || action.trigger === 'cron') && !framework) {
       manual.push({ action: action.name, file, line: location.line, reason: `no app instance apply can write for ${model.stack.frameworkLabel}: wrap the handler with the ${action.trigger === 'cron' ? 'CronGuard (cron/guard.ts)' : 'consumer wrapper (consumers/)'} as TRIGGERS.md shows` });
       continue;
     }

@@ -1,4 +1,4 @@
-import { IndentationText, Node, Project, QuoteKind, type CallExpression, type ObjectBindingPattern, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { IndentationText, Node, Project, QuoteKind, SyntaxKind, type CallExpression, type ObjectBindingPattern, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import type { ImportStyle } from './types.js';
 
 /** The file's own indentation (two or four spaces, or tabs), so inserted code matches what is around it. */
@@ -117,6 +117,34 @@ export function spreadFirst(object: ObjectLiteralExpression, expression: string)
   }
   const inner = object.getText().slice(1, -1).trim();
   object.replaceWithText(inner === '' ? `{ ...${expression} }` : `{ ...${expression}, ${inner} }`);
+}
+
+/**
+ * `{ a }` → `{ a, b: c }`: `property` (source text) last. A one-line literal stays on one line (ts-morph would break
+ * it over three); a multi-line one gets the property as its last line, with a trailing comma when the others have one.
+ */
+export function appendProperty(object: ObjectLiteralExpression, property: string): void {
+  const last = object.getProperties().at(-1);
+  if (object.getStartLineNumber() !== object.getEndLineNumber()) {
+    // A template literal over several lines would change with the re-indentation below: ts-morph places it instead.
+    const multiLineTemplate = [...object.getDescendantsOfKind(SyntaxKind.TemplateExpression), ...object.getDescendantsOfKind(SyntaxKind.NoSubstitutionTemplateLiteral)].some((t) => t.getStartLineNumber() !== t.getEndLineNumber());
+    if (!last || multiLineTemplate) {
+      object.addProperty(property);
+      return;
+    }
+    // On its own line at the last property's indentation, keeping the literal's trailing comma if it has one.
+    const text = object.getText();
+    const end = last.getEnd() - object.getStart();
+    const rest = text.slice(end);
+    const trailing = rest.startsWith(',');
+    const edited = `${text.slice(0, end)},\n${last.getIndentationText()}${property}${trailing ? ',' : ''}${trailing ? rest.slice(1) : rest}`;
+    // replaceWithText indents every line after the first by the literal's own line: hand it the lines without that.
+    const indent = object.getIndentationText();
+    object.replaceWithText(edited.split('\n').map((line, i) => (i > 0 && line.startsWith(indent) ? line.slice(indent.length) : line)).join('\n'));
+    return;
+  }
+  const inner = object.getText().slice(1, -1).trim().replace(/,$/, '');
+  object.replaceWithText(inner === '' ? `{ ${property} }` : `{ ${inner}, ${property} }`);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { ts } from 'ts-morph';
 import type { FileContext } from '../inspect/detectors/detectorTypes.js';
+import { rawHttpCall } from '../inspect/detectors/payments.js';
 import { matchSdkCall, PROVIDER_MODULES } from '../inspect/detectors/sdkCalls.js';
 import { lineOf, propertyName, unwrap } from '../inspect/parse/astHelpers.js';
 import { indexSource, type ImportBinding } from '../inspect/parse/indexSource.js';
@@ -69,6 +70,26 @@ export function providerCalls(source: Pick<SourceContext, 'rel' | 'text' | 'sf' 
   out.sort((a, b) => a.call.pos - b.call.pos);
   found.set(source.sf, out);
   return out;
+}
+
+/** A payment call made over raw HTTP (fetch, axios, got, undici, ky), as the inspector reports it (`via: 'http'`). */
+export interface HttpProviderCall {
+  call: ts.CallExpression;
+  provider: PaymentProvider;
+  /** As the inspector names it from the path: `refunds.create` (Stripe), `v2/checkout/orders` (PayPal). */
+  operation: string;
+  /** Whether the inspector sees the provider's idempotency header (Idempotency-Key, PayPal-Request-Id) sent. */
+  keyed: boolean;
+}
+
+/** Raw-HTTP provider calls that change something (POST, PUT, PATCH), in source order: the inspector's own matcher. */
+export function httpProviderCalls(source: Pick<SourceContext, 'rel' | 'text' | 'sf' | 'dependencies'>): HttpProviderCall[] {
+  if (!PROVIDER_TEXT.test(source.text)) return [];
+  const ctx = fileContext(source);
+  return ctx.index.calls.flatMap((call) => {
+    const found = rawHttpCall(call, ctx);
+    return found ? [{ call, provider: found.provider, operation: found.operation, keyed: found.hasProviderKey }] : [];
+  }).sort((a, b) => a.call.pos - b.call.pos);
 }
 
 /** The inspector's per-file context over a source the findings engine already parsed (no second parse). */

@@ -1,10 +1,20 @@
 import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import type { Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApplyResult } from '../../src/apply/index.js';
+import type { ManualStep } from '../../src/apply/types.js';
+import { runApply } from '../../src/cli/apply.js';
 import { loadConfig } from '../../src/config/load.js';
 import { buildDesign } from '../../src/model/index.js';
 import { generateScaffold } from '../../src/scaffold/index.js';
+import { postgresSkipReason } from '../scaffold/harness.js';
+import { createAppSchema, signedStripeEvent, stripeDelivery, WEBHOOK_SECRET, type AppSchema } from './blackBox.js';
 
 const run = promisify(execFile);
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -74,4 +84,87 @@ export async function snapshotTree(dir: string): Promise<Record<string, string>>
   };
   await walk('');
   return out;
+}
+
+/** A fixture app with one Stripe webhook route that verifies the signature itself, and what apply must do to it. */
+export interface WebhookFixture {
+  /** fixtures/apply/<fixture>, and what the suite calls the app. */
+  readonly fixture: string;
+  readonly title: string;
+  /** Every file the first apply writes. */
+  readonly changed: readonly string[];
+  /** The fixture's own checks on what the first apply returned and wrote. */
+  readonly wrote: (first: ApplyResult, read: (file: string) => Promise<string>) => Promise<void>;
+  /** Manual steps that belong to the fixture's other routes (the callers' key header): every other one is a failure. */
+  readonly otherSteps?: (step: ManualStep) => boolean;
+  /** Part of the throwaway schema's name, and the Stripe event id delivered 50 times. */
+  readonly schema: string;
+  readonly eventId: string;
+  /** Serves the compiled app's `createApp()` on an ephemeral loopback port. */
+  readonly serve: (createApp: () => unknown) => Promise<Server>;
+}
+
+/**
+ * Issue #19's black-box check of a webhook route: apply --yes (the fixture's checks), the app type-checks, a second
+ * apply changes nothing, then a forged delivery is refused and 50 concurrent deliveries of one signed event insert
+ * one row, every delivery answered 200 (or 409 while the first still runs, as Stripe resends on).
+ */
+export async function webhookFixtureSuite(spec: WebhookFixture): Promise<void> {
+  const skip = await postgresSkipReason();
+  if (skip) console.warn(`skipped: ${skip}`);
+  describe.skipIf(skip !== undefined)(spec.title, () => {
+    let copy: FixtureCopy;
+    let schema: AppSchema | undefined;
+    const left = (manual: readonly ManualStep[]) => manual.filter((step) => !spec.otherSteps?.(step));
+
+    beforeAll(async () => {
+      copy = await copyFixture(spec.fixture);
+    });
+    afterAll(async () => {
+      await schema?.drop();
+      await copy?.remove();
+    });
+
+    it('apply --yes wires the webhook, the app type-checks, and a second apply is a no-op', async () => {
+      const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
+      expect(first.stale).toEqual([]);
+      expect(first.written).toBe(true);
+      expect(left(first.manual)).toEqual([]);
+      expect(first.changes.map((c) => c.path).sort()).toEqual([...spec.changed].sort());
+      await spec.wrote(first, (file) => readFile(path.join(copy.dir, file), 'utf8'));
+
+      expect(await compile(copy.dir)).toBe('');
+      const before = await snapshotTree(copy.dir);
+      const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
+      expect(again.changes).toEqual([]);
+      expect(left(again.manual)).toEqual([]);
+      expect(again.written).toBe(false);
+      expect(await snapshotTree(copy.dir)).toEqual(before);
+    }, 300_000);
+
+    it('applies an event delivered 50 times at once exactly once, answering every delivery', async () => {
+      schema = await createAppSchema(spec.schema, copy.migration, 'CREATE TABLE fulfilments (id serial PRIMARY KEY, intent text NOT NULL)');
+      Object.assign(process.env, { DATABASE_URL: schema.url, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET });
+      const { createApp } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/app.js')).href)) as { createApp: () => unknown };
+      const { db } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/db.js')).href)) as { db: Pool };
+      const server = await spec.serve(createApp);
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/stripe`;
+        const event = signedStripeEvent(spec.eventId);
+        const deliver = (delivery = event) => fetch(url, stripeDelivery(delivery)).then((r) => r.status);
+        const count = async () => (await schema!.pool.query('SELECT count(*)::int AS n FROM fulfilments')).rows[0].n as number;
+
+        // A forged signature is refused before anything is claimed or applied.
+        expect(await deliver({ ...event, signature: 't=1,v1=forged' })).toBe(400);
+        const statuses = await Promise.all(Array.from({ length: 50 }, () => deliver()));
+        expect(statuses.every((s) => s === 200 || s === 409), statuses.join(',')).toBe(true);
+        expect(statuses).toContain(200);
+        expect(await deliver()).toBe(200);
+        expect(await count()).toBe(1);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+        await db.end();
+      }
+    });
+  });
 }

@@ -115,6 +115,56 @@ declare function saveOrder(id: string): Promise<void>;
     expect(out.edits.map((e) => e.summary).join('\n')).not.toContain('derives');
   });
 
+  it('a merchant reference built from the clock derives from the key where it provably fits; an unknown name and a business time stay', () => {
+    const source = `import { Router } from 'express';
+import { Client, CheckoutAPI } from '@adyen/api-library';
+
+const checkout = new CheckoutAPI(new Client({ apiKey: 'k', environment: 'TEST' }));
+export const router = Router();
+
+router.post('/payments', async (req, res) => {
+  const result = await checkout.PaymentsApi.payments({ amount: { currency: 'EUR', value: 1000 }, reference: \`ORDER-\${Date.now()}\`, merchantAccount: 'm', paymentMethod: {}, returnUrl: 'https://x', sessionValidity: new Date().toISOString(), deliveryDate: new Date() });
+  res.status(201).json(result);
+});
+`;
+    const adyen = target(8, { provider: 'adyen' });
+    const out = wireSource(file, source, [adyen], options);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain('reference: `ORDER-${providerKey(idempotencyContext)}`,');
+    expect(out.text).toContain("returnUrl: 'https://x', sessionValidity: new Date().toISOString(), deliveryDate: new Date() }, { idempotencyKey: adyenIdempotency(idempotencyContext).idempotencyKey });");
+    expect(out.edits.map((e) => e.summary)).toContain('derives adyen payments parameter `reference` from the idempotency key instead of `Date.now()` (line 9)');
+    // The rule now sees only the two values apply must not invent.
+    const left = findings(providerParamsChangeBetweenRetries, out.text);
+    expect(left.map((l) => /parameter `(\w+)`/.exec(l)?.[1])).toEqual(['sessionValidity', 'deliveryDate']);
+    const again = wireSource(file, out.text, [adyen], { ...options, anyLine: true });
+    expect(again.text).toBe(out.text);
+    expect(again.edits).toEqual([]);
+
+    // Adyen's reference holds 80 characters: a prefix that leaves no room for the 64-character derived key is not edited.
+    const long = source.replace('ORDER-', 'web-shop-order-reference-for-');
+    const kept = wireSource(file, long, [adyen], options);
+    expect(kept.text).toContain('reference: `web-shop-order-reference-for-${Date.now()}`');
+    expect(kept.edits.map((e) => e.summary).join('\n')).not.toContain('`reference`');
+  });
+
+  it('Stripe transfer_group from the clock: the value sent is the derived key, the rule sees nothing left', () => {
+    const source = `import { Router } from 'express';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const router = Router();
+
+router.post('/payments', async (req, res) => {
+  const intent = await stripe.paymentIntents.create({ amount: 100, currency: 'eur', transfer_group: String(Date.now()) });
+  res.status(201).json(intent);
+});
+`;
+    const out = wireSource(file, source, [target(7)], options);
+    expect(out.text).toContain("transfer_group: String(providerKey(idempotencyContext)) }, stripeRequestOptions(idempotencyContext));");
+    expect(findings(providerParamsChangeBetweenRetries, out.text)).toEqual([]);
+    expect(wireSource(file, out.text, [target(7)], { ...options, anyLine: true }).text).toBe(out.text);
+  });
+
   it('a retry counter in the key, and a clock-built template key, both become the derived key', () => {
     const source = `import { Router } from 'express';
 import Stripe from 'stripe';

@@ -114,6 +114,123 @@ app.post('/webhooks/stripe', express.raw({ type: 'application/json' }), async (r
   });
 });
 
+describe('Stripe webhooks whose whole body is one try/catch', () => {
+  const hook = (file: string, line: number): WiringTarget => ({ action: 'stripeWebhook', codeName: 'stripeWebhook', trigger: 'webhook', method: 'POST', path: '/webhooks/stripe', file, line, provider: 'stripe', scope: 'global' });
+
+  it('Express: the dedupe goes inside the try after the signature check; the catch still answers a bad signature', () => {
+    const file = 'src/webhooks.ts';
+    const source = `import express from 'express';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const app = express();
+
+app.post('/webhooks/stripe', express.raw({ type: 'application/json' }), async (req, res) => {
+  try {
+    const event = stripe.webhooks.constructEvent(req.body, req.headers['stripe-signature'] as string, 'whsec');
+    if (event.type === 'checkout.session.completed') {
+      await fulfil(event.data.object);
+    }
+    res.json({ received: true });
+  } catch (err) {
+    res.status(400).send(\`Webhook Error: \${(err as Error).message}\`);
+  }
+});
+`;
+    const out = wireSource(file, source, [hook(file, 7)], options);
+    expect(out.stale).toEqual([]);
+    expect(out.manual).toEqual([]);
+    expect(out.text).toContain(`  try {
+    const event = stripe.webhooks.constructEvent(req.body, req.headers['stripe-signature'] as string, 'whsec');
+    const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
+      if (event.type === 'checkout.session.completed') {
+        await fulfil(event.data.object);
+      }
+    });
+    if (answered) {
+      res.status(answered.status).set(answered.headers).send(answered.body);
+      return;
+    }
+    res.json({ received: true });
+  } catch (err) {
+    res.status(400).send(\`Webhook Error: \${(err as Error).message}\`);
+  }`);
+    expect(out.edits.map((e) => e.summary)).toContain('runs the Stripe event handling of POST /webhooks/stripe once per event id (onceForEvent), after the signature check');
+    expectIdempotent(file, out.text, [hook(file, 7)]);
+
+    // A try that holds only the check keeps the handling after the try/catch, where the event is assigned.
+    const checkOnly = `import express from 'express';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const app = express();
+
+app.post('/webhooks/stripe', express.raw({ type: 'application/json' }), async (req, res) => {
+  let event: Stripe.Event;
+  try {
+    event = stripe.webhooks.constructEvent(req.body, req.headers['stripe-signature'] as string, 'whsec');
+  } catch {
+    res.status(400).send('bad signature');
+    return;
+  }
+  await fulfil(event);
+  res.json({ received: true });
+});
+`;
+    const outside = wireSource(file, checkOnly, [hook(file, 7)], options);
+    expect(outside.text).toContain(`    return;
+  }
+  const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
+    await fulfil(event);
+  });`);
+  });
+
+  it('Hono: the same inside the try; the handling answering by itself inside the try stays manual', () => {
+    const file = 'src/app.ts';
+    const source = `import { Hono } from 'hono';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const app = new Hono();
+
+app.post('/webhooks/stripe', async (c) => {
+  try {
+    const event = await stripe.webhooks.constructEventAsync(await c.req.text(), c.req.header('stripe-signature') ?? '', 'whsec');
+    await fulfil(event);
+    return c.json({ received: true });
+  } catch (err) {
+    console.error(err);
+    return c.text('invalid signature', 400);
+  }
+});
+`;
+    const hono = { ...options, framework: 'hono' as const };
+    const out = wireSource(file, source, [hook(file, 7)], hono);
+    expect(out.manual).toEqual([]);
+    expect(out.text).toContain(`  try {
+    const event = await stripe.webhooks.constructEventAsync(await c.req.text(), c.req.header('stripe-signature') ?? '', 'whsec');
+    const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
+      await fulfil(event);
+    });
+    if (answered) {
+      return new Response(answered.body, { status: answered.status, headers: answered.headers });
+    }
+    return c.json({ received: true });
+  } catch (err) {
+    console.error(err);
+    return c.text('invalid signature', 400);
+  }`);
+    const again = wireSource(file, out.text, [hook(file, 7)], { ...hono, anyLine: true });
+    expect(again.text).toBe(out.text);
+    expect(again.edits).toEqual([]);
+
+    const answering = source.replace('    await fulfil(event);\n', "    if (event.type !== 'checkout.session.completed') return c.json({ ignored: true });\n    await fulfil(event);\n");
+    const manual = wireSource(file, answering, [hook(file, 7)], hono);
+    expect(manual.text).toBe(answering);
+    expect(manual.manual[0]?.reason).toContain('answers or returns by itself');
+  });
+});
+
 describe('Stripe webhooks verified in a NestJS controller, a Fastify route, a Next.js route handler', () => {
   const hook = (file: string, line: number, path = '/webhooks/stripe'): WiringTarget => ({ action: 'stripeWebhook', codeName: 'stripeWebhook', trigger: 'webhook', method: 'POST', path, file, line, provider: 'stripe', scope: 'global' });
 

@@ -63,7 +63,7 @@ export const ADYEN: ProviderKeying = {
  * handler's idempotency context: the same key on every re-execution of the same request, one per call (step) when
  * the handler makes several. `ensureContext` adds `const idempotencyContext = idempotencyOf(req)` once.
  */
-export function keyProviderCalls(sf: SourceFile, handler: KeyedHandler, target: WiringTarget, context: TransformContext, keying: ProviderKeying, ensureContext: () => string | undefined): TransformOutcome {
+export function keyProviderCalls(sf: SourceFile, handler: KeyedHandler, target: WiringTarget, context: TransformContext, keying: ProviderKeying, ensureContext: () => string | undefined, viaHttp = false): TransformOutcome {
   const out: TransformOutcome = { edits: [], manual: [] };
   const source = { rel: sf.getFilePath(), text: sf.getFullText(), sf: sf.compilerNode, dependencies: new Map([[keying.dependency, '*']]) };
   const all = handler.getDescendantsOfKind(SyntaxKind.CallExpression);
@@ -71,6 +71,8 @@ export function keyProviderCalls(sf: SourceFile, handler: KeyedHandler, target: 
     .filter((f) => f.provider === keying.provider)
     .flatMap((f) => all.filter((c) => c.getStart() === f.call.getStart(sf.compilerNode) && c.getEnd() === f.call.getEnd()).map((call) => ({ call, operation: f.operation, keyed: f.key !== undefined })));
   if (calls.length === 0) {
+    // A handler calling the provider's REST API itself is keyed by keyHttpCalls (httpKey.ts).
+    if (viaHttp) return out;
     out.manual.push({ action: target.action, file: target.file, line: handler.getStartLineNumber(), reason: `the ${keying.provider} call is not made inside the route handler: pass idempotencyOf(request) down to it and add ${keying.helper}(context) from providers.ts as its ${keying.where}` });
     return out;
   }

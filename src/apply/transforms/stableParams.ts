@@ -39,8 +39,9 @@ export interface StableParamsOutcome extends TransformOutcome {
  * per-attempt-provider-key and provider-params-change-between-retries, read with the rules' own detectors):
  * - a key built from randomUUID(), the clock or the retry counter becomes the derived key the keying transforms
  *   insert (`stripeRequestOptions(idempotencyContext)`, `adyenIdempotency(…).idempotencyKey`, `paypalRequestId(…)`);
- * - a label (metadata, description, see STABLE_PARAM_RULES) built from the clock or a random id gets
- *   `providerKey(idempotencyContext)` where that part was;
+ * - a label (metadata, description, see STABLE_PARAM_RULES) or a merchant reference (Adyen's reference, Stripe's
+ *   transfer_group) built from the clock or a random id gets `providerKey(idempotencyContext)` where that part was
+ *   (a reference only where the result provably fits the provider's length limit);
  * - a time the provider acts on (`expires_at: now + 3600`) stays, and is returned as kept with its reason.
  * A local constant and a crypto/uuid import that the edit leaves unused are removed. Framework-neutral: it works on
  * the calls inside `handler`; `contextName` adds the handler's `idempotencyOf(request)` when an edit needs it.
@@ -85,15 +86,20 @@ export function stabiliseProviderCalls(sf: SourceFile, handler: KeyedHandler, ta
     for (const param of volatileParams(c)) {
       const rule = stableParamRule(param.name);
       const paramLine = lineOf(sf, param.property);
-      if (rule?.kind !== 'label') {
+      if (rule?.kind !== 'label' && rule?.kind !== 'reference') {
         out.kept.push({ line: paramLine, name: param.name, reason: rule ? `\`${param.name}\` ${rule.reason}` : `apply cannot tell what \`${param.name}\` means: send a value stored with the intent on every attempt` });
         continue;
       }
       const value = ts.isPropertyAssignment(param.property) ? param.property.initializer : param.property.name;
       const parts = usable && inside(param.property) ? labelParts(value, wrap, (name) => references(body, name)) : undefined;
-      const failed = `\`${param.name}\` is a label built from \`${param.volatile.getText()}\`: derive it from the idempotency key (providerKey(idempotencyOf(request)) from providers.ts)`;
+      const failed = `\`${param.name}\` is a ${rule.kind === 'label' ? 'label' : 'merchant reference'} built from \`${param.volatile.getText()}\`: derive it from the idempotency key (providerKey(idempotencyOf(request)) from providers.ts)`;
       if (!parts) {
         out.kept.push({ line: paramLine, name: param.name, reason: failed });
+        continue;
+      }
+      const limit = REFERENCE_LIMIT[c.provider];
+      if (rule.kind === 'reference' && limit !== undefined && !fitsLimit(value, parts.length, limit)) {
+        out.kept.push({ line: paramLine, name: param.name, reason: `${failed}; not edited because the derived value could exceed ${c.provider}'s ${limit}-character ${param.name}` });
         continue;
       }
       parts.forEach((part, index) =>
@@ -117,6 +123,22 @@ export function stabiliseProviderCalls(sf: SourceFile, handler: KeyedHandler, ta
   removeUnusedImports(sf, used);
   out.edits.push(...done.filter((p) => p.summary !== '').map((p) => ({ action: target.action, file: target.file, summary: p.summary })));
   return out;
+}
+
+/** A provider's length limit on a merchant reference: a derived key (64 hex characters) must fit with the text around it. */
+const REFERENCE_LIMIT: Partial<Record<PaymentProvider, number>> = { adyen: 80 };
+const PROVIDER_KEY_LENGTH = 64;
+
+/**
+ * Whether `value` with each of its `parts` per-attempt parts replaced by a derived key stays within `limit`: provable
+ * only when the value is that part alone or a template whose every hole is one of them.
+ */
+function fitsLimit(value: ts.Node, parts: number, limit: number): boolean {
+  const node = ts.isParenthesizedExpression(value) ? value.expression : value;
+  if (parts === 1 && volatileParts(node).length === 1 && !ts.isTemplateExpression(node) && !ts.isBinaryExpression(node)) return PROVIDER_KEY_LENGTH <= limit;
+  if (!ts.isTemplateExpression(node) || node.templateSpans.length !== parts) return false;
+  const fixed = node.head.text.length + node.templateSpans.reduce((sum, span) => sum + span.literal.text.length, 0);
+  return fixed + parts * PROVIDER_KEY_LENGTH <= limit;
 }
 
 const lineOf = (sf: SourceFile, node: ts.Node) => sf.compilerNode.getLineAndCharacterOfPosition(node.getStart(sf.compilerNode)).line + 1;

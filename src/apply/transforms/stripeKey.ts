@@ -4,6 +4,7 @@ import { ensureNamedImport, fitStatement, spreadFirst } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import type { TransformContext, TransformOutcome } from './context.js';
 import { ADYEN, keyProviderCalls } from './adyenKey.js';
+import { hasHttpProviderCalls, keyHttpCalls } from './httpKey.js';
 import { PAYPAL } from './paypalKey.js';
 import { lineIndent } from './consumer.js';
 import { stabiliseProviderCalls } from './stableParams.js';
@@ -96,13 +97,21 @@ function keyCalls(sf: SourceFile, handler: Handler, target: WiringTarget, contex
   out.manual.push(...stable.manual);
   const keying = target.provider === 'adyen' ? ADYEN : target.provider === 'paypal' ? PAYPAL : undefined;
   if (keying) {
-    const other = keyProviderCalls(sf, handler, target, context, keying, contextName);
+    const other = keyProviderCalls(sf, handler, target, context, keying, contextName, hasHttpProviderCalls(sf, handler, keying.provider));
     out.edits.push(...other.edits);
     out.manual.push(...other.manual);
   }
+  keyStripeSdkCalls(sf, handler, target, context, out, pending, accessor);
+  // Raw-HTTP calls last: their steps continue after the SDK calls', and the SDK edits above are already in place.
+  const http = keyHttpCalls(sf, handler, target, context, contextName);
+  out.edits.push(...http.edits);
+  out.manual.push(...http.manual);
+}
+
+function keyStripeSdkCalls(sf: SourceFile, handler: Handler, target: WiringTarget, context: TransformContext, out: TransformOutcome, pending: { block?: Block }, accessor: string | undefined): void {
   const calls = callsIn(sf, handler);
   const open = calls.filter((c) => !c.keyed);
-  if (target.provider === 'stripe' && calls.length === 0) {
+  if (target.provider === 'stripe' && calls.length === 0 && !hasHttpProviderCalls(sf, handler, 'stripe')) {
     out.manual.push({ action: target.action, file: target.file, line: handler.getStartLineNumber(), reason: 'the Stripe call is not made inside the route handler: pass idempotencyOf(request) down to it and add stripeRequestOptions(context) from providers.ts as its request options' });
   }
   if (open.length === 0) return;

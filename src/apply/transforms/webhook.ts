@@ -175,6 +175,20 @@ export function verifiedWebhookProvider(provider: string | undefined): VerifiedW
   return provider === undefined ? STRIPE : VERIFIED_WEBHOOK_PROVIDERS[provider as VerifiedWebhookProvider['name']];
 }
 
+/** The verification inside the `try` block of a verification statement that is a try/catch, if the check sits there. */
+function tryVerification(provider: VerifiedWebhookProvider, at: Verification): Verification | undefined {
+  if (!Node.isTryStatement(at.statement)) return undefined;
+  const block = at.statement.getTryBlock();
+  const inner = provider.verification(block);
+  return inner?.block === block ? inner : undefined;
+}
+
+/** Whether `block` is a loop's body (an Adyen batch's items): its handling runs per item and has no answer of its own. */
+function isLoopBody(block: Block): boolean {
+  const owner = block.getParent();
+  return owner !== undefined && (Node.isForOfStatement(owner) || Node.isForStatement(owner) || Node.isForInStatement(owner));
+}
+
 /** `return` statements of this function itself (not of callbacks inside it). */
 const ownReturns = (statement: Statement, fn: Node): Node[] => [statement, ...statement.getDescendantsOfKind(SyntaxKind.ReturnStatement)].filter((r) => Node.isReturnStatement(r) && r.getFirstAncestor((a) => Node.isArrowFunction(a) || Node.isFunctionExpression(a) || Node.isFunctionDeclaration(a) || Node.isMethodDeclaration(a)) === fn);
 
@@ -262,7 +276,7 @@ export const NAMED_WEBHOOK = 'the webhook route passes its handler by name';
 export function wrapVerifiedHandler(sf: SourceFile, handler: HandlerFunction, target: WiringTarget, kind: WebhookFramework, provider: VerifiedWebhookProvider, context: TransformContext, line: number): TransformOutcome | undefined {
   const body = handler.getBody();
   if (!body || !Node.isBlock(body)) return undefined;
-  const verified = provider.verification(body);
+  let verified = provider.verification(body);
   if (!verified) return undefined;
   if (body.getText().includes(`${HELPER}(`)) return { edits: [], manual: [] };
   const call = `${HELPER}(ACTIONS.${target.codeName}, '${provider.name}', ${provider.eventOf ? `${provider.eventOf}(${verified.event})` : verified.event}, async () => { … })`;
@@ -272,14 +286,21 @@ export function wrapVerifiedHandler(sf: SourceFile, handler: HandlerFunction, ta
   const responseNode = answerParameter ? handler.getParameters()[answerParameter.index]?.getNameNode() : undefined;
   const res = responseNode && Node.isIdentifier(responseNode) ? responseNode.getText() : undefined;
   if (answerParameter && !res) return manualOnly(target, `the webhook handler at line ${line} has no named ${answerParameter.label} parameter`, line);
-  const inLoop = verified.block !== body;
-  const statements = verified.block.getStatements();
-  const after = statements.slice(statements.indexOf(verified.statement) + 1);
   // The final answer (res.json(...), reply.send(), return { received: true }, return Response.json(...)) stays after the dedupe.
   const answers = (s: Statement) => (res !== undefined && new RegExp(`^(return\\s+)?${res}\\.`).test(s.getText())) || Node.isReturnStatement(s);
-  let end = after.length;
-  while (!inLoop && end > 0 && answers(after[end - 1]!)) end--;
-  const handling = after.slice(0, end);
+  const handlingAfter = (at: Verification) => {
+    const statements = at.block.getStatements();
+    const after = statements.slice(statements.indexOf(at.statement) + 1);
+    let end = after.length;
+    while (!isLoopBody(at.block) && end > 0 && answers(after[end - 1]!)) end--;
+    return after.slice(0, end);
+  };
+  // A body that is one `try { verify; handle; answer } catch { … }`: the dedupe goes inside the try, right after the
+  // check, where the verified event is in scope, and the catch keeps answering a bad signature as before. A try that
+  // holds only the check (`try { event = … } catch { return 400 }`) keeps the handling after it, at this level.
+  for (let inner = tryVerification(provider, verified); inner && handlingAfter(inner).length > 0; inner = tryVerification(provider, inner)) verified = inner;
+  const inLoop = isLoopBody(verified.block);
+  const handling = handlingAfter(verified);
   if (handling.length === 0) return manualOnly(target, `the webhook handler at line ${line} has no statements between the signature check and the answer to wrap; call ${call} from ${WEBHOOK_EVENT_MODULE}.ts around the code that applies the event`, line);
   const mixed = handling.find((s) => ownReturns(s, handler).length > 0 || (res !== undefined && s.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => id.getText() === res)));
   if (mixed) return manualOnly(target, `the event handling at line ${mixed.getStartLineNumber()} answers or returns by itself; move the answer after it, then wrap the handling in ${call} from ${WEBHOOK_EVENT_MODULE}.ts`, line);

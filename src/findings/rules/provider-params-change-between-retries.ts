@@ -34,10 +34,11 @@ export const providerParamsChangeBetweenRetries: Rule = {
 
 /**
  * What a per-attempt parameter is, by its name: the rule's fix text and apply's stable-params transform read the same
- * table. A label (metadata, a description) only has to be the same on every attempt, so apply derives it from the
- * idempotency key; a time the provider acts on (an expiry, a trial end) is business data apply must not invent.
+ * table. A label (metadata, a description) only has to be the same on every attempt, and a merchant reference only
+ * unique per intent as well, so apply derives both from the idempotency key; a time the provider acts on (an expiry, a
+ * trial end) is business data apply must not invent.
  */
-export const STABLE_PARAM_RULES: ReadonlyArray<{ kind: 'label' | 'time'; test: RegExp; reason: string }> = [
+export const STABLE_PARAM_RULES: ReadonlyArray<{ kind: 'label' | 'reference' | 'time'; test: RegExp; reason: string }> = [
   {
     kind: 'time',
     test: /(^|_)(at|date|time|end|start|until|deadline|anchor)$|[a-z](At|Date|Time|End|Start|Until|Deadline|Anchor)$|^expir|^(trial|period|billing_cycle)/,
@@ -47,6 +48,13 @@ export const STABLE_PARAM_RULES: ReadonlyArray<{ kind: 'label' | 'time'; test: R
     kind: 'label',
     test: /^(metadata|description|statement_descriptor(_suffix)?|statementDescriptor(Suffix)?|client_reference_id|clientReferenceId|custom_?[iI]d|soft_?[dD]escriptor|note(_to_payer|ToPayer)?|memo|label)$/,
     reason: 'is a label: derive it from the idempotency key (the same on every attempt of the intent) instead of the clock or a random id; `apply` does this in the handlers it wires.',
+  },
+  {
+    // The merchant's own name for this one intent (Adyen's reference, Stripe's transfer_group, an invoice id): a clock
+    // or random value there only had to be unique per intent, which the derived key is, and stays on every attempt.
+    kind: 'reference',
+    test: /^(reference|merchantReference|merchantOrderReference|merchant_reference|transfer_group|transferGroup|invoice_id|invoiceId)$/,
+    reason: 'is the merchant reference of this intent: derive it from the idempotency key (unique per intent and the same on every attempt) instead of the clock or a random id; `apply` does this in the handlers it wires.',
   },
 ];
 

@@ -36,7 +36,7 @@ export const payments: Detector = {
   },
 };
 
-interface Detected {
+export interface Detected {
   provider: PaymentProvider;
   operation: string;
   hasProviderKey: boolean;
@@ -96,7 +96,7 @@ const RELATIVE_PATHS: Array<{ provider: 'stripe' | 'paypal'; path: RegExp; named
 const CLIENT_CALL = /^(fetch|\$fetch|ofetch|request|got|ky|axios|undici)$/;
 
 /** `fetch('https://api.stripe.com/v1/refunds', { method: 'POST' })`, `axios.post(`${PAYPAL}/v2/checkout/orders`)`. */
-function rawHttpCall(call: ts.CallExpression, ctx: FileContext): Detected | undefined {
+export function rawHttpCall(call: ts.CallExpression, ctx: FileContext): Detected | undefined {
   // axios({ url, method, headers }) / got({ url, method }): one config object.
   const config = call.arguments.length === 1 && ts.isIdentifier(call.expression) && CLIENT_CALL.test(call.expression.text) ? objectProperty(call.arguments[0], 'url') : undefined;
   const target = config ?? call.arguments[0];

@@ -7,7 +7,7 @@ import { fitsHouseWidth } from './houseStyle.js';
 import { renderAlerts } from './renderAlerts.js';
 import { renderProviders } from './renderProviders.js';
 import { renderReadme } from './renderReadme.js';
-import { renderSettings } from './renderSettings.js';
+import { renderSettings, renderSettingsJavaScript } from './renderSettings.js';
 import { renderTests } from './renderTests.js';
 import { renderWiring } from './renderWiring.js';
 import { buildScaffoldView, type ScaffoldView } from './scaffoldView.js';
@@ -55,13 +55,15 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       const purposes = staticFiles.map((file) => ({ name: file.path, purpose: file.purpose }));
       // `formatted`: the emitter prints the house style itself (test/emit/houseStyleEmitted.test.ts), so generate
       // need not load prettier for the file.
-      const add = (path: string, contents: string, role: ScaffoldRole, purpose: string, fileClass: ScaffoldFile['class'] = 'scaffold', formatted = false) => {
-        files.push({ path, contents, class: fileClass, role, ...(formatted ? { formatted } : {}) });
+      // `javascript`: the same file printed as JavaScript for a JavaScript project (ScaffoldFile.javascript).
+      const add = (path: string, contents: string, role: ScaffoldRole, purpose: string, fileClass: ScaffoldFile['class'] = 'scaffold', formatted = false, javascript?: string) => {
+        files.push({ path, contents, class: fileClass, role, ...(formatted ? { formatted } : {}), ...(javascript === undefined ? {} : { javascript }) });
         purposes.push({ name: path, purpose });
       };
       if (store.migration) add(store.migration.path, store.migration.render(view), 'ddl', store.migration.purpose, 'scaffold', true);
       const settings = renderSettings(view);
-      add('settings.ts', settings, 'core', 'every value the design decided (leases, retention, statuses)', 'scaffold', fitsHouseWidth(settings));
+      const moduleType = context?.javascript;
+      add('settings.ts', settings, 'core', 'every value the design decided (leases, retention, statuses)', 'scaffold', fitsHouseWidth(settings), moduleType && renderSettingsJavaScript(view, moduleType));
       add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route', 'scaffold', true);
       if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron', 'scaffold', true);
       const providers = renderProviders(view);

@@ -5,7 +5,7 @@ import { adaptSuite, describeTestRun } from './profile/runnerPrelude.js';
 import { readTemplate } from './readTemplate.js';
 import { fitsHouseWidth } from './houseStyle.js';
 import { renderAlerts } from './renderAlerts.js';
-import { renderProviders } from './renderProviders.js';
+import { renderProviders, renderProvidersJavaScript } from './renderProviders.js';
 import { renderReadme } from './renderReadme.js';
 import { renderSettings, renderSettingsJavaScript } from './renderSettings.js';
 import { renderTests } from './renderTests.js';
@@ -67,7 +67,7 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route', 'scaffold', true);
       if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron', 'scaffold', true);
       const providers = renderProviders(view);
-      if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key', 'scaffold', true);
+      if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key', 'scaffold', true, moduleType && renderProvidersJavaScript(view, moduleType));
       add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed', true);
       const scenarios = renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir, javascript: model.stack.language === 'javascript' });
       // Printed in the house style for vitest; a value that leaves a line too long (a long action name) goes to prettier.

@@ -23,6 +23,8 @@ interface Case {
   label: string;
   fixture: string;
   patch: (raw: Record<string, unknown>) => void;
+  /** Provider ids the design must hold (so each provider's helpers are compared). */
+  providers?: string[];
   /** A value leaves a line too long, so settings.ts goes the old way (prettier breaks what it can). */
   overflows?: boolean;
 }
@@ -44,6 +46,20 @@ const CASES: Case[] = [
       Object.assign(action!, { significantFields: Array.from({ length: count }, (_, i) => `lineItem${i}.amountInCents`), route: `POST /${'segment/'.repeat(count + 4)}bookings` });
     },
   })),
+  // Every payment provider's helpers in providers.ts.
+  {
+    label: 'express-stripe-payments with every provider',
+    fixture: 'express-stripe-payments',
+    providers: ['adyen', 'bank-transfer', 'paypal', 'stripe'],
+    patch: (raw: Record<string, unknown>) => {
+      asJavaScript()(raw);
+      raw.payments = ['stripe', 'adyen', 'paypal'];
+      const actions = raw.actions as Array<Record<string, unknown>>;
+      Object.assign(actions[0]!, { provider: 'adyen' });
+      Object.assign(actions[1] ?? actions[0]!, { provider: 'paypal' });
+      actions.push({ ...actions[0]!, name: 'payByTransfer', route: 'POST /transfers', provider: 'bank-transfer' });
+    },
+  },
   // plain-js (fixtures/projects): Express, MySQL, Jest, CommonJS, as init configures it.
   { label: 'plain-js project', fixture: 'express-js-orders', patch: asJavaScript({ database: 'mysql', testFramework: 'jest' }) },
 ];
@@ -61,8 +77,9 @@ async function transpiledAndFormatted(files: readonly ScaffoldFile[], moduleType
 }
 
 describe('JavaScript printed by the emitters is what transpiling and formatting gives', () => {
-  it.each(CASES)('$label', async ({ fixture, patch, overflows }) => {
+  it.each(CASES)('$label', async ({ fixture, patch, overflows, providers }) => {
     const model = await modelFor(fixture, patch);
+    if (providers) expect([...new Set(model.providers.map((provider) => provider.id))].sort()).toEqual(providers);
     const target = findTarget(model.stack) ?? referenceTarget(model.stack)!;
     const runner = (RUNNERS.find((name) => name === model.stack.testFramework) ?? 'vitest') as TestRunner;
     for (const moduleType of MODULE_TYPES) {
@@ -70,6 +87,7 @@ describe('JavaScript printed by the emitters is what transpiling and formatting 
       const files = target.files(model, context);
       const direct = files.filter((file) => file.javascript !== undefined);
       if (!overflows) expect(direct.map((file) => file.path)).toContain('settings.ts');
+      if (model.providers.length > 0) expect(direct.map((file) => file.path)).toContain('providers.ts');
       const expected = await transpiledAndFormatted(files, moduleType, runner);
       for (const file of direct) {
         const jsPath = file.role === 'readme' ? file.path : file.path.replace(/\.ts$/, '.js');

@@ -65,7 +65,7 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       const moduleType = context?.javascript;
       add('settings.ts', settings, 'core', 'every value the design decided (leases, retention, statuses)', 'scaffold', fitsHouseWidth(settings), moduleType && renderSettingsJavaScript(view, moduleType));
       add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route', 'scaffold', true);
-      if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron', 'scaffold', true);
+      if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron', 'scaffold', true, moduleType && store.cleanupJob(view, moduleType));
       const providers = renderProviders(view);
       if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key', 'scaffold', true, moduleType && renderProvidersJavaScript(view, moduleType));
       add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed', true);

@@ -87,6 +87,7 @@ describe('JavaScript printed by the emitters is what transpiling and formatting 
       const files = target.files(model, context);
       const direct = files.filter((file) => file.javascript !== undefined);
       if (!overflows) expect(direct.map((file) => file.path)).toContain('settings.ts');
+      if (['postgres', 'mysql', 'sqlite'].includes(model.stack.database)) expect(direct.map((file) => file.path)).toContain('cleanup-job.ts');
       if (model.providers.length > 0) expect(direct.map((file) => file.path)).toContain('providers.ts');
       const expected = await transpiledAndFormatted(files, moduleType, runner);
       for (const file of direct) {

@@ -58,6 +58,7 @@ const CASES: Case[] = [
       Object.assign(actions[0]!, { provider: 'adyen' });
       Object.assign(actions[1] ?? actions[0]!, { provider: 'paypal' });
       actions.push({ ...actions[0]!, name: 'payByTransfer', route: 'POST /transfers', provider: 'bank-transfer' });
+      actions.push({ ...actions[0]!, name: 'payByCard', route: 'POST /cards', provider: 'stripe' });
     },
   },
   // plain-js (fixtures/projects): Express, MySQL, Jest, CommonJS, as init configures it.
@@ -88,6 +89,7 @@ describe('JavaScript printed by the emitters is what transpiling and formatting 
       const direct = files.filter((file) => file.javascript !== undefined);
       if (!overflows) expect(direct.map((file) => file.path)).toContain('settings.ts');
       if (['postgres', 'mysql', 'sqlite'].includes(model.stack.database)) expect(direct.map((file) => file.path)).toContain('cleanup-job.ts');
+      if (files.some((file) => file.path === 'reconcile/job.ts')) expect(direct.map((file) => file.path)).toContain('reconcile/job.ts');
       if (model.providers.length > 0) expect(direct.map((file) => file.path)).toContain('providers.ts');
       const expected = await transpiledAndFormatted(files, moduleType, runner);
       for (const file of direct) {

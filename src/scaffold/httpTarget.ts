@@ -9,7 +9,7 @@ import { renderProviders, renderProvidersJavaScript } from './renderProviders.js
 import { renderReadme } from './renderReadme.js';
 import { renderSettings, renderSettingsJavaScript } from './renderSettings.js';
 import { renderTests } from './renderTests.js';
-import { renderWiring } from './renderWiring.js';
+import { renderWiring, renderWiringJavaScript } from './renderWiring.js';
 import { buildScaffoldView, type ScaffoldView } from './scaffoldView.js';
 import type { StoreModule } from './stores/types.js';
 import { triggerFiles } from './triggers/index.js';
@@ -64,7 +64,7 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       const settings = renderSettings(view);
       const moduleType = context?.javascript;
       add('settings.ts', settings, 'core', 'every value the design decided (leases, retention, statuses)', 'scaffold', fitsHouseWidth(settings), moduleType && renderSettingsJavaScript(view, moduleType));
-      add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route', 'scaffold', true);
+      add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route', 'scaffold', true, moduleType && renderWiringJavaScript(view, framework, store, moduleType));
       if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron', 'scaffold', true, moduleType && store.cleanupJob(view, moduleType));
       const providers = renderProviders(view);
       if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key', 'scaffold', true, moduleType && renderProvidersJavaScript(view, moduleType));

@@ -16,6 +16,7 @@ const FIXTURES = readdirSync(path.join(ROOT, 'fixtures/configs'))
   .filter((name) => name.endsWith('.json'))
   .map((name) => name.slice(0, -'.json'.length));
 const STORES = ['postgres', 'mysql', 'sqlite', 'redis', 'dynamodb'] as const;
+const FRAMEWORKS = ['express', 'fastify', 'nestjs', 'koa', 'hono', 'nextjs', 'none'] as const;
 const RUNNERS: readonly TestRunner[] = ['vitest', 'jest', 'mocha', 'node-test'];
 const MODULE_TYPES: readonly ModuleType[] = ['module', 'commonjs'];
 
@@ -34,7 +35,10 @@ const asJavaScript = (extra: Record<string, unknown> = {}) => (raw: Record<strin
 // Every fixture config as JavaScript with each runner; each store on a lease-mode (Stripe) and a transactional design.
 const CASES: Case[] = [
   ...FIXTURES.flatMap((fixture) => RUNNERS.map((runner) => ({ label: `${fixture}, ${runner}`, fixture, patch: asJavaScript({ testFramework: runner }) }))),
-  ...['express-stripe-payments', 'minimal-one-action'].flatMap((fixture) => STORES.map((database) => ({ label: `${fixture} on ${database}`, fixture, patch: asJavaScript({ database }) }))),
+  ...['express-stripe-payments', 'minimal-one-action'].flatMap((fixture) => [
+    ...STORES.map((database) => ({ label: `${fixture} on ${database}`, fixture, patch: asJavaScript({ database }) })),
+    ...FRAMEWORKS.map((framework) => ({ label: `${fixture} with ${framework}`, fixture, patch: asJavaScript({ framework }) })),
+  ]),
   // Data-dependent widths around the 110-column limit, as in test/emit/houseStyleEmitted.test.ts.
   ...[4, 5, 6, 7, 8, 9].map((count) => ({
     label: `minimal-one-action with ${count} significant fields and a long route`,
@@ -88,6 +92,7 @@ describe('JavaScript printed by the emitters is what transpiling and formatting 
       const files = target.files(model, context);
       const direct = files.filter((file) => file.javascript !== undefined);
       if (!overflows) expect(direct.map((file) => file.path)).toContain('settings.ts');
+      expect(direct.map((file) => file.path)).toContain('index.ts');
       if (['postgres', 'mysql', 'sqlite'].includes(model.stack.database)) expect(direct.map((file) => file.path)).toContain('cleanup-job.ts');
       if (files.some((file) => file.path === 'reconcile/job.ts')) expect(direct.map((file) => file.path)).toContain('reconcile/job.ts');
       if (model.providers.length > 0) expect(direct.map((file) => file.path)).toContain('providers.ts');

@@ -88,7 +88,9 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
         .filter((file) => file.role === 'tests' && file.path.endsWith('.test.ts'))
         .map((file) => posix.join(dir, javascript ? file.path.replace(/\.ts$/, '.js') : file.path));
       const testRun = describeTestRun(runner, { language: javascript ? 'javascript' : 'typescript', suites, dir, ...(context?.jestIgnoresSuites ? { notCollected: true } : {}) });
-      files.push({ path: 'README.md', contents: renderReadme(view, purposes, framework, store, testRun), class: 'scaffold', role: 'readme', formatted: true });
+      // NestJS examples use decorators, which the old path transpiles; it stays for them.
+      const readmeJavaScript = moduleType && framework.module !== 'nestjs' ? { javascript: renderReadme(view, purposes, framework, store, testRun, moduleType) } : {};
+      files.push({ path: 'README.md', contents: renderReadme(view, purposes, framework, store, testRun), class: 'scaffold', role: 'readme', formatted: true, ...readmeJavaScript });
       return files;
     },
 

@@ -93,6 +93,7 @@ describe('JavaScript printed by the emitters is what transpiling and formatting 
       const direct = files.filter((file) => file.javascript !== undefined);
       if (!overflows) expect(direct.map((file) => file.path)).toContain('settings.ts');
       expect(direct.map((file) => file.path)).toContain('index.ts');
+      if (!/nestjs/.test(model.stack.framework)) expect(direct.map((file) => file.path)).toContain('README.md');
       if (['postgres', 'mysql', 'sqlite'].includes(model.stack.database)) expect(direct.map((file) => file.path)).toContain('cleanup-job.ts');
       if (files.some((file) => file.path === 'reconcile/job.ts')) expect(direct.map((file) => file.path)).toContain('reconcile/job.ts');
       if (model.providers.length > 0) expect(direct.map((file) => file.path)).toContain('providers.ts');

@@ -65,3 +65,32 @@ export function printModule(esm: string, moduleType: ModuleType): string {
   const exports = exported.length > 0 ? `\n\n${objectLiteral('', 'module.exports = ', exported, ';')}` : '';
   return `${header}'use strict';\n\n${body}${exports}\n`;
 }
+
+/**
+ * A README code block's JavaScript, printed by its emitter without types, in the form the old path gave it
+ * (transpiled as a snippet): a block with no import is a script, which the compiler opens with "use strict"; in a
+ * CommonJS project imports become require() calls and exports a module.exports (no 'use strict' of its own).
+ */
+export function printSnippet(code: string, moduleType: ModuleType): string {
+  const lines = code.trimEnd().split('\n');
+  if (!lines.some((line) => /^(import|export)\b/.test(line))) return `"use strict";\n${lines.join('\n')}\n`;
+  if (moduleType === 'module') return `${lines.join('\n')}\n`;
+  const exported: string[] = [];
+  const required = lines.map((line) => {
+    const declaration = /^export ((?:async )?function ([\w$]+)|(?:const|let|class) ([\w$]+))/.exec(line);
+    if (declaration) {
+      const name = declaration[2] ?? declaration[3]!;
+      if (!exported.includes(name)) exported.push(name);
+      return line.slice('export '.length);
+    }
+    const named = /^import \{ ([^}]*) \} from '([^'\\]+)';$/.exec(line);
+    if (named) return `const { ${named[1]} } = require('${named[2]}');`;
+    const whole = /^import ([\w$]+) from '([^'\\]+)';$/.exec(line);
+    if (whole) return `const ${whole[1]} = require('${whole[2]}');`;
+    if (/^(import|export)\b/.test(line)) throw new Error(`bug: printSnippet has no CommonJS form for: ${line}`);
+    return line;
+  });
+  // As toCommonJs writes it; README blocks are not formatted, so the list stays on one line.
+  const exports = exported.length > 0 ? `\n\nmodule.exports = { ${exported.join(', ')} };` : '';
+  return `${required.join('\n')}${exports}\n`;
+}

@@ -39,6 +39,8 @@ const CASES: Case[] = [
     ...STORES.map((database) => ({ label: `${fixture} on ${database}`, fixture, patch: asJavaScript({ database }) })),
     ...FRAMEWORKS.map((framework) => ({ label: `${fixture} with ${framework}`, fixture, patch: asJavaScript({ framework }) })),
   ]),
+  // Each broker's consumer example in TRIGGERS.md.
+  ...['none', 'bullmq', 'bull', 'kafka', 'rabbitmq', 'sqs', 'nats'].map((broker) => ({ label: `worker-cron-no-payments with ${broker}`, fixture: 'worker-cron-no-payments', patch: asJavaScript({ broker }) })),
   // Data-dependent widths around the 110-column limit, as in test/emit/houseStyleEmitted.test.ts.
   ...[4, 5, 6, 7, 8, 9].map((count) => ({
     label: `minimal-one-action with ${count} significant fields and a long route`,
@@ -94,6 +96,7 @@ describe('JavaScript printed by the emitters is what transpiling and formatting 
       if (!overflows) expect(direct.map((file) => file.path)).toContain('settings.ts');
       expect(direct.map((file) => file.path)).toContain('index.ts');
       if (!/nestjs/.test(model.stack.framework)) expect(direct.map((file) => file.path)).toContain('README.md');
+      if (!/nestjs/.test(model.stack.framework) && files.some((file) => file.path === 'TRIGGERS.md')) expect(direct.map((file) => file.path)).toContain('TRIGGERS.md');
       if (['postgres', 'mysql', 'sqlite'].includes(model.stack.database)) expect(direct.map((file) => file.path)).toContain('cleanup-job.ts');
       if (files.some((file) => file.path === 'reconcile/job.ts')) expect(direct.map((file) => file.path)).toContain('reconcile/job.ts');
       if (model.providers.length > 0) expect(direct.map((file) => file.path)).toContain('providers.ts');

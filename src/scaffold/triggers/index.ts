@@ -149,6 +149,10 @@ export function triggerFiles(model: DesignModel, frameworkModule = 'express', st
     files.push(javascript ? { ...job, javascript: renderReconcileJob(plan, javascript) } : job);
     copy('reconcile/reconcile.test.ts', 'tests', 'reconciliation against a local fake provider: stuck records resolved, nothing charged twice');
   }
-  if (files.length > 0) files.push({ path: 'TRIGGERS.md', contents: renderTriggersReadme(model, plan), role: 'readme', purpose: 'wiring for webhooks, consumers, scheduled jobs and reconciliation', formatted: true });
+  if (files.length > 0) {
+    // NestJS examples use decorators, which the old path transpiles; it stays for them.
+    const direct = javascript && plan.webFramework !== 'nestjs' ? { javascript: renderTriggersReadme(model, plan, javascript) } : {};
+    files.push({ path: 'TRIGGERS.md', contents: renderTriggersReadme(model, plan), role: 'readme', purpose: 'wiring for webhooks, consumers, scheduled jobs and reconciliation', formatted: true, ...direct });
+  }
   return files;
 }

@@ -2,8 +2,14 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import * as prettier from 'prettier';
 import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
 import { formatOptions } from '../../src/emit/format.js';
-import { findTarget, referenceTarget, type ModuleType, type TestRunner } from '../../src/scaffold/index.js';
+import { inspectProject } from '../../src/inspect/index.js';
+import { buildDesign } from '../../src/model/index.js';
+import type { DesignModel } from '../../src/model/types.js';
+import { buildConfig } from '../../src/questions/buildConfig.js';
+import { resolveAnswers } from '../../src/questions/resolveAnswers.js';
+import { detectModuleType, findTarget, referenceTarget, type ModuleType, type TestRunner } from '../../src/scaffold/index.js';
 import { toJavaScriptFiles } from '../../src/scaffold/javascript/toJavaScriptFiles.js';
 import type { ScaffoldFile, TargetContext } from '../../src/scaffold/types.js';
 import { modelFor, ROOT } from './generateInto.js';
@@ -67,8 +73,8 @@ const CASES: Case[] = [
       actions.push({ ...actions[0]!, name: 'payByCard', route: 'POST /cards', provider: 'stripe' });
     },
   },
-  // plain-js (fixtures/projects): Express, MySQL, Jest, CommonJS, as init configures it.
-  { label: 'plain-js project', fixture: 'express-js-orders', patch: asJavaScript({ database: 'mysql', testFramework: 'jest' }) },
+  // plain-js's stack (Express, MySQL, Jest) on a design with payments and webhooks.
+  { label: 'express-js-orders on MySQL with Jest', fixture: 'express-js-orders', patch: asJavaScript({ database: 'mysql', testFramework: 'jest' }) },
 ];
 
 /** The files as the old path makes them: transpiled (README blocks too), then prettier in the house style. */
@@ -83,28 +89,48 @@ async function transpiledAndFormatted(files: readonly ScaffoldFile[], moduleType
   return out;
 }
 
+/** Every file an emitter printed as JavaScript is what the old path gives, for the project's runner, in `moduleTypes`. */
+async function expectOldPathBytes(model: DesignModel, moduleTypes: readonly ModuleType[], overflows = false): Promise<void> {
+  const target = findTarget(model.stack) ?? referenceTarget(model.stack)!;
+  const runner = (RUNNERS.find((name) => name === model.stack.testFramework) ?? 'vitest') as TestRunner;
+  for (const moduleType of moduleTypes) {
+    const context: TargetContext = { testRunner: runner, testModuleSystem: runner === 'vitest' || moduleType === 'module' ? 'esm' : 'commonjs', scaffoldDir: 'src/idempotency', javascript: moduleType };
+    const files = target.files(model, context);
+    const direct = files.filter((file) => file.javascript !== undefined).map((file) => file.path);
+    if (!overflows) expect(direct).toContain('settings.ts');
+    expect(direct).toContain('index.ts');
+    const nest = /nestjs/.test(model.stack.framework);
+    for (const path of ['README.md', 'TRIGGERS.md', 'reconcile/job.ts', 'providers.ts', 'cleanup-job.ts']) {
+      if (files.some((file) => file.path === path) && !(nest && path.endsWith('.md'))) expect(direct, `${path} is printed as JavaScript`).toContain(path);
+    }
+    const expected = await transpiledAndFormatted(files, moduleType, runner);
+    for (const file of files.filter((candidate) => candidate.javascript !== undefined)) {
+      const jsPath = file.role === 'readme' ? file.path : file.path.replace(/\.ts$/, '.js');
+      expect(file.javascript, `${file.path} (${moduleType})`).toBe(expected.get(jsPath));
+    }
+  }
+}
+
+// The JavaScript projects under fixtures/projects, configured as `init --yes` configures them.
+const PROJECTS = readdirSync(path.join(ROOT, 'fixtures/projects')).filter((name) =>
+  (readdirSync(path.join(ROOT, 'fixtures/projects', name), { recursive: true }) as string[]).some((file) => file.endsWith('.js') && !file.includes('node_modules')),
+);
+
 describe('JavaScript printed by the emitters is what transpiling and formatting gives', () => {
   it.each(CASES)('$label', async ({ fixture, patch, overflows, providers }) => {
     const model = await modelFor(fixture, patch);
     if (providers) expect([...new Set(model.providers.map((provider) => provider.id))].sort()).toEqual(providers);
-    const target = findTarget(model.stack) ?? referenceTarget(model.stack)!;
-    const runner = (RUNNERS.find((name) => name === model.stack.testFramework) ?? 'vitest') as TestRunner;
-    for (const moduleType of MODULE_TYPES) {
-      const context: TargetContext = { testRunner: runner, testModuleSystem: runner === 'vitest' || moduleType === 'module' ? 'esm' : 'commonjs', scaffoldDir: 'src/idempotency', javascript: moduleType };
-      const files = target.files(model, context);
-      const direct = files.filter((file) => file.javascript !== undefined);
-      if (!overflows) expect(direct.map((file) => file.path)).toContain('settings.ts');
-      expect(direct.map((file) => file.path)).toContain('index.ts');
-      if (!/nestjs/.test(model.stack.framework)) expect(direct.map((file) => file.path)).toContain('README.md');
-      if (!/nestjs/.test(model.stack.framework) && files.some((file) => file.path === 'TRIGGERS.md')) expect(direct.map((file) => file.path)).toContain('TRIGGERS.md');
-      if (['postgres', 'mysql', 'sqlite'].includes(model.stack.database)) expect(direct.map((file) => file.path)).toContain('cleanup-job.ts');
-      if (files.some((file) => file.path === 'reconcile/job.ts')) expect(direct.map((file) => file.path)).toContain('reconcile/job.ts');
-      if (model.providers.length > 0) expect(direct.map((file) => file.path)).toContain('providers.ts');
-      const expected = await transpiledAndFormatted(files, moduleType, runner);
-      for (const file of direct) {
-        const jsPath = file.role === 'readme' ? file.path : file.path.replace(/\.ts$/, '.js');
-        expect(file.javascript, `${file.path} (${moduleType})`).toBe(expected.get(jsPath));
-      }
-    }
+    await expectOldPathBytes(model, MODULE_TYPES, overflows);
+  });
+
+  it.each(PROJECTS)('fixtures/projects/%s, when it is JavaScript', { timeout: 120_000 }, async (name) => {
+    const root = path.join(ROOT, 'fixtures/projects', name);
+    const inspection = await inspectProject(root);
+    const resolution = await resolveAnswers({ flags: {}, config: {}, inspection, cwd: root, interactive: false, yes: true });
+    const config = parseConfig(JSON.stringify(buildConfig({}, resolution, false)));
+    if (name === 'plain-js') expect(config.stack.language).toBe('javascript');
+    if (config.stack.language !== 'javascript') return;
+    const model = buildDesign(config, inspection, { now: new Date('2026-01-15T00:00:00Z') });
+    await expectOldPathBytes(model, [await detectModuleType(root, 'src/idempotency')]);
   });
 });

@@ -4,7 +4,10 @@
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { buildPrecompiledTable } from '../dist/scaffold/javascript/precompiled.js';
+import { renderedSuites } from '../dist/scaffold/javascript/renderedSuites.js';
 
-const table = await buildPrecompiledTable(fileURLToPath(new URL('../templates/scaffold/typescript/', import.meta.url)));
+// Each store's store-contract.test.ts is rendered, but the same for every design: precompiled too.
+const templates = fileURLToPath(new URL('../templates/scaffold/typescript/', import.meta.url));
+const table = await buildPrecompiledTable(templates, undefined, renderedSuites());
 const files = Object.fromEntries([...table].sort(([a], [b]) => (a < b ? -1 : 1)));
 await writeFile(new URL('../dist/scaffold/javascript/precompiled.json', import.meta.url), `${JSON.stringify({ files })}\n`);

@@ -23,7 +23,7 @@ export interface HttpFramework {
     readonly requestName: string;
     /** The README's principal resolver, when `(req) => req.user?.id` is not how this framework reaches the user. */
     readonly principal?: string;
-    code(view: ScaffoldView, principalLine: string): string;
+    code(view: ScaffoldView, principalLine: string, javascript?: boolean): string;
     /** Where a multi-step handler finds the claim for `saga.run`. */
     readonly claimHint: string;
   };

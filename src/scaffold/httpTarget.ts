@@ -5,11 +5,11 @@ import { adaptSuite, describeTestRun } from './profile/runnerPrelude.js';
 import { readTemplate } from './readTemplate.js';
 import { fitsHouseWidth } from './houseStyle.js';
 import { renderAlerts } from './renderAlerts.js';
-import { renderProviders } from './renderProviders.js';
+import { renderProviders, renderProvidersJavaScript } from './renderProviders.js';
 import { renderReadme } from './renderReadme.js';
-import { renderSettings } from './renderSettings.js';
+import { renderSettings, renderSettingsJavaScript } from './renderSettings.js';
 import { renderTests } from './renderTests.js';
-import { renderWiring } from './renderWiring.js';
+import { renderWiring, renderWiringJavaScript } from './renderWiring.js';
 import { buildScaffoldView, type ScaffoldView } from './scaffoldView.js';
 import type { StoreModule } from './stores/types.js';
 import { triggerFiles } from './triggers/index.js';
@@ -55,17 +55,19 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       const purposes = staticFiles.map((file) => ({ name: file.path, purpose: file.purpose }));
       // `formatted`: the emitter prints the house style itself (test/emit/houseStyleEmitted.test.ts), so generate
       // need not load prettier for the file.
-      const add = (path: string, contents: string, role: ScaffoldRole, purpose: string, fileClass: ScaffoldFile['class'] = 'scaffold', formatted = false) => {
-        files.push({ path, contents, class: fileClass, role, ...(formatted ? { formatted } : {}) });
+      // `javascript`: the same file printed as JavaScript for a JavaScript project (ScaffoldFile.javascript).
+      const add = (path: string, contents: string, role: ScaffoldRole, purpose: string, fileClass: ScaffoldFile['class'] = 'scaffold', formatted = false, javascript?: string) => {
+        files.push({ path, contents, class: fileClass, role, ...(formatted ? { formatted } : {}), ...(javascript === undefined ? {} : { javascript }) });
         purposes.push({ name: path, purpose });
       };
       if (store.migration) add(store.migration.path, store.migration.render(view), 'ddl', store.migration.purpose, 'scaffold', true);
       const settings = renderSettings(view);
-      add('settings.ts', settings, 'core', 'every value the design decided (leases, retention, statuses)', 'scaffold', fitsHouseWidth(settings));
-      add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route', 'scaffold', true);
-      if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron', 'scaffold', true);
+      const moduleType = context?.javascript;
+      add('settings.ts', settings, 'core', 'every value the design decided (leases, retention, statuses)', 'scaffold', fitsHouseWidth(settings), moduleType && renderSettingsJavaScript(view, moduleType));
+      add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route', 'scaffold', true, moduleType && renderWiringJavaScript(view, framework, store, moduleType));
+      if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron', 'scaffold', true, moduleType && store.cleanupJob(view, moduleType));
       const providers = renderProviders(view);
-      if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key', 'scaffold', true);
+      if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key', 'scaffold', true, moduleType && renderProvidersJavaScript(view, moduleType));
       add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed', true);
       const scenarios = renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir, javascript: model.stack.language === 'javascript' });
       // Printed in the house style for vitest; a value that leaves a line too long (a long action name) goes to prettier.
@@ -74,10 +76,10 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       // Webhook, consumer and cron processors run on every store (they use only the IdempotencyStore interface);
       // triggerFiles() leaves out what needs more (the reconciliation job without listStuck, the PostgreSQL ordering
       // table and suites) and TRIGGERS.md says so. Their suites are adapted to the project's runner like the others.
-      for (const file of triggerFiles(model, framework.module, store.id)) {
+      for (const file of triggerFiles(model, framework.module, store.id, moduleType)) {
         const tests = file.role === 'tests';
         // A suite stays as written (and formatted) only for vitest; another runner's prelude changes it.
-        add(file.path, tests ? suite(file.path, file.contents) : file.contents, file.role, file.purpose, 'scaffold', file.formatted === true && (!tests || runner === 'vitest'));
+        add(file.path, tests ? suite(file.path, file.contents) : file.contents, file.role, file.purpose, 'scaffold', file.formatted === true && (!tests || runner === 'vitest'), tests ? undefined : file.javascript);
       }
       purposes.sort((a, b) => (a.name < b.name ? -1 : 1));
       const dir = context?.scaffoldDir ?? '.';
@@ -86,7 +88,9 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
         .filter((file) => file.role === 'tests' && file.path.endsWith('.test.ts'))
         .map((file) => posix.join(dir, javascript ? file.path.replace(/\.ts$/, '.js') : file.path));
       const testRun = describeTestRun(runner, { language: javascript ? 'javascript' : 'typescript', suites, dir, ...(context?.jestIgnoresSuites ? { notCollected: true } : {}) });
-      files.push({ path: 'README.md', contents: renderReadme(view, purposes, framework, store, testRun), class: 'scaffold', role: 'readme', formatted: true });
+      // NestJS examples use decorators, which the old path transpiles; it stays for them.
+      const readmeJavaScript = moduleType && framework.module !== 'nestjs' ? { javascript: renderReadme(view, purposes, framework, store, testRun, moduleType) } : {};
+      files.push({ path: 'README.md', contents: renderReadme(view, purposes, framework, store, testRun), class: 'scaffold', role: 'readme', formatted: true, ...readmeJavaScript });
       return files;
     },
 

@@ -93,6 +93,7 @@ function contextOf(model: DesignModel, profile: ProjectProfile, scaffoldDir?: st
     ...(scaffoldDir ? { scaffoldDir } : {}),
     ...(profile.jestIgnoresSuites ? { jestIgnoresSuites: true } : {}),
     ...(profile.httpPlatform ? { httpPlatform: profile.httpPlatform } : {}),
+    ...(model.stack.language === 'javascript' ? { javascript: profile.moduleSystem === 'esm' ? 'module' : 'commonjs' } : {}),
   };
 }
 

@@ -1,9 +1,22 @@
+import { printModule } from './javascript/printModule.js';
+import type { ModuleType } from './javascript/transpile.js';
 import type { ScaffoldView } from './scaffoldView.js';
 import { commentText } from './tsLiteral.js';
 
-/** cleanup-job.ts: the runnable form of deleteExpiredKeys, for cron / a Kubernetes CronJob; in the house style (prettier's layout). */
-export function renderCleanupJob(view: ScaffoldView, urlExample = 'postgres://...', overlap = 'overlapping runs are safe: rows are taken with SKIP LOCKED'): string {
-  return `// Deletes expired idempotency records, then exits. Schedule: ${commentText(view.cleanupSchedule)} (${commentText(view.cleanupScheduleLabel)}).
+/**
+ * cleanup-job.ts: the runnable form of deleteExpiredKeys, for cron / a Kubernetes CronJob; in the house style
+ * (prettier's layout). With `javascript`, the same file as JavaScript in that module format, as the compiler and
+ * prettier would give it.
+ */
+export function renderCleanupJob(view: ScaffoldView, urlExample = 'postgres://...', overlap = 'overlapping runs are safe: rows are taken with SKIP LOCKED', javascript?: ModuleType): string {
+  const main = javascript
+    ? `/**
+ * @param {string} databaseUrl
+ * @returns {Promise<void>}
+ */
+async function main(databaseUrl) {`
+    : 'async function main(databaseUrl: string): Promise<void> {';
+  const code = `// Deletes expired idempotency records, then exits. Schedule: ${commentText(view.cleanupSchedule)} (${commentText(view.cleanupScheduleLabel)}).
 // Usage: DATABASE_URL=${commentText(urlExample)} node cleanup-job.js   (${commentText(overlap)})
 import { deleteExpiredKeys } from './cleanup.js';
 import { createPool } from './pool.js';
@@ -15,7 +28,7 @@ if (!url) {
   process.exitCode = 2;
 }
 
-async function main(databaseUrl: string): Promise<void> {
+${main}
   // Cleanup statements may touch a whole batch, so they get more time than request-path calls.
   const pool = createPool(
     databaseUrl,
@@ -55,4 +68,5 @@ async function main(databaseUrl: string): Promise<void> {
 
 if (url) void main(url);
 `;
+  return javascript ? printModule(code, javascript) : code;
 }

@@ -1,5 +1,7 @@
 import type { ScaffoldView } from './scaffoldView.js';
-import { houseLiteral } from './houseStyle.js';
+import { fitsHouseWidth, houseLiteral } from './houseStyle.js';
+import { printModule } from './javascript/printModule.js';
+import type { ModuleType } from './javascript/transpile.js';
 import { commentText, propertyName } from './tsLiteral.js';
 
 /**
@@ -7,7 +9,57 @@ import { commentText, propertyName } from './tsLiteral.js';
  * it (houseLiteral), so generate need not format it when no line overflows (httpTarget checks).
  */
 export function renderSettings(view: ScaffoldView): string {
-  const actions = view.actions.map((action) => {
+  return `// Decisions from the idempotency design "${commentText(view.title)}". The design document explains each value;
+// change them there and regenerate, or edit here and keep the document in step.
+import type { ActionSettings, IdempotencyPolicy } from './types.js';
+
+export const POLICY: IdempotencyPolicy = ${policyLiteral(view)};
+
+export const ACTIONS = {
+${actionEntries(view, '  ').join('\n')}
+} as const satisfies Record<string, ActionSettings>;
+
+export type ActionName = keyof typeof ACTIONS;
+
+/** Prometheus names; the alert rules in idempotency-alerts.yml query these. */
+export const METRIC_NAMES = ${metricNamesLiteral(view)} as const;
+`;
+}
+
+/**
+ * settings.ts as JavaScript, as the compiler and prettier would give it (the type-only header comment goes with the
+ * type import, as it does when transpiled); undefined when a line would overflow the house style, which prettier
+ * lays out instead.
+ */
+export function renderSettingsJavaScript(view: ScaffoldView, moduleType: ModuleType): string | undefined {
+  // POLICY and METRIC_NAMES are expanded in the TypeScript (more entries than fit a line), which prettier keeps, at
+  // the same indentation: the same text. ACTIONS sits two deeper inside its JSDoc casts.
+  const policy = policyLiteral(view);
+  const metricNames = metricNamesLiteral(view);
+  if (!policy.includes('\n') || !metricNames.includes('\n')) return undefined;
+  const esm = `/** @type {import('./types.js').IdempotencyPolicy} */
+export const POLICY = ${policy};
+
+export const ACTIONS = /** @satisfies {Record<string, import('./types.js').ActionSettings>} */ (
+  /** @type {const} */ ({
+${actionEntries(view, '    ').join('\n')}
+  })
+);
+/** @typedef {keyof typeof ACTIONS} ActionName */
+
+/** Prometheus names; the alert rules in idempotency-alerts.yml query these. */
+export const METRIC_NAMES = /** @type {const} */ (${metricNames});
+`;
+  return fitsHouseWidth(esm) ? printModule(esm, moduleType) : undefined;
+}
+
+const policyLiteral = (view: ScaffoldView) => houseLiteral(view.policy, '', 'export const POLICY: IdempotencyPolicy = '.length, 1);
+
+const metricNamesLiteral = (view: ScaffoldView) => houseLiteral(view.metricNames, '', 'export const METRIC_NAMES = '.length, ' as const;'.length);
+
+/** One `name: { … },` entry per action, at `indent`. */
+function actionEntries(view: ScaffoldView, indent: string): string[] {
+  return view.actions.map((action) => {
     const settings = {
       name: action.name,
       codeName: action.codeName,
@@ -22,22 +74,7 @@ export function renderSettings(view: ScaffoldView): string {
       heartbeatMs: action.heartbeatMs,
       steps: action.steps,
     };
-    const head = `  ${propertyName(action.codeName)}: `;
-    return `${head}${houseLiteral(settings, '  ', head.length, 1)},`;
+    const head = `${indent}${propertyName(action.codeName)}: `;
+    return `${head}${houseLiteral(settings, indent, head.length, 1)},`;
   });
-  return `// Decisions from the idempotency design "${commentText(view.title)}". The design document explains each value;
-// change them there and regenerate, or edit here and keep the document in step.
-import type { ActionSettings, IdempotencyPolicy } from './types.js';
-
-export const POLICY: IdempotencyPolicy = ${houseLiteral(view.policy, '', 'export const POLICY: IdempotencyPolicy = '.length, 1)};
-
-export const ACTIONS = {
-${actions.join('\n')}
-} as const satisfies Record<string, ActionSettings>;
-
-export type ActionName = keyof typeof ACTIONS;
-
-/** Prometheus names; the alert rules in idempotency-alerts.yml query these. */
-export const METRIC_NAMES = ${houseLiteral(view.metricNames, '', 'export const METRIC_NAMES = '.length, ' as const;'.length)} as const;
-`;
 }

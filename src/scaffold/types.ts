@@ -25,6 +25,13 @@ export interface ScaffoldFile {
   /** Already in the house style (a template kept formatted in this repo): prettier may skip it. */
   formatted?: boolean;
   /**
+   * A JavaScript project only (TargetContext.javascript): this TypeScript file as JavaScript in the project's module
+   * format, printed by its emitter in the house style, byte for byte what transpiling `contents` and formatting it
+   * would give (test/scaffold/directJavaScript.test.ts). toJavaScriptFiles then neither transpiles nor formats it.
+   * Absent where the emitter has no JavaScript form yet, or cannot promise the layout: the file is transpiled.
+   */
+  javascript?: string;
+  /**
    * Set when this is an addition to a file the user owns (schema.prisma, drizzle's journal): the text the addition was
    * computed from. It is written only while the file still reads exactly so, and never recorded in the manifest, so
    * the file stays the user's.
@@ -51,6 +58,8 @@ export interface TargetContext {
   readonly jestIgnoresSuites?: boolean;
   /** The project's HTTP platform when a framework runs on more than one (NestJS on Fastify). */
   readonly httpPlatform?: 'fastify';
+  /** A JavaScript project, and its module format: emitters that can print JavaScript directly set `javascript`. */
+  readonly javascript?: 'module' | 'commonjs';
 }
 
 /** One generator for one stack. Adding a stack = one file in targets/ + one line in registry.ts. */

@@ -13,14 +13,14 @@ export const NESTJS: HttpFramework = {
     mount:
       'Register the providers in your root module and mark each route with `@Idempotent(ACTIONS.name)`. Guards run\n   before interceptors, so their 401/403/429 are never stored; the tsconfig needs `experimentalDecorators`.',
     requestName: 'request',
-    code: (view, principalLine) => {
+    code: (view, principalLine, javascript) => {
       const first = view.actions.find((action) => action.http);
       const method = (first?.method ?? 'POST').charAt(0) + (first?.method ?? 'POST').slice(1).toLowerCase();
       const mark = first ? `\n// ${first.codeName} handler: @${method}() @Idempotent(ACTIONS.${first.codeName}) ${first.codeName}(@Body() body: ...) { ... }` : '';
       return `import { Module } from '@nestjs/common';
 import { createIdempotency, createPool, idempotencyProviders, POLICY } from './idempotency/index.js';
 
-const pool = createPool(process.env.DATABASE_URL!, POLICY);
+const pool = createPool(process.env.DATABASE_URL${javascript ? '' : '!'}, POLICY);
 const idempotency = createIdempotency({
   pool,
   ${principalLine}

@@ -48,7 +48,12 @@ const MODULE_TYPES: readonly ModuleType[] = ['module', 'commonjs'];
  * suite (`*.test.ts`, or a template in `suiteTemplates`, e.g. the store contract the suites run) in the form generate
  * gives a vitest suite, every other template as a module of the project.
  */
-export async function buildPrecompiledTable(templatesDir: string, suiteTemplates: readonly string[] = [CONTRACT_FILE.template]): Promise<Map<string, string>> {
+export async function buildPrecompiledTable(
+  templatesDir: string,
+  suiteTemplates: readonly string[] = [CONTRACT_FILE.template],
+  /** Rendered vitest suites that do not depend on the design (renderedSuites.ts), precompiled the same way. */
+  renderedSuites: ReadonlyArray<{ name: string; source: string }> = [],
+): Promise<Map<string, string>> {
   const prettier = await import('prettier');
   const entries = await readdir(templatesDir, { recursive: true, withFileTypes: true });
   const files = entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => path.join(entry.parentPath, entry.name));
@@ -61,6 +66,12 @@ export async function buildPrecompiledTable(templatesDir: string, suiteTemplates
     for (const moduleType of MODULE_TYPES) {
       const js = suite ? transpileSuiteToJavaScript(source, moduleType, name) : transpileToJavaScript(source, moduleType, name);
       out.set(precompiledKey(source, moduleType, suite ? 'suite' : 'file'), await prettier.format(js, formatOptions(name.replace(/\.ts$/, '.js'))));
+    }
+  }
+  for (const { name, source } of renderedSuites) {
+    for (const moduleType of MODULE_TYPES) {
+      const js = transpileSuiteToJavaScript(source, moduleType, name);
+      out.set(precompiledKey(source, moduleType, 'suite'), await prettier.format(js, formatOptions(name.replace(/\.ts$/, '.js'))));
     }
   }
   return out;

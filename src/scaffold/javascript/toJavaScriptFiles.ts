@@ -13,8 +13,13 @@ export const javaScriptPath = (path: string) => path.replace(/\.ts$/, '.js');
 export function toJavaScriptFiles(files: readonly ScaffoldFile[], moduleType: ModuleType, options: { esmTests?: boolean } = {}): ScaffoldFile[] {
   const esmTests = options.esmTests ?? true;
   return files.map((file) => {
-    if (file.role === 'readme') return { ...file, contents: readmeToJavaScript(file.contents, moduleType) };
+    if (file.role === 'readme') {
+      const { javascript, ...readme } = file;
+      return { ...readme, contents: javascript ?? readmeToJavaScript(file.contents, moduleType) };
+    }
     if (!file.path.endsWith('.ts')) return file;
+    // Printed as JavaScript by its emitter, in the house style: neither compiler nor prettier.
+    if (file.javascript !== undefined) return { path: javaScriptPath(file.path), contents: file.javascript, class: file.class, role: file.role, formatted: true };
     // Only a vitest suite must stay an ES module; jest, mocha and node:test load CommonJS tests as the app does.
     const tests = file.role === 'tests' && esmTests;
     // A verbatim template the build already turned into house-style JavaScript needs neither compiler nor prettier.

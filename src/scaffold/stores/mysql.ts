@@ -21,7 +21,7 @@ export const MYSQL_STORE: StoreModule = {
     { path: 'cleanup.ts', template: 'typescript/mysql/cleanup.ts', role: 'cleanup', purpose: 'batched deletion of expired records' },
   ],
   migration: { path: 'migrations/001_create_idempotency_store.sql', purpose: 'the InnoDB store table, its indexes and the saga step table', render: renderMysqlMigration },
-  cleanupJob: (view) => renderCleanupJob(view, 'mysql://...', 'overlapping runs are safe: each row is deleted once, under its lock'),
+  cleanupJob: (view, javascript) => renderCleanupJob(view, 'mysql://...', 'overlapping runs are safe: each row is deleted once, under its lock', javascript),
   transactional: true,
   dependencies: { runtime: ['mysql2'], dev: [] },
   wiring: {

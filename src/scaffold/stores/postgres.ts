@@ -77,7 +77,7 @@ export const POSTGRES_STORE: StoreModule = {
   files: POSTGRES_STORE_FILES,
   metrics: METRICS_FILE,
   migration: { path: POSTGRES_MIGRATION, purpose: 'the store table, partial indexes and saga step table', render: renderMigration },
-  cleanupJob: renderCleanupJob,
+  cleanupJob: (view, javascript) => renderCleanupJob(view, undefined, undefined, javascript),
   transactional: true,
   dependencies: { runtime: ['pg'], dev: ['@types/pg'] },
   wiring: {

@@ -21,7 +21,7 @@ export const SQLITE_STORE: StoreModule = {
     { path: 'cleanup.ts', template: 'typescript/sqlite/cleanup.ts', role: 'cleanup', purpose: 'batched deletion of expired records' },
   ],
   migration: { path: 'migrations/001_create_idempotency_store.sql', purpose: 'the store table, partial indexes and saga step table (STRICT tables)', render: renderSqliteMigration },
-  cleanupJob: (view) => renderCleanupJob(view, 'sqlite:./data/app.db', 'overlapping runs are safe: each batch is its own write transaction'),
+  cleanupJob: (view, javascript) => renderCleanupJob(view, 'sqlite:./data/app.db', 'overlapping runs are safe: each batch is its own write transaction', javascript),
   transactional: true,
   dependencies: { runtime: ['better-sqlite3'], dev: ['@types/better-sqlite3'] },
   wiring: {

@@ -1,4 +1,5 @@
 import type { Database } from '../../config/schema.js';
+import type { ModuleType } from '../javascript/transpile.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import type { StaticFile } from '../typescriptRuntime.js';
 
@@ -19,8 +20,11 @@ export interface StoreModule {
   readonly metrics: StaticFile;
   /** The DDL, in this database's dialect; none for stores without a schema (Redis). */
   readonly migration?: { readonly path: string; readonly purpose: string; render(view: ScaffoldView): string };
-  /** cleanup-job.ts; none when the store expires records itself (Redis TTL). */
-  readonly cleanupJob?: (view: ScaffoldView) => string;
+  /**
+   * cleanup-job.ts (with `javascript`, printed as JavaScript in that module format); none when the store expires
+   * records itself (Redis TTL).
+   */
+  readonly cleanupJob?: (view: ScaffoldView, javascript?: ModuleType) => string;
   /** Without a cleanup job: the file the document shows for expiry instead (DynamoDB's table.ts turns TTL on). */
   readonly expiryFile?: string;
   /** Whether claimInTransaction exists: without it every action runs in lease mode. */

@@ -1,4 +1,5 @@
 import type { ActionDesign, DesignModel } from '../../model/types.js';
+import type { ModuleType } from '../javascript/transpile.js';
 import { readTemplate } from '../readTemplate.js';
 import type { ScaffoldRole } from '../types.js';
 import { renderOrderingMigration } from './renderOrderingMigration.js';
@@ -12,6 +13,8 @@ export interface TriggerFile {
   readonly purpose: string;
   /** A template kept in the house style, or rendered in it: prettier may skip it (see ScaffoldFile.formatted). */
   readonly formatted?: boolean;
+  /** The file printed as JavaScript (see ScaffoldFile.javascript). */
+  readonly javascript?: string;
 }
 
 /** Which parts of the trigger runtime a design needs: derived from its actions, their providers and the broker. */
@@ -103,7 +106,7 @@ function storeIdOf(model: DesignModel): string {
  * reconciliation job for stuck provider calls. Static templates over the same core and store; only the
  * reconciliation job, the ordering migration and the README section are rendered.
  */
-export function triggerFiles(model: DesignModel, frameworkModule = 'express', storeId?: string): TriggerFile[] {
+export function triggerFiles(model: DesignModel, frameworkModule = 'express', storeId?: string, javascript?: ModuleType): TriggerFile[] {
   const plan = planTriggers(model, frameworkModule, storeId);
   const suites = plan.store.suites;
   const files: TriggerFile[] = [];
@@ -142,9 +145,14 @@ export function triggerFiles(model: DesignModel, frameworkModule = 'express', st
     copy('reconcile/metrics.ts', 'metrics', 'prom-client counter for reconciliation outcomes');
     const providers = [...new Set(plan.reconciled.map((action) => action.provider!))].sort();
     for (const provider of providers) copy(`reconcile/${provider}.ts`, 'providers', `${provider} lookup by the derived key (read-only: it never charges)`);
-    files.push({ path: 'reconcile/job.ts', contents: renderReconcileJob(plan), role: 'cleanup', purpose: 'runnable reconciliation job for cron, with --dry-run', formatted: true });
+    const job = { path: 'reconcile/job.ts', contents: renderReconcileJob(plan), role: 'cleanup', purpose: 'runnable reconciliation job for cron, with --dry-run', formatted: true } as const;
+    files.push(javascript ? { ...job, javascript: renderReconcileJob(plan, javascript) } : job);
     copy('reconcile/reconcile.test.ts', 'tests', 'reconciliation against a local fake provider: stuck records resolved, nothing charged twice');
   }
-  if (files.length > 0) files.push({ path: 'TRIGGERS.md', contents: renderTriggersReadme(model, plan), role: 'readme', purpose: 'wiring for webhooks, consumers, scheduled jobs and reconciliation', formatted: true });
+  if (files.length > 0) {
+    // NestJS examples use decorators, which the old path transpiles; it stays for them.
+    const direct = javascript && plan.webFramework !== 'nestjs' ? { javascript: renderTriggersReadme(model, plan, javascript) } : {};
+    files.push({ path: 'TRIGGERS.md', contents: renderTriggersReadme(model, plan), role: 'readme', purpose: 'wiring for webhooks, consumers, scheduled jobs and reconciliation', formatted: true, ...direct });
+  }
   return files;
 }

@@ -1,3 +1,5 @@
+import { printModule } from '../javascript/printModule.js';
+import type { ModuleType } from '../javascript/transpile.js';
 import { quote } from '../tsLiteral.js';
 import type { TriggerPlan } from './index.js';
 
@@ -9,9 +11,10 @@ export const RECONCILE_MIN_STUCK_MS = 60_000;
  * reconcile/job.ts: the runnable job. Stripe is wired from STRIPE_SECRET_KEY (its Search API needs nothing else);
  * Adyen and PayPal need a finder over data only you have (stored notifications, your PayPal client), so their
  * lookups answer 'unknown' (records left, reported) until you fill in the finder. Emitted in the house style
- * (prettier's layout), so generate need not format it.
+ * (prettier's layout), so generate need not format it. With `javascript`, the same file as JavaScript in that module
+ * format, as the compiler and prettier would give it.
  */
-export function renderReconcileJob(plan: TriggerPlan): string {
+export function renderReconcileJob(plan: TriggerPlan, javascript?: ModuleType): string {
   const providers = new Set(plan.reconciled.map((action) => action.provider));
   const imports = [
     providers.has('adyen') ? "import { adyenLookup } from './adyen.js';" : '',
@@ -23,14 +26,16 @@ export function renderReconcileJob(plan: TriggerPlan): string {
     if (action.provider === 'stripe') return `  if (stripe) lookups[${key}] = stripe;`;
     return `  lookups[${key}] = ${action.provider === 'adyen' ? 'adyen' : 'paypal'};`;
   });
-  return `// Reconciliation: resolves records stuck PROCESSING past their lease (crashed workers, "outcome unknown") by asking
+  const lookupsType = 'Partial<Record<string, ProviderLookup>>';
+  const jsLookupsType = `Partial<Record<string, import('./reconcile.js').ProviderLookup>>`;
+  const code = `// Reconciliation: resolves records stuck PROCESSING past their lease (crashed workers, "outcome unknown") by asking
 // the provider with the key we derived, then completes or releases them. Read-only at the provider: it never charges.
 // Schedule: ${RECONCILE_SCHEDULE} (every 15 minutes). Usage: DATABASE_URL=postgres://... node reconcile/job.js [--dry-run]
 // Overlapping runs are safe: each record is taken over with a fresh fencing token before it is written.
 import { PgIdempotencyStore } from '../pgStore.js';
 import { createPool } from '../pool.js';
 import { ACTIONS, POLICY } from '../settings.js';
-import { reconcileStuck, type ProviderLookup } from './reconcile.js';
+import { reconcileStuck${javascript ? '' : ', type ProviderLookup'} } from './reconcile.js';
 ${imports.join('\n')}
 
 const url = process.env.DATABASE_URL;
@@ -46,8 +51,15 @@ const adyen = adyenLookup(async () => 'unknown');
 // Fill in: ask PayPal with your client (a create repeated with the same PayPal-Request-Id returns the original).
 const paypal = paypalLookup(async () => 'unknown');
 ` : ''}
-function lookupsFromEnvironment(): Partial<Record<string, ProviderLookup>> {
-  const lookups: Partial<Record<string, ProviderLookup>> = {};
+${
+  javascript
+    ? `/** @returns {${jsLookupsType}} */
+function lookupsFromEnvironment() {
+  /** @type {${jsLookupsType}} */
+  const lookups = {};`
+    : `function lookupsFromEnvironment(): ${lookupsType} {
+  const lookups: ${lookupsType} = {};`
+}
 ${providers.has('stripe') ? `  const secretKey = process.env.STRIPE_SECRET_KEY;
   const stripe = secretKey ? stripeLookup({ secretKey, baseUrl: process.env.STRIPE_API_BASE }) : undefined;
   if (!stripe)
@@ -56,7 +68,15 @@ ${providers.has('stripe') ? `  const secretKey = process.env.STRIPE_SECRET_KEY;
   return lookups;
 }
 
-async function main(databaseUrl: string): Promise<void> {
+${
+  javascript
+    ? `/**
+ * @param {string} databaseUrl
+ * @returns {Promise<void>}
+ */
+async function main(databaseUrl) {`
+    : 'async function main(databaseUrl: string): Promise<void> {'
+}
   const pool = createPool(
     databaseUrl,
     {
@@ -83,7 +103,7 @@ async function main(databaseUrl: string): Promise<void> {
     });
     for (const result of report.results) console.log(JSON.stringify(result));
     // idempotency_reconciled_total per outcome, in Prometheus text format (pushed when PUSHGATEWAY_URL is set).
-    const counts = new Map<string, number>();
+    const counts = ${javascript ? '/** @type {Map<string, number>} */ (new Map())' : 'new Map<string, number>()'};
     for (const result of report.results) counts.set(result.outcome, (counts.get(result.outcome) ?? 0) + 1);
     const sample = Array.from(
       counts,
@@ -111,4 +131,5 @@ async function main(databaseUrl: string): Promise<void> {
 
 if (url) void main(url);
 `;
+  return javascript ? printModule(code, javascript) : code;
 }

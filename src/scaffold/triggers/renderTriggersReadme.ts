@@ -1,12 +1,20 @@
 import type { DesignModel } from '../../model/types.js';
+import { printSnippet } from '../javascript/printModule.js';
+import type { ModuleType } from '../javascript/transpile.js';
 import { quote } from '../tsLiteral.js';
 import { planTriggers, type TriggerPlan } from './index.js';
 import { RECONCILE_MIN_STUCK_MS, RECONCILE_SCHEDULE } from './renderReconcileJob.js';
 
 const list = (names: readonly string[]) => names.map((name) => `\`${name}\``).join(', ');
 
-/** TRIGGERS.md: how webhooks, consumers, scheduled jobs and reconciliation are wired, for the triggers the design has. */
-export function renderTriggersReadme(model: DesignModel, plan: TriggerPlan): string {
+/**
+ * TRIGGERS.md: how webhooks, consumers, scheduled jobs and reconciliation are wired, for the triggers the design has.
+ * With `javascript`, for a JavaScript project in that module format: examples without types, .js file names.
+ */
+export function renderTriggersReadme(model: DesignModel, plan: TriggerPlan, javascript?: ModuleType): string {
+  const block = (code: string) => (javascript ? `\`\`\`js\n${printSnippet(code, javascript)}\`\`\`` : `\`\`\`ts\n${code}\`\`\``);
+  const bang = javascript ? '' : '!';
+  // (The NATS example's loop body goes on its own line in JavaScript, where the old path's compiler put it.)
   const parts: string[] = [
     `# Webhooks, consumers, scheduled jobs
 
@@ -18,7 +26,7 @@ consumers/, cron/, reconcile/ in this folder).`,
   ];
   if (plan.webhooks.length > 0) {
     const hook = plan.webhooks[0]!;
-    const provider = hook.provider === 'adyen' ? 'adyenSource(process.env.ADYEN_HMAC_KEY!)' : hook.provider === 'paypal' ? 'paypalSource(verifyWithPayPal)' : 'stripeSource(process.env.STRIPE_WEBHOOK_SECRET!)';
+    const provider = hook.provider === 'adyen' ? `adyenSource(process.env.ADYEN_HMAC_KEY${bang})` : hook.provider === 'paypal' ? 'paypalSource(verifyWithPayPal)' : `stripeSource(process.env.STRIPE_WEBHOOK_SECRET${bang})`;
     const handles =
       hook.provider === 'stripe'
         ? "  handles: (type) => type.startsWith('payment_intent.'), // others: 2xx, no record\n"
@@ -53,8 +61,7 @@ export const runtime = 'nodejs';`
    the raw body.
 2. Build one processor per endpoint and mount it on a route that keeps the raw body:
 
-\`\`\`ts
-const process${upper(hook.codeName)} = createWebhookProcessor({
+${block(`const process${upper(hook.codeName)} = createWebhookProcessor({
   core: idempotency.core,
   action: ACTIONS.${hook.codeName},
   source: ${provider},
@@ -63,7 +70,7 @@ ${handles}${plan.store.orderingTable ? '  ordering: new PgOrderingGuard(pool), /
   handle: async (event, context) => applyEvent(event, context.db ?? pool),
 });
 ${mount}
-\`\`\`
+`)}
 
 - The signature is checked first, on the raw body (Stripe: \`t=\`/\`v1=\` HMAC-SHA256 with a 300 s tolerance, the check
   \`stripe.webhooks.constructEvent\` does; Adyen: the item HMAC; PayPal: your verifier; GitHub: \`X-Hub-Signature-256\`;
@@ -95,7 +102,7 @@ await publishWithId(channel, 'queue-name', body, messageId); // producer: a stab
 await consumeIdempotently(channel, { core: idempotency.core, action: ACTIONS.${action.codeName}, queue: 'queue-name', deadLetterExchange: 'dlx', handle });`,
       nats: `await publishWithId(js, 'subject', data, messageId); // Nats-Msg-Id: JetStream drops repeats within its window
 const handle${upper(action.codeName)} = natsHandler({ core: idempotency.core, action: ACTIONS.${action.codeName}, handle });
-for await (const message of await consumer.consume()) await handle${upper(action.codeName)}(message);`,
+for await (const message of await consumer.consume())${javascript ? '\n  ' : ' '}await handle${upper(action.codeName)}(message);`,
       kafka: `const consumer = kafka.consumer({ groupId });
 await consumer.run({ autoCommit: false, eachMessage: kafkaEachMessage(consumer, { core: idempotency.core, action: ACTIONS.${action.codeName}, handle }) });`,
     };
@@ -105,9 +112,8 @@ await consumer.run({ autoCommit: false, eachMessage: kafkaEachMessage(consumer, 
 const outcome = await onMessage(message); // ack on 'done' | 'duplicate' | 'dead'; redeliver on 'busy' or a throw`;
     parts.push(`## Queue consumers (${list(plan.consumers.map((item) => item.codeName))})
 
-\`\`\`ts
-${code}
-\`\`\`
+${block(`${code}
+`)}
 
 - Key: the message id the producer set (or a business key you pass as \`messageIdOf\`), never a delivery tag or
   attempt counter. The message is acknowledged only after its record is COMPLETED; a consumer that dies mid-handler
@@ -123,11 +129,10 @@ ${code}
     const action = plan.crons[0]!;
     parts.push(`## Scheduled jobs (${list(plan.crons.map((item) => item.codeName))})
 
-\`\`\`ts
-const guard = new CronGuard({ core: idempotency.core, events: createCronMetrics() });
+${block(`const guard = new CronGuard({ core: idempotency.core, events: createCronMetrics() });
 cron.schedule('*/5 * * * *', nodeCronTask(guard, ACTIONS.${action.codeName}, '${action.codeName}', 5 * 60_000, work)); // node-cron
 schedule.scheduleJob(rule, nodeScheduleTask(guard, ACTIONS.${action.codeName}, '${action.codeName}', work)); // node-schedule: the fire date is the slot
-\`\`\`
+`)}
 
 - Key: job name + scheduled slot (\`floor((fire time + tolerance) / interval)\`, or node-schedule's fire date), so every
   instance that fires the same slot computes the same key; one runs it, the others get \`duplicate\` or \`overlap\`.
@@ -167,7 +172,9 @@ The webhook, consumer and scheduled-job suites shipped with the PostgreSQL scaff
 PostgreSQL schema, so they are not part of this one; the processors above are the same code over the
 IdempotencyStore interface, and \`idempotency.test.ts\` and \`store-contract.test.ts\` exercise this store.`);
   }
-  return `${parts.join('\n\n')}\n`;
+  const text = `${parts.join('\n\n')}\n`;
+  // The JavaScript files' names wherever the text names a .ts file, as the old path renamed them.
+  return javascript ? text.replace(/\b([\w.-]+)\.ts\b/g, '$1.js') : text;
 }
 
 function upper(name: string): string {

@@ -1,0 +1,136 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import * as prettier from 'prettier';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import { formatOptions } from '../../src/emit/format.js';
+import { inspectProject } from '../../src/inspect/index.js';
+import { buildDesign } from '../../src/model/index.js';
+import type { DesignModel } from '../../src/model/types.js';
+import { buildConfig } from '../../src/questions/buildConfig.js';
+import { resolveAnswers } from '../../src/questions/resolveAnswers.js';
+import { detectModuleType, findTarget, referenceTarget, type ModuleType, type TestRunner } from '../../src/scaffold/index.js';
+import { toJavaScriptFiles } from '../../src/scaffold/javascript/toJavaScriptFiles.js';
+import type { ScaffoldFile, TargetContext } from '../../src/scaffold/types.js';
+import { modelFor, ROOT } from './generateInto.js';
+
+// Emitters that print a file's JavaScript themselves (ScaffoldFile.javascript) spare a JavaScript generate the
+// TypeScript compiler and prettier. What they print must be byte for byte what the old path gives: the TypeScript
+// transpiled (types to JSDoc, CommonJS rewrite) and formatted in the house style; README code blocks as transpiled.
+
+const FIXTURES = readdirSync(path.join(ROOT, 'fixtures/configs'))
+  .filter((name) => name.endsWith('.json'))
+  .map((name) => name.slice(0, -'.json'.length));
+const STORES = ['postgres', 'mysql', 'sqlite', 'redis', 'dynamodb'] as const;
+const FRAMEWORKS = ['express', 'fastify', 'nestjs', 'koa', 'hono', 'nextjs', 'none'] as const;
+const RUNNERS: readonly TestRunner[] = ['vitest', 'jest', 'mocha', 'node-test'];
+const MODULE_TYPES: readonly ModuleType[] = ['module', 'commonjs'];
+
+interface Case {
+  label: string;
+  fixture: string;
+  patch: (raw: Record<string, unknown>) => void;
+  /** Provider ids the design must hold (so each provider's helpers are compared). */
+  providers?: string[];
+  /** A value leaves a line too long, so settings.ts goes the old way (prettier breaks what it can). */
+  overflows?: boolean;
+}
+const stack = (raw: Record<string, unknown>) => raw.stack as Record<string, unknown>;
+const asJavaScript = (extra: Record<string, unknown> = {}) => (raw: Record<string, unknown>) => void Object.assign(stack(raw), { language: 'javascript', ...extra });
+
+// Every fixture config as JavaScript with each runner; each store on a lease-mode (Stripe) and a transactional design.
+const CASES: Case[] = [
+  ...FIXTURES.flatMap((fixture) => RUNNERS.map((runner) => ({ label: `${fixture}, ${runner}`, fixture, patch: asJavaScript({ testFramework: runner }) }))),
+  ...['express-stripe-payments', 'minimal-one-action'].flatMap((fixture) => [
+    ...STORES.map((database) => ({ label: `${fixture} on ${database}`, fixture, patch: asJavaScript({ database }) })),
+    ...FRAMEWORKS.map((framework) => ({ label: `${fixture} with ${framework}`, fixture, patch: asJavaScript({ framework }) })),
+  ]),
+  // Each broker's consumer example in TRIGGERS.md.
+  ...['none', 'bullmq', 'bull', 'kafka', 'rabbitmq', 'sqs', 'nats'].map((broker) => ({ label: `worker-cron-no-payments with ${broker}`, fixture: 'worker-cron-no-payments', patch: asJavaScript({ broker }) })),
+  // Data-dependent widths around the 110-column limit, as in test/emit/houseStyleEmitted.test.ts.
+  ...[4, 5, 6, 7, 8, 9].map((count) => ({
+    label: `minimal-one-action with ${count} significant fields and a long route`,
+    fixture: 'minimal-one-action',
+    overflows: true,
+    patch: (raw: Record<string, unknown>) => {
+      asJavaScript()(raw);
+      const [action] = raw.actions as Array<Record<string, unknown>>;
+      Object.assign(action!, { significantFields: Array.from({ length: count }, (_, i) => `lineItem${i}.amountInCents`), route: `POST /${'segment/'.repeat(count + 4)}bookings` });
+    },
+  })),
+  // Every payment provider's helpers in providers.ts.
+  {
+    label: 'express-stripe-payments with every provider',
+    fixture: 'express-stripe-payments',
+    providers: ['adyen', 'bank-transfer', 'paypal', 'stripe'],
+    patch: (raw: Record<string, unknown>) => {
+      asJavaScript()(raw);
+      raw.payments = ['stripe', 'adyen', 'paypal'];
+      const actions = raw.actions as Array<Record<string, unknown>>;
+      Object.assign(actions[0]!, { provider: 'adyen' });
+      Object.assign(actions[1] ?? actions[0]!, { provider: 'paypal' });
+      actions.push({ ...actions[0]!, name: 'payByTransfer', route: 'POST /transfers', provider: 'bank-transfer' });
+      actions.push({ ...actions[0]!, name: 'payByCard', route: 'POST /cards', provider: 'stripe' });
+    },
+  },
+  // plain-js's stack (Express, MySQL, Jest) on a design with payments and webhooks.
+  { label: 'express-js-orders on MySQL with Jest', fixture: 'express-js-orders', patch: asJavaScript({ database: 'mysql', testFramework: 'jest' }) },
+];
+
+/** The files as the old path makes them: transpiled (README blocks too), then prettier in the house style. */
+async function transpiledAndFormatted(files: readonly ScaffoldFile[], moduleType: ModuleType, runner: TestRunner): Promise<Map<string, string>> {
+  const old = toJavaScriptFiles(
+    files.filter((file) => file.javascript !== undefined).map(({ javascript: _direct, ...file }) => file),
+    moduleType,
+    { esmTests: runner === 'vitest' },
+  );
+  const out = new Map<string, string>();
+  for (const file of old) out.set(file.path, file.role === 'readme' ? file.contents : await prettier.format(file.contents, formatOptions(file.path)));
+  return out;
+}
+
+/** Every file an emitter printed as JavaScript is what the old path gives, for the project's runner, in `moduleTypes`. */
+async function expectOldPathBytes(model: DesignModel, moduleTypes: readonly ModuleType[], overflows = false): Promise<void> {
+  const target = findTarget(model.stack) ?? referenceTarget(model.stack)!;
+  const runner = (RUNNERS.find((name) => name === model.stack.testFramework) ?? 'vitest') as TestRunner;
+  for (const moduleType of moduleTypes) {
+    const context: TargetContext = { testRunner: runner, testModuleSystem: runner === 'vitest' || moduleType === 'module' ? 'esm' : 'commonjs', scaffoldDir: 'src/idempotency', javascript: moduleType };
+    const files = target.files(model, context);
+    const direct = files.filter((file) => file.javascript !== undefined).map((file) => file.path);
+    if (!overflows) expect(direct).toContain('settings.ts');
+    expect(direct).toContain('index.ts');
+    const nest = /nestjs/.test(model.stack.framework);
+    for (const path of ['README.md', 'TRIGGERS.md', 'reconcile/job.ts', 'providers.ts', 'cleanup-job.ts']) {
+      if (files.some((file) => file.path === path) && !(nest && path.endsWith('.md'))) expect(direct, `${path} is printed as JavaScript`).toContain(path);
+    }
+    const expected = await transpiledAndFormatted(files, moduleType, runner);
+    for (const file of files.filter((candidate) => candidate.javascript !== undefined)) {
+      const jsPath = file.role === 'readme' ? file.path : file.path.replace(/\.ts$/, '.js');
+      expect(file.javascript, `${file.path} (${moduleType})`).toBe(expected.get(jsPath));
+    }
+  }
+}
+
+// The JavaScript projects under fixtures/projects, configured as `init --yes` configures them.
+const PROJECTS = readdirSync(path.join(ROOT, 'fixtures/projects')).filter((name) =>
+  (readdirSync(path.join(ROOT, 'fixtures/projects', name), { recursive: true }) as string[]).some((file) => file.endsWith('.js') && !file.includes('node_modules')),
+);
+
+describe('JavaScript printed by the emitters is what transpiling and formatting gives', () => {
+  it.each(CASES)('$label', async ({ fixture, patch, overflows, providers }) => {
+    const model = await modelFor(fixture, patch);
+    if (providers) expect([...new Set(model.providers.map((provider) => provider.id))].sort()).toEqual(providers);
+    await expectOldPathBytes(model, MODULE_TYPES, overflows);
+  });
+
+  it.each(PROJECTS)('fixtures/projects/%s, when it is JavaScript', { timeout: 120_000 }, async (name) => {
+    const root = path.join(ROOT, 'fixtures/projects', name);
+    const inspection = await inspectProject(root);
+    const resolution = await resolveAnswers({ flags: {}, config: {}, inspection, cwd: root, interactive: false, yes: true });
+    const config = parseConfig(JSON.stringify(buildConfig({}, resolution, false)));
+    if (name === 'plain-js') expect(config.stack.language).toBe('javascript');
+    if (config.stack.language !== 'javascript') return;
+    const model = buildDesign(config, inspection, { now: new Date('2026-01-15T00:00:00Z') });
+    await expectOldPathBytes(model, [await detectModuleType(root, 'src/idempotency')]);
+  });
+});

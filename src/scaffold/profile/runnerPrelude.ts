@@ -67,8 +67,9 @@ function expect(actual: unknown) {
 
 /** toMatchObject: every property of the expected object is in the actual value, recursively; arrays match exactly. */
 function matchesObject(actual: unknown, expected: unknown): boolean {
-  if (expected === null || typeof expected !== 'object' || Array.isArray(expected)) return isDeepStrictEqual(actual, expected);
-  if (actual === null || typeof actual !== 'object') return false;
+  // typeof before the null check: TypeScript before 4.8 narrows unknown to object only in this order.
+  if (typeof expected !== 'object' || expected === null || Array.isArray(expected)) return isDeepStrictEqual(actual, expected);
+  if (typeof actual !== 'object' || actual === null) return false;
   return Object.entries(expected).every(([key, value]) => matchesObject((actual as Record<string, unknown>)[key], value));
 }
 `;

@@ -76,7 +76,7 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       // Webhook, consumer and cron processors run on every store (they use only the IdempotencyStore interface);
       // triggerFiles() leaves out what needs more (the reconciliation job without listStuck, the PostgreSQL ordering
       // table and suites) and TRIGGERS.md says so. Their suites are adapted to the project's runner like the others.
-      for (const file of triggerFiles(model, framework.module, store.id, moduleType)) {
+      for (const file of triggerFiles(model, framework.module, store.id, platform, moduleType)) {
         const tests = file.role === 'tests';
         // A suite stays as written (and formatted) only for vitest; another runner's prelude changes it.
         add(file.path, tests ? suite(file.path, file.contents) : file.contents, file.role, file.purpose, 'scaffold', file.formatted === true && (!tests || runner === 'vitest'), tests ? undefined : file.javascript);

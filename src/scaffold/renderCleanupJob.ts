@@ -22,6 +22,12 @@ import { deleteExpiredKeys } from './cleanup.js';
 import { createPool } from './pool.js';
 import { METRIC_NAMES, POLICY } from './settings.js';
 
+/** The part of fetch the push uses. */
+type PushFetch = (
+  url: string,
+  init: { method: 'POST'; body: string },
+) => Promise<{ ok: boolean; status: number }>;
+
 const url = process.env.DATABASE_URL;
 if (!url) {
   console.error('cleanup-job: DATABASE_URL is not set');
@@ -52,7 +58,10 @@ ${main}
     console.log(line);
     const gateway = process.env.PUSHGATEWAY_URL;
     if (gateway) {
-      const response = await fetch(\`\${gateway.replace(/\\/+$/, '')}/metrics/job/idempotency_cleanup\`, {
+      // Read by shape: typings before @types/node 18 (and no DOM lib) declare no fetch global.
+      const push = (globalThis as unknown as { fetch?: PushFetch }).fetch;
+      if (!push) throw new Error('PUSHGATEWAY_URL is set, but this Node has no fetch (18 or later has)');
+      const response = await push(\`\${gateway.replace(/\\/+$/, '')}/metrics/job/idempotency_cleanup\`, {
         method: 'POST',
         body: sample,
       });

@@ -29,6 +29,24 @@ export interface TestSuiteOptions {
  * its own throwaway schema, database or key prefix (the store's test hooks), so it is safe beside other suites and
  * never touches the application's tables.
  */
+/** The fetch type of send(): the platform's, or what the suite uses of it where the typings declare none. */
+const SUITE_FETCH = `
+// fetch where the typings declare it; before @types/node 18 (and no DOM lib), the part of it this suite uses.
+type SuiteFetch =
+  typeof globalThis extends Record<'fetch', infer F>
+    ? F
+    : (
+        url: string,
+        init: { method: string; headers: Array<[string, string]>; body: string },
+      ) => Promise<{
+        readonly status: number;
+        readonly headers: { get(name: string): string | null };
+        arrayBuffer(): Promise<ArrayBuffer>;
+        json(): Promise<unknown>;
+        text(): Promise<string>;
+      }>;
+`;
+
 export function renderTests(
   view: ScaffoldView,
   migrationPath: string,
@@ -81,7 +99,7 @@ const REPLAY_HEADER = POLICY.replayHeader.toLowerCase();
 const SAMPLE = ${houseLiteral(first, '', 'const SAMPLE = '.length, 1)};
 const CHANGED = ${houseLiteral(changed, '', 'const CHANGED = '.length, 1)};
 const USES_HEADER = ${action.keySource !== 'derived'};
-${migrationDecl}
+${SUITE_FETCH}${migrationDecl}
 ${prelude.helpers}
 
 suiteIf(${runsWhen(store)})(${houseQuote(`idempotency (${action.name})`)}, ${prelude.suiteCallback}
@@ -118,7 +136,9 @@ ${store.tests.effectHelpers}
     if (USES_HEADER)
       for (const value of ([] as string[]).concat(options.key ?? \`key-\${id}\`))
         headers.push([KEY_HEADER, value]);
-    return fetch(baseUrl + url, { method: ${houseQuote(action.method ?? 'POST')}, headers, body });
+    // Read by shape: typings before @types/node 18 (and no DOM lib) declare no fetch global.
+    const request = (globalThis as unknown as { fetch: SuiteFetch }).fetch;
+    return request(baseUrl + url, { method: ${houseQuote(action.method ?? 'POST')}, headers, body });
   }
 
 ${store.tests.recordKeyHelper}

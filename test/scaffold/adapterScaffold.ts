@@ -1,13 +1,8 @@
-import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { documentExcerpts, generateScaffold } from '../../src/scaffold/index.js';
-import { generateAndCompile, modelFor, ROOT } from './generateInto.js';
-import { DATABASE_URL, postgresSkipReason } from './harness.js';
-
-const run = promisify(execFile);
+import { generateAndCompile, modelFor } from './generateInto.js';
+import { postgresSkipReason, runGeneratedSuite } from './harness.js';
 
 export interface AdapterCase {
   /** stack.framework in the config. */
@@ -76,18 +71,4 @@ async function describeFixture(adapter: AdapterCase, fixture: string, runSuite: 
       expect(stdout).not.toMatch(/skipped/);
     });
   });
-}
-
-/** Runs the generated vitest suite in its folder against the real PostgreSQL; resolves to its verbose output. */
-export async function runGeneratedSuite(dir: string): Promise<string> {
-  const vitest = path.join(ROOT, 'node_modules/vitest/vitest.mjs');
-  const { stdout } = await run(process.execPath, [vitest, 'run', '--config', 'vitest.config.mjs', '--root', '.', '--reporter', 'verbose'], {
-    cwd: dir,
-    env: { ...process.env, DATABASE_URL, CI: '1', NO_COLOR: '1' },
-  }).catch((error: { stdout?: string; stderr?: string }) => {
-    throw new Error(`generated suite failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
-  });
-  expect(stdout).toMatch(/Tests\s+\d+ passed/);
-  expect(stdout).not.toMatch(/\d+ failed/);
-  return stdout;
 }

@@ -3,9 +3,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generate } from '../../src/generate.js';
 import type { ModuleType } from '../../src/scaffold/index.js';
-import { runGeneratedSuite } from './adapterScaffold.js';
 import { ROOT } from './generateInto.js';
-import { postgresSkipReason } from './harness.js';
+import { postgresSkipReason, runGeneratedSuite } from './harness.js';
 import { run, SCAFFOLD_DIR } from './javascriptProject.js';
 
 const skip = await postgresSkipReason();

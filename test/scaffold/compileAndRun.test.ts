@@ -1,12 +1,8 @@
-import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateAndCompile, modelFor, ROOT } from './generateInto.js';
-import { DATABASE_URL, postgresSkipReason } from './harness.js';
+import { generateAndCompile, modelFor } from './generateInto.js';
+import { postgresSkipReason, runGeneratedSuite } from './harness.js';
 
-const run = promisify(execFile);
 const skip = await postgresSkipReason();
 if (skip) console.warn(`scaffold suite against PostgreSQL skipped: ${skip}`);
 
@@ -44,15 +40,7 @@ describe.each(CASES)('generated scaffolding for $label', ({ label, model }) => {
   it.skipIf(skip !== undefined)('passes its own generated test suite against the real PostgreSQL', async () => {
     const generated = await generateAndCompile(await model(), `${label}-suite`);
     dirs.push(generated.dir);
-    const vitest = path.join(ROOT, 'node_modules/vitest/vitest.mjs');
-    const { stdout } = await run(process.execPath, [vitest, 'run', '--config', 'vitest.config.mjs', '--root', '.', '--reporter', 'verbose'], {
-      cwd: generated.dir,
-      env: { ...process.env, DATABASE_URL, CI: '1', NO_COLOR: '1' },
-    }).catch((error: { stdout?: string; stderr?: string }) => {
-      throw new Error(`generated suite failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
-    });
-    expect(stdout).toMatch(/Tests\s+\d+ passed/);
-    expect(stdout).not.toMatch(/\d+ failed/);
+    const stdout = await runGeneratedSuite(generated.dir);
     expect(stdout).not.toMatch(/skipped/);
   });
 });

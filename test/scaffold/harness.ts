@@ -1,11 +1,14 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import type express from 'express';
 import pg from 'pg';
-import type { Generated } from './generateInto.js';
+import { expect } from 'vitest';
+import { ROOT, type Generated } from './generateInto.js';
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -77,4 +80,30 @@ export async function listen(app: ReturnType<typeof express>): Promise<{ url: st
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+export interface SuiteRun {
+  /** Only these suites (vitest filters), relative to the folder; default every suite its vitest.config.mjs collects. */
+  readonly files?: readonly string[];
+  /** The servers the suites talk to; default DATABASE_URL, the PostgreSQL the other helpers here use. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Runs the generated vitest suites in their folder (this repository's vitest, the folder's vitest.config.mjs) and
+ * resolves to the verbose output once at least one test passed and none failed; a failing run throws with its
+ * output. What a caller checks beyond that (nothing skipped, a count) stays with the caller.
+ */
+export async function runGeneratedSuite(dir: string, options: SuiteRun = {}): Promise<string> {
+  const vitest = path.join(ROOT, 'node_modules/vitest/vitest.mjs');
+  const { stdout } = await promisify(execFile)(process.execPath, [vitest, 'run', '--config', 'vitest.config.mjs', '--root', '.', '--reporter', 'verbose', ...(options.files ?? [])], {
+    cwd: dir,
+    env: { ...process.env, ...(options.env ?? { DATABASE_URL }), CI: '1', NO_COLOR: '1' },
+    maxBuffer: 16 * 1024 * 1024,
+  }).catch((error: { stdout?: string; stderr?: string }) => {
+    throw new Error(`generated suite failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
+  });
+  expect(stdout).toMatch(/Tests\s+\d+ passed/);
+  expect(stdout).not.toMatch(/\d+ failed/);
+  return stdout;
 }

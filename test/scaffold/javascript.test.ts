@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUSE_STYLE } from '../../src/emit/format.js';
 import { generate } from '../../src/generate.js';
 import { documentExcerpts, generateScaffold, type ModuleType } from '../../src/scaffold/index.js';
-import { modelFor, ROOT } from './generateInto.js';
-import { DATABASE_URL, postgresSkipReason } from './harness.js';
+import { modelFor } from './generateInto.js';
+import { DATABASE_URL, postgresSkipReason, runGeneratedSuite } from './harness.js';
 import { createProjectSchema, generateJavaScriptProject, run, SCAFFOLD_DIR, startApp, type JavaScriptProject } from './javascriptProject.js';
 
 const FIXTURE = 'express-js-orders';
@@ -130,13 +130,7 @@ describe.each<ModuleType>(['module', 'commonjs'])('JavaScript + Express + Postgr
   });
 
   it.skipIf(skip !== undefined)('passes its own generated test suite with vitest against the real PostgreSQL', async () => {
-    const vitest = path.join(ROOT, 'node_modules/vitest/vitest.mjs');
-    const { stdout } = await run(process.execPath, [vitest, 'run', '--config', 'vitest.config.mjs', '--root', '.', '--reporter', 'verbose'], {
-      cwd: project.dir,
-      env: { ...process.env, DATABASE_URL, CI: '1', NO_COLOR: '1' },
-    }).catch((error: { stdout?: string; stderr?: string }) => {
-      throw new Error(`generated suite failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
-    });
+    const stdout = await runGeneratedSuite(project.dir);
     // 12 HTTP scenarios, the webhook (4) and reconciliation (2) suites the design's webhook and Stripe action bring,
     // and the shipped store contract (8).
     expect(stdout).toMatch(/Tests\s+26 passed/);

@@ -1,13 +1,9 @@
-import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { documentExcerpts, generateScaffold } from '../../src/scaffold/index.js';
-import { generateAndCompile, modelFor, ROOT } from './generateInto.js';
-import { DATABASE_URL, postgresSkipReason } from './harness.js';
+import { generateAndCompile, modelFor } from './generateInto.js';
+import { postgresSkipReason, runGeneratedSuite } from './harness.js';
 
-const run = promisify(execFile);
 const skip = await postgresSkipReason();
 if (skip) console.warn(`NestJS scaffold suite against PostgreSQL skipped: ${skip}`);
 
@@ -64,15 +60,7 @@ describe('NestJS + PostgreSQL scaffolding for nestjs-adyen-saga', () => {
     const model = await modelFor(FIXTURE, (raw) => ((raw.stack as Record<string, unknown>).testFramework = 'vitest'));
     const generated = await generateAndCompile(model, 'nestjs-suite', NEST_COMPILER_OPTIONS);
     dirs.push(generated.dir);
-    const vitest = path.join(ROOT, 'node_modules/vitest/vitest.mjs');
-    const { stdout } = await run(process.execPath, [vitest, 'run', '--config', 'vitest.config.mjs', '--root', '.', '--reporter', 'verbose'], {
-      cwd: generated.dir,
-      env: { ...process.env, DATABASE_URL, CI: '1', NO_COLOR: '1' },
-    }).catch((error: { stdout?: string; stderr?: string }) => {
-      throw new Error(`generated suite failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
-    });
-    expect(stdout).toMatch(/Tests\s+\d+ passed/);
-    expect(stdout).not.toMatch(/\d+ failed/);
+    const stdout = await runGeneratedSuite(generated.dir);
     expect(stdout).not.toMatch(/skipped/);
   });
 });

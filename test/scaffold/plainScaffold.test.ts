@@ -1,8 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeAdapterScaffold, runGeneratedSuite } from './adapterScaffold.js';
+import { describeAdapterScaffold } from './adapterScaffold.js';
 import { generateAndCompile, modelFor } from './generateInto.js';
-import { postgresSkipReason } from './harness.js';
+import { postgresSkipReason, runGeneratedSuite } from './harness.js';
 
 await describeAdapterScaffold({
   framework: 'none',

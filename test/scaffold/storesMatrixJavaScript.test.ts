@@ -8,6 +8,7 @@ import type { ModuleType } from '../../src/scaffold/index.js';
 import { ROOT } from './generateInto.js';
 import { SCAFFOLD_DIR } from './javascriptProject.js';
 import { REDIS_URL, redisSkipReason, startDynalite } from './storeContract/services.js';
+import { runGeneratedSuite } from './harness.js';
 
 const run = promisify(execFile);
 const redisSkip = await redisSkipReason();
@@ -52,14 +53,7 @@ describe.each(CASES)('JavaScript ($moduleType) project on $framework + $database
     if (database === 'redis' && redisSkip) return;
     const dynamo = database === 'dynamodb' ? await startDynalite() : undefined;
     try {
-      const env = { ...process.env, REDIS_URL, ...(dynamo ? { DYNAMODB_ENDPOINT: dynamo.endpoint } : {}), CI: '1', NO_COLOR: '1' };
-      const vitest = path.join(ROOT, 'node_modules/vitest/vitest.mjs');
-      const { stdout } = await run(process.execPath, [vitest, 'run', '--config', 'vitest.config.mjs', '--root', '.', '--reporter', 'verbose'], { cwd: dir, env, maxBuffer: 16 * 1024 * 1024 }).catch(
-        (error: { stdout?: string; stderr?: string }) => {
-          throw new Error(`generated suite failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
-        },
-      );
-      expect(stdout).toMatch(/Tests\s+\d+ passed/);
+      const stdout = await runGeneratedSuite(dir, { env: { REDIS_URL, ...(dynamo ? { DYNAMODB_ENDPOINT: dynamo.endpoint } : {}) } });
       expect(stdout).not.toMatch(/\d+ failed|skipped/);
       expect(stdout).toContain('store-contract.test.js');
     } finally {

@@ -120,6 +120,7 @@ export function adaptSource(code: string, profile: ProjectProfile, fileName = 'm
         continue;
       }
       specifier(statement.moduleSpecifier);
+      if (ts.isImportDeclaration(statement) && profile.relativeImports === 'extensionless') edits.push(...defaultClassEdits(ts, statement));
       if (ts.isImportDeclaration(statement) && !profile.defaultImportInterop) {
         const edit = defaultImportEdit(ts, statement, profile);
         if (edit) edits.push(edit);
@@ -166,6 +167,23 @@ function defaultImportEdit(ts: Ts, statement: TsMorph.ts.ImportDeclaration, prof
   const lines = [profile.moduleSystem === 'commonjs' ? `import ${local} = require(${quoted});` : `import * as ${local} from ${quoted};`];
   if (clause.namedBindings) lines.push(`import ${clause.namedBindings.getText()} from ${quoted};`);
   return { start: statement.getStart(), end: statement.end, text: lines.join('\n') };
+}
+
+/**
+ * Packages whose main class every release exports as the default but only later ones by name: ioredis 5.0.x has no
+ * `Redis` export, or one that is a type only. Outside Node's ES module loader (CommonJS, bundlers) the default export
+ * types as that class, so `{ Redis }` becomes `{ default as Redis }` there; under node16/nodenext resolution of an ES
+ * module the default is typed as the whole CommonJS module, so the name stays.
+ */
+const DEFAULT_CLASS: Record<string, string> = { ioredis: 'Redis' };
+
+function defaultClassEdits(ts: Ts, statement: TsMorph.ts.ImportDeclaration): Edit[] {
+  const name = DEFAULT_CLASS[(statement.moduleSpecifier as TsMorph.ts.StringLiteral).text];
+  const named = statement.importClause?.namedBindings;
+  if (name === undefined || !named || !ts.isNamedImports(named)) return [];
+  return named.elements
+    .filter((element) => element.propertyName === undefined && element.name.text === name)
+    .map((element) => ({ start: element.getStart(), end: element.end, text: `${element.isTypeOnly ? 'type ' : ''}default as ${name}` }));
 }
 
 /** `import { a, type B } from 'm'` → `import type { B } from 'm';` + `import { a } from 'm';` (same for export). */

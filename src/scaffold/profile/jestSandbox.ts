@@ -47,15 +47,23 @@ export function pinJestEnvironment(code: string): string {
 /**
  * A file that uses one of SANDBOX_GAPS as a global gets it bound from Node's own context (vm.runInThisContext runs
  * in the context Node's modules belong to, not Jest's), unless the sandbox has it: the same object outside Jest, and
- * the real one inside an old Jest. Names the file declares itself are left alone. `style` is how the file imports:
- * `import` (TypeScript, ES modules) or `require` (CommonJS JavaScript).
+ * the real one inside an old Jest. Names the file declares itself are left alone. A global the templates read by
+ * shape (`(globalThis as unknown as { fetch: Shape }).fetch`, for typings that declare none) reads the Jest
+ * sandbox's global object, so the read becomes the bound name. `style` is how the file imports: `import`
+ * (TypeScript, ES modules) or `require` (CommonJS JavaScript).
  */
 export function bindSandboxGlobals(ts: Ts, code: string, fileName: string, style: 'import' | 'require'): string {
   const javascript = /\.[cm]?js$/.test(fileName);
   const file = ts.createSourceFile(fileName, code, ts.ScriptTarget.Latest, true, javascript ? ts.ScriptKind.JS : ts.ScriptKind.TS);
   const used = new Set<string>();
   const declared = new Set<string>();
+  const reads: Array<{ start: number; end: number; name: string }> = [];
   const visit = (node: Node): void => {
+    if (ts.isPropertyAccessExpression(node) && SANDBOX_GAPS.has(node.name.text) && readsGlobalThis(ts, node.expression)) {
+      reads.push({ start: node.getStart(), end: node.end, name: node.name.text });
+      used.add(node.name.text);
+      return;
+    }
     if (ts.isIdentifier(node) && SANDBOX_GAPS.has(node.text)) {
       if (isDeclarationName(ts, node)) declared.add(node.text);
       else if (isValueReference(ts, node)) used.add(node.text);
@@ -79,8 +87,19 @@ export function bindSandboxGlobals(ts: Ts, code: string, fileName: string, style
     : `type SandboxGlobal<K extends string> = typeof globalThis extends Record<K, infer T> ? T : ReturnType<typeof runInThisContext>;\ntype SandboxGlobals = { readonly [K in ${names.map(quoted).join(' | ')}]?: SandboxGlobal<K> };\n`;
   const insert = `${vm}\n\n// Jest before 28 leaves these Node globals out of its test sandbox: Node's own, when the sandbox lacks them.\n${types}${names.map(binding).join('\n')}\n`;
   const at = afterImports(ts, file);
-  const rest = code.slice(at).replace(/^\n+/, '');
+  let body = code.slice(at);
+  for (const read of reads.filter(({ name }) => !declared.has(name)).sort((a, b) => b.start - a.start)) {
+    body = body.slice(0, read.start - at) + read.name + body.slice(read.end - at);
+  }
+  const rest = body.replace(/^\n+/, '');
   return at === 0 ? `${insert}\n${rest}` : `${code.slice(0, at)}\n${insert}\n${rest}`;
+}
+
+/** `globalThis`, `(globalThis)` or `globalThis as unknown as { … }` (in any nesting of those). */
+function readsGlobalThis(ts: Ts, expression: TsMorph.ts.Expression): boolean {
+  let inner = expression;
+  while (ts.isParenthesizedExpression(inner) || ts.isAsExpression(inner) || ts.isTypeAssertionExpression(inner)) inner = inner.expression;
+  return ts.isIdentifier(inner) && inner.text === 'globalThis';
 }
 
 /** Where the file's imports end: after its last import (or top-level require), else after its directives. */

@@ -27,6 +27,8 @@ export interface TriggerPlan {
   /** Actions whose stuck records the reconciliation job can ask a provider about. */
   readonly reconciled: readonly ActionDesign[];
   readonly webFramework: 'express' | 'fastify' | 'nestjs' | 'next' | 'other';
+  /** The HTTP platform under the framework when it runs on more than one (NestJS on Fastify). */
+  readonly httpPlatform?: 'fastify';
   /** What the chosen store offers the trigger runtime beyond the IdempotencyStore interface every store implements. */
   readonly store: TriggerStoreSupport;
 }
@@ -69,7 +71,7 @@ const BROKER_ADAPTERS: Record<string, TriggerPlan['brokers'][number] | undefined
 
 const RECONCILABLE = new Set(['stripe', 'adyen', 'paypal']);
 
-export function planTriggers(model: DesignModel, frameworkModule = 'express', storeId = storeIdOf(model)): TriggerPlan {
+export function planTriggers(model: DesignModel, frameworkModule = 'express', storeId = storeIdOf(model), httpPlatform?: 'fastify'): TriggerPlan {
   const store = triggerStoreSupport(storeId);
   const by = (trigger: ActionDesign['trigger']) => model.actions.filter((action) => action.trigger === trigger);
   const consumers = by('consumer');
@@ -90,6 +92,7 @@ export function planTriggers(model: DesignModel, frameworkModule = 'express', st
         action.steps.length <= 1,
     ),
     webFramework: frameworkModule === 'express' || frameworkModule === 'fastify' || frameworkModule === 'nestjs' || frameworkModule === 'next' ? frameworkModule : 'other',
+    ...(httpPlatform ? { httpPlatform } : {}),
     store,
   };
 }
@@ -106,8 +109,8 @@ function storeIdOf(model: DesignModel): string {
  * reconciliation job for stuck provider calls. Static templates over the same core and store; only the
  * reconciliation job, the ordering migration and the README section are rendered.
  */
-export function triggerFiles(model: DesignModel, frameworkModule = 'express', storeId?: string, javascript?: ModuleType): TriggerFile[] {
-  const plan = planTriggers(model, frameworkModule, storeId);
+export function triggerFiles(model: DesignModel, frameworkModule = 'express', storeId?: string, httpPlatform?: 'fastify', javascript?: ModuleType): TriggerFile[] {
+  const plan = planTriggers(model, frameworkModule, storeId, httpPlatform);
   const suites = plan.store.suites;
   const files: TriggerFile[] = [];
   const copy = (path: string, role: ScaffoldRole, purpose: string) =>

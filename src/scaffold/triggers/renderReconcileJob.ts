@@ -38,6 +38,12 @@ import { ACTIONS, POLICY } from '../settings.js';
 import { reconcileStuck${javascript ? '' : ', type ProviderLookup'} } from './reconcile.js';
 ${imports.join('\n')}
 
+/** The part of fetch the push uses. */
+type PushFetch = (
+  url: string,
+  init: { method: 'POST'; body: string },
+) => Promise<{ ok: boolean; status: number }>;
+
 const url = process.env.DATABASE_URL;
 const dryRun = process.argv.includes('--dry-run');
 if (!url) {
@@ -115,7 +121,10 @@ async function main(databaseUrl) {`
     if (sample) console.log(sample);
     const gateway = process.env.PUSHGATEWAY_URL;
     if (gateway && sample) {
-      const response = await fetch(\`\${gateway.replace(/\\/+$/, '')}/metrics/job/idempotency_reconcile\`, {
+      // Read by shape: typings before @types/node 18 (and no DOM lib) declare no fetch global.
+      const push = (globalThis as unknown as { fetch?: PushFetch }).fetch;
+      if (!push) throw new Error('PUSHGATEWAY_URL is set, but this Node has no fetch (18 or later has)');
+      const response = await push(\`\${gateway.replace(/\\/+$/, '')}/metrics/job/idempotency_reconcile\`, {
         method: 'POST',
         body: \`\${sample}\\n\`,
       });

@@ -41,6 +41,14 @@ consumers/, cron/, reconcile/ in this folder).`,
         ? `app.post(${route}, ...expressWebhook(process${upper(hook.codeName)}));`
         : plan.webFramework === 'fastify'
           ? `await app.register(fastifyWebhook(${route}, process${upper(hook.codeName)}));`
+          : plan.webFramework === 'nestjs' && plan.httpPlatform === 'fastify'
+            ? `// main.ts: NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), { rawBody: true });
+// the signature needs the exact bytes. In a controller (no @Idempotent() here: the processor is this route's
+// idempotency), with FastifyReply and FastifyRequest imported as types from 'fastify':
+@Post(${route})
+receive(@Req() req: RawBodyRequest<FastifyRequest>, @Res() res: FastifyReply) {
+  return nestWebhook(req, res, process${upper(hook.codeName)});
+}`
           : plan.webFramework === 'nestjs'
             ? `// main.ts: NestFactory.create(AppModule, { rawBody: true }); the signature needs the exact bytes.
 // In a controller (no @Idempotent() here: the processor is this route's idempotency):

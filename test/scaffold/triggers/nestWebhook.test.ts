@@ -9,6 +9,7 @@ import pg from 'pg';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DesignModel } from '../../../src/model/types.js';
+import { generateScaffold, REFERENCE_PROFILE, type ProjectProfile } from '../../../src/scaffold/index.js';
 import { triggerFiles } from '../../../src/scaffold/triggers/index.js';
 import { modelFor, type Generated } from '../generateInto.js';
 import { createSchema, postgresSkipReason, type Loose, type Schema } from '../harness.js';
@@ -92,6 +93,16 @@ describe.skipIf(skip !== undefined)('NestJS webhook route over the processor', (
     const readme = files.find((file) => file.path === 'TRIGGERS.md')!.contents;
     expect(readme).toContain('NestFactory.create(AppModule, { rawBody: true })');
     expect(readme).toContain('return nestWebhook(req, res, processHandleStripeWebhook);');
+  });
+
+  it('TRIGGERS.md shows the Fastify types in the controller method when the project runs Nest on Fastify', async () => {
+    const model = await nestWebhookModel();
+    const readmeFor = (profile: ProjectProfile) => generateScaffold(model, { dir: 'src/idempotency', profile }).find((file) => file.path.endsWith('/TRIGGERS.md'))!.contents;
+    const fastify = readmeFor({ ...REFERENCE_PROFILE, httpPlatform: 'fastify' });
+    expect(fastify).toContain('receive(@Req() req: RawBodyRequest<FastifyRequest>, @Res() res: FastifyReply) {');
+    expect(fastify).toContain('new FastifyAdapter(), { rawBody: true }');
+    expect(fastify).not.toContain('RawBodyRequest<Request>');
+    expect(readmeFor(REFERENCE_PROFILE)).toContain('receive(@Req() req: RawBodyRequest<Request>, @Res() res: Response) {');
   });
 
   it('concurrent signed deliveries of one event through the controller: handled once, all 200', async () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { fingerprintsEqual } from './fingerprint.js';
 import {
   LeaseLostError,

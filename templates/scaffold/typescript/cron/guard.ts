@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { IdempotencyCore } from '../core.js';
 import { canonicalJson, sha256Hex } from '../fingerprint.js';
 import type { ActionSettings, IdempotencyContext } from '../types.js';
@@ -201,10 +202,11 @@ export function vercelCronRoute(
   work: (context: IdempotencyContext, slot: Date) => Promise<void>,
   secret: string | undefined = process.env.CRON_SECRET,
 ) {
-  // The request typed by what is read of it: typings before @types/node 18 declare no Request or Response global.
+  // The request typed by what is read of it, and the Response read by shape (below): typings before
+  // @types/node 18 declare no Request or Response global.
   return async (request: { readonly headers: { get(name: string): string | null } }) => {
     if (!secret || request.headers.get('authorization') !== `Bearer ${secret}`)
-      return new Response('unauthorized', { status: 401 });
+      return newResponse('unauthorized', { status: 401 });
     try {
       const outcome = await guard.runInterval(action, job, intervalMs, work);
       return jsonResponse({ outcome }, 200);
@@ -214,9 +216,26 @@ export function vercelCronRoute(
   };
 }
 
+/** The platform's Response where the typings declare one; before @types/node 18 (and no DOM lib), its status. */
+type WebResponse =
+  typeof globalThis extends Record<'Response', { prototype: infer R }> ? R : { readonly status: number };
+
+interface WebResponseInit {
+  readonly status: number;
+  readonly headers?: Record<string, string>;
+}
+
+type WebResponseConstructor = new (body: string, init: WebResponseInit) => WebResponse;
+
+/** Read by shape, for the same typings; Node 18 and every runtime with cron routes has the global. */
+function newResponse(body: string, init: WebResponseInit): WebResponse {
+  const Platform = (globalThis as unknown as { Response: WebResponseConstructor }).Response;
+  return new Platform(body, init);
+}
+
 /** Response.json() spelled out: typings declare that static later than Response itself. */
-function jsonResponse(body: unknown, status: number) {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+function jsonResponse(body: unknown, status: number): WebResponse {
+  return newResponse(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 }
 
 /** Waits until the next slot boundary; for hand-rolled loops (`while (running) { await untilNextSlot(ms); ... }`). */

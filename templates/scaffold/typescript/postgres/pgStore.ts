@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import {
   OutcomeUnknownError,

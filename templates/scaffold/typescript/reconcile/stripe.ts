@@ -1,5 +1,5 @@
 import { stripeMetadata } from '../providers.js';
-import type { StuckRecord } from '../types.js';
+import type { LeaseSignal, StuckRecord } from '../types.js';
 import type { ProviderLookup, ProviderVerdict } from './reconcile.js';
 
 export interface StripeLookupOptions {
@@ -12,6 +12,12 @@ export interface StripeLookupOptions {
 }
 
 const FAILED_STATES = new Set(['canceled', 'requires_payment_method']);
+
+/** The part of fetch the lookup uses: typings before @types/node 18 (and no DOM lib) declare no fetch global. */
+type SearchFetch = (
+  url: string,
+  init: { headers: Record<string, string>; signal: LeaseSignal },
+) => Promise<{ readonly ok: boolean; readonly status: number; json(): Promise<unknown> }>;
 
 /**
  * Finds the Stripe object behind a stuck record by the metadata every create call carries
@@ -30,7 +36,8 @@ export function stripeLookup(options: StripeLookupOptions): ProviderLookup {
         action: record.action,
       }).idempotency_key_hash;
       const query = `metadata['idempotency_key_hash']:'${hash}'`;
-      const response = await fetch(
+      const search = (globalThis as unknown as { fetch: SearchFetch }).fetch;
+      const response = await search(
         `${base}/v1/${resource}/search?query=${encodeURIComponent(query)}&limit=1`,
         {
           headers: { authorization: `Bearer ${options.secretKey}` },
@@ -55,7 +62,7 @@ export function stripeLookup(options: StripeLookupOptions): ProviderLookup {
 }
 
 /** AbortSignal.timeout() by hand: typings before @types/node 17.3 do not declare it. The timer keeps no process alive. */
-function timeoutSignal(ms: number): AbortSignal {
+function timeoutSignal(ms: number): LeaseSignal {
   const controller = new AbortController();
   const timer: unknown = setTimeout(() => controller.abort(), ms);
   (timer as { unref?: () => void }).unref?.();

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { StepRecord, StepStore } from './saga.js';
 import {
@@ -136,7 +136,7 @@ export class RedisIdempotencyStore implements IdempotencyStore, StepStore {
   }
 
   async claim(input: ClaimInput): Promise<ClaimResult> {
-    const token = randomUUID();
+    const token = newFencingToken();
     const ref: ClaimRef = { scope: input.scope, key: input.key, token, action: input.action };
     const args = [
       token,
@@ -289,4 +289,16 @@ function toRecord(parts: unknown[]): ExistingRecord {
     response,
     notReplayable: finished && (body === null || body === undefined) && hash !== null && hash !== undefined,
   };
+}
+
+/**
+ * A fresh fencing token: a random version 4 UUID (36 characters) from randomBytes, because randomUUID needs Node
+ * 14.17 and the typings of that release.
+ */
+function newFencingToken(): string {
+  const bytes = randomBytes(16);
+  bytes.writeUInt8((bytes.readUInt8(6) & 0x0f) | 0x40, 6);
+  bytes.writeUInt8((bytes.readUInt8(8) & 0x3f) | 0x80, 8);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

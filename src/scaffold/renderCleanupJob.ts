@@ -16,18 +16,14 @@ export function renderCleanupJob(view: ScaffoldView, urlExample = 'postgres://..
  */
 async function main(databaseUrl) {`
     : 'async function main(databaseUrl: string): Promise<void> {';
+  const pushType = pushFetchType(javascript);
+  const pushRead = pushFetchRead(javascript);
   const code = `// Deletes expired idempotency records, then exits. Schedule: ${commentText(view.cleanupSchedule)} (${commentText(view.cleanupScheduleLabel)}).
 // Usage: DATABASE_URL=${commentText(urlExample)} node cleanup-job.js   (${commentText(overlap)})
 import { deleteExpiredKeys } from './cleanup.js';
 import { createPool } from './pool.js';
 import { METRIC_NAMES, POLICY } from './settings.js';
-
-/** The part of fetch the push uses. */
-type PushFetch = (
-  url: string,
-  init: { method: 'POST'; body: string },
-) => Promise<{ ok: boolean; status: number }>;
-
+${pushType}
 const url = process.env.DATABASE_URL;
 if (!url) {
   console.error('cleanup-job: DATABASE_URL is not set');
@@ -59,7 +55,7 @@ ${main}
     const gateway = process.env.PUSHGATEWAY_URL;
     if (gateway) {
       // Read by shape: typings before @types/node 18 (and no DOM lib) declare no fetch global.
-      const push = (globalThis as unknown as { fetch?: PushFetch }).fetch;
+      const push = ${pushRead};
       if (!push) throw new Error('PUSHGATEWAY_URL is set, but this Node has no fetch (18 or later has)');
       const response = await push(\`\${gateway.replace(/\\/+$/, '')}/metrics/job/idempotency_cleanup\`, {
         method: 'POST',
@@ -78,4 +74,27 @@ ${main}
 if (url) void main(url);
 `;
   return javascript ? printModule(code, javascript) : code;
+}
+
+/**
+ * The part of fetch a job's Pushgateway push uses, declared where the imports end, read from globalThis by shape
+ * (typings before @types/node 18 declare no fetch). In JavaScript the typedef the compiler writes sits right under
+ * the imports; the comment above the type does not survive.
+ */
+export function pushFetchType(javascript: ModuleType | undefined): string {
+  return javascript
+    ? `/** @typedef {(url: string, init: { method: 'POST'; body: string; }) => Promise<{ ok: boolean; status: number; }>} PushFetch */\n`
+    : `
+/** The part of fetch the push uses. */
+type PushFetch = (
+  url: string,
+  init: { method: 'POST'; body: string },
+) => Promise<{ ok: boolean; status: number }>;
+`;
+}
+
+export function pushFetchRead(javascript: ModuleType | undefined): string {
+  return javascript
+    ? '/** @type {{ fetch?: PushFetch; }} */ (/** @type {unknown} */ (globalThis)).fetch'
+    : '(globalThis as unknown as { fetch?: PushFetch }).fetch';
 }

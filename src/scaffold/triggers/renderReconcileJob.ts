@@ -1,4 +1,5 @@
 import { printModule } from '../javascript/printModule.js';
+import { pushFetchRead, pushFetchType } from '../renderCleanupJob.js';
 import type { ModuleType } from '../javascript/transpile.js';
 import { quote } from '../tsLiteral.js';
 import type { TriggerPlan } from './index.js';
@@ -37,13 +38,7 @@ import { createPool } from '../pool.js';
 import { ACTIONS, POLICY } from '../settings.js';
 import { reconcileStuck${javascript ? '' : ', type ProviderLookup'} } from './reconcile.js';
 ${imports.join('\n')}
-
-/** The part of fetch the push uses. */
-type PushFetch = (
-  url: string,
-  init: { method: 'POST'; body: string },
-) => Promise<{ ok: boolean; status: number }>;
-
+${pushFetchType(javascript)}
 const url = process.env.DATABASE_URL;
 const dryRun = process.argv.includes('--dry-run');
 if (!url) {
@@ -122,7 +117,7 @@ async function main(databaseUrl) {`
     const gateway = process.env.PUSHGATEWAY_URL;
     if (gateway && sample) {
       // Read by shape: typings before @types/node 18 (and no DOM lib) declare no fetch global.
-      const push = (globalThis as unknown as { fetch?: PushFetch }).fetch;
+      const push = ${pushFetchRead(javascript)};
       if (!push) throw new Error('PUSHGATEWAY_URL is set, but this Node has no fetch (18 or later has)');
       const response = await push(\`\${gateway.replace(/\\/+$/, '')}/metrics/job/idempotency_reconcile\`, {
         method: 'POST',

@@ -167,6 +167,12 @@ function moduleStubs(sources: readonly string[]): string {
   return [...uses.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, use]) => {
+      // `import { default as Redis } from 'ioredis'`: typings with an ES default export (ioredis 5), not `export =`.
+      if (use.members.has('default')) {
+        const named = [...use.members.keys()].filter((member) => member !== 'default').sort();
+        const exports = named.map((member) => `  export const ${member}: Loose;\n  export type ${member}<A = any, B = any, C = any, D = any> = any;\n`);
+        return `declare module ${JSON.stringify(name)} {\n${host(use.members.get('default') === true)}  export default Stub;\n${exports.join('')}}\n`;
+      }
       const members = [...use.members.keys()].sort().map((member) => `    const ${member}: Loose;\n    type ${member}<A = any, B = any, C = any, D = any> = any;\n`);
       return `declare module ${JSON.stringify(name)} {\n${host(use.called)}  namespace Stub {\n${members.join('')}  }\n  export = Stub;\n}\n`;
     })

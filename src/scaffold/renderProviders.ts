@@ -73,7 +73,7 @@ export function adyenIdempotency(
 }`);
   }
   if (ids.has('paypal')) {
-    const namespace = view.providers.find((provider) => provider.id === 'paypal')?.namespace ?? '2a5d0a5e-5f4c-5b8e-9d3f-0c1e6a7b8c9d';
+    const namespace = paypalNamespace(view);
     parts.push(`/** Fixed for this project: changing it would give every retry a new PayPal-Request-Id. */
 export const PAYPAL_REQUEST_ID_NAMESPACE = ${quote(namespace)};
 
@@ -188,7 +188,7 @@ export function adyenIdempotency(source, step) {
 }`);
   }
   if (ids.has('paypal')) {
-    const namespace = view.providers.find((provider) => provider.id === 'paypal')?.namespace ?? '2a5d0a5e-5f4c-5b8e-9d3f-0c1e6a7b8c9d';
+    const namespace = paypalNamespace(view);
     parts.push(`/** Fixed for this project: changing it would give every retry a new PayPal-Request-Id. */
 export const PAYPAL_REQUEST_ID_NAMESPACE = ${quote(namespace)};
 
@@ -235,4 +235,9 @@ export function bankTransferReference(source, step) {
 }`);
   }
   return printModule(`${parts.join('\n\n')}\n`, moduleType);
+}
+
+/** The project's PayPal-Request-Id namespace (the design fixes one per project). */
+function paypalNamespace(view: ScaffoldView): string {
+  return view.providers.find((provider) => provider.id === 'paypal')?.namespace ?? '2a5d0a5e-5f4c-5b8e-9d3f-0c1e6a7b8c9d';
 }

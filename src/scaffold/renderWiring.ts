@@ -14,6 +14,33 @@ const TRIGGER_ENTRY: Record<string, string> = {
   cron: 'CronGuard in cron/',
 };
 
+/** What index.ts says about the design, the same in TypeScript and in JavaScript. */
+function wiringPlan(view: ScaffoldView, framework: HttpFramework, store: StoreModule) {
+  const http = view.actions.filter((action) => action.http);
+  const others = view.actions.filter((action) => !action.http);
+  // Wrappers by action name accept only the HTTP actions, so a webhook cannot be wrapped as a route by mistake.
+  const wrappers = framework.wrappers && http.length > 0 ? framework.wrappers : undefined;
+  const httpActions =
+    wrappers && others.length > 0
+      ? `/** The actions whose entry point is an HTTP route (the others are wired as TRIGGERS.md shows). */\n${objectLiteral('', 'const HTTP_ACTIONS = ', http.map((action) => `${propertyName(action.codeName)}: ACTIONS.${action.codeName}`), ';')}`
+      : undefined;
+  return {
+    wiring: store.wiring,
+    module: framework.module,
+    optionsType: framework.optionsType,
+    http,
+    others,
+    middleware: http.map((action) => `    ${propertyName(action.codeName)}: idempotent(ACTIONS.${action.codeName}, options),`).join('\n'),
+    wrappers,
+    wrapperActions: others.length === 0 ? 'ACTIONS' : 'HTTP_ACTIONS',
+    httpActions,
+    triggerNote:
+      others.length > 0
+        ? `    // Not HTTP routes, so no middleware here: ${others.map((action) => `${action.codeName} (${action.trigger}) goes through ${TRIGGER_ENTRY[action.trigger] ?? 'its processor'}`).join('; ')}, with \`core\` (TRIGGERS.md).\n`
+        : '',
+  };
+}
+
 /**
  * index.ts: builds the store, core and one middleware per HTTP action; the only file most apps import. Webhooks,
  * consumers and scheduled jobs get no middleware here: their entry points (TRIGGERS.md) take `core` and key on
@@ -21,22 +48,8 @@ const TRIGGER_ENTRY: Record<string, string> = {
  * house style (prettier's layout), so generate need not format it.
  */
 export function renderWiring(view: ScaffoldView, framework: HttpFramework = EXPRESS, store: StoreModule = POSTGRES_STORE): string {
-  const { wiring } = store;
-  const { module, optionsType } = framework;
-  const http = view.actions.filter((action) => action.http);
-  const others = view.actions.filter((action) => !action.http);
-  const middleware = http.map((action) => `    ${propertyName(action.codeName)}: idempotent(ACTIONS.${action.codeName}, options),`).join('\n');
-  // Wrappers by action name accept only the HTTP actions, so a webhook cannot be wrapped as a route by mistake.
-  const wrappers = framework.wrappers && http.length > 0 ? framework.wrappers : undefined;
-  const wrapperActions = others.length === 0 ? 'ACTIONS' : 'HTTP_ACTIONS';
-  const httpActionsDecl =
-    wrappers && others.length > 0
-      ? `\n/** The actions whose entry point is an HTTP route (the others are wired as TRIGGERS.md shows). */\n${objectLiteral('', 'const HTTP_ACTIONS = ', http.map((action) => `${propertyName(action.codeName)}: ACTIONS.${action.codeName}`), ';')}\n`
-      : '';
-  const triggerNote =
-    others.length > 0
-      ? `    // Not HTTP routes, so no middleware here: ${others.map((action) => `${action.codeName} (${action.trigger}) goes through ${TRIGGER_ENTRY[action.trigger] ?? 'its processor'}`).join('; ')}, with \`core\` (TRIGGERS.md).\n`
-      : '';
+  const { wiring, module, optionsType, http, others, middleware, wrappers, wrapperActions, httpActions, triggerNote } = wiringPlan(view, framework, store);
+  const httpActionsDecl = httpActions ? `\n${httpActions}\n` : '';
   return `${wiring.poolImport}
 import { IdempotencyCore } from './core.js';
 ${namedList('import', [...(http.length > 0 ? ['idempotent'] : []), ...(wrappers ? [wrappers] : []), `type ${optionsType}`], `./${module}.js`)}
@@ -93,21 +106,8 @@ ${triggerNote}${middleware}${wrappers ? `\n    ...${wrappers}(options, ${wrapper
  * property docs, and value imports the code does not use elided, as the compiler elides them.
  */
 export function renderWiringJavaScript(view: ScaffoldView, framework: HttpFramework, store: StoreModule, moduleType: ModuleType): string {
-  const { wiring } = store;
-  const { module, optionsType } = framework;
-  const http = view.actions.filter((action) => action.http);
-  const others = view.actions.filter((action) => !action.http);
-  const middleware = http.map((action) => `    ${propertyName(action.codeName)}: idempotent(ACTIONS.${action.codeName}, options),`).join('\n');
-  const wrappers = framework.wrappers && http.length > 0 ? framework.wrappers : undefined;
-  const wrapperActions = others.length === 0 ? 'ACTIONS' : 'HTTP_ACTIONS';
-  const httpActionsDecl =
-    wrappers && others.length > 0
-      ? `\n\n/** The actions whose entry point is an HTTP route (the others are wired as TRIGGERS.md shows). */\n${objectLiteral('', 'const HTTP_ACTIONS = ', http.map((action) => `${propertyName(action.codeName)}: ACTIONS.${action.codeName}`), ';')}`
-      : '';
-  const triggerNote =
-    others.length > 0
-      ? `    // Not HTTP routes, so no middleware here: ${others.map((action) => `${action.codeName} (${action.trigger}) goes through ${TRIGGER_ENTRY[action.trigger] ?? 'its processor'}`).join('; ')}, with \`core\` (TRIGGERS.md).\n`
-      : '';
+  const { wiring, module, optionsType, http, others, middleware, wrappers, wrapperActions, httpActions, triggerNote } = wiringPlan(view, framework, store);
+  const httpActionsDecl = httpActions ? `\n\n${httpActions}` : '';
   // Where each type named in the wiring comes from, for `import('…').Name`.
   const typeHome = new Map<string, string>([[optionsType, `./${module}.js`], ['IdempotencyEvents', './types.js']]);
   for (const statement of statementsOf(wiring.poolImport)) for (const name of statement.types) typeHome.set(name, statement.from);

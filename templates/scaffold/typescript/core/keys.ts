@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { canonicalJson, sha256Hex } from './fingerprint.js';
 
 export type KeyParseResult =
@@ -61,4 +62,17 @@ export function providerKeyBase(
 /** For log lines and traces: a short hash correlates requests without revealing the key itself. */
 export function keyHint(key: string): string {
   return sha256Hex(key).slice(0, 8);
+}
+
+/**
+ * A fresh fencing token, for the stores that mint their own (PostgreSQL takes one from a sequence): a random
+ * version 4 UUID (36 characters) from randomBytes, because randomUUID needs Node 14.17 and the typings of that
+ * release.
+ */
+export function newFencingToken(): string {
+  const bytes = randomBytes(16);
+  bytes.writeUInt8((bytes.readUInt8(6) & 0x0f) | 0x40, 6);
+  bytes.writeUInt8((bytes.readUInt8(8) & 0x3f) | 0x80, 8);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

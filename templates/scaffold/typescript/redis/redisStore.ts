@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
+import { newFencingToken } from './keys.js';
 import type { StepRecord, StepStore } from './saga.js';
 import {
   LeaseLostError,
@@ -289,16 +290,4 @@ function toRecord(parts: unknown[]): ExistingRecord {
     response,
     notReplayable: finished && (body === null || body === undefined) && hash !== null && hash !== undefined,
   };
-}
-
-/**
- * A fresh fencing token: a random version 4 UUID (36 characters) from randomBytes, because randomUUID needs Node
- * 14.17 and the typings of that release.
- */
-function newFencingToken(): string {
-  const bytes = randomBytes(16);
-  bytes.writeUInt8((bytes.readUInt8(6) & 0x0f) | 0x40, 6);
-  bytes.writeUInt8((bytes.readUInt8(8) & 0x3f) | 0x80, 8);
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -6,13 +6,25 @@ export interface BlockContext {
   figures: ReadonlyMap<string, string>;
   /** Rewrites "#anchor" links when sections live on other pages. */
   resolveHref?: (href: string) => string;
+  /** Inside a table cell: long code may wrap at slashes and dots (breakAfterSlashes). */
+  inCell?: boolean;
+}
+
+/**
+ * A long path or member chain in a table cell (`src/payment/api/stripe/stripe-credit-card.controller.ts:10`,
+ * `stripe.webhooks.constructEvent`) would hold its column at its whole width and squeeze the prose beside it into a
+ * narrow strip: it may wrap after a slash or a dot (<wbr> adds no character, so a copied path comes back whole),
+ * never inside a name.
+ */
+function breakAfterSlashes(html: string): string {
+  return html.replace(/\/(?=[^\s/])|\.(?=[A-Za-z_$])/g, '$&<wbr>');
 }
 
 export function renderInline(parts: readonly Inline[], context: BlockContext): string {
   return parts
     .map((part) => {
       if (typeof part === 'string') return escapeHtml(part);
-      if ('code' in part) return `<code>${escapeHtml(part.code)}</code>`;
+      if ('code' in part) return `<code>${context.inCell ? breakAfterSlashes(escapeHtml(part.code)) : escapeHtml(part.code)}</code>`;
       if ('strong' in part) return `<strong>${escapeHtml(part.strong)}</strong>`;
       const href = safeHref(context.resolveHref ? context.resolveHref(part.link.href) : part.link.href);
       return href === undefined ? escapeHtml(part.link.text) : `<a href="${href}">${escapeHtml(part.link.text)}</a>`;
@@ -34,7 +46,8 @@ export function renderBlock(block: Block, context: BlockContext): string {
       const head = block.columns.some((c) => c !== '')
         ? `<thead><tr>${block.columns.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('')}</tr></thead>\n`
         : '';
-      const rows = block.rows.map((row) => `<tr>${row.map((c) => `<td>${renderInline(c, context)}</td>`).join('')}</tr>`).join('\n');
+      const cell = { ...context, inCell: true };
+      const rows = block.rows.map((row) => `<tr>${row.map((c) => `<td>${renderInline(c, cell)}</td>`).join('')}</tr>`).join('\n');
       return `<div class="table-wrap"><table>\n${head}<tbody>\n${rows}\n</tbody>\n</table></div>`;
     }
     case 'code': {

@@ -3,7 +3,7 @@ import type { NestBootstrap, OwnerInfo, RawMount, RawRoute } from '../detectors/
 import type { EndpointFinding } from '../types.js';
 import type { FunctionGraph } from './functionGraph.js';
 import type { ProjectRecords } from './projectRecords.js';
-import { ownerKey, resolveBinding, resolveExport } from './resolveModules.js';
+import { ownerKey, resolveBinding, resolveExport, splitBindingKey } from './resolveModules.js';
 
 interface Prefix {
   prefix: string;
@@ -105,10 +105,8 @@ function controllerPathVia(
   via: NonNullable<NonNullable<RawRoute['nest']>['via']>,
 ): { path: string; resolved: boolean } {
   const guess = { path: via.args[0] ?? '', resolved: false };
-  const key = resolveBinding(records, file, via.decorator);
-  const separator = key.lastIndexOf('::');
-  const factoryFile = key.slice(0, separator);
-  const factory = records.files.get(factoryFile)?.facts.nestControllerFactories.get(key.slice(separator + 2));
+  const { file: factoryFile, name } = splitBindingKey(resolveBinding(records, file, via.decorator));
+  const factory = records.files.get(factoryFile)?.facts.nestControllerFactories.get(name);
   if (!factory?.parts) return guess;
   let path = '';
   for (const part of factory.parts) {
@@ -118,9 +116,8 @@ function controllerPathVia(
       if (value === undefined) return guess;
       path += value;
     } else {
-      const target = resolveBinding(records, factoryFile, part.ref);
-      const at = target.lastIndexOf('::');
-      const value = records.files.get(target.slice(0, at))?.stringConsts.get(target.slice(at + 2));
+      const target = splitBindingKey(resolveBinding(records, factoryFile, part.ref));
+      const value = records.files.get(target.file)?.stringConsts.get(target.name);
       if (value === undefined) return guess;
       path += value;
     }

@@ -1,6 +1,6 @@
 import type { FunctionFacts } from '../parse/indexSource.js';
 import type { ProjectRecords } from './projectRecords.js';
-import { resolveBinding } from './resolveModules.js';
+import { resolveBinding, splitBindingKey } from './resolveModules.js';
 
 /**
  * A name-based call graph across files. Without a type checker (too slow for the budget), a call `x.create()`
@@ -40,10 +40,8 @@ export class FunctionGraph {
     for (const [local, binding] of record.imports) {
       if (binding.imported === '*' || (!binding.module.startsWith('.') && !/^[@~#]\//.test(binding.module))) continue;
       if (local.toLowerCase() !== key && binding.imported.toLowerCase() !== key) continue;
-      const resolved = resolveBinding(this.records, file, local);
-      const at = resolved.lastIndexOf('::');
-      const target = this.records.files.get(resolved.slice(0, at));
-      const fn = target?.functions.get(resolved.slice(at + 2).toLowerCase());
+      const resolved = splitBindingKey(resolveBinding(this.records, file, local));
+      const fn = this.records.files.get(resolved.file)?.functions.get(resolved.name.toLowerCase());
       if (fn) return fn;
     }
     return undefined;

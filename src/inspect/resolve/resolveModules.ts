@@ -41,6 +41,12 @@ function probe(records: ProjectRecords, base: string): string | undefined {
   return candidates.find((c) => records.files.has(c));
 }
 
+/** `src/a.ts::name` (a key resolveBinding returns) → its file and the name there. */
+export function splitBindingKey(key: string): { file: string; name: string } {
+  const at = key.lastIndexOf('::');
+  return { file: key.slice(0, at), name: key.slice(at + 2) };
+}
+
 /** Key of the binding `name` in `file`, following imports and re-exports to where it is defined. */
 export function resolveBinding(records: ProjectRecords, file: string, name: string, member?: string, depth = 0): string {
   const record = records.files.get(file);

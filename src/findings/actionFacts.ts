@@ -5,7 +5,7 @@ import { isFunctionLike, stringValue } from '../inspect/parse/astHelpers.js';
 import type { ActionCodeFacts, ProviderBudget, ProviderCallFact, WriteFact } from '../model/codeFacts.js';
 import { actionSource } from './configSources.js';
 import { dataAccesses } from './dataAccess.js';
-import { providerCalls, repeatsSafely } from './providerCalls.js';
+import { httpProviderCalls, providerCalls, repeatsSafely } from './providerCalls.js';
 import { normaliseName } from './schemaFacts.js';
 import type { ProjectContext, SourceContext } from './types.js';
 import { calls, functionLabel } from './walk.js';
@@ -37,16 +37,25 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
   const callFacts: ProviderCallFact[] = [];
   const writes: WriteFact[] = [];
   const spans: Array<{ file: string; from: number; to: number }> = [];
+  // Whose client sets the budget: the SDK's where the action calls it, else the HTTP client of the raw calls.
+  const sdkProviders = new Set<string>();
+  const httpCalls: Array<{ provider: string; source: SourceContext }> = [];
   // Effects are recorded in the order they run: a helper's calls at the point the handler calls it.
   const visit = (node: ts.Node, source: SourceContext, depth: number, via: string | undefined): void => {
     if (seen.has(node)) return;
     seen.add(node);
     spans.push({ file: source.rel, from: lineOf(source, node), to: source.sf.getLineAndCharacterOfPosition(node.end).line + 1 });
     const steps: Array<{ pos: number; run: () => void }> = [];
-    for (const c of providerCalls(source)) {
+    // SDK calls and raw-HTTP ones (`paypal.post('/v2/checkout/orders')`), by the same matchers inspect uses.
+    const found = [
+      ...providerCalls(source).map((c) => ({ c, keyed: c.key !== undefined || c.opaqueOptions, safe: repeatsSafely(c), http: false })),
+      ...httpProviderCalls(source).map((c) => ({ c, keyed: c.keyed, safe: repeatsSafely({ method: '', verb: c.verb }), http: true })),
+    ];
+    for (const { c, keyed, safe, http } of found) {
       if (c.call.pos < node.pos || c.call.end > node.end || inNested(c.call, node, seen)) continue;
-      const safe = repeatsSafely(c);
-      steps.push({ pos: c.call.pos, run: () => callFacts.push({ provider: c.provider, operation: c.operation, risk: c.risk, file: source.rel, line: lineOf(source, c.call), keyed: c.key !== undefined || c.opaqueOptions, ...(via ? { via } : {}), ...(safe ? { repeatsSafely: true } : {}) }) });
+      if (http) httpCalls.push({ provider: c.provider, source });
+      else sdkProviders.add(c.provider);
+      steps.push({ pos: c.call.pos, run: () => callFacts.push({ provider: c.provider, operation: c.operation, risk: c.risk, file: source.rel, line: lineOf(source, c.call), keyed, ...(via ? { via } : {}), ...(safe ? { repeatsSafely: true } : {}) }) });
     }
     for (const w of writesIn(node, source)) steps.push({ pos: w.pos, run: () => writes.push(w.fact) });
     if (depth < MAX_DEPTH) {
@@ -66,7 +75,7 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     handler: { file: rootSource.rel, line: handlerLine, ...(root.name ? { name: root.name } : {}) },
     calls: ordered,
     writes: dedupe(writes).map((w) => withUnique(ctx, w)),
-    budgets: providers.flatMap((provider) => budgetFor(ctx, provider) ?? []),
+    budgets: providers.flatMap((provider) => (sdkProviders.has(provider) ? budgetFor(ctx, provider) : httpBudget(provider, httpCalls.filter((c) => c.provider === provider).map((c) => c.source))) ?? []),
     spans: dedupe(spans.map((span) => ({ ...span, line: span.from }))).map(({ file, from, to }) => ({ file, from, to })),
     ...(cap ? { platformCap: cap } : {}),
   };
@@ -436,6 +445,27 @@ export function budgetFor(ctx: ProjectContext, provider: string): ProviderBudget
     return { provider, timeoutMs: null, attempts: 1, evidence: 'the PayPal SDK sets no request time-out by default (timeout: 0)' };
   }
   return undefined;
+}
+
+/**
+ * A provider reached over raw HTTP: the client's own `timeout` where the calling file sets one (an axios instance,
+ * got.extend), else none: axios and got wait as long as the provider takes, and Node's fetch only gives up after
+ * undici's 300 s header time-out. None of them retries a POST on its own.
+ */
+function httpBudget(provider: string, sources: readonly SourceContext[]): ProviderBudget | undefined {
+  // The calling files only: a `timeout` elsewhere belongs to another client.
+  const files = [...new Set(sources)];
+  for (const source of files) {
+    // `timeout: 15000` (axios, got) or `signal: AbortSignal.timeout(15000)` (fetch).
+    const m = /\btimeout\s*[:(]\s*([\d_]+)/.exec(source.text);
+    const ms = m ? Number(m[1]!.replace(/_/g, '')) : 0;
+    if (ms > 0) return { provider, timeoutMs: ms, attempts: 1, evidence: `time-out of the HTTP call in ${source.rel}; a POST is not retried`, http: true };
+  }
+  if (files.length === 0) return undefined;
+  const fetchOnly = files.every((f) => /\bfetch\s*\(/.test(f.text) && !/\b(axios|got|ky|undici)\b/.test(f.text));
+  return fetchOnly
+    ? { provider, timeoutMs: 300_000, attempts: 1, evidence: `fetch in ${files[0]!.rel} sets no time-out: Node's fetch waits up to undici's 300 s for the response headers`, http: true }
+    : { provider, timeoutMs: null, attempts: 1, evidence: `raw HTTP calls in ${files[0]!.rel} set no time-out, and axios and got have none by default`, http: true };
 }
 
 function stripeBudget(ctx: ProjectContext): ProviderBudget {

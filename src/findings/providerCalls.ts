@@ -80,6 +80,9 @@ export interface HttpProviderCall {
   operation: string;
   /** Whether the inspector sees the provider's idempotency header (Idempotency-Key, PayPal-Request-Id) sent. */
   keyed: boolean;
+  /** The HTTP method: POST, PUT or PATCH. */
+  verb: string;
+  risk: PaymentRisk;
 }
 
 /** Raw-HTTP provider calls that change something (POST, PUT, PATCH), in source order: the inspector's own matcher. */
@@ -88,7 +91,7 @@ export function httpProviderCalls(source: Pick<SourceContext, 'rel' | 'text' | '
   const ctx = fileContext(source);
   return ctx.index.calls.flatMap((call) => {
     const found = rawHttpCall(call, ctx);
-    return found ? [{ call, provider: found.provider, operation: found.operation, keyed: found.hasProviderKey }] : [];
+    return found ? [{ call, provider: found.provider, operation: found.operation, keyed: found.hasProviderKey, verb: found.verb ?? 'POST', risk: found.risk ?? 'billable-object' }] : [];
   }).sort((a, b) => a.call.pos - b.call.pos);
 }
 

@@ -51,4 +51,6 @@ export interface ProviderBudget {
   attempts: number;
   /** Where the numbers come from: the constructor that sets them, or the SDK default. */
   evidence: string;
+  /** The calls go over raw HTTP (fetch, axios, …), not the provider's SDK: the HTTP client sets the budget. */
+  http?: true;
 }

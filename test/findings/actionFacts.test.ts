@@ -121,3 +121,57 @@ export class StripeService {
     expect(facts.spans?.map((s) => s.file)).toEqual(['src/payment/subscriptions.controller.ts', 'src/stripe/subscriptions.service.ts', 'src/stripe/stripe.service.ts', 'src/stripe/subscriptions.service.ts']);
   });
 });
+
+describe('code facts see provider calls made over raw HTTP, as inspect does', () => {
+  const config = (framework: string) => ({ ...base, stack: { ...base.stack, language: 'typescript', framework }, payments: ['paypal'], actions: [{ ...action, name: 'captureOrder', route: 'POST /orders/capture', source: 'src/orders.controller.ts:6' }] });
+  const controller = `import { Body, Controller, Post } from '@nestjs/common';
+import { PaypalService } from './paypal.service';
+@Controller('orders')
+export class OrdersController {
+  constructor(private readonly paypal: PaypalService) {}
+  @Post('capture')
+  capture(@Body() dto: { orderId: string }) {
+    return this.paypal.capture(dto.orderId);
+  }
+}
+`;
+
+  it('an axios instance with PayPal base URL: the capture is a moves-money call, unkeyed, and the client has no time-out', () => {
+    const ctx = contextFor({
+      name: 'paypal-axios',
+      files: {
+        'src/orders.controller.ts': controller,
+        'src/paypal.service.ts': `import axios from 'axios';
+export class PaypalService {
+  private readonly http = axios.create({ baseURL: process.env.PAYPAL_API_URL });
+  async capture(orderId: string) {
+    const res = await this.http.post(\`/v2/checkout/orders/\${orderId}/capture\`, {});
+    return res.data;
+  }
+}
+`,
+      },
+      config: config('nestjs'),
+      dependencies: { axios: '^1.7.0', '@nestjs/common': '^10.0.0' },
+    });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    expect(facts.calls).toEqual([{ provider: 'paypal', operation: 'v2/checkout/orders/{id}/capture', risk: 'moves-money', file: 'src/paypal.service.ts', line: 5, keyed: false, via: 'capture' }]);
+    expect(facts.budgets).toEqual([{ provider: 'paypal', timeoutMs: null, attempts: 1, evidence: 'raw HTTP calls in src/paypal.service.ts set no time-out, and axios and got have none by default', http: true }]);
+  });
+
+  it('fetch with the PayPal-Request-Id header: keyed, and bounded by undici unless the client sets a time-out', () => {
+    const service = (extra: string) => `export class PaypalService {
+  async capture(orderId: string) {
+    return fetch(\`https://api-m.paypal.com/v2/checkout/orders/\${orderId}/capture\`, { method: 'POST', headers: { 'PayPal-Request-Id': orderId }${extra} });
+  }
+}
+`;
+    const facts = (extra: string) => {
+      const ctx = contextFor({ name: 'paypal-fetch', files: { 'src/orders.controller.ts': controller, 'src/paypal.service.ts': service(extra) }, config: config('nestjs'), dependencies: { '@nestjs/common': '^10.0.0' } });
+      return factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    };
+    expect(facts('').calls.map((c) => [c.operation, c.keyed])).toEqual([['v2/checkout/orders/{id}/capture', true]]);
+    expect(facts('').budgets[0]?.timeoutMs).toBe(300_000);
+    expect(facts(', signal: AbortSignal.timeout(15_000)').budgets[0]?.timeoutMs).toBe(15_000);
+  });
+});

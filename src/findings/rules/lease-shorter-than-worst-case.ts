@@ -5,6 +5,20 @@ import { factsFor } from '../actionFacts.js';
 import { configLocation } from '../configSources.js';
 import type { ProjectReport, Rule } from '../types.js';
 
+/** How to bound each client the action waits on, in its own terms. */
+const BOUND: Record<string, string> = {
+  http: '`axios.create({ baseURL, timeout: 10_000 })`, or `signal: AbortSignal.timeout(10_000)` on a fetch',
+  stripe: '`new Stripe(key, { timeout: 10_000, maxNetworkRetries: 1 })`',
+  adyen: '`connectionTimeoutMillis: 10_000` in the Adyen client config',
+  paypal: '`new Client({ timeout: 10_000, ... })` of @paypal/paypal-server-sdk',
+};
+
+function boundFix(budgets: ReadonlyArray<{ provider: string; http?: true }>): string {
+  const ways = [...new Set(budgets.flatMap((b) => BOUND[b.http ? 'http' : b.provider] ?? []))];
+  const example = ways.length > 0 ? ways.join('; ') : BOUND.stripe;
+  return `Bound the client (${example}) so attempts × time-out fits in the lease, or raise \`expectedDurationMs\` for the action to what the calls really take.`;
+}
+
 /**
  * The expected duration in the config gives a lease shorter than the provider calls in the code may take. The design
  * raises the lease with the same function (model/timing.ts `decideLease`), so this finding says exactly what the
@@ -37,6 +51,7 @@ export const leaseShorterThanWorstCase: Rule = {
       const providers = [...new Set(facts.calls.map((c) => providerName(c.provider)))].join(' and ');
       out.push({
         ...where,
+        fix: boundFix(facts.budgets),
         evidence: source?.text.split('\n')[facts.handler.line - 1]?.trim() ?? `"name": ${JSON.stringify(action.name)}`,
         message:
           `${action.name} would get a lease of ${describeDuration(lease.raisedFor.leaseFromDurationMs)} from its ${assumed ? 'assumed' : 'expected'} duration, but its ${providers} call${facts.calls.length > 1 ? 's' : ''} may run ` +

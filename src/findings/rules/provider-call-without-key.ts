@@ -1,6 +1,6 @@
 import { ts } from 'ts-morph';
 import { impactOfOperation } from '../../model/impact.js';
-import { KEY_OPTIONS, keyOptionName, property, providerCalls, repeatsSafely } from '../providerCalls.js';
+import { httpProviderCalls, KEY_OPTIONS, keyOptionName, property, providerCalls, repeatsSafely } from '../providerCalls.js';
 import type { Rule } from '../types.js';
 
 const STABLE = 'derived from the local idempotency key or a business id that is the same on every attempt';
@@ -12,9 +12,13 @@ const FIX: Partial<Record<string, string>> = {
   mollie: `Pass \`idempotencyKey\` in the parameters, ${STABLE}.`,
 };
 
+/** The header a provider's REST API reads the key from, for calls made over raw HTTP. */
+const HTTP_HEADER: Partial<Record<string, string>> = { stripe: 'Idempotency-Key', adyen: 'Idempotency-Key', paypal: 'PayPal-Request-Id' };
+
 /**
  * The provider replays the first result for a repeated key; without one, a retried request creates a second object.
- * Checked for every provider whose SDK takes a key (Stripe, Adyen, PayPal, Square, Mollie), from the generated tables.
+ * Checked for every provider whose SDK takes a key (Stripe, Adyen, PayPal, Square, Mollie), from the generated tables,
+ * and for REST calls made over raw HTTP (fetch, axios, got, …) to the providers whose API reads a key header.
  */
 export const providerCallWithoutKey: Rule = {
   id: 'provider-call-without-key',
@@ -38,6 +42,20 @@ export const providerCallWithoutKey: Rule = {
           message: `${c.provider} ${c.operation} is called without ${c.provider === 'paypal' ? 'a paypalRequestId (PayPal-Request-Id)' : `an ${keyOptionName(c.provider)}`}: a retry ${impact.text}.`,
           fix: FIX[c.provider] ?? providerCallWithoutKey.fix,
         };
-      });
+      })
+      .concat(
+        httpProviderCalls(ctx)
+          .filter((c) => HTTP_HEADER[c.provider] && !c.keyed && c.verb === 'POST' && c.risk !== 'harmless-object')
+          .map((c) => {
+            const impact = impactOfOperation(c.provider, c.operation, c.risk);
+            const header = HTTP_HEADER[c.provider]!;
+            return {
+              node: c.call,
+              severity: impact.severity,
+              message: `${c.provider} ${c.operation} is requested over HTTP without the ${header} header: a retry ${impact.text}.`,
+              fix: `Send the \`${header}\` header with the request, ${STABLE}.`,
+            };
+          }),
+      );
   },
 };

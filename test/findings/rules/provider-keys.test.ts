@@ -10,6 +10,13 @@ export async function refundOrder(order: { id: string; paymentIntentId: string }
 }
 `;
 
+const paypalRest = (options: string) => `import axios from 'axios';
+const paypal = axios.create({ baseURL: process.env.PAYPAL_API });
+export async function createOrder(cartId: string, body: unknown) {
+  return paypal.post('/v2/checkout/orders', body${options});
+}
+`;
+
 ruleTester(providerCallWithoutKey, {
   valid: [
     { name: 'refund keyed by the order id', files: { 'src/refunds.ts': refundRoute(", { idempotencyKey: `refund:${order.id}` }") } },
@@ -18,6 +25,8 @@ ruleTester(providerCallWithoutKey, {
     { name: 'a checkout session is a harmless duplicate', files: { 'src/checkout.ts': `import { stripe } from './stripe';\nexport const start = () => stripe.checkout.sessions.create({ mode: 'payment', success_url: 'https://x.test' });\n` } },
     { name: 'a billing-portal session is a harmless duplicate', files: { 'src/portal.ts': `import { stripe } from './stripe';\nexport const portal = (customer: string) => stripe.billingPortal.sessions.create({ customer, return_url: 'https://x.test' });\n` } },
     { name: 'the app\'s own refunds table is not Stripe', files: { 'src/db.ts': `export const save = (prisma: any, r: any) => prisma.refunds.create({ data: r });\n` } },
+    { name: 'a PayPal REST create sent with PayPal-Request-Id', files: { 'src/paypal.ts': paypalRest(", { headers: { 'PayPal-Request-Id': `order:${cartId}` } }") } },
+    { name: 'a PayPal REST read is safe to repeat', files: { 'src/paypal.ts': `import axios from 'axios';\nconst paypal = axios.create({ baseURL: process.env.PAYPAL_API });\nexport const order = (id: string) => paypal.get(\`/v2/checkout/orders/\${id}\`);\n` } },
   ],
   invalid: [
     { name: 'refund without a key moves money twice', files: { 'src/refunds.ts': refundRoute('') }, errors: [{ line: 4, message: /refunds\.create.*refunds a second time/, severity: 'error' }] },
@@ -25,6 +34,16 @@ ruleTester(providerCallWithoutKey, {
       name: 'customer creation splits billing history',
       files: { 'src/customers.ts': `import Stripe from 'stripe';\nconst stripe = new Stripe('k');\nexport const make = (email: string) => stripe.customers.create({ email });\n` },
       errors: [{ line: 3, message: /second customer/, severity: 'warning' }],
+    },
+    {
+      name: 'a PayPal REST create over an axios instance, without PayPal-Request-Id',
+      files: { 'src/paypal.ts': paypalRest('') },
+      errors: [{ line: 4, message: /v2\/checkout\/orders is requested over HTTP without the PayPal-Request-Id header: a retry creates a second/, severity: 'warning' }],
+    },
+    {
+      name: 'a Stripe refund over fetch, without Idempotency-Key',
+      files: { 'src/refund.ts': `export const refund = (pi: string) => fetch('https://api.stripe.com/v1/refunds', { method: 'POST', body: new URLSearchParams({ payment_intent: pi }) });\n` },
+      errors: [{ line: 1, message: /refunds\.create is requested over HTTP without the Idempotency-Key header: a retry refunds a second time/, severity: 'error' }],
     },
   ],
 });

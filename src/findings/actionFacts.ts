@@ -1,8 +1,8 @@
-import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { ActionConfig } from '../config/schema.js';
 import { isFunctionLike, stringValue } from '../inspect/parse/astHelpers.js';
 import type { ActionCodeFacts, ProviderBudget, ProviderCallFact, WriteFact } from '../model/codeFacts.js';
+import { resolveSpecifier, type ModuleFiles } from '../inspect/resolve/resolveModules.js';
 import { actionSource } from './configSources.js';
 import { dataAccesses } from './dataAccess.js';
 import { httpProviderCalls, providerCalls, repeatsSafely } from './providerCalls.js';
@@ -348,25 +348,23 @@ function importSpecifier(sf: ts.SourceFile, local: string): { module: string; im
   return undefined;
 }
 
-const EXTENSIONS = ['', '.ts', '.tsx', '.mts', '.js', '.jsx', '.mjs', '/index.ts', '/index.tsx', '/index.js'];
+const projectFiles = new WeakMap<ProjectContext, { files: ModuleFiles; byRel: Map<string, SourceContext> }>();
 
-/** Relative imports and the usual path aliases (`@/`, `~/`), against the files the engine parsed. */
+/** An import to the parsed file it names, by the inspector's resolver (relative, `@/` aliases, baseUrl paths). */
 function resolveModule(ctx: ProjectContext, from: string, spec: string): SourceContext | undefined {
-  const bases: string[] = [];
-  if (spec.startsWith('.')) bases.push(path.posix.normalize(path.posix.join(path.posix.dirname(from), spec)));
-  else if (/^[@~]\//.test(spec)) bases.push(spec.slice(2), `src/${spec.slice(2)}`);
-  // `src/stripe` under tsconfig's `baseUrl: "./"` (NestJS's default); only ever matches a parsed project file.
-  else if (/^[\w.-]+\//.test(spec) || /^src$/.test(spec)) bases.push(path.posix.normalize(spec));
-  else return undefined;
-  const byRel = new Map(ctx.sources.map((s) => [s.rel, s]));
-  for (const base of bases) {
-    const stem = base.replace(/\.(js|mjs|jsx)$/, '');
-    for (const ext of EXTENSIONS) {
-      const found = byRel.get(`${stem}${ext}`) ?? byRel.get(`${base}${ext}`);
-      if (found) return found;
-    }
+  let project = projectFiles.get(ctx);
+  if (!project) {
+    const byRel = new Map(ctx.sources.map((s) => [s.rel, s]));
+    // The engine knows no package boundaries: a file's package is what precedes its `src/` folder (apps/api/src/x.ts).
+    const pkgDir = (rel: string) => {
+      const at = rel.lastIndexOf('/src/');
+      return at > 0 ? rel.slice(0, at) : '';
+    };
+    project = { byRel, files: { has: (rel) => byRel.has(rel), pkgDir, packagesByName: new Map() } };
+    projectFiles.set(ctx, project);
   }
-  return undefined;
+  const rel = resolveSpecifier(project.files, from, spec);
+  return rel === undefined ? undefined : project.byRel.get(rel);
 }
 
 const SQL_WRITE = /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+["`]?([A-Za-z_][\w.]*)["`]?/i;

@@ -175,3 +175,29 @@ export class PaypalService {
     expect(facts(', signal: AbortSignal.timeout(15_000)').budgets[0]?.timeoutMs).toBe(15_000);
   });
 });
+
+describe('code facts resolve imports as inspect does', () => {
+  it('`@/` in a monorepo package resolves to that package\'s src, not the repository root', () => {
+    const ctx = contextFor({
+      name: 'monorepo-alias',
+      files: {
+        'apps/api/src/routes/refund.ts': `import { refund } from '@/services/payments';
+export async function POST(req: Request) {
+  const { id } = await req.json();
+  return Response.json(await refund(id));
+}
+`,
+        'apps/api/src/services/payments.ts': `import Stripe from 'stripe';
+const stripe = new Stripe('sk_test');
+export const refund = (pi: string) => stripe.refunds.create({ payment_intent: pi });
+`,
+        // Same path at the root: must not be taken for the package's own module.
+        'src/services/payments.ts': `export const refund = (pi: string) => pi;\n`,
+      },
+      config: { ...base, stack: { ...base.stack, language: 'typescript', framework: 'nextjs' }, payments: ['stripe'], actions: [{ ...action, name: 'refund', route: 'POST /api/refund', source: 'apps/api/src/routes/refund.ts:2' }] },
+      dependencies: { stripe: '^14.0.0' },
+    });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    expect(facts.calls.map((c) => `${c.operation} ${c.file}:${c.line}`)).toEqual(['refunds.create apps/api/src/services/payments.ts:3']);
+  });
+});

@@ -4,12 +4,20 @@ import type { ProjectRecords } from './projectRecords.js';
 
 const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
+/** What resolving a specifier needs of the project: the parsed files, each file's package folder, the workspace packages. */
+export interface ModuleFiles {
+  has(rel: string): boolean;
+  pkgDir(rel: string): string;
+  packagesByName: ReadonlyMap<string, string>;
+}
+
 /**
  * Resolves imports between inspected files without touching the disk: relative specifiers (including the
- * `.js`-for-`.ts` ESM convention), `@/` and `~/` aliases to the package's src, and workspace package names.
+ * `.js`-for-`.ts` ESM convention), `@/` and `~/` aliases to the package's src, workspace package names, and paths
+ * under tsconfig's `baseUrl`. inspect and the findings engine's code facts share it, so both follow the same imports.
  */
-export function resolveImport(records: ProjectRecords, from: string, spec: string): string | undefined {
-  const pkgDir = records.files.get(from)?.pkgDir ?? '';
+export function resolveSpecifier(files: ModuleFiles, from: string, spec: string): string | undefined {
+  const pkgDir = files.pkgDir(from);
   const join = (...parts: string[]) => path.posix.normalize(path.posix.join(...parts)).replace(/^\.\//, '');
   const bases: string[] = [];
   if (spec.startsWith('.')) bases.push(join(path.posix.dirname(from), spec));
@@ -17,7 +25,7 @@ export function resolveImport(records: ProjectRecords, from: string, spec: strin
     const rest = spec.slice(2);
     bases.push(join(pkgDir || '.', 'src', rest), join(pkgDir || '.', rest));
   } else {
-    for (const [name, dir] of records.packagesByName) {
+    for (const [name, dir] of files.packagesByName) {
       if (spec === name) bases.push(join(dir, 'src/index'), join(dir, 'index'), join(dir, 'src/main'));
       else if (spec.startsWith(`${name}/`)) {
         const sub = spec.slice(name.length + 1);
@@ -26,19 +34,34 @@ export function resolveImport(records: ProjectRecords, from: string, spec: strin
     }
   }
   for (const base of bases) {
-    const found = probe(records, base);
+    const found = probe(files, base);
     if (found) return found;
   }
-  // `src/payment/x` under tsconfig's `baseUrl: "./"` (NestJS's default): a path into the package itself. Only a
-  // path with a folder, and only to a file that was inspected, so a package import is never taken for one.
-  if (bases.length === 0 && /^[\w.-]+\//.test(spec)) return probe(records, join(pkgDir || '.', spec));
+  // `src/payment/x` (or `src` itself) under tsconfig's `baseUrl: "./"` (NestJS's default): a path into the package.
+  // Only a path with a folder, and only to a file that was inspected, so a package import is never taken for one.
+  if (bases.length === 0 && (/^[\w.-]+\//.test(spec) || spec === 'src')) return probe(files, join(pkgDir || '.', spec));
   return undefined;
 }
 
-function probe(records: ProjectRecords, base: string): string | undefined {
+export function resolveImport(records: ProjectRecords, from: string, spec: string): string | undefined {
+  return resolveSpecifier(moduleFilesOf(records), from, spec);
+}
+
+const recordFiles = new WeakMap<ProjectRecords, ModuleFiles>();
+
+function moduleFilesOf(records: ProjectRecords): ModuleFiles {
+  let files = recordFiles.get(records);
+  if (!files) {
+    files = { has: (rel) => records.files.has(rel), pkgDir: (rel) => records.files.get(rel)?.pkgDir ?? '', packagesByName: records.packagesByName };
+    recordFiles.set(records, files);
+  }
+  return files;
+}
+
+function probe(files: ModuleFiles, base: string): string | undefined {
   const candidates = [base, base.replace(/\.(c|m)?js$/, '.$1ts'), base.replace(/\.jsx$/, '.tsx')];
   for (const ext of EXTENSIONS) candidates.push(base + ext, `${base}/index${ext}`);
-  return candidates.find((c) => records.files.has(c));
+  return candidates.find((c) => files.has(c));
 }
 
 /** `src/a.ts::name` (a key resolveBinding returns) → its file and the name there. */

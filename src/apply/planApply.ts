@@ -147,8 +147,15 @@ function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework
       targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, file, line: location.line, scope: action.scope });
       continue;
     }
-    if (!framework || (action.path === undefined && framework !== 'plain')) {
+    if (!framework) {
       manual.push({ action: action.name, file, line: location.line, reason: `no generated adapter for ${model.stack.frameworkLabel}: wire the middleware the document shows by hand` });
+      continue;
+    }
+    // apply finds a handler through its route; one mounted where the code does not say (routes registered in a
+    // loop, a route table) has none in the config.
+    if (action.path === undefined && framework !== 'plain') {
+      const example = action.trigger === 'webhook' ? 'POST /webhooks/stripe' : 'POST /orders';
+      manual.push({ action: action.name, file, line: location.line, reason: `no route for this handler: set actions[].route (e.g. "${example}") to where it is mounted and run apply again, or wire it by hand as ${action.trigger === 'webhook' ? 'TRIGGERS.md' : 'the README in the scaffold'} shows` });
       continue;
     }
     targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, method: (action.method ?? 'POST').toUpperCase(), path: action.path, file, line: location.line, scope: action.scope, keySource: action.key.source, ...(action.provider ? { provider: action.provider } : {}) });

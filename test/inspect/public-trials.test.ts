@@ -15,6 +15,44 @@ function project(files: Record<string, string>): string {
 }
 
 describe('inspection of shapes from public repositories', () => {
+  it('reports a webhook at the request handler that reaches the signature check through helpers, when routes are mounted in a loop', async () => {
+    // The shape of my-jam-store/stripe-checkout-service@533c147: route modules exporting `action`, loaded by readdir.
+    const dir = project({
+      'package.json': JSON.stringify({ dependencies: { express: '^4.17.1', stripe: '^8.107.0' } }),
+      'src/router.js': `const express = require('express');
+const fs = require('fs');
+const app = express();
+for (const name of fs.readdirSync(__dirname + '/routes')) {
+  const route = require('./routes/' + name);
+  app[route.httpMethod]('/' + route.name, express.raw({ type: 'application/json' }), route.action);
+}
+module.exports = app;
+`,
+      'src/routes/create-order.js': `const stripe = load('services/stripe');
+const orders = load('services/orders');
+exports.name = 'order';
+exports.httpMethod = 'post';
+exports.action = async (req, res) => {
+  const session = stripe.completedCheckoutSession(req.body, req.headers);
+  await orders.create(session.id);
+  res.sendStatus(200);
+};
+`,
+      'src/services/stripe.js': `const stripe = require('stripe')(process.env.STRIPE_KEY);
+function completedCheckoutSession(payload, headers) {
+  return webhookEvent(payload, headers).data.object;
+}
+function webhookEvent(payload, headers) {
+  return stripe.webhooks.constructEvent(payload, headers['stripe-signature'], process.env.WHSEC);
+}
+module.exports = { completedCheckoutSession };
+`,
+      'src/services/orders.js': 'exports.create = async (id) => id;\n',
+    });
+    const { findings } = await inspectProject(dir);
+    expect(findings.filter((f) => f.kind === 'webhook').map((f) => [f.id, f.file, f.line])).toEqual([['stripe webhook src/routes/create-order.js', 'src/routes/create-order.js', 5]]);
+  });
+
   it('names a node-cron job after the call that does its work, not after `new Date().toISOString()`', async () => {
     const dir = project({
       'package.json': JSON.stringify({ dependencies: { 'node-cron': '^3.0.0' } }),

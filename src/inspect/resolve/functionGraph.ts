@@ -19,6 +19,11 @@ export class FunctionGraph {
     }
   }
 
+  /** Every function defined under this key, in any file. */
+  definitions(key: string): readonly FunctionFacts[] {
+    return this.byKey.get(key) ?? [];
+  }
+
   /** Functions a key refers to when used from `file`. */
   resolve(file: string, key: string): FunctionFacts[] {
     const local = this.records.files.get(file)?.functions.get(key);
@@ -67,6 +72,11 @@ export class FunctionGraph {
 
   /** Every function that contains a payment call or (transitively) calls one. */
   payingFunctions(seeds: Iterable<[string, string]>): Set<FunctionFacts> {
+    return this.callers(seeds);
+  }
+
+  /** The seed functions and every function that (transitively, through at most 8 levels) calls one of them. */
+  callers(seeds: Iterable<[string, string]>): Set<FunctionFacts> {
     const paying = new Set<FunctionFacts>();
     for (const [file, key] of seeds) {
       const fn = this.records.files.get(file)?.functions.get(key);

@@ -2,6 +2,7 @@ import { eventIdDedupe, type SourcePiece } from '../detectors/dedupeEvidence.js'
 import type { RawWebhook } from '../detectors/detectorTypes.js';
 import type { WebhookFinding } from '../types.js';
 import type { BuiltEndpoint } from './buildEndpoints.js';
+import type { FunctionFacts } from '../parse/indexSource.js';
 import type { FunctionGraph } from './functionGraph.js';
 import type { ProjectRecords } from './projectRecords.js';
 
@@ -39,12 +40,17 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
   }
   for (const w of raw) {
     if (linked.has(w)) continue;
-    const evidence = eventIdDedupe([piece(records, w.file, w.span[0], w.span[1]), ...graph.reachable(w.file, w.enclosingKeys.slice(-1), 2).map((f) => piece(records, f.file, f.start, f.end))]);
+    // No route we know reaches the check (routes mounted in a loop, a route table): the request handler that calls
+    // the verifying helper is where the event is received, and where its effects (an order created) are.
+    const receiver = requestHandlerCalling(records, graph, w);
+    const entry = receiver ? { file: receiver.file, keys: [receiver.key] } : { file: w.file, keys: w.enclosingKeys.slice(-1) };
+    const evidence = eventIdDedupe([piece(records, w.file, w.span[0], w.span[1]), ...graph.reachable(entry.file, entry.keys, 2).map((f) => piece(records, f.file, f.start, f.end))]);
+    const at = receiver ? { file: receiver.file, line: lineAt(records.files.get(receiver.file)?.text ?? '', receiver.start) } : { file: w.file, line: w.line };
     findings.push({
       kind: 'webhook',
-      id: `${w.provider ?? 'unknown'} webhook ${w.file}`,
-      file: w.file,
-      line: w.line,
+      id: `${w.provider ?? 'unknown'} webhook ${at.file}`,
+      file: at.file,
+      line: at.line,
       ...(w.provider ? { provider: w.provider } : {}),
       verifiesSignature: w.verifiesSignature,
       dedupesEventId: evidence !== undefined,
@@ -52,6 +58,35 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
     });
   }
   return findings;
+}
+
+/** A request handler's signature: `(req, res)`, `(request, reply)`, `(ctx)`, `(c)` (Hono), `async function (req, …)`. */
+const REQUEST_HANDLER = /^(?:async\s+)?(?:function\s*[\w$]*\s*)?\(\s*(?:req|request|ctx|c)\s*[,:)]/;
+
+/**
+ * The one request handler (a function shaped like one, called by no other) that reaches the verification through
+ * helpers, in another function than the check's own; undefined when none or several do (then the check stays the place).
+ */
+function requestHandlerCalling(records: ProjectRecords, graph: FunctionGraph, w: RawWebhook): FunctionFacts | undefined {
+  const outermost = w.enclosingKeys[w.enclosingKeys.length - 1];
+  if (outermost === undefined) return undefined;
+  const callers = graph.callers([[w.file, outermost]]);
+  // `stripe.completedCheckoutSession()` on a module the graph cannot resolve (a custom require helper) still names
+  // the helper when no other file defines a function of that name.
+  const all = [...records.files.values()].flatMap((r) => [...r.functions.values()]);
+  for (let round = 0, grew = true; grew && round < 4; round++) {
+    grew = false;
+    const names = new Set([...callers].map((fn) => fn.key).filter((key) => graph.definitions(key).length === 1));
+    for (const fn of all) {
+      if (callers.has(fn) || ![...fn.callees].some((c) => c.includes('.') && names.has(c.slice(c.lastIndexOf('.') + 1)))) continue;
+      for (const caller of graph.callers([[fn.file, fn.key]])) callers.add(caller);
+      grew = true;
+    }
+  }
+  const own = new Set(w.enclosingKeys.map((k) => records.files.get(w.file)?.functions.get(k)));
+  const calledByAnother = (fn: FunctionFacts) => [...callers].some((other) => other !== fn && other.callees.has(fn.key) && graph.resolve(other.file, fn.key).includes(fn));
+  const handlers = [...callers].filter((fn) => !own.has(fn) && REQUEST_HANDLER.test(graph.text(fn)) && !calledByAnother(fn));
+  return handlers.length === 1 ? handlers[0] : undefined;
 }
 
 function piece(records: ProjectRecords, file: string, start: number, end: number): SourcePiece {

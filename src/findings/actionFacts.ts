@@ -210,7 +210,11 @@ function unwrapWrapper(init: ts.Expression): ts.Expression | undefined {
   return node;
 }
 
-function resolveCallee(ctx: ProjectContext, source: SourceContext, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+/**
+ * The project function a call runs (a local or imported function, a module's export, `this.method()`, an injected
+ * `this.service.method()`), or undefined. apply's key threading (src/apply/threadKeys.ts) follows the same hops.
+ */
+export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
   const injected = injectedMethod(ctx, source, call);
   if (injected) return injected;
   if (ts.isPropertyAccessExpression(call.expression) && ts.isIdentifier(call.expression.expression)) {
@@ -238,7 +242,7 @@ function resolveCallee(ctx: ProjectContext, source: SourceContext, call: ts.Call
  * project: a constructor parameter property (`private readonly stripeService: StripeService`, NestJS's injection)
  * or a typed property. The class is found in the file, or through its import and the re-exports of index files.
  */
-function injectedMethod(ctx: ProjectContext, source: SourceContext, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+function injectedMethod(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
   if (!ts.isPropertyAccessExpression(call.expression)) return undefined;
   const method = call.expression.name.text;
   const receiver = call.expression.expression;
@@ -285,7 +289,7 @@ function fieldType(cls: ts.ClassLikeDeclaration, field: string): string | undefi
 }
 
 /** A class declared in `source` under `name`, or imported there (following `export … from` up to three files). */
-function classNamed(ctx: ProjectContext, source: SourceContext, name: string, depth: number): { cls: ts.ClassLikeDeclaration; source: SourceContext } | undefined {
+function classNamed(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, name: string, depth: number): { cls: ts.ClassLikeDeclaration; source: SourceContext } | undefined {
   for (const statement of source.sf.statements) {
     if (ts.isClassDeclaration(statement) && statement.name?.text === name) return { cls: statement, source };
   }
@@ -342,7 +346,7 @@ function importSpecifier(sf: ts.SourceFile, local: string): { module: string; im
 const EXTENSIONS = ['', '.ts', '.tsx', '.mts', '.js', '.jsx', '.mjs', '/index.ts', '/index.tsx', '/index.js'];
 
 /** Relative imports and the usual path aliases (`@/`, `~/`), against the files the engine parsed. */
-function resolveModule(ctx: ProjectContext, from: string, spec: string): SourceContext | undefined {
+function resolveModule(ctx: Pick<ProjectContext, 'sources'>, from: string, spec: string): SourceContext | undefined {
   const bases: string[] = [];
   if (spec.startsWith('.')) bases.push(path.posix.normalize(path.posix.join(path.posix.dirname(from), spec)));
   else if (/^[@~]\//.test(spec)) bases.push(spec.slice(2), `src/${spec.slice(2)}`);

@@ -283,12 +283,14 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     for (const [file, after] of threaded.texts) {
       const existing = changes.find((c) => c.path === file);
       if (existing) existing.after = after;
-      else {
-        const before = (await readInside(root, file))!;
-        changes.push({ path: file, before, after });
-        // The findings recorded there are re-run on the edited text too: the keyed call is no longer listed.
-        if (!texts.some((t) => t.path === file)) texts.push({ path: file, before, after });
-      }
+      else changes.push({ path: file, before: (await readInside(root, file))!, after });
+    }
+    // The findings recorded in the files holding the keyed calls are re-run on their text (this run's edits, or an
+    // earlier run's): a call keyed through the new parameter is no longer listed.
+    for (const [file, after] of threaded.holders) {
+      if (texts.some((t) => t.path === file)) continue;
+      const before = (await readInside(root, file))!;
+      texts.push({ path: file, before, after });
     }
     edits.push(...threaded.edits);
     for (let i = manual.length - 1; i >= 0; i--) if (threaded.threaded.has(manual[i]!.action) && NOT_IN_HANDLER.some((start) => manual[i]!.reason.includes(start))) manual.splice(i, 1);

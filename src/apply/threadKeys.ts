@@ -43,6 +43,11 @@ export interface ThreadOutcome {
   manual: ManualStep[];
   /** Actions whose out-of-handler provider calls now get the key: the route pass's "not inside the handler" step goes. */
   threaded: Set<string>;
+  /**
+   * Files holding the calls keyed this run or an earlier one, with their text now: the findings recorded there are
+   * re-run on it, so a call keyed through the new parameter is no longer listed.
+   */
+  holders: Map<string, string>;
 }
 
 /** One step down from the handler: the call that runs `fn` (in `source`). */
@@ -100,15 +105,17 @@ function chainsFrom(ctx: { sources: readonly SourceContext[] }, fn: ts.FunctionL
 }
 
 /** Whether an earlier apply threaded the claim from here: a call passes it to a function that keys a Stripe call with it. */
-function threadedBefore(ctx: { sources: readonly SourceContext[] }, fn: ts.FunctionLikeDeclaration, source: SourceContext, depth = 0): boolean {
-  if (depth >= MAX_HOPS) return false;
-  return calls(fn).some((call) => {
-    if (!call.arguments.some((a) => ts.isIdentifier(a) && a.text === CONTEXT_NAME)) return false;
+function threadedBefore(ctx: { sources: readonly SourceContext[] }, fn: ts.FunctionLikeDeclaration, source: SourceContext, depth = 0): SourceContext | undefined {
+  if (depth >= MAX_HOPS) return undefined;
+  for (const call of calls(fn)) {
+    if (!call.arguments.some((a) => ts.isIdentifier(a) && a.text === CONTEXT_NAME)) continue;
     const target = resolveCallee(ctx, source, call);
-    if (!target || !target.fn.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === CONTEXT_NAME)) return false;
+    if (!target || !target.fn.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === CONTEXT_NAME)) continue;
     const keyed = providerCalls(target.source).some((c) => c.call.pos >= target.fn.pos && c.call.end <= target.fn.end && c.call.getText(target.source.sf).includes(`stripeRequestOptions(${CONTEXT_NAME}`));
-    return keyed || threadedBefore(ctx, target.fn, target.source, depth + 1);
-  });
+    const found = keyed ? target.source : threadedBefore(ctx, target.fn, target.source, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** The name a function is known by (method, function, `const f = …`), for uses elsewhere and messages. */
@@ -193,8 +200,9 @@ function otherUses(ctx: { sources: readonly SourceContext[] }, hop: Hop): { call
     for (const call of calls(source.sf)) {
       if (call === hop.call) continue;
       const target = resolveCallee(ctx, source, call);
+      // A call resolved to another function (a same-named method of another class) is not a use either.
+      if (target) resolved.add(call.expression);
       if (target?.fn !== hop.fn) continue;
-      resolved.add(call.expression);
       if (call.arguments.length > hop.fn.parameters.length) extraArgs = true;
       callers.push(`${source.rel}:${lineOf(call)}`);
     }
@@ -252,7 +260,7 @@ function wiredHandler(sf: SourceFile, target: WiringTarget, framework: string): 
  * function (two keyed places would share step 0 of one claim).
  */
 export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutcome> {
-  const out: ThreadOutcome = { texts: new Map(), edits: [], manual: [], threaded: new Set() };
+  const out: ThreadOutcome = { texts: new Map(), edits: [], manual: [], threaded: new Set(), holders: new Map() };
   const candidates = input.targets.filter((t) => t.trigger === 'http');
   if (candidates.length === 0 || !input.scaffoldModules.has('providers')) return out;
   const { files } = await walkProject(input.root);
@@ -283,7 +291,11 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
     if (!fn) continue;
     const chains = chainsFrom(ctx, fn, routeSource, [], new Set([fn]));
     if (chains.length === 0) {
-      if (threadedBefore(ctx, fn, routeSource)) out.threaded.add(target.action);
+      const holder = threadedBefore(ctx, fn, routeSource);
+      if (holder) {
+        out.threaded.add(target.action);
+        out.holders.set(holder.rel, holder.text);
+      }
       continue;
     }
     const manual = (reason: string, at: { file: string; line: number }) => out.manual.push({ action: target.action, file: at.file, line: at.line, reason });
@@ -325,7 +337,7 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
     const route = `${target.method ?? 'POST'} ${target.path ?? ''}`;
     const names = first.hops.map((hop) => `${nameOfFunction(hop.fn) ?? 'a function'} (${hop.source.rel})`).join(' → ');
     out.edits.push({ action: target.action, file: holder.source.rel, summary: `threads the claim of ${route} down to ${names}: a trailing optional ${CONTEXT_NAME} parameter, passed by each caller` });
-    for (const item of first.calls) out.edits.push({ action: target.action, file: holder.source.rel, summary: `passes the derived Stripe idempotency key to stripe.${item.operation} (line ${lineOf(item.call)}) when given a context; called without one it sends no key, as before` });
+    for (const item of first.calls) out.edits.push({ action: target.action, file: holder.source.rel, summary: `passes the derived Stripe idempotency key to stripe.${item.operation} (line ${lineOf(item.call)}) when given a context; called without one it sends what it sent before` });
     for (const use of uses.filter((u) => u.callers.length > 0)) {
       manual(`${nameOfFunction(use.hop.fn) ?? 'the function'} is also called at ${use.callers.join(', ')} without a context: those calls still send Stripe no idempotency key (the new parameter is optional). Pass idempotencyOf(request) there when that caller is protected too`, { file: use.hop.source.rel, line: lineOf(use.hop.fn) });
     }
@@ -360,6 +372,7 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
       for (const h of places.sort((a, b) => b.index - a.index)) ensureHandlerContext(sf, functions()[h.index]!, h.accessor, context);
     }
     if (sf.getFullText() !== source.text) out.texts.set(file, sf.getFullText());
+    if (ops.get(file)?.some((op) => op.kind === 'key')) out.holders.set(file, sf.getFullText());
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Node, ts, type CallExpression, type SourceFile } from 'ts-morph';
 import { readInside } from '../emit/safePath.js';
-import { resolveCallee } from '../findings/actionFacts.js';
+import { registeredHandler, resolveCallee } from '../findings/actionFacts.js';
 import { providerCalls } from '../findings/providerCalls.js';
 import { readSchemaFacts } from '../findings/schemaFacts.js';
 import type { SourceContext } from '../findings/types.js';
@@ -187,7 +187,7 @@ function generatedName(expression: ts.Node, sf: ts.SourceFile): boolean {
  * untyped variable), and mentions as a value (`list.map(service.charge)`, `{ handler: charge }`), whose arguments
  * apply cannot see. A method is mentioned as `x.name`; a function also by its bare name.
  */
-function otherUses(ctx: { sources: readonly SourceContext[] }, hop: Hop): { callers: string[]; values: string[]; extraArgs: boolean } {
+function otherUses(ctx: { sources: readonly SourceContext[] }, hop: Hop, ignore?: ts.Node): { callers: string[]; values: string[]; extraArgs: boolean } {
   const name = nameOfFunction(hop.fn);
   const callers: string[] = [];
   const values: string[] = [];
@@ -211,6 +211,7 @@ function otherUses(ctx: { sources: readonly SourceContext[] }, hop: Hop): { call
       const parent = id.parent;
       const expression = ts.isPropertyAccessExpression(parent) && parent.name === id ? parent : !member && isReference(id) ? id : undefined;
       if (!expression || expression === hop.call.expression || resolved.has(expression) || generatedName(expression, source.sf)) continue;
+      if (ignore && ignore.getSourceFile() === source.sf && id.pos >= ignore.pos && id.end <= ignore.end) continue;
       const where = `${source.rel}:${lineOf(id)}`;
       if (ts.isCallExpression(expression.parent) && expression.parent.expression === expression) callers.push(where);
       else values.push(where);
@@ -228,7 +229,7 @@ function morph<T extends Node>(sf: SourceFile, node: ts.Node, test: (n: Node) =>
 const isFunctionNode = (n: Node): n is Handler => Node.isMethodDeclaration(n) || Node.isFunctionDeclaration(n) || Node.isArrowFunction(n) || Node.isFunctionExpression(n);
 
 /** The protected handler of a wired route in the route file's current text, and how it reads its claim. */
-function wiredHandler(sf: SourceFile, target: WiringTarget, framework: string): { handler: Handler; accessor?: string; addRequest?: boolean } | undefined {
+function wiredHandler(sf: SourceFile, target: WiringTarget, framework: string): { handler: Handler; accessor?: string; addRequest?: boolean } | { route: CallExpression } | undefined {
   if (framework === 'nestjs') {
     const method = locateNestMethod(sf, target, true)?.method;
     if (!method || !hasMark(method, target.codeName)) return undefined;
@@ -243,9 +244,34 @@ function wiredHandler(sf: SourceFile, target: WiringTarget, framework: string): 
     const property = last.getProperty('handler');
     last = property && Node.isPropertyAssignment(property) ? property.getInitializer() : undefined;
   }
-  if (!last || !(Node.isArrowFunction(last) || Node.isFunctionExpression(last))) return undefined;
+  if (!last) return undefined;
+  // Passed by name (`router.post('/orders', idempotency.createOrder, orders.create)`): followed in the project.
+  if (!(Node.isArrowFunction(last) || Node.isFunctionExpression(last))) return { route: wired[0]! };
   const accessor = requestAccessor(last);
   return accessor ? { handler: last, accessor } : { handler: last };
+}
+
+/**
+ * The handler a wired route passes by name, where the findings walk finds it (registeredHandler), as a ts-morph node
+ * of its file's current text. Undefined when it is not found, or when anything else uses it: its new guard would
+ * throw for another route, which keyNamedHandlers already lists.
+ */
+function namedHandler(ctx: { sources: readonly SourceContext[] }, routeSource: SourceContext, route: CallExpression, input: ThreadInput): { handler: Handler; accessor?: string; source: SourceContext } | undefined {
+  const call = findCall(routeSource.sf, route.getStart(), route.getEnd());
+  const registered = call && registeredHandler(ctx, routeSource, call);
+  if (!registered) return undefined;
+  const uses = otherUses(ctx, { call, callSource: routeSource, fn: registered.fn, source: registered.source }, call);
+  if (uses.callers.length > 0 || uses.values.length > 0) return undefined;
+  const style = importStyleFor(registered.source.rel, registered.source.text, input.scaffoldDir, input.imports);
+  const start = startOf(registered.fn);
+  const handler = parseSource(registered.source.rel, registered.source.text, style).getDescendants().find((n): n is Handler => isFunctionNode(n) && n.getStart() === start && n.getEnd() === registered.fn.end);
+  if (!handler) return undefined;
+  const accessor = requestAccessor(handler);
+  return accessor ? { handler, accessor, source: registered.source } : { handler, source: registered.source };
+}
+
+function findCall(sf: ts.SourceFile, start: number, end: number): ts.CallExpression | undefined {
+  return calls(sf).find((c) => c.getStart(sf) === start && c.end === end);
 }
 
 /**
@@ -284,14 +310,16 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
     const routeSource = byRel.get(target.file);
     if (!routeSource) continue;
     const style = importStyleFor(target.file, routeSource.text, input.scaffoldDir, input.imports);
-    const located = wiredHandler(parseSource(target.file, routeSource.text, style), target, input.framework);
+    const wired = wiredHandler(parseSource(target.file, routeSource.text, style), target, input.framework);
+    const located = wired && 'route' in wired ? namedHandler(ctx, routeSource, wired.route, input) : wired && { ...wired, source: routeSource };
     if (!located) continue;
+    const handlerSource = located.source;
     const handlerStart = located.handler.getStart();
-    const fn = findFunction(routeSource.sf, handlerStart, located.handler.getEnd());
+    const fn = findFunction(handlerSource.sf, handlerStart, located.handler.getEnd());
     if (!fn) continue;
-    const chains = chainsFrom(ctx, fn, routeSource, [], new Set([fn]));
+    const chains = chainsFrom(ctx, fn, handlerSource, [], new Set([fn]));
     if (chains.length === 0) {
-      const holder = threadedBefore(ctx, fn, routeSource);
+      const holder = threadedBefore(ctx, fn, handlerSource);
       if (holder) {
         out.threaded.add(target.action);
         out.holders.set(holder.rel, holder.text);
@@ -307,9 +335,9 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
       continue;
     }
     const holders = new Set(chains.map((c) => c.hops[c.hops.length - 1]!.fn));
-    if (chains.length > 1 || holders.size > 1 || ownProviderCalls(fn, routeSource) > 0) {
+    if (chains.length > 1 || holders.size > 1 || ownProviderCalls(fn, handlerSource) > 0) {
       const where = chains.map((c) => `${c.hops[c.hops.length - 1]!.source.rel}:${lineOf(c.calls[0]!.call)}`).join(', ');
-      manual(`the handler reaches provider calls in more than one place (${where}${ownProviderCalls(fn, routeSource) > 0 ? ', and its own' : ''}); keyed from one claim they would share a key, which Stripe refuses for different parameters: pass idempotencyOf(request) down and give each call its own step, stripeRequestOptions(context, n), by hand`, at);
+      manual(`the handler reaches provider calls in more than one place (${where}${ownProviderCalls(fn, handlerSource) > 0 ? ', and its own' : ''}); keyed from one claim they would share a key, which Stripe refuses for different parameters: pass idempotencyOf(request) down and give each call its own step, stripeRequestOptions(context, n), by hand`, at);
       continue;
     }
     const why = first.hops.map((hop) => refusal(input.root, ctx, hop)).find((r) => r !== undefined);
@@ -332,7 +360,7 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
       if (!(hop.call.arguments[position] && hop.call.arguments[position]!.getText(hop.callSource.sf) === CONTEXT_NAME)) add(hop.callSource.rel, { kind: 'arg', call: hop.call, index: position, value: CONTEXT_NAME });
     });
     first.calls.forEach((item, index) => add(holder.source.rel, { kind: 'key', call: item.call, paramsIndex: item.paramsIndex, step: first.calls.length > 1 ? index : undefined }));
-    handlers.set(target.file, [...(handlers.get(target.file) ?? []), { start: handlerStart, end: located.handler.getEnd(), accessor: located.accessor, addRequest: located.addRequest === true, action: target.action }]);
+    handlers.set(handlerSource.rel, [...(handlers.get(handlerSource.rel) ?? []), { start: handlerStart, end: located.handler.getEnd(), accessor: located.accessor, addRequest: 'addRequest' in located && located.addRequest === true, action: target.action }]);
     out.threaded.add(target.action);
     const route = `${target.method ?? 'POST'} ${target.path ?? ''}`;
     const names = first.hops.map((hop) => `${nameOfFunction(hop.fn) ?? 'a function'} (${hop.source.rel})`).join(' → ');

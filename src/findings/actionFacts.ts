@@ -113,7 +113,7 @@ function handlerAt(source: SourceContext, line: number): { node: ts.Node; fn?: t
 }
 
 /** The last function-valued argument of a registration statement: `router.post(path, auth, controller.create)`. */
-function registeredHandler(ctx: ProjectContext, source: SourceContext, statement: ts.Node): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+export function registeredHandler(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, statement: ts.Node): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
   const registration = calls(statement)[0];
   for (const arg of [...(registration?.arguments ?? [])].reverse()) {
     if (ts.isIdentifier(arg)) {

@@ -5,10 +5,11 @@ import { runApply } from '../../src/cli/apply.js';
 import { compile, copyFixture, type FixtureCopy } from './fixtureApp.js';
 
 /**
- * Issue #19, the cases apply leaves manual: the service keeps its signature and the step says why. The fixtures of
- * injectedServiceKeys.test.ts, each changed the way a real codebase would make threading unsafe. No database needed.
+ * Issue #19 on the fixtures of injectedServiceKeys.test.ts, each changed the way real codebases differ: the cases
+ * apply leaves manual (the service keeps its signature and the step says why), and a handler passed by name. No
+ * database needed.
  */
-describe('apply leaves the key threading manual where a new parameter is not safe', { timeout: 300_000 }, () => {
+describe('apply threading the key into services: the shapes it refuses, and a named handler', { timeout: 300_000 }, () => {
   let copy: FixtureCopy | undefined;
   afterEach(async () => {
     await copy?.remove();
@@ -67,5 +68,26 @@ describe('apply leaves the key threading manual where a new parameter is not saf
     const result = await apply();
     expect(reasons(result)).toContainEqual(expect.stringContaining('calls from a NestJS handler need the claim'));
     expect(result.changes.map((c) => c.path).filter((p) => p.includes('service'))).toEqual([]);
+  });
+
+  it('a handler passed by name is followed to its file, and keyed from its own request parameter', async () => {
+    copy = await copyFixture('express-service');
+    const handler = (await readFile(path.join(copy.dir, 'src/routes/orders.ts'), 'utf8'))
+      .replace("import { Router } from 'express';", "import type { NextFunction, Request, Response } from 'express';")
+      .replace('export const ordersRouter = Router();\n', '')
+      .replace("ordersRouter.post('/orders', async (req, res, next) => {", 'export async function createOrder(req: Request, res: Response, next: NextFunction) {')
+      .replace(/\n\}\);\n$/, '\n}\n');
+    await writeFile(path.join(copy.dir, 'src/createOrder.ts'), handler.replace(/'\.\.\//g, "'./"));
+    // Line 15 is still the registration the config points at.
+    await writeFile(path.join(copy.dir, 'src/routes/orders.ts'), `import { Router } from 'express';\nimport { createOrder } from '../createOrder.js';\n\nexport const ordersRouter = Router();\n${'\n'.repeat(10)}ordersRouter.post('/orders', createOrder);\n`);
+    const result = await apply();
+    expect(result.stale).toEqual([]);
+    const followed = await readFile(path.join(copy.dir, 'src/createOrder.ts'), 'utf8');
+    expect(followed).toContain('    const idempotencyContext = idempotencyOf(req);');
+    expect(followed).toContain('await chargeOrder(price * quantity, undefined, idempotencyContext);');
+    expect(await readFile(path.join(copy.dir, 'src/payments.ts'), 'utf8')).toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined');
+    expect(await compile(copy.dir)).toBe('');
+    const again = await apply();
+    expect(again.changes).toEqual([]);
   });
 });

@@ -2,10 +2,10 @@ import path from 'node:path';
 import { Node, ts, type CallExpression, type SourceFile } from 'ts-morph';
 import { readInside } from '../emit/safePath.js';
 import { registeredHandler, resolveCallee } from '../findings/actionFacts.js';
-import { providerCalls } from '../findings/providerCalls.js';
+import { httpProviderCalls, providerCalls } from '../findings/providerCalls.js';
 import { readSchemaFacts } from '../findings/schemaFacts.js';
 import type { SourceContext } from '../findings/types.js';
-import { calls } from '../findings/walk.js';
+import { calls, isLoop } from '../findings/walk.js';
 import { walkProject } from '../inspect/files/walkProject.js';
 import { parseSource as parseTs } from '../inspect/parse/parseSource.js';
 import { insideProject, type Handler } from './followHandler.js';
@@ -85,9 +85,21 @@ function unkeyedStripeCalls(fn: ts.FunctionLikeDeclaration, source: SourceContex
   });
 }
 
-/** Every provider call (any SDK or raw HTTP the handler's own keying covers) made in the handler itself. */
+/** Every provider call (any SDK, or raw HTTP the handler's own keying covers) made in the handler itself. */
 function ownProviderCalls(fn: ts.FunctionLikeDeclaration, source: SourceContext): number {
-  return providerCalls(source).filter((c) => c.call.pos >= fn.pos && c.call.end <= fn.end).length;
+  const inside = (c: { call: ts.Node }) => c.call.pos >= fn.pos && c.call.end <= fn.end;
+  return providerCalls(source).filter(inside).length + httpProviderCalls(source).filter(inside).length;
+}
+
+/**
+ * Whether `node` may run more than once per run of `fn`: inside a loop, or in a callback (`items.map(...)`,
+ * `forEach`), between the two. Every run would send Stripe the same key with other parameters, which it refuses.
+ */
+function repeats(node: ts.Node, fn: ts.Node): boolean {
+  for (let current = node.parent; current && current !== fn; current = current.parent) {
+    if (isLoop(current) || ts.isArrowFunction(current) || ts.isFunctionExpression(current)) return true;
+  }
+  return false;
 }
 
 /** Handler → … → functions with unkeyed Stripe calls, through the calls the findings walk resolves. */
@@ -338,6 +350,15 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
     if (chains.length > 1 || holders.size > 1 || ownProviderCalls(fn, handlerSource) > 0) {
       const where = chains.map((c) => `${c.hops[c.hops.length - 1]!.source.rel}:${lineOf(c.calls[0]!.call)}`).join(', ');
       manual(`the handler reaches provider calls in more than one place (${where}${ownProviderCalls(fn, handlerSource) > 0 ? ', and its own' : ''}); keyed from one claim they would share a key, which Stripe refuses for different parameters: pass idempotencyOf(request) down and give each call its own step, stripeRequestOptions(context, n), by hand`, at);
+      continue;
+    }
+    // The handler's own function for the first hop, the previous hop's function for the others.
+    const callers = [fn, ...first.hops.map((hop) => hop.fn)];
+    const looped = first.hops.findIndex((hop, index) => repeats(hop.call, callers[index]!));
+    const loopedCall = first.calls.find((item) => repeats(item.call, holder.fn));
+    if (looped >= 0 || loopedCall) {
+      const where = looped >= 0 ? `${first.hops[looped]!.callSource.rel}:${lineOf(first.hops[looped]!.call)}` : `${holder.source.rel}:${lineOf(loopedCall!.call)}`;
+      manual(`not keyed because the call at ${where} runs in a loop or a callback: every run would send Stripe the same key with other parameters, which it refuses. Key each run with its own step, stripeRequestOptions(context, n), by hand`, at);
       continue;
     }
     const why = first.hops.map((hop) => refusal(input.root, ctx, hop)).find((r) => r !== undefined);

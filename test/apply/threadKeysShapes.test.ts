@@ -48,6 +48,14 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
   });
 
+  it('a service called in a loop: every iteration would send the same key', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/routes/orders.ts', (text) => text.replace('    const paymentIntent = await chargeOrder(price * quantity);', '    let paymentIntent = \'\';\n    for (let i = 0; i < quantity; i++) paymentIntent = await chargeOrder(price);'));
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^not keyed because the call at src\/routes\/orders\.ts:\d+ runs in a loop or a callback/));
+    expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
+  });
+
   it('a service reached through an abstract class: a subclass may override the method', async () => {
     copy = await copyFixture('nestjs-service');
     await edit('src/stripe/stripe.service.ts', (text) => text.replace('@Injectable()\nexport class StripeService {', '@Injectable()\nexport abstract class StripeService {'));

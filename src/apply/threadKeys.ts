@@ -292,7 +292,8 @@ function findCall(sf: ts.SourceFile, start: number, end: number): ts.CallExpress
  * imports, modules), up to MAX_HOPS functions down. Each function on the way gains a trailing optional
  * `idempotencyContext` parameter that its caller passes on, and the Stripe call gets
  * `idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined`: keyed from the handler's claim when
- * called from the wired route, and exactly as before (no key) from any other caller that passes nothing.
+ * called from the wired route; from any other caller, which passes nothing, exactly what it sent before (stripe-node's
+ * own per-attempt key, no protection across a re-run).
  * Left manual, with the reason: a function used as a value (its caller could pass anything in that place), an
  * overloaded or overridable one, one outside the project, or a handler whose key would reach more than one
  * function (two keyed places would share step 0 of one claim).

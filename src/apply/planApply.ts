@@ -11,6 +11,7 @@ import { storeFor } from '../scaffold/stores/index.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
 import { renderInstance, type WiredFramework } from './renderInstance.js';
 import { relocateFindings } from './relocateFindings.js';
+import { NOT_IN_HANDLER, threadProviderKeys } from './threadKeys.js';
 import { parseSource } from './sourceFile.js';
 import type { Transform, TransformContext } from './transforms/context.js';
 import { NO_AUTHENTICATION, wireExpressRoute } from './transforms/expressRoute.js';
@@ -282,6 +283,25 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       const deferred = manual.findIndex((m) => m.action === action && m.reason.startsWith(NAMED_WEBHOOK));
       if (deferred >= 0) manual.splice(deferred, 1);
     }
+  }
+  if (framework && framework !== 'nextjs' && framework !== 'plain' && stale.length === 0) {
+    // Provider calls made in a service the handler calls get the handler's claim passed down to them (threadKeys.ts).
+    const threaded = await threadProviderKeys({ root, framework, targets, current: new Map(changes.map((c) => [c.path, c.after])), scaffoldDir: dir, imports, scaffoldModules });
+    for (const [file, after] of threaded.texts) {
+      const existing = changes.find((c) => c.path === file);
+      if (existing) existing.after = after;
+      else changes.push({ path: file, before: (await readInside(root, file))!, after });
+    }
+    // The findings recorded in the files holding the keyed calls are re-run on their text (this run's edits, or an
+    // earlier run's): a call keyed through the new parameter is no longer listed.
+    for (const [file, after] of threaded.holders) {
+      if (texts.some((t) => t.path === file)) continue;
+      const before = (await readInside(root, file))!;
+      texts.push({ path: file, before, after });
+    }
+    edits.push(...threaded.edits);
+    for (let i = manual.length - 1; i >= 0; i--) if (threaded.threaded.has(manual[i]!.action) && NOT_IN_HANDLER.some((start) => manual[i]!.reason.includes(start))) manual.splice(i, 1);
+    manual.push(...threaded.manual);
   }
   if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
     const rootModule = await nestRootModule(root);

@@ -122,7 +122,7 @@ function handlerAt(source: SourceContext, line: number): { node: ts.Node; fn?: t
 }
 
 /** The last function-valued argument of a registration statement: `router.post(path, auth, controller.create)`. */
-function registeredHandler(ctx: ProjectContext, source: SourceContext, statement: ts.Node): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+export function registeredHandler(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, statement: ts.Node): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
   const registration = calls(statement)[0];
   for (const arg of [...(registration?.arguments ?? [])].reverse()) {
     if (ts.isIdentifier(arg)) {
@@ -219,7 +219,11 @@ function unwrapWrapper(init: ts.Expression): ts.Expression | undefined {
   return node;
 }
 
-function resolveCallee(ctx: ProjectContext, source: SourceContext, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+/**
+ * The project function a call runs (a local or imported function, a module's export, `this.method()`, an injected
+ * `this.service.method()`), or undefined. apply's key threading (src/apply/threadKeys.ts) follows the same hops.
+ */
+export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
   const injected = injectedMethod(ctx, source, call);
   if (injected) return injected;
   if (ts.isPropertyAccessExpression(call.expression) && ts.isIdentifier(call.expression.expression)) {
@@ -247,7 +251,7 @@ function resolveCallee(ctx: ProjectContext, source: SourceContext, call: ts.Call
  * project: a constructor parameter property (`private readonly stripeService: StripeService`, NestJS's injection)
  * or a typed property. The class is found in the file, or through its import and the re-exports of index files.
  */
-function injectedMethod(ctx: ProjectContext, source: SourceContext, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+function injectedMethod(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
   if (!ts.isPropertyAccessExpression(call.expression)) return undefined;
   const method = call.expression.name.text;
   const receiver = call.expression.expression;
@@ -294,7 +298,7 @@ function fieldType(cls: ts.ClassLikeDeclaration, field: string): string | undefi
 }
 
 /** A class declared in `source` under `name`, or imported there (following `export … from` up to three files). */
-function classNamed(ctx: ProjectContext, source: SourceContext, name: string, depth: number): { cls: ts.ClassLikeDeclaration; source: SourceContext } | undefined {
+function classNamed(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, name: string, depth: number): { cls: ts.ClassLikeDeclaration; source: SourceContext } | undefined {
   for (const statement of source.sf.statements) {
     if (ts.isClassDeclaration(statement) && statement.name?.text === name) return { cls: statement, source };
   }
@@ -348,10 +352,10 @@ function importSpecifier(sf: ts.SourceFile, local: string): { module: string; im
   return undefined;
 }
 
-const projectFiles = new WeakMap<ProjectContext, { files: ModuleFiles; byRel: Map<string, SourceContext> }>();
+const projectFiles = new WeakMap<Pick<ProjectContext, 'sources'>, { files: ModuleFiles; byRel: Map<string, SourceContext> }>();
 
 /** An import to the parsed file it names, by the inspector's resolver (relative, `@/` aliases, baseUrl paths). */
-function resolveModule(ctx: ProjectContext, from: string, spec: string): SourceContext | undefined {
+function resolveModule(ctx: Pick<ProjectContext, 'sources'>, from: string, spec: string): SourceContext | undefined {
   let project = projectFiles.get(ctx);
   if (!project) {
     const byRel = new Map(ctx.sources.map((s) => [s.rel, s]));

@@ -33,7 +33,7 @@ function routeMatches(declared: string | undefined, full: string | undefined): b
   return wanted === declared || (declared !== '/' && wanted.endsWith(declared));
 }
 
-const hasMark = (method: MethodDeclaration, codeName: string) =>
+export const hasMark = (method: MethodDeclaration, codeName: string) =>
   method.getDecorators().some((d) => d.getName() === 'Idempotent' && d.getArguments()[0]?.getText() === `ACTIONS.${codeName}`);
 
 /** The handler for the target's verb and path whose lines span the recorded line (or the `occurrence`-th one). */
@@ -83,7 +83,7 @@ export const wireNestRoute: Transform = (sf, target, context) => {
 };
 
 /** The name of the method's `@Req()` / `@Request()` parameter, if it has one. */
-function requestParameter(method: MethodDeclaration): string | undefined {
+export function requestParameter(method: MethodDeclaration): string | undefined {
   const parameter = method.getParameters().find((p) => p.getDecorators().some((d) => d.getName() === 'Req' || d.getName() === 'Request'));
   const name = parameter?.getNameNode();
   return name && Node.isIdentifier(name) ? name.getText() : undefined;

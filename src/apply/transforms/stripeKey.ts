@@ -64,6 +64,19 @@ function insertContext(block: Block, accessor: string, context: TransformContext
   sf.insertText(first.getStart(), lines.map((line) => `${line}\n${indent}`).join(''));
 }
 
+/**
+ * The handler's `const idempotencyContext = <accessor>;` and its guard, added once (true when they are there after).
+ * Writes raw text, which forgets the file's wrapped nodes: the caller's last edit of the file.
+ */
+export function ensureHandlerContext(sf: SourceFile, handler: Handler, accessor: string, context: TransformContext): boolean {
+  const pending: { block?: Block } = {};
+  if (!ensureContext(handler, context, sf, pending)) return false;
+  if (pending.block) insertContext(pending.block, accessor, context, sf);
+  return true;
+}
+
+export { CONTEXT_NAME };
+
 /** `idempotencyOf(<first parameter>)`: how a handler that takes the request (Express req, Koa ctx, Hono c) reads its claim. */
 export function requestAccessor(handler: Handler): string | undefined {
   const requestNode = handler.getParameters()[0]?.getNameNode();

@@ -1,0 +1,101 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runApply } from '../../src/cli/apply.js';
+import { compile, copyFixture, type FixtureCopy } from './fixtureApp.js';
+
+/**
+ * Issue #19 on the fixtures of injectedServiceKeys.test.ts, each changed the way real codebases differ: the cases
+ * apply leaves manual (the service keeps its signature and the step says why), and a handler passed by name. No
+ * database needed.
+ */
+describe('apply threading the key into services: the shapes it refuses, and a named handler', { timeout: 300_000 }, () => {
+  let copy: FixtureCopy | undefined;
+  afterEach(async () => {
+    await copy?.remove();
+    copy = undefined;
+  });
+
+  const edit = async (file: string, change: (text: string) => string) => {
+    const at = path.join(copy!.dir, file);
+    await writeFile(at, change(await readFile(at, 'utf8')));
+  };
+  const apply = () => runApply({ cwd: copy!.dir, yes: true, quiet: true }, { interactive: false });
+  const reasons = (result: Awaited<ReturnType<typeof apply>>) => result.manual.map((m) => m.reason);
+
+  it('a function also passed as a value: a caller could put anything in the new parameter', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/jobs/retryDeclined.ts', (text) => `${text}\nexport const handlers = { charge: chargeOrder };\n`);
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^not keyed because chargeOrder is also used as a value at src\/jobs\/retryDeclined\.ts:\d+/));
+    expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
+    expect(await compile(copy.dir)).toBe('');
+  });
+
+  it('an overloaded function', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', (text) => text.replace('export async function chargeOrder', 'export function chargeOrder(amountCents: number): Promise<string>;\nexport function chargeOrder(amountCents: number, customer: string): Promise<string>;\nexport async function chargeOrder'));
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringContaining('not keyed because chargeOrder is overloaded'));
+    expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
+  });
+
+  it('a handler that reaches Stripe in two places: one claim would give both the same key', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/routes/orders.ts', (text) => text.replace('    const paymentIntent = await chargeOrder(price * quantity);', '    const paymentIntent = await chargeOrder(price * quantity);\n    await chargeOrder(100);'));
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringContaining('the handler reaches provider calls in more than one place'));
+    expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
+  });
+
+  it('a service called in a loop: every iteration would send the same key', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/routes/orders.ts', (text) => text.replace('    const paymentIntent = await chargeOrder(price * quantity);', '    let paymentIntent = \'\';\n    for (let i = 0; i < quantity; i++) paymentIntent = await chargeOrder(price);'));
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^not keyed because the call at src\/routes\/orders\.ts:\d+ runs in a loop or a callback/));
+    expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
+  });
+
+  it('a service reached through an abstract class: a subclass may override the method', async () => {
+    copy = await copyFixture('nestjs-service');
+    await edit('src/stripe/stripe.service.ts', (text) => text.replace('@Injectable()\nexport class StripeService {', '@Injectable()\nexport abstract class StripeService {'));
+    await edit('src/app.module.ts', (text) => text.replace('providers: [StripeService, SubscriptionsService]', 'providers: [SubscriptionsService]'));
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringContaining('not keyed because createSubscription belongs to an abstract class'));
+    expect(result.changes.map((c) => c.path).filter((p) => p.includes('service'))).toEqual([]);
+  });
+
+  it('a service reached through an interface: nothing to follow, the step to pass the claim stays', async () => {
+    copy = await copyFixture('nestjs-service');
+    await edit('src/subscriptions/subscriptions.service.ts', (text) =>
+      text
+        .replace("import { StripeService } from '../stripe/stripe.service.js';", "import type { SubscriptionPayload } from '../stripe/stripe.service.js';\n\nexport interface Billing {\n  createSubscription(payload: SubscriptionPayload): Promise<unknown>;\n}")
+        .replace('private readonly stripeService: StripeService', "@Inject('Billing') private readonly stripeService: Billing")
+        .replace("import { Injectable } from '@nestjs/common';", "import { Inject, Injectable } from '@nestjs/common';"),
+    );
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringContaining('calls from a NestJS handler need the claim'));
+    expect(result.changes.map((c) => c.path).filter((p) => p.includes('service'))).toEqual([]);
+  });
+
+  it('a handler passed by name is followed to its file, and keyed from its own request parameter', async () => {
+    copy = await copyFixture('express-service');
+    const handler = (await readFile(path.join(copy.dir, 'src/routes/orders.ts'), 'utf8'))
+      .replace("import { Router } from 'express';", "import type { NextFunction, Request, Response } from 'express';")
+      .replace('export const ordersRouter = Router();\n', '')
+      .replace("ordersRouter.post('/orders', async (req, res, next) => {", 'export async function createOrder(req: Request, res: Response, next: NextFunction) {')
+      .replace(/\n\}\);\n$/, '\n}\n');
+    await writeFile(path.join(copy.dir, 'src/createOrder.ts'), handler.replace(/'\.\.\//g, "'./"));
+    // Line 15 is still the registration the config points at.
+    await writeFile(path.join(copy.dir, 'src/routes/orders.ts'), `import { Router } from 'express';\nimport { createOrder } from '../createOrder.js';\n\nexport const ordersRouter = Router();\n${'\n'.repeat(10)}ordersRouter.post('/orders', createOrder);\n`);
+    const result = await apply();
+    expect(result.stale).toEqual([]);
+    const followed = await readFile(path.join(copy.dir, 'src/createOrder.ts'), 'utf8');
+    expect(followed).toContain('    const idempotencyContext = idempotencyOf(req);');
+    expect(followed).toContain('await chargeOrder(price * quantity, undefined, idempotencyContext);');
+    expect(await readFile(path.join(copy.dir, 'src/payments.ts'), 'utf8')).toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined');
+    expect(await compile(copy.dir)).toBe('');
+    const again = await apply();
+    expect(again.changes).toEqual([]);
+  });
+});

@@ -158,12 +158,13 @@ function scrapedGauge(
   // A variable, not a literal: typings before prom-client 13 declare no `collect` and would reject it there.
   const config = { name, help, registers: [registry], collect: refresh };
   const gauge = new Gauge(config);
-  // prom-client 13+ keeps `collect` on the metric and calls it; older releases drop it.
+  // prom-client 13+ keeps `collect` on the metric and calls it; older releases drop it, and their registry reads
+  // each metric through get() (which prom-client 12's typings leave out).
   if (Reflect.get(gauge, 'collect') !== refresh) {
-    const get = gauge.get.bind(gauge);
-    gauge.get = () => {
+    const get = Reflect.get(gauge, 'get') as () => unknown;
+    Reflect.set(gauge, 'get', () => {
       void refresh();
-      return get();
-    };
+      return get.call(gauge);
+    });
   }
 }

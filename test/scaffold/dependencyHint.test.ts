@@ -95,3 +95,32 @@ describe('the hint lists every package the generated code needs, and nothing it 
     for (const name of loadedAtRunTime) expect(hinted).toContain(name);
   });
 });
+
+describe('a project on an old TypeScript is told releases its compiler can parse', () => {
+  /** The whole hint for the NestJS + MySQL scaffold (the #15 trial's stack) in a project with this package.json. */
+  async function nestHint(manifest: Record<string, unknown>, extra: Record<string, string> = {}): Promise<string> {
+    const root = await project({ 'package.json': JSON.stringify({ name: 'realworld-api', ...manifest }), ...extra });
+    const model = await modelFor('express-stripe-payments', (raw) => Object.assign(raw.stack as Record<string, unknown>, { framework: 'nestjs', database: 'mysql', language: 'typescript', testFramework: 'jest' }));
+    const { notes } = await scaffoldProject({ root, model, dir: 'src/idempotency', packageManager: 'npm' });
+    return notes.join('\n');
+  }
+
+  it('TypeScript 3.8 (declared) or 3.9 (installed): prom-client 14.2, mysql2 2.3, @types/express 4.17.13 with its core types pinned', async () => {
+    const declared = await nestHint({ dependencies: { '@nestjs/common': '^7.0.5', typescript: '^3.8.3' }, devDependencies: { jest: '^25.5.3' } });
+    expect(declared).toMatch(/npm i [^&]*\bprom-client@14\.2\b/);
+    expect(declared).toMatch(/npm i [^&]*\bmysql2@2\.3\b/);
+    expect(declared).toContain('@types/express@4.17.13');
+    expect(declared).toContain('@types/express-serve-static-core@4.17.28');
+    // Jest 25 (bare builtins): @types/node 14, whose NodeJS.Global that Jest's typings still name.
+    expect(declared).toContain('@types/node@14.18');
+    // The installed compiler wins over a range that today would resolve to TypeScript 5.
+    const installed = await nestHint({ devDependencies: { typescript: '*' } }, { 'node_modules/typescript/package.json': JSON.stringify({ name: 'typescript', version: '3.9.10' }) });
+    expect(installed).toMatch(/\bprom-client@14\.2\b/);
+  });
+
+  it('TypeScript 5: the newest releases, unpinned', async () => {
+    const hint = await nestHint({ devDependencies: { typescript: '^5.4.0' } });
+    expect(hint).toMatch(/npm i [^&]*\bprom-client\b(?!@)/);
+    expect(hint).not.toContain('@types/express-serve-static-core');
+  });
+});

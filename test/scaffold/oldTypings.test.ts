@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateScaffold, readProjectProfile } from '../../src/scaffold/index.js';
 import { modelFor } from './generateInto.js';
+import { DATABASE_URL, postgresSkipReason } from './harness.js';
 import { installIntoCache } from './npmCache.js';
 
 const run = promisify(execFile);
@@ -152,5 +153,88 @@ describe.each(NODE_TYPES)(`generated TypeScript under TypeScript ${TYPESCRIPT}, 
       (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
     );
     expect(output.split(dir).join('<project>')).toBe('');
+  });
+});
+
+/**
+ * A 2020 NestJS project (lujakob/nestjs-realworld-example-app, the #15 trial): NestJS 7 and rxjs 6, which have no
+ * StreamableFile or lastValueFrom; TypeScript 3.9; CommonJS without esModuleInterop; Jest before 27 (bare builtin
+ * specifiers); prom-client 12, whose Gauge has no `collect`; and the typings the install hint names for such a
+ * project. The scaffold compiles with that compiler, then the tsc output runs its own suite under that Jest against
+ * PostgreSQL, the Nest 7 interceptor included.
+ */
+const NEST7_TYPESCRIPT = '3.9.10';
+const NEST7_PACKAGES = {
+  typescript: NEST7_TYPESCRIPT,
+  jest: '26.6.3',
+  '@nestjs/common': '7.6.18',
+  '@nestjs/core': '7.6.18',
+  '@nestjs/platform-express': '7.6.18',
+  'reflect-metadata': '0.1.13',
+  rxjs: '6.6.7',
+  pg: '8.7.3',
+  '@types/pg': '8.6.6',
+  express: '4.17.3',
+  '@types/express': '4.17.13',
+  'prom-client': '12.0.0',
+  '@types/node': '14.18.63',
+};
+const NEST7_CACHE = path.join(os.tmpdir(), `idempotency-builder-typescript${NEST7_TYPESCRIPT}-nest7`);
+const nest7Skip = await installIntoCache(NEST7_CACHE, NEST7_PACKAGES, OVERRIDES);
+if (nest7Skip) console.warn(`NestJS 7 suite skipped: ${nest7Skip}`);
+const nest7PostgresSkip = nest7Skip ?? (await postgresSkipReason());
+if (nest7PostgresSkip && !nest7Skip) console.warn(`NestJS 7 suite: the run against PostgreSQL is skipped: ${nest7PostgresSkip}`);
+
+describe(`a NestJS 7 + rxjs 6 + prom-client 12 project on TypeScript ${NEST7_TYPESCRIPT}, CommonJS without esModuleInterop`, () => {
+  let dir = '';
+  afterAll(async () => {
+    if (dir && !process.env.KEEP_PROFILE_PROJECTS) await rm(dir, { recursive: true, force: true });
+  });
+  const tsc = (args: string[]) =>
+    run(process.execPath, [path.join(NEST7_CACHE, 'node_modules/typescript/bin/tsc'), ...args], { cwd: dir, maxBuffer: 16 * 1024 * 1024 }).then(
+      (result) => `${result.stdout}${result.stderr}`,
+      (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
+    );
+
+  it.skipIf(nest7Skip !== undefined)('compiles with the project compiler', { timeout: 120_000 }, async () => {
+    await mkdir(path.join(NEST7_CACHE, 'projects'), { recursive: true });
+    dir = await mkdtemp(path.join(NEST7_CACHE, 'projects', 'nest7-'));
+    await writeFile(path.join(dir, 'package.json'), JSON.stringify({ private: true, scripts: { test: 'jest' }, dependencies: { '@nestjs/common': '^7.0.5', rxjs: '^6.5.5' }, devDependencies: { typescript: NEST7_TYPESCRIPT, jest: NEST7_PACKAGES.jest } }));
+    // The trial's tsconfig, strict added: the generated code must hold up under it.
+    const tsconfig = {
+      compilerOptions: { module: 'commonjs', target: 'es6', lib: ['es2017'], strict: true, experimentalDecorators: true, emitDecoratorMetadata: true, skipLibCheck: true, types: ['node'] },
+      include: ['src/**/*'],
+    };
+    await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+    const profile = await readProjectProfile({ root: dir, dir: 'src/idempotency', language: 'typescript', testFramework: 'jest' });
+    expect(profile).toMatchObject({ moduleSystem: 'commonjs', defaultImportInterop: false, testRunner: 'jest', typescriptVersion: 309, bareBuiltins: true });
+    const model = await modelFor('express-stripe-payments', (raw) => {
+      Object.assign(raw.stack as Record<string, unknown>, { language: 'typescript', framework: 'nestjs', database: 'postgres', testFramework: 'jest' });
+    });
+    const files = generateScaffold(model, { dir: 'src/idempotency', profile });
+    for (const file of files) {
+      await mkdir(path.dirname(path.join(dir, file.path)), { recursive: true });
+      await writeFile(path.join(dir, file.path), file.contents);
+    }
+    expect((await tsc(['--noEmit', '-p', dir])).split(dir).join('<project>')).toBe('');
+  });
+
+  it.skipIf(nest7PostgresSkip !== undefined)('runs its own suite, compiled by that tsc, under Jest 26 against PostgreSQL', { timeout: 240_000 }, async () => {
+    expect(dir, 'the compile step ran').not.toBe('');
+    // The JavaScript lands beside the TypeScript, so the suites find the migrations next to them as in the project.
+    expect((await tsc(['-p', dir])).split(dir).join('<project>')).toBe('');
+    const jest = path.join(NEST7_CACHE, 'node_modules/jest/bin/jest.js');
+    const result = await run(process.execPath, [jest, '--ci', '--rootDir', dir, '--testEnvironment', 'node', '--testMatch', '**/*.test.js'], {
+      cwd: dir,
+      env: { ...process.env, DATABASE_URL, CI: '1', NO_COLOR: '1', FORCE_COLOR: '0' },
+      maxBuffer: 16 * 1024 * 1024,
+    }).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`the generated suite failed under NestJS 7:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
+    });
+    const output = `${result.stdout}\n${result.stderr}`;
+    expect(output).not.toMatch(/\b[1-9]\d* failed\b/);
+    expect(output).not.toMatch(/\b[1-9]\d* skipped\b/);
+    expect(output).toMatch(/idempotency\.test\.js/);
+    expect(output).toMatch(/Tests:\s+[1-9]\d* passed/);
   });
 });

@@ -41,7 +41,8 @@ export const NESTJS_FASTIFY: HttpFramework = { ...NESTJS, tests: nestTests('fast
 function nestTests(platform: 'express' | 'fastify'): HttpFramework['tests'] {
   const express = platform === 'express';
   return {
-    imports: `import type { AddressInfo } from 'node:net';
+    imports: `import { once } from 'node:events';
+import type { AddressInfo, Server } from 'node:net';
 import {
   Controller,
   HttpCode,
@@ -98,7 +99,10 @@ import { Idempotent, idempotencyOf, idempotencyProviders } from './nestjs.js';`,
     class TestModule {}
     app = await NestFactory.create(TestModule, ${express ? '' : 'new FastifyAdapter(), '}{ logger: false });
     await app.listen(0, '127.0.0.1');
-    baseUrl = \`http://127.0.0.1:\${(app.getHttpServer().address() as AddressInfo).port}\`;`,
+    // Nest 7's listen() returns before the port is bound; 8 and later wait for it.
+    const server: Server = app.getHttpServer();
+    if (!server.listening) await once(server, 'listening');
+    baseUrl = \`http://127.0.0.1:\${(server.address() as AddressInfo).port}\`;`,
     teardown: '    await app?.close();',
   };
 }

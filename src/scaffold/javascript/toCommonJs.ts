@@ -1,4 +1,5 @@
 import type * as TsMorph from 'ts-morph';
+import { DEFAULT_CLASS } from '../profile/defaultClass.js';
 import { fileBesideModule } from './fileBesideModule.js';
 
 type Ts = typeof TsMorph.ts;
@@ -119,9 +120,15 @@ export function toCommonJs(ts: Ts, code: string, fileName: string, options: { st
 
 function requireText(specifier: string, entry: Required): string {
   const call = `require(${quote(specifier)})`;
-  const lines = entry.whole.map((name) => `const ${name} = ${call};`);
-  if (entry.names.size > 0) {
-    const names = [...entry.names].map(([local, imported]) => (local === imported ? local : `${imported}: ${local}`));
+  // The class that is module.exports itself in every release (ioredis 5.0 has no `Redis` property on it).
+  const main = DEFAULT_CLASS[specifier];
+  const whole = [...entry.whole];
+  const isMain = (imported: string) => main !== undefined && (imported === main || imported === 'default');
+  const named = [...entry.names].filter(([, imported]) => !isMain(imported));
+  for (const [local, imported] of entry.names) if (isMain(imported)) whole.push(local);
+  const lines = whole.map((name) => `const ${name} = ${call};`);
+  if (named.length > 0) {
+    const names = named.map(([local, imported]) => (local === imported ? local : `${imported}: ${local}`));
     lines.push(`const { ${names.join(', ')} } = ${call};`);
   }
   return lines.length > 0 ? lines.join('\n') : `${call};`;

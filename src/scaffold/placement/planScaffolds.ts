@@ -5,7 +5,8 @@ import type { ScaffoldFile } from '../types.js';
 import { installCommands, missingDependencies, type PackageManager } from './installCommands.js';
 import { findPackageRoot } from './findPackageRoot.js';
 import { planPlacement } from './planPlacement.js';
-import { vitestSpecifier } from './testedVersions.js';
+import { packageVersion } from '../profile/readProjectProfile.js';
+import { pinForTypeScript, vitestSpecifier } from './testedVersions.js';
 
 export interface PlannedScaffold {
   /** The package folder ('' = root) and the scaffold folder, both relative to the project root. */
@@ -41,8 +42,11 @@ export async function dependencyNote(root: string, scaffold: Pick<PlannedScaffol
   const top = scaffold.packageDir === '' ? own : await readManifest(root);
   const declared = new Set([own, top].flatMap((manifest) => ['dependencies', 'devDependencies', 'peerDependencies'].flatMap((key) => Object.keys((manifest[key] as Record<string, unknown> | undefined) ?? {}))));
   const missing = missingDependencies(files, declared, typescript);
-  const nodeTypes = typescript ? nodeTypesToAdd([own, top], files) : undefined;
+  const typescriptVersion = typescript ? (packageVersion(path.join(root, scaffold.packageDir), own, 'typescript') ?? packageVersion(root, top, 'typescript')) : undefined;
+  const nodeTypes = typescript ? nodeTypesToAdd([own, top], files, typescriptVersion) : undefined;
   if (nodeTypes) missing.dev = [...missing.dev, nodeTypes].sort();
+  missing.runtime = pinForTypeScript(missing.runtime, typescriptVersion);
+  missing.dev = pinForTypeScript(missing.dev, typescriptVersion);
   if (missing.dev.includes('vitest')) {
     const vitest = await vitestSpecifier(root, scaffold.packageDir, [own, top]);
     missing.dev = missing.dev.map((entry) => (entry === 'vitest' ? vitest : entry));
@@ -74,18 +78,19 @@ const NODE_TYPES_MAJOR = { prefixed: 16, bare: 14 } as const;
  * The scaffold imports built-ins, so TypeScript needs @types/node, and one that declares what it imports: an old
  * major (a Turborepo starter pins 15) has no `node:` module names. The version suggested is one the project's
  * TypeScript can read: today's @types/node uses syntax TypeScript 4.x cannot parse, 16.11 is the newest line the
- * old-typings suite compiles under TypeScript 4.2.
+ * old-typings suite compiles under TypeScript 4.2. With bare builtin specifiers (a Jest before 27 project) it is
+ * 14.18: that Jest's own typings name NodeJS.Global, which @types/node 16 removed.
  */
-function nodeTypesToAdd(manifests: ReadonlyArray<Record<string, unknown>>, files: readonly ScaffoldFile[]): string | undefined {
+function nodeTypesToAdd(manifests: ReadonlyArray<Record<string, unknown>>, files: readonly ScaffoldFile[], typescriptVersion: number | undefined): string | undefined {
   const declared = (name: string) =>
     manifests
       .flatMap((manifest) => ['dependencies', 'devDependencies'].map((key) => (manifest[key] as Record<string, unknown> | undefined)?.[name]))
       .find((value): value is string => typeof value === 'string');
-  const typescriptMajor = Number(/(\d+)/.exec(declared('typescript') ?? '')?.[1] ?? Number.NaN);
-  const suggestion = typescriptMajor < 5 ? '@types/node@16.11' : '@types/node@20';
-  const range = declared('@types/node');
-  if (range === undefined) return typescriptMajor < 5 ? suggestion : '@types/node';
   const prefixed = files.some((file) => /(?:from |require\(|import\()\s*['"]node:/.test(file.contents));
+  const old = typescriptVersion !== undefined && typescriptVersion < 500;
+  const suggestion = old ? (prefixed ? '@types/node@16.11' : '@types/node@14.18') : '@types/node@20';
+  const range = declared('@types/node');
+  if (range === undefined) return old ? suggestion : '@types/node';
   const major = /(\d+)/.exec(range)?.[1];
   return major !== undefined && Number(major) < NODE_TYPES_MAJOR[prefixed ? 'prefixed' : 'bare'] ? suggestion : undefined;
 }

@@ -58,3 +58,26 @@ function declaredMajor(manifests: ReadonlyArray<Record<string, unknown>>, name: 
   }
   return undefined;
 }
+
+/**
+ * Releases TypeScript before 5 can read, for packages whose newest typings it cannot: prom-client 15 and today's
+ * mysql2 (through sql-escaper) use syntax TypeScript 3.x does not parse, and @types/express 4.17.13 pulls today's
+ * @types/express-serve-static-core, which TypeScript 4.2 cannot parse either (the older one, added beside it, is the
+ * copy npm then keeps). Each was checked by compiling an import of it with TypeScript 3.8, 3.9 and 4.2 from the
+ * registry; oldTypings.test.ts compiles the scaffold against them. mysql2 2.3 rather than 3.11 (which parses too):
+ * TypeORM 0.2, the ORM of such projects, declares mysql2 ^2.2.5 as a peer, and npm refuses a 3.x beside it.
+ */
+const BEFORE_TYPESCRIPT_5: Readonly<Record<string, readonly string[]>> = {
+  'prom-client': ['prom-client@14.2'],
+  mysql2: ['mysql2@2.3'],
+  '@types/express': ['@types/express@4.17.13', '@types/express-serve-static-core@4.17.28'],
+};
+
+/**
+ * The packages to add, pinned where the project's TypeScript (major * 100 + minor) cannot read the newest release;
+ * unchanged for TypeScript 5 or when the version is unknown.
+ */
+export function pinForTypeScript(names: readonly string[], typescriptVersion: number | undefined): string[] {
+  if (typescriptVersion === undefined || typescriptVersion >= 500) return [...names];
+  return [...new Set(names.flatMap((name) => BEFORE_TYPESCRIPT_5[name] ?? [name]))].sort();
+}

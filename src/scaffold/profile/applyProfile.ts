@@ -4,6 +4,7 @@ import { loadTypeScript } from '../javascript/transpile.js';
 import { quote } from '../tsLiteral.js';
 import type { ScaffoldFile } from '../types.js';
 import { toBareBuiltins } from './bareBuiltins.js';
+import { DEFAULT_CLASS } from './defaultClass.js';
 import { bindSandboxGlobals, pinJestEnvironment } from './jestSandbox.js';
 import type { ProjectProfile } from './types.js';
 
@@ -170,13 +171,10 @@ function defaultImportEdit(ts: Ts, statement: TsMorph.ts.ImportDeclaration, prof
 }
 
 /**
- * Packages whose main class every release exports as the default but only later ones by name: ioredis 5.0.x has no
- * `Redis` export, or one that is a type only. Outside Node's ES module loader (CommonJS, bundlers) the default export
- * types as that class, so `{ Redis }` becomes `{ default as Redis }` there; under node16/nodenext resolution of an ES
- * module the default is typed as the whole CommonJS module, so the name stays.
+ * `{ Redis }` from a DEFAULT_CLASS package becomes `{ default as Redis }` outside Node's ES module loader (CommonJS,
+ * bundlers), where the default export types as that class; under node16/nodenext resolution of an ES module the
+ * default is typed as the whole CommonJS module, so the name stays.
  */
-const DEFAULT_CLASS: Record<string, string> = { ioredis: 'Redis' };
-
 function defaultClassEdits(ts: Ts, statement: TsMorph.ts.ImportDeclaration): Edit[] {
   const name = DEFAULT_CLASS[(statement.moduleSpecifier as TsMorph.ts.StringLiteral).text];
   const named = statement.importClause?.namedBindings;

@@ -133,7 +133,7 @@ function libraryYear(options: RawCompilerOptions, target: number): number {
 }
 
 /** A package's installed version (major * 100 + minor), else the one package.json asks for (`^26.6.3` → 2606). */
-function packageVersion(folder: string, pkg: Record<string, unknown>, name: string): number | undefined {
+export function packageVersion(folder: string, pkg: Record<string, unknown>, name: string): number | undefined {
   const installed = readJsonFile(path.join(folder, 'node_modules', name, 'package.json'))?.['version'];
   const declared = ['devDependencies', 'dependencies'].map((key) => (pkg[key] as Record<string, unknown> | undefined)?.[name]).find((value) => typeof value === 'string');
   const match = /(\d+)\.(\d+)/.exec(typeof installed === 'string' ? installed : typeof declared === 'string' ? declared : '');

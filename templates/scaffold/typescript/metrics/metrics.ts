@@ -115,31 +115,56 @@ export function observeStore(
   table: string = POLICY.table,
 ): void {
   const t = quoteIdent(table);
-  new Gauge({
-    name: METRIC_NAMES.storeSize,
-    help: 'Approximate number of rows in the idempotency table.',
-    registers: [registry],
-    async collect() {
-      const { rows } = await pool
-        .query<{ n: string }>(
-          `SELECT GREATEST(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = to_regclass($1)`,
-          [t],
-        )
-        .catch(() => ({ rows: [] }));
-      if (rows[0]) this.set(Number(rows[0].n));
+  scrapedGauge(
+    registry,
+    METRIC_NAMES.storeSize,
+    'Approximate number of rows in the idempotency table.',
+    async () => {
+      const { rows } = await pool.query<{ n: string }>(
+        `SELECT GREATEST(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = to_regclass($1)`,
+        [t],
+      );
+      return rows[0] ? Number(rows[0].n) : undefined;
     },
-  });
-  new Gauge({
-    name: METRIC_NAMES.oldestInFlightAge,
-    help: 'Age in seconds of the oldest claim still PROCESSING.',
-    registers: [registry],
-    async collect() {
-      const { rows } = await pool
-        .query<{ age: string | null }>(
-          `SELECT EXTRACT(EPOCH FROM now() - min(created_at)) AS age FROM ${t} WHERE status = 'PROCESSING'`,
-        )
-        .catch(() => ({ rows: [] as { age: string | null }[] }));
-      if (rows[0]) this.set(Number(rows[0].age ?? 0));
+  );
+  scrapedGauge(
+    registry,
+    METRIC_NAMES.oldestInFlightAge,
+    'Age in seconds of the oldest claim still PROCESSING.',
+    async () => {
+      const { rows } = await pool.query<{ age: string | null }>(
+        `SELECT EXTRACT(EPOCH FROM now() - min(created_at)) AS age FROM ${t} WHERE status = 'PROCESSING'`,
+      );
+      return rows[0] ? Number(rows[0].age ?? 0) : undefined;
     },
-  });
+  );
+}
+
+/**
+ * A gauge `read` sets when Prometheus scrapes. prom-client 13+ awaits the `collect` hook at each scrape; 11 and 12
+ * have no such hook and read metrics synchronously, so there each scrape starts a read and reports the value the
+ * previous one left (one scrape behind). A failed or empty read leaves the last value in place.
+ */
+function scrapedGauge(
+  registry: Registry,
+  name: string,
+  help: string,
+  read: () => Promise<number | undefined>,
+): void {
+  const refresh = async (): Promise<void> => {
+    const value = await read().catch(() => undefined);
+    if (value !== undefined) gauge.set(value);
+  };
+  // A variable, not a literal: typings before prom-client 13 declare no `collect` and would reject it there.
+  const config = { name, help, registers: [registry], collect: refresh };
+  const gauge = new Gauge(config);
+  // prom-client 13+ keeps `collect` on the metric and calls it; older releases drop it, and their registry reads
+  // each metric through get() (which prom-client 12's typings leave out).
+  if (Reflect.get(gauge, 'collect') !== refresh) {
+    const get = Reflect.get(gauge, 'get') as () => unknown;
+    Reflect.set(gauge, 'get', () => {
+      void refresh();
+      return get.call(gauge);
+    });
+  }
 }

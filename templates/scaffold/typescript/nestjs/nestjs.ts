@@ -1,14 +1,14 @@
+import * as nest from '@nestjs/common';
 import {
   HttpException,
   SetMetadata,
-  StreamableFile,
   type CallHandler,
   type ExecutionContext,
   type NestInterceptor,
   type Provider,
 } from '@nestjs/common';
 import { APP_INTERCEPTOR, Reflector } from '@nestjs/core';
-import { from, lastValueFrom, type Observable } from 'rxjs';
+import { from, type Observable } from 'rxjs';
 import { isStorable, type Claim, type IdempotencyCore } from './core.js';
 import { identifyRequest, methodMatches } from './identify.js';
 import { failureProblem, problemFor, type Problem } from './problems.js';
@@ -66,6 +66,26 @@ export interface NestIdempotencyOptions {
 
 const IDEMPOTENT_ACTION = 'idempotency:action';
 
+/** What the interceptor uses of Nest's StreamableFile (@nestjs/common 8+), read by shape so Nest 7 compiles too. */
+interface StreamableLike {
+  getStream(): AsyncIterable<unknown>;
+  getHeaders(): { type?: string; disposition?: string; length?: number };
+}
+
+type StreamableFileClass = new (
+  bytes: Uint8Array,
+  options: { type?: string; disposition?: string; length?: number },
+) => StreamableLike;
+
+/**
+ * Nest 8+ sends a StreamableFile's bytes as they are. @nestjs/common 7 has no such class: there the interceptor
+ * answers with what its platform adapter sends unchanged (see toSent).
+ */
+const StreamableFile = Reflect.get(nest, 'StreamableFile') as StreamableFileClass | undefined;
+
+/** The value an answer returns to Nest; Nest's platform adapter sends it. */
+type Sent = StreamableLike | Buffer | string;
+
 /** Marks a route handler as one protected action: `@Post() @Idempotent(ACTIONS.submitOrder) submit(...)`. */
 export const Idempotent = (action: ActionSettings) => SetMetadata(IDEMPOTENT_ACTION, action);
 
@@ -116,7 +136,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       query: request.query,
       principal: () => (action.scope === 'global' ? 'global' : options.principal(request, action.scope)),
     });
-    if (identified.kind === 'pass') return lastValueFrom(next.handle(), { defaultValue: undefined });
+    if (identified.kind === 'pass') return lastValue(next.handle());
     if (identified.kind === 'refuse') return answerProblem(res, identified.problem);
 
     let decision;
@@ -153,7 +173,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const status = res.statusCode;
     let value: unknown;
     try {
-      value = await lastValueFrom(next.handle(), { defaultValue: undefined });
+      value = await lastValue(next.handle());
     } catch (error) {
       // A definitive 4xx (402, 409, 422 from the app) is the action's outcome: recorded and answered exactly as
       // Nest's default exception filter renders it. 5xx, unknown errors and 401/403/429 release the key.
@@ -177,7 +197,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       await claim.release();
       return value;
     }
-    if (value instanceof StreamableFile) {
+    if (StreamableFile && isStreamable(value)) {
       const bytes = await streamBytes(value);
       const { type, disposition } = value.getHeaders();
       const contentType = contentTypeOf(res) ?? type;
@@ -195,7 +215,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     claim: Claim,
     res: PlatformResponse,
     response: { status: number; body: Buffer; contentType: string | undefined; etag?: string },
-  ): Promise<StreamableFile | undefined> {
+  ): Promise<Sent | undefined> {
     const headers = replayedHeaders(res, this.policy(), response.contentType, response.etag);
     try {
       await claim.complete({ status: response.status, headers, body: response.body });
@@ -297,7 +317,33 @@ function withCharset(type: string): string {
   return /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`;
 }
 
-async function streamBytes(file: StreamableFile): Promise<Buffer> {
+/**
+ * rxjs 7's lastValueFrom(source, { defaultValue: undefined }), over subscribe: rxjs 6 (Nest 7) has no lastValueFrom,
+ * and its toPromise() is deprecated in 7.
+ */
+function lastValue<T>(source: Observable<T>): Promise<T | undefined> {
+  return new Promise((resolve, reject) => {
+    let last: T | undefined;
+    source.subscribe({
+      next: (value) => (last = value),
+      error: reject,
+      complete: () => resolve(last),
+    });
+  });
+}
+
+/** A StreamableFile from any copy of @nestjs/common (instanceof fails across two installed copies). */
+function isStreamable(value: unknown): value is StreamableLike {
+  const file = value as Partial<StreamableLike> | null;
+  return (
+    typeof file === 'object' &&
+    file !== null &&
+    typeof file.getStream === 'function' &&
+    typeof file.getHeaders === 'function'
+  );
+}
+
+async function streamBytes(file: StreamableLike): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of file.getStream())
     chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk as Uint8Array));
@@ -328,21 +374,28 @@ function replayedHeaders(
  * Answers with exact bytes and its own status. Nest's adapter re-applies the route's status (201/@HttpCode) to
  * whatever the chain returns, so that one call is absorbed; a StreamableFile is sent as is, without serialising.
  */
-function answer(
-  res: PlatformResponse,
-  response: StoredResponse,
-  extra: Record<string, string> = {},
-): StreamableFile {
+function answer(res: PlatformResponse, response: StoredResponse, extra: Record<string, string> = {}): Sent {
   res.status(response.status);
   for (const [name, value] of Object.entries({ ...response.headers, ...extra })) setHeader(res, name, value);
   res.status = function keepStatus(this: PlatformResponse) {
     Reflect.deleteProperty(res, 'status');
     return this;
   };
-  return new StreamableFile(response.body, { length: response.body.length });
+  return toSent(res, response.body);
 }
 
-function answerProblem(res: PlatformResponse, problem: Problem): StreamableFile {
+/**
+ * The bytes in a form the platform adapter sends unchanged: a StreamableFile (Nest 8+). Nest 7's Fastify adapter
+ * sends a Buffer as it is; its Express adapter serialises any object as JSON, but a string goes out through res.send
+ * as its UTF-8 bytes, which is every body Nest 7 can have recorded (a handler's JSON or text; it has no
+ * StreamableFile). res.send keeps the Content-Type set above, adding charset=utf-8 where it names none.
+ */
+function toSent(res: PlatformResponse, body: Buffer): Sent {
+  if (StreamableFile) return new StreamableFile(body, { length: body.length });
+  return res.setHeader ? body.toString('utf8') : body;
+}
+
+function answerProblem(res: PlatformResponse, problem: Problem): Sent {
   const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
   if (problem.retryAfterSeconds !== undefined) headers['retry-after'] = String(problem.retryAfterSeconds);
   const body = Buffer.from(

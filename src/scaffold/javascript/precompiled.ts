@@ -2,8 +2,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type * as Prettier from 'prettier';
 import { formatOptions } from '../../emit/format.js';
 import { CONTRACT_FILE } from '../typescriptRuntime.js';
+import type { SuiteWithHoles } from './renderedSuites.js';
+import { pieceSource, printSuiteImports, suiteForm, suitePieces, withoutMarks } from './suiteJavaScript.js';
 import { transpileSuiteToJavaScript, transpileToJavaScript, type ModuleType } from './transpile.js';
 
 /**
@@ -53,6 +56,10 @@ export async function buildPrecompiledTable(
   suiteTemplates: readonly string[] = [CONTRACT_FILE.template],
   /** Rendered vitest suites that do not depend on the design (renderedSuites.ts), precompiled the same way. */
   renderedSuites: ReadonlyArray<{ name: string; source: string }> = [],
+  /** idempotency.test.ts rendered with holes (renderedSuites.ts): each piece between its marks, precompiled. */
+  suitesWithHoles: readonly SuiteWithHoles[] = [],
+  /** Suites adapted to another runner than vitest (renderedSuites.ts): modules of the project, precompiled whole. */
+  adaptedSuites: ReadonlyArray<{ name: string; source: string }> = [],
 ): Promise<Map<string, string>> {
   const prettier = await import('prettier');
   const entries = await readdir(templatesDir, { recursive: true, withFileTypes: true });
@@ -74,5 +81,40 @@ export async function buildPrecompiledTable(
       out.set(precompiledKey(source, moduleType, 'suite'), await prettier.format(js, formatOptions(name.replace(/\.ts$/, '.js'))));
     }
   }
+  for (const { name, source } of adaptedSuites) {
+    for (const moduleType of MODULE_TYPES) {
+      out.set(precompiledKey(source, moduleType, 'file'), await prettier.format(transpileToJavaScript(source, moduleType, name), formatOptions(name.replace(/\.ts$/, '.js'))));
+    }
+  }
+  for (const suite of suitesWithHoles) {
+    for (const [key, js] of await precompileSuitePieces(suite, prettier)) {
+      if (out.has(key) && out.get(key) !== js) throw new Error(`bug: one piece of ${suite.name} gives two JavaScript texts:\n${out.get(key)}\n---\n${js}`);
+      out.set(key, js);
+    }
+  }
   return out;
+}
+
+/**
+ * A suite with holes transpiled and formatted whole, as generate would, then cut at its marks: each piece's
+ * JavaScript keyed by its TypeScript. The build checks what the direct printer relies on: the marks change nothing
+ * else in the output, and the imports it prints are the compiler's.
+ */
+async function precompileSuitePieces(suite: SuiteWithHoles, prettier: typeof Prettier): Promise<Array<[string, string]>> {
+  const { name, moduleType, runner } = suite;
+  const form = suiteForm(runner);
+  const javaScriptOf = async (source: string) => {
+    const js = form === 'suite' ? transpileSuiteToJavaScript(source, moduleType, name) : transpileToJavaScript(source, moduleType, name);
+    return prettier.format(js, formatOptions(name.replace(/\.ts$/, '.js')));
+  };
+  const marked = await javaScriptOf(suite.source);
+  const plain = await javaScriptOf(withoutMarks(suite.source));
+  if (withoutMarks(marked) !== plain) throw new Error(`bug: the marks in ${name} change its JavaScript (${moduleType}, ${form})`);
+  const typescript = suitePieces(suite.source);
+  const javascript = suitePieces(marked);
+  if (typescript.length !== javascript.length) throw new Error(`bug: ${name} has ${typescript.length} pieces, its JavaScript ${javascript.length}`);
+  const body = javascript.slice(1).join('');
+  const imports = printSuiteImports(typescript[0]!, body, moduleType, form);
+  if (imports !== javascript[0]) throw new Error(`bug: ${name}'s imports print as\n${imports}\nbut the compiler gives\n${javascript[0]}`);
+  return typescript.slice(1).map((piece, index) => [precompiledKey(pieceSource(piece, runner), moduleType, form), javascript[index + 1]!]);
 }

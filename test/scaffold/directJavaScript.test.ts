@@ -11,7 +11,7 @@ import type { DesignModel } from '../../src/model/types.js';
 import { buildConfig } from '../../src/questions/buildConfig.js';
 import { resolveAnswers } from '../../src/questions/resolveAnswers.js';
 import { detectModuleType, findTarget, referenceTarget, type ModuleType, type TestRunner } from '../../src/scaffold/index.js';
-import { buildPrecompiledTable, usePrecompiledTable } from '../../src/scaffold/javascript/precompiled.js';
+import { buildPrecompiledTable, buildSuiteTables, usePrecompiledTable } from '../../src/scaffold/javascript/precompiled.js';
 import { adaptedSuites, renderedSuites, suitesWithHoles } from '../../src/scaffold/javascript/renderedSuites.js';
 import { toJavaScriptFiles } from '../../src/scaffold/javascript/toJavaScriptFiles.js';
 import type { ScaffoldFile, TargetContext } from '../../src/scaffold/types.js';
@@ -156,7 +156,9 @@ const TEMPLATES = fileURLToPath(new URL('../../templates/scaffold/typescript/', 
 
 describe('JavaScript printed by the emitters is what transpiling and formatting gives', () => {
   beforeAll(async () => {
-    usePrecompiledTable(await buildPrecompiledTable(TEMPLATES, undefined, renderedSuites(), suitesWithHoles(), adaptedSuites()));
+    const table = await buildPrecompiledTable(TEMPLATES, undefined, renderedSuites());
+    for (const suites of (await buildSuiteTables(suitesWithHoles(), adaptedSuites())).values()) for (const [key, js] of suites) table.set(key, js);
+    usePrecompiledTable(table);
   }, 600_000);
   afterAll(() => usePrecompiledTable(undefined));
 

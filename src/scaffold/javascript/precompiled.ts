@@ -24,24 +24,49 @@ export const precompiledKey = (source: string, moduleType: ModuleType, form: Pre
   createHash('sha256').update(`${form === 'suite' ? 'suite\0' : ''}${moduleType}\0${source}`).digest('hex');
 
 let table: PrecompiledTable | null | undefined;
+/** Tests replaced the table: it holds the suites' pieces too. */
+let replaced = false;
+const suiteTables = new Map<string, PrecompiledTable | null>();
 
-/** Tests: use this table instead of the shipped one (undefined: back to the shipped one). */
+/** Tests: use this table (templates and suites alike) instead of the shipped ones (undefined: back to those). */
 export function usePrecompiledTable(replacement: PrecompiledTable | undefined): void {
   table = replacement;
+  replaced = replacement !== undefined;
+  suiteTables.clear();
 }
 
 /** The house-style JavaScript for a template's text, when the build made it. */
 export function precompiledJavaScript(source: string, moduleType: ModuleType, form: PrecompiledForm = 'file'): string | undefined {
-  if (table === undefined) {
-    try {
-      const raw = JSON.parse(readFileSync(new URL('./precompiled.json', import.meta.url), 'utf8')) as { files?: Record<string, string> };
-      table = new Map(Object.entries(raw.files ?? {}));
-    } catch {
-      // Running from src (tests) or an unbuilt checkout: every file is transpiled on use.
-      table = null;
-    }
-  }
+  if (table === undefined) table = readTable('./precompiled.json');
   return table?.get(precompiledKey(source, moduleType, form));
+}
+
+/**
+ * The same for a suite's piece or an adapted suite (suiteJavaScript.ts), from the build's table for one runner and
+ * module format: a generate reads the one its project needs, an eighth of them.
+ */
+export function precompiledSuiteJavaScript(source: string, moduleType: ModuleType, runner: string, form: PrecompiledForm): string | undefined {
+  if (replaced) return table?.get(precompiledKey(source, moduleType, form));
+  const bucket = suiteBucket(runner, moduleType);
+  let suites = suiteTables.get(bucket);
+  if (suites === undefined) {
+    suites = readTable(`./suites/${bucket}.json`);
+    suiteTables.set(bucket, suites);
+  }
+  return suites?.get(precompiledKey(source, moduleType, form));
+}
+
+/** Which table of the build holds a runner's suites in a module format. */
+export const suiteBucket = (runner: string, moduleType: ModuleType): string => `${runner}-${moduleType}`;
+
+function readTable(file: string): PrecompiledTable | null {
+  try {
+    const raw = JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8')) as { files?: Record<string, string> };
+    return new Map(Object.entries(raw.files ?? {}));
+  } catch {
+    // Running from src (tests) or an unbuilt checkout: every file is transpiled on use.
+    return null;
+  }
 }
 
 const MODULE_TYPES: readonly ModuleType[] = ['module', 'commonjs'];
@@ -56,10 +81,6 @@ export async function buildPrecompiledTable(
   suiteTemplates: readonly string[] = [CONTRACT_FILE.template],
   /** Rendered vitest suites that do not depend on the design (renderedSuites.ts), precompiled the same way. */
   renderedSuites: ReadonlyArray<{ name: string; source: string }> = [],
-  /** idempotency.test.ts rendered with holes (renderedSuites.ts): each piece between its marks, precompiled. */
-  suitesWithHoles: readonly SuiteWithHoles[] = [],
-  /** Suites adapted to another runner than vitest (renderedSuites.ts): modules of the project, precompiled whole. */
-  adaptedSuites: ReadonlyArray<{ name: string; source: string }> = [],
 ): Promise<Map<string, string>> {
   const prettier = await import('prettier');
   const entries = await readdir(templatesDir, { recursive: true, withFileTypes: true });
@@ -81,18 +102,37 @@ export async function buildPrecompiledTable(
       out.set(precompiledKey(source, moduleType, 'suite'), await prettier.format(js, formatOptions(name.replace(/\.ts$/, '.js'))));
     }
   }
-  for (const { name, source } of adaptedSuites) {
+  return out;
+}
+
+/**
+ * The test suites' JavaScript, by table (suiteBucket): each piece of idempotency.test.ts rendered with holes, and
+ * the suites adapted to another runner than vitest (renderedSuites.ts), precompiled whole as modules of the project.
+ */
+export async function buildSuiteTables(
+  suitesWithHoles: readonly SuiteWithHoles[],
+  adaptedSuites: ReadonlyArray<{ name: string; source: string; runner: string }>,
+): Promise<Map<string, Map<string, string>>> {
+  const prettier = await import('prettier');
+  const tables = new Map<string, Map<string, string>>();
+  const tableOf = (runner: string, moduleType: ModuleType) => {
+    const bucket = suiteBucket(runner, moduleType);
+    if (!tables.has(bucket)) tables.set(bucket, new Map());
+    return tables.get(bucket)!;
+  };
+  for (const { name, source, runner } of adaptedSuites) {
     for (const moduleType of MODULE_TYPES) {
-      out.set(precompiledKey(source, moduleType, 'file'), await prettier.format(transpileToJavaScript(source, moduleType, name), formatOptions(name.replace(/\.ts$/, '.js'))));
+      tableOf(runner, moduleType).set(precompiledKey(source, moduleType, 'file'), await prettier.format(transpileToJavaScript(source, moduleType, name), formatOptions(name.replace(/\.ts$/, '.js'))));
     }
   }
   for (const suite of suitesWithHoles) {
+    const out = tableOf(suite.runner, suite.moduleType);
     for (const [key, js] of await precompileSuitePieces(suite, prettier)) {
       if (out.has(key) && out.get(key) !== js) throw new Error(`bug: one piece of ${suite.name} gives two JavaScript texts:\n${out.get(key)}\n---\n${js}`);
       out.set(key, js);
     }
   }
-  return out;
+  return tables;
 }
 
 /**

@@ -80,13 +80,13 @@ const DESIGN = {
  * to the other runners, with the scaffold folder a hole (printAdaptedSuite): each precompiled whole, as a module of
  * the project.
  */
-export function adaptedSuites(): Array<{ name: string; source: string }> {
+export function adaptedSuites(): Array<{ name: string; source: string; runner: TestRunner }> {
   const suites = [
     ...['webhooks/webhooks.test.ts', 'consumers/consumers.test.ts', 'cron/cron.test.ts', 'reconcile/reconcile.test.ts'].map((path) => ({ path, code: readTemplate(`typescript/${path}`) })),
     { path: CONTRACT_FILE.path, code: readTemplate(CONTRACT_FILE.template) },
     ...renderedSuites().map(({ name, source }) => ({ path: name, code: source })),
   ];
   return (['jest', 'mocha', 'node-test'] as const).flatMap((runner) =>
-    suites.map(({ path, code }) => ({ name: path.split('/').at(-1)!, source: adaptedSuiteSource(code, runner, path, 'src/idempotency', new SuiteHoleRecorder()) })),
+    suites.map(({ path, code }) => ({ name: path.split('/').at(-1)!, runner, source: adaptedSuiteSource(code, runner, path, 'src/idempotency', new SuiteHoleRecorder()) })),
   );
 }

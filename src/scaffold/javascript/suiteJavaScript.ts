@@ -4,7 +4,7 @@ import { adaptSuite } from '../profile/runnerPrelude.js';
 import type { TestRunner } from '../profile/types.js';
 import type { SuiteHoles } from '../renderTests.js';
 import { quote } from '../tsLiteral.js';
-import { precompiledJavaScript, type PrecompiledForm } from './precompiled.js';
+import { precompiledSuiteJavaScript, type PrecompiledForm } from './precompiled.js';
 import { printModule } from './printModule.js';
 import { SUITE_NOTE, type ModuleType } from './transpile.js';
 
@@ -52,7 +52,7 @@ export class SuiteHoleRecorder implements SuiteHoles {
  */
 export function printAdaptedSuite(code: string, runner: TestRunner, path: string, scaffoldDir: string | undefined, moduleType: ModuleType): string | undefined {
   const holes = new SuiteHoleRecorder();
-  const js = precompiledJavaScript(adaptedSuiteSource(code, runner, path, scaffoldDir, holes), moduleType, 'file');
+  const js = precompiledSuiteJavaScript(adaptedSuiteSource(code, runner, path, scaffoldDir, holes), moduleType, runner, 'file');
   return js === undefined ? undefined : fillHoles(js, holes.values);
 }
 
@@ -87,7 +87,7 @@ export function printSuiteJavaScript(source: string, values: ReadonlyMap<string,
   const [imports, ...pieces] = suitePieces(source);
   const body: string[] = [];
   for (const piece of pieces) {
-    const js = precompiledJavaScript(pieceSource(piece, runner), moduleType, form);
+    const js = precompiledSuiteJavaScript(pieceSource(piece, runner), moduleType, runner, form);
     if (js === undefined) return undefined;
     body.push(js);
   }

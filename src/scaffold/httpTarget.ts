@@ -1,14 +1,15 @@
 import { posix } from 'node:path';
 import type { DesignModel, StackDesign } from '../model/types.js';
 import type { HttpFramework } from './httpFramework.js';
-import { adaptSuite, describeTestRun } from './profile/runnerPrelude.js';
+import { printAdaptedSuite, adaptedSuiteSource } from './javascript/suiteJavaScript.js';
+import { describeTestRun } from './profile/runnerPrelude.js';
 import { readTemplate } from './readTemplate.js';
 import { fitsHouseWidth } from './houseStyle.js';
 import { renderAlerts } from './renderAlerts.js';
 import { renderProviders, renderProvidersJavaScript } from './renderProviders.js';
 import { renderReadme } from './renderReadme.js';
 import { renderSettings, renderSettingsJavaScript } from './renderSettings.js';
-import { renderTests } from './renderTests.js';
+import { renderTests, renderTestsJavaScript } from './renderTests.js';
 import { renderWiring, renderWiringJavaScript } from './renderWiring.js';
 import { buildScaffoldView, type ScaffoldView } from './scaffoldView.js';
 import type { StoreModule } from './stores/types.js';
@@ -44,13 +45,16 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       const framework = (platform ? options.framework.platforms?.[platform]?.() : undefined) ?? options.framework;
       const view = storeView(buildScaffoldView(model), store);
       const runner = context?.testRunner ?? 'vitest';
-      // Suites written against Vitest's API, in the project's runner.
-      const suite = (path: string, code: string) => adaptSuite(code, runner, context?.scaffoldDir ? { sourceDir: posix.dirname(posix.join(context.scaffoldDir, path)) } : undefined);
+      const moduleType = context?.javascript;
+      // Suites written against Vitest's API, in the project's runner; for a JavaScript project, their JavaScript as
+      // the build precompiled it (vitest's are the templates' own, precompiled.ts).
+      const suite = (path: string, code: string) => adaptedSuiteSource(code, runner, path, context?.scaffoldDir);
+      const suiteJavaScript = (path: string, code: string) => (moduleType && runner !== 'vitest' ? printAdaptedSuite(code, runner, path, context?.scaffoldDir, moduleType) : undefined);
       const files: ScaffoldFile[] = staticFiles.map((file) => {
         const code = readTemplate(file.template);
-        return file === CONTRACT_FILE
-          ? { path: file.path, contents: suite(file.path, code), class: 'scaffold', role: file.role, formatted: runner === 'vitest' }
-          : { path: file.path, contents: code, class: 'scaffold', role: file.role, formatted: true };
+        if (file !== CONTRACT_FILE) return { path: file.path, contents: code, class: 'scaffold', role: file.role, formatted: true };
+        const javascript = suiteJavaScript(file.path, code);
+        return { path: file.path, contents: suite(file.path, code), class: 'scaffold', role: file.role, formatted: runner === 'vitest', ...(javascript === undefined ? {} : { javascript }) };
       });
       const purposes = staticFiles.map((file) => ({ name: file.path, purpose: file.purpose }));
       // `formatted`: the emitter prints the house style itself (test/emit/houseStyleEmitted.test.ts), so generate
@@ -62,24 +66,25 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       };
       if (store.migration) add(store.migration.path, store.migration.render(view), 'ddl', store.migration.purpose, 'scaffold', true);
       const settings = renderSettings(view);
-      const moduleType = context?.javascript;
       add('settings.ts', settings, 'core', 'every value the design decided (leases, retention, statuses)', 'scaffold', fitsHouseWidth(settings), moduleType && renderSettingsJavaScript(view, moduleType));
       add('index.ts', renderWiring(view, framework, store), 'middleware', options.wiringPurpose ?? 'createIdempotency(): store, core and the hooks for each route', 'scaffold', true, moduleType && renderWiringJavaScript(view, framework, store, moduleType));
       if (store.cleanupJob) add('cleanup-job.ts', store.cleanupJob(view), 'cleanup', 'runnable cleanup for cron', 'scaffold', true, moduleType && store.cleanupJob(view, moduleType));
       const providers = renderProviders(view);
       if (providers) add('providers.ts', providers, 'providers', 'provider keys derived from the local key', 'scaffold', true, moduleType && renderProvidersJavaScript(view, moduleType));
       add('idempotency-alerts.yml', renderAlerts(view), 'alerts', 'Prometheus alert rules (regenerated)', 'managed', true);
-      const scenarios = renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir, javascript: model.stack.language === 'javascript' });
+      const suiteOptions = { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir, javascript: model.stack.language === 'javascript' };
+      const scenarios = renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, suiteOptions);
       // Printed in the house style for vitest; a value that leaves a line too long (a long action name) goes to prettier.
-      add('idempotency.test.ts', scenarios, 'tests', `the scenarios against a real ${store.label}`, 'scaffold', runner === 'vitest' && fitsHouseWidth(scenarios, { unbreakable: true }));
-      add('store-contract.test.ts', suite('store-contract.test.ts', store.renderContractTest(view)), 'tests', `the store contract suite run against the ${store.label} store`, 'scaffold', runner === 'vitest');
+      add('idempotency.test.ts', scenarios, 'tests', `the scenarios against a real ${store.label}`, 'scaffold', runner === 'vitest' && fitsHouseWidth(scenarios, { unbreakable: true }), moduleType && renderTestsJavaScript(view, `./${store.migration?.path ?? ''}`, framework, store, suiteOptions, moduleType));
+      const contractTest = store.renderContractTest(view);
+      add('store-contract.test.ts', suite('store-contract.test.ts', contractTest), 'tests', `the store contract suite run against the ${store.label} store`, 'scaffold', runner === 'vitest', suiteJavaScript('store-contract.test.ts', contractTest));
       // Webhook, consumer and cron processors run on every store (they use only the IdempotencyStore interface);
       // triggerFiles() leaves out what needs more (the reconciliation job without listStuck, the PostgreSQL ordering
       // table and suites) and TRIGGERS.md says so. Their suites are adapted to the project's runner like the others.
       for (const file of triggerFiles(model, framework.module, store.id, platform, moduleType)) {
         const tests = file.role === 'tests';
         // A suite stays as written (and formatted) only for vitest; another runner's prelude changes it.
-        add(file.path, tests ? suite(file.path, file.contents) : file.contents, file.role, file.purpose, 'scaffold', file.formatted === true && (!tests || runner === 'vitest'), tests ? undefined : file.javascript);
+        add(file.path, tests ? suite(file.path, file.contents) : file.contents, file.role, file.purpose, 'scaffold', file.formatted === true && (!tests || runner === 'vitest'), tests ? suiteJavaScript(file.path, file.contents) : file.javascript);
       }
       purposes.sort((a, b) => (a.name < b.name ? -1 : 1));
       const dir = context?.scaffoldDir ?? '.';

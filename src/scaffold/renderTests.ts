@@ -8,6 +8,8 @@ import type { ScaffoldView } from './scaffoldView.js';
 import { POSTGRES_STORE } from './stores/postgres.js';
 import type { StoreModule } from './stores/types.js';
 import { houseExpression, houseLiteral, houseQuote } from './houseStyle.js';
+import { printSuiteJavaScript, SuiteHoleRecorder } from './javascript/suiteJavaScript.js';
+import type { ModuleType } from './javascript/transpile.js';
 import { quote } from './tsLiteral.js';
 
 export interface TestSuiteOptions {
@@ -47,25 +49,42 @@ type SuiteFetch =
       }>;
 `;
 
+/**
+ * How the suite's source is printed. As the file: every value in place (AS_WRITTEN). For the direct JavaScript printer
+ * (javascript/suiteJavaScript.ts): each value from the design is a hole (`hole` returns a placeholder and remembers
+ * the value), and `mark` lines set the framework's fragments apart, so the rest of the suite reads the same for
+ * every design and framework and its JavaScript can be made once, by the build.
+ */
+export interface SuiteHoles {
+  /** `value` in place, or a placeholder for it; `name` is one letter, the same value for every use. */
+  hole(name: string, value: string): string;
+  /** A line between fragments (with its newline), or '' in the file. */
+  readonly mark: string;
+}
+
+const AS_WRITTEN: SuiteHoles = { hole: (_name, value) => value, mark: '' };
+
 export function renderTests(
   view: ScaffoldView,
   migrationPath: string,
   framework: HttpFramework = EXPRESS,
   store: StoreModule = POSTGRES_STORE,
   options: TestSuiteOptions = {},
+  holes: SuiteHoles = AS_WRITTEN,
 ): string {
+  const { hole, mark } = holes;
   const prelude = runnerPrelude(options.runner ?? 'vitest');
   // The store's hooks read the migration through this expression: beside the suite (import.meta in ES modules,
   // __dirname in CommonJS), or also in the source folder when the runner loads tsc's output (tsc copies no .sql).
   const beside = options.moduleSystem === 'commonjs' ? `nodePath.join(__dirname, ${houseQuote(migrationPath)})` : `new URL(${houseQuote(migrationPath)}, import.meta.url)`;
-  const inSource = store.migration && prelude.runsCompiled && options.scaffoldDir ? `nodePath.resolve(${houseQuote(path.posix.join(options.scaffoldDir, migrationPath))})` : undefined;
+  const inSource = store.migration && prelude.runsCompiled && options.scaffoldDir ? `nodePath.resolve(${houseQuote(sourcePath(options.scaffoldDir, migrationPath, hole))})` : undefined;
   const migrationDecl = inSource
     ? `\n// Beside this file, or in the source folder when the suite runs from compiled output (tsc does not copy .sql files).\nconst MIGRATION = [${beside}, ${inSource}].find((file) => existsSync(file)) ?? ${beside};\n`
     : '';
   const migration = inSource ? 'MIGRATION' : beside;
   const runtimeImports = `${inSource ? "import { existsSync } from 'node:fs';\n" : ''}${store.migration && (inSource || options.moduleSystem === 'commonjs') ? "import * as nodePath from 'node:path';\n" : ''}`;
   const action = view.testAction;
-  if (!action.http) return renderTriggerSuite(view, store, prelude, { runtimeImports, migrationDecl, migration, javascript: options.javascript });
+  if (!action.http) return renderTriggerSuite(view, store, prelude, { runtimeImports, migrationDecl, migration, javascript: options.javascript }, holes);
   const first = sampleRequest(action, 0);
   const changed = sampleRequest(action, 1);
   const canMismatch = JSON.stringify(first) !== JSON.stringify(changed);
@@ -90,34 +109,34 @@ import {
   type IdempotencyStore,
 } from './types.js';
 
-${store.tests.gate}
+${mark}${store.tests.gate}
 
-const ACTION: ActionSettings = ACTIONS.${action.codeName};
+const ACTION: ActionSettings = ACTIONS.${hole('c', action.codeName)};
 const KEY_HEADER = POLICY.keyHeader;
 const REPLAY_HEADER = POLICY.replayHeader.toLowerCase();
-// One request per test id; ${action.keySource === 'derived' ? 'the derived key comes from the body fields' : 'the key travels in the header'}.
-const SAMPLE = ${houseLiteral(first, '', 'const SAMPLE = '.length, 1)};
-const CHANGED = ${houseLiteral(changed, '', 'const CHANGED = '.length, 1)};
-const USES_HEADER = ${action.keySource !== 'derived'};
+// One request per test id; ${hole('k', action.keySource === 'derived' ? 'the derived key comes from the body fields' : 'the key travels in the header')}.
+const SAMPLE = ${hole('s', houseLiteral(first, '', 'const SAMPLE = '.length, 1))};
+const CHANGED = ${hole('d', houseLiteral(changed, '', 'const CHANGED = '.length, 1))};
+const USES_HEADER = ${hole('u', String(action.keySource !== 'derived'))};
 ${SUITE_FETCH}${migrationDecl}
 ${prelude.helpers}
 
-suiteIf(${runsWhen(store)})(${houseQuote(`idempotency (${action.name})`)}, ${prelude.suiteCallback}
+suiteIf(${runsWhen(store)})(${hole('n', houseQuote(`idempotency (${action.name})`))}, ${prelude.suiteCallback}
 ${store.tests.declarations}
   let baseUrl = '';
-  ${framework.tests.serverDecl}
-  let executions = 0;
+${mark}  ${framework.tests.serverDecl}
+${mark}  let executions = 0;
   let failNext = false;
 
   ${prelude.beforeAll}(async () => {
 ${store.tests.setup(migration)}
 
-${framework.tests.setup(action, routeMethod)}
-  });
+${mark}${framework.tests.setup({ ...action, codeName: hole('c', action.codeName) }, hole('m', routeMethod))}
+${mark}  });
 
   ${prelude.afterAll}(async () => {
-${framework.tests.teardown}
-${store.tests.teardown}
+${mark}${framework.tests.teardown}
+${mark}${store.tests.teardown}
   });
 
 ${store.tests.effectHelpers}
@@ -138,7 +157,7 @@ ${store.tests.effectHelpers}
         headers.push([KEY_HEADER, value]);
     // Read by shape: typings before @types/node 18 (and no DOM lib) declare no fetch global.
     const request = (globalThis as unknown as { fetch: SuiteFetch }).fetch;
-    return request(baseUrl + url, { method: ${houseQuote(action.method ?? 'POST')}, headers, body });
+    return request(baseUrl + url, { method: ${hole('e', houseQuote(action.method ?? 'POST'))}, headers, body });
   }
 
 ${store.tests.recordKeyHelper}
@@ -163,7 +182,7 @@ ${store.tests.assertFinished}
     expect(Buffer.from(await replay.arrayBuffer()).equals(originalBody)).toBe(true);
   });
 
-  testIf(${canMismatch})('same key, different body: ${view.policy.mismatchStatus} problem without the stored body', async () => {
+  testIf(${hole('x', String(canMismatch))})('same key, different body: ${hole('y', String(view.policy.mismatchStatus))} problem without the stored body', async () => {
     await send('mismatch');
     const before = executions;
     const response = await send('mismatch', { changed: true });
@@ -249,7 +268,7 @@ ${action.mode === 'transactional' ? store.tests.crashTransactional : store.tests
     expect(mine).toMatch(/^[0-9a-f]{64}$/);
   });
 
-${coreScenarios(view, store, options.javascript)}  async function claimLike(core: IdempotencyCore, id: string) {
+${coreScenarios(view, store, options.javascript, hole)}  async function claimLike(core: IdempotencyCore, id: string) {
     // Recompute exactly what the middleware would, by letting it claim through the core with the same inputs.
     const { computeFingerprint, pickFields } = await import('./fingerprint.js');
     const { deriveKey } = await import('./keys.js');
@@ -282,13 +301,42 @@ function routeParams(template: string, url: string): Record<string, string> {
 ${prelude.footer}`;
 }
 
+/**
+ * `dir/file`, the folder a hole when it is plain path characters: inside the string, so the line keeps its layout
+ * for the JavaScript printer (a placeholder for the whole literal would be far shorter than it).
+ */
+function sourcePath(dir: string, file: string, hole: SuiteHoles['hole']): string {
+  const joined = path.posix.join(dir, file);
+  const rest = path.posix.normalize(file);
+  const folder = joined.slice(0, -rest.length - 1);
+  return /^[\w./@+-]+$/.test(folder) && joined === `${folder}/${rest}` ? `${hole('p', folder)}/${rest}` : joined;
+}
+
+/**
+ * idempotency.test.ts as JavaScript in the project's module format, without the compiler or prettier: the suite
+ * rendered with holes, its pieces as the build precompiled them (javascript/suiteJavaScript.ts). Undefined when a
+ * piece or a value's width leaves that unsure; the TypeScript is then transpiled as before.
+ */
+export function renderTestsJavaScript(
+  view: ScaffoldView,
+  migrationPath: string,
+  framework: HttpFramework,
+  store: StoreModule,
+  options: TestSuiteOptions,
+  moduleType: ModuleType,
+): string | undefined {
+  const holes = new SuiteHoleRecorder();
+  const source = renderTests(view, migrationPath, framework, store, { ...options, javascript: true }, holes);
+  return printSuiteJavaScript(source, holes.values, moduleType, options.runner ?? 'vitest');
+}
+
 /** The suite runs when the store's skip expression is false: `!!X` and `!false` as prettier prints `!(!X)`, `!(false)`. */
 function runsWhen(store: StoreModule): string {
   return /^!?[\w.]+$/.test(store.tests.skipIf) ? `!${store.tests.skipIf}` : `!(${store.tests.skipIf})`;
 }
 
 /** The scenarios that drive the core and store directly (no HTTP): shared by the HTTP suite and the trigger suite. */
-function coreScenarios(view: ScaffoldView, store: StoreModule, javascript = false): string {
+function coreScenarios(view: ScaffoldView, store: StoreModule, javascript = false, hole = AS_WRITTEN.hole): string {
   const saga = view.sagaAction;
   return `  it('lease mode, completion cannot be recorded: retried with the same token, then OutcomeUnknownError, never released', async () => {
     const real = ${houseExpression(store.tests.newStore('POLICY.statementTimeoutMs'), '    ', '    const real = '.length, 1)};
@@ -321,7 +369,7 @@ ${store.tests.assertStillProcessing}
   it('saga: a retry resumes at the failed step; a permanent failure compensates in reverse', async () => {
     const core = ${houseExpression(`new IdempotencyCore(${store.tests.newStore('POLICY.storeTimeoutMs')}, POLICY)`, '    ', '    const core = '.length, 1)};
     const tracker = ${houseExpression(store.tests.newSaga, '    ', '    const tracker = '.length, 1)};
-    const names = ${houseLiteral(saga ? saga.steps.map((step) => step.name) : ['firstStep', 'secondStep', 'thirdStep'], '    ', '    const names = '.length, 1)};
+    const names = ${hole('a', houseLiteral(saga ? saga.steps.map((step) => step.name) : ['firstStep', 'secondStep', 'thirdStep'], '    ', '    const names = '.length, 1))};
     const ran: string[] = [];
     const undone: string[] = [];
     let failure: Error | undefined = new Error('transient');
@@ -392,6 +440,7 @@ function renderTriggerSuite(
   store: StoreModule,
   prelude: ReturnType<typeof runnerPrelude>,
   parts: { runtimeImports: string; migrationDecl: string; migration: string; javascript?: boolean },
+  { hole, mark }: SuiteHoles,
 ): string {
   const action = view.testAction;
   const trigger = TRIGGER_KEYS[action.trigger] ?? TRIGGER_KEYS.consumer!;
@@ -414,18 +463,18 @@ import {
   type IdempotencyStore,
 } from './types.js';
 
-${store.tests.gate}
+${mark}${store.tests.gate}
 
-// ${action.codeName} is a ${action.trigger}, keyed by ${trigger.what}: its entry point is ${trigger.entry}
+// ${hole('c', action.codeName)} is a ${hole('h', `${action.trigger}, keyed by ${trigger.what}: its entry point is ${trigger.entry}`)}
 // (TRIGGERS.md), never an HTTP route with an Idempotency-Key header. These scenarios drive the core the way that
 // entry point does, against the real store.
-const ACTION: ActionSettings = ACTIONS.${action.codeName};
-const SCOPE = ${quote(scope)};
+const ACTION: ActionSettings = ACTIONS.${hole('c', action.codeName)};
+const SCOPE = ${hole('q', quote(scope))};
 const USES_HEADER = false;
 ${parts.migrationDecl}
 ${prelude.helpers}
 
-suiteIf(${runsWhen(store)})(${houseQuote(`idempotency (${action.name}, ${action.trigger})`)}, ${prelude.suiteCallback}
+suiteIf(${runsWhen(store)})(${hole('n', houseQuote(`idempotency (${action.name}, ${action.trigger})`))}, ${prelude.suiteCallback}
 ${store.tests.declarations}
   let core: IdempotencyCore;
   let executions = 0;
@@ -441,7 +490,7 @@ ${store.tests.teardown}
 
 ${store.tests.effectHelpers}
 
-  const keyOf = (id: string) => \`${trigger.prefix}-\${id}\`;
+  const keyOf = (id: string) => \`${hole('f', trigger.prefix)}-\${id}\`;
   // A trigger's key is its message or event id, never a hash of a sample request: the record is found directly.
   async function recordKey(id: string): Promise<{ scope: string; key: string }> {
     return { scope: SCOPE, key: keyOf(id) };
@@ -449,7 +498,7 @@ ${store.tests.effectHelpers}
   // Pinned to the action, like the processors' fingerprint: the same id under another action never replays.
   const fingerprintOf = (key: string) => sha256Hex(canonicalJson({ action: ACTION.codeName, key }));
 
-  /** One delivery of ${trigger.what} \`id\`, handled the way the entry point handles it. */
+  /** One delivery of ${hole('w', trigger.what)} \`id\`, handled the way the entry point handles it. */
   async function deliver(
     id: string,
     options: { fail?: boolean } = {},
@@ -509,7 +558,7 @@ ${store.tests.expireRecord}
     expect(executions).toBe(before + 1);
   });
 
-${coreScenarios(view, store, parts.javascript).trimEnd()}
+${coreScenarios(view, store, parts.javascript, hole).trimEnd()}
 });
 ${prelude.footer}`;
 }

@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import * as prettier from 'prettier';
-import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { formatOptions } from '../../src/emit/format.js';
 import { inspectProject } from '../../src/inspect/index.js';
@@ -10,6 +11,8 @@ import type { DesignModel } from '../../src/model/types.js';
 import { buildConfig } from '../../src/questions/buildConfig.js';
 import { resolveAnswers } from '../../src/questions/resolveAnswers.js';
 import { detectModuleType, findTarget, referenceTarget, type ModuleType, type TestRunner } from '../../src/scaffold/index.js';
+import { buildPrecompiledTable, buildSuiteTables, usePrecompiledTable } from '../../src/scaffold/javascript/precompiled.js';
+import { adaptedSuites, renderedSuites, suitesWithHoles } from '../../src/scaffold/javascript/renderedSuites.js';
 import { toJavaScriptFiles } from '../../src/scaffold/javascript/toJavaScriptFiles.js';
 import type { ScaffoldFile, TargetContext } from '../../src/scaffold/types.js';
 import { modelFor, ROOT } from './generateInto.js';
@@ -17,6 +20,8 @@ import { modelFor, ROOT } from './generateInto.js';
 // Emitters that print a file's JavaScript themselves (ScaffoldFile.javascript) spare a JavaScript generate the
 // TypeScript compiler and prettier. What they print must be byte for byte what the old path gives: the TypeScript
 // transpiled (types to JSDoc, CommonJS rewrite) and formatted in the house style; README code blocks as transpiled.
+// The test suites are printed from pieces the build precompiles (suiteJavaScript.ts): the table is built here as
+// `npm run build` builds it, so every suite is compared for each runner, module format, store and framework below.
 
 const FIXTURES = readdirSync(path.join(ROOT, 'fixtures/configs'))
   .filter((name) => name.endsWith('.json'))
@@ -34,6 +39,8 @@ interface Case {
   providers?: string[];
   /** A value leaves a line too long, so settings.ts goes the old way (prettier breaks what it can). */
   overflows?: boolean;
+  /** Where the scaffold goes (default src/idempotency): Mocha and node:test suites name it. */
+  scaffoldDir?: string;
 }
 const stack = (raw: Record<string, unknown>) => raw.stack as Record<string, unknown>;
 const asJavaScript = (extra: Record<string, unknown> = {}) => (raw: Record<string, unknown>) => void Object.assign(stack(raw), { language: 'javascript', ...extra });
@@ -73,6 +80,29 @@ const CASES: Case[] = [
       actions.push({ ...actions[0]!, name: 'payByCard', route: 'POST /cards', provider: 'stripe' });
     },
   },
+  // Mocha and node:test suites read their .sql files from the scaffold folder too: another folder, a deeper one.
+  ...(['mocha', 'node-test'] as const).flatMap((runner) =>
+    ['lib/idempotency', 'packages/api/src/idempotency', 'packages/api/src/payments/idempotency-layer'].map((scaffoldDir) => ({
+      label: `express-js-orders with ${runner} in ${scaffoldDir}`,
+      fixture: 'express-js-orders',
+      scaffoldDir,
+      // The longest leaves the migration's line too wide for the house style: that suite keeps the old path.
+      overflows: scaffoldDir.length > 40,
+      patch: asJavaScript({ testFramework: runner }),
+    })),
+  ),
+  // Each trigger kind alone (no HTTP action): the suite drives the core as the trigger's entry point does.
+  ...(['webhook', 'consumer', 'cron'] as const).flatMap((trigger) =>
+    RUNNERS.map((runner) => ({
+      label: `a ${trigger} only, ${runner}`,
+      fixture: 'minimal-one-action',
+      patch: (raw: Record<string, unknown>) => {
+        asJavaScript({ testFramework: runner, ...(trigger === 'consumer' ? { broker: 'bullmq' } : {}) })(raw);
+        const [action] = raw.actions as Array<Record<string, unknown>>;
+        Object.assign(action!, { trigger, name: `handle${trigger}Event`, ...(trigger === 'webhook' ? { provider: 'stripe' } : {}) });
+      },
+    })),
+  ),
   // plain-js's stack (Express, MySQL, Jest) on a design with payments and webhooks.
   { label: 'express-js-orders on MySQL with Jest', fixture: 'express-js-orders', patch: asJavaScript({ database: 'mysql', testFramework: 'jest' }) },
 ];
@@ -90,11 +120,11 @@ async function transpiledAndFormatted(files: readonly ScaffoldFile[], moduleType
 }
 
 /** Every file an emitter printed as JavaScript is what the old path gives, for the project's runner, in `moduleTypes`. */
-async function expectOldPathBytes(model: DesignModel, moduleTypes: readonly ModuleType[], overflows = false): Promise<void> {
+async function expectOldPathBytes(model: DesignModel, moduleTypes: readonly ModuleType[], overflows = false, scaffoldDir = 'src/idempotency'): Promise<void> {
   const target = findTarget(model.stack) ?? referenceTarget(model.stack)!;
   const runner = (RUNNERS.find((name) => name === model.stack.testFramework) ?? 'vitest') as TestRunner;
   for (const moduleType of moduleTypes) {
-    const context: TargetContext = { testRunner: runner, testModuleSystem: runner === 'vitest' || moduleType === 'module' ? 'esm' : 'commonjs', scaffoldDir: 'src/idempotency', javascript: moduleType };
+    const context: TargetContext = { testRunner: runner, testModuleSystem: runner === 'vitest' || moduleType === 'module' ? 'esm' : 'commonjs', scaffoldDir, javascript: moduleType };
     const files = target.files(model, context);
     const direct = files.filter((file) => file.javascript !== undefined).map((file) => file.path);
     if (!overflows) expect(direct).toContain('settings.ts');
@@ -102,6 +132,12 @@ async function expectOldPathBytes(model: DesignModel, moduleTypes: readonly Modu
     const nest = /nestjs/.test(model.stack.framework);
     for (const path of ['README.md', 'TRIGGERS.md', 'reconcile/job.ts', 'providers.ts', 'cleanup-job.ts']) {
       if (files.some((file) => file.path === path) && !(nest && path.endsWith('.md'))) expect(direct, `${path} is printed as JavaScript`).toContain(path);
+    }
+    // Every suite too (vitest's copied suites are the precompiled templates themselves), but NestJS's decorated
+    // controller and a value too wide for its line, which keep the old path.
+    for (const file of files.filter((candidate) => candidate.role === 'tests' && candidate.path.endsWith('.ts'))) {
+      const copied = runner === 'vitest' && file.path !== 'idempotency.test.ts';
+      if (!copied && !(nest && file.path === 'idempotency.test.ts') && !overflows) expect(direct, `${file.path} (${runner}, ${moduleType}) is printed as JavaScript`).toContain(file.path);
     }
     const expected = await transpiledAndFormatted(files, moduleType, runner);
     for (const file of files.filter((candidate) => candidate.javascript !== undefined)) {
@@ -116,11 +152,20 @@ const PROJECTS = readdirSync(path.join(ROOT, 'fixtures/projects')).filter((name)
   (readdirSync(path.join(ROOT, 'fixtures/projects', name), { recursive: true }) as string[]).some((file) => file.endsWith('.js') && !file.includes('node_modules')),
 );
 
+const TEMPLATES = fileURLToPath(new URL('../../templates/scaffold/typescript/', import.meta.url));
+
 describe('JavaScript printed by the emitters is what transpiling and formatting gives', () => {
-  it.each(CASES)('$label', async ({ fixture, patch, overflows, providers }) => {
+  beforeAll(async () => {
+    const table = await buildPrecompiledTable(TEMPLATES, undefined, renderedSuites());
+    for (const suites of (await buildSuiteTables(suitesWithHoles(), adaptedSuites())).values()) for (const [key, js] of suites) table.set(key, js);
+    usePrecompiledTable(table);
+  }, 600_000);
+  afterAll(() => usePrecompiledTable(undefined));
+
+  it.each(CASES)('$label', async ({ fixture, patch, overflows, providers, scaffoldDir }) => {
     const model = await modelFor(fixture, patch);
     if (providers) expect([...new Set(model.providers.map((provider) => provider.id))].sort()).toEqual(providers);
-    await expectOldPathBytes(model, MODULE_TYPES, overflows);
+    await expectOldPathBytes(model, MODULE_TYPES, overflows, scaffoldDir);
   });
 
   it.each(PROJECTS)('fixtures/projects/%s, when it is JavaScript', { timeout: 120_000 }, async (name) => {

@@ -2,8 +2,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type * as Prettier from 'prettier';
 import { formatOptions } from '../../emit/format.js';
 import { CONTRACT_FILE } from '../typescriptRuntime.js';
+import type { SuiteWithHoles } from './renderedSuites.js';
+import { pieceSource, printSuiteImports, suiteForm, suitePieces, withoutMarks } from './suiteJavaScript.js';
 import { transpileSuiteToJavaScript, transpileToJavaScript, type ModuleType } from './transpile.js';
 
 /**
@@ -21,24 +24,49 @@ export const precompiledKey = (source: string, moduleType: ModuleType, form: Pre
   createHash('sha256').update(`${form === 'suite' ? 'suite\0' : ''}${moduleType}\0${source}`).digest('hex');
 
 let table: PrecompiledTable | null | undefined;
+/** Tests replaced the table: it holds the suites' pieces too. */
+let replaced = false;
+const suiteTables = new Map<string, PrecompiledTable | null>();
 
-/** Tests: use this table instead of the shipped one (undefined: back to the shipped one). */
+/** Tests: use this table (templates and suites alike) instead of the shipped ones (undefined: back to those). */
 export function usePrecompiledTable(replacement: PrecompiledTable | undefined): void {
   table = replacement;
+  replaced = replacement !== undefined;
+  suiteTables.clear();
 }
 
 /** The house-style JavaScript for a template's text, when the build made it. */
 export function precompiledJavaScript(source: string, moduleType: ModuleType, form: PrecompiledForm = 'file'): string | undefined {
-  if (table === undefined) {
-    try {
-      const raw = JSON.parse(readFileSync(new URL('./precompiled.json', import.meta.url), 'utf8')) as { files?: Record<string, string> };
-      table = new Map(Object.entries(raw.files ?? {}));
-    } catch {
-      // Running from src (tests) or an unbuilt checkout: every file is transpiled on use.
-      table = null;
-    }
-  }
+  if (table === undefined) table = readTable('./precompiled.json');
   return table?.get(precompiledKey(source, moduleType, form));
+}
+
+/**
+ * The same for a suite's piece or an adapted suite (suiteJavaScript.ts), from the build's table for one runner and
+ * module format: a generate reads the one its project needs, an eighth of them.
+ */
+export function precompiledSuiteJavaScript(source: string, moduleType: ModuleType, runner: string, form: PrecompiledForm): string | undefined {
+  if (replaced) return table?.get(precompiledKey(source, moduleType, form));
+  const bucket = suiteBucket(runner, moduleType);
+  let suites = suiteTables.get(bucket);
+  if (suites === undefined) {
+    suites = readTable(`./suites/${bucket}.json`);
+    suiteTables.set(bucket, suites);
+  }
+  return suites?.get(precompiledKey(source, moduleType, form));
+}
+
+/** Which table of the build holds a runner's suites in a module format. */
+export const suiteBucket = (runner: string, moduleType: ModuleType): string => `${runner}-${moduleType}`;
+
+function readTable(file: string): PrecompiledTable | null {
+  try {
+    const raw = JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8')) as { files?: Record<string, string> };
+    return new Map(Object.entries(raw.files ?? {}));
+  } catch {
+    // Running from src (tests) or an unbuilt checkout: every file is transpiled on use.
+    return null;
+  }
 }
 
 const MODULE_TYPES: readonly ModuleType[] = ['module', 'commonjs'];
@@ -75,4 +103,58 @@ export async function buildPrecompiledTable(
     }
   }
   return out;
+}
+
+/**
+ * The test suites' JavaScript, by table (suiteBucket): each piece of idempotency.test.ts rendered with holes, and
+ * the suites adapted to another runner than vitest (renderedSuites.ts), precompiled whole as modules of the project.
+ */
+export async function buildSuiteTables(
+  suitesWithHoles: readonly SuiteWithHoles[],
+  adaptedSuites: ReadonlyArray<{ name: string; source: string; runner: string }>,
+): Promise<Map<string, Map<string, string>>> {
+  const prettier = await import('prettier');
+  const tables = new Map<string, Map<string, string>>();
+  const tableOf = (runner: string, moduleType: ModuleType) => {
+    const bucket = suiteBucket(runner, moduleType);
+    if (!tables.has(bucket)) tables.set(bucket, new Map());
+    return tables.get(bucket)!;
+  };
+  for (const { name, source, runner } of adaptedSuites) {
+    for (const moduleType of MODULE_TYPES) {
+      tableOf(runner, moduleType).set(precompiledKey(source, moduleType, 'file'), await prettier.format(transpileToJavaScript(source, moduleType, name), formatOptions(name.replace(/\.ts$/, '.js'))));
+    }
+  }
+  for (const suite of suitesWithHoles) {
+    const out = tableOf(suite.runner, suite.moduleType);
+    for (const [key, js] of await precompileSuitePieces(suite, prettier)) {
+      if (out.has(key) && out.get(key) !== js) throw new Error(`bug: one piece of ${suite.name} gives two JavaScript texts:\n${out.get(key)}\n---\n${js}`);
+      out.set(key, js);
+    }
+  }
+  return tables;
+}
+
+/**
+ * A suite with holes transpiled and formatted whole, as generate would, then cut at its marks: each piece's
+ * JavaScript keyed by its TypeScript. The build checks what the direct printer relies on: the marks change nothing
+ * else in the output, and the imports it prints are the compiler's.
+ */
+async function precompileSuitePieces(suite: SuiteWithHoles, prettier: typeof Prettier): Promise<Array<[string, string]>> {
+  const { name, moduleType, runner } = suite;
+  const form = suiteForm(runner);
+  const javaScriptOf = async (source: string) => {
+    const js = form === 'suite' ? transpileSuiteToJavaScript(source, moduleType, name) : transpileToJavaScript(source, moduleType, name);
+    return prettier.format(js, formatOptions(name.replace(/\.ts$/, '.js')));
+  };
+  const marked = await javaScriptOf(suite.source);
+  const plain = await javaScriptOf(withoutMarks(suite.source));
+  if (withoutMarks(marked) !== plain) throw new Error(`bug: the marks in ${name} change its JavaScript (${moduleType}, ${form})`);
+  const typescript = suitePieces(suite.source);
+  const javascript = suitePieces(marked);
+  if (typescript.length !== javascript.length) throw new Error(`bug: ${name} has ${typescript.length} pieces, its JavaScript ${javascript.length}`);
+  const body = javascript.slice(1).join('');
+  const imports = printSuiteImports(typescript[0]!, body, moduleType, form);
+  if (imports !== javascript[0]) throw new Error(`bug: ${name}'s imports print as\n${imports}\nbut the compiler gives\n${javascript[0]}`);
+  return typescript.slice(1).map((piece, index) => [precompiledKey(pieceSource(piece, runner), moduleType, form), javascript[index + 1]!]);
 }

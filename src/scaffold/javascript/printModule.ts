@@ -34,8 +34,11 @@ export function printModule(esm: string, moduleType: ModuleType): string {
         out.push({ specifier });
       }
       if (whole) entry.whole.push(whole[1]!);
-      for (const name of named ? named[2]!.split(',').map((part) => part.trim()) : []) {
-        if (!/^[\w$]+$/.test(name)) throw new Error(`bug: printModule has no CommonJS form for: ${statement}`);
+      for (const part of named ? named[2]!.split(',').map((text) => text.trim()) : []) {
+        // `import { a as b }` is `const { a: b } = require(…)`, as toCommonJs writes it.
+        const alias = named![1] === 'import' ? /^([\w$]+) as ([\w$]+)$/.exec(part) : null;
+        const name = alias ? `${alias[1]}: ${alias[2]}` : part;
+        if (!alias && !/^[\w$]+$/.test(name)) throw new Error(`bug: printModule has no CommonJS form for: ${statement}`);
         if (!entry.names.includes(name)) entry.names.push(name);
         if (named![1] === 'export') exported.push(name);
       }

@@ -51,7 +51,8 @@ export function transpileToJavaScript(source: string, moduleType: ModuleType, fi
 
 const transpiled = new Map<string, string>();
 
-const SUITE_NOTE = `// An ES module even in this CommonJS project: vitest cannot be loaded with require(). The files under test are
+/** The opening comment of a vitest suite in a CommonJS project (suiteJavaScript.ts prints it too). */
+export const SUITE_NOTE = `// An ES module even in this CommonJS project: vitest cannot be loaded with require(). The files under test are
 // loaded with require(), as the application loads them, so there is one copy of each (and instanceof holds).
 `;
 

@@ -1,4 +1,5 @@
 import { objectLiteral } from '../houseStyle.js';
+import { DEFAULT_CLASS } from '../profile/defaultClass.js';
 import type { ModuleType } from './transpile.js';
 
 /**
@@ -58,8 +59,14 @@ export function printModule(esm: string, moduleType: ModuleType): string {
       if (typeof line === 'string') return line;
       const entry = requires.get(line.specifier)!;
       const call = `require('${line.specifier}')`;
-      const parts = entry.whole.map((name) => `const ${name} = ${call};`);
-      if (entry.names.length > 0) parts.push(objectLiteral('', 'const ', entry.names, ` = ${call};`));
+      // The class that is module.exports itself (ioredis), required whole as toCommonJs does.
+      const main = DEFAULT_CLASS[line.specifier];
+      const local = (name: string) => /^(?:[\w$]+: )?([\w$]+)$/.exec(name)![1]!;
+      const isMain = (name: string) => main !== undefined && (name === main || name.startsWith(`${main}: `) || name.startsWith('default: '));
+      const whole = [...entry.whole, ...entry.names.filter(isMain).map(local)];
+      const names = entry.names.filter((name) => !isMain(name));
+      const parts = whole.map((name) => `const ${name} = ${call};`);
+      if (names.length > 0) parts.push(objectLiteral('', 'const ', names, ` = ${call};`));
       return parts.length > 0 ? parts.join('\n') : `${call};`;
     })
     .join('\n');

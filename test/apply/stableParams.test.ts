@@ -103,6 +103,32 @@ declare function saveTrial(end: number): Promise<void>;
     expect(again.edits).toEqual([]);
   });
 
+  it('dayjs() and moment() without an argument are clock reads: found by the rule, started at startedAt by apply', () => {
+    const source = `import { Router } from 'express';
+import dayjs from 'dayjs';
+import moment from 'moment';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const router = Router();
+
+router.post('/payments', async (req, res) => {
+  const order = req.body as { createdAt: string };
+  const session = await stripe.checkout.sessions.create({ mode: 'payment', expires_at: moment().add(30, 'minutes').unix(), after_expiration: { recovery: { enabled: true } }, payment_intent_data: { capture_method: 'manual' }, custom_text: { submit: { message: dayjs(order.createdAt).format() } }, subscription_data: { trial_end: dayjs().add(7, 'day').unix() } });
+  res.status(201).json(session);
+});
+`;
+    expect(findings(providerParamsChangeBetweenRetries, source).map((l) => /parameter `(\w+)`/.exec(l)?.[1])).toEqual(['expires_at', 'subscription_data']);
+    const out = wireSource(file, source, [target(9)], options);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("expires_at: moment(idempotencyContext.startedAt).add(30, 'minutes').unix(),");
+    // A clock read nested in a parameter object is one too; dayjs with an argument is not the clock and stays.
+    expect(out.text).toContain("subscription_data: { trial_end: dayjs(idempotencyContext.startedAt).add(7, 'day').unix() }");
+    expect(out.text).toContain('message: dayjs(order.createdAt).format()');
+    expect(findings(providerParamsChangeBetweenRetries, out.text)).toEqual([]);
+    expect(wireSource(file, out.text, [target(9)], { ...options, anyLine: true }).text).toBe(out.text);
+  });
+
   it('removes a local and the import that only fed the key, and keeps other options', () => {
     const source = `import { randomUUID } from 'crypto';
 import { Router } from 'express';

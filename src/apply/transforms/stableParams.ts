@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
 import { perAttemptKey } from '../../findings/rules/per-attempt-provider-key.js';
 import { stableParamRule, volatileParams } from '../../findings/rules/provider-params-change-between-retries.js';
 import { providerCalls, type ProviderCall } from '../../findings/providerCalls.js';
-import { volatileParts } from '../../findings/volatile.js';
+import { CLOCK_LIBRARY_CALL, volatileParts } from '../../findings/volatile.js';
 import { localInitializer } from '../../findings/walk.js';
 import { unwrap } from '../../inspect/parse/astHelpers.js';
 import type { PaymentProvider } from '../../inspect/types.js';
@@ -45,7 +45,7 @@ export interface StableParamsOutcome extends TransformOutcome {
  *   transfer_group) built from the clock or a random id gets `providerKey(idempotencyContext)` where that part was
  *   (a reference only where the result provably fits the provider's length limit);
  * - a time the provider acts on (`expires_at: Math.floor(Date.now() / 1000) + 3600`), or any other parameter made
- *   only from clock reads, reads `idempotencyContext.startedAt` (the record's creation time, the same on every
+ *   only from clock reads (also `dayjs()`, `moment()`), reads `idempotencyContext.startedAt` (the record's creation time, the same on every
  *   attempt of the key) where it read the clock, also through a local that feeds nothing else; a time made from
  *   anything else per attempt (a random value) stays, and is returned as kept with its reason.
  * A local constant and a crypto/uuid import that the edit leaves unused are removed. Framework-neutral: it works on
@@ -144,7 +144,7 @@ export function stabiliseProviderCalls(sf: SourceFile, handler: KeyedHandler, ta
 
 /**
  * The clock reads a parameter's value is made of, each with what reads the key's start time instead: `Date.now()` →
- * `ctx.startedAt`, `new Date()` → `new Date(ctx.startedAt)`, also inside a local declared in the handler that the
+ * `ctx.startedAt`, `new Date()` → `new Date(ctx.startedAt)`, `dayjs()` → `dayjs(ctx.startedAt)` (moment alike), also inside a local declared in the handler that the
  * value alone uses (`const now = Math.floor(Date.now() / 1000)`). Undefined when any per-attempt part is something
  * else (a random value, performance.now(), a local used elsewhere too, one declared outside the handler): the
  * parameter is then left to the user whole.
@@ -159,6 +159,10 @@ function clockReads(value: ts.Node, body: Node, inside: (node: ts.Node) => boole
       out.push({ node, text: (ctx) => `${ctx}.startedAt` });
     } else if (node && ts.isNewExpression(part)) {
       out.push({ node, text: (ctx) => `new Date(${ctx}.startedAt)` });
+    } else if (node && ts.isCallExpression(part) && part.arguments.length === 0 && CLOCK_LIBRARY_CALL.test(part.expression.getText())) {
+      // dayjs() / moment(): the same library, started at the key's start time.
+      const library = part.expression.getText();
+      out.push({ node, text: (ctx) => `${library}(${ctx}.startedAt)` });
     } else if (ts.isIdentifier(part) && references(body, part.text) === 1) {
       const init = localInitializer(part);
       const reads = init && inside(init) && ts.isVariableDeclaration(init.parent) ? clockReads(unwrap(init), body, inside, wrap, depth + 1) : undefined;

@@ -5,9 +5,13 @@ import { localInitializer } from './walk.js';
 /** Calls whose value differs on every attempt: a clock, a random source, a fresh id. */
 const VOLATILE_CALL = /^(Date\.now|performance\.now|Math\.random|(crypto\.)?randomUUID|(crypto\.)?randomBytes|(crypto\.)?randomInt|uuid|uuidv4|v4|uuid\.v4|nanoid|cuid|cuid2|createId|ulid|generateId|ObjectId)$/;
 
+/** Date libraries' "now": `dayjs()` and `moment()` read the clock when called without an argument. */
+export const CLOCK_LIBRARY_CALL = /^(dayjs|moment)$/;
+
 /**
  * The first sub-expression of `expr` whose value changes between two attempts of the same request, looking one step
- * through local constants. `new Date()` without arguments counts; `new Date(order.createdAt)` does not.
+ * through local constants. `new Date()`, `dayjs()` and `moment()` without arguments count; `new Date(order.createdAt)`
+ * does not.
  */
 export function volatilePart(expr: ts.Node, depth = 0): ts.Node | undefined {
   return volatileParts(expr, depth, true)[0];
@@ -22,7 +26,8 @@ export function volatileParts(expr: ts.Node, depth = 0, firstOnly = false): ts.N
   const found: ts.Node[] = [];
   const visit = (node: ts.Node): void => {
     if (firstOnly && found.length > 0) return;
-    if (ts.isCallExpression(node) && VOLATILE_CALL.test(node.expression.getText().replace(/\s+/g, ''))) found.push(node);
+    const callee = ts.isCallExpression(node) ? node.expression.getText().replace(/\s+/g, '') : undefined;
+    if (callee !== undefined && (VOLATILE_CALL.test(callee) || (CLOCK_LIBRARY_CALL.test(callee) && (node as ts.CallExpression).arguments.length === 0))) found.push(node);
     else if (ts.isNewExpression(node) && node.expression.getText() === 'Date' && !(node.arguments?.length)) found.push(node);
     else if (ts.isIdentifier(node) && !isPropertyName(node) && isVolatileLocal(node, expr, depth)) found.push(node);
     else ts.forEachChild(node, visit);

@@ -58,7 +58,7 @@ const MECHANISMS: Record<Provider, { mechanism: string; derivation: string; coor
     mechanism: 'Idempotency-Key header (stripe-node: the idempotencyKey request option), up to 255 characters, kept for 24 hours',
     derivation: `${PROVIDER_KEY_FORMULA}; 64 characters fit Stripe's 255`,
     coordination:
-      'Pass the local key on every create call, and tag the object with metadata.idempotency_key_hash (a SHA-256 prefix of the key), because Stripe cannot be searched by idempotency key and reconciliation needs to find the object. When Stripe answers from its cache (same key, same parameters) store the result locally as COMPLETED. A 400 idempotency_error from Stripe means the same key was sent with different parameters: a local bug, surfaced as a 500 and alerted on, never retried with a fresh key.',
+      'Pass the local key on every create call, and tag the object with metadata.idempotency_key_hash (a SHA-256 prefix of the key), because Stripe cannot be searched by idempotency key and reconciliation needs to find the object. When Stripe answers from its cache (same key, same parameters) store the result locally as COMPLETED. A 400 idempotency_error from Stripe means the same key was sent with different parameters: a local bug, surfaced as a 500 and alerted on, never retried with a fresh key. So every parameter is the same on each attempt: a time such as a Checkout Session\'s expires_at counts from the handler context\'s startedAt (when the key was first claimed, kept by every takeover), never from the clock.',
     maxLength: 255,
   },
   adyen: {

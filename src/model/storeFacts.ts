@@ -134,7 +134,7 @@ const MYSQL: StoreFacts = {
   reclaim:
     "An expired record or a lapsed lease is taken over inside the claim's transaction: once INSERT … ON DUPLICATE KEY UPDATE has locked the row and SELECT … FOR UPDATE has read it, an UPDATE re-checks WHERE expires_at <= UTC_TIMESTAMP(3) OR (status = 'PROCESSING' AND locked_until <= UTC_TIMESTAMP(3) for the same fingerprint) and writes a new fencing_token. Completion and release are conditioned on the fencing token, so the old owner's late write matches no row and is rejected.",
   clock:
-    "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by the database with UTC_TIMESTAMP(3); the application never sends one, so instance clock skew cannot cause a false reclaim.",
+    "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by the database with UTC_TIMESTAMP(3); the application's clock never supplies one (a takeover writes back the created_at the claim's locked read took from the server), so instance clock skew cannot cause a false reclaim.",
   aba: "The takeover runs under the row lock the claim's INSERT took and re-checks status and lease expiry in its WHERE; two nodes cannot both reclaim, because the second waits for the first one's transaction and then no longer sees a lapsed lease.",
   failures: (b) => [
     NO_CONNECTION(b),
@@ -166,7 +166,7 @@ const SQLITE: StoreFacts = {
   reclaim:
     "An expired record or a lapsed lease is taken over inside the claim's BEGIN IMMEDIATE transaction: the read finds it expired, or PROCESSING with locked_until in the past for the same fingerprint, and an UPDATE writes a new fencing_token. Completion and release are conditioned on the fencing token, so the old owner's late write matches no row and is rejected.",
   clock:
-    "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by SQLite from julianday('now') in the statement; the application never sends one. Every process that opens the database file runs on the machine that holds it, so they share one clock.",
+    "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by SQLite from julianday('now'); the application's clock never supplies one (created_at is read from SQLite once per claim and written in the same transaction). Every process that opens the database file runs on the machine that holds it, so they share one clock.",
   aba: "SQLite has one writer: the read and the takeover run under BEGIN IMMEDIATE's write lock with nothing in between, so two processes cannot both reclaim; the second one finds the first one's new lease.",
   failures: (b) => [
     {

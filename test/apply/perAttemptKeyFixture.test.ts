@@ -31,7 +31,7 @@ describe('apply on a route whose Stripe key and labels change per attempt', () =
     await copy?.remove();
   });
 
-  it('apply --yes derives the key and the label, lists only the expiry, compiles, and re-inspection agrees', async () => {
+  it('apply --yes derives the key and the label, takes the expiry from startedAt, compiles, and re-inspection finds nothing left', async () => {
     const before = await inspectFindings(copy.dir);
     expect(before).toEqual([
       `per-attempt-provider-key ${ROUTE}:20 stripe checkout.sessions.create gets a key (idempotencyKey) from \`randomUUID()\`, which is new on every attempt.`,
@@ -44,18 +44,20 @@ describe('apply on a route whose Stripe key and labels change per attempt', () =
     const route = await readFile(path.join(copy.dir, ROUTE), 'utf8');
     expect(route).not.toContain('randomUUID');
     expect(route).toContain('metadata: { attempt: providerKey(idempotencyContext) },');
+    // The expiry counts from the key's start time, the same on every attempt, through the local that only fed it.
+    expect(route).toContain('const now = Math.floor(idempotencyContext.startedAt / 1000);');
     expect(route).toContain('expires_at: now + 3600,');
     expect(route).toMatch(/},\s*stripeRequestOptions\(idempotencyContext\),?\s*\);/);
+    expect(first.edits.map((e) => e.summary).join('\n')).toContain(
+      'takes stripe checkout.sessions.create parameter `expires_at` from the key\'s start time (startedAt) instead of `now`',
+    );
 
-    // The fixed findings are not left to the user; the expiry is, at its line in the file as apply wrote it.
-    const expiryLine = route.split('\n').findIndex((line) => line.includes('expires_at')) + 1;
+    // Every finding is fixed: none is left to the user, and the re-run rules (relocated onto the edited text) agree.
     const listed = first.manual.filter((m) => PER_ATTEMPT.some((rule) => m.reason.startsWith(`${rule}:`)));
-    expect(listed).toEqual([{ action: 'createCheckout', file: ROUTE, line: expiryLine, reason: expect.stringContaining('provider-params-change-between-retries: `expires_at` is a time the provider acts on') }]);
+    expect(listed).toEqual([]);
 
     expect(await compile(copy.dir)).toBe('');
-    expect(await inspectFindings(copy.dir)).toEqual([
-      `provider-params-change-between-retries ${ROUTE}:${expiryLine} stripe checkout.sessions.create parameter \`expires_at\` comes from \`now\`, so every retry sends a different value.`,
-    ]);
+    expect(await inspectFindings(copy.dir)).toEqual([]);
 
     const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
     expect(again.changes).toEqual([]);

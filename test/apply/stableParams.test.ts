@@ -42,7 +42,7 @@ router.post('/payments', async (req, res) => {
 `;
 
 describe('stable provider parameters (apply)', () => {
-  it('Express: the per-attempt key becomes the derived key, labels derive from it, the business time stays', () => {
+  it('Express: the per-attempt key becomes the derived key, labels derive from it, the business time counts from startedAt', () => {
     const out = wireSource(file, expressRoute, [target(8)], options);
     expect(out.stale).toEqual([]);
     expect(out.text).toContain("}, stripeRequestOptions(idempotencyContext));");
@@ -53,21 +53,80 @@ describe('stable provider parameters (apply)', () => {
     expect(out.text).toContain('description: `Order at ${providerKey(idempotencyContext)}`');
     expect(out.text).toContain('metadata: { attempt: providerKey(idempotencyContext) }');
     expect(out.text).toContain('expires_at: now + 3600');
-    expect(out.text).toContain('const now = Math.floor(Date.now() / 1000);');
+    // The clock read in the local that only fed the expiry becomes the key's start time, the same on every attempt.
+    expect(out.text).toContain('const now = Math.floor(idempotencyContext.startedAt / 1000);');
     // randomUUID has no use left; createHash, from the same import, stays.
     expect(out.text).toContain("import { createHash } from 'node:crypto';");
     expect(out.text).toContain("import { stripeRequestOptions, providerKey } from '../idempotency/providers.js';");
     expect(out.edits.map((e) => e.summary).join('\n')).toContain('replaces the per-attempt stripe checkout.sessions.create key `randomUUID()` with the derived key');
-    // The rules, run on the edited text, see only the expiry: a time the business needs, left for the user.
+    expect(out.edits.map((e) => e.summary).join('\n')).toContain("takes stripe checkout.sessions.create parameter `expires_at` from the key's start time (startedAt) instead of `now`");
+    // The rules, run on the edited text, see nothing left.
     expect(findings(perAttemptProviderKey, out.text)).toEqual([]);
-    const left = findings(providerParamsChangeBetweenRetries, out.text);
-    expect(left).toHaveLength(1);
-    expect(left[0]).toMatch(/^\d+: stripe checkout\.sessions\.create parameter `expires_at` comes from `now`/);
-    expect(left[0]!.startsWith(`${out.text.split('\n').findIndex((l) => l.includes('expires_at')) + 1}:`)).toBe(true);
+    expect(findings(providerParamsChangeBetweenRetries, out.text)).toEqual([]);
     // A second run finds nothing to do.
     const again = wireSource(file, out.text, [target(8)], { ...options, anyLine: true });
     expect(again.text).toBe(out.text);
     expect(again.edits).toEqual([]);
+  });
+
+  it('only clock reads inside provider parameters move to startedAt: other clock reads, shared locals and random times stay', () => {
+    const source = `import { Router } from 'express';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const router = Router();
+
+router.post('/payments', async (req, res) => {
+  const receivedAt = new Date();
+  const trialEnds = Math.floor(Date.now() / 1000) + 14 * 86400;
+  await saveTrial(trialEnds);
+  const subscription = await stripe.subscriptions.create({ customer: 'cus_1', items: [{ price: 'p' }], trial_end: trialEnds, billing_cycle_anchor: Math.floor(Date.now() / 1000) + Math.floor(Math.random() * 60), cancel_at: Math.floor(new Date().getTime() / 1000) + 365 * 86400 });
+  res.status(201).json({ subscription, receivedAt, answeredAt: Date.now() });
+});
+
+declare function saveTrial(end: number): Promise<void>;
+`;
+    const out = wireSource(file, source, [target(7)], options);
+    expect(out.stale).toEqual([]);
+    // Only the parameter made of nothing but clock reads is rewritten.
+    expect(out.text).toContain('cancel_at: Math.floor(new Date(idempotencyContext.startedAt).getTime() / 1000) + 365 * 86400 }');
+    // A local the handler also stores elsewhere, and a time with a random part, are the user's to decide.
+    expect(out.text).toContain('const trialEnds = Math.floor(Date.now() / 1000) + 14 * 86400;');
+    expect(out.text).toContain('billing_cycle_anchor: Math.floor(Date.now() / 1000) + Math.floor(Math.random() * 60),');
+    // Clock reads outside the provider call are not the provider's parameters: untouched.
+    expect(out.text).toContain('const receivedAt = new Date();');
+    expect(out.text).toContain('answeredAt: Date.now() });');
+    const left = findings(providerParamsChangeBetweenRetries, out.text);
+    expect(left.map((l) => /parameter `(\w+)`/.exec(l)?.[1])).toEqual(['trial_end', 'billing_cycle_anchor']);
+    const again = wireSource(file, out.text, [target(7)], { ...options, anyLine: true });
+    expect(again.text).toBe(out.text);
+    expect(again.edits).toEqual([]);
+  });
+
+  it('dayjs() and moment() without an argument are clock reads: found by the rule, started at startedAt by apply', () => {
+    const source = `import { Router } from 'express';
+import dayjs from 'dayjs';
+import moment from 'moment';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const router = Router();
+
+router.post('/payments', async (req, res) => {
+  const order = req.body as { createdAt: string };
+  const session = await stripe.checkout.sessions.create({ mode: 'payment', expires_at: moment().add(30, 'minutes').unix(), after_expiration: { recovery: { enabled: true } }, payment_intent_data: { capture_method: 'manual' }, custom_text: { submit: { message: dayjs(order.createdAt).format() } }, subscription_data: { trial_end: dayjs().add(7, 'day').unix() } });
+  res.status(201).json(session);
+});
+`;
+    expect(findings(providerParamsChangeBetweenRetries, source).map((l) => /parameter `(\w+)`/.exec(l)?.[1])).toEqual(['expires_at', 'subscription_data']);
+    const out = wireSource(file, source, [target(9)], options);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("expires_at: moment(idempotencyContext.startedAt).add(30, 'minutes').unix(),");
+    // A clock read nested in a parameter object is one too; dayjs with an argument is not the clock and stays.
+    expect(out.text).toContain("subscription_data: { trial_end: dayjs(idempotencyContext.startedAt).add(7, 'day').unix() }");
+    expect(out.text).toContain('message: dayjs(order.createdAt).format()');
+    expect(findings(providerParamsChangeBetweenRetries, out.text)).toEqual([]);
+    expect(wireSource(file, out.text, [target(9)], { ...options, anyLine: true }).text).toBe(out.text);
   });
 
   it('removes a local and the import that only fed the key, and keeps other options', () => {
@@ -115,7 +174,7 @@ declare function saveOrder(id: string): Promise<void>;
     expect(out.edits.map((e) => e.summary).join('\n')).not.toContain('derives');
   });
 
-  it('a merchant reference built from the clock derives from the key where it provably fits; an unknown name and a business time stay', () => {
+  it('a merchant reference built from the clock derives from the key where it provably fits; times read startedAt', () => {
     const source = `import { Router } from 'express';
 import { Client, CheckoutAPI } from '@adyen/api-library';
 
@@ -131,11 +190,11 @@ router.post('/payments', async (req, res) => {
     const out = wireSource(file, source, [adyen], options);
     expect(out.stale).toEqual([]);
     expect(out.text).toContain('reference: `ORDER-${providerKey(idempotencyContext)}`,');
-    expect(out.text).toContain("returnUrl: 'https://x', sessionValidity: new Date().toISOString(), deliveryDate: new Date() }, { idempotencyKey: adyenIdempotency(idempotencyContext).idempotencyKey });");
+    // A parameter made only of clock reads, whatever its name, reads the key's start time instead.
+    expect(out.text).toContain("returnUrl: 'https://x', sessionValidity: new Date(idempotencyContext.startedAt).toISOString(), deliveryDate: new Date(idempotencyContext.startedAt) }, { idempotencyKey: adyenIdempotency(idempotencyContext).idempotencyKey });");
     expect(out.edits.map((e) => e.summary)).toContain('derives adyen payments parameter `reference` from the idempotency key instead of `Date.now()` (line 9)');
-    // The rule now sees only the two values apply must not invent.
-    const left = findings(providerParamsChangeBetweenRetries, out.text);
-    expect(left.map((l) => /parameter `(\w+)`/.exec(l)?.[1])).toEqual(['sessionValidity', 'deliveryDate']);
+    expect(out.edits.map((e) => e.summary)).toContain("takes adyen payments parameter `deliveryDate` from the key's start time (startedAt) instead of `new Date()` (line 9)");
+    expect(findings(providerParamsChangeBetweenRetries, out.text)).toEqual([]);
     const again = wireSource(file, out.text, [adyen], { ...options, anyLine: true });
     expect(again.text).toBe(out.text);
     expect(again.edits).toEqual([]);
@@ -376,8 +435,8 @@ export async function POST(request: Request) {
 `;
     const { text, outcome } = stabilise(rel, source, (sf) => sf.getFunctionOrThrow('POST'));
     expect(text).toContain("{ mode: 'payment', expires_at: expires, metadata: { nonce: `${providerKey(context)}` } }, stripeRequestOptions(context));");
-    expect(text).toContain('const expires = Math.floor(Date.now() / 1000) + 1800;');
-    expect(outcome.kept).toEqual([{ line: 7, name: 'expires_at', reason: expect.stringContaining('is a time the provider acts on') }]);
+    expect(text).toContain('const expires = Math.floor(context.startedAt / 1000) + 1800;');
+    expect(outcome.kept).toEqual([]);
     expect(findings(perAttemptProviderKey, text, rel)).toEqual([]);
 
     const action = `'use server';

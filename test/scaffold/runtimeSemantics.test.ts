@@ -54,12 +54,15 @@ interface Effects {
   stepRuns: Record<string, number>;
   stripeKeys: string[];
   noteRuns: number;
+  /** context.startedAt of every placeOrder attempt, by key. */
+  startedAt: Record<string, number[]>;
 }
 
 /** The handlers' work, shared by every framework; each adapter only wires it. */
 function service(scaffold: Loose, providers: Loose, idempotency: Loose, effects: Effects) {
   return {
     async placeOrder(context: Loose): Promise<{ status: number; body: unknown }> {
+      (effects.startedAt[context.key] ??= []).push(context.startedAt);
       const results = await idempotency.saga.run(context, [
         {
           name: 'reserveStock',
@@ -193,7 +196,7 @@ describe.skipIf(skip !== undefined).each(Object.keys(ADAPTERS))('runtime semanti
   let generated: Generated;
   let schema: Schema;
   let server: Server;
-  const effects: Effects = { stepRuns: {}, stripeKeys: [], noteRuns: 0 };
+  const effects: Effects = { stepRuns: {}, stripeKeys: [], noteRuns: 0, startedAt: {} };
 
   beforeAll(async () => {
     const model = await design();
@@ -272,6 +275,11 @@ CREATE TRIGGER fail_completion BEFORE UPDATE ON idempotency_store FOR EACH ROW E
     expect(retry.status).toBe(201);
     expect(((await retry.json()) as { attempt: number }).attempt).toBe(2);
     expect(effects.stripeKeys.length).toBe(before + 1);
+    // Both attempts saw the record's creation time: parameters derived from it are the same on the retry.
+    const { rows: created } = await schema.pool.query(
+      "SELECT floor(extract(epoch FROM created_at) * 1000)::float8 AS ms FROM idempotency_store WHERE key = 'key-unknown'",
+    );
+    expect(effects.startedAt['key-unknown']).toEqual([created[0].ms, created[0].ms]);
   });
 
   it('transactional mode: a completion that fails rolls back the handler write, the retry runs once', async () => {

@@ -2,7 +2,9 @@ import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
 import { perAttemptKey } from '../../findings/rules/per-attempt-provider-key.js';
 import { stableParamRule, volatileParams } from '../../findings/rules/provider-params-change-between-retries.js';
 import { providerCalls, type ProviderCall } from '../../findings/providerCalls.js';
-import { volatileParts } from '../../findings/volatile.js';
+import { CLOCK_LIBRARY_CALL, volatileParts } from '../../findings/volatile.js';
+import { localInitializer } from '../../findings/walk.js';
+import { unwrap } from '../../inspect/parse/astHelpers.js';
 import type { PaymentProvider } from '../../inspect/types.js';
 import { ensureNamedImport } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
@@ -42,7 +44,10 @@ export interface StableParamsOutcome extends TransformOutcome {
  * - a label (metadata, description, see STABLE_PARAM_RULES) or a merchant reference (Adyen's reference, Stripe's
  *   transfer_group) built from the clock or a random id gets `providerKey(idempotencyContext)` where that part was
  *   (a reference only where the result provably fits the provider's length limit);
- * - a time the provider acts on (`expires_at: now + 3600`) stays, and is returned as kept with its reason.
+ * - a time the provider acts on (`expires_at: Math.floor(Date.now() / 1000) + 3600`), or any other parameter made
+ *   only from clock reads (also `dayjs()`, `moment()`), reads `idempotencyContext.startedAt` (the record's creation time, the same on every
+ *   attempt of the key) where it read the clock, also through a local that feeds nothing else; a time made from
+ *   anything else per attempt (a random value) stays, and is returned as kept with its reason.
  * A local constant and a crypto/uuid import that the edit leaves unused are removed. Framework-neutral: it works on
  * the calls inside `handler`; `contextName` adds the handler's `idempotencyOf(request)` when an edit needs it.
  */
@@ -62,7 +67,9 @@ export function stabiliseProviderCalls(sf: SourceFile, handler: KeyedHandler, ta
     return descendants.find((d) => d.getStart() === start && d.getEnd() === node.getEnd() && d.getKind() === (node.kind as SyntaxKind));
   };
   const usable = context.scaffoldModules.has('providers');
-  const planned: Array<{ node: Node; helper: string; text: (context: string) => string; summary: string; line: number; failed: string }> = [];
+  // `helper`: the providers.ts export the text calls (none for startedAt); `retains`: the replaced text's names stay
+  // in use elsewhere (a rewritten clock read), so no local or import is removed on its account.
+  const planned: Array<{ node: Node; helper?: string; retains?: boolean; text: (context: string) => string; summary: string; line: number; failed: string }> = [];
   const byProvider = new Map<PaymentProvider, ProviderCall[]>();
   for (const c of calls) byProvider.set(c.provider, [...(byProvider.get(c.provider) ?? []), c]);
 
@@ -87,7 +94,15 @@ export function stabiliseProviderCalls(sf: SourceFile, handler: KeyedHandler, ta
       const rule = stableParamRule(param.name);
       const paramLine = lineOf(sf, param.property);
       if (rule?.kind !== 'label' && rule?.kind !== 'reference') {
-        out.kept.push({ line: paramLine, name: param.name, reason: rule ? `\`${param.name}\` ${rule.reason}` : `apply cannot tell what \`${param.name}\` means: send a value stored with the intent on every attempt` });
+        const reads = inside(param.property) ? clockReads(ts.isPropertyAssignment(param.property) ? param.property.initializer : param.property.name, body, inside, wrap) : undefined;
+        if (!reads) {
+          out.kept.push({ line: paramLine, name: param.name, reason: rule ? `\`${param.name}\` ${rule.reason}` : `apply cannot tell what \`${param.name}\` means: send a value stored with the intent on every attempt` });
+          continue;
+        }
+        const failed = `\`${param.name}\` is computed from the clock (\`${param.volatile.getText()}\`): read idempotencyOf(request).startedAt instead, the same on every attempt`;
+        reads.forEach((read, index) =>
+          planned.push({ node: read.node, retains: true, line: paramLine, failed, summary: index === 0 ? `takes ${label} parameter \`${param.name}\` from the key's start time (startedAt) instead of \`${param.volatile.getText()}\` (line ${paramLine})` : '', text: read.text }),
+        );
         continue;
       }
       const value = ts.isPropertyAssignment(param.property) ? param.property.initializer : param.property.name;
@@ -110,18 +125,51 @@ export function stabiliseProviderCalls(sf: SourceFile, handler: KeyedHandler, ta
   if (planned.length === 0) return out;
   // The context and the imports are added only now that an edit is certain: a file apply leaves alone stays byte-equal.
   const name = contextName();
-  const imported = new Map([...new Set(planned.map((p) => p.helper))].map((helper) => [helper, name !== undefined && ensureNamedImport(sf, context.style.specifier('providers'), helper)]));
-  const done = planned.filter((p) => imported.get(p.helper));
-  for (const p of planned.filter((item) => !imported.get(item.helper))) {
+  const helpers = [...new Set(planned.flatMap((p) => (p.helper === undefined ? [] : [p.helper])))];
+  const imported = new Map(helpers.map((helper) => [helper, name !== undefined && ensureNamedImport(sf, context.style.specifier('providers'), helper)]));
+  const ready = (p: (typeof planned)[number]) => (p.helper === undefined ? name !== undefined : imported.get(p.helper) === true);
+  const done = planned.filter(ready);
+  for (const p of planned.filter((item) => !ready(item))) {
     if (p.summary !== '') out.manual.push({ action: target.action, file: target.file, line: p.line, reason: `${p.failed}; not edited because the handler has no named request parameter or a name is taken` });
   }
   // Names the replaced text used: locals and imports that only fed a per-attempt value go with it.
-  const used = new Set(done.flatMap((p) => [p.node, ...p.node.getDescendantsOfKind(SyntaxKind.Identifier)].filter((n) => Node.isIdentifier(n)).map((id) => id.getText())));
+  const used = new Set(done.filter((p) => p.retains !== true).flatMap((p) => [p.node, ...p.node.getDescendantsOfKind(SyntaxKind.Identifier)].filter((n) => Node.isIdentifier(n)).map((id) => id.getText())));
   const texts = done.map((p) => ({ node: p.node, text: p.text(name!) }));
   for (const r of texts.sort((a, b) => b.node.getStart() - a.node.getStart())) r.node.replaceWithText(r.text);
   removeUnusedLocals(body, used);
   removeUnusedImports(sf, used);
   out.edits.push(...done.filter((p) => p.summary !== '').map((p) => ({ action: target.action, file: target.file, summary: p.summary })));
+  return out;
+}
+
+/**
+ * The clock reads a parameter's value is made of, each with what reads the key's start time instead: `Date.now()` →
+ * `ctx.startedAt`, `new Date()` → `new Date(ctx.startedAt)`, `dayjs()` → `dayjs(ctx.startedAt)` (moment alike), also inside a local declared in the handler that the
+ * value alone uses (`const now = Math.floor(Date.now() / 1000)`). Undefined when any per-attempt part is something
+ * else (a random value, performance.now(), a local used elsewhere too, one declared outside the handler): the
+ * parameter is then left to the user whole.
+ */
+function clockReads(value: ts.Node, body: Node, inside: (node: ts.Node) => boolean, wrap: (node: ts.Node) => Node | undefined, depth = 0): Array<{ node: Node; text: (context: string) => string }> | undefined {
+  const parts = volatileParts(value);
+  if (parts.length === 0 || depth > 2) return undefined;
+  const out: Array<{ node: Node; text: (context: string) => string }> = [];
+  for (const part of parts) {
+    const node = inside(part) ? wrap(part) : undefined;
+    if (node && ts.isCallExpression(part) && part.arguments.length === 0 && part.expression.getText().replace(/\s+/g, '') === 'Date.now') {
+      out.push({ node, text: (ctx) => `${ctx}.startedAt` });
+    } else if (node && ts.isNewExpression(part)) {
+      out.push({ node, text: (ctx) => `new Date(${ctx}.startedAt)` });
+    } else if (node && ts.isCallExpression(part) && part.arguments.length === 0 && CLOCK_LIBRARY_CALL.test(part.expression.getText())) {
+      // dayjs() / moment(): the same library, started at the key's start time.
+      const library = part.expression.getText();
+      out.push({ node, text: (ctx) => `${library}(${ctx}.startedAt)` });
+    } else if (ts.isIdentifier(part) && references(body, part.text) === 1) {
+      const init = localInitializer(part);
+      const reads = init && inside(init) && ts.isVariableDeclaration(init.parent) ? clockReads(unwrap(init), body, inside, wrap, depth + 1) : undefined;
+      if (!reads) return undefined;
+      out.push(...reads);
+    } else return undefined;
+  }
   return out;
 }
 

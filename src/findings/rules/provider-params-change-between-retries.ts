@@ -13,7 +13,10 @@ export const providerParamsChangeBetweenRetries: Rule = {
     'A request parameter is computed from the server clock or a random source. A retry sends different parameters: ' +
     'with an idempotency key the provider rejects it (the key was used with other parameters), without one the two attempts ' +
     'create objects that differ, so neither side can tell they were the same intent.',
-  fix: 'Compute the value once and store it with the intent (e.g. the order\'s createdAt or a trial end saved on the first attempt), then send the stored value on every attempt.',
+  fix:
+    'Send a value that is the same on every attempt: a time from the handler context\'s `startedAt` (when the key was first ' +
+    'claimed) or from the intent\'s stored data (the order\'s createdAt), never from the clock; a label or reference derived ' +
+    'from the idempotency key. `apply` makes these edits in the handlers it wires.',
   docsAnchor: 'finding-provider-params-change-between-retries',
   mentions: /stripe|adyen|paypal|square|mollie|paymentIntents|checkout\.sessions/i,
   checkFile(ctx) {
@@ -36,13 +39,15 @@ export const providerParamsChangeBetweenRetries: Rule = {
  * What a per-attempt parameter is, by its name: the rule's fix text and apply's stable-params transform read the same
  * table. A label (metadata, a description) only has to be the same on every attempt, and a merchant reference only
  * unique per intent as well, so apply derives both from the idempotency key; a time the provider acts on (an expiry, a
- * trial end) is business data apply must not invent.
+ * trial end) counts from the key's start time (`startedAt`), which apply substitutes for a clock read.
  */
 export const STABLE_PARAM_RULES: ReadonlyArray<{ kind: 'label' | 'reference' | 'time'; test: RegExp; reason: string }> = [
   {
     kind: 'time',
     test: /(^|_)(at|date|time|end|start|until|deadline|anchor)$|[a-z](At|Date|Time|End|Start|Until|Deadline|Anchor)$|^expir|^(trial|period|billing_cycle)/,
-    reason: 'is a time the provider acts on: compute it once when the intent is created, store it with the intent, and send the stored value on every attempt (apply leaves it as is).',
+    reason:
+      'is a time the provider acts on: count it from `idempotencyOf(request).startedAt` (when the key was first claimed, the same on every attempt) ' +
+      'or from a time stored with the intent, never from the clock; `apply` rewrites a clock read there in the handlers it wires, and leaves one mixed with a random value to you.',
   },
   {
     kind: 'label',

@@ -48,7 +48,14 @@ export async function pay({ context, pause, body }) {
   const charge = await fetch(`${process.env.PROVIDER_URL}/v1/charges`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
-    body: JSON.stringify({ amount: body.amount, currency: body.currency, destination: body.recipientId }),
+    // A time parameter counts from context.startedAt, as apply writes it: a takeover sends the same parameters, so the
+    // provider (which refuses a key reused with other parameters) answers from its cache instead of 400.
+    body: JSON.stringify({
+      amount: body.amount,
+      currency: body.currency,
+      destination: body.recipientId,
+      expires_at: Math.floor(context.startedAt / 1000) + 3600,
+    }),
   });
   if (!charge.ok) throw new Error(`provider answered ${charge.status}`);
   const { id } = await charge.json();

@@ -86,7 +86,7 @@ export class IdempotencyCore {
           this.events.claimed?.(action.codeName, request.scope, result.attempt > 1 ? 'orphan' : 'no');
           return {
             kind: 'execute',
-            claim: new TransactionalClaim(this, action, result.transaction, result.attempt),
+            claim: new TransactionalClaim(this, action, result.transaction, result.attempt, result.startedAt),
           };
         }
         const decision = this.decideExisting(action, request, result.record);
@@ -95,7 +95,10 @@ export class IdempotencyCore {
         const result = await this.guard('claim', () => this.store.claim(input));
         if (result.outcome === 'claimed') {
           this.events.claimed?.(action.codeName, request.scope, result.reclaimed);
-          return { kind: 'execute', claim: new ActiveClaim(this, action, result.ref, result.attempt) };
+          return {
+            kind: 'execute',
+            claim: new ActiveClaim(this, action, result.ref, result.attempt, result.startedAt),
+          };
         }
         const decision = this.decideExisting(action, request, result.record);
         // 'wait' mode: a duplicate of a running request polls briefly for its result instead of failing at once.
@@ -224,13 +227,20 @@ export class InFlightError extends Error {
   }
 }
 
-function contextOf(ref: ClaimRef, attempt: number, signal: LeaseSignal, db?: unknown): IdempotencyContext {
+function contextOf(
+  ref: ClaimRef,
+  attempt: number,
+  startedAt: number,
+  signal: LeaseSignal,
+  db?: unknown,
+): IdempotencyContext {
   const context = {
     scope: ref.scope,
     key: ref.key,
     token: ref.token,
     action: ref.action,
     attempt,
+    startedAt,
     signal,
     db,
   };
@@ -243,7 +253,7 @@ function contextOf(ref: ClaimRef, attempt: number, signal: LeaseSignal, db?: unk
  */
 export class ActiveClaim implements Claim {
   private readonly controller = new AbortController();
-  private readonly startedAt = performance.now();
+  private readonly began = performance.now();
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private settled = false;
   readonly context: IdempotencyContext;
@@ -254,9 +264,10 @@ export class ActiveClaim implements Claim {
     private readonly core: IdempotencyCore,
     private readonly action: ActionSettings,
     readonly ref: ClaimRef,
-    attempt = 1,
+    attempt: number,
+    startedAt: number,
   ) {
-    this.context = contextOf(ref, attempt, this.controller.signal);
+    this.context = contextOf(ref, attempt, startedAt, this.controller.signal);
     if (action.heartbeatMs) {
       this.heartbeat = setInterval(() => void this.renew(), action.heartbeatMs);
       this.heartbeat.unref();
@@ -322,7 +333,7 @@ export class ActiveClaim implements Claim {
   }
 
   private elapsed(): number {
-    return performance.now() - this.startedAt;
+    return performance.now() - this.began;
   }
 }
 
@@ -333,7 +344,7 @@ export class ActiveClaim implements Claim {
  */
 export class TransactionalClaim implements Claim {
   private readonly controller = new AbortController();
-  private readonly startedAt = performance.now();
+  private readonly began = performance.now();
   private finished = false;
   readonly context: IdempotencyContext;
   readonly ref: ClaimRef;
@@ -343,10 +354,11 @@ export class TransactionalClaim implements Claim {
     private readonly core: IdempotencyCore,
     private readonly action: ActionSettings,
     private readonly transaction: OpenTransaction,
-    attempt = 1,
+    attempt: number,
+    startedAt: number,
   ) {
     this.ref = transaction.ref;
-    this.context = contextOf(transaction.ref, attempt, this.controller.signal, transaction.db);
+    this.context = contextOf(transaction.ref, attempt, startedAt, this.controller.signal, transaction.db);
   }
 
   async complete(response: StoredResponse): Promise<void> {
@@ -377,6 +389,6 @@ export class TransactionalClaim implements Claim {
   }
 
   private elapsed(): number {
-    return performance.now() - this.startedAt;
+    return performance.now() - this.began;
   }
 }

@@ -153,6 +153,38 @@ export function runStoreContract(name: string, open: () => Promise<StoreContract
       expect(record?.response).toBeUndefined();
     });
 
+    it('startedAt: every attempt of a record sees its first claim time; an expired key claimed as new, a later one', async () => {
+      const key = fresh('started');
+      const first = await store.claim(input(key, { leaseMs: 200 }));
+      if (first.outcome !== 'claimed') throw new Error('expected a claim');
+      // Epoch milliseconds (not seconds or microseconds), whole, on a clock close to this machine's.
+      expect(Number.isInteger(first.startedAt)).toBe(true);
+      expect(Math.abs(first.startedAt - Date.now()) < 86_400_000).toBe(true);
+      await until(async () => (await store.read(SCOPE, key))?.leaseLive === false);
+      const taken = await store.claim(input(key));
+      if (taken.outcome !== 'claimed') throw new Error('expected a takeover');
+      expect(taken.attempt).toBe(2);
+      expect(taken.startedAt).toBe(first.startedAt);
+      expect(await store.release(taken.ref)).toBe(true);
+      const again = await store.claim(input(key));
+      if (again.outcome !== 'claimed') throw new Error('expected a reclaim');
+      expect(again.reclaimed).toBe('released');
+      expect(again.startedAt).toBe(first.startedAt);
+      await store.complete(again.ref, 'COMPLETED', { status: 201, headers: {}, body: body('first') }, 300);
+      let renewed: ClaimResult | undefined;
+      await until(async () => {
+        renewed = await store.claim(input(key, { leaseMs: 200 }));
+        return renewed.outcome === 'claimed';
+      });
+      if (renewed?.outcome !== 'claimed') throw new Error('unreachable');
+      expect(renewed.attempt).toBe(1);
+      expect(renewed.startedAt).toBeGreaterThan(first.startedAt);
+      // And the new record's time is the one its own takeovers see.
+      await until(async () => (await store.read(SCOPE, key))?.leaseLive === false);
+      const later = await store.claim(input(key));
+      expect(later.outcome === 'claimed' && later.startedAt).toBe(renewed.startedAt);
+    });
+
     it('cleanup under traffic: expired records go, live and in-flight ones stay', async () => {
       const expiring = await Promise.all(
         Array.from({ length: 30 }, async () => {
@@ -212,6 +244,7 @@ export function runStoreContract(name: string, open: () => Promise<StoreContract
       const open = await store.claimInTransaction(input(key));
       if (open.outcome !== 'claimed') throw new Error('expected a transactional claim');
       expect(open.transaction.db).toBeDefined();
+      expect(Number.isInteger(open.startedAt)).toBe(true);
       // While the transaction is open a duplicate waits, then sees it in flight or fails closed: never a claim.
       const duplicate = await store.claim(input(key)).catch((error: unknown) => error);
       if (duplicate instanceof Error) expect(duplicate).toBeInstanceOf(StoreUnavailableError);
@@ -227,6 +260,17 @@ export function runStoreContract(name: string, open: () => Promise<StoreContract
       expect(await store.read(SCOPE, undone)).toBeUndefined();
       const retry = await store.claim(input(undone));
       expect(retry.outcome === 'claimed' && retry.attempt).toBe(1);
+
+      // A transactional takeover of a lapsed lease keeps the record's startedAt, as a lease-mode one does.
+      const lapsing = fresh('tx-started');
+      const leased = await store.claim(input(lapsing, { leaseMs: 200 }));
+      if (leased.outcome !== 'claimed') throw new Error('expected a claim');
+      await until(async () => (await store.read(SCOPE, lapsing))?.leaseLive === false);
+      const takeover = await store.claimInTransaction(input(lapsing));
+      if (takeover.outcome !== 'claimed') throw new Error('expected a transactional takeover');
+      expect(takeover.attempt).toBe(2);
+      expect(takeover.startedAt).toBe(leased.startedAt);
+      await takeover.transaction.rollback();
     });
   });
 }

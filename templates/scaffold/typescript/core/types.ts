@@ -117,6 +117,12 @@ export type LeaseSignal =
 export interface IdempotencyContext extends ClaimRef {
   /** 1 on the first attempt; higher when an earlier attempt lapsed and this one took over (an effect may exist). */
   readonly attempt: number;
+  /**
+   * When the record was created (epoch ms, store's clock): the same on every attempt of this key, new only when an
+   * expired key starts over. Derive business times sent to a provider from it (`expires_at`, `expiresAt`), never
+   * from the clock, so a retry sends the same parameters under the same provider key.
+   */
+  readonly startedAt: number;
   /** Aborted when the lease is lost: stop and leave the key to its new owner. */
   readonly signal: LeaseSignal;
   /** The same object as this context, for code written against the older `{ ref }` shape. */
@@ -142,12 +148,19 @@ export type ClaimResult =
       readonly ref: ClaimRef;
       readonly reclaimed: 'no' | 'orphan' | 'released' | 'expired';
       readonly attempt: number;
+      /** The record's creation time (epoch ms, store's clock); see IdempotencyStore for what it must be. */
+      readonly startedAt: number;
     }
   | { readonly outcome: 'existing'; readonly record: ExistingRecord };
 
 /**
  * What a store must guarantee: claim is one atomic step (insert, or take over an expired record, or reclaim a
  * lapsed lease for the same fingerprint with a new fencing token), and every later write is conditional on the token.
+ *
+ * A claim also returns `startedAt`, the record's creation time in epoch ms on the store's own clock, read or written
+ * by that same atomic step (no extra call): a new record's creation time; on a takeover or reclaim of a lapsed or
+ * released lease, the value the record already holds, unchanged; on an expired record claimed as new, the time of
+ * this claim. Handlers derive provider parameters from it, so it must never move between attempts of one record.
  */
 export interface IdempotencyStore {
   claim(input: ClaimInput): Promise<ClaimResult>;
@@ -186,7 +199,13 @@ export interface StuckRecord {
 }
 
 export type TransactionClaimResult =
-  | { readonly outcome: 'claimed'; readonly transaction: OpenTransaction; readonly attempt: number }
+  | {
+      readonly outcome: 'claimed';
+      readonly transaction: OpenTransaction;
+      readonly attempt: number;
+      /** As for claim(): the record's creation time, stable across attempts. */
+      readonly startedAt: number;
+    }
   | { readonly outcome: 'existing'; readonly record: ExistingRecord };
 
 export interface OpenTransaction {

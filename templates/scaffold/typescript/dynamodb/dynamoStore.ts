@@ -36,6 +36,11 @@ interface Item {
   readonly fp: string;
   readonly alg: string;
   readonly attempts: number;
+  /**
+   * Epoch ms the record was created (this process's clock, as for every time here): kept by a takeover. Absent on
+   * a record written before it existed; the first takeover sets it.
+   */
+  readonly createdAt?: number;
   /** Epoch ms until which the owner's lease runs; 0 once released or finished. */
   readonly leaseUntil: number;
   /** Epoch ms after which the record counts as gone (retention), whatever DynamoDB TTL has deleted yet. */
@@ -81,6 +86,7 @@ export class DynamoIdempotencyStore implements IdempotencyStore, StepStore {
       fp: input.fingerprint,
       alg: input.algorithm,
       attempts: 1,
+      createdAt: now,
       leaseUntil,
       expiresAt,
       steps: {},
@@ -98,7 +104,13 @@ export class DynamoIdempotencyStore implements IdempotencyStore, StepStore {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { outcome: 'claimed', ref, reclaimed: put.Attributes ? 'expired' : 'no', attempt: 1 };
+      return {
+        outcome: 'claimed',
+        ref,
+        reclaimed: put.Attributes ? 'expired' : 'no',
+        attempt: 1,
+        startedAt: now,
+      };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) {
         // The put may still land after this gave up: give the key back, fenced by this token, so a retry is not
@@ -123,7 +135,8 @@ export class DynamoIdempotencyStore implements IdempotencyStore, StepStore {
           TableName: this.options.table,
           Key: { pk: item.pk },
           UpdateExpression:
-            'SET #token = :token, #action = :action, leaseUntil = :lease, attempts = attempts + :one, #ttl = :ttl REMOVE released',
+            'SET #token = :token, #action = :action, leaseUntil = :lease, attempts = attempts + :one, #ttl = :ttl, ' +
+            'createdAt = if_not_exists(createdAt, :now) REMOVE released',
           ConditionExpression: '#status = :processing AND #token = :old AND leaseUntil < :now',
           ExpressionAttributeNames: {
             '#token': 'token',
@@ -144,8 +157,10 @@ export class DynamoIdempotencyStore implements IdempotencyStore, StepStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      const attempt = Number((taken.Attributes as Item | undefined)?.attempts ?? old.attempts + 1);
-      return { outcome: 'claimed', ref, reclaimed: old.released ? 'released' : 'orphan', attempt };
+      const updated = taken.Attributes as Item | undefined;
+      const attempt = Number(updated?.attempts ?? old.attempts + 1);
+      const startedAt = Number(updated?.createdAt ?? old.createdAt ?? now);
+      return { outcome: 'claimed', ref, reclaimed: old.released ? 'released' : 'orphan', attempt, startedAt };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw wrap('claim', error);
       const current = await this.get('claim', input.scope, input.key);

@@ -43,6 +43,9 @@ interface RecordRow extends RowDataPacket {
 interface ClaimRow extends RecordRow {
   mine: number;
   attempts: number;
+  /** created_at and the server's clock now, as epoch ms. */
+  started_ms: number | string;
+  now_ms: number | string;
   released: number;
   expired: number;
 }
@@ -59,6 +62,9 @@ const RECORD_COLUMNS = `status, fingerprint, fingerprint_alg,
   locked_until > ${NOW} AS lease_live,
   GREATEST(0, TIMESTAMPDIFF(MICROSECOND, ${NOW}, locked_until)) DIV 1000 AS lease_remaining_ms,
   response_status, response_headers, response_body, response_hash`;
+/** Epoch ms of a UTC datetime column or expression, and back: exact for datetime(3), independent of time zones. */
+const EPOCH = `'1970-01-01 00:00:00'`;
+const epochMs = (expression: string) => `TIMESTAMPDIFF(MICROSECOND, ${EPOCH}, ${expression}) DIV 1000`;
 
 function statements(table: string, stepTable: string) {
   const t = quoteIdent(table);
@@ -72,13 +78,14 @@ VALUES (?, ?, ?, ?, ?, 'PROCESSING', ?, 1, ${NOW} + INTERVAL ? MICROSECOND, ${NO
 ON DUPLICATE KEY UPDATE scope = scope`,
     // Under that lock: is the row ours (just inserted), expired, or a lapsed lease we may take over?
     locked: `SELECT ${RECORD_COLUMNS}, fencing_token = ? AS mine, attempts, released_at IS NOT NULL AS released,
-  expires_at <= ${NOW} AS expired
+  expires_at <= ${NOW} AS expired, ${epochMs('created_at')} AS started_ms, ${epochMs(NOW)} AS now_ms
 FROM ${t} WHERE scope = ? AND \`key\` = ? FOR UPDATE`,
     // Conditional takeover with a new fencing token; the WHERE re-checks the conditions on the locked row.
+    // created_at is the one the claim decided on: kept by a reclaim, the locked read's clock for an expired record.
     takeover: `UPDATE ${t} SET action = ?, fingerprint = ?, fingerprint_alg = ?, status = 'PROCESSING', fencing_token = ?,
   attempts = ?, locked_until = ${NOW} + INTERVAL ? MICROSECOND, released_at = NULL, response_status = NULL,
   response_headers = NULL, response_body = NULL, response_hash = NULL, completed_at = NULL,
-  created_at = IF(expires_at <= ${NOW}, ${NOW}, created_at), expires_at = ${NOW} + INTERVAL ? MICROSECOND
+  created_at = TIMESTAMPADD(MICROSECOND, ? * 1000, ${EPOCH}), expires_at = ${NOW} + INTERVAL ? MICROSECOND
 WHERE scope = ? AND \`key\` = ?
   AND (expires_at <= ${NOW} OR (status = 'PROCESSING' AND locked_until <= ${NOW} AND fingerprint = ? AND fingerprint_alg = ?))`,
     purgeSteps: `DELETE FROM ${steps} WHERE scope = ? AND \`key\` = ?`,
@@ -121,7 +128,13 @@ export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
         await session.run('COMMIT');
         session.done();
         return result.outcome === 'claimed'
-          ? { outcome: 'claimed', ref: result.ref, reclaimed: result.reclaimed, attempt: result.attempt }
+          ? {
+              outcome: 'claimed',
+              ref: result.ref,
+              reclaimed: result.reclaimed,
+              attempt: result.attempt,
+              startedAt: result.startedAt,
+            }
           : result;
       } catch (error) {
         await session.fail(error);
@@ -181,7 +194,7 @@ export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
       },
       rollback: () => session.end('ROLLBACK'),
     };
-    return { outcome: 'claimed', transaction, attempt: result.attempt };
+    return { outcome: 'claimed', transaction, attempt: result.attempt, startedAt: result.startedAt };
   }
 
   private async claimOn(session: Session, input: ClaimInput): Promise<ClaimResult> {
@@ -212,7 +225,15 @@ export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
     const row = rows[0];
     if (!row) throw new StoreUnavailableError('claim');
     const ref: ClaimRef = { scope: input.scope, key: input.key, token, action: input.action };
-    if (row.mine) return { outcome: 'claimed' as const, ref, reclaimed: 'no' as const, attempt: 1 };
+    if (row.mine) {
+      return {
+        outcome: 'claimed' as const,
+        ref,
+        reclaimed: 'no' as const,
+        attempt: 1,
+        startedAt: Number(row.started_ms),
+      };
+    }
     const lapsed =
       row.status === 'PROCESSING' &&
       !row.lease_live &&
@@ -221,6 +242,7 @@ export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
     if (!row.expired && !lapsed) return { outcome: 'existing' as const, record: toRecord(row) };
     // A takeover counts as another attempt (the action may already have taken effect); an expired key starts over.
     const attempt = row.expired ? 1 : Number(row.attempts) + 1;
+    const startedAt = Number(row.expired ? row.now_ms : row.started_ms);
     if (row.expired) await session.run(this.sql.purgeSteps, [input.scope, input.key]);
     const [header] = await session.run<ResultSetHeader>(this.sql.takeover, [
       input.action,
@@ -229,6 +251,7 @@ export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
       token,
       attempt,
       lease,
+      startedAt,
       retention,
       input.scope,
       input.key,
@@ -241,7 +264,7 @@ export class MysqlIdempotencyStore implements IdempotencyStore, StepStore {
       : row.released
         ? ('released' as const)
         : ('orphan' as const);
-    return { outcome: 'claimed' as const, ref, reclaimed, attempt };
+    return { outcome: 'claimed' as const, ref, reclaimed, attempt, startedAt };
   }
 
   async read(scope: string, key: string): Promise<ExistingRecord | undefined> {

@@ -51,6 +51,8 @@ interface ClaimRow extends Partial<RecordRow> {
   /** The record as it was decides the request without a claim: finished, under a live lease, or another fingerprint. */
   decided: boolean | null;
   attempts: number | null;
+  /** The record's created_at (epoch ms): kept by a takeover, so the same on every attempt of the record. */
+  started_ms: number | null;
   inserted: boolean | null;
   released: boolean | null;
   expired: boolean | null;
@@ -106,9 +108,10 @@ function claimStatement(t: string, steps: string, sequence: string, transactiona
   WHERE t.expires_at <= now()
      OR (t.status = 'PROCESSING' AND t.locked_until <= now()
          AND t.fingerprint = EXCLUDED.fingerprint AND t.fingerprint_alg = EXCLUDED.fingerprint_alg)
-  RETURNING fencing_token::text AS token, (xmax = 0) AS inserted, attempts
+  RETURNING fencing_token::text AS token, (xmax = 0) AS inserted, attempts,
+    floor(extract(epoch FROM created_at) * 1000)::float8 AS started_ms
 )
-SELECT c.token, c.inserted, c.attempts, NOT g.open AS late, ${DB_CLOCK} AS db_ms, p.*${
+SELECT c.token, c.inserted, c.attempts, c.started_ms, NOT g.open AS late, ${DB_CLOCK} AS db_ms, p.*${
     transactional ? ",\n  set_config('statement_timeout', $9::text, true) AS handler_budget" : ''
   }
 FROM gate g LEFT JOIN claimed c ON true LEFT JOIN previous p ON true`;
@@ -215,7 +218,13 @@ export class PgIdempotencyStore implements IdempotencyStore {
       }
       session.done();
       return result.outcome === 'claimed'
-        ? { outcome: 'claimed', ref: result.ref, reclaimed: result.reclaimed, attempt: result.attempt }
+        ? {
+            outcome: 'claimed',
+            ref: result.ref,
+            reclaimed: result.reclaimed,
+            attempt: result.attempt,
+            startedAt: result.startedAt,
+          }
         : result;
     } catch (error) {
       await session.fail(error);
@@ -307,7 +316,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
       },
       rollback: () => session.finish('ROLLBACK'),
     };
-    return { outcome: 'claimed', transaction, attempt: result.attempt };
+    return { outcome: 'claimed', transaction, attempt: result.attempt, startedAt: result.startedAt };
   }
 
   /**
@@ -352,7 +361,13 @@ export class PgIdempotencyStore implements IdempotencyStore {
                 ? 'orphan'
                 : 'no';
         const ref: ClaimRef = { scope: input.scope, key: input.key, token: row.token, action: input.action };
-        return { outcome: 'claimed' as const, ref, reclaimed, attempt: Number(row.attempts ?? 1) };
+        return {
+          outcome: 'claimed' as const,
+          ref,
+          reclaimed,
+          attempt: Number(row.attempts ?? 1),
+          startedAt: Number(row.started_ms),
+        };
       }
       if (row?.decided) return { outcome: 'existing' as const, record: toRecord(row as RecordRow) };
       // Arrived after its deadline (a slow network or a stalled server): nothing was taken, and since this answer
@@ -741,6 +756,7 @@ type ClaimOutcome =
       readonly ref: ClaimRef;
       readonly reclaimed: 'no' | 'orphan' | 'released' | 'expired';
       readonly attempt: number;
+      readonly startedAt: number;
     }
   | { readonly outcome: 'existing'; readonly record: ExistingRecord };
 

@@ -24,26 +24,36 @@ export interface RedisStoreOptions {
 
 // KEYS: 1 record hash, 2 lease (string, holds the token, expires by PX on the server clock), 3 saga steps hash.
 // A lease is live while its key exists, so no timestamps from application servers are ever compared.
+// 'created' is the record's creation time (epoch ms, the server's TIME): a reclaim keeps it; an expired record is
+// gone (TTL), so its key starts over with a new one.
 const CLAIM = `
 local status = redis.call('HGET', KEYS[1], 'status')
 local lease = tonumber(ARGV[5])
+local function now_ms()
+  local t = redis.call('TIME')
+  return string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+end
 if not status then
+  local created = now_ms()
   redis.call('DEL', KEYS[3])
   redis.call('HSET', KEYS[1], 'status', 'PROCESSING', 'token', ARGV[1], 'action', ARGV[2], 'fp', ARGV[3],
-    'alg', ARGV[4], 'attempts', 1)
+    'alg', ARGV[4], 'attempts', 1, 'created', created)
   redis.call('PEXPIRE', KEYS[1], math.max(lease, tonumber(ARGV[6])))
   redis.call('SET', KEYS[2], ARGV[1], 'PX', lease)
-  return {'claimed', 'no', 1}
+  return {'claimed', 'no', 1, created}
 end
 local r = redis.call('HMGET', KEYS[1], 'fp', 'alg', 'released', 'resp_status', 'resp_headers', 'resp_body', 'resp_hash')
 if status == 'PROCESSING' and redis.call('EXISTS', KEYS[2]) == 0 and r[1] == ARGV[3] and r[2] == ARGV[4] then
   local attempts = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
   redis.call('HSET', KEYS[1], 'token', ARGV[1], 'action', ARGV[2])
+  -- A record written before 'created' existed gets one now, kept from here on.
+  redis.call('HSETNX', KEYS[1], 'created', now_ms())
+  local created = redis.call('HGET', KEYS[1], 'created')
   redis.call('HDEL', KEYS[1], 'released')
   redis.call('SET', KEYS[2], ARGV[1], 'PX', lease)
   if redis.call('PTTL', KEYS[1]) < lease then redis.call('PEXPIRE', KEYS[1], lease) end
-  if r[3] then return {'claimed', 'released', attempts} end
-  return {'claimed', 'orphan', attempts}
+  if r[3] then return {'claimed', 'released', attempts, created} end
+  return {'claimed', 'orphan', attempts, created}
 end
 return {'existing', status, r[1], r[2], redis.call('PTTL', KEYS[2]), r[4], r[5], r[6], r[7]}
 `;
@@ -159,7 +169,13 @@ export class RedisIdempotencyStore implements IdempotencyStore, StepStore {
     const parts = reply as unknown[];
     if (text(parts[0]) === 'claimed') {
       const reclaimed = text(parts[1]) as 'no' | 'orphan' | 'released';
-      return { outcome: 'claimed', ref, reclaimed, attempt: Number(parts[2]) };
+      return {
+        outcome: 'claimed',
+        ref,
+        reclaimed,
+        attempt: Number(parts[2]),
+        startedAt: Number(text(parts[3])),
+      };
     }
     return { outcome: 'existing', record: toRecord(parts) };
   }

@@ -33,6 +33,7 @@ interface RecordRow {
   fingerprint_alg: string;
   fencing_token: string;
   attempts: number;
+  created_at: number;
   lease_live: number;
   lease_remaining_ms: number | null;
   released: number;
@@ -53,18 +54,20 @@ function statements(table: string, stepTable: string) {
   const t = quoteIdent(table);
   const steps = quoteIdent(stepTable);
   return {
-    read: `SELECT status, fingerprint, fingerprint_alg, fencing_token, attempts,
+    read: `SELECT status, fingerprint, fingerprint_alg, fencing_token, attempts, created_at,
   locked_until > ${NOW_MS} AS lease_live, MAX(0, locked_until - ${NOW_MS}) AS lease_remaining_ms,
   released_at IS NOT NULL AS released, expires_at <= ${NOW_MS} AS expired,
   response_status, response_headers, response_body, response_hash
 FROM ${t} WHERE scope = ? AND key = ?`,
     insert: `INSERT INTO ${t} (scope, key, action, fingerprint, fingerprint_alg, status, fencing_token, attempts,
   locked_until, created_at, expires_at)
-VALUES (?, ?, ?, ?, ?, 'PROCESSING', ?, 1, ${NOW_MS} + ?, ${NOW_MS}, ${NOW_MS} + ?)`,
+VALUES (?, ?, ?, ?, ?, 'PROCESSING', ?, 1, ${NOW_MS} + ?, ?, ${NOW_MS} + ?)`,
+    // A new record's created_at, read once so the claim can return exactly what it stored.
+    clock: `SELECT ${NOW_MS} AS now_ms`,
     takeover: `UPDATE ${t} SET action = ?, fingerprint = ?, fingerprint_alg = ?, status = 'PROCESSING', fencing_token = ?,
   attempts = ?, locked_until = ${NOW_MS} + ?, released_at = NULL, response_status = NULL, response_headers = NULL,
   response_body = NULL, response_hash = NULL, completed_at = NULL,
-  created_at = CASE WHEN expires_at <= ${NOW_MS} THEN ${NOW_MS} ELSE created_at END, expires_at = ${NOW_MS} + ?
+  created_at = ?, expires_at = ${NOW_MS} + ?
 WHERE scope = ? AND key = ?`,
     purgeSteps: `DELETE FROM ${steps} WHERE scope = ? AND key = ?`,
     complete: `UPDATE ${t} SET status = ?, response_status = ?, response_headers = ?, response_body = ?, response_hash = ?,
@@ -101,7 +104,13 @@ export class SqliteIdempotencyStore implements IdempotencyStore, StepStore {
     return this.write('claim', db, () => {
       const result = this.claimOn(db, input);
       return result.outcome === 'claimed'
-        ? { outcome: 'claimed', ref: result.ref, reclaimed: result.reclaimed, attempt: result.attempt }
+        ? {
+            outcome: 'claimed',
+            ref: result.ref,
+            reclaimed: result.reclaimed,
+            attempt: result.attempt,
+            startedAt: result.startedAt,
+          }
         : result;
     });
   }
@@ -172,7 +181,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore, StepStore {
         finish(pool, db, 'ROLLBACK');
       },
     };
-    return { outcome: 'claimed', transaction, attempt: result.attempt };
+    return { outcome: 'claimed', transaction, attempt: result.attempt, startedAt: result.startedAt };
   }
 
   /** Runs inside BEGIN IMMEDIATE: read, then insert or take over, with nobody else writing in between. */
@@ -181,9 +190,19 @@ export class SqliteIdempotencyStore implements IdempotencyStore, StepStore {
     const ref: ClaimRef = { scope: input.scope, key: input.key, token, action: input.action };
     const row = db.prepare(this.sql.read).get(input.scope, input.key) as RecordRow | undefined;
     const values = [input.action, input.fingerprint, input.algorithm, token] as const;
+    // created_at: kept by a reclaim (the same on every attempt), this claim's time for a new or expired record.
+    const now = () => Number((db.prepare(this.sql.clock).get() as { now_ms: number }).now_ms);
     if (!row) {
-      db.prepare(this.sql.insert).run(input.scope, input.key, ...values, input.leaseMs, input.retentionMs);
-      return { outcome: 'claimed' as const, ref, reclaimed: 'no' as const, attempt: 1 };
+      const startedAt = now();
+      db.prepare(this.sql.insert).run(
+        input.scope,
+        input.key,
+        ...values,
+        input.leaseMs,
+        startedAt,
+        input.retentionMs,
+      );
+      return { outcome: 'claimed' as const, ref, reclaimed: 'no' as const, attempt: 1, startedAt };
     }
     const lapsed =
       row.status === 'PROCESSING' &&
@@ -192,11 +211,13 @@ export class SqliteIdempotencyStore implements IdempotencyStore, StepStore {
       row.fingerprint_alg === input.algorithm;
     if (!row.expired && !lapsed) return { outcome: 'existing' as const, record: toRecord(row) };
     const attempt = row.expired ? 1 : row.attempts + 1;
+    const startedAt = row.expired ? now() : Number(row.created_at);
     if (row.expired) db.prepare(this.sql.purgeSteps).run(input.scope, input.key);
     db.prepare(this.sql.takeover).run(
       ...values,
       attempt,
       input.leaseMs,
+      startedAt,
       input.retentionMs,
       input.scope,
       input.key,
@@ -206,7 +227,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore, StepStore {
       : row.released
         ? ('released' as const)
         : ('orphan' as const);
-    return { outcome: 'claimed' as const, ref, reclaimed, attempt };
+    return { outcome: 'claimed' as const, ref, reclaimed, attempt, startedAt };
   }
 
   async read(scope: string, key: string): Promise<ExistingRecord | undefined> {

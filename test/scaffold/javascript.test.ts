@@ -133,7 +133,7 @@ describe.each<ModuleType>(['module', 'commonjs'])('JavaScript + Express + Postgr
     const stdout = await runGeneratedSuite(project.dir);
     // 12 HTTP scenarios, the webhook (4) and reconciliation (2) suites the design's webhook and Stripe action bring,
     // and the shipped store contract (8).
-    expect(stdout).toMatch(/Tests\s+26 passed/);
+    expect(stdout).toMatch(/Tests\s+27 passed/);
     expect(stdout).not.toMatch(/\d+ failed/);
     expect(stdout).not.toMatch(/skipped/);
   });

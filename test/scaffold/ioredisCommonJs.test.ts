@@ -76,7 +76,7 @@ describe.each(RELEASES)('a CommonJS JavaScript project on ioredis %s', (version)
     await generate({ cwd: dir, date: '2026-01-15' });
 
     const pool = await readFile(path.join(dir, SCAFFOLD_DIR, 'pool.js'), 'utf8');
-    expect(pool).toContain("const Redis = require('ioredis');");
+    expect(pool).toContain("const { default: Redis } = require('ioredis');");
     if (redisSkip) return;
     await writeFile(path.join(dir, 'claim.js'), SCRIPT);
     const prefix = `idempotency-builder-ioredis-${version}-${randomUUID()}`;

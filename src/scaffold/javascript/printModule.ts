@@ -59,13 +59,10 @@ export function printModule(esm: string, moduleType: ModuleType): string {
       if (typeof line === 'string') return line;
       const entry = requires.get(line.specifier)!;
       const call = `require('${line.specifier}')`;
-      // The class that is module.exports itself (ioredis), required whole as toCommonJs does.
+      // The class every release exports as the default (ioredis), read through `default` as toCommonJs does.
       const main = DEFAULT_CLASS[line.specifier];
-      const local = (name: string) => /^(?:[\w$]+: )?([\w$]+)$/.exec(name)![1]!;
-      const isMain = (name: string) => main !== undefined && (name === main || name.startsWith(`${main}: `) || name.startsWith('default: '));
-      const whole = [...entry.whole, ...entry.names.filter(isMain).map(local)];
-      const names = entry.names.filter((name) => !isMain(name));
-      const parts = whole.map((name) => `const ${name} = ${call};`);
+      const names = entry.names.map((name) => (main !== undefined && (name === main || name.startsWith(`${main}: `)) ? `default: ${/([\w$]+)$/.exec(name)![1]}` : name));
+      const parts = entry.whole.map((name) => `const ${name} = ${call};`);
       if (names.length > 0) parts.push(objectLiteral('', 'const ', names, ` = ${call};`));
       return parts.length > 0 ? parts.join('\n') : `${call};`;
     })

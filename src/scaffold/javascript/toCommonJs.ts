@@ -120,12 +120,12 @@ export function toCommonJs(ts: Ts, code: string, fileName: string, options: { st
 
 function requireText(specifier: string, entry: Required): string {
   const call = `require(${quote(specifier)})`;
-  // The class that is module.exports itself in every release (ioredis 5.0 has no `Redis` property on it).
+  // The class that every release exports as the default (ioredis 5.0 has no `Redis` property).
   const main = DEFAULT_CLASS[specifier];
   const whole = [...entry.whole];
   const isMain = (imported: string) => main !== undefined && (imported === main || imported === 'default');
-  const named = [...entry.names].filter(([, imported]) => !isMain(imported));
-  for (const [local, imported] of entry.names) if (isMain(imported)) whole.push(local);
+  // Read through `default`, which every release sets (the typings too, so checkJs sees the class, not the module).
+  const named = [...entry.names].map(([local, imported]): [string, string] => [local, isMain(imported) ? 'default' : imported]);
   const lines = whole.map((name) => `const ${name} = ${call};`);
   if (named.length > 0) {
     const names = named.map(([local, imported]) => (local === imported ? local : `${imported}: ${local}`));

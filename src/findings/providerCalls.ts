@@ -39,6 +39,9 @@ export const KEY_OPTIONS: Partial<Record<PaymentProvider, { where: 'options' | '
   mollie: { where: 'request', name: 'idempotencyKey' },
 };
 
+/** The header a provider's REST API reads the key from, for calls made over raw HTTP (fetch, axios, got, …). */
+export const KEY_HEADERS: Partial<Record<PaymentProvider, string>> = { stripe: 'Idempotency-Key', adyen: 'Idempotency-Key', paypal: 'PayPal-Request-Id' };
+
 /** The key option as the provider documents it, for messages: `idempotencyKey`, `paypalRequestId` (PayPal-Request-Id). */
 export function keyOptionName(provider: PaymentProvider): string {
   return KEY_OPTIONS[provider]?.name ?? 'an idempotency key';

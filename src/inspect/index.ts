@@ -80,12 +80,12 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
   const graph = new FunctionGraph(records);
   const frameworksByPkg = new Map([...scopes].map(([d, s]) => [d, s.stack.frameworks]));
   const seeds: Array<[string, string]> = [...records.files.values()].flatMap((r) => r.facts.paymentFunctionKeys.map((k): [string, string] => [r.rel, k]));
-  const paying = graph.payingFunctions(seeds);
-  const risky = graph.payingFunctions([...records.files.values()].flatMap((r) => r.facts.riskyPaymentFunctionKeys.map((k): [string, string] => [r.rel, k])));
+  const paying = graph.callers(seeds);
+  const risky = graph.callers([...records.files.values()].flatMap((r) => r.facts.riskyPaymentFunctionKeys.map((k): [string, string] => [r.rel, k])));
   const reaches = (route: { file: string; handlerKeys: string[] }, set: Set<unknown>) => route.handlerKeys.some((k) => graph.resolve(route.file, k).some((fn) => set.has(fn)));
   // A GET that charges (`GET /admin/makepayment/:ref`) is retried by prefetchers and reloads: it is an endpoint too.
   const endpoints = buildEndpoints(records, graph, frameworksByPkg).filter(({ finding, route }) => finding.method !== 'GET' || reaches(route, risky));
-  const inserting = graph.payingFunctions([...records.files.values()].flatMap((r) => r.facts.insertFunctionKeys.map((k): [string, string] => [r.rel, k])));
+  const inserting = graph.callers([...records.files.values()].flatMap((r) => r.facts.insertFunctionKeys.map((k): [string, string] => [r.rel, k])));
   for (const { finding, route } of endpoints) {
     finding.touchesPayment = reaches(route, paying);
     // Only when true, so findings of handlers that insert nothing keep their shape.

@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, type CallExpression, type Expression, type SourceFile } from 'ts-morph';
-import { httpProviderCalls, providerCalls } from '../../findings/providerCalls.js';
+import { httpProviderCalls, KEY_HEADERS, providerCalls } from '../../findings/providerCalls.js';
 import type { PaymentProvider } from '../../inspect/types.js';
 import { appendProperty, ensureNamedImport } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
@@ -8,15 +8,11 @@ import type { TransformContext, TransformOutcome } from './context.js';
 import { KEYED_SDKS } from './stableParams.js';
 
 /**
- * The provider's idempotency header on a raw-HTTP call and the providers.ts helper giving its derived value: the
+ * The providers.ts helper giving the derived value of the provider's idempotency header (KEY_HEADERS) on a raw-HTTP call: the
  * same key the SDK transforms pass (stripeRequestOptions and adyenIdempotency are providerKey; PayPal's SDK sends
  * paypalRequestId as this very header). providerKey is in every providers.ts; paypalRequestId where PayPal is.
  */
-const HEADER: Partial<Record<PaymentProvider, { name: string; helper: string }>> = {
-  stripe: { name: 'Idempotency-Key', helper: 'providerKey' },
-  adyen: { name: 'Idempotency-Key', helper: 'providerKey' },
-  paypal: { name: 'PayPal-Request-Id', helper: 'paypalRequestId' },
-};
+const HELPER: Partial<Record<PaymentProvider, string>> = { stripe: 'providerKey', adyen: 'providerKey', paypal: 'paypalRequestId' };
 
 /** Modules whose clients take the headers in the options: `got.post(url, options)`, `ky.post(url, options)`. */
 const OPTIONS_MODULES = /^(got|ky|ofetch|undici|node-fetch|cross-fetch)$/;
@@ -48,7 +44,7 @@ function httpCallsIn(sf: SourceFile, handler: KeyedHandler) {
  */
 export function keyHttpCalls(sf: SourceFile, handler: KeyedHandler, target: WiringTarget, context: TransformContext, ensureContext: () => string | undefined): TransformOutcome {
   const out: TransformOutcome = { edits: [], manual: [] };
-  const found = httpCallsIn(sf, handler).filter((c) => HEADER[c.provider] !== undefined);
+  const found = httpCallsIn(sf, handler).filter((c) => HELPER[c.provider] !== undefined);
   // paypalRequestId is in providers.ts only when the design names PayPal (the action's provider).
   for (const c of found.filter((c) => c.provider === 'paypal' && target.provider !== 'paypal' && !c.keyed)) {
     out.manual.push({ action: target.action, file: target.file, line: c.call.getStartLineNumber(), reason: `the raw-HTTP paypal ${c.operation} call needs the PayPal-Request-Id header from paypalRequestId(idempotencyOf(request)); the action's provider is not PayPal, so providers.ts may not have it: set "provider": "paypal" for the action (or add "paypal" to payments), regenerate, then apply` });
@@ -64,7 +60,7 @@ export function keyHttpCalls(sf: SourceFile, handler: KeyedHandler, target: Wiri
     const same = calls.filter((c) => c.provider === item.provider);
     const before = sdkCount(item.provider);
     const step = same.length + before > 1 ? before + same.indexOf(item) : undefined;
-    return { ...item, header: HEADER[item.provider]!, step, line: item.call.getStartLineNumber(), describe: `${item.provider} ${item.operation}` };
+    return { ...item, header: { name: KEY_HEADERS[item.provider]!, helper: HELPER[item.provider]! }, step, line: item.call.getStartLineNumber(), describe: `${item.provider} ${item.operation}` };
   });
   if (!context.scaffoldModules.has('providers')) {
     for (const item of plan) out.manual.push({ action: target.action, file: target.file, line: item.line, reason: `the raw-HTTP ${item.describe} call needs the ${item.header.name} header from ${item.header.helper}(idempotencyOf(request)); the scaffold has no providers.ts: regenerate with "${item.provider}" in payments, then apply` });

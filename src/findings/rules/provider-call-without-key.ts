@@ -1,6 +1,6 @@
 import { ts } from 'ts-morph';
 import { impactOfOperation } from '../../model/impact.js';
-import { httpProviderCalls, KEY_OPTIONS, keyOptionName, property, providerCalls, repeatsSafely } from '../providerCalls.js';
+import { httpProviderCalls, KEY_HEADERS, KEY_OPTIONS, keyOptionName, property, providerCalls, repeatsSafely } from '../providerCalls.js';
 import type { Rule } from '../types.js';
 
 const STABLE = 'derived from the local idempotency key or a business id that is the same on every attempt';
@@ -11,9 +11,6 @@ const FIX: Partial<Record<string, string>> = {
   square: `Set \`idempotencyKey\` in the request body, ${STABLE}.`,
   mollie: `Pass \`idempotencyKey\` in the parameters, ${STABLE}.`,
 };
-
-/** The header a provider's REST API reads the key from, for calls made over raw HTTP. */
-const HTTP_HEADER: Partial<Record<string, string>> = { stripe: 'Idempotency-Key', adyen: 'Idempotency-Key', paypal: 'PayPal-Request-Id' };
 
 /**
  * The provider replays the first result for a repeated key; without one, a retried request creates a second object.
@@ -45,10 +42,10 @@ export const providerCallWithoutKey: Rule = {
       })
       .concat(
         httpProviderCalls(ctx)
-          .filter((c) => HTTP_HEADER[c.provider] && !c.keyed && c.verb === 'POST' && c.risk !== 'harmless-object')
+          .filter((c) => KEY_HEADERS[c.provider] && !c.keyed && c.verb === 'POST' && c.risk !== 'harmless-object')
           .map((c) => {
             const impact = impactOfOperation(c.provider, c.operation, c.risk);
-            const header = HTTP_HEADER[c.provider]!;
+            const header = KEY_HEADERS[c.provider]!;
             return {
               node: c.call,
               severity: impact.severity,

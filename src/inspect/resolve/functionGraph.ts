@@ -70,12 +70,10 @@ export class FunctionGraph {
     return [...seen];
   }
 
-  /** Every function that contains a payment call or (transitively) calls one. */
-  payingFunctions(seeds: Iterable<[string, string]>): Set<FunctionFacts> {
-    return this.callers(seeds);
-  }
-
-  /** The seed functions and every function that (transitively, through at most 8 levels) calls one of them. */
+  /**
+   * The seed functions and every function that (transitively, through at most 8 levels) calls one of them: the
+   * functions that make a payment call or reach one, or that reach a signature check.
+   */
   callers(seeds: Iterable<[string, string]>): Set<FunctionFacts> {
     const paying = new Set<FunctionFacts>();
     for (const [file, key] of seeds) {

@@ -154,6 +154,25 @@ describe('scaffoldProject in a workspace with actions in two packages', () => {
   });
 });
 
+describe('scaffoldProject in a repository of side-by-side projects (no workspaces)', () => {
+  it('addresses the package by its folder, with its own package manager: npm -w would fail without a workspace root', async () => {
+    // The shape of stripe/stripe-commercetools-connect-app@1c61c00: processor/ and enabler/, no root package.json.
+    const root = await repo({
+      'processor/package.json': pkg('payment-integration-template', { dependencies: { express: '4.18.2' } }),
+      'processor/package-lock.json': '{}',
+      'processor/src/payments.ts': '',
+      'enabler/package.json': pkg('enabler'),
+      'enabler/yarn.lock': '',
+    });
+    const model = await modelFor('express-stripe-payments');
+    model.actions = model.actions.map((action) => ({ ...action, source: 'processor/src/payments.ts:3' }));
+    const project = await scaffoldProject({ root, model, dir: 'processor/src/idempotency', packageManager: 'npm' });
+    expect(project.notes).toEqual([expect.stringContaining('npm i --prefix processor pg prom-client && npm i --prefix processor -D ')]);
+    expect(installCommands('pnpm', { packageDir: 'a b', standalone: true }, { runtime: ['pg'], dev: ['@types/pg'] })).toEqual(["pnpm add --dir 'a b' pg", "pnpm add --dir 'a b' -D @types/pg"]);
+    expect(installCommands('yarn', { packageDir: 'api', standalone: true }, { runtime: ['pg'], dev: [] })).toEqual(['yarn --cwd api add pg']);
+  });
+});
+
 describe('@types/node in the install hint', () => {
   const at = async (typesNode: string | undefined, typescript?: string, extra: Record<string, string> = {}) => {
     const dev = { '@types/express': '4.17.21', '@types/pg': '8.10.0', vitest: '3.0.0', ...(typesNode ? { '@types/node': typesNode } : {}), ...(typescript ? { typescript } : {}), ...extra };

@@ -57,8 +57,11 @@ function importedPackages(code: string, typeOnly = false): string[] {
 /**
  * The commands that add the dependencies to one package with the project's package manager, printed, never run:
  * `pnpm add -F api pg`, `npm i -w packages/api pg`, `yarn workspace api add pg`. `packageDir` '' = the root package.
+ * A package that is no workspace member (a repository holding separate projects side by side, with no root
+ * manifest declaring them) is addressed by its folder instead: `npm i --prefix processor pg`.
  */
-export function installCommands(manager: PackageManager, target: { packageDir: string; name?: string; workspaceRoot?: 'pnpm' | 'yarn-classic' }, dependencies: Dependencies): string[] {
+export function installCommands(manager: PackageManager, target: { packageDir: string; name?: string; workspaceRoot?: 'pnpm' | 'yarn-classic'; standalone?: boolean }, dependencies: Dependencies): string[] {
+  if (target.standalone && target.packageDir !== '') return standaloneCommands(manager, shellWord(target.packageDir), dependencies);
   const workspace = target.packageDir !== '';
   // The root of a pnpm workspace or a Yarn 1 workspace refuses a bare add ("Running this command will add the
   // dependency to the workspace root"): the flag says that is meant.
@@ -84,6 +87,26 @@ export function installCommands(manager: PackageManager, target: { packageDir: s
   if (dependencies.runtime.length > 0) out.push(command(dependencies.runtime, false));
   if (dependencies.dev.length > 0) out.push(command(dependencies.dev, true));
   return out;
+}
+
+function standaloneCommands(manager: PackageManager, dir: string, dependencies: Dependencies): string[] {
+  const command = (names: string[], dev: boolean): string => {
+    const list = names.join(' ');
+    switch (manager) {
+      case 'pnpm':
+        return `pnpm add --dir ${dir}${dev ? ' -D' : ''} ${list}`;
+      case 'yarn':
+        return `yarn --cwd ${dir} add${dev ? ' -D' : ''} ${list}`;
+      case 'bun':
+        return `bun add --cwd ${dir}${dev ? ' -d' : ''} ${list}`;
+      default:
+        return `npm i --prefix ${dir}${dev ? ' -D' : ''} ${list}`;
+    }
+  };
+  return [
+    ...(dependencies.runtime.length > 0 ? [command(dependencies.runtime, false)] : []),
+    ...(dependencies.dev.length > 0 ? [command(dependencies.dev, true)] : []),
+  ];
 }
 
 const shellWord = (text: string) => (/^[\w@./:+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);

@@ -2,7 +2,7 @@ import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DesignModel } from '../../model/types.js';
 import type { ScaffoldFile } from '../types.js';
-import { installCommands, missingDependencies, type PackageManager } from './installCommands.js';
+import { detectPackageManager, installCommands, missingDependencies, type PackageManager } from './installCommands.js';
 import { findPackageRoot } from './findPackageRoot.js';
 import { planPlacement } from './planPlacement.js';
 import { packageVersion } from '../profile/readProjectProfile.js';
@@ -53,9 +53,18 @@ export async function dependencyNote(root: string, scaffold: Pick<PlannedScaffol
   }
   const name = typeof own['name'] === 'string' ? own['name'] : undefined;
   const workspaceRoot = scaffold.packageDir === '' ? await workspaceRootKind(root, top, manager) : undefined;
-  const commands = installCommands(manager, { packageDir: scaffold.packageDir, ...(name ? { name } : {}), ...(workspaceRoot ? { workspaceRoot } : {}) }, missing);
+  // A package no root manifest declares as a workspace has its own lockfile and package manager.
+  const standalone = scaffold.packageDir !== '' && !(await declaresWorkspaces(root, top));
+  const packageManager = standalone ? await detectPackageManager(path.join(root, scaffold.packageDir)) : manager;
+  const commands = installCommands(packageManager, { packageDir: scaffold.packageDir, ...(name ? { name } : {}), ...(workspaceRoot ? { workspaceRoot } : {}), ...(standalone ? { standalone } : {}) }, missing);
   if (commands.length === 0) return undefined;
   return `The scaffolding in ${scaffold.dir} needs packages that ${scaffold.packageDir === '' ? 'the project' : `package ${name ?? scaffold.packageDir}`} does not declare yet (nothing was installed): ${commands.join(' && ')}`;
+}
+
+/** Whether the repository root declares workspaces (npm, Yarn, Bun `workspaces`; pnpm-workspace.yaml). */
+async function declaresWorkspaces(root: string, manifest: Record<string, unknown>): Promise<boolean> {
+  if (manifest['workspaces'] !== undefined) return true;
+  return access(path.join(root, 'pnpm-workspace.yaml')).then(() => true, () => false);
 }
 
 /** Whether the root is a pnpm or Yarn 1 workspace root, whose package manager wants an explicit flag to add there. */

@@ -60,7 +60,7 @@ function touchesMoney(f: Finding): boolean {
 function flagsOf(f: Finding): string[] {
   switch (f.kind) {
     case 'payment':
-      return [f.hasProviderKey ? 'provider key passed' : 'no provider key', ...(f.risk ? [f.risk] : []), ...(f.via === 'http' ? ['raw HTTP'] : []), ...(f.enclosingFunction ? [`in ${f.enclosingFunction}`] : [])];
+      return [f.hasProviderKey ? (f.keyPerAttempt ? 'provider key new on every call' : 'provider key passed') : 'no provider key', ...(f.risk ? [f.risk] : []), ...(f.via === 'http' ? ['raw HTTP'] : []), ...(f.enclosingFunction ? [`in ${f.enclosingFunction}`] : [])];
     case 'endpoint':
       return [
         ...(f.touchesPayment ? ['touches payment'] : []),

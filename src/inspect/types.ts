@@ -70,6 +70,8 @@ export interface PaymentFinding extends FindingBase {
   provider: PaymentProvider;
   operation: string;
   hasProviderKey: boolean;
+  /** The key passed is made on each call (`randomUUID()`): the SDK's own retries share it, a retried request does not. */
+  keyPerAttempt?: boolean;
   enclosingFunction?: string;
   /** From the generated provider operation tables (SDK calls) or the REST path (raw HTTP). */
   risk?: PaymentRisk;

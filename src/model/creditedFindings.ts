@@ -18,7 +18,7 @@ interface DedupeFields {
  * snapshot init records and a fresh inspection give the same list.
  */
 export function creditedFindings(findings: readonly InspectionFinding[]): InspectionFinding[] {
-  const credited = findings.filter((f) => f.kind === 'existing-idempotency' || (f.kind === 'payment' && (f as { hasProviderKey?: boolean }).hasProviderKey === true));
+  const credited = findings.filter((f) => f.kind === 'existing-idempotency' || (f.kind === 'payment' && (f as { hasProviderKey?: boolean }).hasProviderKey === true && (f as { keyPerAttempt?: boolean }).keyPerAttempt !== true));
   // One entry per place: a claim the existing-idempotency detector saw too (onConflictDoNothing) is credited once.
   const places = new Set(credited.map((f) => `${f.file}:${f.line}`));
   for (const finding of findings) {

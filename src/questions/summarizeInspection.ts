@@ -27,6 +27,7 @@ export function summarizeInspection(inspection: Inspection): string[] {
   for (const f of findings) {
     if (f.kind === 'existing-idempotency') lines.push(`    already protected: ${f.file}:${f.line} ${f.detail}`);
     if (f.kind === 'payment' && !f.hasProviderKey) lines.push(`    no provider idempotency key: ${f.file}:${f.line} ${f.provider} ${f.operation}`);
+    if (f.kind === 'payment' && f.hasProviderKey && f.keyPerAttempt) lines.push(`    provider idempotency key new on every call: ${f.file}:${f.line} ${f.provider} ${f.operation}`);
   }
   for (const warning of inspection.warnings.slice(0, 3)) lines.push(`    note: ${warning}`);
   return lines;

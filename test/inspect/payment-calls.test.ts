@@ -1,3 +1,5 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inspectProject } from '../../src/inspect/index.js';
@@ -30,6 +32,38 @@ describe('inspect payment-calls', () => {
       'src/stripeBilling.ts:22 stripe setupIntents.create POST harmless-object sdk key=false',
       'src/stripeRest.ts:2 stripe refunds.create POST moves-money http key=true',
     ]);
+  });
+
+  it('a key made on each call (randomUUID) is not credited as protection: the SDK retries share it, a retried request does not', async () => {
+    // The shape of stripe/stripe-commercetools-connect-app@1c61c00: `{ idempotencyKey: crypto.randomUUID() }` on 15 calls.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ib-perattempt-'));
+    try {
+      mkdirSync(path.join(dir, 'src'));
+      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'p', dependencies: { stripe: '^20.0.0' } }));
+      writeFileSync(
+        path.join(dir, 'src/pay.ts'),
+        `import Stripe from 'stripe';
+import { randomUUID } from 'node:crypto';
+const stripe = new Stripe('sk');
+export const random = (amount: number) => stripe.paymentIntents.create({ amount, currency: 'eur' }, { idempotencyKey: crypto.randomUUID() });
+export const stable = (orderId: string) => stripe.refunds.create({ payment_intent: orderId }, { idempotencyKey: \`refund:\${orderId}\` });
+export const local = (amount: number) => {
+  const idempotencyKey = randomUUID();
+  return stripe.paymentIntents.create({ amount, currency: 'eur' }, { idempotencyKey });
+};
+`,
+      );
+      const { findings } = await inspectProject(dir);
+      const payments = findings.filter((f): f is PaymentFinding => f.kind === 'payment');
+      expect(payments.map((p) => `${p.line} ${p.operation} key=${p.hasProviderKey} perAttempt=${p.keyPerAttempt === true}`)).toEqual([
+        '4 paymentIntents.create key=true perAttempt=true',
+        '5 refunds.create key=true perAttempt=false',
+        '8 paymentIntents.create key=true perAttempt=true',
+      ]);
+      expect(findings.filter((f) => f.kind === 'existing-idempotency').map((f) => f.line)).toEqual([5]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('ignores reads and our own data layer, services and relative URLs', async () => {

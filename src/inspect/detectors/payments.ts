@@ -40,6 +40,8 @@ export interface Detected {
   provider: PaymentProvider;
   operation: string;
   hasProviderKey: boolean;
+  /** The key is made on each call (`randomUUID()`): it protects the SDK's own retries, not a retry of the request. */
+  keyPerAttempt?: boolean;
   verb?: string;
   risk?: PaymentRisk;
   via?: 'sdk' | 'http';
@@ -55,6 +57,7 @@ function record(node: ts.Node, found: Detected, ctx: FileContext, facts: FileFac
     provider: found.provider,
     operation: found.operation,
     hasProviderKey: found.hasProviderKey,
+    ...(found.keyPerAttempt ? { keyPerAttempt: true } : {}),
     ...(found.risk ? { risk: found.risk } : {}),
     ...(found.verb ? { httpMethod: found.verb } : {}),
     ...(found.via ? { via: found.via } : {}),
@@ -63,7 +66,9 @@ function record(node: ts.Node, found: Detected, ctx: FileContext, facts: FileFac
   facts.findings.push(finding);
   facts.paymentFunctionKeys.push(...enclosing.keys);
   if (found.risk !== 'harmless-object') facts.riskyPaymentFunctionKeys.push(...enclosing.keys);
-  if (found.hasProviderKey) {
+  // A key made on each call is no protection against a retry of the request: not credited (the per-attempt-key
+  // finding says why and how to fix it).
+  if (found.hasProviderKey && !found.keyPerAttempt) {
     facts.findings.push({
       kind: 'existing-idempotency',
       id: `provider-key ${found.provider} ${found.operation}`,

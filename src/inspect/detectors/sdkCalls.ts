@@ -4,6 +4,7 @@ import { operationsByMethod, type PaymentRisk, type ProviderOperation } from '..
 import type { PaymentProvider } from '../types.js';
 import type { FileContext } from './detectorTypes.js';
 import { PAYPAL_CONTROLLER_METHODS } from './paymentOperations.js';
+import { volatilePart } from '../../findings/volatile.js';
 
 export const PROVIDER_MODULES: Record<string, PaymentProvider> = {
   stripe: 'stripe', '@adyen/api-library': 'adyen', '@paypal/checkout-server-sdk': 'paypal',
@@ -51,6 +52,8 @@ export interface SdkCall {
   verb: string;
   risk: PaymentRisk;
   hasProviderKey: boolean;
+  /** The key passed is made on each call (`randomUUID()`, `Date.now()`): a retry of the request sends another. */
+  keyPerAttempt?: boolean;
 }
 
 /**
@@ -76,7 +79,7 @@ export function matchSdkCall(call: ts.CallExpression, ctx: FileContext, imported
     operation: operationName(provider, best.op),
     verb: best.op.verb,
     risk: best.op.risk,
-    hasProviderKey: passesKey(provider, call.arguments, ctx),
+    ...passesKey(provider, call.arguments, ctx),
   };
 }
 
@@ -114,10 +117,29 @@ function operationName(provider: PaymentProvider, op: ProviderOperation): string
   return `${op.resource.join('.')}.${op.method}`;
 }
 
-function passesKey(provider: PaymentProvider, args: readonly ts.Expression[], ctx: FileContext): boolean {
+function passesKey(provider: PaymentProvider, args: readonly ts.Expression[], ctx: FileContext): { hasProviderKey: boolean; keyPerAttempt?: true } {
   const rule = KEY_OPTION[provider];
-  if (!rule) return false;
-  return hasTopLevelOption(rule.args === 'options' ? args.slice(1) : args, rule.name, ctx);
+  if (!rule) return { hasProviderKey: false };
+  const options = rule.args === 'options' ? args.slice(1) : args;
+  if (!hasTopLevelOption(options, rule.name, ctx)) return { hasProviderKey: false };
+  const value = topLevelOptionValue(options, rule.name, ctx);
+  return value !== undefined && volatilePart(value) !== undefined ? { hasProviderKey: true, keyPerAttempt: true } : { hasProviderKey: true };
+}
+
+/** The value given to the first of `names` in an option object literal among `args` (the name itself when shorthand). */
+function topLevelOptionValue(args: readonly ts.Expression[], names: RegExp, ctx: FileContext): ts.Expression | undefined {
+  for (const arg of args) {
+    let node = unwrap(arg);
+    if (ts.isIdentifier(node)) node = unwrap(ctx.index.consts.get(node.text) ?? node);
+    if (!ts.isObjectLiteralExpression(node)) continue;
+    for (const p of node.properties) {
+      const name = p.name ? propertyName(p.name as ts.PropertyName) : undefined;
+      if (name === undefined || !names.test(name)) continue;
+      if (ts.isPropertyAssignment(p)) return p.initializer;
+      if (ts.isShorthandPropertyAssignment(p)) return p.name;
+    }
+  }
+  return undefined;
 }
 
 /** An option object (or a same-file constant holding one) among `args` with one of `names` at its top level. */

@@ -1,3 +1,4 @@
+import { volatilePart } from './volatile.js';
 import { ts } from 'ts-morph';
 import type { ActionConfig } from '../config/schema.js';
 import { isFunctionLike, stringValue } from '../inspect/parse/astHelpers.js';
@@ -41,27 +42,27 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
   const sdkProviders = new Set<string>();
   const httpCalls: Array<{ provider: string; source: SourceContext }> = [];
   // Effects are recorded in the order they run: a helper's calls at the point the handler calls it.
-  const visit = (node: ts.Node, source: SourceContext, depth: number, via: string | undefined): void => {
+  const visit = (node: ts.Node, source: SourceContext, depth: number, via: string | undefined, self?: ClassAt): void => {
     if (seen.has(node)) return;
     seen.add(node);
     spans.push({ file: source.rel, from: lineOf(source, node), to: source.sf.getLineAndCharacterOfPosition(node.end).line + 1 });
     const steps: Array<{ pos: number; run: () => void }> = [];
     // SDK calls and raw-HTTP ones (`paypal.post('/v2/checkout/orders')`), by the same matchers inspect uses.
     const found = [
-      ...providerCalls(source).map((c) => ({ c, keyed: c.key !== undefined || c.opaqueOptions, safe: repeatsSafely(c), http: false })),
-      ...httpProviderCalls(source).map((c) => ({ c, keyed: c.keyed, safe: repeatsSafely({ method: '', verb: c.verb }), http: true })),
+      ...providerCalls(source).map((c) => ({ c, keyed: c.key !== undefined || c.opaqueOptions, perAttempt: c.key !== undefined && volatilePart(c.key) !== undefined, safe: repeatsSafely(c), http: false })),
+      ...httpProviderCalls(source).map((c) => ({ c, keyed: c.keyed, perAttempt: false, safe: repeatsSafely({ method: '', verb: c.verb }), http: true })),
     ];
-    for (const { c, keyed, safe, http } of found) {
+    for (const { c, keyed, perAttempt, safe, http } of found) {
       if (c.call.pos < node.pos || c.call.end > node.end || inNested(c.call, node, seen)) continue;
       if (http) httpCalls.push({ provider: c.provider, source });
       else sdkProviders.add(c.provider);
-      steps.push({ pos: c.call.pos, run: () => callFacts.push({ provider: c.provider, operation: c.operation, risk: c.risk, file: source.rel, line: lineOf(source, c.call), keyed, ...(via ? { via } : {}), ...(safe ? { repeatsSafely: true } : {}) }) });
+      steps.push({ pos: c.call.pos, run: () => callFacts.push({ provider: c.provider, operation: c.operation, risk: c.risk, file: source.rel, line: lineOf(source, c.call), keyed, ...(perAttempt ? { keyPerAttempt: true } : {}), ...(via ? { via } : {}), ...(safe ? { repeatsSafely: true } : {}) }) });
     }
     for (const w of writesIn(node, source)) steps.push({ pos: w.pos, run: () => writes.push(w.fact) });
     if (depth < MAX_DEPTH) {
       for (const call of calls(node)) {
-        const target = resolveCallee(ctx, source, call);
-        if (target) steps.push({ pos: call.pos, run: () => visit(target.fn, target.source, depth + 1, functionLabel(target.fn) ?? via) });
+        const target = resolveCallee(ctx, source, call, self);
+        if (target) steps.push({ pos: call.pos, run: () => visit(target.fn, target.source, depth + 1, functionLabel(target.fn) ?? via, target.self) });
       }
     }
     for (const step of steps.sort((a, b) => a.pos - b.pos)) step.run();
@@ -104,6 +105,9 @@ function handlerAt(source: SourceContext, line: number): { node: ts.Node; fn?: t
   let starting: ts.FunctionLikeDeclaration | undefined;
   let around: ts.FunctionLikeDeclaration | undefined;
   let statement: ts.Node | undefined;
+  // A route registered on this line with its handler written inline (`fastify.post('/x', opts, async (req) => …)`,
+  // `fastify.route({ handler })`): that function, not the plugin or module function around the registration.
+  let inline: ts.FunctionLikeDeclaration | undefined;
   const visit = (node: ts.Node): void => {
     const start = lineOf(source, node);
     const end = source.sf.getLineAndCharacterOfPosition(node.end).line + 1;
@@ -113,12 +117,32 @@ function handlerAt(source: SourceContext, line: number): { node: ts.Node; fn?: t
       if (start === line && !starting) starting = node;
       around = node;
     }
+    if (!inline && !starting && ts.isCallExpression(node) && start === line) inline = inlineHandler(node);
     ts.forEachChild(node, visit);
   };
   visit(source.sf);
-  const fn = starting ?? around;
+  const fn = starting ?? inline ?? around;
   if (fn) return { node: fn, fn, ...nameOf(fn) };
   return { node: statement ?? source.sf };
+}
+
+/** The last argument written as a function (or an options object's `handler:` function) of a registration call. */
+function inlineHandler(call: ts.CallExpression): ts.FunctionLikeDeclaration | undefined {
+  for (const arg of [...call.arguments].reverse()) {
+    if ((ts.isArrowFunction(arg) || ts.isFunctionExpression(arg)) && arg.body) return arg;
+    // `asyncHandler(async (req, res) => …)`: the function a wrapper is given.
+    if (ts.isCallExpression(arg)) {
+      const wrapped = inlineHandler(arg);
+      if (wrapped) return wrapped;
+    }
+    if (ts.isObjectLiteralExpression(arg)) {
+      for (const p of arg.properties) {
+        if (ts.isMethodDeclaration(p) && p.body && ts.isIdentifier(p.name) && p.name.text === 'handler') return p;
+        if (ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === 'handler' && (ts.isArrowFunction(p.initializer) || ts.isFunctionExpression(p.initializer))) return p.initializer;
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The last function-valued argument of a registration statement: `router.post(path, auth, controller.create)`. */
@@ -223,8 +247,8 @@ function unwrapWrapper(init: ts.Expression): ts.Expression | undefined {
  * The project function a call runs (a local or imported function, a module's export, `this.method()`, an injected
  * `this.service.method()`), or undefined. apply's key threading (src/apply/threadKeys.ts) follows the same hops.
  */
-export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
-  const injected = injectedMethod(ctx, source, call);
+export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, call: ts.CallExpression, self?: ClassAt): Callee | undefined {
+  const injected = injectedMethod(ctx, source, call, self);
   if (injected) return injected;
   if (ts.isPropertyAccessExpression(call.expression) && ts.isIdentifier(call.expression.expression)) {
     // `service.createSession(...)` on a module the file requires or imports whole.
@@ -246,29 +270,144 @@ export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: Sour
   return fn ? { fn, source: target } : undefined;
 }
 
+/** A class and the file it is declared in. */
+export interface ClassAt {
+  cls: ts.ClassLikeDeclaration;
+  source: SourceContext;
+}
+
+/**
+ * A function a call runs; for a method, `self` is the class `this` is in it: the receiver's class, which may be a
+ * subclass of the one declaring the method (a base class's `modifyPayment` calling `this.capturePayment()` runs the
+ * subclass's).
+ */
+export interface Callee {
+  fn: ts.FunctionLikeDeclaration;
+  source: SourceContext;
+  self?: ClassAt;
+}
+
 /**
  * `this.method()` in the same class, and `this.service.method()` on a field whose declared type is a class of the
  * project: a constructor parameter property (`private readonly stripeService: StripeService`, NestJS's injection)
  * or a typed property. The class is found in the file, or through its import and the re-exports of index files.
  */
-function injectedMethod(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+function injectedMethod(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, call: ts.CallExpression, self?: ClassAt): Callee | undefined {
   if (!ts.isPropertyAccessExpression(call.expression)) return undefined;
   const method = call.expression.name.text;
   const receiver = call.expression.expression;
+  const typed = typedReceiverClass(ctx, source, receiver);
+  if (typed) return withSelf(inheritedMethod(ctx, typed, method, 0), typed);
   let cls: ts.Node | undefined = call.parent;
   while (cls && !ts.isClassDeclaration(cls) && !ts.isClassExpression(cls)) cls = cls.parent;
   if (!cls) return undefined;
   const owner = cls as ts.ClassLikeDeclaration;
   if (receiver.kind === ts.SyntaxKind.ThisKeyword) {
-    const fn = methodOf(owner, method);
-    return fn ? { fn, source } : undefined;
+    // `this` is the class the walk came in through when that one inherits from this method's class.
+    const at = self && inherits(ctx, self, owner) ? self : { cls: owner, source };
+    return withSelf(inheritedMethod(ctx, at, method, 0), at);
   }
   if (!ts.isPropertyAccessExpression(receiver) || receiver.expression.kind !== ts.SyntaxKind.ThisKeyword) return undefined;
   const typeName = fieldType(owner, receiver.name.text);
   if (!typeName) return undefined;
   const target = classNamed(ctx, source, typeName, 0);
-  const fn = target && methodOf(target.cls, method);
-  return fn && target ? { fn, source: target.source } : undefined;
+  return target && withSelf(inheritedMethod(ctx, target, method, 0), target);
+}
+
+const withSelf = (callee: Callee | undefined, self: ClassAt): Callee | undefined => callee && { ...callee, self };
+
+/** Whether `sub` is `base` or extends it (through the project's classes). */
+function inherits(ctx: Pick<ProjectContext, 'sources'>, sub: ClassAt, base: ts.ClassLikeDeclaration, depth = 0): boolean {
+  if (sub.cls === base) return true;
+  if (depth >= 3) return false;
+  const parent = baseClass(ctx, sub);
+  return parent !== undefined && inherits(ctx, parent, base, depth + 1);
+}
+
+function baseClass(ctx: Pick<ProjectContext, 'sources'>, at: ClassAt): ClassAt | undefined {
+  const base = at.cls.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]?.expression;
+  return base && ts.isIdentifier(base) ? classNamed(ctx, at.source, base.text, 0) : undefined;
+}
+
+/** The method as the class has it: its own, else its base class's (`extends AbstractPaymentService`), of the project. */
+function inheritedMethod(ctx: Pick<ProjectContext, 'sources'>, at: ClassAt, name: string, depth: number): Callee | undefined {
+  const own = methodOf(at.cls, name);
+  if (own) return { fn: own, source: at.source };
+  if (depth >= 3) return undefined;
+  const parent = baseClass(ctx, at);
+  return parent && inheritedMethod(ctx, parent, name, depth + 1);
+}
+
+/**
+ * The project class behind a receiver typed where it is bound: a parameter or variable declared with a class type
+ * (`(service: StripeService) => service.charge()`), or one field of a parameter whose declared type lists it, through
+ * type aliases, interfaces and intersections, here or imported (a Fastify plugin's
+ * `opts: FastifyPluginOptions & { paymentService: StripePaymentService }`, then `opts.paymentService.charge()`).
+ */
+function typedReceiverClass(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, receiver: ts.Expression): { cls: ts.ClassLikeDeclaration; source: SourceContext } | undefined {
+  if (ts.isIdentifier(receiver)) {
+    const type = declaredType(receiver);
+    const name = type && ts.isTypeReferenceNode(type) && ts.isIdentifier(type.typeName) ? type.typeName.text : undefined;
+    return name ? classNamed(ctx, source, name, 0) : undefined;
+  }
+  if (!ts.isPropertyAccessExpression(receiver) || !ts.isIdentifier(receiver.expression)) return undefined;
+  const type = declaredType(receiver.expression);
+  const member = type && memberType(ctx, source, type, receiver.name.text, 0);
+  const name = member && ts.isTypeReferenceNode(member.type) && ts.isIdentifier(member.type.typeName) ? member.type.typeName.text : undefined;
+  return name && member ? classNamed(ctx, member.source, name, 0) : undefined;
+}
+
+/** The type written on the nearest parameter or variable named as `id` in the functions around it. */
+function declaredType(id: ts.Identifier): ts.TypeNode | undefined {
+  for (let node: ts.Node | undefined = id.parent; node; node = node.parent) {
+    if (ts.isFunctionLike(node)) {
+      const param = node.parameters.find((p) => ts.isIdentifier(p.name) && p.name.text === id.text);
+      if (param) return param.type;
+    }
+    if (ts.isBlock(node) || ts.isSourceFile(node)) {
+      for (const statement of node.statements) {
+        if (!ts.isVariableStatement(statement)) continue;
+        const declaration = statement.declarationList.declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === id.text);
+        if (declaration) return declaration.type;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The declared type of property `name` in `type`: a type literal, an intersection, or a named alias/interface. */
+function memberType(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, type: ts.TypeNode, name: string, depth: number): { type: ts.TypeNode; source: SourceContext } | undefined {
+  if (depth > 3) return undefined;
+  if (ts.isParenthesizedTypeNode(type)) return memberType(ctx, source, type.type, name, depth);
+  if (ts.isIntersectionTypeNode(type)) {
+    for (const part of type.types) {
+      const found = memberType(ctx, source, part, name, depth);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (ts.isTypeLiteralNode(type)) return propertyOf(type.members, name, source);
+  if (!ts.isTypeReferenceNode(type) || !ts.isIdentifier(type.typeName)) return undefined;
+  const declared = typeDeclaration(ctx, source, type.typeName.text, 0);
+  if (!declared) return undefined;
+  if (ts.isInterfaceDeclaration(declared.node)) return propertyOf(declared.node.members, name, declared.source);
+  return memberType(ctx, declared.source, declared.node.type, name, depth + 1);
+}
+
+function propertyOf(members: ts.NodeArray<ts.TypeElement>, name: string, source: SourceContext): { type: ts.TypeNode; source: SourceContext } | undefined {
+  const member = members.find((m): m is ts.PropertySignature => ts.isPropertySignature(m) && !!m.type && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)) && m.name.text === name);
+  return member?.type ? { type: member.type, source } : undefined;
+}
+
+/** A type alias or interface declared in `source` under `name`, or imported there. */
+function typeDeclaration(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, name: string, depth: number): { node: ts.TypeAliasDeclaration | ts.InterfaceDeclaration; source: SourceContext } | undefined {
+  for (const statement of source.sf.statements) {
+    if ((ts.isTypeAliasDeclaration(statement) || ts.isInterfaceDeclaration(statement)) && statement.name.text === name) return { node: statement, source };
+  }
+  if (depth > 3) return undefined;
+  const spec = importSpecifier(source.sf, name);
+  const target = spec ? resolveModule(ctx, source.rel, spec.module) : undefined;
+  return target && spec ? typeDeclaration(ctx, target, spec.imported, depth + 1) : undefined;
 }
 
 function methodOf(cls: ts.ClassLikeDeclaration, name: string): ts.FunctionLikeDeclaration | undefined {
@@ -371,7 +510,29 @@ function resolveModule(ctx: Pick<ProjectContext, 'sources'>, from: string, spec:
   return rel === undefined ? undefined : project.byRel.get(rel);
 }
 
-const SQL_WRITE = /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+["`]?([A-Za-z_][\w.]*)["`]?/i;
+const NAME = '["`]?([A-Za-z_][\\w.]*)["`]?';
+/**
+ * SQL writes by their shape, not their first word, so prose in a log message ("rejecting update to avoid …") is not
+ * a write: INSERT INTO t ( | VALUES | SELECT | SET | DEFAULT, UPDATE t [alias] SET, DELETE FROM t [alias] WHERE | USING |
+ * RETURNING, or a text that is only DELETE FROM t.
+ */
+const SQL_WRITES: Array<{ pattern: RegExp; kind: 'insert' | 'update' | 'delete' }> = [
+  { pattern: new RegExp(`\\bINSERT\\s+(?:IGNORE\\s+)?INTO\\s+${NAME}\\s*(?:\\(|VALUES\\b|SELECT\\b|SET\\b|DEFAULT\\b)`, 'i'), kind: 'insert' },
+  { pattern: new RegExp(`\\bUPDATE\\s+${NAME}(?:\\s+(?:AS\\s+)?\\w+)?\\s+SET\\b`, 'i'), kind: 'update' },
+  { pattern: new RegExp(`\\bDELETE\\s+FROM\\s+${NAME}(?:\\s+(?:AS\\s+)?(?!WHERE\\b|USING\\b|RETURNING\\b)\\w+)?\\s+(?:WHERE|USING|RETURNING)\\b`, 'i'), kind: 'delete' },
+  // A whole statement that deletes every row: the text is nothing else.
+  { pattern: new RegExp(`^\\s*DELETE\\s+FROM\\s+${NAME}\\s*;?\\s*$`, 'i'), kind: 'delete' },
+];
+
+function sqlWrite(text: string): { target: string; kind: WriteFact['kind'] } | undefined {
+  for (const { pattern, kind } of SQL_WRITES) {
+    const m = pattern.exec(text);
+    if (!m) continue;
+    const upsert = kind === 'insert' && /ON\s+CONFLICT|ON\s+DUPLICATE/i.test(text);
+    return { target: m[1]!, kind: kind === 'insert' ? (upsert ? 'upsert' : 'create') : kind };
+  }
+  return undefined;
+}
 const DB_RECEIVER = /prisma|\bdb\b|database|supabase|knex|drizzle|\btx\b|\btrx\b|pool|client|sql|repo|repository/i;
 
 /** Writes in `node`: ORM and query-builder calls (dataAccess), drizzle `db.insert(table)`, and SQL text. */
@@ -393,14 +554,14 @@ function writesIn(node: ts.Node, source: SourceContext): Array<{ pos: number; fa
     }
     for (const arg of call.arguments) {
       const text = ts.isNoSubstitutionTemplateLiteral(arg) || ts.isStringLiteral(arg) ? arg.text : ts.isTemplateExpression(arg) ? arg.head.text : stringValue(arg);
-      const m = text ? SQL_WRITE.exec(text) : null;
-      if (m) out.push({ pos: call.pos, fact: { target: m[2]!, kind: /^insert/i.test(m[1]!) ? (/ON\s+CONFLICT|ON\s+DUPLICATE/i.test(text!) ? 'upsert' : 'create') : /^update/i.test(m[1]!) ? 'update' : 'delete', file: source.rel, line: lineOf(source, call) } });
+      const found = text ? sqlWrite(text) : undefined;
+      if (found) out.push({ pos: call.pos, fact: { ...found, file: source.rel, line: lineOf(source, call) } });
     }
   }
   for (const tagged of collectTagged(node)) {
     const text = tagged.template.getText(source.sf);
-    const m = SQL_WRITE.exec(text);
-    if (m) out.push({ pos: tagged.pos, fact: { target: m[2]!, kind: /^insert/i.test(m[1]!) ? (/ON\s+CONFLICT/i.test(text) ? 'upsert' : 'create') : /^update/i.test(m[1]!) ? 'update' : 'delete', file: source.rel, line: lineOf(source, tagged) } });
+    const found = sqlWrite(text);
+    if (found) out.push({ pos: tagged.pos, fact: { ...found, file: source.rel, line: lineOf(source, tagged) } });
   }
   return out.sort((a, b) => a.pos - b.pos);
 }

@@ -29,6 +29,8 @@ export interface ProviderCallFact {
   line: number;
   /** Passes the provider's idempotency key. */
   keyed: boolean;
+  /** The key is made on each call (`randomUUID()`, `Date.now()`): a retried request sends the provider another. */
+  keyPerAttempt?: boolean;
   /** The helper function the call sits in, when it is not the handler itself. */
   via?: string;
   /** An update, cancel or delete: repeating it leaves the same state. */

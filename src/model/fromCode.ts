@@ -6,7 +6,7 @@ import { impactOfOperation, objectOf, providerName, worstImpact, type OperationI
 export interface ActionCodeDesign {
   handler: string;
   handlerName?: string;
-  calls: Array<{ call: string; location: string; keyed: boolean; via?: string; repeatsSafely?: boolean; impact: OperationImpact }>;
+  calls: Array<{ call: string; location: string; keyed: boolean; keyPerAttempt?: boolean; via?: string; repeatsSafely?: boolean; impact: OperationImpact }>;
   writes: Array<{ target: string; kind: string; location: string; unique?: string }>;
 }
 
@@ -31,6 +31,7 @@ export function codeDesign(facts: ActionCodeFacts): ActionCodeDesign {
       call: callName(c),
       location: `${c.file}:${c.line}`,
       keyed: c.keyed,
+      ...(c.keyPerAttempt ? { keyPerAttempt: true } : {}),
       ...(c.via && c.via !== facts.handler.name ? { via: c.via } : {}),
       ...(c.repeatsSafely ? { repeatsSafely: true } : {}),
       impact: c.repeatsSafely ? { impact: 'harmless' as const, severity: 'note' as const, text: `repeats \`${callName(c)}\`, which sets the same state at ${providerName(c.provider)} again: harmless` } : impactOfOperation(c.provider, c.operation, c.risk),
@@ -49,7 +50,7 @@ export function describeFromCode(design: ActionCodeDesign, databaseLabel: string
   if (design.calls.length > 0) {
     parts.push(
       ` calls ${design.calls
-        .map((c) => `\`${c.call}\` (\`${c.location}\`${c.via ? `, through \`${c.via}\`` : ''}, ${c.repeatsSafely ? 'safe to repeat' : c.keyed ? 'with an idempotency key' : 'no idempotency key'})`)
+        .map((c) => `\`${c.call}\` (\`${c.location}\`${c.via ? `, through \`${c.via}\`` : ''}, ${c.repeatsSafely ? 'safe to repeat' : c.keyed ? (c.keyPerAttempt ? 'with an idempotency key made anew on each call, so a retried request is not recognised' : 'with an idempotency key') : 'no idempotency key'})`)
         .join(', then ')}`,
     );
   }

@@ -122,6 +122,140 @@ export class StripeService {
   });
 });
 
+describe('SQL writes are recognised by their shape, not by a word in a message', () => {
+  it('a log message saying "update to" or "delete from" is no write; UPDATE … SET and DELETE … WHERE are', () => {
+    const ctx = contextFor({
+      name: 'sql-prose',
+      files: {
+        'index.js': `const express = require('express');
+const app = express();
+app.post('/orders/:id/pay', async (req, res) => {
+  log.error('PaymentIntent ID does not match: rejecting update to avoid wrong PI');
+  log.warn('could not delete from cart');
+  await db.query('UPDATE orders SET paid = true WHERE id = $1', [req.params.id]);
+  await db.query('DELETE FROM holds h WHERE h.order_id = $1', [req.params.id]);
+  res.sendStatus(204);
+});
+`,
+      },
+      config: { ...base, actions: [{ ...action, name: 'pay', route: 'POST /orders/:id/pay', source: 'index.js:3' }] },
+      dependencies: { express: '^4.0.0', pg: '^8.0.0' },
+    });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    expect(facts.writes.map((w) => `${w.kind} ${w.target} :${w.line}`)).toEqual(['update orders :6', 'delete holds :7']);
+  });
+});
+
+describe('code facts follow a service reached through a typed parameter', () => {
+  // The shape of stripe/stripe-commercetools-connect-app@1c61c00 (processor/src/routes/stripe-payment.route.ts): a
+  // Fastify plugin gets its service in its options, typed by an alias that intersects FastifyPluginOptions.
+  const routes = (types: string) => `import { FastifyInstance, FastifyPluginOptions } from 'fastify';
+import { StripePaymentService } from '../services/stripe-payment.service';
+${types}
+export const paymentRoutes = async (fastify: FastifyInstance, opts: FastifyPluginOptions & PaymentRoutesOptions) => {
+  fastify.post('/payments', async (request, reply) => {
+    const resp = await opts.paymentService.createPaymentIntent(request.body);
+    return reply.status(200).send(resp);
+  });
+};
+`;
+  const service = `import Stripe from 'stripe';
+const stripe = new Stripe('sk_test');
+export class StripePaymentService {
+  public async createPaymentIntent(body: unknown) {
+    return stripe.paymentIntents.create({ amount: 100, currency: 'eur' }, { idempotencyKey: crypto.randomUUID() });
+  }
+}
+`;
+  const factsOf = (files: Record<string, string>) => {
+    const ctx = contextFor({
+      name: 'fastify-opts',
+      files: { ...files, 'src/services/stripe-payment.service.ts': service },
+      config: { ...base, stack: { ...base.stack, language: 'typescript', framework: 'fastify' }, payments: ['stripe'], actions: [{ ...action, name: 'createPayment', route: 'POST /payments', source: 'src/routes/stripe-payment.route.ts:5' }] },
+      dependencies: { stripe: '^20.0.0', fastify: '^5.0.0' },
+    });
+    return factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+  };
+
+  it('opts.paymentService.createPaymentIntent() with the options type declared in the same file', () => {
+    const facts = factsOf({ 'src/routes/stripe-payment.route.ts': routes('type PaymentRoutesOptions = { paymentService: StripePaymentService };') });
+    expect(facts.calls.map((c) => `${c.operation} ${c.file}:${c.line} via ${c.via}`)).toEqual(['paymentIntents.create src/services/stripe-payment.service.ts:5 via createPaymentIntent']);
+  });
+
+  it('each inline handler of a plugin has its own facts, not the union of the plugin', () => {
+    const plugin = `import { FastifyInstance } from 'fastify';
+import { StripePaymentService } from '../services/stripe-payment.service';
+type PaymentRoutesOptions = { paymentService: StripePaymentService };
+export const paymentRoutes = async (fastify: FastifyInstance, opts: PaymentRoutesOptions) => {
+  fastify.post(
+    '/payments',
+    async (request, reply) => reply.send(await opts.paymentService.createPaymentIntent(request.body)),
+  );
+  fastify.post(
+    '/refunds',
+    wrap(async (request, reply) => reply.send(await opts.paymentService.refund(request.body))),
+  );
+};
+const wrap = <T>(fn: T) => fn;
+`;
+    const refunding = service.replace('export class StripePaymentService {', "export class StripePaymentService {\n  async refund(body: unknown) {\n    return stripe.refunds.create({ payment_intent: 'pi' });\n  }");
+    const ctx = contextFor({
+      name: 'fastify-inline',
+      files: { 'src/routes/stripe-payment.route.ts': plugin, 'src/services/stripe-payment.service.ts': refunding },
+      config: {
+        ...base, stack: { ...base.stack, language: 'typescript', framework: 'fastify' }, payments: ['stripe'],
+        actions: [{ ...action, name: 'createPayment', route: 'POST /payments', source: 'src/routes/stripe-payment.route.ts:5' }, { ...action, name: 'refund', route: 'POST /refunds', source: 'src/routes/stripe-payment.route.ts:9' }],
+      },
+      dependencies: { stripe: '^20.0.0', fastify: '^5.0.0' },
+    });
+    const [pay, refund] = (ctx.config as Config).actions.map((a) => factsFor(ctx, a)!.calls.map((c) => c.operation));
+    expect(pay).toEqual(['paymentIntents.create']);
+    expect(refund).toEqual(['refunds.create']);
+  });
+
+  it('a method the service inherits, and the subclass method its base calls on this (template method)', () => {
+    const abstract = `export abstract class AbstractPaymentService {
+  abstract capturePayment(id: string): Promise<unknown>;
+  public async modifyPayment(opts: { id: string }) {
+    return await this.capturePayment(opts.id);
+  }
+}
+`;
+    const concrete = `import Stripe from 'stripe';
+import { AbstractPaymentService } from './abstract-payment.service';
+const stripe = new Stripe('sk_test');
+export class StripePaymentService extends AbstractPaymentService {
+  async capturePayment(id: string) {
+    return stripe.paymentIntents.capture(id);
+  }
+}
+`;
+    const plugin = routes('type PaymentRoutesOptions = { paymentService: StripePaymentService };').replace('opts.paymentService.createPaymentIntent(request.body)', 'opts.paymentService.modifyPayment({ id: request.params.id })');
+    const ctx = contextFor({
+      name: 'fastify-inherited',
+      files: { 'src/routes/stripe-payment.route.ts': plugin, 'src/services/abstract-payment.service.ts': abstract, 'src/services/stripe-payment.service.ts': concrete },
+      config: { ...base, stack: { ...base.stack, language: 'typescript', framework: 'fastify' }, payments: ['stripe'], actions: [{ ...action, name: 'modifyPayment', route: 'POST /payments', source: 'src/routes/stripe-payment.route.ts:5' }] },
+      dependencies: { stripe: '^20.0.0', fastify: '^5.0.0' },
+    });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    expect(facts.calls.map((c) => `${c.operation} ${c.file}:${c.line} via ${c.via}`)).toEqual(['paymentIntents.capture src/services/stripe-payment.service.ts:6 via capturePayment']);
+  });
+
+  it('the options interface imported from another file, and a parameter typed with the class itself', () => {
+    const imported = routes("import type { PaymentRoutesOptions } from './options';");
+    const facts = factsOf({
+      'src/routes/stripe-payment.route.ts': imported,
+      'src/routes/options.ts': "import { StripePaymentService } from '../services/stripe-payment.service';\nexport interface PaymentRoutesOptions {\n  paymentService: StripePaymentService;\n}\n",
+    });
+    expect(facts.calls.map((c) => c.operation)).toEqual(['paymentIntents.create']);
+    const direct = routes('type PaymentRoutesOptions = { x: 1 };').replace(
+      'async (request, reply) => {\n    const resp = await opts.paymentService.createPaymentIntent(request.body);',
+      'async (request, reply) => {\n    const resp = await charge(request.body, opts.paymentService);',
+    ) + 'async function charge(body: unknown, service: StripePaymentService) {\n  return service.createPaymentIntent(body);\n}\n';
+    expect(factsOf({ 'src/routes/stripe-payment.route.ts': direct }).calls.map((c) => c.operation)).toEqual(['paymentIntents.create']);
+  });
+});
+
 describe('code facts see provider calls made over raw HTTP, as inspect does', () => {
   const config = (framework: string) => ({ ...base, stack: { ...base.stack, language: 'typescript', framework }, payments: ['paypal'], actions: [{ ...action, name: 'captureOrder', route: 'POST /orders/capture', source: 'src/orders.controller.ts:6' }] });
   const controller = `import { Body, Controller, Post } from '@nestjs/common';

@@ -1,3 +1,4 @@
+import { stackSummary } from '../model/stackSummary.js';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -128,8 +129,8 @@ function printSummary(result: GenerateResult, resolution: Resolution, log: Logge
   log.info(`  Leases (lock timeouts): ${m.actions.map((a) => `${a.name} ${log.value(seconds(a.lockTimeoutMs))}`).join(', ')}`);
   log.info(`  Key retention: ${log.value(m.retention.label)}${m.retention.raised ? ` (raised from ${resolution.answers.retention})` : ''}`);
   log.info(`  Same key, different request: ${log.value(m.responses.mismatchStatus)}; still in flight: 409 + Retry-After`);
-  log.info(`  Providers: ${m.providers.length > 0 ? m.providers.map((p) => `${p.label} (${p.windowMs ? `provider keeps keys ${p.windowLabel}` : p.windowLabel})`).join('; ') : 'none'}`);
-  log.info(`  Stack: ${m.stack.agnostic ? 'technology-agnostic, PostgreSQL reference' : `${m.stack.frameworkLabel} on ${m.stack.databaseLabel}`}; concurrency ${m.concurrency.label.toLowerCase()}`);
+  log.info(`  Providers: ${m.providers.length > 0 ? m.providers.map((p) => (p.windowMs ? `${p.label}: ${p.windowLabel}` : `${p.label} (${p.windowLabel})`)).join('. ') : 'none'}`);
+  log.info(`  Stack: ${stackSummary(m.stack)}; concurrency ${m.concurrency.label.toLowerCase()}`);
   if (m.existingProtection.length > 0) log.info(`  Existing protection credited: ${m.existingProtection.length} place(s)`);
   if (m.assumptions.length > 0) log.info(`  Assumptions: ${m.assumptions.length}, listed in the document`);
   log.info('');

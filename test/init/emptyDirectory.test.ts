@@ -53,7 +53,7 @@ describe('init in an empty directory (partial-context protocol)', { timeout: CLI
     const doc = await readFile(path.join(cwd, 'docs/idempotency-design.md'), 'utf8');
     expect(doc).toContain('genericProtectedAction');
     expect(doc).toContain('PostgreSQL');
-    expect(run.stdout).toContain('technology-agnostic, PostgreSQL reference');
+    expect(run.stdout).toContain('technology-agnostic (PostgreSQL reference)');
     // The reference target was generated, and both the terminal and the document say so.
     await readFile(path.join(cwd, 'src/idempotency/pgStore.ts'), 'utf8');
     expect(doc).toContain('holds the reference target instead');

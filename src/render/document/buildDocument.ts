@@ -1,3 +1,4 @@
+import { stackSummary } from '../../model/stackSummary.js';
 import { describeDuration } from '../../config/duration.js';
 import type { DesignModel } from '../../model/types.js';
 import type { CodeSamples } from '../code/index.js';
@@ -29,7 +30,7 @@ export function buildDocument(model: DesignModel, samples: CodeSamples, figures:
   const actions = model.actions.map((a) => a.name);
   return {
     title: model.title,
-    subtitle: `${actions.length} protected action${actions.length === 1 ? '' : 's'} · ${model.stack.agnostic ? 'technology-agnostic (PostgreSQL reference)' : `${model.stack.frameworkLabel} on ${model.stack.databaseLabel}`} · retention ${describeDuration(model.retention.effectiveMs)}`,
+    subtitle: `${actions.length} protected action${actions.length === 1 ? '' : 's'} · ${stackSummary(model.stack)} · retention ${describeDuration(model.retention.effectiveMs)}`,
     generatedOn: model.generatedOn,
     sections,
     deliverables,

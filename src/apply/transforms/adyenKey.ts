@@ -1,7 +1,7 @@
-import { Node, SyntaxKind, type ArrowFunction, type CallExpression, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { Node, type ArrowFunction, type CallExpression, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import { providerCalls } from '../../findings/providerCalls.js';
 import type { PaymentProvider } from '../../inspect/types.js';
-import { ensureNamedImport } from '../sourceFile.js';
+import { ensureNamedImport, morphNode } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import type { TransformContext, TransformOutcome } from './context.js';
 
@@ -66,10 +66,12 @@ export const ADYEN: ProviderKeying = {
 export function keyProviderCalls(sf: SourceFile, handler: KeyedHandler, target: WiringTarget, context: TransformContext, keying: ProviderKeying, ensureContext: () => string | undefined, viaHttp = false): TransformOutcome {
   const out: TransformOutcome = { edits: [], manual: [] };
   const source = { rel: sf.getFilePath(), text: sf.getFullText(), sf: sf.compilerNode, dependencies: new Map([[keying.dependency, '*']]) };
-  const all = handler.getDescendantsOfKind(SyntaxKind.CallExpression);
   const calls = providerCalls(source)
     .filter((f) => f.provider === keying.provider)
-    .flatMap((f) => all.filter((c) => c.getStart() === f.call.getStart(sf.compilerNode) && c.getEnd() === f.call.getEnd()).map((call) => ({ call, operation: f.operation, keyed: f.key !== undefined })));
+    .flatMap((f) => {
+      const call = morphNode(handler, f.call, Node.isCallExpression);
+      return call ? [{ call, operation: f.operation, keyed: f.key !== undefined }] : [];
+    });
   if (calls.length === 0) {
     // A handler calling the provider's REST API itself is keyed by keyHttpCalls (httpKey.ts).
     if (viaHttp) return out;

@@ -1,7 +1,7 @@
 import { Node, SyntaxKind, type CallExpression, type Expression, type SourceFile } from 'ts-morph';
 import { httpProviderCalls, KEY_HEADERS, providerCalls } from '../../findings/providerCalls.js';
 import type { PaymentProvider } from '../../inspect/types.js';
-import { appendProperty, ensureNamedImport } from '../sourceFile.js';
+import { appendProperty, ensureNamedImport, morphNode } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import type { KeyedHandler } from './adyenKey.js';
 import type { TransformContext, TransformOutcome } from './context.js';
@@ -29,9 +29,8 @@ export function hasHttpProviderCalls(sf: SourceFile, handler: KeyedHandler, prov
 
 function httpCallsIn(sf: SourceFile, handler: KeyedHandler) {
   const source = { rel: sf.getFilePath(), text: sf.getFullText(), sf: sf.compilerNode, dependencies: KEYED_SDKS };
-  const all = handler.getDescendantsOfKind(SyntaxKind.CallExpression);
   return httpProviderCalls(source).flatMap((f) => {
-    const call = all.find((c) => c.getStart() === f.call.getStart(sf.compilerNode) && c.getEnd() === f.call.getEnd());
+    const call = morphNode(handler, f.call, Node.isCallExpression);
     return call ? [{ ...f, call }] : [];
   });
 }

@@ -1,0 +1,83 @@
+import { ts } from 'ts-morph';
+import type { SourceContext } from '../../findings/types.js';
+import { CONTEXT_NAME } from '../transforms/stripeKey.js';
+import type { Edit, ManualStep, WiringTarget } from '../types.js';
+import { chainsFrom, lineOf, ownProviderCalls, threadedBefore, type Sources } from './chains.js';
+import type { HandlerEdit, Op } from './edit.js';
+import type { LocatedHandler } from './locate.js';
+import { nameOfFunction, otherUses, refusal, repeats } from './refusals.js';
+
+/** What threading one action's claim takes: edits per file, or the manual steps saying why not. */
+export interface ThreadPlan {
+  ops: Array<{ file: string; op: Op }>;
+  handler?: { file: string; edit: HandlerEdit };
+  edits: Edit[];
+  manual: ManualStep[];
+  /** The action's out-of-handler provider calls get the key (this run or an earlier one). */
+  threaded: boolean;
+  /** The file holding the calls an earlier run keyed. */
+  holder?: SourceContext;
+}
+
+/**
+ * The plan for one protected handler: the chain to the function holding its unkeyed provider calls, each function
+ * on the way gaining the parameter and each call passing it on; or a manual step when a refusal rule applies.
+ */
+export function planThreading(root: string, ctx: Sources, located: LocatedHandler, target: WiringTarget): ThreadPlan {
+  const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false };
+  const { fn, source: handlerSource } = located;
+  const chains = chainsFrom(ctx, fn, handlerSource, [], new Set([fn]));
+  if (chains.length === 0) {
+    const holder = threadedBefore(ctx, fn, handlerSource);
+    return holder ? { ...out, threaded: true, holder } : out;
+  }
+  const manual = (reason: string, at: { file: string; line: number }) => {
+    out.manual.push({ action: target.action, file: at.file, line: at.line, reason });
+    return out;
+  };
+  const first = chains[0]!;
+  const holder = first.hops[first.hops.length - 1]!;
+  const at = { file: holder.source.rel, line: lineOf(first.calls[0]!.call) };
+  if (!located.accessor) {
+    return manual(`the Stripe call in ${holder.source.rel} needs the handler's claim, but the handler has no named request parameter to read it from: pass idempotencyOf(request) down and add stripeRequestOptions(context) from providers.ts by hand`, at);
+  }
+  const holders = new Set(chains.map((c) => c.hops[c.hops.length - 1]!.fn));
+  if (chains.length > 1 || holders.size > 1 || ownProviderCalls(fn, handlerSource) > 0) {
+    const where = chains.map((c) => `${c.hops[c.hops.length - 1]!.source.rel}:${lineOf(c.calls[0]!.call)}`).join(', ');
+    return manual(`the handler reaches provider calls in more than one place (${where}${ownProviderCalls(fn, handlerSource) > 0 ? ', and its own' : ''}); keyed from one claim they would share a key, which Stripe refuses for different parameters: pass idempotencyOf(request) down and give each call its own step, stripeRequestOptions(context, n), by hand`, at);
+  }
+  // The handler's own function for the first hop, the previous hop's function for the others.
+  const callers = [fn, ...first.hops.map((hop) => hop.fn)];
+  const looped = first.hops.findIndex((hop, index) => repeats(hop.call, callers[index]!));
+  const loopedCall = first.calls.find((item) => repeats(item.call, holder.fn));
+  if (looped >= 0 || loopedCall) {
+    const where = looped >= 0 ? `${first.hops[looped]!.callSource.rel}:${lineOf(first.hops[looped]!.call)}` : `${holder.source.rel}:${lineOf(loopedCall!.call)}`;
+    return manual(`not keyed because the call at ${where} runs in a loop or a callback: every run would send Stripe the same key with other parameters, which it refuses. Key each run with its own step, stripeRequestOptions(context, n), by hand`, at);
+  }
+  const why = first.hops.map((hop) => refusal(root, ctx, hop)).find((r) => r !== undefined);
+  if (why) return manual(`not keyed because ${why}: pass idempotencyOf(request) down to the Stripe call and add stripeRequestOptions(context) from providers.ts as its request options by hand`, at);
+  const uses = first.hops.map((hop) => ({ hop, ...otherUses(ctx, hop) }));
+  const asValue = uses.find((u) => u.values.length > 0 || u.extraArgs);
+  if (asValue) {
+    const name = nameOfFunction(asValue.hop.fn) ?? 'the function';
+    return manual(`not keyed because ${name} is ${asValue.extraArgs ? 'called with more arguments than it declares' : `also used as a value at ${asValue.values.join(', ')}`}, so a new trailing parameter could receive something else there: pass idempotencyOf(request) down and add stripeRequestOptions(context) by hand`, at);
+  }
+  // Planned: every hop's call passes the context on, every function on the way takes it, the holder keys its calls.
+  for (const hop of first.hops) {
+    const existing = hop.fn.parameters.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === CONTEXT_NAME);
+    const position = existing >= 0 ? existing : hop.fn.parameters.length;
+    if (existing < 0) out.ops.push({ file: hop.source.rel, op: { kind: 'param', fn: hop.fn } });
+    if (!(hop.call.arguments[position] && hop.call.arguments[position]!.getText(hop.callSource.sf) === CONTEXT_NAME)) out.ops.push({ file: hop.callSource.rel, op: { kind: 'arg', call: hop.call, index: position, value: CONTEXT_NAME } });
+  }
+  first.calls.forEach((item, index) => out.ops.push({ file: holder.source.rel, op: { kind: 'key', call: item.call, paramsIndex: item.paramsIndex, step: first.calls.length > 1 ? index : undefined } }));
+  out.handler = { file: handlerSource.rel, edit: { fn, accessor: located.accessor, addRequest: located.addRequest === true } };
+  out.threaded = true;
+  const route = `${target.method ?? 'POST'} ${target.path ?? ''}`;
+  const names = first.hops.map((hop) => `${nameOfFunction(hop.fn) ?? 'a function'} (${hop.source.rel})`).join(' → ');
+  out.edits.push({ action: target.action, file: holder.source.rel, summary: `threads the claim of ${route} down to ${names}: a trailing optional ${CONTEXT_NAME} parameter, passed by each caller` });
+  for (const item of first.calls) out.edits.push({ action: target.action, file: holder.source.rel, summary: `passes the derived Stripe idempotency key to stripe.${item.operation} (line ${lineOf(item.call)}) when given a context; called without one it sends what it sent before` });
+  for (const use of uses.filter((u) => u.callers.length > 0)) {
+    out.manual.push({ action: target.action, file: use.hop.source.rel, line: lineOf(use.hop.fn), reason: `${nameOfFunction(use.hop.fn) ?? 'the function'} is also called at ${use.callers.join(', ')} without a context: those calls still send Stripe no idempotency key (the new parameter is optional). Pass idempotencyOf(request) there when that caller is protected too` });
+  }
+  return out;
+}

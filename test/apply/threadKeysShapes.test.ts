@@ -98,4 +98,38 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     const again = await apply();
     expect(again.changes).toEqual([]);
   });
+
+  it('a handler reaching Adyen and PayPal in two places: the rule holds across providers, and the step names them', async () => {
+    copy = await copyFixture('express-service-providers');
+    await edit('src/routes/checkout.ts', (text) => text.replace('    const psp = await payByCard(amountMinor, orderId);', '    const psp = await payByCard(amountMinor, orderId);\n    await openPaypalOrder((amountMinor / 100).toFixed(2));'));
+    const result = await apply();
+    const reason = reasons(result).find((r) => r.startsWith('the handler reaches provider calls in more than one place'));
+    expect(reason).toMatch(/\(src\/services\/payments\.ts:\d+ \(Adyen\), src\/services\/payments\.ts:\d+ \(PayPal\)\)/);
+    expect(reason).toContain('which Adyen and PayPal refuse for different parameters');
+    expect(reason).toContain('adyenIdempotency(context, n) from providers.ts as its request options { idempotencyKey }; the PayPal-Request-Id header set to paypalRequestId(context, n)');
+    expect(reason).not.toContain('Stripe');
+    // The PayPal route alone still reaches one place: its call is keyed, the card route's is not.
+    const service = result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '';
+    expect(service).toContain('paypalRequestId(idempotencyContext)');
+    expect(service).not.toContain('adyenIdempotency');
+  });
+
+  it('an Adyen call in a loop of the service: the step says Adyen would see one key with other parameters', async () => {
+    copy = await copyFixture('express-service-providers');
+    await edit('src/services/payments.ts', (text) => text.replace('  const result = await checkout.PaymentsApi.payments({', '  let result = { pspReference: \'\' as string | undefined };\n  for (const value of [amountMinor]) result = await checkout.PaymentsApi.payments({').replace('    amount: { currency: \'EUR\', value: amountMinor },', '    amount: { currency: \'EUR\', value },'));
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^not keyed because the call at src\/services\/payments\.ts:\d+ runs in a loop or a callback: every run would send Adyen the same key with other parameters, which it refuses\. Key each run with its own step, adyenIdempotency\(context, n\)/));
+    expect(result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '').not.toContain('adyenIdempotency');
+  });
+
+  it('a provider providers.ts has no helper for: the step says which provider to add to payments', async () => {
+    copy = await copyFixture('express-service-providers', (text) => {
+      const config = JSON.parse(text) as { actions: Array<{ name: string }>; payments: string[] };
+      return JSON.stringify({ ...config, actions: config.actions.filter((a) => a.name === 'payByCard'), payments: ['adyen'] }, null, 2);
+    });
+    await edit('src/routes/checkout.ts', (text) => text.replace('    const psp = await payByCard(amountMinor, orderId);', '    const psp = await openPaypalOrder(String(amountMinor));'));
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringContaining('not keyed because providers.ts has no paypalRequestId for PayPal: add "paypal" to payments in the config, regenerate, then apply'));
+    expect(result.changes.map((c) => c.path)).not.toContain('src/services/payments.ts');
+  });
 });

@@ -1,16 +1,19 @@
 import { Node, type CallExpression, type SourceFile, type ts } from 'ts-morph';
+import { KEY_HEADERS } from '../../findings/providerCalls.js';
 import type { Handler } from '../followHandler.js';
 import { importStyleFor, type ProjectImports } from '../importStyle.js';
 import { bindsName, ensureNamedImport, morphNode, parseSource, spreadFirst } from '../sourceFile.js';
 import type { TransformContext } from '../transforms/context.js';
+import { httpKeyPlacement } from '../transforms/httpKey.js';
 import { CONTEXT_NAME, ensureHandlerContext } from '../transforms/stripeKey.js';
+import { keyHelper, type OpenCall } from './chains.js';
 import { isFunctionNode } from './locate.js';
 
 /** One planned edit, on the findings' compiler nodes; made on a fresh ts-morph parse of the file. */
 export type Op =
   | { kind: 'param'; fn: ts.FunctionLikeDeclaration }
   | { kind: 'arg'; call: ts.CallExpression; index: number; value: string }
-  | { kind: 'key'; call: ts.CallExpression; paramsIndex: number; step: number | undefined };
+  | { kind: 'key'; item: OpenCall; step: number | undefined };
 
 /** A handler that reads the claim: `const idempotencyContext = <accessor>` and its guard go in first. */
 export interface HandlerEdit {
@@ -26,13 +29,13 @@ export function editFile(file: string, text: string, ops: readonly Op[], handler
   const style = importStyleFor(file, text, input.scaffoldDir, input.imports);
   const sf = parseSource(file, text, style);
   const context: TransformContext = { style, anyLine: true, scaffoldModules: input.scaffoldModules };
-  const planned = ops.map((op) => ({ op, node: op.kind === 'param' ? morphNode(sf, op.fn, isFunctionNode) : morphNode(sf, op.call, Node.isCallExpression) }));
+  const planned = ops.map((op) => ({ op, node: op.kind === 'param' ? morphNode(sf, op.fn, isFunctionNode) : morphNode(sf, op.kind === 'arg' ? op.call : op.item.call, Node.isCallExpression) }));
   const handlerNodes = handlers.map((h) => ({ ...h, node: morphNode(sf, h.fn, isFunctionNode) }));
   for (const { op, node } of planned.sort((a, b) => (b.node?.getStart() ?? 0) - (a.node?.getStart() ?? 0))) {
     if (!node) continue;
     if (op.kind === 'param') addContextParameter(sf, node as Handler, file, context);
     else if (op.kind === 'arg') passContext(node as CallExpression, op.index, op.value);
-    else keyStripeCall(sf, node as CallExpression, op.paramsIndex, op.step, context);
+    else keyCall(sf, node as CallExpression, op.item, op.step, context);
   }
   for (const h of handlerNodes) {
     if (!h.node) continue;
@@ -74,11 +77,26 @@ function passContext(call: CallExpression, index: number, value: string): void {
   call.addArguments([...Array.from({ length: Math.max(0, index - args.length) }, () => 'undefined'), value]);
 }
 
-/** The Stripe call's request options from the context when there is one, none otherwise (as before). */
-function keyStripeCall(sf: SourceFile, call: CallExpression, paramsIndex: number, step: number | undefined, context: TransformContext): void {
-  if (!ensureNamedImport(sf, context.style.specifier('providers'), 'stripeRequestOptions')) return;
-  const keyed = `stripeRequestOptions(${CONTEXT_NAME}${step !== undefined ? `, ${step}` : ''})`;
-  const options = call.getArguments()[paramsIndex + 1];
-  if (options && Node.isObjectLiteralExpression(options)) spreadFirst(options, `(${CONTEXT_NAME} ? ${keyed} : {})`);
-  else if (!options) call.addArgument(`${CONTEXT_NAME} ? ${keyed} : undefined`);
+/**
+ * The call gets the provider's key from the context when there is one, and sends what it sent before otherwise:
+ * Stripe's request options, the SDK keying's place (adyenKey.ts, paypalKey.ts) or the raw-HTTP header (httpKey.ts),
+ * each guarded by the optional parameter.
+ */
+function keyCall(sf: SourceFile, call: CallExpression, item: OpenCall, step: number | undefined, context: TransformContext): void {
+  const helper = keyHelper(item);
+  if (!ensureNamedImport(sf, context.style.specifier('providers'), helper)) return;
+  const key = `${helper}(${CONTEXT_NAME}${step !== undefined ? `, ${step}` : ''})`;
+  if (item.how.via === 'sdk') {
+    item.how.keying.placement(call)?.(key, CONTEXT_NAME);
+    return;
+  }
+  if (item.how.via === 'http') {
+    const place = httpKeyPlacement(call, sf);
+    const q = context.style.quote === 'double' ? '"' : "'";
+    if (typeof place !== 'string') place(`${q}${KEY_HEADERS[item.provider]!}${q}`, key, CONTEXT_NAME);
+    return;
+  }
+  const options = call.getArguments()[item.how.paramsIndex + 1];
+  if (options && Node.isObjectLiteralExpression(options)) spreadFirst(options, `(${CONTEXT_NAME} ? ${key} : {})`);
+  else if (!options) call.addArgument(`${CONTEXT_NAME} ? ${key} : undefined`);
 }

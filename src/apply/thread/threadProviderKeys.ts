@@ -13,7 +13,7 @@ import { locateHandler } from './locate.js';
 import { planThreading } from './plan.js';
 
 /** How the route pass says a provider call it could not see is elsewhere; superseded when this pass keys it. */
-export const NOT_IN_HANDLER = ['the Stripe call is not made inside the route handler', 'calls from a NestJS handler need the claim'];
+export const NOT_IN_HANDLER = [' call is not made inside the route handler', 'calls from a NestJS handler need the claim'];
 
 export interface ThreadInput {
   root: string;
@@ -41,16 +41,16 @@ export interface ThreadOutcome {
 }
 
 /**
- * Issue #19: a protected handler whose Stripe call is made in a service it calls (`this.payments.charge(dto)`, an
+ * Issue #19: a protected handler whose provider call is made in a service it calls (`this.payments.charge(dto)`, an
  * imported `createCharge(input)`), followed the way the findings walk follows it (resolveCallee: injected fields,
  * imports, modules), up to MAX_HOPS functions down. Each function on the way gains a trailing optional
- * `idempotencyContext` parameter that its caller passes on, and the Stripe call gets
- * `idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined`: keyed from the handler's claim when
- * called from the wired route; from any other caller, which passes nothing, exactly what it sent before (stripe-node's
- * own per-attempt key, no protection across a re-run).
+ * `idempotencyContext` parameter that its caller passes on, and the call is keyed from it the way the handler
+ * transforms key one (Stripe's request options, Adyen's and PayPal's SDK keying, a raw-HTTP key header), only when the
+ * context is given: keyed from the handler's claim when called from the wired route; from any other caller, which
+ * passes nothing, exactly what it sent before (no protection across a re-run).
  * Left manual, with the reason: a function used as a value (its caller could pass anything in that place), an
- * overloaded or overridable one, one outside the project, or a handler whose key would reach more than one
- * function (two keyed places would share step 0 of one claim).
+ * overloaded or overridable one, one outside the project, a provider providers.ts has no helper for, or a handler
+ * whose key would reach more than one function, of any provider (two keyed places would share step 0 of one claim).
  */
 export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutcome> {
   const out: ThreadOutcome = { texts: new Map(), edits: [], manual: [], threaded: new Set(), holders: new Map() };
@@ -72,6 +72,9 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
     sources.push({ rel: file.rel, text, sf: tree?.compilerNode ?? parseTs(file.rel, text).sf, schema, dependencies: KEYED_SDKS });
   }
   const ctx = { sources };
+  const providers = files.find((file) => file.rel.startsWith(scaffold) && /^providers\.(m|c)?[jt]s$/.test(file.rel.slice(scaffold.length)));
+  const providersText = providers ? ((await readInside(input.root, providers.rel).catch(() => undefined)) ?? '') : '';
+  const exported = new Set([...providersText.matchAll(/^export (?:async )?function (\w+)/gm)].map((m) => m[1]!));
   const byRel = new Map(sources.map((s) => [s.rel, s]));
   // Edits per file, planned on the texts above and made together at the end.
   const ops = new Map<string, Op[]>();
@@ -83,7 +86,7 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
     if (!routeSource || !tree) continue;
     const located = locateHandler(ctx, routeSource, tree, target, input.framework, input);
     if (!located) continue;
-    const plan = planThreading(input.root, ctx, located, target);
+    const plan = planThreading(input.root, ctx, located, target, exported);
     for (const { file, op } of plan.ops) ops.set(file, [...(ops.get(file) ?? []), op]);
     if (plan.handler) handlers.set(plan.handler.file, [...(handlers.get(plan.handler.file) ?? []), plan.handler.edit]);
     out.edits.push(...plan.edits);

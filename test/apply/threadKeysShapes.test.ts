@@ -132,4 +132,52 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(reasons(result)).toContainEqual(expect.stringContaining('not keyed because providers.ts has no paypalRequestId for PayPal: add "paypal" to payments in the config, regenerate, then apply'));
     expect(result.changes.map((c) => c.path)).not.toContain('src/services/payments.ts');
   });
+
+  // The Stripe call of express-service's payments.ts, inside a callback of the given shape.
+  const CHARGE = "  const intent = await stripe.paymentIntents.create({ amount: amountCents, currency: 'eur', ...(customer ? { customer } : {}) });\n  return intent.id;";
+  const inCallback = (open: string, close: string, body = CHARGE.replace(/\n {2}/g, '\n    ').replace(/^ {2}/, '    ')) => (text: string) => text.replace(CHARGE, `  return ${open}\n${body}\n  ${close};`);
+
+  it.each([
+    ['a knex / objection transaction', 'knex.transaction(async (trx) => {', '})'],
+    ['a Prisma interactive transaction', 'prisma.$transaction(async (tx) => {', '}, { timeout: 10_000 })'],
+    ['a TypeORM transaction with an isolation level', "dataSource.manager.transaction('SERIALIZABLE', async (manager) => {", '})'],
+    ['a Sequelize managed transaction with options', "sequelize.transaction({ isolationLevel: 'SERIALIZABLE' }, async (t) => {", '})'],
+    ['a Drizzle transaction', 'database.transaction(async (tx) => {', "}, { isolationLevel: 'serializable' })"],
+  ])('a call in %s callback runs once per call: keyed', async (_shape, open, close) => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', inCallback(open, close));
+    const result = await apply();
+    expect(reasons(result).filter((r) => r.includes('runs in'))).toEqual([]);
+    const payments = result.changes.find((c) => c.path === 'src/payments.ts')?.after ?? '';
+    expect(payments).toContain(open);
+    expect(payments).toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined');
+  });
+
+  it('a call in a new Promise executor runs once per call: keyed', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', inCallback('new Promise<string>((resolve, reject) => {', '})', "    stripe.paymentIntents.create({ amount: amountCents, currency: 'eur', ...(customer ? { customer } : {}) }).then((intent) => resolve(intent.id), reject);"));
+    const result = await apply();
+    expect(result.changes.find((c) => c.path === 'src/payments.ts')?.after ?? '').toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined');
+  });
+
+  it('a service called inside a transaction of the handler: the hop runs once too', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/routes/orders.ts', (text) => text.replace('    const paymentIntent = await chargeOrder(price * quantity);', '    const paymentIntent = await knex.transaction(async (trx) => chargeOrder(price * quantity));'));
+    const result = await apply();
+    expect(result.changes.find((c) => c.path === 'src/routes/orders.ts')?.after ?? '').toContain('knex.transaction(async (trx) => chargeOrder(price * quantity, undefined, idempotencyContext))');
+    expect(result.changes.find((c) => c.path === 'src/payments.ts')?.after ?? '').toContain('stripeRequestOptions(idempotencyContext)');
+  });
+
+  it.each([
+    ['MongoDB withTransaction retries its callback', 'session.withTransaction(async () => {', undefined, /runs in a withTransaction callback, which the MongoDB driver runs again after a transient transaction error: every run would send Stripe the same key/],
+    ['Mongoose transaction() wraps withTransaction', 'connection.transaction(async (session) => {', 'mongoose', /runs in a transaction callback, and in this Mongoose project transaction\(\) wraps MongoDB's withTransaction/],
+    ['a callback of map may run many times', 'Promise.all([amountCents].map(async (amount) => {', undefined, /runs in a loop or a callback: every run would send Stripe the same key/],
+  ])('refused: %s', async (_shape, open, dependency, reason) => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', inCallback(open, open.startsWith('Promise.all') ? '})).then((ids) => ids[0]!)' : '})'));
+    if (dependency) await edit('package.json', (text) => JSON.stringify({ ...(JSON.parse(text) as object), dependencies: { [dependency]: '^8.0.0' } }, null, 2));
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringMatching(reason));
+    expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
+  });
 });

@@ -9,7 +9,7 @@ import type { Edit, ManualStep, WiringTarget } from '../types.js';
 import { chainsFrom, keyHelper, lineOf, ownProviderCalls, threadedBefore, type OpenCall, type Sources } from './chains.js';
 import type { HandlerEdit, Op } from './edit.js';
 import type { LocatedHandler } from './locate.js';
-import { nameOfFunction, otherUses, refusal, repeats } from './refusals.js';
+import { nameOfFunction, otherUses, refusal, repetition, type RepetitionFacts } from './refusals.js';
 
 /** What threading one action's claim takes: edits per file, or the manual steps saying why not. */
 export interface ThreadPlan {
@@ -21,6 +21,13 @@ export interface ThreadPlan {
   threaded: boolean;
   /** The file holding the calls an earlier run keyed. */
   holder?: SourceContext;
+}
+
+/** What planning reads of the project beyond its sources. */
+export interface ThreadProject extends RepetitionFacts {
+  root: string;
+  /** The helpers the project's providers.ts exports (one per provider in the design). */
+  exported: ReadonlySet<string>;
 }
 
 const label = (provider: PaymentProvider) => PROVIDER_LABELS[provider as Provider] ?? provider;
@@ -56,9 +63,8 @@ function stepsOf(calls: readonly OpenCall[]): Array<number | undefined> {
 /**
  * The plan for one protected handler: the chain to the function holding its unkeyed provider calls, each function
  * on the way gaining the parameter and each call passing it on; or a manual step when a refusal rule applies.
- * `exported` names the helpers the project's providers.ts has (one per provider in the design).
  */
-export function planThreading(root: string, ctx: Sources, located: LocatedHandler, target: WiringTarget, exported: ReadonlySet<string>): ThreadPlan {
+export function planThreading(ctx: Sources, located: LocatedHandler, target: WiringTarget, project: ThreadProject): ThreadPlan {
   const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false };
   const { fn, source: handlerSource } = located;
   const chains = chainsFrom(ctx, fn, handlerSource, [], new Set([fn]));
@@ -85,20 +91,21 @@ export function planThreading(root: string, ctx: Sources, located: LocatedHandle
     const all = chains.flatMap((c) => c.calls);
     return manual(`the handler reaches provider calls in more than one place (${where}${own ? ', and its own' : ''}); keyed from one claim they would share a key, which ${providersOf(all).names} refuse${providersOf(all).plural ? '' : 's'} for different parameters: pass idempotencyOf(request) down and give each call its own step, ${byHand(all, ', n')}, by hand`, at);
   }
-  const missing = first.calls.filter((c) => !exported.has(keyHelper(c)));
+  const missing = first.calls.filter((c) => !project.exported.has(keyHelper(c)));
   if (missing.length > 0) {
     const providers = [...new Set(missing.map((c) => c.provider))];
     return manual(`not keyed because providers.ts has no ${[...new Set(missing.map(keyHelper))].join(' or ')} for ${providersOf(missing).names}: add ${providers.map((p) => `"${p}"`).join(' and ')} to payments in the config, regenerate, then apply`, at);
   }
   // The handler's own function for the first hop, the previous hop's function for the others.
   const callers = [fn, ...first.hops.map((hop) => hop.fn)];
-  const looped = first.hops.findIndex((hop, index) => repeats(hop.call, callers[index]!));
-  const loopedCall = first.calls.find((item) => repeats(item.call, holder.fn));
-  if (looped >= 0 || loopedCall) {
-    const where = looped >= 0 ? `${first.hops[looped]!.callSource.rel}:${lineOf(first.hops[looped]!.call)}` : `${holder.source.rel}:${lineOf(loopedCall!.call)}`;
-    return manual(`not keyed because the call at ${where} runs in a loop or a callback: every run would send ${names} the same key with other parameters, which ${plural ? 'they refuse' : 'it refuses'}. Key each run with its own step, ${byHand(first.calls, ', n')}, by hand`, at);
+  const repeated = [
+    ...first.hops.map((hop, index) => ({ how: repetition(hop.call, callers[index]!, project), where: `${hop.callSource.rel}:${lineOf(hop.call)}` })),
+    ...first.calls.map((item) => ({ how: repetition(item.call, holder.fn, project), where: `${holder.source.rel}:${lineOf(item.call)}` })),
+  ].find((r) => r.how !== undefined);
+  if (repeated) {
+    return manual(`not keyed because the call at ${repeated.where} ${repeated.how!}: every run would send ${names} the same key with other parameters, which ${plural ? 'they refuse' : 'it refuses'}. Key each run with its own step, ${byHand(first.calls, ', n')}, by hand`, at);
   }
-  const why = first.hops.map((hop) => refusal(root, ctx, hop)).find((r) => r !== undefined);
+  const why = first.hops.map((hop) => refusal(project.root, ctx, hop)).find((r) => r !== undefined);
   if (why) return manual(`not keyed because ${why}: pass idempotencyOf(request) down to ${calls} and add ${byHand(first.calls)} by hand`, at);
   const uses = first.hops.map((hop) => ({ hop, ...otherUses(ctx, hop) }));
   const asValue = uses.find((u) => u.values.length > 0 || u.extraArgs);

@@ -6,15 +6,51 @@ import { insideProject } from '../followHandler.js';
 import { CONTEXT_NAME } from '../transforms/stripeKey.js';
 import { lineOf, type Hop, type Sources } from './chains.js';
 
+/** SQL transactions that run their callback once per call: knex and objection `transaction`, Prisma `$transaction`, TypeORM, Sequelize and Drizzle `transaction`. */
+const ONCE_TRANSACTION = /^\$?transaction$/;
+
+/** What a project's dependencies say about its transaction callbacks. */
+export interface RepetitionFacts {
+  /** Mongoose's Connection#transaction wraps MongoDB's withTransaction, which runs the callback again on a transient error. */
+  mongoose: boolean;
+}
+
+const LOOP_OR_CALLBACK = 'runs in a loop or a callback';
+
 /**
- * Whether `node` may run more than once per run of `fn`: inside a loop, or in a callback (`items.map(...)`,
- * `forEach`), between the two. Every run would send Stripe the same key with other parameters, which it refuses.
+ * Whether a callback runs exactly once per call of the function around it: a `new Promise(executor)`'s executor, or
+ * the one function given to a SQL transaction method (by shape: the method's name and the callback among its
+ * arguments, whatever the receiver is called). A string says why not where it looks like one: MongoDB's
+ * withTransaction, and Mongoose's transaction, run it again after a transient transaction error.
  */
-export function repeats(node: ts.Node, fn: ts.Node): boolean {
+function runsOnce(callback: ts.ArrowFunction | ts.FunctionExpression, facts: RepetitionFacts): boolean | string {
+  const parent = callback.parent;
+  if (ts.isNewExpression(parent)) return ts.isIdentifier(parent.expression) && parent.expression.text === 'Promise' && parent.arguments?.[0] === callback;
+  if (!ts.isCallExpression(parent) || !parent.arguments.includes(callback)) return false;
+  if (parent.arguments.filter((a) => ts.isArrowFunction(a) || ts.isFunctionExpression(a)).length !== 1) return false;
+  const callee = parent.expression;
+  const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? callee.text : undefined;
+  if (name === 'withTransaction') return 'runs in a withTransaction callback, which the MongoDB driver runs again after a transient transaction error';
+  if (name === undefined || !ONCE_TRANSACTION.test(name)) return false;
+  if (facts.mongoose && name === 'transaction') return "runs in a transaction callback, and in this Mongoose project transaction() wraps MongoDB's withTransaction, which runs it again after a transient transaction error";
+  return true;
+}
+
+/**
+ * How `node` may run more than once per run of `fn`, or undefined when it runs once: inside a loop, or in a callback
+ * (`items.map(...)`, `forEach`) between the two, except one that runs exactly once (runsOnce). Every run would send
+ * the provider the same key with other parameters, which it refuses.
+ */
+export function repetition(node: ts.Node, fn: ts.Node, facts: RepetitionFacts): string | undefined {
   for (let current = node.parent; current && current !== fn; current = current.parent) {
-    if (isLoop(current) || ts.isArrowFunction(current) || ts.isFunctionExpression(current)) return true;
+    if (isLoop(current)) return LOOP_OR_CALLBACK;
+    if (ts.isArrowFunction(current) || ts.isFunctionExpression(current)) {
+      const once = runsOnce(current, facts);
+      if (once === true) continue;
+      return once === false ? LOOP_OR_CALLBACK : once;
+    }
   }
-  return false;
+  return undefined;
 }
 
 /** The name a function is known by (method, function, `const f = …`), for uses elsewhere and messages. */

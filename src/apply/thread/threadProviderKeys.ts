@@ -1,5 +1,6 @@
 import type { SourceFile } from 'ts-morph';
 import { readInside } from '../../emit/safePath.js';
+import { projectDependencies } from '../../findings/auditProject.js';
 import { readSchemaFacts } from '../../findings/schemaFacts.js';
 import type { SourceContext } from '../../findings/types.js';
 import { walkProject } from '../../inspect/files/walkProject.js';
@@ -75,6 +76,7 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
   const providers = files.find((file) => file.rel.startsWith(scaffold) && /^providers\.(m|c)?[jt]s$/.test(file.rel.slice(scaffold.length)));
   const providersText = providers ? ((await readInside(input.root, providers.rel).catch(() => undefined)) ?? '') : '';
   const exported = new Set([...providersText.matchAll(/^export (?:async )?function (\w+)/gm)].map((m) => m[1]!));
+  const project = { root: input.root, exported, mongoose: (await projectDependencies(input.root)).has('mongoose') };
   const byRel = new Map(sources.map((s) => [s.rel, s]));
   // Edits per file, planned on the texts above and made together at the end.
   const ops = new Map<string, Op[]>();
@@ -86,7 +88,7 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
     if (!routeSource || !tree) continue;
     const located = locateHandler(ctx, routeSource, tree, target, input.framework, input);
     if (!located) continue;
-    const plan = planThreading(input.root, ctx, located, target, exported);
+    const plan = planThreading(ctx, located, target, project);
     for (const { file, op } of plan.ops) ops.set(file, [...(ops.get(file) ?? []), op]);
     if (plan.handler) handlers.set(plan.handler.file, [...(handlers.get(plan.handler.file) ?? []), plan.handler.edit]);
     out.edits.push(...plan.edits);

@@ -114,6 +114,18 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(service).not.toContain('adyenIdempotency');
   });
 
+  it('one service function calling Adyen twice: each call gets its own step of the claim', async () => {
+    copy = await copyFixture('express-service-providers');
+    await edit('src/services/payments.ts', (text) =>
+      text.replace('  return result.pspReference ?? \'\';', "  await checkout.PaymentsApi.payments({ amount: { currency: 'EUR', value: 0 }, reference: `${reference}-verify`, merchantAccount: 'ShopECOM', paymentMethod: { type: Types.checkout.CardDetails.TypeEnum.Scheme }, returnUrl: 'https://shop.example/checkout/return' });\n  return result.pspReference ?? '';"),
+    );
+    const result = await apply();
+    const service = result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '';
+    expect(service).toContain('adyenIdempotency(idempotencyContext, 0).idempotencyKey');
+    expect(service).toContain('adyenIdempotency(idempotencyContext, 1).idempotencyKey');
+    expect(await compile(copy.dir)).toBe('');
+  });
+
   it('an Adyen call in a loop of the service: the step says Adyen would see one key with other parameters', async () => {
     copy = await copyFixture('express-service-providers');
     await edit('src/services/payments.ts', (text) => text.replace('  const result = await checkout.PaymentsApi.payments({', '  let result = { pspReference: \'\' as string | undefined };\n  for (const value of [amountMinor]) result = await checkout.PaymentsApi.payments({').replace('    amount: { currency: \'EUR\', value: amountMinor },', '    amount: { currency: \'EUR\', value },'));

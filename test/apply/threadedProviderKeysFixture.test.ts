@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APPLY_RECORD_PATH } from '../../src/apply/applyRecord.js';
 import { runApply } from '../../src/cli/apply.js';
 import { compile, copyFixture, snapshotTree, type FixtureCopy } from './fixtureApp.js';
 
@@ -59,6 +60,12 @@ describe('apply threads the key into services calling Adyen and PayPal', { timeo
     const summaries = first.edits.map((e) => e.summary);
     expect(summaries).toContainEqual(expect.stringContaining('passes the derived Adyen idempotency key to payments'));
     expect(summaries).toContainEqual(expect.stringContaining('passes the derived PayPal idempotency key as the PayPal-Request-Id header of paypal v2/checkout/orders'));
+    // The record the document reads names the provider each threaded call reaches.
+    const record = JSON.parse(await readFile(path.join(copy.dir, APPLY_RECORD_PATH), 'utf8')) as { actions: Array<{ action: string; applied: Array<{ summary: string }>; manual: Array<{ reason: string }> }> };
+    const card = record.actions.find((a) => a.action === 'payByCard');
+    expect(card?.applied.map((a) => a.summary)).toContainEqual(expect.stringContaining('passes the derived Adyen idempotency key to payments'));
+    expect(card?.manual.map((m) => m.reason)).toContainEqual(expect.stringContaining('those calls still send Adyen no idempotency key'));
+    expect(record.actions.find((a) => a.action === 'payWithPaypal')?.applied.map((a) => a.summary)).toContainEqual(expect.stringContaining('as the PayPal-Request-Id header of paypal v2/checkout/orders'));
     expect(await compile(copy.dir)).toBe('');
 
     const tree = await snapshotTree(copy.dir);

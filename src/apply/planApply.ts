@@ -11,7 +11,7 @@ import { storeFor } from '../scaffold/stores/index.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
 import { renderInstance, type WiredFramework } from './renderInstance.js';
 import { relocateFindings } from './relocateFindings.js';
-import { NOT_IN_HANDLER, threadProviderKeys } from './threadKeys.js';
+import { NOT_IN_HANDLER, threadProviderKeys } from './thread/threadProviderKeys.js';
 import { parseSource } from './sourceFile.js';
 import type { Transform, TransformContext } from './transforms/context.js';
 import { NO_AUTHENTICATION, wireExpressRoute } from './transforms/expressRoute.js';
@@ -285,7 +285,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     }
   }
   if (framework && framework !== 'nextjs' && framework !== 'plain' && stale.length === 0) {
-    // Provider calls made in a service the handler calls get the handler's claim passed down to them (threadKeys.ts).
+    // Provider calls made in a service the handler calls get the handler's claim passed down to them (thread/threadProviderKeys.ts).
     const threaded = await threadProviderKeys({ root, framework, targets, current: new Map(changes.map((c) => [c.path, c.after])), scaffoldDir: dir, imports, scaffoldModules });
     for (const [file, after] of threaded.texts) {
       const existing = changes.find((c) => c.path === file);

@@ -1,4 +1,4 @@
-import { IndentationText, Node, Project, QuoteKind, SyntaxKind, type CallExpression, type ObjectBindingPattern, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { IndentationText, Node, Project, QuoteKind, SyntaxKind, type CallExpression, type ObjectBindingPattern, type ObjectLiteralExpression, type SourceFile, type ts } from 'ts-morph';
 import type { ImportStyle } from './types.js';
 
 /** The file's own indentation (two or four spaces, or tabs), so inserted code matches what is around it. */
@@ -18,6 +18,18 @@ export function parseSource(file: string, text: string, style: Pick<ImportStyle,
   if (!style.semicolons) noSemicolons.add(sf);
   if (isCommonJs(file, text)) commonJs.add(sf);
   return sf;
+}
+
+/**
+ * The ts-morph node for a compiler node: the node under `scope` with its start, end and kind. The compiler node may
+ * come from another parse of the same text (the findings engine parses files its own way), so it is found by its
+ * place, never by identity; `test` narrows the type.
+ */
+export function morphNode<T extends Node = Node>(scope: Node, node: ts.Node, test?: (n: Node) => n is T): T | undefined {
+  const start = node.getStart(node.getSourceFile());
+  const end = node.getEnd();
+  const kind = node.kind as SyntaxKind;
+  return scope.getDescendants().find((n): n is T => n.getKind() === kind && n.getStart() === start && n.getEnd() === end && (test === undefined || test(n)));
 }
 
 /** A .cjs file, or a .js file that require()s and neither imports nor exports as an ES module. */

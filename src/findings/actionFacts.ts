@@ -245,7 +245,7 @@ function unwrapWrapper(init: ts.Expression): ts.Expression | undefined {
 
 /**
  * The project function a call runs (a local or imported function, a module's export, `this.method()`, an injected
- * `this.service.method()`), or undefined. apply's key threading (src/apply/threadKeys.ts) follows the same hops.
+ * `this.service.method()`), or undefined. apply's key threading (src/apply/thread/) follows the same hops.
  */
 export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, call: ts.CallExpression, self?: ClassAt): Callee | undefined {
   const injected = injectedMethod(ctx, source, call, self);

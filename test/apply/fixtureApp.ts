@@ -32,10 +32,12 @@ export interface FixtureCopy {
  * node_modules as they would from the app's), with the scaffolding `generate` would write. The document is not
  * rendered: apply reads only the config and the scaffold folder.
  */
-export async function copyFixture(name: string): Promise<FixtureCopy> {
+export async function copyFixture(name: string, changeConfig?: (text: string) => string): Promise<FixtureCopy> {
   await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
   const dir = await mkdtemp(path.join(ROOT, '.tmp', `apply-${name}-`));
   await cp(path.join(ROOT, 'fixtures/apply', name), dir, { recursive: true });
+  // A variant of the fixture's config (another provider list), before the scaffold is generated from it.
+  if (changeConfig) await writeFile(path.join(dir, 'idempotency.config.json'), changeConfig(await readFile(path.join(dir, 'idempotency.config.json'), 'utf8')));
   const { config } = await loadConfig(dir);
   const model = buildDesign(config, undefined, { now: NOW });
   const files = generateScaffold(model, { dir: config.scaffold === false ? 'src/idempotency' : config.scaffold.dir });

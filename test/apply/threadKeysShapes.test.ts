@@ -98,4 +98,98 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     const again = await apply();
     expect(again.changes).toEqual([]);
   });
+
+  it('a handler reaching Adyen and PayPal in two places: the rule holds across providers, and the step names them', async () => {
+    copy = await copyFixture('express-service-providers');
+    await edit('src/routes/checkout.ts', (text) => text.replace('    const psp = await payByCard(amountMinor, orderId);', '    const psp = await payByCard(amountMinor, orderId);\n    await openPaypalOrder((amountMinor / 100).toFixed(2));'));
+    const result = await apply();
+    const reason = reasons(result).find((r) => r.startsWith('the handler reaches provider calls in more than one place'));
+    expect(reason).toMatch(/\(src\/services\/payments\.ts:\d+ \(Adyen\), src\/services\/payments\.ts:\d+ \(PayPal\)\)/);
+    expect(reason).toContain('which Adyen and PayPal refuse for different parameters');
+    expect(reason).toContain('adyenIdempotency(context, n) from providers.ts as its request options { idempotencyKey }; the PayPal-Request-Id header set to paypalRequestId(context, n)');
+    expect(reason).not.toContain('Stripe');
+    // The PayPal route alone still reaches one place: its call is keyed, the card route's is not.
+    const service = result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '';
+    expect(service).toContain('paypalRequestId(idempotencyContext)');
+    expect(service).not.toContain('adyenIdempotency');
+  });
+
+  it('one service function calling Adyen twice: each call gets its own step of the claim', async () => {
+    copy = await copyFixture('express-service-providers');
+    await edit('src/services/payments.ts', (text) =>
+      text.replace('  return result.pspReference ?? \'\';', "  await checkout.PaymentsApi.payments({ amount: { currency: 'EUR', value: 0 }, reference: `${reference}-verify`, merchantAccount: 'ShopECOM', paymentMethod: { type: Types.checkout.CardDetails.TypeEnum.Scheme }, returnUrl: 'https://shop.example/checkout/return' });\n  return result.pspReference ?? '';"),
+    );
+    const result = await apply();
+    const service = result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '';
+    expect(service).toContain('adyenIdempotency(idempotencyContext, 0).idempotencyKey');
+    expect(service).toContain('adyenIdempotency(idempotencyContext, 1).idempotencyKey');
+    expect(await compile(copy.dir)).toBe('');
+  });
+
+  it('an Adyen call in a loop of the service: the step says Adyen would see one key with other parameters', async () => {
+    copy = await copyFixture('express-service-providers');
+    await edit('src/services/payments.ts', (text) => text.replace('  const result = await checkout.PaymentsApi.payments({', '  let result = { pspReference: \'\' as string | undefined };\n  for (const value of [amountMinor]) result = await checkout.PaymentsApi.payments({').replace('    amount: { currency: \'EUR\', value: amountMinor },', '    amount: { currency: \'EUR\', value },'));
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^not keyed because the call at src\/services\/payments\.ts:\d+ runs in a loop or a callback: every run would send Adyen the same key with other parameters, which it refuses\. Key each run with its own step, adyenIdempotency\(context, n\)/));
+    expect(result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '').not.toContain('adyenIdempotency');
+  });
+
+  it('a provider providers.ts has no helper for: the step says which provider to add to payments', async () => {
+    copy = await copyFixture('express-service-providers', (text) => {
+      const config = JSON.parse(text) as { actions: Array<{ name: string }>; payments: string[] };
+      return JSON.stringify({ ...config, actions: config.actions.filter((a) => a.name === 'payByCard'), payments: ['adyen'] }, null, 2);
+    });
+    await edit('src/routes/checkout.ts', (text) => text.replace('    const psp = await payByCard(amountMinor, orderId);', '    const psp = await openPaypalOrder(String(amountMinor));'));
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringContaining('not keyed because providers.ts has no paypalRequestId for PayPal: add "paypal" to payments in the config, regenerate, then apply'));
+    expect(result.changes.map((c) => c.path)).not.toContain('src/services/payments.ts');
+  });
+
+  // The Stripe call of express-service's payments.ts, inside a callback of the given shape.
+  const CHARGE = "  const intent = await stripe.paymentIntents.create({ amount: amountCents, currency: 'eur', ...(customer ? { customer } : {}) });\n  return intent.id;";
+  const inCallback = (open: string, close: string, body = CHARGE.replace(/\n {2}/g, '\n    ').replace(/^ {2}/, '    ')) => (text: string) => text.replace(CHARGE, `  return ${open}\n${body}\n  ${close};`);
+
+  it.each([
+    ['a knex / objection transaction', 'knex.transaction(async (trx) => {', '})'],
+    ['a Prisma interactive transaction', 'prisma.$transaction(async (tx) => {', '}, { timeout: 10_000 })'],
+    ['a TypeORM transaction with an isolation level', "dataSource.manager.transaction('SERIALIZABLE', async (manager) => {", '})'],
+    ['a Sequelize managed transaction with options', "sequelize.transaction({ isolationLevel: 'SERIALIZABLE' }, async (t) => {", '})'],
+    ['a Drizzle transaction', 'database.transaction(async (tx) => {', "}, { isolationLevel: 'serializable' })"],
+  ])('a call in %s callback runs once per call: keyed', async (_shape, open, close) => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', inCallback(open, close));
+    const result = await apply();
+    expect(reasons(result).filter((r) => r.includes('runs in'))).toEqual([]);
+    const payments = result.changes.find((c) => c.path === 'src/payments.ts')?.after ?? '';
+    expect(payments).toContain(open);
+    expect(payments).toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined');
+  });
+
+  it('a call in a new Promise executor runs once per call: keyed', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', inCallback('new Promise<string>((resolve, reject) => {', '})', "    stripe.paymentIntents.create({ amount: amountCents, currency: 'eur', ...(customer ? { customer } : {}) }).then((intent) => resolve(intent.id), reject);"));
+    const result = await apply();
+    expect(result.changes.find((c) => c.path === 'src/payments.ts')?.after ?? '').toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined');
+  });
+
+  it('a service called inside a transaction of the handler: the hop runs once too', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/routes/orders.ts', (text) => text.replace('    const paymentIntent = await chargeOrder(price * quantity);', '    const paymentIntent = await knex.transaction(async (trx) => chargeOrder(price * quantity));'));
+    const result = await apply();
+    expect(result.changes.find((c) => c.path === 'src/routes/orders.ts')?.after ?? '').toContain('knex.transaction(async (trx) => chargeOrder(price * quantity, undefined, idempotencyContext))');
+    expect(result.changes.find((c) => c.path === 'src/payments.ts')?.after ?? '').toContain('stripeRequestOptions(idempotencyContext)');
+  });
+
+  it.each([
+    ['MongoDB withTransaction retries its callback', 'session.withTransaction(async () => {', undefined, /runs in a withTransaction callback, which the MongoDB driver runs again after a transient transaction error: every run would send Stripe the same key/],
+    ['Mongoose transaction() wraps withTransaction', 'connection.transaction(async (session) => {', 'mongoose', /runs in a transaction callback, and in this Mongoose project transaction\(\) wraps MongoDB's withTransaction/],
+    ['a callback of map may run many times', 'Promise.all([amountCents].map(async (amount) => {', undefined, /runs in a loop or a callback: every run would send Stripe the same key/],
+  ])('refused: %s', async (_shape, open, dependency, reason) => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', inCallback(open, open.startsWith('Promise.all') ? '})).then((ids) => ids[0]!)' : '})'));
+    if (dependency) await edit('package.json', (text) => JSON.stringify({ ...(JSON.parse(text) as object), dependencies: { [dependency]: '^8.0.0' } }, null, 2));
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringMatching(reason));
+    expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
+  });
 });

@@ -1,9 +1,10 @@
-import { Node, SyntaxKind, type ArrowFunction, type CallExpression, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { Node, type ArrowFunction, type CallExpression, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import { providerCalls } from '../../findings/providerCalls.js';
 import type { PaymentProvider } from '../../inspect/types.js';
-import { ensureNamedImport } from '../sourceFile.js';
+import { ensureNamedImport, morphNode } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import type { TransformContext, TransformOutcome } from './context.js';
+import { guarded, type KeyPlacement } from './guardedKey.js';
 
 export type KeyedHandler = ArrowFunction | FunctionExpression | MethodDeclaration | FunctionDeclaration;
 
@@ -14,8 +15,11 @@ export interface ProviderKeying {
   helper: string;
   /** Package the SDK ships in, so the findings matcher recognises its calls. */
   dependency: string;
-  /** Adds the key to the call; false when its shape leaves no safe place (the caller lists it manual). */
-  place(call: CallExpression, keyExpression: (step: number | undefined) => string, step: number | undefined): boolean;
+  /**
+   * Where the key (the helper's call, as text) goes, decided before any edit; undefined when the call's shape leaves
+   * no safe place (the caller lists it manual).
+   */
+  placement(call: CallExpression): KeyPlacement | undefined;
   /** Whether the call already passes a key apply did not write. */
   keyed(call: CallExpression): boolean;
   /** For messages: where the key goes. */
@@ -37,24 +41,17 @@ export const ADYEN: ProviderKeying = {
   dependency: '@adyen/api-library',
   where: 'request options { idempotencyKey }',
   keyed: (call) => objectArgs(call).some((o) => hasProperty(o, 'idempotencyKey')),
-  place(call, key, step) {
+  placement(call) {
     const args = call.getArguments();
     // The request is the first object literal (ids such as a pspReference come before it as plain values), or the
     // one argument when it is a name (`paymentsDetails(payload)`).
     const literalIndex = args.findIndex((a) => Node.isObjectLiteralExpression(a));
     const requestIndex = literalIndex >= 0 ? literalIndex : args.length === 1 && Node.isIdentifier(args[0]!) ? 0 : -1;
-    if (requestIndex < 0) return false;
+    if (requestIndex < 0) return undefined;
     const options = args[requestIndex + 1];
-    const value = `${key(step)}.idempotencyKey`;
-    if (options === undefined && args.length === requestIndex + 1) {
-      call.addArgument(`{ idempotencyKey: ${value} }`);
-      return true;
-    }
-    if (options && Node.isObjectLiteralExpression(options)) {
-      options.addPropertyAssignment({ name: 'idempotencyKey', initializer: value });
-      return true;
-    }
-    return false;
+    if (options === undefined && args.length === requestIndex + 1) return (key, guard) => void call.addArgument(guarded(`{ idempotencyKey: ${key}.idempotencyKey }`, guard));
+    if (options && Node.isObjectLiteralExpression(options)) return (key, guard) => void options.addPropertyAssignment({ name: 'idempotencyKey', initializer: guarded(`${key}.idempotencyKey`, guard) });
+    return undefined;
   },
 };
 
@@ -66,10 +63,12 @@ export const ADYEN: ProviderKeying = {
 export function keyProviderCalls(sf: SourceFile, handler: KeyedHandler, target: WiringTarget, context: TransformContext, keying: ProviderKeying, ensureContext: () => string | undefined, viaHttp = false): TransformOutcome {
   const out: TransformOutcome = { edits: [], manual: [] };
   const source = { rel: sf.getFilePath(), text: sf.getFullText(), sf: sf.compilerNode, dependencies: new Map([[keying.dependency, '*']]) };
-  const all = handler.getDescendantsOfKind(SyntaxKind.CallExpression);
   const calls = providerCalls(source)
     .filter((f) => f.provider === keying.provider)
-    .flatMap((f) => all.filter((c) => c.getStart() === f.call.getStart(sf.compilerNode) && c.getEnd() === f.call.getEnd()).map((call) => ({ call, operation: f.operation, keyed: f.key !== undefined })));
+    .flatMap((f) => {
+      const call = morphNode(handler, f.call, Node.isCallExpression);
+      return call ? [{ call, operation: f.operation, keyed: f.key !== undefined }] : [];
+    });
   if (calls.length === 0) {
     // A handler calling the provider's REST API itself is keyed by keyHttpCalls (httpKey.ts).
     if (viaHttp) return out;
@@ -91,8 +90,9 @@ export function keyProviderCalls(sf: SourceFile, handler: KeyedHandler, target: 
   }
   const several = open.length > 1;
   open.forEach((item, index) => {
-    const key = (step: number | undefined) => `${keying.helper}(${name}${step !== undefined ? `, ${step}` : ''})`;
-    if (keying.place(item.call, key, several ? index : undefined)) {
+    const place = keying.placement(item.call);
+    if (place) {
+      place(`${keying.helper}(${name}${several ? `, ${index}` : ''})`);
       out.edits.push({ action: target.action, file: target.file, summary: `passes the derived ${keying.provider} idempotency key to ${item.operation} (line ${lines[index]})` });
     } else {
       out.manual.push({ action: target.action, file: target.file, line: lines[index], reason: `${item.operation} needs ${keying.helper}(idempotencyOf(request)) as ${keying.where}; its arguments are not literals apply can extend` });

@@ -1,10 +1,11 @@
 import { Node, SyntaxKind, type CallExpression, type Expression, type SourceFile } from 'ts-morph';
 import { httpProviderCalls, KEY_HEADERS, providerCalls } from '../../findings/providerCalls.js';
 import type { PaymentProvider } from '../../inspect/types.js';
-import { appendProperty, ensureNamedImport } from '../sourceFile.js';
+import { appendProperty, ensureNamedImport, morphNode } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import type { KeyedHandler } from './adyenKey.js';
 import type { TransformContext, TransformOutcome } from './context.js';
+import { guarded, guardedProperty } from './guardedKey.js';
 import { KEYED_SDKS } from './stableParams.js';
 
 /**
@@ -12,7 +13,7 @@ import { KEYED_SDKS } from './stableParams.js';
  * same key the SDK transforms pass (stripeRequestOptions and adyenIdempotency are providerKey; PayPal's SDK sends
  * paypalRequestId as this very header). providerKey is in every providers.ts; paypalRequestId where PayPal is.
  */
-const HELPER: Partial<Record<PaymentProvider, string>> = { stripe: 'providerKey', adyen: 'providerKey', paypal: 'paypalRequestId' };
+export const HTTP_KEY_HELPER: Partial<Record<PaymentProvider, string>> = { stripe: 'providerKey', adyen: 'providerKey', paypal: 'paypalRequestId' };
 
 /** Modules whose clients take the headers in the options: `got.post(url, options)`, `ky.post(url, options)`. */
 const OPTIONS_MODULES = /^(got|ky|ofetch|undici|node-fetch|cross-fetch)$/;
@@ -29,9 +30,8 @@ export function hasHttpProviderCalls(sf: SourceFile, handler: KeyedHandler, prov
 
 function httpCallsIn(sf: SourceFile, handler: KeyedHandler) {
   const source = { rel: sf.getFilePath(), text: sf.getFullText(), sf: sf.compilerNode, dependencies: KEYED_SDKS };
-  const all = handler.getDescendantsOfKind(SyntaxKind.CallExpression);
   return httpProviderCalls(source).flatMap((f) => {
-    const call = all.find((c) => c.getStart() === f.call.getStart(sf.compilerNode) && c.getEnd() === f.call.getEnd());
+    const call = morphNode(handler, f.call, Node.isCallExpression);
     return call ? [{ ...f, call }] : [];
   });
 }
@@ -44,7 +44,7 @@ function httpCallsIn(sf: SourceFile, handler: KeyedHandler) {
  */
 export function keyHttpCalls(sf: SourceFile, handler: KeyedHandler, target: WiringTarget, context: TransformContext, ensureContext: () => string | undefined): TransformOutcome {
   const out: TransformOutcome = { edits: [], manual: [] };
-  const found = httpCallsIn(sf, handler).filter((c) => HELPER[c.provider] !== undefined);
+  const found = httpCallsIn(sf, handler).filter((c) => HTTP_KEY_HELPER[c.provider] !== undefined);
   // paypalRequestId is in providers.ts only when the design names PayPal (the action's provider).
   for (const c of found.filter((c) => c.provider === 'paypal' && target.provider !== 'paypal' && !c.keyed)) {
     out.manual.push({ action: target.action, file: target.file, line: c.call.getStartLineNumber(), reason: `the raw-HTTP paypal ${c.operation} call needs the PayPal-Request-Id header from paypalRequestId(idempotencyOf(request)); the action's provider is not PayPal, so providers.ts may not have it: set "provider": "paypal" for the action (or add "paypal" to payments), regenerate, then apply` });
@@ -60,14 +60,14 @@ export function keyHttpCalls(sf: SourceFile, handler: KeyedHandler, target: Wiri
     const same = calls.filter((c) => c.provider === item.provider);
     const before = sdkCount(item.provider);
     const step = same.length + before > 1 ? before + same.indexOf(item) : undefined;
-    return { ...item, header: { name: KEY_HEADERS[item.provider]!, helper: HELPER[item.provider]! }, step, line: item.call.getStartLineNumber(), describe: `${item.provider} ${item.operation}` };
+    return { ...item, header: { name: KEY_HEADERS[item.provider]!, helper: HTTP_KEY_HELPER[item.provider]! }, step, line: item.call.getStartLineNumber(), describe: `${item.provider} ${item.operation}` };
   });
   if (!context.scaffoldModules.has('providers')) {
     for (const item of plan) out.manual.push({ action: target.action, file: target.file, line: item.line, reason: `the raw-HTTP ${item.describe} call needs the ${item.header.name} header from ${item.header.helper}(idempotencyOf(request)); the scaffold has no providers.ts: regenerate with "${item.provider}" in payments, then apply` });
     return out;
   }
   // Where each header goes is decided before any edit, so a call left manual adds no import or context.
-  const placed = plan.map((item) => ({ item, place: placement(item.call, sf) }));
+  const placed = plan.map((item) => ({ item, place: httpKeyPlacement(item.call, sf) }));
   const editable = placed.filter((p) => typeof p.place !== 'string');
   for (const { item, place } of placed) {
     if (typeof place === 'string') out.manual.push({ action: target.action, file: target.file, line: item.line, reason: `the raw-HTTP ${item.describe} call needs the ${item.header.name} header set to ${item.header.helper}(idempotencyOf(request)); not edited because ${place}` });
@@ -89,10 +89,11 @@ export function keyHttpCalls(sf: SourceFile, handler: KeyedHandler, target: Wiri
   return out;
 }
 
-type Place = (header: string, value: string) => void;
+/** Adds the header (its name as a string literal) with the key's value: with `guard`, only when the guard is set (see guardedKey.ts). */
+type Place = (header: string, value: string, guard?: string) => void;
 
-/** How the header joins the call, or why apply leaves it to the user. */
-function placement(call: CallExpression, sf: SourceFile): Place | string {
+/** How the header joins the call, or why apply leaves it to the user; decided before any edit. */
+export function httpKeyPlacement(call: CallExpression, sf: SourceFile): Place | string {
   const callee = call.getExpression();
   const args = call.getArguments();
   // fetch(url, init), undici request(url, options), got(url, options), axios(url, config); axios({ url, method,
@@ -103,12 +104,12 @@ function placement(call: CallExpression, sf: SourceFile): Place | string {
   const receiver = callee.getExpression().getText();
   if (kind === undefined) return `apply cannot tell which HTTP client ${receiver} is (axios takes the headers third, got and ky second)`;
   if (kind === 'options') {
-    if (args.length === 1) return (header, value) => call.addArgument(`{ headers: { ${header}: ${value} } }`);
+    if (args.length === 1) return (header, value, guard) => void call.addArgument(guarded(`{ headers: { ${header}: ${value} } }`, guard));
     return intoOptions(args[1], 'its request options are not an object literal');
   }
   // axios: post(url, data, config); an absent body is passed as undefined, as axios reads it.
-  if (args.length === 1) return (header, value) => call.addArguments(['undefined', `{ headers: { ${header}: ${value} } }`]);
-  if (args.length === 2) return (header, value) => call.addArgument(`{ headers: { ${header}: ${value} } }`);
+  if (args.length === 1) return (header, value, guard) => void call.addArguments(['undefined', guarded(`{ headers: { ${header}: ${value} } }`, guard)]);
+  if (args.length === 2) return (header, value, guard) => void call.addArgument(guarded(`{ headers: { ${header}: ${value} } }`, guard));
   return intoOptions(args[2], 'its request config is not an object literal');
 }
 
@@ -119,11 +120,11 @@ function intoOptions(options: Node | undefined, notLiteral: string): Place | str
   if (!headers) {
     // `{ ...defaults, method: 'POST' }`: a headers property of ours would replace the spread one (Authorization).
     if (options.getProperties().some((p) => Node.isSpreadAssignment(p))) return 'its options spread another object whose headers a new headers property would replace';
-    return (header, value) => appendProperty(options, `headers: { ${header}: ${value} }`);
+    return (header, value, guard) => appendProperty(options, guardedProperty(`headers: { ${header}: ${value} }`, guard));
   }
   const initializer = Node.isPropertyAssignment(headers) ? headers.getInitializer() : undefined;
   if (!initializer || !Node.isObjectLiteralExpression(initializer)) return `its headers are ${initializer && Node.isNewExpression(initializer) ? 'a Headers instance' : 'not an object literal'}`;
-  return (header, value) => appendProperty(initializer, `${header}: ${value}`);
+  return (header, value, guard) => appendProperty(initializer, guardedProperty(`${header}: ${value}`, guard));
 }
 
 /** Which kind of client a receiver is: axios (and its instances, Nest's HttpService), got / ky, or unknown. */

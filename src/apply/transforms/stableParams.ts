@@ -6,7 +6,7 @@ import { CLOCK_LIBRARY_CALL, volatileParts } from '../../findings/volatile.js';
 import { localInitializer } from '../../findings/walk.js';
 import { unwrap } from '../../inspect/parse/astHelpers.js';
 import type { PaymentProvider } from '../../inspect/types.js';
-import { ensureNamedImport } from '../sourceFile.js';
+import { ensureNamedImport, morphNode } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import type { KeyedHandler } from './adyenKey.js';
 import type { TransformContext, TransformOutcome } from './context.js';
@@ -61,11 +61,7 @@ export function stabiliseProviderCalls(sf: SourceFile, handler: KeyedHandler, ta
   const inside = (node: ts.Node) => node.getStart(sf.compilerNode) >= from && node.getEnd() <= to;
   const calls = providerCalls(source).filter((c) => DERIVED_KEY[c.provider] && inside(c.call));
   if (calls.length === 0) return out;
-  const descendants = body.getDescendants();
-  const wrap = (node: ts.Node): Node | undefined => {
-    const start = node.getStart(sf.compilerNode);
-    return descendants.find((d) => d.getStart() === start && d.getEnd() === node.getEnd() && d.getKind() === (node.kind as SyntaxKind));
-  };
+  const wrap = (node: ts.Node): Node | undefined => morphNode(body, node);
   const usable = context.scaffoldModules.has('providers');
   // `helper`: the providers.ts export the text calls (none for startedAt); `retains`: the replaced text's names stay
   // in use elsewhere (a rewritten clock read), so no local or import is removed on its account.

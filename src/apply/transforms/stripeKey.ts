@@ -1,6 +1,6 @@
-import { Node, SyntaxKind, type ArrowFunction, type Block, type CallExpression, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import { Node, type ArrowFunction, type Block, type CallExpression, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
 import { providerCalls } from '../../findings/providerCalls.js';
-import { ensureNamedImport, fitStatement, spreadFirst } from '../sourceFile.js';
+import { ensureNamedImport, fitStatement, morphNode, spreadFirst } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import type { TransformContext, TransformOutcome } from './context.js';
 import { ADYEN, keyProviderCalls } from './adyenKey.js';
@@ -22,9 +22,8 @@ function callsIn(sf: SourceFile, handler: Handler): Array<{ call: CallExpression
   // The findings engine's matcher over the inspector's Stripe table; apply keys Stripe calls only.
   const source = { rel: sf.getFilePath(), text: sf.getFullText(), sf: sf.compilerNode, dependencies: STRIPE_DEPENDENCY };
   const found = providerCalls(source).filter((f) => f.provider === 'stripe');
-  const all = handler.getDescendantsOfKind(SyntaxKind.CallExpression);
   return found.flatMap((f) => {
-    const call = all.find((c) => c.getStart() === f.call.getStart(sf.compilerNode) && c.getEnd() === f.call.getEnd());
+    const call = morphNode(handler, f.call, Node.isCallExpression);
     if (!call) return [];
     const paramsIndex = f.params ? call.getArguments().findIndex((a) => a.getStart() === f.params!.getStart(sf.compilerNode)) : -1;
     // Our own helper in the options (as the argument, or spread into a literal) is a key the rules cannot read.

@@ -1,0 +1,131 @@
+import { Node, ts, type SourceFile } from 'ts-morph';
+import { resolveCallee } from '../../findings/actionFacts.js';
+import { httpProviderCalls, providerCalls } from '../../findings/providerCalls.js';
+import type { SourceContext } from '../../findings/types.js';
+import { calls } from '../../findings/walk.js';
+import type { PaymentProvider } from '../../inspect/types.js';
+import { morphNode, parseSource } from '../sourceFile.js';
+import { ADYEN, type ProviderKeying } from '../transforms/adyenKey.js';
+import { HTTP_KEY_HELPER, httpKeyPlacement } from '../transforms/httpKey.js';
+import { PAYPAL } from '../transforms/paypalKey.js';
+import { CONTEXT_NAME } from '../transforms/stripeKey.js';
+
+/** As far as the findings walk follows helpers (actionFacts MAX_DEPTH): handler → service → its helper → … */
+export const MAX_HOPS = 3;
+
+export type Sources = { sources: readonly SourceContext[] };
+
+/** One step down from the handler: the call that runs `fn` (in `source`). */
+export interface Hop {
+  call: ts.CallExpression;
+  callSource: SourceContext;
+  fn: ts.FunctionLikeDeclaration;
+  source: SourceContext;
+}
+
+/** How apply keys an open call: Stripe's request options, another SDK's keying (adyenKey.ts, paypalKey.ts), or a raw-HTTP header (httpKey.ts). */
+export type KeyHow = { via: 'stripe'; paramsIndex: number } | { via: 'sdk'; keying: ProviderKeying } | { via: 'http' };
+
+/** A provider call in the function at the end of a chain, which apply keys from the context passed down. */
+export interface OpenCall {
+  call: ts.CallExpression;
+  provider: PaymentProvider;
+  operation: string;
+  how: KeyHow;
+}
+
+/** A chain from the handler to the function holding unkeyed provider calls. */
+export interface Chain {
+  hops: Hop[];
+  calls: OpenCall[];
+}
+
+export const startOf = (node: ts.Node) => node.getStart(node.getSourceFile());
+export const lineOf = (node: ts.Node) => node.getSourceFile().getLineAndCharacterOfPosition(startOf(node)).line + 1;
+const within = (node: ts.Node, fn: ts.Node) => node.pos >= fn.pos && node.end <= fn.end;
+
+/** The SDKs other than Stripe whose calls apply keys, by provider. */
+const SDK_KEYINGS: Partial<Record<PaymentProvider, ProviderKeying>> = { adyen: ADYEN, paypal: PAYPAL };
+
+/** The providers.ts helper an open call's key comes from. */
+export function keyHelper(item: OpenCall): string {
+  if (item.how.via === 'stripe') return 'stripeRequestOptions';
+  return item.how.via === 'sdk' ? item.how.keying.helper : HTTP_KEY_HELPER[item.provider]!;
+}
+
+/** Every helper that makes a derived key: a call whose text passes the context to one is keyed already. */
+const KEYED_FROM_CONTEXT = new RegExp(`\\b(stripeRequestOptions|adyenIdempotency|paypalRequestId|providerKey)\\(${CONTEXT_NAME}\\b`);
+
+/** A ts-morph parse of a source, only to ask the keying transforms where a key would go (nothing is edited in it). */
+const views = new WeakMap<ts.SourceFile, SourceFile>();
+function viewOf(source: SourceContext): SourceFile {
+  const cached = views.get(source.sf);
+  if (cached) return cached;
+  const view = parseSource(source.rel, source.text, { quote: 'single', semicolons: true });
+  views.set(source.sf, view);
+  return view;
+}
+
+/**
+ * The provider calls in `fn` that send no key and that the keying transforms can key: Stripe whose options apply can
+ * extend, Adyen and PayPal SDK calls with a place for the key (ProviderKeying.placement), raw-HTTP calls to a
+ * provider's REST API whose headers apply can reach (httpKeyPlacement). In source order.
+ */
+export function openCalls(fn: ts.FunctionLikeDeclaration, source: SourceContext): OpenCall[] {
+  const out: OpenCall[] = [];
+  const morph = (call: ts.CallExpression) => morphNode(viewOf(source), call, Node.isCallExpression);
+  for (const c of providerCalls(source)) {
+    if (!within(c.call, fn) || c.key !== undefined || c.opaqueOptions || KEYED_FROM_CONTEXT.test(c.call.getText(source.sf))) continue;
+    if (c.provider === 'stripe') {
+      if (!c.params || /\bstripeRequestOptions\(/.test(c.call.getText(source.sf))) continue;
+      const paramsIndex = c.call.arguments.indexOf(c.params as ts.Expression);
+      const options = c.call.arguments[paramsIndex + 1];
+      const placeable = paramsIndex >= 0 && (options === undefined ? c.call.arguments.length === paramsIndex + 1 : ts.isObjectLiteralExpression(options));
+      if (placeable) out.push({ call: c.call, provider: c.provider, operation: c.operation, how: { via: 'stripe', paramsIndex } });
+      continue;
+    }
+    const keying = SDK_KEYINGS[c.provider];
+    const node = keying && morph(c.call);
+    if (keying && node && !keying.keyed(node) && keying.placement(node)) out.push({ call: c.call, provider: c.provider, operation: c.operation, how: { via: 'sdk', keying } });
+  }
+  for (const c of httpProviderCalls(source)) {
+    if (!within(c.call, fn) || c.keyed || HTTP_KEY_HELPER[c.provider] === undefined || KEYED_FROM_CONTEXT.test(c.call.getText(source.sf))) continue;
+    const node = morph(c.call);
+    if (node && typeof httpKeyPlacement(node, viewOf(source)) !== 'string') out.push({ call: c.call, provider: c.provider, operation: c.operation, how: { via: 'http' } });
+  }
+  return out.sort((a, b) => a.call.pos - b.call.pos);
+}
+
+/** Every provider call (any SDK, or raw HTTP the handler's own keying covers) made in the handler itself. */
+export function ownProviderCalls(fn: ts.FunctionLikeDeclaration, source: SourceContext): number {
+  const inside = (c: { call: ts.Node }) => within(c.call, fn);
+  return providerCalls(source).filter(inside).length + httpProviderCalls(source).filter(inside).length;
+}
+
+/** Handler → … → functions with unkeyed provider calls, through the calls the findings walk resolves. */
+export function chainsFrom(ctx: Sources, fn: ts.FunctionLikeDeclaration, source: SourceContext, trail: Hop[], seen: Set<ts.Node>): Chain[] {
+  const out: Chain[] = [];
+  for (const call of calls(fn)) {
+    const target = resolveCallee(ctx, source, call);
+    if (!target || seen.has(target.fn)) continue;
+    const hop: Hop = { call, callSource: source, fn: target.fn, source: target.source };
+    const open = openCalls(target.fn, target.source);
+    if (open.length > 0) out.push({ hops: [...trail, hop], calls: open });
+    if (trail.length + 1 < MAX_HOPS) out.push(...chainsFrom(ctx, target.fn, target.source, [...trail, hop], new Set([...seen, target.fn])));
+  }
+  return out;
+}
+
+/** Whether an earlier apply threaded the claim from here: a call passes it to a function that keys a provider call with it. */
+export function threadedBefore(ctx: Sources, fn: ts.FunctionLikeDeclaration, source: SourceContext, depth = 0): SourceContext | undefined {
+  if (depth >= MAX_HOPS) return undefined;
+  for (const call of calls(fn)) {
+    if (!call.arguments.some((a) => ts.isIdentifier(a) && a.text === CONTEXT_NAME)) continue;
+    const target = resolveCallee(ctx, source, call);
+    if (!target || !target.fn.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === CONTEXT_NAME)) continue;
+    const keyed = [...providerCalls(target.source), ...httpProviderCalls(target.source)].some((c) => within(c.call, target.fn) && KEYED_FROM_CONTEXT.test(c.call.getText(target.source.sf)));
+    const found = keyed ? target.source : threadedBefore(ctx, target.fn, target.source, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}

@@ -64,5 +64,7 @@ export function locateRoute(sf: SourceFile, target: WiringTarget, anyLine: boole
 /** Whether `idempotency.<codeName>` is already an argument (or spread into the route options). */
 export function isWired(call: CallExpression, codeName: string): boolean {
   const wanted = `idempotency.${codeName}`;
-  return call.getArguments().some((arg) => arg.getText() === wanted || (Node.isObjectLiteralExpression(arg) && arg.getProperties().some((p) => Node.isSpreadAssignment(p) && p.getExpression().getText() === wanted)));
+  // Spread into the options, or (Fastify, beside the route's own hooks) `preHandler: [auth, idempotency.x.preHandler]`.
+  const merged = new RegExp(`\\b${wanted.replace(/[.$]/g, '\\$&')}\\.preHandler\\b`);
+  return call.getArguments().some((arg) => arg.getText() === wanted || (Node.isObjectLiteralExpression(arg) && (arg.getProperties().some((p) => Node.isSpreadAssignment(p) && p.getExpression().getText() === wanted) || merged.test(arg.getText()))));
 }

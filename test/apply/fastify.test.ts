@@ -24,11 +24,11 @@ describe.skipIf(skip !== undefined)('apply on the Fastify fixture app', { timeou
     await copy?.remove();
   });
 
-  it('spreads the generated hooks into the route options, type-checks, keeps the app tests green, and is a no-op the second time', async () => {
+  it('puts the generated hooks after the route\'s own preHandler (authentication), type-checks, keeps the app tests green, and is a no-op the second time', async () => {
     const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
     expect(first.written).toBe(true);
     const routes = await readFile(path.join(copy.dir, 'src/routes/bookings.ts'), 'utf8');
-    expect(routes).toContain("app.post<{ Body: BookingBody }>('/bookings', { ...idempotency.createBooking, schema: bookingSchema }, async (request, reply) => {");
+    expect(routes).toContain("app.post<{ Body: BookingBody }>('/bookings', { schema: bookingSchema, preHandler: [requireUser, idempotency.createBooking.preHandler], onSend: idempotency.createBooking.onSend }, async (request, reply) => {");
     // The only step left: the app's callers must start sending the key (apply does not edit client code yet).
     expect(first.manual.map((m) => m.reason)).toEqual([expect.stringContaining('callers must now send an Idempotency-Key header')]);
     expect(await compile(copy.dir)).toBe('');

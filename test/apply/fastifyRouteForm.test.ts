@@ -41,11 +41,36 @@ describe('Fastify full declaration: app.route({ method, url, handler })', () => 
     expect(out.text).toContain("app.route({ ...idempotency.createBooking, method: ['POST', 'PUT'], url: '/bookings', handler: async () => ({}) });");
   });
 
-  it('leaves a route that sets its own preHandler as a manual step', () => {
+  it('leaves a route whose own preHandler is a name (which may hold an array) as a manual step', () => {
     const text = "import type { FastifyInstance } from 'fastify';\nexport function r(app: FastifyInstance, auth: () => void) {\n  app.route({ method: 'POST', url: '/bookings', preHandler: auth, handler: async () => ({}) });\n}\n";
     const out = wireSource('src/routes/bookings.ts', text, [target(3)], options);
     expect(out.text).toBe(text);
-    expect(out.manual[0]?.reason).toContain('the route already sets preHandler/onSend');
+    expect(out.manual[0]?.reason).toContain('the route sets its own preHandler as an expression apply cannot extend safely');
+  });
+
+  it('puts the generated hooks after the route\'s own array of preHandlers (authentication first), and a second run changes nothing', () => {
+    // The shape of stripe/stripe-commercetools-connect-app@1c61c00: every route authenticates in its preHandler.
+    const text = `import type { FastifyInstance } from 'fastify';
+export function r(app: FastifyInstance, opts: { auth: { authenticate(): () => Promise<void> } }) {
+  app.post<{ Body: { amount: number } }>(
+    '/bookings',
+    {
+      preHandler: [opts.auth.authenticate()],
+      schema: {},
+    },
+    async (request, reply) => reply.send({ ok: true }),
+  );
+  app.route({ method: 'POST', url: '/holds', preHandler: async () => undefined, onSend: [async (_q, _r, p) => p], handler: async () => ({}) });
+}
+`;
+    const hold = (line: number): WiringTarget => ({ ...target(line), action: 'createHold', codeName: 'createHold', path: '/holds' });
+    const out = wireSource('src/routes/bookings.ts', text, [target(3), hold(11)], options);
+    expect(out.text).toContain('      preHandler: [opts.auth.authenticate(), idempotency.createBooking.preHandler],\n      schema: {},\n      onSend: idempotency.createBooking.onSend,\n');
+    expect(out.text).toContain('preHandler: [async () => undefined, idempotency.createHold.preHandler], onSend: [async (_q, _r, p) => p, idempotency.createHold.onSend]');
+    expect(out.manual.filter((m) => !/Idempotency-Key header/.test(m.reason))).toEqual([]);
+    const again = wireSource('src/routes/bookings.ts', out.text, [target(3), hold(11)], { ...options, anyLine: true });
+    expect(again.text).toBe(out.text);
+    expect(again.edits).toEqual([]);
   });
 
   it('refuses when the route moved since inspection', () => {

@@ -7,7 +7,7 @@ import { keyStripeCalls } from './stripeKey.js';
 import { principalPathIn } from '../principalPath.js';
 import { webhookManual } from './webhookManual.js';
 
-/** Hooks the generated route options set; a route that already sets one of them needs a hand-made merge. */
+/** Hooks the generated route options set; a route that sets one of them gets ours beside its own (mergeHooks). */
 const HOOKS = ['preHandler', 'onSend'];
 
 /**
@@ -29,13 +29,15 @@ export const wireFastifyRoute: Transform = (sf, target, context) => {
     if (args.length !== 2 && !(options && Node.isObjectLiteralExpression(options))) {
       return manualOnly(target, `the route at line ${line} passes its options as an expression; add the hooks of idempotency.${target.codeName} to them by hand`, line);
     }
-    if (options && Node.isObjectLiteralExpression(options) && options.getProperties().some((p) => (Node.isPropertyAssignment(p) || Node.isMethodDeclaration(p) || Node.isShorthandPropertyAssignment(p)) && HOOKS.includes(p.getName()))) {
-      return manualOnly(target, `the route already sets preHandler/onSend; run yours first: { preHandler: [yours, idempotency.${target.codeName}.preHandler], onSend: idempotency.${target.codeName}.onSend }`, line);
-    }
+    const own = options && Node.isObjectLiteralExpression(options) ? ownHooks(options) : undefined;
+    if (own && 'manual' in own) return manualOnly(target, manualMerge(target.codeName, own.manual), line);
     if (!ensureNamedImport(sf, context.style.specifier('instance'), 'idempotency')) {
       return manualOnly(target, 'the file already has its own binding named "idempotency"; pass the generated route options by hand', line);
     }
-    if (options && Node.isObjectLiteralExpression(options)) spreadFirst(options, `idempotency.${target.codeName}`);
+    call = routeCalls(sf, target)[located.occurrence ?? 0]!;
+    const routeOptions = call.getArguments().length === 3 ? call.getArguments()[1] : undefined;
+    if (own && own.hooks.length > 0 && routeOptions && Node.isObjectLiteralExpression(routeOptions)) mergeHooks(routeOptions, target.codeName);
+    else if (routeOptions && Node.isObjectLiteralExpression(routeOptions)) spreadFirst(routeOptions, `idempotency.${target.codeName}`);
     else insertArgumentAt(sf, call, 1, `idempotency.${target.codeName}`);
     call = routeCalls(sf, target)[located.occurrence ?? 0]!;
     out.edits.push({ action: target.action, file: target.file, summary: `adds the idempotency.${target.codeName} hooks to ${target.method ?? 'POST'} ${target.path ?? ''}` });
@@ -51,6 +53,58 @@ export const wireFastifyRoute: Transform = (sf, target, context) => {
   }
   return out;
 };
+
+/**
+ * The route's own preHandler/onSend, when each can take the generated hook beside it: an array literal, or one
+ * function written in place. Anything else (a name that may hold an array, a method, a shorthand) is left to a person.
+ */
+function ownHooks(options: ObjectLiteralExpression): { hooks: string[] } | { manual: string } {
+  const hooks: string[] = [];
+  for (const p of options.getProperties()) {
+    if (!(Node.isPropertyAssignment(p) || Node.isMethodDeclaration(p) || Node.isShorthandPropertyAssignment(p)) || !HOOKS.includes(p.getName())) continue;
+    const value = Node.isPropertyAssignment(p) ? p.getInitializer() : undefined;
+    if (!value || !(Node.isArrayLiteralExpression(value) || Node.isArrowFunction(value) || Node.isFunctionExpression(value))) return { manual: p.getName() };
+    if (Node.isArrayLiteralExpression(value) && value.getElements().some((e) => Node.isSpreadElement(e))) return { manual: p.getName() };
+    hooks.push(p.getName());
+  }
+  return { hooks };
+}
+
+function manualMerge(codeName: string, hook: string): string {
+  return `the route sets its own ${hook} as an expression apply cannot extend safely; put the generated hooks after yours: { preHandler: [yours, idempotency.${codeName}.preHandler], onSend: [yours, idempotency.${codeName}.onSend] }`;
+}
+
+/**
+ * The generated hooks beside the route's own: each after the route's (its preHandler runs after authentication, so
+ * the principal is known; its onSend stores the payload as the route's own hooks left it), a hook the route does not
+ * set added as a property.
+ */
+function mergeHooks(options: ObjectLiteralExpression, codeName: string): void {
+  // Edits as text inside the object, so its layout stays the author's: one line stays one line.
+  const base = options.getStart();
+  const text = options.getText();
+  const edits: Array<{ at: number; insert: string; end?: number }> = [];
+  const missing: string[] = [];
+  for (const hook of HOOKS) {
+    const ours = `idempotency.${codeName}.${hook}`;
+    const property = options.getProperty(hook);
+    const value = property && Node.isPropertyAssignment(property) ? property.getInitializer() : undefined;
+    if (!value) missing.push(`${hook}: ${ours}`);
+    else if (Node.isArrayLiteralExpression(value)) {
+      const last = value.getElements().at(-1);
+      edits.push(last ? { at: last.getEnd() - base, insert: `, ${ours}` } : { at: value.getEnd() - 1 - base, insert: ours });
+    } else edits.push({ at: value.getStart() - base, end: value.getEnd() - base, insert: `[${value.getText()}, ${ours}]` });
+  }
+  const last = options.getProperties().at(-1);
+  if (missing.length > 0 && last) {
+    const multiline = options.getStartLineNumber() !== options.getEndLineNumber();
+    const indent = multiline ? /[ \t]*$/.exec(text.slice(0, last.getStart() - base))?.[0] ?? '' : '';
+    edits.push({ at: last.getEnd() - base, insert: missing.map((entry) => (multiline ? `,\n${indent}${entry}` : `, ${entry}`)).join('') });
+  }
+  let out = text;
+  for (const edit of edits.sort((a, b) => b.at - a.at)) out = out.slice(0, edit.at) + edit.insert + out.slice(edit.end ?? edit.at);
+  options.getSourceFile().replaceText([options.getStart(), options.getEnd()], out);
+}
 
 /** A string literal property of an object literal (`method: 'POST'`), or the strings of an array literal. */
 function literalValues(object: ObjectLiteralExpression, name: string): string[] | undefined {
@@ -101,15 +155,15 @@ function wireRouteOptions(sf: SourceFile, target: WiringTarget, context: Paramet
   if (target.trigger === 'webhook') return webhookManual(target, line);
   const out: TransformOutcome = { edits: [], manual: [] };
   if (!isWired(call, target.codeName)) {
-    const options = call.getArguments()[0] as ObjectLiteralExpression;
-    if (options.getProperties().some((p) => (Node.isPropertyAssignment(p) || Node.isMethodDeclaration(p) || Node.isShorthandPropertyAssignment(p)) && HOOKS.includes(p.getName()))) {
-      return manualOnly(target, `the route already sets preHandler/onSend; run yours first: { preHandler: [yours, idempotency.${target.codeName}.preHandler], onSend: idempotency.${target.codeName}.onSend }`, line);
-    }
+    const own = ownHooks(call.getArguments()[0] as ObjectLiteralExpression);
+    if ('manual' in own) return manualOnly(target, manualMerge(target.codeName, own.manual), line);
     if (!ensureNamedImport(sf, context.style.specifier('instance'), 'idempotency')) {
       return manualOnly(target, 'the file already has its own binding named "idempotency"; spread the generated route options by hand', line);
     }
     call = routeOptionCalls(sf, target)[index]!;
-    spreadFirst(call.getArguments()[0] as ObjectLiteralExpression, `idempotency.${target.codeName}`);
+    const options = call.getArguments()[0] as ObjectLiteralExpression;
+    if (own.hooks.length > 0) mergeHooks(options, target.codeName);
+    else spreadFirst(options, `idempotency.${target.codeName}`);
     call = routeOptionCalls(sf, target)[index]!;
     out.edits.push({ action: target.action, file: target.file, summary: `adds the idempotency.${target.codeName} hooks to the .route() options of ${route}` });
   }

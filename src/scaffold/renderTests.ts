@@ -95,8 +95,9 @@ import { randomBytes } from 'node:crypto';
 ${runtimeImports}${store.tests.fsImport}${framework.tests.imports}
 ${store.tests.driverImport}
 import { IdempotencyCore } from './core.js';
+import { computeFingerprint, pickFields } from './fingerprint.js';
 import { createIdempotency } from './index.js';
-import { providerKeyBase } from './keys.js';
+import { deriveKey, providerKeyBase } from './keys.js';
 ${store.tests.storeImport}
 import { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep } from './saga.js';
 import { ACTIONS, POLICY } from './settings.js';
@@ -270,8 +271,6 @@ ${action.mode === 'transactional' ? store.tests.crashTransactional : store.tests
 
 ${coreScenarios(view, store, options.javascript, hole)}  async function claimLike(core: IdempotencyCore, id: string) {
     // Recompute exactly what the middleware would, by letting it claim through the core with the same inputs.
-    const { computeFingerprint, pickFields } = await import('./fingerprint.js');
-    const { deriveKey } = await import('./keys.js');
     const body = JSON.parse(JSON.stringify(SAMPLE.body).split('__ID__').join(id)) as unknown;
     const params = routeParams(ACTION.route, SAMPLE.url.split('__ID__').join(id));
     const key = USES_HEADER

@@ -74,6 +74,10 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
     }
     const note = await dependencyNote(root, plan, generated, input.packageManager, language === 'typescript');
     if (note) notes.push(note);
+    // Said where it is seen, not only in the scaffold README: `npm test` would pass without running them.
+    if (profile.jestIgnoresSuites && profile.testRunner === 'jest') {
+      notes.push(`The Jest config of ${plan.packageDir === '' ? 'the project' : plan.packageDir} (testMatch, testRegex or roots) does not collect the generated suites in ${plan.dir}, so its test command skips them: add the folder to it (the generator does not edit it; ${plan.dir}/README.md says how).`);
+    }
   }
   const target = model.stack.agnostic || !findTarget(model.stack) ? referenceTarget(model.stack) : undefined;
   return { files, excerpts, notes, ...(target ? { reference: target.label } : {}) };

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateScaffold, readProjectProfile } from '../../src/scaffold/index.js';
+import { scaffoldProject } from '../../src/scaffold/scaffoldProject.js';
 import { globToRegExp, jestCollects, readJestCollection } from '../../src/scaffold/profile/jestCollects.js';
 import { modelFor } from './generateInto.js';
 
@@ -107,5 +108,18 @@ describe('generated suites follow what the Jest config collects', () => {
     const model = await modelFor('express-js-orders');
     const readme = generateScaffold(model, { dir: 'src/idempotency', profile }).find((file) => file.path === 'src/idempotency/README.md')!;
     expect(readme.contents).toContain("'**/src/idempotency/**/*.test.js'");
+  });
+
+  it('and the terminal says so too, for the package the scaffold lands in', async () => {
+    // The shape of stripe/stripe-commercetools-connect-app@1c61c00's processor: jest.config.ts with roots ['./test'].
+    const root = await project({
+      'processor/package.json': { name: 'processor', devDependencies: { jest: '^30.0.0', typescript: '^5.0.0' } },
+      'processor/jest.config.ts': "module.exports = { preset: 'ts-jest', roots: ['./test'] };\n",
+      'processor/src/routes.ts': '',
+    });
+    const model = await modelFor('express-stripe-payments', (raw) => Object.assign(raw.stack as Record<string, unknown>, { testFramework: 'jest' }));
+    model.actions = model.actions.map((action) => ({ ...action, source: 'processor/src/routes.ts:1' }));
+    const project_ = await scaffoldProject({ root, model, dir: 'processor/src/idempotency', packageManager: 'npm' });
+    expect(project_.notes).toContainEqual(expect.stringContaining('The Jest config of processor (testMatch, testRegex or roots) does not collect the generated suites in processor/src/idempotency'));
   });
 });

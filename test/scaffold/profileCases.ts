@@ -78,6 +78,21 @@ export const PROFILE_CASES: readonly ProfileCase[] = [
     command: () => [bin('mocha/bin/mocha.js'), 'dist/idempotency/idempotency.test.js', 'dist/idempotency/store-contract.test.js'],
   },
   {
+    // `module: Node16` in a CommonJS package (stripe/stripe-commercetools-connect-app@1c61c00's processor): static
+    // imports may omit the extension, but `await import('./x')` keeps ES-module resolution and may not, so the
+    // generated suites import statically.
+    label: 'ts-node16-cjs-jest',
+    language: 'typescript',
+    runner: 'jest',
+    packageType: 'commonjs',
+    compilerOptions: { target: 'ES2022', module: 'Node16', esModuleInterop: true, isolatedModules: true, noEmit: true },
+    expected: { moduleSystem: 'commonjs', relativeImports: 'extensionless', defaultImportInterop: true },
+    extraFiles: {
+      'jest.config.cjs': `module.exports = { rootDir: __dirname, roots: ['<rootDir>/src'], testEnvironment: 'node', transform: { '^.+\\\\.ts$': [${JSON.stringify(bin('ts-jest'))}, { isolatedModules: true }] } };\n`,
+    },
+    command: () => [bin('jest/bin/jest.js'), '--config', 'jest.config.cjs', '--ci'],
+  },
+  {
     label: 'ts-nodenext-esm-node-test',
     language: 'typescript',
     runner: 'node-test',

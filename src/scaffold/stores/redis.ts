@@ -102,8 +102,6 @@ if (!REDIS_URL)
   }`,
     recordKeyHelper: `  async function recordKey(id: string): Promise<{ scope: string; key: string }> {
     // The same key the middleware computes for this test id (derived keys are hashes of the body fields).
-    const { pickFields } = await import('./fingerprint.js');
-    const { deriveKey } = await import('./keys.js');
     const body = JSON.parse(JSON.stringify(SAMPLE.body).split('__ID__').join(id)) as unknown;
     const params = routeParams(ACTION.route, SAMPLE.url.split('__ID__').join(id));
     const key = USES_HEADER

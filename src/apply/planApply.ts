@@ -192,6 +192,24 @@ export function matchRelativeImports(source: string, reference: string): string 
   return source.replace(/(\bfrom\s+["'])(\.\.?\/[^"']+)\.js(["'])/g, '$1$2$3');
 }
 
+/**
+ * Whether the project puts the caller on `request.user`, as the generated principal reads it: an assignment
+ * (`request.user = …`, `req.user = …`), a `user` declared on the framework's request type, or a library that sets it
+ * (Passport, @fastify/jwt, express-jwt, @nestjs/passport).
+ */
+async function setsRequestUser(root: string): Promise<boolean> {
+  const dependencies = await projectDependencies(root);
+  if (['passport', '@fastify/jwt', 'fastify-jwt', 'express-jwt', '@nestjs/passport', '@fastify/passport'].some((name) => dependencies.has(name))) return true;
+  const { walkProject } = await import('../inspect/files/walkProject.js');
+  const { files } = await walkProject(root);
+  for (const file of files) {
+    if (!/\.(m|c)?[jt]sx?$/.test(file.rel)) continue;
+    const text = (await readInside(root, file.rel).catch(() => undefined)) ?? '';
+    if (/\b(req|request)\.user\s*=[^=]/.test(text) || /interface\s+(FastifyRequest|Request)\b[^}]*\buser\??\s*:/.test(text)) return true;
+  }
+  return false;
+}
+
 /** The module NestFactory.create() boots and the file that declares it; undefined when the code does not say. */
 async function nestRootModule(root: string): Promise<{ file: string; name: string } | undefined> {
   const { walkProject } = await import('../inspect/files/walkProject.js');
@@ -332,6 +350,12 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     const rendered = framework === 'plain' ? renderPlainInstance(storeId) : framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal, storeId) : renderInstance(framework, principal, storeId);
     changes.push({ path: instance, after: emit(rendered, 'instance.ts') });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
+    // No wired handler reads the caller's identity and nothing in the project sets `request.user`: the principal
+    // written is a guess, and a wrong one answers every protected request 401.
+    const http = targets.find((t) => t.trigger === 'http' && t.scope !== 'global');
+    if (principal === undefined && http && (framework === 'express' || framework === 'fastify' || framework === 'nestjs') && !(await setsRequestUser(root))) {
+      manual.push({ action: http.action, file: instance, line: 1, reason: `no wired handler reads who the caller is and nothing in the project sets request.user, so the principal in ${instance} (request.user.id) is a guess: point it at what your authentication sets (a session, customer or tenant id) before deploying, or every protected request is answered 401` });
+    }
   }
   const webhookEvent = `${dir}/${WEBHOOK_EVENT_MODULE}${ext}`;
   if (!scaffoldModules.has(WEBHOOK_EVENT_MODULE) && changes.some((c) => c.after.includes(`/${WEBHOOK_EVENT_MODULE}`))) {

@@ -1,7 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ts } from 'ts-morph';
+import { openCalls } from '../../src/apply/thread/chains.js';
+import { KEYED_SDKS } from '../../src/apply/transforms/stableParams.js';
 import { runApply } from '../../src/cli/apply.js';
+import { readSchemaFacts } from '../../src/findings/schemaFacts.js';
+import { parseSource } from '../../src/inspect/parse/parseSource.js';
 import { compile, copyFixture, type FixtureCopy } from './fixtureApp.js';
 
 /**
@@ -257,5 +262,52 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(summaries(result)).toContainEqual(expect.stringContaining('replaces the per-call key of the PayPal-Request-Id header of paypal v2/checkout/orders with the derived key when given a context'));
     expect(await compile(copy.dir)).toBe('');
     expect((await apply()).changes).toEqual([]);
+  });
+});
+
+/** The calls openCalls takes in a service function of an inline file, with the part of a per-call key it would guard. */
+function perCallParts(text: string): Array<{ operation: string; via: string; part?: string; refused?: string }> {
+  const { sf } = parseSource('src/services/payments.ts', text);
+  const source = { rel: 'src/services/payments.ts', text, sf, schema: readSchemaFacts(new Map()), dependencies: KEYED_SDKS };
+  const fn = sf.statements.find((s): s is ts.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.name?.text === 'pay')!;
+  return openCalls(fn, source).map((c) => ({ operation: c.operation, via: c.how.via, ...(c.perCall ? { part: c.perCall.part.getText(sf), ...(c.perCall.refused ? { refused: c.perCall.refused } : {}) } : {}) }));
+}
+
+describe('which keys the thread pass takes as made anew on each call', () => {
+  const stripeService = (call: string, before = '') => `import crypto, { randomUUID } from 'node:crypto';
+import Stripe from 'stripe';
+const stripeApi = () => new Stripe('sk_test');
+export async function pay(id: string, options?: { idempotencyKey?: string }) {
+${before}  return ${call};
+}
+`;
+
+  it.each([
+    ['an inline key on a client made by a function (stripeApi())', stripeService("stripeApi().paymentIntents.create({ amount: 100, currency: 'eur' }, { idempotencyKey: crypto.randomUUID() })"), 'crypto.randomUUID()'],
+    ["the caller's key first: only the fallback", stripeService("stripeApi().subscriptions.update(id, { metadata: { id } }, { idempotencyKey: options?.idempotencyKey ?? randomUUID() })"), 'randomUUID()'],
+    ['a shorthand key: the initializer of its local', stripeService("stripeApi().refunds.create({ payment_intent: id }, { idempotencyKey })", '  const idempotencyKey = `refund-${Date.now()}`;\n'), '`refund-${Date.now()}`'],
+  ])('Stripe, %s', (_shape, text, part) => {
+    expect(perCallParts(text)).toEqual([expect.objectContaining({ via: 'stripe', part })]);
+  });
+
+  it('a stable key, or one keyed from the context already, is no candidate', () => {
+    expect(perCallParts(stripeService("stripeApi().refunds.create({ payment_intent: id }, { idempotencyKey: `refund:${id}` })"))).toEqual([]);
+    expect(perCallParts(stripeService("stripeApi().refunds.create({ payment_intent: id }, { idempotencyKey: idempotencyContext ? stripeRequestOptions(idempotencyContext).idempotencyKey : randomUUID() })"))).toEqual([]);
+  });
+
+  it('a local key that also feeds a log line is refused with the reason', () => {
+    const [call] = perCallParts(stripeService("stripeApi().refunds.create({ payment_intent: id }, { idempotencyKey: key })", "  const key = randomUUID();\n  console.info('refund', key);\n"));
+    expect(call?.refused).toBe("its key `key` (`randomUUID()`) also feeds 1 other place in the function, which would change with it");
+  });
+
+  it("PayPal's server SDK: a paypalRequestId made anew on each call", () => {
+    const text = `import { randomUUID } from 'node:crypto';
+import { Client, OrdersController } from '@paypal/paypal-server-sdk';
+const ordersController = new OrdersController(new Client({}));
+export async function pay(id: string) {
+  return ordersController.captureOrder({ id, paypalRequestId: randomUUID() });
+}
+`;
+    expect(perCallParts(text)).toEqual([expect.objectContaining({ via: 'sdk', part: 'randomUUID()' })]);
   });
 });

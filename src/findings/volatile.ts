@@ -30,10 +30,30 @@ export function volatileParts(expr: ts.Node, depth = 0, firstOnly = false): ts.N
     if (callee !== undefined && (VOLATILE_CALL.test(callee) || (CLOCK_LIBRARY_CALL.test(callee) && (node as ts.CallExpression).arguments.length === 0))) found.push(node);
     else if (ts.isNewExpression(node) && node.expression.getText() === 'Date' && !(node.arguments?.length)) found.push(node);
     else if (ts.isIdentifier(node) && !isPropertyName(node) && isVolatileLocal(node, expr, depth)) found.push(node);
+    else if (ts.isConditionalExpression(node) && isContextGuard(node)) visit(node.whenTrue);
     else ts.forEachChild(node, visit);
   };
   visit(expr);
   return found;
+}
+
+/** The helpers of the generated providers.ts that derive a key from a context: the same value on every attempt. */
+const DERIVED_KEY_HELPER = /^(stripeRequestOptions|adyenIdempotency|paypalRequestId|providerKey)$/;
+
+/**
+ * `context ? stripeRequestOptions(context).idempotencyKey : randomUUID()`, as apply keys a service call: every attempt
+ * given the context sends the derived key; the per-call fallback is what a caller without one sent before, which the
+ * edit leaves as it was, so it is no per-attempt key of the protected path.
+ */
+export function isContextGuard(node: ts.ConditionalExpression): boolean {
+  const condition = unwrap(node.condition);
+  if (!ts.isIdentifier(condition)) return false;
+  let derived = unwrap(node.whenTrue);
+  // `stripeRequestOptions(context).idempotencyKey`, `adyenIdempotency(context, 1).idempotencyKey`
+  if (ts.isPropertyAccessExpression(derived)) derived = unwrap(derived.expression);
+  if (!ts.isCallExpression(derived) || !ts.isIdentifier(derived.expression) || !DERIVED_KEY_HELPER.test(derived.expression.text)) return false;
+  const first = derived.arguments[0];
+  return first !== undefined && ts.isIdentifier(first) && first.text === condition.text;
 }
 
 function isVolatileLocal(id: ts.Identifier, expr: ts.Node, depth: number): boolean {

@@ -1,7 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ts } from 'ts-morph';
+import { openCalls } from '../../src/apply/thread/chains.js';
+import { KEYED_SDKS } from '../../src/apply/transforms/stableParams.js';
 import { runApply } from '../../src/cli/apply.js';
+import { readSchemaFacts } from '../../src/findings/schemaFacts.js';
+import { parseSource } from '../../src/inspect/parse/parseSource.js';
 import { compile, copyFixture, type FixtureCopy } from './fixtureApp.js';
 
 /**
@@ -191,5 +196,118 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     const result = await apply();
     expect(reasons(result)).toContainEqual(expect.stringMatching(reason));
     expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
+  });
+
+  // The shapes of stripe-commercetools-connect-app's services: a key the service sends already, but made anew on each call.
+  const perCall = (options: string, before = '') => (text: string) =>
+    `import crypto, { randomUUID } from 'node:crypto';\n${text.replace("import { stripe } from './stripe.js';\n", "import { stripe } from './stripe.js';\n").replace(CHARGE, `${before}${CHARGE.replace(' });', ` }, ${options});`)}`)}`;
+  const summaries = (result: Awaited<ReturnType<typeof apply>>) => result.edits.map((e) => e.summary);
+
+  it('a per-call key made inline (crypto.randomUUID()): the derived key when given a context, the old value otherwise', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', perCall('{ idempotencyKey: crypto.randomUUID() }'));
+    const result = await apply();
+    const payments = result.changes.find((c) => c.path === 'src/payments.ts')?.after ?? '';
+    expect(payments).toContain('{ idempotencyKey: idempotencyContext ? stripeRequestOptions(idempotencyContext).idempotencyKey : crypto.randomUUID() }');
+    expect(payments).toContain('customer?: string, idempotencyContext?: ProviderKeySource)');
+    expect(reasons(result)).toContainEqual(expect.stringContaining('chargeOrder is also called at src/jobs/retryDeclined.ts:5 without a context: those calls still send Stripe the key they made anew on each call before'));
+    expect(summaries(result)).toContainEqual(expect.stringMatching(/^replaces the per-call key of stripe\.paymentIntents\.create with the derived key when given a context \(line \d+\)/));
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+  });
+
+  it("a shorthand key bound to a local with the caller's key first: only the random fallback is guarded", async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', (text) =>
+      perCall('{ idempotencyKey }', '  const idempotencyKey = options?.idempotencyKey || randomUUID();\n')(text).replace('customer?: string)', 'customer?: string, options?: { idempotencyKey?: string })'),
+    );
+    const result = await apply();
+    const payments = result.changes.find((c) => c.path === 'src/payments.ts')?.after ?? '';
+    expect(payments).toContain('const idempotencyKey = options?.idempotencyKey || (idempotencyContext ? stripeRequestOptions(idempotencyContext).idempotencyKey : randomUUID());');
+    expect(payments).toContain('}, { idempotencyKey });');
+    expect(result.changes.find((c) => c.path === 'src/routes/orders.ts')?.after ?? '').toContain('chargeOrder(price * quantity, undefined, undefined, idempotencyContext)');
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+  });
+
+  it('a per-call key in a local that also feeds something else: left manual with the reason', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', perCall('{ idempotencyKey: requestId }', "  const requestId = randomUUID();\n  console.info('charging', requestId);\n"));
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^not keyed because stripe\.paymentIntents\.create sends a key that is new on every call, and its key `requestId` \(`randomUUID\(\)`\) also feeds 1 other place in the function/));
+    expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
+  });
+
+  it('the refusal rules hold for a per-call key: a service called in a loop', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', perCall('{ idempotencyKey: randomUUID() }'));
+    await edit('src/routes/orders.ts', (text) => text.replace('    const paymentIntent = await chargeOrder(price * quantity);', "    let paymentIntent = '';\n    for (let i = 0; i < quantity; i++) paymentIntent = await chargeOrder(price);"));
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^not keyed because the call at src\/routes\/orders\.ts:\d+ runs in a loop or a callback/));
+    expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
+  });
+
+  it('per-call keys of Adyen (request options) and PayPal over raw HTTP (PayPal-Request-Id header) are guarded the same way', async () => {
+    copy = await copyFixture('express-service-providers');
+    await edit('src/services/payments.ts', (text) =>
+      `import { randomUUID } from 'node:crypto';\n${text}`
+        .replace("    returnUrl: 'https://shop.example/checkout/return',\n  });", "    returnUrl: 'https://shop.example/checkout/return',\n  }, { idempotencyKey: `card-${Date.now()}` });")
+        .replace("{ headers: { authorization:", "{ headers: { 'PayPal-Request-Id': randomUUID(), authorization:"),
+    );
+    const result = await apply();
+    const service = result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '';
+    expect(service).toContain('idempotencyKey: idempotencyContext ? adyenIdempotency(idempotencyContext).idempotencyKey : `card-${Date.now()}`');
+    expect(service).toContain("'PayPal-Request-Id': idempotencyContext ? paypalRequestId(idempotencyContext) : randomUUID()");
+    expect(summaries(result)).toContainEqual(expect.stringContaining('replaces the per-call key of Adyen payments with the derived key when given a context'));
+    expect(summaries(result)).toContainEqual(expect.stringContaining('replaces the per-call key of the PayPal-Request-Id header of paypal v2/checkout/orders with the derived key when given a context'));
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+  });
+});
+
+/** The calls openCalls takes in a service function of an inline file, with the part of a per-call key it would guard. */
+function perCallParts(text: string): Array<{ operation: string; via: string; part?: string; refused?: string }> {
+  const { sf } = parseSource('src/services/payments.ts', text);
+  const source = { rel: 'src/services/payments.ts', text, sf, schema: readSchemaFacts(new Map()), dependencies: KEYED_SDKS };
+  const fn = sf.statements.find((s): s is ts.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.name?.text === 'pay')!;
+  return openCalls(fn, source).map((c) => ({ operation: c.operation, via: c.how.via, ...(c.perCall ? { part: c.perCall.part.getText(sf), ...(c.perCall.refused ? { refused: c.perCall.refused } : {}) } : {}) }));
+}
+
+describe('which keys the thread pass takes as made anew on each call', () => {
+  const stripeService = (call: string, before = '') => `import crypto, { randomUUID } from 'node:crypto';
+import Stripe from 'stripe';
+const stripeApi = () => new Stripe('sk_test');
+export async function pay(id: string, options?: { idempotencyKey?: string }) {
+${before}  return ${call};
+}
+`;
+
+  it.each([
+    ['an inline key on a client made by a function (stripeApi())', stripeService("stripeApi().paymentIntents.create({ amount: 100, currency: 'eur' }, { idempotencyKey: crypto.randomUUID() })"), 'crypto.randomUUID()'],
+    ["the caller's key first: only the fallback", stripeService("stripeApi().subscriptions.update(id, { metadata: { id } }, { idempotencyKey: options?.idempotencyKey ?? randomUUID() })"), 'randomUUID()'],
+    ['a shorthand key: the initializer of its local', stripeService("stripeApi().refunds.create({ payment_intent: id }, { idempotencyKey })", '  const idempotencyKey = `refund-${Date.now()}`;\n'), '`refund-${Date.now()}`'],
+  ])('Stripe, %s', (_shape, text, part) => {
+    expect(perCallParts(text)).toEqual([expect.objectContaining({ via: 'stripe', part })]);
+  });
+
+  it('a stable key, or one keyed from the context already, is no candidate', () => {
+    expect(perCallParts(stripeService("stripeApi().refunds.create({ payment_intent: id }, { idempotencyKey: `refund:${id}` })"))).toEqual([]);
+    expect(perCallParts(stripeService("stripeApi().refunds.create({ payment_intent: id }, { idempotencyKey: idempotencyContext ? stripeRequestOptions(idempotencyContext).idempotencyKey : randomUUID() })"))).toEqual([]);
+  });
+
+  it('a local key that also feeds a log line is refused with the reason', () => {
+    const [call] = perCallParts(stripeService("stripeApi().refunds.create({ payment_intent: id }, { idempotencyKey: key })", "  const key = randomUUID();\n  console.info('refund', key);\n"));
+    expect(call?.refused).toBe("its key `key` (`randomUUID()`) also feeds 1 other place in the function, which would change with it");
+  });
+
+  it("PayPal's server SDK: a paypalRequestId made anew on each call", () => {
+    const text = `import { randomUUID } from 'node:crypto';
+import { Client, OrdersController } from '@paypal/paypal-server-sdk';
+const ordersController = new OrdersController(new Client({}));
+export async function pay(id: string) {
+  return ordersController.captureOrder({ id, paypalRequestId: randomUUID() });
+}
+`;
+    expect(perCallParts(text)).toEqual([expect.objectContaining({ via: 'sdk', part: 'randomUUID()' })]);
   });
 });

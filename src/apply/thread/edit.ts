@@ -5,6 +5,7 @@ import { importStyleFor, type ProjectImports } from '../importStyle.js';
 import { bindsName, ensureNamedImport, morphNode, parseSource, spreadFirst } from '../sourceFile.js';
 import type { TransformContext } from '../transforms/context.js';
 import { httpKeyPlacement } from '../transforms/httpKey.js';
+import { DERIVED_KEY } from '../transforms/stableParams.js';
 import { CONTEXT_NAME, ensureHandlerContext } from '../transforms/stripeKey.js';
 import { keyHelper, type OpenCall } from './chains.js';
 import { isFunctionNode } from './locate.js';
@@ -30,12 +31,14 @@ export function editFile(file: string, text: string, ops: readonly Op[], handler
   const sf = parseSource(file, text, style);
   const context: TransformContext = { style, anyLine: true, scaffoldModules: input.scaffoldModules };
   const planned = ops.map((op) => ({ op, node: op.kind === 'param' ? morphNode(sf, op.fn, isFunctionNode) : morphNode(sf, op.kind === 'arg' ? op.call : op.item.call, Node.isCallExpression) }));
+  // A per-call key's part may sit before its call (the local it names): wrapped now, before any edit moves it.
+  const parts = new Map(ops.flatMap((op) => (op.kind === 'key' && op.item.perCall ? [[op, morphNode(sf, op.item.perCall.part)] as const] : [])));
   const handlerNodes = handlers.map((h) => ({ ...h, node: morphNode(sf, h.fn, isFunctionNode) }));
   for (const { op, node } of planned.sort((a, b) => (b.node?.getStart() ?? 0) - (a.node?.getStart() ?? 0))) {
     if (!node) continue;
     if (op.kind === 'param') addContextParameter(sf, node as Handler, file, context);
     else if (op.kind === 'arg') passContext(node as CallExpression, op.index, op.value);
-    else keyCall(sf, node as CallExpression, op.item, op.step, context);
+    else keyCall(sf, node as CallExpression, op.item, op.step, context, parts.get(op));
   }
   for (const h of handlerNodes) {
     if (!h.node) continue;
@@ -82,10 +85,15 @@ function passContext(call: CallExpression, index: number, value: string): void {
  * Stripe's request options, the SDK keying's place (adyenKey.ts, paypalKey.ts) or the raw-HTTP header (httpKey.ts),
  * each guarded by the optional parameter.
  */
-function keyCall(sf: SourceFile, call: CallExpression, item: OpenCall, step: number | undefined, context: TransformContext): void {
+function keyCall(sf: SourceFile, call: CallExpression, item: OpenCall, step: number | undefined, context: TransformContext, perCallPart: Node | undefined): void {
   const helper = keyHelper(item);
+  if (item.perCall && !perCallPart) return;
   if (!ensureNamedImport(sf, context.style.specifier('providers'), helper)) return;
   const key = `${helper}(${CONTEXT_NAME}${step !== undefined ? `, ${step}` : ''})`;
+  if (perCallPart) {
+    guardPerCallKey(perCallPart, item.how.via === 'http' ? key : derivedKeyValue(item.provider, key));
+    return;
+  }
   if (item.how.via === 'sdk') {
     item.how.keying.placement(call)?.(key, CONTEXT_NAME);
     return;
@@ -99,4 +107,20 @@ function keyCall(sf: SourceFile, call: CallExpression, item: OpenCall, step: num
   const options = call.getArguments()[item.how.paramsIndex + 1];
   if (options && Node.isObjectLiteralExpression(options)) spreadFirst(options, `(${CONTEXT_NAME} ? ${key} : {})`);
   else if (!options) call.addArgument(`${CONTEXT_NAME} ? ${key} : undefined`);
+}
+
+/** The key value a provider's SDK takes from the helper's result (stableParams DERIVED_KEY): `stripeRequestOptions(…).idempotencyKey`. */
+function derivedKeyValue(provider: OpenCall['provider'], helperCall: string): string {
+  return DERIVED_KEY[provider]?.value(helperCall) ?? helperCall;
+}
+
+/**
+ * `randomUUID()` → `idempotencyContext ? <derived> : randomUUID()`: the derived key when given a context, exactly the
+ * old value otherwise. Parenthesised unless it is a whole initializer (`options?.idempotencyKey || (…)`).
+ */
+function guardPerCallKey(part: Node, derived: string): void {
+  const parent = part.getParent();
+  const whole = parent !== undefined && (Node.isPropertyAssignment(parent) || Node.isVariableDeclaration(parent)) && parent.getInitializer() === part;
+  const guarded = `${CONTEXT_NAME} ? ${derived} : ${part.getText()}`;
+  part.replaceWithText(whole ? guarded : `(${guarded})`);
 }

@@ -48,6 +48,13 @@ function byHand(calls: readonly OpenCall[], step = ''): string {
   return [...new Set(ways)].join('; ');
 }
 
+/** A call as messages name it: `stripe.paymentIntents.create`, `Adyen payments`, `the PayPal-Request-Id header of paypal v2/checkout/orders`. */
+function callName(item: OpenCall): string {
+  if (item.how.via === 'stripe') return `stripe.${item.operation}`;
+  if (item.how.via === 'http') return `the ${KEY_HEADERS[item.provider]!} header of ${item.provider} ${item.operation}`;
+  return `${label(item.provider)} ${item.operation}`;
+}
+
 /** Each call's step: its place among the holder's calls to the same provider (SDK calls first, as the handler transforms number them), none when it is the only one. */
 function stepsOf(calls: readonly OpenCall[]): Array<number | undefined> {
   const ordered = (provider: PaymentProvider) => {
@@ -96,6 +103,10 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
     const providers = [...new Set(missing.map((c) => c.provider))];
     return manual(`not keyed because providers.ts has no ${[...new Set(missing.map(keyHelper))].join(' or ')} for ${providersOf(missing).names}: add ${providers.map((p) => `"${p}"`).join(' and ')} to payments in the config, regenerate, then apply`, at);
   }
+  const refused = first.calls.find((c) => c.perCall?.refused !== undefined);
+  if (refused) {
+    return manual(`not keyed because ${callName(refused)} sends a key that is new on every call, and ${refused.perCall!.refused!}: pass idempotencyOf(request) down and use ${byHand([refused])} by hand`, { file: holder.source.rel, line: lineOf(refused.call) });
+  }
   // The handler's own function for the first hop, the previous hop's function for the others.
   const callers = [fn, ...first.hops.map((hop) => hop.fn)];
   const repeated = [
@@ -128,11 +139,15 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
   const path = first.hops.map((hop) => `${nameOfFunction(hop.fn) ?? 'a function'} (${hop.source.rel})`).join(' → ');
   out.edits.push({ action: target.action, file: holder.source.rel, summary: `threads the claim of ${route} down to ${path}: a trailing optional ${CONTEXT_NAME} parameter, passed by each caller` });
   for (const item of first.calls) {
+    if (item.perCall) {
+      out.edits.push({ action: target.action, file: holder.source.rel, summary: `replaces the per-call key of ${callName(item)} with the derived key when given a context (line ${lineOf(item.call)}); called without one it sends what it sent before` });
+      continue;
+    }
     const what = item.how.via === 'http' ? `as the ${KEY_HEADERS[item.provider]!} header of ${item.provider} ${item.operation}` : `to ${item.how.via === 'stripe' ? 'stripe.' : ''}${item.operation}`;
     out.edits.push({ action: target.action, file: holder.source.rel, summary: `passes the derived ${label(item.provider)} idempotency key ${what} (line ${lineOf(item.call)}) when given a context; called without one it sends what it sent before` });
   }
   for (const use of uses.filter((u) => u.callers.length > 0)) {
-    out.manual.push({ action: target.action, file: use.hop.source.rel, line: lineOf(use.hop.fn), reason: `${nameOfFunction(use.hop.fn) ?? 'the function'} is also called at ${use.callers.join(', ')} without a context: those calls still send ${names} no idempotency key (the new parameter is optional). Pass idempotencyOf(request) there when that caller is protected too` });
+    out.manual.push({ action: target.action, file: use.hop.source.rel, line: lineOf(use.hop.fn), reason: `${nameOfFunction(use.hop.fn) ?? 'the function'} is also called at ${use.callers.join(', ')} without a context: those calls still send ${names} ${first.calls.every((c) => c.perCall) ? 'the key they made anew on each call before' : 'no idempotency key'} (the new parameter is optional). Pass idempotencyOf(request) there when that caller is protected too` });
   }
   return out;
 }

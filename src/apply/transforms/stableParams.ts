@@ -15,7 +15,7 @@ import type { TransformContext, TransformOutcome } from './context.js';
 export const KEYED_SDKS: ReadonlyMap<string, string> = new Map([['stripe', '*'], ['@adyen/api-library', '*'], ['@paypal/paypal-server-sdk', '*']]);
 
 /** The derived key each provider's call takes, as the providers.ts helper gives it (see stripeKey.ts, adyenKey.ts, paypalKey.ts). */
-const DERIVED_KEY: Partial<Record<PaymentProvider, { helper: string; value: (helperCall: string) => string; options?: boolean }>> = {
+export const DERIVED_KEY: Partial<Record<PaymentProvider, { helper: string; value: (helperCall: string) => string; options?: boolean }>> = {
   stripe: { helper: 'stripeRequestOptions', value: (call) => `${call}.idempotencyKey`, options: true },
   adyen: { helper: 'adyenIdempotency', value: (call) => `${call}.idempotencyKey` },
   paypal: { helper: 'paypalRequestId', value: (call) => call },

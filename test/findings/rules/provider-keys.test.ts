@@ -63,8 +63,32 @@ export async function payAll(items: Array<{ id: string; amount: number }>) {
 `,
       },
     },
+    {
+      // As apply threads a context into a service: the context's callers send the derived key; a caller without one
+      // sends what it sent before, which is not the protected path.
+      name: 'a per-call key guarded by the context apply threads in',
+      files: { 'src/refunds.ts': `import { randomUUID } from 'node:crypto';\nimport { stripeRequestOptions, type ProviderKeySource } from './idempotency/providers';\n${refundRoute(', { idempotencyKey: idempotencyContext ? stripeRequestOptions(idempotencyContext).idempotencyKey : randomUUID() }').replace('paymentIntentId: string })', 'paymentIntentId: string }, idempotencyContext?: ProviderKeySource)')}` },
+    },
+    {
+      name: "the caller's key first, then the guarded fallback, through a local",
+      files: {
+        'src/charge.ts': `import { randomUUID } from 'node:crypto';
+import { stripe } from './stripe';
+import { stripeRequestOptions, type ProviderKeySource } from './idempotency/providers';
+export async function charge(orderId: string, options?: { idempotencyKey?: string }, idempotencyContext?: ProviderKeySource) {
+  const idempotencyKey = options?.idempotencyKey || (idempotencyContext ? stripeRequestOptions(idempotencyContext, 1).idempotencyKey : randomUUID());
+  return stripe.paymentIntents.create({ amount: 500, currency: 'eur', metadata: { orderId } }, { idempotencyKey });
+}
+`,
+      },
+    },
   ],
   invalid: [
+    {
+      name: 'a guard that does not derive the key from the context it tests',
+      files: { 'src/refunds.ts': `import { randomUUID } from 'node:crypto';\nimport { stripeRequestOptions } from './idempotency/providers';\n${refundRoute(', { idempotencyKey: order.id ? stripeRequestOptions(other).idempotencyKey : randomUUID() }')}` },
+      errors: [{ line: 6, message: /randomUUID\(\)/ }],
+    },
     {
       name: 'randomUUID key is new on every attempt',
       files: { 'src/refunds.ts': `import { randomUUID } from 'node:crypto';\n${refundRoute(', { idempotencyKey: randomUUID() }')}` },
@@ -166,9 +190,14 @@ ruleTester(providerCallWithoutKey, {
 });
 
 ruleTester(perAttemptProviderKey, {
-  valid: [{ name: 'Adyen key from the order id', files: { 'src/pay.ts': adyenPayment(', { idempotencyKey: `pay:${order.id}` }') }, dependencies: nonStripe }],
+  valid: [
+    { name: 'Adyen key from the order id', files: { 'src/pay.ts': adyenPayment(', { idempotencyKey: `pay:${order.id}` }') }, dependencies: nonStripe },
+    { name: 'Adyen per-call key guarded by the threaded context', files: { 'src/pay.ts': adyenPayment(', { idempotencyKey: idempotencyContext ? adyenIdempotency(idempotencyContext).idempotencyKey : `pay:${Date.now()}` }') }, dependencies: nonStripe },
+    { name: 'PayPal per-call request id guarded by the threaded context', files: { 'src/capture.ts': `import { randomUUID } from 'node:crypto';\n${paypalOrder(', paypalRequestId: idempotencyContext ? paypalRequestId(idempotencyContext) : randomUUID()')}` }, dependencies: nonStripe },
+  ],
   invalid: [
     { name: 'Adyen key from Date.now()', files: { 'src/pay.ts': adyenPayment(', { idempotencyKey: `pay:${Date.now()}` }') }, dependencies: nonStripe, errors: [{ line: 4, message: /adyen payments gets a key \(idempotencyKey\) from `Date\.now\(\)`/ }] },
+    { name: 'PayPal request id guarded by a context that is not the helper\'s', files: { 'src/capture.ts': `import { randomUUID } from 'node:crypto';\n${paypalOrder(', paypalRequestId: context ? paypalRequestId(other) : randomUUID()')}` }, dependencies: nonStripe, errors: [{ line: 5, message: /randomUUID\(\)/ }] },
     { name: 'PayPal request id from randomUUID()', files: { 'src/capture.ts': `import { randomUUID } from 'node:crypto';\n${paypalOrder(', paypalRequestId: randomUUID()')}` }, dependencies: nonStripe, errors: [{ line: 5, message: /gets a key \(paypalRequestId\) from `randomUUID\(\)`/ }] },
   ],
 });

@@ -130,6 +130,7 @@ function printSummary(result: GenerateResult, resolution: Resolution, log: Logge
   log.info(`  Same key, different request: ${log.value(m.responses.mismatchStatus)}; still in flight: 409 + Retry-After`);
   log.info(`  Providers: ${m.providers.length > 0 ? m.providers.map((p) => `${p.label} (${p.windowMs ? `provider keeps keys ${p.windowLabel}` : p.windowLabel})`).join('; ') : 'none'}`);
   log.info(`  Stack: ${m.stack.agnostic ? 'technology-agnostic, PostgreSQL reference' : `${m.stack.frameworkLabel} on ${m.stack.databaseLabel}`}; concurrency ${m.concurrency.label.toLowerCase()}`);
+  if (resolution.storeNote) log.info(`  Store: ${resolution.storeNote}`);
   if (m.existingProtection.length > 0) log.info(`  Existing protection credited: ${m.existingProtection.length} place(s)`);
   if (m.assumptions.length > 0) log.info(`  Assumptions: ${m.assumptions.length}, listed in the document`);
   log.info('');

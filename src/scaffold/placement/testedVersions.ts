@@ -65,7 +65,8 @@ function declaredMajor(manifests: ReadonlyArray<Record<string, unknown>>, name: 
  * @types/express-serve-static-core, which TypeScript 4.2 cannot parse either (the older one, added beside it, is the
  * copy npm then keeps). Each was checked by compiling an import of it with TypeScript 3.8, 3.9 and 4.2 from the
  * registry; oldTypings.test.ts compiles the scaffold against them. mysql2 2.3 rather than 3.11 (which parses too):
- * TypeORM 0.2, the ORM of such projects, declares mysql2 ^2.2.5 as a peer, and npm refuses a 3.x beside it.
+ * TypeORM 0.2, the ORM of such projects, declares mysql2 ^2.2.5 as a peer, and npm refuses a 3.x beside it. The store
+ * also runs on it: storeContract/mysql2Old.test.ts passes the store contract against MariaDB on mysql2 2.3.3.
  */
 const BEFORE_TYPESCRIPT_5: Readonly<Record<string, readonly string[]>> = {
   'prom-client': ['prom-client@14.2'],

@@ -131,6 +131,7 @@ function printSummary(result: GenerateResult, resolution: Resolution, log: Logge
   log.info(`  Same key, different request: ${log.value(m.responses.mismatchStatus)}; still in flight: 409 + Retry-After`);
   log.info(`  Providers: ${m.providers.length > 0 ? m.providers.map((p) => (p.windowMs ? `${p.label}: ${p.windowLabel}` : `${p.label} (${p.windowLabel})`)).join('. ') : 'none'}`);
   log.info(`  Stack: ${stackSummary(m.stack)}; concurrency ${m.concurrency.label.toLowerCase()}`);
+  if (resolution.storeNote) log.info(`  Store: ${resolution.storeNote}`);
   if (m.existingProtection.length > 0) log.info(`  Existing protection credited: ${m.existingProtection.length} place(s)`);
   if (m.assumptions.length > 0) log.info(`  Assumptions: ${m.assumptions.length}, listed in the document`);
   log.info('');

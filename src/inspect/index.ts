@@ -119,6 +119,7 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
       : stack,
     findings: sortFindings(dedupeFindings(findings)),
     warnings: warnings.map(printable).sort(),
+    manifestRead: rootManifest !== undefined || workspaces.length > 0,
   };
 }
 

@@ -138,6 +138,11 @@ export interface Inspection {
   stack: StackFacts;
   findings: Finding[];
   warnings: string[];
+  /**
+   * A package.json was read (at the root or in a workspace), so an empty `stack.databases` means the project declares
+   * no database client, rather than that its dependencies were never seen (no manifest, or no inspection at all).
+   */
+  manifestRead?: boolean;
 }
 
 export interface InspectOptions {

@@ -1,4 +1,5 @@
 import { CONCURRENCY } from '../config/schema.js';
+import { embeddedConcurrency } from './embeddedStore.js';
 import { parseChoice } from './parseFlagValue.js';
 import type { Answers, Question } from './types.js';
 
@@ -19,10 +20,17 @@ export const concurrencyQuestion: Question<'concurrency'> = {
   fromConfig: (config) => CONCURRENCY.find((c) => c === config['concurrency']),
   infer: () => undefined,
   whenNeeded: () => true,
-  fallback: () => ({
-    value: DEFAULT,
-    assumption: 'Concurrency was not given: several instances behind a load balancer are assumed, the common production setup.',
-  }),
+  fallback: (ctx) =>
+    embeddedConcurrency(ctx)
+      ? {
+          value: 'single-server',
+          assumption:
+            'Concurrency was not given: one instance is assumed, the one the embedded SQLite store of a project without a database can serve (pass --concurrency multi-instance for several; the design then uses the PostgreSQL reference).',
+        }
+      : {
+          value: DEFAULT,
+          assumption: 'Concurrency was not given: several instances behind a load balancer are assumed, the common production setup.',
+        },
   ask: (ctx, prefill) =>
     ctx.prompter.select<Concurrency>({
       id: 'concurrency',
@@ -33,6 +41,6 @@ export const concurrencyQuestion: Question<'concurrency'> = {
         { value: 'multi-instance', name: 'Multiple instances behind a load balancer' },
         { value: 'global', name: 'Globally distributed (several regions)' },
       ],
-      default: prefill ?? DEFAULT,
+      default: prefill ?? (embeddedConcurrency(ctx) ? 'single-server' : DEFAULT),
     }),
 };

@@ -1,6 +1,7 @@
 import { UserError } from '../errors.js';
 import type { Inspection } from '../inspect/types.js';
 import { CATALOG } from './catalog.js';
+import { settleEmbeddedStore } from './embeddedStore.js';
 import type { Prompter } from './prompter.js';
 import type { AnswerKey, Answers, AnyQuestion, AskContext, Question, QuestionContext, QuestionFlags } from './types.js';
 
@@ -24,6 +25,8 @@ export interface Resolution {
   answers: Answers;
   assumptions: string[];
   sources: Record<AnswerKey, AnswerSource>;
+  /** Which store a project without a database got, and why (also among the assumptions). */
+  storeNote?: string;
 }
 
 /** Every question in catalog order: flag → config → prompt (interactive only) → default. */
@@ -46,7 +49,10 @@ export async function resolveAnswers(options: ResolveOptions): Promise<Resolutio
     sources[question.key] = outcome.source;
   }
   if (missing.length > 0) throw missingAnswersError(missing, options.reason);
-  return { answers: answers as Answers, assumptions: [...new Set(assumptions)], sources };
+  const store = settleEmbeddedStore(answers as Answers, sources.stack, ctx);
+  if (store.note) assumptions.push(store.note);
+  const settled = { ...(answers as Answers), stack: store.stack };
+  return { answers: settled, assumptions: [...new Set(assumptions)], sources, ...(store.note ? { storeNote: store.note } : {}) };
 }
 
 async function resolveOne<K extends AnswerKey>(

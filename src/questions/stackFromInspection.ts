@@ -80,6 +80,22 @@ export function stackFromInspection(inspection: Inspection, sources: ReadonlyArr
   };
 }
 
+/** Job queues that keep their state in a database: a project using one has that database even if it names no client. */
+const DATABASE_BACKED_BROKERS = ['bullmq', 'bull', 'bee-queue', 'graphile-worker', 'pg-boss', 'agenda'];
+
+/**
+ * Inspection read the project's package.json files and found no database at all: no client, no ORM or query builder
+ * (whose database it could not tell), no job queue that lives in one, in no package of the repository (the focus
+ * package's own facts are among them). Distinct from "not known": no manifest, or no inspection, says nothing about the database.
+ */
+export function foundNoDatabase(inspection: Inspection): boolean {
+  if (!inspection.manifestRead) return false;
+  const stacks = [inspection.stack, ...(inspection.stack.packages ?? []).map((pkg) => pkg.stack)];
+  return stacks.every(
+    (stack) => stack.databases.length === 0 && stack.orms.length === 0 && !stack.brokers.some((broker) => DATABASE_BACKED_BROKERS.includes(broker)),
+  );
+}
+
 /** Several frameworks detected (e.g. a Next.js front with an Express API): the user picks, the list narrows the choice. */
 export function detectedFrameworks(inspection: Inspection): StackAnswer['framework'][] {
   return inspection.stack.frameworks.flatMap((f) => FRAMEWORKS.filter((known) => known === f));

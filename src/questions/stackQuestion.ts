@@ -1,7 +1,8 @@
 import { BROKERS, DATABASES, FRAMEWORKS, LANGUAGES, TEST_FRAMEWORKS, stackSchema } from '../config/schema.js';
+import { databaseWithoutClient, EMBEDDED_DATABASE } from './embeddedStore.js';
 import { parseChoice } from './parseFlagValue.js';
 import type { PromptChoice } from './prompter.js';
-import { detectedFrameworks, stackFromInspection } from './stackFromInspection.js';
+import { detectedFrameworks, foundNoDatabase, stackFromInspection } from './stackFromInspection.js';
 import type { AskContext, QuestionContext, QuestionFlags, Question, StackAnswer } from './types.js';
 
 type Part = keyof StackAnswer;
@@ -52,7 +53,7 @@ function inferred(ctx: QuestionContext): StackAnswer {
   return {
     language: merged.language ?? 'unknown',
     framework: merged.framework ?? 'unknown',
-    database: merged.database ?? 'unknown',
+    database: merged.database ?? databaseWithoutClient(ctx, merged),
     broker: merged.broker ?? 'none',
     testFramework: merged.testFramework ?? 'unknown',
   };
@@ -105,7 +106,7 @@ async function askStack(ctx: AskContext, prefill: StackAnswer | undefined, mode:
     const right = await ctx.prompter.confirm({
       id: 'stack:confirm',
       message: `Stack: ${describeStack(stack)}. Correct?`,
-      help: `Q2 · ${ctx.inspection.findings.length > 0 || ctx.inspection.stack.frameworks.length > 0 ? 'Read from package.json and the code.' : 'From your config.'}`,
+      help: `Q2 · ${ctx.inspection.findings.length > 0 || ctx.inspection.stack.frameworks.length > 0 ? 'Read from package.json and the code.' : 'From your config.'}${stack.database === EMBEDDED_DATABASE && foundNoDatabase(ctx.inspection) ? ' No database was found: SQLite is the embedded store for one instance.' : ''}`,
       default: true,
     });
     if (right) return stack;

@@ -2,7 +2,7 @@ import type { DesignModel } from '../model/types.js';
 import { documentExcerpts, generateScaffold } from './index.js';
 import { detectMigrationTool } from './migrationTools/detectMigrationTool.js';
 import { renderToolMigration } from './migrationTools/renderToolMigration.js';
-import { dependencyNote, planScaffolds } from './placement/planScaffolds.js';
+import { dependencyNotes, planScaffolds } from './placement/planScaffolds.js';
 import type { PackageManager } from './placement/installCommands.js';
 import { readProjectProfile } from './profile/readProjectProfile.js';
 import type { ProjectProfile } from './profile/types.js';
@@ -72,8 +72,7 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
     if (index === plans.findIndex((candidate) => candidate.dir === input.dir) || (index === 0 && !plans.some((candidate) => candidate.dir === input.dir))) {
       excerpts = documentExcerpts(plan.model, { dir: plan.dir, profile, reference: true });
     }
-    const note = await dependencyNote(root, plan, generated, input.packageManager, language === 'typescript');
-    if (note) notes.push(note);
+    notes.push(...(await dependencyNotes(root, plan, generated, input.packageManager, language === 'typescript')));
     // Said where it is seen, not only in the scaffold README: `npm test` would pass without running them.
     if (profile.jestIgnoresSuites && profile.testRunner === 'jest') {
       notes.push(`The Jest config of ${plan.packageDir === '' ? 'the project' : plan.packageDir} (testMatch, testRegex or roots) does not collect the generated suites in ${plan.dir}, so its test command skips them: add the folder to it (the generator does not edit it; ${plan.dir}/README.md says how).`);

@@ -1,11 +1,15 @@
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateScaffold, scaffoldProject } from '../../src/scaffold/index.js';
 import { missingDependencies } from '../../src/scaffold/placement/installCommands.js';
-import { modelFor } from './generateInto.js';
+import { modelFor, ROOT } from './generateInto.js';
+
+const run = promisify(execFile);
 
 const roots: string[] = [];
 afterAll(async () => {
@@ -116,6 +120,34 @@ describe('a project on an old TypeScript is told releases its compiler can parse
     // The installed compiler wins over a range that today would resolve to TypeScript 5.
     const installed = await nestHint({ devDependencies: { typescript: '*' } }, { 'node_modules/typescript/package.json': JSON.stringify({ name: 'typescript', version: '3.9.10' }) });
     expect(installed).toMatch(/\bprom-client@14\.2\b/);
+  });
+
+  it('TypeScript 3.9 with the Redis store: ioredis 5 typings need TypeScript 4.0, and no ioredis 4 pin is offered (its typings lack callBuffer)', async () => {
+    const redisHint = async (manifest: Record<string, unknown>) => {
+      const root = await project({ 'package.json': JSON.stringify({ name: 'sessions-api', ...manifest }) });
+      const model = await modelFor('express-stripe-payments', (raw) => Object.assign(raw.stack as Record<string, unknown>, { framework: 'express', database: 'redis', language: 'typescript', testFramework: 'jest' }));
+      return (await scaffoldProject({ root, model, dir: 'src/idempotency', packageManager: 'npm' })).notes;
+    };
+    // Said even when ioredis is declared already: no install fixes the compiler.
+    const old = await redisHint({ dependencies: { ioredis: '^5.3.2', express: '^4.17.1' }, devDependencies: { typescript: '~3.9.7', jest: '^26.6.3' } });
+    const caveat = old.find((note) => note.startsWith('This project compiles with TypeScript 3.9'));
+    expect(caveat).toContain("ioredis 5's typings need TypeScript 4.0 or later");
+    expect(caveat).toContain('lack callBuffer');
+    expect(old.join('\n')).not.toMatch(/ioredis@4|@types\/ioredis@/);
+    // The claim itself: TypeScript 3.9 (the typescript39 alias) cannot parse ioredis 5's typings.
+    await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
+    const dir = await mkdtemp(path.join(ROOT, '.tmp', 'ioredis-ts39-'));
+    roots.push(dir);
+    await writeFile(path.join(dir, 'pool.ts'), "import * as IORedis from 'ioredis';\nexport const client = new IORedis.default();\n");
+    await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'commonjs', esModuleInterop: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['pool.ts'] }));
+    const tsc39 = await run(process.execPath, [path.join(ROOT, 'node_modules/typescript39/bin/tsc'), '-p', dir]).then(
+      (result) => result.stdout,
+      (error: { stdout?: string }) => String(error.stdout ?? error),
+    );
+    expect(tsc39).toMatch(/node_modules\/ioredis\/built\/[\w/]+\.d\.ts\(\d+,\d+\): error TS1005/);
+    // TypeScript 4.2 (the old-typings suite's compiler) reads them: nothing to say.
+    const newer = await redisHint({ dependencies: { ioredis: '^5.3.2' }, devDependencies: { typescript: '~4.2.4' } });
+    expect(newer.join('\n')).not.toContain('This project compiles with TypeScript');
   });
 
   it('TypeScript 5: the newest releases, unpinned', async () => {

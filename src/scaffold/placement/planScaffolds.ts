@@ -6,7 +6,7 @@ import { detectPackageManager, installCommands, missingDependencies, type Packag
 import { findPackageRoot } from './findPackageRoot.js';
 import { planPlacement } from './planPlacement.js';
 import { packageVersion } from '../profile/readProjectProfile.js';
-import { pinForTypeScript, vitestSpecifier } from './testedVersions.js';
+import { pinForTypeScript, typingsBeyondTypeScript, vitestSpecifier } from './testedVersions.js';
 
 export interface PlannedScaffold {
   /** The package folder ('' = root) and the scaffold folder, both relative to the project root. */
@@ -36,8 +36,11 @@ export function planScaffolds(root: string, model: DesignModel, configuredDir: s
   }));
 }
 
-/** "Add the dependencies …" for one scaffold, with the project's package manager; undefined when nothing is missing. */
-export async function dependencyNote(root: string, scaffold: Pick<PlannedScaffold, 'packageDir' | 'dir'>, files: readonly ScaffoldFile[], manager: PackageManager, typescript: boolean): Promise<string | undefined> {
+/**
+ * "Add the dependencies …" for one scaffold, with the project's package manager, and what no package can fix (typings
+ * the project's TypeScript cannot read); empty when there is nothing to say.
+ */
+export async function dependencyNotes(root: string, scaffold: Pick<PlannedScaffold, 'packageDir' | 'dir'>, files: readonly ScaffoldFile[], manager: PackageManager, typescript: boolean): Promise<string[]> {
   const own = await readManifest(path.join(root, scaffold.packageDir));
   const top = scaffold.packageDir === '' ? own : await readManifest(root);
   const declared = new Set([own, top].flatMap((manifest) => ['dependencies', 'devDependencies', 'peerDependencies'].flatMap((key) => Object.keys((manifest[key] as Record<string, unknown> | undefined) ?? {}))));
@@ -57,8 +60,11 @@ export async function dependencyNote(root: string, scaffold: Pick<PlannedScaffol
   const standalone = scaffold.packageDir !== '' && !(await declaresWorkspaces(root, top));
   const packageManager = standalone ? await detectPackageManager(path.join(root, scaffold.packageDir)) : manager;
   const commands = installCommands(packageManager, { packageDir: scaffold.packageDir, ...(name ? { name } : {}), ...(workspaceRoot ? { workspaceRoot } : {}), ...(standalone ? { standalone } : {}) }, missing);
-  if (commands.length === 0) return undefined;
-  return `The scaffolding in ${scaffold.dir} needs packages that ${scaffold.packageDir === '' ? 'the project' : `package ${name ?? scaffold.packageDir}`} does not declare yet (nothing was installed): ${commands.join(' && ')}`;
+  // Said whether or not the package is declared already: the project's compiler cannot read its typings either way.
+  const imported = missingDependencies(files, new Set(), typescript);
+  const caveats = typingsBeyondTypeScript([...imported.runtime, ...imported.dev], typescriptVersion);
+  const install = commands.length === 0 ? undefined : `The scaffolding in ${scaffold.dir} needs packages that ${scaffold.packageDir === '' ? 'the project' : `package ${name ?? scaffold.packageDir}`} does not declare yet (nothing was installed): ${commands.join(' && ')}`;
+  return [...(install ? [install] : []), ...caveats];
 }
 
 /** Whether the repository root declares workspaces (npm, Yarn, Bun `workspaces`; pnpm-workspace.yaml). */

@@ -65,7 +65,8 @@ function declaredMajor(manifests: ReadonlyArray<Record<string, unknown>>, name: 
  * @types/express-serve-static-core, which TypeScript 4.2 cannot parse either (the older one, added beside it, is the
  * copy npm then keeps). Each was checked by compiling an import of it with TypeScript 3.8, 3.9 and 4.2 from the
  * registry; oldTypings.test.ts compiles the scaffold against them. mysql2 2.3 rather than 3.11 (which parses too):
- * TypeORM 0.2, the ORM of such projects, declares mysql2 ^2.2.5 as a peer, and npm refuses a 3.x beside it.
+ * TypeORM 0.2, the ORM of such projects, declares mysql2 ^2.2.5 as a peer, and npm refuses a 3.x beside it. The store
+ * also runs on it: storeContract/mysql2Old.test.ts passes the store contract against MariaDB on mysql2 2.3.3.
  */
 const BEFORE_TYPESCRIPT_5: Readonly<Record<string, readonly string[]>> = {
   'prom-client': ['prom-client@14.2'],
@@ -80,4 +81,29 @@ const BEFORE_TYPESCRIPT_5: Readonly<Record<string, readonly string[]>> = {
 export function pinForTypeScript(names: readonly string[], typescriptVersion: number | undefined): string[] {
   if (typescriptVersion === undefined || typescriptVersion >= 500) return [...names];
   return [...new Set(names.flatMap((name) => BEFORE_TYPESCRIPT_5[name] ?? [name]))].sort();
+}
+
+/**
+ * Packages whose typings no release line the scaffold runs on lets TypeScript before `version` (major * 100 + minor)
+ * parse, so no pin helps and the hint says so: ioredis 5 declares labelled tuple elements (TypeScript 4.0), and
+ * ioredis 4's typings (@types/ioredis 4.28) lack callBuffer, which the Redis store calls. Both were checked by
+ * compiling the generated store with TypeScript 3.9; oldTypings.test.ts compiles it under 4.2 with ioredis 5.0.
+ */
+const NEEDS_TYPESCRIPT: Readonly<Record<string, { version: number; why: string }>> = {
+  ioredis: {
+    version: 400,
+    why: "ioredis 5's typings need TypeScript 4.0 or later (they use labelled tuple elements), and pinning ioredis 4 is no way out: its typings (@types/ioredis) lack callBuffer, which the Redis store calls",
+  },
+};
+
+/** What to tell a project whose TypeScript cannot read the typings of packages the scaffold imports; [] when none. */
+export function typingsBeyondTypeScript(packages: Iterable<string>, typescriptVersion: number | undefined): string[] {
+  if (typescriptVersion === undefined) return [];
+  const label = `${Math.floor(typescriptVersion / 100)}.${typescriptVersion % 100}`;
+  return [...new Set(packages)]
+    .sort()
+    .flatMap((name) => {
+      const need = NEEDS_TYPESCRIPT[name];
+      return need && typescriptVersion < need.version ? [`This project compiles with TypeScript ${label}: ${need.why}. Upgrade TypeScript to 4.x or later before compiling the scaffolding.`] : [];
+    });
 }

@@ -121,7 +121,10 @@ export function adaptSource(code: string, profile: ProjectProfile, fileName = 'm
         continue;
       }
       specifier(statement.moduleSpecifier);
-      if (ts.isImportDeclaration(statement) && profile.relativeImports === 'extensionless') edits.push(...defaultClassEdits(ts, statement));
+      if (ts.isImportDeclaration(statement) && profile.defaultImportInterop && !(profile.moduleSystem === 'esm' && profile.relativeImports === 'js-extension')) {
+        const edit = defaultClassEdit(ts, statement);
+        if (edit) edits.push(edit);
+      }
       if (ts.isImportDeclaration(statement) && !profile.defaultImportInterop) {
         const edit = defaultImportEdit(ts, statement, profile);
         if (edit) edits.push(edit);
@@ -171,17 +174,17 @@ function defaultImportEdit(ts: Ts, statement: TsMorph.ts.ImportDeclaration, prof
 }
 
 /**
- * `{ Redis }` from a DEFAULT_CLASS package becomes `{ default as Redis }` outside Node's ES module loader (CommonJS,
- * bundlers), where the default export types as that class; under node16/nodenext resolution of an ES module the
- * default is typed as the whole CommonJS module, so the name stays.
+ * `import IORedis from 'ioredis'` (a DEFAULT_CLASS package, whose class the templates read as `IORedis.default`)
+ * becomes `import * as IORedis` outside Node's ES module loader: there the default import types as the class
+ * itself, while the namespace types as the module, as the default import does under node16/nodenext resolution, and
+ * its `default` is the class at run time too (the module is flagged __esModule, so no interop wrapper is added).
+ * Without interop defaultImportEdit makes the same change.
  */
-function defaultClassEdits(ts: Ts, statement: TsMorph.ts.ImportDeclaration): Edit[] {
-  const name = DEFAULT_CLASS[(statement.moduleSpecifier as TsMorph.ts.StringLiteral).text];
-  const named = statement.importClause?.namedBindings;
-  if (name === undefined || !named || !ts.isNamedImports(named)) return [];
-  return named.elements
-    .filter((element) => element.propertyName === undefined && element.name.text === name)
-    .map((element) => ({ start: element.getStart(), end: element.end, text: `${element.isTypeOnly ? 'type ' : ''}default as ${name}` }));
+function defaultClassEdit(ts: Ts, statement: TsMorph.ts.ImportDeclaration): Edit | undefined {
+  const clause = statement.importClause;
+  if (DEFAULT_CLASS[(statement.moduleSpecifier as TsMorph.ts.StringLiteral).text] === undefined) return undefined;
+  if (!clause?.name || clause.isTypeOnly || clause.namedBindings) return undefined;
+  return { start: clause.name.getStart(), end: clause.name.end, text: `* as ${clause.name.text}` };
 }
 
 /** `import { a, type B } from 'm'` → `import type { B } from 'm';` + `import { a } from 'm';` (same for export). */

@@ -40,13 +40,14 @@ export const REDIS_STORE: StoreModule = {
   transactional: false,
   dependencies: { runtime: ['ioredis'], dev: [] },
   wiring: {
-    poolImport: `import type { Cluster, Redis } from 'ioredis';`,
+    poolImport: `import type { Cluster } from 'ioredis';
+import type { RedisClient } from './pool.js';`,
     imports: `import { RedisIdempotencyStore } from './redisStore.js';
 import { SagaTracker } from './saga.js';`,
     exports: `export { RedisIdempotencyStore, recordKeys } from './redisStore.js';
 export { createPool, type PoolLimits } from './pool.js';
 ${SAGA_EXPORTS}`,
-    poolType: 'Redis | Cluster',
+    poolType: 'RedisClient | Cluster',
     poolDoc: '  /** An ioredis client or Cluster (createPool from ./pool.js). Redis runs every action in lease mode. */\n',
     build: `  const store = new RedisIdempotencyStore({
     client: setup.pool,
@@ -67,7 +68,7 @@ ${SAGA_EXPORTS}`,
   },
   tests: {
     fsImport: '',
-    driverImport: `import { Redis } from 'ioredis';`,
+    driverImport: `import { Redis, type RedisClient } from './pool.js';`,
     storeImport: `import { RedisIdempotencyStore, recordKeys } from './redisStore.js';`,
     gate: `const REDIS_URL = process.env.REDIS_URL;
 if (!REDIS_URL)
@@ -76,7 +77,7 @@ if (!REDIS_URL)
   );`,
     skipIf: '!REDIS_URL',
     declarations: `  const prefix = \`idem_test_\${randomBytes(6).toString('hex')}:\`;
-  let pool: Redis;`,
+  let pool: RedisClient;`,
     // ioredis applies keyPrefix to every key, the scripts' KEYS included: the suite never touches other keys.
     setup: () => `    pool = new Redis(REDIS_URL!, { keyPrefix: prefix });`,
     teardown: `    if (pool) {
@@ -137,8 +138,7 @@ if (!REDIS_URL)
   },
   renderContractTest: (view) =>
     renderContractTest(view, {
-      imports: `import { Redis } from 'ioredis';
-import { createPool } from './pool.js';
+      imports: `import { createPool, Redis } from './pool.js';
 import { RedisIdempotencyStore } from './redisStore.js';
 import { POLICY } from './settings.js';`,
       gate: `const STORE_NAME = 'Redis store';

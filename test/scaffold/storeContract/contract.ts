@@ -10,7 +10,7 @@ export interface StoreContractSubject {
 }
 
 export async function runStoreContract(
-  scaffold: Materialized,
+  scaffold: Pick<Materialized, 'load' | 'view' | 'remove'>,
   name: string,
   open: () => Promise<StoreContractSubject>,
 ): Promise<void> {

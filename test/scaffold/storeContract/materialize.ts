@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generateScaffold } from '../../../src/scaffold/index.js';
@@ -7,6 +7,8 @@ import { modelFor, ROOT } from '../generateInto.js';
 import type { Loose } from '../harness.js';
 
 export interface Materialized {
+  /** Where the scaffold was written. */
+  readonly dir: string;
   readonly view: ScaffoldView;
   /** The scaffold's migration text, when the store has one. */
   readonly migration?: string;
@@ -17,9 +19,11 @@ export interface Materialized {
 
 /**
  * The generated scaffold of an Express design on the given database, written under .tmp (so its imports resolve
- * from this repository's node_modules): the contract runs against exactly the files users get.
+ * from this repository's node_modules): the contract runs against exactly the files users get. `releases` maps a
+ * package the scaffold imports to an aliased devDependency holding an older release of it (`mysql2` →
+ * `mysql2-2.3`): a node_modules folder of the scaffold's own links the name to it, so the same files load that one.
  */
-export async function materializeStore(database: 'postgres' | 'mysql' | 'sqlite' | 'redis' | 'dynamodb'): Promise<Materialized> {
+export async function materializeStore(database: 'postgres' | 'mysql' | 'sqlite' | 'redis' | 'dynamodb', releases: Record<string, string> = {}): Promise<Materialized> {
   const model = await modelFor('express-stripe-payments', (raw) => {
     (raw.stack as Record<string, unknown>).database = database;
   });
@@ -32,7 +36,12 @@ export async function materializeStore(database: 'postgres' | 'mysql' | 'sqlite'
     await writeFile(path.join(dir, file.path), file.contents);
   }
   await writeFile(path.join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+  for (const [name, alias] of Object.entries(releases)) {
+    await mkdir(path.join(dir, 'node_modules'), { recursive: true });
+    await symlink(path.join(ROOT, 'node_modules', alias), path.join(dir, 'node_modules', name), 'dir');
+  }
   return {
+    dir,
     view: buildScaffoldView(model),
     migration: files.find((file) => file.role === 'ddl')?.contents,
     load: async (module) => (await import(pathToFileURL(path.join(dir, `${module}.ts`)).href)) as Record<string, Loose>,

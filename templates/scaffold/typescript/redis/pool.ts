@@ -1,4 +1,13 @@
-import { Redis } from 'ioredis';
+import IORedis from 'ioredis';
+
+/**
+ * ioredis's client class, reached the way every 5.x release exports it: as the default (ioredis 5.0 to 5.2 have no
+ * named `Redis` export under Node's ES module loader). The default import is the class at run time and is typed as
+ * the module, whose `default` is the class in both.
+ */
+export const Redis = IORedis.default;
+/** A client of that class; a name of its own, since a JSDoc typedef in CommonJS JavaScript cannot share the class's. */
+export type RedisClient = InstanceType<typeof Redis>;
 
 export interface PoolLimits {
   /** Longest wait for the connection to open. */
@@ -12,7 +21,7 @@ export interface PoolLimits {
  * multiplexes one connection. Use a Cluster client instead if you run Redis Cluster: every key of one record
  * shares a hash tag, so each script touches one slot.
  */
-export function createPool(url: string, limits: PoolLimits | number): Redis {
+export function createPool(url: string, limits: PoolLimits | number): RedisClient {
   const { acquireTimeoutMs, statementTimeoutMs } =
     typeof limits === 'number' ? { acquireTimeoutMs: limits, statementTimeoutMs: limits } : limits;
   const client = new Redis(url, {

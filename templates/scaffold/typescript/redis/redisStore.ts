@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Cluster, Redis } from 'ioredis';
+import type { Cluster } from 'ioredis';
 import { newFencingToken } from './keys.js';
+import type { RedisClient } from './pool.js';
 import type { StepRecord, StepStore } from './saga.js';
 import {
   LeaseLostError,
@@ -15,7 +16,7 @@ import {
 } from './types.js';
 
 export interface RedisStoreOptions {
-  readonly client: Redis | Cluster;
+  readonly client: RedisClient | Cluster;
   /** Key prefix, e.g. POLICY.table; every record lives under `<prefix>:{<scope>:<key>}`. */
   readonly prefix: string;
   /** Bound on each store command, on the client (a command still queued after it is not waited for). */

@@ -87,12 +87,17 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
         add(file.path, tests ? suite(file.path, file.contents) : file.contents, file.role, file.purpose, 'scaffold', file.formatted === true && (!tests || runner === 'vitest'), tests ? suiteJavaScript(file.path, file.contents) : file.javascript);
       }
       purposes.sort((a, b) => (a.name < b.name ? -1 : 1));
-      const dir = context?.scaffoldDir ?? '.';
+      // Paths as seen from the package the scaffold belongs to, where its runner's config and dependencies are.
+      const packageDir = context?.packageDir;
+      const scaffoldDir = context?.scaffoldDir ?? '.';
+      const dir = packageDir && scaffoldDir.startsWith(`${packageDir}/`) ? scaffoldDir.slice(packageDir.length + 1) : scaffoldDir;
       const javascript = model.stack.language === 'javascript';
       const suites = files
         .filter((file) => file.role === 'tests' && file.path.endsWith('.test.ts'))
         .map((file) => posix.join(dir, javascript ? file.path.replace(/\.ts$/, '.js') : file.path));
-      const testRun = describeTestRun(runner, { language: javascript ? 'javascript' : 'typescript', suites, dir, ...(context?.jestIgnoresSuites ? { notCollected: true } : {}) });
+      const run = describeTestRun(runner, { language: javascript ? 'javascript' : 'typescript', suites, dir, ...(context?.jestIgnoresSuites ? { notCollected: true } : {}) });
+      const from = packageDir && dir !== scaffoldDir ? `Run the commands here from \`${packageDir}/\`, the package whose test config and dependencies they use.` : '';
+      const testRun = from ? { ...run, notes: run.notes ? `${from} ${run.notes}` : from } : run;
       // NestJS examples use decorators, which the old path transpiles; it stays for them.
       const readmeJavaScript = moduleType && framework.module !== 'nestjs' ? { javascript: renderReadme(view, purposes, framework, store, testRun, moduleType) } : {};
       files.push({ path: 'README.md', contents: renderReadme(view, purposes, framework, store, testRun), class: 'scaffold', role: 'readme', formatted: true, ...readmeJavaScript });

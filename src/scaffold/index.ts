@@ -92,6 +92,7 @@ function contextOf(model: DesignModel, profile: ProjectProfile, scaffoldDir?: st
     testModuleSystem: esmTests ? 'esm' : profile.moduleSystem,
     ...(scaffoldDir ? { scaffoldDir } : {}),
     ...(profile.jestIgnoresSuites ? { jestIgnoresSuites: true } : {}),
+    ...(profile.packageDir ? { packageDir: profile.packageDir } : {}),
     ...(profile.httpPlatform ? { httpPlatform: profile.httpPlatform } : {}),
     ...(model.stack.language === 'javascript' ? { javascript: profile.moduleSystem === 'esm' ? 'module' : 'commonjs' } : {}),
   };

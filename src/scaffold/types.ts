@@ -56,6 +56,8 @@ export interface TargetContext {
   readonly scaffoldDir?: string;
   /** The project's Jest config collects no suite in the scaffold folder: the README says what to add. */
   readonly jestIgnoresSuites?: boolean;
+  /** The scaffold's package folder, project-relative, when not the root: its test command runs from there. */
+  readonly packageDir?: string;
   /** The project's HTTP platform when a framework runs on more than one (NestJS on Fastify). */
   readonly httpPlatform?: 'fastify';
   /** A JavaScript project, and its module format: emitters that can print JavaScript directly set `javascript`. */

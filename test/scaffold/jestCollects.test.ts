@@ -121,5 +121,11 @@ describe('generated suites follow what the Jest config collects', () => {
     model.actions = model.actions.map((action) => ({ ...action, source: 'processor/src/routes.ts:1' }));
     const project_ = await scaffoldProject({ root, model, dir: 'processor/src/idempotency', packageManager: 'npm' });
     expect(project_.notes).toContainEqual(expect.stringContaining('The Jest config of processor (testMatch, testRegex or roots) does not collect the generated suites in processor/src/idempotency'));
+    // The README's command runs where processor's Jest config and dependencies are.
+    const readme = project_.files.find((file) => file.path === 'processor/src/idempotency/README.md')!.contents;
+    expect(readme).toContain('npx jest src/idempotency`');
+    expect(readme).not.toContain('npx jest processor/src/idempotency');
+    expect(readme).toContain('Run the commands here from `processor/`');
+    expect(readme).toContain("'**/src/idempotency/**/*.test.ts'");
   });
 });

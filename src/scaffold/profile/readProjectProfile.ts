@@ -38,6 +38,8 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
     ...(testRunner === 'jest' ? jestSuiteNaming(folder, pkg, start, input.language) : {}),
   };
   Object.assign(jestTraits, await httpPlatform(folder, pkg));
+  // Commands in the scaffold README run where the package's own config and dependencies are.
+  if (folder !== root) Object.assign(jestTraits, { packageDir: path.relative(root, folder).split(path.sep).join('/') });
   const tsconfigFile = await nearest(root, start, 'tsconfig.json');
   const aliasesOf = (paths: Record<string, string[]>) => projectPaths(root, paths);
   if (input.language === 'javascript') {

@@ -8,6 +8,8 @@ export type TestRunner = (typeof TEST_RUNNERS)[number];
  */
 export interface ProjectProfile {
   language: 'typescript' | 'javascript';
+  /** The folder of the package.json the scaffold belongs to, relative to the project root, when not the root. */
+  packageDir?: string;
   /** What the emitted files are when Node loads them. */
   moduleSystem: 'esm' | 'commonjs';
   /** `./core.js` (Node ESM, NodeNext) or `./core` (bundler, CommonJS resolution, ts-jest). */

@@ -3,9 +3,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../generateInto.js';
-import { runStoreContract } from './contract.js';
 import { materializeStore } from './materialize.js';
-import { createMysqlDatabase, mysqlSkipReason } from './services.js';
+import { runMysqlContract } from './mysqlContract.js';
+import { mysqlSkipReason } from './services.js';
 
 /**
  * The MySQL store on mysql2 2.3, the release the install hint pins for TypeScript before 5 (TypeORM 0.2 projects
@@ -29,25 +29,5 @@ if (skip) {
     });
   });
 
-  const { MysqlIdempotencyStore } = await scaffold.load('mysqlStore');
-  const { createPool } = await scaffold.load('pool');
-  const { deleteExpiredKeys } = await scaffold.load('cleanup');
-  await runStoreContract(scaffold, 'MySQL/MariaDB (mysql2 2.3)', async () => {
-    const { table, stepTable } = scaffold.view.policy;
-    const database = await createMysqlDatabase('contract23', scaffold.migration!);
-    const pool = createPool(database.url, { acquireTimeoutMs: 5_000, statementTimeoutMs: 5_000 }, 20);
-    const options = { table, stepTable, timeoutMs: 5_000, lockTimeoutMs: 1_000 };
-    // Nothing listens on port 1: every call must fail closed.
-    const down = createPool('mysql://root@127.0.0.1:1/test', { acquireTimeoutMs: 500, statementTimeoutMs: 500 });
-    return {
-      store: new MysqlIdempotencyStore({ pool, ...options }),
-      unavailable: async () => new MysqlIdempotencyStore({ pool: down, ...options, timeoutMs: 500 }),
-      cleanup: async () => (await deleteExpiredKeys({ pool, table, batchSize: 10 })).deleted,
-      close: async () => {
-        await pool.end();
-        await down.end();
-        await database.drop();
-      },
-    };
-  });
+  await runMysqlContract(scaffold, 'MySQL/MariaDB (mysql2 2.3)', 'contract23');
 }

@@ -47,6 +47,8 @@ export interface EndpointFinding extends FindingBase {
   path: string;
   framework: string;
   handler?: string;
+  /** An inline handler that hands the request to one service method: that method's name (it names the action). */
+  delegate?: string;
   /** False when a mount prefix (router mount, plugin prefix, global prefix) could not be determined statically. */
   prefixResolved: boolean;
   bodyFields?: string[];

@@ -165,6 +165,9 @@ function actionName(endpoint: EndpointFinding, calls: readonly PaymentFinding[])
   if (method && endpoint.handler?.includes('.') && isIdentifier(method) && !GENERIC_HANDLER.test(method) && !BARE_VERB.test(method)) return method;
   const operations = [...new Set(calls.map((c) => c.operation))];
   if (operations.length === 1 && operations[0]) return nameFromOperation(operations[0]);
+  // An inline handler that hands the request to one service method is named after it (`modifyPayment`), unless
+  // the method is a bare verb or a generic name.
+  if (endpoint.delegate && isIdentifier(endpoint.delegate) && !GENERIC_HANDLER.test(endpoint.delegate) && !BARE_VERB.test(endpoint.delegate)) return endpoint.delegate;
   return nameFromRoute(endpoint.method, endpoint.path);
 }
 

@@ -36,6 +36,12 @@ describe('actionsFromInspection', () => {
     expect(candidates[2]?.note).toContain('sign-in');
   });
 
+  it('names an inline handler after the one service method it hands the request to, unless a bare verb', () => {
+    const endpoint = (id: string, path: string, delegate: string): Inspection['findings'][number] => ({ kind: 'endpoint', id, file: 'src/routes/operation.route.ts', line: 9, method: 'POST', path, framework: 'fastify', prefixResolved: true, delegate });
+    const inspection: Inspection = { root: '/p', stack: STACK, warnings: [], findings: [endpoint('a', '/operations/payment-intents/:id', 'modifyPayment'), endpoint('b', '/orders', 'create')] };
+    expect(actionsFromInspection(inspection).map((c) => c.action.name).sort()).toEqual(['createOrder', 'modifyPayment']);
+  });
+
   it('names generic handlers after the provider operation or the route\'s own verb', () => {
     const inspection: Inspection = {
       root: '/saas',

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inspectProject } from '../../src/inspect/index.js';
-import type { PaymentFinding } from '../../src/inspect/types.js';
+import type { EndpointFinding, PaymentFinding } from '../../src/inspect/types.js';
 
 /** Every SDK operation that changes something at the provider, raw REST calls, and the look-alikes that are not payments. */
 describe('inspect payment-calls', () => {
@@ -61,6 +61,36 @@ export const local = (amount: number) => {
         '8 paymentIntents.create key=true perAttempt=true',
       ]);
       expect(findings.filter((f) => f.kind === 'existing-idempotency').map((f) => f.line)).toEqual([5]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an inline handler handing the request to one service names it (delegate); SDK, database and library calls do not', async () => {
+    // The shape of stripe/stripe-commercetools-connect-app@1c61c00: a Fastify plugin gets its services in its options.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ib-delegate-'));
+    try {
+      mkdirSync(path.join(dir, 'src'));
+      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'p', dependencies: { fastify: '^5.0.0', stripe: '^20.0.0' } }));
+      writeFileSync(
+        path.join(dir, 'src/routes.ts'),
+        `import { FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { orderService } from './services/orders';
+import { db } from './db';
+export const routes = async (fastify: FastifyInstance, opts: { paymentService: { modifyPayment(x: unknown): Promise<unknown> } }) => {
+  fastify.post('/payment-intents/:id', async (request, reply) => {
+    const resp = await opts.paymentService.modifyPayment({ data: request.body });
+    return reply.status(200).send(resp);
+  });
+  fastify.post('/orders', async (request) => orderService.placeOrder(request.body, randomUUID()));
+  fastify.post('/notes', async (request) => db.notes.insert(JSON.parse(String(request.body))));
+};
+`,
+      );
+      const { findings } = await inspectProject(dir);
+      const endpoints = findings.filter((f): f is EndpointFinding => f.kind === 'endpoint');
+      expect(endpoints.map((e) => `${e.path} ${e.delegate ?? '-'}`)).toEqual(['/payment-intents/:id modifyPayment', '/orders placeOrder', '/notes -']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -37,6 +37,8 @@ export interface RawRoute {
   owner?: OwnerRef;
   framework?: string;
   handler?: string;
+  /** An inline handler's one service method (routeHandlers delegateOf). */
+  delegate?: string;
   /** Keys into the function index (functionKeyOf) for reachability and body fields. */
   handlerKeys: string[];
   bodyFields: string[];

@@ -209,6 +209,7 @@ function makeRoute(ctx: FileContext, call: ts.Node, method: HttpMethod, routePat
     owner: receiver.ref,
     framework: receiver.framework,
     ...(info.handler ? { handler: info.handler } : {}),
+    ...(info.delegate ? { delegate: info.delegate } : {}),
     handlerKeys: info.handlerKeys,
     bodyFields: info.bodyFields,
     bodyShapes: info.bodyShapes,

@@ -5,6 +5,8 @@ import type { FileContext } from './detectorTypes.js';
 
 export interface HandlerInfo {
   handler?: string;
+  /** An inline handler that hands the request to one service method (`opts.paymentService.modifyPayment(…)`): its name. */
+  delegate?: string;
   handlerKeys: string[];
   bodyFields: string[];
   bodyShapes: string[];
@@ -34,6 +36,10 @@ function describeHandler(expr: ts.Expression | undefined, ctx: FileContext, info
     info.handlerKeys.push(key);
     const name = (ts.isFunctionExpression(node) && node.name?.text) || undefined;
     if (name) info.handler = name;
+    else {
+      const delegate = delegateOf(node, ctx);
+      if (delegate) info.delegate = delegate;
+    }
     const facts = ctx.index.functions.get(key);
     if (facts) {
       info.bodyFields.push(...facts.bodyFields);
@@ -66,6 +72,35 @@ function describeHandler(expr: ts.Expression | undefined, ctx: FileContext, info
     for (const arg of node.arguments.slice(0, -1)) collectSchemaArgs(arg, info);
     if (inner) describeHandler(inner, ctx, info);
   }
+}
+
+const SERVICE_NAME = /(service|controller|manager|usecase|useCase|interactor|facade)s?$/i;
+
+/**
+ * The method of the one service call in an inline handler: a call on a service the project hands the handler, by its
+ * shape only: `opts.paymentService.modifyPayment(…)` (a field of a parameter, as Fastify plugins get their services),
+ * or `orderService.cancel(…)` / `services.orders.cancel(…)` on a name that says it is a service, a parameter or a
+ * relative import. Undefined when there is none or more than one (SDK, database and library calls never count).
+ */
+function delegateOf(fn: ts.SignatureDeclaration, ctx: FileContext): string | undefined {
+  const params = new Set(fn.parameters.flatMap((p) => (ts.isIdentifier(p.name) ? [p.name.text] : [])));
+  for (let node: ts.Node | undefined = fn.parent; node; node = node.parent) {
+    if (isFunctionLike(node)) for (const p of (node as ts.SignatureDeclaration).parameters) if (ts.isIdentifier(p.name)) params.add(p.name.text);
+  }
+  const found = new Set<string>();
+  const visit = (node: ts.Node): void => {
+    if (node !== fn && isFunctionLike(node)) return;
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+      const chain = accessChain(node.expression).map((p) => p.replace(/\(\)$/, ''));
+      const holder = chain[chain.length - 2] ?? '';
+      const root = chain[0] ?? '';
+      const relative = ctx.index.imports.get(root)?.module.startsWith('.') === true;
+      if (chain.length >= 2 && SERVICE_NAME.test(holder) && (params.has(root) || relative || root === holder)) found.add(node.expression.name.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(fn);
+  return found.size === 1 ? [...found][0] : undefined;
 }
 
 function collectSchemaArgs(expr: ts.Expression, info: HandlerInfo): void {

@@ -136,6 +136,7 @@ function endpoint(base: { route: RawRoute; bodyFields: string[] }, fullPath: str
     path: fullPath,
     framework,
     ...(route.handler ? { handler: route.handler } : {}),
+    ...(route.delegate ? { delegate: route.delegate } : {}),
     prefixResolved,
     ...(bodyFields.length ? { bodyFields } : {}),
     ...(route.transport ? { transport: route.transport } : {}),

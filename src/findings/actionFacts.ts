@@ -401,13 +401,7 @@ function propertyOf(members: ts.NodeArray<ts.TypeElement>, name: string, source:
 
 /** A type alias or interface declared in `source` under `name`, or imported there. */
 function typeDeclaration(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, name: string, depth: number): { node: ts.TypeAliasDeclaration | ts.InterfaceDeclaration; source: SourceContext } | undefined {
-  for (const statement of source.sf.statements) {
-    if ((ts.isTypeAliasDeclaration(statement) || ts.isInterfaceDeclaration(statement)) && statement.name.text === name) return { node: statement, source };
-  }
-  if (depth > 3) return undefined;
-  const spec = importSpecifier(source.sf, name);
-  const target = spec ? resolveModule(ctx, source.rel, spec.module) : undefined;
-  return target && spec ? typeDeclaration(ctx, target, spec.imported, depth + 1) : undefined;
+  return declarationNamed(ctx, source, name, depth, (statement, wanted) => ((ts.isTypeAliasDeclaration(statement) || ts.isInterfaceDeclaration(statement)) && statement.name.text === wanted ? statement : undefined));
 }
 
 function methodOf(cls: ts.ClassLikeDeclaration, name: string): ts.FunctionLikeDeclaration | undefined {
@@ -438,27 +432,34 @@ function fieldType(cls: ts.ClassLikeDeclaration, field: string): string | undefi
 
 /** A class declared in `source` under `name`, or imported there (following `export … from` up to three files). */
 function classNamed(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, name: string, depth: number): { cls: ts.ClassLikeDeclaration; source: SourceContext } | undefined {
+  const found = declarationNamed(ctx, source, name, depth, (statement, wanted) => (ts.isClassDeclaration(statement) && statement.name?.text === wanted ? statement : undefined));
+  return found && { cls: found.node, source: found.source };
+}
+
+/**
+ * The top-level statement of `source` that `pick` accepts for `name`, else the one the file imports under that name,
+ * following imports and the re-exports of index files (`export { X } from`, `export * from`) up to three files.
+ */
+function declarationNamed<T extends ts.Statement>(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, name: string, depth: number, pick: (statement: ts.Statement, name: string) => T | undefined): { node: T; source: SourceContext } | undefined {
   for (const statement of source.sf.statements) {
-    if (ts.isClassDeclaration(statement) && statement.name?.text === name) return { cls: statement, source };
+    const node = pick(statement, name);
+    if (node) return { node, source };
   }
   if (depth > 3) return undefined;
+  const follow = (specifier: string, imported: string) => {
+    const target = resolveModule(ctx, source.rel, specifier);
+    return target ? declarationNamed(ctx, target, imported, depth + 1, pick) : undefined;
+  };
   const spec = importSpecifier(source.sf, name);
-  if (spec) {
-    const target = resolveModule(ctx, source.rel, spec.module);
-    return target ? classNamed(ctx, target, spec.imported, depth + 1) : undefined;
-  }
+  if (spec) return follow(spec.module, spec.imported);
   for (const statement of source.sf.statements) {
     if (!ts.isExportDeclaration(statement) || !statement.moduleSpecifier || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
     const clause = statement.exportClause;
     if (clause && ts.isNamedExports(clause)) {
       const element = clause.elements.find((e) => e.name.text === name);
-      if (!element) continue;
-      const target = resolveModule(ctx, source.rel, statement.moduleSpecifier.text);
-      return target ? classNamed(ctx, target, (element.propertyName ?? element.name).text, depth + 1) : undefined;
-    }
-    if (!clause) {
-      const target = resolveModule(ctx, source.rel, statement.moduleSpecifier.text);
-      const found = target && classNamed(ctx, target, name, depth + 1);
+      if (element) return follow(statement.moduleSpecifier.text, (element.propertyName ?? element.name).text);
+    } else if (!clause) {
+      const found = follow(statement.moduleSpecifier.text, name);
       if (found) return found;
     }
   }

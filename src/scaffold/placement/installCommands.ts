@@ -61,8 +61,8 @@ function importedPackages(code: string, typeOnly = false): string[] {
  * manifest declaring them) is addressed by its folder instead: `npm i --prefix processor pg`.
  */
 export function installCommands(manager: PackageManager, target: { packageDir: string; name?: string; workspaceRoot?: 'pnpm' | 'yarn-classic'; standalone?: boolean }, dependencies: Dependencies): string[] {
-  if (target.standalone && target.packageDir !== '') return standaloneCommands(manager, shellWord(target.packageDir), dependencies);
   const workspace = target.packageDir !== '';
+  const standalone = workspace && target.standalone === true;
   // The root of a pnpm workspace or a Yarn 1 workspace refuses a bare add ("Running this command will add the
   // dependency to the workspace root"): the flag says that is meant.
   const rootFlag = workspace ? '' : target.workspaceRoot === 'pnpm' && manager === 'pnpm' ? ' -w' : target.workspaceRoot === 'yarn-classic' && manager === 'yarn' ? ' -W' : '';
@@ -74,39 +74,19 @@ export function installCommands(manager: PackageManager, target: { packageDir: s
     const list = names.join(' ');
     switch (manager) {
       case 'pnpm':
-        return `pnpm add${workspace ? ` -F ${name}` : rootFlag}${dev ? ' -D' : ''} ${list}`;
+        return `pnpm add${standalone ? ` --dir ${dir}` : workspace ? ` -F ${name}` : rootFlag}${dev ? ' -D' : ''} ${list}`;
       case 'yarn':
-        return `yarn${workspace ? ` workspace ${name}` : ''} add${rootFlag}${dev ? ' -D' : ''} ${list}`;
+        return `yarn${standalone ? ` --cwd ${dir}` : workspace ? ` workspace ${name}` : ''} add${rootFlag}${dev ? ' -D' : ''} ${list}`;
       case 'bun':
         return `bun add${workspace ? ` --cwd ${dir}` : ''}${dev ? ' -d' : ''} ${list}`;
       default:
-        return `npm i${workspace ? ` -w ${dir}` : ''}${dev ? ' -D' : ''} ${list}`;
+        return `npm i${standalone ? ` --prefix ${dir}` : workspace ? ` -w ${dir}` : ''}${dev ? ' -D' : ''} ${list}`;
     }
   };
   const out: string[] = [];
   if (dependencies.runtime.length > 0) out.push(command(dependencies.runtime, false));
   if (dependencies.dev.length > 0) out.push(command(dependencies.dev, true));
   return out;
-}
-
-function standaloneCommands(manager: PackageManager, dir: string, dependencies: Dependencies): string[] {
-  const command = (names: string[], dev: boolean): string => {
-    const list = names.join(' ');
-    switch (manager) {
-      case 'pnpm':
-        return `pnpm add --dir ${dir}${dev ? ' -D' : ''} ${list}`;
-      case 'yarn':
-        return `yarn --cwd ${dir} add${dev ? ' -D' : ''} ${list}`;
-      case 'bun':
-        return `bun add --cwd ${dir}${dev ? ' -d' : ''} ${list}`;
-      default:
-        return `npm i --prefix ${dir}${dev ? ' -D' : ''} ${list}`;
-    }
-  };
-  return [
-    ...(dependencies.runtime.length > 0 ? [command(dependencies.runtime, false)] : []),
-    ...(dependencies.dev.length > 0 ? [command(dependencies.dev, true)] : []),
-  ];
 }
 
 const shellWord = (text: string) => (/^[\w@./:+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);

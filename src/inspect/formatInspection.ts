@@ -73,6 +73,7 @@ function flagsOf(f: Finding): string[] {
     case 'consumer':
       return [
         ...(f.job ? [`job ${f.job}`] : []),
+        ...(f.via ? [`through ${f.via.name} (${f.via.file}:${f.via.line})`] : []),
         f.dedupeEvidence ? `dedupes at ${f.dedupeEvidence.file}:${f.dedupeEvidence.line}` : f.dedupes ? 'dedupes' : 'no dedupe',
         ...(f.messageId ? [`message id ${f.messageId}`] : []),
       ];

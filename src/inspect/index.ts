@@ -7,6 +7,7 @@ import { isFrontEndPath, isFrontEndSource } from './files/isFrontEnd.js';
 import { printable } from './files/printable.js';
 import { walkProject, type ProjectFile } from './files/walkProject.js';
 import { buildEndpoints } from './resolve/buildEndpoints.js';
+import { expandRecordedWrappers } from './resolve/consumerWrappers.js';
 import { FunctionGraph } from './resolve/functionGraph.js';
 import { linkWebhooks } from './resolve/linkWebhooks.js';
 import type { FileRecord, ProjectRecords } from './resolve/projectRecords.js';
@@ -92,9 +93,11 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
     if (reaches(route, inserting)) finding.insertsRecord = true;
   }
 
+  const wrapped = expandRecordedWrappers(records);
   const findings: Finding[] = [
     ...endpoints.map((e) => e.finding),
-    ...[...records.files.values()].flatMap((r) => r.facts.findings),
+    ...[...records.files.values()].flatMap((r) => r.facts.findings).filter((f) => !wrapped.replaced.has(f)),
+    ...wrapped.added,
     ...linkWebhooks(records, graph, endpoints),
   ];
   for (const [rel, text] of texts) {

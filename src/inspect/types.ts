@@ -111,6 +111,8 @@ export interface ConsumerFinding extends FindingBase {
   /** The message identity the handler reads, when visible (`job.id`, `message.key`, `event.id`). */
   messageId?: string;
   dedupeEvidence?: DedupeEvidence;
+  /** Registered through the project's own wrapper (`KafkaService.subscribe`), found at the wrapper's consumer. */
+  via?: { name: string; file: string; line: number };
 }
 
 export interface CronFinding extends FindingBase {

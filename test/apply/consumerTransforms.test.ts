@@ -238,3 +238,24 @@ export class ReceiptsProcessor {
     }
   });
 });
+
+describe("a consumer registered through the project's own wrapper", () => {
+  it('is left manual, naming the wrapper call and saying the handler may get only the payload', () => {
+    const file = 'src/payments/event-consumer.ts';
+    const text = `export class EventConsumer {
+  constructor(private readonly kafka: KafkaService) {}
+  async start(): Promise<void> {
+    await this.kafka.subscribe('order.created', 'payments', async (p) => {
+      await charge(p.orderId as string);
+    });
+  }
+}
+declare class KafkaService { subscribe(topic: string, group: string, handler: (p: Record<string, unknown>) => Promise<void>): Promise<void> }
+declare function charge(id: string): Promise<void>;
+`;
+    const out = wireSource(file, text, [target(file, 4)], options(['consumers/kafka']));
+    expect(out.text).toBe(text);
+    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringContaining("registered through `this.kafka.subscribe(…)`, the project's own wrapper")]);
+    expect(out.manual[0]!.reason).toContain('a business key from it');
+  });
+});

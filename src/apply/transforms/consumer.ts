@@ -164,6 +164,40 @@ function handleText(handler: Expression): string {
 }
 
 /**
+ * Inspection records a consumer registered through the project's own function (`this.kafka.subscribe('topic', group,
+ * async (p) => …)`) at that call: `this.kafka.subscribe(…)` when a call with a function argument starts on the line
+ * and what it is called on comes from the project (a relative import or a class of this file), not a broker package.
+ */
+function wrapperCallAt(sf: SourceFile, line: number): string | undefined {
+  const call = sf.getDescendantsOfKind(SyntaxKind.CallExpression).find((c) => c.getStartLineNumber() === line && c.getArguments().some((a) => isFunction(a)));
+  const callee = call?.getExpression();
+  if (!callee || !(Node.isIdentifier(callee) || Node.isPropertyAccessExpression(callee)) || !projectOwned(sf, callee)) return undefined;
+  return `\`${callee.getText().replace(/\s+/g, '')}(…)\``;
+}
+
+function projectOwned(sf: SourceFile, callee: Node): boolean {
+  const fromProject = (name: string | undefined): boolean => {
+    if (!name) return false;
+    const declaration = sf.getImportDeclarations().find((d) => d.getDefaultImport()?.getText() === name || d.getNamespaceImport()?.getText() === name || d.getNamedImports().some((n) => (n.getAliasNode() ?? n.getNameNode()).getText() === name));
+    if (declaration) return /^(\.|[@~#]\/)/.test(declaration.getModuleSpecifierValue());
+    return sf.getClass(name) !== undefined || sf.getFunction(name) !== undefined;
+  };
+  if (Node.isIdentifier(callee)) return fromProject(callee.getText());
+  if (!Node.isPropertyAccessExpression(callee)) return false;
+  const receiver = callee.getExpression();
+  if (Node.isIdentifier(receiver)) {
+    const init = sf.getVariableDeclaration(receiver.getText())?.getInitializer();
+    return fromProject(init && Node.isNewExpression(init) ? init.getExpression().getText() : receiver.getText());
+  }
+  // `this.kafka`: the type of the field or constructor parameter it names.
+  if (!Node.isPropertyAccessExpression(receiver) || receiver.getExpression().getKind() !== SyntaxKind.ThisKeyword) return false;
+  const cls = callee.getFirstAncestorByKind(SyntaxKind.ClassDeclaration);
+  const field = receiver.getName();
+  const typed = cls?.getProperty(field)?.getTypeNode() ?? cls?.getConstructors()[0]?.getParameter(field)?.getTypeNode();
+  return fromProject(typed?.getText());
+}
+
+/**
  * Queue consumers: the handler the broker client calls becomes the `handle` of the scaffold's wrapper for that
  * client, keyed by the message id, acknowledging only after the record is COMPLETED. BullMQ and kafkajs are wired;
  * amqplib and JetStream handlers acknowledge messages themselves, which the wrappers must own: listed manual.
@@ -172,6 +206,10 @@ export const wireConsumer: Transform = (sf, target, context) => {
   const located = locateTrigger(sf, target, context.anyLine, classifyConsumer);
   if (located.kind === 'stale') return { edits: [], manual: [], stale: located.reason };
   if (located.kind === 'unknown') {
+    const wrapper = wrapperCallAt(sf, target.line);
+    if (wrapper) {
+      return manualOnly(target, `the consumer is registered through ${wrapper}, the project's own wrapper around its broker client, which apply does not rewrite: wrap the handler passed there with idempotentHandler() from consumers/handler.ts, with messageIdOf reading the id the wrapper hands the handler or, when it hands only the payload, a business key from it (the wrapper's caller cannot see the broker's message id), and let the wrapper acknowledge only after the handler returns`);
+    }
     return manualOnly(target, 'the consumer is registered in a shape apply does not recognise (BullMQ new Worker, Bull queue.process, NestJS @Process, kafkajs run({ eachMessage })); wrap its handler with idempotentHandler() from consumers/handler.ts, keyed by the message id, and acknowledge after it returns');
   }
   const { shape } = located;

@@ -19,7 +19,7 @@ export const consumerWithoutDedupe: Rule = {
         file: finding.file,
         line: finding.line,
         evidence: text.split('\n')[finding.line - 1]?.trim() ?? '',
-        message: `${finding.broker} consumer${finding.queue ? ` of ${finding.queue}` : ''} applies messages without recording their id: a redelivery runs it twice.`,
+        message: `${finding.broker} consumer${finding.queue ? ` of ${finding.queue}` : ''}${finding.via ? ` (registered through ${finding.via.name}, ${finding.via.file}:${finding.via.line})` : ''} applies messages without recording their id: a redelivery runs it twice.`,
       });
     }
     return out;

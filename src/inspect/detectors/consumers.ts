@@ -20,6 +20,7 @@ export const consumers: Detector = {
       const args = expr.arguments ?? [];
       if (origin && BULLMQ.test(origin.module) && origin.imported === 'Worker') {
         push(ctx, facts, expr, 'bullmq', stringValue(args[0], ctx.index.consts), args[1]);
+        noteWrapper(ctx, facts, expr, args[1], args[0]);
       } else if (origin?.module === '@aws-sdk/client-sqs' && origin.imported === 'ReceiveMessageCommand') {
         push(ctx, facts, expr, 'sqs', queueName(stringValue(objectProperty(args[0], 'QueueUrl'), ctx.index.consts)), undefined, enclosingFunction(expr));
       }
@@ -33,8 +34,10 @@ export const consumers: Detector = {
       if (method === 'run' && arg0 && (objectProperty(arg0, 'eachMessage') || objectProperty(arg0, 'eachBatch'))) {
         const handler = objectProperty(arg0, 'eachMessage') ?? objectProperty(arg0, 'eachBatch');
         push(ctx, facts, call, 'kafka', topics.get(receiver.join('.')) ?? topics.get('*'), handler);
+        noteWrapper(ctx, facts, call, handler, kafkaTopicExpression(call));
       } else if (method === 'consume' && has(AMQP) && call.arguments.length >= 2) {
         push(ctx, facts, call, 'rabbitmq', stringValue(arg0, ctx.index.consts), call.arguments[1]);
+        noteWrapper(ctx, facts, call, call.arguments[1], arg0);
       } else if (method === 'subscribe' && has(NATS) && arg0 && stringValue(arg0, ctx.index.consts) !== undefined) {
         push(ctx, facts, call, 'nats', stringValue(arg0, ctx.index.consts), objectProperty(call.arguments[1], 'callback'), objectProperty(call.arguments[1], 'callback') ? undefined : enclosingFunction(call));
       } else if (method === 'create' && ctx.originOf(call.expression.expression)?.module === 'sqs-consumer') {
@@ -45,6 +48,7 @@ export const consumers: Detector = {
         push(ctx, facts, call, 'bull', name === true ? undefined : name, call.arguments[call.arguments.length - 1]);
       } else if (method === 'work' && has(/^pg-boss$/) && arg0) {
         push(ctx, facts, call, 'pg-boss', stringValue(arg0, ctx.index.consts), call.arguments[call.arguments.length - 1]);
+        noteWrapper(ctx, facts, call, call.arguments[call.arguments.length - 1], arg0);
       } else if (method === 'define' && has(/^(agenda|@hokify\/agenda)$/) && arg0) {
         push(ctx, facts, call, 'agenda', stringValue(arg0, ctx.index.consts), call.arguments[call.arguments.length - 1]);
       }
@@ -95,7 +99,67 @@ function handlerNode(handler: ts.Expression | undefined, ctx: FileContext): ts.N
   return found;
 }
 
-function enclosingFunction(node: ts.Node): ts.Node | undefined {
+/**
+ * The registration sits in a function that received its handler (`subscribe(topic, groupId, handler)` running
+ * `await handler(parsed)` in eachMessage): record the wrapper, so its callers, which say what each consumer does and
+ * which topic it reads, become the findings (resolve/consumerWrappers.ts).
+ */
+function noteWrapper(ctx: FileContext, facts: FileFacts, registration: ts.Node, handler: ts.Expression | undefined, queue: ts.Expression | undefined): void {
+  const fn = enclosingFunction(registration);
+  const named = fn && wrapperName(fn);
+  const finding = facts.findings.at(-1);
+  if (!fn || !named || finding?.kind !== 'consumer') return;
+  const params = fn.parameters.map((p) => (ts.isIdentifier(p.name) ? p.name.text : undefined));
+  const paramIndex = (expr: ts.Expression | undefined) => {
+    const node = expr && unwrap(expr);
+    return node && ts.isIdentifier(node) ? params.indexOf(node.text) : -1;
+  };
+  let handlerIndex = paramIndex(handler);
+  const body = handler && unwrap(handler);
+  if (handlerIndex < 0 && body && isFunctionLike(body)) {
+    // The inline handler calls one of the wrapper's parameters: that parameter is what each caller's consumer does.
+    const visit = (n: ts.Node): void => {
+      if (handlerIndex >= 0) return;
+      if (ts.isCallExpression(n)) handlerIndex = paramIndex(n.expression);
+      ts.forEachChild(n, visit);
+    };
+    visit(body);
+  }
+  if (handlerIndex < 0) return;
+  const queueIndex = paramIndex(queue);
+  facts.consumerWrappers.push({ finding, ...named, handlerIndex, ...(queueIndex >= 0 ? { queueIndex } : {}) });
+}
+
+/** A function declaration, a class's method, or a function assigned to a name: something a caller can call by name. */
+function wrapperName(fn: ts.FunctionLikeDeclaration): { name: string; className?: string } | undefined {
+  if (ts.isFunctionDeclaration(fn) && fn.name) return { name: fn.name.text };
+  if (ts.isMethodDeclaration(fn) && ts.isIdentifier(fn.name) && ts.isClassDeclaration(fn.parent) && fn.parent.name) return { name: fn.name.text, className: fn.parent.name.text };
+  const holder = fn.parent;
+  if ((ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && holder) {
+    if (ts.isVariableDeclaration(holder) && ts.isIdentifier(holder.name)) return { name: holder.name.text };
+    if (ts.isPropertyDeclaration(holder) && ts.isIdentifier(holder.name) && ts.isClassDeclaration(holder.parent) && holder.parent.name) return { name: holder.name.text, className: holder.parent.name.text };
+  }
+  return undefined;
+}
+
+/** The topic a kafkajs `run` reads, as written in the `subscribe({ topic })` of the same function (a parameter, in a wrapper). */
+function kafkaTopicExpression(run: ts.CallExpression): ts.Expression | undefined {
+  const fn = enclosingFunction(run);
+  let found: ts.Expression | undefined;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'subscribe') {
+      const topic = objectProperty(n.arguments[0], 'topic') ?? objectProperty(n.arguments[0], 'topics');
+      const node = topic && unwrap(topic);
+      found = node && ts.isArrayLiteralExpression(node) && node.elements.length === 1 ? node.elements[0] : node;
+    }
+    ts.forEachChild(n, visit);
+  };
+  if (fn) visit(fn);
+  return found;
+}
+
+function enclosingFunction(node: ts.Node): ts.FunctionLikeDeclaration | undefined {
   for (let current = node.parent; current; current = current.parent) {
     if (isFunctionLike(current)) return current;
   }

@@ -86,6 +86,11 @@ function callbackName(expr: ts.Expression | undefined): string | undefined {
     const calls: string[] = [];
     const visit = (n: ts.Node): void => {
       if (ts.isCallExpression(n)) {
+        // `this.processOutbox().catch(log)`: the job is the call the promise handlers hang on, not `.catch`.
+        if (ts.isPropertyAccessExpression(n.expression) && /^(catch|then|finally)$/.test(n.expression.name.text) && ts.isCallExpression(unwrap(n.expression.expression))) {
+          visit(unwrap(n.expression.expression));
+          return;
+        }
         const chain = accessChain(n.expression).map((p) => p.replace(/\(\)$/, ''));
         const name = chain.filter((p) => p !== 'this').join('.');
         if (!name || /^(console|logger|log)\b/.test(name)) return;

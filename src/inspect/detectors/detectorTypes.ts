@@ -1,7 +1,7 @@
 import type { ts } from 'ts-morph';
 import type { ImportBinding, SourceIndex } from '../parse/indexSource.js';
 import type { PackageStack } from '../stack/detectStack.js';
-import type { Finding, HttpMethod } from '../types.js';
+import type { ConsumerFinding, Finding, HttpMethod } from '../types.js';
 
 /** Everything a detector may look at for one file. Internal: never leaves src/inspect. */
 export interface FileContext {
@@ -116,6 +116,23 @@ export interface FileFacts {
   insertFunctionKeys: string[];
   /** Functions of this file (by local name) that apply `@Controller`: see NestControllerFactory. */
   nestControllerFactories: Map<string, NestControllerFactory>;
+  /** Consumers registered inside a function that receives the handler: the project's own subscribe wrapper. */
+  consumerWrappers: ConsumerWrapper[];
+}
+
+/**
+ * `KafkaService.subscribe(topic, groupId, handler)`: a function or method of this file that registers a consumer and
+ * runs a handler it was given. Its callers across the project are the real consumers (resolve/consumerWrappers.ts).
+ */
+export interface ConsumerWrapper {
+  /** The consumer found inside the wrapper, replaced by one finding per caller when callers are found. */
+  finding: ConsumerFinding;
+  /** The function's name, or the method's name when `className` is set. */
+  name: string;
+  className?: string;
+  /** Which argument of a call to the wrapper is the handler, and which (if any) names the queue or topic. */
+  handlerIndex: number;
+  queueIndex?: number;
 }
 
 export interface Detector {
@@ -128,5 +145,5 @@ export interface Detector {
 }
 
 export function emptyFacts(): FileFacts {
-  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], nestControllerFactories: new Map() };
+  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], nestControllerFactories: new Map(), consumerWrappers: [] };
 }

@@ -160,11 +160,36 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(again.changes).toEqual([]);
   });
 
+  it('a service two actions number alike (no step and step 0 make one key): keyed once, with the number written', async () => {
+    copy = await copyFixture('express-service', (text) => {
+      const config = JSON.parse(text) as { actions: Array<Record<string, unknown>> };
+      return JSON.stringify({ ...config, actions: [...config.actions, { ...config.actions[0], name: 'chargeAgain', route: 'POST /charges', source: 'src/routes/orders.ts:35' }] }, null, 2);
+    });
+    await edit('src/payments.ts', (text) => `${text}\nexport async function holdDeposit(amountCents: number): Promise<string> {\n  const intent = await stripe.paymentIntents.create({ amount: amountCents, currency: 'eur', capture_method: 'manual' });\n  return intent.id;\n}\n`);
+    await edit('src/routes/orders.ts', (text) =>
+      `${text.replace("import { chargeOrder } from '../payments.js';", "import { chargeOrder, holdDeposit } from '../payments.js';").replace('    const paymentIntent = await chargeOrder(price * quantity);', '    const paymentIntent = await chargeOrder(price * quantity);\n    await holdDeposit(500);')}\nordersRouter.post('/charges', async (req, res) => {\n  res.status(201).json({ charge: await chargeOrder(500) });\n});\n`,
+    );
+    const result = await apply();
+    expect(reasons(result).filter((r) => r.includes('step') || r.startsWith('chargeOrder is also called at src/routes'))).toEqual([]);
+    const payments = result.changes.find((c) => c.path === 'src/payments.ts')?.after ?? '';
+    expect(payments).toContain('...(customer ? { customer } : {}) }, idempotencyContext ? stripeRequestOptions(idempotencyContext, 0) : undefined);');
+    expect(payments).toContain("capture_method: 'manual' }, idempotencyContext ? stripeRequestOptions(idempotencyContext, 1) : undefined);");
+    expect(payments.match(/stripeRequestOptions\(idempotencyContext/g)).toHaveLength(2);
+    const route = result.changes.find((c) => c.path === 'src/routes/orders.ts')?.after ?? '';
+    expect(route).toContain('charge: await chargeOrder(500, undefined, idempotencyContext)');
+    expect(route).toContain('await holdDeposit(500, idempotencyContext);');
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+  });
+
   it('a handler reaching Adyen and PayPal in two places: each provider numbers its own steps, so both go step-less', async () => {
     copy = await copyFixture('express-service-providers');
     await edit('src/routes/checkout.ts', (text) => text.replace('    const psp = await payByCard(amountMinor, orderId);', '    const psp = await payByCard(amountMinor, orderId);\n    await openPaypalOrder((amountMinor / 100).toFixed(2));'));
     const result = await apply();
     expect(reasons(result).filter((r) => r.includes('more than one') || r.includes('step'))).toEqual([]);
+    // Each route calls openPaypalOrder with its own claim: neither call is listed as one left without a context.
+    expect(reasons(result).filter((r) => r.startsWith('openPaypalOrder is also called'))).toEqual([]);
+    expect(reasons(result)).toContainEqual(expect.stringContaining('payByCard is also called at src/retryCard.ts:5 without a context'));
     const service = result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '';
     // One call per provider: no step (the same key as step 0), which also agrees with the PayPal route keying openPaypalOrder.
     expect(service).toContain('idempotencyContext ? { idempotencyKey: adyenIdempotency(idempotencyContext).idempotencyKey } : undefined');

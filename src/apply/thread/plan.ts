@@ -21,6 +21,10 @@ export interface ThreadPlan {
   threaded: boolean;
   /** The files holding the calls an earlier run keyed. */
   holders: SourceContext[];
+  /** Where the calls on the way pass the context (`file:line`), this run or an earlier one. */
+  passes: string[];
+  /** The other calls of each function on the way (`file:line`), with the provider calls they reach below it. */
+  callers: Array<{ hop: Hop; at: string[]; below: OpenCall[] }>;
 }
 
 /** What planning reads of the project beyond its sources. */
@@ -119,7 +123,7 @@ function partingCalls(chains: readonly Chain[]): string[] {
  * the places the handler reaches; or a manual step when a refusal rule applies.
  */
 export function planThreading(ctx: Sources, located: LocatedHandler, target: WiringTarget, project: ThreadProject): ThreadPlan {
-  const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false, holders: [] };
+  const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false, holders: [], passes: [], callers: [] };
   const { fn, source: handlerSource } = located;
   const chains = chainsFrom(ctx, fn, handlerSource, [], new Set([fn]));
   const earlier = threadedBefore(ctx, fn, handlerSource);
@@ -194,10 +198,8 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
   });
   out.handler = { file: handlerSource.rel, edit: { fn, accessor: located.accessor, addRequest: located.addRequest === true } };
   out.threaded = true;
-  for (const use of uses.filter((u) => u.callers.length > 0)) {
-    const below = chains.filter((c) => c.hops.some((hop) => hop.fn === use.hop.fn)).flatMap((c) => c.calls);
-    out.manual.push({ action: target.action, file: use.hop.source.rel, line: lineOf(use.hop.fn), reason: `${nameOfFunction(use.hop.fn) ?? 'the function'} is also called at ${use.callers.join(', ')} without a context: those calls still send ${providersOf(below).names} ${below.every((c) => c.perCall) ? 'the key they made anew on each call before' : 'no idempotency key'} (the new parameter is optional). Pass idempotencyOf(request) there when that caller is protected too` });
-  }
+  out.passes = hops.map((hop) => `${hop.callSource.rel}:${lineOf(hop.call)}`);
+  out.callers = uses.filter((u) => u.callers.length > 0).map((use) => ({ hop: use.hop, at: use.callers, below: chains.filter((c) => c.hops.some((hop) => hop.fn === use.hop.fn)).flatMap((c) => c.calls) }));
   return out;
 }
 
@@ -224,6 +226,19 @@ export function settleSharedCalls(plans: ReadonlyArray<{ target: WiringTarget; p
     const [theirs, action] = [...stepsAt.get(item.call)!].find(([other]) => other !== (step ?? 0))!;
     const line = lineOf(item.call);
     const reason = `not keyed because ${callName(item)} at ${clash.file}:${line} would be step ${step ?? 0} of this action's claim and step ${theirs} of ${action}'s, and a call site can hold one number: pass the step down with idempotencyOf(request) and key the call with ${byHand([item], ', step')}, by hand`;
-    return { target, plan: { ops: [], edits: [], threaded: false, holders: [], manual: [{ action: target.action, file: clash.file, line, reason }] } };
+    return { target, plan: { ops: [], edits: [], threaded: false, holders: [], passes: [], callers: [], manual: [{ action: target.action, file: clash.file, line, reason }] } };
+  });
+}
+
+/**
+ * A manual step for each function on the way that is also called without a context, leaving out the calls another
+ * protected action threads its own claim through (`passing`: every settled plan's passes), which do pass one.
+ */
+export function callerSteps(target: WiringTarget, plan: ThreadPlan, passing: ReadonlySet<string>): ManualStep[] {
+  return plan.callers.flatMap(({ hop, at, below }) => {
+    const left = at.filter((where) => !passing.has(where));
+    if (left.length === 0) return [];
+    const what = below.every((c) => c.perCall) ? 'the key they made anew on each call before' : 'no idempotency key';
+    return [{ action: target.action, file: hop.source.rel, line: lineOf(hop.fn), reason: `${nameOfFunction(hop.fn) ?? 'the function'} is also called at ${left.join(', ')} without a context: those calls still send ${providersOf(below).names} ${what} (the new parameter is optional). Pass idempotencyOf(request) there when that caller is protected too` }];
   });
 }

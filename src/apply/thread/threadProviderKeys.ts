@@ -11,7 +11,7 @@ import { KEYED_SDKS } from '../transforms/stableParams.js';
 import type { Edit, ManualStep, WiringTarget } from '../types.js';
 import { editFile, type HandlerEdit, type Op } from './edit.js';
 import { locateHandler } from './locate.js';
-import { planThreading, settleSharedCalls, type ThreadPlan } from './plan.js';
+import { callerSteps, planThreading, settleSharedCalls, type ThreadPlan } from './plan.js';
 
 /** How the route pass says a provider call it could not see is elsewhere; superseded when this pass keys it. */
 export const NOT_IN_HANDLER = [' call is not made inside the route handler', 'calls from a NestJS handler need the claim'];
@@ -92,11 +92,13 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
     const located = locateHandler(ctx, routeSource, tree, target, input.framework, input);
     if (located) planned.push({ target, plan: planThreading(ctx, located, target, project) });
   }
-  for (const { target, plan } of settleSharedCalls(planned)) {
+  const settled = settleSharedCalls(planned);
+  const passing = new Set(settled.flatMap(({ plan }) => plan.passes));
+  for (const { target, plan } of settled) {
     for (const { file, op } of plan.ops) ops.set(file, withOp(ops.get(file) ?? [], op));
     if (plan.handler) handlers.set(plan.handler.file, [...(handlers.get(plan.handler.file) ?? []), plan.handler.edit]);
     out.edits.push(...plan.edits);
-    out.manual.push(...plan.manual);
+    out.manual.push(...plan.manual, ...callerSteps(target, plan, passing));
     if (plan.threaded) out.threaded.add(target.action);
     for (const holder of plan.holders) out.holders.set(holder.rel, holder.text);
   }

@@ -84,13 +84,28 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect((await apply()).changes).toEqual([]);
   });
 
+  it('a service with a Stripe call of its own that calls a helper with another: the service step 0, the helper one further down step 1', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', (text) =>
+      `${text.replace('  return intent.id;', '  await holdDeposit(500);\n  return intent.id;')}\nasync function holdDeposit(amountCents: number): Promise<string> {\n  const intent = await stripe.paymentIntents.create({ amount: amountCents, currency: 'eur', capture_method: 'manual' });\n  return intent.id;\n}\n`,
+    );
+    const result = await apply();
+    const payments = result.changes.find((c) => c.path === 'src/payments.ts')?.after ?? '';
+    expect(payments).toContain('...(customer ? { customer } : {}) }, idempotencyContext ? stripeRequestOptions(idempotencyContext, 0) : undefined);\n  await holdDeposit(500, idempotencyContext);');
+    expect(payments).toContain("capture_method: 'manual' }, idempotencyContext ? stripeRequestOptions(idempotencyContext, 1) : undefined);");
+    expect(payments).toContain('async function holdDeposit(amountCents: number, idempotencyContext?: ProviderKeySource): Promise<string> {');
+    expect(summaries(result)).toContainEqual(expect.stringContaining('threads the claim of POST /orders down to chargeOrder (src/payments.ts) → holdDeposit (src/payments.ts)'));
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+  });
+
   it('a second place the handler reaches after an earlier apply keyed the first: left manual, the steps would be numbered apart', async () => {
     copy = await copyFixture('express-service');
     await apply();
     await edit('src/payments.ts', (text) => `${text}\nexport async function holdDeposit(amountCents: number): Promise<string> {\n  const intent = await stripe.paymentIntents.create({ amount: amountCents, currency: 'eur', capture_method: 'manual' });\n  return intent.id;\n}\n`);
     await edit('src/routes/orders.ts', (text) => text.replace("import { chargeOrder } from '../payments.js';", "import { chargeOrder, holdDeposit } from '../payments.js';").replace('    const { rows } = await db.query', '    await holdDeposit(500);\n    const { rows } = await db.query'));
     const result = await apply();
-    expect(reasons(result)).toContainEqual(expect.stringMatching(/^an earlier apply keyed provider calls in src\/payments\.ts from the handler's claim, and the handler now also reaches unkeyed ones \(src\/payments\.ts:\d+ \(Stripe\)\)/));
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^the handler's claim keys provider calls in src\/payments\.ts already \(an earlier apply, or by hand\), and the handler now also reaches unkeyed ones \(src\/payments\.ts:\d+ \(Stripe\)\)/));
     expect(result.changes).toEqual([]);
   });
 

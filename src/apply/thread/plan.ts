@@ -155,7 +155,7 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
   }
   // The steps are numbered over the places found now: ones keyed before would not be counted, and two could meet.
   if (earlier.length > 0) {
-    return manual(`an earlier apply keyed provider calls in ${earlier.map((s) => s.rel).join(', ')} from the handler's claim, and the handler now also reaches unkeyed ones (${where}): numbered apart, two could share a key, which ${names} refuse${plural ? '' : 's'} for different parameters. Give each call its own step, ${byHand(all, ', n')}, by hand`, at);
+    return manual(`the handler's claim keys provider calls in ${earlier.map((s) => s.rel).join(', ')} already (an earlier apply, or by hand), and the handler now also reaches unkeyed ones (${where}): numbered apart, two could share a key, which ${names} refuse${plural ? '' : 's'} for different parameters. Give each call its own step, ${byHand(all, ', n')}, by hand`, at);
   }
   // One refused chain leaves the whole handler manual: keyed in part, the handler would count as threaded (the
   // route pass's step for its out-of-handler calls would go, and a re-run would take it as done), while the place

@@ -52,8 +52,8 @@ export interface ThreadOutcome {
  * Left manual, with the reason: a function used as a value (its caller could pass anything in that place), an
  * overloaded or overridable one, one outside the project, a provider providers.ts has no helper for. A handler
  * reaching several functions keys each call with its own step among all its places for that provider (plan.ts);
- * left manual where one step cannot be right: a function reached twice, a handler with provider calls of its own, a
- * call two actions would number differently (settleSharedCalls).
+ * left manual where one step cannot be right: a function reached twice, a handler with provider calls of its own or
+ * keyed in part already, a call two actions would number differently (settleSharedCalls).
  */
 export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutcome> {
   const out: ThreadOutcome = { texts: new Map(), edits: [], manual: [], threaded: new Set(), holders: new Map() };

@@ -27,6 +27,7 @@ describe('apply threading the key into services: the shapes it refuses, and a na
   };
   const apply = () => runApply({ cwd: copy!.dir, yes: true, quiet: true }, { interactive: false });
   const reasons = (result: Awaited<ReturnType<typeof apply>>) => result.manual.map((m) => m.reason);
+  const summaries = (result: Awaited<ReturnType<typeof apply>>) => result.edits.map((e) => e.summary);
 
   it('a function also passed as a value: a caller could put anything in the new parameter', async () => {
     copy = await copyFixture('express-service');
@@ -45,11 +46,81 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
   });
 
-  it('a handler that reaches Stripe in two places: one claim would give both the same key', async () => {
+  it('a handler that calls one Stripe service twice: it runs twice in one execution, so it stays manual with the reason', async () => {
     copy = await copyFixture('express-service');
     await edit('src/routes/orders.ts', (text) => text.replace('    const paymentIntent = await chargeOrder(price * quantity);', '    const paymentIntent = await chargeOrder(price * quantity);\n    await chargeOrder(100);'));
     const result = await apply();
-    expect(reasons(result)).toContainEqual(expect.stringContaining('the handler reaches provider calls in more than one place'));
+    expect(reasons(result)).toContainEqual(
+      expect.stringMatching(/^the handler reaches chargeOrder \(src\/payments\.ts\) through more than one call \(src\/routes\/orders\.ts:(\d+), src\/routes\/orders\.ts:(?!\1)\d+\): it runs more than once in one execution, and keyed from one claim every run would send Stripe the same key with other parameters, which it refuses\. Give each run its own step, stripeRequestOptions\(context, n\)/),
+    );
+    expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
+    expect(result.changes.find((c) => c.path === 'src/routes/orders.ts')?.after ?? '').not.toContain('chargeOrder(100, undefined, idempotencyContext)');
+  });
+
+  it('a handler that reaches Stripe in two service functions: each call keyed with its own step, in the order the handler reaches them', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', (text) => `${text}\n/** A refundable deposit held on the card. */\nexport async function holdDeposit(amountCents: number): Promise<string> {\n  const intent = await stripe.paymentIntents.create({ amount: amountCents, currency: 'eur', capture_method: 'manual' });\n  return intent.id;\n}\n`);
+    await edit('src/routes/orders.ts', (text) =>
+      text
+        .replace("import { chargeOrder } from '../payments.js';", "import { chargeOrder, holdDeposit } from '../payments.js';")
+        .replace('    const paymentIntent = await chargeOrder(price * quantity);', '    await holdDeposit(500);\n    const paymentIntent = await chargeOrder(price * quantity);'),
+    );
+    const result = await apply();
+    const payments = result.changes.find((c) => c.path === 'src/payments.ts')?.after ?? '';
+    // holdDeposit is called first: step 0; chargeOrder step 1, whatever order the file declares them in.
+    expect(payments).toContain("capture_method: 'manual' }, idempotencyContext ? stripeRequestOptions(idempotencyContext, 0) : undefined);");
+    expect(payments).toContain('...(customer ? { customer } : {}) }, idempotencyContext ? stripeRequestOptions(idempotencyContext, 1) : undefined);');
+    const route = result.changes.find((c) => c.path === 'src/routes/orders.ts')?.after ?? '';
+    expect(route).toContain('await holdDeposit(500, idempotencyContext);');
+    expect(route).toContain('await chargeOrder(price * quantity, undefined, idempotencyContext);');
+    expect(reasons(result).filter((r) => r.includes('more than one'))).toEqual([]);
+    expect(summaries(result)).toContainEqual(expect.stringMatching(/^passes the derived Stripe idempotency key to stripe\.paymentIntents\.create \(line 11, step 0\) when given a context/));
+    expect(summaries(result)).toContainEqual(expect.stringMatching(/^passes the derived Stripe idempotency key to stripe\.paymentIntents\.create \(line 5, step 1\) when given a context/));
+    expect(summaries(result).filter((s) => s.startsWith('threads the claim of POST /orders down to'))).toEqual([
+      expect.stringContaining('holdDeposit (src/payments.ts)'),
+      expect.stringContaining('chargeOrder (src/payments.ts)'),
+    ]);
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+  });
+
+  it('a service with a Stripe call of its own that calls a helper with another: the service step 0, the helper one further down step 1', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', (text) =>
+      `${text.replace('  return intent.id;', '  await holdDeposit(500);\n  return intent.id;')}\nasync function holdDeposit(amountCents: number): Promise<string> {\n  const intent = await stripe.paymentIntents.create({ amount: amountCents, currency: 'eur', capture_method: 'manual' });\n  return intent.id;\n}\n`,
+    );
+    const result = await apply();
+    const payments = result.changes.find((c) => c.path === 'src/payments.ts')?.after ?? '';
+    expect(payments).toContain('...(customer ? { customer } : {}) }, idempotencyContext ? stripeRequestOptions(idempotencyContext, 0) : undefined);\n  await holdDeposit(500, idempotencyContext);');
+    expect(payments).toContain("capture_method: 'manual' }, idempotencyContext ? stripeRequestOptions(idempotencyContext, 1) : undefined);");
+    expect(payments).toContain('async function holdDeposit(amountCents: number, idempotencyContext?: ProviderKeySource): Promise<string> {');
+    expect(summaries(result)).toContainEqual(expect.stringContaining('threads the claim of POST /orders down to chargeOrder (src/payments.ts) → holdDeposit (src/payments.ts)'));
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+  });
+
+  it('a second place the handler reaches after an earlier apply keyed the first: left manual, the steps would be numbered apart', async () => {
+    copy = await copyFixture('express-service');
+    await apply();
+    await edit('src/payments.ts', (text) => `${text}\nexport async function holdDeposit(amountCents: number): Promise<string> {\n  const intent = await stripe.paymentIntents.create({ amount: amountCents, currency: 'eur', capture_method: 'manual' });\n  return intent.id;\n}\n`);
+    await edit('src/routes/orders.ts', (text) => text.replace("import { chargeOrder } from '../payments.js';", "import { chargeOrder, holdDeposit } from '../payments.js';").replace('    const { rows } = await db.query', '    await holdDeposit(500);\n    const { rows } = await db.query'));
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^the handler's claim keys provider calls in src\/payments\.ts already \(an earlier apply, or by hand\), and the handler now also reaches unkeyed ones \(src\/payments\.ts:\d+ \(Stripe\)\)/));
+    expect(result.changes).toEqual([]);
+  });
+
+  it('a service two actions number differently: a call site holds one step, so both actions stay manual', async () => {
+    copy = await copyFixture('express-service', (text) => {
+      const config = JSON.parse(text) as { actions: Array<Record<string, unknown>> };
+      return JSON.stringify({ ...config, actions: [...config.actions, { ...config.actions[0], name: 'holdDeposit', route: 'POST /deposits', source: 'src/routes/orders.ts:35' }] }, null, 2);
+    });
+    await edit('src/payments.ts', (text) => `${text}\nexport async function holdDeposit(amountCents: number): Promise<string> {\n  const intent = await stripe.paymentIntents.create({ amount: amountCents, currency: 'eur', capture_method: 'manual' });\n  return intent.id;\n}\n`);
+    await edit('src/routes/orders.ts', (text) =>
+      `${text.replace("import { chargeOrder } from '../payments.js';", "import { chargeOrder, holdDeposit } from '../payments.js';").replace('    const paymentIntent = await chargeOrder(price * quantity);', '    const paymentIntent = await chargeOrder(price * quantity);\n    await holdDeposit(500);')}\nordersRouter.post('/deposits', async (req, res) => {\n  res.status(201).json({ deposit: await holdDeposit(500) });\n});\n`,
+    );
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^not keyed because stripe\.paymentIntents\.create at src\/payments\.ts:\d+ would be step 1 of this action's claim and step 0 of holdDeposit's, and a call site can hold one number/));
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^not keyed because stripe\.paymentIntents\.create at src\/payments\.ts:\d+ would be step 0 of this action's claim and step 1 of createOrder's/));
     expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
   });
 
@@ -104,19 +175,75 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(again.changes).toEqual([]);
   });
 
-  it('a handler reaching Adyen and PayPal in two places: the rule holds across providers, and the step names them', async () => {
+  it('a service two actions number alike (no step and step 0 make one key): keyed once, with the number written', async () => {
+    copy = await copyFixture('express-service', (text) => {
+      const config = JSON.parse(text) as { actions: Array<Record<string, unknown>> };
+      return JSON.stringify({ ...config, actions: [...config.actions, { ...config.actions[0], name: 'chargeAgain', route: 'POST /charges', source: 'src/routes/orders.ts:35' }] }, null, 2);
+    });
+    await edit('src/payments.ts', (text) => `${text}\nexport async function holdDeposit(amountCents: number): Promise<string> {\n  const intent = await stripe.paymentIntents.create({ amount: amountCents, currency: 'eur', capture_method: 'manual' });\n  return intent.id;\n}\n`);
+    await edit('src/routes/orders.ts', (text) =>
+      `${text.replace("import { chargeOrder } from '../payments.js';", "import { chargeOrder, holdDeposit } from '../payments.js';").replace('    const paymentIntent = await chargeOrder(price * quantity);', '    const paymentIntent = await chargeOrder(price * quantity);\n    await holdDeposit(500);')}\nordersRouter.post('/charges', async (req, res) => {\n  res.status(201).json({ charge: await chargeOrder(500) });\n});\n`,
+    );
+    const result = await apply();
+    expect(reasons(result).filter((r) => r.includes('step') || r.startsWith('chargeOrder is also called at src/routes'))).toEqual([]);
+    const payments = result.changes.find((c) => c.path === 'src/payments.ts')?.after ?? '';
+    expect(payments).toContain('...(customer ? { customer } : {}) }, idempotencyContext ? stripeRequestOptions(idempotencyContext, 0) : undefined);');
+    expect(payments).toContain("capture_method: 'manual' }, idempotencyContext ? stripeRequestOptions(idempotencyContext, 1) : undefined);");
+    expect(payments.match(/stripeRequestOptions\(idempotencyContext/g)).toHaveLength(2);
+    const route = result.changes.find((c) => c.path === 'src/routes/orders.ts')?.after ?? '';
+    expect(route).toContain('charge: await chargeOrder(500, undefined, idempotencyContext)');
+    expect(route).toContain('await holdDeposit(500, idempotencyContext);');
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+  });
+
+  it('a handler reaching Adyen and PayPal in two places: each provider numbers its own steps, so both go step-less', async () => {
     copy = await copyFixture('express-service-providers');
     await edit('src/routes/checkout.ts', (text) => text.replace('    const psp = await payByCard(amountMinor, orderId);', '    const psp = await payByCard(amountMinor, orderId);\n    await openPaypalOrder((amountMinor / 100).toFixed(2));'));
     const result = await apply();
-    const reason = reasons(result).find((r) => r.startsWith('the handler reaches provider calls in more than one place'));
-    expect(reason).toMatch(/\(src\/services\/payments\.ts:\d+ \(Adyen\), src\/services\/payments\.ts:\d+ \(PayPal\)\)/);
-    expect(reason).toContain('which Adyen and PayPal refuse for different parameters');
-    expect(reason).toContain('adyenIdempotency(context, n) from providers.ts as its request options { idempotencyKey }; the PayPal-Request-Id header set to paypalRequestId(context, n)');
-    expect(reason).not.toContain('Stripe');
-    // The PayPal route alone still reaches one place: its call is keyed, the card route's is not.
+    expect(reasons(result).filter((r) => r.includes('more than one') || r.includes('step'))).toEqual([]);
+    // Each route calls openPaypalOrder with its own claim: neither call is listed as one left without a context.
+    expect(reasons(result).filter((r) => r.startsWith('openPaypalOrder is also called'))).toEqual([]);
+    expect(reasons(result)).toContainEqual(expect.stringContaining('payByCard is also called at src/retryCard.ts:5 without a context'));
     const service = result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '';
+    // One call per provider: no step (the same key as step 0), which also agrees with the PayPal route keying openPaypalOrder.
+    expect(service).toContain('idempotencyContext ? { idempotencyKey: adyenIdempotency(idempotencyContext).idempotencyKey } : undefined');
+    expect(service).toContain("...(idempotencyContext ? { 'PayPal-Request-Id': paypalRequestId(idempotencyContext) } : {})");
+    expect(service.match(/paypalRequestId\(idempotencyContext/g)).toHaveLength(1);
+    const route = result.changes.find((c) => c.path === 'src/routes/checkout.ts')?.after ?? '';
+    expect(route).toContain('const psp = await payByCard(amountMinor, orderId, idempotencyContext);\n    await openPaypalOrder((amountMinor / 100).toFixed(2), idempotencyContext);');
+    expect(summaries(result).filter((e) => e.startsWith('passes the derived'))).toEqual([
+      expect.stringMatching(/^passes the derived Adyen idempotency key to payments \(line \d+\) when given a context/),
+      expect.stringMatching(/^passes the derived PayPal idempotency key as the PayPal-Request-Id header of paypal v2\/checkout\/orders \(line \d+\) when given a context/),
+      expect.stringMatching(/^passes the derived PayPal idempotency key as the PayPal-Request-Id header/),
+    ]);
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+  });
+
+  it('a handler reaching Adyen in two services and PayPal in one: Adyen steps 0 and 1, PayPal none', async () => {
+    copy = await copyFixture('express-service-providers', (text) => {
+      const config = JSON.parse(text) as { actions: Array<{ name: string }> };
+      return JSON.stringify({ ...config, actions: config.actions.filter((a) => a.name === 'payByCard') }, null, 2);
+    });
+    await edit('src/services/payments.ts', (text) =>
+      text.replace(
+        '/** Wallet payments',
+        "/** A zero-value card check before the payment. */\nexport async function verifyCard(reference: string): Promise<void> {\n  await checkout.PaymentsApi.payments({ amount: { currency: 'EUR', value: 0 }, reference: `${reference}-verify`, merchantAccount: 'ShopECOM', paymentMethod: { type: Types.checkout.CardDetails.TypeEnum.Scheme }, returnUrl: 'https://shop.example/checkout/return' });\n}\n\n/** Wallet payments",
+      ),
+    );
+    await edit('src/routes/checkout.ts', (text) =>
+      text
+        .replace('import { openPaypalOrder, payByCard }', 'import { openPaypalOrder, payByCard, verifyCard }')
+        .replace('    const psp = await payByCard(amountMinor, orderId);', '    await openPaypalOrder((amountMinor / 100).toFixed(2));\n    await verifyCard(orderId);\n    const psp = await payByCard(amountMinor, orderId);'),
+    );
+    const result = await apply();
+    const service = result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '';
+    expect(service).toContain("returnUrl: 'https://shop.example/checkout/return' }, idempotencyContext ? { idempotencyKey: adyenIdempotency(idempotencyContext, 0).idempotencyKey } : undefined);");
+    expect(service).toContain("    returnUrl: 'https://shop.example/checkout/return',\n  }, idempotencyContext ? { idempotencyKey: adyenIdempotency(idempotencyContext, 1).idempotencyKey } : undefined);");
     expect(service).toContain('paypalRequestId(idempotencyContext)');
-    expect(service).not.toContain('adyenIdempotency');
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
   });
 
   it('one service function calling Adyen twice: each call gets its own step of the claim', async () => {
@@ -201,7 +328,6 @@ describe('apply threading the key into services: the shapes it refuses, and a na
   // The shapes of stripe-commercetools-connect-app's services: a key the service sends already, but made anew on each call.
   const perCall = (options: string, before = '') => (text: string) =>
     `import crypto, { randomUUID } from 'node:crypto';\n${text.replace("import { stripe } from './stripe.js';\n", "import { stripe } from './stripe.js';\n").replace(CHARGE, `${before}${CHARGE.replace(' });', ` }, ${options});`)}`)}`;
-  const summaries = (result: Awaited<ReturnType<typeof apply>>) => result.edits.map((e) => e.summary);
 
   it('a per-call key made inline (crypto.randomUUID()): the derived key when given a context, the old value otherwise', async () => {
     copy = await copyFixture('express-service');

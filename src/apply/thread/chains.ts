@@ -207,16 +207,20 @@ export function chainsFrom(ctx: Sources, fn: ts.FunctionLikeDeclaration, source:
   return out;
 }
 
-/** Whether an earlier apply threaded the claim from here: a call passes it to a function that keys a provider call with it. */
-export function threadedBefore(ctx: Sources, fn: ts.FunctionLikeDeclaration, source: SourceContext, depth = 0): SourceContext | undefined {
-  if (depth >= MAX_HOPS) return undefined;
+/**
+ * The files an earlier apply keyed from the claim threaded from here: each call passing it to a function that keys a
+ * provider call with it, and on below (a handler keys several places, each with its own step). Empty when none.
+ */
+export function threadedBefore(ctx: Sources, fn: ts.FunctionLikeDeclaration, source: SourceContext, depth = 0): SourceContext[] {
+  if (depth >= MAX_HOPS) return [];
+  const found = new Set<SourceContext>();
   for (const call of calls(fn)) {
     if (!call.arguments.some((a) => ts.isIdentifier(a) && a.text === CONTEXT_NAME)) continue;
     const target = resolveCallee(ctx, source, call);
     if (!target || !target.fn.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === CONTEXT_NAME)) continue;
     const keyed = [...providerCalls(target.source), ...httpProviderCalls(target.source)].some((c) => within(c.call, target.fn) && keyedFromContext(c.call, 'method' in c ? c.key : httpKeyValue(c.call, c.provider), target.source.sf));
-    const found = keyed ? target.source : threadedBefore(ctx, target.fn, target.source, depth + 1);
-    if (found) return found;
+    if (keyed) found.add(target.source);
+    for (const below of threadedBefore(ctx, target.fn, target.source, depth + 1)) found.add(below);
   }
-  return undefined;
+  return [...found];
 }

@@ -6,7 +6,7 @@ import type { PaymentProvider } from '../../inspect/types.js';
 import { PROVIDER_LABELS } from '../../model/labels.js';
 import { CONTEXT_NAME } from '../transforms/stripeKey.js';
 import type { Edit, ManualStep, WiringTarget } from '../types.js';
-import { chainsFrom, keyHelper, lineOf, ownProviderCalls, threadedBefore, type OpenCall, type Sources } from './chains.js';
+import { chainsFrom, keyHelper, lineOf, ownProviderCalls, threadedBefore, type Chain, type Hop, type OpenCall, type Sources } from './chains.js';
 import type { HandlerEdit, Op } from './edit.js';
 import type { LocatedHandler } from './locate.js';
 import { nameOfFunction, otherUses, refusal, repetition, type RepetitionFacts } from './refusals.js';
@@ -19,8 +19,12 @@ export interface ThreadPlan {
   manual: ManualStep[];
   /** The action's out-of-handler provider calls get the key (this run or an earlier one). */
   threaded: boolean;
-  /** The file holding the calls an earlier run keyed. */
-  holder?: SourceContext;
+  /** The files holding the calls an earlier run keyed. */
+  holders: SourceContext[];
+  /** Where the calls on the way pass the context (`file:line`), this run or an earlier one. */
+  passes: string[];
+  /** The other calls of each function on the way (`file:line`), with the provider calls they reach below it. */
+  callers: Array<{ hop: Hop; at: string[]; below: OpenCall[] }>;
 }
 
 /** What planning reads of the project beyond its sources. */
@@ -55,99 +59,186 @@ function callName(item: OpenCall): string {
   return `${label(item.provider)} ${item.operation}`;
 }
 
-/** Each call's step: its place among the holder's calls to the same provider (SDK calls first, as the handler transforms number them), none when it is the only one. */
-function stepsOf(calls: readonly OpenCall[]): Array<number | undefined> {
-  const ordered = (provider: PaymentProvider) => {
-    const same = calls.filter((c) => c.provider === provider);
-    return [...same.filter((c) => c.how.via !== 'http'), ...same.filter((c) => c.how.via === 'http')];
-  };
-  return calls.map((c) => {
-    const same = ordered(c.provider);
-    return same.length > 1 ? same.indexOf(c) : undefined;
-  });
+const holderOf = (chain: Chain): Hop => chain.hops[chain.hops.length - 1]!;
+
+/**
+ * Each call's step, chain by chain: its place among all the calls the handler reaches for the same provider, the
+ * chains in the order they are found (the handler's calls in source order, depth first) and within a holder SDK calls
+ * first, as the handler transforms number them; none when it is the provider's only call. Written at the call site,
+ * so it depends on the code alone, never on the order things run in.
+ */
+function stepsAcross(chains: readonly Chain[]): Array<Array<number | undefined>> {
+  const order = chains.flatMap((chain) => [...chain.calls.filter((c) => c.how.via !== 'http'), ...chain.calls.filter((c) => c.how.via === 'http')]);
+  return chains.map((chain) =>
+    chain.calls.map((item) => {
+      const same = order.filter((c) => c.provider === item.provider);
+      return same.length > 1 ? same.indexOf(item) : undefined;
+    }),
+  );
+}
+
+/** Where a call is, with its step when it has one, for the edit summaries: `line 5, step 1`. */
+const placeOf = (item: OpenCall, step: number | undefined) => `line ${lineOf(item.call)}${step !== undefined ? `, step ${step}` : ''}`;
+
+/** Why one chain cannot be keyed (the rules of a single chain), with where to say it; undefined when it can. */
+function chainRefusal(ctx: Sources, fn: ts.FunctionLikeDeclaration, chain: Chain, project: ThreadProject, step: string): { reason: string; at: { file: string; line: number } } | undefined {
+  const holder = holderOf(chain);
+  const at = { file: holder.source.rel, line: lineOf(chain.calls[0]!.call) };
+  const { names, plural } = providersOf(chain.calls);
+  const calls = `the ${names} call${chain.calls.length > 1 ? 's' : ''}`;
+  const missing = chain.calls.filter((c) => !project.exported.has(keyHelper(c)));
+  if (missing.length > 0) {
+    const providers = [...new Set(missing.map((c) => c.provider))];
+    return { reason: `not keyed because providers.ts has no ${[...new Set(missing.map(keyHelper))].join(' or ')} for ${providersOf(missing).names}: add ${providers.map((p) => `"${p}"`).join(' and ')} to payments in the config, regenerate, then apply`, at };
+  }
+  const refused = chain.calls.find((c) => c.perCall?.refused !== undefined);
+  if (refused) {
+    return { reason: `not keyed because ${callName(refused)} sends a key that is new on every call, and ${refused.perCall!.refused!}: pass idempotencyOf(request) down and use ${byHand([refused], step)} by hand`, at: { file: holder.source.rel, line: lineOf(refused.call) } };
+  }
+  // The handler's own function for the first hop, the previous hop's function for the others.
+  const callers = [fn, ...chain.hops.map((hop) => hop.fn)];
+  const repeated = [
+    ...chain.hops.map((hop, index) => ({ how: repetition(hop.call, callers[index]!, project), where: `${hop.callSource.rel}:${lineOf(hop.call)}` })),
+    ...chain.calls.map((item) => ({ how: repetition(item.call, holder.fn, project), where: `${holder.source.rel}:${lineOf(item.call)}` })),
+  ].find((r) => r.how !== undefined);
+  if (repeated) {
+    return { reason: `not keyed because the call at ${repeated.where} ${repeated.how!}: every run would send ${names} the same key with other parameters, which ${plural ? 'they refuse' : 'it refuses'}. Key each run with its own step, ${byHand(chain.calls, ', n')}, by hand`, at };
+  }
+  const why = chain.hops.map((hop) => refusal(project.root, ctx, hop)).find((r) => r !== undefined);
+  if (why) return { reason: `not keyed because ${why}: pass idempotencyOf(request) down to ${calls} and add ${byHand(chain.calls, step)} by hand`, at };
+  return undefined;
+}
+
+/** The calls where two chains to one holder part: the same function reached twice. */
+function partingCalls(chains: readonly Chain[]): string[] {
+  const depth = Math.min(...chains.map((c) => c.hops.length));
+  let index = 0;
+  while (index < depth - 1 && chains.every((c) => c.hops[index]!.call === chains[0]!.hops[index]!.call)) index += 1;
+  return [...new Set(chains.map((c) => `${c.hops[index]!.callSource.rel}:${lineOf(c.hops[index]!.call)}`))];
 }
 
 /**
- * The plan for one protected handler: the chain to the function holding its unkeyed provider calls, each function
- * on the way gaining the parameter and each call passing it on; or a manual step when a refusal rule applies.
+ * The plan for one protected handler: the chains to the functions holding its unkeyed provider calls, each function
+ * on the way gaining the parameter and each call passing it on, each provider call keyed with its own step among all
+ * the places the handler reaches; or a manual step when a refusal rule applies.
  */
 export function planThreading(ctx: Sources, located: LocatedHandler, target: WiringTarget, project: ThreadProject): ThreadPlan {
-  const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false };
+  const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false, holders: [], passes: [], callers: [] };
   const { fn, source: handlerSource } = located;
   const chains = chainsFrom(ctx, fn, handlerSource, [], new Set([fn]));
-  if (chains.length === 0) {
-    const holder = threadedBefore(ctx, fn, handlerSource);
-    return holder ? { ...out, threaded: true, holder } : out;
-  }
+  const earlier = threadedBefore(ctx, fn, handlerSource);
+  if (chains.length === 0) return earlier.length > 0 ? { ...out, threaded: true, holders: earlier } : out;
   const manual = (reason: string, at: { file: string; line: number }) => {
     out.manual.push({ action: target.action, file: at.file, line: at.line, reason });
     return out;
   };
-  const first = chains[0]!;
-  const holder = first.hops[first.hops.length - 1]!;
-  const at = { file: holder.source.rel, line: lineOf(first.calls[0]!.call) };
-  const { names, plural } = providersOf(first.calls);
-  const calls = `the ${names} call${first.calls.length > 1 ? 's' : ''}`;
+  const all = chains.flatMap((c) => c.calls);
+  const at = { file: holderOf(chains[0]!).source.rel, line: lineOf(all[0]!.call) };
+  const { names, plural } = providersOf(all);
+  // How to key by hand: with a step as soon as the handler reaches more than one place.
+  const step = chains.length > 1 ? ', n' : '';
+  const where = chains.map((c) => `${holderOf(c).source.rel}:${lineOf(c.calls[0]!.call)} (${providersOf(c.calls).names})`).join(', ');
   if (!located.accessor) {
-    return manual(`${calls} in ${holder.source.rel} need${first.calls.length > 1 ? '' : 's'} the handler's claim, but the handler has no named request parameter to read it from: pass idempotencyOf(request) down and add ${byHand(first.calls)} by hand`, at);
+    const files = [...new Set(chains.map((c) => holderOf(c).source.rel))].join(' and ');
+    return manual(`the ${names} call${all.length > 1 ? 's' : ''} in ${files} need${all.length > 1 ? '' : 's'} the handler's claim, but the handler has no named request parameter to read it from: pass idempotencyOf(request) down and add ${byHand(all, step)} by hand`, at);
   }
-  const own = ownProviderCalls(fn, handlerSource) > 0;
-  const holders = new Set(chains.map((c) => c.hops[c.hops.length - 1]!.fn));
-  if (chains.length > 1 || holders.size > 1 || own) {
-    const where = chains.map((c) => `${c.hops[c.hops.length - 1]!.source.rel}:${lineOf(c.calls[0]!.call)} (${providersOf(c.calls).names})`).join(', ');
-    const all = chains.flatMap((c) => c.calls);
-    return manual(`the handler reaches provider calls in more than one place (${where}${own ? ', and its own' : ''}); keyed from one claim they would share a key, which ${providersOf(all).names} refuse${providersOf(all).plural ? '' : 's'} for different parameters: pass idempotencyOf(request) down and give each call its own step, ${byHand(all, ', n')}, by hand`, at);
+  // The route transforms key the handler's own calls with steps of their own: numbered apart, two could meet.
+  if (ownProviderCalls(fn, handlerSource) > 0) {
+    return manual(`the handler reaches provider calls in more than one place (${where}, and its own); its own calls are keyed with steps numbered apart from these, so keyed from one claim two could share a key, which ${names} refuse${plural ? '' : 's'} for different parameters: pass idempotencyOf(request) down and give each call its own step, ${byHand(all, ', n')}, by hand`, at);
   }
-  const missing = first.calls.filter((c) => !project.exported.has(keyHelper(c)));
-  if (missing.length > 0) {
-    const providers = [...new Set(missing.map((c) => c.provider))];
-    return manual(`not keyed because providers.ts has no ${[...new Set(missing.map(keyHelper))].join(' or ')} for ${providersOf(missing).names}: add ${providers.map((p) => `"${p}"`).join(' and ')} to payments in the config, regenerate, then apply`, at);
+  const twice = chains.find((chain, index) => chains.findIndex((other) => holderOf(other).fn === holderOf(chain).fn) !== index);
+  if (twice) {
+    const holder = holderOf(twice);
+    const same = chains.filter((c) => holderOf(c).fn === holder.fn);
+    const provider = providersOf(twice.calls);
+    return manual(`the handler reaches ${nameOfFunction(holder.fn) ?? 'a function'} (${holder.source.rel}) through more than one call (${partingCalls(same).join(', ')}): it runs more than once in one execution, and keyed from one claim every run would send ${provider.names} the same key with other parameters, which ${provider.plural ? 'they refuse' : 'it refuses'}. Give each run its own step, ${byHand(twice.calls, ', n')}, by hand`, { file: holder.source.rel, line: lineOf(twice.calls[0]!.call) });
   }
-  const refused = first.calls.find((c) => c.perCall?.refused !== undefined);
-  if (refused) {
-    return manual(`not keyed because ${callName(refused)} sends a key that is new on every call, and ${refused.perCall!.refused!}: pass idempotencyOf(request) down and use ${byHand([refused])} by hand`, { file: holder.source.rel, line: lineOf(refused.call) });
+  // The steps are numbered over the places found now: ones keyed before would not be counted, and two could meet.
+  if (earlier.length > 0) {
+    return manual(`the handler's claim keys provider calls in ${earlier.map((s) => s.rel).join(', ')} already (an earlier apply, or by hand), and the handler now also reaches unkeyed ones (${where}): numbered apart, two could share a key, which ${names} refuse${plural ? '' : 's'} for different parameters. Give each call its own step, ${byHand(all, ', n')}, by hand`, at);
   }
-  // The handler's own function for the first hop, the previous hop's function for the others.
-  const callers = [fn, ...first.hops.map((hop) => hop.fn)];
-  const repeated = [
-    ...first.hops.map((hop, index) => ({ how: repetition(hop.call, callers[index]!, project), where: `${hop.callSource.rel}:${lineOf(hop.call)}` })),
-    ...first.calls.map((item) => ({ how: repetition(item.call, holder.fn, project), where: `${holder.source.rel}:${lineOf(item.call)}` })),
-  ].find((r) => r.how !== undefined);
-  if (repeated) {
-    return manual(`not keyed because the call at ${repeated.where} ${repeated.how!}: every run would send ${names} the same key with other parameters, which ${plural ? 'they refuse' : 'it refuses'}. Key each run with its own step, ${byHand(first.calls, ', n')}, by hand`, at);
+  // One refused chain leaves the whole handler manual: keyed in part, the handler would count as threaded (the
+  // route pass's step for its out-of-handler calls would go, and a re-run would take it as done), while the place
+  // left open still needs a step numbered with the others.
+  for (const chain of chains) {
+    const refused = chainRefusal(ctx, fn, chain, project, step);
+    if (refused) return manual(refused.reason, refused.at);
   }
-  const why = first.hops.map((hop) => refusal(project.root, ctx, hop)).find((r) => r !== undefined);
-  if (why) return manual(`not keyed because ${why}: pass idempotencyOf(request) down to ${calls} and add ${byHand(first.calls)} by hand`, at);
-  const uses = first.hops.map((hop) => ({ hop, ...otherUses(ctx, hop) }));
+  // A function on several chains is on each one through the same call (else its holders would be reached twice).
+  const hops = [...new Map(chains.flatMap((c) => c.hops).map((hop) => [hop.fn, hop] as const)).values()];
+  const uses = hops.map((hop) => ({ hop, ...otherUses(ctx, hop) }));
   const asValue = uses.find((u) => u.values.length > 0 || u.extraArgs);
   if (asValue) {
     const name = nameOfFunction(asValue.hop.fn) ?? 'the function';
-    return manual(`not keyed because ${name} is ${asValue.extraArgs ? 'called with more arguments than it declares' : `also used as a value at ${asValue.values.join(', ')}`}, so a new trailing parameter could receive something else there: pass idempotencyOf(request) down and add ${byHand(first.calls)} by hand`, at);
+    return manual(`not keyed because ${name} is ${asValue.extraArgs ? 'called with more arguments than it declares' : `also used as a value at ${asValue.values.join(', ')}`}, so a new trailing parameter could receive something else there: pass idempotencyOf(request) down and add ${byHand(all, step)} by hand`, at);
   }
-  // Planned: every hop's call passes the context on, every function on the way takes it, the holder keys its calls.
-  for (const hop of first.hops) {
+  // Planned: every hop's call passes the context on, every function on the way takes it, each holder keys its calls.
+  for (const hop of hops) {
     const existing = hop.fn.parameters.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === CONTEXT_NAME);
     const position = existing >= 0 ? existing : hop.fn.parameters.length;
     if (existing < 0) out.ops.push({ file: hop.source.rel, op: { kind: 'param', fn: hop.fn } });
     if (!(hop.call.arguments[position] && hop.call.arguments[position]!.getText(hop.callSource.sf) === CONTEXT_NAME)) out.ops.push({ file: hop.callSource.rel, op: { kind: 'arg', call: hop.call, index: position, value: CONTEXT_NAME } });
   }
-  const steps = stepsOf(first.calls);
-  first.calls.forEach((item, index) => out.ops.push({ file: holder.source.rel, op: { kind: 'key', item, step: steps[index] } }));
+  const steps = stepsAcross(chains);
+  const route = `${target.method ?? 'POST'} ${target.path ?? ''}`;
+  chains.forEach((chain, index) => {
+    const holder = holderOf(chain).source.rel;
+    chain.calls.forEach((item, at) => out.ops.push({ file: holder, op: { kind: 'key', item, step: steps[index]![at] } }));
+    const path = chain.hops.map((hop) => `${nameOfFunction(hop.fn) ?? 'a function'} (${hop.source.rel})`).join(' → ');
+    out.edits.push({ action: target.action, file: holder, summary: `threads the claim of ${route} down to ${path}: a trailing optional ${CONTEXT_NAME} parameter, passed by each caller` });
+    chain.calls.forEach((item, at) => {
+      const place = placeOf(item, steps[index]![at]);
+      if (item.perCall) {
+        out.edits.push({ action: target.action, file: holder, summary: `replaces the per-call key of ${callName(item)} with the derived key when given a context (${place}); called without one it sends what it sent before` });
+        return;
+      }
+      const what = item.how.via === 'http' ? `as the ${KEY_HEADERS[item.provider]!} header of ${item.provider} ${item.operation}` : `to ${item.how.via === 'stripe' ? 'stripe.' : ''}${item.operation}`;
+      out.edits.push({ action: target.action, file: holder, summary: `passes the derived ${label(item.provider)} idempotency key ${what} (${place}) when given a context; called without one it sends what it sent before` });
+    });
+  });
   out.handler = { file: handlerSource.rel, edit: { fn, accessor: located.accessor, addRequest: located.addRequest === true } };
   out.threaded = true;
-  const route = `${target.method ?? 'POST'} ${target.path ?? ''}`;
-  const path = first.hops.map((hop) => `${nameOfFunction(hop.fn) ?? 'a function'} (${hop.source.rel})`).join(' → ');
-  out.edits.push({ action: target.action, file: holder.source.rel, summary: `threads the claim of ${route} down to ${path}: a trailing optional ${CONTEXT_NAME} parameter, passed by each caller` });
-  for (const item of first.calls) {
-    if (item.perCall) {
-      out.edits.push({ action: target.action, file: holder.source.rel, summary: `replaces the per-call key of ${callName(item)} with the derived key when given a context (line ${lineOf(item.call)}); called without one it sends what it sent before` });
-      continue;
-    }
-    const what = item.how.via === 'http' ? `as the ${KEY_HEADERS[item.provider]!} header of ${item.provider} ${item.operation}` : `to ${item.how.via === 'stripe' ? 'stripe.' : ''}${item.operation}`;
-    out.edits.push({ action: target.action, file: holder.source.rel, summary: `passes the derived ${label(item.provider)} idempotency key ${what} (line ${lineOf(item.call)}) when given a context; called without one it sends what it sent before` });
-  }
-  for (const use of uses.filter((u) => u.callers.length > 0)) {
-    out.manual.push({ action: target.action, file: use.hop.source.rel, line: lineOf(use.hop.fn), reason: `${nameOfFunction(use.hop.fn) ?? 'the function'} is also called at ${use.callers.join(', ')} without a context: those calls still send ${names} ${first.calls.every((c) => c.perCall) ? 'the key they made anew on each call before' : 'no idempotency key'} (the new parameter is optional). Pass idempotencyOf(request) there when that caller is protected too` });
-  }
+  out.passes = hops.map((hop) => `${hop.callSource.rel}:${lineOf(hop.call)}`);
+  out.callers = uses.filter((u) => u.callers.length > 0).map((use) => ({ hop: use.hop, at: use.callers, below: chains.filter((c) => c.hops.some((hop) => hop.fn === use.hop.fn)).flatMap((c) => c.calls) }));
   return out;
+}
+
+/**
+ * A call site holds one step. Where two protected actions would key one call with different steps (a service one
+ * handler reaches as its second Stripe place and another as its only one), whichever number were written would give
+ * the other action's places a shared or shifted key: both actions are left manual, whatever their order in the
+ * config. No step and step 0 make the same key (providerKey's default), so they agree.
+ */
+export function settleSharedCalls(plans: ReadonlyArray<{ target: WiringTarget; plan: ThreadPlan }>): Array<{ target: WiringTarget; plan: ThreadPlan }> {
+  const stepsAt = new Map<ts.CallExpression, Map<number, string>>();
+  for (const { target, plan } of plans) {
+    for (const { op } of plan.ops) {
+      if (op.kind !== 'key') continue;
+      const steps = stepsAt.get(op.item.call) ?? new Map<number, string>();
+      if (!steps.has(op.step ?? 0)) steps.set(op.step ?? 0, target.action);
+      stepsAt.set(op.item.call, steps);
+    }
+  }
+  return plans.map(({ target, plan }) => {
+    const clash = plan.ops.find(({ op }) => op.kind === 'key' && stepsAt.get(op.item.call)!.size > 1);
+    if (!clash || clash.op.kind !== 'key') return { target, plan };
+    const { item, step } = clash.op;
+    const [theirs, action] = [...stepsAt.get(item.call)!].find(([other]) => other !== (step ?? 0))!;
+    const line = lineOf(item.call);
+    const reason = `not keyed because ${callName(item)} at ${clash.file}:${line} would be step ${step ?? 0} of this action's claim and step ${theirs} of ${action}'s, and a call site can hold one number: pass the step down with idempotencyOf(request) and key the call with ${byHand([item], ', step')}, by hand`;
+    return { target, plan: { ops: [], edits: [], threaded: false, holders: [], passes: [], callers: [], manual: [{ action: target.action, file: clash.file, line, reason }] } };
+  });
+}
+
+/**
+ * A manual step for each function on the way that is also called without a context, leaving out the calls another
+ * protected action threads its own claim through (`passing`: every settled plan's passes), which do pass one.
+ */
+export function callerSteps(target: WiringTarget, plan: ThreadPlan, passing: ReadonlySet<string>): ManualStep[] {
+  return plan.callers.flatMap(({ hop, at, below }) => {
+    const left = at.filter((where) => !passing.has(where));
+    if (left.length === 0) return [];
+    const what = below.every((c) => c.perCall) ? 'the key they made anew on each call before' : 'no idempotency key';
+    return [{ action: target.action, file: hop.source.rel, line: lineOf(hop.fn), reason: `${nameOfFunction(hop.fn) ?? 'the function'} is also called at ${left.join(', ')} without a context: those calls still send ${providersOf(below).names} ${what} (the new parameter is optional). Pass idempotencyOf(request) there when that caller is protected too` }];
+  });
 }

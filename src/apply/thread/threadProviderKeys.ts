@@ -1,4 +1,4 @@
-import type { SourceFile } from 'ts-morph';
+import type { SourceFile, ts } from 'ts-morph';
 import { readInside } from '../../emit/safePath.js';
 import { projectDependencies } from '../../findings/auditProject.js';
 import { readSchemaFacts } from '../../findings/schemaFacts.js';
@@ -11,7 +11,7 @@ import { KEYED_SDKS } from '../transforms/stableParams.js';
 import type { Edit, ManualStep, WiringTarget } from '../types.js';
 import { editFile, type HandlerEdit, type Op } from './edit.js';
 import { locateHandler } from './locate.js';
-import { planThreading } from './plan.js';
+import { callerSteps, planThreading, settleSharedCalls, type ThreadPlan } from './plan.js';
 
 /** How the route pass says a provider call it could not see is elsewhere; superseded when this pass keys it. */
 export const NOT_IN_HANDLER = [' call is not made inside the route handler', 'calls from a NestJS handler need the claim'];
@@ -50,8 +50,10 @@ export interface ThreadOutcome {
  * context is given: keyed from the handler's claim when called from the wired route; from any other caller, which
  * passes nothing, exactly what it sent before (no protection across a re-run).
  * Left manual, with the reason: a function used as a value (its caller could pass anything in that place), an
- * overloaded or overridable one, one outside the project, a provider providers.ts has no helper for, or a handler
- * whose key would reach more than one function, of any provider (two keyed places would share step 0 of one claim).
+ * overloaded or overridable one, one outside the project, a provider providers.ts has no helper for. A handler
+ * reaching several functions keys each call with its own step among all its places for that provider (plan.ts);
+ * left manual where one step cannot be right: a function reached twice, a handler with provider calls of its own or
+ * keyed in part already, a call two actions would number differently (settleSharedCalls).
  */
 export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutcome> {
   const out: ThreadOutcome = { texts: new Map(), edits: [], manual: [], threaded: new Set(), holders: new Map() };
@@ -82,19 +84,23 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
   const ops = new Map<string, Op[]>();
   const handlers = new Map<string, HandlerEdit[]>();
 
+  const planned: Array<{ target: WiringTarget; plan: ThreadPlan }> = [];
   for (const target of candidates) {
     const routeSource = byRel.get(target.file);
     const tree = routeTrees.get(target.file);
     if (!routeSource || !tree) continue;
     const located = locateHandler(ctx, routeSource, tree, target, input.framework, input);
-    if (!located) continue;
-    const plan = planThreading(ctx, located, target, project);
-    for (const { file, op } of plan.ops) ops.set(file, [...(ops.get(file) ?? []), op]);
+    if (located) planned.push({ target, plan: planThreading(ctx, located, target, project) });
+  }
+  const settled = settleSharedCalls(planned);
+  const passing = new Set(settled.flatMap(({ plan }) => plan.passes));
+  for (const { target, plan } of settled) {
+    for (const { file, op } of plan.ops) ops.set(file, withOp(ops.get(file) ?? [], op));
     if (plan.handler) handlers.set(plan.handler.file, [...(handlers.get(plan.handler.file) ?? []), plan.handler.edit]);
     out.edits.push(...plan.edits);
-    out.manual.push(...plan.manual);
+    out.manual.push(...plan.manual, ...callerSteps(target, plan, passing));
     if (plan.threaded) out.threaded.add(target.action);
-    if (plan.holder) out.holders.set(plan.holder.rel, plan.holder.text);
+    for (const holder of plan.holders) out.holders.set(holder.rel, holder.text);
   }
 
   for (const file of new Set([...ops.keys(), ...handlers.keys()])) {
@@ -104,4 +110,15 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
     if (ops.get(file)?.some((op) => op.kind === 'key')) out.holders.set(file, text);
   }
   return out;
+}
+
+/** The node an op edits: a function or call two actions plan alike (a service they share) is edited once. */
+const nodeOf = (op: Op): ts.Node => (op.kind === 'param' ? op.fn : op.kind === 'arg' ? op.call : op.item.call);
+
+/** `ops` with `op` unless one for its node is there already; a step wins over none, which makes the same key. */
+function withOp(ops: readonly Op[], op: Op): Op[] {
+  const index = ops.findIndex((o) => o.kind === op.kind && nodeOf(o) === nodeOf(op));
+  if (index < 0) return [...ops, op];
+  const stepped = op.kind === 'key' && op.step !== undefined && ops[index]!.kind === 'key';
+  return stepped ? ops.map((o, i) => (i === index ? op : o)) : [...ops];
 }

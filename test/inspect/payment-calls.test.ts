@@ -96,6 +96,45 @@ export const routes = async (fastify: FastifyInstance, opts: { paymentService: {
     }
   });
 
+  it('names a handler that sends one CQRS command after the command (NestJS controller and inline route)', async () => {
+    // The shape of Vegetam/microservices-ddd-kafka@afdd111: `process(dto)` runs `this.processHandler.execute(new ProcessPaymentCommand(…))`.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ib-command-'));
+    try {
+      mkdirSync(path.join(dir, 'src'));
+      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'p', dependencies: { '@nestjs/common': '^10.0.0', '@nestjs/cqrs': '^10.0.0', express: '^4.0.0' } }));
+      writeFileSync(
+        path.join(dir, 'src/payments.controller.ts'),
+        `import { Body, Controller, Post } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ProcessPaymentCommand, ProcessPaymentHandler } from './commands';
+@Controller('payments')
+export class PaymentsController {
+  constructor(private readonly processHandler: ProcessPaymentHandler, private readonly bus: CommandBus) {}
+  @Post()
+  async process(@Body() dto: { orderId: string }) {
+    return { id: await this.processHandler.execute(new ProcessPaymentCommand(dto.orderId)) };
+  }
+  @Post('batch')
+  async create(@Body() dto: { ids: string[] }) {
+    for (const id of dto.ids) await this.bus.execute(new ProcessPaymentCommand(id));
+    await this.bus.execute(new NotifyCommand());
+  }
+}
+declare class NotifyCommand {}
+`,
+      );
+      writeFileSync(path.join(dir, 'src/app.ts'), `import express from 'express';
+import { bus, RefundOrderCommand } from './commands';
+express().post('/orders/:id/refunds', async (req, res) => res.json(await bus.dispatch(new RefundOrderCommand(req.params.id))));
+`);
+      const { findings } = await inspectProject(dir);
+      const endpoints = findings.filter((f): f is EndpointFinding => f.kind === 'endpoint');
+      expect(endpoints.map((e) => `${e.path} ${e.delegate ?? '-'}`).sort()).toEqual(['/orders/:id/refunds refundOrder', '/payments processPayment', '/payments/batch -']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('ignores reads and our own data layer, services and relative URLs', async () => {
     const { findings } = await inspectProject(root);
     expect(findings.filter((f) => f.file === 'src/lookalikes.ts')).toEqual([]);

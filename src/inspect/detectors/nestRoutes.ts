@@ -2,6 +2,7 @@ import { ts } from 'ts-morph';
 import { accessChain, decoratorCall, decoratorsOf, objectProperty, propertyName, stringValue, unwrap } from '../parse/astHelpers.js';
 import { functionKeyOf } from '../parse/functionKey.js';
 import type { HttpMethod } from '../types.js';
+import { delegateOf } from './routeHandlers.js';
 import type { Detector, FileContext, FileFacts, NestPathPart, RawRoute } from './detectorTypes.js';
 
 const NEST_METHODS: Record<string, HttpMethod> = { Post: 'POST', Put: 'PUT', Patch: 'PATCH', Delete: 'DELETE', All: 'ALL' };
@@ -156,6 +157,7 @@ function recordController(
       if (!d || !method) continue;
       const paths = d.args[0] ? stringsOf(d.args[0], ctx) : [''];
       const body = bodyOf(member, ctx);
+      const delegate = delegateOf(member, ctx);
       for (const controllerPath of prefixes ?? ['']) {
         for (const methodPath of paths ?? ['']) {
           facts.routes.push({
@@ -166,6 +168,7 @@ function recordController(
             framework: 'nestjs',
             handler: `${cls.name?.text ?? 'Controller'}.${propertyName(member.name) ?? '?'}`,
             handlerKeys: [functionKeyOf(member)],
+            ...(delegate ? { delegate } : {}),
             bodyFields: body.fields,
             bodyShapes: body.shapes,
             nest: { controller: controllerPath, method: methodPath, versions: methodVersions ?? classVersions, ...(via ? { via } : {}) },

@@ -82,7 +82,9 @@ const SERVICE_NAME = /(service|controller|manager|usecase|useCase|interactor|fac
  * or `orderService.cancel(…)` / `services.orders.cancel(…)` on a name that says it is a service, a parameter or a
  * relative import. Undefined when there is none or more than one (SDK, database and library calls never count).
  */
-function delegateOf(fn: ts.SignatureDeclaration, ctx: FileContext): string | undefined {
+export function delegateOf(fn: ts.SignatureDeclaration, ctx: FileContext): string | undefined {
+  const command = commandOf(fn);
+  if (command) return command;
   const params = new Set(fn.parameters.flatMap((p) => (ts.isIdentifier(p.name) ? [p.name.text] : [])));
   for (let node: ts.Node | undefined = fn.parent; node; node = node.parent) {
     if (isFunctionLike(node)) for (const p of (node as ts.SignatureDeclaration).parameters) if (ts.isIdentifier(p.name)) params.add(p.name.text);
@@ -96,6 +98,26 @@ function delegateOf(fn: ts.SignatureDeclaration, ctx: FileContext): string | und
       const root = chain[0] ?? '';
       const relative = ctx.index.imports.get(root)?.module.startsWith('.') === true;
       if (chain.length >= 2 && SERVICE_NAME.test(holder) && (params.has(root) || relative || root === holder)) found.add(node.expression.name.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(fn);
+  return found.size === 1 ? [...found][0] : undefined;
+}
+
+/**
+ * A command handed to a bus or a handler (CQRS: `this.commandBus.execute(new ProcessPaymentCommand(…))`,
+ * `this.processHandler.execute(new ProcessPaymentCommand(…))`): the command says what the handler does, so
+ * `processPayment`. Only when the function sends exactly one command class.
+ */
+function commandOf(fn: ts.SignatureDeclaration): string | undefined {
+  const found = new Set<string>();
+  const visit = (node: ts.Node): void => {
+    if (node !== fn && isFunctionLike(node)) return;
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && /^(execute|dispatch|send|handle)$/.test(node.expression.name.text)) {
+      const arg = node.arguments.length === 1 ? unwrap(node.arguments[0]!) : undefined;
+      const name = arg && ts.isNewExpression(arg) && ts.isIdentifier(arg.expression) ? /^([A-Z]\w*?)Command$/.exec(arg.expression.text)?.[1] : undefined;
+      if (name) found.add(name.charAt(0).toLowerCase() + name.slice(1));
     }
     ts.forEachChild(node, visit);
   };

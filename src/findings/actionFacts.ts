@@ -310,8 +310,52 @@ function injectedMethod(ctx: Pick<ProjectContext, 'sources'>, source: SourceCont
   if (!ts.isPropertyAccessExpression(receiver) || receiver.expression.kind !== ts.SyntaxKind.ThisKeyword) return undefined;
   const typeName = fieldType(owner, receiver.name.text);
   if (!typeName) return undefined;
-  const target = classNamed(ctx, source, typeName, 0);
+  const target = classNamed(ctx, source, typeName, 0) ?? implementationOf(ctx, source, typeName, injectionToken(owner, receiver.name.text, source));
   return target && withSelf(inheritedMethod(ctx, target, method, 0), target);
+}
+
+/**
+ * The class behind a field typed with an interface (`@Inject(PAYMENT_REPOSITORY) private readonly repo:
+ * IPaymentRepository`, the ports-and-adapters shape): the one project class that `implements` it, or, when there are
+ * several (a Postgres one and an in-memory one for tests), the one a NestJS module binds to the injection token
+ * (`{ provide: PAYMENT_REPOSITORY, useClass: PaymentRepository }`). Undefined when that does not settle it.
+ */
+function implementationOf(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, typeName: string, token: string | undefined): ClassAt | undefined {
+  if (!typeDeclaration(ctx, source, typeName, 0)) return undefined;
+  const classes = ctx.sources.flatMap((s) =>
+    s.sf.statements.flatMap((st) => (ts.isClassDeclaration(st) && st.name && st.heritageClauses?.some((h) => h.token === ts.SyntaxKind.ImplementsKeyword && h.types.some((t) => ts.isIdentifier(t.expression) && t.expression.text === typeName)) ? [{ cls: st as ts.ClassLikeDeclaration, source: s }] : [])),
+  );
+  if (classes.length <= 1) return classes[0];
+  const bound = token === undefined ? undefined : boundClass(ctx, token);
+  return bound === undefined ? undefined : classes.find((c) => c.cls.name?.text === bound);
+}
+
+/** `@Inject(TOKEN)` on the constructor parameter that declares `field`. */
+function injectionToken(cls: ts.ClassLikeDeclaration, field: string, source: SourceContext): string | undefined {
+  const param = cls.members.find(ts.isConstructorDeclaration)?.parameters.find((p) => ts.isIdentifier(p.name) && p.name.text === field);
+  for (const decorator of (param && ts.getDecorators(param)) ?? []) {
+    const call = decorator.expression;
+    if (ts.isCallExpression(call) && ts.isIdentifier(call.expression) && call.expression.text === 'Inject' && call.arguments[0]) return call.arguments[0].getText(source.sf);
+  }
+  return undefined;
+}
+
+/** The class a module provider binds to `token`: `{ provide: TOKEN, useClass: X }`, the same binding in every module that has one. */
+function boundClass(ctx: Pick<ProjectContext, 'sources'>, token: string): string | undefined {
+  const found = new Set<string>();
+  for (const s of ctx.sources) {
+    if (!s.text.includes('useClass')) continue;
+    const visit = (node: ts.Node): void => {
+      if (ts.isObjectLiteralExpression(node)) {
+        const provide = node.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === 'provide');
+        const use = node.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === 'useClass');
+        if (provide && use && provide.initializer.getText(s.sf) === token && ts.isIdentifier(use.initializer)) found.add(use.initializer.text);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(s.sf);
+  }
+  return found.size === 1 ? [...found][0] : undefined;
 }
 
 const withSelf = (callee: Callee | undefined, self: ClassAt): Callee | undefined => callee && { ...callee, self };

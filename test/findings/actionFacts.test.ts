@@ -122,6 +122,54 @@ export class StripeService {
   });
 });
 
+describe('a field typed with an interface is followed to the class behind it', () => {
+  // The shape of Vegetam/microservices-ddd-kafka@afdd111: a command handler writes through a repository port.
+  const files = (extra: Record<string, string>) => ({
+    'src/payments.controller.ts': `import { Body, Controller, Inject, Post } from '@nestjs/common';
+import { IPaymentRepository, PAYMENT_REPOSITORY } from './domain';
+@Controller('payments')
+export class PaymentsController {
+  constructor(@Inject(PAYMENT_REPOSITORY) private readonly repo: IPaymentRepository) {}
+  @Post()
+  async pay(@Body() dto: { orderId: string }) {
+    await this.repo.saveWithOutbox(dto.orderId);
+  }
+}
+`,
+    'src/domain.ts': `export const PAYMENT_REPOSITORY = Symbol('PAYMENT_REPOSITORY');\nexport interface IPaymentRepository { saveWithOutbox(id: string): Promise<void> }\n`,
+    'src/infra/payment.repository.ts': `import { IPaymentRepository } from '../domain';
+export class PaymentRepository implements IPaymentRepository {
+  async saveWithOutbox(id: string): Promise<void> {
+    await db.query('INSERT INTO outbox_events (aggregate_id) VALUES ($1)', [id]);
+  }
+}
+declare const db: { query(sql: string, args: unknown[]): Promise<void> };
+`,
+    ...extra,
+  });
+  const factsOf = (extra: Record<string, string>) => {
+    const ctx = contextFor({
+      name: 'ports',
+      files: files(extra),
+      config: { ...base, stack: { ...base.stack, language: 'typescript', framework: 'nestjs' }, actions: [{ ...action, name: 'pay', route: 'POST /payments', source: 'src/payments.controller.ts:7' }] },
+      dependencies: { '@nestjs/common': '^10.0.0' },
+    });
+    return factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+  };
+  const inMemory = { 'test/in-memory.repository.ts': `import { IPaymentRepository } from '../src/domain';\nexport class InMemoryPaymentRepository implements IPaymentRepository {\n  async saveWithOutbox(): Promise<void> {}\n}\n` };
+
+  it('the one class implementing it', () => {
+    expect(factsOf({}).writes.map((w) => `${w.kind} ${w.target} ${w.file}:${w.line}`)).toEqual(['create outbox_events src/infra/payment.repository.ts:4']);
+  });
+
+  it('with several implementations, the one the module binds to the injection token', () => {
+    const module = { 'src/payments.module.ts': `import { PAYMENT_REPOSITORY } from './domain';\nimport { PaymentRepository } from './infra/payment.repository';\nexport const providers = [{ provide: PAYMENT_REPOSITORY, useClass: PaymentRepository }];\n` };
+    expect(factsOf({ ...inMemory, ...module }).writes.map((w) => w.target)).toEqual(['outbox_events']);
+    // Without a binding, two implementations settle nothing: no write is claimed.
+    expect(factsOf(inMemory).writes).toEqual([]);
+  });
+});
+
 describe('SQL writes are recognised by their shape, not by a word in a message', () => {
   it('a log message saying "update to" or "delete from" is no write; UPDATE … SET and DELETE … WHERE are', () => {
     const ctx = contextFor({

@@ -72,3 +72,29 @@ describe('apply on several Nest applications when a module hides its controllers
     ]);
   });
 });
+
+describe('apply on several Nest applications when one root imports another', { timeout: 300_000 }, () => {
+  let copy: FixtureCopy;
+  const read = (file: string) => readFile(path.join(copy.dir, file), 'utf8');
+
+  beforeAll(async () => {
+    copy = await copyFixture('nestjs-several-apps');
+    // The payment service now mounts the whole order service (under another local name) instead of billing alone.
+    const module = path.join(copy.dir, 'src/payments/app.module.ts');
+    const text = await readFile(module, 'utf8');
+    await writeFile(module, text.replace("import { BillingModule } from '../billing/index.js';", "import { AppModule as OrderServiceModule } from '../orders/app.module.js';").replace('imports: [BillingModule],', 'imports: [OrderServiceModule],'));
+  });
+  afterAll(async () => {
+    await copy?.remove();
+  });
+
+  it('registers the interceptor once, in the imported root: a second registration would claim every key twice', async () => {
+    const payments = await read('src/payments/app.module.ts');
+    const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
+    const registered = first.edits.filter((e) => e.summary.startsWith('registers the idempotency interceptor')).map((e) => e.file);
+    expect(registered).toEqual(['src/orders/app.module.ts']);
+    expect(await read('src/payments/app.module.ts')).toBe(payments);
+    expect(first.manual.filter((m) => m.reason.includes('root module'))).toEqual([]);
+    expect(await compile(copy.dir)).toBe('');
+  });
+});

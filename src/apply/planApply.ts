@@ -22,6 +22,7 @@ import { renderPlainInstance, wrapPlainFunction } from './transforms/plainWrap.j
 import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
 import { wireNextRoute } from './transforms/nextRoute.js';
 import { planNextProject } from './transforms/nextProject.js';
+import { readNestApplications, type NestRoot } from './nestApplications.js';
 import { locateRoute } from './locateRoute.js';
 import { keyNamedHandlers } from './namedHandlers.js';
 import { NAMED_WEBHOOK, renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVENT_MODULE, wireVerifiedWebhook } from './transforms/webhook.js';
@@ -210,21 +211,30 @@ async function setsRequestUser(root: string): Promise<boolean> {
   return false;
 }
 
-/** The module NestFactory.create() boots and the file that declares it; undefined when the code does not say. */
-async function nestRootModule(root: string): Promise<{ file: string; name: string } | undefined> {
+/**
+ * The root modules that get `...idempotencyProviders(idempotency)`, each with the first action it is wired for, and
+ * a manual step for every target whose application the module graph does not tell. One booted module (the common
+ * case) is wired whatever the graph says; of several, each one whose application holds a target, and a root that
+ * another wired root imports is enough for both (registered twice, the interceptor would claim the key twice).
+ */
+async function nestRootsToWire(root: string, targets: readonly WiringTarget[], imports: ProjectImports, scaffoldDir: string): Promise<{ wire: Array<NestRoot & { action: string }>; manual: ManualStep[] }> {
   const { walkProject } = await import('../inspect/files/walkProject.js');
   const { files } = await walkProject(root);
-  const texts = new Map<string, string>();
-  for (const file of files) {
-    if (!/\.(m|c)?ts$/.test(file.rel) || file.rel.endsWith('.d.ts')) continue;
-    const text = await readInside(root, file.rel).catch(() => undefined);
-    if (text?.includes('@Module(') || text?.includes('NestFactory')) texts.set(file.rel, text);
+  const apps = await readNestApplications(root, files.map((f) => f.rel), imports.aliases, scaffoldDir);
+  if (apps.roots.length === 0) return { wire: [], manual: [{ action: targets[0]!.action, reason: 'no single root module found (NestFactory.create(AppModule)): add ...idempotencyProviders(idempotency) to its providers by hand' }] };
+  if (apps.roots.length === 1) return { wire: [{ ...apps.roots[0]!, action: targets[0]!.action }], manual: [] };
+  const chosen = new Map<NestRoot, string>();
+  const manual: ManualStep[] = [];
+  const candidates = apps.roots.map((r) => `${r.name} (${r.file})`).join(', ');
+  for (const target of targets) {
+    const owners = await apps.rootsOf(target.file, target.line);
+    if (owners.length === 0) manual.push({ action: target.action, file: target.file, line: target.line, reason: `no module apply can read lists this handler's class, so its application is unknown among ${candidates}: add ...idempotencyProviders(idempotency) to the providers of the root module that serves it by hand` });
+    for (const owner of owners) if (!chosen.has(owner)) chosen.set(owner, target.action);
   }
-  const names = new Set([...texts.values()].flatMap((text) => [...text.matchAll(/NestFactory\.create(?:<[^>]*>)?\(\s*(\w+)/g)].map((m) => m[1]!)));
-  if (names.size !== 1) return undefined;
-  const [name] = [...names];
-  const declaring = [...texts].filter(([, text]) => new RegExp(`@Module\\([\\s\\S]*?export\\s+class\\s+${name}\\b`).test(text)).map(([file]) => file).sort();
-  return declaring.length === 1 ? { file: declaring[0]!, name: name! } : undefined;
+  // Of two roots importing each other, the first by file and name keeps it.
+  const covers = (inner: NestRoot, outer: NestRoot) => inner !== outer && apps.imports(outer, inner) && (!apps.imports(inner, outer) || `${inner.file}#${inner.name}` < `${outer.file}#${outer.name}`);
+  const wire = [...chosen].filter(([outer]) => ![...chosen.keys()].some((inner) => covers(inner, outer)));
+  return { wire: wire.map(([r, action]) => ({ ...r, action })), manual };
 }
 
 export interface PlanApplyOptions {
@@ -322,16 +332,16 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     manual.push(...threaded.manual);
   }
   if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
-    const rootModule = await nestRootModule(root);
-    const text = rootModule ? await readInside(root, rootModule.file) : undefined;
-    if (!rootModule || text === undefined) {
-      manual.push({ action: targets[0]!.action, reason: 'no single root module found (NestFactory.create(AppModule)): add ...idempotencyProviders(idempotency) to its providers by hand' });
-    } else {
+    const roots = await nestRootsToWire(root, targets, imports, dir);
+    manual.push(...roots.manual);
+    for (const rootModule of roots.wire) {
+      const text = await readInside(root, rootModule.file);
+      if (text === undefined) continue;
       // The root module may also be a file the route edits already touched: build on that text.
       const existing = changes.find((c) => c.path === rootModule.file);
       const style = importStyleFor(rootModule.file, text, dir, imports);
       const sf = parseSource(rootModule.file, existing?.after ?? text, style);
-      const outcome = wireNestModule(sf, rootModule.name, targets[0]!.action, rootModule.file, { style, anyLine: false, scaffoldModules });
+      const outcome = wireNestModule(sf, rootModule.name, rootModule.action, rootModule.file, { style, anyLine: false, scaffoldModules });
       edits.push(...outcome.edits);
       manual.push(...outcome.manual);
       if (existing) existing.after = sf.getFullText();

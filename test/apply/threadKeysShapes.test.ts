@@ -263,6 +263,29 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(await compile(copy.dir)).toBe('');
     expect((await apply()).changes).toEqual([]);
   });
+
+  it('a raw-HTTP call sending a Headers object gets headers.set, only when given a context', async () => {
+    copy = await copyFixture('express-service-providers');
+    await edit('src/services/payments.ts', (text) =>
+      text.replace(
+        / {2}const \{ data \} = await axios\.post<\{ id: string \}>\([\s\S]*?\n {2}\);\n/,
+        `  const headers = new Headers({ authorization: \`Bearer \${process.env['PAYPAL_ACCESS_TOKEN'] ?? ''}\` });
+  headers.set('Content-Type', 'application/json');
+  const response = await fetch(\`\${PAYPAL_API}/v2/checkout/orders\`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ intent: 'CAPTURE', purchase_units: [{ amount: { currency_code: 'EUR', value: amount } }] }),
+  });
+  const data = (await response.json()) as { id: string };
+`,
+      ),
+    );
+    const result = await apply();
+    const service = result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '';
+    expect(service).toContain("  headers.set('Content-Type', 'application/json');\n  if (idempotencyContext) headers.set('PayPal-Request-Id', paypalRequestId(idempotencyContext));\n  const response = await fetch(");
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+  });
 });
 
 /** The calls openCalls takes in a service function of an inline file, with the part of a per-call key it would guard. */
@@ -309,5 +332,17 @@ export async function pay(id: string) {
 }
 `;
     expect(perCallParts(text)).toEqual([expect.objectContaining({ via: 'sdk', part: 'randomUUID()' })]);
+  });
+
+  it('raw HTTP through a Headers object: a key set anew on each call, a key set already, and no key', () => {
+    const paypal = (headers: string) => `import { randomUUID } from 'node:crypto';
+export async function pay(id: string) {
+  const headers = new Headers({ Authorization: 'Bearer t' });
+${headers}  return fetch(\`https://api-m.paypal.com/v2/checkout/orders/\${id}/capture\`, { method: 'POST', headers });
+}
+`;
+    expect(perCallParts(paypal("  headers.set('PayPal-Request-Id', randomUUID());\n"))).toEqual([{ operation: 'v2/checkout/orders/{id}/capture', via: 'http', part: 'randomUUID()' }]);
+    expect(perCallParts(paypal("  headers.append('PayPal-Request-Id', `capture-${id}`);\n"))).toEqual([]);
+    expect(perCallParts(paypal(''))).toEqual([{ operation: 'v2/checkout/orders/{id}/capture', via: 'http' }]);
   });
 });

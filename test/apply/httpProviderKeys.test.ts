@@ -276,6 +276,17 @@ export class PaymentsController {
   await fetch(\`\${PAYPAL_API}/v2/checkout/orders/\${req.body.id}/capture\`, { method: 'POST', headers: captureHeaders });`,
     );
     expect(keys(source)).toEqual(['none', 'stable']);
+    // Two functions each with their own \`headers\`: each call reads its own.
+    const twoFunctions = `export async function capture(id: string) {
+  const headers = new Headers({ 'PayPal-Request-Id': \`capture-\${id}\` });
+  return fetch(\`https://api-m.paypal.com/v2/checkout/orders/\${id}/capture\`, { method: 'POST', headers });
+}
+export async function refund(id: string) {
+  const headers = new Headers({ Authorization: 'Bearer t' });
+  return fetch(\`https://api-m.paypal.com/v2/payments/captures/\${id}/refund\`, { method: 'POST', headers });
+}
+`;
+    expect(keys(twoFunctions)).toEqual(['stable', 'none']);
   });
 
   it('Headers apply cannot key safely are left to the user with the reason', () => {

@@ -1,5 +1,5 @@
 import { ts } from 'ts-morph';
-import { propertyName, stringValue, unwrap } from '../parse/astHelpers.js';
+import { isFunctionLike, propertyName, stringValue, unwrap } from '../parse/astHelpers.js';
 import { enclosingFunctions } from '../parse/enclosingFunctions.js';
 
 /** What a raw-HTTP call's arguments show of one header. */
@@ -15,7 +15,7 @@ export interface HttpHeaderValue {
  * and `new Headers({…})`), or set on a Headers object or config it passes before the call
  * (`headers.set('Idempotency-Key', …)`, `headers.append(…)`, `config.headers['Idempotency-Key'] = …`).
  */
-export function httpHeaderValue(call: ts.CallExpression, args: readonly ts.Expression[], header: RegExp, consts: ReadonlyMap<string, ts.Expression>): HttpHeaderValue {
+export function httpHeaderValue(call: ts.CallExpression, args: readonly ts.Expression[], header: RegExp): HttpHeaderValue {
   const holders = new Set<string>();
   let opaque = false;
   let value: ts.Expression | undefined;
@@ -32,7 +32,7 @@ export function httpHeaderValue(call: ts.CallExpression, args: readonly ts.Expre
       }
     } else if (ts.isIdentifier(node)) {
       holders.add(node.text);
-      const init = consts.get(node.text);
+      const init = initializerOf(node);
       if (init) follow(init, depth + 1);
       else opaque = true;
     } else if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'Headers') {
@@ -44,6 +44,22 @@ export function httpHeaderValue(call: ts.CallExpression, args: readonly ts.Expre
   for (const arg of args) follow(arg, 0);
   const sent = value ?? setBefore(call, holders, header);
   return { ...(sent ? { value: sent } : {}), opaque };
+}
+
+/** The initializer of the variable `id` names, from the nearest function around it that declares one (then the module). */
+function initializerOf(id: ts.Identifier): ts.Expression | undefined {
+  for (let scope: ts.Node | undefined = id.parent; scope; scope = scope.parent) {
+    if (!isFunctionLike(scope) && !ts.isSourceFile(scope)) continue;
+    let found: ts.Expression | undefined;
+    const visit = (node: ts.Node): void => {
+      if (found) return;
+      if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === id.text && node.initializer) found = node.initializer;
+      else ts.forEachChild(node, visit);
+    };
+    visit(scope);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** `new Headers([['Idempotency-Key', key]])`: the pair's value. */

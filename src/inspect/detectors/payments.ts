@@ -132,7 +132,7 @@ export function rawHttpCall(call: ts.CallExpression, ctx: FileContext): Detected
   } else if (ts.isPropertyAccessExpression(callee)) method = callee.name.text.toUpperCase();
   if (!method || !/^(POST|PUT|PATCH)$/.test(method)) return undefined;
   const header = provider === 'paypal' ? /^paypal-request-id$/i : /^idempotency-key$/i;
-  const sent = httpHeaderValue(call, call.arguments.slice(config ? 0 : 1), header, ctx.index.consts);
+  const sent = httpHeaderValue(call, call.arguments.slice(config ? 0 : 1), header);
   // Headers built out of sight (a parameter, a helper's result): the header named anywhere in the function counts.
   const scope = enclosingFunctions(call).outermost;
   const named = sent.opaque && scope !== undefined && new RegExp(`['"\`]${header.source.slice(1, -1)}['"\`]`, 'i').test(scope.getText(ctx.sf));

@@ -264,6 +264,27 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect((await apply()).changes).toEqual([]);
   });
 
+  it('a raw-HTTP call whose Headers object another call sends too is a step with that reason, not passed over', async () => {
+    copy = await copyFixture('express-service-providers');
+    await edit('src/services/payments.ts', (text) =>
+      text.replace(
+        / {2}const \{ data \} = await axios\.post<\{ id: string \}>\([\s\S]*?\n {2}\);\n/,
+        `  const headers = new Headers({ authorization: 'Bearer t' });
+  await fetch(\`\${PAYPAL_API}/v1/notifications/webhooks\`, { headers });
+  const response = await fetch(\`\${PAYPAL_API}/v2/checkout/orders\`, { method: 'POST', headers, body: '{}' });
+  const data = (await response.json()) as { id: string };
+`,
+      ),
+    );
+    const result = await apply();
+    expect(result.manual).toContainEqual(expect.objectContaining({
+      action: 'payWithPaypal',
+      file: 'src/services/payments.ts',
+      reason: 'not keyed because apply cannot add the PayPal-Request-Id header of paypal v2/checkout/orders: its headers `headers` are sent by another call too, which would then send the same key. Pass idempotencyOf(request) down and send the PayPal-Request-Id header set to paypalRequestId(context) from providers.ts by hand',
+    }));
+    expect(result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '').not.toContain('paypalRequestId');
+  });
+
   it('a raw-HTTP call sending a Headers object gets headers.set, only when given a context', async () => {
     copy = await copyFixture('express-service-providers');
     await edit('src/services/payments.ts', (text) =>

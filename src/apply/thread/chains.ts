@@ -36,6 +36,8 @@ export interface OpenCall {
   how: KeyHow;
   /** Set when the call sends a per-call key, which the derived one replaces; unset when it sends none. */
   perCall?: PerCallKey;
+  /** Why apply cannot add the key where the call sends its headers (httpKeyPlacement): the plan leaves it to the user. */
+  unplaceable?: string;
 }
 
 /** A chain from the handler to the function holding unkeyed provider calls. */
@@ -84,8 +86,8 @@ function keyedFromContext(call: ts.CallExpression, key: ts.Expression | undefine
 /**
  * The provider calls in `fn` that send no key, or one made anew on each call (perCallKey), and that the keying
  * transforms can key: Stripe whose options apply can extend, Adyen and PayPal SDK calls with a place for the key
- * (ProviderKeying.placement), raw-HTTP calls to a provider's REST API whose headers apply can reach
- * (httpKeyPlacement). In source order.
+ * (ProviderKeying.placement), raw-HTTP calls to a provider's REST API (with why apply cannot reach their headers,
+ * httpKeyPlacement, so the step says it rather than the call being passed over). In source order.
  */
 export function openCalls(fn: ts.FunctionLikeDeclaration, source: SourceContext): OpenCall[] {
   const out: OpenCall[] = [];
@@ -121,7 +123,8 @@ export function openCalls(fn: ts.FunctionLikeDeclaration, source: SourceContext)
     }
     if (c.keyed) continue;
     const node = morph(c.call);
-    if (node && typeof httpKeyPlacement(node, viewOf(source)) !== 'string') out.push({ call: c.call, provider: c.provider, operation: c.operation, how: { via: 'http' } });
+    const place = node && httpKeyPlacement(node, viewOf(source));
+    if (place) out.push({ call: c.call, provider: c.provider, operation: c.operation, how: { via: 'http' }, ...(typeof place === 'string' ? { unplaceable: place } : {}) });
   }
   return out.sort((a, b) => a.call.pos - b.call.pos);
 }

@@ -107,6 +107,10 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
   if (refused) {
     return manual(`not keyed because ${callName(refused)} sends a key that is new on every call, and ${refused.perCall!.refused!}: pass idempotencyOf(request) down and use ${byHand([refused])} by hand`, { file: holder.source.rel, line: lineOf(refused.call) });
   }
+  const unplaceable = first.calls.find((c) => c.unplaceable !== undefined);
+  if (unplaceable) {
+    return manual(`not keyed because apply cannot add ${callName(unplaceable)}: ${unplaceable.unplaceable!}. Pass idempotencyOf(request) down and send ${byHand([unplaceable])} by hand`, { file: holder.source.rel, line: lineOf(unplaceable.call) });
+  }
   // The handler's own function for the first hop, the previous hop's function for the others.
   const callers = [fn, ...first.hops.map((hop) => hop.fn)];
   const repeated = [

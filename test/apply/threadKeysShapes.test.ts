@@ -276,13 +276,18 @@ describe('apply threading the key into services: the shapes it refuses, and a na
 `,
       ),
     );
+    // The card route also opens a PayPal order: its Adyen call is still keyed, the PayPal one is its own step.
+    await edit('src/routes/checkout.ts', (text) => text.replace('    const psp = await payByCard(amountMinor, orderId);', "    const psp = await payByCard(amountMinor, orderId);\n    await openPaypalOrder('0.00');"));
     const result = await apply();
+    expect(summaries(result)).toContainEqual(expect.stringContaining('passes the derived Adyen idempotency key to payments'));
+    expect(result.manual.filter((m) => m.reason.startsWith('not keyed because apply cannot add')).map((m) => m.action).sort()).toEqual(['payByCard', 'payWithPaypal']);
     expect(result.manual).toContainEqual(expect.objectContaining({
       action: 'payWithPaypal',
       file: 'src/services/payments.ts',
       reason: 'not keyed because apply cannot add the PayPal-Request-Id header of paypal v2/checkout/orders: its headers `headers` are sent by another call too, which would then send the same key. Pass idempotencyOf(request) down and send the PayPal-Request-Id header set to paypalRequestId(context) from providers.ts by hand',
     }));
     expect(result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '').not.toContain('paypalRequestId');
+    expect(await compile(copy.dir)).toBe('');
   });
 
   it('a raw-HTTP call sending a Headers object gets headers.set, only when given a context', async () => {

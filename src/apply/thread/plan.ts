@@ -55,6 +55,11 @@ function callName(item: OpenCall): string {
   return `${label(item.provider)} ${item.operation}`;
 }
 
+/** A raw-HTTP call whose headers apply cannot reach (OpenCall.unplaceable): the step says why and what to send. */
+function unkeyable<T>(call: OpenCall, file: string, manual: (reason: string, at: { file: string; line: number }) => T): T {
+  return manual(`not keyed because apply cannot add ${callName(call)}: ${call.unplaceable!}. Pass idempotencyOf(request) down and send ${byHand([call])} by hand`, { file, line: lineOf(call.call) });
+}
+
 /** Each call's step: its place among the holder's calls to the same provider (SDK calls first, as the handler transforms number them), none when it is the only one. */
 function stepsOf(calls: readonly OpenCall[]): Array<number | undefined> {
   const ordered = (provider: PaymentProvider) => {
@@ -74,15 +79,20 @@ function stepsOf(calls: readonly OpenCall[]): Array<number | undefined> {
 export function planThreading(ctx: Sources, located: LocatedHandler, target: WiringTarget, project: ThreadProject): ThreadPlan {
   const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false };
   const { fn, source: handlerSource } = located;
-  const chains = chainsFrom(ctx, fn, handlerSource, [], new Set([fn]));
-  if (chains.length === 0) {
-    const holder = threadedBefore(ctx, fn, handlerSource);
-    return holder ? { ...out, threaded: true, holder } : out;
-  }
   const manual = (reason: string, at: { file: string; line: number }) => {
     out.manual.push({ action: target.action, file: at.file, line: at.line, reason });
     return out;
   };
+  // Functions whose only provider calls are raw-HTTP ones apply cannot reach are steps of their own: they would get
+  // no key from the claim, so they share none with the calls it does key.
+  const found = chainsFrom(ctx, fn, handlerSource, [], new Set([fn]));
+  const blocked = found.filter((c) => c.calls.every((call) => call.unplaceable !== undefined));
+  for (const chain of blocked) for (const call of chain.calls) unkeyable(call, chain.hops.at(-1)!.source.rel, manual);
+  const chains = found.filter((c) => !blocked.includes(c));
+  if (chains.length === 0) {
+    const holder = threadedBefore(ctx, fn, handlerSource);
+    return holder ? { ...out, threaded: true, holder } : out;
+  }
   const first = chains[0]!;
   const holder = first.hops[first.hops.length - 1]!;
   const at = { file: holder.source.rel, line: lineOf(first.calls[0]!.call) };
@@ -108,9 +118,7 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
     return manual(`not keyed because ${callName(refused)} sends a key that is new on every call, and ${refused.perCall!.refused!}: pass idempotencyOf(request) down and use ${byHand([refused])} by hand`, { file: holder.source.rel, line: lineOf(refused.call) });
   }
   const unplaceable = first.calls.find((c) => c.unplaceable !== undefined);
-  if (unplaceable) {
-    return manual(`not keyed because apply cannot add ${callName(unplaceable)}: ${unplaceable.unplaceable!}. Pass idempotencyOf(request) down and send ${byHand([unplaceable])} by hand`, { file: holder.source.rel, line: lineOf(unplaceable.call) });
-  }
+  if (unplaceable) return unkeyable(unplaceable, holder.source.rel, manual);
   // The handler's own function for the first hop, the previous hop's function for the others.
   const callers = [fn, ...first.hops.map((hop) => hop.fn)];
   const repeated = [

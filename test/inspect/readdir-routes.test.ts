@@ -72,6 +72,10 @@ for (const file of fs.readdirSync(path.join(__dirname, 'billing'))) {
   // One module, whatever the entry: an ordinary mount, not one per file.
   app.use(require('./middleware/audit'));
 }
+// A folder per feature, each with its routes module.
+for (const feature of fs.readdirSync(path.join(__dirname, 'modules'))) {
+  app.use(\`/\${feature}\`, require(\`./modules/\${feature}/routes\`));
+}
 module.exports = app;
 `,
       );
@@ -81,6 +85,9 @@ module.exports = app;
       await write('billing/Invoices.js', router('/'));
       await write('billing/health.js', router('/ping'));
       await write('middleware/audit.js', router('/audit'));
+      await write('modules/shipping/routes.js', router('/quotes'));
+      await write('modules/shipping/rates.js', router('/not-mounted-either'));
+      await write('modules/tax/routes.js', router('/rates'));
       // A second project: Fastify plugins registered per file with a prefix.
       await write('plugins-app/package.json', JSON.stringify({ name: 'plugins-app', dependencies: { fastify: '4.28.1' } }));
       await write(
@@ -97,11 +104,14 @@ module.exports = fastify;
     });
     afterAll(() => rm(root, { recursive: true, force: true }));
 
-    it('filter chains, path.basename, split, includes lists, Fastify register prefixes', async () => {
+    it('filter chains, path.basename, split, includes lists, a folder per entry, Fastify register prefixes', async () => {
       expect(await endpoints(root)).toEqual([
         'POST /billing/invoices billing/Invoices.js:3',
         'POST /ping billing/health.js:3 (mount prefix unknown)',
         'POST /audit middleware/audit.js:3',
+        'POST /not-mounted-either modules/shipping/rates.js:3 (mount prefix unknown)',
+        'POST /shipping/quotes modules/shipping/routes.js:3',
+        'POST /tax/rates modules/tax/routes.js:3',
         'POST /v1/carts/:id/checkout v1/carts.js:3',
         'POST /not-mounted v1/index.js:3 (mount prefix unknown)',
       ]);

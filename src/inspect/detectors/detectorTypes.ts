@@ -105,6 +105,8 @@ export interface DirLoad {
   accept: FileNameTest[][];
   /** The mount path from the entry's name, or null when the loop does not say (`mod.prefix`). */
   prefix: FileNamePart[] | null;
+  /** The module specifier from the entry's name, relative to the loader (`./routes/${file}`, `./modules/${dir}/router`); null: the entry itself. */
+  module: FileNamePart[] | null;
   /** The export mounted (`(await import(f)).default`, `require(f).router`); default / module.exports otherwise. */
   member?: string;
 }

@@ -18,13 +18,14 @@ export function readdirLoad(child: ts.Expression, mountPath: ts.Expression | und
   const spec = partsOf(loaded.spec, loop)?.filter((part) => part !== '');
   // `require('./cors')` in the loop's body loads one module, not the entry: an ordinary mount.
   if (spec?.every((part) => typeof part === 'string')) return undefined;
-  // The module is the entry itself: `'./routes/' + file`, `path.join(__dirname, 'routes', file)`, `./${name}` of its stem.
-  const last = spec?.at(-1);
-  const literal = spec?.slice(0, -1);
-  const dir = last !== undefined && typeof last !== 'string' && literal?.every((p) => typeof p === 'string') ? path.posix.normalize(path.posix.join(path.posix.dirname(ctx.rel), literal.join(''))).replace(/\/$/, '') : loop.dir;
+  // The directory is the text before the entry: `'./routes/' + file`, `path.join(__dirname, 'routes', file)`,
+  // `./modules/${name}/router` (a folder per entry); else the one the loop reads.
+  const entryAt = spec?.findIndex((part) => typeof part !== 'string') ?? -1;
+  const before = spec?.slice(0, entryAt) as string[] | undefined;
+  const dir = entryAt >= 0 && before ? path.posix.normalize(path.posix.join(path.posix.dirname(ctx.rel), before.join(''))).replace(/\/$/, '') : loop.dir;
   if (dir === undefined) return undefined;
   const prefix = mountPath ? partsOf(mountPath, loop) ?? null : [];
-  return { dir, accept: loop.accept, prefix, ...(loaded.member ? { member: loaded.member } : {}) };
+  return { dir, accept: loop.accept, prefix, module: spec ?? null, ...(loaded.member ? { member: loaded.member } : {}) };
 }
 
 interface Loop {

@@ -4,7 +4,7 @@ import { loadedByLoop } from './dirLoad.js';
 import type { EndpointFinding } from '../types.js';
 import type { FunctionGraph } from './functionGraph.js';
 import type { ProjectRecords } from './projectRecords.js';
-import { ownerKey, resolveBinding, resolveExport, splitBindingKey } from './resolveModules.js';
+import { ownerKey, resolveBinding, resolveExport, resolveImport, splitBindingKey } from './resolveModules.js';
 
 interface Prefix {
   prefix: string;
@@ -162,7 +162,7 @@ function mountAutoload(records: ProjectRecords, mount: RawMount, parent: string,
 
 /** A readdir loop: each file it loads (dirLoad.ts) is mounted with the path the loop makes from its name, or none known. */
 function mountLoaded(records: ProjectRecords, mount: RawMount, load: DirLoad, parent: string, add: (child: string, parent: string, prefix: string | null) => void): void {
-  for (const { file, prefix } of loadedByLoop(records.files.keys(), mount.child.file, load)) {
+  for (const { file, prefix } of loadedByLoop(records.files.keys(), mount.child.file, load, (from, spec) => resolveImport(records, from, spec))) {
     add(resolveExport(records, file, load.member ?? 'default') ?? `${file}::<default>`, parent, prefix);
   }
 }

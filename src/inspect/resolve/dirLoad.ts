@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { DirLoad, FileNameOp, FileNameTest } from '../detectors/detectorTypes.js';
+import type { DirLoad, FileNameOp, FileNamePart, FileNameTest } from '../detectors/detectorTypes.js';
 
 /** The name a TypeScript source has once compiled, which a loop testing for `.js` sees at run time. */
 const COMPILED: Record<string, string> = { '.ts': '.js', '.tsx': '.js', '.mts': '.mjs', '.cts': '.cjs' };
@@ -7,28 +7,45 @@ const SOURCE_EXTENSION = /\.(c|m)?[jt]sx?$/;
 
 /**
  * The project files a readdir loop (readdirLoops.ts) loads, each with its mount path, null when the loop does not
- * say it: the directory's own script files but the loader, that pass the loop's tests under their source name or
- * their compiled one (a TypeScript project's loop often tests for `.js`). A file the loop names to skip under either
- * name is skipped.
+ * say it. The directory's entries are its script files (but the loader) and its folders; an entry is loaded when it
+ * passes the loop's tests under its name, or for a TypeScript file under its compiled name (a loop often tests for
+ * `.js`), and is not skipped by name under either; the module is what the loop's specifier gives for that name
+ * (`./modules/${dir}/router`), resolved as an import is, or the file itself.
  */
-export function loadedByLoop(files: Iterable<string>, loader: string, load: DirLoad): Array<{ file: string; prefix: string | null }> {
+export function loadedByLoop(files: Iterable<string>, loader: string, load: DirLoad, resolve: (from: string, spec: string) => string | undefined): Array<{ file: string; prefix: string | null }> {
   const out: Array<{ file: string; prefix: string | null }> = [];
-  for (const file of files) {
-    if (path.posix.dirname(file) !== load.dir || file === loader || !SOURCE_EXTENSION.test(file) || /\.d\.(c|m)?ts$/.test(file)) continue;
-    const base = path.posix.basename(file);
-    const ext = path.posix.extname(base);
-    const names = [base, ...(COMPILED[ext] ? [base.slice(0, -ext.length) + COMPILED[ext]] : [])];
-    if (names.some((name) => load.accept.some((clause) => clause.length === 1 && skips(clause[0]!, name)))) continue;
-    const passing = names.filter((name) => load.accept.every((clause) => clause.some((test) => holds(test, name))));
-    if (passing.length === 0) continue;
-    const { prefix } = load;
-    const paths = passing.map((name) => (prefix === null ? null : prefix.map((part) => (typeof part === 'string' ? part : applyOps(part, name))).join('')));
+  for (const entry of entriesOf(files, load.dir)) {
+    if (entry.file === loader) continue;
+    if (entry.names.some((name) => load.accept.some((clause) => clause.length === 1 && skips(clause[0]!, name)))) continue;
+    const passing = entry.names.filter((name) => load.accept.every((clause) => clause.some((test) => holds(test, name))));
     // `file.replace(/\.js$/, '')` on orders.ts leaves the extension: the spelling the loop strips is the one it runs.
-    const chosen = paths.find((p) => p !== null && !SOURCE_EXTENSION.test(p)) ?? paths[0] ?? null;
-    out.push({ file, prefix: chosen === '/' ? '' : chosen });
+    const name = passing.find((n) => !SOURCE_EXTENSION.test(fill(load.prefix ?? [], n))) ?? passing[0];
+    if (name === undefined) continue;
+    const file = load.module ? resolve(loader, fill(load.module, name)) : entry.file;
+    if (!file || file === loader) continue;
+    const prefix = load.prefix === null ? null : fill(load.prefix, name);
+    out.push({ file, prefix: prefix === '/' ? '' : prefix });
   }
   return out;
 }
+
+/** A directory's entries as readdir lists them: its files (with the names a loop may test) and its folders. */
+function entriesOf(files: Iterable<string>, dir: string): Array<{ names: string[]; file?: string }> {
+  const out: Array<{ names: string[]; file?: string }> = [];
+  const folders = new Set<string>();
+  for (const file of files) {
+    if (!file.startsWith(`${dir}/`)) continue;
+    const [first, ...rest] = file.slice(dir.length + 1).split('/');
+    if (rest.length > 0) folders.add(first!);
+    else if (SOURCE_EXTENSION.test(file) && !/\.d\.(c|m)?ts$/.test(file)) {
+      const ext = path.posix.extname(first!);
+      out.push({ names: [first!, ...(COMPILED[ext] ? [first!.slice(0, -ext.length) + COMPILED[ext]] : [])], file });
+    }
+  }
+  return [...out, ...[...folders].sort().map((folder) => ({ names: [folder] }))];
+}
+
+const fill = (parts: readonly FileNamePart[], name: string): string => parts.map((part) => (typeof part === 'string' ? part : applyOps(part, name))).join('');
 
 /** `file !== 'index.js'`: a name the loop leaves out by name. */
 const skips = (test: FileNameTest, name: string): boolean => test.is === 'equals' && test.negate === true && test.name.length === 0 && test.value === name;

@@ -54,8 +54,11 @@ function enclosingLoop(node: ts.Node, ctx: FileContext): Loop | undefined {
     }
     const entries = loopEntries(parent, child);
     if (!entries) continue;
-    const items = readdirItems(entries.items, ctx, accept);
+    // A `.filter` of a loop over something else is no test of the entries.
+    const filters: FileNameTest[][] = [];
+    const items = readdirItems(entries.items, ctx, filters);
     if (!items) continue;
+    accept.push(...filters);
     const names = new Map([[entries.variable, [] as FileNameOp[]]]);
     const loop: Loop = { names, body: parent, dir: items.dir, accept, ctx };
     for (const c of conditions) accept.push(...(clauses(c.expr, c.negated, loop) ?? []));

@@ -244,6 +244,29 @@ export class PaymentsController {
     expect(keys(out.text)).toEqual(['stable', 'stable', 'stable', 'stable']);
   });
 
+  it('options or an axios config held in a local that only this call sends get the header there', () => {
+    const source = route(
+      "import axios from 'axios';",
+      `  const config = { headers: { Authorization: 'Bearer t' }, timeout: 5000 };
+  await axios.post(\`\${PAYPAL_API}/v2/checkout/orders\`, { intent: 'CAPTURE' }, config);
+  const init = { method: 'POST' };
+  await fetch(\`\${PAYPAL_API}/v2/checkout/orders/\${req.body.id}/capture\`, init);
+  const shared = { timeout: 5000 };
+  await axios.post(\`\${PAYPAL_API}/v2/checkout/orders/\${req.body.id}/authorize\`, {}, shared);
+  await axios.post(\`\${PAYPAL_API}/v2/payments/authorizations/\${req.body.id}/capture\`, {}, shared);`,
+    );
+    const out = wireSource(file, source, [target(7)], options);
+    expect(out.text).toMatch(/const config = \{ headers: \{ Authorization: 'Bearer t',\s*'PayPal-Request-Id': paypalRequestId\(idempotencyContext, 0\) \}, timeout: 5000 \};/);
+    expect(out.text).toMatch(/const init = \{ method: 'POST',\s*headers: \{ 'PayPal-Request-Id': paypalRequestId\(idempotencyContext, 1\) \} \};/);
+    expect(out.text).toContain('const shared = { timeout: 5000 };');
+    expect(out.manual.filter((m) => m.reason.startsWith('the raw-HTTP')).map((m) => m.reason.replace(/.*not edited because /, ''))).toEqual([
+      'its options `shared` are sent by another call too, which would then send the same key',
+      'its options `shared` are sent by another call too, which would then send the same key',
+    ]);
+    expect(keyed(out.text)).toEqual([true, true, false, false]);
+    expect(wireSource(file, out.text, [target(7)], { ...options, anyLine: true }).text).toBe(out.text);
+  });
+
   it('a key set through headers.set / append or config.headers[…] counts; one made anew on each call gets the derived key', () => {
     const source = route(
       "import axios from 'axios';\nimport { randomUUID } from 'node:crypto';",

@@ -129,7 +129,11 @@ export function httpKeyPlacement(call: CallExpression, sf: SourceFile): Place | 
 }
 
 /** The header into an options literal's `headers` literal, or a `headers` property when it has none. */
-function intoOptions(options: Node | undefined, notLiteral: string): Place | string {
+function intoOptions(given: Node | undefined, notLiteral: string): Place | string {
+  // `const config = { headers: … }; axios.post(url, body, config)`: the literal, when this call alone sends it.
+  const local = given && Node.isIdentifier(given) ? localObject(given) : undefined;
+  if (typeof local === 'string') return local;
+  const options = local?.init ?? given;
   if (!options || !Node.isObjectLiteralExpression(options)) return notLiteral;
   const headers = options.getProperty('headers');
   if (!headers) {
@@ -160,16 +164,10 @@ function intoHeadersInstance(headers: NewExpression): Place | string {
  */
 function intoLocalHeaders(name: Identifier): Place | string {
   const text = name.getText();
-  const declaredIn = (fn: Node) => fn.getDescendantsOfKind(SyntaxKind.VariableDeclaration).filter((d) => d.getName() === text && d.getEnd() <= name.getStart()).at(-1);
-  const fn = name.getAncestors().find((n) => Node.isFunctionLikeDeclaration(n) && declaredIn(n) !== undefined);
-  const declaration = fn && declaredIn(fn);
-  if (!fn || !declaration) return `its headers \`${text}\` are made outside the function that sends them`;
-  const init = declaration.getInitializer();
-  const isHeaders = init !== undefined && Node.isNewExpression(init) && init.getExpression().getText() === 'Headers';
-  if (!isHeaders && !(init && Node.isObjectLiteralExpression(init))) return `its headers \`${text}\` are not a Headers object or an object literal`;
-  const sent = fn.getDescendantsOfKind(SyntaxKind.Identifier).filter((id) => id.getText() === text && sends(id));
-  if (sent.length > 1) return `its headers \`${text}\` are sent by another call too, which would then send the same key`;
-  if (!isHeaders) return (header, value, guard) => appendProperty(init as ObjectLiteralExpression, guardedProperty(`${header}: ${value}`, guard));
+  const local = localObject(name, 'headers');
+  if (typeof local === 'string') return local;
+  const { init } = local;
+  if (Node.isObjectLiteralExpression(init)) return (header, value, guard) => appendProperty(init, guardedProperty(`${header}: ${value}`, guard));
   // The statement holding the call, in the function that declares the Headers object (not inside a callback of it).
   let statement: Node = name;
   while (!Node.isBlock(statement.getParentOrThrow())) {
@@ -179,6 +177,23 @@ function intoLocalHeaders(name: Identifier): Place | string {
   const block = statement.getParentOrThrow() as Block;
   const at = statement.getChildIndex();
   return (header, value, guard) => void block.insertStatements(at, `${guard === undefined ? '' : `if (${guard}) `}${text}.set(${header}, ${value});`);
+}
+
+/**
+ * The object literal (or, for `headers`, the Headers object) a name holds: declared in a function around it before
+ * the call, and sent by no other call, which would then share the key. Otherwise why apply leaves it alone.
+ */
+function localObject(name: Identifier, what: 'headers' | 'options' = 'options'): { init: ObjectLiteralExpression | NewExpression } | string {
+  const text = name.getText();
+  const declaredIn = (fn: Node) => fn.getDescendantsOfKind(SyntaxKind.VariableDeclaration).filter((d) => d.getName() === text && d.getEnd() <= name.getStart()).at(-1);
+  const fn = name.getAncestors().find((n) => Node.isFunctionLikeDeclaration(n) && declaredIn(n) !== undefined);
+  const init = fn && declaredIn(fn)?.getInitializer();
+  if (!fn || !init) return `its ${what} \`${text}\` are made outside the function that sends them`;
+  const isHeaders = what === 'headers' && Node.isNewExpression(init) && init.getExpression().getText() === 'Headers';
+  if (!isHeaders && !Node.isObjectLiteralExpression(init)) return `its ${what} \`${text}\` are not ${what === 'headers' ? 'a Headers object or ' : ''}an object literal`;
+  const sent = fn.getDescendantsOfKind(SyntaxKind.Identifier).filter((id) => id.getText() === text && sends(id));
+  if (sent.length > 1) return `its ${what} \`${text}\` are sent by another call too, which would then send the same key`;
+  return { init: init as ObjectLiteralExpression | NewExpression };
 }
 
 /** An identifier handed to a call as a value: an argument, or a property's value in an options literal. */

@@ -127,7 +127,9 @@ export function rawHttpCall(call: ts.CallExpression, ctx: FileContext): Detected
   const callee = call.expression;
   let method: string | undefined;
   if (ts.isIdentifier(callee) && CLIENT_CALL.test(callee.text)) {
-    const m = objectProperty(config ? call.arguments[0] : call.arguments[1], 'method');
+    // `const init = { method: 'POST', … }; fetch(url, init)`: the options a local holds.
+    const options = config ? call.arguments[0] : call.arguments[1];
+    const m = objectProperty(options && (localInitializer(options, call) ?? options), 'method');
     method = m ? (stringValue(m, ctx.index.consts)?.toUpperCase() ?? 'POST') : 'GET';
   } else if (ts.isPropertyAccessExpression(callee)) method = callee.name.text.toUpperCase();
   if (!method || !/^(POST|PUT|PATCH)$/.test(method)) return undefined;

@@ -50,7 +50,7 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     // SDK calls and raw-HTTP ones (`paypal.post('/v2/checkout/orders')`), by the same matchers inspect uses.
     const found = [
       ...providerCalls(source).map((c) => ({ c, keyed: c.key !== undefined || c.opaqueOptions, perAttempt: c.key !== undefined && volatilePart(c.key) !== undefined, safe: repeatsSafely(c), http: false })),
-      ...httpProviderCalls(source).map((c) => ({ c, keyed: c.keyed, perAttempt: false, safe: repeatsSafely({ method: '', verb: c.verb }), http: true })),
+      ...httpProviderCalls(source).map((c) => ({ c, keyed: c.keyed, perAttempt: c.keyPerAttempt, safe: repeatsSafely({ method: '', verb: c.verb }), http: true })),
     ];
     for (const { c, keyed, perAttempt, safe, http } of found) {
       if (c.call.pos < node.pos || c.call.end > node.end || inNested(c.call, node, seen)) continue;

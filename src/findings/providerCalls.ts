@@ -83,6 +83,10 @@ export interface HttpProviderCall {
   operation: string;
   /** Whether the inspector sees the provider's idempotency header (Idempotency-Key, PayPal-Request-Id) sent. */
   keyed: boolean;
+  /** The header's value where the file shows it (a headers literal, `headers.set(…)`); absent when only named out of sight. */
+  key?: ts.Expression;
+  /** The value is made anew on each call (`randomUUID()`), so a retried request sends another key. */
+  keyPerAttempt: boolean;
   /** The HTTP method: POST, PUT or PATCH. */
   verb: string;
   risk: PaymentRisk;
@@ -94,7 +98,8 @@ export function httpProviderCalls(source: Pick<SourceContext, 'rel' | 'text' | '
   const ctx = fileContext(source);
   return ctx.index.calls.flatMap((call) => {
     const found = rawHttpCall(call, ctx);
-    return found ? [{ call, provider: found.provider, operation: found.operation, keyed: found.hasProviderKey, verb: found.verb ?? 'POST', risk: found.risk ?? 'billable-object' }] : [];
+    if (!found) return [];
+    return [{ call, provider: found.provider, operation: found.operation, keyed: found.hasProviderKey, ...(found.key ? { key: found.key } : {}), keyPerAttempt: found.keyPerAttempt === true, verb: found.verb ?? 'POST', risk: found.risk ?? 'billable-object' }];
   }).sort((a, b) => a.call.pos - b.call.pos);
 }
 

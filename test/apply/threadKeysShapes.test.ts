@@ -389,6 +389,55 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(await compile(copy.dir)).toBe('');
     expect((await apply()).changes).toEqual([]);
   });
+
+  it('a raw-HTTP call whose Headers object another call sends too is a step with that reason, not passed over', async () => {
+    copy = await copyFixture('express-service-providers');
+    await edit('src/services/payments.ts', (text) =>
+      text.replace(
+        / {2}const \{ data \} = await axios\.post<\{ id: string \}>\([\s\S]*?\n {2}\);\n/,
+        `  const headers = new Headers({ authorization: 'Bearer t' });
+  await fetch(\`\${PAYPAL_API}/v1/notifications/webhooks\`, { headers });
+  const response = await fetch(\`\${PAYPAL_API}/v2/checkout/orders\`, { method: 'POST', headers, body: '{}' });
+  const data = (await response.json()) as { id: string };
+`,
+      ),
+    );
+    // The card route also opens a PayPal order: its Adyen call is still keyed, the PayPal one is its own step.
+    await edit('src/routes/checkout.ts', (text) => text.replace('    const psp = await payByCard(amountMinor, orderId);', "    const psp = await payByCard(amountMinor, orderId);\n    await openPaypalOrder('0.00');"));
+    const result = await apply();
+    expect(summaries(result)).toContainEqual(expect.stringContaining('passes the derived Adyen idempotency key to payments'));
+    expect(result.manual.filter((m) => m.reason.startsWith('not keyed because apply cannot add')).map((m) => m.action).sort()).toEqual(['payByCard', 'payWithPaypal']);
+    expect(result.manual).toContainEqual(expect.objectContaining({
+      action: 'payWithPaypal',
+      file: 'src/services/payments.ts',
+      reason: 'not keyed because apply cannot add the PayPal-Request-Id header of paypal v2/checkout/orders: its headers `headers` are sent by another call too, which would then send the same key. Pass idempotencyOf(request) down and send the PayPal-Request-Id header set to paypalRequestId(context) from providers.ts by hand',
+    }));
+    expect(result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '').not.toContain('paypalRequestId');
+    expect(await compile(copy.dir)).toBe('');
+  });
+
+  it('a raw-HTTP call sending a Headers object gets headers.set, only when given a context', async () => {
+    copy = await copyFixture('express-service-providers');
+    await edit('src/services/payments.ts', (text) =>
+      text.replace(
+        / {2}const \{ data \} = await axios\.post<\{ id: string \}>\([\s\S]*?\n {2}\);\n/,
+        `  const headers = new Headers({ authorization: \`Bearer \${process.env['PAYPAL_ACCESS_TOKEN'] ?? ''}\` });
+  headers.set('Content-Type', 'application/json');
+  const response = await fetch(\`\${PAYPAL_API}/v2/checkout/orders\`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ intent: 'CAPTURE', purchase_units: [{ amount: { currency_code: 'EUR', value: amount } }] }),
+  });
+  const data = (await response.json()) as { id: string };
+`,
+      ),
+    );
+    const result = await apply();
+    const service = result.changes.find((c) => c.path === 'src/services/payments.ts')?.after ?? '';
+    expect(service).toContain("  headers.set('Content-Type', 'application/json');\n  if (idempotencyContext) headers.set('PayPal-Request-Id', paypalRequestId(idempotencyContext));\n  const response = await fetch(");
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+  });
 });
 
 /** The calls openCalls takes in a service function of an inline file, with the part of a per-call key it would guard. */
@@ -435,5 +484,17 @@ export async function pay(id: string) {
 }
 `;
     expect(perCallParts(text)).toEqual([expect.objectContaining({ via: 'sdk', part: 'randomUUID()' })]);
+  });
+
+  it('raw HTTP through a Headers object: a key set anew on each call, a key set already, and no key', () => {
+    const paypal = (headers: string) => `import { randomUUID } from 'node:crypto';
+export async function pay(id: string) {
+  const headers = new Headers({ Authorization: 'Bearer t' });
+${headers}  return fetch(\`https://api-m.paypal.com/v2/checkout/orders/\${id}/capture\`, { method: 'POST', headers });
+}
+`;
+    expect(perCallParts(paypal("  headers.set('PayPal-Request-Id', randomUUID());\n"))).toEqual([{ operation: 'v2/checkout/orders/{id}/capture', via: 'http', part: 'randomUUID()' }]);
+    expect(perCallParts(paypal("  headers.append('PayPal-Request-Id', `capture-${id}`);\n"))).toEqual([]);
+    expect(perCallParts(paypal(''))).toEqual([{ operation: 'v2/checkout/orders/{id}/capture', via: 'http' }]);
   });
 });

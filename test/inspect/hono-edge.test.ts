@@ -37,14 +37,7 @@ describe('inspect hono-edge', () => {
         touchesPayment: true,
       },
       {
-        kind: 'existing-idempotency',
-        id: 'provider-key stripe refunds.create',
-        file: 'src/billing.ts',
-        line: 9,
-        mechanism: 'provider-key',
-        detail: 'stripe refunds.create passes an idempotency key',
-      },
-      {
+        // The client's key, else randomUUID(): a retry without one sends Stripe a new key, as for an SDK call.
         kind: 'payment',
         id: 'stripe refunds.create',
         file: 'src/billing.ts',
@@ -52,6 +45,7 @@ describe('inspect hono-edge', () => {
         provider: 'stripe',
         operation: 'refunds.create',
         hasProviderKey: true,
+        keyPerAttempt: true,
         risk: 'moves-money',
         httpMethod: 'POST',
         via: 'http',

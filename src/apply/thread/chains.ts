@@ -1,15 +1,15 @@
 import { Node, ts, type SourceFile } from 'ts-morph';
 import { resolveCallee } from '../../findings/actionFacts.js';
-import { httpProviderCalls, KEY_HEADERS, providerCalls } from '../../findings/providerCalls.js';
+import { httpProviderCalls, providerCalls } from '../../findings/providerCalls.js';
 import type { SourceContext } from '../../findings/types.js';
-import { volatilePart } from '../../findings/volatile.js';
 import { calls, localInitializer } from '../../findings/walk.js';
-import { propertyName, unwrap } from '../../inspect/parse/astHelpers.js';
+import { unwrap } from '../../inspect/parse/astHelpers.js';
 import type { PaymentProvider } from '../../inspect/types.js';
 import { morphNode, parseSource } from '../sourceFile.js';
 import { ADYEN, type ProviderKeying } from '../transforms/adyenKey.js';
 import { HTTP_KEY_HELPER, httpKeyPlacement } from '../transforms/httpKey.js';
 import { PAYPAL } from '../transforms/paypalKey.js';
+import { perCallKey, type PerCallKey } from '../transforms/perCallKey.js';
 import { CONTEXT_NAME } from '../transforms/stripeKey.js';
 
 /** As far as the findings walk follows helpers (actionFacts MAX_DEPTH): handler → service → its helper → … */
@@ -28,16 +28,6 @@ export interface Hop {
 /** How apply keys an open call: Stripe's request options, another SDK's keying (adyenKey.ts, paypalKey.ts), or a raw-HTTP header (httpKey.ts). */
 export type KeyHow = { via: 'stripe'; paramsIndex: number } | { via: 'sdk'; keying: ProviderKeying } | { via: 'http' };
 
-/**
- * A key the call sends already but makes anew on each call (`idempotencyKey: randomUUID()`, the findings' volatilePart):
- * `part` is what becomes `context ? derived : part`, in the key itself or in the initializer of the local it names;
- * `refused` says why apply leaves it to the user.
- */
-export interface PerCallKey {
-  part: ts.Expression;
-  refused?: string;
-}
-
 /** A provider call in the function at the end of a chain, which apply keys from the context passed down. */
 export interface OpenCall {
   call: ts.CallExpression;
@@ -46,6 +36,8 @@ export interface OpenCall {
   how: KeyHow;
   /** Set when the call sends a per-call key, which the derived one replaces; unset when it sends none. */
   perCall?: PerCallKey;
+  /** Why apply cannot add the key where the call sends its headers (httpKeyPlacement): the plan leaves it to the user. */
+  unplaceable?: string;
 }
 
 /** A chain from the handler to the function holding unkeyed provider calls. */
@@ -80,72 +72,22 @@ function viewOf(source: SourceContext): SourceFile {
   return view;
 }
 
-/** A key already taken from the context: in the call, or in the local the key names (`const idempotencyKey = …`). */
+/**
+ * A key already taken from the context: in the call, in the key set before it (`headers.set('Idempotency-Key', …)`),
+ * or in the local the key names (`const idempotencyKey = …`).
+ */
 function keyedFromContext(call: ts.CallExpression, key: ts.Expression | undefined, sf: ts.SourceFile): boolean {
-  if (KEYED_FROM_CONTEXT.test(call.getText(sf))) return true;
+  if (KEYED_FROM_CONTEXT.test(call.getText(sf)) || (key !== undefined && KEYED_FROM_CONTEXT.test(key.getText(sf)))) return true;
   const named = key && unwrap(key);
   const init = named && ts.isIdentifier(named) ? localInitializer(named) : undefined;
   return init !== undefined && KEYED_FROM_CONTEXT.test(init.getText(sf));
 }
 
-/** Identifiers named `name` in `fn` that read it: not a declaration's name, a property's name or a literal's key. */
-function readsOf(fn: ts.FunctionLikeDeclaration, name: string): number {
-  let count = 0;
-  const visit = (node: ts.Node): void => {
-    if (ts.isIdentifier(node) && node.text === name) {
-      const parent = node.parent;
-      const named = (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isParameter(parent) || ts.isBindingElement(parent)) && parent.name === node;
-      if (!named && !(ts.isPropertyAccessExpression(parent) && parent.name === node)) count += 1;
-    }
-    ts.forEachChild(node, visit);
-  };
-  if (fn.body) visit(fn.body);
-  return count;
-}
-
-/**
- * How a key the call sends is made anew on each call, or undefined when it is stable (or keyed from the context
- * already). The part guarded is the key, or the initializer of the local it names when that local feeds nothing else;
- * past a caller's key taken first (`options?.idempotencyKey || randomUUID()`), only the fallback, so the caller's key
- * still wins.
- */
-export function perCallKey(key: ts.Expression, fn: ts.FunctionLikeDeclaration, sf: ts.SourceFile): PerCallKey | undefined {
-  if (volatilePart(key) === undefined) return undefined;
-  let part = key;
-  const named = unwrap(key);
-  if (ts.isIdentifier(named)) {
-    const init = localInitializer(named);
-    const declaration = init?.parent;
-    if (!init || !declaration || !ts.isVariableDeclaration(declaration) || !within(declaration, fn)) return { part: key, refused: `its key \`${named.text}\` is made outside the function that sends it` };
-    const reads = readsOf(fn, named.text);
-    if (reads > 1) return { part: key, refused: `its key \`${named.text}\` (\`${init.getText(sf)}\`) also feeds ${reads - 1} other place${reads > 2 ? 's' : ''} in the function, which would change with it` };
-    part = init;
-  }
-  for (let node = unwrap(part); ts.isBinaryExpression(node) && (node.operatorToken.kind === ts.SyntaxKind.BarBarToken || node.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken) && volatilePart(node.left) === undefined; node = unwrap(node.right)) part = node.right;
-  return { part };
-}
-
-/** The value of the key header a raw-HTTP call sets in its arguments (through local object constants), if any. */
-function httpKeyValue(call: ts.CallExpression, provider: PaymentProvider): ts.Expression | undefined {
-  const header = KEY_HEADERS[provider]?.toLowerCase();
-  let found: ts.Expression | undefined;
-  const visit = (node: ts.Node, depth: number): void => {
-    if (found || depth > 3) return;
-    if (ts.isPropertyAssignment(node) && propertyName(node.name)?.toLowerCase() === header) found = node.initializer;
-    else if (ts.isIdentifier(node) && depth < 3) {
-      const init = localInitializer(node);
-      if (init && ts.isObjectLiteralExpression(unwrap(init))) visit(unwrap(init), depth + 1);
-    } else ts.forEachChild(node, (child) => visit(child, depth));
-  };
-  call.arguments.forEach((arg) => visit(arg, 0));
-  return found;
-}
-
 /**
  * The provider calls in `fn` that send no key, or one made anew on each call (perCallKey), and that the keying
  * transforms can key: Stripe whose options apply can extend, Adyen and PayPal SDK calls with a place for the key
- * (ProviderKeying.placement), raw-HTTP calls to a provider's REST API whose headers apply can reach
- * (httpKeyPlacement). In source order.
+ * (ProviderKeying.placement), raw-HTTP calls to a provider's REST API (with why apply cannot reach their headers,
+ * httpKeyPlacement, so the step says it rather than the call being passed over). In source order.
  */
 export function openCalls(fn: ts.FunctionLikeDeclaration, source: SourceContext): OpenCall[] {
   const out: OpenCall[] = [];
@@ -173,16 +115,16 @@ export function openCalls(fn: ts.FunctionLikeDeclaration, source: SourceContext)
   }
   for (const c of httpProviderCalls(source)) {
     if (!within(c.call, fn) || HTTP_KEY_HELPER[c.provider] === undefined) continue;
-    const key = c.keyed ? httpKeyValue(c.call, c.provider) : undefined;
-    if (keyedFromContext(c.call, key, source.sf)) continue;
-    const perCall = key && perCallKey(key, fn, source.sf);
+    if (keyedFromContext(c.call, c.key, source.sf)) continue;
+    const perCall = c.key && perCallKey(c.key, fn, source.sf);
     if (perCall) {
       out.push({ call: c.call, provider: c.provider, operation: c.operation, how: { via: 'http' }, perCall });
       continue;
     }
     if (c.keyed) continue;
     const node = morph(c.call);
-    if (node && typeof httpKeyPlacement(node, viewOf(source)) !== 'string') out.push({ call: c.call, provider: c.provider, operation: c.operation, how: { via: 'http' } });
+    const place = node && httpKeyPlacement(node, viewOf(source));
+    if (place) out.push({ call: c.call, provider: c.provider, operation: c.operation, how: { via: 'http' }, ...(typeof place === 'string' ? { unplaceable: place } : {}) });
   }
   return out.sort((a, b) => a.call.pos - b.call.pos);
 }
@@ -218,7 +160,7 @@ export function threadedBefore(ctx: Sources, fn: ts.FunctionLikeDeclaration, sou
     if (!call.arguments.some((a) => ts.isIdentifier(a) && a.text === CONTEXT_NAME)) continue;
     const target = resolveCallee(ctx, source, call);
     if (!target || !target.fn.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === CONTEXT_NAME)) continue;
-    const keyed = [...providerCalls(target.source), ...httpProviderCalls(target.source)].some((c) => within(c.call, target.fn) && keyedFromContext(c.call, 'method' in c ? c.key : httpKeyValue(c.call, c.provider), target.source.sf));
+    const keyed = [...providerCalls(target.source), ...httpProviderCalls(target.source)].some((c) => within(c.call, target.fn) && keyedFromContext(c.call, c.key, target.source.sf));
     if (keyed) found.add(target.source);
     for (const below of threadedBefore(ctx, target.fn, target.source, depth + 1)) found.add(below);
   }

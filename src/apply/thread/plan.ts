@@ -59,6 +59,11 @@ function callName(item: OpenCall): string {
   return `${label(item.provider)} ${item.operation}`;
 }
 
+/** Why apply cannot key a raw-HTTP call whose headers it cannot reach (OpenCall.unplaceable), and what to send by hand. */
+function unplaceableReason(call: OpenCall, step = ''): string {
+  return `not keyed because apply cannot add ${callName(call)}: ${call.unplaceable!}. Pass idempotencyOf(request) down and send ${byHand([call], step)} by hand`;
+}
+
 const holderOf = (chain: Chain): Hop => chain.hops[chain.hops.length - 1]!;
 
 /**
@@ -95,6 +100,8 @@ function chainRefusal(ctx: Sources, fn: ts.FunctionLikeDeclaration, chain: Chain
   if (refused) {
     return { reason: `not keyed because ${callName(refused)} sends a key that is new on every call, and ${refused.perCall!.refused!}: pass idempotencyOf(request) down and use ${byHand([refused], step)} by hand`, at: { file: holder.source.rel, line: lineOf(refused.call) } };
   }
+  const unplaceable = chain.calls.find((c) => c.unplaceable !== undefined);
+  if (unplaceable) return { reason: unplaceableReason(unplaceable, step), at: { file: holder.source.rel, line: lineOf(unplaceable.call) } };
   // The handler's own function for the first hop, the previous hop's function for the others.
   const callers = [fn, ...chain.hops.map((hop) => hop.fn)];
   const repeated = [
@@ -125,13 +132,18 @@ function partingCalls(chains: readonly Chain[]): string[] {
 export function planThreading(ctx: Sources, located: LocatedHandler, target: WiringTarget, project: ThreadProject): ThreadPlan {
   const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false, holders: [], passes: [], callers: [] };
   const { fn, source: handlerSource } = located;
-  const chains = chainsFrom(ctx, fn, handlerSource, [], new Set([fn]));
-  const earlier = threadedBefore(ctx, fn, handlerSource);
-  if (chains.length === 0) return earlier.length > 0 ? { ...out, threaded: true, holders: earlier } : out;
   const manual = (reason: string, at: { file: string; line: number }) => {
     out.manual.push({ action: target.action, file: at.file, line: at.line, reason });
     return out;
   };
+  // Functions whose only provider calls are raw-HTTP ones apply cannot reach are steps of their own: they would get
+  // no key from the claim, so they share none with the calls it does key, and are no second place.
+  const found = chainsFrom(ctx, fn, handlerSource, [], new Set([fn]));
+  const blocked = found.filter((c) => c.calls.every((call) => call.unplaceable !== undefined));
+  for (const chain of blocked) for (const call of chain.calls) manual(unplaceableReason(call), { file: holderOf(chain).source.rel, line: lineOf(call.call) });
+  const chains = found.filter((c) => !blocked.includes(c));
+  const earlier = threadedBefore(ctx, fn, handlerSource);
+  if (chains.length === 0) return earlier.length > 0 ? { ...out, threaded: true, holders: earlier } : out;
   const all = chains.flatMap((c) => c.calls);
   const at = { file: holderOf(chains[0]!).source.rel, line: lineOf(all[0]!.call) };
   const { names, plural } = providersOf(all);

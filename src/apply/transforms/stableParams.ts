@@ -267,7 +267,7 @@ function removeUnusedLocals(body: Node, used: Set<string>): void {
 }
 
 /** `import { randomUUID } from 'node:crypto'` left unused: the specifier goes, the declaration only when it was its last. */
-function removeUnusedImports(sf: SourceFile, used: ReadonlySet<string>): void {
+export function removeUnusedImports(sf: SourceFile, used: ReadonlySet<string>): void {
   for (const declaration of sf.getImportDeclarations()) {
     if (!VOLATILE_MODULES.has(declaration.getModuleSpecifierValue())) continue;
     for (const specifier of declaration.getNamedImports()) {

@@ -1,5 +1,5 @@
 import { ts } from 'ts-morph';
-import { keyOptionName, providerCalls, type ProviderCall } from '../providerCalls.js';
+import { httpProviderCalls, KEY_HEADERS, keyOptionName, providerCalls, type ProviderCall } from '../providerCalls.js';
 import type { Rule, RuleReport } from '../types.js';
 import { volatilePart } from '../volatile.js';
 import { enclosingLoops, isRetryLoop } from '../walk.js';
@@ -14,9 +14,14 @@ export const perAttemptProviderKey: Rule = {
     'different key and the provider executes it again. The key only protects when every attempt sends the same value.',
   fix: 'Derive the key from something stable for the intent: the client\'s Idempotency-Key, the order or event id (e.g. `refund:${orderId}`), never randomUUID()/Date.now() or the attempt number.',
   docsAnchor: 'finding-per-attempt-provider-key',
-  mentions: /idempotencyKey|paypalRequestId|payPalRequestId/,
+  mentions: /idempotencyKey|paypalRequestId|payPalRequestId|Idempotency-Key|PayPal-Request-Id/i,
   checkFile(ctx) {
     const out: RuleReport[] = [];
+    // Raw HTTP: the header's value as the call sends it (a headers literal, `headers.set(…)`), read by the inspector.
+    for (const c of httpProviderCalls(ctx)) {
+      const volatile = c.keyPerAttempt && c.key ? volatilePart(c.key) : undefined;
+      if (volatile) out.push({ node: c.key!, message: `${c.provider} ${c.operation} sends the ${KEY_HEADERS[c.provider] ?? 'idempotency'} header from \`${volatile.getText()}\`, which is new on every attempt.` });
+    }
     for (const c of providerCalls(ctx)) {
       const perAttempt = perAttemptKey(c);
       if (!perAttempt) continue;

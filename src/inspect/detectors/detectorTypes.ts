@@ -71,6 +71,44 @@ export interface RawMount {
   prefix: string | null;
   /** @fastify/autoload: every plugin file under this directory (relative to the root) is mounted. */
   autoloadDir?: string;
+  /** A loop over a directory's entries mounting each module it loads (`for (const f of readdirSync(dir)) app.use(…, require(…))`). */
+  dirLoad?: DirLoad;
+}
+
+/** One step applied to a directory entry's name: `f.replace(/\.js$/, '')`, `path.basename(f, '.js')`, `path.parse(f).name`, … */
+export type FileNameOp =
+  | { replace: string; flags: string; with: string }
+  | { basename: string }
+  | { stem: true }
+  | { extname: true }
+  | { split: string; index: number }
+  | { slice: [number, number?] }
+  | { lower: true };
+
+/** A test of an entry's name (after `name`'s steps) that the loop applies: `f !== 'index.js'`, `f.endsWith('.js')`, `/\.ts$/.test(f)`. */
+export interface FileNameTest {
+  name: FileNameOp[];
+  is: 'equals' | 'endsWith' | 'startsWith' | 'includes' | 'matches';
+  value: string;
+  /** Regular-expression flags, for `matches`. */
+  flags?: string;
+  negate?: true;
+}
+
+/** A mount path part: literal text, or the entry's name through these steps. */
+export type FileNamePart = string | FileNameOp[];
+
+export interface DirLoad {
+  /** The directory read, relative to the root; only its own entries are loaded (readdir does not recurse). */
+  dir: string;
+  /** Every clause holds for a loaded entry, a clause when one of its tests does (the loop's filter and guards). */
+  accept: FileNameTest[][];
+  /** The mount path from the entry's name, or null when the loop does not say (`mod.prefix`). */
+  prefix: FileNamePart[] | null;
+  /** The module specifier from the entry's name, relative to the loader (`./routes/${file}`, `./modules/${dir}/router`); null: the entry itself. */
+  module: FileNamePart[] | null;
+  /** The export mounted (`(await import(f)).default`, `require(f).router`); default / module.exports otherwise. */
+  member?: string;
 }
 
 export interface NestBootstrap {

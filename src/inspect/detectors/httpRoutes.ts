@@ -4,6 +4,7 @@ import { isFunctionLike, objectProperty, stringValue, unwrap } from '../parse/as
 import { rawFunctionName } from '../parse/functionKey.js';
 import type { HttpMethod } from '../types.js';
 import type { Detector, FileContext, FileFacts, OwnerRef, RawRoute } from './detectorTypes.js';
+import { readdirLoad } from './readdirLoops.js';
 import { bodyTypeArgument, describeHandlers } from './routeHandlers.js';
 import { frameworkOfModule, frameworkOfType, guessFramework, isHttpClient, ownerFromInitializer } from './routerOrigins.js';
 
@@ -27,13 +28,14 @@ interface Receiver {
 /** Express, Fastify, Koa (@koa/router) and Hono: route registrations and the mounts that prefix them. */
 export const httpRoutes: Detector = {
   name: 'http-routes',
-  // `.get(` alone is in every file (Map, headers); a GET route starts with a path literal.
-  mentions: /\.(post|put|patch|delete|del|all|route|on|register|use|basePath)\s*[(<]|\.get\s*\(\s*['"`]\//,
+  // `.get(` alone is in every file (Map, headers); a GET route starts with a path literal. A readdir loop may only
+  // call each module it loads with the app (`require('./' + file)(app)`).
+  mentions: /\.(post|put|patch|delete|del|all|route|on|register|use|basePath)\s*[(<]|\.get\s*\(\s*['"`]\/|readdir/,
   detect(ctx, facts) {
     registerOwners(ctx, facts);
     for (const call of ctx.index.calls) {
       const callee = call.expression;
-      if (ts.isIdentifier(callee) || isRequireCall(callee)) {
+      if (ts.isIdentifier(callee) || isRequireCall(callee) || ts.isCallExpression(callee)) {
         recordWireUp(call, callee, ctx, facts);
         continue;
       }
@@ -287,6 +289,12 @@ function recordUse(call: ts.CallExpression, callee: ts.PropertyAccessExpression,
   const receiver = resolveReceiver(baseOf(callee.expression).base, ctx, facts);
   if (!accepted(receiver)) return;
   const first = args[0] as ts.Expression;
+  // A module per file of a directory, mounted in a loop: `app.use('/' + file.replace(/\.js$/, ''), require('./' + file))`.
+  const loaded = (args[1] ? readdirLoad(args[1], first, ctx) : undefined) ?? readdirLoad(first, undefined, ctx);
+  if (loaded) {
+    facts.mounts.push({ parent: receiver.ref, child: { file: ctx.rel }, prefix: loaded.prefix === null ? null : '', dirLoad: loaded });
+    return;
+  }
   const firstValue = stringValue(first, ctx.index.consts);
   const hasPath = firstValue !== undefined ? isRoutePath(firstValue) : ts.isIdentifier(unwrap(first)) && /path|prefix|base/i.test(unwrap(first).getText());
   const prefix = hasPath ? (firstValue ?? null) : '';
@@ -310,6 +318,11 @@ function recordRegister(call: ts.CallExpression, callee: ts.PropertyAccessExpres
     if (dir !== undefined) {
       facts.mounts.push({ parent: receiver.ref, child: { file: ctx.rel }, prefix: nested ? (stringValue(nested, ctx.index.consts) ?? null) : '', autoloadDir: dir });
     }
+    return;
+  }
+  const loaded = readdirLoad(pluginArg, prefixExpr, ctx);
+  if (loaded) {
+    facts.mounts.push({ parent: receiver.ref, child: { file: ctx.rel }, prefix: loaded.prefix === null ? null : '', dirLoad: loaded });
     return;
   }
   const child = childRef(pluginArg, ctx);
@@ -344,10 +357,15 @@ function isRequireCall(node: ts.Expression): node is ts.CallExpression {
   return ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'require' && node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0] as ts.Expression);
 }
 
-/** `registerRoutes(app)` or `require('./routes')(app)`: the function's routes hang off `app` with no extra prefix. */
+/**
+ * `registerRoutes(app)` or `require('./routes')(app)`: the function's routes hang off `app` with no extra prefix; in a
+ * readdir loop, `require('./routes/' + file)(app)` does so for each file.
+ */
 function recordWireUp(call: ts.CallExpression, callee: ts.Identifier | ts.CallExpression, ctx: FileContext, facts: FileFacts): void {
   if ((ts.isIdentifier(callee) && callee.text === 'require') || !call.arguments.length) return;
-  const child: OwnerRef = ts.isIdentifier(callee) ? { file: ctx.rel, name: callee.text } : { file: ctx.rel, module: (callee.arguments[0] as ts.StringLiteral).text };
+  const loaded = ts.isCallExpression(callee) && !isRequireCall(callee) ? readdirLoad(callee, undefined, ctx) : undefined;
+  if (ts.isCallExpression(callee) && !isRequireCall(callee) && !loaded) return;
+  const child: OwnerRef = ts.isIdentifier(callee) ? { file: ctx.rel, name: callee.text } : loaded ? { file: ctx.rel } : { file: ctx.rel, module: (callee.arguments[0] as ts.StringLiteral).text };
   const imported = ts.isIdentifier(callee) ? ctx.index.imports.has(callee.text) : true;
   for (const arg of call.arguments) {
     const node = unwrap(arg);
@@ -360,6 +378,6 @@ function recordWireUp(call: ts.CallExpression, callee: ts.Identifier | ts.CallEx
         parent = { file: ctx.rel, name: rawFunctionName(param.fn) };
       }
     }
-    if (parent) facts.mounts.push({ parent, child, prefix: '' });
+    if (parent) facts.mounts.push({ parent, child, prefix: '', ...(loaded ? { dirLoad: loaded } : {}) });
   }
 }

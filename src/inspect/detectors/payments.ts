@@ -1,10 +1,12 @@
 import { ts } from 'ts-morph';
-import { accessChain, looseStringValue, objectProperty, propertyName, stringValue, unwrap } from '../parse/astHelpers.js';
+import { accessChain, looseStringValue, objectProperty, stringValue, unwrap } from '../parse/astHelpers.js';
 import { enclosingFunctions } from '../parse/enclosingFunctions.js';
 import type { PaymentFinding, PaymentProvider, PaymentRisk } from '../types.js';
 import type { Detector, FileContext, FileFacts } from './detectorTypes.js';
+import { httpHeaderValue } from './httpKeyHeader.js';
 import { PAYPAL_REQUESTS, PROVIDER_HOSTS } from './paymentOperations.js';
 import { matchSdkCall, PROVIDER_MODULES } from './sdkCalls.js';
+import { volatilePart } from '../../findings/volatile.js';
 
 /**
  * Payment SDK calls that change something at the provider (Stripe, Adyen, PayPal, Braintree, Square, Mollie, Paddle,
@@ -42,6 +44,8 @@ export interface Detected {
   hasProviderKey: boolean;
   /** The key is made on each call (`randomUUID()`): it protects the SDK's own retries, not a retry of the request. */
   keyPerAttempt?: boolean;
+  /** The key a raw-HTTP call sends in the provider's header, where the file shows it. */
+  key?: ts.Expression;
   verb?: string;
   risk?: PaymentRisk;
   via?: 'sdk' | 'http';
@@ -123,33 +127,20 @@ export function rawHttpCall(call: ts.CallExpression, ctx: FileContext): Detected
   const callee = call.expression;
   let method: string | undefined;
   if (ts.isIdentifier(callee) && CLIENT_CALL.test(callee.text)) {
-    const m = objectProperty(config ? call.arguments[0] : call.arguments[1], 'method');
+    // `const init = { method: 'POST', … }; fetch(url, init)`: the options a local holds.
+    const options = config ? call.arguments[0] : call.arguments[1];
+    const m = objectProperty(options && (localInitializer(options, call) ?? options), 'method');
     method = m ? (stringValue(m, ctx.index.consts)?.toUpperCase() ?? 'POST') : 'GET';
   } else if (ts.isPropertyAccessExpression(callee)) method = callee.name.text.toUpperCase();
   if (!method || !/^(POST|PUT|PATCH)$/.test(method)) return undefined;
   const header = provider === 'paypal' ? /^paypal-request-id$/i : /^idempotency-key$/i;
+  const sent = httpHeaderValue(call, call.arguments.slice(config ? 0 : 1), header);
+  // Headers built out of sight (a parameter, a helper's result): the header named anywhere in the function counts.
   const scope = enclosingFunctions(call).outermost;
-  const hasProviderKey = call.arguments.slice(config ? 0 : 1).some((a) => hasNestedProperty(a, header, ctx)) ||
-    (scope !== undefined && new RegExp(`['"\`]${header.source.slice(1, -1)}['"\`]`, 'i').test(scope.getText(ctx.sf)));
+  const named = sent.opaque && scope !== undefined && new RegExp(`['"\`]${header.source.slice(1, -1)}['"\`]`, 'i').test(scope.getText(ctx.sf));
   const operation = operationFromPath(provider, url);
-  return { provider, operation, hasProviderKey, verb: method, risk: restRisk(provider, operation), via: 'http' };
-}
-
-function hasNestedProperty(arg: ts.Expression, name: RegExp, ctx: FileContext): boolean {
-  let node = unwrap(arg);
-  if (ts.isIdentifier(node)) node = ctx.index.consts.get(node.text) ?? node;
-  let found = false;
-  const visit = (n: ts.Node): void => {
-    if (found) return;
-    if ((ts.isPropertyAssignment(n) || ts.isShorthandPropertyAssignment(n)) && name.test(propertyName(n.name) ?? '')) found = true;
-    else if (ts.isIdentifier(n) && n !== node) {
-      const init = ctx.index.consts.get(n.text);
-      if (init && ts.isObjectLiteralExpression(unwrap(init))) visit(unwrap(init));
-    }
-    ts.forEachChild(n, visit);
-  };
-  visit(node);
-  return found;
+  const perAttempt = sent.value !== undefined && volatilePart(sent.value) !== undefined;
+  return { provider, operation, hasProviderKey: sent.value !== undefined || named, ...(perAttempt ? { keyPerAttempt: true } : {}), ...(sent.value ? { key: sent.value } : {}), verb: method, risk: restRisk(provider, operation), via: 'http' };
 }
 
 /** REST path → operation: Stripe in SDK terms (`paymentIntents.capture`), Adyen without version, PayPal as the path. */

@@ -1,9 +1,10 @@
 import path from 'node:path';
-import type { NestBootstrap, OwnerInfo, RawMount, RawRoute } from '../detectors/detectorTypes.js';
+import type { DirLoad, NestBootstrap, OwnerInfo, RawMount, RawRoute } from '../detectors/detectorTypes.js';
+import { loadedByLoop } from './dirLoad.js';
 import type { EndpointFinding } from '../types.js';
 import type { FunctionGraph } from './functionGraph.js';
 import type { ProjectRecords } from './projectRecords.js';
-import { ownerKey, resolveBinding, resolveExport, splitBindingKey } from './resolveModules.js';
+import { ownerKey, resolveBinding, resolveExport, resolveImport, splitBindingKey } from './resolveModules.js';
 
 interface Prefix {
   prefix: string;
@@ -42,6 +43,7 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
     for (const mount of record.facts.mounts) {
       const parent = ownerKey(records, mount.parent);
       if (mount.autoloadDir !== undefined) mountAutoload(records, mount, parent, addMount);
+      else if (mount.dirLoad) mountLoaded(records, mount, mount.dirLoad, parent, addMount);
       else addMount(ownerKey(records, mount.child), parent, mount.prefix);
     }
   }
@@ -155,6 +157,13 @@ function mountAutoload(records: ProjectRecords, mount: RawMount, parent: string,
     const autoPrefix = records.files.get(file)?.facts.owners.get('@autoPrefix')?.prefix;
     const prefix = mount.prefix === null ? null : joinPath(mount.prefix, autoPrefix ?? segments.join('/'));
     add(child, parent, prefix === '/' ? '' : prefix);
+  }
+}
+
+/** A readdir loop: each file it loads (dirLoad.ts) is mounted with the path the loop makes from its name, or none known. */
+function mountLoaded(records: ProjectRecords, mount: RawMount, load: DirLoad, parent: string, add: (child: string, parent: string, prefix: string | null) => void): void {
+  for (const { file, prefix } of loadedByLoop(records.files.keys(), mount.child.file, load, (from, spec) => resolveImport(records, from, spec))) {
+    add(resolveExport(records, file, load.member ?? 'default') ?? `${file}::<default>`, parent, prefix);
   }
 }
 

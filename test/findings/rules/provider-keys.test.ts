@@ -10,6 +10,15 @@ export async function refundOrder(order: { id: string; paymentIntentId: string }
 }
 `;
 
+/** Stripe over fetch with a Headers object (issue #19): `set` is how the key is added, or the line that makes it. */
+const stripeFetch = (set: string) => `import { randomUUID } from 'node:crypto';
+export async function refund(pi: string) {
+  const headers = new Headers({ Authorization: \`Bearer \${process.env.STRIPE_SECRET_KEY}\` });
+  headers.set('Content-Type', 'application/x-www-form-urlencoded');
+${set}  return fetch('https://api.stripe.com/v1/refunds', { method: 'POST', headers, body: new URLSearchParams({ payment_intent: pi }) });
+}
+`;
+
 const paypalRest = (options: string) => `import axios from 'axios';
 const paypal = axios.create({ baseURL: process.env.PAYPAL_API });
 export async function createOrder(cartId: string, body: unknown) {
@@ -26,6 +35,7 @@ ruleTester(providerCallWithoutKey, {
     { name: 'a billing-portal session is a harmless duplicate', files: { 'src/portal.ts': `import { stripe } from './stripe';\nexport const portal = (customer: string) => stripe.billingPortal.sessions.create({ customer, return_url: 'https://x.test' });\n` } },
     { name: 'the app\'s own refunds table is not Stripe', files: { 'src/db.ts': `export const save = (prisma: any, r: any) => prisma.refunds.create({ data: r });\n` } },
     { name: 'a PayPal REST create sent with PayPal-Request-Id', files: { 'src/paypal.ts': paypalRest(", { headers: { 'PayPal-Request-Id': `order:${cartId}` } }") } },
+    { name: 'a Stripe refund over fetch whose Headers object gets Idempotency-Key through set', files: { 'src/refund.ts': stripeFetch("  headers.set('Idempotency-Key', `refund:${pi}`);\n") } },
     { name: 'a PayPal REST read is safe to repeat', files: { 'src/paypal.ts': `import axios from 'axios';\nconst paypal = axios.create({ baseURL: process.env.PAYPAL_API });\nexport const order = (id: string) => paypal.get(\`/v2/checkout/orders/\${id}\`);\n` } },
   ],
   invalid: [
@@ -44,6 +54,11 @@ ruleTester(providerCallWithoutKey, {
       name: 'a Stripe refund over fetch, without Idempotency-Key',
       files: { 'src/refund.ts': `export const refund = (pi: string) => fetch('https://api.stripe.com/v1/refunds', { method: 'POST', body: new URLSearchParams({ payment_intent: pi }) });\n` },
       errors: [{ line: 1, message: /refunds\.create is requested over HTTP without the Idempotency-Key header: a retry refunds a second time/, severity: 'error' }],
+    },
+    {
+      name: 'a Stripe refund over fetch with a Headers object that has no Idempotency-Key, beside a call whose Headers has one',
+      files: { 'src/refund.ts': `${stripeFetch('')}export async function charge(amount: number) {\n  const headers = new Headers();\n  headers.append('Idempotency-Key', \`charge:\${amount}\`);\n  return fetch('https://api.stripe.com/v1/payment_intents', { method: 'POST', headers });\n}\n` },
+      errors: [{ line: 5, message: /refunds\.create is requested over HTTP without the Idempotency-Key header/, severity: 'error' }],
     },
   ],
 });
@@ -84,6 +99,11 @@ export async function charge(orderId: string, options?: { idempotencyKey?: strin
     },
   ],
   invalid: [
+    {
+      name: 'a Stripe refund over fetch whose Headers object gets a random Idempotency-Key',
+      files: { 'src/refund.ts': stripeFetch("  headers.set('Idempotency-Key', randomUUID());\n") },
+      errors: [{ line: 5, message: /refunds\.create sends the Idempotency-Key header from `randomUUID\(\)`, which is new on every attempt/ }],
+    },
     {
       name: 'a guard that does not derive the key from the context it tests',
       files: { 'src/refunds.ts': `import { randomUUID } from 'node:crypto';\nimport { stripeRequestOptions } from './idempotency/providers';\n${refundRoute(', { idempotencyKey: order.id ? stripeRequestOptions(other).idempotencyKey : randomUUID() }')}` },

@@ -72,7 +72,10 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
     if (index === plans.findIndex((candidate) => candidate.dir === input.dir) || (index === 0 && !plans.some((candidate) => candidate.dir === input.dir))) {
       excerpts = documentExcerpts(plan.model, { dir: plan.dir, profile, reference: true });
     }
-    notes.push(...(await dependencyNotes(root, plan, generated, input.packageManager, language === 'typescript')));
+    notes.push(...(await dependencyNotes(root, plan, generated, input.packageManager, language === 'typescript', profile.jestTransform ? [profile.jestTransform] : [])));
+    if (profile.jestTransform) {
+      notes.push(`The Jest of ${plan.packageDir === '' ? 'the project' : plan.packageDir} has no TypeScript transform (no ts-jest, @swc/jest or Babel TypeScript preset), so it cannot load the generated .ts suites: with ts-jest installed (in the line above), add \`preset: '${profile.moduleSystem === 'esm' ? 'ts-jest/presets/default-esm' : 'ts-jest'}'\` to its Jest config (the generator does not edit it${profile.moduleSystem === 'esm' ? `; ${plan.dir}/README.md has the rest an ES module project needs` : ''}).`);
+    }
     // Said where it is seen, not only in the scaffold README: `npm test` would pass without running them.
     if (profile.jestIgnoresSuites && profile.testRunner === 'jest') {
       notes.push(`The Jest config of ${plan.packageDir === '' ? 'the project' : plan.packageDir} (testMatch, testRegex or roots) does not collect the generated suites in ${plan.dir}, so its test command skips them: add the folder to it (the generator does not edit it; ${plan.dir}/README.md says how).`);

@@ -129,3 +129,36 @@ describe('generated suites follow what the Jest config collects', () => {
     expect(readme).toContain("'**/src/idempotency/**/*.test.ts'");
   });
 });
+
+describe('a Jest that cannot read TypeScript', () => {
+  const typescriptProfile = (root: string) => readProjectProfile({ root, dir: 'src/idempotency', language: 'typescript', testFramework: 'jest' });
+
+  it('TypeScript output under a bare Jest: ts-jest of its major is added to the install line and the terminal says where the preset goes', async () => {
+    // The shape of Vegetam/microservices-ddd-kafka@afdd111: TypeScript sources, Jest 29 running one JavaScript smoke test.
+    const root = await project({ 'package.json': { dependencies: { express: '^4.19.0' }, devDependencies: { jest: '^29.7.0', typescript: '^5.2.2' } }, 'tsconfig.json': { compilerOptions: { module: 'commonjs', target: 'ES2020', esModuleInterop: true, strict: true } }, 'src/app.ts': '' });
+    expect((await typescriptProfile(root)).jestTransform).toBe('ts-jest@29');
+    const model = await modelFor('express-stripe-payments', (raw) => Object.assign(raw.stack as Record<string, unknown>, { testFramework: 'jest' }));
+    const { notes } = await scaffoldProject({ root, model, dir: 'src/idempotency', packageManager: 'npm' });
+    expect(notes.find((note) => note.startsWith('The scaffolding in src/idempotency needs packages'))).toMatch(/npm i -D [^&]*\bts-jest@29\b/);
+    expect(notes).toContainEqual(expect.stringContaining("has no TypeScript transform (no ts-jest, @swc/jest or Babel TypeScript preset), so it cannot load the generated .ts suites: with ts-jest installed (in the line above), add `preset: 'ts-jest'`"));
+  });
+
+  it('a transform declared anywhere it can be (a dependency, the root manifest, the Jest or Babel config) is trusted', async () => {
+    const cases: Array<Record<string, unknown>> = [
+      { 'package.json': { devDependencies: { jest: '^29.7.0', '@swc/jest': '^0.2.0' } } },
+      { 'package.json': { devDependencies: { jest: '^29.7.0' } }, 'jest.config.js': "module.exports = { transform: require('./transform') };\n" },
+      { 'package.json': { devDependencies: { jest: '^29.7.0' }, jest: { preset: 'ts-jest' } } },
+      { 'package.json': { devDependencies: { jest: '^29.7.0' } }, 'babel.config.js': "module.exports = { presets: ['@babel/preset-env'] };\n" },
+      { 'package.json': { workspaces: ['api'], devDependencies: { 'ts-jest': '^29.0.0' } }, 'api/package.json': { name: 'api', devDependencies: { jest: '^29.7.0' } } },
+    ];
+    for (const files of cases) {
+      const root = await project(files);
+      const dir = 'api/package.json' in files ? 'api/src/idempotency' : 'src/idempotency';
+      expect((await readProjectProfile({ root, dir, language: 'typescript', testFramework: 'jest' })).jestTransform, JSON.stringify(files)).toBeUndefined();
+    }
+    // JavaScript output needs no transform.
+    const plain = await project({ 'package.json': { devDependencies: { jest: '^26.6.0' } } });
+    expect((await readProjectProfile({ root: plain, dir: 'src/idempotency', language: 'javascript', testFramework: 'jest' })).jestTransform).toBeUndefined();
+    expect((await typescriptProfile(plain)).jestTransform).toBe('ts-jest@26');
+  });
+});

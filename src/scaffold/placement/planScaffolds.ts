@@ -40,7 +40,7 @@ export function planScaffolds(root: string, model: DesignModel, configuredDir: s
  * "Add the dependencies …" for one scaffold, with the project's package manager, and what no package can fix (typings
  * the project's TypeScript cannot read); empty when there is nothing to say.
  */
-export async function dependencyNotes(root: string, scaffold: Pick<PlannedScaffold, 'packageDir' | 'dir'>, files: readonly ScaffoldFile[], manager: PackageManager, typescript: boolean): Promise<string[]> {
+export async function dependencyNotes(root: string, scaffold: Pick<PlannedScaffold, 'packageDir' | 'dir'>, files: readonly ScaffoldFile[], manager: PackageManager, typescript: boolean, extraDev: readonly string[] = []): Promise<string[]> {
   const own = await readManifest(path.join(root, scaffold.packageDir));
   const top = scaffold.packageDir === '' ? own : await readManifest(root);
   const declared = new Set([own, top].flatMap((manifest) => ['dependencies', 'devDependencies', 'peerDependencies'].flatMap((key) => Object.keys((manifest[key] as Record<string, unknown> | undefined) ?? {}))));
@@ -48,6 +48,7 @@ export async function dependencyNotes(root: string, scaffold: Pick<PlannedScaffo
   const typescriptVersion = typescript ? (packageVersion(path.join(root, scaffold.packageDir), own, 'typescript') ?? packageVersion(root, top, 'typescript')) : undefined;
   const nodeTypes = typescript ? nodeTypesToAdd([own, top], files, typescriptVersion) : undefined;
   if (nodeTypes) missing.dev = [...missing.dev, nodeTypes].sort();
+  if (extraDev.length > 0) missing.dev = [...new Set([...missing.dev, ...extraDev])].sort();
   missing.runtime = pinForTypeScript(missing.runtime, typescriptVersion);
   missing.dev = pinForTypeScript(missing.dev, typescriptVersion);
   if (missing.dev.includes('vitest')) {

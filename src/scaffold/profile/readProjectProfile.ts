@@ -36,6 +36,7 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
     ...(needsBareBuiltins(jestVersion) ? { bareBuiltins: true } : {}),
     ...(testRunner === 'jest' && needsSandboxGlobals(jestVersion) ? { jestSandbox: true } : {}),
     ...(testRunner === 'jest' ? jestSuiteNaming(folder, pkg, start, input.language) : {}),
+    ...(testRunner === 'jest' && input.language === 'typescript' ? await jestTransform(root, folder, pkg, jestVersion) : {}),
   };
   Object.assign(jestTraits, await httpPlatform(folder, pkg));
   // Commands in the scaffold README run where the package's own config and dependencies are.
@@ -162,6 +163,24 @@ function jestSuiteNaming(folder: string, pkg: Record<string, unknown>, scaffold:
   if (collects('test')) return {};
   if (collects('spec')) return { testFileSuffix: 'spec' };
   return { jestIgnoresSuites: true };
+}
+
+/** Packages that make Jest run TypeScript (a transform, or Babel's TypeScript preset for the default babel-jest). */
+const JEST_TYPESCRIPT = ['ts-jest', '@swc/jest', 'esbuild-jest', 'jest-esbuild', '@sucrase/jest-plugin', '@babel/preset-typescript'];
+
+/**
+ * `ts-jest@<Jest's major>` when nothing lets the project's Jest read TypeScript: none of JEST_TYPESCRIPT in the package
+ * or the repository root, and no transform or preset in its Jest config (one we cannot read is trusted).
+ */
+async function jestTransform(root: string, folder: string, pkg: Record<string, unknown>, jestVersion: number | undefined): Promise<Pick<ProjectProfile, 'jestTransform'>> {
+  const top = folder === root ? pkg : parseJson((await readFile(path.join(root, 'package.json'), 'utf8').catch(() => '{}')));
+  const deps = new Set([pkg, top].flatMap((manifest) => ['dependencies', 'devDependencies'].flatMap((key) => Object.keys((manifest[key] as Record<string, string> | undefined) ?? {}))));
+  if (JEST_TYPESCRIPT.some((name) => deps.has(name))) return {};
+  const configs = await Promise.all(['jest.config.js', 'jest.config.ts', 'jest.config.mjs', 'jest.config.cjs', 'jest.config.json', 'babel.config.js', 'babel.config.json', '.babelrc'].map((name) => readFile(path.join(folder, name), 'utf8').catch(() => '')));
+  if (/\b(transform|preset|presets)\b/.test([...configs, JSON.stringify(pkg['jest'] ?? {}), JSON.stringify(pkg['babel'] ?? {})].join('\n'))) return {};
+  const major = jestVersion === undefined ? undefined : Math.floor(jestVersion / 100);
+  // ts-jest's majors follow Jest's up to 29; its 29 line also runs Jest 30.
+  return { jestTransform: major === undefined || major >= 30 ? 'ts-jest' : major < 29 ? `ts-jest@${major}` : 'ts-jest@29' };
 }
 
 /**

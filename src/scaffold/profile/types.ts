@@ -29,6 +29,12 @@ export interface ProjectProfile {
   testFileSuffix?: 'spec';
   /** The project's Jest config collects neither name in the scaffold folder: the README says what to add to it. */
   jestIgnoresSuites?: boolean;
+  /**
+   * TypeScript output under a Jest with no TypeScript transform (no ts-jest, @swc/jest or Babel TypeScript preset in
+   * its dependencies, nothing in its config): it would fail on the suites' first type annotation. The terminal says
+   * so and the install line adds `ts-jest@<Jest's major>`; this is that specifier.
+   */
+  jestTransform?: string;
   /** compilerOptions.paths with targets relative to the project root (posix), as the extends chain resolves them. */
   paths: Record<string, string[]>;
   /**

@@ -124,12 +124,29 @@ function order(candidates: ActionCandidate[]): ActionCandidate[] {
     .map(({ candidate }) => candidate);
 }
 
+/**
+ * One name per action. Actions that would share one and live in different folders (`consumeOrderCancelled` in
+ * src/NotificationService/… and in src/PaymentService/…, two services of one repository) are told apart by the first
+ * folder where their paths part: consumeOrderCancelledNotificationService, consumeOrderCancelledPaymentService.
+ * Otherwise (one folder, or folders that do not part once for all) the second gets a 2, the third a 3.
+ */
 function uniqueNames(candidates: ActionCandidate[]): ActionCandidate[] {
-  const seen = new Map<string, number>();
-  for (const candidate of candidates) {
-    const count = (seen.get(candidate.action.name) ?? 0) + 1;
-    seen.set(candidate.action.name, count);
-    if (count > 1) candidate.action.name = `${candidate.action.name}${count}`;
+  const groups = new Map<string, ActionCandidate[]>();
+  for (const candidate of candidates) groups.set(candidate.action.name, [...(groups.get(candidate.action.name) ?? []), candidate]);
+  for (const [name, group] of groups) {
+    if (group.length < 2) continue;
+    const folders = group.map((c) => (c.action.source ?? '').replace(/:\d+$/, '').split('/').slice(0, -1));
+    const depth = Math.min(...folders.map((f) => f.length));
+    let index = 0;
+    while (index < depth && folders.every((f) => f[index] === folders[0]![index])) index += 1;
+    const parts = index < depth ? folders.map((f) => pascal(f[index]!)) : [];
+    const taken = new Set(candidates.filter((c) => !group.includes(c)).map((c) => c.action.name));
+    const named = parts.map((part) => `${name}${part}`);
+    if (parts.length === group.length && parts.every((p) => /^[A-Z]\w*$/.test(p)) && new Set(named).size === group.length && !named.some((n) => taken.has(n))) {
+      group.forEach((candidate, i) => (candidate.action.name = named[i]!));
+    } else {
+      group.forEach((candidate, i) => (candidate.action.name = i === 0 ? name : `${name}${i + 1}`));
+    }
   }
   return candidates;
 }

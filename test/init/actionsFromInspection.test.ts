@@ -36,6 +36,21 @@ describe('actionsFromInspection', () => {
     expect(candidates[2]?.note).toContain('sign-in');
   });
 
+  it('tells apart actions that would share a name by the folder where their sources part, else by number', () => {
+    // The shape of Vegetam/microservices-ddd-kafka@afdd111: two services of one package consume order.cancelled.
+    const consumer = (id: string, file: string, queue: string): Inspection['findings'][number] => ({ kind: 'consumer', id, file, line: 5, broker: 'kafka', queue, dedupes: false });
+    const names = (findings: Inspection['findings']) => actionsFromInspection({ root: '/p', stack: STACK, warnings: [], findings }).map((c) => c.action.name);
+    expect(names([consumer('a', 'src/NotificationService/kafka/EventConsumer.ts', 'order.cancelled'), consumer('b', 'src/PaymentService/kafka/EventConsumer.ts', 'order.cancelled'), consumer('c', 'src/PaymentService/kafka/EventConsumer.ts', 'order.created')])).toEqual([
+      'consumeOrderCancelledNotificationService',
+      'consumeOrderCancelledPaymentService',
+      'consumeOrderCreated',
+    ]);
+    // One folder: numbered, as before.
+    expect(names([consumer('a', 'src/kafka/a.ts', 'orders'), consumer('b', 'src/kafka/b.ts', 'orders')])).toEqual(['consumeOrders', 'consumeOrders2']);
+    // Folders that do not part into names (a digit) fall back to numbers too.
+    expect(names([consumer('a', 'src/2024/a.ts', 'orders'), consumer('b', 'src/2025/a.ts', 'orders')])).toEqual(['consumeOrders', 'consumeOrders2']);
+  });
+
   it('names an inline handler after the one service method it hands the request to, unless a bare verb', () => {
     const endpoint = (id: string, path: string, delegate: string): Inspection['findings'][number] => ({ kind: 'endpoint', id, file: 'src/routes/operation.route.ts', line: 9, method: 'POST', path, framework: 'fastify', prefixResolved: true, delegate });
     const inspection: Inspection = { root: '/p', stack: STACK, warnings: [], findings: [endpoint('a', '/operations/payment-intents/:id', 'modifyPayment'), endpoint('b', '/orders', 'create')] };

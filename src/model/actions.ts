@@ -125,7 +125,7 @@ function defaultScope(action: ActionConfig): { scope: Scope; reason: string } {
   }
 }
 
-function buildKey(action: ActionConfig, scope: Scope): { key: ActionKeyDesign; bits: number; standard?: string; variable: string } {
+function buildKey(action: ActionConfig, scope: Scope, context: Pick<ActionContext, 'config'>): { key: ActionKeyDesign; bits: number; standard?: string; variable: string } {
   const prefix = `${SCOPE_EXAMPLES[scope]}_${toCodeName(action.name)}`;
   // Only an HTTP caller can send a key header; webhooks, messages and jobs are keyed by what the sender does send.
   const configured = action.key?.source ?? (action.trigger === 'http' ? 'client' : 'derived');
@@ -163,7 +163,7 @@ function buildKey(action: ActionConfig, scope: Scope): { key: ActionKeyDesign; b
     key: {
       source,
       sourceLabel: action.trigger === 'webhook' ? 'Provider event id' : action.trigger === 'consumer' ? 'Message id' : action.trigger === 'cron' ? 'Job name + scheduled slot' : 'Derived from the request',
-      carrier: derivedCarrier(action, from),
+      carrier: derivedCarrier(action, from, context.config.stack.broker),
       from,
       format: `{scope}_{action}_sha256(${from.join(' + ')})`,
       example: `${prefix}_${SAMPLE_HASH}`,
@@ -173,8 +173,18 @@ function buildKey(action: ActionConfig, scope: Scope): { key: ActionKeyDesign; b
   };
 }
 
+/** What each broker gives a message that stays the same on redelivery. */
+const MESSAGE_IDS: Record<string, string> = {
+  bullmq: 'the BullMQ job id (`job.id`, a `jobId` the producer sets)',
+  bull: 'the Bull job id (`job.id`, a `jobId` the producer sets)',
+  sqs: 'the SQS MessageId (or the MessageDeduplicationId of a FIFO queue)',
+  rabbitmq: 'the `messageId` property the producer sets (RabbitMQ assigns none)',
+  nats: 'the `Nats-Msg-Id` header the producer sets',
+  kafka: 'an id the producer puts in a header or the message key (Kafka assigns none; topic, partition and offset change when a message is produced again)',
+};
+
 /** Where a derived key comes from, in the sender's own terms: never a header the sender does not send. */
-function derivedCarrier(action: ActionConfig, from: readonly string[]): string {
+function derivedCarrier(action: ActionConfig, from: readonly string[], broker: string): string {
   const fields = from.join(' + ');
   const plain = from.length === 1 && /^(id|eventId|event\.id)$/.test(from[0]!);
   switch (action.trigger) {
@@ -183,8 +193,11 @@ function derivedCarrier(action: ActionConfig, from: readonly string[]): string {
       if (action.provider === 'adyen') return `pspReference + eventCode of each notification item, since one payment has several event codes and each is applied once${from.join() === 'pspReference,eventCode' ? '' : ` (key fields: ${fields})`}; Adyen sends no Idempotency-Key header`;
       if (action.provider === 'paypal') return `the PayPal webhook event id: \`id\` of the verified event, the same on every resend${plain ? '' : ` (key fields: ${fields})`}; PayPal sends no Idempotency-Key header`;
       return `the sender's event id (${fields}), the same on every resend; the sender sends no Idempotency-Key header`;
-    case 'consumer':
-      return `${fields}: the broker's message id (BullMQ \`job.id\`, SQS MessageId, a RabbitMQ messageId property) or a business key from the payload, the same on every redelivery`;
+    case 'consumer': {
+      // The config's broker, not inspection's: generate renders from the config and init's snapshot alone.
+      const id = MESSAGE_IDS[broker] ?? "the broker's message id (BullMQ `job.id`, SQS MessageId, a RabbitMQ messageId property)";
+      return `${fields}: ${id} or a business key from the payload, the same on every redelivery`;
+    }
     case 'cron':
       return `${fields}: the job's name and the slot it was scheduled for (not when it started), the same for every instance that fires it`;
     default:
@@ -286,7 +299,7 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
   const codeImpact = code && !action.duplicateImpact ? impactFromCode(code, action.trigger) : undefined;
   const mode = decideMode(action, context);
   const { scope, reason: scopeReason } = defaultScope(action);
-  const { key, bits, standard, variable } = buildKey(action, scope);
+  const { key, bits, standard, variable } = buildKey(action, scope, context);
   const codeName = toCodeName(action.name);
   const configured = new Set<RetrySource>(context.config.retrySources);
   const relevant = RETRY_SOURCES_BY_TRIGGER[action.trigger].filter((source) => configured.has(source) || configured.size === 0);

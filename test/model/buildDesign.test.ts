@@ -13,6 +13,14 @@ describe('buildDesign', () => {
     expect(model.constraints.filter((c) => !c.satisfied)).toEqual([]);
   });
 
+  it("says where a consumer's key comes from in its broker's terms: Kafka assigns no message id", () => {
+    const raw = rawFixture('worker-cron-no-payments') as { stack: Record<string, unknown> };
+    const carriers = (broker: string) => buildDesign(parseConfig(JSON.stringify({ ...raw, stack: { ...raw.stack, broker } })), undefined, { now: NOW }).actions.filter((a) => a.trigger === 'consumer').map((a) => a.key.carrier);
+    expect(carriers('kafka').every((c) => c.includes('Kafka assigns none'))).toBe(true);
+    expect(carriers('bullmq').every((c) => c.includes('the BullMQ job id'))).toBe(true);
+    expect(carriers('unknown').every((c) => c.includes("the broker's message id"))).toBe(true);
+  });
+
   it('is pure: the same inputs give an equal model', () => {
     expect(design('nestjs-adyen-saga')).toEqual(design('nestjs-adyen-saga'));
   });

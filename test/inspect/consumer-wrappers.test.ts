@@ -123,6 +123,15 @@ describe("consumers registered through the project's own wrapper", () => {
     expect(consumers(inspection.findings)).toContainEqual({ file: 'src/kafka/kafka.service.ts', line: 12, queue: '?', dedupes: false, via: undefined });
   });
 
+  it("in the wrapper's own file, only this.subscribe(…) is a call of it, not the client's consumer.subscribe({ topic })", async () => {
+    const service = FILES['src/kafka/kafka.service.ts']!.replace(
+      '  async subscribe(',
+      "  async start(): Promise<void> {\n    await this.subscribe('audit.log', 'audit', async (entry) => record(entry));\n  }\n\n  async subscribe(",
+    ) + 'declare function record(entry: unknown): Promise<void>;\n';
+    const inspection = await inspectProject(project({ 'package.json': FILES['package.json']!, 'src/kafka/kafka.service.ts': service }));
+    expect(consumers(inspection.findings)).toEqual([{ file: 'src/kafka/kafka.service.ts', line: 10, queue: 'audit.log', dedupes: false, via: 'KafkaService.subscribe' }]);
+  });
+
   it("a job run from a promise chain is named after the call, not its .catch", async () => {
     const inspection = await inspectProject(project(FILES));
     const cron = inspection.findings.find((f) => f.kind === 'cron') as CronFinding;

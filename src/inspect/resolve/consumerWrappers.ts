@@ -39,7 +39,7 @@ export function expandConsumerWrappers(wrappers: ReadonlyArray<{ rel: string; wr
     for (const caller of files) {
       if (!caller.text.includes(`${wrapper.name}(`)) continue;
       const locals = caller.rel === rel ? new Set([defined]) : caller.importsOf(rel, defined);
-      if (locals.size > 0) found.push(...callsOf(caller, wrapper, locals));
+      if (locals.size > 0) found.push(...callsOf(caller, wrapper, locals, caller.rel === rel));
     }
     if (found.length === 0) continue;
     out.replaced.add(wrapper.finding);
@@ -71,11 +71,11 @@ function callerOfRecord(records: ProjectRecords, record: FileRecord): CallerFile
   };
 }
 
-function callsOf(caller: CallerFile, wrapper: ConsumerWrapper, locals: ReadonlySet<string>): ConsumerFinding[] {
+function callsOf(caller: CallerFile, wrapper: ConsumerWrapper, locals: ReadonlySet<string>, own: boolean): ConsumerFinding[] {
   const sf = caller.tree();
   const out: ConsumerFinding[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isCallExpression(node) && calls(node, wrapper, locals)) {
+    if (ts.isCallExpression(node) && calls(node, wrapper, locals, own)) {
       const finding = consumerAt(caller, sf, node, wrapper);
       if (finding) out.push(finding);
     }
@@ -86,9 +86,10 @@ function callsOf(caller: CallerFile, wrapper: ConsumerWrapper, locals: ReadonlyS
 }
 
 /** `x.subscribe(…)` for a method wrapper (the file imports its class), `subscribe(…)` / `ns.subscribe(…)` for a function. */
-function calls(call: ts.CallExpression, wrapper: ConsumerWrapper, locals: ReadonlySet<string>): boolean {
+function calls(call: ts.CallExpression, wrapper: ConsumerWrapper, locals: ReadonlySet<string>, own: boolean): boolean {
   const callee = call.expression;
-  if (wrapper.className !== undefined) return ts.isPropertyAccessExpression(callee) && callee.name.text === wrapper.name;
+  // In the wrapper's own file only `this.subscribe(…)` is the wrapper: `this.consumer.subscribe({ topic })` is the client's.
+  if (wrapper.className !== undefined) return ts.isPropertyAccessExpression(callee) && callee.name.text === wrapper.name && (!own || callee.expression.kind === ts.SyntaxKind.ThisKeyword);
   if (ts.isIdentifier(callee)) return locals.has(callee.text);
   return ts.isPropertyAccessExpression(callee) && callee.name.text === wrapper.name && ts.isIdentifier(callee.expression) && locals.has(callee.expression.text);
 }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -67,23 +67,25 @@ describe.skipIf(skip !== undefined)('apply on the Bull worker fixture (bull queu
     let nest: { close(): Promise<void> } | undefined;
     let pool: { end(): Promise<void> } | undefined;
     const holder = await schema.pool.connect();
+    let child: ChildProcess | undefined;
     try {
       // A worker process whose handler is stuck in its INSERT (the test holds the table lock), then killed.
       const app = `idem-wt-webhooks-${randomUUID().slice(0, 8)}`;
-      const child = spawn(process.execPath, ['dist/src/main.js', queueName], {
+      const spawned = spawn(process.execPath, ['dist/src/main.js', queueName], {
         cwd: copy.dir,
         env: { ...process.env, ...env, DATABASE_URL: `${schema.url}&application_name=${app}` },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
+      child = spawned;
       let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const exited = new Promise((resolve) => child.once('exit', resolve));
+      spawned.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      spawned.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise((resolve) => spawned.once('exit', resolve));
       await holder.query('BEGIN');
       await holder.query('LOCK TABLE receipts IN EXCLUSIVE MODE');
       const killed = await queue.add('receipt', { orderId: 'order-9', email: 'b@example.com' }, { ...jobOptions, jobId: 'receipt-order-9' });
       await waitFor(async () => (await schema!.pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [app])).rows[0].n > 0, () => output);
-      child.kill('SIGKILL');
+      spawned.kill('SIGKILL');
       await exited;
       // The kernel closed the dead process's sockets, but a backend blocked on a lock only notices when it next talks
       // to its client: end them as the server would, so the stuck INSERT and the open claim roll back.
@@ -125,7 +127,10 @@ describe.skipIf(skip !== undefined)('apply on the Bull worker fixture (bull queu
         await nestQueue.close();
       }
     } finally {
+      // A failure while the test holds the table lock must not leave it held: the schema could not be dropped after.
+      await holder.query('ROLLBACK').catch(() => undefined);
       holder.release();
+      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await nest?.close();
       await worker?.close();
       await queue.obliterate({ force: true }).catch(() => undefined);

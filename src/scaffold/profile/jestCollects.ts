@@ -11,7 +11,7 @@ export interface JestCollection {
 }
 
 // Jest's own order: a config file beside package.json wins over its "jest" key.
-const CONFIG_FILES = ['jest.config.js', 'jest.config.ts', 'jest.config.mjs', 'jest.config.cjs', 'jest.config.json'];
+export const JEST_CONFIG_FILES = ['jest.config.js', 'jest.config.ts', 'jest.config.mjs', 'jest.config.cjs', 'jest.config.json'];
 const KEYS = ['testMatch', 'testRegex', 'roots', 'rootDir'] as const;
 const DEFAULT_TEST_MATCH = ['**/__tests__/**/*.[jt]s?(x)', '**/?(*.)+(spec|test).[jt]s?(x)'];
 
@@ -21,7 +21,7 @@ const DEFAULT_TEST_MATCH = ['**/__tests__/**/*.[jt]s?(x)', '**/?(*.)+(spec|test)
  * of strings or a regular expression literal counts as unknown and leaves the default). Undefined: no config.
  */
 export function readJestCollection(folder: string, pkg: Record<string, unknown>): JestCollection | undefined {
-  for (const name of CONFIG_FILES) {
+  for (const name of JEST_CONFIG_FILES) {
     let text: string;
     try {
       text = readFileSync(path.join(folder, name), 'utf8');

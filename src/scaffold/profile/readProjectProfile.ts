@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { needsBareBuiltins } from './bareBuiltins.js';
-import { jestCollects, readJestCollection } from './jestCollects.js';
+import { JEST_CONFIG_FILES, jestCollects, readJestCollection } from './jestCollects.js';
 import { needsSandboxGlobals } from './jestSandbox.js';
 import { parseJsonc } from './parseJsonc.js';
 import { aliasedSpecifier } from './pathAliases.js';
@@ -176,7 +176,7 @@ async function jestTransform(root: string, folder: string, pkg: Record<string, u
   const top = folder === root ? pkg : parseJson((await readFile(path.join(root, 'package.json'), 'utf8').catch(() => '{}')));
   const deps = new Set([pkg, top].flatMap((manifest) => ['dependencies', 'devDependencies'].flatMap((key) => Object.keys((manifest[key] as Record<string, string> | undefined) ?? {}))));
   if (JEST_TYPESCRIPT.some((name) => deps.has(name))) return {};
-  const configs = await Promise.all(['jest.config.js', 'jest.config.ts', 'jest.config.mjs', 'jest.config.cjs', 'jest.config.json', 'babel.config.js', 'babel.config.json', '.babelrc'].map((name) => readFile(path.join(folder, name), 'utf8').catch(() => '')));
+  const configs = await Promise.all([...JEST_CONFIG_FILES, 'babel.config.js', 'babel.config.json', '.babelrc'].map((name) => readFile(path.join(folder, name), 'utf8').catch(() => '')));
   if (/\b(transform|preset|presets)\b/.test([...configs, JSON.stringify(pkg['jest'] ?? {}), JSON.stringify(pkg['babel'] ?? {})].join('\n'))) return {};
   const major = jestVersion === undefined ? undefined : Math.floor(jestVersion / 100);
   // ts-jest's majors follow Jest's up to 29; its 29 line also runs Jest 30.

@@ -32,7 +32,7 @@ const STORE_POOLS: Record<string, { comment: string; pool: string; close: string
   },
   redis: {
     comment: 'REDIS_URL is the Redis server (or cluster entry point) the keys live on.',
-    pool: "createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY)",
+    pool: "createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY, { lazyConnect: inTests })",
     close: 'await pool.quit()',
   },
   dynamodb: {
@@ -43,13 +43,37 @@ const STORE_POOLS: Record<string, { comment: string; pool: string; close: string
 };
 
 /**
+ * The import line of an instance module: `createMemoryStore` only from a scaffold index that exports it (one generated
+ * before the memory store existed, or edited since, does not).
+ */
+export function instanceImport(memory: boolean): string {
+  return `import { createIdempotency, ${memory ? 'createMemoryStore, ' : ''}createPool, POLICY } from './index.js';`;
+}
+
+/**
  * The `export const pool = …` lines of an instance module for the project's store (PostgreSQL when it has none of its
  * own). Exported: the app's graceful shutdown has to close it and a health check may ping it, and only this module
- * holds it.
+ * holds it. With `memory`, first the switch that puts the app's own tests on the memory store: Jest and Vitest set
+ * NODE_ENV=test, so a suite that calls a wired route passes without a store server (its requests get a key from
+ * apply's test pass); IDEMPOTENCY_STORE=memory asks for it under other runners, =database keeps the real store.
  */
-export function instancePool(storeId: string | undefined): string {
+export function instancePool(storeId: string | undefined, memory = true): string {
   const store = STORE_POOLS[storeId ?? 'postgres'] ?? STORE_POOLS['postgres']!;
-  return `// ${store.comment}\n// Exported for your graceful shutdown (\`${store.close}\` after the server stops) and health checks.\nexport const pool = ${store.pool};`;
+  const pool = memory ? store.pool : store.pool.replace(', { lazyConnect: inTests }', '');
+  const tests = memory
+    ? `// Under your test runner (NODE_ENV=test: Jest and Vitest set it), or with IDEMPOTENCY_STORE=memory, keys are kept
+// in this process's memory, so the app's own tests need no store server; IDEMPOTENCY_STORE=database runs them on the
+// real store. One process only, lost on restart: never in production.
+const storeChoice = process.env['IDEMPOTENCY_STORE'];
+const inTests = storeChoice === 'memory' || (process.env['NODE_ENV'] === 'test' && storeChoice !== 'database');
+`
+    : '';
+  return `${tests}// ${store.comment}\n// Exported for your graceful shutdown (\`${store.close}\` after the server stops) and health checks.\nexport const pool = ${pool};`;
+}
+
+/** The `store:` line of createIdempotency() in an instance module: the memory store under tests (see instancePool). */
+export function instanceStore(memory: boolean): string {
+  return memory ? '  store: inTests ? createMemoryStore() : undefined,\n' : '';
 }
 
 /** `{ auth?: { user?: { id?: string | number } } }` for the path ['auth', 'user', 'id'], printed by the TS factory. */
@@ -79,20 +103,20 @@ function accessor(param: string, path: readonly string[]): string {
  * reads what the handlers read (`principalPath`, found in them), else `user.id`; names from the code reach the text
  * only through the TypeScript printer.
  */
-export function renderInstance(framework: WiredFramework, principalPath?: readonly string[], storeId?: string): string {
+export function renderInstance(framework: WiredFramework, principalPath?: readonly string[], storeId?: string, memory = true): string {
   const path = principalPath ?? ['user', 'id'];
   const param = framework === 'express' ? 'req' : 'request';
   const nest = framework === 'nestjs' && principalPath === undefined;
   const userType = nest ? '' : `\n/** What your authentication attaches to the request (as your handlers read it); adjust if it differs. */\ntype AuthenticatedUser = ${accessorType(path)};\n`;
   const principal = nest ? PRINCIPAL.nestjs : `(${param}) => ${accessor(param, path)}`;
-  return `import { createIdempotency, createPool, POLICY } from './index.js';
+  return `${instanceImport(memory)}
 
 // Written once by \`idempotency-builder apply\`; yours to edit. Routes that apply wired import \`idempotency\` from here.
-${instancePool(storeId)}
+${instancePool(storeId, memory)}
 ${userType}
 export const idempotency = createIdempotency({
   pool,
-  // Keys are scoped to the caller: return the authenticated user / account / tenant id (undefined answers 401).
+${instanceStore(memory)}  // Keys are scoped to the caller: return the authenticated user / account / tenant id (undefined answers 401).
   principal: ${principal},
 });
 `;

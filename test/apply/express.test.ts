@@ -28,7 +28,9 @@ describe.skipIf(skip !== undefined)('apply on the Express fixture app', { timeou
   it('wires the route and the Stripe call, type-checks, keeps the app tests green, and is a no-op the second time', async () => {
     const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
     expect(first.written).toBe(true);
-    expect(first.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.ts', 'src/routes/orders.ts']);
+    expect(first.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.ts', 'src/routes/orders.ts', 'test/app.test.ts']);
+    // The app's own request to the route sends a key now, as every caller must.
+    expect(await readFile(path.join(copy.dir, 'test/app.test.ts'), 'utf8')).toContain("'Idempotency-Key': randomUUID()");
     const routes = await readFile(path.join(copy.dir, 'src/routes/orders.ts'), 'utf8');
     expect(routes).toContain("ordersRouter.post('/orders', idempotency.createOrder, async (req, res, next) => {");
     expect(routes).toContain("{ amount: price * quantity, currency: 'eur' }, stripeRequestOptions(idempotencyContext)");

@@ -32,7 +32,7 @@ describe.skipIf(skip !== undefined)('apply on the CommonJS Express fixture (expr
   it('wires the route and the Stripe call with require(), passes node --check and the app test, and is a no-op the second time', async () => {
     const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
     expect(first.stale).toEqual([]);
-    expect(first.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.js', 'src/routes/orders.js']);
+    expect(first.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.js', 'src/routes/orders.js', 'test/app.test.js']);
     const routes = await readFile(path.join(copy.dir, 'src/routes/orders.js'), 'utf8');
     expect(routes).toContain("const { idempotency } = require('../idempotency/instance');");
     expect(routes).toContain("ordersRouter.post('/orders', idempotency.createOrder, async (req, res, next) => {");

@@ -54,7 +54,8 @@ export function describeMiddlewareFixture(spec: MiddlewareFixture): void {
       const before = await snapshotTree(copy.dir);
       const preview = await runApply({ cwd: copy.dir, dryRun: true, quiet: true }, { interactive: false });
       expect(preview.written).toBe(false);
-      expect(preview.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.ts', spec.routeFile]);
+      // The app's own test posts to the protected route: it gets a key too (projectTests.ts).
+      expect(preview.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.ts', spec.routeFile, 'test/app.test.ts']);
       expect(await snapshotTree(copy.dir)).toEqual(before);
     });
 

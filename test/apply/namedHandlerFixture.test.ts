@@ -47,7 +47,7 @@ describe.skipIf(skip !== undefined)('apply on an Express app whose routes name h
     const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
     expect(first.stale).toEqual([]);
     expect(first.written).toBe(true);
-    expect(first.changes.map((c) => c.path).sort()).toEqual([PAYMENTS, REFUNDS, 'src/idempotency/instance.ts', ROUTES]);
+    expect(first.changes.map((c) => c.path).sort()).toEqual([PAYMENTS, REFUNDS, 'src/idempotency/instance.ts', ROUTES, 'test/app.test.ts']);
 
     const payments = await read(PAYMENTS);
     expect(payments).toContain(`export async function createPayment(req: Request, res: Response, next: NextFunction): Promise<void> {

@@ -1,5 +1,5 @@
 import { Node, ts, type ArrowFunction, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration } from 'ts-morph';
-import { instancePool } from '../renderInstance.js';
+import { instanceImport, instancePool, instanceStore } from '../renderInstance.js';
 import { ensureNamedImport, insertArgumentAt } from '../sourceFile.js';
 import { isWired, locateRoute, routeCalls } from '../locateRoute.js';
 import { principalPathIn } from '../principalPath.js';
@@ -107,20 +107,20 @@ const DEFAULT_PRINCIPAL: Record<MiddlewareFramework, readonly string[]> = { koa:
  * The principal reads what the handlers read (a path below `ctx` / `c`), else the framework's convention; names from
  * the code reach the text only through the TypeScript printer.
  */
-export function renderMiddlewareInstance(framework: MiddlewareFramework, principalPath?: readonly string[], storeId?: string): string {
+export function renderMiddlewareInstance(framework: MiddlewareFramework, principalPath?: readonly string[], storeId?: string, memory = true): string {
   const path = principalPath ?? DEFAULT_PRINCIPAL[framework];
   const param = framework === 'koa' ? 'ctx' : 'c';
-  return `import { createIdempotency, createPool, POLICY } from './index.js';
+  return `${instanceImport(memory)}
 
 // Written once by \`idempotency-builder apply\`; yours to edit. Routes that apply wired import \`idempotency\` from here.
-${instancePool(storeId)}
+${instancePool(storeId, memory)}
 
 /** What your authentication attaches to the ${framework === 'koa' ? 'context' : "context's variables"} (as your handlers read it); adjust if it differs. */
 type AuthenticatedUser = ${accessorType(path)};
 
 export const idempotency = createIdempotency({
   pool,
-  // Keys are scoped to the caller: return the authenticated user / account / tenant id (undefined answers 401).
+${instanceStore(memory)}  // Keys are scoped to the caller: return the authenticated user / account / tenant id (undefined answers 401).
   principal: (${param}) => ${accessor(param, path)},
 });
 `;

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { quote } from '../../scaffold/tsLiteral.js';
-import { instancePool } from '../renderInstance.js';
+import { instanceImport, instancePool, instanceStore } from '../renderInstance.js';
 
 /** How the app reads its signed-in user, when apply recognised it: the instance's principal reads the same. */
 export interface NextPrincipal {
@@ -45,7 +45,7 @@ export function nextPrincipalOf(files: ReadonlyArray<{ path: string; text: strin
  * that answers "nobody" until the user fills it in: refused (401 / PrincipalMissingError), never stored under a
  * wrong owner, and planApply lists that as a manual step.
  */
-export function renderNextInstance(scoped: boolean, storeId?: string, auth?: NextPrincipal): string {
+export function renderNextInstance(scoped: boolean, storeId?: string, auth?: NextPrincipal, memory = true): string {
   const principal = scoped && auth
     ? `  // Keys are scoped to the caller: the signed-in user's id, read through ${auth.label} as the app does.
   principal: ${auth.principal},`
@@ -56,15 +56,15 @@ export function renderNextInstance(scoped: boolean, storeId?: string, auth?: Nex
     : `  // Every protected action is global (keys are not per user); a scoped action would read the session here.
   principal: () => undefined,`;
   const imports = scoped && auth ? auth.imports.map((line) => `${line}\n`).join('') : '';
-  return `${imports}import { createIdempotency, createPool, POLICY } from './index.js';
+  return `${imports}${instanceImport(memory)}
 
 // Written once by \`idempotency-builder apply\`; yours to edit. The wrapped route handlers, Pages API routes and
 // Server Actions import \`idempotency\` from here (server-side only: it holds the store's connection).
-${instancePool(storeId)}
+${instancePool(storeId, memory)}
 
 export const idempotency = createIdempotency({
   pool,
-${principal}
+${instanceStore(memory)}${principal}
 });
 `;
 }

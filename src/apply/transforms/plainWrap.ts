@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, type ArrowFunction, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
-import { instancePool } from '../renderInstance.js';
+import { instanceImport, instancePool, instanceStore } from '../renderInstance.js';
 import { ensureNamedImport, fitStatement } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import { manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
@@ -171,15 +171,15 @@ function keyWork(sf: SourceFile, target: WiringTarget, context: TransformContext
  * `<scaffold>/instance.ts` without a web framework: the app's one createIdempotency(), written once and then the
  * user's. Calls pass their own `scope`; the resolver is only the fallback (apply wraps global actions only).
  */
-export function renderPlainInstance(storeId?: string): string {
-  return `import { createIdempotency, createPool, POLICY } from './index.js';
+export function renderPlainInstance(storeId?: string, memory = true): string {
+  return `${instanceImport(memory)}
 
 // Written once by \`idempotency-builder apply\`; yours to edit. Functions that apply wrapped import \`idempotency\` from here.
-${instancePool(storeId)}
+${instancePool(storeId, memory)}
 
 export const idempotency = createIdempotency({
   pool,
-  // The caller's id for scoped actions whose calls pass no \`scope\` (e.g. from your request-scoped storage); undefined throws PrincipalMissingError.
+${instanceStore(memory)}  // The caller's id for scoped actions whose calls pass no \`scope\` (e.g. from your request-scoped storage); undefined throws PrincipalMissingError.
   principal: () => undefined,
 });
 `;

@@ -24,13 +24,26 @@ interface IgnoreScope {
   rules: IgnoreRules;
 }
 
+export interface WalkOptions {
+  /**
+   * The project's own test files instead of its sources: files under a test folder (test, tests, __tests__, e2e, spec,
+   * specs) or named like a test (`*.test.ts`, `*.spec.js`, `*.e2e-spec.ts`); fixtures, mocks and browser suites are
+   * still skipped. apply reads them to give their requests to protected routes a key.
+   */
+  tests?: boolean;
+}
+
+/** Folders whose files are tests when `tests` is asked for (fixtures, mocks and browser suites are not walked). */
+const TEST_DIRS = new Set(['test', 'tests', '__tests__', 'e2e', 'spec', 'specs']);
+const TEST_NAME = /\.(test|spec|e2e|e2e-spec|int-spec|integration)\.[cm]?[jt]sx?$/;
+
 /**
  * Lists the files worth inspecting. Confined to the project: a symlink whose target lies outside the root (a link
  * to `/`, to the home folder, to /etc/passwd named like a source file) is reported, never followed. Symlinked
  * directories inside it are followed once (by real path) so a link loop cannot recurse forever; files over 1 MB
  * are skipped with a warning because they are generated or vendored. Names in warnings are escaped for the terminal.
  */
-export async function walkProject(root: string): Promise<WalkResult> {
+export async function walkProject(root: string, options: WalkOptions = {}): Promise<WalkResult> {
   const files: ProjectFile[] = [];
   const warnings: string[] = [];
   const realRoot = await realpath(root).catch(() => path.resolve(root));
@@ -79,14 +92,17 @@ export async function walkProject(root: string): Promise<WalkResult> {
       }
       if (ignoredBy(active, rel, isDir)) continue;
       if (isDir) {
-        if (isSkippedDir(entry.name)) continue;
+        if (isSkippedDir(entry.name) && !(options.tests && TEST_DIRS.has(entry.name))) continue;
         if (isLink) pendingLinks.push([abs, rel, active]);
         else subdirs.push([abs, rel]);
         continue;
       }
       if (!isFile) continue;
       const kind = isSourceFile(entry.name) ? 'source' : isAuxiliaryFile(entry.name) ? 'auxiliary' : undefined;
-      if (!kind || isExcludedFileName(entry.name)) continue;
+      if (options.tests) {
+        const inTestDir = rel.split('/').slice(0, -1).some((part) => TEST_DIRS.has(part));
+        if (kind !== 'source' || !(inTestDir || TEST_NAME.test(entry.name))) continue;
+      } else if (!kind || isExcludedFileName(entry.name)) continue;
       const info = await lstat(abs).then((s) => (s.isSymbolicLink() ? stat(abs) : s)).catch(() => undefined);
       if (!info) continue;
       if (info.size > MAX_FILE_BYTES) {

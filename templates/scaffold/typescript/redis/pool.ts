@@ -19,15 +19,17 @@ export interface PoolLimits {
 /**
  * An ioredis client for the store (pass POLICY). Named createPool like the other stores' helpers: ioredis
  * multiplexes one connection. Use a Cluster client instead if you run Redis Cluster: every key of one record
- * shares a hash tag, so each script touches one slot.
+ * shares a hash tag, so each script touches one slot. With `lazyConnect` the connection opens at the first command
+ * instead of now: a process that never uses the client (an app's own tests on the memory store) opens none.
  */
-export function createPool(url: string, limits: PoolLimits | number): RedisClient {
+export function createPool(url: string, limits: PoolLimits | number, options: { lazyConnect?: boolean } = {}): RedisClient {
   const { acquireTimeoutMs, statementTimeoutMs } =
     typeof limits === 'number' ? { acquireTimeoutMs: limits, statementTimeoutMs: limits } : limits;
   const client = new Redis(url, {
     connectTimeout: acquireTimeoutMs,
     commandTimeout: statementTimeoutMs,
     maxRetriesPerRequest: 1,
+    lazyConnect: options.lazyConnect === true,
   });
   // A dropped connection is reported here and retried by ioredis; requests meanwhile fail closed with 503.
   client.on('error', () => undefined);

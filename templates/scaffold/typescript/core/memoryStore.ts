@@ -250,7 +250,6 @@ function toExisting(record: MemoryRecord, now: number): ExistingRecord {
     algorithm: record.algorithm,
     leaseLive,
     leaseRemainingMs: leaseLive ? record.lockedUntil - now : 0,
-    response,
-    notReplayable: response !== undefined && response.bodySha256 !== undefined,
+    ...(response ? { response, notReplayable: response.bodySha256 !== undefined } : {}),
   };
 }

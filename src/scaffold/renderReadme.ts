@@ -89,6 +89,12 @@ ${files.map((file) => `- \`${file.name}\`: ${file.purpose}`).join('\n')}
 ## Tests
 
 ${store.readme.tests(testRun.command)}${testRun.notes ? `\n\n${testRun.notes}` : ''}
+
+Your app's own tests need no ${store.label}: pass \`store: createMemoryStore()\` to \`createIdempotency()\`. \`pool\` is
+still required and not used by the claims, but \`idempotency.saga\` keeps its steps through it, so a saga still needs
+the database. The memory store (\`memoryStore.ts\`) keeps its records in one process: they are lost on restart and
+invisible to any other instance, and every action runs in lease mode (a transactional handler gets no \`db\`). Use it
+for tests and local runs only, never in production: two instances would each run the same key.
 `;
   // The JavaScript files' names wherever the text names a .ts file, as the old path renamed them.
   return javascript ? text.replace(/\b([\w.-]+)\.ts\b/g, '$1.js') : text;

@@ -8,6 +8,12 @@ import { printModule } from './javascript/printModule.js';
 import type { ModuleType } from './javascript/transpile.js';
 import { propertyName } from './tsLiteral.js';
 
+/** Every scaffold carries the in-memory store (memoryStore.ts), whatever its database. */
+const MEMORY_STORE_EXPORTS = "export { MemoryIdempotencyStore, createMemoryStore } from './memoryStore.js';";
+
+/** `IdempotencySetup.store`, the same words in TypeScript and in the JavaScript's JSDoc. */
+const STORE_DOC = 'A store to use instead of the one built from `pool`, e.g. createMemoryStore() in your own tests.';
+
 const TRIGGER_ENTRY: Record<string, string> = {
   webhook: 'createWebhookProcessor() in webhooks/',
   consumer: 'idempotentHandler() or the broker adapter in consumers/',
@@ -55,7 +61,7 @@ import { IdempotencyCore } from './core.js';
 ${namedList('import', [...(http.length > 0 ? ['idempotent'] : []), ...(wrappers ? [wrappers] : []), `type ${optionsType}`], `./${module}.js`)}
 ${wiring.imports}
 import { ACTIONS, POLICY } from './settings.js';
-import type { IdempotencyEvents } from './types.js';
+import type { IdempotencyEvents, IdempotencyStore } from './types.js';
 
 export {
   ActiveClaim,
@@ -72,12 +78,14 @@ export { computeFingerprint, fingerprintsEqual, pickFields } from './fingerprint
 export { deriveKey, keyHint, parseIdempotencyKey, providerKeyBase } from './keys.js';
 export { identifyRequest } from './identify.js';
 ${wiring.exports}
+${MEMORY_STORE_EXPORTS}
 export { ACTIONS, POLICY } from './settings.js';
 export {
   LeaseLostError,
   OutcomeUnknownError,
   StoreUnavailableError,
   type IdempotencyContext,
+  type IdempotencyStore,
 } from './types.js';
 ${httpActionsDecl}
 export interface IdempotencySetup {
@@ -85,12 +93,14 @@ ${wiring.poolDoc}  readonly pool: ${wiring.poolType};
 ${http.length > 0 ? '' : '  /** Used by HTTP routes only; this design has none (webhook, consumer and cron keys carry no principal). */\n'}  readonly principal${http.length > 0 ? '' : '?'}: ${optionsType}['principal'];
   /** e.g. createIdempotencyMetrics() from ./metrics.js */
   readonly events?: IdempotencyEvents;
+  /** ${STORE_DOC} */
+  readonly store?: IdempotencyStore | undefined;
 }
 
 /** One call wires everything: mount the returned middleware on the matching routes${others.length > 0 ? '; hand `core` to the trigger processors' : ''}. */
 export function createIdempotency(setup: IdempotencySetup) {
 ${wiring.build}
-  const core = new IdempotencyCore(store, POLICY, setup.events);
+  const core = new IdempotencyCore(setup.store ?? store, POLICY, setup.events);
 ${http.length > 0 ? `  const options: ${optionsType} = { core, principal: setup.principal };\n` : ''}${wiring.saga}
   return {
     core,
@@ -109,7 +119,11 @@ export function renderWiringJavaScript(view: ScaffoldView, framework: HttpFramew
   const { wiring, module, optionsType, http, others, middleware, wrappers, wrapperActions, httpActions, triggerNote } = wiringPlan(view, framework, store);
   const httpActionsDecl = httpActions ? `\n\n${httpActions}` : '';
   // Where each type named in the wiring comes from, for `import('…').Name`.
-  const typeHome = new Map<string, string>([[optionsType, `./${module}.js`], ['IdempotencyEvents', './types.js']]);
+  const typeHome = new Map<string, string>([
+    [optionsType, `./${module}.js`],
+    ['IdempotencyEvents', './types.js'],
+    ['IdempotencyStore', './types.js'],
+  ]);
   for (const statement of statementsOf(wiring.poolImport)) for (const name of statement.types) typeHome.set(name, statement.from);
   const typeOf = (names: string) => names.replace(/[A-Za-z_$][\w$]*/g, (name) => (typeHome.has(name) ? `import('${typeHome.get(name)}').${name}` : name));
   const frameworkValues = [...(http.length > 0 ? ['idempotent'] : []), ...(wrappers ? [wrappers] : [])];
@@ -126,8 +140,9 @@ export function renderWiringJavaScript(view: ScaffoldView, framework: HttpFramew
     "export { deriveKey, keyHint, parseIdempotencyKey, providerKeyBase } from './keys.js';",
     "export { identifyRequest } from './identify.js';",
     wiring.exports,
+    MEMORY_STORE_EXPORTS,
     "export { ACTIONS, POLICY } from './settings.js';",
-    "export { LeaseLostError, OutcomeUnknownError, StoreUnavailableError, type IdempotencyContext } from './types.js';",
+    "export { LeaseLostError, OutcomeUnknownError, StoreUnavailableError, type IdempotencyContext, type IdempotencyStore } from './types.js';",
   ]
     .flatMap((text) => statementsOf(text))
     .map((statement, index) => {
@@ -141,6 +156,7 @@ export function renderWiringJavaScript(view: ScaffoldView, framework: HttpFramew
     `@property {${typeOf(wiring.poolType)}} pool${poolDoc ? ` ${poolDoc}` : ''}`,
     `@property {${typeOf(`${optionsType}['principal']`)}} ${http.length > 0 ? 'principal' : '[principal] Used by HTTP routes only; this design has none (webhook, consumer and cron keys carry no principal).'}`,
     `@property {${typeOf('IdempotencyEvents')}} [events] e.g. createIdempotencyMetrics() from ./metrics.js`,
+    `@property {${typeOf('IdempotencyStore | undefined')}} [store] ${STORE_DOC}`,
   ];
   const esm = `${imports.join('\n')}
 ${reexports.join('\n')}${httpActionsDecl}
@@ -155,7 +171,7 @@ ${properties.map((line) => ` * ${line}\n`).join('')} */
  */
 export function createIdempotency(setup) {
 ${wiring.build}
-  const core = new IdempotencyCore(store, POLICY, setup.events);
+  const core = new IdempotencyCore(setup.store ?? store, POLICY, setup.events);
 ${http.length > 0 ? `  /** @type {${typeOf(optionsType)}} */\n  const options = { core, principal: setup.principal };\n` : ''}${wiring.saga}
   return {
     core,

@@ -19,6 +19,17 @@ export const CORE_RUNTIME_FILES: readonly StaticFile[] = [
 
 export const METRICS_FILE: StaticFile = { path: 'metrics.ts', template: 'typescript/metrics/metrics.ts', role: 'metrics', purpose: 'prom-client metrics fed by the core' };
 
+/**
+ * The in-memory store every scaffold carries, whatever its database: `store: createMemoryStore()` in the app's own
+ * tests and local runs (one process; lost on restart).
+ */
+export const MEMORY_STORE_FILE: StaticFile = {
+  path: 'memoryStore.ts',
+  template: 'typescript/core/memoryStore.ts',
+  role: 'store',
+  purpose: 'in-memory store for your own tests and local runs: one process only, lost on restart, never production',
+};
+
 /** The store contract suite, shipped so a custom store can be checked against the same guarantees. */
 export const CONTRACT_FILE: StaticFile = {
   path: 'store-contract.ts',

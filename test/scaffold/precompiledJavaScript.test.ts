@@ -38,6 +38,8 @@ describe('precompiled JavaScript templates', () => {
           'src/idempotency/core.js',
           'src/idempotency/pgStore.js',
           'src/idempotency/express.js',
+          // The in-memory store every scaffold carries.
+          'src/idempotency/memoryStore.js',
           // vitest suites copied verbatim, and the store contract they run: ES modules in both module formats.
           'src/idempotency/store-contract.js',
           // Rendered, but the same for every design: the build precompiles each store's.

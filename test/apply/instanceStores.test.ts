@@ -56,7 +56,9 @@ describe('the instance apply writes follows the project\'s store', () => {
   }, 300_000);
 
   it('each store gets its own connection line; PostgreSQL (and a database without a store) keep the pg one', () => {
-    expect(renderInstance('express', undefined, 'redis')).toContain("const pool = createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY);");
+    // Under tests on the memory store the Redis client never connects (it would hold the test process open).
+    expect(renderInstance('express', undefined, 'redis')).toContain("const pool = createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY, { lazyConnect: inTests });");
+    expect(renderInstance('express', undefined, 'redis', false)).toContain("const pool = createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY);");
     expect(renderInstance('fastify', undefined, 'sqlite')).toContain("const pool = createPool(process.env['DATABASE_URL'] ?? 'idempotency.db', POLICY);");
     expect(renderInstance('nestjs', undefined, 'dynamodb')).toContain("const pool = createPool(process.env['DYNAMODB_ENDPOINT'], POLICY);");
     expect(renderNextInstance(false, 'redis')).toContain("REDIS_URL");

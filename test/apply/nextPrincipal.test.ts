@@ -9,7 +9,7 @@ describe('the Next.js principal follows the app\'s recognisable auth', () => {
     const principal = nextPrincipalOf([route, clerk], 'lib/idempotency', '')!;
     expect(principal.label).toBe('Clerk');
     const instance = renderNextInstance(true, 'postgres', principal);
-    expect(instance.startsWith("import { auth } from '@clerk/nextjs/server';\nimport { createIdempotency, createPool, POLICY } from './index.js';\n")).toBe(true);
+    expect(instance.startsWith("import { auth } from '@clerk/nextjs/server';\nimport { createIdempotency, createMemoryStore, createPool, POLICY } from './index.js';\n")).toBe(true);
     expect(instance).toContain('  principal: async () => (await auth()).userId ?? undefined,');
     expect(instance).not.toContain('principal: async () => undefined');
   });

@@ -64,7 +64,11 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
           notes.push(`The store's tables are in ${migration.path} as a Drizzle schema${entry}; its migration is journaled in ${tool.folder}, so \`drizzle-kit migrate\` applies it.`);
           continue;
         }
-        if (migration.path.endsWith('.prisma')) notes.push(`The store's tables are appended to ${migration.path} as Prisma models (@@map to the same tables).`);
+        // A runner that pairs migrations (postgrator, golang-migrate) gets the undo beside it: named in the up note.
+        const undo = tool.kind === 'sql' ? migrations.find((m) => m.role === 'other') : undefined;
+        if (migration === undo) continue;
+        if (undo) notes.push(`The store's migration is also in ${migration.path}, its undo in ${undo.path} (your SQL migrations folder); apply it with your migration tool.`);
+        else if (migration.path.endsWith('.prisma')) notes.push(`The store's tables are appended to ${migration.path} as Prisma models (@@map to the same tables).`);
         else notes.push(`The store's migration is also in ${migration.path} (${tool.kind === 'sql' ? 'your SQL migrations folder' : tool.kind}); ${tool.kind === 'prisma' ? 'run `prisma migrate dev` to apply it' : 'apply it with your migration tool'}.`);
       }
       if (tool.kind === 'prisma') addReadmeNote(files, plan.dir, migrations.filter((m) => !m.path.endsWith('.prisma')), tool.schema?.path);

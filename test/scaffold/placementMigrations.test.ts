@@ -57,6 +57,25 @@ describe('the store migration goes where the project keeps migrations, in its to
     expect(file!.contents).not.toMatch(/^export /m);
   });
 
+  it('Knex as a query builder beside postgrator SQL files (fastify/demo): the next N.do/N.undo pair, not a Knex migration', async () => {
+    const root = await repo({ 'package.json': '{"dependencies":{"knex":"3.1.0","postgrator":"8.0.0"}}', 'migrations/001.do.users.sql': '', 'migrations/001.undo.users.sql': '', 'migrations/005.do.user_roles.sql': '', 'migrations/005.undo.user_roles.sql': '' });
+    const files = await render(root);
+    expect(files.map((f) => f.path)).toEqual(['migrations/006.do.idempotency.sql', 'migrations/006.undo.idempotency.sql']);
+    expect(files[0]!.contents).toContain(DDL);
+    expect(files[0]!.role).toBe('ddl');
+    // No sequence in this DDL (MySQL has none to drop): the undo drops the tables only.
+    expect(files[1]!.contents).toContain('DROP TABLE IF EXISTS idempotency_steps;\nDROP TABLE IF EXISTS idempotency_keys;\n');
+    expect(files[1]!.contents).not.toContain('SEQUENCE');
+    // Written again later (more migrations since), the pair keeps its number.
+    const later = await repo({ 'package.json': '{"dependencies":{"knex":"3.1.0"}}', 'migrations/006.do.idempotency.sql': '', 'migrations/006.undo.idempotency.sql': '', 'migrations/007.do.more.sql': '' });
+    expect((await render(later)).map((f) => f.path)).toEqual(['migrations/006.do.idempotency.sql', 'migrations/006.undo.idempotency.sql']);
+  });
+
+  it('golang-migrate style up/down SQL files get an up and a down file', async () => {
+    const root = await repo({ 'db/migrations/000001_init.up.sql': '', 'db/migrations/000001_init.down.sql': '' });
+    expect((await render(root)).map((f) => f.path)).toEqual(['db/migrations/000002_idempotency.up.sql', 'db/migrations/000002_idempotency.down.sql']);
+  });
+
   it('TypeORM: a migration class in the migrations folder', async () => {
     const root = await repo({ 'package.json': '{"dependencies":{"typeorm":"0.3.20"}}', 'src/migrations/1700000000000-Init.ts': '' });
     const [file] = await render(root);

@@ -68,6 +68,10 @@ export async function detectMigrationTool(root: string, packageDir: string): Pro
     };
   }
   const knexfile = (await list('.'))?.find((name) => /^knexfile\.(ts|js|cjs|mjs)$/.test(name));
+  // Knex used as a query builder while another runner applies a folder of SQL files (postgrator, golang-migrate,
+  // dbmate): its migrations are that folder's, not Knex's.
+  const sqlFolder = knexfile ? undefined : await sqlMigrations(list);
+  if (sqlFolder && deps.has('knex')) return { kind: 'sql', folder: at(sqlFolder.folder), existing: sqlFolder.existing };
   if (knexfile || deps.has('knex')) {
     const text = knexfile ? await readFile(path.join(base, knexfile), 'utf8') : '';
     const directory = /directory\s*:\s*['"]([^'"]+)['"]/.exec(text)?.[1]?.replace(/^\.\//, '') ?? 'migrations';
@@ -80,11 +84,17 @@ export async function detectMigrationTool(root: string, packageDir: string): Pro
     }
     return { kind: 'typeorm', folder: at((await list('src')) ? 'src/migrations' : 'migrations'), existing: [] };
   }
+  const sql = sqlFolder ?? (await sqlMigrations(list));
+  return sql ? { kind: 'sql', folder: at(sql.folder), existing: sql.existing } : { kind: 'none' };
+}
+
+/** The first conventional folder holding .sql migrations, with its file names. */
+async function sqlMigrations(list: (relative: string) => Promise<string[] | undefined>): Promise<{ folder: string; existing: string[] } | undefined> {
   for (const folder of ['migrations', 'db/migrations', 'database/migrations', 'sql/migrations', 'sql', 'db/migrate']) {
     const existing = await list(folder);
-    if (existing?.some((name) => name.endsWith('.sql'))) return { kind: 'sql', folder: at(folder), existing };
+    if (existing?.some((name) => name.endsWith('.sql'))) return { folder, existing };
   }
-  return { kind: 'none' };
+  return undefined;
 }
 
 /** The schema module's extension: the configured schema file's, else the config's language. */

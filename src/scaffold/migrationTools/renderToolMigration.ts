@@ -44,8 +44,15 @@ export function renderToolMigration(input: ToolMigrationInput): ScaffoldFile[] {
     }
     case 'drizzle':
       return drizzleFiles(input, tool, file);
-    case 'sql':
-      return [file(`${tool.folder}/${existingName(tool.existing, /idempotency.*\.sql$/) ?? nextSqlName(tool.existing)}`, header + input.ddl)];
+    case 'sql': {
+      // Runners that pair each migration with its undo (postgrator `N.do.x.sql` / `N.undo.x.sql`, golang-migrate
+      // `N_x.up.sql` / `N_x.down.sql`) get both files, named their way.
+      const paired = pairedStyle(tool.existing);
+      const up = existingName(tool.existing, paired ? paired.existing : /idempotency.*\.sql$/) ?? nextSqlName(tool.existing);
+      const files = [file(`${tool.folder}/${up}`, header + input.ddl)];
+      if (paired) files.push({ ...file(`${tool.folder}/${paired.down(up)}`, `${header}${downSql(input)}`), role: 'other' });
+      return files;
+    }
     case 'knex': {
       const name = existingName(tool.existing, new RegExp(`^\\d{14}_${NAME}\\.${tool.extension}$`)) ?? `${nextTimestamp(tool.existing, /^(\d{14})_/)}_${NAME}.${tool.extension}`;
       return [file(`${tool.folder}/${name}`, knexMigration(input, tool.extension))];
@@ -124,16 +131,35 @@ function nextTimestamp(names: readonly string[], pattern: RegExp, first = FIRST)
 }
 
 /** Follows the folder's naming: Flyway `V<n>__x.sql`, numbered `NNN_x.sql`, else a timestamp. */
+/** How a folder pairs up and down migrations, if it does: the up file of ours, and the down name for an up name. */
+function pairedStyle(names: readonly string[]): { existing: RegExp; down: (up: string) => string } | undefined {
+  if (names.some((name) => /^\d+\.do\.[^/]*\.sql$/.test(name))) return { existing: /^\d+\.do\.idempotency\.sql$/, down: (up) => up.replace('.do.', '.undo.') };
+  if (names.some((name) => /^\d+_[^/]*\.up\.sql$/.test(name))) return { existing: /^\d+_idempotency\.up\.sql$/, down: (up) => up.replace(/\.up\.sql$/, '.down.sql') };
+  return undefined;
+}
+
+/** The down migration as SQL: the store's tables (and PostgreSQL's fencing sequence, only where the DDL makes one). */
+function downSql(input: ToolMigrationInput): string {
+  const statements = downStatements(input).filter((statement) => !statement.startsWith('DROP SEQUENCE') || /CREATE SEQUENCE/i.test(input.ddl));
+  return `${statements.map((statement) => `${statement};`).join('\n')}\n`;
+}
+
 function nextSqlName(names: readonly string[]): string {
+  const postgrator = names.map((name) => /^(\d+)\.do\./.exec(name)?.[1]).filter((value): value is string => value !== undefined);
+  if (postgrator.length > 0) return `${nextNumber(postgrator)}.do.${NAME}.sql`;
+  const upDown = names.map((name) => /^(\d+)_[^/]*\.up\.sql$/.exec(name)?.[1]).filter((value): value is string => value !== undefined);
+  if (upDown.length > 0) return `${nextNumber(upDown)}_${NAME}.up.sql`;
   const flyway = names.map((name) => /^V(\d+)__/.exec(name)?.[1]).filter(Boolean).map(Number);
   if (flyway.length > 0) return `V${Math.max(...flyway) + 1}__${NAME}.sql`;
   const numbered = names.map((name) => /^(\d+)[_-]/.exec(name)?.[1]).filter((value): value is string => value !== undefined);
-  if (numbered.length > 0) {
-    const width = Math.max(...numbered.map((value) => value.length));
-    const next = (BigInt(numbered.sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)).at(-1)!) + 1n).toString().padStart(width, '0');
-    return `${next}_${NAME}.sql`;
-  }
+  if (numbered.length > 0) return `${nextNumber(numbered)}_${NAME}.sql`;
   return `${FIRST}_${NAME}.sql`;
+}
+
+/** One more than the largest of the numbers, as wide as the widest of them (`005` → `006`). */
+function nextNumber(numbers: string[]): string {
+  const width = Math.max(...numbers.map((value) => value.length));
+  return (BigInt([...numbers].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)).at(-1)!) + 1n).toString().padStart(width, '0');
 }
 
 type DrizzleTool = Extract<MigrationTool, { kind: 'drizzle' }>;

@@ -161,7 +161,7 @@ export function perAttemptClaimAt(sf: ts.SourceFile, offset: number, options: { 
   let node: ts.Node = sf;
   for (let deeper: ts.Node | undefined = sf; deeper; ) {
     node = deeper;
-    deeper = node.getChildren(sf).find((child) => child.getStart(sf) <= offset && offset < child.end);
+    deeper = ts.forEachChild(node, (child) => (child.getStart(sf) <= offset && offset < child.end ? child : undefined));
   }
   for (let n: ts.Node | undefined = node; n && !ts.isSourceFile(n); n = n.parent) {
     if (ts.isTaggedTemplateExpression(n)) return perAttemptSqlKey(n, options);

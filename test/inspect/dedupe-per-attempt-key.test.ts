@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { fileContext } from '../../src/findings/providerCalls.js';
 import { eventIdDedupe, messageDedupe } from '../../src/inspect/detectors/dedupeEvidence.js';
+import { emptyFacts } from '../../src/inspect/detectors/detectorTypes.js';
+import { existingIdempotency } from '../../src/inspect/detectors/existingIdempotency.js';
+import { contextFor } from '../findings/ruleTester.js';
 
 /** A webhook handler whose body is `body`, starting on line 10 of src/webhooks/stripe.ts. */
 const webhook = (body: string) => ({ file: 'src/webhooks/stripe.ts', line: 10, text: `async function handle(event: Stripe.Event) {\n${body}\n  await fulfil(event.data.object);\n}` });
@@ -119,5 +123,37 @@ describe('a claim keyed on a value made fresh per attempt is not dedupe evidence
     expect(scan(webhook("  await db.query('INSERT INTO log (id, event_id) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [randomUUID(), event.id]);\n  await redis.set(`evt:${event.id}`, '1', 'NX');"))).toBe(
       'evidence src/webhooks/stripe.ts:12',
     );
+  });
+});
+
+/** What the existing-idempotency detector credits in one file, as `line mechanism detail`. */
+function credited(text: string): string[] {
+  const source = contextFor({ name: 'store', files: { 'src/store.ts': text } }).sources[0]!;
+  const facts = emptyFacts();
+  existingIdempotency.detect(fileContext(source), facts);
+  return facts.findings.map((f) => `${f.line} ${f.kind === 'existing-idempotency' ? `${f.mechanism} ${f.detail}` : f.kind}`);
+}
+
+describe('protection already in the code is not credited to a claim keyed on a fresh value', () => {
+  it('upserts and ON CONFLICT keyed on a fresh id are left out; the same on a stable key is credited', () => {
+    const text = `import { randomUUID } from 'node:crypto';
+export async function record(event: { id: string }) {
+  await prisma.processedEvent.upsert({ where: { id: randomUUID() }, create: { eventId: event.id }, update: {} });
+  await prisma.processedEvent.upsert({ where: { eventId: event.id }, create: { eventId: event.id }, update: {} });
+  await db.insert(processed).values({ id: randomUUID(), at: new Date() }).onConflictDoNothing();
+  await db.insert(processed).values({ id: randomUUID(), eventId: event.id }).onConflictDoNothing();
+  await pool.query('INSERT INTO processed_events (id, event_id) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [randomUUID(), event.id]);
+  await pool.query('INSERT INTO processed_events (id, event_id) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING', [randomUUID(), event.id]);
+  await queue.add('ship', event, { jobId: randomUUID() });
+  await queue.add('ship', event, { jobId: event.id });
+}
+declare const prisma: any, db: any, pool: any, queue: any, processed: any;
+`;
+    expect(credited(text)).toEqual([
+      '4 upsert-unique processedEvent.upsert by eventId',
+      '6 upsert-unique onConflictDoNothing()',
+      '10 job-id-dedupe job ship added with a deterministic jobId',
+      '8 upsert-unique ON CONFLICT (event_id) DO NOTHING',
+    ]);
   });
 });

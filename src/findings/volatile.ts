@@ -28,7 +28,7 @@ export function volatileParts(expr: ts.Node, depth = 0, firstOnly = false): ts.N
     if (firstOnly && found.length > 0) return;
     const callee = ts.isCallExpression(node) ? node.expression.getText().replace(/\s+/g, '') : undefined;
     if (callee !== undefined && (VOLATILE_CALL.test(callee) || (CLOCK_LIBRARY_CALL.test(callee) && (node as ts.CallExpression).arguments.length === 0))) found.push(node);
-    else if (ts.isNewExpression(node) && /^(Date|ObjectId)$/.test(node.expression.getText()) && !(node.arguments?.length)) found.push(node);
+    else if (ts.isNewExpression(node) && node.expression.getText() === 'Date' && !(node.arguments?.length)) found.push(node);
     else if (ts.isIdentifier(node) && !isPropertyName(node) && isVolatileLocal(node, expr, depth)) found.push(node);
     else if (ts.isConditionalExpression(node) && isContextGuard(node)) visit(node.whenTrue);
     else ts.forEachChild(node, visit);
@@ -67,10 +67,19 @@ export function perAttemptValue(expr: ts.Expression, depth = 0): string | undefi
   }
   if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) return perAttemptValue(node.left, depth + 1) ?? perAttemptValue(node.right, depth + 1);
   if (!ts.isCallExpression(node) && !ts.isNewExpression(node)) return undefined;
+  // MongoDB's `new ObjectId()` is a fresh id too; apart from the clocks and ids above because stable-params
+  // rewrites every other `new` it finds into `new Date(startedAt)`.
+  const objectId = newObjectId(node);
+  if (objectId) return 'new ObjectId()';
   const part = volatilePart(node, 1);
   if (!part) return undefined;
   if (ts.isIdentifier(part)) return perAttemptValue(part, depth + 1);
   return nameOf(part);
+}
+
+function newObjectId(node: ts.Node): boolean {
+  if (ts.isNewExpression(node) && /^(\w+\.)?ObjectId$/.test(node.expression.getText()) && !node.arguments?.length) return true;
+  return ts.forEachChild(node, (child) => (isFunctionLike(child) ? undefined : newObjectId(child) || undefined)) === true;
 }
 
 /** `randomUUID()`, `uuid.v4()`, `new Date()`: the callee as written, arguments elided, so a message can quote it. */

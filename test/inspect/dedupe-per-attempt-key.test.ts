@@ -1,8 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { fileContext } from '../../src/findings/providerCalls.js';
 import { eventIdDedupe, messageDedupe } from '../../src/inspect/detectors/dedupeEvidence.js';
 import { emptyFacts } from '../../src/inspect/detectors/detectorTypes.js';
 import { existingIdempotency } from '../../src/inspect/detectors/existingIdempotency.js';
+import { formatInspection } from '../../src/inspect/formatInspection.js';
+import { inspectProject } from '../../src/inspect/index.js';
+import type { WebhookFinding } from '../../src/inspect/types.js';
 import { contextFor } from '../findings/ruleTester.js';
 
 /** A webhook handler whose body is `body`, starting on line 10 of src/webhooks/stripe.ts. */
@@ -155,5 +161,58 @@ declare const prisma: any, db: any, pool: any, queue: any, processed: any;
       '10 job-id-dedupe job ship added with a deterministic jobId',
       '8 upsert-unique ON CONFLICT (event_id) DO NOTHING',
     ]);
+  });
+});
+
+describe('inspect end to end: a Stripe webhook whose only claim is keyed on a fresh row id', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+  const project = (conflict: string): string => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ib-randomid-'));
+    dirs.push(dir);
+    const files: Record<string, string> = {
+      'package.json': JSON.stringify({ dependencies: { express: '^4.19.0', stripe: '^17.0.0', pg: '^8.11.0' } }),
+      'src/app.ts': `import express from 'express';
+import Stripe from 'stripe';
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+
+const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
+const db = new Pool();
+export const app = express();
+
+app.post('/webhooks/stripe', express.raw({ type: 'application/json' }), async (req, res) => {
+  const event = stripe.webhooks.constructEvent(req.body, req.headers['stripe-signature'] as string, process.env.STRIPE_WEBHOOK_SECRET!);
+  const claimed = await db.query('INSERT INTO processed_events (id, event_id) VALUES ($1, $2) ${conflict}', [randomUUID(), event.id]);
+  if (claimed.rowCount === 0) return res.sendStatus(200);
+  await db.query('UPDATE orders SET paid = true WHERE session_id = $1', [(event.data.object as { id: string }).id]);
+  res.sendStatus(200);
+});
+`,
+    };
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      writeFileSync(path.join(dir, file), text);
+    }
+    return dir;
+  };
+  const plain = { value: (v: unknown) => String(v), dim: (v: string) => v };
+
+  it('ON CONFLICT (id): no dedupe, no credit as existing protection, and the summary says why', async () => {
+    const inspection = await inspectProject(project('ON CONFLICT (id) DO NOTHING'));
+    const webhook = inspection.findings.find((f) => f.kind === 'webhook') as WebhookFinding;
+    expect(webhook.dedupesEventId).toBe(false);
+    expect(webhook.perAttemptClaim).toEqual({ file: 'src/app.ts', line: 12, claim: 'ON CONFLICT', value: 'randomUUID()' });
+    expect(inspection.findings.filter((f) => f.kind === 'existing-idempotency')).toEqual([]);
+    expect(formatInspection(inspection, plain)).toContain('no event-id dedupe (the ON CONFLICT at src/app.ts:12 is keyed on randomUUID(), made fresh per delivery)');
+  });
+
+  it('ON CONFLICT (event_id): evidence, as before', async () => {
+    const inspection = await inspectProject(project('ON CONFLICT (event_id) DO NOTHING'));
+    const webhook = inspection.findings.find((f) => f.kind === 'webhook') as WebhookFinding;
+    expect(webhook.dedupesEventId).toBe(true);
+    expect(webhook.dedupeEvidence).toMatchObject({ file: 'src/app.ts', line: 12 });
+    expect(webhook.perAttemptClaim).toBeUndefined();
   });
 });

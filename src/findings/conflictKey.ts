@@ -244,7 +244,8 @@ function chainKey(call: ts.CallExpression, options: { unique?: boolean }): Claim
     if (!second) return rowKey(row, undefined, 'upsert');
     // TypeORM `upsert(row, ['eventId'])` / `{ conflictPaths }`, Supabase `{ onConflict: 'event_id' }`.
     const paths = ts.isArrayLiteralExpression(second) ? second : objectProperty(objectOf(second), 'conflictPaths') ?? objectProperty(objectOf(second), 'onConflict');
-    if (!paths) return ts.isObjectLiteralExpression(second) && !objectProperty(second, 'conflictPaths') ? rowKey(row, undefined, 'upsert') : undefined;
+    // Options without conflict columns (Sequelize `{ returning }`, Supabase `{ ignoreDuplicates }`): no target stated.
+    if (!paths) return ts.isObjectLiteralExpression(second) ? rowKey(row, undefined, 'upsert') : undefined;
     const conflict = unwrap(paths);
     const names = ts.isObjectLiteralExpression(conflict)
       ? conflict.properties.map((p) => propertyName(p.name))

@@ -76,6 +76,19 @@ describe('a claim keyed on a value made fresh per attempt is not dedupe evidence
     expect(scan(webhook('  await sql`INSERT INTO processed_events (id, event_id) VALUES (${ulid()}, ${event.id}) ON CONFLICT (event_id) DO NOTHING`;'))).toBe('evidence src/webhooks/stripe.ts:11');
   });
 
+  it('the other ways a query is given its values, and SQL kept in a const', () => {
+    const conflictOnId = 'INSERT INTO processed_events (id, event_id) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING';
+    const refused = 'refused ON CONFLICT at src/webhooks/stripe.ts:11 keyed on randomUUID()';
+    expect(scan(webhook(`  await client.query({ text: '${conflictOnId}', values: [randomUUID(), event.id] });`))).toBe(refused);
+    expect(scan(webhook(`  await prisma.$executeRawUnsafe('${conflictOnId}', randomUUID(), event.id);`))).toBe(refused);
+    expect(scan(webhook(`  await sequelize.query('${conflictOnId}', { bind: [randomUUID(), event.id] });`))).toBe(refused);
+    expect(scan(webhook(`  const claimSql = '${conflictOnId}';\n  await db.query(claimSql, [randomUUID(), event.id]);`))).toBe(refused);
+    // Named replacements are not mapped: unchanged.
+    expect(scan(webhook("  await sequelize.query('INSERT INTO processed_events (id, event_id) VALUES (:id, :eventId) ON CONFLICT (id) DO NOTHING', { replacements: { id: randomUUID(), eventId: event.id } });"))).toBe(
+      'evidence src/webhooks/stripe.ts:11',
+    );
+  });
+
   it('INSERT IGNORE and ON DUPLICATE KEY: no target, so only an all-fresh row is refused', () => {
     expect(scan(webhook("  await conn.execute('INSERT IGNORE INTO processed_events (id, seen_at) VALUES (?, ?)', [uuid(), Date.now()]);\n  log(event.id);"))).toBe(
       'refused INSERT IGNORE at src/webhooks/stripe.ts:11 keyed on uuid()',

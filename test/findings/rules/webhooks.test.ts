@@ -191,6 +191,10 @@ export async function upsertSubscriptionRecord(sub: Stripe.Subscription, eventCr
       },
     },
     { name: 'writes not reached from an event handler', files: { 'lib/admin.ts': supabaseAdmin('') } },
+    {
+      name: 'upsert keyed on a fresh id overwrites nothing (each event adds a row)',
+      files: { 'lib/admin.ts': supabaseAdmin('').replace('{ id: sub.id,', "{ id: crypto.randomUUID(), sub_id: sub.id,").replace('stripe_created: sub.created })', "stripe_created: sub.created }, { onConflict: 'id' })"), 'app/api/webhooks/route.ts': webhookCalling },
+    },
   ],
   invalid: [
     {

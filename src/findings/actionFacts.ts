@@ -5,6 +5,7 @@ import { isFunctionLike, stringValue } from '../inspect/parse/astHelpers.js';
 import type { ActionCodeFacts, ProviderBudget, ProviderCallFact, WriteFact } from '../model/codeFacts.js';
 import { resolveSpecifier, type ModuleFiles } from '../inspect/resolve/resolveModules.js';
 import { actionSource } from './configSources.js';
+import { perAttemptSqlKey } from './conflictKey.js';
 import { dataAccesses } from './dataAccess.js';
 import { httpProviderCalls, providerCalls, repeatsSafely } from './providerCalls.js';
 import { normaliseName } from './schemaFacts.js';
@@ -578,6 +579,11 @@ function sqlWrite(text: string): { target: string; kind: WriteFact['kind'] } | u
   }
   return undefined;
 }
+/** `INSERT … ON CONFLICT (id)` with `randomUUID()` as the id never conflicts: a duplicate inserts a second row. */
+function freshUpsert(write: { target: string; kind: WriteFact['kind'] }, call: ts.CallExpression | ts.TaggedTemplateExpression): { target: string; kind: WriteFact['kind']; freshKey?: string } {
+  const fresh = write.kind === 'upsert' ? perAttemptSqlKey(call) : undefined;
+  return fresh ? { target: write.target, kind: 'create', freshKey: fresh.value } : write;
+}
 const DB_RECEIVER = /prisma|\bdb\b|database|supabase|knex|drizzle|\btx\b|\btrx\b|pool|client|sql|repo|repository/i;
 
 /** Writes in `node`: ORM and query-builder calls (dataAccess), drizzle `db.insert(table)`, and SQL text. */
@@ -585,7 +591,7 @@ function writesIn(node: ts.Node, source: SourceContext): Array<{ pos: number; fa
   const out: Array<{ pos: number; fact: WriteFact }> = [];
   for (const access of dataAccesses(node)) {
     if (access.kind === 'read' || access.target.startsWith('stripe.')) continue;
-    out.push({ pos: access.call.pos, fact: { target: access.target, kind: access.kind, file: source.rel, line: lineOf(source, access.call) } });
+    out.push({ pos: access.call.pos, fact: { target: access.target, kind: access.kind, file: source.rel, line: lineOf(source, access.call), ...(access.freshKey ? { freshKey: access.freshKey } : {}) } });
   }
   for (const call of calls(node)) {
     if (ts.isPropertyAccessExpression(call.expression)) {
@@ -600,13 +606,13 @@ function writesIn(node: ts.Node, source: SourceContext): Array<{ pos: number; fa
     for (const arg of call.arguments) {
       const text = ts.isNoSubstitutionTemplateLiteral(arg) || ts.isStringLiteral(arg) ? arg.text : ts.isTemplateExpression(arg) ? arg.head.text : stringValue(arg);
       const found = text ? sqlWrite(text) : undefined;
-      if (found) out.push({ pos: call.pos, fact: { ...found, file: source.rel, line: lineOf(source, call) } });
+      if (found) out.push({ pos: call.pos, fact: { ...freshUpsert(found, call), file: source.rel, line: lineOf(source, call) } });
     }
   }
   for (const tagged of collectTagged(node)) {
     const text = tagged.template.getText(source.sf);
     const found = sqlWrite(text);
-    if (found) out.push({ pos: tagged.pos, fact: { ...found, file: source.rel, line: lineOf(source, tagged) } });
+    if (found) out.push({ pos: tagged.pos, fact: { ...freshUpsert(found, tagged), file: source.rel, line: lineOf(source, tagged) } });
   }
   return out.sort((a, b) => a.pos - b.pos);
 }

@@ -1,5 +1,6 @@
 import { ts } from 'ts-morph';
 import { propertyName, stringValue, unwrap } from '../inspect/parse/astHelpers.js';
+import { perAttemptCallKey } from './conflictKey.js';
 import { literal } from './providerCalls.js';
 import { calls } from './walk.js';
 
@@ -10,6 +11,8 @@ export interface DataAccess {
   target: string;
   /** Equality columns of a read. */
   columns: string[];
+  /** An upsert keyed on a value made fresh per attempt, counted as the create it is: that value (`randomUUID()`). */
+  freshKey?: string;
 }
 
 /** Existence checks. `count` and `findMany` are quota checks and listings, not "is it there yet". */
@@ -57,10 +60,16 @@ function prisma(call: ts.CallExpression): DataAccess | undefined {
   if (!/prisma|\bdb\b|\btx\b|client/i.test(client)) return undefined;
   if (PRISMA_READ.test(method)) return { call, kind: 'read', target: model, columns: whereKeys(literal(call.arguments[0])) };
   if (method === 'create' || method === 'createMany') return { call, kind: 'create', target: model, columns: [] };
-  if (method === 'upsert') return { call, kind: 'upsert', target: model, columns: [] };
+  if (method === 'upsert') return upsert(call, model);
   if (method === 'update' || method === 'updateMany') return { call, kind: 'update', target: model, columns: [] };
   if (method === 'delete' || method === 'deleteMany') return { call, kind: 'delete', target: model, columns: [] };
   return undefined;
+}
+
+/** An upsert keyed on a fresh value (`where: { id: randomUUID() }`) never meets the row a retry wrote: a create. */
+function upsert(call: ts.CallExpression, target: string): DataAccess {
+  const fresh = perAttemptCallKey(call);
+  return fresh ? { call, kind: 'create', target, columns: [], freshKey: fresh.value } : { call, kind: 'upsert', target, columns: [] };
 }
 
 function whereKeys(args: ts.ObjectLiteralExpression | undefined): string[] {
@@ -78,7 +87,7 @@ function queryBuilder(chain: Link[], call: ts.CallExpression): DataAccess | unde
   const table = from ? stringValue(from.args[0]) : undefined;
   if (!table) return undefined;
   const names = chain.map((l) => l.name);
-  if (names.includes('upsert') || names.includes('onConflict')) return { call, kind: 'upsert', target: table, columns: [] };
+  if (names.includes('upsert') || names.includes('onConflict')) return upsert(call, table);
   if (names.includes('insert')) return { call, kind: 'create', target: table, columns: [] };
   if (names.includes('update')) return { call, kind: 'update', target: table, columns: [] };
   if (names.includes('delete') || names.includes('del')) return { call, kind: 'delete', target: table, columns: [] };

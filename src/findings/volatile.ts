@@ -1,6 +1,6 @@
 import { ts } from 'ts-morph';
-import { unwrap } from '../inspect/parse/astHelpers.js';
-import { localInitializer } from './walk.js';
+import { isFunctionLike, objectProperty, unwrap } from '../inspect/parse/astHelpers.js';
+import { innermostFunction, localInitializer } from './walk.js';
 
 /** Calls whose value differs on every attempt: a clock, a random source, a fresh id. */
 const VOLATILE_CALL = /^(Date\.now|performance\.now|Math\.random|(crypto\.)?randomUUID|(crypto\.)?randomBytes|(crypto\.)?randomInt|uuid|uuidv4|v4|uuid\.v4|nanoid|cuid|cuid2|createId|ulid|generateId|ObjectId)$/;
@@ -34,6 +34,72 @@ export function volatileParts(expr: ts.Node, depth = 0, firstOnly = false): ts.N
     else ts.forEachChild(node, visit);
   };
   visit(expr);
+  return found;
+}
+
+/**
+ * The per-attempt value `expr` holds, named as written (`randomUUID()`, `new Date()`), or undefined: a fresh id,
+ * clock or random call in the expression, or a const of the same function initialised with one. A property of a
+ * local object (`row.id`) counts only when that object literal sets it fresh; `event.id` of a parsed event does
+ * not, even when the event was built next to a timestamp. Module-level consts are made once per process, so they are
+ * not per attempt. What dedupe evidence and write facts ask of a conflict key.
+ */
+export function perAttemptValue(expr: ts.Expression, depth = 0): string | undefined {
+  if (depth > 3) return undefined;
+  const node = unwrap(expr);
+  if (ts.isIdentifier(node)) {
+    const init = functionConst(node);
+    return init ? perAttemptValue(init, depth + 1) : undefined;
+  }
+  if (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) {
+    const holder = unwrap(node.expression);
+    const init = ts.isIdentifier(holder) ? functionConst(holder) : undefined;
+    const name = ts.isPropertyAccessExpression(node) ? node.name.text : ts.isStringLiteral(node.argumentExpression) ? node.argumentExpression.text : undefined;
+    const value = init && name !== undefined ? objectProperty(unwrap(init), name) : undefined;
+    return value ? perAttemptValue(value, depth + 1) : undefined;
+  }
+  if (ts.isTemplateExpression(node)) {
+    for (const span of node.templateSpans) {
+      const found = perAttemptValue(span.expression, depth + 1);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) return perAttemptValue(node.left, depth + 1) ?? perAttemptValue(node.right, depth + 1);
+  if (!ts.isCallExpression(node) && !ts.isNewExpression(node)) return undefined;
+  // MongoDB's `new ObjectId()` is a fresh id too; apart from the clocks and ids above because stable-params
+  // rewrites every other `new` it finds into `new Date(startedAt)`.
+  const objectId = newObjectId(node);
+  if (objectId) return 'new ObjectId()';
+  const part = volatilePart(node, 1);
+  if (!part) return undefined;
+  if (ts.isIdentifier(part)) return perAttemptValue(part, depth + 1);
+  return nameOf(part);
+}
+
+function newObjectId(node: ts.Node): boolean {
+  if (ts.isNewExpression(node) && /^(\w+\.)?ObjectId$/.test(node.expression.getText()) && !node.arguments?.length) return true;
+  return ts.forEachChild(node, (child) => (isFunctionLike(child) ? undefined : newObjectId(child) || undefined)) === true;
+}
+
+/** `randomUUID()`, `uuid.v4()`, `new Date()`: the callee as written, arguments elided, so a message can quote it. */
+function nameOf(node: ts.Node): string {
+  if (ts.isNewExpression(node)) return `new ${node.expression.getText().replace(/\s+/g, '')}()`;
+  if (ts.isCallExpression(node)) return `${node.expression.getText().replace(/\s+/g, '')}(${node.arguments.length ? '…' : ''})`;
+  return node.getText().replace(/\s+/g, ' ');
+}
+
+/** The initialiser of a `const` declared in the same function as `id` (not in a function nested inside it). */
+function functionConst(id: ts.Identifier): ts.Expression | undefined {
+  const scope = innermostFunction(id);
+  if (!scope) return undefined;
+  let found: ts.Expression | undefined;
+  const visit = (node: ts.Node): void => {
+    if (found || (node !== scope && isFunctionLike(node))) return;
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === id.text && node.initializer && ts.isVariableDeclarationList(node.parent) && (node.parent.flags & ts.NodeFlags.Const) !== 0) found = node.initializer;
+    else ts.forEachChild(node, visit);
+  };
+  visit(scope);
   return found;
 }
 

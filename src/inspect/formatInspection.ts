@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import { printable } from './files/printable.js';
-import type { Finding, Inspection, StackFacts } from './types.js';
+import type { Finding, Inspection, PerAttemptClaim, StackFacts } from './types.js';
 
 type Paint = Pick<Logger, 'value' | 'dim'>;
 
@@ -57,6 +57,11 @@ function touchesMoney(f: Finding): boolean {
   return f.kind === 'payment' || (f.kind === 'endpoint' && f.touchesPayment === true) || (f.kind === 'webhook' && f.provider !== undefined && /stripe|adyen|paypal/.test(f.provider));
 }
 
+/** ` (the ON CONFLICT at x.ts:12 is keyed on randomUUID(), made fresh per delivery)` when a claim was refused for that. */
+function freshNote(claim: PerAttemptClaim | undefined): string {
+  return claim ? ` (the ${claim.claim} at ${claim.file}:${claim.line} is keyed on ${claim.value}, made fresh per delivery)` : '';
+}
+
 function flagsOf(f: Finding): string[] {
   switch (f.kind) {
     case 'payment':
@@ -69,12 +74,12 @@ function flagsOf(f: Finding): string[] {
         ...(f.bodyFields?.length ? [`body: ${f.bodyFields.join(' ')}`] : []),
       ];
     case 'webhook':
-      return [f.verifiesSignature ? 'signature verified' : 'signature NOT verified', f.dedupeEvidence ? `dedupes event id at ${f.dedupeEvidence.file}:${f.dedupeEvidence.line}` : f.dedupesEventId ? 'dedupes event id' : 'no event-id dedupe'];
+      return [f.verifiesSignature ? 'signature verified' : 'signature NOT verified', f.dedupeEvidence ? `dedupes event id at ${f.dedupeEvidence.file}:${f.dedupeEvidence.line}` : f.dedupesEventId ? 'dedupes event id' : `no event-id dedupe${freshNote(f.perAttemptClaim)}`];
     case 'consumer':
       return [
         ...(f.job ? [`job ${f.job}`] : []),
         ...(f.via ? [`through ${f.via.name} (${f.via.file}:${f.via.line})`] : []),
-        f.dedupeEvidence ? `dedupes at ${f.dedupeEvidence.file}:${f.dedupeEvidence.line}` : f.dedupes ? 'dedupes' : 'no dedupe',
+        f.dedupeEvidence ? `dedupes at ${f.dedupeEvidence.file}:${f.dedupeEvidence.line}` : f.dedupes ? 'dedupes' : `no dedupe${freshNote(f.perAttemptClaim)}`,
         ...(f.messageId ? [`message id ${f.messageId}`] : []),
       ];
     case 'cron':

@@ -91,6 +91,8 @@ export interface WebhookFinding extends FindingBase {
   dedupesEventId: boolean;
   route?: string;
   dedupeEvidence?: DedupeEvidence;
+  /** Set when no evidence was found and a claim near the id was refused because its key is made fresh per attempt. */
+  perAttemptClaim?: PerAttemptClaim;
 }
 
 /** Where the code proves it deduplicates, so a reviewer can check it. */
@@ -98,6 +100,20 @@ export interface DedupeEvidence {
   file: string;
   line: number;
   detail: string;
+}
+
+/**
+ * A claim that looks like dedupe but is keyed on a value made fresh per attempt (`ON CONFLICT (id)` with
+ * `randomUUID()` as the id): it never conflicts, so a redelivery inserts again. Kept so a finding can say why.
+ */
+export interface PerAttemptClaim {
+  file: string;
+  /** 1-based. */
+  line: number;
+  /** `ON CONFLICT`, `INSERT IGNORE`, `upsert`, `SET NX`, … */
+  claim: string;
+  /** The fresh value as written: `randomUUID()`, `Date.now()`. */
+  value: string;
 }
 
 export interface ConsumerFinding extends FindingBase {
@@ -111,6 +127,8 @@ export interface ConsumerFinding extends FindingBase {
   /** The message identity the handler reads, when visible (`job.id`, `message.key`, `event.id`). */
   messageId?: string;
   dedupeEvidence?: DedupeEvidence;
+  /** Set when no evidence was found and a claim near the id was refused because its key is made fresh per attempt. */
+  perAttemptClaim?: PerAttemptClaim;
   /** Registered through the project's own wrapper (`KafkaService.subscribe`), found at the wrapper's consumer. */
   via?: { name: string; file: string; line: number };
 }

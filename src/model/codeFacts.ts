@@ -44,6 +44,11 @@ export interface WriteFact {
   line: number;
   /** Set when the schema files declare a unique constraint on the target (any column set). */
   uniqueColumns?: string[];
+  /**
+   * An upsert whose conflict key is made fresh per attempt (`randomUUID()`): it never conflicts, so `kind` is
+   * `create` and this names the value.
+   */
+  freshKey?: string;
 }
 
 export interface ProviderBudget {

@@ -7,7 +7,7 @@ export interface ActionCodeDesign {
   handler: string;
   handlerName?: string;
   calls: Array<{ call: string; location: string; keyed: boolean; keyPerAttempt?: boolean; via?: string; repeatsSafely?: boolean; impact: OperationImpact }>;
-  writes: Array<{ target: string; kind: string; location: string; unique?: string }>;
+  writes: Array<{ target: string; kind: string; location: string; unique?: string; freshKey?: string }>;
 }
 
 /** A saga proposed from the code: steps named after the calls the handler makes in sequence. */
@@ -36,7 +36,7 @@ export function codeDesign(facts: ActionCodeFacts): ActionCodeDesign {
       ...(c.repeatsSafely ? { repeatsSafely: true } : {}),
       impact: c.repeatsSafely ? { impact: 'harmless' as const, severity: 'note' as const, text: `repeats \`${callName(c)}\`, which sets the same state at ${providerName(c.provider)} again: harmless` } : impactOfOperation(c.provider, c.operation, c.risk),
     })),
-    writes: facts.writes.map((w) => ({ target: w.target, kind: w.kind, location: `${w.file}:${w.line}`, ...(w.uniqueColumns?.length ? { unique: w.uniqueColumns.join('; ') } : {}) })),
+    writes: facts.writes.map((w) => ({ target: w.target, kind: w.kind, location: `${w.file}:${w.line}`, ...(w.uniqueColumns?.length ? { unique: w.uniqueColumns.join('; ') } : {}), ...(w.freshKey ? { freshKey: w.freshKey } : {}) })),
   };
 }
 
@@ -55,7 +55,7 @@ export function describeFromCode(design: ActionCodeDesign, databaseLabel: string
     );
   }
   if (design.writes.length > 0) {
-    parts.push(`${design.calls.length > 0 ? ' and' : ''} ${design.writes.map((w) => `${VERB[w.kind as keyof typeof VERB] ?? w.kind} \`${w.target}\` (\`${w.location}\`${w.unique ? `; unique on ${w.unique}` : ''})`).join(', ')} in ${databaseLabel}`);
+    parts.push(`${design.calls.length > 0 ? ' and' : ''} ${design.writes.map((w) => `${VERB[w.kind as keyof typeof VERB] ?? w.kind} \`${w.target}\` (\`${w.location}\`${w.freshKey ? `; an upsert keyed on \`${w.freshKey}\`, made fresh on each attempt, so it never conflicts` : ''}${w.unique ? `; unique on ${w.unique}` : ''})`).join(', ')} in ${databaseLabel}`);
   }
   if (design.calls.length === 0 && design.writes.length === 0) parts.push(' makes no provider call and no write the inspector recognises');
   parts.push('.');

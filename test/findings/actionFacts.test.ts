@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { factsFor } from '../../src/findings/actionFacts.js';
+import { codeDesign, describeFromCode, impactFromCode } from '../../src/model/fromCode.js';
 import type { Config } from '../../src/config/schema.js';
 import { contextFor } from './ruleTester.js';
 
@@ -191,6 +192,51 @@ app.post('/orders/:id/pay', async (req, res) => {
     });
     const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
     expect(facts.writes.map((w) => `${w.kind} ${w.target} :${w.line}`)).toEqual(['update orders :6', 'delete holds :7']);
+  });
+});
+
+describe('an upsert keyed on a value made fresh per attempt is a create', () => {
+  const factsOf = (body: string) => {
+    const ctx = contextFor({
+      name: 'fresh-upsert',
+      files: {
+        'index.js': `const express = require('express');
+const { randomUUID } = require('node:crypto');
+const app = express();
+app.post('/orders', async (req, res) => {
+${body}
+  res.sendStatus(201);
+});
+`,
+      },
+      config: { ...base, actions: [{ ...action, name: 'placeOrder', route: 'POST /orders', source: 'index.js:4' }] },
+      dependencies: { express: '^4.0.0', pg: '^8.0.0' },
+    });
+    return factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+  };
+  const writes = (body: string) => factsOf(body).writes.map((w) => `${w.kind} ${w.target}${w.freshKey ? ` fresh ${w.freshKey}` : ''}`);
+
+  it('ON CONFLICT (id) with randomUUID() as the id inserts a second row; ON CONFLICT (order_ref) on the body does not', () => {
+    expect(writes("  await db.query('INSERT INTO orders (id, order_ref) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [randomUUID(), req.body.ref]);")).toEqual(['create orders fresh randomUUID()']);
+    expect(writes("  await db.query('INSERT INTO orders (id, order_ref) VALUES ($1, $2) ON CONFLICT (order_ref) DO NOTHING', [randomUUID(), req.body.ref]);")).toEqual(['upsert orders']);
+    // No target and a stable value among the values: which unique column rejects a duplicate is not known, so as before.
+    expect(writes("  await db.query('INSERT INTO orders (id, order_ref) VALUES ($1, $2) ON CONFLICT DO NOTHING', [randomUUID(), req.body.ref]);")).toEqual(['upsert orders']);
+    expect(writes('  await db.query(`INSERT INTO orders (id, placed_at) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [randomUUID(), new Date()]);')).toEqual(['create orders fresh randomUUID()']);
+  });
+
+  it('Prisma and Supabase upserts keyed on a fresh value, directly or through a const of the handler', () => {
+    expect(writes('  const id = uuidv4();\n  await prisma.order.upsert({ where: { id }, create: { id, ref: req.body.ref }, update: {} });')).toEqual(['create order fresh uuidv4()']);
+    expect(writes('  await prisma.order.upsert({ where: { ref: req.body.ref }, create: { id: uuidv4(), ref: req.body.ref }, update: {} });')).toEqual(['upsert order']);
+    expect(writes("  await supabase.from('orders').upsert({ id: Date.now(), ref: req.body.ref }, { onConflict: 'id' });")).toEqual(['create orders fresh Date.now()']);
+    expect(writes("  await supabase.from('orders').upsert({ id: Date.now(), ref: req.body.ref }, { onConflict: 'ref' });")).toEqual(['upsert orders']);
+  });
+
+  it("so the design's duplicate-impact sentence says a duplicate inserts a second row", () => {
+    const design = codeDesign(factsOf("  await db.query('INSERT INTO orders (id, order_ref) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [randomUUID(), req.body.ref]);"));
+    expect(impactFromCode(design, 'http')).toEqual({ text: 'A duplicate request inserts a second row into `orders`: two records for one intent.', severity: 'data' });
+    expect(describeFromCode(design, 'PostgreSQL')).toContain('inserts into `orders` (`index.js:5`; an upsert keyed on `randomUUID()`, made fresh on each attempt, so it never conflicts)');
+    const stable = codeDesign(factsOf("  await db.query('INSERT INTO orders (id, order_ref) VALUES ($1, $2) ON CONFLICT (order_ref) DO NOTHING', [randomUUID(), req.body.ref]);"));
+    expect(impactFromCode(stable, 'http').text).toMatch(/^A duplicate request rewrites `orders` with the same values, harmless by itself/);
   });
 });
 

@@ -1,5 +1,6 @@
 import { ts } from 'ts-morph';
 import { isFunctionLike } from '../../inspect/parse/astHelpers.js';
+import { perAttemptCallKey } from '../conflictKey.js';
 import { STRIPE_EVENT_TYPE } from '../stripeWebhooks.js';
 import type { ProjectContext, ProjectReport, Rule, SourceContext } from '../types.js';
 import { functionLabel, innermostFunction } from '../walk.js';
@@ -104,7 +105,9 @@ function summaryOf(source: SourceContext): FileSummary {
       const name = calledName(node);
       summary.callNames.push(name);
       for (const callees of open) callees.push(name);
-      if (ts.isPropertyAccessExpression(node.expression) && WRITE_METHOD.test(node.expression.name.text)) {
+      // An upsert keyed on a fresh value (`{ id: randomUUID() }` on conflict id) overwrites nothing: each event adds a
+      // row (a duplicate, which the dedupe rules report), so there is no order to get wrong.
+      if (ts.isPropertyAccessExpression(node.expression) && WRITE_METHOD.test(node.expression.name.text) && !perAttemptCallKey(node)) {
         const fn = topNamedFunction(node);
         const label = functionLabel(fn);
         summary.writes.push({

@@ -1,3 +1,4 @@
+import { freshClaim } from '../freshClaim.js';
 import type { ProjectReport, Rule } from '../types.js';
 
 /** Brokers redeliver after a crash or a missed ack: a consumer that does not remember message ids applies one twice. */
@@ -19,7 +20,7 @@ export const consumerWithoutDedupe: Rule = {
         file: finding.file,
         line: finding.line,
         evidence: text.split('\n')[finding.line - 1]?.trim() ?? '',
-        message: `${finding.broker} consumer${finding.queue ? ` of ${finding.queue}` : ''}${finding.via ? ` (registered through ${finding.via.name}, ${finding.via.file}:${finding.via.line})` : ''} applies messages without recording their id: a redelivery runs it twice.`,
+        message: `${finding.broker} consumer${finding.queue ? ` of ${finding.queue}` : ''}${finding.via ? ` (registered through ${finding.via.name}, ${finding.via.file}:${finding.via.line})` : ''} applies messages without recording their id: a redelivery runs it twice.${freshClaim(finding.perAttemptClaim)}`,
       });
     }
     return out;

@@ -1,4 +1,6 @@
 import { ts } from 'ts-morph';
+import { eventIdDedupe } from '../../inspect/detectors/dedupeEvidence.js';
+import { freshClaim } from '../freshClaim.js';
 import { stripeWebhooks } from '../stripeWebhooks.js';
 import type { Rule, RuleReport } from '../types.js';
 import { collect } from '../walk.js';
@@ -20,19 +22,39 @@ export const webhookWithoutEventDedupe: Rule = {
   mentions: /constructEvent/,
   checkFile(ctx) {
     const out: RuleReport[] = [];
+    // A claim on the event store keyed on a fresh value (`ON CONFLICT (id)` with `randomUUID()` as the id) records
+    // nothing a redelivery would meet: the store's name and the id inside that claim prove nothing.
+    const scan = eventIdDedupe([{ file: ctx.rel, text: ctx.text, line: 1 }]);
+    const refused = scan.evidence ? undefined : scan.perAttemptClaim;
+    const inClaim = refused ? statementAt(ctx.sf, refused.line) : undefined;
     for (const hook of stripeWebhooks(ctx.sf, ctx.text)) {
-      if (EVENT_STORE.test(ctx.text.replace(/\/\/.*$/gm, ''))) continue;
-      if (hook.eventName && usesEventId(ctx.sf, hook.eventName)) continue;
-      out.push({ node: hook.verify, message: `Stripe webhook verified here never records \`${hook.eventName ?? 'event'}.id\`: a redelivered event is applied again.` });
+      if (!refused && EVENT_STORE.test(ctx.text.replace(/\/\/.*$/gm, ''))) continue;
+      if (hook.eventName && usesEventId(ctx.sf, hook.eventName, inClaim)) continue;
+      out.push({ node: hook.verify, message: `Stripe webhook verified here never records \`${hook.eventName ?? 'event'}.id\`: a redelivered event is applied again.${freshClaim(refused)}` });
     }
     return out;
   },
 };
 
-/** `event.id` passed to something other than a logger: a lookup, an insert, a lock. */
-function usesEventId(sf: ts.SourceFile, name: string): boolean {
+/** The innermost statement (not a block) on `line`, 1-based. */
+function statementAt(sf: ts.SourceFile, line: number): ts.Node | undefined {
+  let found: ts.Node | undefined;
+  const visit = (node: ts.Node): void => {
+    const from = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+    const to = sf.getLineAndCharacterOfPosition(node.end).line + 1;
+    if (line < from || line > to) return;
+    if (ts.isStatement(node) && !ts.isBlock(node)) found = node;
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+/** `event.id` passed to something other than a logger (a lookup, an insert, a lock), outside `except`. */
+function usesEventId(sf: ts.SourceFile, name: string, except?: ts.Node): boolean {
   return collect(sf, ts.isPropertyAccessExpression).some((access) => {
     if (access.name.text !== 'id' || access.expression.getText() !== name) return false;
+    if (except && access.pos >= except.pos && access.end <= except.end) return false;
     for (let p: ts.Node = access.parent; !ts.isSourceFile(p); p = p.parent) {
       if (ts.isCallExpression(p)) return !LOGGING.test(p.expression.getText());
       if (ts.isTemplateExpression(p) && ts.isCallExpression(p.parent) && LOGGING.test(p.parent.expression.getText())) return false;

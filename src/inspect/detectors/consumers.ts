@@ -64,7 +64,7 @@ export const consumers: Detector = {
 function push(ctx: FileContext, facts: FileFacts, node: ts.Node, broker: string, queue: string | undefined, handler: ts.Expression | undefined, body?: ts.Node, job?: string): void {
   const source = body ?? handlerNode(handler, ctx);
   const text = source ? source.getText(ctx.sf) : '';
-  const evidence = source ? messageDedupe([{ file: ctx.rel, text, line: ctx.line(source) }]) : undefined;
+  const { evidence, perAttemptClaim } = source ? messageDedupe([{ file: ctx.rel, text, line: ctx.line(source) }]) : {};
   const messageId = messageIdentity(text);
   const finding: ConsumerFinding = {
     kind: 'consumer',
@@ -77,6 +77,7 @@ function push(ctx: FileContext, facts: FileFacts, node: ts.Node, broker: string,
     ...(job ? { job } : {}),
     ...(messageId ? { messageId } : {}),
     ...(evidence ? { dedupeEvidence: evidence } : {}),
+    ...(perAttemptClaim ? { perAttemptClaim } : {}),
   };
   facts.findings.push(finding);
 }

@@ -1,3 +1,8 @@
+import type { ts } from 'ts-morph';
+import { perAttemptClaimAt } from '../../findings/conflictKey.js';
+import { parseSource } from '../parse/parseSource.js';
+import type { PerAttemptClaim } from '../types.js';
+
 /**
  * "Already deduplicates" only on evidence: a store lookup or an atomic claim keyed by the event / message id, or a
  * call to a dedupe helper given that id. Words in comments or log lines prove nothing: a false "dedupes" hides the
@@ -8,6 +13,12 @@ export interface DedupeEvidence {
   /** 1-based. */
   line: number;
   detail: string;
+}
+
+/** What the search found: evidence, or else the claim it refused to count (if any). */
+export interface DedupeScan {
+  evidence?: DedupeEvidence;
+  perAttemptClaim?: PerAttemptClaim;
 }
 
 /** A piece of source to search: a function body (or a whole handler) with the line its text starts on. */
@@ -31,11 +42,14 @@ const HELPER = /\b(?:isDuplicate|alreadyProcessed|wasProcessed|hasProcessed|isPr
 const UNIQUE_VIOLATION = /P2002|23505|ER_DUP_ENTRY|11000|SQLITE_CONSTRAINT|UniqueConstraint/;
 const INSERT = /\.(?:create|insert|insertOne|put|add)\s*\(|\binsert\s+into\b/i;
 
-function find(pieces: readonly SourcePiece[], id: RegExp): DedupeEvidence | undefined {
+function find(pieces: readonly SourcePiece[], id: RegExp): DedupeScan {
+  let refused: PerAttemptClaim | undefined;
   for (const piece of pieces) {
     const lines = piece.text.split('\n');
     const violation = UNIQUE_VIOLATION.test(piece.text);
-    for (let i = 0; i < lines.length; i++) {
+    let sf: ts.SourceFile | undefined;
+    let offset = 0;
+    for (let i = 0; i < lines.length; offset += (lines[i] ?? '').length + 1, i++) {
       const line = lines[i] ?? '';
       if (/^\s*(\/\/|\*|\/\*)/.test(line) || /\b(console|log(ger)?)\.\w+\(/.test(line)) continue;
       // A call spans a few lines: the id may sit in the arguments around the line that names the operation.
@@ -43,13 +57,23 @@ function find(pieces: readonly SourcePiece[], id: RegExp): DedupeEvidence | unde
       const at = { file: piece.file, line: piece.line + i };
       const keyed = id.test(window);
       if (!keyed) continue;
-      if (CLAIM.test(line)) return { ...at, detail: `atomic claim keyed by the id: ${snippet(line)}` };
-      if (LOOKUP.test(line) && !/headers?|req\.get|request\.get|process\.env|params\.get|searchParams/i.test(line)) return { ...at, detail: `store lookup keyed by the id: ${snippet(line)}` };
-      if (HELPER.test(line)) return { ...at, detail: `dedupe helper called with the id: ${snippet(line)}` };
-      if (violation && INSERT.test(line)) return { ...at, detail: `insert keyed by the id, unique violation treated as a duplicate: ${snippet(line)}` };
+      const claim = CLAIM.exec(line) ?? (violation ? INSERT.exec(line) : null);
+      if (claim) {
+        // The id near the claim proves nothing when the claim's own key is made fresh on each attempt.
+        sf ??= parseSource(piece.file, piece.text).sf;
+        const fresh = perAttemptClaimAt(sf, offset + claim.index + Math.max(0, claim[0].search(/\w/)), { unique: !CLAIM.test(line) });
+        if (fresh) {
+          refused ??= { ...at, claim: fresh.claim, value: fresh.value };
+          continue;
+        }
+      }
+      if (CLAIM.test(line)) return { evidence: { ...at, detail: `atomic claim keyed by the id: ${snippet(line)}` } };
+      if (LOOKUP.test(line) && !/headers?|req\.get|request\.get|process\.env|params\.get|searchParams/i.test(line)) return { evidence: { ...at, detail: `store lookup keyed by the id: ${snippet(line)}` } };
+      if (HELPER.test(line)) return { evidence: { ...at, detail: `dedupe helper called with the id: ${snippet(line)}` } };
+      if (violation && INSERT.test(line)) return { evidence: { ...at, detail: `insert keyed by the id, unique violation treated as a duplicate: ${snippet(line)}` } };
     }
   }
-  return undefined;
+  return refused ? { perAttemptClaim: refused } : {};
 }
 
 function snippet(line: string): string {
@@ -58,12 +82,12 @@ function snippet(line: string): string {
 }
 
 /** Webhook handler code that records or checks the provider's event id before acting. */
-export function eventIdDedupe(pieces: readonly SourcePiece[]): DedupeEvidence | undefined {
+export function eventIdDedupe(pieces: readonly SourcePiece[]): DedupeScan {
   return find(pieces, EVENT_ID);
 }
 
 /** Consumer / job processor code that guards against redelivery of the same message. */
-export function messageDedupe(pieces: readonly SourcePiece[]): DedupeEvidence | undefined {
+export function messageDedupe(pieces: readonly SourcePiece[]): DedupeScan {
   return find(pieces, MESSAGE_ID);
 }
 

@@ -1,9 +1,12 @@
 import { ts } from 'ts-morph';
+import { perAttemptCallKey, perAttemptClaimAt } from '../../findings/conflictKey.js';
+import { perAttemptValue } from '../../findings/volatile.js';
 import { accessChain, objectProperty, stringValue, unwrap } from '../parse/astHelpers.js';
 import type { Detector, FileContext, FileFacts } from './detectorTypes.js';
 
 const MIDDLEWARE_PACKAGES = /^(express-idempotency|idempotency-middleware|@node-idempotency\/.+|fastify-idempotency|@fastify\/idempotency|hono-idempotency|@idempotent\/.+|nestjs-idempotency|@nestjs-idempotency\/.+)$/;
 const IDEMPOTENCY_HEADER = /^(x-)?idempotency-key$/i;
+const UPSERT_METHOD = /^(upsert|onConflictDoNothing|onConflictDoUpdate|orIgnore|orUpdate|onConflict|updateOne|updateMany|findOneAndUpdate|replaceOne)$/;
 const UNIQUE_VIOLATION = /^(P2002|23505|ER_DUP_ENTRY|SQLITE_CONSTRAINT_UNIQUE|ConditionalCheckFailedException)$/;
 
 /** Protection the code already has, so the design credits it instead of re-designing it. */
@@ -38,6 +41,8 @@ function inspectCall(call: ts.CallExpression, ctx: FileContext, facts: FileFacts
   if (/^(get|header)$/.test(method) && IDEMPOTENCY_HEADER.test(stringValue(call.arguments[0]) ?? '')) {
     push(ctx, facts, line, 'idempotency-middleware', 'reads the Idempotency-Key request header', seen);
   }
+  // An upsert keyed on a value made fresh per attempt (`where: { id: randomUUID() }`) never conflicts: no protection.
+  if (UPSERT_METHOD.test(method) && perAttemptCallKey(call)) return;
   if (method === 'upsert' && receiver.length) {
     push(ctx, facts, line, 'upsert-unique', `${receiver.slice(-1)[0]}.upsert${uniqueWhere(call)}`, seen);
   } else if (/^(onConflictDoNothing|onConflictDoUpdate|orIgnore|orUpdate)$/.test(method)) {
@@ -48,8 +53,11 @@ function inspectCall(call: ts.CallExpression, ctx: FileContext, facts: FileFacts
     push(ctx, facts, line, 'upsert-unique', `${method} with upsert: true`, seen);
   } else if (/^(add|addBulk)$/.test(method)) {
     const opts = call.arguments[2];
-    if (objectProperty(opts, 'jobId')) push(ctx, facts, line, 'job-id-dedupe', `job ${stringValue(call.arguments[0], ctx.index.consts) ?? '?'} added with a deterministic jobId`, seen);
-    else if (objectProperty(opts, 'deduplication')) push(ctx, facts, line, 'job-id-dedupe', `job ${stringValue(call.arguments[0], ctx.index.consts) ?? '?'} added with deduplication`, seen);
+    const jobId = objectProperty(opts, 'jobId');
+    // `jobId: randomUUID()` is new on every add: the queue never sees the same job twice, so it is no dedupe.
+    if (jobId) {
+      if (!perAttemptValue(jobId)) push(ctx, facts, line, 'job-id-dedupe', `job ${stringValue(call.arguments[0], ctx.index.consts) ?? '?'} added with a deterministic jobId`, seen);
+    } else if (objectProperty(opts, 'deduplication')) push(ctx, facts, line, 'job-id-dedupe', `job ${stringValue(call.arguments[0], ctx.index.consts) ?? '?'} added with deduplication`, seen);
   }
   inspectCommandInput(call.arguments[0], line, ctx, facts, seen);
   inspectProducer(call, method, line, ctx, facts, seen);
@@ -83,7 +91,7 @@ function inspectStrings(ctx: FileContext, facts: FileFacts, seen: Set<string>): 
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
       const text = node.text;
       const sql = /on\s+conflict\s*(\(([^)]*)\))?\s*do\s+(nothing|update)|on\s+duplicate\s+key\s+update|insert\s+ignore/i.exec(text);
-      if (sql) push(ctx, facts, ctx.line(node), 'upsert-unique', sql[0].replace(/\s+/g, ' ').toUpperCase().replace(/\((.*)\)/, (m) => m.toLowerCase()), seen);
+      if (sql && !perAttemptClaimAt(ctx.sf, node.getStart(ctx.sf))) push(ctx, facts, ctx.line(node), 'upsert-unique', sql[0].replace(/\s+/g, ' ').toUpperCase().replace(/\((.*)\)/, (m) => m.toLowerCase()), seen);
       if (UNIQUE_VIOLATION.test(text) && isComparedToCode(node)) push(ctx, facts, ctx.line(node), 'unique-constraint', `treats unique violation ${text} as a duplicate`, seen);
       if (IDEMPOTENCY_HEADER.test(text) && node.parent && ts.isElementAccessExpression(node.parent)) {
         push(ctx, facts, ctx.line(node), 'idempotency-middleware', 'reads the Idempotency-Key request header', seen);

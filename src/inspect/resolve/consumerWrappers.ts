@@ -103,9 +103,10 @@ function consumerAt(caller: CallerFile, sf: ts.SourceFile, call: ts.CallExpressi
   const line = (node: ts.Node) => sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
   // An inline handler is read for evidence; a handler passed by name is the caller's own business, read as written.
   const text = isFunctionLike(body) ? body.getText(sf) : '';
-  const evidence = text ? messageDedupe([{ file: caller.rel, text, line: line(body) }]) : undefined;
+  const { evidence, perAttemptClaim: refused } = text ? messageDedupe([{ file: caller.rel, text, line: line(body) }]) : {};
   const messageId = text ? messageIdentity(text) : undefined;
   const dedupeEvidence = evidence ?? base.dedupeEvidence;
+  const perAttemptClaim = dedupeEvidence ? undefined : (refused ?? base.perAttemptClaim);
   return {
     kind: 'consumer',
     id: [base.broker, queue ?? (base.job ? undefined : '?'), base.job].filter(Boolean).join(' '),
@@ -117,6 +118,7 @@ function consumerAt(caller: CallerFile, sf: ts.SourceFile, call: ts.CallExpressi
     ...(base.job ? { job: base.job } : {}),
     ...(messageId ? { messageId } : {}),
     ...(dedupeEvidence ? { dedupeEvidence } : {}),
+    ...(perAttemptClaim ? { perAttemptClaim } : {}),
     via: { name: wrapper.className ? `${wrapper.className}.${wrapper.name}` : wrapper.name, file: base.file, line: base.line },
   };
 }

@@ -24,7 +24,7 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
     const looksLikeWebhook = /webhook|\/hooks?(\/|$)|\/ipn(\/|$)/i.test(ep.path);
     if (!hits.length && !looksLikeWebhook) continue;
     hits.forEach((h) => linked.add(h));
-    const evidence = eventIdDedupe([...reach.map((f) => piece(records, f.file, f.start, f.end)), ...hits.map((h) => piece(records, h.file, h.span[0], h.span[1]))]);
+    const { evidence, perAttemptClaim } = eventIdDedupe([...reach.map((f) => piece(records, f.file, f.start, f.end)), ...hits.map((h) => piece(records, h.file, h.span[0], h.span[1]))]);
     const provider = hits.find((h) => h.provider)?.provider ?? PROVIDER_IN_PATH.exec(ep.path)?.[0].toLowerCase();
     findings.push({
       kind: 'webhook',
@@ -36,6 +36,7 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
       dedupesEventId: evidence !== undefined,
       route: ep.id,
       ...(evidence ? { dedupeEvidence: evidence } : {}),
+      ...(perAttemptClaim ? { perAttemptClaim } : {}),
     });
   }
   for (const w of raw) {
@@ -44,7 +45,7 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
     // the verifying helper is where the event is received, and where its effects (an order created) are.
     const receiver = requestHandlerCalling(records, graph, w);
     const entry = receiver ? { file: receiver.file, keys: [receiver.key] } : { file: w.file, keys: w.enclosingKeys.slice(-1) };
-    const evidence = eventIdDedupe([piece(records, w.file, w.span[0], w.span[1]), ...graph.reachable(entry.file, entry.keys, 2).map((f) => piece(records, f.file, f.start, f.end))]);
+    const { evidence, perAttemptClaim } = eventIdDedupe([piece(records, w.file, w.span[0], w.span[1]), ...graph.reachable(entry.file, entry.keys, 2).map((f) => piece(records, f.file, f.start, f.end))]);
     const at = receiver ? { file: receiver.file, line: lineAt(records.files.get(receiver.file)?.text ?? '', receiver.start) } : { file: w.file, line: w.line };
     findings.push({
       kind: 'webhook',
@@ -55,6 +56,7 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
       verifiesSignature: w.verifiesSignature,
       dedupesEventId: evidence !== undefined,
       ...(evidence ? { dedupeEvidence: evidence } : {}),
+      ...(perAttemptClaim ? { perAttemptClaim } : {}),
     });
   }
   return findings;

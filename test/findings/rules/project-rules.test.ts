@@ -2,16 +2,42 @@ import { actionNotWrapped } from '../../../src/findings/rules/action-not-wrapped
 import { consumerWithoutDedupe } from '../../../src/findings/rules/consumer-without-dedupe.js';
 import { cronWithoutOverlapGuard } from '../../../src/findings/rules/cron-without-overlap-guard.js';
 import { leaseShorterThanWorstCase } from '../../../src/findings/rules/lease-shorter-than-worst-case.js';
-import { configWith, ruleTester } from '../ruleTester.js';
+import { consumersAndCrons } from '../../../src/findings/localInspection.js';
+import { configWith, contextFor, ruleTester } from '../ruleTester.js';
 
 const consumer = (dedupes: boolean) => ({
   findings: [{ kind: 'consumer' as const, id: 'bullmq fulfilment', file: 'src/worker.ts', line: 2, broker: 'bullmq', queue: 'fulfilment', dedupes }],
 });
 const workerFile = { 'src/worker.ts': `import { Worker } from 'bullmq';\nnew Worker('fulfilment', async (job) => ship(job.data));\ndeclare function ship(d: unknown): Promise<void>;\n` };
 
+/** A worker that "dedupes" with an upsert, and what audit's own inspection of it says. */
+const upsertWorker = (where: string) => {
+  const files = {
+    'src/worker.ts': `import { Worker } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+new Worker('fulfilment', async (job) => {
+  await prisma.delivery.upsert({ where: ${where}, create: { id: randomUUID(), jobId: job.id }, update: {} });
+  await ship(job.data);
+});
+declare const prisma: any; declare function ship(d: unknown): Promise<void>;
+`,
+  };
+  return { files, inspection: consumersAndCrons(contextFor({ name: 'worker', files, dependencies: { bullmq: '^5.0.0' } }).sources, new Map()) };
+};
+
 ruleTester(consumerWithoutDedupe, {
-  valid: [{ name: 'consumer records the job id', files: workerFile, inspection: consumer(true) }],
-  invalid: [{ name: 'consumer applies every delivery', files: workerFile, inspection: consumer(false), errors: [{ line: 2, message: /bullmq consumer of fulfilment/ }] }],
+  valid: [
+    { name: 'consumer records the job id', files: workerFile, inspection: consumer(true) },
+    { name: 'upsert keyed on the job id', ...upsertWorker('{ jobId: job.id }') },
+  ],
+  invalid: [
+    { name: 'consumer applies every delivery', files: workerFile, inspection: consumer(false), errors: [{ line: 2, message: /bullmq consumer of fulfilment/ }] },
+    {
+      name: 'upsert keyed on a fresh id never meets the redelivered job',
+      ...upsertWorker('{ id: randomUUID() }'),
+      errors: [{ line: 3, message: /applies messages without recording their id: a redelivery runs it twice\. The upsert at src\/worker\.ts:4 is keyed on `randomUUID\(\)`, made fresh per delivery, so a redelivery inserts again\.$/ }],
+    },
+  ],
 });
 
 const cron = { findings: [{ kind: 'cron' as const, id: 'node-cron settle', file: 'src/jobs.ts', line: 2, scheduler: 'node-cron', schedule: '*/5 * * * *', name: 'settle' }] };

@@ -26,9 +26,18 @@ const recordEvent = `  const fresh = await db.query('INSERT INTO stripe_events (
   if (fresh.rowCount === 0) return new Response(null, { status: 200 });
 declare const db: any;`;
 
+/** The typical shape: a fresh row id beside the event id, the conflict clause decides which one is the key. */
+const freshClaim = (conflict: string) => `  const fresh = await db.query('INSERT INTO processed_events (id, event_id) VALUES ($1, $2) ${conflict}', [randomUUID(), event.id]);
+  if (fresh.rowCount === 0) return new Response(null, { status: 200 });
+declare const db: any; declare function randomUUID(): string;`;
+
 ruleTester(webhookWithoutEventDedupe, {
   valid: [
     { name: 'event id recorded with a unique insert', files: { 'app/api/webhooks/route.ts': nextWebhook(recordEvent) } },
+    // The conflict target is the event id: the fresh row id beside it does not matter.
+    { name: 'event id is the conflict target, the row id is fresh', files: { 'app/api/webhooks/route.ts': nextWebhook(freshClaim('ON CONFLICT (event_id) DO NOTHING')) } },
+    // No target: any unique column may reject the row, and event.id is among the values.
+    { name: 'no conflict target, event id among the values', files: { 'app/api/webhooks/route.ts': nextWebhook(freshClaim('ON CONFLICT DO NOTHING')) } },
     {
       name: 'event id passed to a helper that records it',
       files: { 'app/api/webhooks/route.ts': nextWebhook('  if (!(await claimOnce(event.id))) return new Response(null, { status: 200 });\ndeclare function claimOnce(id: string): Promise<boolean>;') },
@@ -36,6 +45,16 @@ ruleTester(webhookWithoutEventDedupe, {
   ],
   invalid: [
     { name: 'every delivery is applied', files: { 'app/api/webhooks/route.ts': nextWebhook('') }, errors: [{ line: 5, message: /never records `event\.id`/ }] },
+    {
+      name: 'the event store is claimed on a fresh row id, so a redelivery inserts a second row',
+      files: { 'app/api/webhooks/route.ts': nextWebhook(freshClaim('ON CONFLICT (id) DO NOTHING')) },
+      errors: [{ line: 5, message: /never records `event\.id`: a redelivered event is applied again\. The ON CONFLICT at app\/api\/webhooks\/route\.ts:6 is keyed on `randomUUID\(\)`, made fresh per delivery, so a redelivery inserts again\.$/ }],
+    },
+    {
+      name: 'through a const of the handler, the same',
+      files: { 'app/api/webhooks/route.ts': nextWebhook(`  const rowId = randomUUID();\n${freshClaim('ON CONFLICT (id) DO NOTHING').replace('[randomUUID(), event.id]', '[rowId, event.id]')}`) },
+      errors: [{ line: 5, message: /The ON CONFLICT at app\/api\/webhooks\/route\.ts:7 is keyed on `randomUUID\(\)`/ }],
+    },
     { name: 'logging the id is not remembering it', files: { 'app/api/webhooks/route.ts': nextWebhook('  console.log(`received ${event.id}`);') }, errors: [{ line: 5 }] },
   ],
 });
@@ -172,6 +191,10 @@ export async function upsertSubscriptionRecord(sub: Stripe.Subscription, eventCr
       },
     },
     { name: 'writes not reached from an event handler', files: { 'lib/admin.ts': supabaseAdmin('') } },
+    {
+      name: 'upsert keyed on a fresh id overwrites nothing (each event adds a row)',
+      files: { 'lib/admin.ts': supabaseAdmin('').replace('{ id: sub.id,', "{ id: crypto.randomUUID(), sub_id: sub.id,").replace('stripe_created: sub.created })', "stripe_created: sub.created }, { onConflict: 'id' })"), 'app/api/webhooks/route.ts': webhookCalling },
+    },
   ],
   invalid: [
     {

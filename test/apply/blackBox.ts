@@ -13,6 +13,9 @@ export interface AppSchema {
 
 /** A throwaway schema with the store's migration and the app's own table, so parallel suites never share rows. */
 export async function createAppSchema(label: string, migration: string, appDdl: string): Promise<AppSchema> {
+  // The app under test runs on its real store: vitest sets NODE_ENV=test, which the instance apply writes reads as
+  // "the app's own tests: keep keys in memory".
+  process.env['IDEMPOTENCY_STORE'] = 'database';
   const schema = await throwawaySchema(`idem_apply_${label}_${randomUUID().replace(/-/g, '').slice(0, 10)}`, 4);
   await schema.pool.query(migration);
   await schema.pool.query(appDdl);

@@ -39,7 +39,7 @@ describe.skipIf(skip !== undefined)('apply on the Express fixture app', { timeou
     expect(own.ok, own.output).toBe(true);
 
     const record = JSON.parse(await readFile(path.join(copy.dir, '.idempotency-builder/apply.json'), 'utf8')) as { actions: Array<{ action: string; applied: unknown[] }> };
-    expect(record.actions.find((a) => a.action === 'createOrder')?.applied).toHaveLength(3);
+    expect(record.actions.find((a) => a.action === 'createOrder')?.applied).toHaveLength(4); // the route, the Stripe call, the instance, and the app test's key
 
     const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
     expect(again.changes).toEqual([]);

@@ -65,7 +65,9 @@ export async function runOwnTests(dir: string): Promise<{ ok: boolean; output: s
   const script = (JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as { scripts?: { test?: string } }).scripts?.test ?? '';
   const flags = script.includes('--test-force-exit') ? ['--test-force-exit'] : [];
   try {
-    const { stdout } = await run(process.execPath, ['--test', ...flags, 'dist/test/'], { cwd: dir, env: { ...process.env, NODE_ENV: 'test' } });
+    // As the project's own runner would: NODE_ENV=test, and no IDEMPOTENCY_STORE a black-box test of ours set.
+    const { IDEMPOTENCY_STORE: _ours, ...env } = process.env;
+    const { stdout } = await run(process.execPath, ['--test', ...flags, 'dist/test/'], { cwd: dir, env: { ...env, NODE_ENV: 'test' } });
     return { ok: true, output: stdout };
   } catch (error) {
     return { ok: false, output: String((error as { stdout?: string }).stdout ?? error) };

@@ -123,5 +123,8 @@ describe('action names from routes', () => {
     expect(nameFromRoute('POST', '/api/send_invite')).toBe('sendInvite');
     expect(nameFromRoute('POST', '/orders/:id/cancel')).toBe('cancelOrder');
     expect(nameFromRoute('POST', '/orders')).toBe('createOrder');
+    // fastify/demo@1f50cc1: the last segment says what the request does to the task.
+    expect(nameFromRoute('POST', '/api/tasks/:id/assign')).toBe('assignTask');
+    expect(nameFromRoute('POST', '/api/tasks/:id/upload')).toBe('uploadTask');
   });
 });

@@ -78,19 +78,26 @@ export const local = (amount: number) => {
 import { randomUUID } from 'node:crypto';
 import { orderService } from './services/orders';
 import { db } from './db';
-export const routes = async (fastify: FastifyInstance, opts: { paymentService: { modifyPayment(x: unknown): Promise<unknown> } }) => {
+export const routes = async (fastify: FastifyInstance, opts: { paymentService: { modifyPayment(x: unknown): Promise<unknown> }; fileManager: { moveOldToTemp(x: string): Promise<string>; upload(x: string): Promise<void>; moveTempToOld(x: string): Promise<void> } }) => {
   fastify.post('/payment-intents/:id', async (request, reply) => {
     const resp = await opts.paymentService.modifyPayment({ data: request.body });
     return reply.status(200).send(resp);
   });
   fastify.post('/orders', async (request) => orderService.placeOrder(request.body, randomUUID()));
   fastify.post('/notes', async (request) => db.notes.insert(JSON.parse(String(request.body))));
+  // fastify/demo@1f50cc1: a side call before a transaction whose callback does the real work is not the delegate.
+  fastify.post('/tasks/:id/upload', async (request) => {
+    const old = await opts.fileManager.moveOldToTemp('a');
+    return db.transaction(async () => {
+      await opts.fileManager.upload('b');
+    }).catch(async () => opts.fileManager.moveTempToOld(old));
+  });
 };
 `,
       );
       const { findings } = await inspectProject(dir);
       const endpoints = findings.filter((f): f is EndpointFinding => f.kind === 'endpoint');
-      expect(endpoints.map((e) => `${e.path} ${e.delegate ?? '-'}`)).toEqual(['/payment-intents/:id modifyPayment', '/orders placeOrder', '/notes -']);
+      expect(endpoints.map((e) => `${e.path} ${e.delegate ?? '-'}`)).toEqual(['/payment-intents/:id modifyPayment', '/orders placeOrder', '/notes -', '/tasks/:id/upload -']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

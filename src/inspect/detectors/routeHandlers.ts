@@ -90,8 +90,10 @@ export function delegateOf(fn: ts.SignatureDeclaration, ctx: FileContext): strin
     if (isFunctionLike(node)) for (const p of (node as ts.SignatureDeclaration).parameters) if (ts.isIdentifier(p.name)) params.add(p.name.text);
   }
   const found = new Set<string>();
+  // Callbacks inside the handler (a transaction's, a `.catch`) run as part of it: their service calls count too, so
+  // a side call before them (`fileManager.moveOldToTemp` ahead of the upload in a transaction) is not taken for
+  // the one thing the handler does.
   const visit = (node: ts.Node): void => {
-    if (node !== fn && isFunctionLike(node)) return;
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
       const chain = accessChain(node.expression).map((p) => p.replace(/\(\)$/, ''));
       const holder = chain[chain.length - 2] ?? '';

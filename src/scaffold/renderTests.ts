@@ -90,6 +90,8 @@ export function renderTests(
   const canMismatch = JSON.stringify(first) !== JSON.stringify(changed);
   const method = (action.method ?? 'POST').toLowerCase();
   const routeMethod = ['post', 'put', 'patch', 'delete', 'get'].includes(method) ? method : 'post';
+  // The crash scenario of the action's mode; only lease mode's meets a LeaseLostError (noUnusedLocals projects compile the import list).
+  const crash = action.mode === 'transactional' ? store.tests.crashTransactional : store.tests.crashLease;
   return `${prelude.imports}
 import { randomBytes } from 'node:crypto';
 ${runtimeImports}${store.tests.fsImport}${framework.tests.imports}
@@ -102,8 +104,7 @@ ${store.tests.storeImport}
 import { PermanentStepError, SagaCompensatedError, SagaTracker, type SagaStep } from './saga.js';
 import { ACTIONS, POLICY } from './settings.js';
 import {
-  LeaseLostError,
-  OutcomeUnknownError,
+${/\bLeaseLostError\b/.test(crash) ? '  LeaseLostError,\n' : ''}  OutcomeUnknownError,
   StoreUnavailableError,
   type ActionSettings,
   type IdempotencyContext,
@@ -225,7 +226,7 @@ ${store.tests.expireRecord}
     expect(executions).toBe(before + 1);
   });
 
-${action.mode === 'transactional' ? store.tests.crashTransactional : store.tests.crashLease}  it('action fails with a 5xx: the claim is released and the retry runs again', async () => {
+${crash}  it('action fails with a 5xx: the claim is released and the retry runs again', async () => {
     failNext = true;
     const failed = await send('error');
     expect(failed.status).toBe(500);

@@ -102,6 +102,11 @@ describe('framework × store matrix', () => {
       moduleResolution: 'NodeNext',
       strict: true,
       noUncheckedIndexedAccess: true,
+      // What shared bases such as fastify-tsconfig add (fastify/demo@1f50cc1): no unused import in any generated file.
+      noUnusedLocals: true,
+      noUnusedParameters: true,
+      noFallthroughCasesInSwitch: true,
+      isolatedModules: true,
       esModuleInterop: true,
       skipLibCheck: true,
       noEmit: true,

@@ -3,9 +3,6 @@ import type {
   FastifyRequest,
   onSendAsyncHookHandler,
   preHandlerAsyncHookHandler,
-  RawReplyDefaultExpression,
-  RawRequestDefaultExpression,
-  RawServerDefault,
 } from 'fastify';
 import { isStorable, type Claim, type IdempotencyCore } from './core.js';
 import { distinctHeaders, identifyRequest } from './identify.js';
@@ -32,23 +29,19 @@ export interface FastifyIdempotencyOptions {
   ) => string | number | undefined;
 }
 
+/**
+ * What every route's request and reply have, whatever the route's generics. The hooks are typed against these, not
+ * Fastify's hook types: those name the route's generics, so spread into a route they took part in inferring them,
+ * pinning a handler that types its request (`FastifyRequest<{ Body: … }>`) or giving a type provider's schema
+ * (TypeBox, Zod) a second candidate that left request.params unknown. Fastify calls them with the real request.
+ */
+type AnyRouteRequest = Pick<FastifyRequest, 'id' | 'method' | 'url'>;
+type AnyRouteReply = Pick<FastifyReply, 'statusCode'>;
+
 /** Route-level hooks for one action: pass as the route options, `app.post(url, idempotency.name, handler)`. */
 export interface IdempotentRoute {
-  // Any route's generic: spread into a route whose handler types its request (`FastifyRequest<{ Body: … }>`), hooks
-  // typed for the default generic would pin the route's and make Fastify reject that handler.
-  readonly preHandler: preHandlerAsyncHookHandler<
-    RawServerDefault,
-    RawRequestDefaultExpression,
-    RawReplyDefaultExpression,
-    any
-  >;
-  readonly onSend: onSendAsyncHookHandler<
-    unknown,
-    RawServerDefault,
-    RawRequestDefaultExpression,
-    RawReplyDefaultExpression,
-    any
-  >;
+  readonly preHandler: (request: AnyRouteRequest, reply: AnyRouteReply) => Promise<unknown>;
+  readonly onSend: (request: AnyRouteRequest, reply: AnyRouteReply, payload: unknown) => Promise<unknown>;
 }
 
 // Per request, not a decoration: nothing to register on the instance, and it is gone with the request.
@@ -144,7 +137,8 @@ export function idempotent(action: ActionSettings, options: FastifyIdempotencyOp
     return body;
   };
 
-  return { preHandler, onSend };
+  // Fastify hands every hook the route's real request and reply, which is what these read.
+  return { preHandler: preHandler as IdempotentRoute['preHandler'], onSend: onSend as IdempotentRoute['onSend'] };
 }
 
 /** onSend sees strings and Buffers (serialized JSON), streams, or a fetch Response: all become the exact bytes. */

@@ -375,7 +375,15 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       texts.push({ path: file, before, after });
     }
     edits.push(...threaded.edits);
-    for (let i = manual.length - 1; i >= 0; i--) if (threaded.threaded.has(manual[i]!.action) && NOT_IN_HANDLER.some((start) => manual[i]!.reason.includes(start))) manual.splice(i, 1);
+    // The route pass's generic step goes where this pass keyed the calls or said why not in its own step: one step a place.
+    const superseded = (step: ManualStep) => {
+      if (!NOT_IN_HANDLER.some((start) => step.reason.includes(start))) return false;
+      if (threaded.threaded.has(step.action)) return true;
+      const provider = targets.find((t) => t.action === step.action)?.provider;
+      const placed = threaded.placed.get(step.action);
+      return placed !== undefined && (provider === undefined || [...placed].some((p) => p === provider));
+    };
+    for (let i = manual.length - 1; i >= 0; i--) if (superseded(manual[i]!)) manual.splice(i, 1);
     manual.push(...threaded.manual);
   }
   if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {

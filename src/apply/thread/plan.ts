@@ -25,6 +25,11 @@ export interface ThreadPlan {
   passes: string[];
   /** The other calls of each function on the way (`file:line`), with the provider calls they reach below it. */
   callers: Array<{ hop: Hop; at: string[]; below: OpenCall[] }>;
+  /**
+   * The providers of the out-of-handler calls this plan keys or has a step of its own for (why not): the route
+   * pass's generic "not made inside the route handler" step for them is superseded.
+   */
+  providers: PaymentProvider[];
 }
 
 /** What planning reads of the project beyond its sources. */
@@ -148,7 +153,7 @@ function partingCalls(chains: readonly Chain[]): string[] {
  * the places the handler reaches; or a manual step when a refusal rule applies.
  */
 export function planThreading(ctx: Sources, located: LocatedHandler, target: WiringTarget, project: ThreadProject): ThreadPlan {
-  const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false, holders: [], passes: [], callers: [] };
+  const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false, holders: [], passes: [], callers: [], providers: [] };
   const { fn, source: handlerSource } = located;
   const manual = (reason: string, at: { file: string; line: number }) => {
     out.manual.push({ action: target.action, file: at.file, line: at.line, reason });
@@ -157,6 +162,7 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
   // Functions whose only provider calls are raw-HTTP ones apply cannot reach are steps of their own: they would get
   // no key from the claim, so they share none with the calls it does key, and are no second place.
   const found = chainsFrom(ctx, fn, handlerSource, [], new Set([fn])).flatMap((c) => stillOpen(c) ?? []);
+  out.providers = [...new Set(found.flatMap((c) => c.calls.map((call) => call.provider)))];
   const blocked = found.filter((c) => c.calls.every((call) => call.unplaceable !== undefined));
   for (const chain of blocked) for (const call of chain.calls) manual(unplaceableReason(call), { file: holderOf(chain).source.rel, line: lineOf(call.call) });
   const chains = found.filter((c) => !blocked.includes(c));
@@ -279,7 +285,7 @@ export function settleSharedCalls(plans: ReadonlyArray<{ target: WiringTarget; p
     const [theirs, action] = [...stepsAt.get(item.call)!].find(([other]) => other !== (step ?? 0))!;
     const line = lineOf(item.call);
     const reason = `not keyed because ${callName(item)} at ${clash.file}:${line} would be step ${step ?? 0} of this action's claim and step ${theirs} of ${action}'s, and a call site can hold one number: pass the step down with idempotencyOf(request) and key the call with ${byHand([item], ', step')}, by hand`;
-    return { target, plan: { ops: [], edits: [], threaded: false, holders: [], passes: [], callers: [], manual: [{ action: target.action, file: clash.file, line, reason }] } };
+    return { target, plan: { ops: [], edits: [], threaded: false, holders: [], passes: [], callers: [], providers: plan.providers, manual: [{ action: target.action, file: clash.file, line, reason }] } };
   });
 }
 

@@ -4,6 +4,7 @@ import { projectDependencies } from '../../findings/auditProject.js';
 import { readSchemaFacts } from '../../findings/schemaFacts.js';
 import type { SourceContext } from '../../findings/types.js';
 import { walkProject } from '../../inspect/files/walkProject.js';
+import type { PaymentProvider } from '../../inspect/types.js';
 import { parseSource as parseTs } from '../../inspect/parse/parseSource.js';
 import { importStyleFor, type ProjectImports } from '../importStyle.js';
 import { parseSource } from '../sourceFile.js';
@@ -35,6 +36,11 @@ export interface ThreadOutcome {
   /** Actions whose out-of-handler provider calls now get the key: the route pass's "not inside the handler" step goes. */
   threaded: Set<string>;
   /**
+   * For each action, the providers of the out-of-handler calls this pass keyed or gave a step of its own (why it
+   * cannot): the route pass's generic step for those providers goes too, so each place is named once.
+   */
+  placed: Map<string, Set<PaymentProvider>>;
+  /**
    * Files holding the calls keyed this run or an earlier one, with their text now: the findings recorded there are
    * re-run on it, so a call keyed through the new parameter is no longer listed.
    */
@@ -56,7 +62,7 @@ export interface ThreadOutcome {
  * keyed in part already, a call two actions would number differently (settleSharedCalls).
  */
 export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutcome> {
-  const out: ThreadOutcome = { texts: new Map(), edits: [], manual: [], threaded: new Set(), holders: new Map() };
+  const out: ThreadOutcome = { texts: new Map(), edits: [], manual: [], threaded: new Set(), placed: new Map(), holders: new Map() };
   const candidates = input.targets.filter((t) => t.trigger === 'http');
   if (candidates.length === 0 || !input.scaffoldModules.has('providers')) return out;
   const { files } = await walkProject(input.root);
@@ -100,6 +106,7 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
     out.edits.push(...plan.edits);
     out.manual.push(...plan.manual, ...callerSteps(target, plan, passing));
     if (plan.threaded) out.threaded.add(target.action);
+    if (plan.providers.length > 0) out.placed.set(target.action, new Set([...(out.placed.get(target.action) ?? []), ...plan.providers]));
     for (const holder of plan.holders) out.holders.set(holder.rel, holder.text);
   }
 

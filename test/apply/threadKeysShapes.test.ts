@@ -1,10 +1,12 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ts } from 'ts-morph';
 import { openCalls } from '../../src/apply/thread/chains.js';
 import { KEYED_SDKS } from '../../src/apply/transforms/stableParams.js';
 import { runApply } from '../../src/cli/apply.js';
+import { snapshotFile, snapshotOf } from '../../src/emit/protectionSnapshot.js';
+import { auditProject } from '../../src/findings/auditProject.js';
 import { readSchemaFacts } from '../../src/findings/schemaFacts.js';
 import { parseSource } from '../../src/inspect/parse/parseSource.js';
 import { compile, copyFixture, type FixtureCopy } from './fixtureApp.js';
@@ -47,6 +49,22 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(reasons(result)).toContainEqual(expect.stringContaining('not keyed because chargeOrder is overloaded'));
     expect(generic(result)).toEqual([]);
     expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
+  });
+
+  it('an overloaded function, with the findings init recorded: the unkeyed-call finding is not listed again beside the step at that call', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', (text) => text.replace('export async function chargeOrder', 'export function chargeOrder(amountCents: number): Promise<string>;\nexport function chargeOrder(amountCents: number, customer: string): Promise<string>;\nexport async function chargeOrder'));
+    const audit = await auditProject(copy.dir);
+    expect(audit.findings.filter((f) => f.ruleId === 'provider-call-without-key').map((f) => `${f.file}:${f.line}`)).toEqual(['src/payments.ts:7']);
+    for (const file of snapshotFile(snapshotOf({ findings: [] }, audit.findings, audit.actionFacts))) {
+      await mkdir(path.dirname(path.join(copy.dir, file.path)), { recursive: true });
+      await writeFile(path.join(copy.dir, file.path), file.contents);
+    }
+    const result = await apply();
+    expect(result.manual.filter((m) => m.file === 'src/payments.ts' && m.line === 7).map((m) => m.reason)).toEqual([expect.stringContaining('not keyed because chargeOrder is overloaded')]);
+    expect(generic(result)).toEqual([]);
+    // Findings elsewhere are listed as before.
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^lease-shorter-than-worst-case: /));
   });
 
   it('a handler that calls one Stripe service twice: it runs twice in one execution, so it stays manual with the reason', async () => {

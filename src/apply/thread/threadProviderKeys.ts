@@ -40,6 +40,8 @@ export interface ThreadOutcome {
    * cannot): the route pass's generic step for those providers goes too, so each place is named once.
    */
   placed: Map<string, Set<PaymentProvider>>;
+  /** Where this pass's own steps for a provider call are (`file:line`): a recorded finding at the same call is that place again. */
+  stepsAt: Set<string>;
   /**
    * Files holding the calls keyed this run or an earlier one, with their text now: the findings recorded there are
    * re-run on it, so a call keyed through the new parameter is no longer listed.
@@ -62,7 +64,7 @@ export interface ThreadOutcome {
  * keyed in part already, a call two actions would number differently (settleSharedCalls).
  */
 export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutcome> {
-  const out: ThreadOutcome = { texts: new Map(), edits: [], manual: [], threaded: new Set(), placed: new Map(), holders: new Map() };
+  const out: ThreadOutcome = { texts: new Map(), edits: [], manual: [], threaded: new Set(), placed: new Map(), stepsAt: new Set(), holders: new Map() };
   const candidates = input.targets.filter((t) => t.trigger === 'http');
   if (candidates.length === 0 || !input.scaffoldModules.has('providers')) return out;
   const { files } = await walkProject(input.root);
@@ -105,6 +107,7 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
     if (plan.handler) handlers.set(plan.handler.file, [...(handlers.get(plan.handler.file) ?? []), plan.handler.edit]);
     out.edits.push(...plan.edits);
     out.manual.push(...plan.manual, ...callerSteps(target, plan, passing));
+    for (const step of plan.manual) out.stepsAt.add(`${step.file ?? ''}:${step.line ?? 0}`);
     if (plan.threaded) out.threaded.add(target.action);
     if (plan.providers.length > 0) out.placed.set(target.action, new Set([...(out.placed.get(target.action) ?? []), ...plan.providers]));
     for (const holder of plan.holders) out.holders.set(holder.rel, holder.text);

@@ -250,6 +250,28 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(await readFile(path.join(copy!.dir, 'src/payments.ts'), 'utf8')).toBe(payments);
   });
 
+  it('NestJS: a controller method protected after an earlier apply keyed the services for another passes its claim down the same way', async () => {
+    copy = await copyFixture('nestjs-service', (text) => {
+      const config = JSON.parse(text) as { actions: Array<Record<string, unknown>> };
+      return JSON.stringify({ ...config, actions: [...config.actions, { ...config.actions[0], name: 'subscribeYearly', route: 'POST /subscriptions/yearly', source: 'src/subscriptions/subscriptions.controller.ts:23' }] }, null, 2);
+    });
+    await edit('src/subscriptions/subscriptions.service.ts', (text) => text.replace('\n  }\n}\n', "\n  }\n\n  async subscribeYearly(customerId: string) {\n    return this.stripeService.createSubscription({ customerId, priceId: 'price_yearly' });\n  }\n}\n"));
+    await edit('src/subscriptions/subscriptions.controller.ts', (text) => text.replace('\n  }\n}\n', "\n  }\n\n  @Post('yearly')\n  @HttpCode(201)\n  async subscribeYearly(@Body() body: SubscribeBody) {\n    return this.subscriptions.subscribeYearly(body.customerId);\n  }\n}\n"));
+    await apply('subscribeMonthly');
+    const stripeService = await readFile(path.join(copy.dir, 'src/stripe/stripe.service.ts'), 'utf8');
+    expect(stripeService).toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined');
+    const result = await apply();
+    expect(result.changes.map((c) => c.path).sort()).toEqual(['src/subscriptions/subscriptions.controller.ts', 'src/subscriptions/subscriptions.service.ts']);
+    const service = result.changes.find((c) => c.path === 'src/subscriptions/subscriptions.service.ts')!.after;
+    expect(service).toContain("async subscribeYearly(customerId: string, idempotencyContext?: ProviderKeySource) {\n    return this.stripeService.createSubscription({ customerId, priceId: 'price_yearly' }, idempotencyContext);");
+    const controller = result.changes.find((c) => c.path === 'src/subscriptions/subscriptions.controller.ts')!.after;
+    expect(controller).toContain('return this.subscriptions.subscribeYearly(body.customerId, idempotencyContext);');
+    expect(generic(result)).toEqual([]);
+    expect(await readFile(path.join(copy.dir, 'src/stripe/stripe.service.ts'), 'utf8')).toBe(stripeService);
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+  });
+
   it('a handler passed by name is followed to its file, and keyed from its own request parameter', async () => {
     copy = await copyFixture('express-service');
     const handler = (await readFile(path.join(copy.dir, 'src/routes/orders.ts'), 'utf8'))

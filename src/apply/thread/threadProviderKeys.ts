@@ -62,6 +62,10 @@ export interface ThreadOutcome {
  * reaching several functions keys each call with its own step among all its places for that provider (plan.ts);
  * left manual where one step cannot be right: a function reached twice, a handler with provider calls of its own or
  * keyed in part already, a call two actions would number differently (settleSharedCalls).
+ * A call keyed from a context already (an earlier run for another action, or by hand) is one of the places a newly
+ * protected handler reaches: it passes its own claim to the parameter there, when it numbers the call as written.
+ * Each place the pass keys or refuses is named once: the route pass's generic step for that provider goes
+ * (`placed`), and so does a recorded key finding at a call this pass has its own step for (`stepsAt`).
  */
 export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutcome> {
   const out: ThreadOutcome = { texts: new Map(), edits: [], manual: [], threaded: new Set(), placed: new Map(), stepsAt: new Set(), holders: new Map() };

@@ -318,6 +318,8 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const edits: Edit[] = [];
   const stale: string[] = [];
   let principal: string[] | undefined;
+  // Where the thread pass said in its own step why a provider call in a service is not keyed.
+  const specificAt = new Set<string>();
 
   // Every target file as read and as wired (the same text when nothing changed), for relocateFindings.
   const texts: Array<{ path: string; before: string; after: string }> = [];
@@ -375,8 +377,17 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       texts.push({ path: file, before, after });
     }
     edits.push(...threaded.edits);
-    for (let i = manual.length - 1; i >= 0; i--) if (threaded.threaded.has(manual[i]!.action) && NOT_IN_HANDLER.some((start) => manual[i]!.reason.includes(start))) manual.splice(i, 1);
+    // The route pass's generic step goes where this pass keyed the calls or said why not in its own step: one step a place.
+    const superseded = (step: ManualStep) => {
+      if (!NOT_IN_HANDLER.some((start) => step.reason.includes(start))) return false;
+      if (threaded.threaded.has(step.action)) return true;
+      const provider = targets.find((t) => t.action === step.action)?.provider;
+      const placed = threaded.placed.get(step.action);
+      return placed !== undefined && (provider === undefined || [...placed].some((p) => p === provider));
+    };
+    for (let i = manual.length - 1; i >= 0; i--) if (superseded(manual[i]!)) manual.splice(i, 1);
     manual.push(...threaded.manual);
+    for (const at of threaded.stepsAt) specificAt.add(at);
   }
   if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
     const roots = await nestRootsToWire(root, targets, imports, dir);
@@ -431,8 +442,16 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const written = (file: string) => record.files[file] === sha256(edited.find((t) => t.path === file)?.before ?? '');
   const dependencies = findings.size > 0 ? await projectDependencies(root) : new Map<string, string>();
   const relist = (final: readonly FileChange[]) =>
-    findings.size > 0 ? relocateFindings(manual, findings, edited.map((t) => ({ ...t, after: final.find((c) => c.path === t.path)?.after ?? t.after })), dependencies, written) : manual;
+    findings.size > 0 ? withoutRestated(relocateFindings(manual, findings, edited.map((t) => ({ ...t, after: final.find((c) => c.path === t.path)?.after ?? t.after })), dependencies, written), specificAt) : manual;
   return { changes, edits, manual: relist(changes), stale, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record, relist };
+}
+
+/** The recorded findings about a provider call's key, which a step of the thread pass at the same call says again, more exactly. */
+const KEY_FINDINGS = ['provider-call-without-key', 'per-attempt-provider-key'];
+
+/** `manual` without the key findings the thread pass's own step names at the same place (`file:line`): one step a place. */
+function withoutRestated(manual: readonly ManualStep[], specificAt: ReadonlySet<string>): ManualStep[] {
+  return manual.filter((step) => !(KEY_FINDINGS.some((rule) => step.reason.startsWith(`${rule}: `)) && specificAt.has(`${step.file ?? ''}:${step.line ?? 0}`)));
 }
 
 export const relativeTo = (root: string, file: string) => path.relative(root, file).split(path.sep).join('/');

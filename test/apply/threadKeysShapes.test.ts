@@ -1,10 +1,12 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ts } from 'ts-morph';
 import { openCalls } from '../../src/apply/thread/chains.js';
 import { KEYED_SDKS } from '../../src/apply/transforms/stableParams.js';
 import { runApply } from '../../src/cli/apply.js';
+import { snapshotFile, snapshotOf } from '../../src/emit/protectionSnapshot.js';
+import { auditProject } from '../../src/findings/auditProject.js';
 import { readSchemaFacts } from '../../src/findings/schemaFacts.js';
 import { parseSource } from '../../src/inspect/parse/parseSource.js';
 import { compile, copyFixture, type FixtureCopy } from './fixtureApp.js';
@@ -25,8 +27,10 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     const at = path.join(copy!.dir, file);
     await writeFile(at, change(await readFile(at, 'utf8')));
   };
-  const apply = () => runApply({ cwd: copy!.dir, yes: true, quiet: true }, { interactive: false });
+  const apply = (action?: string) => runApply({ cwd: copy!.dir, yes: true, quiet: true, ...(action !== undefined ? { action } : {}) }, { interactive: false });
   const reasons = (result: Awaited<ReturnType<typeof apply>>) => result.manual.map((m) => m.reason);
+  /** The route pass's generic step for a provider call it cannot see: gone wherever this pass keyed the call or said why not. */
+  const generic = (result: Awaited<ReturnType<typeof apply>>) => reasons(result).filter((r) => /not made inside the route handler|calls from a NestJS handler need the claim/.test(r));
   const summaries = (result: Awaited<ReturnType<typeof apply>>) => result.edits.map((e) => e.summary);
 
   it('a function also passed as a value: a caller could put anything in the new parameter', async () => {
@@ -43,7 +47,24 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     await edit('src/payments.ts', (text) => text.replace('export async function chargeOrder', 'export function chargeOrder(amountCents: number): Promise<string>;\nexport function chargeOrder(amountCents: number, customer: string): Promise<string>;\nexport async function chargeOrder'));
     const result = await apply();
     expect(reasons(result)).toContainEqual(expect.stringContaining('not keyed because chargeOrder is overloaded'));
+    expect(generic(result)).toEqual([]);
     expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
+  });
+
+  it('an overloaded function, with the findings init recorded: the unkeyed-call finding is not listed again beside the step at that call', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', (text) => text.replace('export async function chargeOrder', 'export function chargeOrder(amountCents: number): Promise<string>;\nexport function chargeOrder(amountCents: number, customer: string): Promise<string>;\nexport async function chargeOrder'));
+    const audit = await auditProject(copy.dir);
+    expect(audit.findings.filter((f) => f.ruleId === 'provider-call-without-key').map((f) => `${f.file}:${f.line}`)).toEqual(['src/payments.ts:7']);
+    for (const file of snapshotFile(snapshotOf({ findings: [] }, audit.findings, audit.actionFacts))) {
+      await mkdir(path.dirname(path.join(copy.dir, file.path)), { recursive: true });
+      await writeFile(path.join(copy.dir, file.path), file.contents);
+    }
+    const result = await apply();
+    expect(result.manual.filter((m) => m.file === 'src/payments.ts' && m.line === 7).map((m) => m.reason)).toEqual([expect.stringContaining('not keyed because chargeOrder is overloaded')]);
+    expect(generic(result)).toEqual([]);
+    // Findings elsewhere are listed as before.
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^lease-shorter-than-worst-case: /));
   });
 
   it('a handler that calls one Stripe service twice: it runs twice in one execution, so it stays manual with the reason', async () => {
@@ -53,6 +74,7 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(reasons(result)).toContainEqual(
       expect.stringMatching(/^the handler reaches chargeOrder \(src\/payments\.ts\) through more than one call \(src\/routes\/orders\.ts:(\d+), src\/routes\/orders\.ts:(?!\1)\d+\): it runs more than once in one execution, and keyed from one claim every run would send Stripe the same key with other parameters, which it refuses\. Give each run its own step, stripeRequestOptions\(context, n\)/),
     );
+    expect(generic(result)).toEqual([]);
     expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
     expect(result.changes.find((c) => c.path === 'src/routes/orders.ts')?.after ?? '').not.toContain('chargeOrder(100, undefined, idempotencyContext)');
   });
@@ -121,6 +143,7 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     const result = await apply();
     expect(reasons(result)).toContainEqual(expect.stringMatching(/^not keyed because stripe\.paymentIntents\.create at src\/payments\.ts:\d+ would be step 1 of this action's claim and step 0 of holdDeposit's, and a call site can hold one number/));
     expect(reasons(result)).toContainEqual(expect.stringMatching(/^not keyed because stripe\.paymentIntents\.create at src\/payments\.ts:\d+ would be step 0 of this action's claim and step 1 of createOrder's/));
+    expect(generic(result)).toEqual([]);
     expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
   });
 
@@ -129,6 +152,7 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     await edit('src/routes/orders.ts', (text) => text.replace('    const paymentIntent = await chargeOrder(price * quantity);', '    let paymentIntent = \'\';\n    for (let i = 0; i < quantity; i++) paymentIntent = await chargeOrder(price);'));
     const result = await apply();
     expect(reasons(result)).toContainEqual(expect.stringMatching(/^not keyed because the call at src\/routes\/orders\.ts:\d+ runs in a loop or a callback/));
+    expect(generic(result)).toEqual([]);
     expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
   });
 
@@ -138,6 +162,7 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     await edit('src/app.module.ts', (text) => text.replace('providers: [StripeService, SubscriptionsService]', 'providers: [SubscriptionsService]'));
     const result = await apply();
     expect(reasons(result)).toContainEqual(expect.stringContaining('not keyed because createSubscription belongs to an abstract class'));
+    expect(generic(result)).toEqual([]);
     expect(result.changes.map((c) => c.path).filter((p) => p.includes('service'))).toEqual([]);
   });
 
@@ -150,8 +175,101 @@ describe('apply threading the key into services: the shapes it refuses, and a na
         .replace("import { Injectable } from '@nestjs/common';", "import { Inject, Injectable } from '@nestjs/common';"),
     );
     const result = await apply();
-    expect(reasons(result)).toContainEqual(expect.stringContaining('calls from a NestJS handler need the claim'));
+    // Nothing followed, so no step of the thread pass names the call: the generic one stays, once.
+    expect(generic(result)).toEqual([expect.stringContaining('calls from a NestJS handler need the claim')]);
     expect(result.changes.map((c) => c.path).filter((p) => p.includes('service'))).toEqual([]);
+  });
+
+  /** express-service with a second protected route, POST /charges (the handler at line 35), whose body is `body`. */
+  const withCharges = async (body: string) => {
+    copy = await copyFixture('express-service', (text) => {
+      const config = JSON.parse(text) as { actions: Array<Record<string, unknown>> };
+      return JSON.stringify({ ...config, actions: [...config.actions, { ...config.actions[0], name: 'chargeAgain', route: 'POST /charges', source: 'src/routes/orders.ts:35' }] }, null, 2);
+    });
+    await edit('src/routes/orders.ts', (text) => `${text}\nordersRouter.post('/charges', async (req, res) => {\n${body}\n});\n`);
+  };
+  const KEYED_CHARGE = '}, idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined);';
+
+  it('a route protected after an earlier apply keyed the service it calls for another: its claim goes to the parameter there, the service is left as it is', async () => {
+    await withCharges('  res.status(201).json({ charge: await chargeOrder(500) });');
+    const first = await apply('createOrder');
+    const payments = first.changes.find((c) => c.path === 'src/payments.ts')?.after ?? '';
+    expect(payments).toContain(KEYED_CHARGE);
+    expect(reasons(first)).toContainEqual(expect.stringMatching(/^chargeOrder is also called at src\/jobs\/retryDeclined\.ts:5, src\/routes\/orders\.ts:\d+ without a context/));
+    const result = await apply();
+    expect(result.changes.map((c) => c.path)).toEqual(['src/routes/orders.ts']);
+    const route = result.changes[0]!.after;
+    expect(route).toContain("ordersRouter.post('/charges', idempotency.chargeAgain, async (req, res) => {\n  const idempotencyContext = idempotencyOf(req);");
+    expect(route).toContain('charge: await chargeOrder(500, undefined, idempotencyContext)');
+    expect(route).toContain('const paymentIntent = await chargeOrder(price * quantity, undefined, idempotencyContext);');
+    expect(await readFile(path.join(copy!.dir, 'src/payments.ts'), 'utf8')).toBe(payments);
+    expect(summaries(result)).toContainEqual('threads the claim of POST /charges down to chargeOrder (src/payments.ts): the idempotencyContext parameter it takes already, passed by each caller');
+    expect(generic(result)).toEqual([]);
+    // The order route passes its own claim: only the job is a caller without one, listed once, under the new action.
+    expect(result.manual.filter((m) => m.reason.startsWith('chargeOrder is also called'))).toEqual([
+      expect.objectContaining({ action: 'chargeAgain', reason: expect.stringMatching(/^chargeOrder is also called at src\/jobs\/retryDeclined\.ts:5 without a context/) as unknown }),
+    ]);
+    expect(await compile(copy!.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+  });
+
+  it('two routes reaching a service keyed by hand already, in one run: each passes its own claim to the parameter there', async () => {
+    await withCharges('  res.status(201).json({ charge: await chargeOrder(500) });');
+    await edit('src/payments.ts', (text) =>
+      `import { stripeRequestOptions, type ProviderKeySource } from './idempotency/providers.js';\n${text.replace('customer?: string)', 'customer?: string, idempotencyContext?: ProviderKeySource)').replace(' : {}) });', ` : {}) ${KEYED_CHARGE}`)}`,
+    );
+    const payments = await readFile(path.join(copy!.dir, 'src/payments.ts'), 'utf8');
+    const result = await apply();
+    expect(result.changes.map((c) => c.path)).not.toContain('src/payments.ts');
+    const route = result.changes.find((c) => c.path === 'src/routes/orders.ts')?.after ?? '';
+    expect(route).toContain('const paymentIntent = await chargeOrder(price * quantity, undefined, idempotencyContext);');
+    expect(route).toContain('charge: await chargeOrder(500, undefined, idempotencyContext)');
+    expect(generic(result)).toEqual([]);
+    expect(reasons(result).filter((r) => r.startsWith('not keyed'))).toEqual([]);
+    expect(await compile(copy!.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+    expect(await readFile(path.join(copy!.dir, 'src/payments.ts'), 'utf8')).toBe(payments);
+  });
+
+  it('a route reaching the keyed call as its second Stripe place (--action): the step written there is another number, so one step says why', async () => {
+    await withCharges('  await holdDeposit(500);\n  res.status(201).json({ charge: await chargeOrder(500) });');
+    await edit('src/payments.ts', (text) => `${text}\nexport async function holdDeposit(amountCents: number): Promise<string> {\n  const intent = await stripe.paymentIntents.create({ amount: amountCents, currency: 'eur', capture_method: 'manual' });\n  return intent.id;\n}\n`);
+    await edit('src/routes/orders.ts', (text) => text.replace("import { chargeOrder } from '../payments.js';", "import { chargeOrder, holdDeposit } from '../payments.js';"));
+    await apply('createOrder');
+    const payments = await readFile(path.join(copy!.dir, 'src/payments.ts'), 'utf8');
+    const result = await apply('chargeAgain');
+    expect(result.manual.filter((m) => m.action === 'chargeAgain' && (m.reason.startsWith('not keyed') || generic(result).includes(m.reason)))).toEqual([
+      expect.objectContaining({
+        file: 'src/payments.ts',
+        reason: expect.stringMatching(/^not keyed because stripe\.paymentIntents\.create at src\/payments\.ts:\d+ is keyed from the claim already as step 0 \(another action's numbering, or by hand\), and this action reaches it as step 1, and a call site can hold one number/) as unknown,
+      }),
+    ]);
+    expect(result.changes.map((c) => c.path)).toEqual(['src/routes/orders.ts']);
+    expect(result.changes[0]!.after).toContain('charge: await chargeOrder(500) }');
+    expect(result.changes[0]!.after).toContain('  await holdDeposit(500);\n');
+    expect(await readFile(path.join(copy!.dir, 'src/payments.ts'), 'utf8')).toBe(payments);
+  });
+
+  it('NestJS: a controller method protected after an earlier apply keyed the services for another passes its claim down the same way', async () => {
+    copy = await copyFixture('nestjs-service', (text) => {
+      const config = JSON.parse(text) as { actions: Array<Record<string, unknown>> };
+      return JSON.stringify({ ...config, actions: [...config.actions, { ...config.actions[0], name: 'subscribeYearly', route: 'POST /subscriptions/yearly', source: 'src/subscriptions/subscriptions.controller.ts:23' }] }, null, 2);
+    });
+    await edit('src/subscriptions/subscriptions.service.ts', (text) => text.replace('\n  }\n}\n', "\n  }\n\n  async subscribeYearly(customerId: string) {\n    return this.stripeService.createSubscription({ customerId, priceId: 'price_yearly' });\n  }\n}\n"));
+    await edit('src/subscriptions/subscriptions.controller.ts', (text) => text.replace('\n  }\n}\n', "\n  }\n\n  @Post('yearly')\n  @HttpCode(201)\n  async subscribeYearly(@Body() body: SubscribeBody) {\n    return this.subscriptions.subscribeYearly(body.customerId);\n  }\n}\n"));
+    await apply('subscribeMonthly');
+    const stripeService = await readFile(path.join(copy.dir, 'src/stripe/stripe.service.ts'), 'utf8');
+    expect(stripeService).toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined');
+    const result = await apply();
+    expect(result.changes.map((c) => c.path).sort()).toEqual(['src/subscriptions/subscriptions.controller.ts', 'src/subscriptions/subscriptions.service.ts']);
+    const service = result.changes.find((c) => c.path === 'src/subscriptions/subscriptions.service.ts')!.after;
+    expect(service).toContain("async subscribeYearly(customerId: string, idempotencyContext?: ProviderKeySource) {\n    return this.stripeService.createSubscription({ customerId, priceId: 'price_yearly' }, idempotencyContext);");
+    const controller = result.changes.find((c) => c.path === 'src/subscriptions/subscriptions.controller.ts')!.after;
+    expect(controller).toContain('return this.subscriptions.subscribeYearly(body.customerId, idempotencyContext);');
+    expect(generic(result)).toEqual([]);
+    expect(await readFile(path.join(copy.dir, 'src/stripe/stripe.service.ts'), 'utf8')).toBe(stripeService);
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
   });
 
   it('a handler passed by name is followed to its file, and keyed from its own request parameter', async () => {

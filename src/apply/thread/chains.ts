@@ -38,6 +38,12 @@ export interface OpenCall {
   perCall?: PerCallKey;
   /** Why apply cannot add the key where the call sends its headers (httpKeyPlacement): the plan leaves it to the user. */
   unplaceable?: string;
+  /**
+   * Set when the call is keyed from the context already (another action's claim, an earlier apply, or by hand), with
+   * the step written there (undefined for none, null when it is not a number apply can read): nothing to edit in it,
+   * but it is one of the places the handler's claim reaches, numbered with the others.
+   */
+  written?: { step: number | undefined | null };
 }
 
 /** A chain from the handler to the function holding unkeyed provider calls. */
@@ -77,10 +83,44 @@ function viewOf(source: SourceContext): SourceFile {
  * or in the local the key names (`const idempotencyKey = …`).
  */
 function keyedFromContext(call: ts.CallExpression, key: ts.Expression | undefined, sf: ts.SourceFile): boolean {
-  if (KEYED_FROM_CONTEXT.test(call.getText(sf)) || (key !== undefined && KEYED_FROM_CONTEXT.test(key.getText(sf)))) return true;
+  return contextKeyText(call, key, sf) !== undefined;
+}
+
+/** The text holding the key taken from the context (keyedFromContext), or undefined when there is none. */
+function contextKeyText(call: ts.CallExpression, key: ts.Expression | undefined, sf: ts.SourceFile): string | undefined {
   const named = key && unwrap(key);
   const init = named && ts.isIdentifier(named) ? localInitializer(named) : undefined;
-  return init !== undefined && KEYED_FROM_CONTEXT.test(init.getText(sf));
+  return [call.getText(sf), key?.getText(sf), init?.getText(sf)].find((text) => text !== undefined && KEYED_FROM_CONTEXT.test(text));
+}
+
+/** The step a derived key is made with: `stripeRequestOptions(idempotencyContext, 1)` → 1, none → undefined, `…, step)` → null. */
+function writtenStep(text: string): number | undefined | null {
+  const match = new RegExp(`\\b(?:stripeRequestOptions|adyenIdempotency|paypalRequestId|providerKey)\\(${CONTEXT_NAME}\\s*(?:,\\s*([^,)]*?)\\s*)?[,)]`).exec(text);
+  const step = match?.[1];
+  if (step === undefined) return undefined;
+  return /^\d+$/.test(step) ? Number(step) : null;
+}
+
+/** Whether `fn` takes the context parameter apply adds: its keyed calls were keyed through it. */
+export const contextIndex = (fn: ts.FunctionLikeDeclaration) => fn.parameters.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === CONTEXT_NAME);
+
+/**
+ * The provider calls in `fn` keyed from its context parameter already (an earlier apply for another action, or by
+ * hand), with the step each is keyed with; none when `fn` takes no such parameter. In source order.
+ */
+export function keyedCalls(fn: ts.FunctionLikeDeclaration, source: SourceContext): OpenCall[] {
+  if (contextIndex(fn) < 0) return [];
+  const out: OpenCall[] = [];
+  const add = (c: { call: ts.CallExpression; key?: ts.Expression; provider: PaymentProvider; operation: string }, how: KeyHow | undefined) => {
+    const text = within(c.call, fn) ? contextKeyText(c.call, c.key, source.sf) : undefined;
+    if (text !== undefined && how) out.push({ call: c.call, provider: c.provider, operation: c.operation, how, written: { step: writtenStep(text) } });
+  };
+  for (const c of providerCalls(source)) {
+    const keying = SDK_KEYINGS[c.provider];
+    add(c, c.provider === 'stripe' ? { via: 'stripe', paramsIndex: -1 } : keying ? { via: 'sdk', keying } : undefined);
+  }
+  for (const c of httpProviderCalls(source)) add(c, { via: 'http' });
+  return out.sort((a, b) => a.call.pos - b.call.pos);
 }
 
 /**
@@ -135,14 +175,17 @@ export function ownProviderCalls(fn: ts.FunctionLikeDeclaration, source: SourceC
   return providerCalls(source).filter(inside).length + httpProviderCalls(source).filter(inside).length;
 }
 
-/** Handler → … → functions with unkeyed provider calls, through the calls the findings walk resolves. */
+/**
+ * Handler → … → functions with provider calls, through the calls the findings walk resolves: unkeyed ones, and ones
+ * keyed from a context parameter already (OpenCall.written), which the handler's claim may still need passing to.
+ */
 export function chainsFrom(ctx: Sources, fn: ts.FunctionLikeDeclaration, source: SourceContext, trail: Hop[], seen: Set<ts.Node>): Chain[] {
   const out: Chain[] = [];
   for (const call of calls(fn)) {
     const target = resolveCallee(ctx, source, call);
     if (!target || seen.has(target.fn)) continue;
     const hop: Hop = { call, callSource: source, fn: target.fn, source: target.source };
-    const open = openCalls(target.fn, target.source);
+    const open = [...openCalls(target.fn, target.source), ...keyedCalls(target.fn, target.source)].sort((a, b) => a.call.pos - b.call.pos);
     if (open.length > 0) out.push({ hops: [...trail, hop], calls: open });
     if (trail.length + 1 < MAX_HOPS) out.push(...chainsFrom(ctx, target.fn, target.source, [...trail, hop], new Set([...seen, target.fn])));
   }

@@ -6,7 +6,7 @@ import type { PaymentProvider } from '../../inspect/types.js';
 import { PROVIDER_LABELS } from '../../model/labels.js';
 import { CONTEXT_NAME } from '../transforms/stripeKey.js';
 import type { Edit, ManualStep, WiringTarget } from '../types.js';
-import { chainsFrom, keyHelper, lineOf, ownProviderCalls, threadedBefore, type Chain, type Hop, type OpenCall, type Sources } from './chains.js';
+import { chainsFrom, contextIndex, keyHelper, lineOf, ownProviderCalls, threadedBefore, type Chain, type Hop, type OpenCall, type Sources } from './chains.js';
 import type { HandlerEdit, Op } from './edit.js';
 import type { LocatedHandler } from './locate.js';
 import { nameOfFunction, otherUses, refusal, repetition, type RepetitionFacts } from './refusals.js';
@@ -25,6 +25,11 @@ export interface ThreadPlan {
   passes: string[];
   /** The other calls of each function on the way (`file:line`), with the provider calls they reach below it. */
   callers: Array<{ hop: Hop; at: string[]; below: OpenCall[] }>;
+  /**
+   * The providers of the out-of-handler calls this plan keys or has a step of its own for (why not): the route
+   * pass's generic "not made inside the route handler" step for them is superseded.
+   */
+  providers: PaymentProvider[];
 }
 
 /** What planning reads of the project beyond its sources. */
@@ -65,6 +70,24 @@ function unplaceableReason(call: OpenCall, step = ''): string {
 }
 
 const holderOf = (chain: Chain): Hop => chain.hops[chain.hops.length - 1]!;
+
+/** The call passes the context in the place of `hop.fn`'s context parameter. */
+const passesContext = (hop: Hop) => {
+  const index = contextIndex(hop.fn);
+  const arg = index >= 0 ? hop.call.arguments[index] : undefined;
+  return arg !== undefined && ts.isIdentifier(arg) && arg.text === CONTEXT_NAME;
+};
+
+/**
+ * A chain as this handler still has to thread it: calls keyed from the context already count only where a call on
+ * the way does not pass it yet (another action's claim keyed them); where every call passes it, this handler's claim
+ * reaches them already (an earlier run, found by threadedBefore). Undefined when nothing is left.
+ */
+function stillOpen(chain: Chain): Chain | undefined {
+  if (!chain.hops.every(passesContext)) return chain;
+  const calls = chain.calls.filter((c) => c.written === undefined);
+  return calls.length > 0 ? { ...chain, calls } : undefined;
+}
 
 /**
  * Each call's step, chain by chain: its place among all the calls the handler reaches for the same provider, the
@@ -130,7 +153,7 @@ function partingCalls(chains: readonly Chain[]): string[] {
  * the places the handler reaches; or a manual step when a refusal rule applies.
  */
 export function planThreading(ctx: Sources, located: LocatedHandler, target: WiringTarget, project: ThreadProject): ThreadPlan {
-  const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false, holders: [], passes: [], callers: [] };
+  const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false, holders: [], passes: [], callers: [], providers: [] };
   const { fn, source: handlerSource } = located;
   const manual = (reason: string, at: { file: string; line: number }) => {
     out.manual.push({ action: target.action, file: at.file, line: at.line, reason });
@@ -138,7 +161,8 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
   };
   // Functions whose only provider calls are raw-HTTP ones apply cannot reach are steps of their own: they would get
   // no key from the claim, so they share none with the calls it does key, and are no second place.
-  const found = chainsFrom(ctx, fn, handlerSource, [], new Set([fn]));
+  const found = chainsFrom(ctx, fn, handlerSource, [], new Set([fn])).flatMap((c) => stillOpen(c) ?? []);
+  out.providers = [...new Set(found.flatMap((c) => c.calls.map((call) => call.provider)))];
   const blocked = found.filter((c) => c.calls.every((call) => call.unplaceable !== undefined));
   for (const chain of blocked) for (const call of chain.calls) manual(unplaceableReason(call), { file: holderOf(chain).source.rel, line: lineOf(call.call) });
   const chains = found.filter((c) => !blocked.includes(c));
@@ -167,7 +191,7 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
   }
   // The steps are numbered over the places found now: ones keyed before would not be counted, and two could meet.
   if (earlier.length > 0) {
-    return manual(`the handler's claim keys provider calls in ${earlier.map((s) => s.rel).join(', ')} already (an earlier apply, or by hand), and the handler now also reaches unkeyed ones (${where}): numbered apart, two could share a key, which ${names} refuse${plural ? '' : 's'} for different parameters. Give each call its own step, ${byHand(all, ', n')}, by hand`, at);
+    return manual(`the handler's claim keys provider calls in ${earlier.map((s) => s.rel).join(', ')} already (an earlier apply, or by hand), and the handler now also reaches ${all.some((c) => c.written) ? 'ones it does not pass it to yet' : 'unkeyed ones'} (${where}): numbered apart, two could share a key, which ${names} refuse${plural ? '' : 's'} for different parameters. Give each call its own step, ${byHand(all, ', n')}, by hand`, at);
   }
   // One refused chain leaves the whole handler manual: keyed in part, the handler would count as threaded (the
   // route pass's step for its out-of-handler calls would go, and a re-run would take it as done), while the place
@@ -184,22 +208,45 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
     const name = nameOfFunction(asValue.hop.fn) ?? 'the function';
     return manual(`not keyed because ${name} is ${asValue.extraArgs ? 'called with more arguments than it declares' : `also used as a value at ${asValue.values.join(', ')}`}, so a new trailing parameter could receive something else there: pass idempotencyOf(request) down and add ${byHand(all, step)} by hand`, at);
   }
+  // A function that takes the context already (keyed for another action) gets it in that place: a call that puts
+  // something else there would need it moved, which is the user's call.
+  const occupied = hops.find((hop) => contextIndex(hop.fn) >= 0 && hop.call.arguments[contextIndex(hop.fn)] !== undefined && !passesContext(hop));
+  if (occupied) {
+    const name = nameOfFunction(occupied.fn) ?? 'the function';
+    return manual(`not keyed because the call at ${occupied.callSource.rel}:${lineOf(occupied.call)} passes ${occupied.call.arguments[contextIndex(occupied.fn)]!.getText(occupied.callSource.sf)} where ${name} takes its ${CONTEXT_NAME}: pass idempotencyOf(request) there instead, by hand`, at);
+  }
+  const steps = stepsAcross(chains);
+  // A call keyed already (another action's claim reaches it) holds the step written there: this handler's claim
+  // can use it only when it numbers the call alike (no step and step 0 make the same key).
+  const clash = chains.flatMap((chain, index) => chain.calls.map((item, at) => ({ item, holder: holderOf(chain), step: steps[index]![at] }))).find(({ item, step }) => item.written !== undefined && (item.written.step === null || (item.written.step ?? 0) !== (step ?? 0)));
+  if (clash) {
+    const written = clash.item.written!.step;
+    const line = lineOf(clash.item.call);
+    const now = written === null ? 'with a step apply cannot read' : `as step ${written ?? 0}`;
+    return manual(`not keyed because ${callName(clash.item)} at ${clash.holder.source.rel}:${line} is keyed from the claim already ${now} (another action's numbering, or by hand), and this action reaches it as step ${clash.step ?? 0}, and a call site can hold one number: pass the step down with idempotencyOf(request) and key the call with ${byHand([clash.item], ', step')}, by hand`, { file: clash.holder.source.rel, line });
+  }
   // Planned: every hop's call passes the context on, every function on the way takes it, each holder keys its calls.
   for (const hop of hops) {
-    const existing = hop.fn.parameters.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === CONTEXT_NAME);
+    const existing = contextIndex(hop.fn);
     const position = existing >= 0 ? existing : hop.fn.parameters.length;
     if (existing < 0) out.ops.push({ file: hop.source.rel, op: { kind: 'param', fn: hop.fn } });
     if (!(hop.call.arguments[position] && hop.call.arguments[position]!.getText(hop.callSource.sf) === CONTEXT_NAME)) out.ops.push({ file: hop.callSource.rel, op: { kind: 'arg', call: hop.call, index: position, value: CONTEXT_NAME } });
   }
-  const steps = stepsAcross(chains);
   const route = `${target.method ?? 'POST'} ${target.path ?? ''}`;
   chains.forEach((chain, index) => {
     const holder = holderOf(chain).source.rel;
-    chain.calls.forEach((item, at) => out.ops.push({ file: holder, op: { kind: 'key', item, step: steps[index]![at] } }));
+    chain.calls.forEach((item, at) => {
+      if (!item.written) out.ops.push({ file: holder, op: { kind: 'key', item, step: steps[index]![at] } });
+    });
+    if (chain.calls.some((item) => item.written) && !out.holders.includes(holderOf(chain).source)) out.holders.push(holderOf(chain).source);
     const path = chain.hops.map((hop) => `${nameOfFunction(hop.fn) ?? 'a function'} (${hop.source.rel})`).join(' → ');
-    out.edits.push({ action: target.action, file: holder, summary: `threads the claim of ${route} down to ${path}: a trailing optional ${CONTEXT_NAME} parameter, passed by each caller` });
+    out.edits.push({ action: target.action, file: holder, summary: `threads the claim of ${route} down to ${path}: ${chain.hops.every((hop) => contextIndex(hop.fn) >= 0) ? `the ${CONTEXT_NAME} parameter ${chain.hops.length > 1 ? 'each takes' : 'it takes'} already` : `a trailing optional ${CONTEXT_NAME} parameter`}, passed by each caller` });
     chain.calls.forEach((item, at) => {
       const place = placeOf(item, steps[index]![at]);
+      if (item.written) {
+        out.edits.push({ action: target.action, file: holder, summary: `passes this action's claim to ${callName(item)} (${place}), keyed from a context already; called without one it sends what it sent before` });
+        return;
+      }
       if (item.perCall) {
         out.edits.push({ action: target.action, file: holder, summary: `replaces the per-call key of ${callName(item)} with the derived key when given a context (${place}); called without one it sends what it sent before` });
         return;
@@ -238,7 +285,7 @@ export function settleSharedCalls(plans: ReadonlyArray<{ target: WiringTarget; p
     const [theirs, action] = [...stepsAt.get(item.call)!].find(([other]) => other !== (step ?? 0))!;
     const line = lineOf(item.call);
     const reason = `not keyed because ${callName(item)} at ${clash.file}:${line} would be step ${step ?? 0} of this action's claim and step ${theirs} of ${action}'s, and a call site can hold one number: pass the step down with idempotencyOf(request) and key the call with ${byHand([item], ', step')}, by hand`;
-    return { target, plan: { ops: [], edits: [], threaded: false, holders: [], passes: [], callers: [], manual: [{ action: target.action, file: clash.file, line, reason }] } };
+    return { target, plan: { ops: [], edits: [], threaded: false, holders: [], passes: [], callers: [], providers: plan.providers, manual: [{ action: target.action, file: clash.file, line, reason }] } };
   });
 }
 

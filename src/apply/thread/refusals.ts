@@ -139,6 +139,9 @@ export function otherUses(ctx: Sources, hop: Hop, ignore?: ts.Node): { callers: 
       if (target) resolved.add(call.expression);
       if (target?.fn !== hop.fn) continue;
       if (call.arguments.length > hop.fn.parameters.length) extraArgs = true;
+      // A call passing the context in its place already (another protected action's, threaded before) is no caller without one.
+      const given = call.arguments[hop.fn.parameters.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === CONTEXT_NAME)];
+      if (given && ts.isIdentifier(given) && given.text === CONTEXT_NAME) continue;
       callers.push(`${source.rel}:${lineOf(call)}`);
     }
     for (const id of collectIdentifiers(source.sf)) {

@@ -4,6 +4,7 @@ import { projectDependencies } from '../../findings/auditProject.js';
 import { readSchemaFacts } from '../../findings/schemaFacts.js';
 import type { SourceContext } from '../../findings/types.js';
 import { walkProject } from '../../inspect/files/walkProject.js';
+import type { PaymentProvider } from '../../inspect/types.js';
 import { parseSource as parseTs } from '../../inspect/parse/parseSource.js';
 import { importStyleFor, type ProjectImports } from '../importStyle.js';
 import { parseSource } from '../sourceFile.js';
@@ -35,6 +36,13 @@ export interface ThreadOutcome {
   /** Actions whose out-of-handler provider calls now get the key: the route pass's "not inside the handler" step goes. */
   threaded: Set<string>;
   /**
+   * For each action, the providers of the out-of-handler calls this pass keyed or gave a step of its own (why it
+   * cannot): the route pass's generic step for those providers goes too, so each place is named once.
+   */
+  placed: Map<string, Set<PaymentProvider>>;
+  /** Where this pass's own steps for a provider call are (`file:line`): a recorded finding at the same call is that place again. */
+  stepsAt: Set<string>;
+  /**
    * Files holding the calls keyed this run or an earlier one, with their text now: the findings recorded there are
    * re-run on it, so a call keyed through the new parameter is no longer listed.
    */
@@ -54,9 +62,13 @@ export interface ThreadOutcome {
  * reaching several functions keys each call with its own step among all its places for that provider (plan.ts);
  * left manual where one step cannot be right: a function reached twice, a handler with provider calls of its own or
  * keyed in part already, a call two actions would number differently (settleSharedCalls).
+ * A call keyed from a context already (an earlier run for another action, or by hand) is one of the places a newly
+ * protected handler reaches: it passes its own claim to the parameter there, when it numbers the call as written.
+ * Each place the pass keys or refuses is named once: the route pass's generic step for that provider goes
+ * (`placed`), and so does a recorded key finding at a call this pass has its own step for (`stepsAt`).
  */
 export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutcome> {
-  const out: ThreadOutcome = { texts: new Map(), edits: [], manual: [], threaded: new Set(), holders: new Map() };
+  const out: ThreadOutcome = { texts: new Map(), edits: [], manual: [], threaded: new Set(), placed: new Map(), stepsAt: new Set(), holders: new Map() };
   const candidates = input.targets.filter((t) => t.trigger === 'http');
   if (candidates.length === 0 || !input.scaffoldModules.has('providers')) return out;
   const { files } = await walkProject(input.root);
@@ -99,7 +111,9 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
     if (plan.handler) handlers.set(plan.handler.file, [...(handlers.get(plan.handler.file) ?? []), plan.handler.edit]);
     out.edits.push(...plan.edits);
     out.manual.push(...plan.manual, ...callerSteps(target, plan, passing));
+    for (const step of plan.manual) out.stepsAt.add(`${step.file ?? ''}:${step.line ?? 0}`);
     if (plan.threaded) out.threaded.add(target.action);
+    if (plan.providers.length > 0) out.placed.set(target.action, new Set([...(out.placed.get(target.action) ?? []), ...plan.providers]));
     for (const holder of plan.holders) out.holders.set(holder.rel, holder.text);
   }
 

@@ -77,6 +77,9 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
       excerpts = documentExcerpts(plan.model, { dir: plan.dir, profile, reference: true });
     }
     notes.push(...(await dependencyNotes(root, plan, generated, input.packageManager, language === 'typescript', profile.jestTransform ? [profile.jestTransform] : [])));
+    if (profile.unreadExtends && profile.tsconfig) {
+      notes.push(`${profile.tsconfig} extends ${profile.unreadExtends.join(', ')}, which could not be read (not installed, or only outside the project): the scaffold in ${plan.dir} follows the options read without ${profile.unreadExtends.length === 1 ? 'it' : 'them'} (${profile.moduleSystem === 'esm' ? 'ES modules' : 'CommonJS'}, ${profile.relativeImports === 'js-extension' ? 'relative imports with .js' : 'extensionless relative imports'}). Install the dependencies and run \`idempotency-builder generate\` again.`);
+    }
     if (profile.jestTransform) {
       notes.push(`The Jest of ${plan.packageDir === '' ? 'the project' : plan.packageDir} has no TypeScript transform (no ts-jest, @swc/jest or Babel TypeScript preset), so it cannot load the generated .ts suites: with ts-jest installed (in the line above), add \`preset: '${profile.moduleSystem === 'esm' ? 'ts-jest/presets/default-esm' : 'ts-jest'}'\` to its Jest config (the generator does not edit it${profile.moduleSystem === 'esm' ? `; ${plan.dir}/README.md has the rest an ES module project needs` : ''}).`);
     }

@@ -33,6 +33,13 @@ describe('readProjectProfile', () => {
     expect(await read(root)).toMatchObject({ moduleSystem: 'esm', relativeImports: 'js-extension', defaultImportInterop: true, esLibrary: 2022, tsconfig: 'tsconfig.json' });
   });
 
+  it('names a package base it cannot read (fastify-tsconfig before npm install), which generate then reports', async () => {
+    const root = await project({ 'package.json': { type: 'module' }, 'tsconfig.json': { extends: 'fastify-tsconfig', compilerOptions: { outDir: 'dist' } } });
+    expect((await read(root)).unreadExtends).toEqual(['fastify-tsconfig']);
+    const known = await project({ 'package.json': { type: 'module' }, 'tsconfig.json': { extends: '@tsconfig/node20/tsconfig.json' } });
+    expect((await read(known)).unreadExtends).toBeUndefined();
+  });
+
   it('NodeNext in a package without "type": CommonJS output', async () => {
     const root = await project({ 'package.json': {}, 'tsconfig.json': { compilerOptions: { module: 'NodeNext' } } });
     expect(await read(root)).toMatchObject({ moduleSystem: 'commonjs', relativeImports: 'extensionless', defaultImportInterop: true });

@@ -52,7 +52,7 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
   }
   if (!tsconfigFile) return { ...REFERENCE_PROFILE, testRunner, ...jestTraits };
   const file = solutionMember(root, tsconfigFile.file);
-  const { options, paths } = readTsconfig(root, file);
+  const { options, paths, unresolved } = readTsconfig(root, file);
   const version = packageVersion(folder, pkg, 'typescript');
   const compiled = profileFromOptions(options, packageType);
   const rootPaths = aliasesOf(paths);
@@ -63,6 +63,7 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
     paths: rootPaths,
     ...(aliased === undefined ? {} : { scaffoldImport: compiled.relativeImports === 'js-extension' ? `${aliased}/index.js` : aliased }),
     tsconfig: path.relative(root, file).split(path.sep).join('/'),
+    ...(unresolved.length > 0 ? { unreadExtends: unresolved } : {}),
     ...(version !== undefined && version < 409 ? { typescriptVersion: version } : {}),
     ...jestTraits,
   };

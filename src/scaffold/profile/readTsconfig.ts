@@ -9,6 +9,8 @@ export interface TsconfigRead {
   options: RawCompilerOptions;
   /** compilerOptions.paths with each target made absolute (against baseUrl, else the config that declared them). */
   paths: Record<string, string[]>;
+  /** `extends` entries that could not be read (a package not installed, or only outside the project): their options are missing. */
+  unresolved: string[];
 }
 
 /**
@@ -38,7 +40,7 @@ export function readConfigJson(root: string, file: string): Record<string, unkno
  */
 export function readTsconfig(root: string, file: string): TsconfigRead {
   const realRoot = safeRealpath(root) ?? root;
-  const state = { pathsBase: undefined as string | undefined };
+  const state = { pathsBase: undefined as string | undefined, unresolved: [] as string[] };
   const options = load(realRoot, file, new Set(), state);
   const baseUrl = typeof options['baseUrl'] === 'string' ? options['baseUrl'] : undefined;
   const base = baseUrl ?? state.pathsBase ?? path.dirname(file);
@@ -49,10 +51,10 @@ export function readTsconfig(root: string, file: string): TsconfigRead {
       if (Array.isArray(targets)) paths[key] = targets.filter((t): t is string => typeof t === 'string').map((t) => path.resolve(base, t));
     }
   }
-  return { options, paths };
+  return { options, paths, unresolved: state.unresolved };
 }
 
-function load(root: string, file: string, seen: Set<string>, state: { pathsBase: string | undefined }): RawCompilerOptions {
+function load(root: string, file: string, seen: Set<string>, state: { pathsBase: string | undefined; unresolved: string[] }): RawCompilerOptions {
   if (seen.has(file)) return {};
   seen.add(file);
   const json = readConfigJson(root, file);
@@ -61,7 +63,9 @@ function load(root: string, file: string, seen: Set<string>, state: { pathsBase:
   let merged: RawCompilerOptions = {};
   for (const name of ([] as unknown[]).concat(json['extends'] ?? []).filter((n): n is string => typeof n === 'string')) {
     const next = resolveExtends(root, dir, name);
-    merged = { ...merged, ...(next ? load(root, next, seen, state) : (NODE_BASES[name.replace(/\/tsconfig(\.json)?$/, '')] ?? {})) };
+    const known = NODE_BASES[name.replace(/\/tsconfig(\.json)?$/, '')];
+    if (!next && !known) state.unresolved.push(name);
+    merged = { ...merged, ...(next ? load(root, next, seen, state) : (known ?? {})) };
   }
   const own = json['compilerOptions'];
   if (own && typeof own === 'object' && !Array.isArray(own)) {

@@ -45,6 +45,11 @@ export interface ProjectProfile {
   /** The tsconfig the profile was read from, relative to the project root; undefined when there is none. */
   tsconfig?: string;
   /**
+   * `extends` entries of that tsconfig that could not be read (a package base such as fastify-tsconfig before
+   * `npm install`, or one only outside the project): the profile lacks their options, and generate says so.
+   */
+  unreadExtends?: readonly string[];
+  /**
    * The project's TypeScript as major * 100 + minor (3.9 → 309), when older than the syntax the templates use
    * (inline `type` import specifiers need 4.5, `satisfies` 4.9); undefined = current.
    */

@@ -138,7 +138,10 @@ export function idempotent(action: ActionSettings, options: FastifyIdempotencyOp
   };
 
   // Fastify hands every hook the route's real request and reply, which is what these read.
-  return { preHandler: preHandler as IdempotentRoute['preHandler'], onSend: onSend as IdempotentRoute['onSend'] };
+  return {
+    preHandler: preHandler as IdempotentRoute['preHandler'],
+    onSend: onSend as IdempotentRoute['onSend'],
+  };
 }
 
 /** onSend sees strings and Buffers (serialized JSON), streams, or a fetch Response: all become the exact bytes. */

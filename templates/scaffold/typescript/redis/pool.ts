@@ -22,7 +22,11 @@ export interface PoolLimits {
  * shares a hash tag, so each script touches one slot. With `lazyConnect` the connection opens at the first command
  * instead of now: a process that never uses the client (an app's own tests on the memory store) opens none.
  */
-export function createPool(url: string, limits: PoolLimits | number, options: { lazyConnect?: boolean } = {}): RedisClient {
+export function createPool(
+  url: string,
+  limits: PoolLimits | number,
+  options: { lazyConnect?: boolean } = {},
+): RedisClient {
   const { acquireTimeoutMs, statementTimeoutMs } =
     typeof limits === 'number' ? { acquireTimeoutMs: limits, statementTimeoutMs: limits } : limits;
   const client = new Redis(url, {

@@ -38,11 +38,18 @@ writeFileSync(path.join(work, 'hooks.mjs'), HOOKS);
 writeFileSync(path.join(work, 'preload.mjs'), PRELOAD);
 
 /** A project holding only its config (and package.json), generated in a child process; the modules it loaded. */
-function coldGenerate(name: string, stack: Record<string, string | undefined>, packageType?: 'module', packageJson: Record<string, unknown> = {}): { loaded: string[]; files: string[] } {
+function coldGenerate(
+  name: string,
+  stack: Record<string, string | undefined>,
+  packageType?: 'module',
+  packageJson: Record<string, unknown> = {},
+  patch: (config: Record<string, unknown>) => void = () => {},
+): { loaded: string[]; files: string[] } {
   const dir = path.join(work, name);
   const config = JSON.parse(readFileSync(path.join(CONFIG_DIR, 'express-js-orders.json'), 'utf8')) as Record<string, unknown>;
   delete config.$schema;
   Object.assign(config.stack as object, stack);
+  patch(config);
   rmSync(dir, { recursive: true, force: true });
   spawnSync('mkdir', ['-p', dir]);
   writeFileSync(path.join(dir, 'idempotency.config.json'), JSON.stringify(config, null, 2));
@@ -58,6 +65,7 @@ function coldGenerate(name: string, stack: Record<string, string | undefined>, p
   return { loaded: readFileSync(loadedFile, 'utf8').split('\n').filter(Boolean), files };
 }
 
+const compiler = (loaded: readonly string[]) => loaded.filter((url) => /node_modules\/typescript\/|@ts-morph\/common\/dist\/typescript|node_modules\/ts-morph\//.test(url));
 const heavy = (loaded: readonly string[]) => loaded.filter((url) => /node_modules\/(typescript|prettier)\/|@ts-morph\/common\/dist\/typescript|node_modules\/ts-morph\//.test(url));
 
 describe.skipIf(!built)('a cold JavaScript generate', () => {
@@ -84,5 +92,17 @@ describe.skipIf(!built)('a cold JavaScript generate', () => {
       expect(suite).toMatch(/runInThisContext\('fetch'\)/);
       expect(/require\('node:|from 'node:/.test(suite)).toBe(name.includes('jest27'));
     }
+  });
+
+  // A value too wide for its line (a long route and many significant fields): settings.js and the suites are
+  // printed all the same and prettier lays them out, loaded for them; the compiler is not.
+  it('loads prettier but not TypeScript when a value overflows a line', { timeout: 120_000 }, () => {
+    const { loaded, files } = coldGenerate('commonjs-overflow', { testFramework: 'vitest' }, undefined, {}, (config) => {
+      const [action] = config.actions as Array<Record<string, unknown>>;
+      Object.assign(action!, { significantFields: Array.from({ length: 8 }, (_, i) => `lineItem${i}.amountInCents`), route: `POST /${'segment/'.repeat(12)}orders` });
+    });
+    expect(files.some((file) => file.endsWith('idempotency.test.js'))).toBe(true);
+    expect(loaded.some((url) => /node_modules\/prettier\//.test(url))).toBe(true);
+    expect(compiler(loaded)).toEqual([]);
   });
 });

@@ -27,11 +27,15 @@ const configOf = (fixture) => {
 // Express + PostgreSQL + Stripe, 3 actions, HTML with a diagram; and the JavaScript (CommonJS) Express project.
 const CONFIGS = { typescript: configOf('express-stripe-payments'), javascript: configOf('express-js-orders') };
 let projects = 0;
-/** A project holding only the config, as a user has it before the first `generate`. */
-const freshProject = (language) => {
+/**
+ * A project holding only the config, as a user has it before the first `generate`; `jest26`: the JavaScript one
+ * with Jest 26 in its package.json (an old Jest's profile: bare builtins, sandbox globals).
+ */
+const freshProject = (language, options = {}) => {
   const dir = path.join(work, `${language}-${projects++}`);
   mkdirSync(dir);
-  writeFileSync(path.join(dir, 'idempotency.config.json'), CONFIGS[language]);
+  writeFileSync(path.join(dir, 'idempotency.config.json'), options.jest26 ? CONFIGS.javascript.replace('"testFramework": "vitest"', '"testFramework": "jest"') : CONFIGS[language]);
+  if (options.jest26) writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ private: true, devDependencies: { jest: '^26.6.3' } }));
   return dir;
 };
 
@@ -64,6 +68,7 @@ const cases = {
   'generate, unchanged rerun': { args: () => [BIN, 'generate', '--cwd', steady, '--quiet'] },
   'generate, cold, TypeScript output': { args: () => [BIN, 'generate', '--cwd', freshProject('typescript'), '--date', '2026-12-02', '--quiet'], target: 10 },
   'generate, cold, JavaScript output': { args: () => [BIN, 'generate', '--cwd', freshProject('javascript'), '--date', '2026-12-02', '--quiet'], target: 10 },
+  'generate, cold, JavaScript output, Jest 26': { args: () => [BIN, 'generate', '--cwd', freshProject('javascript', { jest26: true }), '--date', '2026-12-02', '--quiet'], target: 10 },
   'generate, cold, TypeScript output, empty tool cache': {
     args: () => [BIN, 'generate', '--cwd', freshProject('typescript'), '--date', '2026-12-02', '--quiet'],
     env: () => ({ ...env, XDG_CACHE_HOME: path.join(work, `tool-cache-${projects}`) }),
@@ -76,6 +81,9 @@ if (BASELINE_BIN) {
   const label = path.basename(path.resolve(process.env.BENCH_BASELINE));
   cases[`generate, cold, TypeScript output (baseline ${label})`] = { args: () => [BASELINE_BIN, 'generate', '--cwd', freshProject('typescript'), '--date', '2026-12-02', '--quiet'] };
   cases[`generate, cold, JavaScript output (baseline ${label})`] = { args: () => [BASELINE_BIN, 'generate', '--cwd', freshProject('javascript'), '--date', '2026-12-02', '--quiet'] };
+  cases[`generate, cold, JavaScript output, Jest 26 (baseline ${label})`] = {
+    args: () => [BASELINE_BIN, 'generate', '--cwd', freshProject('javascript', { jest26: true }), '--date', '2026-12-02', '--quiet'],
+  };
 }
 const samples = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
 const cpuSamples = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
@@ -107,7 +115,7 @@ const facts = machineFacts(loadAtStart);
 appendResults({
   title: 'CLI (bench/cli.mjs)',
   facts,
-  note: `${ROUNDS} rounds, interleaved; median wall time of a fresh process. Cold = a new project with only its config (express-stripe-payments for TypeScript, express-js-orders for JavaScript).`,
+  note: `${ROUNDS} rounds, interleaved; median wall time of a fresh process. Cold = a new project with only its config (express-stripe-payments for TypeScript, express-js-orders for JavaScript; Jest 26: the same with Jest 26 in its package.json).`,
   header: ['case', 'median wall ms', 'wall × node -e 0', 'median CPU ms', 'CPU × node -e 0', 'target (wall)', ''],
   rows: results.map((r) => [
     r.name,

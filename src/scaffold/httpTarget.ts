@@ -15,7 +15,7 @@ import { buildScaffoldView, type ScaffoldView } from './scaffoldView.js';
 import type { StoreModule } from './stores/types.js';
 import { triggerFiles } from './triggers/index.js';
 import { CONTRACT_FILE, CORE_RUNTIME_FILES, MEMORY_STORE_FILE, type StaticFile } from './typescriptRuntime.js';
-import type { CodeExcerpt, ExcerptId, ScaffoldFile, ScaffoldRole, ScaffoldTarget, TargetContext } from './types.js';
+import type { CodeExcerpt, ExcerptId, JavaScriptToFormat, ScaffoldFile, ScaffoldRole, ScaffoldTarget, TargetContext } from './types.js';
 
 export interface HttpTargetOptions {
   readonly id: string;
@@ -27,6 +27,10 @@ export interface HttpTargetOptions {
   /** How the generated README describes index.ts. */
   readonly wiringPurpose?: string;
 }
+
+/** A file's JavaScript as an emitter printed it: in the house style, or for prettier to lay out. */
+const javaScriptFields = (javascript: string | JavaScriptToFormat | undefined): Pick<ScaffoldFile, 'javascript' | 'javascriptToFormat'> =>
+  javascript === undefined ? {} : typeof javascript === 'string' ? { javascript } : { javascriptToFormat: javascript.toFormat };
 
 /**
  * A TypeScript target composed of one HTTP framework adapter and one store: the shared core, the store's runtime
@@ -53,15 +57,14 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       const files: ScaffoldFile[] = staticFiles.map((file) => {
         const code = readTemplate(file.template);
         if (file !== CONTRACT_FILE) return { path: file.path, contents: code, class: 'scaffold', role: file.role, formatted: true };
-        const javascript = suiteJavaScript(file.path, code);
-        return { path: file.path, contents: suite(file.path, code), class: 'scaffold', role: file.role, formatted: runner === 'vitest', ...(javascript === undefined ? {} : { javascript }) };
+        return { path: file.path, contents: suite(file.path, code), class: 'scaffold', role: file.role, formatted: runner === 'vitest', ...javaScriptFields(suiteJavaScript(file.path, code)) };
       });
       const purposes = staticFiles.map((file) => ({ name: file.path, purpose: file.purpose }));
       // `formatted`: the emitter prints the house style itself (test/emit/houseStyleEmitted.test.ts), so generate
       // need not load prettier for the file.
       // `javascript`: the same file printed as JavaScript for a JavaScript project (ScaffoldFile.javascript).
-      const add = (path: string, contents: string, role: ScaffoldRole, purpose: string, fileClass: ScaffoldFile['class'] = 'scaffold', formatted = false, javascript?: string) => {
-        files.push({ path, contents, class: fileClass, role, ...(formatted ? { formatted } : {}), ...(javascript === undefined ? {} : { javascript }) });
+      const add = (path: string, contents: string, role: ScaffoldRole, purpose: string, fileClass: ScaffoldFile['class'] = 'scaffold', formatted = false, javascript?: string | JavaScriptToFormat) => {
+        files.push({ path, contents, class: fileClass, role, ...(formatted ? { formatted } : {}), ...javaScriptFields(javascript) });
         purposes.push({ name: path, purpose });
       };
       if (store.migration) add(store.migration.path, store.migration.render(view), 'ddl', store.migration.purpose, 'scaffold', true);

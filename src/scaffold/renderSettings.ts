@@ -3,6 +3,7 @@ import { fitsHouseWidth, houseLiteral } from './houseStyle.js';
 import { printModule } from './javascript/printModule.js';
 import type { ModuleType } from './javascript/transpile.js';
 import { commentText, propertyName } from './tsLiteral.js';
+import type { JavaScriptToFormat } from './types.js';
 
 /**
  * settings.ts: every number and name the design decided, in one place the runtime reads; laid out as prettier prints
@@ -31,7 +32,7 @@ export const METRIC_NAMES = ${metricNamesLiteral(view)} as const;
  * type import, as it does when transpiled); undefined when a line would overflow the house style, which prettier
  * lays out instead.
  */
-export function renderSettingsJavaScript(view: ScaffoldView, moduleType: ModuleType): string | undefined {
+export function renderSettingsJavaScript(view: ScaffoldView, moduleType: ModuleType): string | JavaScriptToFormat | undefined {
   // POLICY and METRIC_NAMES are expanded in the TypeScript (more entries than fit a line), which prettier keeps, at
   // the same indentation: the same text. ACTIONS sits two deeper inside its JSDoc casts.
   const policy = policyLiteral(view);
@@ -50,7 +51,8 @@ ${actionEntries(view, '    ').join('\n')}
 /** Prometheus names; the alert rules in idempotency-alerts.yml query these. */
 export const METRIC_NAMES = /** @type {const} */ (${metricNames});
 `;
-  return fitsHouseWidth(esm) ? printModule(esm, moduleType) : undefined;
+  // A value too wide for its line: the same JavaScript, for prettier to lay out.
+  return fitsHouseWidth(esm) ? printModule(esm, moduleType) : { toFormat: printModule(esm, moduleType) };
 }
 
 const policyLiteral = (view: ScaffoldView) => houseLiteral(view.policy, '', 'export const POLICY: IdempotencyPolicy = '.length, 1);

@@ -10,6 +10,7 @@ import type { StoreModule } from './stores/types.js';
 import { houseExpression, houseLiteral, houseQuote } from './houseStyle.js';
 import { printSuiteJavaScript, SuiteHoleRecorder } from './javascript/suiteJavaScript.js';
 import type { ModuleType } from './javascript/transpile.js';
+import type { JavaScriptToFormat } from './types.js';
 import { quote } from './tsLiteral.js';
 
 export interface TestSuiteOptions {
@@ -324,7 +325,7 @@ export function renderTestsJavaScript(
   store: StoreModule,
   options: TestSuiteOptions,
   moduleType: ModuleType,
-): string | undefined {
+): string | JavaScriptToFormat | undefined {
   const holes = new SuiteHoleRecorder();
   const source = renderTests(view, migrationPath, framework, store, { ...options, javascript: true }, holes);
   return printSuiteJavaScript(source, holes.values, moduleType, options.runner ?? 'vitest');

@@ -15,6 +15,11 @@ export type ScaffoldRole =
   | 'readme'
   | 'other';
 
+/** JavaScript an emitter printed whose layout prettier must still make (ScaffoldFile.javascriptToFormat). */
+export interface JavaScriptToFormat {
+  readonly toFormat: string;
+}
+
 export interface ScaffoldFile {
   /** Project-relative POSIX path (inside the config's scaffold.dir). */
   path: string;
@@ -31,6 +36,12 @@ export interface ScaffoldFile {
    * Absent where the emitter has no JavaScript form yet, or cannot promise the layout: the file is transpiled.
    */
   javascript?: string;
+  /**
+   * Where the emitter printed the JavaScript but a value from the design leaves a line too wide for the house style:
+   * that JavaScript, types stripped as the compiler strips them, for prettier to lay out (it is loaded for this file
+   * alone; the compiler is not). toJavaScriptFiles uses it when `javascript` is absent.
+   */
+  javascriptToFormat?: string;
   /**
    * Set when this is an addition to a file the user owns (schema.prisma, drizzle's journal): the text the addition was
    * computed from. It is written only while the file still reads exactly so, and never recorded in the manifest, so

@@ -110,7 +110,7 @@ const CASES: Case[] = [
 /** The files as the old path makes them: transpiled (README blocks too), then prettier in the house style. */
 async function transpiledAndFormatted(files: readonly ScaffoldFile[], moduleType: ModuleType, runner: TestRunner): Promise<Map<string, string>> {
   const old = toJavaScriptFiles(
-    files.filter((file) => file.javascript !== undefined).map(({ javascript: _direct, ...file }) => file),
+    files.filter((file) => file.javascript !== undefined || file.javascriptToFormat !== undefined).map(({ javascript: _direct, javascriptToFormat: _toFormat, ...file }) => file),
     moduleType,
     { esmTests: runner === 'vitest' },
   );
@@ -143,6 +143,17 @@ async function expectOldPathBytes(model: DesignModel, moduleTypes: readonly Modu
     for (const file of files.filter((candidate) => candidate.javascript !== undefined)) {
       const jsPath = file.role === 'readme' ? file.path : file.path.replace(/\.ts$/, '.js');
       expect(file.javascript, `${file.path} (${moduleType})`).toBe(expected.get(jsPath));
+    }
+    // A value too wide for its line: the JavaScript printed all the same, prettier's layout then the old path's.
+    const toFormat = files.filter((candidate) => candidate.javascriptToFormat !== undefined);
+    // settings.ts and the suites are printed either way: the compiler is not needed for them.
+    for (const file of files.filter((candidate) => candidate.path === 'settings.ts' || (candidate.role === 'tests' && candidate.path.endsWith('.ts') && !(runner === 'vitest' && candidate.path !== 'idempotency.test.ts')))) {
+      if (/nestjs/.test(model.stack.framework) && file.path === 'idempotency.test.ts') continue;
+      expect(file.javascript ?? file.javascriptToFormat, `${file.path} (${runner}, ${moduleType}) is printed`).toBeDefined();
+    }
+    for (const file of toFormat) {
+      const jsPath = file.path.replace(/\.ts$/, '.js');
+      expect(await prettier.format(file.javascriptToFormat!, formatOptions(jsPath)), `${file.path} (${moduleType}), laid out by prettier`).toBe(expected.get(jsPath));
     }
   }
 }

@@ -4,10 +4,13 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type * as Prettier from 'prettier';
 import { formatOptions } from '../../emit/format.js';
+import { oldJestJavaScript, oldJestVariant, type OldJestTraits } from '../profile/javascriptProfile.js';
+import { toBareBuiltins } from '../profile/bareBuiltins.js';
+import { bindSandboxGlobals } from '../profile/jestSandbox.js';
 import { CONTRACT_FILE } from '../typescriptRuntime.js';
 import type { SuiteWithHoles } from './renderedSuites.js';
 import { pieceSource, printSuiteImports, suiteForm, suitePieces, withoutMarks } from './suiteJavaScript.js';
-import { transpileSuiteToJavaScript, transpileToJavaScript, type ModuleType } from './transpile.js';
+import { loadTypeScript, transpileSuiteToJavaScript, transpileToJavaScript, type ModuleType } from './transpile.js';
 
 /**
  * The verbatim runtime templates as JavaScript, made once by `npm run build` (scripts/precompile-templates.mjs) and
@@ -56,6 +59,21 @@ export function precompiledSuiteJavaScript(source: string, moduleType: ModuleTyp
   return suites?.get(precompiledKey(source, moduleType, form));
 }
 
+let profiles: PrecompiledTable | null | undefined;
+
+/**
+ * A file the build precompiled with an old Jest's edits applied (profile/javascriptProfile.ts) where they change
+ * prettier's layout: the compiler's edits and prettier's output, from dist/scaffold/javascript/jest-profiles.json,
+ * read only when such a file is met.
+ */
+export function precompiledProfileJavaScript(javascript: string, variant: string): string | undefined {
+  if (replaced) return table?.get(profileKey(javascript, variant));
+  if (profiles === undefined) profiles = readTable('./jest-profiles.json');
+  return profiles?.get(profileKey(javascript, variant));
+}
+
+export const profileKey = (javascript: string, variant: string): string => createHash('sha256').update(`profile\0${variant}\0${javascript}`).digest('hex');
+
 /** Which table of the build holds a runner's suites in a module format. */
 export const suiteBucket = (runner: string, moduleType: ModuleType): string => `${runner}-${moduleType}`;
 
@@ -100,6 +118,37 @@ export async function buildPrecompiledTable(
     for (const moduleType of MODULE_TYPES) {
       const js = transpileSuiteToJavaScript(source, moduleType, name);
       out.set(precompiledKey(source, moduleType, 'suite'), await prettier.format(js, formatOptions(name.replace(/\.ts$/, '.js'))));
+    }
+  }
+  return out;
+}
+
+/**
+ * For whole files the build precompiled, the old Jest profiles' output where the direct reading cannot vouch for
+ * prettier's layout: the compiler's edits (bindSandboxGlobals, toBareBuiltins) then prettier, as generate gave
+ * before. Where the direct reading does vouch, the build checks it against the same and refuses a difference.
+ */
+export async function buildProfileTable(javascripts: Iterable<string>): Promise<Map<string, string>> {
+  const prettier = await import('prettier');
+  const ts = loadTypeScript();
+  const out = new Map<string, string>();
+  const variants: OldJestTraits[] = [
+    { sandbox: true, bare: true, style: 'require' },
+    { sandbox: true, bare: true, style: 'import' },
+    { sandbox: true, bare: false, style: 'require' },
+    { sandbox: true, bare: false, style: 'import' },
+    { sandbox: false, bare: true, style: 'require' },
+  ];
+  for (const javascript of new Set(javascripts)) {
+    for (const traits of variants) {
+      let edited = traits.sandbox ? bindSandboxGlobals(ts, javascript, 'module.js', traits.style) : javascript;
+      if (traits.bare) edited = toBareBuiltins(ts, edited, 'module.js');
+      if (edited === javascript) continue;
+      const formatted = await prettier.format(edited, formatOptions('module.js'));
+      const direct = oldJestJavaScript(javascript, traits, () => undefined);
+      if (direct?.keepsLayout && direct.code !== formatted) throw new Error(`bug: an old Jest's profile (${oldJestVariant(traits)}) read directly gives\n${direct.code}\nbut the compiler and prettier\n${formatted}`);
+      if (direct && !direct.keepsLayout && direct.code !== edited) throw new Error(`bug: an old Jest's profile (${oldJestVariant(traits)}) read directly gives\n${direct.code}\nbut the compiler\n${edited}`);
+      if (!direct?.keepsLayout) out.set(profileKey(javascript, oldJestVariant(traits)), formatted);
     }
   }
   return out;

@@ -3,6 +3,7 @@ import { HOUSE_WIDTH, namedList, objectLiteral } from '../houseStyle.js';
 import { adaptSuite } from '../profile/runnerPrelude.js';
 import type { TestRunner } from '../profile/types.js';
 import type { SuiteHoles } from '../renderTests.js';
+import type { JavaScriptToFormat } from '../types.js';
 import { quote } from '../tsLiteral.js';
 import { precompiledSuiteJavaScript, type PrecompiledForm } from './precompiled.js';
 import { printModule } from './printModule.js';
@@ -50,10 +51,10 @@ export class SuiteHoleRecorder implements SuiteHoles {
  * precompiled whole by the build with the scaffold folder a hole (Mocha and node:test read .sql files from the
  * source folder, named in the suite). Undefined when the build did not make it or the folder does not fit.
  */
-export function printAdaptedSuite(code: string, runner: TestRunner, path: string, scaffoldDir: string | undefined, moduleType: ModuleType): string | undefined {
+export function printAdaptedSuite(code: string, runner: TestRunner, path: string, scaffoldDir: string | undefined, moduleType: ModuleType): string | JavaScriptToFormat | undefined {
   const holes = new SuiteHoleRecorder();
   const js = precompiledSuiteJavaScript(adaptedSuiteSource(code, runner, path, scaffoldDir, holes), moduleType, runner, 'file');
-  return js === undefined ? undefined : fillHoles(js, holes.values);
+  return js === undefined ? undefined : fillHolesOrFormat(js, holes.values);
 }
 
 /** adaptSuite for the suite at `path` in the scaffold folder; with holes, the folder is one when it is a plain path. */
@@ -82,7 +83,7 @@ export const pieceSource = (piece: string, runner: string): string => `${SUITE_M
  * The suite's JavaScript from its source with holes (rendered with a SuiteHoleRecorder), or undefined when a piece
  * was not precompiled or a value does not fit where its placeholder stood.
  */
-export function printSuiteJavaScript(source: string, values: ReadonlyMap<string, string>, moduleType: ModuleType, runner: string): string | undefined {
+export function printSuiteJavaScript(source: string, values: ReadonlyMap<string, string>, moduleType: ModuleType, runner: string): string | JavaScriptToFormat | undefined {
   const form = suiteForm(runner);
   const [imports, ...pieces] = suitePieces(source);
   const body: string[] = [];
@@ -93,7 +94,18 @@ export function printSuiteJavaScript(source: string, values: ReadonlyMap<string,
   }
   const code = body.join('');
   const header = printSuiteImports(imports!, code, moduleType, form);
-  return header === undefined ? undefined : fillHoles(header + code, values);
+  return header === undefined ? undefined : fillHolesOrFormat(header + code, values);
+}
+
+/**
+ * fillHoles, or where a value leaves a line too long, the filled text for prettier to lay out: the same JavaScript
+ * the compiler gives, in a layout prettier may change around that value (test/scaffold/directJavaScript.test.ts).
+ */
+export function fillHolesOrFormat(code: string, values: ReadonlyMap<string, string>): string | JavaScriptToFormat | undefined {
+  const fitted = fillHoles(code, values);
+  if (fitted !== undefined) return fitted;
+  const loose = fillHoles(code, values, { overflow: true });
+  return loose === undefined ? undefined : { toFormat: loose };
 }
 
 /**
@@ -102,7 +114,7 @@ export function printSuiteJavaScript(source: string, values: ReadonlyMap<string,
  * might be broken differently, so that gives undefined (comments excepted: prettier never wraps them; and a line
  * already too long with the placeholder, which prettier could not break).
  */
-export function fillHoles(code: string, values: ReadonlyMap<string, string>): string | undefined {
+export function fillHoles(code: string, values: ReadonlyMap<string, string>, options: { overflow?: boolean } = {}): string | undefined {
   const out: string[] = [];
   for (const line of code.split('\n')) {
     if (!PLACEHOLDER.test(line)) {
@@ -118,7 +130,7 @@ export function fillHoles(code: string, values: ReadonlyMap<string, string>): st
     });
     // A line prettier left too long even with the placeholder (code inside a template literal) it leaves as it is.
     const unbreakable = /^\s*(\/\/|\/?\*)/.test(line) || line.length > HOUSE_WIDTH;
-    if (!fits || (!unbreakable && filled.split('\n').some((part) => part.length > HOUSE_WIDTH))) return undefined;
+    if (!fits || (!unbreakable && !options.overflow && filled.split('\n').some((part) => part.length > HOUSE_WIDTH))) return undefined;
     out.push(filled);
   }
   return out.join('\n');

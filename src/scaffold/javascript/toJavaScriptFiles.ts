@@ -20,6 +20,8 @@ export function toJavaScriptFiles(files: readonly ScaffoldFile[], moduleType: Mo
     if (!file.path.endsWith('.ts')) return file;
     // Printed as JavaScript by its emitter, in the house style: neither compiler nor prettier.
     if (file.javascript !== undefined) return { path: javaScriptPath(file.path), contents: file.javascript, class: file.class, role: file.role, formatted: true };
+    // Printed as JavaScript too, but a value overflows its line: prettier lays it out, without the compiler.
+    if (file.javascriptToFormat !== undefined) return { path: javaScriptPath(file.path), contents: file.javascriptToFormat, class: file.class, role: file.role };
     // Only a vitest suite must stay an ES module; jest, mocha and node:test load CommonJS tests as the app does.
     const tests = file.role === 'tests' && esmTests;
     // A verbatim template the build already turned into house-style JavaScript needs neither compiler nor prettier.

@@ -5,6 +5,8 @@ import { quote } from '../tsLiteral.js';
 import type { ScaffoldFile } from '../types.js';
 import { toBareBuiltins } from './bareBuiltins.js';
 import { DEFAULT_CLASS } from './defaultClass.js';
+import { precompiledProfileJavaScript } from '../javascript/precompiled.js';
+import { bareBuiltinsInJavaScript, oldJestJavaScript } from './javascriptProfile.js';
 import { bindSandboxGlobals, pinJestEnvironment } from './jestSandbox.js';
 import type { ProjectProfile } from './types.js';
 
@@ -27,8 +29,12 @@ interface Edit {
 export function applyProfile(files: readonly ScaffoldFile[], profile: ProjectProfile): ScaffoldFile[] {
   const named = profile.testFileSuffix === 'spec' ? files.map(toSpecName) : files;
   let adapted = profile.language === 'typescript' ? adaptTypeScript(named, profile) : [...named];
-  if (profile.jestSandbox) adapted = withSandboxGlobals(adapted, profile);
-  if (profile.bareBuiltins) adapted = withBareBuiltins(adapted);
+  // JavaScript printed in the house style is read without the compiler (javascriptProfile.ts); files transpiled at
+  // run time have loaded it already.
+  const direct = new Set(profile.language === 'javascript' ? named.filter((file) => file.formatted && /\.[cm]?js$/.test(file.path)).map((file) => file.path) : []);
+  if (direct.size > 0 && (profile.jestSandbox || profile.bareBuiltins)) adapted = withOldJestJavaScript(adapted, profile, direct);
+  if (profile.jestSandbox) adapted = withSandboxGlobals(adapted, profile, direct);
+  if (profile.bareBuiltins) adapted = withBareBuiltins(adapted, direct, profile.language === 'javascript');
   return profile.testRunner === 'jest' ? adapted.map(withJestEnvironment) : adapted;
 }
 
@@ -39,27 +45,46 @@ function withJestEnvironment(file: ScaffoldFile): ScaffoldFile {
   return contents === file.contents ? file : { ...file, contents };
 }
 
+/**
+ * An old Jest's edits on the JavaScript printed in the house style, read without the compiler; a file this cannot
+ * read leaves `direct` and goes the compiler's way below.
+ */
+function withOldJestJavaScript(files: readonly ScaffoldFile[], profile: ProjectProfile, direct: Set<string>): ScaffoldFile[] {
+  const traits = { sandbox: profile.jestSandbox === true, bare: profile.bareBuiltins === true, style: profile.moduleSystem === 'commonjs' ? ('require' as const) : ('import' as const) };
+  return files.map((file) => {
+    if (!direct.has(file.path)) return file;
+    const edit = oldJestJavaScript(file.contents, traits, precompiledProfileJavaScript);
+    if (!edit) {
+      direct.delete(file.path);
+      return file;
+    }
+    return edit.code === file.contents ? file : { ...file, contents: edit.code, formatted: file.formatted && edit.keepsLayout };
+  });
+}
+
 /** Node's globals bound explicitly in every source file that uses one the project's old Jest leaves out. */
-function withSandboxGlobals(files: readonly ScaffoldFile[], profile: ProjectProfile): ScaffoldFile[] {
-  const ts = loadTypeScript();
+function withSandboxGlobals(files: readonly ScaffoldFile[], profile: ProjectProfile, direct: ReadonlySet<string>): ScaffoldFile[] {
   const style = profile.language === 'javascript' && profile.moduleSystem === 'commonjs' ? 'require' : 'import';
   return files.map((file) => {
     if (!/\.[cm]?[jt]s$/.test(file.path) || file.path.endsWith('.d.ts')) return file;
-    const contents = bindSandboxGlobals(ts, file.contents, file.path, style);
+    if (direct.has(file.path)) return file;
+    const contents = bindSandboxGlobals(loadTypeScript(), file.contents, file.path, style);
     return contents === file.contents ? file : { ...file, contents, formatted: false };
   });
 }
 
 /** Bare builtin specifiers in every source file, TypeScript or JavaScript, and in the README's examples. */
-function withBareBuiltins(files: readonly ScaffoldFile[]): ScaffoldFile[] {
-  const ts = loadTypeScript();
+function withBareBuiltins(files: readonly ScaffoldFile[], direct: ReadonlySet<string>, javascript: boolean): ScaffoldFile[] {
   return files.map((file) => {
     if (/\.[cm]?[jt]s$/.test(file.path)) {
-      const contents = toBareBuiltins(ts, file.contents, file.path);
+      if (direct.has(file.path)) return file;
+      const contents = file.contents.includes('node:') ? toBareBuiltins(loadTypeScript(), file.contents, file.path) : file.contents;
       return contents === file.contents ? file : { ...file, contents, formatted: false };
     }
     if (file.role === 'readme' || file.path.endsWith('.md')) {
-      const contents = file.contents.replace(/```(ts|js)\n([\s\S]*?)```/g, (_block, language: string, code: string) => `\`\`\`${language}\n${toBareBuiltins(ts, code, `README.${language}`)}\`\`\``);
+      // Code blocks are not formatted (embedded code is left as written): only the text must be the compiler's.
+      const bare = (language: string, code: string) => (javascript && language === 'js' ? bareBuiltinsInJavaScript(code)?.code : undefined) ?? (code.includes('node:') ? toBareBuiltins(loadTypeScript(), code, `README.${language}`) : code);
+      const contents = file.contents.replace(/```(ts|js)\n([\s\S]*?)```/g, (_block, language: string, code: string) => `\`\`\`${language}\n${bare(language, code)}\`\`\``);
       return contents === file.contents ? file : { ...file, contents };
     }
     return file;

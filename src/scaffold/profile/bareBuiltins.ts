@@ -18,7 +18,7 @@ const BARE = new Set(builtinModules);
 const MOCKS = new Set(['mock', 'doMock', 'unmock', 'requireActual', 'requireMock']);
 
 /** `node:fs/promises` → `fs/promises`; undefined for specifiers with no bare form (`node:test`) or that are not builtins. */
-function bareName(specifier: string): string | undefined {
+export function bareName(specifier: string): string | undefined {
   if (!specifier.startsWith('node:')) return undefined;
   const name = specifier.slice('node:'.length);
   return BARE.has(name) ? name : undefined;

@@ -14,7 +14,7 @@ export function needsSandboxGlobals(jestVersion: number | undefined): boolean {
 }
 
 /** Node globals the generated code may use that some Jest before 28 leaves out of its sandbox. */
-const SANDBOX_GAPS = new Set([
+export const SANDBOX_GAPS: ReadonlySet<string> = new Set([
   'AbortController',
   'AbortSignal',
   'Blob',
@@ -71,6 +71,24 @@ export function bindSandboxGlobals(ts: Ts, code: string, fileName: string, style
     ts.forEachChild(node, visit);
   };
   visit(file);
+  return withSandboxBindings(code, afterImports(ts, file), used, declared, reads, javascript ? 'javascript' : 'typescript', style);
+}
+
+/**
+ * The bindings for the globals a file uses (`used` less `declared`) inserted at `at` (after its imports), and its
+ * reads through globalThis made reads of the bound name: shared by the compiler's reading (bindSandboxGlobals) and
+ * the direct one of house-style JavaScript (profile/javascriptProfile.ts), so both write the same text.
+ */
+export function withSandboxBindings(
+  code: string,
+  at: number,
+  used: ReadonlySet<string>,
+  declared: ReadonlySet<string>,
+  reads: ReadonlyArray<{ start: number; end: number; name: string }>,
+  language: 'javascript' | 'typescript',
+  style: 'import' | 'require',
+): string {
+  const javascript = language === 'javascript';
   const names = [...used].filter((name) => !declared.has(name)).sort();
   if (names.length === 0) return code;
   const vm = style === 'import' ? "import { runInThisContext } from 'node:vm';" : "const { runInThisContext } = require('node:vm');";
@@ -86,7 +104,6 @@ export function bindSandboxGlobals(ts: Ts, code: string, fileName: string, style
     ? ''
     : `type SandboxGlobal<K extends string> = typeof globalThis extends Record<K, infer T> ? T : ReturnType<typeof runInThisContext>;\ntype SandboxGlobals = { readonly [K in ${names.map(quoted).join(' | ')}]?: SandboxGlobal<K> };\n`;
   const insert = `${vm}\n\n// Jest before 28 leaves these Node globals out of its test sandbox: Node's own, when the sandbox lacks them.\n${types}${names.map(binding).join('\n')}\n`;
-  const at = afterImports(ts, file);
   let body = code.slice(at);
   for (const read of reads.filter(({ name }) => !declared.has(name)).sort((a, b) => b.start - a.start)) {
     body = body.slice(0, read.start - at) + read.name + body.slice(read.end - at);

@@ -15,6 +15,7 @@ import { relocateFindings } from './relocateFindings.js';
 import { NOT_IN_HANDLER, threadProviderKeys } from './thread/threadProviderKeys.js';
 import { parseSource } from './sourceFile.js';
 import type { Transform, TransformContext } from './transforms/context.js';
+import { unlessDecoratedRoute } from './transforms/decoratedRoute.js';
 import { NO_AUTHENTICATION, wireExpressRoute } from './transforms/expressRoute.js';
 import { wireFastifyRoute } from './transforms/fastifyRoute.js';
 import { wireHonoRoute } from './transforms/honoRoute.js';
@@ -31,7 +32,7 @@ import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transf
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 
 /** One transform per framework the generated adapters cover; adding one = one file + one line. */
-const ROUTE_TRANSFORMS: Record<ApplyFramework, Transform> = { express: wireExpressRoute, fastify: wireFastifyRoute, nestjs: wireNestRoute, nextjs: wireNextRoute, koa: wireKoaRoute, hono: wireHonoRoute, plain: wrapPlainFunction };
+const ROUTE_TRANSFORMS: Record<ApplyFramework, Transform> = { express: unlessDecoratedRoute(wireExpressRoute), fastify: wireFastifyRoute, nestjs: wireNestRoute, nextjs: wireNextRoute, koa: unlessDecoratedRoute(wireKoaRoute), hono: wireHonoRoute, plain: wrapPlainFunction };
 
 /**
  * Next.js has its own instance module and a client pass (transforms/nextProject.ts); Koa and Hono their instance in

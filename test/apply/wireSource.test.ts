@@ -224,3 +224,35 @@ export class CardsController {
     expect([again.text, again.edits, again.stale]).toEqual([out.text, [], []]);
   });
 });
+
+describe('routing-controllers on Express', () => {
+  const file = 'src/api/controllers/PetController.ts';
+  const source = `import { Authorized, Body, JsonController, Post } from 'routing-controllers';
+
+@Authorized()
+@JsonController('/pets')
+export class PetController {
+  @Post()
+  public create(@Body() body: { name: string }) {
+    return body;
+  }
+}
+`;
+
+  it('leaves the controller untouched with a manual step saying why (@UseBefore runs before body parsing and auth), not "changed since inspection"', () => {
+    for (const line of [6, 7]) {
+      const out = wireSource(file, source, [target(file, line, { path: '/pets' })], options('express'));
+      expect(out.stale).toEqual([]);
+      expect(out.text).toBe(source);
+      expect(out.edits).toEqual([]);
+      expect(out.manual).toHaveLength(1);
+      expect(out.manual[0]?.reason).toMatch(/^routing-controllers runs @UseBefore middleware before its body parser and authorizationChecker/);
+      expect(out.manual[0]?.reason).toContain("@HeaderParam('Idempotency-Key', { required: true })");
+    }
+  });
+
+  it('a method decorated by something else entirely is still looked up as a route registration', () => {
+    const other = source.replace("from 'routing-controllers'", "from './decorators'");
+    expect(wireSource(file, other, [target(file, 7, { path: '/pets' })], options('express')).stale).toHaveLength(1);
+  });
+});

@@ -163,3 +163,60 @@ export class Helper { post() { return 1; } }
     expect(endpoints).toHaveLength(2);
   });
 });
+
+describe('routing-controllers', () => {
+  // The shape of w3tecch/express-typescript-boilerplate@1772701: decorated controllers on an Express app started by
+  // createExpressServer({ routePrefix }), DTO classes extending a base class.
+  const files = (prefix: string) => ({
+    'package.json': JSON.stringify({ dependencies: { express: '^4.16.2', 'routing-controllers': '^0.7.6', typeorm: '^0.2.5' } }),
+    'src/app.ts': `import { createExpressServer } from 'routing-controllers';
+import { env } from './env';
+export const app = createExpressServer({ routePrefix: ${prefix}, controllers: [__dirname + '/controllers/*.ts'] });
+`,
+    'src/env.ts': "export const env = { app: { routePrefix: process.env.APP_ROUTE_PREFIX } };\n",
+    'src/controllers/PetController.ts': `import { Authorized, Body, BodyParam, Delete, Get, JsonController, Method, Param, Post as HttpPost } from 'routing-controllers';
+class BasePet {
+  public name: string;
+  public age: number;
+}
+class CreatePetBody extends BasePet {
+  public userId: string;
+}
+@Authorized()
+@JsonController('/pets')
+export class PetController {
+  constructor(private petService: { create(body: CreatePetBody): Promise<unknown> }) {}
+  @Get()
+  public find() { return []; }
+  @HttpPost()
+  public create(@Body({ required: true }) body: CreatePetBody) {
+    return this.petService.create(body);
+  }
+  @Method('patch', '/:id/rename')
+  public rename(@Param('id') id: string, @BodyParam('name') name: string) { return { id, name }; }
+  @Delete('/:id')
+  public remove(@Param('id') id: string) { return id; }
+}
+`,
+  });
+
+  it('reads routes from decorated controllers, with the body fields a DTO inherits, under a literal routePrefix', async () => {
+    const { findings } = await inspectProject(project(files("'/api'")));
+    const endpoints = findings.filter((f) => f.kind === 'endpoint');
+    expect(endpoints.map((f) => [f.id, f.line, f.framework, f.prefixResolved, f.bodyFields ?? []])).toEqual([
+      ['POST /api/pets', 15, 'routing-controllers', true, ['userId', 'name', 'age']],
+      ['PATCH /api/pets/:id/rename', 19, 'routing-controllers', true, ['name']],
+      ['DELETE /api/pets/:id', 21, 'routing-controllers', true, []],
+    ]);
+  });
+
+  it('flags the paths unresolved when the routePrefix comes from the environment', async () => {
+    const { findings } = await inspectProject(project(files('env.app.routePrefix')));
+    const endpoints = findings.filter((f) => f.kind === 'endpoint');
+    expect(endpoints.map((f) => [f.id, f.prefixResolved])).toEqual([
+      ['POST /pets', false],
+      ['PATCH /pets/:id/rename', false],
+      ['DELETE /pets/:id', false],
+    ]);
+  });
+});

@@ -28,7 +28,7 @@ export const actionNotWrapped: Rule = {
       const where = { file: at.source.rel, line: at.line };
       out.push({
         ...where,
-        fix: wiringFix(config.stack.framework, action.name),
+        fix: ROUTING_CONTROLLERS.test(at.source.text) ? decoratedFix(action.name) : wiringFix(config.stack.framework, action.name),
         evidence: at.source.text.split('\n')[at.line - 1]?.trim() ?? '',
         message: `Action ${action.name}${action.route ? ` (${action.route})` : ''} is configured but no file imports the generated layer in ${dir}/ and uses it for ${action.name}.`,
       });
@@ -36,6 +36,14 @@ export const actionNotWrapped: Rule = {
     return out;
   },
 };
+
+const ROUTING_CONTROLLERS = /\bfrom\s+['"]routing-controllers['"]|require\(\s*['"]routing-controllers['"]\s*\)/;
+
+/** A routing-controllers controller: its @UseBefore middleware would run before body parsing and authorization. */
+function decoratedFix(action: string): string {
+  const name = action.replace(/[^\w$]/g, '');
+  return `Claim the key inside the controller method: routing-controllers runs \`@UseBefore\` middleware before its body parser and authorizationChecker, so the generated middleware would see neither body nor caller. Run the method's work through \`idempotency.core.runOnce(ACTIONS.${name}, …)\` with the key from \`@HeaderParam('Idempotency-Key')\` and the caller from \`@CurrentUser()\`; \`idempotency-builder apply\` lists the steps.`;
+}
 
 /** The one line that wires an action in, as the generated README shows it for the project's framework. */
 function wiringFix(framework: string, action: string): string {

@@ -145,6 +145,8 @@ export interface FileFacts {
   mounts: RawMount[];
   owners: Map<string, OwnerInfo>;
   nestBootstraps: NestBootstrap[];
+  /** routing-controllers' `routePrefix` where this file starts its server; null: computed at runtime. */
+  routePrefixes: Array<{ file: string; prefix: string | null }>;
   webhooks: RawWebhook[];
   /** Function keys (this file) that contain a payment call: the seeds of `touchesPayment` reachability. */
   paymentFunctionKeys: string[];
@@ -183,5 +185,5 @@ export interface Detector {
 }
 
 export function emptyFacts(): FileFacts {
-  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], nestControllerFactories: new Map(), consumerWrappers: [] };
+  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], routePrefixes: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], nestControllerFactories: new Map(), consumerWrappers: [] };
 }

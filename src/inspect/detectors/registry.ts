@@ -7,11 +7,12 @@ import { nestRoutes } from './nestRoutes.js';
 import { nextRoutes } from './nextRoutes.js';
 import { payments } from './payments.js';
 import { recordInserts } from './recordInserts.js';
+import { routingControllers } from './routingControllers.js';
 import { rpcEndpoints } from './rpcEndpoints.js';
 import { webhooks } from './webhooks.js';
 
 /** Adding a detector is one file plus one line here. Order does not matter: detectors only append facts. */
-export const detectors: Detector[] = [httpRoutes, nestRoutes, nextRoutes, rpcEndpoints, payments, webhooks, consumers, crons, existingIdempotency, recordInserts];
+export const detectors: Detector[] = [httpRoutes, nestRoutes, nextRoutes, routingControllers, rpcEndpoints, payments, webhooks, consumers, crons, existingIdempotency, recordInserts];
 
 /** Does the detector look at this file (path and text)? */
 export function wants(detector: Detector, rel: string, text: string): boolean {

@@ -102,12 +102,12 @@ export function indexSource(sf: ts.SourceFile, file: string): SourceIndex {
         savedClass = [classAliases, className];
         className = cls.name?.text;
         classAliases = injectedAliases(cls);
-        if (cls.name) index.shapes.set(cls.name.text, memberNames(cls.members));
+        if (cls.name) index.shapes.set(cls.name.text, [...memberNames(cls.members), ...inherited(cls)]);
         break;
       }
       case ts.SyntaxKind.InterfaceDeclaration: {
         const decl = node as ts.InterfaceDeclaration;
-        index.shapes.set(decl.name.text, memberNames(decl.members));
+        index.shapes.set(decl.name.text, [...memberNames(decl.members), ...inherited(decl)]);
         break;
       }
       case ts.SyntaxKind.TypeAliasDeclaration: {
@@ -390,4 +390,21 @@ function recordBodyContext(expr: ts.Expression, frame: { facts: FunctionFacts; b
       if (holder && ts.isVariableDeclaration(holder)) recordBodyContext(parent, frame);
     }
   }
+}
+
+/**
+ * What a DTO inherits, as `@Base` references resolved with the other shapes: `class CreatePetBody extends BasePet`,
+ * `interface A extends B, C`, and Nest's mapped types (`extends PartialType(CreateOrderDto)`, `IntersectionType(A, B)`).
+ */
+function inherited(decl: ts.ClassLikeDeclaration | ts.InterfaceDeclaration): string[] {
+  const out: string[] = [];
+  for (const clause of decl.heritageClauses ?? []) {
+    if (clause.token !== ts.SyntaxKind.ExtendsKeyword) continue;
+    for (const type of clause.types) {
+      const expr = type.expression;
+      if (ts.isIdentifier(expr)) out.push(`@${expr.text}`);
+      else if (ts.isCallExpression(expr)) for (const arg of expr.arguments) if (ts.isIdentifier(arg)) out.push(`@${arg.text}`);
+    }
+  }
+  return out;
 }

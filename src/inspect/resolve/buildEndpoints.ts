@@ -30,6 +30,7 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
   const owners = new Map<string, OwnerInfo>();
   const mountsByChild = new Map<string, Array<{ parent: string; prefix: string | null }>>();
   const bootstraps: NestBootstrap[] = [];
+  const routePrefixes = new Map<string, Array<string | null>>();
   const addMount = (child: string, parent: string, prefix: string | null) => {
     const list = mountsByChild.get(child) ?? [];
     if (!list.some((m) => m.parent === parent && m.prefix === prefix)) list.push({ parent, prefix });
@@ -38,6 +39,7 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
   for (const record of records.files.values()) {
     for (const [name, info] of record.facts.owners) owners.set(`${record.rel}::${name}`, info);
     bootstraps.push(...record.facts.nestBootstraps);
+    for (const { prefix } of record.facts.routePrefixes) routePrefixes.set(record.pkgDir, [...(routePrefixes.get(record.pkgDir) ?? []), prefix]);
   }
   for (const record of records.files.values()) {
     for (const mount of record.facts.mounts) {
@@ -76,6 +78,13 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
         const { path: full, resolved } = nestPath(nestRoute, bootstrapFor(bootstraps, records, route.file));
         const own = route.prefixResolved !== false && via?.resolved !== false;
         for (const p of full) built.push(endpoint(base, p, resolved && own, 'nestjs'));
+        continue;
+      }
+      if (route.framework === 'routing-controllers') {
+        // Under the routePrefix of the package's server (one known prefix: joined; several or a runtime value: unresolved).
+        const prefixes = [...new Set(routePrefixes.get(record.pkgDir) ?? [''])];
+        const prefix = prefixes.length === 1 ? prefixes[0] : null;
+        built.push(endpoint(base, joinPath(prefix ?? '', route.path), route.prefixResolved !== false && prefix !== null && prefix !== undefined, route.framework));
         continue;
       }
       if (!route.owner) {

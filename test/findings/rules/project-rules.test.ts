@@ -3,7 +3,8 @@ import { consumerWithoutDedupe } from '../../../src/findings/rules/consumer-with
 import { cronWithoutOverlapGuard } from '../../../src/findings/rules/cron-without-overlap-guard.js';
 import { leaseShorterThanWorstCase } from '../../../src/findings/rules/lease-shorter-than-worst-case.js';
 import { consumersAndCrons } from '../../../src/findings/localInspection.js';
-import { configWith, contextFor, ruleTester } from '../ruleTester.js';
+import { describe, expect, it } from 'vitest';
+import { configWith, contextFor, findingsFor, ruleTester } from '../ruleTester.js';
 
 const consumer = (dedupes: boolean) => ({
   findings: [{ kind: 'consumer' as const, id: 'bullmq fulfilment', file: 'src/worker.ts', line: 2, broker: 'bullmq', queue: 'fulfilment', dedupes }],
@@ -85,6 +86,22 @@ ruleTester(actionNotWrapped, {
       errors: [{ line: 4, message: /createPayment \(POST \/payments\) is configured but no file imports/ }],
     },
   ],
+});
+
+describe('action-not-wrapped on a routing-controllers controller', () => {
+  it('tells to claim the key inside the method, not to mount middleware that would run before body parsing and auth', () => {
+    const controller = `import { Body, JsonController, Post } from 'routing-controllers';
+@JsonController('/payments')
+export class PaymentController {
+  @Post()
+  public create(@Body() body: { amount: number }) { return body; }
+}
+`;
+    const [finding, ...rest] = findingsFor(actionNotWrapped, { name: 'rc', files: { 'src/routes/payments.ts': controller }, config: configWith([payAction], { scaffold: { dir: 'src/idempotency' } }) });
+    expect(rest).toEqual([]);
+    expect(finding?.fix).toMatch(/^Claim the key inside the controller method: routing-controllers runs `@UseBefore` middleware before its body parser/);
+    expect(finding?.fix).not.toContain('router.post');
+  });
 });
 
 const stripeRoute = (client: string, extra = '') => `import Stripe from 'stripe';

@@ -3,7 +3,7 @@ import { isFunctionLike, objectProperty, unwrap } from '../inspect/parse/astHelp
 import { innermostFunction, localInitializer } from './walk.js';
 
 /** Calls whose value differs on every attempt: a clock, a random source, a fresh id. */
-const VOLATILE_CALL = /^(Date\.now|performance\.now|Math\.random|(crypto\.)?randomUUID|(crypto\.)?randomBytes|(crypto\.)?randomInt|uuid|uuidv4|v4|uuid\.v4|nanoid|cuid|cuid2|createId|ulid|generateId|ObjectId)$/;
+const VOLATILE_CALL = /^(Date\.now|performance\.now|Math\.random|(crypto\.)?randomUUID|(crypto\.)?randomBytes|(crypto\.)?randomInt|uuid|uuidv4|v4|uuid\.v4|uuidv1|v1|uuid\.v1|uuidv7|v7|uuid\.v7|nanoid|cuid|cuid2|createId|ulid|generateId|ObjectId)$/;
 
 /** Date libraries' "now": `dayjs()` and `moment()` read the clock when called without an argument. */
 export const CLOCK_LIBRARY_CALL = /^(dayjs|moment)$/;

@@ -429,3 +429,39 @@ export const refund = (pi: string) => stripe.refunds.create({ payment_intent: pi
     expect(facts.calls.map((c) => `${c.operation} ${c.file}:${c.line}`)).toEqual(['refunds.create apps/api/src/services/payments.ts:3']);
   });
 });
+
+describe('TypeORM repository writes', () => {
+  // The shape of w3tecch/express-typescript-boilerplate@1772701 (src/api/services/PetService.ts).
+  const writesOf = (body: string) => {
+    const ctx = contextFor({
+      name: 'typeorm-writes',
+      files: {
+        'index.js': `const express = require('express');
+const { v1 } = require('uuid');
+const app = express();
+app.post('/pets', async (req, res) => {
+${body}
+  res.sendStatus(201);
+});
+`,
+      },
+      config: { ...base, actions: [{ ...action, name: 'createPet', route: 'POST /pets', source: 'index.js:4' }] },
+      dependencies: { express: '^4.0.0', typeorm: '^0.3.0' },
+    });
+    return factsFor(ctx, (ctx.config as Config).actions[0]!)!.writes.map((w) => `${w.kind} ${w.target}${w.freshKey ? ` fresh ${w.freshKey}` : ''}`);
+  };
+
+  it('save inserts (a fresh id: never meets the row a retry wrote), or updates when the id comes from the request', () => {
+    expect(writesOf('  const pet = req.body;\n  await this.petRepository.save(pet);')).toEqual(['create pet']);
+    expect(writesOf('  const pet = req.body;\n  pet.id = v1();\n  await this.petRepository.save(pet);')).toEqual(['create pet fresh v1()']);
+    expect(writesOf('  const pet = req.body;\n  pet.id = req.params.id;\n  await petRepo.save(pet);')).toEqual(['update pet']);
+  });
+
+  it('names the entity from getRepository(Entity), an EntityManager call, or the repository; a delete is not a table named after its argument', () => {
+    expect(writesOf('  await dataSource.getRepository(Order).insert(req.body);')).toEqual(['create Order']);
+    expect(writesOf('  await manager.save(Order, req.body);')).toEqual(['create Order']);
+    expect(writesOf('  const id = req.params.id;\n  await this.userRepository.delete(id);')).toEqual(['delete user']);
+    // Not a repository: nothing claimed.
+    expect(writesOf('  await cache.save(req.body);')).toEqual([]);
+  });
+});

@@ -156,3 +156,17 @@ describe('a project on an old TypeScript is told releases its compiler can parse
     expect(hint).not.toContain('@types/express-serve-static-core');
   });
 });
+
+describe('a project on TypeScript before 3.8', () => {
+  it('is told its compiler cannot parse the scaffolding, and the command that upgrades it', async () => {
+    const root = await project({ 'package.json': JSON.stringify({ name: 'old-api', devDependencies: { typescript: '^3.6.3' } }), 'yarn.lock': '' });
+    const { notes } = await scaffoldProject({ root, model: await modelFor('express-stripe-payments'), dir: 'src/idempotency', packageManager: 'yarn' });
+    expect(notes).toContain('This project compiles with TypeScript 3.6, which cannot parse the scaffolding in src/idempotency (it uses `import type`, `?.` and `??`, TypeScript 3.8 and later). Upgrade TypeScript before compiling it: yarn add -D typescript@3.9');
+  });
+
+  it('3.8 and later: no such note', async () => {
+    const root = await project({ 'package.json': JSON.stringify({ name: 'api', devDependencies: { typescript: '~3.8.3' } }) });
+    const { notes } = await scaffoldProject({ root, model: await modelFor('express-stripe-payments'), dir: 'src/idempotency', packageManager: 'npm' });
+    expect(notes.join('\n')).not.toContain('cannot parse the scaffolding');
+  });
+});

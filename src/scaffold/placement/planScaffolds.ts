@@ -64,6 +64,11 @@ export async function dependencyNotes(root: string, scaffold: Pick<PlannedScaffo
   // Said whether or not the package is declared already: the project's compiler cannot read its typings either way.
   const imported = missingDependencies(files, new Set(), typescript);
   const caveats = typingsBeyondTypeScript([...imported.runtime, ...imported.dev], typescriptVersion);
+  // The scaffold's syntax (`import type`, `?.`, `??`) needs TypeScript 3.8; 3.9, the last 3.x, is the smallest step.
+  if (typescriptVersion !== undefined && typescriptVersion < 308) {
+    const upgrade = installCommands(packageManager, { packageDir: scaffold.packageDir, ...(name ? { name } : {}), ...(workspaceRoot ? { workspaceRoot } : {}), ...(standalone ? { standalone } : {}) }, { runtime: [], dev: ['typescript@3.9'] });
+    caveats.unshift(`This project compiles with TypeScript ${Math.floor(typescriptVersion / 100)}.${typescriptVersion % 100}, which cannot parse the scaffolding in ${scaffold.dir} (it uses \`import type\`, \`?.\` and \`??\`, TypeScript 3.8 and later). Upgrade TypeScript before compiling it: ${upgrade.join(' && ')}`);
+  }
   const install = commands.length === 0 ? undefined : `The scaffolding in ${scaffold.dir} needs packages that ${scaffold.packageDir === '' ? 'the project' : `package ${name ?? scaffold.packageDir}`} does not declare yet (nothing was installed): ${commands.join(' && ')}`;
   return [...(install ? [install] : []), ...caveats];
 }

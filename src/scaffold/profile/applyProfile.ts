@@ -35,7 +35,89 @@ export function applyProfile(files: readonly ScaffoldFile[], profile: ProjectPro
   if (direct.size > 0 && (profile.jestSandbox || profile.bareBuiltins)) adapted = withOldJestJavaScript(adapted, profile, direct);
   if (profile.jestSandbox) adapted = withSandboxGlobals(adapted, profile, direct);
   if (profile.bareBuiltins) adapted = withBareBuiltins(adapted, direct, profile.language === 'javascript');
+  if (profile.language === 'typescript') adapted = withoutOrphanTypes(named, adapted);
+  if (profile.testRunner === 'jest' && profile.jestGlobals) adapted = adapted.map(withJestGlobals);
   return profile.testRunner === 'jest' ? adapted.map(withJestEnvironment) : adapted;
+}
+
+/**
+ * A type the adaptations left unused: `satisfies Record<string, ActionSettings>` stripped for TypeScript before 4.9
+ * leaves `ActionSettings` imported for nothing, and an old Jest's sandbox binding replaces the reads typed by
+ * `SuiteFetch` / `PushFetch`. A project with `noUnusedLocals` refuses those, so each goes with its last use: a type
+ * alias or interface of the file, or a name of a type-only import.
+ */
+function withoutOrphanTypes(before: readonly ScaffoldFile[], after: readonly ScaffoldFile[]): ScaffoldFile[] {
+  const original = new Map(before.map((file) => [file.path, file.contents]));
+  return after.map((file) => {
+    const was = original.get(file.path);
+    if (was === undefined || was === file.contents || !/\.[cm]?ts$/.test(file.path) || file.path.endsWith('.d.ts')) return file;
+    const contents = dropOrphanTypes(was, file.contents);
+    return contents === file.contents ? file : { ...file, contents };
+  });
+}
+
+export function dropOrphanTypes(was: string, code: string): string {
+  const ts = loadTypeScript();
+  const file = ts.createSourceFile('module.ts', code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const uses = new Map<string, number>();
+  const declarations = new Set<Node>();
+  const edits: Edit[] = [];
+  const candidates: Array<{ name: string; node: Node; remove: () => Edit }> = [];
+  for (const statement of file.statements) {
+    const exported = (statement as { modifiers?: readonly Node[] }).modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) === true;
+    if ((ts.isTypeAliasDeclaration(statement) || ts.isInterfaceDeclaration(statement)) && !exported) {
+      declarations.add(statement.name);
+      candidates.push({ name: statement.name.text, node: statement, remove: () => ({ start: statement.getFullStart(), end: statement.end, text: '' }) });
+    }
+    if (!ts.isImportDeclaration(statement) || !statement.importClause) continue;
+    const clause = statement.importClause;
+    const named = clause.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings : undefined;
+    if (!named || clause.name) continue;
+    for (const element of named.elements) {
+      if (!clause.isTypeOnly && !element.isTypeOnly) continue;
+      declarations.add(element.name);
+      candidates.push({
+        name: element.name.text,
+        node: element,
+        remove: () => {
+          const kept = named.elements.filter((other) => other !== element && !edits.some((edit) => edit.start <= other.getStart() && other.end <= edit.end));
+          if (kept.length === 0) return { start: statement.getFullStart(), end: statement.end, text: '' };
+          const index = named.elements.indexOf(element);
+          // The element and the comma after it (or, for the last one, the comma before it).
+          return index < named.elements.length - 1
+            ? { start: element.getStart(), end: named.elements[index + 1]!.getStart(), text: '' }
+            : { start: named.elements[index - 1]!.end, end: element.end, text: '' };
+        },
+      });
+    }
+  }
+  if (candidates.length === 0) return code;
+  const count = (node: Node): void => {
+    if (ts.isIdentifier(node) && !declarations.has(node)) uses.set(node.text, (uses.get(node.text) ?? 0) + 1);
+    ts.forEachChild(node, count);
+  };
+  count(file);
+  const usedBefore = (name: string) => (was.match(new RegExp(`\\b${name}\\b`, 'g'))?.length ?? 0) > 1;
+  for (const candidate of candidates) {
+    if ((uses.get(candidate.name) ?? 0) > 0 || !usedBefore(candidate.name)) continue;
+    edits.push(candidate.remove());
+  }
+  // Two names of one import both gone: the second edit covers the whole statement, the first lies inside it.
+  const outer = edits.filter((edit) => !edits.some((other) => other !== edit && other.start <= edit.start && edit.end <= other.end && (other.start < edit.start || edit.end < other.end)));
+  let out = code;
+  for (const edit of outer.sort((a, b) => b.start - a.start)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
+  return out;
+}
+
+/**
+ * Jest before 25.5 has no @jest/globals to import from: the same names are its globals (typed by @types/jest), and
+ * the suites' `jestApi` alias is the global `jest` (the alias only exists because Jest 26's CommonJS wrapper has a
+ * `jest` parameter that a `const { jest }` would redeclare; an unaliased global read has no such clash).
+ */
+export function withJestGlobals(file: ScaffoldFile): ScaffoldFile {
+  const imports = /^(?:import \{[^}]*\} from '@jest\/globals';|const \{[^}]*\} = require\('@jest\/globals'\);)\n/m;
+  if (!imports.test(file.contents)) return file;
+  return { ...file, contents: file.contents.replace(imports, '').replace(/\bjestApi\./g, 'jest.') };
 }
 
 /** A Jest suite says which environment it needs (jestSandbox.ts): Node's, whatever the project's default is. */

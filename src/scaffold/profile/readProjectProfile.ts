@@ -35,6 +35,7 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
   const jestTraits = {
     ...(needsBareBuiltins(jestVersion) ? { bareBuiltins: true } : {}),
     ...(testRunner === 'jest' && needsSandboxGlobals(jestVersion) ? { jestSandbox: true } : {}),
+    ...(testRunner === 'jest' && jestVersion !== undefined && jestVersion < 2505 ? { jestGlobals: true } : {}),
     ...(testRunner === 'jest' ? jestSuiteNaming(folder, pkg, start, input.language) : {}),
     ...(testRunner === 'jest' && input.language === 'typescript' ? await jestTransform(root, folder, pkg, jestVersion) : {}),
   };

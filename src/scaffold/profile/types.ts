@@ -61,6 +61,11 @@ export interface ProjectProfile {
    * performance before 27): every generated file that uses one binds it from Node's own context (jestSandbox.ts).
    */
   jestSandbox?: boolean;
+  /**
+   * The project's Jest (before 25.5) has no @jest/globals package: the suites use Jest's globals, typed by
+   * @types/jest, instead of importing them.
+   */
+  jestGlobals?: boolean;
   /** NestJS on @nestjs/platform-fastify: the generated suite boots Nest on FastifyAdapter. Undefined = Express. */
   httpPlatform?: 'fastify';
 }

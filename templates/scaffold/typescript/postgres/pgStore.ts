@@ -626,7 +626,9 @@ class Session {
     first: { name?: string; text: string; values?: unknown[] },
     second: { name?: string; text: string; values?: unknown[] },
   ): Promise<[Settled<QueryResult<A>>, Settled<QueryResult<B>>]> {
-    const wire = this.client as PoolClient & {
+    // Typed on its own, not as PoolClient & {...}: newer @types/pg declare `readonly pipeline`, and TypeScript 3.x
+    // keeps a property of an intersection read-only when any side says so.
+    const wire = this.client as unknown as {
       pipeline?: boolean;
       connection?: { stream?: { cork?: () => void; uncork?: () => void } };
     };

@@ -9,13 +9,14 @@ import { instancePool, renderInstance } from '../../src/apply/renderInstance.js'
 import { renderMiddlewareInstance } from '../../src/apply/transforms/koaRoute.js';
 import { renderNextInstance } from '../../src/apply/transforms/nextInstance.js';
 import { renderPlainInstance } from '../../src/apply/transforms/plainWrap.js';
+import { runApply } from '../../src/cli/apply.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { StoreConnection } from '../../src/inspect/types.js';
 import { buildDesign } from '../../src/model/index.js';
 import { generateScaffold } from '../../src/scaffold/index.js';
 import { DATABASE_URL, postgresSkipReason } from '../scaffold/harness.js';
 import { MYSQL_URL, mysqlSkipReason } from '../scaffold/storeContract/services.js';
-import { compile, ROOT } from './fixtureApp.js';
+import { compile, copyFixture, ROOT } from './fixtureApp.js';
 
 const KNEX: StoreConnection = { store: 'mysql', host: 'MYSQL_HOST', port: 'MYSQL_PORT', user: 'MYSQL_USER', password: 'MYSQL_PASSWORD', database: 'MYSQL_DATABASE', file: 'src/plugins/external/knex.ts', line: 12 };
 const PG_URL: StoreConnection = { store: 'postgres', url: 'POSTGRES_URL', file: 'src/db.ts', line: 3 };
@@ -79,6 +80,30 @@ describe('instance.ts connects the way the project does', () => {
     expect(comment).toContain('// As your database client connects (your code): POSTGRES_URL');
     expect(comment).not.toContain('process.exit');
   });
+});
+
+describe('apply reads the connection from the project', () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a Fastify app on MySQL whose knex plugin reads fastify.config.MYSQL_*: instance.ts reads the same variables', async () => {
+    const fixture = await copyFixture('fastify', (text) => text.replace('"database": "postgres"', '"database": "mysql"'));
+    dirs.push(fixture.dir);
+    // src/db.ts opens a pg pool on DATABASE_URL: PostgreSQL, not this store's kind, so it is not what the store mirrors.
+    await mkdir(path.join(fixture.dir, 'src/plugins'), { recursive: true });
+    await writeFile(
+      path.join(fixture.dir, 'src/plugins/knex.ts'),
+      "import knex from 'knex';\n\nexport const autoConfig = (fastify: { config: Record<string, string> }) => ({\n  client: 'mysql2',\n  connection: {\n    host: fastify.config.MYSQL_HOST,\n    user: fastify.config.MYSQL_USER,\n    password: fastify.config.MYSQL_PASSWORD,\n    database: fastify.config.MYSQL_DATABASE,\n    port: Number(fastify.config.MYSQL_PORT),\n  },\n});\n\nexport const open = (fastify: { config: Record<string, string> }) => knex(autoConfig(fastify));\n",
+    );
+    const result = await runApply({ cwd: fixture.dir, yes: true, quiet: true }, { interactive: false });
+    expect(result.stale).toEqual([]);
+    const instance = await readFile(path.join(fixture.dir, 'src/idempotency/instance.ts'), 'utf8');
+    expect(instance).toContain('// As your database client connects (src/plugins/knex.ts:3), from the same variables: the MySQL / MariaDB server the store\n');
+    expect(instance).toContain("    host: process.env['MYSQL_HOST'],\n    port: process.env['MYSQL_PORT'],\n    user: process.env['MYSQL_USER'],\n    password: process.env['MYSQL_PASSWORD'],\n    database: process.env['MYSQL_DATABASE'],\n");
+    expect(instance).not.toContain('DATABASE_URL');
+  }, 300_000);
 });
 
 const mysqlSkip = await mysqlSkipReason();

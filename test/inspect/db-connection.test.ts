@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { ts } from 'ts-morph';
 import { afterAll, describe, expect, it } from 'vitest';
 import { originOf } from '../../src/inspect/analyseFile.js';
 import { envNameOf, prismaConnection, scanConnections } from '../../src/inspect/detectors/dbConnection.js';
@@ -140,8 +141,8 @@ export class AppModule {}
   it('only names that can be an environment variable; config.X / env.X only when spelt like one', () => {
     const expr = (text: string) => {
       const { sf } = parseSource('x.ts', `(${text});`);
-      const statement = sf.statements[0] as import('ts-morph').ts.ExpressionStatement;
-      return envNameOf(statement.expression);
+      const statement = sf.statements[0];
+      return statement && ts.isExpressionStatement(statement) ? envNameOf(statement.expression) : undefined;
     };
     expect(expr("process.env['DB-HOST']")).toBeUndefined();
     expect(expr("process.env['x\\'); evil(']")).toBeUndefined();

@@ -15,7 +15,7 @@ import { detectStack, mergeStacks, sorted, type PackageStack } from './stack/det
 import { findWorkspaces } from './stack/findWorkspaces.js';
 import { readManifest } from './stack/readManifest.js';
 import { sortFindings } from './sortFindings.js';
-import { prismaConnection } from './detectors/dbConnection.js';
+import { located, prismaConnection } from './detectors/dbConnection.js';
 import { pickConnections } from './stack/storeConnection.js';
 import type { Finding, InspectOptions, Inspection, PackageManager } from './types.js';
 
@@ -119,7 +119,7 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
       ...[...records.files.values()].filter((r) => r.pkgDir === scopeDir).flatMap((r) => r.facts.connections),
       ...prismaFiles.flatMap(([rel, text]) => {
         const raw = prismaConnection(text);
-        return raw ? [{ ...raw, file: rel }] : [];
+        return raw ? [located(raw, rel)] : [];
       }),
     ];
     const connections = pickConnections(found, scope.stack.databases);

@@ -10,6 +10,7 @@ import { lineOf } from '../../src/inspect/parse/astHelpers.js';
 import { indexSource } from '../../src/inspect/parse/indexSource.js';
 import { parseSource } from '../../src/inspect/parse/parseSource.js';
 import { findStoreConnection } from '../../src/inspect/stack/findStoreConnection.js';
+import { pickConnections } from '../../src/inspect/stack/storeConnection.js';
 
 /** The connections one source file states, as the detector reads them. */
 function scan(source: string, databases: string[] = []) {
@@ -154,6 +155,17 @@ export class AppModule {}
     expect(expr("parseInt(process.env.DB_PORT || '5432', 10)")).toBe('DB_PORT');
     // A literal host, or a value computed some other way, is no connection setting.
     expect(scan("import { Pool } from 'pg';\nnew Pool({ host: 'localhost', database: 'app' });\n")).toEqual([]);
+  });
+});
+
+describe('one connection per kind', () => {
+  it('the app\'s own client before a seed or migration script\'s, then by file and line; only kinds the stack has', () => {
+    const seed = { store: 'postgres' as const, url: 'ADMIN_DATABASE_URL', file: 'scripts/seed.ts', line: 2 };
+    const app = { store: 'postgres' as const, url: 'POSTGRES_URL', file: 'src/db.ts', line: 5 };
+    const earlier = { ...app, url: 'PG_URL', line: 1 };
+    const maria = { store: 'mysql' as const, host: 'MYSQL_HOST', file: 'src/legacy.ts', line: 1 };
+    expect(pickConnections([seed, app, earlier, maria], ['postgres', 'redis'])).toEqual([earlier]);
+    expect(pickConnections([seed, maria], ['mysql', 'postgres'])).toEqual([maria, seed]);
   });
 });
 

@@ -168,10 +168,16 @@ export function prismaConnection(text: string): RawConnection | undefined {
   return { store, url: url[1]!, line: text.slice(0, at).split('\n').length };
 }
 
+/** A file's connection with its path, `file` before `line` as in findings. */
+export function located(raw: RawConnection, file: string): StoreConnection {
+  const { line, ...settings } = raw;
+  return { ...settings, file, line };
+}
+
 export const dbConnection: Detector = {
   name: 'db-connection',
   mentions: CONNECTION_MENTIONS,
   detect(ctx, facts) {
-    for (const raw of scanConnections(ctx.sf, { line: ctx.line, originOf: ctx.originOf, databases: ctx.pkg.stack.databases })) facts.connections.push({ ...raw, file: ctx.rel });
+    for (const raw of scanConnections(ctx.sf, { line: ctx.line, originOf: ctx.originOf, databases: ctx.pkg.stack.databases })) facts.connections.push(located(raw, ctx.rel));
   },
 };

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { CONNECTION_MENTIONS, prismaConnection, scanConnections } from '../detectors/dbConnection.js';
+import { CONNECTION_MENTIONS, located, prismaConnection, scanConnections } from '../detectors/dbConnection.js';
 import { originOf } from '../analyseFile.js';
 import { lineOf } from '../parse/astHelpers.js';
 import { indexSource } from '../parse/indexSource.js';
@@ -24,14 +24,14 @@ export async function findStoreConnection(root: string, store: string | undefine
     const text = await readFile(file.abs, 'utf8').catch(() => '');
     if (isPrisma) {
       const raw = prismaConnection(text);
-      if (raw) found.push({ ...raw, file: file.rel });
+      if (raw) found.push(located(raw, file.rel));
       continue;
     }
     if (!CONNECTION_MENTIONS.test(text)) continue;
     const { sf } = parseSource(file.rel, text, { parents: false });
     const { imports } = indexSource(sf, file.rel);
     const raw = scanConnections(sf, { line: (node) => lineOf(sf, node), originOf: (expr) => originOf(expr, imports), databases: [store] });
-    found.push(...raw.map((r) => ({ ...r, file: file.rel })));
+    found.push(...raw.map((r) => located(r, file.rel)));
   }
   return pickConnections(found, [store])[0];
 }

@@ -4,7 +4,7 @@
  */
 export { generate, type GenerateOptions, type GenerateResult } from './generate.js';
 export { inspectProject as inspect } from './inspect/index.js';
-export type { Inspection, Finding, StackFacts } from './inspect/types.js';
+export type { Inspection, Finding, StackFacts, StoreConnection } from './inspect/types.js';
 export { buildDesign, type BuildOptions, type InspectionInput } from './model/index.js';
 export type { DesignModel, ActionDesign } from './model/types.js';
 export { loadConfig, parseConfig, validateConfig } from './config/load.js';

@@ -4,6 +4,7 @@ import { UserError } from '../errors.js';
 import { normalizeRelative, readInside } from '../emit/safePath.js';
 import { projectDependencies } from '../findings/auditProject.js';
 import type { FindingDesign } from '../model/findings.js';
+import type { StoreConnection } from '../inspect/types.js';
 import type { DesignModel } from '../model/types.js';
 import { readApplyRecord, sha256, type ApplyRecord } from './applyRecord.js';
 import { projectImportsAt } from '../scaffold/profile/pathAliases.js';
@@ -191,6 +192,17 @@ export function matchRelativeImports(source: string, reference: string): string 
   const specifiers = [...reference.matchAll(/\bfrom\s+["'](\.\.?\/[^"']+)["']/g)].map((m) => m[1]!);
   if (specifiers.length === 0 || specifiers.some((s) => /\.(m|c)?js$/.test(s))) return source;
   return source.replace(/(\bfrom\s+["'])(\.\.?\/[^"']+)\.js(["'])/g, '$1$2$3');
+}
+
+/**
+ * Where the project's own code connects to the store's database (PostgreSQL / MySQL only), so the instance's pool
+ * reads the same variables; read only when an instance is about to be written.
+ */
+async function connectionFor(root: string, storeId: string | undefined, scaffoldDir: string): Promise<{ connection?: StoreConnection }> {
+  if (storeId !== 'postgres' && storeId !== 'mysql') return {};
+  const { findStoreConnection } = await import('../inspect/stack/findStoreConnection.js');
+  const connection = await findStoreConnection(root, storeId, scaffoldDir);
+  return connection ? { connection } : {};
 }
 
 /**
@@ -407,7 +419,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     }
   }
   if (framework === 'nextjs') {
-    const next = await planNextProject({ root, targets, changes, scaffoldDir: dir, imports, scaffoldModules, keyHeader: model.keys.header, stale: stale.length > 0, storeId: storeFor(model.stack.storeDatabase)?.id, memory });
+    const next = await planNextProject({ root, targets, changes, scaffoldDir: dir, imports, scaffoldModules, keyHeader: model.keys.header, stale: stale.length > 0, storeId: storeFor(model.stack.storeDatabase)?.id, memory, ...(scaffoldModules.has('instance') ? {} : await connectionFor(root, storeFor(model.stack.storeDatabase)?.id, dir)) });
     for (const change of next.changes) changes.push(change);
     edits.push(...next.edits);
     manual.push(...next.manual);
@@ -415,7 +427,8 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const instance = `${dir}/instance${ext}`;
   if (framework && framework !== 'nextjs' && !scaffoldModules.has('instance') && changes.some((c) => c.after.includes('idempotency'))) {
     const storeId = storeFor(model.stack.storeDatabase)?.id;
-    const rendered = framework === 'plain' ? renderPlainInstance(storeId, memory) : framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal, storeId, memory) : renderInstance(framework, principal, storeId, memory);
+    const { connection } = await connectionFor(root, storeId, dir);
+    const rendered = framework === 'plain' ? renderPlainInstance(storeId, memory, connection) : framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal, storeId, memory, connection) : renderInstance(framework, principal, storeId, memory, connection);
     changes.push({ path: instance, after: emit(rendered, 'instance.ts') });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
     // No wired handler reads the caller's identity and nothing in the project sets `request.user`: the principal

@@ -1,4 +1,5 @@
 import { ts } from 'ts-morph';
+import type { StoreConnection } from '../inspect/types.js';
 
 /** The frameworks apply can wire, with how their principal is read in the app's instance module. */
 export type WiredFramework = 'express' | 'fastify' | 'nestjs';
@@ -56,9 +57,11 @@ export function instanceImport(memory: boolean): string {
  * holds it. With `memory`, first the switch that puts the app's own tests on the memory store: Jest and Vitest set
  * NODE_ENV=test, so a suite that calls a wired route passes without a store server (its requests get a key from
  * apply's test pass); IDEMPOTENCY_STORE=memory asks for it under other runners, =database keeps the real store.
+ * With the project's own `connection` (PostgreSQL / MySQL), the pool reads the variables its database client reads.
  */
-export function instancePool(storeId: string | undefined, memory = true): string {
-  const store = STORE_POOLS[storeId ?? 'postgres'] ?? STORE_POOLS['postgres']!;
+export function instancePool(storeId: string | undefined, memory = true, connection?: StoreConnection): string {
+  const id = storeId !== undefined && Object.hasOwn(STORE_POOLS, storeId) ? storeId : 'postgres';
+  const store = { ...STORE_POOLS[id]!, ...projectConnection(id, connection) };
   const pool = memory ? store.pool : store.pool.replace(', { lazyConnect: inTests }', '');
   const tests = memory
     ? `// Under your test runner (NODE_ENV=test: Jest and Vitest set it), or with IDEMPOTENCY_STORE=memory, keys are kept
@@ -69,6 +72,45 @@ const inTests = storeChoice === 'memory' || (process.env['NODE_ENV'] === 'test' 
 `
     : '';
   return `${tests}// ${store.comment}\n// Exported for your graceful shutdown (\`${store.close}\` after the server stops) and health checks.\nexport const pool = ${pool};`;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A path that can stand in a line comment as it is (no line break, no control character, nothing unusual). */
+const PLAIN_PATH = /^[\w./@+-]+$/;
+const PARTS = ['host', 'port', 'user', 'password', 'database'] as const;
+
+/** `process.env['NAME']`, printed by the TS factory (single quotes: the house style). */
+function envRead(name: string): string {
+  const f = ts.factory;
+  const read = f.createElementAccessExpression(f.createPropertyAccessExpression(f.createIdentifier('process'), 'env'), f.createStringLiteral(name, true));
+  return ts.createPrinter().printNode(ts.EmitHint.Expression, read, ts.createSourceFile('x.ts', '', ts.ScriptTarget.ES2022));
+}
+
+/**
+ * The pool line and its comment when the project's own code says where its PostgreSQL / MySQL database is
+ * (inspect's `connections`): the same environment variables, a URL or the parts, with the file:line it mirrors.
+ * Nothing (today's DATABASE_URL line) for another store, another kind, a name that is not a plain identifier, or the
+ * project's own DATABASE_URL, which today's line already reads.
+ */
+function projectConnection(storeId: string, connection: StoreConnection | undefined): { comment: string; pool: string } | undefined {
+  if (!connection || connection.store !== storeId || (storeId !== 'postgres' && storeId !== 'mysql')) return undefined;
+  const names = [connection.url, ...PARTS.map((part) => connection[part])].filter((name): name is string => name !== undefined);
+  if (names.length === 0 || !names.every((name) => ENV_NAME.test(name))) return undefined;
+  if (connection.url === 'DATABASE_URL') return undefined;
+  const where = PLAIN_PATH.test(connection.file) && Number.isInteger(connection.line) ? `${connection.file}:${connection.line}` : 'your code';
+  const label = storeId === 'postgres' ? 'PostgreSQL' : 'MySQL / MariaDB';
+  if (connection.url !== undefined) {
+    return {
+      comment: `As your database client connects (${where}): ${connection.url} is the ${label} server the store migration ran on.`,
+      pool: `createPool(${envRead(connection.url)} ?? '', POLICY)`,
+    };
+  }
+  const parts = PARTS.flatMap((part) => (connection[part] !== undefined ? [`  ${part}: ${envRead(connection[part]!)},`] : []));
+  const unset = storeId === 'postgres' ? "\n// A part left unset falls back to pg's PGHOST / PGPORT / PGUSER / PGPASSWORD / PGDATABASE." : '';
+  return {
+    comment: `As your database client connects (${where}), from the same variables: the ${label} server the store\n// migration ran on.${unset}`,
+    pool: `createPool(\n  {\n${parts.map((line) => `  ${line}`).join('\n')}\n  },\n  POLICY,\n)`,
+  };
 }
 
 /** The `store:` line of createIdempotency() in an instance module: the memory store under tests (see instancePool). */
@@ -103,7 +145,7 @@ function accessor(param: string, path: readonly string[]): string {
  * reads what the handlers read (`principalPath`, found in them), else `user.id`; names from the code reach the text
  * only through the TypeScript printer.
  */
-export function renderInstance(framework: WiredFramework, principalPath?: readonly string[], storeId?: string, memory = true): string {
+export function renderInstance(framework: WiredFramework, principalPath?: readonly string[], storeId?: string, memory = true, connection?: StoreConnection): string {
   const path = principalPath ?? ['user', 'id'];
   const param = framework === 'express' ? 'req' : 'request';
   const nest = framework === 'nestjs' && principalPath === undefined;
@@ -112,7 +154,7 @@ export function renderInstance(framework: WiredFramework, principalPath?: readon
   return `${instanceImport(memory)}
 
 // Written once by \`idempotency-builder apply\`; yours to edit. Routes that apply wired import \`idempotency\` from here.
-${instancePool(storeId, memory)}
+${instancePool(storeId, memory, connection)}
 ${userType}
 export const idempotency = createIdempotency({
   pool,

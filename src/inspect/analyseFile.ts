@@ -50,7 +50,8 @@ function stringConstants(consts: ReadonlyMap<string, ts.Expression>): Map<string
   return out;
 }
 
-function originOf(expr: ts.Expression, imports: Map<string, ImportBinding>): ImportBinding | undefined {
+/** Which module an identifier, `ns.member` or `require('x')` comes from, by the file's imports. */
+export function originOf(expr: ts.Expression, imports: ReadonlyMap<string, ImportBinding>): ImportBinding | undefined {
   let node = expr;
   while (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isNonNullExpression(node)) node = node.expression;
   if (ts.isIdentifier(node)) return imports.get(node.text);

@@ -15,6 +15,8 @@ import { detectStack, mergeStacks, sorted, type PackageStack } from './stack/det
 import { findWorkspaces } from './stack/findWorkspaces.js';
 import { readManifest } from './stack/readManifest.js';
 import { sortFindings } from './sortFindings.js';
+import { located, prismaConnection } from './detectors/dbConnection.js';
+import { pickConnections } from './stack/storeConnection.js';
 import type { Finding, InspectOptions, Inspection, PackageManager } from './types.js';
 
 export type * from './types.js';
@@ -109,6 +111,19 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
       const name = scopes.get(scopeOf(finding.file))?.name;
       if (name) finding.package = name;
     }
+  }
+
+  for (const [scopeDir, scope] of scopes) {
+    const prismaFiles = [...texts].filter(([rel]) => rel.endsWith('.prisma') && scopeOf(rel) === scopeDir);
+    const found = [
+      ...[...records.files.values()].filter((r) => r.pkgDir === scopeDir).flatMap((r) => r.facts.connections),
+      ...prismaFiles.flatMap(([rel, text]) => {
+        const raw = prismaConnection(text);
+        return raw ? [located(raw, rel)] : [];
+      }),
+    ];
+    const connections = pickConnections(found, scope.stack.databases);
+    if (connections.length) scope.stack.connections = connections;
   }
 
   const rootScope = scopes.get('') as PackageScope;

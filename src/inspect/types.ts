@@ -21,8 +21,33 @@ export interface StackFacts {
   packageManager: PackageManager;
   /** e.g. 'stripe', 'adyen', 'paypal' */
   payments: string[];
+  /**
+   * How the project connects to its PostgreSQL / MySQL database, where it creates its client: at most one per kind,
+   * present only when found. The applied store's pool reads the same environment variables.
+   */
+  connections?: StoreConnection[];
   /** Present for monorepos: one entry per workspace package, `dir` relative to the root. */
   packages?: Array<{ dir: string; name: string; stack: Omit<StackFacts, 'packages'> }>;
+}
+
+export type ConnectionStore = 'postgres' | 'mysql';
+
+/**
+ * The environment variables a project's database client reads (names only, each matching /^[A-Za-z_][A-Za-z0-9_]*$/):
+ * a connection URL, or host and the other parts, with the place the client is created.
+ */
+export interface StoreConnection {
+  store: ConnectionStore;
+  url?: string;
+  host?: string;
+  port?: string;
+  user?: string;
+  password?: string;
+  database?: string;
+  /** Relative to the inspected root, POSIX slashes. */
+  file: string;
+  /** 1-based. */
+  line: number;
 }
 
 export type FindingKind = 'endpoint' | 'payment' | 'webhook' | 'consumer' | 'cron' | 'existing-idempotency';

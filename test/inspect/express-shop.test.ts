@@ -18,6 +18,8 @@ describe('inspect express-shop', () => {
       testFramework: 'vitest',
       packageManager: 'npm',
       payments: ['stripe'],
+      // Where the code creates its database client: apply's instance reads the same variables.
+      connections: [{ store: 'postgres', url: 'DATABASE_URL', file: 'src/lib/db.ts', line: 3 }],
     });
   });
 

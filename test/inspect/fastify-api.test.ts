@@ -18,6 +18,8 @@ describe('inspect fastify-api', () => {
       testFramework: 'jest',
       packageManager: 'pnpm',
       payments: ['adyen'],
+      // Where the code creates its database client: apply's instance reads the same variables.
+      connections: [{ store: 'postgres', url: 'DATABASE_URL', file: 'prisma/schema.prisma', line: 3 }],
     });
   });
 

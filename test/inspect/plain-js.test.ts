@@ -18,6 +18,8 @@ describe('inspect plain-js', () => {
       testFramework: 'jest',
       packageManager: 'yarn',
       payments: ['stripe'],
+      // Where the code creates its database client: apply's instance reads the same variables.
+      connections: [{ store: 'mysql', url: 'DATABASE_URL', file: 'lib/db.js', line: 2 }],
     });
   });
 

@@ -1,4 +1,5 @@
 import { Node, ts, type ArrowFunction, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration } from 'ts-morph';
+import type { StoreConnection } from '../../inspect/types.js';
 import { instanceImport, instancePool, instanceStore } from '../renderInstance.js';
 import { ensureNamedImport, insertArgumentAt } from '../sourceFile.js';
 import { isWired, locateRoute, routeCalls } from '../locateRoute.js';
@@ -107,13 +108,13 @@ const DEFAULT_PRINCIPAL: Record<MiddlewareFramework, readonly string[]> = { koa:
  * The principal reads what the handlers read (a path below `ctx` / `c`), else the framework's convention; names from
  * the code reach the text only through the TypeScript printer.
  */
-export function renderMiddlewareInstance(framework: MiddlewareFramework, principalPath?: readonly string[], storeId?: string, memory = true): string {
+export function renderMiddlewareInstance(framework: MiddlewareFramework, principalPath?: readonly string[], storeId?: string, memory = true, connection?: StoreConnection): string {
   const path = principalPath ?? DEFAULT_PRINCIPAL[framework];
   const param = framework === 'koa' ? 'ctx' : 'c';
   return `${instanceImport(memory)}
 
 // Written once by \`idempotency-builder apply\`; yours to edit. Routes that apply wired import \`idempotency\` from here.
-${instancePool(storeId, memory)}
+${instancePool(storeId, memory, connection)}
 
 /** What your authentication attaches to the ${framework === 'koa' ? 'context' : "context's variables"} (as your handlers read it); adjust if it differs. */
 type AuthenticatedUser = ${accessorType(path)};

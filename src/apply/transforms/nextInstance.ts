@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { quote } from '../../scaffold/tsLiteral.js';
+import type { StoreConnection } from '../../inspect/types.js';
 import { instanceImport, instancePool, instanceStore } from '../renderInstance.js';
 
 /** How the app reads its signed-in user, when apply recognised it: the instance's principal reads the same. */
@@ -45,7 +46,7 @@ export function nextPrincipalOf(files: ReadonlyArray<{ path: string; text: strin
  * that answers "nobody" until the user fills it in: refused (401 / PrincipalMissingError), never stored under a
  * wrong owner, and planApply lists that as a manual step.
  */
-export function renderNextInstance(scoped: boolean, storeId?: string, auth?: NextPrincipal, memory = true): string {
+export function renderNextInstance(scoped: boolean, storeId?: string, auth?: NextPrincipal, memory = true, connection?: StoreConnection): string {
   const principal = scoped && auth
     ? `  // Keys are scoped to the caller: the signed-in user's id, read through ${auth.label} as the app does.
   principal: ${auth.principal},`
@@ -60,7 +61,7 @@ export function renderNextInstance(scoped: boolean, storeId?: string, auth?: Nex
 
 // Written once by \`idempotency-builder apply\`; yours to edit. The wrapped route handlers, Pages API routes and
 // Server Actions import \`idempotency\` from here (server-side only: it holds the store's connection).
-${instancePool(storeId, memory)}
+${instancePool(storeId, memory, connection)}
 
 export const idempotency = createIdempotency({
   pool,

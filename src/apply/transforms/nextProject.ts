@@ -1,3 +1,4 @@
+import type { StoreConnection } from '../../inspect/types.js';
 import { readInside } from '../../emit/safePath.js';
 import { readTemplate } from '../../scaffold/readTemplate.js';
 import type { ProjectImports } from '../importStyle.js';
@@ -19,6 +20,8 @@ export interface NextProjectInput {
   stale: boolean;
   /** The scaffold's store (stores/*.ts id), whose createPool the instance calls. */
   storeId?: string;
+  /** How the project connects to that store's database, when its code says (findStoreConnection). */
+  connection?: StoreConnection;
   /** The scaffold exports createMemoryStore: the instance puts the app's own tests on it. */
   memory?: boolean;
 }
@@ -83,10 +86,10 @@ async function withInstance(input: NextProjectInput, out: NextProjectPlan, wired
   const instance = `${input.scaffoldDir}/instance.ts`;
   const auth = scoped.length > 0 && !input.scaffoldModules.has('instance') ? await appAuth(input) : undefined;
   if (!input.scaffoldModules.has('instance')) {
-    out.changes.push({ path: instance, after: renderNextInstance(scoped.length > 0, input.storeId, auth, input.memory ?? false) });
+    out.changes.push({ path: instance, after: renderNextInstance(scoped.length > 0, input.storeId, auth, input.memory ?? false, input.connection) });
     out.edits.push({ action: input.targets[0]!.action, file: instance, summary: `creates the app instance: createIdempotency() with the pool and the principal${auth ? ` (the signed-in user's id through ${auth.label})` : ''}` });
   }
-  const instanceText = input.scaffoldModules.has('instance') ? await readInside(input.root, instance).catch(() => undefined) : renderNextInstance(scoped.length > 0, input.storeId, auth, input.memory ?? false);
+  const instanceText = input.scaffoldModules.has('instance') ? await readInside(input.root, instance).catch(() => undefined) : renderNextInstance(scoped.length > 0, input.storeId, auth, input.memory ?? false, input.connection);
   if (scoped.length > 0 && instanceText?.includes('principal: async () => undefined')) {
     for (const target of scoped) {
       out.manual.push({ action: target.action, file: instance, reason: `keys of ${target.action} are scoped per ${target.scope}: make principal in ${instance} return the signed-in id from your session; until then the action is refused (401 / PrincipalMissingError)` });

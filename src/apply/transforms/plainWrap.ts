@@ -1,4 +1,5 @@
 import { Node, SyntaxKind, type ArrowFunction, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import type { StoreConnection } from '../../inspect/types.js';
 import { instanceImport, instancePool, instanceStore } from '../renderInstance.js';
 import { ensureNamedImport, fitStatement } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
@@ -171,11 +172,11 @@ function keyWork(sf: SourceFile, target: WiringTarget, context: TransformContext
  * `<scaffold>/instance.ts` without a web framework: the app's one createIdempotency(), written once and then the
  * user's. Calls pass their own `scope`; the resolver is only the fallback (apply wraps global actions only).
  */
-export function renderPlainInstance(storeId?: string, memory = true): string {
+export function renderPlainInstance(storeId?: string, memory = true, connection?: StoreConnection): string {
   return `${instanceImport(memory)}
 
 // Written once by \`idempotency-builder apply\`; yours to edit. Functions that apply wrapped import \`idempotency\` from here.
-${instancePool(storeId, memory)}
+${instancePool(storeId, memory, connection)}
 
 export const idempotency = createIdempotency({
   pool,

@@ -1,7 +1,7 @@
 import type { ts } from 'ts-morph';
 import type { ImportBinding, SourceIndex } from '../parse/indexSource.js';
 import type { PackageStack } from '../stack/detectStack.js';
-import type { ConsumerFinding, Finding, HttpMethod } from '../types.js';
+import type { ConsumerFinding, Finding, HttpMethod, StoreConnection } from '../types.js';
 
 /** Everything a detector may look at for one file. Internal: never leaves src/inspect. */
 export interface FileContext {
@@ -158,6 +158,8 @@ export interface FileFacts {
   nestControllerFactories: Map<string, NestControllerFactory>;
   /** Consumers registered inside a function that receives the handler: the project's own subscribe wrapper. */
   consumerWrappers: ConsumerWrapper[];
+  /** Where this file creates a PostgreSQL / MySQL client, and the environment variables it reads (dbConnection.ts). */
+  connections: StoreConnection[];
 }
 
 /**
@@ -185,5 +187,5 @@ export interface Detector {
 }
 
 export function emptyFacts(): FileFacts {
-  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], routePrefixes: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], nestControllerFactories: new Map(), consumerWrappers: [] };
+  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], routePrefixes: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], nestControllerFactories: new Map(), consumerWrappers: [], connections: [] };
 }

@@ -1,5 +1,6 @@
 import { consumers } from './consumers.js';
 import { crons } from './crons.js';
+import { dbConnection } from './dbConnection.js';
 import type { Detector } from './detectorTypes.js';
 import { existingIdempotency } from './existingIdempotency.js';
 import { httpRoutes } from './httpRoutes.js';
@@ -12,7 +13,7 @@ import { rpcEndpoints } from './rpcEndpoints.js';
 import { webhooks } from './webhooks.js';
 
 /** Adding a detector is one file plus one line here. Order does not matter: detectors only append facts. */
-export const detectors: Detector[] = [httpRoutes, nestRoutes, nextRoutes, routingControllers, rpcEndpoints, payments, webhooks, consumers, crons, existingIdempotency, recordInserts];
+export const detectors: Detector[] = [httpRoutes, nestRoutes, nextRoutes, routingControllers, rpcEndpoints, payments, webhooks, consumers, crons, existingIdempotency, recordInserts, dbConnection];
 
 /** Does the detector look at this file (path and text)? */
 export function wants(detector: Detector, rel: string, text: string): boolean {

@@ -1,5 +1,6 @@
 import type { Language, PackageManager, StackFacts, TestFramework } from '../types.js';
 import type { Manifest } from './readManifest.js';
+import { pickConnections } from './storeConnection.js';
 
 export type PackageStack = Omit<StackFacts, 'packages'>;
 
@@ -121,6 +122,7 @@ export function mergeStacks(base: PackageStack, others: readonly PackageStack[])
   const language = all.some((s) => s.language === 'typescript')
     ? 'typescript'
     : all.some((s) => s.language === 'javascript') ? 'javascript' : 'unknown';
+  const connections = pickConnections(all.flatMap((s) => s.connections ?? []), union('databases'));
   return {
     language,
     frameworks: union('frameworks'),
@@ -130,5 +132,6 @@ export function mergeStacks(base: PackageStack, others: readonly PackageStack[])
     testFramework: all.find((s) => s.testFramework !== 'unknown')?.testFramework ?? 'unknown',
     packageManager: base.packageManager,
     payments: union('payments'),
+    ...(connections.length ? { connections } : {}),
   };
 }

@@ -8,18 +8,48 @@ export interface PoolLimits {
 }
 
 /**
+ * Where the database is, as parts: your project's own variables (MYSQL_HOST, MYSQL_PORT, …) instead of one URL. A
+ * part left undefined takes mysql2's default (localhost, 3306, no password).
+ */
+export interface ConnectionOptions {
+  readonly host?: string | undefined;
+  /** A number, or the text of one (an environment variable as it is). */
+  readonly port?: number | string | undefined;
+  readonly user?: string | undefined;
+  readonly password?: string | undefined;
+  readonly database?: string | undefined;
+}
+
+/**
  * A mysql2 pool for the store (pass POLICY). Opening a connection is bounded by acquireTimeoutMs; the store bounds
  * the wait for a pooled one and every statement itself. Timestamps are written by the server (UTC_TIMESTAMP), so
  * the session time zone only matters for your own queries.
  */
-export function createPool(connectionString: string, limits: PoolLimits | number, max = 10): mysql.Pool {
+export function createPool(
+  connection: string | ConnectionOptions,
+  limits: PoolLimits | number,
+  max = 10,
+): mysql.Pool {
   const acquireTimeoutMs = typeof limits === 'number' ? limits : limits.acquireTimeoutMs;
   return mysql.createPool({
-    uri: connectionString,
+    ...(typeof connection === 'string' ? { uri: connection } : partsOf(connection)),
     connectionLimit: max,
     connectTimeout: acquireTimeoutMs,
     waitForConnections: true,
     enableKeepAlive: true,
     timezone: 'Z',
   });
+}
+
+/** Only the parts that are set: an undefined one takes mysql2's default, an empty or unparsable port too. */
+function partsOf(connection: ConnectionOptions): mysql.PoolOptions {
+  const { host, port, user, password, database } = connection;
+  const portNumber = port === undefined || port === '' ? Number.NaN : Number(port);
+  return {
+    ...(host ? { host } : {}),
+    ...(Number.isInteger(portNumber) ? { port: portNumber } : {}),
+    ...(user ? { user } : {}),
+    ...(password !== undefined ? { password } : {}),
+    ...(database ? { database } : {}),
+  };
 }

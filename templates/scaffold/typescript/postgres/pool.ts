@@ -12,16 +12,33 @@ export interface PoolLimits {
 }
 
 /**
+ * Where the database is, as parts: your project's own variables (DB_HOST, DB_PORT, …) instead of one URL. A part left
+ * undefined falls back to pg's own PGHOST / PGPORT / PGUSER / PGPASSWORD / PGDATABASE.
+ */
+export interface ConnectionOptions {
+  readonly host?: string | undefined;
+  /** A number, or the text of one (an environment variable as it is). */
+  readonly port?: number | string | undefined;
+  readonly user?: string | undefined;
+  readonly password?: string | undefined;
+  readonly database?: string | undefined;
+}
+
+/**
  * A pool whose every wait is bounded, with connection acquisition and statements limited separately (pass POLICY):
  * a cold pool opening its first connections on a loaded host must not eat the statement budget. A number sets both.
  * Without these a stalled database makes requests hang instead of failing closed with 503.
  */
-export function createPool(connectionString: string, limits: PoolLimits | number, max?: number): pg.Pool {
+export function createPool(
+  connection: string | ConnectionOptions,
+  limits: PoolLimits | number,
+  max?: number,
+): pg.Pool {
   const { acquireTimeoutMs, statementTimeoutMs, lockTimeoutMs, poolSize }: PoolLimits =
     typeof limits === 'number' ? { acquireTimeoutMs: limits, statementTimeoutMs: limits } : limits;
   // Typed apart from the call: @types/pg before 8.10 does not declare lock_timeout (pg passes it on all the same).
   const config: pg.PoolConfig & { lock_timeout?: number } = {
-    connectionString,
+    ...(typeof connection === 'string' ? { connectionString: connection } : partsOf(connection)),
     max: max ?? poolSize ?? 10,
     connectionTimeoutMillis: acquireTimeoutMs,
     // Session parameters of every connection, sent in the start-up packet (no extra round trip): the server bounds
@@ -38,4 +55,17 @@ export function createPool(connectionString: string, limits: PoolLimits | number
   // request opens a new connection or, if the database is still away, fails closed with 503.
   pool.on('error', () => undefined);
   return pool;
+}
+
+/** Only the parts that are set: an undefined one is left to pg's defaults, an empty or unparsable port too. */
+function partsOf(connection: ConnectionOptions): pg.PoolConfig {
+  const { host, port, user, password, database } = connection;
+  const portNumber = port === undefined || port === '' ? Number.NaN : Number(port);
+  return {
+    ...(host ? { host } : {}),
+    ...(Number.isInteger(portNumber) ? { port: portNumber } : {}),
+    ...(user ? { user } : {}),
+    ...(password !== undefined ? { password } : {}),
+    ...(database ? { database } : {}),
+  };
 }

@@ -1,0 +1,37 @@
+import { readFile } from 'node:fs/promises';
+import { CONNECTION_MENTIONS, located, prismaConnection, scanConnections } from '../detectors/dbConnection.js';
+import { originOf } from '../analyseFile.js';
+import { lineOf } from '../parse/astHelpers.js';
+import { indexSource } from '../parse/indexSource.js';
+import { parseSource } from '../parse/parseSource.js';
+import { walkProject } from '../files/walkProject.js';
+import type { StoreConnection } from '../types.js';
+import { pickConnections } from './storeConnection.js';
+
+/**
+ * How the project at `root` connects to its `store` database, for apply (which has no inspection at hand): the
+ * inspector's own file list and connection detector, over only the files whose text mentions a client and the Prisma
+ * schemas. Files under `skip` (the generated scaffold) are not the project's own code.
+ */
+export async function findStoreConnection(root: string, store: string | undefined, skip?: string): Promise<StoreConnection | undefined> {
+  if (store !== 'postgres' && store !== 'mysql') return undefined;
+  const { files } = await walkProject(root);
+  const found: StoreConnection[] = [];
+  for (const file of files) {
+    if (skip !== undefined && (file.rel === skip || file.rel.startsWith(`${skip}/`))) continue;
+    const isPrisma = file.rel.endsWith('.prisma');
+    if (file.kind !== 'source' && !isPrisma) continue;
+    const text = await readFile(file.abs, 'utf8').catch(() => '');
+    if (isPrisma) {
+      const raw = prismaConnection(text);
+      if (raw) found.push(located(raw, file.rel));
+      continue;
+    }
+    if (!CONNECTION_MENTIONS.test(text)) continue;
+    const { sf } = parseSource(file.rel, text, { parents: false });
+    const { imports } = indexSource(sf, file.rel);
+    const raw = scanConnections(sf, { line: (node) => lineOf(sf, node), originOf: (expr) => originOf(expr, imports), databases: [store] });
+    found.push(...raw.map((r) => located(r, file.rel)));
+  }
+  return pickConnections(found, [store])[0];
+}

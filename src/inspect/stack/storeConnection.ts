@@ -1,0 +1,19 @@
+import type { StoreConnection } from '../types.js';
+
+/** Folders of one-off tooling: a seed or migration script may open the database with an admin's variables. */
+const TOOLING = /(^|\/)(scripts?|migrations?|seeds?|seeders|tools)\//;
+
+/**
+ * At most one connection per database kind the stack has: the app's own client before one in scripts, migrations or
+ * seeds, then the first by file and line, so the answer does not depend on the order files were read in.
+ */
+export function pickConnections(found: readonly StoreConnection[], databases: readonly string[]): StoreConnection[] {
+  const rank = (c: StoreConnection) => Number(TOOLING.test(c.file));
+  const ordered = [...found].sort((a, b) => rank(a) - rank(b) || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
+  const out: StoreConnection[] = [];
+  for (const store of ['mysql', 'postgres'] as const) {
+    const first = databases.includes(store) ? ordered.find((c) => c.store === store) : undefined;
+    if (first) out.push(first);
+  }
+  return out;
+}

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import { printable } from './files/printable.js';
-import type { Finding, Inspection, PerAttemptClaim, StackFacts } from './types.js';
+import type { EndpointFinding, Finding, Inspection, PerAttemptClaim, StackFacts } from './types.js';
 
 type Paint = Pick<Logger, 'value' | 'dim'>;
 
@@ -62,6 +62,8 @@ function freshNote(claim: PerAttemptClaim | undefined): string {
   return claim ? ` (the ${claim.claim} at ${claim.file}:${claim.line} is keyed on ${claim.value}, made fresh per delivery)` : '';
 }
 
+const TRANSPORTS: Record<NonNullable<EndpointFinding['transport']>, string> = { 'server-action': 'Server Action', trpc: 'tRPC procedure', graphql: 'GraphQL mutation' };
+
 function flagsOf(f: Finding): string[] {
   switch (f.kind) {
     case 'payment':
@@ -69,7 +71,8 @@ function flagsOf(f: Finding): string[] {
     case 'endpoint':
       return [
         ...(f.touchesPayment ? ['touches payment'] : []),
-        ...(f.prefixResolved ? [] : ['mount prefix unknown']),
+        // A Server Action, tRPC procedure or GraphQL mutation has no URL of its own: what it is, not "prefix unknown".
+        ...(f.transport ? [TRANSPORTS[f.transport]] : f.prefixResolved ? [] : ['mount prefix unknown']),
         ...(f.handler ? [`handler ${f.handler}`] : []),
         ...(f.bodyFields?.length ? [`body: ${f.bodyFields.join(' ')}`] : []),
       ];

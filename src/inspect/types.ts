@@ -81,10 +81,11 @@ export interface EndpointFinding extends FindingBase {
   /** The handler, or a function it calls, inserts a row or document: the endpoint creates a resource. */
   insertsRecord?: boolean;
   /**
-   * Absent for declared HTTP routes. A Server Action or tRPC procedure is a POST whose URL the code does not state:
-   * `path` is then the action / procedure path (`/createInvoice`, `/billing.refund`) and `prefixResolved` is false.
+   * Absent for declared HTTP routes. A Server Action, tRPC procedure or GraphQL mutation (every one of which arrives
+   * at the one GraphQL endpoint) is a POST whose URL the code does not state: `path` is then the action, procedure or
+   * mutation (`/createInvoice`, `/billing.refund`, `/addPet`) and `prefixResolved` is false.
    */
-  transport?: 'server-action' | 'trpc';
+  transport?: 'server-action' | 'trpc' | 'graphql';
 }
 
 export type PaymentProvider = 'stripe' | 'adyen' | 'paypal' | 'braintree' | 'square' | 'mollie' | 'paddle';

@@ -256,3 +256,30 @@ export class PetController {
     expect(wireSource(file, other, [target(file, 7, { path: '/pets' })], options('express')).stale).toHaveLength(1);
   });
 });
+
+describe('GraphQL mutations in a web framework project', () => {
+  it('a NestJS resolver method and an Apollo resolver map get a manual step (the interceptor would let them through unprotected), never an edit', () => {
+    const nest = `import { Args, Mutation, Resolver } from '@nestjs/graphql';
+
+@Resolver()
+export class OrdersResolver {
+  @Mutation(() => String)
+  placeOrder(@Args('sku') sku: string) {
+    return sku;
+  }
+}
+`;
+    const out = wireSource('src/orders.resolver.ts', nest, [target('src/orders.resolver.ts', 5, { path: '/placeOrder' })], options('nestjs'));
+    expect([out.text, out.edits, out.stale]).toEqual([nest, [], []]);
+    expect(out.manual[0]?.reason).toMatch(/^a GraphQL mutation arrives at the one GraphQL endpoint/);
+    const map = `export const resolvers = {
+  Mutation: {
+    placeOrder: async (_parent: unknown, args: { sku: string }) => args.sku,
+  },
+};
+`;
+    const mapped = wireSource('src/resolvers.ts', map, [target('src/resolvers.ts', 3, { path: '/placeOrder' })], options('express'));
+    expect([mapped.text, mapped.edits, mapped.stale]).toEqual([map, [], []]);
+    expect(mapped.manual[0]?.reason).toMatch(/^a GraphQL mutation arrives/);
+  });
+});

@@ -220,3 +220,50 @@ export class PetController {
     ]);
   });
 });
+
+describe('GraphQL mutations', () => {
+  it('reads decorated resolvers (TypeGraphQL, NestJS) with their arguments, and resolver maps; queries are not endpoints', async () => {
+    const dir = project({
+      'package.json': JSON.stringify({ dependencies: { express: '^4.16.2', 'type-graphql': '^0.15.0', '@apollo/server': '^4.0.0' } }),
+      'src/PetResolver.ts': `import { Arg, Mutation, Query, Resolver } from 'type-graphql';
+class PetInput {
+  public name: string;
+  public age: number;
+}
+@Resolver()
+export class PetResolver {
+  @Query(() => [String])
+  public pets() { return []; }
+  @Mutation(() => String)
+  public async addPet(@Arg('pet') pet: PetInput) { return pet.name; }
+  @Mutation(() => String, { name: 'removePet' })
+  public async deletePet(@Arg('id') id: string) { return id; }
+}
+`,
+      'src/orders.resolver.ts': `import { Args, Mutation, Resolver } from '@nestjs/graphql';
+@Resolver()
+export class OrdersResolver {
+  @Mutation(() => String)
+  placeOrder(@Args('sku') sku: string) { return sku; }
+}
+`,
+      'src/resolvers.js': `export const resolvers = {
+  Query: { orders: () => [] },
+  Mutation: {
+    refundOrder: async (_parent, { orderId, amount }) => ({ orderId, amount }),
+    async cancelOrder(_parent, args) { return args.orderId; },
+  },
+};
+`,
+    });
+    const { findings } = await inspectProject(dir);
+    const endpoints = findings.filter((f) => f.kind === 'endpoint');
+    expect(endpoints.map((f) => [f.id, f.file, f.line, f.framework, f.transport, f.prefixResolved, f.bodyFields ?? []])).toEqual([
+      ['POST /addPet', 'src/PetResolver.ts', 10, 'graphql', 'graphql', false, ['pet', 'name', 'age']],
+      ['POST /removePet', 'src/PetResolver.ts', 12, 'graphql', 'graphql', false, ['id']],
+      ['POST /placeOrder', 'src/orders.resolver.ts', 4, 'graphql', 'graphql', false, ['sku']],
+      ['POST /refundOrder', 'src/resolvers.js', 4, 'graphql', 'graphql', false, ['orderId', 'amount']],
+      ['POST /cancelOrder', 'src/resolvers.js', 5, 'graphql', 'graphql', false, []],
+    ]);
+  });
+});

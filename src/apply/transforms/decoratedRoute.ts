@@ -1,15 +1,25 @@
-import { Node, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
 import { manualOnly, type Transform } from './context.js';
 
 /**
- * Why a decorator-routed controller (routing-controllers, on Express or Koa) cannot take the generated middleware,
- * and what to do instead. routing-controllers mounts `@UseBefore` middleware ahead of its own body parser and
- * authorizationChecker (its ExpressDriver registers `route, guard, ...before, ...defaults, handler`), so the
- * middleware would see neither the body it fingerprints nor the caller it scopes keys to.
+ * Why a decorator-routed handler cannot take the generated middleware, and what to do instead.
+ * - routing-controllers (on Express or Koa) mounts `@UseBefore` middleware ahead of its own body parser and
+ *   authorizationChecker (its ExpressDriver registers `route, guard, ...before, ...defaults, handler`), so the
+ *   middleware would see neither the body it fingerprints nor the caller it scopes keys to.
+ * - A GraphQL mutation (NestJS, TypeGraphQL, a resolver map) arrives at the one GraphQL endpoint with every other
+ *   operation: route middleware cannot tell it apart, and the Nest interceptor passes non-HTTP contexts through.
  */
+const claimInside = (codeName: string, key: string, caller: string, input: string, errors: string) =>
+  `Claim the key inside it instead: ${key} and ${caller}, then return (await idempotency.core.runOnce(ACTIONS.${codeName}, { scope, key, fingerprint: computeFingerprint({ method: 'POST', route: ACTIONS.${codeName}.route, fields: pickFields(ACTIONS.${codeName}.significantFields, { body: ${input} }) }) }, async () => …)).result (all from the scaffold's index), and answer its InFlightError, MismatchError and StoreUnavailableError ${errors}`;
+
+const GRAPHQL = (codeName: string) =>
+  `a GraphQL mutation arrives at the one GraphQL endpoint with every other operation, so no route middleware can tell it apart (and the Nest interceptor lets non-HTTP calls through unprotected). ${claimInside(codeName, "take the key from the request's Idempotency-Key header through your GraphQL context", 'the caller from the context', 'args', 'as GraphQL errors the client retries on (in flight), shows (other input) or retries later (store unavailable)')}`;
+
 const LIBRARIES: Record<string, (codeName: string) => string> = {
   'routing-controllers': (codeName) =>
-    `routing-controllers runs @UseBefore middleware before its body parser and authorizationChecker, so idempotency.${codeName} would see neither the body it fingerprints nor the caller its keys are scoped to. Claim the key inside the method instead: take the header with @HeaderParam('Idempotency-Key', { required: true }) and the caller with @CurrentUser(), then return (await idempotency.core.runOnce(ACTIONS.${codeName}, { scope, key, fingerprint: computeFingerprint({ method, route, fields: pickFields(ACTIONS.${codeName}.significantFields, { body }) }) }, async () => …)).result (all from the scaffold's index), and answer its InFlightError with 409, MismatchError with 422 and StoreUnavailableError with 503 (routing-controllers HttpError)`,
+    `routing-controllers runs @UseBefore middleware before its body parser and authorizationChecker, so idempotency.${codeName} would see neither the body it fingerprints nor the caller its keys are scoped to. ${claimInside(codeName, "take the header with @HeaderParam('Idempotency-Key', { required: true })", 'the caller with @CurrentUser()', 'body', 'with routing-controllers HttpErrors (409, 422, 503)')}`,
+  '@nestjs/graphql': GRAPHQL,
+  'type-graphql': GRAPHQL,
 };
 
 /** The decorator-routing library a class method at `line` is routed by (its first decorator's import), if any. */
@@ -41,7 +51,17 @@ export function decoratedRouteLibrary(sf: SourceFile, line: number): string | un
  */
 export function unlessDecoratedRoute(route: Transform): Transform {
   return (sf, target, context) => {
-    const library = decoratedRouteLibrary(sf, target.line);
+    const library = decoratedRouteLibrary(sf, target.line) ?? (inResolverMap(sf, target.line) ? 'type-graphql' : undefined);
     return library ? manualOnly(target, LIBRARIES[library]!(target.codeName)) : route(sf, target, context);
   };
+}
+
+/** A function at `line` that is a field of a resolver map's `Mutation: { … }` object. */
+function inResolverMap(sf: SourceFile, line: number): boolean {
+  return sf.getDescendantsOfKind(SyntaxKind.PropertyAssignment).some((property) => {
+    if (property.getName() !== 'Mutation') return false;
+    const map = property.getInitializer();
+    if (!map || !Node.isObjectLiteralExpression(map)) return false;
+    return map.getProperties().some((field) => field.getStartLineNumber() <= line && line <= (Node.isMethodDeclaration(field) ? field.getNameNode().getStartLineNumber() : field.getStartLineNumber()));
+  });
 }

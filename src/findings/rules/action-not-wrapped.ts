@@ -28,7 +28,7 @@ export const actionNotWrapped: Rule = {
       const where = { file: at.source.rel, line: at.line };
       out.push({
         ...where,
-        fix: ROUTING_CONTROLLERS.test(at.source.text) ? decoratedFix(action.name) : wiringFix(config.stack.framework, action.name),
+        fix: ROUTING_CONTROLLERS.test(at.source.text) ? decoratedFix(action.name) : GRAPHQL_RESOLVERS.test(at.source.text) ? resolverFix(action.name) : wiringFix(config.stack.framework, action.name),
         evidence: at.source.text.split('\n')[at.line - 1]?.trim() ?? '',
         message: `Action ${action.name}${action.route ? ` (${action.route})` : ''} is configured but no file imports the generated layer in ${dir}/ and uses it for ${action.name}.`,
       });
@@ -43,6 +43,14 @@ const ROUTING_CONTROLLERS = /\bfrom\s+['"]routing-controllers['"]|require\(\s*['
 function decoratedFix(action: string): string {
   const name = action.replace(/[^\w$]/g, '');
   return `Claim the key inside the controller method: routing-controllers runs \`@UseBefore\` middleware before its body parser and authorizationChecker, so the generated middleware would see neither body nor caller. Run the method's work through \`idempotency.core.runOnce(ACTIONS.${name}, …)\` with the key from \`@HeaderParam('Idempotency-Key')\` and the caller from \`@CurrentUser()\`; \`idempotency-builder apply\` lists the steps.`;
+}
+
+const GRAPHQL_RESOLVERS = /\bfrom\s+['"](?:@nestjs\/graphql|type-graphql)['"]|\bMutation\s*:\s*\{/;
+
+/** A GraphQL mutation: it arrives at the one GraphQL endpoint with every other operation. */
+function resolverFix(action: string): string {
+  const name = action.replace(/[^\w$]/g, '');
+  return `Claim the key inside the resolver: a mutation arrives at the one GraphQL endpoint with every other operation, so no route middleware can tell it apart (and the Nest interceptor lets non-HTTP calls through). Run its work through \`idempotency.core.runOnce(ACTIONS.${name}, …)\` with the key from the request's Idempotency-Key header (through your GraphQL context) and the caller from the context; \`idempotency-builder apply\` lists the steps.`;
 }
 
 /** The one line that wires an action in, as the generated README shows it for the project's framework. */

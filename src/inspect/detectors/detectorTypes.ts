@@ -52,8 +52,8 @@ export interface RawRoute {
     via?: { decorator: string; args: Array<string | undefined> };
   };
   prefixResolved?: boolean;
-  /** Not a declared HTTP route: a Next.js Server Action or a tRPC procedure. */
-  transport?: 'server-action' | 'trpc';
+  /** Not a declared HTTP route: a Next.js Server Action, a tRPC procedure or a GraphQL mutation. */
+  transport?: 'server-action' | 'trpc' | 'graphql';
 }
 
 export interface OwnerInfo {

@@ -102,6 +102,18 @@ export class PaymentController {
     expect(finding?.fix).toMatch(/^Claim the key inside the controller method: routing-controllers runs `@UseBefore` middleware before its body parser/);
     expect(finding?.fix).not.toContain('router.post');
   });
+
+  it('a GraphQL resolver: claim the key inside it, with the key through the GraphQL context', () => {
+    const resolver = `import { Args, Mutation, Resolver } from '@nestjs/graphql';
+@Resolver()
+export class PaymentResolver {
+  @Mutation(() => String)
+  createPayment(@Args('amount') amount: number) { return String(amount); }
+}
+`;
+    const [finding] = findingsFor(actionNotWrapped, { name: 'gql', files: { 'src/routes/payments.ts': resolver }, config: configWith([payAction], { scaffold: { dir: 'src/idempotency' } }) });
+    expect(finding?.fix).toMatch(/^Claim the key inside the resolver: a mutation arrives at the one GraphQL endpoint/);
+  });
 });
 
 const stripeRoute = (client: string, extra = '') => `import Stripe from 'stripe';

@@ -144,9 +144,12 @@ function objectHasHeader(object: ts.ObjectLiteralExpression, header: string): bo
   return object.properties.some((p) => (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && headerName(p.name)?.toLowerCase() === header.toLowerCase());
 }
 
-/** A string property of an object literal (`method: 'POST'`), or undefined. */
+/** A property's value in an object literal (`method: 'POST'`; shorthand `{ url }` is the variable), or undefined. */
 function stringProperty(object: ts.ObjectLiteralExpression, name: string): ts.Expression | undefined {
-  for (const p of object.properties) if (ts.isPropertyAssignment(p) && headerName(p.name) === name) return p.initializer;
+  for (const p of object.properties) {
+    if (ts.isPropertyAssignment(p) && headerName(p.name) === name) return p.initializer;
+    if (ts.isShorthandPropertyAssignment(p) && p.name.text === name) return p.name;
+  }
   return undefined;
 }
 
@@ -183,6 +186,40 @@ function headersEdit(sf: ts.SourceFile, init: ts.ObjectLiteralExpression, proper
 }
 
 /**
+ * The paths a request helper is called with, when the request's path is one of its parameters:
+ * `const post = (path, body) => request(app).post(path).send(body)` called as `post('/orders', …)` in the same file.
+ * Undefined when the path is not a parameter of the function around it, or the function has no name to find its
+ * calls by; a call whose argument is not readable adds nothing.
+ */
+function pathsThroughParameter(sf: ts.SourceFile, path: ts.Expression): Array<Array<string | null>> | undefined {
+  if (!ts.isIdentifier(path)) return undefined;
+  let fn: ts.Node | undefined = path.parent;
+  while (fn && !ts.isFunctionDeclaration(fn) && !ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn) && !ts.isMethodDeclaration(fn)) fn = fn.parent;
+  if (!fn) return undefined;
+  const declaration = fn as ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression | ts.MethodDeclaration;
+  const index = declaration.parameters.findIndex((param) => ts.isIdentifier(param.name) && param.name.text === path.text);
+  if (index < 0) return undefined;
+  const holder = declaration.parent;
+  const name = ts.isFunctionDeclaration(declaration) || ts.isMethodDeclaration(declaration)
+    ? declaration.name && ts.isIdentifier(declaration.name) ? declaration.name.text : undefined
+    : holder && (ts.isVariableDeclaration(holder) || ts.isPropertyAssignment(holder)) && ts.isIdentifier(holder.name) ? holder.name.text : undefined;
+  if (!name) return undefined;
+  const paths: Array<Array<string | null>> = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      const called = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : undefined;
+      const argument = node.arguments[index];
+      const read = called === name && argument ? requestPath(argument) : undefined;
+      if (read) paths.push(read);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return paths;
+}
+
+/**
  * The project's own test file, its requests to protected routes given a fresh key each: supertest chains
  * (`request(app).post('/orders')` gains `.set('Idempotency-Key', randomUUID())`), options that carry method and URL
  * (`inject({ method, url })`, a wrapper of it, axios/got configs), Hono's `app.request(path, { method })` and
@@ -215,7 +252,8 @@ export function keyTestRequests(file: string, text: string, routes: readonly Key
       // supertest: request(app).post('/orders'), agent.post(`/orders/${id}`)
       if (METHODS.has(method) && first && entry.size > 0 && isSupertest(node.expression.expression, entry, agents)) {
         const path = requestPath(first);
-        const matched = path ? routesFor(method, path) : [];
+        // A helper's own chain, its path a parameter: keyed when a call of the helper reaches a protected route.
+        const matched = path ? routesFor(method, path) : (pathsThroughParameter(sf, first) ?? []).flatMap((through) => routesFor(method, through));
         if (matched.length > 0 && !chainSetsHeader(node, header)) {
           const end = node.getEnd();
           // A chain written one call per line gets the new call on its own line, at the same indentation.
@@ -245,7 +283,7 @@ export function keyTestRequests(file: string, text: string, routes: readonly Key
     const method = stringProperty(init, 'method');
     if (!url || !method || !(ts.isStringLiteral(method) || ts.isNoSubstitutionTemplateLiteral(method))) return;
     const path = requestPath(url);
-    const matched = path ? routesFor(method.text, path) : [];
+    const matched = path ? routesFor(method.text, path) : (pathsThroughParameter(sf, url) ?? []).flatMap((through) => routesFor(method.text, through));
     if (matched.length === 0) return;
     const headers = stringProperty(init, 'headers');
     if (headers && ts.isObjectLiteralExpression(headers) && objectHasHeader(headers, header)) return;

@@ -148,3 +148,35 @@ it('x', async () => { await request(app).post('/orders'); });
     expect(out.manual[0]!.reason).toContain('randomUUID');
   });
 });
+
+describe('a request helper that takes the path as a parameter', () => {
+  it("keys the helper's own request when one of its calls reaches a protected route, once (a second apply changes nothing)", () => {
+    const text = `import request from 'supertest';
+import { app } from '../src/app';
+
+const post = (path: string, body: object) => request(app).post(path).send(body);
+function inject(url: string) {
+  return app.inject({ method: 'POST', url });
+}
+
+it('places an order', async () => {
+  await post('/orders', { sku: 'a' });
+  await inject(\`/orders/\${id}/refund\`);
+});
+`;
+    const out = key('test/orders.test.ts', text);
+    expect(out.text).toContain("const post = (path: string, body: object) => request(app).post(path).set('Idempotency-Key', randomUUID()).send(body);");
+    expect(out.text).toContain("return app.inject({ method: 'POST', url, headers: { 'Idempotency-Key': randomUUID() } });");
+    expect(out.edits).toHaveLength(1);
+    expect(key('test/orders.test.ts', out.text).text).toBe(out.text);
+  });
+
+  it('leaves a helper alone whose calls reach no protected route, or whose path is not its parameter', () => {
+    const text = `import request from 'supertest';
+const post = (path: string) => request(app).post(path);
+const other = () => request(app).post(somewhere());
+it('x', async () => { await post('/users'); });
+`;
+    expect(key('test/users.test.ts', text).text).toBe(text);
+  });
+});

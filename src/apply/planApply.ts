@@ -97,12 +97,15 @@ export interface ApplyPlan {
   relist(final: readonly FileChange[]): ManualStep[];
 }
 
-/** Where an app without a close hook apply can use ends its pool: the step apply leaves when it writes the instance. */
+/**
+ * Where an app without a close hook apply can use ends its pool: the step apply leaves when it writes the instance.
+ * Not for a worker without a framework ('plain'): its shutdown is its broker client's, and the idle pool no longer
+ * holds a finished script open.
+ */
 const SHUTDOWN_STEP: Partial<Record<ApplyFramework, string>> = {
   express: "your shutdown (e.g. process.on('SIGTERM', …) around server.close()) should",
   koa: "your shutdown (e.g. process.on('SIGTERM', …) around server.close()) should",
   hono: 'your shutdown (the SIGTERM handler around the Node server, or your platform\'s) should',
-  plain: 'your worker\'s shutdown (after its consumer or scheduler stops) should',
 };
 
 /** Findings the transforms themselves resolve (the route gets wrapped, inline Stripe calls get their key). */

@@ -58,6 +58,20 @@ describe('Fastify: the plugin that registers a wired route closes the store with
     expect(wireSource(FILE, out.text, [target(8)], { ...fastify, anyLine: true }).text).toBe(out.text);
   });
 
+  it('hooks an instance a factory makes itself just before the wired route, where the name is that instance', () => {
+    const text = "import Fastify from 'fastify';\n\nexport function buildApp() {\n  const app = Fastify();\n  app.post('/bookings', async () => ({ ok: true }));\n  return app;\n}\n";
+    const out = wireSource(FILE, text, [target(5)], fastify);
+    expect(out.text).toContain("  const app = Fastify();\n  app.addHook('onClose', closeIdempotency);\n  app.post('/bookings', idempotency.createBooking, async () => ({ ok: true }));\n  return app;\n");
+    expect(wireSource(FILE, out.text, [target(7)], { ...fastify, anyLine: true }).text).toBe(out.text);
+  });
+
+  it('leaves a step for a route an arrow returns, where no statement can hold the hook', () => {
+    const text = "import type { FastifyInstance } from 'fastify';\n\nexport const routes = (app: FastifyInstance) => app.post('/bookings', async () => ({ ok: true }));\n";
+    const out = wireSource(FILE, text, [target(3)], fastify);
+    expect(out.text).not.toContain("addHook('onClose'");
+    expect(out.manual.map((m) => m.reason)).toContainEqual(expect.stringContaining("app.addHook('onClose', closeIdempotency)"));
+  });
+
   it('adds no hook when the instance module was written without closeIdempotency() (an older apply)', () => {
     const out = wireSource(FILE, plugin, [target(6)], { ...fastify, closeExported: false });
     expect(out.text).not.toContain('closeIdempotency');

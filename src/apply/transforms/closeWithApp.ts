@@ -23,10 +23,10 @@ interface Where {
 /**
  * Fastify: `fastify.addHook('onClose', closeIdempotency)` first in the plugin that registers a route apply wired (the
  * instance named as the plugin names its parameter), so app.close(), in a graceful shutdown or a test's teardown,
- * ends the store's pool: the onClose hooks of an encapsulated plugin run when the root instance closes. A route
- * registered at the top of the file on a module-level instance gets the hook just before it. Once per plugin: a
- * second wired route or a second apply finds it there; two plugins each adding one is harmless, as the close is
- * idempotent. A route inside anything else (a helper taking the instance under another name) is left as a step.
+ * ends the store's pool: the onClose hooks of an encapsulated plugin run when the root instance closes. A route on an
+ * instance made where it is used (`const app = Fastify()` in a buildApp(), or at the top of the file) gets the hook
+ * just before its statement, where that name is the same instance. Once per plugin, function or file: a second
+ * wired route or a second apply finds it there; two plugins each adding one is harmless, as the close is idempotent.
  */
 export function closeFastifyWithApp(sf: SourceFile, route: CallExpression, where: Where, context: TransformContext): TransformOutcome {
   if (!context.closeExported) return { edits: [], manual: [] };
@@ -37,18 +37,25 @@ export function closeFastifyWithApp(sf: SourceFile, route: CallExpression, where
   const manual = `call ${CLOSE}() from the instance module when the Fastify app closes: app.addHook('onClose', ${CLOSE}), so app.close() ends the store's connections`;
   if (!instance || !Node.isIdentifier(instance)) return step(manual);
   const name = instance.getText();
-  const plugin = route.getFirstAncestor((node) => (Node.isArrowFunction(node) || Node.isFunctionExpression(node) || Node.isFunctionDeclaration(node)) && node.getParameters().some((p) => p.getName() === name));
-  const body = plugin && (Node.isArrowFunction(plugin) || Node.isFunctionExpression(plugin) || Node.isFunctionDeclaration(plugin)) ? plugin.getBody() : undefined;
-  let block: Block | SourceFile;
-  if (body && Node.isBlock(body)) block = body;
-  else if (!plugin && route.getFirstAncestor((node) => Node.isFunctionLikeDeclaration(node)) === undefined) block = sf;
-  else return step(manual);
-  if (block.getDescendantsOfKind(SyntaxKind.CallExpression).some(isCloseHook)) return { edits: [], manual: [] };
+  const scope = route.getFirstAncestor((node) => Node.isArrowFunction(node) || Node.isFunctionExpression(node) || Node.isFunctionDeclaration(node) || Node.isMethodDeclaration(node));
+  const scopeBody = scope && (Node.isArrowFunction(scope) || Node.isFunctionExpression(scope) || Node.isFunctionDeclaration(scope) || Node.isMethodDeclaration(scope)) ? scope.getBody() : undefined;
+  const plugin = scopeBody && Node.isBlock(scopeBody) && scope?.getParameters().some((p) => p.getName() === name);
+  // The statement holding the route, in the block (or file) it stands in.
+  const statement = route.getFirstAncestor((node) => {
+    const parent = node.getParent();
+    return parent !== undefined && (Node.isBlock(parent) || Node.isSourceFile(parent));
+  });
+  const parent = statement?.getParent();
+  const block: Block | SourceFile | undefined = plugin && scopeBody && Node.isBlock(scopeBody) ? scopeBody : parent && (Node.isBlock(parent) || Node.isSourceFile(parent)) ? parent : undefined;
+  // An arrow returning the route call (`(app) => app.post(…)`) has no statement of its own to put the hook beside.
+  if (!block || (scope && !(scopeBody && Node.isBlock(scopeBody)))) return step(manual);
+  const searched = scopeBody ?? sf;
+  if (searched.getDescendantsOfKind(SyntaxKind.CallExpression).some(isCloseHook)) return { edits: [], manual: [] };
   if (!ensureNamedImport(sf, context.style.specifier('instance'), CLOSE)) return step(`the file already has its own binding named "${CLOSE}"; ${manual}`);
-  // First in the plugin; at the top of the file, just before the route's statement (found again: the import just
-  // added moved it down). Above the comments over that statement: they speak of it.
+  // First in the plugin; elsewhere just before the route's statement (found again: an import added at the top of the
+  // file moved it down), above the comments over it, as they speak of that statement.
   const statements = block.getStatementsWithComments();
-  let index = block === sf ? statements.findIndex((statement) => statement.containsRange(route.getPos(), route.getEnd())) : 0;
+  let index = plugin ? 0 : statements.findIndex((candidate) => candidate.containsRange(route.getPos(), route.getEnd()));
   if (index < 0) return step(manual);
   while (index > 0 && Node.isCommentStatement(statements[index - 1])) index--;
   const quote = quoteOf(sf);

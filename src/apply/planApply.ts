@@ -281,6 +281,18 @@ async function keyProjectTests(root: string, targets: readonly WiringTarget[], c
   return out;
 }
 
+/** Whether the app's own code (outside the scaffold, whose comments name it) uses closeIdempotency(): its shutdown does. */
+async function callsClose(root: string, scaffoldDir: string): Promise<boolean> {
+  const { walkProject } = await import('../inspect/files/walkProject.js');
+  const { files } = await walkProject(root);
+  for (const file of files) {
+    if (file.rel.startsWith(`${scaffoldDir}/`) || !/\.(m|c)?[jt]sx?$/.test(file.rel)) continue;
+    const text = (await readInside(root, file.rel).catch(() => undefined)) ?? '';
+    if (/\bcloseIdempotency\b/.test(text)) return true;
+  }
+  return false;
+}
+
 /** Whether package.json's test scripts choose the memory store themselves (`NODE_ENV=test mocha`, `cross-env IDEMPOTENCY_STORE=memory …`). */
 async function testScriptChoosesMemoryStore(root: string): Promise<boolean> {
   const text = (await readInside(root, 'package.json').catch(() => undefined)) ?? '';
@@ -433,16 +445,20 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     const rendered = framework === 'plain' ? renderPlainInstance(storeId, memory) : framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal, storeId, memory) : renderInstance(framework, principal, storeId, memory);
     changes.push({ path: instance, after: emit(rendered, 'instance.ts') });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
-    // Fastify and NestJS close the pool with the app (the transforms hooked closeIdempotency in); the others have no
-    // close of their own to hook: an idle pool no longer holds the process open, but a graceful shutdown should end it.
-    const shutdown = SHUTDOWN_STEP[framework];
-    if (shutdown) manual.push({ action: targets[0]?.action ?? '', file: instance, reason: `${shutdown} call closeIdempotency() from ${instance} after the server stops taking requests, so the store's connections close with the process` });
     // No wired handler reads the caller's identity and nothing in the project sets `request.user`: the principal
     // written is a guess, and a wrong one answers every protected request 401.
     const http = targets.find((t) => t.trigger === 'http' && t.scope !== 'global');
     if (principal === undefined && http && (framework === 'express' || framework === 'fastify' || framework === 'nestjs') && !(await setsRequestUser(root))) {
       manual.push({ action: http.action, file: instance, line: 1, reason: `no wired handler reads who the caller is and nothing in the project sets request.user, so the principal in ${instance} (request.user.id) is a guess: point it at what your authentication sets (a session, customer or tenant id) before deploying, or every protected request is answered 401` });
     }
+  }
+  // Fastify and NestJS close the pool with the app (the transforms hooked closeIdempotency in); the others have no
+  // close of their own to hook: an idle pool no longer holds the process open, but a graceful shutdown should end it.
+  // Listed on every run (as every step is) until the app's code calls it.
+  const shutdown = framework ? SHUTDOWN_STEP[framework] : undefined;
+  const wired = scaffoldModules.has('instance') || changes.some((c) => c.path === instance);
+  if (shutdown && closeExported && wired && targets.length > 0 && stale.length === 0 && !(await callsClose(root, dir))) {
+    manual.push({ action: targets[0]!.action, file: instance, reason: `${shutdown} call closeIdempotency() from ${instance} after the server stops taking requests, so the store's connections close with the process` });
   }
   if ((framework === 'fastify' || framework === 'nestjs') && !closeExported && targets.length > 0 && stale.length === 0) {
     manual.push({ action: targets[0]!.action, file: instance, reason: `${instance} was written by an earlier apply, without closeIdempotency(): close its exported pool when the app closes (${framework === 'fastify' ? "app.addHook('onClose', …)" : 'onApplicationShutdown()'}), or it keeps the process, and a test run, alive` });

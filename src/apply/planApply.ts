@@ -98,8 +98,8 @@ export interface ApplyPlan {
 }
 
 /**
- * Where an app without a close hook apply can use ends its pool: the step apply leaves when it writes the instance.
- * Not for a worker without a framework ('plain'): its shutdown is its broker client's, and the idle pool no longer
+ * Where an app without a close hook apply can use ends its pool: the step apply lists until the app's code calls
+ * closeIdempotency(). Not for a worker without a framework ('plain'): its shutdown is its broker client's, and the idle pool no longer
  * holds a finished script open.
  */
 const SHUTDOWN_STEP: Partial<Record<ApplyFramework, string>> = {
@@ -460,8 +460,10 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   if (shutdown && closeExported && wired && targets.length > 0 && stale.length === 0 && !(await callsClose(root, dir))) {
     manual.push({ action: targets[0]!.action, file: instance, reason: `${shutdown} call closeIdempotency() from ${instance} after the server stops taking requests, so the store's connections close with the process` });
   }
-  if ((framework === 'fastify' || framework === 'nestjs') && !closeExported && targets.length > 0 && stale.length === 0) {
-    manual.push({ action: targets[0]!.action, file: instance, reason: `${instance} was written by an earlier apply, without closeIdempotency(): close its exported pool when the app closes (${framework === 'fastify' ? "app.addHook('onClose', …)" : 'onApplicationShutdown()'}), or it keeps the process, and a test run, alive` });
+  const closeWhere: Partial<Record<ApplyFramework, string>> = { fastify: "app.addHook('onClose', …)", nestjs: 'onApplicationShutdown()', express: 'your shutdown', koa: 'your shutdown', hono: 'your shutdown' };
+  const where = framework ? closeWhere[framework] : undefined;
+  if (where && !closeExported && targets.length > 0 && stale.length === 0) {
+    manual.push({ action: targets[0]!.action, file: instance, reason: `${instance} was written by an earlier apply, without closeIdempotency(): end its exported pool when the app closes (${where}), or it may keep the process, and a test run, alive` });
   }
   const webhookEvent = `${dir}/${WEBHOOK_EVENT_MODULE}${ext}`;
   if (!scaffoldModules.has(WEBHOOK_EVENT_MODULE) && changes.some((c) => c.after.includes(`/${WEBHOOK_EVENT_MODULE}`))) {

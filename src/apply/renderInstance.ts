@@ -13,33 +13,35 @@ const PRINCIPAL: Record<WiredFramework, string> = {
 /**
  * How each store's instance opens its pool: `createPool` is what the scaffold's index.ts re-exports from the store's
  * pool.ts (pg, mysql2, better-sqlite3, ioredis, the DynamoDB document client), with the environment variable its
- * generated tests read too. Static text per store id: nothing from the config reaches it.
+ * generated tests read too, and the statement closeIdempotency() ends it with. Static text per store id: nothing from
+ * the config reaches it.
  */
 const STORE_POOLS: Record<string, { comment: string; pool: string; close: string }> = {
   postgres: {
     comment: 'With DATABASE_URL unset, pg falls back to its PGHOST/PGUSER/PGDATABASE environment variables.',
     pool: "createPool(process.env['DATABASE_URL'] ?? '', POLICY)",
-    close: 'await pool.end()',
+    close: 'await pool.end();',
   },
   mysql: {
     comment: 'DATABASE_URL is the MySQL / MariaDB server the store migration ran on: mysql://user:password@host:3306/database.',
     pool: "createPool(process.env['DATABASE_URL'] ?? '', POLICY)",
-    close: 'await pool.end()',
+    close: 'await pool.end();',
   },
   sqlite: {
     comment: 'DATABASE_URL is the SQLite database file the store migration ran on (a path or sqlite:path; a file, not :memory:).',
     pool: "createPool(process.env['DATABASE_URL'] ?? 'idempotency.db', POLICY)",
-    close: 'pool.end()',
+    close: 'pool.end();',
   },
   redis: {
     comment: 'REDIS_URL is the Redis server (or cluster entry point) the keys live on.',
     pool: "createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY, { lazyConnect: inTests })",
-    close: 'await pool.quit()',
+    // A lazy client that never connected (the memory store under tests) would connect just to say QUIT.
+    close: "if (pool.status === 'wait') pool.disconnect();\n      else await pool.quit();",
   },
   dynamodb: {
     comment: "With DYNAMODB_ENDPOINT unset, the AWS SDK's own endpoint, region and credentials from the environment are used.",
     pool: "createPool(process.env['DYNAMODB_ENDPOINT'], POLICY)",
-    close: 'pool.client.destroy()',
+    close: 'pool.client.destroy();',
   },
 };
 
@@ -53,11 +55,15 @@ export function instanceImport(memory: boolean): string {
 
 /**
  * The `export const pool = …` lines of an instance module for the project's store (PostgreSQL when it has none of its
- * own). Exported: the app's graceful shutdown has to close it and a health check may ping it, and only this module
- * holds it. With `memory`, first the switch that puts the app's own tests on the memory store: Jest and Vitest set
- * NODE_ENV=test, so a suite that calls a wired route passes without a store server (its requests get a key from
- * apply's test pass); IDEMPOTENCY_STORE=memory asks for it under other runners, =database keeps the real store.
- * With the project's own `connection` (PostgreSQL / MySQL), the pool reads the variables its database client reads.
+ * own), and closeIdempotency(), which ends that pool. With `memory`, first the switch that puts the app's own tests on
+ * the memory store: Jest and Vitest set NODE_ENV=test, so a suite that calls a wired route passes without a store
+ * server (its requests get a key from apply's test pass); IDEMPOTENCY_STORE=memory asks for it under other runners,
+ * =database keeps the real store. With the project's own `connection` (PostgreSQL / MySQL), the pool reads the
+ * variables its database client reads.
+ * closeIdempotency() keeps the promise of its first call: apply hooks it into the app's close where the framework has
+ * one (Fastify's onClose, NestJS's onApplicationShutdown), the user may call it from their own shutdown too, and a
+ * pool ended twice throws (pg) or never settles. Written without `??=` (TypeScript 4.0): the instance is compiled by
+ * the project's TypeScript, which may be older.
  */
 export function instancePool(storeId: string | undefined, memory = true, connection?: StoreConnection): string {
   const id = storeId !== undefined && Object.hasOwn(STORE_POOLS, storeId) ? storeId : 'postgres';
@@ -71,7 +77,23 @@ const storeChoice = process.env['IDEMPOTENCY_STORE'];
 const inTests = storeChoice === 'memory' || (process.env['NODE_ENV'] === 'test' && storeChoice !== 'database');
 `
     : '';
-  return `${tests}// ${store.comment}\n// Exported for your graceful shutdown (\`${store.close}\` after the server stops) and health checks.\nexport const pool = ${pool};`;
+  return `${tests}// ${store.comment}
+// Exported for health checks; your shutdown closes it with closeIdempotency() (below).
+export const pool = ${pool};
+
+let closing: Promise<void> | undefined;
+
+/**
+ * Ends the store's pool, once however often it is called (app.close() hooks, your own shutdown): call it after the
+ * server stops taking requests. Safe when the pool never connected (the memory store under tests).
+ */
+export function closeIdempotency(): Promise<void> {
+  if (closing === undefined)
+    closing = (async () => {
+      ${store.close}
+    })();
+  return closing;
+}`;
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -48,9 +48,9 @@ describe('the instance apply writes follows the project\'s store', () => {
     // createPool here is the scaffold's mysql2 one: passing its pool to createIdempotency type-checks only so.
     expect(await readFile(path.join(dir, 'src/idempotency/index.ts'), 'utf8')).toContain("export { createPool, type PoolLimits } from './pool.js';");
     expect(await readFile(path.join(dir, 'src/idempotency/pool.ts'), 'utf8')).toContain('mysql2');
-    // The app's graceful shutdown reaches the store's pool through the instance module, and closes it as the comment says.
-    expect(instance).toContain('`await pool.end()` after the server stops');
-    await writeFile(path.join(dir, 'src/shutdown.ts'), "import { pool } from './idempotency/instance.js';\n\nexport async function shutdown(): Promise<void> {\n  await pool.end();\n}\n");
+    // The app's graceful shutdown reaches the store's pool through the instance module; closeIdempotency() ends it.
+    expect(instance).toContain('export function closeIdempotency(): Promise<void> {');
+    await writeFile(path.join(dir, 'src/shutdown.ts'), "import { closeIdempotency, pool } from './idempotency/instance.js';\n\nexport async function shutdown(): Promise<void> {\n  await pool.query('SELECT 1');\n  await closeIdempotency();\n}\n");
     expect(await compile(dir)).toBe('');
     // An apply and a tsc of the app: minutes on a saturated machine.
   }, 300_000);
@@ -68,8 +68,8 @@ describe('the instance apply writes follows the project\'s store', () => {
     }
   });
 
-  it('every instance module exports its pool (shutdown, health checks), on every store, saying how to close it', () => {
-    const close: Record<string, string> = { postgres: 'await pool.end()', mysql: 'await pool.end()', sqlite: 'pool.end()', redis: 'await pool.quit()', dynamodb: 'pool.client.destroy()' };
+  it('every instance module exports its pool (health checks) and closeIdempotency(), which ends it once, on every store', () => {
+    const close: Record<string, string> = { postgres: 'await pool.end();', mysql: 'await pool.end();', sqlite: 'pool.end();', redis: "if (pool.status === 'wait') pool.disconnect();\n      else await pool.quit();", dynamodb: 'pool.client.destroy();' };
     for (const [store, closing] of Object.entries(close)) {
       const modules = [
         renderInstance('express', undefined, store),
@@ -82,13 +82,14 @@ describe('the instance apply writes follows the project\'s store', () => {
       ];
       for (const text of modules) {
         expect(text).toMatch(/^export const pool = createPool\(/m);
-        expect(text).toContain(`// Exported for your graceful shutdown (\`${closing}\` after the server stops) and health checks.`);
+        expect(text).toContain('// Exported for health checks; your shutdown closes it with closeIdempotency() (below).');
+        expect(text).toContain(`export function closeIdempotency(): Promise<void> {\n  if (closing === undefined)\n    closing = (async () => {\n      ${closing}\n    })();\n  return closing;\n}`);
         expect(text).toMatch(/createIdempotency\(\{\n\s+pool,/);
       }
     }
   });
 
-  it('the close call each instance module names type-checks against its store\'s pool', async () => {
+  it('closeIdempotency() type-checks against each store\'s pool, and a shutdown can call it', async () => {
     await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
     const dir = await mkdtemp(path.join(ROOT, '.tmp', 'instance-pools-'));
     dirs.push(dir);
@@ -104,9 +105,8 @@ describe('the instance apply writes follows the project\'s store', () => {
       }
       const instance = renderInstance('express', undefined, database);
       await writeFile(path.join(dir, `${database}/idempotency/instance.ts`), instance);
-      // What the comment tells the user to write in their shutdown, verbatim.
-      const closing = /Exported for your graceful shutdown \(`([^`]+)`/.exec(instance)![1]!;
-      await writeFile(path.join(dir, `${database}/shutdown.ts`), `import { pool } from './idempotency/instance.js';\n\nexport async function shutdown(): Promise<void> {\n  ${closing};\n}\n`);
+      // What apply's manual step tells the user to write in their shutdown.
+      await writeFile(path.join(dir, `${database}/shutdown.ts`), `import { closeIdempotency } from './idempotency/instance.js';\n\nexport async function shutdown(): Promise<void> {\n  await closeIdempotency();\n}\n`);
     }
     await writeFile(
       path.join(dir, 'tsconfig.json'),

@@ -31,7 +31,7 @@ export function createPool(
   max = 10,
 ): mysql.Pool {
   const acquireTimeoutMs = typeof limits === 'number' ? limits : limits.acquireTimeoutMs;
-  return mysql.createPool({
+  const pool = mysql.createPool({
     ...(typeof connection === 'string' ? { uri: connection } : partsOf(connection)),
     connectionLimit: max,
     connectTimeout: acquireTimeoutMs,
@@ -39,6 +39,26 @@ export function createPool(
     enableKeepAlive: true,
     timezone: 'Z',
   });
+  exitOnIdle(pool);
+  return pool;
+}
+
+/** The core connection mysql2 passes to its pool's events (the promise pool forwards them as they are). */
+type PooledSocket = { stream?: { ref?: () => unknown; unref?: () => unknown } };
+
+/**
+ * What pg's allowExitOnIdle does, for mysql2 (2.3 and 3.x): a connection the pool takes back ('release', emitted
+ * only when it goes to the free list, not when it is handed straight to a waiting caller) stops holding the process
+ * open, and one the pool hands out ('acquire', emitted before the caller gets it) holds it again before any statement
+ * is sent. So a test run or a script ends when its work does, even if nothing calls closeIdempotency(), while a
+ * query in flight always keeps the process alive; a server's own listener keeps it up as before.
+ */
+function exitOnIdle(pool: mysql.Pool): void {
+  const events = pool as unknown as {
+    on(event: string, listener: (connection: PooledSocket) => void): unknown;
+  };
+  events.on('release', (connection) => connection.stream?.unref?.());
+  events.on('acquire', (connection) => connection.stream?.ref?.());
 }
 
 /** Only the parts that are set: an undefined one takes mysql2's default, an empty or unparsable port too. */

@@ -36,8 +36,9 @@ export function createPool(
 ): pg.Pool {
   const { acquireTimeoutMs, statementTimeoutMs, lockTimeoutMs, poolSize }: PoolLimits =
     typeof limits === 'number' ? { acquireTimeoutMs: limits, statementTimeoutMs: limits } : limits;
-  // Typed apart from the call: @types/pg before 8.10 does not declare lock_timeout (pg passes it on all the same).
-  const config: pg.PoolConfig & { lock_timeout?: number } = {
+  // Typed apart from the call: @types/pg before 8.10 does not declare lock_timeout, nor older ones allowExitOnIdle
+  // (pg passes both on all the same).
+  const config: pg.PoolConfig & { lock_timeout?: number; allowExitOnIdle?: boolean } = {
     ...(typeof connection === 'string' ? { connectionString: connection } : partsOf(connection)),
     max: max ?? poolSize ?? 10,
     connectionTimeoutMillis: acquireTimeoutMs,
@@ -48,6 +49,10 @@ export function createPool(
     statement_timeout: statementTimeoutMs,
     lock_timeout: Math.max(1, Math.round(lockTimeoutMs ?? statementTimeoutMs / 2)),
     idleTimeoutMillis: 30_000,
+    // Idle connections do not hold the process open (pg 8.7+; older releases ignore it): a test run or a script ends
+    // when its work does, even if nothing calls closeIdempotency(). The pool refs a connection again before handing
+    // it out, so a query in flight always keeps the process alive; a server's own listener keeps it up as before.
+    allowExitOnIdle: true,
   };
   const pool = new pg.Pool(config);
   // A pooled connection that dies while idle (database restart, failover, a cut network) is dropped by the pool and

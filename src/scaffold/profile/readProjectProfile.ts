@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { needsBareBuiltins } from './bareBuiltins.js';
 import { JEST_CONFIG_FILES, jestCollects, readJestCollection } from './jestCollects.js';
+import { needsSandboxEncoding } from './jestEncoding.js';
 import { needsSandboxGlobals } from './jestSandbox.js';
 import { parseJsonc } from './parseJsonc.js';
 import { aliasedSpecifier } from './pathAliases.js';
@@ -36,6 +37,7 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
     ...(needsBareBuiltins(jestVersion) ? { bareBuiltins: true } : {}),
     ...(testRunner === 'jest' && needsSandboxGlobals(jestVersion) ? { jestSandbox: true } : {}),
     ...(testRunner === 'jest' && jestVersion !== undefined && jestVersion < 2505 ? { jestGlobals: true } : {}),
+    ...(testRunner === 'jest' && needsSandboxEncoding(jestVersion) ? { jestEncoding: true } : {}),
     ...(testRunner === 'jest' ? jestSuiteNaming(folder, pkg, start, input.language) : {}),
     ...(testRunner === 'jest' && input.language === 'typescript' ? await jestTransform(root, folder, pkg, jestVersion) : {}),
   };

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateScaffold, readProjectProfile, REFERENCE_PROFILE, type ProjectProfile } from '../../src/scaffold/index.js';
-import { needsSandboxEncoding } from '../../src/scaffold/profile/jestEncoding.js';
+import { needsSandboxEncoding } from '../../src/scaffold/profile/jestSandbox.js';
 import { modelFor } from './generateInto.js';
 
 /**

@@ -5,15 +5,6 @@ import type { ProjectProfile } from './types.js';
 
 type Ts = typeof TsMorph.ts;
 
-/**
- * Jest before 24.3 gives its Node environment no TextEncoder or TextDecoder (on any Node), and pg reads TextEncoder
- * as it loads (lib/crypto/utils.js since 8.11): every suite then fails with "TextEncoder is not defined" before
- * a test runs. `jestVersion` is major * 100 + minor, as readProjectProfile reads it; undefined = no Jest.
- */
-export function needsSandboxEncoding(jestVersion: number | undefined): boolean {
-  return jestVersion !== undefined && jestVersion < 2403;
-}
-
 /** The file, at the scaffold's root, that puts Node's own encoders on the sandbox's global. */
 export const SANDBOX_ENCODING_FILE = 'jest-sandbox';
 

@@ -15,9 +15,8 @@ export function needsSandboxGlobals(jestVersion: number | undefined): boolean {
 
 /**
  * Jest before 24.3 gives its Node environment no TextEncoder or TextDecoder (on any Node), and pg reads TextEncoder
- * as it loads (since pg 8.11): every suite then fails with "TextEncoder is not defined" before
- * a test runs. `jestVersion` is major * 100 + minor, as readProjectProfile reads it; undefined = no Jest.
- * Such a project's suites import jest-sandbox first (jestEncoding.ts).
+ * as it loads (since pg 8.11): every suite then fails with "TextEncoder is not defined" before a test runs, unless it
+ * imports jest-sandbox first (jestEncoding.ts). `jestVersion` is major * 100 + minor; undefined = no Jest.
  */
 export function needsSandboxEncoding(jestVersion: number | undefined): boolean {
   return jestVersion !== undefined && jestVersion < 2403;

@@ -150,6 +150,15 @@ describe('a project on an old TypeScript is told releases its compiler can parse
     expect(newer.join('\n')).not.toContain('This project compiles with TypeScript');
   });
 
+  it('TypeScript before 5 adding @types/pg: pg-protocol 1.14 beside it (from 1.15 its typings need a generic Buffer, today\'s @types/node only)', async () => {
+    // w3tecch/express-typescript-boilerplate's manifest after the upgrade to TypeScript 3.9; oldTypeScriptJest23.test.ts compiles against it.
+    const dev = await devHint({ dependencies: { express: '^4.16.4' }, devDependencies: { typescript: '3.9.10', jest: '23.6.0', '@types/node': '^14.18.63' } });
+    expect(dev).toEqual(expect.arrayContaining(['@types/pg', 'pg-protocol@1.14']));
+    // Declared @types/pg: the hint adds nothing for it; TypeScript 5: no pin.
+    expect(await devHint({ devDependencies: { typescript: '~4.2.4', '@types/pg': '^8.6.6' } })).not.toContain('pg-protocol@1.14');
+    expect((await devHint({ devDependencies: { typescript: '^5.4.0' } })).filter((entry) => entry.startsWith('pg-protocol'))).toEqual([]);
+  });
+
   it('TypeScript 5: the newest releases, unpinned', async () => {
     const hint = await nestHint({ devDependencies: { typescript: '^5.4.0' } });
     expect(hint).toMatch(/npm i [^&]*\bprom-client\b(?!@)/);

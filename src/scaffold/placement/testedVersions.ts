@@ -67,11 +67,17 @@ function declaredMajor(manifests: ReadonlyArray<Record<string, unknown>>, name: 
  * registry; oldTypings.test.ts compiles the scaffold against them. mysql2 2.3 rather than 3.11 (which parses too):
  * TypeORM 0.2, the ORM of such projects, declares mysql2 ^2.2.5 as a peer, and npm refuses a 3.x beside it. The store
  * also runs on it: storeContract/mysql2Old.test.ts passes the store contract against MariaDB on mysql2 2.3.3.
+ * @types/pg depends on pg-protocol "*", whose typings from 1.15 write `Buffer<ArrayBufferLike>`: a generic Buffer
+ * only today's @types/node declares, and the @types/node such a compiler reads (14, 16) says "Type 'Buffer' is not
+ * generic" without skipLibCheck. pg-protocol 1.14, beside it, is the copy @types/pg then resolves (pg keeps its own
+ * newer one when its range asks for it); oldTypeScriptJest23.test.ts compiles the scaffold with TypeScript 3.9,
+ * @types/node 14 and no skipLibCheck against it and today's @types/pg.
  */
 const BEFORE_TYPESCRIPT_5: Readonly<Record<string, readonly string[]>> = {
   'prom-client': ['prom-client@14.2'],
   mysql2: ['mysql2@2.3'],
   '@types/express': ['@types/express@4.17.13', '@types/express-serve-static-core@4.17.28'],
+  '@types/pg': ['@types/pg', 'pg-protocol@1.14'],
 };
 
 /**

@@ -7,6 +7,7 @@ import { toBareBuiltins } from './bareBuiltins.js';
 import { DEFAULT_CLASS } from './defaultClass.js';
 import { precompiledProfileJavaScript } from '../javascript/precompiled.js';
 import { bareBuiltinsInJavaScript, oldJestJavaScript } from './javascriptProfile.js';
+import { withSandboxEncoding } from './jestEncoding.js';
 import { bindSandboxGlobals, pinJestEnvironment } from './jestSandbox.js';
 import type { ProjectProfile } from './types.js';
 
@@ -37,6 +38,9 @@ export function applyProfile(files: readonly ScaffoldFile[], profile: ProjectPro
   if (profile.bareBuiltins) adapted = withBareBuiltins(adapted, direct, profile.language === 'javascript');
   if (profile.language === 'typescript') adapted = withoutOrphanTypes(named, adapted);
   if (profile.testRunner === 'jest' && profile.jestGlobals) adapted = adapted.map(withJestGlobals);
+  if (profile.testRunner === 'jest' && profile.jestEncoding) {
+    adapted = withSandboxEncoding(loadTypeScript(), adapted, profile, profile.language === 'javascript' && profile.moduleSystem === 'commonjs' ? 'require' : 'import');
+  }
   return profile.testRunner === 'jest' ? adapted.map(withJestEnvironment) : adapted;
 }
 

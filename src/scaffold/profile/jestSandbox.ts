@@ -13,6 +13,15 @@ export function needsSandboxGlobals(jestVersion: number | undefined): boolean {
   return jestVersion !== undefined && jestVersion < 2800;
 }
 
+/**
+ * Jest before 24.3 gives its Node environment no TextEncoder or TextDecoder (on any Node), and pg reads TextEncoder
+ * as it loads (since pg 8.11): every suite then fails with "TextEncoder is not defined" before a test runs, unless it
+ * imports jest-sandbox first (jestEncoding.ts). `jestVersion` is major * 100 + minor; undefined = no Jest.
+ */
+export function needsSandboxEncoding(jestVersion: number | undefined): boolean {
+  return jestVersion !== undefined && jestVersion < 2403;
+}
+
 /** Node globals the generated code may use that some Jest before 28 leaves out of its sandbox. */
 export const SANDBOX_GAPS: ReadonlySet<string> = new Set([
   'AbortController',

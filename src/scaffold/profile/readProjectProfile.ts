@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { needsBareBuiltins } from './bareBuiltins.js';
 import { JEST_CONFIG_FILES, jestCollects, readJestCollection } from './jestCollects.js';
-import { needsSandboxGlobals } from './jestSandbox.js';
+import { needsSandboxEncoding, needsSandboxGlobals } from './jestSandbox.js';
 import { parseJsonc } from './parseJsonc.js';
 import { aliasedSpecifier } from './pathAliases.js';
 import { readConfigJson, readTsconfig, type RawCompilerOptions } from './readTsconfig.js';
@@ -36,6 +36,7 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
     ...(needsBareBuiltins(jestVersion) ? { bareBuiltins: true } : {}),
     ...(testRunner === 'jest' && needsSandboxGlobals(jestVersion) ? { jestSandbox: true } : {}),
     ...(testRunner === 'jest' && jestVersion !== undefined && jestVersion < 2505 ? { jestGlobals: true } : {}),
+    ...(testRunner === 'jest' && needsSandboxEncoding(jestVersion) ? { jestEncoding: true } : {}),
     ...(testRunner === 'jest' ? jestSuiteNaming(folder, pkg, start, input.language) : {}),
     ...(testRunner === 'jest' && input.language === 'typescript' ? await jestTransform(root, folder, pkg, jestVersion) : {}),
   };

@@ -66,6 +66,11 @@ export interface ProjectProfile {
    * @types/jest, instead of importing them.
    */
   jestGlobals?: boolean;
+  /**
+   * The project's Jest (before 24.3) has no TextEncoder or TextDecoder in its Node sandbox, and pg reads TextEncoder
+   * as it loads: a jest-sandbox file puts Node's there, and every suite imports it first (jestEncoding.ts).
+   */
+  jestEncoding?: boolean;
   /** NestJS on @nestjs/platform-fastify: the generated suite boots Nest on FastifyAdapter. Undefined = Express. */
   httpPlatform?: 'fastify';
 }

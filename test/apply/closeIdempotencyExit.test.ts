@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { renderInstance } from '../../src/apply/renderInstance.js';
 import { DATABASE_URL, postgresSkipReason } from '../scaffold/harness.js';
 import { generateAndCompile, modelFor, ROOT, type Generated } from '../scaffold/generateInto.js';
-import { MYSQL_URL, mysqlSkipReason } from '../scaffold/storeContract/services.js';
+import { createMysqlDatabase, MYSQL_URL, mysqlSkipReason } from '../scaffold/storeContract/services.js';
 
 const run = promisify(execFile);
 
@@ -103,26 +103,17 @@ const STORES: Store[] = [
     id: 'mysql',
     skip: await mysqlSkipReason(),
     async create(migration) {
-      const name = `close_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-      const admin = await mysql.createConnection({ uri: MYSQL_URL, multipleStatements: true });
-      await admin.query(`CREATE DATABASE \`${name}\``);
-      await admin.query(`USE \`${name}\`; ${migration}`);
-      await admin.end();
-      const url = new URL(MYSQL_URL);
-      url.pathname = `/${name}`;
-      const query = async <T,>(sql: string) => {
+      const database = await createMysqlDatabase('close', migration);
+      const rows = async () => {
         const connection = await mysql.createConnection({ uri: MYSQL_URL });
         try {
-          return (await connection.query(sql))[0] as T[];
+          const [result] = await connection.query(`SELECT count(*) AS n FROM \`${database.name}\`.idempotency_store`);
+          return Number((result as Array<{ n: number }>)[0]!.n);
         } finally {
           await connection.end();
         }
       };
-      return {
-        url: url.toString(),
-        rows: async () => Number((await query<{ n: number }>(`SELECT count(*) AS n FROM \`${name}\`.idempotency_store`))[0]!.n),
-        drop: async () => void (await query(`DROP DATABASE IF EXISTS \`${name}\``)),
-      };
+      return { url: database.url, rows, drop: () => database.drop() };
     },
   },
 ];

@@ -48,15 +48,13 @@ export interface WireSourceOptions {
   scaffoldModules: ReadonlySet<string>;
   /** The file is byte-for-byte what the last apply wrote (see TransformContext.anyLine). */
   anyLine?: boolean;
-  /** The instance module has closeIdempotency() (see TransformContext.closeExported). */
-  closeExported?: boolean;
 }
 
 /** The pure heart of apply for one file: source text in, wired source text out, with what was done and left. */
 export function wireSource(file: string, text: string, targets: readonly WiringTarget[], options: WireSourceOptions): { text: string; edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } {
   const style = importStyleFor(file, text, options.scaffoldDir, options.imports);
   const sf = parseSource(file, text, style);
-  const context: TransformContext = { style, anyLine: options.anyLine ?? false, scaffoldModules: options.scaffoldModules, closeExported: options.closeExported ?? false };
+  const context: TransformContext = { style, anyLine: options.anyLine ?? false, scaffoldModules: options.scaffoldModules };
   const out: { edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } = { edits: [], manual: [], stale: [] };
   // Every recorded line is resolved on the untouched text first: edits (an import at the top) shift lines.
   const resolved = targets.map((target) => {
@@ -98,17 +96,6 @@ export interface ApplyPlan {
    */
   relist(final: readonly FileChange[]): ManualStep[];
 }
-
-/**
- * Where an app without a close hook apply can use ends its pool: the step apply lists until the app's code calls
- * closeIdempotency(). Not for a worker without a framework ('plain'): its shutdown is its broker client's, and the idle pool no longer
- * holds a finished script open.
- */
-const SHUTDOWN_STEP: Partial<Record<ApplyFramework, string>> = {
-  express: "your shutdown (e.g. process.on('SIGTERM', …) around server.close()) should",
-  koa: "your shutdown (e.g. process.on('SIGTERM', …) around server.close()) should",
-  hono: 'your shutdown (the SIGTERM handler around the Node server, or your platform\'s) should',
-};
 
 /** Findings the transforms themselves resolve (the route gets wrapped, inline Stripe calls get their key). */
 const APPLY_FIXES = new Set(['action-not-wrapped']);
@@ -294,18 +281,6 @@ async function keyProjectTests(root: string, targets: readonly WiringTarget[], c
   return out;
 }
 
-/** Whether the app's own code (outside the scaffold, whose comments name it) uses closeIdempotency(): its shutdown does. */
-async function callsClose(root: string, scaffoldDir: string): Promise<boolean> {
-  const { walkProject } = await import('../inspect/files/walkProject.js');
-  const { files } = await walkProject(root);
-  for (const file of files) {
-    if (file.rel.startsWith(`${scaffoldDir}/`) || !/\.(m|c)?[jt]sx?$/.test(file.rel)) continue;
-    const text = (await readInside(root, file.rel).catch(() => undefined)) ?? '';
-    if (/\bcloseIdempotency\b/.test(text)) return true;
-  }
-  return false;
-}
-
 /** Whether package.json's test scripts choose the memory store themselves (`NODE_ENV=test mocha`, `cross-env IDEMPOTENCY_STORE=memory …`). */
 async function testScriptChoosesMemoryStore(root: string): Promise<boolean> {
   const text = (await readInside(root, 'package.json').catch(() => undefined)) ?? '';
@@ -348,9 +323,6 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const scaffoldModules = new Set<string>(['index']);
   for (const name of ['providers', 'instance', 'next', WEBHOOK_EVENT_MODULE, ...TRIGGER_MODULES]) if (await present(name)) scaffoldModules.add(name);
   const framework = model.stack.framework === 'none' ? 'plain' : (['express', 'fastify', 'nestjs', 'nextjs', 'koa', 'hono'] as const).find((f) => f === model.stack.framework);
-  // closeIdempotency(): in the instance this run writes, or in the one there unless an older apply wrote it without.
-  const instanceText = scaffoldModules.has('instance') ? await readInside(root, `${dir}/instance${ext}`).catch(() => undefined) : undefined;
-  const closeExported = instanceText === undefined || /\bcloseIdempotency\b/.test(instanceText);
   const { targets, manual, findings } = targetsOf(model, config, framework, options.action);
   const record = await readApplyRecord(root);
   const imports = await projectImports(root);
@@ -371,7 +343,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       stale.push(`${file} changed since inspection: the file is gone`);
       continue;
     }
-    const wired = wireSource(file, before, list, { framework: framework!, scaffoldDir: dir, imports, scaffoldModules, anyLine: record.files[file] === sha256(before), closeExported });
+    const wired = wireSource(file, before, list, { framework: framework!, scaffoldDir: dir, imports, scaffoldModules, anyLine: record.files[file] === sha256(before) });
     texts.push({ path: file, before, after: wired.text });
     stale.push(...wired.stale);
     if (wired.principal) principal ??= wired.principal;
@@ -439,7 +411,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       const existing = changes.find((c) => c.path === rootModule.file);
       const style = importStyleFor(rootModule.file, text, dir, imports);
       const sf = parseSource(rootModule.file, existing?.after ?? text, style);
-      const outcome = wireNestModule(sf, rootModule.name, rootModule.action, rootModule.file, { style, anyLine: false, scaffoldModules, closeExported });
+      const outcome = wireNestModule(sf, rootModule.name, rootModule.action, rootModule.file, { style, anyLine: false, scaffoldModules });
       edits.push(...outcome.edits);
       manual.push(...outcome.manual);
       if (existing) existing.after = sf.getFullText();
@@ -465,19 +437,6 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     if (principal === undefined && http && (framework === 'express' || framework === 'fastify' || framework === 'nestjs') && !(await setsRequestUser(root))) {
       manual.push({ action: http.action, file: instance, line: 1, reason: `no wired handler reads who the caller is and nothing in the project sets request.user, so the principal in ${instance} (request.user.id) is a guess: point it at what your authentication sets (a session, customer or tenant id) before deploying, or every protected request is answered 401` });
     }
-  }
-  // Fastify and NestJS close the pool with the app (the transforms hooked closeIdempotency in); the others have no
-  // close of their own to hook: an idle pool no longer holds the process open, but a graceful shutdown should end it.
-  // Listed on every run (as every step is) until the app's code calls it.
-  const shutdown = framework ? SHUTDOWN_STEP[framework] : undefined;
-  const wired = scaffoldModules.has('instance') || changes.some((c) => c.path === instance);
-  if (shutdown && closeExported && wired && targets.length > 0 && stale.length === 0 && !(await callsClose(root, dir))) {
-    manual.push({ action: targets[0]!.action, file: instance, reason: `${shutdown} call closeIdempotency() from ${instance} after the server stops taking requests, so the store's connections close with the process` });
-  }
-  const closeWhere: Partial<Record<ApplyFramework, string>> = { fastify: "app.addHook('onClose', …)", nestjs: 'onApplicationShutdown()', express: 'your shutdown', koa: 'your shutdown', hono: 'your shutdown' };
-  const where = framework ? closeWhere[framework] : undefined;
-  if (where && !closeExported && targets.length > 0 && stale.length === 0) {
-    manual.push({ action: targets[0]!.action, file: instance, reason: `${instance} was written by an earlier apply, without closeIdempotency(): end its exported pool when the app closes (${where}), or it may keep the process, and a test run, alive` });
   }
   const webhookEvent = `${dir}/${WEBHOOK_EVENT_MODULE}${ext}`;
   if (!scaffoldModules.has(WEBHOOK_EVENT_MODULE) && changes.some((c) => c.after.includes(`/${WEBHOOK_EVENT_MODULE}`))) {

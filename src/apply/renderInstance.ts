@@ -60,10 +60,11 @@ export function instanceImport(memory: boolean): string {
  * server (its requests get a key from apply's test pass); IDEMPOTENCY_STORE=memory asks for it under other runners,
  * =database keeps the real store. With the project's own `connection` (PostgreSQL / MySQL), the pool reads the
  * variables its database client reads.
- * closeIdempotency() keeps the promise of its first call: apply hooks it into the app's close where the framework has
- * one (Fastify's onClose, NestJS's onApplicationShutdown), the user may call it from their own shutdown too, and a
- * pool ended twice throws (pg) or never settles. Written without `??=` (TypeScript 4.0): the instance is compiled by
- * the project's TypeScript, which may be older.
+ * closeIdempotency() is for the process's own shutdown, never an app's close: the pool is this module's, shared by
+ * every app the process builds (a test suite builds and closes one per test; ending the pool there answered every
+ * later test 503), and an idle pool does not keep the process alive anyway (pg's allowExitOnIdle, mysql2's
+ * connections unref'd while idle). It keeps the promise of its first call: a pool ended twice throws (pg) or never
+ * settles. Written without `??=` (TypeScript 4.0): the instance is compiled by the project's TypeScript.
  */
 export function instancePool(storeId: string | undefined, memory = true, connection?: StoreConnection): string {
   const id = storeId !== undefined && Object.hasOwn(STORE_POOLS, storeId) ? storeId : 'postgres';
@@ -78,14 +79,15 @@ const inTests = storeChoice === 'memory' || (process.env['NODE_ENV'] === 'test' 
 `
     : '';
   return `${tests}// ${store.comment}
-// Exported for health checks; your shutdown closes it with closeIdempotency() (below).
+// Exported for health checks; your process's shutdown may end it with closeIdempotency() (below).
 export const pool = ${pool};
 
 let closing: Promise<void> | undefined;
 
 /**
- * Ends the store's pool, once however often it is called (app.close() hooks, your own shutdown): call it after the
- * server stops taking requests. Safe when the pool never connected (the memory store under tests).
+ * Ends the store's pool, once however often it is called: from your process's shutdown, after the server stops taking
+ * requests, not from an app's close (every app this process builds shares the pool). Optional: an idle pool does not
+ * keep the process alive. Safe when the pool never connected (the memory store under tests).
  */
 export function closeIdempotency(): Promise<void> {
   if (closing === undefined)

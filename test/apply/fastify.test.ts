@@ -29,8 +29,6 @@ describe.skipIf(skip !== undefined)('apply on the Fastify fixture app', { timeou
     expect(first.written).toBe(true);
     const routes = await readFile(path.join(copy.dir, 'src/routes/bookings.ts'), 'utf8');
     expect(routes).toContain("app.post<{ Body: BookingBody }>('/bookings', { schema: bookingSchema, preHandler: [requireUser, idempotency.createBooking.preHandler], onSend: idempotency.createBooking.onSend }, async (request, reply) => {");
-    // app.close() (the app's shutdown, its tests' teardown) ends the store's pool: the plugin's onClose hook.
-    expect(routes).toContain("export async function bookingRoutes(app: FastifyInstance): Promise<void> {\n  app.addHook('onClose', closeIdempotency);\n");
     // The only step left: the app's callers must start sending the key (apply does not edit client code yet).
     expect(first.manual.map((m) => m.reason)).toEqual([
       expect.stringContaining('callers must now send an Idempotency-Key header'),

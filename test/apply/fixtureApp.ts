@@ -119,8 +119,7 @@ export async function webhookFixtureSuite(spec: WebhookFixture): Promise<void> {
   describe.skipIf(skip !== undefined)(spec.title, () => {
     let copy: FixtureCopy;
     let schema: AppSchema | undefined;
-    // The app's shutdown step for the store's pool (an Express app has no close hook) is express.test.ts's to check.
-    const left = (manual: readonly ManualStep[]) => manual.filter((step) => !spec.otherSteps?.(step) && !step.reason.includes('should call closeIdempotency()'));
+    const left = (manual: readonly ManualStep[]) => manual.filter((step) => !spec.otherSteps?.(step));
 
     beforeAll(async () => {
       copy = await copyFixture(spec.fixture);

@@ -82,7 +82,7 @@ describe('the instance apply writes follows the project\'s store', () => {
       ];
       for (const text of modules) {
         expect(text).toMatch(/^export const pool = createPool\(/m);
-        expect(text).toContain('// Exported for health checks; your shutdown closes it with closeIdempotency() (below).');
+        expect(text).toContain("// Exported for health checks; your process's shutdown may end it with closeIdempotency() (below).");
         expect(text).toContain(`export function closeIdempotency(): Promise<void> {\n  if (closing === undefined)\n    closing = (async () => {\n      ${closing}\n    })();\n  return closing;\n}`);
         expect(text).toMatch(/createIdempotency\(\{\n\s+pool,/);
       }

@@ -30,8 +30,7 @@ describe.skipIf(skip !== undefined)('apply on the NestJS fixture app', { timeout
     const controller = await readFile(path.join(copy.dir, 'src/invoices.controller.ts'), 'utf8');
     expect(controller).toContain('  @Post()\n  @Idempotent(ACTIONS.issueInvoice)\n  @HttpCode(201)\n');
     const module = await readFile(path.join(copy.dir, 'src/app.module.ts'), 'utf8');
-    // Beside the interceptor, the provider whose onApplicationShutdown ends the store's pool on app.close().
-    expect(module).toContain("providers: [...idempotencyProviders(idempotency), { provide: 'closeIdempotency', useValue: { onApplicationShutdown: closeIdempotency } }]");
+    expect(module).toContain('providers: [...idempotencyProviders(idempotency)]');
     // The only step left: the app's callers must start sending the key (apply does not edit client code yet).
     expect(first.manual.map((m) => m.reason)).toEqual([
       expect.stringContaining('callers must now send an Idempotency-Key header'),

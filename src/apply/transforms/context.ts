@@ -7,11 +7,6 @@ export interface TransformContext {
   anyLine: boolean;
   /** Generated modules present in the scaffold folder (e.g. 'providers', 'next'), so no import points at nothing. */
   scaffoldModules: ReadonlySet<string>;
-  /**
-   * The instance module exports closeIdempotency() (apply writes it now, or the one there does): the app's close may
-   * call it. An instance written by an older apply does not, and an import of it would point at nothing.
-   */
-  closeExported?: boolean;
 }
 
 export interface TransformOutcome {

@@ -6,7 +6,6 @@ import { clientKeyStep, manualOnly, type Transform, type TransformOutcome } from
 import { keyStripeCalls } from './stripeKey.js';
 import { principalPathIn } from '../principalPath.js';
 import { webhookManual } from './webhookManual.js';
-import { closeFastifyWithApp } from './closeWithApp.js';
 
 /** Hooks the generated route options set; a route that sets one of them gets ours beside its own (mergeHooks). */
 const HOOKS = ['preHandler', 'onSend'];
@@ -43,9 +42,7 @@ export const wireFastifyRoute: Transform = (sf, target, context) => {
     call = routeCalls(sf, target)[located.occurrence ?? 0]!;
     out.edits.push({ action: target.action, file: target.file, summary: `adds the idempotency.${target.codeName} hooks to ${target.method ?? 'POST'} ${target.path ?? ''}` });
   }
-  const closed = closeFastifyWithApp(sf, call, target, context);
-  out.edits.push(...closed.edits);
-  out.manual.push(...closed.manual, ...clientKeyStep(target));
+  out.manual.push(...clientKeyStep(target));
   const handler = call.getArguments()[call.getArguments().length - 1];
   if (handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler))) {
     const principal = principalPathIn(handler);
@@ -170,9 +167,7 @@ function wireRouteOptions(sf: SourceFile, target: WiringTarget, context: Paramet
     call = routeOptionCalls(sf, target)[index]!;
     out.edits.push({ action: target.action, file: target.file, summary: `adds the idempotency.${target.codeName} hooks to the .route() options of ${route}` });
   }
-  const closed = closeFastifyWithApp(sf, call, target, context);
-  out.edits.push(...closed.edits);
-  out.manual.push(...closed.manual, ...clientKeyStep(target));
+  out.manual.push(...clientKeyStep(target));
   const handler = inlineHandler(call.getArguments()[0] as ObjectLiteralExpression);
   if (handler) {
     const principal = principalPathIn(handler);

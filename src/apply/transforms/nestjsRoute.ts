@@ -6,7 +6,6 @@ import { clientKeyStep, manualOnly, type Transform, type TransformContext, type 
 import { KEYED_SDKS } from './stableParams.js';
 import { keyHandlerCalls } from './stripeKey.js';
 import { webhookManual } from './webhookManual.js';
-import { closeNestWithApp } from './closeWithApp.js';
 
 const VERBS: Record<string, string> = { POST: 'Post', PUT: 'Put', PATCH: 'Patch', DELETE: 'Delete', ALL: 'All' };
 
@@ -99,8 +98,7 @@ function unkeyedProviderCall(sf: SourceFile, method: MethodDeclaration): boolean
 /**
  * The root module (the one NestFactory.create() boots) registers `...idempotencyProviders(idempotency)` once: a global
  * interceptor that routes marked handlers through their action's interceptor. Registered in several modules it
- * would run once per registration and claim the same key twice. Beside it, the provider that closes the store's pool
- * on shutdown (closeNestWithApp). Returns no edit when both are already there.
+ * would run once per registration and claim the same key twice. Returns no edit when it is already there.
  */
 export function wireNestModule(sf: SourceFile, moduleClass: string, action: string, file: string, context: TransformContext): TransformOutcome {
   for (const cls of sf.getClasses()) {
@@ -114,23 +112,19 @@ export function wireNestModule(sf: SourceFile, moduleClass: string, action: stri
     if (providers && !Node.isPropertyAssignment(providers)) return { edits: [], manual: [{ action, file, line, reason: `add ...${spread} to the module's providers by hand` }] };
     const array = providers?.getInitializer();
     if (array && !Node.isArrayLiteralExpression(array)) return { edits: [], manual: [{ action, file, line, reason: `the module's providers are an expression; add ...${spread} to them by hand` }] };
-    if (array?.getElements().some((e) => e.getText() === `...${spread}`)) return closeNestWithApp(sf, array, { action, file, line }, context);
+    if (array?.getElements().some((e) => e.getText() === `...${spread}`)) return { edits: [], manual: [] };
     if (!ensureNamedImport(sf, context.style.specifier('index'), 'idempotencyProviders') || !ensureNamedImport(sf, context.style.specifier('instance'), 'idempotency')) {
       return { edits: [], manual: [{ action, file, line, reason: `the file already binds "idempotency" or "idempotencyProviders"; add ...${spread} to the providers by hand` }] };
     }
-    const edits: TransformOutcome['edits'] = [{ action, file, summary: `registers the idempotency interceptor in ${moduleName} (providers)` }];
-    if (array) {
-      array.addElement(`...${spread}`);
-      const closed = closeNestWithApp(sf, array, { action, file, line }, context);
-      return { edits: [...edits, ...closed.edits], manual: closed.manual };
+    if (array) array.addElement(`...${spread}`);
+    else {
+      // Keep the object's trailing-comma habit: `controllers: [X],` then `providers: [...],`.
+      const trailingComma = /,\s*}$/.test(options.getText()) && options.getStartLineNumber() !== options.getEndLineNumber();
+      const added = options.addPropertyAssignment({ name: 'providers', initializer: `[...${spread}]` });
+      // insertText forgets every wrapped node of the file: nothing below may touch one.
+      if (trailingComma) sf.insertText(added.getEnd(), ',');
     }
-    // Keep the object's trailing-comma habit: `controllers: [X],` then `providers: [...],`.
-    const trailingComma = /,\s*}$/.test(options.getText()) && options.getStartLineNumber() !== options.getEndLineNumber();
-    const added = options.addPropertyAssignment({ name: 'providers', initializer: `[...${spread}]` });
-    // Before the comma: insertText forgets every wrapped node of the file, and nothing below may touch one.
-    const closed = closeNestWithApp(sf, added.getInitializerIfKindOrThrow(SyntaxKind.ArrayLiteralExpression), { action, file, line }, context);
-    if (trailingComma) sf.insertText(options.getProperty('providers')!.getEnd(), ',');
-    return { edits: [...edits, ...closed.edits], manual: closed.manual };
+    return { edits: [{ action, file, summary: `registers the idempotency interceptor in ${moduleName} (providers)` }], manual: [] };
   }
   return { edits: [], manual: [] };
 }

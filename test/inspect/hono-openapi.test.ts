@@ -120,3 +120,40 @@ serve({ fetch: app.fetch, port: 3000 });
     expect(byId.get('DELETE /notes/:id')?.insertsRecord).toBeUndefined();
   });
 });
+
+describe('body fields of a handler that hands the body on whole', () => {
+  it('lists none (the whole body is the fingerprint) when the body is spread or passed on, unless a schema declares it', async () => {
+    const dir = project({
+      'package.json': JSON.stringify({ type: 'module', dependencies: { hono: '^4.9.0', zod: '^4.1.0' } }),
+      'src/app.ts': `import { Hono } from 'hono';
+import { z } from 'zod';
+import { hashSecret, insertAccount, insertNote } from './store';
+
+const noteSchema = z.object({ title: z.string(), text: z.string() });
+const app = new Hono();
+
+app.post('/accounts', async (c) => {
+  const input = await c.req.json();
+  return c.json(await insertAccount({ ...input, secret: await hashSecret(input.secret) }), 201);
+});
+
+app.post('/notes', async (c) => {
+  const input = noteSchema.parse(await c.req.json());
+  if (!input.title) return c.json({ error: 'title' }, 400);
+  return c.json(await insertNote(input), 201);
+});
+
+app.post('/greetings', async (c) => {
+  const { name } = await c.req.json();
+  return c.text(name);
+});
+
+export default app;
+`,
+      'src/store.ts': 'export const hashSecret = async (s) => s;\nexport const insertAccount = async (a) => a;\nexport const insertNote = async (n) => n;\n',
+    });
+    const { findings } = await inspectProject(dir);
+    const fields = Object.fromEntries(findings.filter((f) => f.kind === 'endpoint').map((e) => [e.id, e.bodyFields]));
+    expect(fields).toEqual({ 'POST /accounts': undefined, 'POST /notes': ['title', 'text'], 'POST /greetings': ['name'] });
+  });
+});

@@ -42,7 +42,8 @@ function describeHandler(expr: ts.Expression | undefined, ctx: FileContext, info
     }
     const facts = ctx.index.functions.get(key);
     if (facts) {
-      info.bodyFields.push(...facts.bodyFields);
+      // Fields read by name are not the whole request when the body is also handed on whole (buildEndpoints).
+      if (!facts.bodyWhole) info.bodyFields.push(...facts.bodyFields);
       info.bodyShapes.push(...facts.bodyShapes);
     }
     return;

@@ -219,15 +219,19 @@ function nestPath(route: RawRoute, bootstrap: NestBootstrap | undefined): { path
   };
 }
 
-function collectBodyFields(records: ProjectRecords, route: RawRoute, handlerFacts: ReadonlyArray<{ bodyFields: Set<string>; bodyShapes: Set<string>; file: string }>): string[] {
-  const fields: string[] = [...route.bodyFields];
+function collectBodyFields(records: ProjectRecords, route: RawRoute, handlerFacts: ReadonlyArray<{ bodyFields: Set<string>; bodyShapes: Set<string>; bodyWhole?: true; file: string }>): string[] {
+  // The route's own schema and the shapes the body is validated or typed with describe all of it.
   const shapes = [...route.bodyShapes];
+  const read: string[] = [];
   for (const facts of handlerFacts) {
-    fields.push(...facts.bodyFields);
+    read.push(...facts.bodyFields);
     shapes.push(...facts.bodyShapes);
   }
-  for (const shape of shapes) fields.push(...lookupShape(records, route.file, shape, 0));
-  return [...new Set(fields)];
+  const declared = shapes.flatMap((shape) => lookupShape(records, route.file, shape, 0));
+  // A handler that hands the body on whole (`{ ...input, password: hash }`) asks for more than the fields it reads by
+  // name: without a declared shape, no list, so the whole body is the fingerprint.
+  const whole = handlerFacts.some((facts) => facts.bodyWhole);
+  return [...new Set([...route.bodyFields, ...(whole ? [] : read), ...declared])];
 }
 
 /** Fields of a DTO class, interface, type or object schema by name: the route's file first, then anywhere. */

@@ -58,6 +58,16 @@ export function locateRoute(sf: SourceFile, target: WiringTarget, anyLine: boole
     return Node.isPropertyAccessExpression(callee) && callee.getName() === 'route' && call.getStartLineNumber() <= target.line && target.line <= call.getParentOrThrow().getEndLineNumber();
   });
   if (chained) return { kind: 'unsupported', reason: `${route} is declared through a chained .route(...) at line ${target.line}; add idempotency.${target.codeName} before its handler by hand` };
+  // @hono/zod-openapi: `router.openapi(routes.create, handler)` takes no middleware argument; its route config does.
+  const openapi = sf.getDescendantsOfKind(SyntaxKind.CallExpression).find((call) => {
+    const callee = call.getExpression();
+    return Node.isPropertyAccessExpression(callee) && callee.getName() === 'openapi' && callee.getNameNode().getStartLineNumber() === target.line;
+  });
+  if (openapi) {
+    const config = openapi.getArguments()[0];
+    const named = config && (Node.isIdentifier(config) || Node.isPropertyAccessExpression(config)) && /^[\w$.]{1,80}$/.test(config.getText()) ? ` (${config.getText()})` : '';
+    return { kind: 'unsupported', reason: `${route} is registered with @hono/zod-openapi's .openapi(…) at line ${target.line}, which takes no middleware argument; add \`middleware: [idempotency.${target.codeName}]\` to its createRoute config${named} by hand` };
+  }
   return { kind: 'stale', reason: `${target.file} changed since inspection: no ${route} registration found (expected at line ${target.line})` };
 }
 

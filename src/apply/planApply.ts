@@ -425,7 +425,9 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     manual.push(...next.manual);
   }
   const instance = `${dir}/instance${ext}`;
-  if (framework && framework !== 'nextjs' && !scaffoldModules.has('instance') && changes.some((c) => c.after.includes('idempotency'))) {
+  // Also when a route is left to the user with `idempotency.<action>` to mount by hand: that binding lives in the instance.
+  const mountByHand = manual.some((m) => m.reason.includes('idempotency.'));
+  if (framework && framework !== 'nextjs' && !scaffoldModules.has('instance') && (changes.some((c) => c.after.includes('idempotency')) || mountByHand)) {
     const storeId = storeFor(model.stack.storeDatabase)?.id;
     const { connection } = await connectionFor(root, storeId, dir);
     const rendered = framework === 'plain' ? renderPlainInstance(storeId, memory, connection) : framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal, storeId, memory, connection) : renderInstance(framework, principal, storeId, memory, connection);
@@ -436,6 +438,11 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     const http = targets.find((t) => t.trigger === 'http' && t.scope !== 'global');
     if (principal === undefined && http && (framework === 'express' || framework === 'fastify' || framework === 'nestjs') && !(await setsRequestUser(root))) {
       manual.push({ action: http.action, file: instance, line: 1, reason: `no wired handler reads who the caller is and nothing in the project sets request.user, so the principal in ${instance} (request.user.id) is a guess: point it at what your authentication sets (a session, customer or tenant id) before deploying, or every protected request is answered 401` });
+    }
+    // Koa and Hono say so per wired route; a route left to the user has no such note, and the principal is the same guess.
+    if (principal === undefined && http && (framework === 'koa' || framework === 'hono') && !edits.some((e) => e.file === http.file)) {
+      const guess = framework === 'koa' ? 'ctx.state.user?.id' : "c.get('user')?.id";
+      manual.push({ action: http.action, file: instance, line: 1, reason: `no handler apply wired reads who the caller is, so the principal in ${instance} (${guess}) is the framework's convention, a guess: point it at what your authentication sets before mounting the middleware, or set "scope": "global" for actions without a caller, or every protected request is answered 401` });
     }
   }
   const webhookEvent = `${dir}/${WEBHOOK_EVENT_MODULE}${ext}`;

@@ -29,7 +29,7 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
   if (!at.source) return undefined;
   const found = handlerAt(at.source, at.line);
   // A registration line (`app.post('/x', controller.create)`) names its handler: follow it to the function.
-  const registered = found.fn ? undefined : registeredHandler(ctx, at.source, found.node);
+  const registered = found.fn ? undefined : registeredHandler(ctx, at.source, found.node, at.line);
   // Code we cannot follow says nothing: the design then speaks from the configuration, never "no provider call".
   if (!found.fn && !registered) return undefined;
   const root = registered ? { node: registered.fn as ts.Node, ...nameOf(registered.fn) } : found;
@@ -146,9 +146,15 @@ function inlineHandler(call: ts.CallExpression): ts.FunctionLikeDeclaration | un
   return undefined;
 }
 
-/** The last function-valued argument of a registration statement: `router.post(path, auth, controller.create)`. */
-export function registeredHandler(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, statement: ts.Node): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
-  const registration = calls(statement)[0];
+/**
+ * The last function-valued argument of a registration statement: `router.post(path, auth, controller.create)`. In a
+ * chain (`createRouter().openapi(routes.list, handlers.list).openapi(routes.create, handlers.create)`) the one whose
+ * method name is on `line`, where inspection put the route.
+ */
+export function registeredHandler(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, statement: ts.Node, line?: number): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+  const all = calls(statement);
+  const onLine = line === undefined ? undefined : all.find((call) => ts.isPropertyAccessExpression(call.expression) && lineOf(source, call.expression.name) === line);
+  const registration = onLine ?? all[0];
   for (const arg of [...(registration?.arguments ?? [])].reverse()) {
     if (ts.isIdentifier(arg)) {
       const local = topLevelFunction(source.sf, arg.text);

@@ -10,9 +10,13 @@ import type { PackageStack } from './stack/detectStack.js';
 
 /**
  * Files that no detector mentions can still matter across files: DTOs name body fields, services sit between a
- * route and a payment call. Anything else is not parsed at all, which is what keeps inspection near parse speed.
+ * route and a payment call, handler modules (a Hono handler reads `c.req.valid('json')`) sit between a router file and
+ * the writes. Anything else is not parsed at all, which is what keeps inspection near parse speed.
  */
-const CROSS_FILE_HINT = /payment|charge|checkout|refund|billing|invoice|subscription|webhook|(Dto|Input|Body|Request|Payload|Schema)\b|\.object\(|Type\.Object/i;
+const CROSS_FILE_HINT = /payment|charge|checkout|refund|billing|invoice|subscription|webhook|(Dto|Input|Body|Request|Payload|Schema)\b|\.object\(|Type\.Object|\.req\.(valid|json|parseBody|formData)\s*\(/i;
+
+/** A barrel (`export * from './tasks'`): imports through it reach the router or handler only if it is parsed. */
+const RE_EXPORT = /\bexport\s*(\*|\{[^}]*\})\s*from\s*['"]/;
 
 export interface AnalysedFile {
   record?: FileRecord;
@@ -21,7 +25,7 @@ export interface AnalysedFile {
 
 export function analyseFile(rel: string, text: string, pkg: { dir: string; name?: string; stack: PackageStack }): AnalysedFile {
   const mentioned = anyDetectorWants(rel, text);
-  if (!mentioned && !CROSS_FILE_HINT.test(text)) return {};
+  if (!mentioned && !CROSS_FILE_HINT.test(text) && !RE_EXPORT.test(text)) return {};
   // indexSource links the parents in its own walk, before any detector looks at the tree.
   const { sf, syntaxError } = parseSource(rel, text, { parents: false });
   const index = indexSource(sf, rel);

@@ -85,6 +85,25 @@ export default app
     const text = source.replace("c.get('user')?.id", 'c.env.tenantId');
     expect(wireSource(file, text, [target(file, 5)], options('hono')).principal).toBeUndefined();
   });
+
+  it('leaves a @hono/zod-openapi .openapi(route, handler) registration to the user, saying where the middleware goes, never "changed since inspection"', () => {
+    const routerFile = 'src/routes/payments.index.ts';
+    const text = `import { OpenAPIHono } from '@hono/zod-openapi';
+import * as handlers from './payments.handlers';
+import * as routes from './payments.routes';
+
+export const payments = new OpenAPIHono()
+  .openapi(routes.list, handlers.list)
+  .openapi(routes.create, handlers.create);
+`;
+    const out = wireSource(routerFile, text, [target(routerFile, 7)], options('hono'));
+    expect(out.stale).toEqual([]);
+    expect(out.text).toBe(text);
+    expect(out.manual.map((m) => [m.line, m.reason])).toContainEqual([
+      7,
+      "POST /payments is registered with @hono/zod-openapi's .openapi(…) at line 7, which takes no middleware argument; add `middleware: [idempotency.createPayment]` to its createRoute config (routes.create) by hand",
+    ]);
+  });
 });
 
 describe('plain functions', () => {

@@ -36,6 +36,27 @@ describe('code facts follow a registered handler into controllers and services',
     expect(facts?.budgets).toEqual([{ provider: 'adyen', timeoutMs: 30_000, attempts: 1, evidence: '@adyen/api-library default, no automatic retry' }]);
   });
 
+  it('in a chain of registrations (@hono/zod-openapi `.openapi(route, handlers.x)`), the handler registered on the action\'s line', () => {
+    const chained = {
+      'src/notes.index.ts': `import { OpenAPIHono } from '@hono/zod-openapi';
+import * as handlers from './notes.handlers';
+import * as routes from './notes.routes';
+export const notes = new OpenAPIHono()
+  .openapi(routes.create, handlers.create)
+  .openapi(routes.remove, handlers.remove);
+`,
+      'src/notes.handlers.ts': `import { db, notes } from './db';
+export const create = async (c) => c.json(await db.insert(notes).values(c.req.valid('json')).returning(), 201);
+export const remove = async (c) => c.json(await db.delete(notes).where(c.req.valid('param')));
+`,
+    };
+    const hono = { ...base, stack: { ...base.stack, language: 'typescript', framework: 'hono' }, payments: [] };
+    const ctx = contextFor({ name: 'openapi-chain', files: chained, config: { ...hono, actions: [{ name: 'createNote', trigger: 'http', route: 'POST /notes', significantFields: ['body'], source: 'src/notes.index.ts:5' }] } });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!);
+    expect(facts?.handler).toEqual({ file: 'src/notes.handlers.ts', line: 2, name: 'create' });
+    expect(facts?.writes.map((w) => w.kind)).toEqual(['create']);
+  });
+
   it('a handler the code does not let us follow gives no facts (the design then speaks from the configuration)', () => {
     const ctx = contextFor({ name: 'opaque', files: files(`express().post('/api/payments', require('some-package').handler);`), config: { ...base, actions: [action] }, dependencies: { '@adyen/api-library': '^32.1.0' } });
     expect(factsFor(ctx, (ctx.config as Config).actions[0]!)).toBeUndefined();

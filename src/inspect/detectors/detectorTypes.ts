@@ -160,6 +160,23 @@ export interface FileFacts {
   consumerWrappers: ConsumerWrapper[];
   /** Where this file creates a PostgreSQL / MySQL client, and the environment variables it reads (dbConnection.ts). */
   connections: StoreConnection[];
+  /** @hono/zod-openapi route configs bound to a name in this file (`export const create = createRoute({ … })`). */
+  openApiConfigs: Map<string, OpenApiConfig>;
+  /** `router.openapi(routes.create, handler)` whose config is bound elsewhere: completed in buildEndpoints. */
+  openApiRoutes: OpenApiRoute[];
+  /** Apps this file hands to a server (`serve({ fetch: app.fetch })` of @hono/node-server): roots, whatever built them. */
+  servedApps: OwnerRef[];
+}
+
+/** The method and path (Hono's `:id` form) of a @hono/zod-openapi `createRoute` config. */
+export interface OpenApiConfig {
+  method: HttpMethod;
+  path: string;
+}
+
+/** A route registered with a config from another binding: method and path are read from `config` once files are linked. */
+export interface OpenApiRoute extends Omit<RawRoute, 'method' | 'path'> {
+  config: OwnerRef;
 }
 
 /**
@@ -187,5 +204,5 @@ export interface Detector {
 }
 
 export function emptyFacts(): FileFacts {
-  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], routePrefixes: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], nestControllerFactories: new Map(), consumerWrappers: [], connections: [] };
+  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], routePrefixes: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], nestControllerFactories: new Map(), consumerWrappers: [], connections: [], openApiConfigs: new Map(), openApiRoutes: [], servedApps: [] };
 }

@@ -3,7 +3,7 @@ import { ts } from 'ts-morph';
 import { isFunctionLike, objectProperty, stringValue, unwrap } from '../parse/astHelpers.js';
 import { rawFunctionName } from '../parse/functionKey.js';
 import type { HttpMethod } from '../types.js';
-import type { Detector, FileContext, FileFacts, OwnerRef, RawRoute } from './detectorTypes.js';
+import type { Detector, FileContext, FileFacts, OpenApiConfig, OwnerRef, RawRoute } from './detectorTypes.js';
 import { readdirLoad } from './readdirLoops.js';
 import { bodyTypeArgument, describeHandlers } from './routeHandlers.js';
 import { frameworkOfModule, frameworkOfType, guessFramework, isHttpClient, ownerFromInitializer } from './routerOrigins.js';
@@ -15,7 +15,7 @@ const METHOD_CALLS: Record<string, HttpMethod> = { ...METHODS, get: 'GET' };
 const CHAINABLE = new Set([
   'get', 'head', 'options', 'post', 'put', 'patch', 'delete', 'del', 'all', 'use', 'withTypeProvider', 'register', 'after',
   'addHook', 'decorate', 'decorateRequest', 'decorateReply', 'setErrorHandler', 'setNotFoundHandler', 'addSchema',
-  'addContentTypeParser', 'setValidatorCompiler', 'setSerializerCompiler',
+  'addContentTypeParser', 'setValidatorCompiler', 'setSerializerCompiler', 'openapi',
 ]);
 
 interface Receiver {
@@ -25,17 +25,23 @@ interface Receiver {
   evidence: 'constructed' | 'imported' | 'param' | 'unknown';
 }
 
-/** Express, Fastify, Koa (@koa/router) and Hono: route registrations and the mounts that prefix them. */
+/** Express, Fastify, Koa (@koa/router) and Hono (with @hono/zod-openapi): route registrations and the mounts that prefix them. */
 export const httpRoutes: Detector = {
   name: 'http-routes',
   // `.get(` alone is in every file (Map, headers); a GET route starts with a path literal. A readdir loop may only
   // call each module it loads with the app (`require('./' + file)(app)`).
-  mentions: /\.(post|put|patch|delete|del|all|route|on|register|use|basePath)\s*[(<]|\.get\s*\(\s*['"`]\/|readdir/,
+  // A @hono/zod-openapi routes file holds only `createRoute({ … })` configs, registered elsewhere with `.openapi(…)`.
+  mentions: /\.(post|put|patch|delete|del|all|route|on|register|use|basePath|openapi)\s*[(<]|\.get\s*\(\s*['"`]\/|readdir|createRoute\s*\(|@hono\/node-server/,
   detect(ctx, facts) {
     registerOwners(ctx, facts);
+    for (const [name, init] of ctx.index.consts) {
+      const config = openApiConfig(init, ctx);
+      if (config) facts.openApiConfigs.set(name, config);
+    }
     for (const call of ctx.index.calls) {
       const callee = call.expression;
       if (ts.isIdentifier(callee) || isRequireCall(callee) || ts.isCallExpression(callee)) {
+        if (ts.isIdentifier(callee)) recordServe(call, callee, ctx, facts);
         recordWireUp(call, callee, ctx, facts);
         continue;
       }
@@ -47,6 +53,7 @@ export const httpRoutes: Detector = {
       else if (name === 'use') recordUse(call, callee, ctx, facts);
       else if (name === 'register') recordRegister(call, callee, ctx, facts);
       else if (name === 'prefix') recordKoaPrefix(call, callee, ctx, facts);
+      else if (name === 'openapi') recordOpenApi(call, callee, ctx, facts);
     }
   },
 };
@@ -234,8 +241,8 @@ function recordRouteCall(call: ts.CallExpression, callee: ts.PropertyAccessExpre
   }
   if (first && second && call.arguments.length === 2) {
     const receiver = resolveReceiver(unwrap(callee.expression), ctx, facts);
-    const child = childRef(second, ctx);
-    if (accepted(receiver) && child) facts.mounts.push({ parent: receiver.ref, child, prefix: stringValue(first, ctx.index.consts) ?? null });
+    if (!accepted(receiver)) return;
+    for (const child of mountedChildren(second, ctx)) facts.mounts.push({ parent: receiver.ref, child, prefix: stringValue(first, ctx.index.consts) ?? null });
   }
 }
 
@@ -261,6 +268,108 @@ function recordHonoOn(call: ts.CallExpression, callee: ts.PropertyAccessExpressi
   if (!accepted(receiver) || receiver.framework !== 'hono') return;
   const info = describeHandlers(handlers, ctx);
   for (const method of methods) for (const p of paths) facts.routes.push(makeRoute(ctx, call, method, p, receiver, info));
+}
+
+/**
+ * @hono/zod-openapi `createRoute({ method: 'post', path: '/tasks/{id}' })` (or the bare config object): method and
+ * path, the OpenAPI `{id}` turned into Hono's `:id` as OpenAPIHono registers it.
+ */
+function openApiConfig(expr: ts.Expression | undefined, ctx: FileContext): OpenApiConfig | undefined {
+  if (!expr) return undefined;
+  let node = unwrap(expr);
+  if (ts.isCallExpression(node)) {
+    const callee = unwrap(node.expression);
+    const origin = ts.isIdentifier(callee) ? ctx.index.imports.get(callee.text) : undefined;
+    const isCreateRoute = ts.isIdentifier(callee) && (callee.text === 'createRoute' || (origin?.module === '@hono/zod-openapi' && origin.imported === 'createRoute'));
+    if (!isCreateRoute || !node.arguments[0]) return undefined;
+    node = unwrap(node.arguments[0]);
+  }
+  if (!ts.isObjectLiteralExpression(node)) return undefined;
+  const method = stringValue(objectProperty(node, 'method'), ctx.index.consts)?.toLowerCase();
+  const routePath = stringValue(objectProperty(node, 'path'), ctx.index.consts);
+  if (!method || !Object.hasOwn(METHOD_CALLS, method) || routePath === undefined || !isRoutePath(routePath)) return undefined;
+  return { method: METHOD_CALLS[method] as HttpMethod, path: routePath.replace(/\{([^{}/]+)\}/g, ':$1') };
+}
+
+/**
+ * @hono/zod-openapi `router.openapi(route, handler, hook?)`: the route config inline, a local binding, or imported
+ * (`routes.create` of `import * as routes`, completed once files are linked). The receiver is often the project's
+ * own factory (`createRouter().openapi(…)`), so a call we cannot trace is taken as a Hono router held by its variable.
+ */
+function recordOpenApi(call: ts.CallExpression, callee: ts.PropertyAccessExpression, ctx: FileContext, facts: FileFacts): void {
+  const [configArg, handlerArg] = call.arguments;
+  if (!configArg || !handlerArg || !isHandlerLike(handlerArg)) return;
+  const { base } = baseOf(callee.expression);
+  let receiver = resolveReceiver(base, ctx, facts);
+  if (!receiver && ts.isCallExpression(base)) {
+    const holder = holderVariable(base);
+    if (holder === undefined) return;
+    if (!facts.owners.has(holder)) facts.owners.set(holder, { framework: 'hono', root: false });
+    receiver = { ref: { file: ctx.rel, name: holder }, framework: 'hono', evidence: 'constructed' };
+  }
+  if (!accepted(receiver)) return;
+  if (receiver.framework === 'unknown') receiver.framework = 'hono';
+  if (receiver.framework !== 'hono') return;
+  const info = describeHandlers([handlerArg], ctx);
+  const node = unwrap(configArg);
+  const local = ts.isIdentifier(node) && !ctx.index.imports.has(node.text) ? ctx.index.consts.get(node.text) : node;
+  const config = openApiConfig(local, ctx);
+  if (config) {
+    facts.routes.push(makeRoute(ctx, callee.name, config.method, config.path, receiver, info));
+    return;
+  }
+  if (!ts.isIdentifier(node) && !ts.isPropertyAccessExpression(node)) return;
+  const ref = childRef(node, ctx);
+  if (!ref) return;
+  const { method: _method, path: _path, ...route } = makeRoute(ctx, callee.name, 'POST', '', receiver, info);
+  facts.openApiRoutes.push({ ...route, config: ref });
+}
+
+/**
+ * The children a mount argument stands for: one (childRef), or each element of the array a loop walks when the
+ * argument is the loop's variable: `routes.forEach((route) => app.route('/', route))`, `for (const r of [a, b]) app.use(r)`.
+ */
+function mountedChildren(expr: ts.Expression, ctx: FileContext): OwnerRef[] {
+  const node = unwrap(expr);
+  const elements = ts.isIdentifier(node) ? loopedArray(node, ctx) : undefined;
+  if (elements) return elements.flatMap((e) => childRef(e, ctx) ?? []);
+  const child = childRef(expr, ctx);
+  return child ? [child] : [];
+}
+
+function loopedArray(variable: ts.Identifier, ctx: FileContext): readonly ts.Expression[] | undefined {
+  const arrayOf = (expr: ts.Expression): readonly ts.Expression[] | undefined => {
+    let node = unwrap(expr);
+    if (ts.isIdentifier(node)) node = unwrap(ctx.index.consts.get(node.text) ?? node);
+    return ts.isArrayLiteralExpression(node) && node.elements.every((e) => !ts.isSpreadElement(e)) ? node.elements : undefined;
+  };
+  for (let current = variable.parent; current; current = current.parent) {
+    if (isFunctionLike(current)) {
+      const param = current.parameters[0];
+      if (!param || !ts.isIdentifier(param.name) || param.name.text !== variable.text) return undefined;
+      const call = current.parent;
+      if (!ts.isCallExpression(call) || call.arguments[0] !== current || !ts.isPropertyAccessExpression(call.expression) || call.expression.name.text !== 'forEach') return undefined;
+      return arrayOf(call.expression.expression);
+    }
+    if (ts.isForOfStatement(current)) {
+      const decl = ts.isVariableDeclarationList(current.initializer) ? current.initializer.declarations[0] : undefined;
+      if (decl && ts.isIdentifier(decl.name) && decl.name.text === variable.text) return arrayOf(current.expression);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `serve({ fetch: app.fetch })` from @hono/node-server: `app` is an application, even when the project's own factory
+ * (`createApp()`) built it, so the routes mounted on it have known paths.
+ */
+function recordServe(call: ts.CallExpression, callee: ts.Identifier, ctx: FileContext, facts: FileFacts): void {
+  const origin = ctx.index.imports.get(callee.text);
+  if (origin?.module !== '@hono/node-server' || origin.imported !== 'serve') return;
+  const fetch = unwrap(objectProperty(call.arguments[0], 'fetch') ?? call);
+  if (!ts.isPropertyAccessExpression(fetch) || fetch.name.text !== 'fetch') return;
+  const app = childRef(fetch.expression, ctx);
+  if (app) facts.servedApps.push(app);
 }
 
 /** A mounted child: identifier, `ns.member`, `require('./x')`, `import('./x')`, `child.routes()`, inline plugin. */
@@ -299,8 +408,7 @@ function recordUse(call: ts.CallExpression, callee: ts.PropertyAccessExpression,
   const hasPath = firstValue !== undefined ? isRoutePath(firstValue) : ts.isIdentifier(unwrap(first)) && /path|prefix|base/i.test(unwrap(first).getText());
   const prefix = hasPath ? (firstValue ?? null) : '';
   for (const arg of hasPath ? args.slice(1) : args) {
-    const child = childRef(arg, ctx);
-    if (child) facts.mounts.push({ parent: receiver.ref, child, prefix });
+    for (const child of mountedChildren(arg, ctx)) facts.mounts.push({ parent: receiver.ref, child, prefix });
   }
 }
 

@@ -42,7 +42,8 @@ function describeHandler(expr: ts.Expression | undefined, ctx: FileContext, info
     }
     const facts = ctx.index.functions.get(key);
     if (facts) {
-      info.bodyFields.push(...facts.bodyFields);
+      // Fields read by name are not the whole request when the body is also handed on whole (buildEndpoints).
+      if (!facts.bodyWhole) info.bodyFields.push(...facts.bodyFields);
       info.bodyShapes.push(...facts.bodyShapes);
     }
     return;
@@ -62,7 +63,10 @@ function describeHandler(expr: ts.Expression | undefined, ctx: FileContext, info
     const receiver = chain[chain.length - 2] ?? '';
     info.handlerKeys.push(`${receiver}.${node.name.text}`.toLowerCase());
     const root = chain[0];
-    if (chain.length === 2 && root && ctx.index.imports.has(root)) info.handlerKeys.push(node.name.text.toLowerCase());
+    // `controller.create` of a default-imported object is found by its bare name; `handlers.create` of
+    // `import * as handlers from './x'` is followed through the namespace (FunctionGraph), never by a name other files share.
+    const binding = root ? ctx.index.imports.get(root) : undefined;
+    if (chain.length === 2 && binding && !(binding.imported === '*' && isLocalModule(binding.module))) info.handlerKeys.push(node.name.text.toLowerCase());
     return;
   }
   if (ts.isCallExpression(node)) {
@@ -165,4 +169,9 @@ export function bodyTypeArgument(call: ts.CallExpression): string | undefined {
     }
   }
   return undefined;
+}
+
+/** A module of the project itself (relative or an `@/` / `~/` / `#/` alias), as opposed to a package. */
+function isLocalModule(module: string): boolean {
+  return module.startsWith('.') || /^[@~#]\//.test(module);
 }

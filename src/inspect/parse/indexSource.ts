@@ -19,6 +19,11 @@ export interface FunctionFacts {
   bodyFields: Set<string>;
   /** Names of schemas / types the request body is validated or cast with. */
   bodyShapes: Set<string>;
+  /**
+   * The body goes on whole (`{ ...input, password: hash }`, `createTask(input)`): the fields read by name are then only
+   * some of what the request asks for, so they are no fingerprint on their own.
+   */
+  bodyWhole?: true;
 }
 
 export interface ReExport {
@@ -381,6 +386,10 @@ function recordBodyContext(expr: ts.Expression, frame: { facts: FunctionFacts; b
       frame.bodyAliases.add(parent.name.text);
       if (parent.type && ts.isTypeReferenceNode(parent.type) && ts.isIdentifier(parent.type.typeName)) frame.facts.bodyShapes.add(parent.type.typeName.text);
     }
+  } else if (ts.isSpreadAssignment(parent) || ts.isSpreadElement(parent)) {
+    frame.facts.bodyWhole = true;
+  } else if (ts.isCallExpression(parent) && parent.arguments.includes(node as ts.Expression) && !(ts.isPropertyAccessExpression(parent.expression) && BODY_VALIDATORS.has(parent.expression.name.text))) {
+    frame.facts.bodyWhole = true;
   } else if (ts.isCallExpression(parent) && parent.arguments.includes(node as ts.Expression) && ts.isPropertyAccessExpression(parent.expression)) {
     if (BODY_VALIDATORS.has(parent.expression.name.text)) {
       const schema = accessChain(parent.expression.expression)[0];

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { DirLoad, NestBootstrap, OwnerInfo, RawMount, RawRoute } from '../detectors/detectorTypes.js';
+import type { DirLoad, NestBootstrap, OpenApiRoute, OwnerInfo, RawMount, RawRoute } from '../detectors/detectorTypes.js';
 import { loadedByLoop } from './dirLoad.js';
 import type { EndpointFinding } from '../types.js';
 import type { FunctionGraph } from './functionGraph.js';
@@ -42,6 +42,12 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
     for (const { prefix } of record.facts.routePrefixes) routePrefixes.set(record.pkgDir, [...(routePrefixes.get(record.pkgDir) ?? []), prefix]);
   }
   for (const record of records.files.values()) {
+    for (const served of record.facts.servedApps) {
+      const key = ownerKey(records, served);
+      owners.set(key, { framework: 'hono', ...owners.get(key), root: true });
+    }
+  }
+  for (const record of records.files.values()) {
     for (const mount of record.facts.mounts) {
       const parent = ownerKey(records, mount.parent);
       if (mount.autoloadDir !== undefined) mountAutoload(records, mount, parent, addMount);
@@ -68,7 +74,7 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
 
   const built: BuiltEndpoint[] = [];
   for (const record of records.files.values()) {
-    for (const route of record.facts.routes) {
+    for (const route of [...record.facts.routes, ...linkOpenApiRoutes(records, record.facts.openApiRoutes)]) {
       const handlerFacts = route.handlerKeys.flatMap((k) => graph.resolve(route.file, k));
       const bodyFields = collectBodyFields(records, route, handlerFacts);
       const base = { route, bodyFields, pkgDir: record.pkgDir };
@@ -103,6 +109,17 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
     }
   }
   return built;
+}
+
+/** `.openapi(routes.create, handler)`: the method and path of the `createRoute` config the reference leads to; others are dropped. */
+function linkOpenApiRoutes(records: ProjectRecords, pending: readonly OpenApiRoute[]): RawRoute[] {
+  const out: RawRoute[] = [];
+  for (const { config, ...rest } of pending) {
+    const { file, name } = splitBindingKey(ownerKey(records, config));
+    const found = records.files.get(file)?.facts.openApiConfigs.get(name);
+    if (found) out.push({ ...rest, method: found.method, path: found.path });
+  }
+  return out;
 }
 
 /**
@@ -202,15 +219,19 @@ function nestPath(route: RawRoute, bootstrap: NestBootstrap | undefined): { path
   };
 }
 
-function collectBodyFields(records: ProjectRecords, route: RawRoute, handlerFacts: ReadonlyArray<{ bodyFields: Set<string>; bodyShapes: Set<string>; file: string }>): string[] {
-  const fields: string[] = [...route.bodyFields];
+function collectBodyFields(records: ProjectRecords, route: RawRoute, handlerFacts: ReadonlyArray<{ bodyFields: Set<string>; bodyShapes: Set<string>; bodyWhole?: true; file: string }>): string[] {
+  // The route's own schema and the shapes the body is validated or typed with describe all of it.
   const shapes = [...route.bodyShapes];
+  const read: string[] = [];
   for (const facts of handlerFacts) {
-    fields.push(...facts.bodyFields);
+    read.push(...facts.bodyFields);
     shapes.push(...facts.bodyShapes);
   }
-  for (const shape of shapes) fields.push(...lookupShape(records, route.file, shape, 0));
-  return [...new Set(fields)];
+  const declared = shapes.flatMap((shape) => lookupShape(records, route.file, shape, 0));
+  // A handler that hands the body on whole (`{ ...input, password: hash }`) asks for more than the fields it reads by
+  // name: without a declared shape, no list, so the whole body is the fingerprint.
+  const whole = handlerFacts.some((facts) => facts.bodyWhole);
+  return [...new Set([...route.bodyFields, ...(whole ? [] : read), ...declared])];
 }
 
 /** Fields of a DTO class, interface, type or object schema by name: the route's file first, then anywhere. */

@@ -1,6 +1,6 @@
 import type { FunctionFacts } from '../parse/indexSource.js';
 import type { ProjectRecords } from './projectRecords.js';
-import { resolveBinding, splitBindingKey } from './resolveModules.js';
+import { resolveBinding, resolveImport, splitBindingKey } from './resolveModules.js';
 
 /**
  * A name-based call graph across files. Without a type checker (too slow for the budget), a call `x.create()`
@@ -30,6 +30,9 @@ export class FunctionGraph {
     if (local) return [local];
     const viaImport = this.imported(file, key);
     if (viaImport) return [viaImport];
+    // `handlers.create` through `import * as handlers from './x'`: that module says which one; another file's
+    // `handlers.create` (or nothing, when the module was not parsed) is never it.
+    if (this.namespaceBound(file, key)) return [];
     const all = this.byKey.get(key) ?? [];
     // A generic name defined in many files (`handler`, `create`) says nothing about which one is meant.
     return all.length <= 3 ? all : [];
@@ -43,13 +46,42 @@ export class FunctionGraph {
     const record = this.records.files.get(file);
     if (!record) return undefined;
     for (const [local, binding] of record.imports) {
-      if (binding.imported === '*' || (!binding.module.startsWith('.') && !/^[@~#]\//.test(binding.module))) continue;
+      if (!binding.module.startsWith('.') && !/^[@~#]\//.test(binding.module)) continue;
+      if (binding.imported === '*') {
+        const fn = this.namespaceMember(file, local, binding.module, key);
+        if (fn) return fn;
+        continue;
+      }
       if (local.toLowerCase() !== key && binding.imported.toLowerCase() !== key) continue;
       const resolved = splitBindingKey(resolveBinding(this.records, file, local));
       const fn = this.records.files.get(resolved.file)?.functions.get(resolved.name.toLowerCase());
       if (fn) return fn;
     }
     return undefined;
+  }
+
+  private namespaceBound(file: string, key: string): boolean {
+    const dot = key.indexOf('.');
+    if (dot < 0) return false;
+    const ns = key.slice(0, dot);
+    for (const [local, binding] of this.records.files.get(file)?.imports ?? []) {
+      if (binding.imported === '*' && local.toLowerCase() === ns && (binding.module.startsWith('.') || /^[@~#]\//.test(binding.module))) return true;
+    }
+    return false;
+  }
+
+  /**
+   * `handlers.create` (or the bare `create` a route records beside it) through `import * as handlers from './x'`:
+   * the module's own export, so two routers each importing their own handlers module never share body fields.
+   */
+  private namespaceMember(file: string, local: string, module: string, key: string): FunctionFacts | undefined {
+    const prefix = `${local.toLowerCase()}.`;
+    const member = key.startsWith(prefix) ? key.slice(prefix.length) : key;
+    const target = resolveImport(this.records, file, module);
+    const exported = target ? [...(this.records.files.get(target)?.exports.keys() ?? [])].find((name) => name.toLowerCase() === member) : undefined;
+    if (exported === undefined) return undefined;
+    const resolved = splitBindingKey(resolveBinding(this.records, file, local, exported));
+    return this.records.files.get(resolved.file)?.functions.get(resolved.name.toLowerCase());
   }
 
   /** Functions reachable from the given entry keys within `depth` calls, entries included. */

@@ -73,7 +73,11 @@ export function readField(source: unknown, path: string): unknown {
   return current[0] ?? null;
 }
 
-/** Looks each field up in the route parameters first (authoritative), then the body, then the query string. */
+/**
+ * Looks each field up in the route parameters first (authoritative), then the body, then the query string.
+ * "body" that no source holds as a field of its own is the whole request body: the fallback when no fields were
+ * named, so a key reused with a different body is a mismatch, never a replay of the first answer.
+ */
 export function pickFields(
   fields: readonly string[],
   sources: { readonly params?: unknown; readonly body?: unknown; readonly query?: unknown },
@@ -85,6 +89,7 @@ export function pickFields(
       value = readField(source, field);
       if (value !== null && !(Array.isArray(value) && value.length === 0)) break;
     }
+    if (field === 'body' && value === null && sources.body !== undefined) value = sources.body;
     picked[field] = value;
   }
   return picked;

@@ -37,3 +37,19 @@ async function registryReachable(): Promise<boolean> {
     () => false,
   );
 }
+
+/**
+ * Writes generated files into a project folder and type-checks it with the cache's own TypeScript and the project's
+ * tsconfig: the compiler's output, '' when the project compiles.
+ */
+export async function writeAndTypeCheck(cache: string, dir: string, files: ReadonlyArray<{ path: string; contents: string }>): Promise<string> {
+  for (const file of files) {
+    await mkdir(path.dirname(path.join(dir, file.path)), { recursive: true });
+    await writeFile(path.join(dir, file.path), file.contents);
+  }
+  const tsc = path.join(cache, 'node_modules/typescript/bin/tsc');
+  return run(process.execPath, [tsc, '--noEmit', '-p', dir], { cwd: dir, maxBuffer: 16 * 1024 * 1024 }).then(
+    (result) => `${result.stdout}${result.stderr}`,
+    (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
+  );
+}

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateScaffold, readProjectProfile } from '../../src/scaffold/index.js';
 import { modelFor } from './generateInto.js';
 import { DATABASE_URL, postgresSkipReason } from './harness.js';
-import { installIntoCache } from './npmCache.js';
+import { installIntoCache, writeAndTypeCheck } from './npmCache.js';
 
 const run = promisify(execFile);
 
@@ -143,15 +143,7 @@ describe.each(NODE_TYPES)(`generated TypeScript under TypeScript ${TYPESCRIPT}, 
       const paths = files.map((file) => file.path);
       expect(paths).toEqual(expect.arrayContaining(['src/idempotency/cleanup-job.ts', 'src/idempotency/cron/guard.ts']));
     }
-    for (const file of files) {
-      await mkdir(path.dirname(path.join(dir, file.path)), { recursive: true });
-      await writeFile(path.join(dir, file.path), file.contents);
-    }
-    const tsc = path.join(CACHE, 'node_modules/typescript/bin/tsc');
-    const output = await run(process.execPath, [tsc, '--noEmit', '-p', dir], { cwd: dir, maxBuffer: 16 * 1024 * 1024 }).then(
-      (result) => `${result.stdout}${result.stderr}`,
-      (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
-    );
+    const output = await writeAndTypeCheck(CACHE, dir, files);
     expect(output.split(dir).join('<project>')).toBe('');
   });
 });

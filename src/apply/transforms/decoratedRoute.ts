@@ -22,7 +22,7 @@ const LIBRARIES: Record<string, (codeName: string) => string> = {
   'type-graphql': GRAPHQL,
 };
 
-/** The decorator-routing library a class method at `line` is routed by (its first decorator's import), if any. */
+/** The library a decorator of the class method at `line` comes from, among those apply leaves manual (LIBRARIES), if any. */
 export function decoratedRouteLibrary(sf: SourceFile, line: number): string | undefined {
   for (const cls of sf.getClasses()) {
     for (const method of cls.getMethods()) {

@@ -1,6 +1,7 @@
 import { ts } from 'ts-morph';
 import { decoratorCall, decoratorsOf, objectProperty, propertyName, stringValue, unwrap } from '../parse/astHelpers.js';
 import { functionKeyOf } from '../parse/functionKey.js';
+import { joinPath } from '../resolve/buildEndpoints.js';
 import type { HttpMethod } from '../types.js';
 import { delegateOf } from './routeHandlers.js';
 import type { Detector, FileContext, FileFacts } from './detectorTypes.js';
@@ -72,7 +73,7 @@ function recordController(cls: ts.ClassLikeDeclaration, prefixArg: ts.Expression
         file: ctx.rel,
         line: ctx.line(member),
         method: route.method,
-        path: joinSegments(prefix ?? '', path ?? ''),
+        path: joinPath(prefix ?? '', path ?? ''),
         framework: MODULE,
         handler: `${cls.name?.text ?? 'Controller'}.${propertyName(member.name) ?? '?'}`,
         handlerKeys: [functionKeyOf(member)],
@@ -84,8 +85,6 @@ function recordController(cls: ts.ClassLikeDeclaration, prefixArg: ts.Expression
     }
   }
 }
-
-const joinSegments = (a: string, b: string): string => `/${[a, b].map((s) => s.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
 
 /** `@Body() pet: CreatePetBody` names a class; `@BodyParam('amount') amount` names a field. */
 function bodyOf(method: ts.MethodDeclaration, ctx: FileContext): { fields: string[]; shapes: string[] } {

@@ -60,13 +60,14 @@ export async function dependencyNotes(root: string, scaffold: Pick<PlannedScaffo
   // A package no root manifest declares as a workspace has its own lockfile and package manager.
   const standalone = scaffold.packageDir !== '' && !(await declaresWorkspaces(root, top));
   const packageManager = standalone ? await detectPackageManager(path.join(root, scaffold.packageDir)) : manager;
-  const commands = installCommands(packageManager, { packageDir: scaffold.packageDir, ...(name ? { name } : {}), ...(workspaceRoot ? { workspaceRoot } : {}), ...(standalone ? { standalone } : {}) }, missing);
+  const target = { packageDir: scaffold.packageDir, ...(name ? { name } : {}), ...(workspaceRoot ? { workspaceRoot } : {}), ...(standalone ? { standalone } : {}) };
+  const commands = installCommands(packageManager, target, missing);
   // Said whether or not the package is declared already: the project's compiler cannot read its typings either way.
   const imported = missingDependencies(files, new Set(), typescript);
   const caveats = typingsBeyondTypeScript([...imported.runtime, ...imported.dev], typescriptVersion);
   // The scaffold's syntax (`import type`, `?.`, `??`) needs TypeScript 3.8; 3.9, the last 3.x, is the smallest step.
   if (typescriptVersion !== undefined && typescriptVersion < 308) {
-    const upgrade = installCommands(packageManager, { packageDir: scaffold.packageDir, ...(name ? { name } : {}), ...(workspaceRoot ? { workspaceRoot } : {}), ...(standalone ? { standalone } : {}) }, { runtime: [], dev: ['typescript@3.9'] });
+    const upgrade = installCommands(packageManager, target, { runtime: [], dev: ['typescript@3.9'] });
     caveats.unshift(`This project compiles with TypeScript ${Math.floor(typescriptVersion / 100)}.${typescriptVersion % 100}, which cannot parse the scaffolding in ${scaffold.dir} (it uses \`import type\`, \`?.\` and \`??\`, TypeScript 3.8 and later). Upgrade TypeScript before compiling it: ${upgrade.join(' && ')}`);
   }
   const install = commands.length === 0 ? undefined : `The scaffolding in ${scaffold.dir} needs packages that ${scaffold.packageDir === '' ? 'the project' : `package ${name ?? scaffold.packageDir}`} does not declare yet (nothing was installed): ${commands.join(' && ')}`;

@@ -80,8 +80,12 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     budgets: providers.flatMap((provider) => (sdkProviders.has(provider) ? budgetFor(ctx, provider) : httpBudget(provider, httpCalls.filter((c) => c.provider === provider).map((c) => c.source))) ?? []),
     spans: dedupe(spans.map((span) => ({ ...span, line: span.from }))).map(({ file, from, to }) => ({ file, from, to })),
     ...(cap ? { platformCap: cap } : {}),
+    ...(CLAIM_TRANSACTION.test(root.node.getText(rootSource.sf)) ? { claimTransaction: true as const } : {}),
   };
 }
+
+/** The handler reads the claim's transaction: `idempotencyOf(req)!.db`, `const { db } = idempotencyOf(c)!`. */
+const CLAIM_TRANSACTION = /idempotencyOf\s*\([^()]*\)\s*[!?]?\s*\.\s*db\b|\{[^{}]*\bdb\b[^{}]*\}\s*=\s*idempotencyOf\s*\(/;
 
 /** A call inside a function we visit on its own (a local helper): counted there, at its call site, not twice. */
 function inNested(node: ts.Node, root: ts.Node, visited: ReadonlySet<ts.Node>): boolean {

@@ -260,17 +260,23 @@ const TRANSACTION_CLIENT: Record<string, string> = {
  * writes and completion); lease when it reaches outside (a provider, or saga steps that call other services). A
  * Redis or DynamoDB store has no transaction to share with the action's writes, so there every action runs in lease mode.
  */
+const WRITE_NOUNS = { create: 'the insert into', upsert: 'the upsert of', update: 'the update of', delete: 'the delete from' } as const;
+
 function decideMode(action: ActionConfig, context: ActionContext): { mode: 'transactional' | 'lease'; reason: string } {
   const { databaseLabel, facts } = context;
   const database = context.config.stack.database;
   const calls = facts?.calls ?? [];
   const external = action.provider !== undefined || (action.steps ?? []).length > 0 || calls.length > 0;
   const leaseOnly = !STORE_FACTS[database].transactional;
-  const mode = leaseOnly ? 'lease' : (action.mode ?? (external ? 'lease' : 'transactional'));
+  // Writes the code makes through its own connections (an ORM, its pool): a rollback of the claim leaves them in place.
+  const ownWrite = facts && !facts.claimTransaction ? facts.writes[0] : undefined;
+  const mode = leaseOnly ? 'lease' : (action.mode ?? (external || ownWrite ? 'lease' : 'transactional'));
   const why = leaseOnly
     ? `the ${database === 'redis' ? 'Redis' : 'DynamoDB'} store has no transaction that could include the action's own writes, so every action runs in lease mode`
     : action.mode
       ? 'set in the configuration'
+      : !external && ownWrite
+        ? `its writes, starting with ${WRITE_NOUNS[ownWrite.kind]} ${ownWrite.target} at ${ownWrite.file}:${ownWrite.line}, go through the project's own database connection rather than the claim's transaction, so rolling the claim back would leave them in place; to commit them with the claim, write through idempotencyOf(…).db and set "mode": "transactional"`
       : external
         ? action.provider && facts && calls.length === 0
           ? `the configuration names ${PROVIDER_LABELS[action.provider]} for it, though its code makes no ${PROVIDER_LABELS[action.provider]} call`

@@ -19,6 +19,11 @@ export interface ActionCodeFacts {
   spans?: Array<{ file: string; from: number; to: number }>;
   /** A platform limit on the handler's run time (Next.js/Vercel `maxDuration`). */
   platformCap?: { ms: number; evidence: string };
+  /**
+   * The handler takes the claim's transaction (`idempotencyOf(req).db`): its writes can commit with the claim. Absent,
+   * its writes go through the project's own connections, which the claim's transaction cannot roll back.
+   */
+  claimTransaction?: true;
 }
 
 export interface ProviderCallFact {

@@ -486,3 +486,25 @@ ${body}
     expect(writesOf('  await cache.save(req.body);')).toEqual([]);
   });
 });
+
+describe("whether a handler writes through the claim's transaction", () => {
+  const withHandler = (body: string) => {
+    const ctx = contextFor({
+      name: 'claim-tx',
+      files: { 'index.js': `const express = require('express');\nconst { pool } = require('./db');\nconst { idempotencyOf } = require('./src/idempotency/express');\nexpress().post('/api/payments', async (req, res) => {\n${body}\n  res.json({});\n});\n` },
+      config: { ...base, actions: [{ ...action, source: 'index.js:4' }] },
+    });
+    return factsFor(ctx, (ctx.config as Config).actions[0]!);
+  };
+
+  it("a write through the project's pool is its own: no claimTransaction", () => {
+    const facts = withHandler(`  await pool.query('INSERT INTO payments (amount) VALUES ($1)', [req.body.amount]);`);
+    expect(facts?.writes.map((w) => w.target)).toEqual(['payments']);
+    expect(facts?.claimTransaction).toBeUndefined();
+  });
+
+  it('idempotencyOf(req).db, or db destructured from it, is the claim\'s transaction', () => {
+    expect(withHandler(`  await idempotencyOf(req)!.db.query('INSERT INTO payments (amount) VALUES ($1)', [req.body.amount]);`)?.claimTransaction).toBe(true);
+    expect(withHandler(`  const { db } = idempotencyOf(req);\n  await db.query('INSERT INTO payments (amount) VALUES ($1)', [req.body.amount]);`)?.claimTransaction).toBe(true);
+  });
+});

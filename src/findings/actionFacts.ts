@@ -627,20 +627,35 @@ function repositoryWrite(call: ts.CallExpression, fn: ts.Node): Omit<WriteFact, 
   }
   if (!target) return undefined;
   if (call.expression.name.text !== 'save' || !entity || !ts.isIdentifier(entity)) return { target, kind };
-  // `pet.id = …` in the same function, before the save.
+  // The entity's last value and `pet.id = …`, in the same function before the save.
   let assigned: ts.Expression | undefined;
+  let value: ts.Expression | undefined;
   const visit = (node: ts.Node): void => {
     if (node.pos >= call.pos) return;
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left)) {
-      const holder = unwrap(node.left.expression);
-      if (ts.isIdentifier(holder) && holder.text === entity.text && node.left.name.text === 'id') assigned = node.right;
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === entity.text && node.initializer) value = node.initializer;
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+      const left = unwrap(node.left);
+      if (ts.isIdentifier(left) && left.text === entity.text) value = node.right;
+      if (ts.isPropertyAccessExpression(left)) {
+        const holder = unwrap(left.expression);
+        if (ts.isIdentifier(holder) && holder.text === entity.text && left.name.text === 'id') assigned = node.right;
+      }
     }
     ts.forEachChild(node, visit);
   };
   visit(fn);
+  // An entity the function read (`await repo.findOne(…)`, `preload`) already has its row: saving it updates that row.
+  if (!assigned && value && isEntityRead(value)) return { target, kind: 'update' };
   if (!assigned) return { target, kind: 'create' };
   const fresh = volatilePart(assigned);
   return fresh ? { target, kind: 'create', freshKey: fresh.getText() } : { target, kind: 'update' };
+}
+
+/** `await this.userRepository.findOne(id)`, `manager.findOneBy(User, …)`, `repo.preload(…)`: a row that exists. */
+function isEntityRead(value: ts.Expression): boolean {
+  let node = unwrap(value);
+  while (ts.isAwaitExpression(node) || ts.isNonNullExpression(node)) node = unwrap(node.expression);
+  return ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && /^(find(One)?(By|OrFail)?|findOneByOrFail|preload)$/.test(node.expression.name.text);
 }
 
 /** Writes in `node`: ORM and query-builder calls (dataAccess), drizzle `db.insert(table)`, and SQL text. */

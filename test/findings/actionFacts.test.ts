@@ -478,6 +478,12 @@ ${body}
     expect(writesOf('  const pet = req.body;\n  pet.id = req.params.id;\n  await petRepo.save(pet);')).toEqual(['update pet']);
   });
 
+  it('saving an entity the function read (findOne, findOneBy, preload) updates its row; a new one, reassigned from a read, too', () => {
+    expect(writesOf('  const author = await this.userRepository.findOne({ where: { id: req.user.id } });\n  author.bio = req.body.bio;\n  await this.userRepository.save(author);')).toEqual(['update user']);
+    expect(writesOf('  let article = new Article();\n  article = await this.articleRepository.findOneBy({ slug: req.params.slug });\n  await this.articleRepository.save(article);')).toEqual(['update article']);
+    expect(writesOf('  const pet = new Pet();\n  pet.name = req.body.name;\n  await this.petRepository.save(pet);')).toEqual(['create pet']);
+  });
+
   it('names the entity from getRepository(Entity), an EntityManager call, or the repository; a delete is not a table named after its argument', () => {
     expect(writesOf('  await dataSource.getRepository(Order).insert(req.body);')).toEqual(['create Order']);
     expect(writesOf('  await manager.save(Order, req.body);')).toEqual(['create Order']);

@@ -6,6 +6,7 @@ import { buildDesign } from '../model/index.js';
 import { APPLY_RECORD_PATH, nextApplyRecord, serializeApplyRecord, sha256 } from './applyRecord.js';
 import { formatChanges } from './formatChanges.js';
 import { lintChanges } from './lintChanges.js';
+import { movedSources, movedSteps } from './movedSources.js';
 import { planApply, type FileChange } from './planApply.js';
 import type { Edit, ManualStep } from './types.js';
 import { writeChanges } from './writeChanges.js';
@@ -31,6 +32,8 @@ export interface ApplyPreview {
   manual: ManualStep[];
   /** Files that moved on since the inspection: apply refuses to touch anything while there are any. */
   stale: string[];
+  /** The config with `moved` action sources following the lines the changes move; written with them. */
+  sources?: FileChange & { moved: number };
 }
 
 export interface ApplyResult extends ApplyPreview {
@@ -43,24 +46,29 @@ export interface ApplyResult extends ApplyPreview {
  */
 export async function applyWiring(options: ApplyOptions): Promise<ApplyResult> {
   const root = path.resolve(options.cwd);
-  const { config } = await loadConfig(root, options.config);
+  const { config, file: configFile, text: configText } = await loadConfig(root, options.config);
   const snapshot = await readSnapshot(root);
   const model = buildDesign(config, snapshot.inspection, { now: (options.now ?? (() => new Date()))(), ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}), ...(snapshot.actionFacts ? { code: snapshot.actionFacts } : {}) });
   const plan = await planApply(root, { config, model, ...(options.action !== undefined ? { action: options.action } : {}) });
   const formatted = await lintChanges(root, await formatChanges(root, plan.changes));
   const changes = formatted.filter((c) => c.after !== c.before).map((c) => ({ ...c, diff: unifiedDiff(c.before, c.after, { path: c.path }) }));
+  // The config's sources follow the lines apply moved, written with the code so `audit` and `init` read the same
+  // functions afterwards.
+  const configPath = path.relative(root, configFile).split(path.sep).join('/');
+  const moved = configPath.startsWith('..') || path.isAbsolute(configPath) ? undefined : movedSources(configText, config.actions, changes);
+  const sources = moved && { path: configPath, before: configText, after: moved.text, moved: moved.count };
   // Formatting may move lines: the findings listed point at the text as written.
   const manual = formatted.some((c, i) => c.after !== plan.changes[i]?.after) ? plan.relist(formatted) : plan.manual;
-  const preview: ApplyPreview = { changes, edits: plan.edits, manual, stale: plan.stale };
+  const preview: ApplyPreview = { changes, edits: plan.edits, manual: movedSteps(manual, config.actions, changes), stale: plan.stale, ...(sources ? { sources } : {}) };
   if (plan.stale.length > 0) return { ...preview, written: false };
   const written = Object.fromEntries(changes.map((c) => [c.path, sha256(c.after)]));
-  const record = serializeApplyRecord(nextApplyRecord(plan.record, { actions: plan.actions, edits: plan.edits, manual, written }));
+  const record = serializeApplyRecord(nextApplyRecord(plan.record, { actions: plan.actions, edits: plan.edits, manual: preview.manual, written }));
   const recordBefore = await readInside(root, APPLY_RECORD_PATH).catch(() => undefined);
   // With no code to change, the record is left alone once it covers these actions: line numbers in manual steps
   // move with the lines apply itself added, and a second run must write nothing.
   const covered = plan.actions.every((name) => plan.record.actions.some((a) => a.action === name));
   if (changes.length === 0 && (record === recordBefore || covered)) return { ...preview, written: false };
   if (!(await options.confirm(preview))) return { ...preview, written: false };
-  await writeChanges(root, [...changes, ...(record === recordBefore ? [] : [{ path: APPLY_RECORD_PATH, ...(recordBefore !== undefined ? { before: recordBefore } : {}), after: record }])], options.signal);
+  await writeChanges(root, [...changes, ...(sources ? [sources] : []), ...(record === recordBefore ? [] : [{ path: APPLY_RECORD_PATH, ...(recordBefore !== undefined ? { before: recordBefore } : {}), after: record }])], options.signal);
   return { ...preview, written: true };
 }

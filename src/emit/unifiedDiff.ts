@@ -114,3 +114,28 @@ export function unifiedDiff(before: string | undefined, after: string | undefine
   }
   return out.join('');
 }
+
+/**
+ * Where each line of `before` stands in `after`: a kept line maps to its new number; a removed or rewritten line maps
+ * to the line that now takes its place (the next kept or added line), so a location recorded on a line an edit
+ * replaced still lands on the edit.
+ */
+export function lineMapping(before: string, after: string): (line: number) => number {
+  const ops = diffLines(splitLines(before), splitLines(after), 2000);
+  const map: number[] = [];
+  let newLine = 1;
+  let pendingRemoved: number[] = [];
+  for (const op of ops) {
+    if (op.kind === '-') {
+      pendingRemoved.push(map.length);
+      map.push(0);
+      continue;
+    }
+    for (const index of pendingRemoved) map[index] = newLine;
+    pendingRemoved = [];
+    if (op.kind === ' ') map.push(newLine);
+    newLine++;
+  }
+  for (const index of pendingRemoved) map[index] = Math.max(1, newLine - 1);
+  return (line) => map[line - 1] ?? line + (newLine - 1 - map.length);
+}

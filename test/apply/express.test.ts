@@ -34,6 +34,11 @@ describe.skipIf(skip !== undefined)('apply on the Express fixture app', { timeou
     const routes = await readFile(path.join(copy.dir, 'src/routes/orders.ts'), 'utf8');
     expect(routes).toContain("ordersRouter.post('/orders', idempotency.createOrder, async (req, res, next) => {");
     expect(routes).toContain("{ amount: price * quantity, currency: 'eur' }, stripeRequestOptions(idempotencyContext)");
+    // The config's source follows the route down past the import apply added.
+    const routeLine = routes.split('\n').findIndex((line) => line.includes("ordersRouter.post('/orders'")) + 1;
+    const config = JSON.parse(await readFile(path.join(copy.dir, 'idempotency.config.json'), 'utf8')) as { actions: Array<{ name: string; source?: string }> };
+    expect(config.actions.find((a) => a.name === 'createOrder')?.source).toBe(`src/routes/orders.ts:${routeLine}`);
+    expect(first.sources?.moved).toBe(1);
     expect(await compile(copy.dir)).toBe('');
     const own = await runOwnTests(copy.dir);
     expect(own.ok, own.output).toBe(true);

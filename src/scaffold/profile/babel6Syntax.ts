@@ -14,10 +14,15 @@ type Ts = typeof TsMorph.ts;
 export function toBabel6Syntax(files: readonly ScaffoldFile[]): ScaffoldFile[] {
   return files.map((file) => {
     if (!/\.[cm]?js$/.test(file.path)) return file;
-    const target = neededTarget(loadTypeScript(), file.path, file.contents);
-    if (target === undefined) return file;
-    return { ...file, contents: lowerJavaScript(file.contents, file.path, target), formatted: false };
+    const contents = lowerToBabel6(file.contents, file.path);
+    return contents === file.contents ? file : { ...file, contents, formatted: false };
   });
+}
+
+/** One JavaScript file at the syntax level Babel 6 parses: the same text when it already does. */
+export function lowerToBabel6(code: string, fileName: string): string {
+  const target = neededTarget(loadTypeScript(), fileName, code);
+  return target === undefined ? code : lowerJavaScript(code, fileName, target);
 }
 
 /** The newest ES year Babel 6 parses that this file can be lowered to; undefined when it parses as it is. */

@@ -69,6 +69,29 @@ describe(`a JavaScript CommonJS project of 2018 on Jest ${JEST} (babel-jest 23, 
     expect(suites).toEqual(expect.arrayContaining(['src/idempotency/idempotency.test.js', 'src/idempotency/webhooks/webhooks.test.js']));
   });
 
+  it.skipIf(install !== undefined)('every file of every stack and store parses with that Babel', { timeout: 240_000 }, async () => {
+    const require = createRequire(path.join(CACHE, 'package.json'));
+    const babel = require('babel-core') as { transform: (code: string, options: object) => unknown };
+    const preset = require('babel-preset-jest') as object;
+    const profile = { ...(await readProjectProfile({ root: dir, dir: 'src/idempotency', language: 'javascript' })) };
+    const stacks: Array<Record<string, string>> = [
+      ...['express', 'fastify', 'nestjs', 'koa', 'hono', 'nextjs', 'none'].map((framework) => ({ framework })),
+      ...['mysql', 'sqlite', 'redis', 'dynamodb'].map((database) => ({ database })),
+    ];
+    const errors: string[] = [];
+    for (const stack of stacks) {
+      const model = await modelFor('large-marketplace', (raw) => Object.assign(raw.stack as Record<string, unknown>, { language: 'javascript', testFramework: 'jest', ...stack }));
+      for (const file of generateScaffold(model, { dir: 'src/idempotency', profile }).filter((generated) => generated.path.endsWith('.js'))) {
+        try {
+          babel.transform(file.contents, { babelrc: false, presets: [preset], filename: file.path });
+        } catch (error) {
+          errors.push(`${JSON.stringify(stack)} ${(error as Error).message.split('\n')[0]!}`);
+        }
+      }
+    }
+    expect(errors).toEqual([]);
+  });
+
   it.skipIf(postgres !== undefined)('runs the generated suites with its own Jest against PostgreSQL', { timeout: 300_000 }, async () => {
     expect(dir, 'the parse step ran').not.toBe('');
     const jest = path.join(CACHE, 'node_modules/jest/bin/jest.js');

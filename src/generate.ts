@@ -5,6 +5,7 @@ import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { CancelledError, UserError } from './errors.js';
 import { formatFiles } from './emit/format.js';
+import { lintScaffoldFiles } from './emit/lintFiles.js';
 import { applyPlan } from './emit/applyPlan.js';
 import { CACHE_DIR, deferCacheWrites } from './emit/diskCache.js';
 import { resolveOutput } from './emit/documentPath.js';
@@ -245,18 +246,22 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
     options.cwd,
     { writeCache: !options.check && !options.dryRun },
   );
+  // Then the project's own ESLint settles what its rules say (semicolons, quotes), so `npm run lint` passes on the
+  // files as written; the document embeds the same bytes, and --check compares them.
+  const linted = dir === undefined ? { files: formatted, adjusted: 0, linted: 0 } : await lintScaffoldFiles(path.resolve(options.cwd), formatted);
+  const code = linted.files;
   if (figuresLaidOut) figures = await figuresLaidOut;
   for (const excerpt of Object.values(excerpts)) {
-    const file = formatted.find((candidate) => candidate.path === excerpt.path);
+    const file = code.find((candidate) => candidate.path === excerpt.path);
     if (file) Object.assign(excerpt, { code: excerptText(excerpt, file.contents), formatted: true });
   }
   model.scaffold = scaffoldFacts(scaffoldDir, project.files.map((file) => file.path), dir !== undefined, project.reference);
   // The store the document shows is now known (the reference target's where the stack has none of its own).
   model.constraints = checkConstraints(model);
-  const scaffoldFiles = dir === undefined ? [] : formatted;
+  const scaffoldFiles = dir === undefined ? [] : code;
   const warnings = dir && scaffoldFiles.length === 0 ? [scaffoldUnavailable(model, dir, scaffold.SCAFFOLD_TARGETS.map((target) => target.label))] : [];
   if (dir && project.reference) warnings.push(referenceNote(model, dir, project.reference, true));
-  const notes = dir === undefined ? [] : project.notes;
+  const notes = dir === undefined ? [] : [...project.notes, ...(linted.linted > 0 ? [eslintNote(linted.adjusted, linted.linted)] : [])];
   const { assertDocumentVerified } = await import('./verify/index.js');
 
   return async (date: Date) => {
@@ -269,6 +274,14 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
     const snapshotFiles = snapshotFile(snapshot);
     return { files: [...documentFiles, ...scaffoldFiles, ...snapshotFiles], model: dated, warnings, notes, snapshot: snapshotFiles[0]?.contents ?? '' };
   };
+}
+
+/** Said after generate ran the project's ESLint over the scaffold. */
+function eslintNote(adjusted: number, linted: number): string {
+  const files = (count: number) => `${count} scaffold file${count === 1 ? '' : 's'}`;
+  return adjusted === 0
+    ? `The project's ESLint (--fix) found nothing to change in the ${files(linted)} it lints.`
+    : `The project's ESLint (--fix) adjusted ${adjusted} of the ${files(linted)} it lints to its rules.`;
 }
 
 const checkCancelled = (signal: AbortSignal | undefined) => {

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
  * unchanged) every file. While it and every file on disk still match, `generate --check` knows the answer without
  * rendering, formatting or laying out anything. Bump KEY_FORMAT when the list of inputs below changes.
  */
-const KEY_FORMAT = 'inputs@2';
+const KEY_FORMAT = 'inputs@3';
 
 /** What `apply` wired and left manual: the document's wiring table is rendered from it. */
 const APPLY_RECORD = '.idempotency-builder/apply.json';
@@ -40,10 +40,11 @@ export async function inputsKey(root: string, inputs: GenerationInputs): Promise
 /**
  * Files outside the config that change what generate writes: prettier's config (scaffold code follows the user's,
  * looked up from each file's folder upwards, as prettier does) and package.json ("type" decides the JavaScript
- * module format; it may hold a "prettier" key) and tsconfig files (module system and target shape the scaffold). A shared prettier config installed as a package is not followed:
- * after changing one, run a plain `generate`.
+ * module format; it may hold a "prettier" key) and tsconfig files (module system and target shape the scaffold), and
+ * ESLint's config and ignore file (its --fix has the last word on scaffold code). A shared prettier or ESLint config
+ * installed as a package is not followed: after changing one, run a plain `generate`.
  */
-const ENVIRONMENT_FILE = /^(?:package\.json|tsconfig(?:\.[\w.-]+)?\.json|\.prettierrc(?:\.[\w.]+)?|prettier\.config\.[cm]?[jt]s)$/;
+const ENVIRONMENT_FILE = /^(?:package\.json|tsconfig(?:\.[\w.-]+)?\.json|\.prettierrc(?:\.[\w.]+)?|prettier\.config\.[cm]?[jt]s|eslint\.config\.[cm]?[jt]s|\.eslintrc(?:\.[\w]+)?|\.eslintignore)$/;
 
 async function environmentDigest(projectRoot: string, files: readonly string[]): Promise<string> {
   const root = path.resolve(projectRoot);

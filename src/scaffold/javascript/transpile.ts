@@ -121,3 +121,31 @@ function mergeJsDoc(text: string): string {
 function tidy(text: string): string {
   return `${text.replace(BLANK_LINE, '').replace(BLANK_ANYWHERE, '').replace(/^\n+/, '').trimEnd()}\n`;
 }
+
+/**
+ * JavaScript re-emitted at an older syntax level (`target`, an ES year), keeping its comments and blank lines: for a
+ * project whose toolchain parses nothing newer (jestBabel6). Module syntax and require() stay as they are. The
+ * result wants prettier, as transpileToJavaScript's does.
+ */
+export function lowerJavaScript(code: string, fileName: string, target: 2017 | 2018): string {
+  const ts = loadTypeScript();
+  const marked = code.replace(/^[ \t]*$/gm, (_line, offset: number) => (offset === code.length ? '' : BLANK));
+  const { outputText, diagnostics } = ts.transpileModule(marked, {
+    fileName: fileName.replace(/\.[cm]?js$/, '.js'),
+    reportDiagnostics: true,
+    compilerOptions: {
+      allowJs: true,
+      target: target === 2017 ? ts.ScriptTarget.ES2017 : ts.ScriptTarget.ES2018,
+      module: ts.ModuleKind.ESNext,
+      removeComments: false,
+      newLine: ts.NewLineKind.LineFeed,
+      useDefineForClassFields: true,
+    },
+  });
+  const errors = (diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
+  if (errors.length > 0) {
+    const message = errors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('; ');
+    throw new Error(`bug: generated ${fileName} does not transpile to ES${target}: ${message}`);
+  }
+  return tidy(outputText);
+}

@@ -6,6 +6,7 @@ import type { ScaffoldFile } from '../types.js';
 import { toBareBuiltins } from './bareBuiltins.js';
 import { DEFAULT_CLASS } from './defaultClass.js';
 import { precompiledProfileJavaScript } from '../javascript/precompiled.js';
+import { toBabel6Syntax } from './babel6Syntax.js';
 import { bareBuiltinsInJavaScript, oldJestJavaScript } from './javascriptProfile.js';
 import { withSandboxEncoding } from './jestEncoding.js';
 import { bindSandboxGlobals, pinJestEnvironment } from './jestSandbox.js';
@@ -41,7 +42,8 @@ export function applyProfile(files: readonly ScaffoldFile[], profile: ProjectPro
   if (profile.testRunner === 'jest' && profile.jestEncoding) {
     adapted = withSandboxEncoding(loadTypeScript(), adapted, profile, profile.language === 'javascript' && profile.moduleSystem === 'commonjs' ? 'require' : 'import');
   }
-  return profile.testRunner === 'jest' ? adapted.map(withJestEnvironment) : adapted;
+  if (profile.testRunner === 'jest') adapted = adapted.map(withJestEnvironment);
+  return profile.language === 'javascript' && profile.jestBabel6 ? toBabel6Syntax(adapted) : adapted;
 }
 
 /**

@@ -37,6 +37,7 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
     ...(testRunner === 'jest' && needsSandboxGlobals(jestVersion) ? { jestSandbox: true } : {}),
     ...(testRunner === 'jest' && jestVersion !== undefined && jestVersion < 2505 ? { jestGlobals: true } : {}),
     ...(testRunner === 'jest' && needsSandboxEncoding(jestVersion) ? { jestEncoding: true } : {}),
+    ...(testRunner === 'jest' && input.language === 'javascript' && jestVersion !== undefined && jestVersion < 2400 ? { jestBabel6: true } : {}),
     ...(testRunner === 'jest' ? jestSuiteNaming(folder, pkg, start, input.language) : {}),
     ...(testRunner === 'jest' && input.language === 'typescript' ? await jestTransform(root, folder, pkg, jestVersion) : {}),
   };

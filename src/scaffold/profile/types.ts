@@ -71,6 +71,11 @@ export interface ProjectProfile {
    * as it loads: a jest-sandbox file puts Node's there, and every suite imports it first (jestEncoding.ts).
    */
   jestEncoding?: boolean;
+  /**
+   * A JavaScript project on Jest before 24: babel-jest 23 runs every file through Babel 6, which parses ES2017 plus
+   * object rest/spread only. The JavaScript is lowered to that (babel6Syntax.ts).
+   */
+  jestBabel6?: boolean;
   /** NestJS on @nestjs/platform-fastify: the generated suite boots Nest on FastifyAdapter. Undefined = Express. */
   httpPlatform?: 'fastify';
 }

@@ -12,16 +12,18 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
  * scratch folder once; a marker file remembers what is there. Resolves to a skip reason when npm cannot install
  * them. Under CI a reachable registry makes a failed install a failure, never a quiet skip. `overrides` pins
  * transitive packages (an old @types package's dependency ranges float to releases the old compiler cannot parse).
+ * `peersFromParent` leaves peer dependencies out (npm's --legacy-peer-deps): a cache inside this repository then
+ * shares its copies (one @nestjs/core for the app and the library that extends it).
  */
-export async function installIntoCache(cache: string, wanted: Record<string, string>, overrides: Record<string, string> = {}): Promise<string | undefined> {
+export async function installIntoCache(cache: string, wanted: Record<string, string>, overrides: Record<string, string> = {}, options: { peersFromParent?: boolean } = {}): Promise<string | undefined> {
   const marker = path.join(cache, 'installed.json');
-  const stamp = JSON.stringify({ wanted, overrides });
+  const stamp = JSON.stringify({ wanted, overrides, ...(options.peersFromParent ? { peersFromParent: true } : {}) });
   if (existsSync(marker) && (await readFile(marker, 'utf8')) === stamp) return undefined;
   await mkdir(cache, { recursive: true });
   await writeFile(path.join(cache, 'package.json'), JSON.stringify({ private: true, ...(Object.keys(overrides).length > 0 ? { overrides } : {}) }));
   const specs = Object.entries(wanted).map(([name, version]) => `${name}@${version}`);
   try {
-    await run(npm, ['install', '--no-audit', '--no-fund', '--no-save', '--ignore-scripts', ...specs], { cwd: cache, maxBuffer: 16 * 1024 * 1024, timeout: 300_000 });
+    await run(npm, ['install', '--no-audit', '--no-fund', '--no-save', '--ignore-scripts', ...(options.peersFromParent ? ['--legacy-peer-deps'] : []), ...specs], { cwd: cache, maxBuffer: 16 * 1024 * 1024, timeout: 300_000 });
   } catch (error) {
     const reason = `npm could not install ${specs.join(' ')} into ${cache} (${(error as Error).message.split('\n')[0]})`;
     if (process.env.CI && (await registryReachable())) throw new Error(`${reason}; the registry answers, so CI must run these tests.`);

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import net from 'node:net';
+import type net from 'node:net';
 import path from 'node:path';
 import 'reflect-metadata';
 import { HttpException, Module, type INestApplication } from '@nestjs/common';

@@ -7,27 +7,17 @@ import { HttpException, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateAndCompile, modelFor, ROOT, type Generated } from './generateInto.js';
+import { generateAndCompile, modelFor, type Generated } from './generateInto.js';
 import { createSchema, loadScaffold, postgresSkipReason, type Loose, type Schema } from './harness.js';
-import { installIntoCache } from './npmCache.js';
+import { installNestGraphql, NEST_GRAPHQL_CACHE } from './nestGraphqlPackages.js';
 
 /**
  * A NestJS GraphQL app (Apollo driver on the Express platform) on the generated interceptor: a resolver method
- * marked @Idempotent(ACTIONS.placeOrder) like a controller route. The GraphQL packages are not this repository's
- * dependencies: they go into a cache inside it without their peers, so they share its @nestjs/core, express and
- * reflect-metadata, as one app's node_modules would. The scaffold itself compiles without them (generateAndCompile).
+ * marked @Idempotent(ACTIONS.placeOrder) like a controller route. The scaffold itself compiles without
+ * @nestjs/graphql installed (generateAndCompile runs in this repository, which has none).
  */
-const CACHE = path.join(ROOT, '.tmp', 'npm-nestjs-graphql');
-const GRAPHQL_PACKAGES = {
-  '@nestjs/graphql': '13.4.5',
-  '@nestjs/apollo': '13.4.5',
-  '@apollo/server': '5.5.1',
-  '@as-integrations/express5': '1.1.2',
-  graphql: '16.15.0',
-};
-
 const postgresSkip = await postgresSkipReason();
-const installSkip = postgresSkip ? undefined : await installIntoCache(CACHE, GRAPHQL_PACKAGES, {}, { peersFromParent: true });
+const installSkip = postgresSkip ? undefined : await installNestGraphql();
 const skip = postgresSkip ?? installSkip;
 if (skip) console.warn(`NestJS GraphQL black-box tests skipped: ${skip}`);
 
@@ -69,7 +59,7 @@ function decorateMethod(target: object, name: string, ...decorators: MethodDecor
 }
 
 async function buildApp(scaffold: Loose, pool: pg.Pool, counters: Counters): Promise<INestApplication> {
-  const load = createRequire(path.join(CACHE, 'package.json'));
+  const load = createRequire(path.join(NEST_GRAPHQL_CACHE, 'package.json'));
   const gql = load('@nestjs/graphql') as Loose;
   const { ApolloDriver } = load('@nestjs/apollo') as Loose;
   // The caller's account, as an auth guard would leave it: here straight from a header.

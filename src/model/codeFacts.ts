@@ -19,6 +19,8 @@ export interface ActionCodeFacts {
   spans?: Array<{ file: string; from: number; to: number }>;
   /** A platform limit on the handler's run time (Next.js/Vercel `maxDuration`). */
   platformCap?: { ms: number; evidence: string };
+  /** The handler is a NestJS GraphQL resolver method (`@Mutation()` from @nestjs/graphql), not a controller route. */
+  graphql?: 'nestjs';
 }
 
 export interface ProviderCallFact {

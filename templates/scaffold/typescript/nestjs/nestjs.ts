@@ -86,12 +86,15 @@ const StreamableFile = Reflect.get(nest, 'StreamableFile') as StreamableFileClas
 /** The value an answer returns to Nest; Nest's platform adapter sends it. */
 type Sent = StreamableLike | Buffer | string;
 
-/** Marks a route handler as one protected action: `@Post() @Idempotent(ACTIONS.submitOrder) submit(...)`. */
+/**
+ * Marks a route handler as one protected action: `@Post() @Idempotent(ACTIONS.submitOrder) submit(...)`, or a
+ * @nestjs/graphql resolver method: `@Mutation(() => Order) @Idempotent(ACTIONS.submitOrder) submit(...)`.
+ */
 export const Idempotent = (action: ActionSettings) => SetMetadata(IDEMPOTENT_ACTION, action);
 
 const held = new WeakMap<object, IdempotencyContext>();
 
-/** The running claim of this request, inside the handler of an idempotent route (`@Req() request`). */
+/** The running claim of this request, in an idempotent route (`@Req() request`) or resolver (`@Context('req')`). */
 export function idempotencyOf(request: object): IdempotencyContext | undefined {
   return held.get(request);
 }

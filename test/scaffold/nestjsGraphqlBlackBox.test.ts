@@ -6,6 +6,7 @@ import 'reflect-metadata';
 import { HttpException, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type pg from 'pg';
+import { from, lastValueFrom, type Observable } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateAndCompile, modelFor, type Generated } from './generateInto.js';
 import { createSchema, loadScaffold, postgresSkipReason, type Loose, type Schema } from './harness.js';
@@ -205,6 +206,23 @@ describe.skipIf(skip !== undefined)('NestJS GraphQL mutation (Apollo, Express) o
     expect(anonymousRan).toBe(0);
     expect(anonymous.errors![0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED', originalError: { status: 401 } });
     expect(await stored('gql-anonymous')).toEqual([]);
+  });
+
+  it('reads the request where other drivers put it (GraphQL Yoga: ctx.request with Fetch Headers), and never runs without one', async () => {
+    const idempotency = scaffold.createIdempotency({ pool: schema.pool, principal: (request: { headers: Headers }) => request.headers.get('x-account') ?? undefined });
+    let executions = 0;
+    const resolver = { handle: () => from([{ orderId: `ord_yoga_${++executions}` }]) };
+    const call = (ctx: unknown, args: unknown) => {
+      const context = { getType: () => 'graphql', getArgs: () => [undefined, args, ctx, {}] };
+      return lastValueFrom(idempotency.placeOrder.intercept(context, resolver) as Observable<unknown>);
+    };
+    const yoga = { request: new Request('http://localhost/graphql', { method: 'POST', headers: { 'idempotency-key': 'gql-yoga', 'x-account': 'acct_1' } }) };
+    const first = await call(yoga, { sku: 'SKU-1', quantity: 1 });
+    expect(first).toEqual({ orderId: 'ord_yoga_1' });
+    expect(await call(yoga, { sku: 'SKU-1', quantity: 1 })).toEqual(first);
+    expect(executions).toBe(1);
+    await expect(call({ user: 'no request here' }, { sku: 'SKU-1', quantity: 1 })).rejects.toThrow(/needs the HTTP request in the GraphQL context/);
+    expect(executions).toBe(1);
   });
 
   it('a 4xx HttpException from the resolver is the recorded outcome and comes back on a retry; a plain Error releases the key', async () => {

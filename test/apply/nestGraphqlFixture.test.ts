@@ -1,4 +1,4 @@
-import { readFile, symlink } from 'node:fs/promises';
+import { readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { INestApplication } from '@nestjs/common';
@@ -58,6 +58,50 @@ describe.skipIf(skip !== undefined)('apply on the NestJS GraphQL fixture', () =>
     const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
     expect(again.changes).toEqual([]);
     expect(await snapshotTree(copy.dir)).toEqual(before);
+  }, 240_000);
+
+  it("a resolver whose service calls Stripe: the claim goes down from @Context('req'), which the method gains", async () => {
+    const stripeCopy = await copyFixture('nestjs-graphql', (text) => text.replace('"significantFields"', '"provider": "stripe",\n      "significantFields"').replace('orders.resolver.ts:18', 'orders.resolver.ts:21'));
+    try {
+      await symlink(path.join(NEST_GRAPHQL_CACHE, 'node_modules'), path.join(stripeCopy.dir, 'node_modules'), 'dir');
+      await writeFile(
+        path.join(stripeCopy.dir, 'src/billing.service.ts'),
+        `import { Injectable } from '@nestjs/common';
+import Stripe from 'stripe';
+
+@Injectable()
+export class BillingService {
+  private readonly stripe = new Stripe('sk_test_placeholder');
+
+  async charge(amount: number) {
+    return this.stripe.paymentIntents.create({ amount, currency: 'eur' });
+  }
+}
+`,
+      );
+      const resolverFile = path.join(stripeCopy.dir, 'src/orders.resolver.ts');
+      const original = await readFile(resolverFile, 'utf8');
+      await writeFile(
+        resolverFile,
+        original
+          .replace("import { db } from './db.js';", "import { BillingService } from './billing.service.js';\nimport { db } from './db.js';")
+          .replace('export class OrdersResolver {', 'export class OrdersResolver {\n  constructor(private readonly billing: BillingService) {}\n')
+          .replace('    const { rows }', '    await this.billing.charge(quantity * 100);\n    const { rows }'),
+      );
+      const moduleFile = path.join(stripeCopy.dir, 'src/app.module.ts');
+      await writeFile(moduleFile, (await readFile(moduleFile, 'utf8')).replace('providers: [OrdersResolver]', 'providers: [OrdersResolver, BillingService]').replace("import { OrdersResolver } from './orders.resolver.js';", "import { BillingService } from './billing.service.js';\nimport { OrdersResolver } from './orders.resolver.js';"));
+
+      const result = await runApply({ cwd: stripeCopy.dir, yes: true, quiet: true }, { interactive: false });
+      expect(result.stale).toEqual([]);
+      const resolver = await readFile(resolverFile, 'utf8');
+      expect(resolver).toContain("import { Args, Field, Int, Mutation, ObjectType, Query, Resolver, Context } from '@nestjs/graphql';");
+      expect(resolver).toContain("quantity: number, @Context('req') request: object): Promise<Order> {");
+      expect(resolver).toContain('const idempotencyContext = idempotencyOf(request);');
+      expect(await readFile(path.join(stripeCopy.dir, 'src/billing.service.ts'), 'utf8')).toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined');
+      expect(await compile(stripeCopy.dir)).toBe('');
+    } finally {
+      await stripeCopy.remove();
+    }
   }, 240_000);
 
   it('the applied app runs a mutation sent twice with one key once, and refuses other arguments under that key', async () => {

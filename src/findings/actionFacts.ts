@@ -1,7 +1,7 @@
 import { volatilePart } from './volatile.js';
 import { ts } from 'ts-morph';
 import type { ActionConfig } from '../config/schema.js';
-import { isFunctionLike, stringValue, unwrap } from '../inspect/parse/astHelpers.js';
+import { decoratorCall, decoratorsOf, isFunctionLike, stringValue, unwrap } from '../inspect/parse/astHelpers.js';
 import type { ActionCodeFacts, ProviderBudget, ProviderCallFact, WriteFact } from '../model/codeFacts.js';
 import { resolveSpecifier, type ModuleFiles } from '../inspect/resolve/resolveModules.js';
 import { actionSource } from './configSources.js';
@@ -72,6 +72,7 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
   const ordered = dedupe(callFacts);
   const providers = [...new Set(ordered.map((c) => c.provider))];
   const cap = platformCap(ctx, rootSource.text);
+  const resolver = nestResolver(root.node, rootSource.text);
   return {
     action: action.name,
     handler: { file: rootSource.rel, line: handlerLine, ...(root.name ? { name: root.name } : {}) },
@@ -81,11 +82,20 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     spans: dedupe(spans.map((span) => ({ ...span, line: span.from }))).map(({ file, from, to }) => ({ file, from, to })),
     ...(cap ? { platformCap: cap } : {}),
     ...(CLAIM_TRANSACTION.test(root.node.getText(rootSource.sf)) ? { claimTransaction: true as const } : {}),
+    ...(resolver ? { graphql: 'nestjs' as const } : {}),
   };
 }
 
 /** The handler reads the claim's transaction: `idempotencyOf(req)!.db`, `const { db } = idempotencyOf(c)!`. */
 const CLAIM_TRANSACTION = /idempotencyOf\s*\([^()]*\)\s*[!?]?\s*\.\s*db\b|\{[^{}]*\bdb\b[^{}]*\}\s*=\s*idempotencyOf\s*\(/;
+
+const NEST_GRAPHQL_MUTATION = /\bimport\s*\{[^}]*\bMutation\b[^}]*\}\s*from\s*['"]@nestjs\/graphql['"]/;
+
+/** A method decorated `@Mutation(…)` in a file that takes Mutation from @nestjs/graphql: a NestJS resolver. */
+function nestResolver(node: ts.Node, text: string): boolean {
+  if (!ts.isMethodDeclaration(node) || !NEST_GRAPHQL_MUTATION.test(text)) return false;
+  return decoratorsOf(node).some((d) => decoratorCall(d)?.name === 'Mutation');
+}
 
 /** A call inside a function we visit on its own (a local helper): counted there, at its call site, not twice. */
 function inNested(node: ts.Node, root: ts.Node, visited: ReadonlySet<ts.Node>): boolean {

@@ -102,6 +102,12 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
       assumptions.push(`${action.name}: no expected duration was given; ${Math.round(action.expectedDurationMs / 100) / 10} s is assumed for ${/^[aeiou]/i.test(action.triggerLabel) || action.trigger === 'http' ? 'an' : 'a'} ${action.trigger === 'http' ? 'HTTP endpoint' : action.triggerLabel.toLowerCase()}${action.provider ? ' that calls a provider' : ''}.`);
     }
   }
+  // A NestJS resolver goes through the same interceptor as a route, answered the GraphQL way (nestjs.ts, resolve()).
+  for (const action of actions) {
+    if (config.stack.framework !== 'nestjs' || factsOf(options.code, action.name)?.graphql !== 'nestjs') continue;
+    const key = action.key.source === 'client' ? "takes the Idempotency-Key header from the HTTP request in the GraphQL context and fingerprints the mutation's arguments" : "derives the key from the mutation's arguments and fingerprints them";
+    assumptions.push(`${action.name} is a GraphQL mutation (a NestJS resolver method, protected by marking it @Idempotent(ACTIONS.${action.codeName})): the interceptor ${key}. A refusal or conflict is a GraphQL error carrying the problem (its status in the error's extensions), and a repeat gets the resolver's recorded result as JSON (dates as strings, no Idempotent-Replayed header), not recorded response bytes. One key covers one protected mutation, so each is sent in its own request.`);
+  }
   if (retention.raised) assumptions.push(`Retention was raised from ${config.retention} to ${retention.label} (see Partial Failure Recovery for why).`);
   assumptions.push(...config.assumptions);
 

@@ -24,6 +24,8 @@ export interface ActionCodeFacts {
    * its writes go through the project's own connections, which the claim's transaction cannot roll back.
    */
   claimTransaction?: true;
+  /** The handler is a NestJS GraphQL resolver method (`@Mutation()` from @nestjs/graphql), not a controller route. */
+  graphql?: 'nestjs';
 }
 
 export interface ProviderCallFact {

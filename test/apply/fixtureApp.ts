@@ -81,9 +81,10 @@ export async function snapshotTree(dir: string): Promise<Record<string, string>>
   const walk = async (rel: string): Promise<void> => {
     for (const entry of await readdir(path.join(dir, rel), { withFileTypes: true })) {
       const child = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        if (entry.name !== 'dist' && entry.name !== 'node_modules') await walk(child);
-      } else out[child] = await readFile(path.join(dir, child), 'utf8');
+      // node_modules may be a symlink (a fixture sharing installed packages), which is no directory entry.
+      if (entry.name === 'dist' || entry.name === 'node_modules') continue;
+      if (entry.isDirectory()) await walk(child);
+      else out[child] = await readFile(path.join(dir, child), 'utf8');
     }
   };
   await walk('');

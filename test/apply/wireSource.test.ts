@@ -258,7 +258,7 @@ export class PetController {
 });
 
 describe('GraphQL mutations in a web framework project', () => {
-  it('a NestJS resolver method and an Apollo resolver map get a manual step (the interceptor would let them through unprotected), never an edit', () => {
+  it('a NestJS resolver method gets @Idempotent under its @Mutation(): the Nest interceptor protects GraphQL calls', () => {
     const nest = `import { Args, Mutation, Resolver } from '@nestjs/graphql';
 
 @Resolver()
@@ -267,10 +267,37 @@ export class OrdersResolver {
   placeOrder(@Args('sku') sku: string) {
     return sku;
   }
+
+  @Mutation(() => String, { name: 'cancelOrder' })
+  cancel(@Args('id') id: string) {
+    return id;
+  }
 }
 `;
-    const out = wireSource('src/orders.resolver.ts', nest, [target('src/orders.resolver.ts', 5, { path: '/placeOrder' })], options('nestjs'));
-    expect([out.text, out.edits, out.stale]).toEqual([nest, [], []]);
+    const file = 'src/orders.resolver.ts';
+    const targets = [target(file, 5, { path: '/placeOrder' }), target(file, 10, { action: 'cancelOrder', codeName: 'cancelOrder', path: '/cancelOrder' })];
+    const out = wireSource(file, nest, targets, options('nestjs'));
+    expect([out.stale, out.manual]).toEqual([[], []]);
+    expect(out.text).toContain("import { Idempotent, ACTIONS } from './idempotency/index.js';\n");
+    expect(out.text).toContain('  @Mutation(() => String)\n  @Idempotent(ACTIONS.createPayment)\n  placeOrder(');
+    expect(out.text).toContain("  @Mutation(() => String, { name: 'cancelOrder' })\n  @Idempotent(ACTIONS.cancelOrder)\n  cancel(");
+    expect(out.edits.map((e) => e.summary)).toEqual(['marks cancel() with @Idempotent(ACTIONS.cancelOrder)', 'marks placeOrder() with @Idempotent(ACTIONS.createPayment)']);
+    expectIdempotent(file, out.text, targets, options('nestjs'));
+  });
+
+  it('a TypeGraphQL resolver and an Apollo resolver map get a manual step, never an edit', () => {
+    const typeGraphql = `import { Arg, Mutation, Resolver } from 'type-graphql';
+
+@Resolver()
+export class OrdersResolver {
+  @Mutation(() => String)
+  placeOrder(@Arg('sku') sku: string) {
+    return sku;
+  }
+}
+`;
+    const out = wireSource('src/orders.resolver.ts', typeGraphql, [target('src/orders.resolver.ts', 5, { path: '/placeOrder' })], options('nestjs'));
+    expect([out.text, out.edits, out.stale]).toEqual([typeGraphql, [], []]);
     expect(out.manual[0]?.reason).toMatch(/^a GraphQL mutation arrives at the one GraphQL endpoint/);
     const map = `export const resolvers = {
   Mutation: {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { factsFor } from '../../src/findings/actionFacts.js';
 import { codeDesign, describeFromCode, impactFromCode } from '../../src/model/fromCode.js';
 import type { Config } from '../../src/config/schema.js';
+import { buildDesign } from '../../src/model/index.js';
 import { contextFor } from './ruleTester.js';
 
 const base = {
@@ -55,6 +56,26 @@ export const remove = async (c) => c.json(await db.delete(notes).where(c.req.val
     const facts = factsFor(ctx, (ctx.config as Config).actions[0]!);
     expect(facts?.handler).toEqual({ file: 'src/notes.handlers.ts', line: 2, name: 'create' });
     expect(facts?.writes.map((w) => w.kind)).toEqual(['create']);
+  });
+
+  it('a NestJS @Mutation() resolver method is marked as one, and the design says how its protection answers', () => {
+    const resolver = `import { Args, Mutation, Resolver } from '@nestjs/graphql';
+@Resolver()
+export class OrdersResolver {
+  @Mutation(() => String)
+  placeOrder(@Args('sku') sku: string) { return sku; }
+}
+`;
+    const nest = { ...base, stack: { ...base.stack, language: 'typescript', framework: 'nestjs' }, payments: [] };
+    const placeOrder = { name: 'placeOrder', trigger: 'http', route: 'POST /placeOrder', significantFields: ['sku'], source: 'src/orders.resolver.ts:4' };
+    const ctx = contextFor({ name: 'nest-resolver', files: { 'src/orders.resolver.ts': resolver }, config: { ...nest, actions: [placeOrder] } });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!);
+    expect(facts?.graphql).toBe('nestjs');
+    const model = buildDesign(ctx.config as Config, undefined, { now: new Date('2026-01-15T00:00:00Z'), code: [facts!] });
+    expect(model.assumptions).toContainEqual(expect.stringMatching(/^placeOrder is a GraphQL mutation \(a NestJS resolver method, protected by marking it @Idempotent\(ACTIONS\.placeOrder\)\): the interceptor takes the Idempotency-Key header from the HTTP request in the GraphQL context/));
+    // A controller route is none.
+    const route = contextFor({ name: 'nest-route', files: { 'src/orders.controller.ts': "import { Controller, Post } from '@nestjs/common';\n@Controller('orders')\nexport class OrdersController {\n  @Post()\n  create() { return 1; }\n}\n" }, config: { ...nest, actions: [{ ...placeOrder, source: 'src/orders.controller.ts:4' }] } });
+    expect(factsFor(route, (route.config as Config).actions[0]!)?.graphql).toBeUndefined();
   });
 
   it('a handler the code does not let us follow gives no facts (the design then speaks from the configuration)', () => {

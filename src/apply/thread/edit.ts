@@ -7,6 +7,7 @@ import type { TransformContext } from '../transforms/context.js';
 import { httpKeyPlacement } from '../transforms/httpKey.js';
 import { DERIVED_KEY } from '../transforms/stableParams.js';
 import { CONTEXT_NAME, ensureHandlerContext } from '../transforms/stripeKey.js';
+import { nestMutationDecorator } from '../transforms/nestjsRoute.js';
 import { keyHelper, type OpenCall } from './chains.js';
 import { isFunctionNode } from './locate.js';
 
@@ -43,8 +44,12 @@ export function editFile(file: string, text: string, ops: readonly Op[], handler
   for (const h of handlerNodes) {
     if (!h.node) continue;
     if (h.addRequest && Node.isMethodDeclaration(h.node) && !h.node.getParameters().some((p) => p.getName() === 'request')) {
-      if (!ensureNamedImport(sf, '@nestjs/common', 'Req')) continue;
-      h.node.addParameter({ name: 'request', decorators: [{ name: 'Req', arguments: [] }], ...(isScript(file) ? {} : { type: 'object' }) });
+      // A GraphQL resolver has no @Req(): its request is the GraphQL context's `req`.
+      const resolver = nestMutationDecorator(h.node) !== undefined;
+      const quote = context.style.quote === 'double' ? '"' : "'";
+      const decorator = resolver ? { module: '@nestjs/graphql', name: 'Context', arguments: [`${quote}req${quote}`] } : { module: '@nestjs/common', name: 'Req', arguments: [] };
+      if (!ensureNamedImport(sf, decorator.module, decorator.name)) continue;
+      h.node.addParameter({ name: 'request', decorators: [{ name: decorator.name, arguments: decorator.arguments }], ...(isScript(file) ? {} : { type: 'object' }) });
     }
   }
   // Raw text last: it forgets the file's wrapped nodes, so each handler is found again by its place among the

@@ -6,14 +6,15 @@ import { manualOnly, type Transform } from './context.js';
  * - routing-controllers (on Express or Koa) mounts `@UseBefore` middleware ahead of its own body parser and
  *   authorizationChecker (its ExpressDriver registers `route, guard, ...before, ...defaults, handler`), so the
  *   middleware would see neither the body it fingerprints nor the caller it scopes keys to.
- * - A GraphQL mutation (NestJS, TypeGraphQL, a resolver map) arrives at the one GraphQL endpoint with every other
- *   operation: route middleware cannot tell it apart, and the Nest interceptor passes non-HTTP contexts through.
+ * - A GraphQL mutation arrives at the one GraphQL endpoint with every other operation: route middleware cannot tell
+ *   it apart. In a NestJS project a @nestjs/graphql resolver is the exception: the Nest interceptor protects it (see
+ *   wireNestRoute). TypeGraphQL resolvers and resolver maps elsewhere have no interceptor to mark them for.
  */
 const claimInside = (codeName: string, key: string, caller: string, input: string, errors: string) =>
   `Claim the key inside it instead: ${key} and ${caller}, then return (await idempotency.core.runOnce(ACTIONS.${codeName}, { scope, key, fingerprint: computeFingerprint({ method: 'POST', route: ACTIONS.${codeName}.route, fields: pickFields(ACTIONS.${codeName}.significantFields, { body: ${input} }) }) }, async () => …)).result (all from the scaffold's index), and answer its InFlightError, MismatchError and StoreUnavailableError ${errors}`;
 
 const GRAPHQL = (codeName: string) =>
-  `a GraphQL mutation arrives at the one GraphQL endpoint with every other operation, so no route middleware can tell it apart (and the Nest interceptor lets non-HTTP calls through unprotected). ${claimInside(codeName, "take the key from the request's Idempotency-Key header through your GraphQL context", 'the caller from the context', 'args', 'as GraphQL errors the client retries on (in flight), shows (other input) or retries later (store unavailable)')}`;
+  `a GraphQL mutation arrives at the one GraphQL endpoint with every other operation, so no route middleware can tell it apart. ${claimInside(codeName, "take the key from the request's Idempotency-Key header through your GraphQL context", 'the caller from the context', 'args', 'as GraphQL errors the client retries on (in flight), shows (other input) or retries later (store unavailable)')}`;
 
 const LIBRARIES: Record<string, (codeName: string) => string> = {
   'routing-controllers': (codeName) =>
@@ -47,12 +48,13 @@ export function decoratedRouteLibrary(sf: SourceFile, line: number): string | un
 
 /**
  * In front of a framework's route transform: a handler routed by decorators apply does not wire gets a manual step
- * saying why (instead of looking like a route that moved since inspection).
+ * saying why (instead of looking like a route that moved since inspection). `wires` names the libraries the route
+ * transform handles itself (NestJS: @nestjs/graphql resolvers, which its interceptor protects).
  */
-export function unlessDecoratedRoute(route: Transform): Transform {
+export function unlessDecoratedRoute(route: Transform, wires: readonly string[] = []): Transform {
   return (sf, target, context) => {
     const library = decoratedRouteLibrary(sf, target.line) ?? (inResolverMap(sf, target.line) ? 'type-graphql' : undefined);
-    return library ? manualOnly(target, LIBRARIES[library]!(target.codeName)) : route(sf, target, context);
+    return library && !wires.includes(library) ? manualOnly(target, LIBRARIES[library]!(target.codeName)) : route(sf, target, context);
   };
 }
 

@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, type Decorator, type MethodDeclaration, type SourceFile } from 'ts-morph';
 import { providerCalls } from '../../findings/providerCalls.js';
 import { ensureNamedImport } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
@@ -36,11 +36,51 @@ function routeMatches(declared: string | undefined, full: string | undefined): b
 export const hasMark = (method: MethodDeclaration, codeName: string) =>
   method.getDecorators().some((d) => d.getName() === 'Idempotent' && d.getArguments()[0]?.getText() === `ACTIONS.${codeName}`);
 
+/** The `@Mutation()` decorator of a resolver method, when it comes from @nestjs/graphql (imported under any name). */
+export function nestMutationDecorator(method: MethodDeclaration): Decorator | undefined {
+  const sf = method.getSourceFile();
+  const imported = new Set(
+    sf
+      .getImportDeclarations()
+      .filter((declaration) => declaration.getModuleSpecifierValue() === '@nestjs/graphql')
+      .flatMap((declaration) => declaration.getNamedImports().filter((named) => named.getName() === 'Mutation').map((named) => (named.getAliasNode() ?? named.getNameNode()).getText())),
+  );
+  return imported.size === 0 ? undefined : method.getDecorators().find((d) => imported.has(d.getName()));
+}
+
+/**
+ * The GraphQL field names a NestJS mutation answers to: `@Mutation(() => Pet, { name: 'addPet' })`, schema-first
+ * `@Mutation('addPet')`, else the method's own name. The inspection records it as the path `/addPet`.
+ */
+function mutationNames(method: MethodDeclaration, decorator: Decorator): string[] {
+  const names = [method.getName()];
+  for (const arg of decorator.getArguments()) {
+    const literal = literalArg(arg);
+    if (literal !== undefined) names.push(literal);
+    if (!Node.isObjectLiteralExpression(arg)) continue;
+    const name = arg.getProperty('name');
+    const value = name && Node.isPropertyAssignment(name) ? literalArg(name.getInitializer()) : undefined;
+    if (value !== undefined) names.push(value);
+  }
+  return names;
+}
+
+/** The verb's routes matching the target's path; for a GraphQL mutation (path `/name`), the resolver methods of that name. */
+function candidates(sf: SourceFile, target: WiringTarget, verb: string): MethodDeclaration[] {
+  const methods = sf.getDescendantsOfKind(SyntaxKind.MethodDeclaration);
+  const routes = methods.filter((m) => m.getDecorator(verb) && routeMatches(routeOf(m, verb), target.path));
+  if (routes.length > 0) return routes;
+  return methods.filter((m) => {
+    const mutation = nestMutationDecorator(m);
+    return mutation !== undefined && target.path !== undefined && mutationNames(m, mutation).includes(target.path.replace(/^\/+/, ''));
+  });
+}
+
 /** The handler for the target's verb and path whose lines span the recorded line (or the `occurrence`-th one). */
 export function locateNestMethod(sf: SourceFile, target: WiringTarget, anyLine: boolean): { method: MethodDeclaration; occurrence: number } | undefined {
   const verb = VERBS[target.method ?? 'POST'];
   if (!verb) return undefined;
-  const methods = sf.getDescendantsOfKind(SyntaxKind.MethodDeclaration).filter((m) => m.getDecorator(verb) && routeMatches(routeOf(m, verb), target.path));
+  const methods = candidates(sf, target, verb);
   // Already marked for this action (a second apply): that is the one, wherever the edits moved it.
   const marked = methods.findIndex((m) => hasMark(m, target.codeName));
   if (marked >= 0) return { method: methods[marked]!, occurrence: marked };
@@ -50,7 +90,10 @@ export function locateNestMethod(sf: SourceFile, target: WiringTarget, anyLine: 
   return method ? { method, occurrence: methods.indexOf(method) } : undefined;
 }
 
-/** NestJS: `@Idempotent(ACTIONS.name)` right under the route's verb decorator; the module registers the interceptor. */
+/**
+ * NestJS: `@Idempotent(ACTIONS.name)` right under the route's verb decorator, or under a resolver's `@Mutation()`
+ * (the interceptor runs for GraphQL resolvers too); the module registers the interceptor.
+ */
 export const wireNestRoute: Transform = (sf, target, context) => {
   const verb = VERBS[target.method ?? 'POST'];
   if (!verb) return manualOnly(target, `no NestJS verb decorator for ${target.method ?? ''}`);
@@ -61,8 +104,9 @@ export const wireNestRoute: Transform = (sf, target, context) => {
   }
   if (target.trigger === 'webhook') return webhookManual(target, method.getStartLineNumber());
   const out: TransformOutcome = { edits: [], manual: [] };
+  const mutation = nestMutationDecorator(method);
   if (!hasMark(method, target.codeName)) {
-    const index = method.getDecorators().findIndex((d) => d.getName() === verb);
+    const index = method.getDecorators().findIndex((d) => d === mutation || d.getName() === verb);
     if (!ensureNamedImport(sf, context.style.specifier('index'), 'Idempotent') || !ensureNamedImport(sf, context.style.specifier('index'), 'ACTIONS')) {
       return manualOnly(target, 'the file already binds "Idempotent" or "ACTIONS"; add @Idempotent(ACTIONS.' + target.codeName + ') by hand', method.getStartLineNumber());
     }
@@ -77,14 +121,16 @@ export const wireNestRoute: Transform = (sf, target, context) => {
     out.edits.push(...keyed.edits);
     out.manual.push(...keyed.manual);
   } else if (target.provider || unkeyedProviderCall(sf, method)) {
-    out.manual.push({ action: target.action, file: target.file, line: method.getStartLineNumber(), reason: `${target.provider ?? 'provider'} calls from a NestJS handler need the claim: take @Req() request and pass the derived key from providers.ts (idempotencyOf(request))` });
+    const take = mutation ? "@Context('req') request" : '@Req() request';
+    out.manual.push({ action: target.action, file: target.file, line: method.getStartLineNumber(), reason: `${target.provider ?? 'provider'} calls from a NestJS handler need the claim: take ${take} and pass the derived key from providers.ts (idempotencyOf(request))` });
   }
   return out;
 };
 
-/** The name of the method's `@Req()` / `@Request()` parameter, if it has one. */
+/** The name of the method's `@Req()` / `@Request()` parameter (a resolver's `@Context('req')`), if it has one. */
 export function requestParameter(method: MethodDeclaration): string | undefined {
-  const parameter = method.getParameters().find((p) => p.getDecorators().some((d) => d.getName() === 'Req' || d.getName() === 'Request'));
+  const isRequest = (d: Decorator) => d.getName() === 'Req' || d.getName() === 'Request' || (d.getName() === 'Context' && literalArg(d.getArguments()[0]) === 'req');
+  const parameter = method.getParameters().find((p) => p.getDecorators().some(isRequest));
   const name = parameter?.getNameNode();
   return name && Node.isIdentifier(name) ? name.getText() : undefined;
 }

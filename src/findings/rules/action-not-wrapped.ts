@@ -28,7 +28,7 @@ export const actionNotWrapped: Rule = {
       const where = { file: at.source.rel, line: at.line };
       out.push({
         ...where,
-        fix: ROUTING_CONTROLLERS.test(at.source.text) ? decoratedFix(action.name) : GRAPHQL_RESOLVERS.test(at.source.text) ? resolverFix(action.name) : wiringFix(config.stack.framework, action.name),
+        fix: ROUTING_CONTROLLERS.test(at.source.text) ? decoratedFix(action.name) : config.stack.framework === 'nestjs' && NEST_RESOLVERS.test(at.source.text) ? nestResolverFix(action.name) : GRAPHQL_RESOLVERS.test(at.source.text) ? resolverFix(action.name) : wiringFix(config.stack.framework, action.name),
         evidence: at.source.text.split('\n')[at.line - 1]?.trim() ?? '',
         message: `Action ${action.name}${action.route ? ` (${action.route})` : ''} is configured but no file imports the generated layer in ${dir}/ and uses it for ${action.name}.`,
       });
@@ -46,11 +46,18 @@ function decoratedFix(action: string): string {
 }
 
 const GRAPHQL_RESOLVERS = /\bfrom\s+['"](?:@nestjs\/graphql|type-graphql)['"]|\bMutation\s*:\s*\{/;
+const NEST_RESOLVERS = /\bfrom\s+['"]@nestjs\/graphql['"]/;
+
+/** A NestJS resolver: the generated interceptor protects a marked mutation as it does a controller route. */
+function nestResolverFix(action: string): string {
+  const name = action.replace(/[^\w$]/g, '');
+  return `Mark the resolver method with \`@Idempotent(ACTIONS.${name})\` under its \`@Mutation()\`: the generated interceptor (registered with \`...idempotencyProviders(idempotency)\` in the root module) reads the Idempotency-Key header from the request in the GraphQL context and fingerprints the mutation's arguments; \`idempotency-builder apply\` can make the edit.`;
+}
 
 /** A GraphQL mutation: it arrives at the one GraphQL endpoint with every other operation. */
 function resolverFix(action: string): string {
   const name = action.replace(/[^\w$]/g, '');
-  return `Claim the key inside the resolver: a mutation arrives at the one GraphQL endpoint with every other operation, so no route middleware can tell it apart (and the Nest interceptor lets non-HTTP calls through). Run its work through \`idempotency.core.runOnce(ACTIONS.${name}, …)\` with the key from the request's Idempotency-Key header (through your GraphQL context) and the caller from the context; \`idempotency-builder apply\` lists the steps.`;
+  return `Claim the key inside the resolver: a mutation arrives at the one GraphQL endpoint with every other operation, so no route middleware can tell it apart. Run its work through \`idempotency.core.runOnce(ACTIONS.${name}, …)\` with the key from the request's Idempotency-Key header (through your GraphQL context) and the caller from the context; \`idempotency-builder apply\` lists the steps.`;
 }
 
 /** The one line that wires an action in, as the generated README shows it for the project's framework. */

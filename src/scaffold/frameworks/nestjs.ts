@@ -11,7 +11,7 @@ export const NESTJS: HttpFramework = {
     'Idempotent, IdempotencyInterceptor, idempotencyOf, idempotencyProviders, idempotent, type AuthenticatedRequest, type NestIdempotencyOptions',
   readme: {
     mount:
-      'Register the providers in your root module and mark each route with `@Idempotent(ACTIONS.name)`. Guards run\n   before interceptors, so their 401/403/429 are never stored; the tsconfig needs `experimentalDecorators`.',
+      'Register the providers in your root module and mark each route with `@Idempotent(ACTIONS.name)` (a GraphQL\n   resolver method under its `@Mutation()`: errors come back as GraphQL errors, a repeat gets the recorded result).\n   Guards run before interceptors, so their 401/403/429 are never stored; the tsconfig needs `experimentalDecorators`.',
     requestName: 'request',
     code: (view, principalLine, javascript) => {
       const first = view.actions.find((action) => action.http);

@@ -114,6 +114,21 @@ export class PaymentResolver {
     const [finding] = findingsFor(actionNotWrapped, { name: 'gql', files: { 'src/routes/payments.ts': resolver }, config: configWith([payAction], { scaffold: { dir: 'src/idempotency' } }) });
     expect(finding?.fix).toMatch(/^Claim the key inside the resolver: a mutation arrives at the one GraphQL endpoint/);
   });
+
+  it('a NestJS resolver in a project on the Nest adapter: mark it with @Idempotent, and once marked it is wrapped', () => {
+    const resolver = (marked: boolean) => `import { Args, Mutation, Resolver } from '@nestjs/graphql';
+${marked ? "import { ACTIONS, Idempotent } from '../idempotency/index.js';\n" : ''}@Resolver()
+export class PaymentResolver {
+  @Mutation(() => String)${marked ? '\n  @Idempotent(ACTIONS.createPayment)' : ''}
+  createPayment(@Args('amount') amount: number) { return String(amount); }
+}
+`;
+    const nest = (marked: boolean) => findingsFor(actionNotWrapped, { name: 'nestgql', files: { 'src/routes/payments.ts': resolver(marked) }, config: configWith([payAction], { stack: { language: 'typescript', framework: 'nestjs', database: 'postgres' }, scaffold: { dir: 'src/idempotency' } }) });
+    const [finding, ...rest] = nest(false);
+    expect(rest).toEqual([]);
+    expect(finding?.fix).toMatch(/^Mark the resolver method with `@Idempotent\(ACTIONS\.createPayment\)` under its `@Mutation\(\)`/);
+    expect(nest(true)).toEqual([]);
+  });
 });
 
 const stripeRoute = (client: string, extra = '') => `import Stripe from 'stripe';

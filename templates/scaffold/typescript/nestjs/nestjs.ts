@@ -86,12 +86,15 @@ const StreamableFile = Reflect.get(nest, 'StreamableFile') as StreamableFileClas
 /** The value an answer returns to Nest; Nest's platform adapter sends it. */
 type Sent = StreamableLike | Buffer | string;
 
-/** Marks a route handler as one protected action: `@Post() @Idempotent(ACTIONS.submitOrder) submit(...)`. */
+/**
+ * Marks a route handler as one protected action: `@Post() @Idempotent(ACTIONS.submitOrder) submit(...)`, or a
+ * @nestjs/graphql resolver method: `@Mutation(() => Order) @Idempotent(ACTIONS.submitOrder) submit(...)`.
+ */
 export const Idempotent = (action: ActionSettings) => SetMetadata(IDEMPOTENT_ACTION, action);
 
 const held = new WeakMap<object, IdempotencyContext>();
 
-/** The running claim of this request, inside the handler of an idempotent route (`@Req() request`). */
+/** The running claim of this request, in an idempotent route (`@Req() request`) or resolver (`@Context('req')`). */
 export function idempotencyOf(request: object): IdempotencyContext | undefined {
   return held.get(request);
 }
@@ -110,7 +113,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http') return next.handle();
+    const type = context.getType<string>();
+    if (type === 'graphql') return from(this.resolve(context, next));
+    if (type !== 'http') return next.handle();
     const http = context.switchToHttp();
     // Another method on the same handler passes straight through: no claim, no record.
     if (!methodMatches(this.action, http.getRequest<AuthenticatedRequest>().method)) return next.handle();
@@ -181,12 +186,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         await claim.release();
         throw error;
       }
-      const thrown = error.getResponse();
-      const rendered =
-        typeof thrown === 'object' && thrown !== null
-          ? thrown
-          : { statusCode: error.getStatus(), message: thrown };
-      const response = { status: error.getStatus(), ...jsonBytes(res, rendered) };
+      const response = { status: error.getStatus(), ...jsonBytes(res, renderedException(error)) };
       const failed = await this.record(claim, res, response);
       return (
         failed ??
@@ -227,9 +227,164 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
   }
 
+  /**
+   * A GraphQL mutation marked @Idempotent: the same protocol, answered the GraphQL way. The key comes from the HTTP
+   * request's header, the fingerprint from the mutation's own arguments (request.body holds the whole document).
+   * Refusals and conflicts are thrown as HttpExceptions carrying the problem, which the GraphQL layer returns as an
+   * error (Apollo: extensions.status and extensions.originalError); a replay returns the recorded result value.
+   */
+  private async resolve(context: ExecutionContext, next: CallHandler): Promise<unknown> {
+    const { request, args } = graphqlCall(context);
+    const { action, options } = this;
+    const { core } = options;
+    const policy = core.policy;
+    const identified = identifyRequest(action, policy, {
+      // One mutation is one action, whatever HTTP method carried the document.
+      method: action.method ?? 'POST',
+      keyHeader: keyHeaderOf(request, policy.keyHeader.toLowerCase()),
+      params: undefined,
+      body: args,
+      query: undefined,
+      principal: () => (action.scope === 'global' ? 'global' : options.principal(request, action.scope)),
+    });
+    if (identified.kind === 'pass') return lastValue(next.handle());
+    if (identified.kind === 'refuse') throw problemException(identified.problem);
+
+    let decision;
+    try {
+      decision = await core.begin(action, identified.request);
+    } catch (error) {
+      if (error instanceof StoreUnavailableError)
+        throw problemException(problemFor('store-unavailable', policy));
+      throw error;
+    }
+    switch (decision.kind) {
+      case 'replay':
+        return recordedResult(decision.response);
+      case 'mismatch':
+        throw problemException(problemFor('key-mismatch', policy));
+      case 'not-replayable':
+        throw problemException(problemFor('response-not-replayable', policy));
+      case 'in-flight':
+        throw problemException(problemFor('in-flight', policy, decision.retryAfterSeconds));
+      case 'execute': {
+        const { claim } = decision;
+        held.set(request, claim.context);
+        try {
+          return await this.resolveOnce(claim, next);
+        } finally {
+          held.delete(request);
+        }
+      }
+    }
+  }
+
+  /**
+   * Runs the resolver and records its result as JSON (status 200, as core.runOnce records one) before returning it.
+   * A definitive 4xx HttpException is the mutation's outcome: recorded with its status and thrown again on every
+   * replay. 5xx, other errors and 401/403/429 release the key.
+   */
+  private async resolveOnce(claim: Claim, next: CallHandler): Promise<unknown> {
+    let value: unknown;
+    try {
+      value = await lastValue(next.handle());
+    } catch (error) {
+      if (!(error instanceof HttpException) || !isStorable(error.getStatus())) {
+        await claim.release();
+        throw error;
+      }
+      await this.recordResult(claim, error.getStatus(), renderedException(error));
+      throw error;
+    }
+    await this.recordResult(claim, 200, value ?? null);
+    return value;
+  }
+
+  /** Records a resolver's outcome; when it is not durable the call fails with that problem instead. */
+  private async recordResult(claim: Claim, status: number, value: unknown): Promise<void> {
+    let body: Buffer;
+    try {
+      body = Buffer.from(JSON.stringify(value) ?? 'null', 'utf8');
+    } catch (error) {
+      // Not JSON (a BigInt, a cycle): nothing could be replayed, so the key is released and the error surfaces.
+      await claim.release();
+      throw error;
+    }
+    try {
+      await claim.complete({ status, headers: { 'content-type': 'application/json' }, body });
+    } catch (error) {
+      throw problemException(failureProblem(error, this.policy()));
+    }
+  }
+
   private policy() {
     return this.options.core.policy;
   }
+}
+
+/** What the interceptor reads of a GraphQL context: the HTTP request, wherever the GraphQL driver puts it. */
+interface GraphqlContext {
+  /** Apollo (Express and Fastify) and Nest's default context, `{ req }`. */
+  readonly req?: AuthenticatedRequest;
+  /** Mercurius and GraphQL Yoga. */
+  readonly request?: AuthenticatedRequest;
+  readonly reply?: { readonly request?: AuthenticatedRequest };
+}
+
+/**
+ * The request and the mutation's arguments of a resolver call, read by shape so the scaffold compiles without
+ * @nestjs/graphql: its GqlExecutionContext reads the same `[root, args, context, info]`.
+ */
+function graphqlCall(context: ExecutionContext): { request: AuthenticatedRequest; args: unknown } {
+  const [, args, ctx] = context.getArgs<[unknown, unknown, GraphqlContext | undefined]>();
+  const request = ctx?.req ?? ctx?.request ?? ctx?.reply?.request;
+  // A marked mutation never runs unprotected: a context without the request is a setup error.
+  if (typeof request !== 'object' || request === null || typeof request.headers !== 'object')
+    throw new Error(
+      '@Idempotent on a GraphQL resolver needs the HTTP request in the GraphQL context (`req` or `request`)',
+    );
+  return { request, args };
+}
+
+/** Every value of the key header: Node's headersDistinct, the plain header, or a Fetch API Headers (Yoga). */
+function keyHeaderOf(request: AuthenticatedRequest, name: string): string | readonly string[] | undefined {
+  const headers = request.headers as AuthenticatedRequest['headers'] & { get?: unknown };
+  if (typeof headers.get === 'function')
+    return (headers.get as (name: string) => string | null)(name) ?? undefined;
+  return request.headersDistinct?.[name] ?? headers[name];
+}
+
+/** An HttpException's body as Nest renders it: its object, or `{ statusCode, message }` for a string. */
+function renderedException(error: HttpException): object {
+  const thrown = error.getResponse();
+  return typeof thrown === 'object' && thrown !== null
+    ? thrown
+    : { statusCode: error.getStatus(), message: thrown };
+}
+
+/** A resolver's recorded outcome: its JSON result, or its 4xx HttpException thrown again. */
+function recordedResult(response: StoredResponse): unknown {
+  const text = response.body.toString('utf8');
+  const value = text === '' ? null : (JSON.parse(text) as unknown);
+  if (response.status >= 400) {
+    const body =
+      typeof value === 'object' && value !== null ? value : { statusCode: response.status, message: value };
+    throw new HttpException(body, response.status);
+  }
+  return value;
+}
+
+/**
+ * A problem as a GraphQL error: an HttpException whose body is the problem plus the `statusCode` and `message`
+ * Nest's GraphQL drivers read (Apollo puts the body in extensions.originalError and the status in extensions).
+ */
+function problemException(problem: Problem): HttpException {
+  const { type, title, status, detail, retryAfterSeconds } = problem;
+  const retry = retryAfterSeconds === undefined ? {} : { retryAfterSeconds };
+  return new HttpException(
+    { statusCode: status, message: title, type, title, status, detail, ...retry },
+    status,
+  );
 }
 
 /** One interceptor per action, as createIdempotency() builds them (`idempotency.submitOrder`). */

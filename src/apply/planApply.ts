@@ -22,7 +22,8 @@ import { wireFastifyRoute } from './transforms/fastifyRoute.js';
 import { wireHonoRoute } from './transforms/honoRoute.js';
 import { READS_NO_PRINCIPAL, renderMiddlewareInstance, wireKoaRoute } from './transforms/koaRoute.js';
 import { renderPlainInstance, wrapPlainFunction } from './transforms/plainWrap.js';
-import { locateNestMethod, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
+import { locateNestMethod, routeOf, VERBS, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
+import { nestMethodUnauthenticated, readNestAuthentication } from './nestAuthentication.js';
 import { wireNextRoute } from './transforms/nextRoute.js';
 import { planNextProject } from './transforms/nextProject.js';
 import { readNestApplications, type NestRoot } from './nestApplications.js';
@@ -238,6 +239,30 @@ async function setsRequestUser(root: string): Promise<boolean> {
  * case) is wired whatever the graph says; of several, each one whose application holds a target, and a root that
  * another wired root imports is enough for both (registered twice, the interceptor would claim the key twice).
  */
+/**
+ * Controller methods whose keys are scoped to a caller though nothing authenticates them (a sign-up route): every
+ * request would be answered 401, so each gets the step Express routes get.
+ */
+async function unauthenticatedNestRoutes(root: string, targets: readonly WiringTarget[], changes: readonly FileChange[], scaffoldDir: string, imports: ProjectImports): Promise<ManualStep[]> {
+  const scoped = targets.filter((t) => t.trigger === 'http' && t.scope !== undefined && t.scope !== 'global');
+  if (scoped.length === 0) return [];
+  const { walkProject } = await import('../inspect/files/walkProject.js');
+  const { files } = await walkProject(root);
+  const texts = await Promise.all(files.filter((f) => f.kind === 'source').map((f) => readInside(root, f.rel)));
+  const project = readNestAuthentication(texts.filter((t): t is string => t !== undefined && /forRoutes|APP_GUARD|useGlobalGuards/.test(t)));
+  const out: ManualStep[] = [];
+  for (const target of scoped) {
+    const text = changes.find((c) => c.path === target.file)?.after ?? (await readInside(root, target.file));
+    const verb = VERBS[target.method ?? 'POST'];
+    if (text === undefined || !verb) continue;
+    const method = locateNestMethod(parseSource(target.file, text, importStyleFor(target.file, text, scaffoldDir, imports)), target, true)?.method;
+    if (method && nestMethodUnauthenticated(method, routeOf(method, verb), project)) {
+      out.push({ action: target.action, file: target.file, line: target.line, reason: `${NO_AUTHENTICATION}, but the action's keys are scoped per ${target.scope}: set "scope": "global" for it in the config (and regenerate), or guard the route (@UseGuards) or cover it with your auth middleware's forRoutes` });
+    }
+  }
+  return out;
+}
+
 async function nestRootsToWire(root: string, targets: readonly WiringTarget[], imports: ProjectImports, scaffoldDir: string): Promise<{ wire: Array<NestRoot & { action: string }>; manual: ManualStep[] }> {
   const { walkProject } = await import('../inspect/files/walkProject.js');
   const { files } = await walkProject(root);
@@ -411,6 +436,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     for (const at of threaded.stepsAt) specificAt.add(at);
   }
   if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
+    manual.push(...(await unauthenticatedNestRoutes(root, targets, changes, dir, imports)));
     const roots = await nestRootsToWire(root, targets, imports, dir);
     manual.push(...roots.manual);
     for (const rootModule of roots.wire) {

@@ -276,7 +276,7 @@ function decideMode(action: ActionConfig, context: ActionContext): { mode: 'tran
     : action.mode
       ? 'set in the configuration'
       : !external && ownWrite
-        ? `its writes, starting with ${WRITE_NOUNS[ownWrite.kind]} ${ownWrite.target} at ${ownWrite.file}:${ownWrite.line}, go through the project's own database connection rather than the claim's transaction, so rolling the claim back would leave them in place; to commit them with the claim, write through idempotencyOf(…).db and set "mode": "transactional"`
+        ? `its writes, starting with ${WRITE_NOUNS[ownWrite.kind]} ${ownWrite.target} at ${ownWrite.file}:${ownWrite.line}, go through the project's own database connection rather than the claim's transaction, so rolling the claim back would leave them in place (only writes made through the claim's own connection, idempotencyOf(…).db, commit with it; a handler moved onto it may set "mode": "transactional")`
       : external
         ? action.provider && facts && calls.length === 0
           ? `the configuration names ${PROVIDER_LABELS[action.provider]} for it, though its code makes no ${PROVIDER_LABELS[action.provider]} call`

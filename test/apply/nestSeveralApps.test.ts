@@ -66,7 +66,8 @@ describe('apply on several Nest applications when a module hides its controllers
       {
         action: 'placeOrder',
         file: 'src/orders/orders.controller.ts',
-        line: 11,
+        // The handler's line once apply's import is in (11 as inspected).
+        line: 12,
         reason: expect.stringContaining('among NotificationsModule (src/notifications/notifications.module.ts), AppModule (src/orders/app.module.ts), AppModule (src/payments/app.module.ts): add ...idempotencyProviders(idempotency)'),
       },
     ]);

@@ -7,12 +7,12 @@ import { KEYED_SDKS } from './stableParams.js';
 import { keyHandlerCalls } from './stripeKey.js';
 import { webhookManual } from './webhookManual.js';
 
-const VERBS: Record<string, string> = { POST: 'Post', PUT: 'Put', PATCH: 'Patch', DELETE: 'Delete', ALL: 'All' };
+export const VERBS: Record<string, string> = { POST: 'Post', PUT: 'Put', PATCH: 'Patch', DELETE: 'Delete', ALL: 'All' };
 
 const literalArg = (node: Node | undefined) => (node && (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) ? node.getLiteralValue() : undefined);
 
 /** Controller prefix + method path, `@Controller('payments')` + `@Post(':id/refund')` → `/payments/:id/refund`. */
-function routeOf(method: MethodDeclaration, verb: string): string | undefined {
+export function routeOf(method: MethodDeclaration, verb: string): string | undefined {
   const decorator = method.getDecorator(verb);
   const own = decorator?.getArguments()[0];
   const ownPath = own === undefined ? '' : literalArg(own);

@@ -147,7 +147,7 @@ function clientCarrier(action: ActionConfig): string {
     case 'graphql':
       return "Idempotency-Key header of the GraphQL request that carries the mutation (UUIDv4 generated once per user intent); the resolver reads it through the GraphQL context and passes it to the claim, since the request goes to the GraphQL endpoint, not a route of the mutation's own";
     case 'trpc':
-      return 'a UUIDv4 generated once per user intent, which the procedure passes to the generated wrapper as its `key` (for example from an Idempotency-Key header that the tRPC context reads); the procedure has no route of its own';
+      return "a UUIDv4 generated once per user intent, sent with the tRPC call (for example in an Idempotency-Key header that the tRPC context reads) and passed by the procedure to the claim as its key; the procedure has no route of its own, so no route middleware can pick its calls out";
     case 'server-action':
       return "a UUIDv4 generated once per user intent on the client, passed as the Server Action's first argument (`idempotency-builder apply` gives the callers it finds `useIdempotencyKey()`); no header is involved";
     default:

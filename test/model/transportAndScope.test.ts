@@ -45,7 +45,7 @@ describe('actions without a route of their own', () => {
     expect(action!.key.carrier).not.toContain('Idempotency-Key header');
     expect(action!.executes).toContain('The Server Action placeOrder runs');
     expect(procedure!.triggerLabel).toBe('tRPC procedure');
-    expect(procedure!.key.carrier).toContain('as its `key`');
+    expect(procedure!.key.carrier).toContain('passed by the procedure to the claim as its key');
     expect(procedure!.executes).toContain('The tRPC procedure billing.refund runs');
     expect(route!.triggerLabel).toBe('HTTP endpoint');
     expect(route).not.toHaveProperty('transport');

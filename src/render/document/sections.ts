@@ -228,7 +228,12 @@ function keyDesign(model: DesignModel): Section {
   const k = model.keys;
   const blocks: Block[] = [
     heading('Key format'),
-    p('The logical key is {scope}_{action}_{intent}. The scope and action are stored in their own columns, so what the client sends in the ', code(k.header), ' header is only the intent part.'),
+    p(
+      'The logical key is {scope}_{action}_{intent}. The scope and action are stored in their own columns, so what the client sends in the ',
+      code(k.header),
+      ' header is only the intent part',
+      model.actions.some((a) => a.transport === 'server-action') ? ' (a Server Action gets that part as its first argument instead).' : '.',
+    ),
     table(
       ['Action', 'Format', 'Filled-in example'],
       model.actions.map((a) => [cell(a.name), cell(code(a.key.format)), cell(code(a.key.example))]),

@@ -23,5 +23,7 @@ export const RETRY_SOURCES = [
 export const CONCURRENCY = ['single-server', 'multi-instance', 'global'] as const;
 export const SCOPES = ['user', 'account', 'tenant', 'global'] as const;
 export const KEY_SOURCES = ['client', 'server', 'derived'] as const;
+/** How an HTTP action is reached when it is not a route of its own: absent for a plain HTTP route. */
+export const TRANSPORTS = ['graphql', 'trpc', 'server-action'] as const;
 export const FORMATS = ['html', 'md'] as const;
 export const SPLITS = ['auto', 'always', 'never'] as const;

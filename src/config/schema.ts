@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TRIGGERS, PROVIDERS, LANGUAGES, FRAMEWORKS, DATABASES, BROKERS, TEST_FRAMEWORKS, RETRY_SOURCES, CONCURRENCY, SCOPES, KEY_SOURCES, FORMATS, SPLITS } from './choices.js';
+import { TRIGGERS, PROVIDERS, LANGUAGES, FRAMEWORKS, DATABASES, BROKERS, TEST_FRAMEWORKS, RETRY_SOURCES, CONCURRENCY, SCOPES, KEY_SOURCES, TRANSPORTS, FORMATS, SPLITS } from './choices.js';
 import { DURATION_HELP, parseDuration } from './duration.js';
 import { DURATION_LIMITS, LIMITS } from './limits.js';
 import { fieldText, nameText, projectPath, safeText } from './text.js';
@@ -9,7 +9,7 @@ import { fieldText, nameText, projectPath, safeText } from './text.js';
  * TypeScript types are inferred from it, and scripts/write-schema.mjs turns it into the shipped JSON Schema.
  */
 
-export { TRIGGERS, PROVIDERS, LANGUAGES, FRAMEWORKS, DATABASES, BROKERS, TEST_FRAMEWORKS, RETRY_SOURCES, CONCURRENCY, SCOPES, KEY_SOURCES, FORMATS, SPLITS };
+export { TRIGGERS, PROVIDERS, LANGUAGES, FRAMEWORKS, DATABASES, BROKERS, TEST_FRAMEWORKS, RETRY_SOURCES, CONCURRENCY, SCOPES, KEY_SOURCES, TRANSPORTS, FORMATS, SPLITS };
 
 const duration = (example: string, bounds: { min: number; max: number; text: string }) =>
   z
@@ -44,6 +44,13 @@ export const actionSchema = z.strictObject({
     .min(1)
     .optional()
     .meta({ description: 'HTTP "METHOD /path", queue or topic name, or cron expression.' }),
+  transport: z
+    .enum(TRANSPORTS)
+    .optional()
+    .meta({
+      description:
+        'How an HTTP action is reached when it is not a route of its own: "graphql" (a mutation sent to the GraphQL endpoint), "trpc" (a tRPC procedure), "server-action" (a Next.js Server Action). Absent for a plain HTTP route. The route then names the mutation, procedure or action ("POST /payOrder"): a label the fingerprint hashes, not a URL.',
+    }),
   significantFields: z
     .array(fieldName)
     .min(1)
@@ -139,6 +146,9 @@ export const configSchema = z
         ctx.addIssue({ code: 'custom', path: ['actions', index, 'name'], message: `expected a unique action name; "${action.name}" appears twice` });
       }
       names.add(action.name);
+      if (action.transport && action.trigger !== 'http') {
+        ctx.addIssue({ code: 'custom', path: ['actions', index, 'transport'], message: `expected no transport for a ${action.trigger} action: "${action.transport}" describes how an HTTP action is reached; remove it or set "trigger": "http"` });
+      }
       if (action.key?.source === 'derived' && !action.key.from) {
         ctx.addIssue({ code: 'custom', path: ['actions', index, 'key', 'from'], message: 'expected the fields a derived key is computed from' });
       }
@@ -163,3 +173,4 @@ export type Framework = (typeof FRAMEWORKS)[number];
 export type Database = (typeof DATABASES)[number];
 export type Scope = (typeof SCOPES)[number];
 export type KeySource = (typeof KEY_SOURCES)[number];
+export type Transport = (typeof TRANSPORTS)[number];

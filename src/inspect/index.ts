@@ -12,6 +12,7 @@ import { FunctionGraph } from './resolve/functionGraph.js';
 import { linkWebhooks } from './resolve/linkWebhooks.js';
 import type { FileRecord, ProjectRecords } from './resolve/projectRecords.js';
 import { detectStack, mergeStacks, sorted, type PackageStack } from './stack/detectStack.js';
+import { authenticationInCode, authenticationPackages } from './stack/authentication.js';
 import { findWorkspaces } from './stack/findWorkspaces.js';
 import { readManifest } from './stack/readManifest.js';
 import { sortFindings } from './sortFindings.js';
@@ -61,6 +62,13 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
     });
     scopes.set(scopeDir, { dir: scopeDir, ...(ws ? { name: ws.name } : {}), stack });
   }
+  // Known only for a package whose code is read: the packages it declares, then code that authenticates by itself.
+  const authentication = new Map<string, Set<string>>();
+  for (const scopeDir of scopeDirs) {
+    if (!files.some((f) => f.kind === 'source' && scopeOf(f.rel) === scopeDir)) continue;
+    const ws = workspaces.find((w) => w.dir === scopeDir);
+    authentication.set(scopeDir, new Set(authenticationPackages(ws ? [ws.manifest, rootManifest] : [rootManifest])));
+  }
 
   const records: ProjectRecords = { files: new Map(), packagesByName: new Map(workspaces.map((w) => [w.name, w.dir])) };
   const sources = files.filter((f) => f.kind === 'source');
@@ -75,7 +83,13 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
     batch.forEach((file, i) => {
       const text = contents[i];
       if (text !== undefined && isBundled(text)) warnings.push(`${file.rel}: skipped, minified or bundled output (very long lines).`);
-      else if (text !== undefined) analyseOrWarn(file, text, scopes.get(scopeOf(file.rel)) as PackageScope, records, warnings);
+      else if (text !== undefined) {
+        analyseOrWarn(file, text, scopes.get(scopeOf(file.rel)) as PackageScope, records, warnings);
+        const found = authentication.get(scopeOf(file.rel));
+        // One piece of evidence per package is enough to know callers can be authenticated.
+        const evidence = found && ![...found].some((e) => e.includes(' (')) ? authenticationInCode(file.rel, text) : undefined;
+        if (evidence) found!.add(evidence);
+      }
       options.onProgress?.(++done, sources.length);
     });
   }
@@ -125,6 +139,8 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
     const connections = pickConnections(found, scope.stack.databases);
     if (connections.length) scope.stack.connections = connections;
   }
+
+  for (const [scopeDir, found] of authentication) (scopes.get(scopeDir) as PackageScope).stack.authentication = sorted(found);
 
   const rootScope = scopes.get('') as PackageScope;
   const packageStacks = workspaces.map((w) => (scopes.get(w.dir) as PackageScope).stack);

@@ -26,6 +26,12 @@ export interface StackFacts {
    * present only when found. The applied store's pool reads the same environment variables.
    */
   connections?: StoreConnection[];
+  /**
+   * What authenticates callers: declared auth packages (passport, jsonwebtoken, next-auth, @clerk/…) and code that
+   * does (`file (sets req.user)`). Empty when the code was read and nothing authenticates; absent when no source
+   * file was read, so nothing is known.
+   */
+  authentication?: string[];
   /** Present for monorepos: one entry per workspace package, `dir` relative to the root. */
   packages?: Array<{ dir: string; name: string; stack: Omit<StackFacts, 'packages'> }>;
 }

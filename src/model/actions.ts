@@ -1,6 +1,6 @@
 import type { ActionConfig, Config, RetrySource, Scope } from '../config/schema.js';
 import { describeDuration } from '../config/duration.js';
-import { PROVIDER_LABELS, RETRY_SOURCE_TEXT, RETRY_SOURCES_BY_TRIGGER, SCOPE_EXAMPLES, SCOPE_LABELS, TRIGGER_LABELS } from './labels.js';
+import { PROVIDER_LABELS, RETRY_SOURCE_TEXT, RETRY_SOURCES_BY_TRIGGER, SCOPE_EXAMPLES, SCOPE_LABELS, TRANSPORT_LABELS, TRIGGER_LABELS, transportName } from './labels.js';
 import { parseHttpRoute, toCodeName } from './naming.js';
 import { decideLease, expectedDuration } from './timing.js';
 import { STORE_FACTS } from './storeFacts.js';
@@ -34,7 +34,7 @@ function describeExecution(action: ActionConfig, databaseLabel: string): string 
   const what = words(action.name);
   switch (action.trigger) {
     case 'http':
-      return `${action.route ?? 'The endpoint'} runs "${what}"${provider ? `, calls ${provider}` : ''} and writes the result to ${databaseLabel}.`;
+      return `${action.transport ? `The ${TRANSPORT_LABELS[action.transport]} ${transportName(action)}` : (action.route ?? 'The endpoint')} runs "${what}"${provider ? `, calls ${provider}` : ''} and writes the result to ${databaseLabel}.`;
     case 'webhook':
       return `Applies the event received on ${action.route ?? 'the webhook endpoint'} ("${what}")${provider ? ` from ${provider}` : ''} to local state in ${databaseLabel}.`;
     case 'consumer':
@@ -82,8 +82,8 @@ function excludedFields(action: ActionConfig): FieldExclusion[] {
   switch (action.trigger) {
     case 'http':
       common.push(
-        { field: 'Idempotency-Key header', reason: 'it names the record; hashing it would make every key its own fingerprint' },
-        { field: 'Authorization, cookies', reason: 'identity is the key\'s scope, not part of the intent; a refreshed token must still match' },
+        { field: action.transport === 'server-action' ? 'the key argument' : action.transport === 'trpc' ? 'the idempotency key' : 'Idempotency-Key header', reason: 'it names the record; hashing it would make every key its own fingerprint' },
+        { field: 'Authorization, cookies', reason: action.scope === 'global' ? 'they are not part of the intent; a refreshed token must still match' : 'identity is the key\'s scope, not part of the intent; a refreshed token must still match' },
         { field: 'User-Agent, X-Request-Id, traceparent', reason: 'they change on every retry without changing what the caller wants' },
       );
       break;
@@ -110,6 +110,9 @@ function excludedFields(action: ActionConfig): FieldExclusion[] {
 }
 
 function defaultScope(action: ActionConfig): { scope: Scope; reason: string } {
+  if (action.scope === 'global' && action.trigger === 'http') {
+    return { scope: 'global', reason: globalHttpReason(action) };
+  }
   if (action.scope) {
     return { scope: action.scope, reason: `Configured ${SCOPE_LABELS[action.scope]}.` };
   }
@@ -125,6 +128,33 @@ function defaultScope(action: ActionConfig): { scope: Scope; reason: string } {
   }
 }
 
+/**
+ * An HTTP action keyed globally: no principal tells callers apart, so what a caller can reach with a key is the
+ * whole design's exposure. Said with the key source the action actually has (see buildKey).
+ */
+function globalHttpReason(action: ActionConfig): string {
+  const source = action.key?.source ?? 'client';
+  const reach =
+    source === 'derived'
+      ? 'Its key is derived from request fields, so any caller who sends the same fields reaches the same record and gets its stored response: a probe needs only those values, so derive keys from values a caller cannot guess.'
+      : `Its keys are ${source === 'server' ? 'ULIDs the server issues' : 'UUIDv4s (122 random bits) the client generates'}, which no one can guess, but anyone who learns one (from a log, a proxy, a shared device) can send it again: the same request then gets the stored response, another one a mismatch. Keep keys out of URLs and logs.`;
+  return `Configured global scope: keys are not tied to a caller, since there is no authenticated principal to scope them to, so every caller shares one key space. ${reach} Set "scope": "user" once callers authenticate.`;
+}
+
+/** Where a client's key travels for each transport, as the generated code and apply's steps take it. */
+function clientCarrier(action: ActionConfig): string {
+  switch (action.transport) {
+    case 'graphql':
+      return "Idempotency-Key header of the GraphQL request that carries the mutation (UUIDv4 generated once per user intent); the resolver reads it through the GraphQL context and passes it to the claim, since the request goes to the GraphQL endpoint, not a route of the mutation's own";
+    case 'trpc':
+      return "a UUIDv4 generated once per user intent, sent with the tRPC call (for example in an Idempotency-Key header that the tRPC context reads) and passed by the procedure to the claim as its key; the procedure has no route of its own, so no route middleware can pick its calls out";
+    case 'server-action':
+      return "a UUIDv4 generated once per user intent on the client, passed as the Server Action's first argument (`idempotency-builder apply` gives the callers it finds `useIdempotencyKey()`); no header is involved";
+    default:
+      return 'Idempotency-Key request header (UUIDv4 generated once per user intent)';
+  }
+}
+
 function buildKey(action: ActionConfig, scope: Scope, context: Pick<ActionContext, 'config'>): { key: ActionKeyDesign; bits: number; standard?: string; variable: string } {
   const prefix = `${SCOPE_EXAMPLES[scope]}_${toCodeName(action.name)}`;
   // Only an HTTP caller can send a key header; webhooks, messages and jobs are keyed by what the sender does send.
@@ -135,7 +165,7 @@ function buildKey(action: ActionConfig, scope: Scope, context: Pick<ActionContex
       key: {
         source,
         sourceLabel: 'Client-generated',
-        carrier: 'Idempotency-Key request header (UUIDv4 generated once per user intent)',
+        carrier: clientCarrier(action),
         format: '{scope}_{action}_{uuid}',
         example: `${prefix}_${SAMPLE_UUID}`,
       },
@@ -333,8 +363,9 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
     slug: context.slug,
     codeName,
     trigger: action.trigger,
-    triggerLabel: TRIGGER_LABELS[action.trigger],
+    triggerLabel: action.transport && action.trigger === 'http' ? TRANSPORT_LABELS[action.transport] : TRIGGER_LABELS[action.trigger],
     route: action.route,
+    ...(action.transport && action.trigger === 'http' ? { transport: action.transport } : {}),
     method: http?.method,
     path: http?.path,
     source: action.source,

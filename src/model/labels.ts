@@ -1,4 +1,5 @@
-import type { Database, Framework, Provider, RetrySource, Scope, Trigger } from '../config/schema.js';
+import type { Database, Framework, Provider, RetrySource, Scope, Transport, Trigger } from '../config/schema.js';
+import { parseHttpRoute } from './naming.js';
 
 export const FRAMEWORK_LABELS: Record<Framework, string> = {
   express: 'Express',
@@ -54,6 +55,39 @@ export const PROVIDER_LABELS: Record<Provider, string> = {
   paypal: 'PayPal',
   'bank-transfer': 'Bank transfer',
 };
+
+/** What an HTTP action without a route of its own is. */
+export const TRANSPORT_LABELS: Record<Transport, string> = {
+  graphql: 'GraphQL mutation',
+  trpc: 'tRPC procedure',
+  'server-action': 'Server Action',
+};
+
+/** How each is reached: no request goes to the path its configured route names. */
+const TRANSPORT_REACHED: Record<Transport, string> = {
+  graphql: "sent to the project's GraphQL endpoint with every other operation",
+  trpc: "called through the project's tRPC router",
+  'server-action': 'called by Next.js from the client',
+};
+
+/**
+ * The mutation, procedure or action name: the configured route's path without its slash (`POST /billing.refund`
+ * is the procedure billing.refund), else the action's name.
+ */
+export function transportName(action: { name: string; route?: string }): string {
+  const path = parseHttpRoute(action.route)?.path.replace(/^\/+/, '');
+  return path ? path : action.name;
+}
+
+/** "GraphQL mutation payOrder, sent to the project's GraphQL endpoint with every other operation" (plain text). */
+export function describeTransport(transport: Transport, action: { name: string; route?: string }): string {
+  return `${TRANSPORT_LABELS[transport]} ${transportName(action)}, ${TRANSPORT_REACHED[transport]}`;
+}
+
+/** The two halves around the name, for renderers that set the name as code. */
+export function transportParts(transport: Transport): { before: string; after: string } {
+  return { before: `${TRANSPORT_LABELS[transport]} `, after: `, ${TRANSPORT_REACHED[transport]}` };
+}
 
 export const SCOPE_LABELS: Record<Scope, string> = {
   user: 'per user',

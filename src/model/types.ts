@@ -5,6 +5,7 @@ import type {
   Database,
   Framework,
   KeySource,
+  Transport,
   Provider,
   RetrySource,
   Scope,
@@ -111,6 +112,11 @@ export interface ActionDesign {
   trigger: Trigger;
   triggerLabel: string;
   route?: string;
+  /**
+   * A GraphQL mutation, tRPC procedure or Server Action: no request goes to `route`, which only names it (and is
+   * hashed into the fingerprint as a label). Absent for a plain HTTP route.
+   */
+  transport?: Transport;
   /** For http/webhook routes "POST /payments/:id": the method and path template. */
   method?: string;
   path?: string;

@@ -55,6 +55,8 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
           name: actionName(finding, calls),
           trigger: 'http',
           route: `${finding.method === 'ALL' ? 'POST' : finding.method} ${finding.path}`,
+          // A GraphQL mutation, tRPC procedure or Server Action: the route names it, no request goes to that path.
+          transport: finding.transport,
           significantFields: fields,
           provider,
           source: `${finding.file}:${finding.line}`,

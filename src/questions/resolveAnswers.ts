@@ -2,6 +2,7 @@ import { UserError } from '../errors.js';
 import type { Inspection } from '../inspect/types.js';
 import { CATALOG } from './catalog.js';
 import { settleEmbeddedStore } from './embeddedStore.js';
+import { settleActions } from './settleActions.js';
 import type { Prompter } from './prompter.js';
 import type { AnswerKey, Answers, AnyQuestion, AskContext, Question, QuestionContext, QuestionFlags } from './types.js';
 
@@ -51,7 +52,9 @@ export async function resolveAnswers(options: ResolveOptions): Promise<Resolutio
   if (missing.length > 0) throw missingAnswersError(missing, options.reason);
   const store = settleEmbeddedStore(answers as Answers, sources.stack, ctx);
   if (store.note) assumptions.push(store.note);
-  const settled = { ...(answers as Answers), stack: store.stack };
+  const actions = settleActions((answers as Answers).actions, options.inspection);
+  if (actions.assumption) assumptions.push(actions.assumption);
+  const settled = { ...(answers as Answers), stack: store.stack, actions: actions.actions };
   return { answers: settled, assumptions: [...new Set(assumptions)], sources, ...(store.note ? { storeNote: store.note } : {}) };
 }
 

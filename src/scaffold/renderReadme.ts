@@ -3,7 +3,7 @@ import { EXPRESS } from './frameworks/express.js';
 import type { HttpFramework } from './httpFramework.js';
 import { printSnippet } from './javascript/printModule.js';
 import type { ModuleType } from './javascript/transpile.js';
-import type { ScaffoldView } from './scaffoldView.js';
+import type { ActionView, ScaffoldView } from './scaffoldView.js';
 import { POSTGRES_STORE } from './stores/postgres.js';
 import type { StoreModule } from './stores/types.js';
 
@@ -45,8 +45,8 @@ the generator updates a file only while it is unchanged since it wrote it.
 1. ${store.readme.migrationStep}
 2. ${framework.readme.mount}
 
-${block(`${framework.readme.code(view, principalLine, javascript !== undefined)}\n`)}
-
+${block(`${framework.readme.code({ ...view, actions: view.actions.filter((action) => !action.transport) }, principalLine, javascript !== undefined)}\n`)}
+${unrouted(view, framework)}
 Consumers and jobs use \`idempotency.core.runOnce(ACTIONS.name, { scope, key, fingerprint }, (signal, context) => work(context))\`.
 
 Inside a protected handler, \`idempotencyOf(${req})\` returns the same context in every framework: \`scope\`, \`key\`,
@@ -98,4 +98,28 @@ for tests and local runs only, never in production: two instances would each run
 `;
   // The JavaScript files' names wherever the text names a .ts file, as the old path renamed them.
   return javascript ? text.replace(/\b([\w.-]+)\.ts\b/g, '$1.js') : text;
+}
+
+const UNROUTED: Record<NonNullable<ActionView['transport']>, { what: string; inside: string; key: string; input: string }> = {
+  graphql: { what: 'GraphQL mutation', inside: 'resolver', key: "from the request's Idempotency-Key header, through your GraphQL context", input: 'args' },
+  trpc: { what: 'tRPC procedure', inside: 'procedure', key: 'sent with the call (e.g. an Idempotency-Key header your tRPC context reads)', input: 'input' },
+  'server-action': { what: 'Server Action', inside: 'Server Action', key: 'passed by its callers as an argument', input: 'its input' },
+};
+
+/**
+ * GraphQL mutations, tRPC procedures and Server Actions: no route to mount on (the mount lines above leave them out),
+ * so each says where its claim goes instead. A Server Action in a Next.js scaffold has its own wrapper.
+ */
+function unrouted(view: ScaffoldView, framework: HttpFramework): string {
+  const actions = view.actions.filter((action) => action.transport);
+  if (actions.length === 0) return '';
+  const lines = actions.map((action) => {
+    const kind = UNROUTED[action.transport!];
+    const scope = action.scope === 'global' ? "= `'global'`" : "= the caller's id from your context";
+    if (action.transport === 'server-action' && framework.wrappers === 'nextWrappers') {
+      return `- \`${action.codeName}\` (Server Action): export it wrapped, \`idempotency.idempotentAction('${action.codeName}', ${action.codeName}Impl)\`, where \`${action.codeName}Impl\` takes the key first; its callers pass the key as its first argument.`;
+    }
+    return `- \`${action.codeName}\` (${kind.what}, no route of its own): claim inside the ${kind.inside} with \`idempotency.core.runOnce(ACTIONS.${action.codeName}, { scope, key, fingerprint }, (signal, context) => work(context))\`, the key ${kind.key}, \`scope\` ${scope}, and \`fingerprint\` = \`computeFingerprint({ method: '${action.method ?? 'POST'}', route: ACTIONS.${action.codeName}.route, fields: pickFields(ACTIONS.${action.codeName}.significantFields, { body: ${kind.input === 'its input' ? 'input' : kind.input} }) })\`.`;
+  });
+  return `\nNot mounted above, because no request goes to a route of theirs:\n\n${lines.join('\n')}\n`;
 }

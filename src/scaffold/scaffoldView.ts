@@ -67,6 +67,8 @@ export interface ActionView {
    * processors in webhooks/, consumers/ and cron/, never by an Idempotency-Key header the sender does not send.
    */
   http: boolean;
+  /** A GraphQL mutation, tRPC procedure or Server Action: no route of its own to mount anything on. */
+  transport?: ActionDesign['transport'];
 }
 
 export type MetricRole =
@@ -107,6 +109,7 @@ function toActionView(action: ActionDesign): ActionView {
     trigger: action.trigger,
     method: http ? (action.method ?? 'POST').toUpperCase() : undefined,
     route: action.path ?? action.route ?? action.codeName,
+    ...(action.transport ? { transport: action.transport } : {}),
     significantFields: [...action.significantFields],
     scope: action.scope,
     mode: action.mode,

@@ -68,6 +68,26 @@ describe('config validation', () => {
     expect(errorFor(raw)).toContain('actions[0].key.from');
   });
 
+  it('accepts a transport for an HTTP action, and names the path and allowed values for an unknown one', () => {
+    const raw = base();
+    const action = (raw['actions'] as Array<Record<string, unknown>>)[0]!;
+    action['trigger'] = 'http';
+    action['transport'] = 'graphql';
+    expect(parseConfig(JSON.stringify(raw)).actions[0]!.transport).toBe('graphql');
+    action['transport'] = 'grpc';
+    const message = errorFor(raw);
+    expect(message).toContain('actions[0].transport: found "grpc"');
+    for (const allowed of ['"graphql"', '"trpc"', '"server-action"']) expect(message).toContain(allowed);
+  });
+
+  it('rejects a transport on an action that is not HTTP, naming the path', () => {
+    const raw = base();
+    const action = (raw['actions'] as Array<Record<string, unknown>>)[0]!;
+    action['trigger'] = 'consumer';
+    action['transport'] = 'trpc';
+    expect(errorFor(raw)).toContain('actions[0].transport: found "trpc"; expected no transport for a consumer action');
+  });
+
   it('fills documented defaults', () => {
     const config = parseConfig(JSON.stringify(base()));
     expect(config.format).toBe('html');

@@ -31,15 +31,16 @@ describe('init on a fully detected Express + Stripe project', { timeout: CLI_TES
     const config = await readConfig(cwd);
     expect(config['$schema']).toBe('./node_modules/idempotency-builder/schema/idempotency.config.schema.json');
     expect(config['actions']).toEqual([
-      { name: 'createPayment', trigger: 'http', route: 'POST /payments', significantFields: ['amount', 'currency', 'customerId'], provider: 'stripe', source: 'src/routes/payments.ts:7' },
-      { name: 'createRefund', trigger: 'http', route: 'POST /payments/:paymentId/refunds', significantFields: ['paymentId', 'amount', 'reason'], provider: 'stripe', source: 'src/routes/payments.ts:14' },
+      { name: 'createPayment', trigger: 'http', route: 'POST /payments', significantFields: ['amount', 'currency', 'customerId'], provider: 'stripe', source: 'src/routes/payments.ts:7', scope: 'global' },
+      { name: 'createRefund', trigger: 'http', route: 'POST /payments/:paymentId/refunds', significantFields: ['paymentId', 'amount', 'reason'], provider: 'stripe', source: 'src/routes/payments.ts:14', scope: 'global' },
       { name: 'handleStripeWebhook', trigger: 'webhook', route: 'POST /webhooks/stripe', significantFields: ['id', 'type'], provider: 'stripe', source: 'src/routes/webhooks.ts:7', key: { source: 'derived', from: ['id'] } },
     ]);
     expect(config['stack']).toEqual({ language: 'typescript', framework: 'express', database: 'postgres', broker: 'none', testFramework: 'vitest' });
     expect(config['retrySources']).toEqual(['client-retry', 'double-click', 'load-balancer-replay', 'webhook-resend']);
     expect(config['payments']).toEqual(['stripe']);
     expect(config['scaffold']).toEqual({ dir: 'src/idempotency' });
-    expect(config['assumptions']).toBeUndefined();
+    // Nothing in the fixture authenticates callers: its HTTP actions have no principal to scope keys to.
+    expect(config['assumptions']).toEqual([expect.stringContaining('Nothing in the code authenticates callers')]);
 
     // The stack confirmation shows what was read, and the retention prompt explains the Stripe window.
     expect(run.prompter.asked.find((q) => q.id === 'stack:confirm')?.message).toContain('framework Express · database PostgreSQL');

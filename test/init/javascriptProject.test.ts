@@ -26,7 +26,7 @@ describe('init on a JavaScript Express + BullMQ project', { timeout: CLI_TEST_TI
     const config = await readConfig(cwd);
     expect(config['actions']).toEqual([
       { name: 'consumeNotifications', trigger: 'consumer', route: 'notifications', significantFields: ['userId', 'template'], source: 'src/worker.js:6' },
-      { name: 'createNotification', trigger: 'http', route: 'POST /notifications', significantFields: ['userId', 'template', 'channel'], source: 'src/server.js:8' },
+      { name: 'createNotification', trigger: 'http', route: 'POST /notifications', significantFields: ['userId', 'template', 'channel'], source: 'src/server.js:8', scope: 'global' },
     ]);
     expect(config['stack']).toEqual({ language: 'javascript', framework: 'express', database: 'postgres', broker: 'bullmq', testFramework: 'jest' });
     expect(config['retrySources']).toEqual(['client-retry', 'double-click', 'load-balancer-replay', 'queue-redelivery']);

@@ -11,6 +11,7 @@ describe('inspect express-shop', () => {
     expect(inspection.root).toBe(root);
     expect(inspection.stack).toEqual({
       language: 'typescript',
+      authentication: [],
       frameworks: ['express'],
       databases: ['postgres', 'redis'],
       orms: ['ioredis', 'pg'],

@@ -11,6 +11,7 @@ describe('inspect fastify-api', () => {
     expect(inspection.root).toBe(root);
     expect(inspection.stack).toEqual({
       language: 'typescript',
+      authentication: [],
       frameworks: ['fastify'],
       databases: ['postgres'],
       orms: ['prisma'],

@@ -11,6 +11,7 @@ describe('inspect hono-edge', () => {
     expect(inspection.root).toBe(root);
     expect(inspection.stack).toEqual({
       language: 'typescript',
+      authentication: [],
       frameworks: ['hono'],
       databases: ['postgres'],
       orms: ['drizzle', 'postgres.js'],

@@ -11,6 +11,7 @@ describe('inspect koa-store', () => {
     expect(inspection.root).toBe(root);
     expect(inspection.stack).toEqual({
       language: 'typescript',
+      authentication: [],
       frameworks: ['koa'],
       databases: ['mongodb'],
       orms: ['mongoose'],

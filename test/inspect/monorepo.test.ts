@@ -11,6 +11,7 @@ describe('inspect monorepo', () => {
     expect(inspection.root).toBe(root);
     expect(inspection.stack).toEqual({
       language: 'typescript',
+      authentication: [],
       frameworks: ['express', 'nextjs'],
       databases: ['postgres'],
       orms: ['pg'],
@@ -24,6 +25,7 @@ describe('inspect monorepo', () => {
           name: '@acme/api',
           stack: {
             language: 'typescript',
+            authentication: [],
             frameworks: ['express'],
             databases: ['postgres'],
             orms: ['pg'],
@@ -38,6 +40,7 @@ describe('inspect monorepo', () => {
           name: '@acme/web',
           stack: {
             language: 'typescript',
+            authentication: [],
             frameworks: ['nextjs'],
             databases: [],
             orms: [],
@@ -52,6 +55,7 @@ describe('inspect monorepo', () => {
           name: '@acme/worker',
           stack: {
             language: 'typescript',
+            authentication: [],
             frameworks: [],
             databases: [],
             orms: [],
@@ -66,6 +70,7 @@ describe('inspect monorepo', () => {
           name: '@acme/payments',
           stack: {
             language: 'typescript',
+            authentication: [],
             frameworks: [],
             databases: [],
             orms: [],
@@ -80,6 +85,7 @@ describe('inspect monorepo', () => {
           name: '@acme/ui',
           stack: {
             language: 'typescript',
+            authentication: [],
             frameworks: [],
             databases: [],
             orms: [],

@@ -11,6 +11,7 @@ describe('inspect nestjs-billing', () => {
     expect(inspection.root).toBe(root);
     expect(inspection.stack).toEqual({
       language: 'typescript',
+      authentication: [],
       frameworks: ['nestjs'],
       databases: ['postgres'],
       orms: ['pg', 'typeorm'],

@@ -11,6 +11,7 @@ describe('inspect next-app', () => {
     expect(inspection.root).toBe(root);
     expect(inspection.stack).toEqual({
       language: 'typescript',
+      authentication: [],
       frameworks: ['nextjs'],
       databases: [],
       orms: ['prisma'],

@@ -11,6 +11,7 @@ describe('inspect plain-js', () => {
     expect(inspection.root).toBe(root);
     expect(inspection.stack).toEqual({
       language: 'javascript',
+      authentication: [],
       frameworks: ['express'],
       databases: ['mysql'],
       orms: ['mysql2'],

@@ -11,6 +11,7 @@ describe('inspect worker-service', () => {
     expect(inspection.root).toBe(root);
     expect(inspection.stack).toEqual({
       language: 'typescript',
+      authentication: [],
       frameworks: [],
       databases: ['dynamodb', 'redis'],
       orms: ['ioredis'],

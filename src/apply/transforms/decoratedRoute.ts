@@ -13,10 +13,10 @@ import { manualOnly, type Transform } from './context.js';
 const claimInside = (codeName: string, key: string, caller: string, input: string, errors: string) =>
   `Claim the key inside it instead: ${key} and ${caller}, then return (await idempotency.core.runOnce(ACTIONS.${codeName}, { scope, key, fingerprint: computeFingerprint({ method: 'POST', route: ACTIONS.${codeName}.route, fields: pickFields(ACTIONS.${codeName}.significantFields, { body: ${input} }) }) }, async () => …)).result (all from the scaffold's index), and answer its InFlightError, MismatchError and StoreUnavailableError ${errors}`;
 
-const GRAPHQL = (codeName: string) =>
-  `a GraphQL mutation arrives at the one GraphQL endpoint with every other operation, so no route middleware can tell it apart. ${claimInside(codeName, "take the key from the request's Idempotency-Key header through your GraphQL context", 'the caller from the context', 'args', 'as GraphQL errors the client retries on (in flight), shows (other input) or retries later (store unavailable)')}`;
+const GRAPHQL = (codeName: string, global: boolean) =>
+  `a GraphQL mutation arrives at the one GraphQL endpoint with every other operation, so no route middleware can tell it apart. ${claimInside(codeName, "take the key from the request's Idempotency-Key header through your GraphQL context", global ? "the scope 'global' (its keys belong to no caller)" : 'the caller from the context', 'args', 'as GraphQL errors the client retries on (in flight), shows (other input) or retries later (store unavailable)')}`;
 
-const LIBRARIES: Record<string, (codeName: string) => string> = {
+const LIBRARIES: Record<string, (codeName: string, global: boolean) => string> = {
   'routing-controllers': (codeName) =>
     `routing-controllers runs @UseBefore middleware before its body parser and authorizationChecker, so idempotency.${codeName} would see neither the body it fingerprints nor the caller its keys are scoped to. ${claimInside(codeName, "take the header with @HeaderParam('Idempotency-Key', { required: true })", 'the caller with @CurrentUser()', 'body', 'with routing-controllers HttpErrors (409, 422, 503)')}`,
   '@nestjs/graphql': GRAPHQL,
@@ -54,7 +54,7 @@ export function decoratedRouteLibrary(sf: SourceFile, line: number): string | un
 export function unlessDecoratedRoute(route: Transform, wires: readonly string[] = []): Transform {
   return (sf, target, context) => {
     const library = decoratedRouteLibrary(sf, target.line) ?? (inResolverMap(sf, target.line) ? 'type-graphql' : undefined);
-    return library && !wires.includes(library) ? manualOnly(target, LIBRARIES[library]!(target.codeName)) : route(sf, target, context);
+    return library && !wires.includes(library) ? manualOnly(target, LIBRARIES[library]!(target.codeName, target.scope === 'global')) : route(sf, target, context);
   };
 }
 

@@ -1,5 +1,6 @@
 import type { ProjectReport, Rule } from '../types.js';
 import { actionSource } from '../configSources.js';
+import { TRANSPORT_LABELS, transportName } from '../../model/labels.js';
 
 /** The design and the generated layer protect nothing until the handler actually goes through them. */
 export const actionNotWrapped: Rule = {
@@ -28,9 +29,9 @@ export const actionNotWrapped: Rule = {
       const where = { file: at.source.rel, line: at.line };
       out.push({
         ...where,
-        fix: ROUTING_CONTROLLERS.test(at.source.text) ? decoratedFix(action.name) : config.stack.framework === 'nestjs' && NEST_RESOLVERS.test(at.source.text) ? nestResolverFix(action.name) : GRAPHQL_RESOLVERS.test(at.source.text) ? resolverFix(action.name) : wiringFix(config.stack.framework, action.name),
+        fix: ROUTING_CONTROLLERS.test(at.source.text) ? decoratedFix(action.name) : config.stack.framework === 'nestjs' && NEST_RESOLVERS.test(at.source.text) ? nestResolverFix(action.name) : GRAPHQL_RESOLVERS.test(at.source.text) ? resolverFix(action.name, action.scope === 'global') : wiringFix(config.stack.framework, action.name),
         evidence: at.source.text.split('\n')[at.line - 1]?.trim() ?? '',
-        message: `Action ${action.name}${action.route ? ` (${action.route})` : ''} is configured but no file imports the generated layer in ${dir}/ and uses it for ${action.name}.`,
+        message: `Action ${action.name}${action.transport ? ` (${TRANSPORT_LABELS[action.transport]} ${transportName(action)})` : action.route ? ` (${action.route})` : ''} is configured but no file imports the generated layer in ${dir}/ and uses it for ${action.name}.`,
       });
     }
     return out;
@@ -55,9 +56,9 @@ function nestResolverFix(action: string): string {
 }
 
 /** A GraphQL mutation: it arrives at the one GraphQL endpoint with every other operation. */
-function resolverFix(action: string): string {
+function resolverFix(action: string, global = false): string {
   const name = action.replace(/[^\w$]/g, '');
-  return `Claim the key inside the resolver: a mutation arrives at the one GraphQL endpoint with every other operation, so no route middleware can tell it apart. Run its work through \`idempotency.core.runOnce(ACTIONS.${name}, …)\` with the key from the request's Idempotency-Key header (through your GraphQL context) and the caller from the context; \`idempotency-builder apply\` lists the steps.`;
+  return `Claim the key inside the resolver: a mutation arrives at the one GraphQL endpoint with every other operation, so no route middleware can tell it apart. Run its work through \`idempotency.core.runOnce(ACTIONS.${name}, …)\` with the key from the request's Idempotency-Key header (through your GraphQL context) and ${global ? "the scope 'global' (its keys belong to no caller)" : 'the caller from the context'}; \`idempotency-builder apply\` lists the steps.`;
 }
 
 /** The one line that wires an action in, as the generated README shows it for the project's framework. */

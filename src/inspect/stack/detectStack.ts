@@ -123,6 +123,7 @@ export function mergeStacks(base: PackageStack, others: readonly PackageStack[])
     ? 'typescript'
     : all.some((s) => s.language === 'javascript') ? 'javascript' : 'unknown';
   const connections = pickConnections(all.flatMap((s) => s.connections ?? []), union('databases'));
+  const authentication = all.some((s) => s.authentication !== undefined) ? sorted(all.flatMap((s) => s.authentication ?? [])) : undefined;
   return {
     language,
     frameworks: union('frameworks'),
@@ -133,5 +134,6 @@ export function mergeStacks(base: PackageStack, others: readonly PackageStack[])
     packageManager: base.packageManager,
     payments: union('payments'),
     ...(connections.length ? { connections } : {}),
+    ...(authentication ? { authentication } : {}),
   };
 }

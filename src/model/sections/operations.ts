@@ -1,4 +1,5 @@
 import { describeDuration } from '../../config/duration.js';
+import { TRANSPORT_LABELS, transportName } from '../labels.js';
 import type { ActionDesign, BuildStep, DesignModel, MetricDesign, RunbookEntry, SecurityItem, TestScenario } from '../types.js';
 
 const PROVIDER_LOOKUP: Record<string, string> = {
@@ -12,14 +13,25 @@ type Ctx = Pick<DesignModel, 'actions' | 'responses' | 'retention' | 'storage' |
 
 const maxLease = (actions: readonly ActionDesign[]) => Math.max(...actions.map((a) => a.lockTimeoutMs));
 
+/** HTTP actions whose keys belong to no caller: there is no principal to isolate them by. */
+const globalHttp = (actions: readonly ActionDesign[]) => actions.filter((a) => a.trigger === 'http' && a.scope === 'global');
+
+const names = (actions: readonly ActionDesign[]) => actions.map((a) => a.name).join(', ');
+
 export function buildSecurity(ctx: Ctx): SecurityItem[] {
   const financial = ctx.actions.some((a) => a.severity === 'financial');
   const clientKeys = ctx.actions.filter((a) => a.key.source === 'client');
+  const shared = globalHttp(ctx.actions);
+  const scopedClientKeys = clientKeys.filter((a) => !shared.includes(a));
+  const sharedClientKeys = clientKeys.filter((a) => shared.includes(a));
   return [
     {
       topic: 'Key scope and enumeration',
       decision:
-        'Every record is keyed by (scope, key), where scope is the authenticated principal (or the provider account / system scope for webhooks, consumers and jobs). A key that another principal already used is simply a new key for this caller: it runs as their own request and never sees or replays the other record. Any key-status lookup answers 404 for keys the caller does not own, so the existence of someone else\'s key is never confirmed. This is how the design reads "key from a different user → 404": isolation rather than rejection, because rejecting would itself confirm that the key exists.',
+        'Every record is keyed by (scope, key), where scope is the authenticated principal (or the provider account / system scope for webhooks, consumers and jobs). A key that another principal already used is simply a new key for this caller: it runs as their own request and never sees or replays the other record. Any key-status lookup answers 404 for keys the caller does not own, so the existence of someone else\'s key is never confirmed. This is how the design reads "key from a different user → 404": isolation rather than rejection, because rejecting would itself confirm that the key exists.' +
+        (shared.length > 0
+          ? ` Not for ${names(shared)}: ${shared.length === 1 ? 'its' : 'their'} scope is global (no authenticated caller to scope to), so every caller shares one key space, and whoever sends a key that was already used gets the stored response for the same request, or the mismatch answer for another one. The key itself is the only secret there.`
+          : ''),
     },
     {
       topic: 'Timing-safe fingerprint comparison',
@@ -33,7 +45,7 @@ export function buildSecurity(ctx: Ctx): SecurityItem[] {
       topic: 'Key guessability',
       decision:
         clientKeys.length > 0
-          ? `Client keys (${clientKeys.map((a) => a.name).join(', ')}) must be UUIDv4 or another format with at least 122 random bits; the middleware rejects keys longer than 255 characters or containing control characters. Because records are scoped to the caller, a guessed key only ever reaches the guesser's own records.`
+          ? `Client keys (${names(clientKeys)}) must be UUIDv4 or another format with at least 122 random bits; the middleware rejects keys longer than 255 characters or containing control characters.${scopedClientKeys.length > 0 ? ` Because records ${sharedClientKeys.length > 0 ? `of ${names(scopedClientKeys)} ` : ''}are scoped to the caller, a guessed key only ever reaches the guesser's own records.` : ''}${sharedClientKeys.length > 0 ? ` ${names(sharedClientKeys)} ${sharedClientKeys.length === 1 ? 'is' : 'are'} global: the random bits are all that keeps one caller from another's records, so a key that leaks (a log line, a proxy, a shared device) can be replayed by anyone until it expires; keys never go into URLs or logs.` : ''}`
           : 'Keys are derived on the server from provider or message identifiers; callers cannot choose them.',
     },
     {
@@ -176,14 +188,16 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
 export function buildTests(ctx: Ctx): TestScenario[] {
   const first = ctx.actions[0]!;
   const saga = ctx.sagas[0];
-  const label = first.route ?? first.name;
+  const label = first.transport ? `The ${TRANSPORT_LABELS[first.transport]} ${transportName(first)}` : (first.route ?? first.name);
   const status = ctx.responses.mismatchStatus;
   return [
     { id: 'first-request', name: 'First request', input: `${label} with a new key`, expected: 'The action runs once; its response is stored, then sent.', verifies: 'Happy path' },
     { id: 'replay', name: 'Same key, same body, again', input: 'The identical request repeated after completion', expected: 'The stored status, headers and exact body bytes, with Idempotent-Replayed: true; the action does not run again.', verifies: 'Core idempotency' },
     { id: 'mismatch', name: 'Same key, different body', input: `The key reused with a different ${first.significantFields[0] ?? 'significant field'}`, expected: `${status} problem+json saying the key was used with different parameters; no stored body in the answer.`, verifies: 'Fingerprint mismatch detection' },
     { id: 'concurrent', name: 'Concurrent duplicates', input: '50 identical requests with one key at the same moment', expected: 'The action runs exactly once; every other request gets 409 with Retry-After or the replayed response; none gets a 5xx.', verifies: 'Lock correctness', concurrent: true },
-    { id: 'other-principal', name: 'Key used by another principal', input: 'User B sends a key that user A already used', expected: "B's request runs as B's own new key; A's response is never returned; a key-status lookup by B for A's key answers 404.", verifies: 'Scope isolation' },
+    first.trigger === 'http' && first.scope === 'global'
+      ? { id: 'other-principal', name: 'Key used by another caller', input: 'A second caller sends a key the first caller already used (global scope: no principal tells them apart)', expected: 'The same request gets the stored response; a different one gets the mismatch answer; the action does not run again.', verifies: 'Global key space (the key is the only secret)' }
+      : { id: 'other-principal', name: 'Key used by another principal', input: 'User B sends a key that user A already used', expected: "B's request runs as B's own new key; A's response is never returned; a key-status lookup by B for A's key answers 404.", verifies: 'Scope isolation' },
     { id: 'expired', name: 'Retry after expiry', input: `The same key after ${ctx.retention.label}`, expected: 'Treated as a new request.', verifies: 'Expiration logic' },
     { id: 'crash', name: 'Crash mid-action, then retry', input: 'The worker is killed after claiming; the client retries', expected: `409 while the lease (${describeDuration(first.lockTimeoutMs)}) is live; afterwards the retry reclaims, runs once, and the killed worker's late write is rejected.`, verifies: 'Partial failure recovery' },
     saga

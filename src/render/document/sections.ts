@@ -1,6 +1,7 @@
 import { describeDuration } from '../../config/duration.js';
 import { describeBytes } from '../../model/policies.js';
 import { STORE_FACTS } from '../../model/storeFacts.js';
+import { transportName, transportParts } from '../../model/labels.js';
 import type { ActionDesign, DesignModel } from '../../model/types.js';
 import { formatProbability } from '../../model/uniqueness.js';
 import type { CodeSample } from '../code/index.js';
@@ -35,8 +36,13 @@ function where(action: ActionDesign): Inline[] {
   return action.source ? [code(action.source)] : ['not located in code'];
 }
 
-function routeOf(action: ActionDesign): Inline {
-  return action.route ? code(action.route) : '—';
+/** The route, or for a GraphQL mutation, tRPC procedure or Server Action what it is and how it is reached. */
+function routeOf(action: ActionDesign): Inline[] {
+  if (action.transport) {
+    const { before, after } = transportParts(action.transport);
+    return [before, code(transportName(action)), after];
+  }
+  return [action.route ? code(action.route) : '—'];
 }
 
 export function sectionsFor(model: DesignModel, samples: CodeSamples, figures: readonly FigureRef[]): Section[] {
@@ -177,7 +183,7 @@ function actionAnalysis(model: DesignModel): Section {
       model.actions.map((a) => [
         cell({ link: { href: `#${githubSlug(a.name)}`, text: a.name } }),
         cell(a.triggerLabel),
-        cell(routeOf(a), a.source ? ' · ' : '', ...(a.source ? [code(a.source)] : [])),
+        cell(...routeOf(a), a.source ? ' · ' : '', ...(a.source ? [code(a.source)] : [])),
         cell(...md(a.duplicateImpact)),
         cell(...md(`${a.key.sourceLabel}: ${a.key.carrier}`)),
         cell(firstSentence(a.recovery)),
@@ -190,7 +196,7 @@ function actionAnalysis(model: DesignModel): Section {
     blocks.push(
       table(['', ''], [
         [cell(strong('What executes')), cell(...md(a.executes))],
-        [cell(strong('Where')), cell(routeOf(a), ' in ', ...where(a))],
+        [cell(strong('Where')), cell(...routeOf(a), ' in ', ...where(a))],
         [cell(strong('Duplicate impact')), cell(...md(a.duplicateImpact))],
         [cell(strong('Retry sources')), cell(a.retrySources.map((r) => `${r.label}: ${r.how}`).join('; '))],
         [cell(strong('Significant fields')), cell(...joinInline(a.significantFields.map((f) => code(f))))],
@@ -204,11 +210,30 @@ function actionAnalysis(model: DesignModel): Section {
   return section(1, 'Action Analysis', 'Each protected action: what runs, what a duplicate costs, where retries come from, and how it recovers.', blocks);
 }
 
+/**
+ * GraphQL mutations, tRPC procedures and Server Actions have no route: the runtime hashes the method and path of
+ * their configured route all the same (ACTIONS.<action>.method, or POST, and .route), as a label naming them.
+ */
+function labelRoutes(actions: readonly ActionDesign[]): Block[] {
+  const labelled = actions.filter((a) => a.transport);
+  if (labelled.length === 0) return [];
+  const items = labelled.map((a): Inline[] => [strong(a.name), ': ', code(a.method ?? 'POST'), ' and ', code(a.path ?? a.route ?? a.name)]);
+  return [
+    p(`${labelled.length === 1 ? 'This action has' : 'These actions have'} no route of ${labelled.length === 1 ? 'its' : 'their'} own (a GraphQL mutation, tRPC procedure or Server Action is not a request to a path of its own), so the method and path of the configured route are hashed as a label that names the action:`),
+    list(items),
+  ];
+}
+
 function keyDesign(model: DesignModel): Section {
   const k = model.keys;
   const blocks: Block[] = [
     heading('Key format'),
-    p('The logical key is {scope}_{action}_{intent}. The scope and action are stored in their own columns, so what the client sends in the ', code(k.header), ' header is only the intent part.'),
+    p(
+      'The logical key is {scope}_{action}_{intent}. The scope and action are stored in their own columns, so what the client sends in the ',
+      code(k.header),
+      ' header is only the intent part',
+      model.actions.some((a) => a.transport === 'server-action') ? ' (a Server Action gets that part as its first argument instead).' : '.',
+    ),
     table(
       ['Action', 'Format', 'Filled-in example'],
       model.actions.map((a) => [cell(a.name), cell(code(a.key.format)), cell(code(a.key.example))]),
@@ -251,6 +276,7 @@ function fingerprinting(model: DesignModel, samples: CodeSamples): Section {
       ]),
     ),
     p('Each field is significant because changing it changes what the action does (how much, to whom, for which object). The method and route template are hashed too, so a key reused on another endpoint is a mismatch, not a replay.'),
+    ...labelRoutes(model.actions),
     heading('Mismatch behaviour'),
     p(`Same key, different fingerprint: ${f.mismatchStatus} with ${f.mismatchBody} ${f.mismatchStatus === 422 ? 'The IETF Idempotency-Key draft uses 422 for this case; set conflictStatus to 409 to keep the original contract.' : '409 follows the original contract; the IETF draft would use 422.'}`),
     p(`Comparison: ${f.comparison} The algorithm id `, code(f.algorithmId), ' is stored with each record, so the canonical form can change later without invalidating live keys.'),

@@ -113,6 +113,11 @@ export class PaymentResolver {
 `;
     const [finding] = findingsFor(actionNotWrapped, { name: 'gql', files: { 'src/routes/payments.ts': resolver }, config: configWith([payAction], { scaffold: { dir: 'src/idempotency' } }) });
     expect(finding?.fix).toMatch(/^Claim the key inside the resolver: a mutation arrives at the one GraphQL endpoint/);
+    // A config that says it is a mutation names it so, not as a route no request goes to.
+    const mutation = { ...payAction, route: 'POST /createPayment', transport: 'graphql' };
+    const [named] = findingsFor(actionNotWrapped, { name: 'gql', files: { 'src/routes/payments.ts': resolver }, config: configWith([mutation], { scaffold: { dir: 'src/idempotency' } }) });
+    expect(named?.message).toMatch(/^Action createPayment \(GraphQL mutation createPayment\) is configured/);
+    expect(named?.message).not.toContain('POST');
   });
 
   it('a NestJS resolver in a project on the Nest adapter: mark it with @Idempotent, and once marked it is wrapped', () => {

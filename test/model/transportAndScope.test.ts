@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import { buildDesign } from '../../src/model/index.js';
+import { NOW } from '../helpers/fixtures.js';
+
+/** The TypeGraphQL project of issue #15: two mutations, no authentication (init wrote scope global). */
+function config(actions: Array<Record<string, unknown>>) {
+  return parseConfig(
+    JSON.stringify({
+      actions,
+      stack: { language: 'typescript', framework: 'unknown', database: 'postgres' },
+      concurrency: 'multi-instance',
+      retention: '72h',
+      detectionLatency: '50ms',
+    }),
+  );
+}
+
+const mutation = { name: 'payOrder', trigger: 'http', route: 'POST /payOrder', transport: 'graphql', significantFields: ['orderId'], provider: 'stripe', source: 'src/resolver.ts:13' };
+
+describe('actions without a route of their own', () => {
+  it('are described as what they are: a GraphQL mutation sent to the GraphQL endpoint, its key in that request', () => {
+    const action = buildDesign(config([mutation]), undefined, { now: NOW }).actions[0]!;
+    expect(action.transport).toBe('graphql');
+    expect(action.triggerLabel).toBe('GraphQL mutation');
+    expect(action.key.carrier).toContain('Idempotency-Key header of the GraphQL request that carries the mutation');
+    expect(action.key.carrier).toContain('GraphQL context');
+    // The fingerprint still hashes the configured method and path, as the runtime does (ACTIONS.payOrder).
+    expect([action.method, action.path]).toEqual(['POST', '/payOrder']);
+  });
+
+  it('say a Server Action takes its key as an argument and a tRPC procedure passes it to the wrapper', () => {
+    const model = buildDesign(
+      config([
+        { name: 'placeOrder', trigger: 'http', route: 'POST /placeOrder', transport: 'server-action', significantFields: ['sku'] },
+        { name: 'refund', trigger: 'http', route: 'POST /billing.refund', transport: 'trpc', significantFields: ['orderId'] },
+        { name: 'createOrder', trigger: 'http', route: 'POST /orders', significantFields: ['sku'] },
+      ]),
+      undefined,
+      { now: NOW },
+    );
+    const [action, procedure, route] = model.actions;
+    expect(action!.triggerLabel).toBe('Server Action');
+    expect(action!.key.carrier).toContain("passed as the Server Action's first argument");
+    expect(action!.key.carrier).not.toContain('Idempotency-Key header');
+    expect(action!.executes).toContain('The Server Action placeOrder runs');
+    expect(procedure!.triggerLabel).toBe('tRPC procedure');
+    expect(procedure!.key.carrier).toContain('passed by the procedure to the claim as its key');
+    expect(procedure!.executes).toContain('The tRPC procedure billing.refund runs');
+    expect(route!.triggerLabel).toBe('HTTP endpoint');
+    expect(route).not.toHaveProperty('transport');
+    expect(route!.key.carrier).toBe('Idempotency-Key request header (UUIDv4 generated once per user intent)');
+  });
+});
+
+describe('scope of HTTP actions', () => {
+  it('stays per user by default', () => {
+    const { transport: _, ...route } = mutation;
+    const action = buildDesign(config([route]), undefined, { now: NOW }).actions[0]!;
+    expect(action.scope).toBe('user');
+    expect(action.scopeReason).toContain('Keys come from authenticated callers');
+  });
+
+  it('says why a global scope has no principal and what a leaked key exposes, and the security notes and tests agree', () => {
+    const model = buildDesign(config([{ ...mutation, scope: 'global' }]), undefined, { now: NOW });
+    const action = model.actions[0]!;
+    expect(action.scope).toBe('global');
+    expect(action.scopeReason).toContain('there is no authenticated principal to scope them to');
+    expect(action.scopeReason).toContain('UUIDv4s (122 random bits)');
+    expect(action.scopeReason).toContain('anyone who learns one');
+    expect(action.excludedFields.find((f) => f.field === 'Authorization, cookies')?.reason).not.toContain("key's scope");
+    const security = new Map(model.security.map((s) => [s.topic, s.decision]));
+    expect(security.get('Key scope and enumeration')).toContain('Not for payOrder: its scope is global');
+    expect(security.get('Key guessability')).not.toContain('scoped to the caller');
+    expect(security.get('Key guessability')).toContain('payOrder is global');
+    const other = model.tests.find((t) => t.id === 'other-principal')!;
+    expect(other.name).toBe('Key used by another caller');
+    expect(model.tests.find((t) => t.id === 'first-request')!.input).toBe('The GraphQL mutation payOrder with a new key');
+  });
+
+  it('keeps a configured scope, and a derived global key warns that its fields are the whole secret', () => {
+    const tenant = buildDesign(config([{ ...mutation, scope: 'tenant' }]), undefined, { now: NOW }).actions[0]!;
+    expect([tenant.scope, tenant.scopeReason]).toEqual(['tenant', 'Configured per tenant.']);
+    const derived = buildDesign(config([{ ...mutation, scope: 'global', key: { source: 'derived', from: ['orderId'] } }]), undefined, { now: NOW }).actions[0]!;
+    expect(derived.scopeReason).toContain('any caller who sends the same fields reaches the same record');
+  });
+});

@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -61,7 +61,11 @@ describe('init on a project with its own ESLint config', { timeout: CLI_TEST_TIM
     const core = await readFile(path.join(dir, 'idempotency/core.js'), 'utf8');
     expect(core).toMatch(/^"use strict"\n/);
     // The document shows the files as written.
-    const document = await readFile(path.join(dir, 'docs/idempotency-design.html'), 'utf8');
+    // One file, or a linked folder once the design is long enough to split.
+    const single = path.join(dir, 'docs/idempotency-design.html');
+    const folder = path.join(dir, 'docs/idempotency-design');
+    const pages = await readdir(folder).then((names) => names.filter((n) => n.endsWith('.html')).map((n) => path.join(folder, n)), () => [single]);
+    const document = (await Promise.all(pages.map((page) => readFile(page, 'utf8')))).join('\n');
     expect(document).toContain('require(&quot;./core.js&quot;)');
     expect(document).not.toContain('require(&#39;./core.js&#39;)');
 

@@ -4,6 +4,7 @@ import { UserError } from '../errors.js';
 import { normalizeRelative, readInside } from '../emit/safePath.js';
 import { projectDependencies } from '../findings/auditProject.js';
 import type { FindingDesign } from '../model/findings.js';
+import type { ProjectFile } from '../inspect/files/walkProject.js';
 import type { StoreConnection } from '../inspect/types.js';
 import type { DesignModel } from '../model/types.js';
 import { readApplyRecord, sha256, type ApplyRecord } from './applyRecord.js';
@@ -243,11 +244,9 @@ async function setsRequestUser(root: string): Promise<boolean> {
  * Controller methods whose keys are scoped to a caller though nothing authenticates them (a sign-up route): every
  * request would be answered 401, so each gets the step Express routes get.
  */
-async function unauthenticatedNestRoutes(root: string, targets: readonly WiringTarget[], changes: readonly FileChange[], scaffoldDir: string, imports: ProjectImports): Promise<ManualStep[]> {
+async function unauthenticatedNestRoutes(root: string, files: readonly ProjectFile[], targets: readonly WiringTarget[], changes: readonly FileChange[], scaffoldDir: string, imports: ProjectImports): Promise<ManualStep[]> {
   const scoped = targets.filter((t) => t.trigger === 'http' && t.scope !== undefined && t.scope !== 'global');
   if (scoped.length === 0) return [];
-  const { walkProject } = await import('../inspect/files/walkProject.js');
-  const { files } = await walkProject(root);
   const texts = await Promise.all(files.filter((f) => f.kind === 'source').map((f) => readInside(root, f.rel)));
   const project = readNestAuthentication(texts.filter((t): t is string => t !== undefined && /forRoutes|APP_GUARD|useGlobalGuards/.test(t)));
   const out: ManualStep[] = [];
@@ -263,9 +262,7 @@ async function unauthenticatedNestRoutes(root: string, targets: readonly WiringT
   return out;
 }
 
-async function nestRootsToWire(root: string, targets: readonly WiringTarget[], imports: ProjectImports, scaffoldDir: string): Promise<{ wire: Array<NestRoot & { action: string }>; manual: ManualStep[] }> {
-  const { walkProject } = await import('../inspect/files/walkProject.js');
-  const { files } = await walkProject(root);
+async function nestRootsToWire(root: string, files: readonly ProjectFile[], targets: readonly WiringTarget[], imports: ProjectImports, scaffoldDir: string): Promise<{ wire: Array<NestRoot & { action: string }>; manual: ManualStep[] }> {
   const apps = await readNestApplications(root, files.map((f) => f.rel), imports.aliases, scaffoldDir);
   if (apps.roots.length === 0) return { wire: [], manual: [{ action: targets[0]!.action, reason: 'no single root module found (NestFactory.create(AppModule)): add ...idempotencyProviders(idempotency) to its providers by hand' }] };
   if (apps.roots.length === 1) return { wire: [{ ...apps.roots[0]!, action: targets[0]!.action }], manual: [] };
@@ -436,8 +433,11 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     for (const at of threaded.stepsAt) specificAt.add(at);
   }
   if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
-    manual.push(...(await unauthenticatedNestRoutes(root, targets, changes, dir, imports)));
-    const roots = await nestRootsToWire(root, targets, imports, dir);
+    // One walk for both: the middleware and guards that authenticate routes, and the modules that boot apps.
+    const { walkProject } = await import('../inspect/files/walkProject.js');
+    const { files } = await walkProject(root);
+    manual.push(...(await unauthenticatedNestRoutes(root, files, targets, changes, dir, imports)));
+    const roots = await nestRootsToWire(root, files, targets, imports, dir);
     manual.push(...roots.manual);
     for (const rootModule of roots.wire) {
       const text = await readInside(root, rootModule.file);

@@ -176,16 +176,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private async execute(claim: Claim, res: PlatformResponse, next: CallHandler): Promise<unknown> {
     // Nest set the route's status (201 for POST, 200, or @HttpCode) just before the interceptors; it sends that one.
     const status = res.statusCode;
-    let value: unknown;
-    try {
-      value = await lastValue(next.handle());
-    } catch (error) {
-      // A definitive 4xx (402, 409, 422 from the app) is the action's outcome: recorded and answered exactly as
-      // Nest's default exception filter renders it. 5xx, unknown errors and 401/403/429 release the key.
-      if (!(error instanceof HttpException) || !isStorable(error.getStatus())) {
-        await claim.release();
-        throw error;
-      }
+    const outcome = await handled(claim, next);
+    if ('error' in outcome) {
+      // Answered exactly as Nest's default exception filter renders it.
+      const { error } = outcome;
       const response = { status: error.getStatus(), ...jsonBytes(res, renderedException(error)) };
       const failed = await this.record(claim, res, response);
       return (
@@ -193,6 +187,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         answer(res, { ...response, headers: replayedHeaders(res, this.policy(), response.contentType) })
       );
     }
+    const { value } = outcome;
     if (!isStorable(status)) {
       await claim.release();
       return value;
@@ -282,20 +277,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
   /**
    * Runs the resolver and records its result as JSON (status 200, as core.runOnce records one) before returning it.
    * A definitive 4xx HttpException is the mutation's outcome: recorded with its status and thrown again on every
-   * replay. 5xx, other errors and 401/403/429 release the key.
+   * replay.
    */
   private async resolveOnce(claim: Claim, next: CallHandler): Promise<unknown> {
-    let value: unknown;
-    try {
-      value = await lastValue(next.handle());
-    } catch (error) {
-      if (!(error instanceof HttpException) || !isStorable(error.getStatus())) {
-        await claim.release();
-        throw error;
-      }
-      await this.recordResult(claim, error.getStatus(), renderedException(error));
-      throw error;
+    const outcome = await handled(claim, next);
+    if ('error' in outcome) {
+      await this.recordResult(claim, outcome.error.getStatus(), renderedException(outcome.error));
+      throw outcome.error;
     }
+    const { value } = outcome;
     await this.recordResult(claim, 200, value ?? null);
     return value;
   }
@@ -485,6 +475,23 @@ function lastValue<T>(source: Observable<T>): Promise<T | undefined> {
       complete: () => resolve(last),
     });
   });
+}
+
+/**
+ * Runs the handler under the claim. A definitive 4xx HttpException (402, 409, 422 from the app) is the action's
+ * outcome, to record; 5xx, other errors and 401/403/429 release the key and are thrown on.
+ */
+async function handled(
+  claim: Claim,
+  next: CallHandler,
+): Promise<{ value: unknown } | { error: HttpException }> {
+  try {
+    return { value: await lastValue(next.handle()) };
+  } catch (error) {
+    if (error instanceof HttpException && isStorable(error.getStatus())) return { error };
+    await claim.release();
+    throw error;
+  }
 }
 
 /** A StreamableFile from any copy of @nestjs/common (instanceof fails across two installed copies). */

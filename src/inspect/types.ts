@@ -170,6 +170,8 @@ export interface CronFinding extends FindingBase {
   scheduler: string;
   schedule?: string;
   name?: string;
+  /** Its callback, written in place, only logs or is empty: running a slot twice changes nothing. */
+  inert?: true;
 }
 
 export interface ExistingIdempotencyFinding extends FindingBase {

@@ -112,7 +112,9 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
         group: 'Scheduled jobs',
         fieldCandidates: [],
         externalCalls: [],
-        checked: true,
+        // A job that only logs repeats nothing when two runs overlap: offered, not assumed worth a key.
+        checked: !finding.inert,
+        ...(finding.inert ? { note: 'its callback only logs: a second run of a slot changes nothing' } : {}),
       });
     }
   }

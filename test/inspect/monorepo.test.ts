@@ -156,6 +156,7 @@ describe('inspect monorepo', () => {
         scheduler: 'node-cron',
         schedule: '0 * * * *',
         name: 'hourly-sweep',
+        inert: true,
         package: '@acme/worker',
       },
       {

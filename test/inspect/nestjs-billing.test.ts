@@ -42,6 +42,7 @@ describe('inspect nestjs-billing', () => {
         scheduler: '@nestjs/schedule',
         schedule: 'CronExpression.EVERY_HOUR',
         name: 'ReconcileTask.reconcilePayouts',
+        inert: true,
       },
       {
         kind: 'cron',
@@ -51,6 +52,7 @@ describe('inspect nestjs-billing', () => {
         scheduler: '@nestjs/schedule',
         schedule: 'every 30000ms',
         name: 'retry-failed',
+        inert: true,
       },
       {
         kind: 'endpoint',

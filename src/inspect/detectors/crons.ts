@@ -15,25 +15,25 @@ export const crons: Detector = {
       const method = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? callee.text : '';
       const args = call.arguments;
       if (method === 'schedule' && origin?.module === 'node-cron') {
-        push(ctx, facts, call, 'node-cron', stringValue(args[0], ctx.index.consts), stringValue(objectProperty(args[2], 'name')) ?? callbackName(args[1]));
+        push(ctx, facts, call, 'node-cron', stringValue(args[0], ctx.index.consts), stringValue(objectProperty(args[2], 'name')) ?? callbackName(args[1]), args[1]);
       } else if (origin?.module === 'node-schedule' && (origin.imported === 'scheduleJob' || (method === 'scheduleJob' && (origin.imported === '*' || origin.imported === 'default')))) {
         // scheduleJob([name,] rule, callback)
         const named = args.length >= 3 && stringValue(args[0]) !== undefined;
         const rule = named ? args[1] : args[0];
-        push(ctx, facts, call, 'node-schedule', ruleText(rule, ctx), named ? stringValue(args[0]) : callbackName(args[args.length - 1]));
+        push(ctx, facts, call, 'node-schedule', ruleText(rule, ctx), named ? stringValue(args[0]) : callbackName(args[args.length - 1]), args[args.length - 1]);
       } else if (method === 'createFunction' && ts.isPropertyAccessExpression(callee) && args.length >= 2) {
         // Inngest scheduled functions: createFunction({ id }, { cron: '0 * * * *' }, handler).
         const cron = stringValue(objectProperty(args[1], 'cron'), ctx.index.consts);
         const id = stringValue(objectProperty(args[0], 'id'), ctx.index.consts) ?? stringValue(objectProperty(args[0], 'name'), ctx.index.consts);
         if (cron) push(ctx, facts, call, 'inngest', cron, id);
       } else if ((method === 'job' && origin?.module === 'cron') || (origin?.module === 'croner' && (origin.imported === 'Cron' || origin.imported === 'default'))) {
-        push(ctx, facts, call, origin.module, stringValue(args[0], ctx.index.consts), callbackName(args[args.length - 1]));
+        push(ctx, facts, call, origin.module, stringValue(args[0], ctx.index.consts), callbackName(args[args.length - 1]), args[args.length - 1]);
       } else if (method === 'from' && ctx.originOf(callee)?.module === 'cron') {
         const opts = args[0];
-        push(ctx, facts, call, 'cron', stringValue(objectProperty(opts, 'cronTime'), ctx.index.consts), stringValue(objectProperty(opts, 'name')) ?? callbackName(objectProperty(opts, 'onTick')));
+        push(ctx, facts, call, 'cron', stringValue(objectProperty(opts, 'cronTime'), ctx.index.consts), stringValue(objectProperty(opts, 'name')) ?? callbackName(objectProperty(opts, 'onTick')), objectProperty(opts, 'onTick'));
       } else if (method === 'setInterval' && ts.isIdentifier(callee) && args.length >= 2 && isTopLevelish(call)) {
         const ms = args[1] ? intervalText(args[1], ctx) : undefined;
-        push(ctx, facts, call, 'setInterval', ms, callbackName(args[0]));
+        push(ctx, facts, call, 'setInterval', ms, callbackName(args[0]), args[0]);
       } else if (method === 'add' && args.length >= 3 && objectProperty(args[2], 'repeat')) {
         const repeat = objectProperty(args[2], 'repeat');
         const pattern = stringValue(objectProperty(repeat, 'pattern') ?? objectProperty(repeat, 'cron'), ctx.index.consts) ?? everyText(objectProperty(repeat, 'every'), ctx);
@@ -49,17 +49,17 @@ export const crons: Detector = {
       const origin = ctx.originOf(expr.expression);
       if ((origin?.module === 'croner' && (origin.imported === 'Cron' || origin.imported === 'default'))) {
         const args = expr.arguments ?? [];
-        push(ctx, facts, expr, 'croner', stringValue(args[0], ctx.index.consts), callbackName(args[args.length - 1]));
+        push(ctx, facts, expr, 'croner', stringValue(args[0], ctx.index.consts), callbackName(args[args.length - 1]), args[args.length - 1]);
       } else if (origin?.module === 'cron' && origin.imported === 'CronJob') {
         const args = expr.arguments ?? [];
-        push(ctx, facts, expr, 'cron', stringValue(args[0], ctx.index.consts), callbackName(args[1]));
+        push(ctx, facts, expr, 'cron', stringValue(args[0], ctx.index.consts), callbackName(args[1]), args[1]);
       }
     }
     recordNestSchedule(ctx, facts);
   },
 };
 
-function push(ctx: FileContext, facts: FileFacts, node: ts.Node, scheduler: string, schedule: string | undefined, name: string | undefined): void {
+function push(ctx: FileContext, facts: FileFacts, node: ts.Node, scheduler: string, schedule: string | undefined, name: string | undefined, callback?: ts.Expression | ts.MethodDeclaration): void {
   const finding: CronFinding = {
     kind: 'cron',
     id: `${scheduler} ${name ?? schedule ?? '?'}`,
@@ -68,8 +68,35 @@ function push(ctx: FileContext, facts: FileFacts, node: ts.Node, scheduler: stri
     scheduler,
     ...(schedule ? { schedule } : {}),
     ...(name ? { name } : {}),
+    ...(callback && isInert(callback) ? { inert: true as const } : {}),
   };
   facts.findings.push(finding);
+}
+
+/**
+ * A callback written in place that can change nothing: its body only logs (console, a logger) or is empty. No call
+ * to anything else, no `new`, no assignment, no `await`; anything the inspector cannot see through counts as work.
+ */
+function isInert(callback: ts.Expression | ts.MethodDeclaration): boolean {
+  const node = ts.isMethodDeclaration(callback) ? callback : unwrap(callback);
+  if (!isFunctionLike(node) || !node.body) return false;
+  let inert = true;
+  const visit = (n: ts.Node): void => {
+    if (!inert) return;
+    if (ts.isCallExpression(n)) {
+      const name = accessChain(n.expression).join('.');
+      if (!/^(console|logger|log|this\.logger)\.\w+$/.test(name)) inert = false;
+    } else if (ts.isNewExpression(n) || ts.isAwaitExpression(n) || ts.isYieldExpression(n) || ts.isDeleteExpression(n) || ts.isTaggedTemplateExpression(n)) {
+      inert = false;
+    } else if (ts.isBinaryExpression(n) && n.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && n.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
+      inert = false;
+    } else if ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) && (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken)) {
+      inert = false;
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(node.body);
+  return inert;
 }
 
 /** The job's name: a referenced function, the single call inside an arrow, or the enclosing named function. */
@@ -160,11 +187,11 @@ function recordNestSchedule(ctx: FileContext, facts: FileFacts): void {
         const origin = d ? ctx.index.imports.get(d.name) : undefined;
         if (!d || origin?.module !== '@nestjs/schedule') continue;
         const name = stringValue(objectProperty(d.args[1], 'name')) ?? `${cls.name?.text ?? '?'}.${member.name.getText(ctx.sf)}`;
-        if (origin.imported === 'Cron') push(ctx, facts, member, '@nestjs/schedule', scheduleText(d.args[0], ctx), name);
+        if (origin.imported === 'Cron') push(ctx, facts, member, '@nestjs/schedule', scheduleText(d.args[0], ctx), name, member);
         else if (origin.imported === 'Interval') {
           const ms = d.args.length === 2 ? d.args[1] : d.args[0];
           const named = d.args.length === 2 ? stringValue(d.args[0]) : undefined;
-          push(ctx, facts, member, '@nestjs/schedule', ms ? intervalText(ms, ctx) : undefined, named ?? name);
+          push(ctx, facts, member, '@nestjs/schedule', ms ? intervalText(ms, ctx) : undefined, named ?? name, member);
         }
       }
     }

@@ -182,7 +182,76 @@ export function registeredHandler(ctx: Pick<ProjectContext, 'sources'>, source: 
       const target = spec && resolveModule(ctx, source.rel, spec);
       const fn = target && (topLevelFunction(target.sf, arg.name.text) ?? exportedFunction(target.sf, arg.name.text));
       if (fn && target) return { fn, source: target };
+      const member = memberOfHolder(ctx, source, arg.expression.text, arg.name.text);
+      if (member) return member;
     }
+  }
+  return undefined;
+}
+
+/**
+ * `user.createUser` where `user` is a class with that (static) method or an object literal holding it, declared in
+ * the file or imported, by name or as a module's default, through index files' re-exports
+ * (`export { default as user } from './user'`, then `export default class UserController { static async createUser … }`).
+ */
+function memberOfHolder(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, local: string, member: string): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+  const defaultFrom = defaultImport(source.sf, local);
+  const found = defaultFrom ? followDefault(ctx, source, defaultFrom) : declarationNamed(ctx, source, local, 0, holderStatement);
+  if (!found) return undefined;
+  let node: ts.Statement = found.node;
+  let at = found.source;
+  // `export default UserController`: the class or object that name is declared as, in that file or imported there.
+  if (ts.isExportAssignment(node) && ts.isIdentifier(node.expression)) {
+    const named = declarationNamed(ctx, at, node.expression.text, 1, holderStatement);
+    if (!named) return undefined;
+    node = named.node;
+    at = named.source;
+  }
+  const fn = holderMember(node, member, at.sf);
+  return fn ? { fn, source: at } : undefined;
+}
+
+function followDefault(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, specifier: string): { node: ts.Statement; source: SourceContext } | undefined {
+  const target = resolveModule(ctx, source.rel, specifier);
+  return target ? declarationNamed(ctx, target, 'default', 1, holderStatement) : undefined;
+}
+
+/** A statement that can hold handler methods under `name` ('default': the module's default export). */
+function holderStatement(statement: ts.Statement, name: string): ts.Statement | undefined {
+  const isDefault = (node: ts.Node) => ts.canHaveModifiers(node) && (ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword) ?? false);
+  if (ts.isClassDeclaration(statement)) return (name === 'default' ? isDefault(statement) : statement.name?.text === name) ? statement : undefined;
+  if (ts.isExportAssignment(statement) && !statement.isExportEquals) return name === 'default' ? statement : undefined;
+  if (ts.isVariableStatement(statement)) {
+    const decl = statement.declarationList.declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === name);
+    return decl?.initializer && (ts.isObjectLiteralExpression(unwrap(decl.initializer)) || ts.isClassExpression(unwrap(decl.initializer))) ? statement : undefined;
+  }
+  return undefined;
+}
+
+function holderMember(node: ts.Statement, member: string, sf: ts.SourceFile): ts.FunctionLikeDeclaration | undefined {
+  const asFunction = (expr: ts.Expression | undefined): ts.FunctionLikeDeclaration | undefined => {
+    if (!expr) return undefined;
+    if ((ts.isArrowFunction(expr) || ts.isFunctionExpression(expr)) && expr.body) return expr;
+    return ts.isIdentifier(expr) ? topLevelFunction(sf, expr.text) : undefined;
+  };
+  const fromHolder = (expr: ts.Expression): ts.FunctionLikeDeclaration | undefined => {
+    const inner = unwrap(expr);
+    if (ts.isObjectLiteralExpression(inner)) return fromObject(inner, member, asFunction);
+    if (ts.isClassExpression(inner)) return methodOf(inner, member);
+    return undefined;
+  };
+  if (ts.isClassDeclaration(node)) return methodOf(node, member);
+  if (ts.isExportAssignment(node)) return fromHolder(node.expression);
+  if (ts.isVariableStatement(node)) {
+    for (const decl of node.declarationList.declarations) if (decl.initializer) return fromHolder(decl.initializer);
+  }
+  return undefined;
+}
+
+/** The module `local` is the default import of: `import user from './user'`. */
+function defaultImport(sf: ts.SourceFile, local: string): string | undefined {
+  for (const statement of sf.statements) {
+    if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier) && statement.importClause?.name?.text === local) return statement.moduleSpecifier.text;
   }
   return undefined;
 }

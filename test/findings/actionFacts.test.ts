@@ -84,6 +84,51 @@ export class OrdersResolver {
   });
 });
 
+describe('a handler registered as a member of a class or object another module exports', () => {
+  // The shape of javieraviles/node-typescript-koa-rest@3233861: `router.post('/users', user.createUser)`, `user`
+  // re-exported by an index file as the default export of a controller class with static methods.
+  const factsWith = (registration: string, extra: Record<string, string>) => {
+    const ctx = contextFor({
+      name: 'holder-member',
+      files: {
+        'src/routes.ts': `import Router from '@koa/router';\n${registration}\n`,
+        ...extra,
+      },
+      config: { ...base, stack: { ...base.stack, language: 'typescript', framework: 'koa' }, actions: [{ ...action, name: 'createUser', route: 'POST /users', source: 'src/routes.ts:4' }] },
+      dependencies: { '@koa/router': '^10.0.0', typeorm: '^0.2.0' },
+    });
+    return factsFor(ctx, (ctx.config as Config).actions[0]!);
+  };
+  const controller = `import { getManager } from 'typeorm';
+export default class UserController {
+  public static async getUsers(ctx: any): Promise<void> {
+    ctx.body = await getManager().getRepository(User).find();
+  }
+  public static async createUser(ctx: any): Promise<void> {
+    const user = new User();
+    user.email = ctx.request.body.email;
+    ctx.body = await getManager().getRepository(User).save(user);
+  }
+}
+`;
+
+  it('a named import of an index file re-exporting a default class: its static method', () => {
+    const facts = factsWith(`import { user } from './controller';\nconst router = new Router();\nrouter.post('/users', user.createUser);`, {
+      'src/controller/index.ts': `export { default as user } from './user';\n`,
+      'src/controller/user.ts': controller,
+    });
+    expect(facts?.handler).toEqual({ file: 'src/controller/user.ts', line: 6, name: 'createUser' });
+    expect(facts?.writes.map((w) => `${w.kind} ${w.target}`)).toEqual(['create User']);
+  });
+
+  it('a default import of the class, `export default Name` after the class, and an exported object literal', () => {
+    const named = controller.replace('export default class', 'class') + 'export default UserController;\n';
+    expect(factsWith(`import UserController from './user';\nconst router = new Router();\nrouter.post('/users', UserController.createUser);`, { 'src/user.ts': named })?.handler).toEqual({ file: 'src/user.ts', line: 6, name: 'createUser' });
+    const object = `export const users = {\n  async list(ctx: any) {},\n  createUser: async (ctx: any) => {\n    ctx.body = ctx.request.body;\n  },\n};\n`;
+    expect(factsWith(`import { users } from './users';\nconst router = new Router();\nrouter.post('/users', users.createUser);`, { 'src/users.ts': object })?.handler).toMatchObject({ file: 'src/users.ts', line: 3 });
+  });
+});
+
 describe('leases from the calls: PayPal has no time-out by default, a platform limit bounds it', () => {
   const paypal = (extra: string) => ({
     'app/api/capture/route.ts': `import { Client, OrdersController } from '@paypal/paypal-server-sdk';

@@ -21,7 +21,7 @@ import type { Inspection } from './inspect/types.js';
 import { buildDesign, type InspectionInput } from './model/index.js';
 import { checkConstraints } from './model/constraints.js';
 import { scaffoldFacts } from './model/scaffoldFacts.js';
-import type { DesignModel } from './model/types.js';
+import type { DesignModel, ReviewedCandidate } from './model/types.js';
 import type { CodeSamples } from './render/code/index.js';
 import type { RenderedFile } from './render/renderDocument.js';
 import type { CodeExcerpt, ExcerptId } from './scaffold/types.js';
@@ -49,6 +49,8 @@ export interface GenerateOptions {
    * either way they are recorded in the snapshot so a later `generate` renders the same document.
    */
   findings?: readonly CodeFinding[];
+  /** What inspection found that the chosen actions leave unprotected (init), recorded in the snapshot with why. */
+  reviewed?: readonly ReviewedCandidate[];
   /** Injected clock for tests. */
   now?: () => Date;
   /** Cancels the run (Ctrl-C): it stops at the next safe point with nothing written and throws CancelledError. */
@@ -147,15 +149,15 @@ async function readPreviousHtml(root: string, output: string): Promise<string[]>
  * The code was already read (init passes its inspection), so the rules cost one more parse and no second inspection.
  * A plain `generate` never reads code: it uses the findings init recorded, or says the code was not checked.
  */
-async function snapshotFromCode(cwd: string, config: Config, inspection: InspectionInput, findings: readonly CodeFinding[] | undefined): Promise<ProjectSnapshot> {
+async function snapshotFromCode(cwd: string, config: Config, inspection: InspectionInput, findings: readonly CodeFinding[] | undefined, reviewed: readonly ReviewedCandidate[] | undefined): Promise<ProjectSnapshot> {
   const { auditProject } = await import('./findings/auditProject.js');
   const audited = await auditProject(cwd, { config, inspection: inspection as Pick<Inspection, 'findings'> });
-  return snapshotOf(inspection, findings ?? audited.findings, audited.actionFacts);
+  return snapshotOf(inspection, findings ?? audited.findings, audited.actionFacts, reviewed);
 }
 
 /** What init recorded, with findings passed by a caller (tests, the programmatic API) taking precedence. */
 function withFindings(recorded: ProjectSnapshot, findings: readonly CodeFinding[] | undefined): ProjectSnapshot {
-  return findings ? snapshotOf(recorded.inspection, findings, recorded.actionFacts) : recorded;
+  return findings ? snapshotOf(recorded.inspection, findings, recorded.actionFacts, recorded.reviewed) : recorded;
 }
 
 /**
@@ -165,7 +167,12 @@ function withFindings(recorded: ProjectSnapshot, findings: readonly CodeFinding[
  */
 async function designFor(cwd: string, config: Config, snapshot: ProjectSnapshot, now: Date): Promise<DesignModel> {
   const [{ readApplyRecord }, { withWiring }] = await Promise.all([import('./apply/applyRecord.js'), import('./apply/withWiring.js')]);
-  const model = buildDesign(config, snapshot.inspection, { now, ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}), ...(snapshot.actionFacts ? { code: snapshot.actionFacts } : {}) });
+  const model = buildDesign(config, snapshot.inspection, {
+    now,
+    ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}),
+    ...(snapshot.actionFacts ? { code: snapshot.actionFacts } : {}),
+    ...(snapshot.reviewed ? { reviewed: snapshot.reviewed } : {}),
+  });
   return withWiring(model, await readApplyRecord(path.resolve(cwd)));
 }
 
@@ -197,7 +204,7 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
     // init passes its inspection (and runs the findings rules); generate reuses what init recorded, so both render
     // the same document.
     snapshot = options.inspection
-      ? await snapshotFromCode(options.cwd, config, options.inspection, options.findings)
+      ? await snapshotFromCode(options.cwd, config, options.inspection, options.findings, options.reviewed)
       : withFindings(await readSnapshot(path.resolve(options.cwd)), options.findings);
     model = await designFor(options.cwd, config, snapshot, now);
   } catch (error) {

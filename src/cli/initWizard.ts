@@ -10,7 +10,9 @@ import type { PlannedWrite } from '../emit/planWrites.js';
 import type { GenerateResult } from '../generate.js';
 import type { Inspection } from '../inspect/types.js';
 import { createLogger, type Logger } from '../logger.js';
+import { actionsFromInspection } from '../questions/actionsFromInspection.js';
 import { buildConfig } from '../questions/buildConfig.js';
+import { reviewedCandidates } from '../questions/reviewedCandidates.js';
 import { looksLikeCode } from '../questions/looksLikeCode.js';
 import { findMissingBeforeInspection, resolveAnswers, type Resolution } from '../questions/resolveAnswers.js';
 import { summarizeInspection } from '../questions/summarizeInspection.js';
@@ -52,7 +54,9 @@ export async function runInitWizard(flags: InitFlags, deps: InitDeps = {}): Prom
   await writeInside(root, configFile, `${JSON.stringify(config, null, 2)}\n`);
   log.success(`Wrote ${log.value(path.relative(root, configPath) || configFile)}`);
   const { generate } = await import('../generate.js');
-  const options = { cwd: root, config: configFile, inspection, date: flags.date };
+  // Every endpoint, consumer and job inspection found that the actions leave out goes into the design, with why.
+  const reviewed = reviewedCandidates(actionsFromInspection(inspection), resolution.answers.actions);
+  const options = { cwd: root, config: configFile, inspection, reviewed, date: flags.date };
   const generated = deps.interrupts ? await deps.interrupts.cancellable((signal) => generate({ ...options, signal })) : await generate(options);
   printSummary(generated, resolution, log);
   return { configPath, resolution, generated };

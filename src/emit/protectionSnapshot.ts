@@ -1,5 +1,7 @@
 import type { CodeFinding } from '../findings/types.js';
+import { TRANSPORTS, TRIGGERS } from '../config/choices.js';
 import type { ActionCodeFacts } from '../model/codeFacts.js';
+import type { ReviewedCandidate } from '../model/types.js';
 import { creditedFindings } from '../model/creditedFindings.js';
 import type { InspectionInput } from '../model/index.js';
 import type { FormattedFile } from './format.js';
@@ -20,16 +22,35 @@ export interface ProjectSnapshot {
   codeFindings?: readonly CodeFinding[];
   /** What each configured action's code does, read by the findings engine; absent when the code was not read. */
   actionFacts?: readonly ActionCodeFacts[];
+  /** What inspection found that init left unprotected, with why; absent when the code was not read. */
+  reviewed?: readonly ReviewedCandidate[];
 }
 
 /** What init learnt from the code, in the stable form the snapshot file keeps. */
-export function snapshotOf(inspection: InspectionInput, codeFindings?: readonly CodeFinding[], actionFacts?: readonly ActionCodeFacts[]): ProjectSnapshot {
+export function snapshotOf(
+  inspection: InspectionInput,
+  codeFindings?: readonly CodeFinding[],
+  actionFacts?: readonly ActionCodeFacts[],
+  reviewed?: readonly ReviewedCandidate[],
+): ProjectSnapshot {
   return {
     inspection: creditedProtection(inspection),
     ...(codeFindings ? { codeFindings: [...codeFindings].filter(isCodeFinding).sort(byLocation) } : {}),
     ...(actionFacts?.length ? { actionFacts: [...actionFacts].filter(isActionFacts).sort((a, b) => (a.action < b.action ? -1 : a.action > b.action ? 1 : 0)) } : {}),
+    // Inspection order (payments, webhooks, consumers, jobs, endpoints), which is already stable.
+    ...(reviewed?.length ? { reviewed: reviewed.filter(isReviewed).map(reviewedFields) } : {}),
   };
 }
+
+/** Only the known fields, in one order, so the file is byte-identical for the same candidates. */
+const reviewedFields = (r: ReviewedCandidate): ReviewedCandidate => ({
+  name: r.name,
+  trigger: r.trigger,
+  ...(r.route !== undefined ? { route: r.route } : {}),
+  ...(r.transport !== undefined ? { transport: r.transport } : {}),
+  source: r.source,
+  reason: r.reason,
+});
 
 const byLocation = (a: CodeFinding, b: CodeFinding) =>
   a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || (a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0);
@@ -52,12 +73,13 @@ function creditedProtection(inspection: InspectionInput): InspectionInput {
 
 /** The managed file for a snapshot; none when the code had nothing to credit and was not audited. */
 export function snapshotFile(snapshot: ProjectSnapshot): FormattedFile[] {
-  if (snapshot.inspection.findings.length === 0 && snapshot.codeFindings === undefined) return [];
+  if (snapshot.inspection.findings.length === 0 && snapshot.codeFindings === undefined && snapshot.reviewed === undefined) return [];
   const body = {
     $comment: 'Written by idempotency-builder init: protection found in the code and findings on it, as the design shows them. Re-run init to refresh.',
     findings: snapshot.inspection.findings,
     ...(snapshot.codeFindings ? { codeFindings: snapshot.codeFindings } : {}),
     ...(snapshot.actionFacts ? { actionFacts: snapshot.actionFacts } : {}),
+    ...(snapshot.reviewed ? { reviewed: snapshot.reviewed } : {}),
   };
   return [{ path: SNAPSHOT_PATH, class: 'managed', contents: `${JSON.stringify(body, null, 2)}\n`, formatted: true }];
 }
@@ -85,6 +107,13 @@ const isActionFacts = (value: unknown): value is ActionCodeFacts => {
     Array.isArray(f.budgets) && f.budgets.every((b) => typeof b.provider === 'string' && (b.timeoutMs === null || typeof b.timeoutMs === 'number') && typeof b.attempts === 'number' && typeof b.evidence === 'string');
 };
 
+const isReviewed = (value: unknown): value is ReviewedCandidate => {
+  const r = value as Partial<ReviewedCandidate> | null;
+  return typeof r === 'object' && r !== null && typeof r.name === 'string' && typeof r.source === 'string' && typeof r.reason === 'string' &&
+    (TRIGGERS as readonly unknown[]).includes(r.trigger) && (r.route === undefined || typeof r.route === 'string') &&
+    (r.transport === undefined || (TRANSPORTS as readonly unknown[]).includes(r.transport));
+};
+
 const EMPTY: ProjectSnapshot = { inspection: { findings: [] } };
 
 /** The snapshot on disk (never through a link); an unreadable or hand-broken one counts as empty. */
@@ -92,12 +121,13 @@ export async function readSnapshot(root: string): Promise<ProjectSnapshot> {
   const text = await readInside(root, SNAPSHOT_PATH);
   if (text === undefined) return EMPTY;
   try {
-    const raw = JSON.parse(text) as { findings?: unknown; codeFindings?: unknown; actionFacts?: unknown };
+    const raw = JSON.parse(text) as { findings?: unknown; codeFindings?: unknown; actionFacts?: unknown; reviewed?: unknown };
     const protection = { findings: Array.isArray(raw.findings) ? raw.findings.filter(isFinding) : [] };
     return snapshotOf(
       protection,
       Array.isArray(raw.codeFindings) ? (raw.codeFindings as unknown[]).filter(isCodeFinding) : undefined,
       Array.isArray(raw.actionFacts) ? (raw.actionFacts as unknown[]).filter(isActionFacts) : undefined,
+      Array.isArray(raw.reviewed) ? (raw.reviewed as unknown[]).filter(isReviewed) : undefined,
     );
   } catch {
     return EMPTY;

@@ -13,7 +13,8 @@ import { creditedFindings } from './creditedFindings.js';
 import { buildFindings } from './findings.js';
 import type { ActionCodeFacts } from './codeFacts.js';
 import { proposeSaga, type ProposedSaga } from './fromCode.js';
-import type { DesignModel, ExistingProtection, SagaDesign } from './types.js';
+import { stillUnprotected } from './reviewed.js';
+import type { DesignModel, ExistingProtection, ReviewedCandidate, SagaDesign } from './types.js';
 
 /** The slice of an inspection the design uses; the inspector's full result satisfies it. */
 export interface InspectionInput {
@@ -26,6 +27,8 @@ export interface BuildOptions {
   findings?: readonly CodeFinding[];
   /** What the findings engine read from each configured action's code (handler, calls, writes, client time-outs). */
   code?: readonly ActionCodeFacts[];
+  /** What init found and left unprotected; those the config now protects are dropped. */
+  reviewed?: readonly ReviewedCandidate[];
 }
 
 const DEFAULT_VOLUME_PER_DAY = 10_000;
@@ -159,6 +162,7 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
     antiPatterns,
     assumptions,
     existingProtection: existingAll,
+    reviewed: stillUnprotected(options.reviewed ?? [], config.actions),
     findings,
     codeAudited: options.findings !== undefined,
     constraints: [],

@@ -46,6 +46,8 @@ export interface DesignModel {
   assumptions: string[];
   /** Protection the codebase already has (from inspection), credited rather than re-designed. */
   existingProtection: ExistingProtection[];
+  /** What inspection found and the config does not protect, each with the reason init gave; empty when not read. */
+  reviewed: ReviewedCandidate[];
   /** Defects the findings rules saw in the code; empty when the design was made from the config alone. */
   findings: FindingDesign[];
   /** Whether the code was read for findings at all (an empty list then means "none found", not "not looked"). */
@@ -365,6 +367,23 @@ export interface ExistingProtection {
   line: number;
   mechanism: string;
   detail: string;
+}
+
+/**
+ * An endpoint, consumer or job inspection found that no configured action covers: the design names it and says why
+ * it is left out, so a reader sees what was looked at, not only what was chosen.
+ */
+export interface ReviewedCandidate {
+  /** The action name init would give it, ready to paste into the config. */
+  name: string;
+  trigger: 'http' | 'webhook' | 'consumer' | 'cron';
+  /** `POST /users`, a queue, a schedule. */
+  route?: string;
+  /** How an HTTP action is reached when it is not a request to a path of its own. */
+  transport?: 'graphql' | 'trpc' | 'server-action';
+  /** `file:line` of its handler or registration. */
+  source: string;
+  reason: string;
 }
 
 export interface ConstraintCheck {

@@ -1,8 +1,8 @@
 import { describeDuration } from '../../config/duration.js';
 import { describeBytes } from '../../model/policies.js';
 import { STORE_FACTS } from '../../model/storeFacts.js';
-import { transportName, transportParts } from '../../model/labels.js';
-import type { ActionDesign, DesignModel } from '../../model/types.js';
+import { TRANSPORT_LABELS, TRIGGER_LABELS, transportName, transportParts } from '../../model/labels.js';
+import type { ActionDesign, DesignModel, ReviewedCandidate } from '../../model/types.js';
 import { formatProbability } from '../../model/uniqueness.js';
 import type { CodeSample } from '../code/index.js';
 import type { CodeSamples, FigureRef } from './buildDocument.js';
@@ -189,6 +189,7 @@ function actionAnalysis(model: DesignModel): Section {
         cell(firstSentence(a.recovery)),
       ]),
     ),
+    ...reviewedBlocks(model.reviewed),
   ];
   for (const a of model.actions) {
     blocks.push(heading(a.name));
@@ -209,6 +210,48 @@ function actionAnalysis(model: DesignModel): Section {
   }
   return section(1, 'Action Analysis', 'Each protected action: what runs, what a duplicate costs, where retries come from, and how it recovers.', blocks);
 }
+
+/** A design that lists two hundred routes is one nobody reads; the rest are counted, and `inspect` lists them all. */
+const MAX_REVIEWED_ROWS = 40;
+
+/** What inspection found and the actions leave out, with why: the reader sees what was looked at, not only the choice. */
+function reviewedBlocks(reviewed: readonly ReviewedCandidate[]): Block[] {
+  if (reviewed.length === 0) return [];
+  const shown = reviewed.slice(0, MAX_REVIEWED_ROWS);
+  const rest = reviewed.length - shown.length;
+  return [
+    heading('Found in the code, not protected'),
+    p(
+      `Inspection also found ${reviewed.length === 1 ? 'this handler' : `these ${reviewed.length} handlers`}, which the design leaves unprotected for the reason given. To protect one, add it to `,
+      code('actions'),
+      ' in ',
+      code('idempotency.config.json'),
+      ' under the name shown (its trigger, route and source as here) and run ',
+      code('idempotency-builder generate'),
+      '.',
+    ),
+    table(
+      ['Handler', 'Trigger', 'Route / source', 'Why it is not protected'],
+      shown.map((r) => [
+        cell(code(r.name)),
+        cell(r.transport && r.trigger === 'http' ? TRANSPORT_LABELS[r.transport] : TRIGGER_LABELS[r.trigger]),
+        cell(...reviewedRoute(r), ' · ', code(r.source)),
+        cell(upperFirst(r.reason)),
+      ]),
+    ),
+    ...(rest > 0 ? [p(`And ${rest} more; `, code('idempotency-builder inspect'), ' lists every one.')] : []),
+  ];
+}
+
+function reviewedRoute(r: ReviewedCandidate): Inline[] {
+  if (r.transport && r.trigger === 'http') {
+    const { before, after } = transportParts(r.transport);
+    return [before, code(transportName({ name: r.name, ...(r.route !== undefined ? { route: r.route } : {}) })), after];
+  }
+  return [r.route ? code(r.route) : '—'];
+}
+
+const upperFirst = (text: string) => (text ? text[0]!.toUpperCase() + text.slice(1) : text);
 
 /**
  * GraphQL mutations, tRPC procedures and Server Actions have no route: the runtime hashes the method and path of

@@ -145,6 +145,14 @@ function metadataKeyName(key: ts.Expression, sf: ts.SourceFile): string {
 /** The `consumer.apply(...)[.exclude(...)].forRoutes(...)` chains of a file, each with its own excludes. */
 function middlewareBindings(sf: ts.SourceFile): MiddlewareBinding[] {
   const out: MiddlewareBinding[] = [];
+  // A name the file declares as a variable holds routes (`const ProtectedRoutes = [...]`), not a controller class.
+  const variables = new Set<string>();
+  const declared = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name)) variables.add(node.name.text);
+    ts.forEachChild(node, declared);
+  };
+  declared(sf);
+  const routeEntry = (argument: ts.Expression) => readRouteEntry(argument, variables);
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'forRoutes') {
       const exclude: RouteEntry[] = [];
@@ -163,7 +171,7 @@ function middlewareBindings(sf: ts.SourceFile): MiddlewareBinding[] {
 }
 
 /** `'users/*'`, `{ path: 'users', method: RequestMethod.POST }`, `UsersController`; anything else is unknown. */
-function routeEntry(argument: ts.Expression): RouteEntry {
+function readRouteEntry(argument: ts.Expression, variables: ReadonlySet<string>): RouteEntry {
   const path = literalText(argument);
   if (path !== undefined) return { kind: 'path', path, method: 'ALL' };
   if (ts.isObjectLiteralExpression(argument)) {
@@ -175,7 +183,7 @@ function routeEntry(argument: ts.Expression): RouteEntry {
     return { kind: 'path', path: routePath, method: ts.isPropertyAccessExpression(method) ? method.name.text.toUpperCase() : undefined };
   }
   // A class by its PascalCase name; `ROUTES`, `protectedRoutes` and spreads hold routes this does not read.
-  if (ts.isIdentifier(argument) && /^[A-Z][A-Za-z0-9_$]*[a-z][A-Za-z0-9_$]*$/.test(argument.text)) return { kind: 'controller', name: argument.text };
+  if (ts.isIdentifier(argument) && !variables.has(argument.text) && /^[A-Z][A-Za-z0-9_$]*[a-z][A-Za-z0-9_$]*$/.test(argument.text)) return { kind: 'controller', name: argument.text };
   return { kind: 'unknown' };
 }
 

@@ -119,6 +119,8 @@ export class OrdersController {
     expect(open(create, '/orders', chain(".exclude('orders').forRoutes('*').apply(SessionMiddleware).forRoutes(OrdersController)"))).toBe(false);
     expect(open(create, '/orders', chain(".forRoutes(OrdersController).apply(AuditMiddleware).exclude('orders').forRoutes('*')"))).toBe(false);
     expect(open(create, '/orders', chain('.forRoutes(...PROTECTED_ROUTES)'))).toBe(false);
+    expect(moduleText("const ProtectedRoute = { path: 'orders', method: RequestMethod.POST };\nconsumer.apply(AuthMiddleware).forRoutes(ProtectedRoute);")).toMatchObject({ middleware: [{ routes: [{ kind: 'unknown' }] }] });
+    expect(open(create, '/orders', moduleText("const ProtectedRoute = { path: 'orders', method: RequestMethod.POST };\nconsumer.apply(AuthMiddleware).forRoutes(ProtectedRoute);"))).toBe(false);
     expect(open(create, '/orders', chain(".forRoutes({ path: 'orders', method: methodOf('create') })"))).toBe(false);
     // Another controller is not this one; an exclude it cannot read takes nothing out.
     expect(open(create, '/orders', chain('.forRoutes(UsersController)'))).toBe(true);

@@ -254,9 +254,9 @@ const verbOf = (method: MethodDeclaration) => method.getDecorators().find((d) =>
  * guard or auth decorator on it or its class, a parameter reading the caller (`@User()`, `req.user`), a global guard
  * the route does not opt out of (`@Public()`), or middleware whose `forRoutes` takes in its controller, or its path
  * and method, and whose `exclude` does not take it out. Anything unclear counts as authenticated, so the warning it
- * feeds is only given when it is true. `optOut` names the decorator that opts the route out of a global guard.
+ * feeds is only given when it is true. `optOut` is the decorator that opts the route out of a global guard, `on` where.
  */
-export function nestUnauthenticatedRoute(method: MethodDeclaration, declaredPath: string | undefined, project: NestAuthentication, httpMethod?: string): { optOut?: string } | undefined {
+export function nestUnauthenticatedRoute(method: MethodDeclaration, declaredPath: string | undefined, project: NestAuthentication, httpMethod?: string): { optOut?: string; on?: 'route' | 'controller' } | undefined {
   // Controller routes only: a GraphQL resolver's caller comes from its own context, which this does not read.
   const verb = httpMethod?.toUpperCase() ?? verbOf(method);
   if (!verb || !method.getDecorators().some((d) => HTTP_VERBS.has(d.getName()))) return undefined;
@@ -276,7 +276,9 @@ export function nestUnauthenticatedRoute(method: MethodDeclaration, declaredPath
   const controller = Node.isClassDeclaration(cls) ? cls.getName() : undefined;
   const covered = project.middleware.some((binding) => binding.routes.some((entry) => entryCovers(entry, controller, declaredPath, verb)) && !binding.exclude.some((entry) => entryExcludes(entry, declaredPath, verb)));
   if (covered) return undefined;
-  return project.global && optOut ? { optOut: optOut.getName() } : {};
+  if (!project.global || !optOut) return {};
+  // As the code spells it (`@Public()`, or `@Public` for a SetMetadata result used as is), and where it sits.
+  return { optOut: `@${optOut.getName()}${optOut.isDecoratorFactory() ? '()' : ''}`, on: method.getDecorators().includes(optOut) ? 'route' : 'controller' };
 }
 
 /** Whether nothing authenticates this controller method (see nestUnauthenticatedRoute). */

@@ -259,7 +259,7 @@ async function unauthenticatedNestRoutes(root: string, files: readonly ProjectFi
     const method = locateNestMethod(parseSource(target.file, text, importStyleFor(target.file, text, scaffoldDir, imports)), target, true)?.method;
     const unauthenticated = method ? nestUnauthenticatedRoute(method, routeOf(method, verb), project, target.method ?? 'POST') : undefined;
     if (unauthenticated?.optOut !== undefined) {
-      out.push({ action: target.action, file: target.file, line: target.line, reason: `the route opts out of the global guard with @${unauthenticated.optOut}(), so nothing authenticates it before the handler, but the action's keys are scoped per ${target.scope}: set "scope": "global" for it in the config (and regenerate), or take @${unauthenticated.optOut}() off the route or cover it with your auth middleware's forRoutes` });
+      out.push({ action: target.action, file: target.file, line: target.line, reason: `the route opts out of the global guard with ${unauthenticated.optOut}${unauthenticated.on === 'controller' ? ' on its controller' : ''}, so nothing authenticates it before the handler, but the action's keys are scoped per ${target.scope}: set "scope": "global" for it in the config (and regenerate), or take ${unauthenticated.optOut} off the ${unauthenticated.on ?? 'route'} or cover the route with your auth middleware's forRoutes` });
     } else if (unauthenticated) {
       out.push({ action: target.action, file: target.file, line: target.line, reason: `${NO_AUTHENTICATION}, but the action's keys are scoped per ${target.scope}: set "scope": "global" for it in the config (and regenerate), or guard the route (@UseGuards) or cover it with your auth middleware's forRoutes` });
     }

@@ -146,7 +146,7 @@ export class AuthController {
   it('a route opted out by a decorator the project declares as SetMetadata(IS_PUBLIC_KEY, true) is not authenticated', () => {
     const project = projectWith({ 'src/app.module.ts': GUARD, 'src/auth/public.decorator.ts': PUBLIC });
     const method = signUp(controller("import { Public } from './public.decorator';", '@Public()'));
-    expect(nestUnauthenticatedRoute(method, '/auth/sign-up', project)).toEqual({ optOut: 'Public' });
+    expect(nestUnauthenticatedRoute(method, '/auth/sign-up', project)).toEqual({ optOut: '@Public()', on: 'route' });
     // Without the decorator, the global guard covers it as before.
     expect(nestUnauthenticatedRoute(signUp(controller('', '')), '/auth/sign-up', project)).toBeUndefined();
   });
@@ -160,12 +160,12 @@ export class AuthController {
     };
     const project = readNestAuthentication(Object.entries(files).map(([file, text]) => ({ file, text })), { aliases: [{ prefix: '@app/', dir: 'src' }] });
     const skip = signUp(controller("import { SkipAuth as NoLogin } from '../common';", '@NoLogin()'));
-    expect(nestUnauthenticatedRoute(skip, '/auth/sign-up', project)).toEqual({ optOut: 'NoLogin' });
+    expect(nestUnauthenticatedRoute(skip, '/auth/sign-up', project)).toEqual({ optOut: '@NoLogin()', on: 'route' });
     const anonymous = signUp(controller("import { Anonymous } from '@app/common/index.js';", '@Anonymous()'));
-    expect(nestUnauthenticatedRoute(anonymous, '/auth/sign-up', project)).toEqual({ optOut: 'Anonymous' });
-    // On the class too, and declared in the controller's own file.
-    const local = `import { SetMetadata } from '@nestjs/common';\nconst Open = () => SetMetadata('IS_PUBLIC', true);\n@Open()\n@Controller('auth')\nexport class AuthController {\n  @Post('sign-up')\n  async signUp(@Body() body: SignUpDto) {}\n}\n`;
-    expect(nestUnauthenticatedRoute(signUp(local), '/auth/sign-up', project)).toEqual({ optOut: 'Open' });
+    expect(nestUnauthenticatedRoute(anonymous, '/auth/sign-up', project)).toEqual({ optOut: '@Anonymous()', on: 'route' });
+    // On the class too, declared in the controller's own file, and a SetMetadata result used as the decorator itself.
+    const local = `import { SetMetadata } from '@nestjs/common';\nexport const Open = SetMetadata('IS_PUBLIC', true);\n@Open\n@Controller('auth')\nexport class AuthController {\n  @Post('sign-up')\n  async signUp(@Body() body: SignUpDto) {}\n}\n`;
+    expect(nestUnauthenticatedRoute(signUp(local), '/auth/sign-up', project)).toEqual({ optOut: '@Open', on: 'controller' });
   });
 
   it('keeps today\'s answer when the decorator cannot be resolved or sets other metadata', () => {
@@ -227,6 +227,7 @@ describe('apply on a NestJS app whose scoped route opts out of the global guard'
     // The handler's line once apply's imports are in (15 as inspected).
     expect(warning).toMatchObject({ action: 'issueInvoice', file: 'src/invoices.controller.ts', line: 17 });
     expect(warning!.reason).toContain('the route opts out of the global guard with @Public(), so nothing authenticates it before the handler, but the action\'s keys are scoped per user');
+    expect(warning!.reason).toContain('take @Public() off the route or cover the route with your auth middleware\'s forRoutes');
 
     await edit('src/invoices.controller.ts', (text) => text.replace('  @Public()\n', '  // @Public() was here\n'));
     const guarded = await runApply({ cwd: copy.dir, dryRun: true, quiet: true }, { interactive: false });

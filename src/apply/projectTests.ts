@@ -293,7 +293,7 @@ function pathsThroughParameter(sf: ts.SourceFile, path: ts.Expression): Array<Ar
  * The project's own test file, its requests to protected routes given a fresh key each: supertest chains
  * (`request(app).post('/orders')` gains `.set('Idempotency-Key', randomUUID())`), options that carry method and URL
  * (`inject({ method, url })`, a wrapper of it, axios/got configs), Hono's `app.request(path, { method })` and
- * `fetch(url, { method })`, and Hono's typed client (`testClient(app).orders.$post({ json })`, `hc`), whose second
+ * `fetch(url, { method })` or `new Request(url, { method })`, and Hono's typed client (`testClient(app).orders.$post({ json })`, `hc`), whose second
  * argument gets the header. One new key per request keeps what the test
  * did before (every request a new intent); a request that already sends the header is left alone, so a second apply
  * changes nothing. Requests whose path or method the test computes are not touched.
@@ -356,6 +356,11 @@ export function keyTestRequests(file: string, text: string, routes: readonly Key
       const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
       if (!withUrl && url && init && ts.isObjectLiteralExpression(init) && /^(fetch|request)$/.test(name) && !(ts.isPropertyAccessExpression(callee) && isSupertest(callee.expression, entry, agents))) requestOptions(node, init, url);
     }
+    // `new Request(url, { method })`, handed to `app.request(…)`, `app.fetch(…)` or `fetch(…)`.
+    if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'Request') {
+      const [url, init] = node.arguments ?? [];
+      if (url && init && ts.isObjectLiteralExpression(init)) requestOptions(node, init, url);
+    }
     ts.forEachChild(node, visit);
   };
   // The key goes into the call's options (its second argument), made when absent; options held in a variable are left.
@@ -377,7 +382,7 @@ export function keyTestRequests(file: string, text: string, routes: readonly Key
     }
     note(call, matched);
   };
-  const requestOptions = (call: ts.CallExpression, init: ts.ObjectLiteralExpression, url: ts.Expression | undefined) => {
+  const requestOptions = (call: ts.CallExpression | ts.NewExpression, init: ts.ObjectLiteralExpression, url: ts.Expression | undefined) => {
     const method = stringProperty(init, 'method');
     if (!url || !method || !(ts.isStringLiteral(method) || ts.isNoSubstitutionTemplateLiteral(method))) return;
     const path = requestPath(url);

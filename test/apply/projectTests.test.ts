@@ -252,15 +252,20 @@ it('x', async () => {
     expect(hono(text).text).toBe(text);
   });
 
-  it("already keys Hono's app.request(path, init), with and without headers", () => {
+  it("keys Hono's app.request(path, init), with and without headers, and a Request built for app.request or app.fetch", () => {
     const text = `it('x', async () => {
   await app.request('/api/orders', { method: 'POST', body: JSON.stringify({}) });
   await app.request('/api/orders/1', { method: 'PUT', headers: { 'content-type': 'application/json' } }, env);
+  await app.fetch(new Request('http://localhost/api/orders', { method: 'POST', body: '{}' }), env);
+  await app.request(new Request('http://localhost/api/orders', { method: 'GET' }));
 });
 `;
     const out = hono(text);
     expect(out.text).toContain("{ method: 'POST', body: JSON.stringify({}), headers: { 'Idempotency-Key': randomUUID() } }");
     expect(out.text).toContain("{ method: 'PUT', headers: { 'content-type': 'application/json', 'Idempotency-Key': randomUUID() } }, env)");
+    expect(out.text).toContain("new Request('http://localhost/api/orders', { method: 'POST', body: '{}', headers: { 'Idempotency-Key': randomUUID() } }), env)");
+    expect(out.text).toContain("new Request('http://localhost/api/orders', { method: 'GET' })");
+    expect(out.edits[0]!.summary).toContain('3 requests');
     expect(hono(out.text).text).toBe(out.text);
   });
 });

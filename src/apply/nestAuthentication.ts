@@ -189,7 +189,8 @@ function readRouteEntry(argument: ts.Expression, variables: ReadonlySet<string>)
 
 /**
  * A Nest route path pattern as a regular expression over a route path without its outer slashes. Nest 11 (path-to-regexp
- * 8): `:id`, `*splat` (one segment or more), `{…}` optional; Nest 10 and older: `*` and `(.*)` match anything.
+ * 8): `:id`, `*splat` (one segment or more), `{…}` optional; Nest 10 and older: `*` and `(.*)` match anything,
+ * `?` and `+` after a character make it optional or repeated (read so for forRoutes only).
  * `generous` (for forRoutes, where erring means no warning) also lets a trailing `/*`, `/(.*)` or `/{*splat}` take in
  * the path above it; an exclude is read strictly. Undefined when the pattern does not compile.
  */
@@ -212,7 +213,8 @@ function pathPattern(pattern: string, generous: boolean): RegExp | undefined {
     else if ((m = /^\}/.exec(rest))) source += ')?';
     else {
       m = /^./s.exec(rest)!;
-      source += m[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      // Nest 10's `ab?cd` and `ab+cd` (the character before optional, or repeated), where they can only widen coverage.
+      source += generous && /^[?+]$/.test(m[0]) && /[\w-]$/.test(source) ? m[0] : m[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     }
     i += m[0].length;
   }

@@ -102,6 +102,10 @@ export class OrdersController {
       expect(open(refund, '/orders/:orderId/refund', chain(`.forRoutes(${everything})`)), everything).toBe(false);
     }
     expect(open(refund, '/orders/:orderId/refund', chain(".forRoutes('users/(.*)')"))).toBe(true);
+    // Nest 10's character quantifiers and mid-path wildcard.
+    expect(open(create, '/orders', chain(".forRoutes('orderss?')"))).toBe(false);
+    expect(open(create, '/orders', chain(".forRoutes('or*s')"))).toBe(false);
+    expect(open(create, '/orders', chain(".forRoutes('orders+x')"))).toBe(true);
   });
 
   it('reads exclude: an excluded route is not covered, whatever the rest of the chain covers', () => {

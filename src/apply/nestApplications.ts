@@ -174,7 +174,7 @@ async function resolveClass(file: string, name: string, resolver: Resolver, dept
  * The name `local` has in the module a declaration points at: `import { A as local }`, and, in a file reached through
  * an import (a barrel), `export { A as local } from` or `export * from`.
  */
-function importedName(statement: ts.ImportDeclaration | ts.ExportDeclaration, local: string, barrel: boolean): string | undefined {
+export function importedName(statement: ts.ImportDeclaration | ts.ExportDeclaration, local: string, barrel: boolean): string | undefined {
   if (ts.isImportDeclaration(statement)) {
     const bindings = statement.importClause?.namedBindings;
     if (!bindings || !ts.isNamedImports(bindings)) return undefined;
@@ -189,7 +189,7 @@ function importedName(statement: ts.ImportDeclaration | ts.ExportDeclaration, lo
 }
 
 /** The project file a specifier names: relative, through a tsconfig alias, or from the root (a `baseUrl: "./"` import). */
-function resolveSpecifier(from: string, specifier: string, resolver: Resolver): string | undefined {
+export function resolveSpecifier(from: string, specifier: string, resolver: Pick<Resolver, 'known' | 'aliases'>): string | undefined {
   const alias = resolver.aliases.find((a) => specifier.startsWith(a.prefix));
   const base = specifier.startsWith('.')
     ? path.posix.join(path.posix.dirname(from), specifier)

@@ -24,7 +24,7 @@ import { wireHonoRoute } from './transforms/honoRoute.js';
 import { READS_NO_PRINCIPAL, renderMiddlewareInstance, wireKoaRoute } from './transforms/koaRoute.js';
 import { renderPlainInstance, wrapPlainFunction } from './transforms/plainWrap.js';
 import { locateNestMethod, routeOf, VERBS, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
-import { nestMethodUnauthenticated, readNestAuthentication } from './nestAuthentication.js';
+import { nestUnauthenticatedRoute, readNestAuthentication } from './nestAuthentication.js';
 import { wireNextRoute } from './transforms/nextRoute.js';
 import { planNextProject } from './transforms/nextProject.js';
 import { readNestApplications, type NestRoot } from './nestApplications.js';
@@ -247,15 +247,20 @@ async function setsRequestUser(root: string): Promise<boolean> {
 async function unauthenticatedNestRoutes(root: string, files: readonly ProjectFile[], targets: readonly WiringTarget[], changes: readonly FileChange[], scaffoldDir: string, imports: ProjectImports): Promise<ManualStep[]> {
   const scoped = targets.filter((t) => t.trigger === 'http' && t.scope !== undefined && t.scope !== 'global');
   if (scoped.length === 0) return [];
-  const texts = await Promise.all(files.filter((f) => f.kind === 'source').map((f) => readInside(root, f.rel)));
-  const project = readNestAuthentication(texts.filter((t): t is string => t !== undefined && /forRoutes|APP_GUARD|useGlobalGuards/.test(t)));
+  const sources = files.filter((f) => f.kind === 'source');
+  const texts = await Promise.all(sources.map((f) => readInside(root, f.rel).catch(() => undefined)));
+  // Every source file: the opt-out decorators (`@Public()`) are followed through imports and barrels to their declaration.
+  const project = readNestAuthentication(sources.flatMap((f, i) => (texts[i] === undefined ? [] : [{ file: f.rel, text: texts[i]! }])), { aliases: imports.aliases });
   const out: ManualStep[] = [];
   for (const target of scoped) {
     const text = changes.find((c) => c.path === target.file)?.after ?? (await readInside(root, target.file));
     const verb = VERBS[target.method ?? 'POST'];
     if (text === undefined || !verb) continue;
     const method = locateNestMethod(parseSource(target.file, text, importStyleFor(target.file, text, scaffoldDir, imports)), target, true)?.method;
-    if (method && nestMethodUnauthenticated(method, routeOf(method, verb), project)) {
+    const unauthenticated = method ? nestUnauthenticatedRoute(method, routeOf(method, verb), project, target.method ?? 'POST') : undefined;
+    if (unauthenticated?.optOut !== undefined) {
+      out.push({ action: target.action, file: target.file, line: target.line, reason: `the route opts out of the global guard with ${unauthenticated.optOut}${unauthenticated.on === 'controller' ? ' on its controller' : ''}, so nothing authenticates it before the handler, but the action's keys are scoped per ${target.scope}: set "scope": "global" for it in the config (and regenerate), or take ${unauthenticated.optOut} off the ${unauthenticated.on ?? 'route'} or cover the route with your auth middleware's forRoutes` });
+    } else if (unauthenticated) {
       out.push({ action: target.action, file: target.file, line: target.line, reason: `${NO_AUTHENTICATION}, but the action's keys are scoped per ${target.scope}: set "scope": "global" for it in the config (and regenerate), or guard the route (@UseGuards) or cover it with your auth middleware's forRoutes` });
     }
   }

@@ -123,6 +123,76 @@ function supertestAgents(sf: ts.SourceFile, entry: ReadonlySet<string>): Set<str
   return agents;
 }
 
+/** The local names of a module's named export in the file: `import { testClient as tc } from 'hono/testing'`, `const { hc } = require('hono/client')`. */
+function namedBindingsOf(sf: ts.SourceFile, module: string, exported: string): Set<string> {
+  const names = new Set<string>();
+  for (const statement of sf.statements) {
+    if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier) && statement.moduleSpecifier.text === module) {
+      const bindings = statement.importClause?.namedBindings;
+      if (bindings && ts.isNamedImports(bindings)) for (const element of bindings.elements) if ((element.propertyName ?? element.name).text === exported) names.add(element.name.text);
+    }
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const declaration of statement.declarationList.declarations) {
+      const init = declaration.initializer;
+      const required = init && ts.isCallExpression(init) && ts.isIdentifier(init.expression) && init.expression.text === 'require' && init.arguments[0] && ts.isStringLiteral(init.arguments[0]) && init.arguments[0].text === module;
+      if (!required || !ts.isObjectBindingPattern(declaration.name)) continue;
+      for (const element of declaration.name.elements) {
+        const from = element.propertyName ?? element.name;
+        if (ts.isIdentifier(from) && from.text === exported && ts.isIdentifier(element.name)) names.add(element.name.text);
+      }
+    }
+  }
+  return names;
+}
+
+/** Whether `expression` is a Hono typed client: `testClient(app)`, `hc<AppType>(url)`, or a variable (or `this.x`) set from one. */
+function isHonoClient(expression: ts.Expression, entry: ReadonlySet<string>, clients: ReadonlySet<string>): boolean {
+  while (ts.isParenthesizedExpression(expression) || ts.isAwaitExpression(expression) || ts.isAsExpression(expression) || ts.isNonNullExpression(expression)) expression = expression.expression;
+  if (ts.isIdentifier(expression)) return clients.has(expression.text);
+  if (ts.isPropertyAccessExpression(expression) && expression.expression.kind === ts.SyntaxKind.ThisKeyword) return clients.has(expression.name.text);
+  return ts.isCallExpression(expression) && ts.isIdentifier(expression.expression) && entry.has(expression.expression.text);
+}
+
+/** Variables (and `this.x` fields) the file sets from `testClient(app)` or `hc(...)`. */
+function honoClients(sf: ts.SourceFile, entry: ReadonlySet<string>): Set<string> {
+  const clients = new Set<string>();
+  if (entry.size === 0) return clients;
+  const visit = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && isHonoClient(node.initializer, entry, new Set())) clients.add(node.name.text);
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && isHonoClient(node.right, entry, new Set())) {
+      if (ts.isIdentifier(node.left)) clients.add(node.left.text);
+      else if (ts.isPropertyAccessExpression(node.left) && node.left.expression.kind === ts.SyntaxKind.ThisKeyword) clients.add(node.left.name.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return clients;
+}
+
+/**
+ * The route path of a Hono client call, from the property chain in front of its `$verb`: `client.api.orders.$post`
+ * → api/orders, `client.orders[':id'].$put` → orders/(parameter); `index` is the client's name for a trailing `/`.
+ * Undefined when the chain does not start at a client.
+ */
+function honoClientPath(receiver: ts.Expression, isClient: (e: ts.Expression) => boolean): Array<string | null> | undefined {
+  const segments: Array<string | null> = [];
+  let node = receiver;
+  for (;;) {
+    if (isClient(node)) break;
+    if (ts.isPropertyAccessExpression(node)) segments.unshift(node.name.text);
+    else if (ts.isElementAccessExpression(node)) {
+      const argument = node.argumentExpression;
+      segments.unshift(ts.isStringLiteral(argument) || ts.isNoSubstitutionTemplateLiteral(argument) ? argument.text : null);
+    } else if (ts.isParenthesizedExpression(node) || ts.isNonNullExpression(node)) {
+      node = node.expression;
+      continue;
+    } else return undefined;
+    node = (node as ts.PropertyAccessExpression | ts.ElementAccessExpression).expression;
+  }
+  if (segments[segments.length - 1] === 'index') segments.pop();
+  return segments.map((segment) => (segment === null || /^[:{*]/.test(segment) ? null : segment));
+}
+
 const headerName = (name: ts.PropertyName) => (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name) ? name.text : undefined);
 
 /** Whether a supertest chain already sends the header: `.set('Idempotency-Key', …)` or `.set({ 'Idempotency-Key': … })`. */
@@ -223,19 +293,22 @@ function pathsThroughParameter(sf: ts.SourceFile, path: ts.Expression): Array<Ar
  * The project's own test file, its requests to protected routes given a fresh key each: supertest chains
  * (`request(app).post('/orders')` gains `.set('Idempotency-Key', randomUUID())`), options that carry method and URL
  * (`inject({ method, url })`, a wrapper of it, axios/got configs), Hono's `app.request(path, { method })` and
- * `fetch(url, { method })`. One new key per request keeps what the test
+ * `fetch(url, { method })` or `new Request(url, { method })`, and Hono's typed client (`testClient(app).orders.$post({ json })`, `hc`), whose second
+ * argument gets the header. One new key per request keeps what the test
  * did before (every request a new intent); a request that already sends the header is left alone, so a second apply
  * changes nothing. Requests whose path or method the test computes are not touched.
  */
 export function keyTestRequests(file: string, text: string, routes: readonly KeyedRoute[], header: string, style: Pick<ImportStyle, 'quote' | 'semicolons'>): { text: string; edits: Edit[]; manual: ManualStep[] } {
   const none = { text, edits: [], manual: [] };
-  if (routes.length === 0 || !/\.(post|put|patch|delete|del)\s*\(|\bmethod\s*:/.test(text)) return none;
+  if (routes.length === 0 || !/\.\$?(post|put|patch|delete|del)\s*\(|\bmethod\s*:/.test(text)) return none;
   const kind = /\.[cm]?tsx?$/.test(file) ? (file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS) : file.endsWith('x') ? ts.ScriptKind.JSX : ts.ScriptKind.JS;
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
   const q = style.quote === 'double' ? '"' : "'";
   const literal = (value: string) => `${q}${value.replace(/\\/g, '\\\\').replace(new RegExp(q, 'g'), `\\${q}`)}${q}`;
   const entry = bindingsOf(sf, 'supertest');
   const agents = supertestAgents(sf, entry);
+  const honoEntry = new Set([...namedBindingsOf(sf, 'hono/testing', 'testClient'), ...namedBindingsOf(sf, 'hono/client', 'hc')]);
+  const clients = honoClients(sf, honoEntry);
   const found: Found = { insert: [], replace: [], actions: new Set(), lines: [] };
   const routesFor = (method: string, path: ReadonlyArray<string | null>) =>
     routes.filter((route) => (route.method === 'ALL' || route.method === method.toUpperCase() || (method.toLowerCase() === 'del' && route.method === 'DELETE')) && reachesRoute(path, route.path));
@@ -266,6 +339,12 @@ export function keyTestRequests(file: string, text: string, routes: readonly Key
         }
       }
     }
+    // Hono's typed client: client.api.orders.$post({ json }), client.orders[':id'].$put({ param, json }, { headers })
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && honoEntry.size > 0 && /^\$(post|put|patch|delete)$/.test(node.expression.name.text)) {
+      const path = honoClientPath(node.expression.expression, (e) => isHonoClient(e, honoEntry, clients));
+      const matched = path ? routesFor(node.expression.name.text.slice(1), path) : [];
+      if (matched.length > 0) honoClientCall(node, matched);
+    }
     if (ts.isCallExpression(node)) {
       // Options that carry their own URL, whatever takes them: fastify's `inject({ method, url })` and the project's
       // wrappers of it (`injectWithLogin(user, { … })`), axios/got/undici request configs.
@@ -277,9 +356,33 @@ export function keyTestRequests(file: string, text: string, routes: readonly Key
       const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
       if (!withUrl && url && init && ts.isObjectLiteralExpression(init) && /^(fetch|request)$/.test(name) && !(ts.isPropertyAccessExpression(callee) && isSupertest(callee.expression, entry, agents))) requestOptions(node, init, url);
     }
+    // `new Request(url, { method })`, handed to `app.request(…)`, `app.fetch(…)` or `fetch(…)`.
+    if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'Request') {
+      const [url, init] = node.arguments ?? [];
+      if (url && init && ts.isObjectLiteralExpression(init)) requestOptions(node, init, url);
+    }
     ts.forEachChild(node, visit);
   };
-  const requestOptions = (call: ts.CallExpression, init: ts.ObjectLiteralExpression, url: ts.Expression | undefined) => {
+  // The key goes into the call's options (its second argument), made when absent; options held in a variable are left.
+  const honoClientCall = (call: ts.CallExpression, matched: readonly KeyedRoute[]) => {
+    const [input, options] = call.arguments;
+    // The input's `header` (what a header validator reads) is sent as request headers too.
+    const sent = input && ts.isObjectLiteralExpression(input) ? stringProperty(input, 'header') : undefined;
+    if (sent && ts.isObjectLiteralExpression(sent) && objectHasHeader(sent, header)) return;
+    if (!input) found.insert.push({ pos: call.arguments.pos, text: `{}, { headers: { ${property} } }` });
+    else if (!options) found.insert.push({ pos: input.getEnd(), text: `, { headers: { ${property} } }` });
+    else {
+      if (!ts.isObjectLiteralExpression(options)) return;
+      const headers = stringProperty(options, 'headers');
+      if (headers && ts.isObjectLiteralExpression(headers) && objectHasHeader(headers, header)) return;
+      const edit = headersEdit(sf, options, property);
+      if (!edit) return;
+      if (edit.insert) found.insert.push(edit.insert);
+      if (edit.replace) found.replace.push(edit.replace);
+    }
+    note(call, matched);
+  };
+  const requestOptions = (call: ts.CallExpression | ts.NewExpression, init: ts.ObjectLiteralExpression, url: ts.Expression | undefined) => {
     const method = stringProperty(init, 'method');
     if (!url || !method || !(ts.isStringLiteral(method) || ts.isNoSubstitutionTemplateLiteral(method))) return;
     const path = requestPath(url);

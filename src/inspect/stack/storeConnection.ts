@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { located, SEQUELIZE_CONFIG, sequelizeConfigConnections } from '../detectors/dbConnection.js';
 import type { StoreConnection } from '../types.js';
 
 /** Folders of one-off tooling: a seed or migration script may open the database with an admin's variables. */
@@ -16,4 +19,14 @@ export function pickConnections(found: readonly StoreConnection[], databases: re
     if (first) out.push(first);
   }
   return out;
+}
+
+/**
+ * The connections sequelize-cli's config file states for the package at `dir` (relative to `root`, '' for the root):
+ * not a source file, so the detectors never read it. None when it is absent or unreadable.
+ */
+export async function sequelizeConfigOf(root: string, dir: string, databases: readonly string[]): Promise<StoreConnection[]> {
+  const rel = dir === '' ? SEQUELIZE_CONFIG : `${dir}/${SEQUELIZE_CONFIG}`;
+  const text = await readFile(path.join(root, rel), 'utf8').catch(() => undefined);
+  return text === undefined ? [] : sequelizeConfigConnections(text, databases).map((raw) => located(raw, rel));
 }

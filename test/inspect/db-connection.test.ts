@@ -182,6 +182,9 @@ export const sequelize = new Sequelize(DB_NAME!, DB_USER!, password, { host, por
     expect(scan("new Sequelize(process.env.PGDB, process.env.PGU, process.env.PGP, { dialect: 'mariadb' });\n")).toEqual([{ store: 'mysql', database: 'PGDB', user: 'PGU', password: 'PGP', line: 1 }]);
     // A literal host elsewhere than the default: the pool could not follow it, so nothing is said.
     expect(scan("new Sequelize(process.env.DB, process.env.U, process.env.P, { host: 'db.internal', dialect: 'postgres' });\n")).toEqual([]);
+    // config.host is no variable (config.X is read as one only when spelt like one), destructured or not.
+    expect(scan("const { host, DB_NAME } = config;\nnew Sequelize(DB_NAME, 'me', 'pw', { host, dialect: 'postgres' });\n")).toEqual([]);
+    expect(scan("const { DB_HOST: host, DB_NAME } = config;\nnew Sequelize(DB_NAME, 'me', 'pw', { host, dialect: 'postgres' });\n")).toEqual([{ store: 'postgres', host: 'DB_HOST', database: 'DB_NAME', line: 2 }]);
     // A name also bound as a parameter is not known at its use.
     expect(scan("const host = process.env.DB_HOST;\nfunction open(host: string) { return new Sequelize('app', 'me', 'pw', { host, dialect: 'postgres' }); }\n")).toEqual([]);
   });

@@ -62,11 +62,14 @@ export function bindingsOf(sf: ts.SourceFile): Bindings {
       if (ts.isIdentifier(node.name)) bind(node.name.text, node.initializer ? { init: node.initializer } : null);
       else if (ts.isObjectBindingPattern(node.name)) {
         const chain = node.initializer ? accessChain(unwrap(node.initializer)) : [];
-        const fromEnv = (chain.length === 2 && chain[0] === 'process' && chain[1] === 'env') || (chain.length === 1 && (chain[0] === 'env' || chain[0] === 'config'));
+        // As envNameOf reads them: any name of process.env, `env.X` / `config.X` only when spelt like a variable.
+        const processEnv = chain.length === 2 && chain[0] === 'process' && chain[1] === 'env';
+        const envLike = chain.length === 1 && (chain[0] === 'env' || chain[0] === 'config');
         for (const element of node.name.elements) {
           if (!ts.isIdentifier(element.name)) continue;
           const key = element.propertyName ? propertyName(element.propertyName) : element.name.text;
-          bind(element.name.text, fromEnv && !element.dotDotDotToken && key !== undefined && ENV_NAME.test(key) ? { env: key } : null);
+          const read = !element.dotDotDotToken && key !== undefined && ((processEnv && ENV_NAME.test(key)) || (envLike && ENV_SPELLING.test(key)));
+          bind(element.name.text, read ? { env: key } : null);
         }
       }
     } else if (ts.isParameter(node) && ts.isIdentifier(node.name)) out.set(node.name.text, null);

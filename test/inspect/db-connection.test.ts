@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ts } from 'ts-morph';
 import { afterAll, describe, expect, it } from 'vitest';
 import { originOf } from '../../src/inspect/analyseFile.js';
-import { CONNECTION_MENTIONS, envNameOf, prismaConnection, scanConnections, sequelizeConfigConnections } from '../../src/inspect/detectors/dbConnection.js';
+import { CONNECTION_MENTIONS, envNameOf, prismaConnection, scanConnections, sequelizeConfigConnections, sequelizercConfigPath } from '../../src/inspect/detectors/dbConnection.js';
 import { inspectProject } from '../../src/inspect/index.js';
 import { lineOf } from '../../src/inspect/parse/astHelpers.js';
 import { indexSource } from '../../src/inspect/parse/indexSource.js';
@@ -223,6 +223,15 @@ export const sequelize = new Sequelize(DB_NAME!, DB_USER!, password, { host, por
     expect(sequelizeConfigConnections('not json', ['postgres'])).toEqual([]);
   });
 
+  it('.sequelizerc moves the config: path.resolve / path.join of literals, never outside the package', () => {
+    expect(sequelizercConfigPath("const path = require('path');\nmodule.exports = {\n  'config': path.resolve('db', 'database.json'),\n  'models-path': path.resolve('db', 'models'),\n};\n")).toBe('db/database.json');
+    expect(sequelizercConfigPath("module.exports = { config: path.join(__dirname, 'src/config/sequelize.json') };")).toBe('src/config/sequelize.json');
+    expect(sequelizercConfigPath("module.exports = { config: './config/db.js' };")).toBe('config/db.js');
+    expect(sequelizercConfigPath("module.exports = { config: path.resolve('..', '..', 'secrets.json') };")).toBeUndefined();
+    expect(sequelizercConfigPath("module.exports = { config: path.resolve(root, 'db.json') };")).toBeUndefined();
+    expect(sequelizercConfigPath("module.exports = { 'seeders-config': 'x.json' };")).toBeUndefined();
+  });
+
   it('a URL template: each ${} in a part\'s position is that part\'s variable; the kind from the scheme', () => {
     const source = "import { Pool } from 'pg';\nconst port = 5432;\nexport const pool = new Pool({\n  connectionString: `postgres://${process.env.PGUSER}:${process.env.PGPASSWORD}@${process.env.PGHOST}:${port}/${env.DB}`,\n});\n";
     // The port is a local number, no variable: left to the default.
@@ -291,6 +300,18 @@ describe('inspect --json: stack.connections, for the store\'s own database kind 
     // apply finds the same without an inspection at hand.
     expect(await findStoreConnection(dir, 'mysql')).toEqual(inspection.stack.connections?.[0]);
     expect(await findStoreConnection(dir, 'postgres')).toMatchObject({ url: 'LEGACY_PG_URL', file: 'src/legacy.ts', line: 2 });
+  });
+
+  it('a Sequelize project: sequelize-cli\'s JSON config where .sequelizerc puts it, in inspect and for apply', async () => {
+    const dir = await project({
+      'package.json': JSON.stringify({ name: 'app', dependencies: { express: '4.0.0', sequelize: '6.0.0', pg: '8.0.0' } }),
+      '.sequelizerc': "const path = require('path');\nmodule.exports = { config: path.resolve('db', 'database.json') };\n",
+      'db/database.json': JSON.stringify({ development: { username: 'me', database: 'app', host: '127.0.0.1', dialect: 'postgres' }, production: { use_env_variable: 'HEROKU_POSTGRESQL_URL', dialect: 'postgres' } }, null, 2),
+      'src/index.ts': "import express from 'express';\nexport const app = express();\n",
+    });
+    const expected = { store: 'postgres', url: 'HEROKU_POSTGRESQL_URL', file: 'db/database.json', line: 9 };
+    expect((await inspectProject(dir)).stack.connections).toEqual([expected]);
+    expect(await findStoreConnection(dir, 'postgres')).toEqual(expected);
   });
 
   it('a Prisma project: the datasource url; none at all leaves the stack as it was', async () => {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { ts } from 'ts-morph';
 import type { ImportBinding } from '../parse/indexSource.js';
 import { accessChain, calleeName, propertyName, unwrap } from '../parse/astHelpers.js';
@@ -367,6 +368,21 @@ export function prismaConnection(text: string): RawConnection | undefined {
 
 /** Where sequelize-cli keeps its settings by default, relative to the package (`.sequelizerc` can move it). */
 export const SEQUELIZE_CONFIG = 'config/config.json';
+
+/**
+ * Where a `.sequelizerc` moves sequelize-cli's config: its `config` entry as a string or `path.resolve(…)` /
+ * `path.join(…)` of string literals (after an optional `__dirname` / `process.cwd()`), relative to the package, POSIX
+ * slashes. Undefined when it says nothing readable or points outside the package.
+ */
+export function sequelizercConfigPath(text: string): string | undefined {
+  const entry = /(?:^|[{,\s])['"]?config['"]?\s*:\s*(?:path\.(?:resolve|join)\(([^)]*)\)|(['"][^'"\n]*['"]))/.exec(text);
+  if (!entry) return undefined;
+  const args = entry[1] !== undefined ? entry[1].replace(/^\s*(?:__dirname|process\.cwd\(\))\s*,/, '') : entry[2]!;
+  const parts = args.split(',').map((part) => part.trim());
+  if (parts.length === 0 || !parts.every((part) => /^(['"])[\w./@-]+\1$/.test(part))) return undefined;
+  const joined = path.posix.normalize(parts.map((part) => part.slice(1, -1)).join('/'));
+  return joined.startsWith('..') || path.posix.isAbsolute(joined) || joined === '.' ? undefined : joined;
+}
 
 /**
  * sequelize-cli's `config/config.json`: `{ "<environment>": { "use_env_variable": "X", "dialect": "postgres", … } }`.

@@ -245,6 +245,10 @@ export const sequelize = new Sequelize(DB_NAME!, DB_USER!, password, { host, por
     ]);
     expect(scan("knex({ client: 'pg', connection: `postgres://${process.env.DB_USER}@${process.env.DB_HOST}/app` });\n")).toEqual([{ store: 'postgres', user: 'DB_USER', host: 'DB_HOST', line: 1 }]);
     expect(scan("import postgres from 'postgres';\nexport const sql = postgres(`${process.env.DATABASE_URL}?sslmode=require`);\n")).toEqual([{ store: 'postgres', url: 'DATABASE_URL', line: 2 }]);
+    // A part escaped for the URL is still that variable.
+    expect(scan("import { Pool } from 'pg';\nnew Pool({ connectionString: `postgres://${process.env.U}:${encodeURIComponent(process.env.P!)}@${process.env.H}/app` });\n")).toEqual([
+      { store: 'postgres', user: 'U', password: 'P', host: 'H', line: 2 },
+    ]);
   });
 
   it('a template part that is not one variable stays out, and a literal host gives nothing', () => {

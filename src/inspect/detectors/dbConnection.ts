@@ -133,6 +133,7 @@ type Part = 'host' | 'port' | 'user' | 'password' | 'database';
 const OPEN = '\uE000';
 const CLOSE = '\uE001';
 const URL_SHAPE = new RegExp(`^([A-Za-z][A-Za-z0-9+.-]*)://(?:([^:@/]*)(?::([^@/]*))?@)?([^:/?#]*)(?::([^/?#]*))?(?:/([^?#]*))?(?:[?#].*)?$`, 's');
+const URL_ESCAPES = new Set(['encodeURIComponent', 'encodeURI', 'escape']);
 const PLACEHOLDER = new RegExp(`^${OPEN}(\\d+)${CLOSE}$`);
 
 /**
@@ -159,7 +160,11 @@ function templateUrl(node: ts.TemplateExpression, bindings: Bindings): { store?:
   const part = (value: string | undefined) => {
     const index = value === undefined ? undefined : PLACEHOLDER.exec(value)?.[1];
     const span = index === undefined ? undefined : spans[Number(index)];
-    return span ? envNameOf(span.expression, bindings) : undefined;
+    if (!span) return undefined;
+    // A part escaped for the URL (`encodeURIComponent(process.env.PGPASSWORD)`) is the variable's own value.
+    const read = unwrap(span.expression);
+    const escaped = ts.isCallExpression(read) && ts.isIdentifier(read.expression) && URL_ESCAPES.has(read.expression.text) && read.arguments[0];
+    return envNameOf(escaped || read, bindings);
   };
   const settings: Settings = {};
   const positions: Array<[Part, string | undefined]> = [['host', match[4]], ['port', match[5]], ['user', match[2]], ['password', match[3]], ['database', match[6]]];

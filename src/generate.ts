@@ -20,6 +20,7 @@ import type { CodeFinding } from './findings/types.js';
 import type { Inspection } from './inspect/types.js';
 import { buildDesign, type InspectionInput } from './model/index.js';
 import { checkConstraints } from './model/constraints.js';
+import { httplessKinds, noHttpRoute } from './model/httplessActions.js';
 import { scaffoldFacts } from './model/scaffoldFacts.js';
 import type { DesignModel, ReviewedCandidate } from './model/types.js';
 import type { CodeSamples } from './render/code/index.js';
@@ -88,7 +89,13 @@ export function referenceNote(model: DesignModel, dir: string, label: string, wr
   ];
   const missing = `an unknown ${unknown.join(unknown.length > 2 ? ', ' : ' and ').replace(/, (?=[^,]*$)/, ' and ')}`;
   const stack = unknown.length === 0 ? known.join(' + ') : known.length === 0 ? `a project with ${missing}` : `${known.join(' + ')} with ${missing}`;
-  return `No scaffolding target for ${stack} yet: ${dir} ${written ? 'holds' : 'would hold (scaffolding is off)'} the reference target instead (${label}), to adapt to your framework and store. The design in this document is the one to follow; the generated code shows it running on the reference stack.`;
+  const holds = written ? 'holds' : 'would hold (scaffolding is off)';
+  if (s.framework === 'unknown' && noHttpRoute(model.actions)) {
+    // An unknown framework whose actions are all reached without a route of their own: the plain wrapper, no HTTP server.
+    const store = s.database === 'postgres' || s.database === 'unknown' ? '' : `; it runs on PostgreSQL, the reference store, to adapt to ${s.databaseLabel}`;
+    return `No scaffolding target for ${stack} yet. No action is a plain HTTP route (they are ${httplessKinds(model.actions)}), so ${dir} ${holds} the plain idempotent(fn) wrapper (${label}) that your resolvers, procedures and handlers call, with no HTTP framework${store}. The design in this document is the one to follow.`;
+  }
+  return `No scaffolding target for ${stack} yet: ${dir} ${holds} the reference target instead (${label}), to adapt to your framework and store. The design in this document is the one to follow; the generated code shows it running on the reference stack.`;
 }
 
 /** The scaffold's excerpts that name their file (all of them do), as the document's code samples. */

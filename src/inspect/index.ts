@@ -17,7 +17,7 @@ import { findWorkspaces } from './stack/findWorkspaces.js';
 import { readManifest } from './stack/readManifest.js';
 import { sortFindings } from './sortFindings.js';
 import { located, prismaConnection } from './detectors/dbConnection.js';
-import { pickConnections } from './stack/storeConnection.js';
+import { pickConnections, sequelizeConfigOf } from './stack/storeConnection.js';
 import type { Finding, InspectOptions, Inspection, PackageManager } from './types.js';
 
 export type * from './types.js';
@@ -135,6 +135,7 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
         const raw = prismaConnection(text);
         return raw ? [located(raw, rel)] : [];
       }),
+      ...(await sequelizeConfigOf(root, scopeDir, scope.stack.databases)),
     ];
     const connections = pickConnections(found, scope.stack.databases);
     if (connections.length) scope.stack.connections = connections;

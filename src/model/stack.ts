@@ -1,4 +1,5 @@
 import type { Config, Database } from '../config/schema.js';
+import { httplessKinds, noHttpRoute } from './httplessActions.js';
 import { BROKER_LABELS, DATABASE_LABELS, FRAMEWORK_LABELS, TEST_FRAMEWORK_LABELS } from './labels.js';
 import { STORE_FACTS } from './storeFacts.js';
 import type { StackDesign } from './types.js';
@@ -8,7 +9,8 @@ export function buildStack(config: Config): { stack: StackDesign; assumptions: s
   const s = config.stack;
   const agnostic = s.database === 'unknown' || s.framework === 'unknown' || s.language === 'unknown';
   if (s.language === 'unknown') assumptions.push('The language was not given: code is shown in TypeScript and needs translating to your language.');
-  if (s.framework === 'unknown') assumptions.push('The framework was not given: the middleware is written against a minimal request/response interface and needs an adapter for your framework.');
+  if (s.framework === 'unknown' && noHttpRoute(config.actions)) assumptions.push(`The framework was not given, and no action is a plain HTTP route (they are ${httplessKinds(config.actions)}): the code is the plain idempotent(fn) wrapper, which your resolvers, procedures and handlers call, with no HTTP framework.`);
+  else if (s.framework === 'unknown') assumptions.push('The framework was not given: the middleware is written against a minimal request/response interface and needs an adapter for your framework.');
   if (s.database === 'unknown') assumptions.push('The database was not given: the design uses the PostgreSQL reference schema; for a non-relational store, redesign from the logical model (key, fingerprint, status, lease, response, expiry) rather than translating the DDL.');
   const storeDatabase: Database = s.database === 'unknown' ? 'postgres' : s.database;
   const facts = STORE_FACTS[storeDatabase];

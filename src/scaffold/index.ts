@@ -4,10 +4,10 @@ import { javaScriptPath, toJavaScriptFiles } from './javascript/toJavaScriptFile
 import { transpileToJavaScript, type ModuleType } from './javascript/transpile.js';
 import { applyProfile } from './profile/applyProfile.js';
 import { REFERENCE_PROFILE, type ProjectProfile } from './profile/types.js';
-import { findTarget, referenceTarget } from './registry.js';
+import { findTarget, referenceFramework, referenceTarget } from './registry.js';
 import type { CodeExcerpt, ExcerptId, ScaffoldFile, ScaffoldTarget, TargetContext } from './types.js';
 
-export { SCAFFOLD_TARGETS, findTarget, referenceTarget } from './registry.js';
+export { SCAFFOLD_TARGETS, findTarget, referenceFramework, referenceTarget } from './registry.js';
 export { detectModuleType } from './detectModuleType.js';
 export type { ModuleType } from './javascript/transpile.js';
 export { readProjectProfile } from './profile/readProjectProfile.js';
@@ -32,9 +32,19 @@ export interface ScaffoldOptions {
   reference?: boolean;
 }
 
+/**
+ * The target for the design: the stack's own, or the reference one when asked for. A stack whose framework is
+ * unknown and whose actions need no HTTP route gets the plain wrapper either way (referenceFramework), never the
+ * Express reference the technology-agnostic stack would otherwise match.
+ */
+function targetOf(model: DesignModel, reference: boolean | undefined): ScaffoldTarget | undefined {
+  if (referenceFramework(model.stack, model.actions) !== model.stack.framework) return referenceTarget(model.stack, model.actions);
+  return findTarget(model.stack) ?? (reference ? referenceTarget(model.stack, model.actions) : undefined);
+}
+
 /** The runnable scaffolding for the design's stack, placed under `options.dir`; [] when no target supports the stack. */
 export function generateScaffold(model: DesignModel, options: ScaffoldOptions): ScaffoldFile[] {
-  const target = findTarget(model.stack) ?? (options.reference ? referenceTarget(model.stack) : undefined);
+  const target = targetOf(model, options.reference);
   if (!target) return [];
   const dir = normalizeDir(options.dir);
   const profile = profileOf(model, options);
@@ -48,7 +58,7 @@ export function generateScaffold(model: DesignModel, options: ScaffoldOptions): 
  * reference target too, when asked for); {} when there is none.
  */
 export function documentExcerpts(model: DesignModel, options: Partial<ScaffoldOptions> = {}): Partial<Record<ExcerptId, CodeExcerpt>> {
-  const target = findTarget(model.stack) ?? (options.reference ? referenceTarget(model.stack) : undefined);
+  const target = targetOf(model, options.reference);
   if (!target) return {};
   const dir = normalizeDir(options.dir ?? 'src/idempotency');
   const profile = profileOf(model, options);

@@ -2,6 +2,7 @@ import { httpTarget } from './httpTarget.js';
 import { STORE_MODULES, type StoreModule } from './stores/index.js';
 import { ADAPTERS, type Adapter } from './targets/adapters.js';
 import type { ScaffoldTarget } from './types.js';
+import { noHttpRoute, type ReachedBy } from '../model/httplessActions.js';
 import type { StackDesign } from '../model/types.js';
 
 /**
@@ -37,14 +38,27 @@ export function findTarget(stack: StackDesign): ScaffoldTarget | undefined {
 }
 
 /**
+ * The framework the reference scaffold serves for a stack: its own, except that an unknown framework whose actions
+ * include no plain HTTP route (GraphQL mutations, tRPC procedures, consumers, cron jobs: see noHttpRoute) gets the
+ * plain idempotent(fn) wrapper ("none"), which a resolver or procedure calls, rather than an Express adapter for a
+ * server the project does not have.
+ */
+export function referenceFramework(stack: Pick<StackDesign, 'framework'>, actions: readonly ReachedBy[] = []): StackDesign['framework'] {
+  return stack.framework === 'unknown' && noHttpRoute(actions) ? 'none' : stack.framework;
+}
+
+/**
  * The target for a stack no target supports, so no project silently gets a document only: the reference (TypeScript
  * or JavaScript on PostgreSQL), or, for a project without a database, whichever target serves storeDatabase "none"
- * (an embedded store) when one is registered.
+ * (an embedded store) when one is registered. `actions` (the design's) decide the framework where it is unknown
+ * (referenceFramework).
  */
-export function referenceTarget(stack: StackDesign): ScaffoldTarget | undefined {
+export function referenceTarget(stack: StackDesign, actions: readonly ReachedBy[] = []): ScaffoldTarget | undefined {
   // The project's own framework on the reference store first: NestJS on MongoDB gets the NestJS adapter, and a
-  // kafkajs worker whose database is unknown gets the plain wrapper, not an Express adapter it has no use for.
-  const sameFramework = stack.framework === 'unknown' ? undefined : findTarget({ ...stack, agnostic: false, storeDatabase: 'postgres' });
+  // kafkajs worker whose database is unknown gets the plain wrapper, not an Express adapter it has no use for; so does
+  // a GraphQL or tRPC server whose framework is unknown.
+  const framework = referenceFramework(stack, actions);
+  const sameFramework = framework === 'unknown' ? undefined : findTarget({ ...stack, framework, agnostic: false, storeDatabase: 'postgres' });
   if (sameFramework) return sameFramework;
   const noDatabase = stack.database === 'unknown' || (stack.database as string) === 'none';
   const stores = noDatabase ? ['none', 'postgres'] : ['postgres'];

@@ -88,7 +88,7 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
       notes.push(`The Jest config of ${plan.packageDir === '' ? 'the project' : plan.packageDir} (testMatch, testRegex or roots) does not collect the generated suites in ${plan.dir}, so its test command skips them: add the folder to it (the generator does not edit it; ${plan.dir}/README.md says how).`);
     }
   }
-  const target = model.stack.agnostic || !findTarget(model.stack) ? referenceTarget(model.stack) : undefined;
+  const target = model.stack.agnostic || !findTarget(model.stack) ? referenceTarget(model.stack, model.actions) : undefined;
   return { files, excerpts, notes, ...(target ? { reference: target.label } : {}) };
 }
 

@@ -84,3 +84,30 @@ describe('init on a project with its own ESLint config', { timeout: CLI_TEST_TIM
     expect(changed.stdout + changed.stderr).toMatch(/idempotency\/core\.js \(differs\)/);
   });
 });
+
+describe('init in a workspace whose package keeps its own ESLint config and install', { timeout: CLI_TEST_TIMEOUT }, () => {
+  it('lints the scaffold written into packages/api with that package\'s config and eslint (nothing at the root)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'ib-scaffold-lint-workspace-'));
+    dirs.push(dir);
+    await mkdir(path.join(dir, '.git'));
+    await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'shop', private: true, workspaces: ['packages/*'] }, null, 2));
+    const api = path.join(dir, 'packages/api');
+    await cp(path.join(ROOT, 'fixtures/projects/plain-js'), api, { recursive: true });
+    await rm(path.join(api, 'yarn.lock'));
+    await writeFile(path.join(api, 'eslint.config.js'), CONFIG);
+    await mkdir(path.join(api, 'node_modules'), { recursive: true });
+    await symlink(path.join(ROOT, 'node_modules/eslint'), path.join(api, 'node_modules/eslint'), 'dir');
+
+    const init = await runBuiltCli(['init', '--cwd', dir, '--yes'], { CI: 'true' });
+    expect(init.code, init.stderr).toBe(0);
+    const said = /The project's ESLint \(--fix\) adjusted (\d+) of the (\d+) scaffold files it lints/.exec(init.stdout + init.stderr);
+    expect(said, init.stdout + init.stderr).not.toBeNull();
+    expect(Number(said![1])).toBeGreaterThan(0);
+    const folder = (await readdir(api)).includes('idempotency') ? 'idempotency' : 'src/idempotency';
+    const results = await projectLint(api, folder);
+    expect(results.length).toBe(Number(said![2]));
+    const problems = results.flatMap((result) => result.messages.map((message) => `${path.relative(dir, result.filePath)}:${message.line} ${message.ruleId}: ${message.message}`));
+    expect(problems).toEqual([]);
+  });
+});
+

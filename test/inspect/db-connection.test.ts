@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ts } from 'ts-morph';
 import { afterAll, describe, expect, it } from 'vitest';
 import { originOf } from '../../src/inspect/analyseFile.js';
-import { envNameOf, prismaConnection, scanConnections } from '../../src/inspect/detectors/dbConnection.js';
+import { CONNECTION_MENTIONS, envNameOf, prismaConnection, scanConnections, sequelizeConfigConnections, sequelizercConfigPath } from '../../src/inspect/detectors/dbConnection.js';
 import { inspectProject } from '../../src/inspect/index.js';
 import { lineOf } from '../../src/inspect/parse/astHelpers.js';
 import { indexSource } from '../../src/inspect/parse/indexSource.js';
@@ -158,6 +158,111 @@ export class AppModule {}
   });
 });
 
+describe('inspect: Sequelize and URLs built in template strings', () => {
+  it('new Sequelize(process.env.X, { dialect }): the URL variable, its kind from the dialect or the package', () => {
+    const source = "import { Sequelize } from 'sequelize';\nexport const sequelize = new Sequelize(process.env.DATABASE_URL!, { dialect: 'postgres', logging: false });\n";
+    expect(CONNECTION_MENTIONS.test(source)).toBe(true);
+    expect(scan(source)).toEqual([{ store: 'postgres', url: 'DATABASE_URL', line: 2 }]);
+    // No dialect: the URL variable does not say, so the package's one relational database does.
+    const bare = "const { Sequelize } = require('sequelize');\nmodule.exports = new Sequelize(process.env.DB_URL);\n";
+    expect(scan(bare, ['mysql'])).toEqual([{ store: 'mysql', url: 'DB_URL', line: 2 }]);
+    expect(scan(bare, [])).toEqual([]);
+  });
+
+  it('new Sequelize(database, username, password, { host, port, dialect }), through names bound once in the file', () => {
+    const source = `import { Sequelize } from 'sequelize';
+const { DB_NAME, DB_USER } = process.env;
+const password = process.env.DB_PASSWORD;
+const host = process.env.DB_HOST ?? 'localhost';
+const port = Number(process.env.DB_PORT);
+export const sequelize = new Sequelize(DB_NAME!, DB_USER!, password, { host, port, dialect: 'postgres' });
+`;
+    expect(scan(source)).toEqual([{ store: 'postgres', database: 'DB_NAME', user: 'DB_USER', password: 'DB_PASSWORD', host: 'DB_HOST', port: 'DB_PORT', line: 6 }]);
+    // No host: Sequelize's default (localhost), which the pool's default also is.
+    expect(scan("new Sequelize(process.env.PGDB, process.env.PGU, process.env.PGP, { dialect: 'mariadb' });\n")).toEqual([{ store: 'mysql', database: 'PGDB', user: 'PGU', password: 'PGP', line: 1 }]);
+    // A literal host elsewhere than the default: the pool could not follow it, so nothing is said.
+    expect(scan("new Sequelize(process.env.DB, process.env.U, process.env.P, { host: 'db.internal', dialect: 'postgres' });\n")).toEqual([]);
+    // config.host is no variable (config.X is read as one only when spelt like one), destructured or not.
+    expect(scan("const { host, DB_NAME } = config;\nnew Sequelize(DB_NAME, 'me', 'pw', { host, dialect: 'postgres' });\n")).toEqual([]);
+    expect(scan("const { DB_HOST: host, DB_NAME } = config;\nnew Sequelize(DB_NAME, 'me', 'pw', { host, dialect: 'postgres' });\n")).toEqual([{ store: 'postgres', host: 'DB_HOST', database: 'DB_NAME', line: 2 }]);
+    // A name also bound as a parameter is not known at its use.
+    expect(scan("const host = process.env.DB_HOST;\nfunction open(host: string) { return new Sequelize('app', 'me', 'pw', { host, dialect: 'postgres' }); }\n")).toEqual([]);
+  });
+
+  it('new Sequelize({ database, username, password, host, dialect }) and sequelize-cli\'s config.js', () => {
+    expect(scan("new Sequelize({ database: process.env.DB_NAME, username: process.env.DB_USER, password: process.env.DB_PASS, host: process.env.DB_HOST, dialect: 'mysql' });\n")).toEqual([
+      { store: 'mysql', database: 'DB_NAME', user: 'DB_USER', password: 'DB_PASS', host: 'DB_HOST', line: 1 },
+    ]);
+    const config = `module.exports = {
+  development: { username: 'root', password: null, database: 'app_dev', host: '127.0.0.1', dialect: 'postgres' },
+  production: { use_env_variable: 'DATABASE_URL', dialect: 'postgres' },
+  staging: { username: process.env.STAGING_USER, host: process.env.STAGING_HOST, dialect: 'postgres' },
+};
+`;
+    expect(CONNECTION_MENTIONS.test(config)).toBe(true);
+    expect(scan(config)).toEqual([
+      { store: 'postgres', url: 'DATABASE_URL', line: 3 },
+      { store: 'postgres', user: 'STAGING_USER', host: 'STAGING_HOST', line: 4 },
+    ]);
+  });
+
+  it('sequelize-cli\'s config/config.json: use_env_variable only, its kind from the dialect', () => {
+    const json = JSON.stringify(
+      {
+        development: { username: 'root', password: null, database: 'db_dev', host: '127.0.0.1', dialect: 'mysql' },
+        test: { username: 'root', database: 'db_test', host: '127.0.0.1', dialect: 'mysql' },
+        production: { use_env_variable: 'JAWSDB_URL', dialect: 'mysql' },
+      },
+      null,
+      2,
+    );
+    expect(sequelizeConfigConnections(json, [])).toEqual([{ store: 'mysql', url: 'JAWSDB_URL', line: 16 }]);
+    expect(sequelizeConfigConnections('{ "production": { "use_env_variable": "URL" } }', ['postgres'])).toEqual([{ store: 'postgres', url: 'URL', line: 1 }]);
+    expect(sequelizeConfigConnections('{ "production": { "use_env_variable": "A; rm -rf /", "dialect": "postgres" } }', [])).toEqual([]);
+    expect(sequelizeConfigConnections('{ "production": { "use_env_variable": "URL", "dialect": "sqlite" } }', ['postgres'])).toEqual([]);
+    expect(sequelizeConfigConnections('not json', ['postgres'])).toEqual([]);
+  });
+
+  it('.sequelizerc moves the config: path.resolve / path.join of literals, never outside the package', () => {
+    expect(sequelizercConfigPath("const path = require('path');\nmodule.exports = {\n  'config': path.resolve('db', 'database.json'),\n  'models-path': path.resolve('db', 'models'),\n};\n")).toBe('db/database.json');
+    expect(sequelizercConfigPath("module.exports = { config: path.join(__dirname, 'src/config/sequelize.json') };")).toBe('src/config/sequelize.json');
+    expect(sequelizercConfigPath("module.exports = { config: './config/db.js' };")).toBe('config/db.js');
+    expect(sequelizercConfigPath("module.exports = { config: path.resolve('..', '..', 'secrets.json') };")).toBeUndefined();
+    expect(sequelizercConfigPath("module.exports = { config: path.resolve(root, 'db.json') };")).toBeUndefined();
+    expect(sequelizercConfigPath("module.exports = { 'seeders-config': 'x.json' };")).toBeUndefined();
+  });
+
+  it('a URL template: each ${} in a part\'s position is that part\'s variable; the kind from the scheme', () => {
+    const source = "import { Pool } from 'pg';\nconst port = 5432;\nexport const pool = new Pool({\n  connectionString: `postgres://${process.env.PGUSER}:${process.env.PGPASSWORD}@${process.env.PGHOST}:${port}/${env.DB}`,\n});\n";
+    // The port is a local number, no variable: left to the default.
+    expect(scan(source)).toEqual([{ store: 'postgres', user: 'PGUSER', password: 'PGPASSWORD', host: 'PGHOST', database: 'DB', line: 3 }]);
+    // Held in a constant first, the scheme naming MySQL for a client whose module is not known.
+    const held = "const url = `mysql://${process.env.MYSQL_USER}@${process.env.MYSQL_HOST}:${process.env.MYSQL_PORT}/${process.env.MYSQL_DB}?ssl=true`;\nexport const pool = driver.createPool(url);\n";
+    expect(scan(held)).toEqual([{ store: 'mysql', user: 'MYSQL_USER', host: 'MYSQL_HOST', port: 'MYSQL_PORT', database: 'MYSQL_DB', line: 2 }]);
+    // Sequelize, knex and postgres.js take the same templates.
+    expect(scan("new Sequelize(`postgresql://${process.env.U}:${process.env.P}@${process.env.H}/${process.env.D}`, { logging: false });\n")).toEqual([
+      { store: 'postgres', user: 'U', password: 'P', host: 'H', database: 'D', line: 1 },
+    ]);
+    expect(scan("knex({ client: 'pg', connection: `postgres://${process.env.DB_USER}@${process.env.DB_HOST}/app` });\n")).toEqual([{ store: 'postgres', user: 'DB_USER', host: 'DB_HOST', line: 1 }]);
+    expect(scan("import postgres from 'postgres';\nexport const sql = postgres(`${process.env.DATABASE_URL}?sslmode=require`);\n")).toEqual([{ store: 'postgres', url: 'DATABASE_URL', line: 2 }]);
+    // A part escaped for the URL is still that variable.
+    expect(scan("import { Pool } from 'pg';\nnew Pool({ connectionString: `postgres://${process.env.U}:${encodeURIComponent(process.env.P!)}@${process.env.H}/app` });\n")).toEqual([
+      { store: 'postgres', user: 'U', password: 'P', host: 'H', line: 2 },
+    ]);
+  });
+
+  it('a template part that is not one variable stays out, and a literal host gives nothing', () => {
+    // Code text in a placeholder never becomes a name: only envNameOf's identifiers.
+    expect(scan("import { Pool } from 'pg';\nnew Pool({ connectionString: `postgres://${getUser()}:${process.env['P\\'X']}@${process.env.H}/${'db' + suffix}` });\n")).toEqual([
+      { store: 'postgres', host: 'H', line: 2 },
+    ]);
+    expect(scan("import { Pool } from 'pg';\nnew Pool({ connectionString: `postgres://${process.env.U}@${process.env.H}x/db` });\n")).toEqual([]);
+    expect(scan("import { Pool } from 'pg';\nnew Pool({ connectionString: `postgres://${process.env.U}:${process.env.P}@localhost:5432/app` });\n")).toEqual([]);
+    // Another kind of server's URL is no database connection.
+    expect(scan("new Pool({ connectionString: `redis://${process.env.H}` });\n")).toEqual([]);
+  });
+});
+
 describe('one connection per kind', () => {
   it('the app\'s own client before a seed or migration script\'s, then by file and line; only kinds the stack has', () => {
     const seed = { store: 'postgres' as const, url: 'ADMIN_DATABASE_URL', file: 'scripts/seed.ts', line: 2 };
@@ -199,6 +304,18 @@ describe('inspect --json: stack.connections, for the store\'s own database kind 
     // apply finds the same without an inspection at hand.
     expect(await findStoreConnection(dir, 'mysql')).toEqual(inspection.stack.connections?.[0]);
     expect(await findStoreConnection(dir, 'postgres')).toMatchObject({ url: 'LEGACY_PG_URL', file: 'src/legacy.ts', line: 2 });
+  });
+
+  it('a Sequelize project: sequelize-cli\'s JSON config where .sequelizerc puts it, in inspect and for apply', async () => {
+    const dir = await project({
+      'package.json': JSON.stringify({ name: 'app', dependencies: { express: '4.0.0', sequelize: '6.0.0', pg: '8.0.0' } }),
+      '.sequelizerc': "const path = require('path');\nmodule.exports = { config: path.resolve('db', 'database.json') };\n",
+      'db/database.json': JSON.stringify({ development: { username: 'me', database: 'app', host: '127.0.0.1', dialect: 'postgres' }, production: { use_env_variable: 'HEROKU_POSTGRESQL_URL', dialect: 'postgres' } }, null, 2),
+      'src/index.ts': "import express from 'express';\nexport const app = express();\n",
+    });
+    const expected = { store: 'postgres', url: 'HEROKU_POSTGRESQL_URL', file: 'db/database.json', line: 9 };
+    expect((await inspectProject(dir)).stack.connections).toEqual([expected]);
+    expect(await findStoreConnection(dir, 'postgres')).toEqual(expected);
   });
 
   it('a Prisma project: the datasource url; none at all leaves the stack as it was', async () => {

@@ -6,17 +6,17 @@ import { indexSource } from '../parse/indexSource.js';
 import { parseSource } from '../parse/parseSource.js';
 import { walkProject } from '../files/walkProject.js';
 import type { StoreConnection } from '../types.js';
-import { pickConnections } from './storeConnection.js';
+import { pickConnections, sequelizeConfigOf } from './storeConnection.js';
 
 /**
  * How the project at `root` connects to its `store` database, for apply (which has no inspection at hand): the
- * inspector's own file list and connection detector, over only the files whose text mentions a client and the Prisma
- * schemas. Files under `skip` (the generated scaffold) are not the project's own code.
+ * inspector's own file list and connection detector, over only the files whose text mentions a client, the Prisma
+ * schemas and sequelize-cli's config/config.json. Files under `skip` (the generated scaffold) are not the project's own code.
  */
 export async function findStoreConnection(root: string, store: string | undefined, skip?: string): Promise<StoreConnection | undefined> {
   if (store !== 'postgres' && store !== 'mysql') return undefined;
   const { files } = await walkProject(root);
-  const found: StoreConnection[] = [];
+  const found: StoreConnection[] = await sequelizeConfigOf(root, '', [store]);
   for (const file of files) {
     if (skip !== undefined && (file.rel === skip || file.rel.startsWith(`${skip}/`))) continue;
     const isPrisma = file.rel.endsWith('.prisma');

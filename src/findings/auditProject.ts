@@ -10,7 +10,7 @@ import type { ActionCodeFacts } from '../model/codeFacts.js';
 import { actionFacts } from './actionFacts.js';
 import { consumersAndCrons } from './localInspection.js';
 import { runRules } from './runRules.js';
-import { readSchemaFacts, type SchemaFacts } from './schemaFacts.js';
+import { readSchemaFacts, SCHEMA_IN_CODE, type SchemaFacts } from './schemaFacts.js';
 import type { CodeFinding, ProjectContext, SourceContext } from './types.js';
 
 export interface AuditOptions {
@@ -54,7 +54,7 @@ export async function auditProject(dir: string, options: AuditOptions = {}): Pro
       continue;
     }
     if (generatedDir && file.rel.startsWith(`${generatedDir}/`)) continue;
-    if (/pgTable|mysqlTable|sqliteTable/.test(text)) schemaTexts.set(file.rel, text);
+    if (SCHEMA_IN_CODE.test(text)) schemaTexts.set(file.rel, text);
     if (isFrontEndPath(file.rel, usesNext) || USE_CLIENT.test(text)) continue;
     texts.push([file.rel, text]);
   }

@@ -2,6 +2,7 @@ import { ts } from 'ts-morph';
 import { propertyName, stringValue, unwrap } from '../inspect/parse/astHelpers.js';
 import { perAttemptCallKey } from './conflictKey.js';
 import { literal } from './providerCalls.js';
+import { repositoryOf, repositoryWrite } from './repositoryWrites.js';
 import { calls } from './walk.js';
 
 export interface DataAccess {
@@ -30,7 +31,7 @@ export function dataAccesses(fn: ts.Node): DataAccess[] {
     // Only the top of a chain: `a.from('t').select().eq()` is read once, at `.eq(...)`'s outermost call.
     if (ts.isPropertyAccessExpression(call.parent) && ts.isCallExpression(call.parent.parent)) continue;
     const chain = chainOf(call);
-    const found = prisma(call) ?? queryBuilder(chain, call) ?? stripeCustomers(call) ?? mongoose(call);
+    const found = prisma(call) ?? queryBuilder(chain, call) ?? stripeCustomers(call) ?? typeorm(call) ?? mongoose(call);
     if (found) out.push(found);
   }
   return out;
@@ -101,6 +102,30 @@ function queryBuilder(chain: Link[], call: ts.CallExpression): DataAccess | unde
     return { call, kind: 'read', target: table, columns };
   }
   return undefined;
+}
+
+/** TypeORM reads that check existence (`find` lists, `count` is a quota check). */
+const REPOSITORY_READ = /^(findOne|findOneBy|findOneOrFail|findOneByOrFail|exist|exists|existsBy)$/;
+
+/**
+ * TypeORM / MikroORM repositories: `userRepository.findOne({ email })` (0.2), `findOneBy({ email })`,
+ * `findOne({ where: { email } })` read; `save` / `insert` create, unless the entity was just read or its id comes from
+ * the request (an update: the same judgement the code facts make, repositoryWrite).
+ */
+function typeorm(call: ts.CallExpression): DataAccess | undefined {
+  const repository = repositoryOf(call);
+  if (!repository) return undefined;
+  const method = (call.expression as ts.PropertyAccessExpression).name.text;
+  if (REPOSITORY_READ.test(method)) {
+    const filter = repository.entity && ts.isObjectLiteralExpression(repository.entity) ? repository.entity : undefined;
+    const where = whereKeys(filter);
+    return { call, kind: 'read', target: repository.target, columns: where.length > 0 ? where : (filter?.properties.flatMap((p) => propertyName(p.name as ts.PropertyName) ?? []) ?? []) };
+  }
+  let fn: ts.Node | undefined = call.parent;
+  while (fn && !ts.isFunctionLike(fn)) fn = fn.parent;
+  const write = repositoryWrite(call, fn ?? call.getSourceFile());
+  if (!write || (write.kind !== 'create' && write.kind !== 'update' && write.kind !== 'delete')) return undefined;
+  return { call, kind: write.kind, target: write.target, columns: [], ...(write.freshKey ? { freshKey: write.freshKey } : {}) };
 }
 
 function stripeCustomers(call: ts.CallExpression): DataAccess | undefined {

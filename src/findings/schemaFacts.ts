@@ -22,6 +22,9 @@ export function isUnique(schema: SchemaFacts, table: string, columns: readonly s
   return [...sets].some((set) => set.split(',').every((c) => wanted.has(c)));
 }
 
+/** Source files that declare tables in code (Drizzle, TypeORM entities) and so are read as schema too. */
+export const SCHEMA_IN_CODE = /pgTable|mysqlTable|sqliteTable|@Entity\(/;
+
 export function readSchemaFacts(files: ReadonlyMap<string, string>): SchemaFacts {
   const unique = new Map<string, Set<string>>();
   const sources = new Map<string, string>();
@@ -36,6 +39,7 @@ export function readSchemaFacts(files: ReadonlyMap<string, string>): SchemaFacts
     if (file.endsWith('.prisma')) readPrisma(text, (t, c) => add(t, c, file));
     else if (file.endsWith('.sql')) readSql(text, (t, c) => add(t, c, file));
     else if (/pgTable|mysqlTable|sqliteTable/.test(text)) readDrizzle(text, (t, c) => add(t, c, file));
+    else if (/@Entity\(/.test(text)) readTypeorm(text, (t, c) => add(t, c, file));
   }
   return { unique, sources };
 }
@@ -79,6 +83,31 @@ function readDrizzle(text: string, add: (table: string, columns: string[]) => vo
       add(m[1] ?? '', [col[1] ?? '']);
     }
   }
+}
+
+/**
+ * TypeORM entities: `@PrimaryGeneratedColumn() id`, `@Column({ unique: true }) email`, `@Index({ unique: true })` on a
+ * property, and `@Unique(['a', 'b'])` / `@Index(['a', 'b'], { unique: true })` on the class; the table is the class
+ * name and the name given to `@Entity('users')` / `@Entity({ name: 'users' })`.
+ */
+function readTypeorm(text: string, add: (table: string, columns: string[]) => void): void {
+  const entities = [...text.matchAll(/@Entity\(\s*(?:['"](\w+)['"]|\{[^}]*?\bname\s*:\s*['"](\w+)['"][^}]*\})?[^)]*\)[\s\S]*?\bclass\s+(\w+)/g)];
+  entities.forEach((entity, index) => {
+    const tables = [entity[3] ?? '', entity[1] ?? entity[2] ?? ''].filter(Boolean);
+    const start = entity.index ?? 0;
+    const body = text.slice(start, entities[index + 1]?.index ?? text.length);
+    const addAll = (columns: string[]) => tables.forEach((table) => add(table, columns));
+    for (const m of body.matchAll(/@(Unique|Index)\(\s*(?:['"]\w+['"]\s*,\s*)?\[([^\]]*)\]([^)]*)\)/g)) {
+      if (m[1] === 'Index' && !/unique\s*:\s*true/.test(m[3] ?? '')) continue;
+      const columns = [...(m[2] ?? '').matchAll(/['"](\w+)['"]/g)].map((c) => c[1] ?? '');
+      if (columns.length > 0) addAll(columns);
+    }
+    for (const m of body.matchAll(/@(Column|PrimaryGeneratedColumn|PrimaryColumn|Index)\(([^)]*)\)\s*(?:@\w+\([^)]*\)\s*)*(?:(?:public|private|protected|readonly|declare)\s+)*(\w+)\s*[!?]?\s*:/g)) {
+      const [, decorator = '', args = '', property = ''] = m;
+      const unique = decorator.startsWith('Primary') || (/unique\s*:\s*true/.test(args) && !/^\s*\[/.test(args));
+      if (unique) addAll([property]);
+    }
+  });
 }
 
 function splitTopLevel(body: string): string[] {

@@ -4,7 +4,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { parseSource } from '../../src/inspect/parse/parseSource.js';
 import type { Inspection } from '../../src/inspect/types.js';
 import { runRules } from '../../src/findings/runRules.js';
-import { readSchemaFacts } from '../../src/findings/schemaFacts.js';
+import { readSchemaFacts, SCHEMA_IN_CODE } from '../../src/findings/schemaFacts.js';
 import type { CodeFinding, ProjectContext, Rule } from '../../src/findings/types.js';
 
 /** A tiny project: source files by path; `.prisma`, `.sql` and `vercel.json` become schema/auxiliary texts. */
@@ -27,7 +27,7 @@ export function contextFor(c: Case): ProjectContext {
   const dependencies = new Map(Object.entries(c.dependencies ?? { stripe: '^17.0.0' }));
   const entries = Object.entries(c.files);
   for (const [rel, text] of entries) {
-    if (/\.(prisma|sql)$/.test(rel) || /pgTable\(/.test(text)) schemaTexts.set(rel, text);
+    if (/\.(prisma|sql)$/.test(rel) || SCHEMA_IN_CODE.test(text)) schemaTexts.set(rel, text);
     if (/\.(prisma|sql|json)$/.test(rel)) auxiliary.set(rel, text);
   }
   const schema = readSchemaFacts(schemaTexts);

@@ -22,8 +22,42 @@ export async function ensureAccount(email: string) {
 }
 `;
 
+// The shape of javieraviles/node-typescript-koa-rest@3233861 (src/controller/user.ts): TypeORM 0.2 repositories.
+const typeormSignUp = `import { getManager } from 'typeorm';
+import { User } from './entity/user';
+export async function createUser(ctx: any) {
+  const userRepository = getManager().getRepository(User);
+  const user = new User();
+  user.email = ctx.request.body.email;
+  if (await userRepository.findOne({ email: user.email })) {
+    ctx.status = 400;
+  } else {
+    ctx.body = await userRepository.save(user);
+  }
+}
+export async function updateUser(ctx: any) {
+  const userRepository = getManager().getRepository(User);
+  const user = new User();
+  user.id = +ctx.params.id;
+  if (await userRepository.findOne(user.id)) ctx.body = await userRepository.save(user);
+}
+`;
+const typeormEntity = (emailColumn: string, classDecorators = '') => `import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+@Entity()${classDecorators}
+export class User {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  ${emailColumn}
+  email: string;
+}
+`;
+
 ruleTester(readThenCreate, {
   valid: [
+    { name: 'TypeORM: email unique on its column', files: { 'src/users.ts': typeormSignUp, 'src/entity/user.ts': typeormEntity('@Column({ length: 100, unique: true })') } },
+    { name: 'TypeORM: @Unique on the entity', files: { 'src/users.ts': typeormSignUp, 'src/entity/user.ts': typeormEntity('@Column()', "\n@Unique(['email'])") } },
+    { name: 'TypeORM: unique index on the property', files: { 'src/users.ts': typeormSignUp, 'src/entity/user.ts': typeormEntity('@Index({ unique: true })\n  @Column()') } },
     { name: 'Stripe customer keyed by the user id', files: { 'src/customers.ts': createOrRetrieve(', { idempotencyKey: `customer:${uuid}` }') } },
     { name: 'unique email in the Prisma schema', files: { 'src/accounts.ts': prismaFindOrCreate, 'prisma/schema.prisma': 'model Account {\n  id    String @id\n  email String @unique\n}\n' } },
     {
@@ -39,6 +73,12 @@ ruleTester(readThenCreate, {
     },
   ],
   invalid: [
+    {
+      // updateUser saves an entity whose id comes from the request: an update, not a create.
+      name: 'TypeORM: a sign-up checks the email, then saves, with no unique constraint',
+      files: { 'src/users.ts': typeormSignUp, 'src/entity/user.ts': typeormEntity('@Column({ length: 100 })') },
+      errors: [{ line: 10, message: /createUser looks up `user` on \(email\) on line 7 and creates it here when missing/, severity: 'warning' }],
+    },
     {
       name: 'Stripe customer created after a list, no key',
       files: { 'src/customers.ts': createOrRetrieve('') },

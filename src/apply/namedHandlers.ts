@@ -152,7 +152,11 @@ export async function keyNamedHandlers(input: NamedHandlerInput): Promise<NamedH
       const provider = verifiedWebhookProvider(target.provider)!;
       const wrapped = wrapVerifiedHandler(sf, handler, here, input.framework as WebhookFramework, provider, context, here.line);
       if (!wrapped) {
-        out.manual.push({ action: target.action, file: item.file, line: here.line, reason: `the webhook handler ${item.reference} of ${target.method ?? 'POST'} ${target.path ?? ''} has no ${provider.label} signature check apply recognises in its own body (${provider.check}, its result assigned to a variable, outside any try block that also holds the handling); after your check, wrap the event handling in onceForEvent() from ${WEBHOOK_EVENT_MODULE}.ts by hand` });
+        // A webhook whose provider is not configured (MercadoPago, a homegrown sender) is not a Stripe one that lacks its check.
+        const missing = target.provider === undefined
+          ? `comes from a provider apply knows no signature check for (it reads ${provider.label}'s ${provider.check} and those of the configured providers); verify the sender's signature first, then`
+          : `has no ${provider.label} signature check apply recognises in its own body (${provider.check}, its result assigned to a variable, outside any try block that also holds the handling); after your check,`;
+        out.manual.push({ action: target.action, file: item.file, line: here.line, reason: `the webhook handler ${item.reference} of ${target.method ?? 'POST'} ${target.path ?? ''} ${missing} wrap the event handling in onceForEvent() from ${WEBHOOK_EVENT_MODULE}.ts by hand` });
         continue;
       }
       out.manual.push(...wrapped.manual);

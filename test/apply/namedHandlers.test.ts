@@ -303,6 +303,24 @@ describe('keyNamedHandlers: a followed webhook handler without a check apply rec
     expect(out.texts.size).toBe(0);
     expect(out.manual).toEqual([{ action: 'stripeWebhook', file: 'src/hook.ts', line: 3, reason: expect.stringContaining('has no Stripe signature check apply recognises in its own body (stripe.webhooks.constructEvent') }]);
   });
+
+  it('a webhook of a provider not configured (MercadoPago in Acosta-gh/Headless-E-commerce@496a2fb) is not called a Stripe one', async () => {
+    const route = 'src/routes.ts';
+    const { out } = await project(
+      {
+        [route]: `import { Router } from 'express';\nimport { receiveWebhook } from './hook.js';\n\nexport const router = Router();\n\nrouter.post('/webhooks/mercadopago', receiveWebhook);\n`,
+        'src/hook.ts': `import type { Request, Response } from 'express';\n\nexport async function receiveWebhook(req: Request, res: Response) {\n  console.log(req.body.data.id);\n  res.sendStatus(200);\n}\n`,
+      },
+      route,
+      { ...hook(route, 6), action: 'handleWebhook', codeName: 'handleWebhook', path: '/webhooks/mercadopago', provider: undefined },
+      'express',
+    );
+    expect(out.texts.size).toBe(0);
+    const [step] = out.manual;
+    expect(step?.reason).toContain('comes from a provider apply knows no signature check for');
+    expect(step?.reason).toContain("verify the sender's signature first, then wrap the event handling in onceForEvent()");
+    expect(step?.reason).not.toContain('has no Stripe signature check');
+  });
 });
 
 describe('keyNamedHandlers: a class controller method bound to its instance', () => {

@@ -217,8 +217,12 @@ function singular(word: string): string {
   return word.replace(/([^s])s$/, '$1');
 }
 
-/** Things a second copy of harms even without a provider: money-like records, orders, messages sent to people. */
-const HARMFUL_DUPLICATE = /(order|payment|invoice|charge|refund|payout|transfer|withdraw|deposit|booking|reservation|ticket|shipment|subscription|purchase|donation|transaction|ledger|credit|voucher|coupon|redeem|sms|notif|invit|message|send)/i;
+/**
+ * Things a second copy of harms even without a provider: money-like records, orders, messages sent to people. Routes
+ * are often named in the team's language: the same words in Spanish, Portuguese, French, German and Italian too
+ * (`POST /api/v1/pedido`, `/commandes`, `/bestellungen`).
+ */
+const HARMFUL_DUPLICATE = /(order|checkout|payment|invoice|charge|refund|payout|transfer|withdraw|deposit|booking|reservation|ticket|shipment|subscription|purchase|donation|transaction|ledger|credit|voucher|coupon|redeem|sms|notif|invit|message|send|pedido|compra|pago|pagamento|factura|fatura|reserva|reembolso|transferencia|commande|paiement|facture|achat|remboursement|bestellung|zahlung|rechnung|buchung|ordine|fattura|prenotazione|rimborso)/i;
 
 /**
  * Pre-checked only where a duplicate costs something outside this request (money, a provider object) or creates

@@ -87,6 +87,17 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
   };
 }
 
+/**
+ * The function that handles the route or registration at `file:line`: written there, or named there and followed
+ * (`router.post('/webhook', controller.receive)`), as the code facts locate an action's handler.
+ */
+export function handlerOf(ctx: Pick<ProjectContext, 'sources'>, file: string, line: number): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+  const source = ctx.sources.find((s) => s.rel === file);
+  if (!source) return undefined;
+  const found = handlerAt(source, line);
+  return found.fn ? { fn: found.fn, source } : registeredHandler(ctx, source, found.node, line);
+}
+
 /** The handler reads the claim's transaction: `idempotencyOf(req)!.db`, `const { db } = idempotencyOf(c)!`. */
 const CLAIM_TRANSACTION = /idempotencyOf\s*\([^()]*\)\s*[!?]?\s*\.\s*db\b|\{[^{}]*\bdb\b[^{}]*\}\s*=\s*idempotencyOf\s*\(/;
 

@@ -142,7 +142,9 @@ function mongoose(call: ts.CallExpression): DataAccess | undefined {
   const method = callee.name.text;
   if (MODEL_READ.test(method)) {
     const filter = literal(call.arguments[0]);
-    return { call, kind: 'read', target: model, columns: filter ? filter.properties.flatMap((p) => propertyName(p.name as ts.PropertyName) ?? []) : [] };
+    // Sequelize filters under `where` (`Usuario.findOne({ where: { email } })`); Mongoose filters are the object itself.
+    const where = whereKeys(filter);
+    return { call, kind: 'read', target: model, columns: where.length > 0 ? where : filter ? filter.properties.flatMap((p) => propertyName(p.name as ts.PropertyName) ?? []) : [] };
   }
   if (method === 'create' || method === 'insertOne') return { call, kind: 'create', target: model, columns: [] };
   return undefined;

@@ -10,6 +10,7 @@ import { providerCallWithoutKey } from './rules/provider-call-without-key.js';
 import { providerParamsChangeBetweenRetries } from './rules/provider-params-change-between-retries.js';
 import { readThenCreate } from './rules/read-then-create.js';
 import { sleepRetryInRequestPath } from './rules/sleep-retry-in-request-path.js';
+import { webhookAcknowledgedBeforeProcessing } from './rules/webhook-acknowledged-before-processing.js';
 import { webhookDedupeBeforeVerification } from './rules/webhook-dedupe-before-verification.js';
 import { webhookRejectsUnhandledEvents } from './rules/webhook-rejects-unhandled-events.js';
 import { webhookWithoutEventDedupe } from './rules/webhook-without-event-dedupe.js';
@@ -23,6 +24,7 @@ export const rules: readonly Rule[] = [
   clientControlledAmount,
   webhookWithoutEventDedupe,
   webhookDedupeBeforeVerification,
+  webhookAcknowledgedBeforeProcessing,
   webhookRejectsUnhandledEvents,
   blindEventUpsert,
   readThenCreate,

@@ -1,3 +1,5 @@
+import { ts } from 'ts-morph';
+
 /**
  * What the database enforces, read from the project's schema files: which column sets are unique per table. A
  * read-then-create race is harmless when the database rejects the second insert.
@@ -23,7 +25,7 @@ export function isUnique(schema: SchemaFacts, table: string, columns: readonly s
 }
 
 /** Source files that declare tables in code (Drizzle, TypeORM entities) and so are read as schema too. */
-export const SCHEMA_IN_CODE = /pgTable|mysqlTable|sqliteTable|@Entity\(/;
+export const SCHEMA_IN_CODE = /pgTable|mysqlTable|sqliteTable|@Entity\(|\bDataTypes\.\w+/;
 
 export function readSchemaFacts(files: ReadonlyMap<string, string>): SchemaFacts {
   const unique = new Map<string, Set<string>>();
@@ -40,6 +42,7 @@ export function readSchemaFacts(files: ReadonlyMap<string, string>): SchemaFacts
     else if (file.endsWith('.sql')) readSql(text, (t, c) => add(t, c, file));
     else if (/pgTable|mysqlTable|sqliteTable/.test(text)) readDrizzle(text, (t, c) => add(t, c, file));
     else if (/@Entity\(/.test(text)) readTypeorm(text, (t, c) => add(t, c, file));
+    else if (/\bDataTypes\.\w+/.test(text)) readSequelize(text, (t, c) => add(t, c, file));
   }
   return { unique, sources };
 }
@@ -108,6 +111,33 @@ function readTypeorm(text: string, add: (table: string, columns: string[]) => vo
       if (unique) addAll([property]);
     }
   });
+}
+
+/**
+ * Sequelize models: `Usuario.init({ email: { type: DataTypes.STRING, unique: true } }, …)` or
+ * `sequelize.define('Usuario', { … })`; a column with `unique: true` or `primaryKey: true` is unique (a named
+ * `unique: 'idx'` is a composite: not read). Parsed, not matched: column options nest (`validate: { … }`).
+ */
+function readSequelize(text: string, add: (table: string, columns: string[]) => void): void {
+  const sf = ts.createSourceFile('model.js', text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TSX);
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+      const method = node.expression.name.text;
+      const owner = node.expression.expression;
+      const [first, second] = node.arguments;
+      const model = method === 'init' && ts.isIdentifier(owner) ? { table: owner.text, columns: first } : method === 'define' && first && ts.isStringLiteral(first) ? { table: first.text, columns: second } : undefined;
+      if (model?.columns && ts.isObjectLiteralExpression(model.columns)) {
+        for (const column of model.columns.properties) {
+          if (!ts.isPropertyAssignment(column) || !ts.isObjectLiteralExpression(column.initializer)) continue;
+          const name = ts.isIdentifier(column.name) || ts.isStringLiteral(column.name) ? column.name.text : undefined;
+          const unique = column.initializer.properties.some((p) => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && /^(unique|primaryKey)$/.test(p.name.text) && p.initializer.kind === ts.SyntaxKind.TrueKeyword);
+          if (name && unique) add(model.table, [name]);
+        }
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
 }
 
 function splitTopLevel(body: string): string[] {

@@ -57,6 +57,8 @@ export function functionLabel(fn: ts.FunctionLikeDeclaration | undefined): strin
   const parent = fn.parent;
   if (ts.isVariableDeclaration(parent) && ts.isIdentifier(parent.name)) return parent.name.text;
   if (ts.isPropertyAssignment(parent) && ts.isIdentifier(parent.name)) return parent.name.text;
+  // CommonJS controllers: `exports.receive_webhook = async (req, res) => …`, `module.exports.create = function …`.
+  if (ts.isBinaryExpression(parent) && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken && parent.right === fn && ts.isPropertyAccessExpression(parent.left)) return parent.left.name.text;
   return undefined;
 }
 

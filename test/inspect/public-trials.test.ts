@@ -266,4 +266,27 @@ export class OrdersResolver {
       ['POST /cancelOrder', 'src/resolvers.js', 5, 'graphql', 'graphql', false, []],
     ]);
   });
+
+  it('a timer in a React component polls a UI, it schedules no job; one at a server module\'s top level does', async () => {
+    // The shape of Acosta-gh/Headless-E-commerce-…-MercadoPago@496a2fb: client/admin/src/context/AuthContext.jsx.
+    const dir = project({
+      'package.json': JSON.stringify({ dependencies: { react: '^18.0.0', express: '^5.0.0' } }),
+      'client/src/context/AuthContext.jsx': `import { useEffect, useRef } from 'react';
+export function AuthProvider({ children }) {
+  const ref = useRef();
+  useEffect(() => {
+    ref.current = setInterval(() => {
+      readToken();
+    }, 60000);
+    return () => clearInterval(ref.current);
+  }, []);
+  return children;
+}
+function readToken() {}
+`,
+      'server/jobs.js': `setInterval(() => {\n  expireHolds();\n}, 60000);\nfunction expireHolds() {}\n`,
+    });
+    const { findings } = await inspectProject(dir);
+    expect(findings.filter((f) => f.kind === 'cron').map((f) => `${f.file}:${f.line}`)).toEqual(['server/jobs.js:1']);
+  });
 });

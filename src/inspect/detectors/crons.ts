@@ -31,7 +31,7 @@ export const crons: Detector = {
       } else if (method === 'from' && ctx.originOf(callee)?.module === 'cron') {
         const opts = args[0];
         push(ctx, facts, call, 'cron', stringValue(objectProperty(opts, 'cronTime'), ctx.index.consts), stringValue(objectProperty(opts, 'name')) ?? callbackName(objectProperty(opts, 'onTick')), objectProperty(opts, 'onTick'));
-      } else if (method === 'setInterval' && ts.isIdentifier(callee) && args.length >= 2 && isTopLevelish(call)) {
+      } else if (method === 'setInterval' && ts.isIdentifier(callee) && args.length >= 2 && isTopLevelish(call) && !isUiFile(ctx)) {
         const ms = args[1] ? intervalText(args[1], ctx) : undefined;
         push(ctx, facts, call, 'setInterval', ms, callbackName(args[0]), args[0]);
       } else if (method === 'add' && args.length >= 3 && objectProperty(args[2], 'repeat')) {
@@ -172,6 +172,11 @@ function everyText(expr: ts.Expression | undefined, ctx: FileContext): string | 
 }
 
 /** setInterval inside a request handler or a class method that polls a UI is not a scheduler; module level or a start() function is. */
+/** A React component file (`.jsx`/`.tsx`, or one importing react): its timers poll a UI, they schedule no work. */
+function isUiFile(ctx: FileContext): boolean {
+  return /\.(jsx|tsx)$/.test(ctx.rel) || [...ctx.index.imports.values()].some((b) => b.module === 'react' || b.module === 'preact' || b.module === 'vue');
+}
+
 function isTopLevelish(call: ts.CallExpression): boolean {
   let depth = 0;
   for (let current = call.parent; current; current = current.parent) if (isFunctionLike(current)) depth++;

@@ -53,8 +53,33 @@ export class User {
 }
 `;
 
+// The shape of Acosta-gh/Headless-E-commerce-…-MercadoPago@496a2fb (server/services/database.service.js, models/usuario.model.js).
+const sequelizeSeed = `const { Usuario } = require('../models');
+async function seedAdminUser(email) {
+  const existing = await Usuario.findOne({ where: { email } });
+  if (existing) return;
+  await Usuario.create({ email, admin: true });
+}
+module.exports = { seedAdminUser };
+`;
+const sequelizeModel = (emailOptions: string) => `module.exports = (sequelize, DataTypes) => {
+  class Usuario extends Model {}
+  Usuario.init({
+    nombre: { type: DataTypes.STRING },
+    email: {
+      type: DataTypes.STRING,
+      ${emailOptions}
+      validate: { isEmail: { msg: 'invalid' } },
+    },
+  }, { sequelize, modelName: 'Usuario' });
+  return Usuario;
+};
+`;
+
 ruleTester(readThenCreate, {
   valid: [
+    { name: 'Sequelize: email unique in the model (options nest)', files: { 'src/seed.js': sequelizeSeed, 'src/models/usuario.model.js': sequelizeModel('unique: true,') } },
+    { name: 'Sequelize: sequelize.define with a unique column', files: { 'src/seed.js': sequelizeSeed, 'src/models/usuario.model.js': "module.exports = (sequelize, DataTypes) => sequelize.define('Usuario', { email: { type: DataTypes.STRING, unique: true } });\n" } },
     { name: 'TypeORM: email unique on its column', files: { 'src/users.ts': typeormSignUp, 'src/entity/user.ts': typeormEntity('@Column({ length: 100, unique: true })') } },
     { name: 'TypeORM: @Unique on the entity', files: { 'src/users.ts': typeormSignUp, 'src/entity/user.ts': typeormEntity('@Column()', "\n@Unique(['email'])") } },
     { name: 'TypeORM: unique index on the property', files: { 'src/users.ts': typeormSignUp, 'src/entity/user.ts': typeormEntity('@Index({ unique: true })\n  @Column()') } },
@@ -73,6 +98,11 @@ ruleTester(readThenCreate, {
     },
   ],
   invalid: [
+    {
+      name: 'Sequelize: the lookup is under where; a named (composite) unique is not the email alone',
+      files: { 'src/seed.js': sequelizeSeed, 'src/models/usuario.model.js': sequelizeModel("unique: 'email_tenant',") },
+      errors: [{ line: 5, message: /seedAdminUser looks up `Usuario` on \(email\) on line 3/ }],
+    },
     {
       // updateUser saves an entity whose id comes from the request: an update, not a create.
       name: 'TypeORM: a sign-up checks the email, then saves, with no unique constraint',

@@ -1,8 +1,9 @@
+import { webhookAcknowledgedBeforeProcessing } from '../../../src/findings/rules/webhook-acknowledged-before-processing.js';
 import { blindEventUpsert } from '../../../src/findings/rules/blind-event-upsert.js';
 import { webhookDedupeBeforeVerification } from '../../../src/findings/rules/webhook-dedupe-before-verification.js';
 import { webhookRejectsUnhandledEvents } from '../../../src/findings/rules/webhook-rejects-unhandled-events.js';
 import { webhookWithoutEventDedupe } from '../../../src/findings/rules/webhook-without-event-dedupe.js';
-import { ruleTester } from '../ruleTester.js';
+import { configWith, ruleTester } from '../ruleTester.js';
 
 const nextWebhook = (body: string, fallback = 'return new Response(null, { status: 200 });') => `import Stripe from 'stripe';
 const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
@@ -201,6 +202,50 @@ export async function upsertSubscriptionRecord(sub: Stripe.Subscription, eventCr
       name: 'blind upsert called from the webhook',
       files: { 'lib/admin.ts': supabaseAdmin(''), 'app/api/webhooks/route.ts': webhookCalling },
       errors: [{ file: 'lib/admin.ts', line: 6, message: /upsert.*upsertSubscriptionRecord/ }],
+    },
+  ],
+});
+
+// The shape of Acosta-gh/Headless-E-commerce-Node.js-Express-Sequelize-React-Admin-shadcn-Store-daisyUI-Tailwind-MercadoPago@496a2fb
+// (server/controllers/mercadopago.controller.js): a MercadoPago webhook answered before its payment is fetched and applied.
+const mercadoRoute = `const express = require('express');\nconst controller = require('./controller');\nconst router = express.Router();\nrouter.post('/webhook', controller.receive_webhook);\nmodule.exports = router;\n`;
+const mercadoController = (beforeWork: string, afterWork: string) => `exports.receive_webhook = async (req, res) => {
+  const topic = req.body.type;
+  ${beforeWork}
+  if (topic === 'payment') {
+    const payment = await fetchPayment(req.body.data.id);
+    await markPaid(payment.external_reference);
+  }
+  ${afterWork}
+};
+async function fetchPayment(id) { return { external_reference: id }; }
+async function markPaid(id) { return id; }
+`;
+const mercadoWebhook = { findings: [{ kind: 'webhook' as const, id: 'webhook POST /webhook', file: 'src/routes.js', line: 4, verifiesSignature: false, dedupesEventId: false, route: 'POST /webhook' }] };
+
+ruleTester(webhookAcknowledgedBeforeProcessing, {
+  valid: [
+    { name: 'answers after the handling', files: { 'src/routes.js': mercadoRoute, 'src/controller.js': mercadoController('', 'res.sendStatus(200);') }, inspection: mercadoWebhook },
+    { name: 'an early 400 for a bad request is not an acknowledgement', files: { 'src/routes.js': mercadoRoute, 'src/controller.js': mercadoController("if (!topic) return res.sendStatus(400);\n  res.status(400);", 'res.json({ received: true });') }, inspection: mercadoWebhook },
+  ],
+  invalid: [
+    {
+      name: 'res.sendStatus(200) before the payment is fetched and applied',
+      files: { 'src/routes.js': mercadoRoute, 'src/controller.js': mercadoController('res.sendStatus(200);', '') },
+      inspection: mercadoWebhook,
+      errors: [{ file: 'src/controller.js', line: 3, message: /^POST \/webhook: receive_webhook answers the provider with success here, before it handles the event/ }],
+    },
+    {
+      name: 'audit alone (no inspection): the config\'s webhook action is read',
+      files: { 'src/routes.js': mercadoRoute, 'src/controller.js': mercadoController('res.sendStatus(200);', '') },
+      config: configWith([{ name: 'handleWebhook', trigger: 'webhook', route: 'POST /webhook', significantFields: ['id'], source: 'src/routes.js:4' }]),
+      errors: [{ file: 'src/controller.js', line: 3, message: /^POST \/webhook: receive_webhook answers/ }],
+    },
+    {
+      name: 'res.status(202).json(…) first, as some providers advise, then the work in the same request',
+      files: { 'src/routes.js': mercadoRoute, 'src/controller.js': mercadoController('res.status(202).json({ ok: true });', '') },
+      inspection: mercadoWebhook,
+      errors: [{ file: 'src/controller.js', line: 3 }],
     },
   ],
 });

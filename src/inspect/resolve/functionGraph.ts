@@ -8,6 +8,10 @@ import { resolveBinding, resolveImport, splitBindingKey } from './resolveModules
  */
 export class FunctionGraph {
   private readonly byKey = new Map<string, FunctionFacts[]>();
+  /** resolve() answers by file, then key: the records no longer change once the graph exists. */
+  private readonly resolved = new Map<string, Map<string, readonly FunctionFacts[]>>();
+  /** Per function, every function one of its calls resolves to (for callers(), which asks again each round). */
+  private readonly targets = new Map<FunctionFacts, ReadonlySet<FunctionFacts>>();
 
   constructor(private readonly records: ProjectRecords) {
     for (const record of records.files.values()) {
@@ -25,7 +29,15 @@ export class FunctionGraph {
   }
 
   /** Functions a key refers to when used from `file`. */
-  resolve(file: string, key: string): FunctionFacts[] {
+  resolve(file: string, key: string): readonly FunctionFacts[] {
+    let byFile = this.resolved.get(file);
+    if (!byFile) this.resolved.set(file, (byFile = new Map()));
+    let found = byFile.get(key);
+    if (!found) byFile.set(key, (found = this.resolveUncached(file, key)));
+    return found;
+  }
+
+  private resolveUncached(file: string, key: string): readonly FunctionFacts[] {
     const local = this.records.files.get(file)?.functions.get(key);
     if (local) return [local];
     const viaImport = this.imported(file, key);
@@ -117,8 +129,8 @@ export class FunctionGraph {
       for (const list of this.byKey.values()) {
         for (const fn of list) {
           if (paying.has(fn)) continue;
-          for (const callee of fn.callees) {
-            if (this.resolve(fn.file, callee).some((target) => paying.has(target))) {
+          for (const target of this.targetsOf(fn)) {
+            if (paying.has(target)) {
               paying.add(fn);
               changed = true;
               break;
@@ -129,6 +141,16 @@ export class FunctionGraph {
       if (!changed) break;
     }
     return paying;
+  }
+
+  private targetsOf(fn: FunctionFacts): ReadonlySet<FunctionFacts> {
+    let found = this.targets.get(fn);
+    if (!found) {
+      const all = new Set<FunctionFacts>();
+      for (const callee of fn.callees) for (const target of this.resolve(fn.file, callee)) all.add(target);
+      this.targets.set(fn, (found = all));
+    }
+    return found;
   }
 
   text(fn: FunctionFacts): string {

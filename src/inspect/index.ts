@@ -169,12 +169,14 @@ function analyseOrWarn(file: ProjectFile, text: string, scope: PackageScope, rec
 }
 
 const SERVER_ONLY_IMPORT = /(?:from\s*|import\s*|require\(\s*)['"](server-only|next\/headers)['"]/;
+/** Either of the two, in one scan of the file (`m` changes nothing in SERVER_ONLY_IMPORT, which has no anchors). */
+const SERVER_ONLY = new RegExp(`(?:${USE_SERVER.source})|(?:${SERVER_ONLY_IMPORT.source})`, 'm');
 
 function analyse(file: ProjectFile, text: string, scope: PackageScope, records: ProjectRecords, warnings: string[]): void {
   const usesNext = scope.stack.frameworks.includes('nextjs');
   // "use server" code and modules reading request headers / marked server-only run only on the server, even when
   // they import react (cache) or next/navigation (redirect).
-  const serverOnly = USE_SERVER.test(text) || SERVER_ONLY_IMPORT.test(text);
+  const serverOnly = SERVER_ONLY.test(text);
   if (!serverOnly && (isFrontEndPath(file.rel, usesNext) || isFrontEndSource(text))) return;
   const { record, warning } = analyseFile(file.rel, text, scope);
   if (warning) warnings.push(warning);

@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isAuxiliaryFile, isExcludedFileName, isSkippedDir, isSourceFile } from './classifyPath.js';
@@ -72,6 +73,13 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
     // Sorted so the walk (and therefore warnings) is identical on every file system.
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: Array<[string, string]> = [];
+    // The sizes of the folder's plain files are asked all at once (libuv answers them on its threads), not one
+    // round trip after another; the loop below still takes them in name order. A file the loop then skips was
+    // stat'ed for nothing, which is harmless.
+    const sizes = new Map<string, Promise<Stats | undefined>>();
+    for (const entry of entries) {
+      if (entry.isFile() && (isSourceFile(entry.name) || isAuxiliaryFile(entry.name))) sizes.set(entry.name, fileInfo(path.join(dirAbs, entry.name)));
+    }
     for (const entry of entries) {
       const rel = dirRel ? `${dirRel}/${entry.name}` : entry.name;
       const abs = path.join(dirAbs, entry.name);
@@ -103,7 +111,7 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
         const inTestDir = rel.split('/').slice(0, -1).some((part) => TEST_DIRS.has(part));
         if (kind !== 'source' || !(inTestDir || TEST_NAME.test(entry.name))) continue;
       } else if (!kind || isExcludedFileName(entry.name)) continue;
-      const info = await lstat(abs).then((s) => (s.isSymbolicLink() ? stat(abs) : s)).catch(() => undefined);
+      const info = await (sizes.get(entry.name) ?? fileInfo(abs));
       if (!info) continue;
       if (info.size > MAX_FILE_BYTES) {
         warnings.push(`${printable(rel)}: skipped, larger than 1 MB (${Math.round(info.size / 1024)} KB); likely generated or bundled.`);
@@ -125,6 +133,10 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
   warnings.sort();
   files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
   return { files, warnings };
+}
+
+function fileInfo(abs: string): Promise<Stats | undefined> {
+  return lstat(abs).then((s) => (s.isSymbolicLink() ? stat(abs) : s)).catch(() => undefined);
 }
 
 function ignoredBy(scopes: readonly IgnoreScope[], rel: string, isDir: boolean): boolean {

@@ -1,5 +1,5 @@
-import type { Stats } from 'node:fs';
-import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { lstatSync, statSync, type Stats } from 'node:fs';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isAuxiliaryFile, isExcludedFileName, isSkippedDir, isSourceFile } from './classifyPath.js';
 import { isIgnored, parseGitignore, type IgnoreRules } from './gitignore.js';
@@ -73,13 +73,6 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
     // Sorted so the walk (and therefore warnings) is identical on every file system.
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: Array<[string, string]> = [];
-    // The sizes of the folder's plain files are asked all at once (libuv answers them on its threads), not one
-    // round trip after another; the loop below still takes them in name order. A file the loop then skips was
-    // stat'ed for nothing, which is harmless.
-    const sizes = new Map<string, Promise<Stats | undefined>>();
-    for (const entry of entries) {
-      if (entry.isFile() && (isSourceFile(entry.name) || isAuxiliaryFile(entry.name))) sizes.set(entry.name, fileInfo(path.join(dirAbs, entry.name)));
-    }
     for (const entry of entries) {
       const rel = dirRel ? `${dirRel}/${entry.name}` : entry.name;
       const abs = path.join(dirAbs, entry.name);
@@ -111,7 +104,7 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
         const inTestDir = rel.split('/').slice(0, -1).some((part) => TEST_DIRS.has(part));
         if (kind !== 'source' || !(inTestDir || TEST_NAME.test(entry.name))) continue;
       } else if (!kind || isExcludedFileName(entry.name)) continue;
-      const info = await (sizes.get(entry.name) ?? fileInfo(abs));
+      const info = fileInfo(abs);
       if (!info) continue;
       if (info.size > MAX_FILE_BYTES) {
         warnings.push(`${printable(rel)}: skipped, larger than 1 MB (${Math.round(info.size / 1024)} KB); likely generated or bundled.`);
@@ -135,8 +128,18 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
   return { files, warnings };
 }
 
-function fileInfo(abs: string): Promise<Stats | undefined> {
-  return lstat(abs).then((s) => (s.isSymbolicLink() ? stat(abs) : s)).catch(() => undefined);
+/**
+ * A file's size, following a link. Synchronous: one stat is a few microseconds, while the promise API's round trip
+ * through libuv's threads, awaited once per file, made the walk mostly waiting (115 ms on medusa's 1,251 files,
+ * against 66 ms asking a folder's files at once and less again this way).
+ */
+function fileInfo(abs: string): Stats | undefined {
+  try {
+    const info = lstatSync(abs);
+    return info.isSymbolicLink() ? statSync(abs) : info;
+  } catch {
+    return undefined;
+  }
 }
 
 function ignoredBy(scopes: readonly IgnoreScope[], rel: string, isDir: boolean): boolean {

@@ -12,6 +12,7 @@ export class FunctionGraph {
   private readonly resolved = new Map<string, Map<string, readonly FunctionFacts[]>>();
   /** Per function, every function one of its calls resolves to (for callers(), which asks again each round). */
   private readonly targets = new Map<FunctionFacts, ReadonlySet<FunctionFacts>>();
+  private readonly lowerExports = new Map<string, Map<string, string>>();
 
   constructor(private readonly records: ProjectRecords) {
     for (const record of records.files.values()) {
@@ -90,10 +91,21 @@ export class FunctionGraph {
     const prefix = `${local.toLowerCase()}.`;
     const member = key.startsWith(prefix) ? key.slice(prefix.length) : key;
     const target = resolveImport(this.records, file, module);
-    const exported = target ? [...(this.records.files.get(target)?.exports.keys() ?? [])].find((name) => name.toLowerCase() === member) : undefined;
+    const exported = target ? this.exportsByLowerName(target).get(member) : undefined;
     if (exported === undefined) return undefined;
     const resolved = splitBindingKey(resolveBinding(this.records, file, local, exported));
     return this.records.files.get(resolved.file)?.functions.get(resolved.name.toLowerCase());
+  }
+
+  /** A file's export names by lower-cased name, the first of each in export order (what a search would find). */
+  private exportsByLowerName(file: string): ReadonlyMap<string, string> {
+    let names = this.lowerExports.get(file);
+    if (!names) {
+      names = new Map();
+      for (const name of this.records.files.get(file)?.exports.keys() ?? []) if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
+      this.lowerExports.set(file, names);
+    }
+    return names;
   }
 
   /** Functions reachable from the given entry keys within `depth` calls, entries included. */

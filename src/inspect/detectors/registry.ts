@@ -21,15 +21,10 @@ export function wants(detector: Detector, rel: string, text: string): boolean {
   return (!detector.paths || detector.paths.test(rel)) && detector.mentions.test(text);
 }
 
-/** Any detector interested in this file? Files that interest none are never parsed. */
-export function anyDetectorWants(rel: string, text: string): boolean {
-  return detectorsFor(rel, text).mentioned;
-}
-
 /**
- * The detectors for one file, in registry order, and whether any of them mentions it ignoring case (such a file is
- * parsed even when no detector then wants it under its own flags: its functions and shapes serve other files).
- * The same answers as `wants` for each detector and a case-insensitive test of each mention, from one scan of the
+ * The detectors for one file, in registry order, and whether any of them mentions it ignoring case. A file no
+ * detector mentions is parsed only when it matters across files; a mentioned one is parsed even when no detector then
+ * wants it under its own flags (its functions and shapes serve other files). The same answers as `wants` for each detector and a case-insensitive test of each mention, from one scan of the
  * text for all of them instead of one per detector: V8 tries an alternation of words at each position about as fast
  * as one word, and most files mention nothing (these tests cost a third of a bare parse, one by one).
  */

@@ -1,6 +1,6 @@
 import { ts } from 'ts-morph';
 import { emptyFacts, type FileContext } from './detectors/detectorTypes.js';
-import { anyDetectorWants, detectors, wants } from './detectors/registry.js';
+import { detectorsFor } from './detectors/registry.js';
 import { lineOf } from './parse/astHelpers.js';
 import type { ImportBinding } from './parse/indexSource.js';
 import { indexSource } from './parse/indexSource.js';
@@ -24,7 +24,7 @@ export interface AnalysedFile {
 }
 
 export function analyseFile(rel: string, text: string, pkg: { dir: string; name?: string; stack: PackageStack }): AnalysedFile {
-  const mentioned = anyDetectorWants(rel, text);
+  const { mentioned, wanted } = detectorsFor(rel, text);
   if (!mentioned && !CROSS_FILE_HINT.test(text) && !RE_EXPORT.test(text)) return {};
   // indexSource links the parents in its own walk, before any detector looks at the tree.
   const { sf, syntaxError } = parseSource(rel, text, { parents: false });
@@ -39,7 +39,7 @@ export function analyseFile(rel: string, text: string, pkg: { dir: string; name?
     originOf: (expr) => originOf(expr, index.imports),
   };
   const facts = emptyFacts();
-  if (mentioned) for (const detector of detectors) if (wants(detector, rel, text)) detector.detect(ctx, facts);
+  for (const detector of wanted) detector.detect(ctx, facts);
   const record: FileRecord = {
     rel, text, pkgDir: pkg.dir, imports: index.imports, exports: index.exports, reExports: index.reExports,
     functions: index.functions, shapes: index.shapes, stringConsts: stringConstants(index.consts), facts,

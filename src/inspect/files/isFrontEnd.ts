@@ -20,6 +20,9 @@ export function isFrontEndPath(rel: string, usesNext: boolean): boolean {
   return usesNext && /(^|\/)pages\//.test(rel) && !/(^|\/)pages\/api(\/|\.)/.test(rel);
 }
 
+/** The four tests as one expression (same flags, none), so a file is scanned once rather than four times. */
+const FRONT_END_SOURCE = new RegExp([UI_IMPORT, USE_CLIENT, RELATIVE_FETCH, BROWSER_GLOBALS].map((re) => `(?:${re.source})`).join('|'));
+
 export function isFrontEndSource(text: string): boolean {
-  return UI_IMPORT.test(text) || USE_CLIENT.test(text) || RELATIVE_FETCH.test(text) || BROWSER_GLOBALS.test(text);
+  return FRONT_END_SOURCE.test(text);
 }

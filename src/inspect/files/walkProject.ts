@@ -1,4 +1,5 @@
-import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { lstatSync, statSync, type Stats } from 'node:fs';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isAuxiliaryFile, isExcludedFileName, isSkippedDir, isSourceFile } from './classifyPath.js';
 import { isIgnored, parseGitignore, type IgnoreRules } from './gitignore.js';
@@ -103,7 +104,7 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
         const inTestDir = rel.split('/').slice(0, -1).some((part) => TEST_DIRS.has(part));
         if (kind !== 'source' || !(inTestDir || TEST_NAME.test(entry.name))) continue;
       } else if (!kind || isExcludedFileName(entry.name)) continue;
-      const info = await lstat(abs).then((s) => (s.isSymbolicLink() ? stat(abs) : s)).catch(() => undefined);
+      const info = fileInfo(abs);
       if (!info) continue;
       if (info.size > MAX_FILE_BYTES) {
         warnings.push(`${printable(rel)}: skipped, larger than 1 MB (${Math.round(info.size / 1024)} KB); likely generated or bundled.`);
@@ -125,6 +126,20 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
   warnings.sort();
   files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
   return { files, warnings };
+}
+
+/**
+ * A file's size, following a link. Synchronous: one stat is a few microseconds, while the promise API's round trip
+ * through libuv's threads, awaited once per file, made the walk mostly waiting (115 ms on medusa's 1,251 files,
+ * against 66 ms asking a folder's files at once and less again this way).
+ */
+function fileInfo(abs: string): Stats | undefined {
+  try {
+    const info = lstatSync(abs);
+    return info.isSymbolicLink() ? statSync(abs) : info;
+  } catch {
+    return undefined;
+  }
 }
 
 function ignoredBy(scopes: readonly IgnoreScope[], rel: string, isDir: boolean): boolean {

@@ -37,6 +37,9 @@ export function parseSource(file: string, text: string, { parents = true }: { pa
   };
 }
 
+/** Read once: ts-morph's `ts` is an object of getters, and this runs for every node of every file audit parses. */
+const forEachChild = ts.forEachChild;
+
 /** `node.parent` for every node under `root`, as `setParentNodes` would set it (there is no JSDoc to link). */
 export function linkParents(root: ts.Node): void {
   let parent: ts.Node = root;
@@ -44,8 +47,8 @@ export function linkParents(root: ts.Node): void {
     (node as { parent: ts.Node }).parent = parent;
     const saved = parent;
     parent = node;
-    ts.forEachChild(node, visit);
+    forEachChild(node, visit);
     parent = saved;
   };
-  ts.forEachChild(root, visit);
+  forEachChild(root, visit);
 }

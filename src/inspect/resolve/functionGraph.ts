@@ -8,6 +8,11 @@ import { resolveBinding, resolveImport, splitBindingKey } from './resolveModules
  */
 export class FunctionGraph {
   private readonly byKey = new Map<string, FunctionFacts[]>();
+  /** resolve() answers by file, then key: the records no longer change once the graph exists. */
+  private readonly resolved = new Map<string, Map<string, readonly FunctionFacts[]>>();
+  /** Per function, every function one of its calls resolves to (for callers(), which asks again each round). */
+  private readonly targets = new Map<FunctionFacts, ReadonlySet<FunctionFacts>>();
+  private readonly lowerExports = new Map<string, Map<string, string>>();
 
   constructor(private readonly records: ProjectRecords) {
     for (const record of records.files.values()) {
@@ -25,7 +30,15 @@ export class FunctionGraph {
   }
 
   /** Functions a key refers to when used from `file`. */
-  resolve(file: string, key: string): FunctionFacts[] {
+  resolve(file: string, key: string): readonly FunctionFacts[] {
+    let byFile = this.resolved.get(file);
+    if (!byFile) this.resolved.set(file, (byFile = new Map()));
+    let found = byFile.get(key);
+    if (!found) byFile.set(key, (found = this.resolveUncached(file, key)));
+    return found;
+  }
+
+  private resolveUncached(file: string, key: string): readonly FunctionFacts[] {
     const local = this.records.files.get(file)?.functions.get(key);
     if (local) return [local];
     const viaImport = this.imported(file, key);
@@ -78,10 +91,21 @@ export class FunctionGraph {
     const prefix = `${local.toLowerCase()}.`;
     const member = key.startsWith(prefix) ? key.slice(prefix.length) : key;
     const target = resolveImport(this.records, file, module);
-    const exported = target ? [...(this.records.files.get(target)?.exports.keys() ?? [])].find((name) => name.toLowerCase() === member) : undefined;
+    const exported = target ? this.exportsByLowerName(target).get(member) : undefined;
     if (exported === undefined) return undefined;
     const resolved = splitBindingKey(resolveBinding(this.records, file, local, exported));
     return this.records.files.get(resolved.file)?.functions.get(resolved.name.toLowerCase());
+  }
+
+  /** A file's export names by lower-cased name, the first of each in export order (what a search would find). */
+  private exportsByLowerName(file: string): ReadonlyMap<string, string> {
+    let names = this.lowerExports.get(file);
+    if (!names) {
+      names = new Map();
+      for (const name of this.records.files.get(file)?.exports.keys() ?? []) if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
+      this.lowerExports.set(file, names);
+    }
+    return names;
   }
 
   /** Functions reachable from the given entry keys within `depth` calls, entries included. */
@@ -117,8 +141,8 @@ export class FunctionGraph {
       for (const list of this.byKey.values()) {
         for (const fn of list) {
           if (paying.has(fn)) continue;
-          for (const callee of fn.callees) {
-            if (this.resolve(fn.file, callee).some((target) => paying.has(target))) {
+          for (const target of this.targetsOf(fn)) {
+            if (paying.has(target)) {
               paying.add(fn);
               changed = true;
               break;
@@ -129,6 +153,16 @@ export class FunctionGraph {
       if (!changed) break;
     }
     return paying;
+  }
+
+  private targetsOf(fn: FunctionFacts): ReadonlySet<FunctionFacts> {
+    let found = this.targets.get(fn);
+    if (!found) {
+      const all = new Set<FunctionFacts>();
+      for (const callee of fn.callees) for (const target of this.resolve(fn.file, callee)) all.add(target);
+      this.targets.set(fn, (found = all));
+    }
+    return found;
   }
 
   text(fn: FunctionFacts): string {

@@ -43,9 +43,21 @@ export function resolveSpecifier(files: ModuleFiles, from: string, spec: string)
   return undefined;
 }
 
+/**
+ * Memoised per project and file count: the cross-file phase asks the same (file, specifier) for every call and
+ * import it follows, and the records only ever grow (while files are analysed, before anything resolves).
+ */
 export function resolveImport(records: ProjectRecords, from: string, spec: string): string | undefined {
-  return resolveSpecifier(moduleFilesOf(records), from, spec);
+  let memo = resolved.get(records);
+  if (!memo || memo.size !== records.files.size) resolved.set(records, (memo = { size: records.files.size, answers: new Map() }));
+  const key = `${from}\u0000${spec}`;
+  if (memo.answers.has(key)) return memo.answers.get(key);
+  const answer = resolveSpecifier(moduleFilesOf(records), from, spec);
+  memo.answers.set(key, answer);
+  return answer;
 }
+
+const resolved = new WeakMap<ProjectRecords, { size: number; answers: Map<string, string | undefined> }>();
 
 const recordFiles = new WeakMap<ProjectRecords, ModuleFiles>();
 

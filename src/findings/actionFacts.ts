@@ -86,8 +86,11 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
   };
 }
 
-/** The handler reads the claim's transaction: `idempotencyOf(req)!.db`, `const { db } = idempotencyOf(c)!`. */
-const CLAIM_TRANSACTION = /idempotencyOf\s*\([^()]*\)\s*[!?]?\s*\.\s*db\b|\{[^{}]*\bdb\b[^{}]*\}\s*=\s*idempotencyOf\s*\(/;
+/**
+ * The handler reads the claim's transaction: `idempotencyOf(req)!.db`, `const { db } = idempotencyOf(c)!`, or
+ * `transactionOf(idempotencyOf(req))`, the accessor apply writes when it moves a handler's writes onto it.
+ */
+const CLAIM_TRANSACTION = /idempotencyOf\s*\([^()]*\)\s*[!?]?\s*\.\s*db\b|\{[^{}]*\bdb\b[^{}]*\}\s*=\s*idempotencyOf\s*\(|\btransactionOf\s*\(\s*idempotencyOf\s*\(/;
 
 const NEST_GRAPHQL_MUTATION = /\bimport\s*\{[^}]*\bMutation\b[^}]*\}\s*from\s*['"]@nestjs\/graphql['"]/;
 

@@ -144,6 +144,33 @@ export async function moveWritesOntoClaim(input: ClaimWritesInput): Promise<Clai
       step(`${pool} is not a pool this project creates with ${DRIVERS[store].modules.join(' / ')} (new Pool / createPool) at module level`);
       continue;
     }
+    // Every use of the pool in the handler is a statement apply moves: a pool handed to other code would keep writing
+    // outside the transaction, and one in a catch or finally block would run on a transaction that is failing (its
+    // error log rolled back with the claim).
+    const uses = handler.getDescendantsOfKind(SyntaxKind.Identifier).filter((id) => {
+      const parent = id.getParent();
+      // `x.pool` names a property, not the binding.
+      return id.getText() === pool && !(Node.isPropertyAccessExpression(parent) && parent.getNameNode() === id);
+    });
+    const stray = uses.find((id) => {
+      const access = id.getParent();
+      const call = access?.getParent();
+      return !(Node.isPropertyAccessExpression(access) && access.getExpression() === id && Node.isCallExpression(call) && call.getExpression() === access && poolCall(call, DRIVERS[store].methods) === pool);
+    });
+    if (stray) {
+      step(`${pool} is used in the handler at line ${stray.getStartLineNumber()} other than as ${DRIVERS[store].methods.map((m) => `${pool}.${m}(…)`).join(' or ')}; apply moves only direct statements`);
+      continue;
+    }
+    const inFinally = (node: Node) => {
+      const parent = node.getParent();
+      return Node.isTryStatement(parent) && parent.getFinallyBlock() === node;
+    };
+    const within = (id: Node) => id.getAncestors().slice(0, id.getAncestors().indexOf(handler));
+    const recovering = uses.find((id) => within(id).some((a) => Node.isCatchClause(a) || inFinally(a)));
+    if (recovering) {
+      step(`the statement on ${pool} at line ${recovering.getStartLineNumber()} runs in a catch or finally block; on the claim's transaction it would roll back with the failure it records`);
+      continue;
+    }
     const name = ['db', 'claimDb', 'transactionOrPool'].find((n) => n !== pool && !bindsAnywhere(sf, n));
     if (!name) {
       step('the names apply would bind (db, claimDb, transactionOrPool) are all taken in the file');
@@ -162,13 +189,15 @@ export async function moveWritesOntoClaim(input: ClaimWritesInput): Promise<Clai
     // Read before the raw insertion below, which forgets the file's wrapped nodes.
     const requestName = request.getText();
     const handlerLine = handler.getStartLineNumber();
-    const statement = fitStatement(sf, `const ${name} = transactionOf(idempotencyOf(${requestName})) ?? ${pool};`);
+    // `||` in JavaScript, which older runtimes and Babel 6 (Jest 23) parse; the accessor gives a client or undefined.
+    const either = /\.(m|c)?jsx?$/.test(file) ? '||' : '??';
+    const statement = fitStatement(sf, `const ${name} = transactionOf(idempotencyOf(${requestName})) ${either} ${pool};`);
     const first = body.getStatements()[0];
     if (first) sf.insertText(first.getStart(), `${statement}\n${lineIndent(first)}`);
     else body.insertStatements(0, statement);
     out.texts.set(file, sf.getFullText());
     out.transactional.push(target.action);
-    out.edits.push({ action: target.action, file, summary: `${MOVED_WRITES}: ${moved.length} statement${moved.length === 1 ? '' : 's'} on ${pool} in the handler now run on ${name} (transactionOf(idempotencyOf(${requestName})) ?? ${pool}), and the config sets "mode": "transactional"` });
+    out.edits.push({ action: target.action, file, summary: `${MOVED_WRITES}: ${moved.length} statement${moved.length === 1 ? '' : 's'} on ${pool} in the handler now run on ${name} (transactionOf(idempotencyOf(${requestName})) ${either} ${pool}), and the config sets "mode": "transactional"` });
     out.manual.push({ action: target.action, file, line: handlerLine, reason: `run \`idempotency-builder generate\` after this apply: the scaffold runs ${target.action} in transactional mode only once regenerated from the config (until then its statements run on ${pool}, as before)` });
   }
   return out;

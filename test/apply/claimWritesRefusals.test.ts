@@ -75,6 +75,19 @@ describe('apply leaves writes it cannot prove movable on the project connection'
     expect(steps.join('\n')).toContain('is not a pool this project creates');
   }, 120_000);
 
+  it('a pool handed to other code, or used in a catch block', async () => {
+    copy = await variant("  const { title } = req.body as { title: string };\n  await pool.query('INSERT INTO notes (title) VALUES ($1)', [title]);\n  res.locals['db'] = pool;\n  res.status(201).json({ ok: true });");
+    let planned1 = await planned(copy.dir);
+    expect(planned1.moved).toBe(false);
+    expect(planned1.steps.join('\n')).toContain('other than as pool.query(…)');
+    await copy.remove();
+    copy = await variant("  const { title } = req.body as { title: string };\n  try {\n    await pool.query('INSERT INTO notes (title) VALUES ($1)', [title]);\n    res.status(201).json({ ok: true });\n  } catch (error) {\n    await pool.query('INSERT INTO failures (title) VALUES ($1)', [title]);\n    throw error;\n  }");
+    planned1 = await planned(copy.dir);
+    expect(planned1.moved).toBe(false);
+    expect(planned1.routes).not.toContain('transactionOf');
+    expect(planned1.steps.join('\n')).toContain('runs in a catch or finally block');
+  }, 120_000);
+
   it('an action whose mode the config sets', async () => {
     copy = await variant("  const { title } = req.body as { title: string };\n  await pool.query('INSERT INTO notes (title) VALUES ($1)', [title]);\n  res.status(201).json({ ok: true });", { mode: 'lease' });
     const { routes, moved, steps } = await planned(copy.dir);

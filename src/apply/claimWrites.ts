@@ -43,8 +43,8 @@ import type { IdempotencyContext } from './types.js';
 
 /**
  * The claim's open transaction (the ${driver.client} the store gave the handler in transactional mode), or undefined in
- * lease mode and outside a protected route: \`transactionOf(idempotencyOf(req)) ?? pool\` runs a statement in the
- * claim's transaction when there is one, so it commits or rolls back with the key.
+ * lease mode and outside a protected route. A handler that runs its statements on it, falling back to its own pool
+ * when it gives undefined, writes in the claim's transaction when there is one, so they commit or roll back with the key.
  */
 export function transactionOf(context: IdempotencyContext | undefined): ${driver.client} | undefined {
   return context?.db as ${driver.client} | undefined;

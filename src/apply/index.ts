@@ -6,6 +6,7 @@ import { buildDesign } from '../model/index.js';
 import { APPLY_RECORD_PATH, nextApplyRecord, serializeApplyRecord, sha256 } from './applyRecord.js';
 import { formatChanges } from './formatChanges.js';
 import { lintChanges } from './lintChanges.js';
+import { withTransactionalModes } from './claimWrites.js';
 import { movedSources, movedSteps } from './movedSources.js';
 import { planApply, type FileChange } from './planApply.js';
 import type { Edit, ManualStep } from './types.js';
@@ -32,8 +33,11 @@ export interface ApplyPreview {
   manual: ManualStep[];
   /** Files that moved on since the inspection: apply refuses to touch anything while there are any. */
   stale: string[];
-  /** The config with `moved` action sources following the lines the changes move; written with them. */
-  sources?: FileChange & { moved: number };
+  /**
+   * The config with `moved` action sources following the lines the changes move, and "mode": "transactional" for the
+   * `transactional` actions whose writes apply moved onto the claim's transaction; written with them.
+   */
+  sources?: FileChange & { moved: number; transactional?: string[] };
 }
 
 export interface ApplyResult extends ApplyPreview {
@@ -55,10 +59,17 @@ export async function applyWiring(options: ApplyOptions): Promise<ApplyResult> {
   // The config's sources follow the lines apply moved, written with the code so `audit` and `init` read the same
   // functions afterwards.
   const configPath = path.relative(root, configFile).split(path.sep).join('/');
-  const moved = configPath.startsWith('..') || path.isAbsolute(configPath) ? undefined : movedSources(configText, config.actions, changes);
-  const sources = moved && { path: configPath, before: configText, after: moved.text, moved: moved.count };
+  const inside = !(configPath.startsWith('..') || path.isAbsolute(configPath));
+  const moved = inside ? movedSources(configText, config.actions, changes) : undefined;
+  // Handlers whose writes now run on the claim's transaction get "mode": "transactional", written with the code.
+  const modes = inside && plan.transactional.length > 0 ? withTransactionalModes(moved?.text ?? configText, plan.transactional) : undefined;
+  const sources = (moved || modes) && { path: configPath, before: configText, after: modes ?? moved!.text, moved: moved?.count ?? 0, ...(modes ? { transactional: plan.transactional } : {}) };
+  const unplaced: ManualStep[] = [];
+  if (plan.transactional.length > 0 && !modes) {
+    for (const action of plan.transactional) unplaced.push({ action, reason: `set "mode": "transactional" for ${action} in ${configPath} by hand (apply could not place it in the file's text), then run generate: until then its statements run on the pool, in lease mode` });
+  }
   // Formatting may move lines: the findings listed point at the text as written.
-  const manual = formatted.some((c, i) => c.after !== plan.changes[i]?.after) ? plan.relist(formatted) : plan.manual;
+  const manual = [...(formatted.some((c, i) => c.after !== plan.changes[i]?.after) ? plan.relist(formatted) : plan.manual), ...unplaced];
   const preview: ApplyPreview = { changes, edits: plan.edits, manual: movedSteps(manual, config.actions, changes), stale: plan.stale, ...(sources ? { sources } : {}) };
   if (plan.stale.length > 0) return { ...preview, written: false };
   const written = Object.fromEntries(changes.map((c) => [c.path, sha256(c.after)]));

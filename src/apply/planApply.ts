@@ -33,6 +33,7 @@ import { keyNamedHandlers } from './namedHandlers.js';
 import { NAMED_WEBHOOK, renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVENT_MODULE, wireVerifiedWebhook } from './transforms/webhook.js';
 import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
+import { CLAIM_TRANSACTION_MODULE, claimWriteCandidates, moveWritesOntoClaim, renderClaimTransaction } from './claimWrites.js';
 
 /** One transform per framework the generated adapters cover; adding one = one file + one line. */
 const ROUTE_TRANSFORMS: Record<ApplyFramework, Transform> = { express: unlessDecoratedRoute(wireExpressRoute), fastify: unlessDecoratedRoute(wireFastifyRoute), nestjs: unlessDecoratedRoute(wireNestRoute, ['@nestjs/graphql']), nextjs: wireNextRoute, koa: unlessDecoratedRoute(wireKoaRoute), hono: unlessDecoratedRoute(wireHonoRoute), plain: wrapPlainFunction };
@@ -91,6 +92,8 @@ export interface ApplyPlan {
   stale: string[];
   /** Actions this run looked at (all, or the one --action named). */
   actions: string[];
+  /** Actions whose handler's writes this run moved onto the claim's transaction: the config gets "mode": "transactional". */
+  transactional: string[];
   record: ApplyRecord;
   /**
    * `manual` again for the files as they will be written (after the project's prettier): the recorded findings'
@@ -437,6 +440,30 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     manual.push(...threaded.manual);
     for (const at of threaded.stepsAt) specificAt.add(at);
   }
+  // Handlers whose own SQL writes can run on the claim's transaction (claimWrites.ts): the DBOS property.
+  const transactional: string[] = [];
+  const candidates = stale.length === 0 ? claimWriteCandidates(model, config, framework, targets) : [];
+  if (candidates.length > 0) {
+    const { auditProject } = await import('../findings/auditProject.js');
+    const { actionFacts } = await auditProject(root, { config });
+    const store = storeFor(model.stack.storeDatabase)?.id ?? '';
+    const moved = await moveWritesOntoClaim({ root, store, candidates, facts: actionFacts, current: new Map(changes.map((c) => [c.path, c.after])), scaffoldDir: dir, imports });
+    for (const [file, after] of moved.texts) {
+      const existing = changes.find((c) => c.path === file);
+      if (existing) existing.after = after;
+      else changes.push({ path: file, before: (await readInside(root, file))!, after });
+      const text = texts.find((t) => t.path === file);
+      if (text) text.after = after;
+    }
+    edits.push(...moved.edits);
+    manual.push(...moved.manual);
+    transactional.push(...moved.transactional);
+    const accessor = `${dir}/${CLAIM_TRANSACTION_MODULE}${ext}`;
+    if (moved.transactional.length > 0 && !(await present(CLAIM_TRANSACTION_MODULE)) && (store === 'postgres' || store === 'mysql')) {
+      changes.push({ path: accessor, after: emit(renderClaimTransaction(store), `${CLAIM_TRANSACTION_MODULE}.ts`) });
+      edits.push({ action: moved.transactional[0]!, file: accessor, summary: "creates transactionOf(): the claim's open transaction, typed as the store's client, for handlers whose writes run on it" });
+    }
+  }
   if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
     // One walk for both: the middleware and guards that authenticate routes, and the modules that boot apps.
     const { walkProject } = await import('../inspect/files/walkProject.js');
@@ -503,7 +530,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const dependencies = findings.size > 0 ? await projectDependencies(root) : new Map<string, string>();
   const relist = (final: readonly FileChange[]) =>
     findings.size > 0 ? withoutRestated(relocateFindings(manual, findings, edited.map((t) => ({ ...t, after: final.find((c) => c.path === t.path)?.after ?? t.after })), dependencies, written), specificAt) : manual;
-  return { changes, edits, manual: relist(changes), stale, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record, relist };
+  return { changes, edits, manual: relist(changes), stale, transactional, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record, relist };
 }
 
 /** The recorded findings about a provider call's key, which a step of the thread pass at the same call says again, more exactly. */

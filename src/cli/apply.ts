@@ -66,7 +66,7 @@ export async function runApply(flags: ApplyFlags, deps: ApplyDeps = {}, context:
   const run = (signal?: AbortSignal) => applyWiring({ cwd: path.resolve(flags.cwd ?? '.'), config: flags.config, ...(flags.action !== undefined ? { action: flags.action } : {}), confirm, ...(signal ? { signal } : {}) });
   const result = context.interrupts ? await context.interrupts.cancellable(run) : await run();
   if (!shown && !flags.json) show(result, log, flags);
-  if (flags.json) process.stdout.write(`${JSON.stringify({ written: result.written, files: result.changes.map((c) => ({ path: c.path, diff: c.diff })), edits: result.edits, manual: result.manual, stale: result.stale, ...(result.sources ? { sources: { path: result.sources.path, moved: result.sources.moved } } : {}) }, null, 2)}\n`);
+  if (flags.json) process.stdout.write(`${JSON.stringify({ written: result.written, files: result.changes.map((c) => ({ path: c.path, diff: c.diff })), edits: result.edits, manual: result.manual, stale: result.stale, ...(result.sources ? { sources: { path: result.sources.path, moved: result.sources.moved, ...(result.sources.transactional ? { transactional: result.sources.transactional } : {}) } } : {}) }, null, 2)}\n`);
   if (result.stale.length > 0) {
     throw new FindingsError('Not applied: the code changed since the inspection that recorded the actions\u2019 locations. Run `idempotency-builder init` again (or fix actions[].source), then apply.', result.stale);
   }
@@ -84,6 +84,7 @@ function show(preview: ApplyPreview, log: Logger, flags: ApplyFlags): void {
   // A refused run shows no diff: it would not be the one applied after the inspection is refreshed.
   if (!flags.quiet && preview.stale.length === 0 && (flags.diff || !flags.dryRun)) for (const change of preview.changes) process.stdout.write(change.diff);
   for (const edit of preview.edits) log.info(`${log.value(edit.file)}: ${edit.summary}`);
-  if (preview.sources) log.info(`${log.value(preview.sources.path)}: ${preview.sources.moved} action source${preview.sources.moved === 1 ? '' : 's'} follow${preview.sources.moved === 1 ? 's' : ''} the line${preview.sources.moved === 1 ? '' : 's'} these edits move`);
+  if (preview.sources?.transactional) log.info(`${log.value(preview.sources.path)}: "mode": "transactional" for ${preview.sources.transactional.join(', ')} (writes moved onto the claim's transaction)`);
+  if (preview.sources && preview.sources.moved > 0) log.info(`${log.value(preview.sources.path)}: ${preview.sources.moved} action source${preview.sources.moved === 1 ? '' : 's'} follow${preview.sources.moved === 1 ? 's' : ''} the line${preview.sources.moved === 1 ? '' : 's'} these edits move`);
   for (const step of preview.manual) log.warn(`manual: ${step.action}${step.file ? ` (${step.file}${step.line ? `:${step.line}` : ''})` : ''}: ${step.reason}`);
 }

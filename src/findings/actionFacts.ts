@@ -98,8 +98,11 @@ export function handlerOf(ctx: Pick<ProjectContext, 'sources'>, file: string, li
   return found.fn ? { fn: found.fn, source } : registeredHandler(ctx, source, found.node, line);
 }
 
-/** The handler reads the claim's transaction: `idempotencyOf(req)!.db`, `const { db } = idempotencyOf(c)!`. */
-const CLAIM_TRANSACTION = /idempotencyOf\s*\([^()]*\)\s*[!?]?\s*\.\s*db\b|\{[^{}]*\bdb\b[^{}]*\}\s*=\s*idempotencyOf\s*\(/;
+/**
+ * The handler reads the claim's transaction: `idempotencyOf(req)!.db`, `const { db } = idempotencyOf(c)!`, or
+ * `transactionOf(idempotencyOf(req))`, the accessor apply writes when it moves a handler's writes onto it.
+ */
+const CLAIM_TRANSACTION = /idempotencyOf\s*\([^()]*\)\s*[!?]?\s*\.\s*db\b|\{[^{}]*\bdb\b[^{}]*\}\s*=\s*idempotencyOf\s*\(|\btransactionOf\s*\(\s*idempotencyOf\s*\(/;
 
 const NEST_GRAPHQL_MUTATION = /\bimport\s*\{[^}]*\bMutation\b[^}]*\}\s*from\s*['"]@nestjs\/graphql['"]/;
 

@@ -25,6 +25,13 @@ const REQUEST_IN_CONTEXT: Readonly<Record<string, string>> = { 'graphql-yoga': '
 /** What an added context parameter is typed as: only what the key read needs, so no import and no DOM lib. */
 const CONTEXT_TYPE = '{ request: { headers: { get(name: string): string | null } } }';
 
+/**
+ * yoga answers every error that is not a GraphQLError as "Unexpected error.": the wrapper's errors that the caller
+ * must act on would read as a server fault.
+ */
+const YOGA_MASKING =
+  'graphql-yoga masks every error that is not a GraphQLError as "Unexpected error.", so a key reused with other arguments (MismatchError), a duplicate while the first still runs (InFlightError: retry later) and a missing or malformed key (InvalidKeyError) reach the caller so, unless the maskedErrors option of your createYoga() lets them through (e.g. as a GraphQLError with the error\'s name as extensions.code)';
+
 const print = (node: ts.Node) => ts.createPrinter().printNode(ts.EmitHint.Expression, node, ts.createSourceFile('x.ts', '', ts.ScriptTarget.ES2022));
 
 /** `<context>.request.headers.get('<header>') ?? undefined`, printed by the TS factory (the header comes from the config). */
@@ -54,6 +61,8 @@ function decoratedInput(params: readonly ParameterDeclaration[]): string | undef
   }
   return properties.length > 0 ? print(f.createObjectLiteralExpression(properties, false)) : undefined;
 }
+
+const masking = (target: WiringTarget, resolver: Resolver): ManualStep => ({ action: target.action, file: target.file, line: resolver.getStartLineNumber(), reason: YOGA_MASKING });
 
 /** An unused name for an added context parameter. */
 function freeName(resolver: Resolver): string | undefined {
@@ -86,11 +95,11 @@ export function graphqlCall(resolver: Resolver, target: WiringTarget, context: T
     if (!name || (type !== undefined && !/\bYogaInitialContext\b/.test(type))) {
       return { manual: `its key is the ${header} header of the request graphql-yoga puts in the context, and this resolver's context parameter is typed as ${type ?? 'a pattern'}, which apply cannot tell holds \`request\`: ${snippet(`<context>.request.headers.get('${header.toLowerCase()}') ?? undefined`)}` };
     }
-    return { key: yogaKey(name, header), input, header, steps: [] };
+    return { key: yogaKey(name, header), input, header, steps: [masking(target, resolver)] };
   }
   if (decorated) return { manual: `its key is the ${header} header of the request in the GraphQL context, and the method takes no @Ctx() parameter: add one and ${snippet(`<context>.request.headers.get('${header.toLowerCase()}') ?? undefined`)}` };
   const name = freeName(resolver);
   if (!name || params.length !== 2) return { manual: `its key is the ${header} header of the request in the GraphQL context, which this resolver does not take: ${snippet(`context.request.headers.get('${header.toLowerCase()}') ?? undefined`)}` };
   const typed = /\.(c|m)?tsx?$/.test(resolver.getSourceFile().getFilePath());
-  return { key: yogaKey(name, header), input, header, addParameter: { name, ...(typed ? { type: CONTEXT_TYPE } : {}) }, steps: [] };
+  return { key: yogaKey(name, header), input, header, addParameter: { name, ...(typed ? { type: CONTEXT_TYPE } : {}) }, steps: [masking(target, resolver)] };
 }

@@ -57,7 +57,7 @@ function decoratedInput(params: readonly ParameterDeclaration[]): string | undef
     const local = identifierName(param);
     if (!local || !Node.isStringLiteral(arg)) return undefined;
     const name = arg.getLiteralValue();
-    properties.push(name === local ? f.createShorthandPropertyAssignment(local) : f.createPropertyAssignment(f.createStringLiteral(name, true), f.createIdentifier(local)));
+    properties.push(name === local ? f.createShorthandPropertyAssignment(local) : f.createPropertyAssignment(/^[A-Za-z_$][\w$]*$/.test(name) ? f.createIdentifier(name) : f.createStringLiteral(name, true), f.createIdentifier(local)));
   }
   return properties.length > 0 ? print(f.createObjectLiteralExpression(properties, false)) : undefined;
 }

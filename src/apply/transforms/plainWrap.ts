@@ -27,6 +27,8 @@ function declaredLine(fn: PlainFunction): number {
   const parent = fn.getParent();
   if (parent && Node.isVariableDeclaration(parent)) return parent.getVariableStatement()?.getStartLineNumber() ?? parent.getStartLineNumber();
   if (parent && Node.isPropertyAssignment(parent)) return parent.getStartLineNumber();
+  // A decorated method (TypeGraphQL's `@Mutation()`) starts, as inspection records it, at its first decorator.
+  if (Node.isMethodDeclaration(fn)) return fn.getDecorators()[0]?.getStartLineNumber() ?? fn.getStartLineNumber();
   return fn.getStartLineNumber();
 }
 
@@ -37,7 +39,8 @@ const isWrapped = (sf: SourceFile, codeName: string) =>
 /** The function the action's `source` names: one starting on the recorded line, or (a file apply wrote) by name. */
 function locate(sf: SourceFile, target: WiringTarget, anyLine: boolean): PlainFunction | undefined {
   const all = sf.getDescendants().filter(isFunction);
-  const here = all.filter((fn) => declaredLine(fn) === target.line || fn.getStartLineNumber() === target.line);
+  // Not a decorator's own arrow (`@Mutation(() => Order)` on the recorded line).
+  const here = all.filter((fn) => (declaredLine(fn) === target.line || fn.getStartLineNumber() === target.line) && !fn.getFirstAncestorByKind(SyntaxKind.Decorator));
   if (here.length === 1) return here[0];
   if (anyLine) {
     const named = all.filter((fn) => nameOf(fn) === target.codeName || nameOf(fn) === target.action);

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { wireSource, type WireSourceOptions } from '../../src/apply/planApply.js';
+import type { WiringTarget } from '../../src/apply/types.js';
+
+const file = 'src/graphql/orders.ts';
+const options = (server: string | undefined, extra: Partial<WireSourceOptions> = {}): WireSourceOptions => ({
+  framework: 'plain',
+  scaffoldDir: 'src/idempotency',
+  imports: { aliases: [], defaultExtension: '.js' },
+  scaffoldModules: new Set(['index', 'instance']),
+  graphql: { header: 'Idempotency-Key', ...(server ? { server } : {}) },
+  ...extra,
+});
+const target = (line: number, extra: Partial<WiringTarget> = {}): WiringTarget => ({ action: 'placeOrder', codeName: 'placeOrder', trigger: 'http', transport: 'graphql', file, line, scope: 'global', keySource: 'client', ...extra });
+
+/** Applying to its own output changes nothing. */
+function expectIdempotent(text: string, targets: WiringTarget[], opts: WireSourceOptions): void {
+  const again = wireSource(file, text, targets, { ...opts, anyLine: true });
+  expect(again.text).toBe(text);
+  expect(again.edits).toEqual([]);
+}
+
+const resolverMap = (context = '') => `import { createOrder } from '../orders.js';
+
+export const resolvers = {
+  Mutation: {
+    placeOrder: async (_parent: unknown, args: { sku: string; quantity: number }${context}) => {
+      const order = await createOrder(args.sku, args.quantity);
+      return { id: order.id, sku: order.sku };
+    },
+  },
+};
+`;
+
+describe('GraphQL resolver maps on graphql-yoga', () => {
+  it("adds the context parameter and keys the call by yoga's request header", () => {
+    const out = wireSource(file, resolverMap(), [target(5)], options('graphql-yoga'));
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("import { idempotency } from '../idempotency/instance.js';");
+    expect(out.text).toContain(`    placeOrder: async (_parent: unknown, args: { sku: string; quantity: number }, context: { request: { headers: { get(name: string): string | null } } }) => {
+      return idempotency.placeOrder({ key: context.request.headers.get('idempotency-key') ?? undefined, fingerprintInput: args }, async () => {
+        const order = await createOrder(args.sku, args.quantity);
+        return { id: order.id, sku: order.sku };
+      });
+    },`);
+    expect(out.edits.map((e) => e.summary)).toEqual(['runs placeOrder inside idempotency.placeOrder(…), keyed by the Idempotency-Key header of the request in its GraphQL context, its arguments fingerprinted']);
+    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringMatching(/^callers must now send/), expect.stringMatching(/^graphql-yoga masks/)]);
+    expectIdempotent(out.text, [target(5)], options('graphql-yoga'));
+  });
+
+  it("reads the header from the context parameter the resolver already takes (yoga's own type), with the configured header's name", () => {
+    const text = resolverMap(', ctx: YogaInitialContext');
+    const out = wireSource(file, text, [target(5)], options('graphql-yoga', { graphql: { server: 'graphql-yoga', header: 'X-Request-Key' } }));
+    expect(out.text).toContain("return idempotency.placeOrder({ key: ctx.request.headers.get('x-request-key') ?? undefined, fingerprintInput: args }, async () => {");
+  });
+
+  it('wraps an object method shorthand the same way', () => {
+    const text = resolverMap().replace('placeOrder: async (_parent: unknown, args: { sku: string; quantity: number }) =>', 'async placeOrder(_parent: unknown, args: { sku: string; quantity: number })');
+    const out = wireSource(file, text, [target(5)], options('graphql-yoga'));
+    expect(out.text).toContain("async placeOrder(_parent: unknown, args: { sku: string; quantity: number }, context: { request: { headers: { get(name: string): string | null } } }) {\n      return idempotency.placeOrder({ key: context.request.headers.get('idempotency-key') ?? undefined, fingerprintInput: args }, async () => {");
+  });
+
+  it('leaves a context typed as a project interface as a step naming the line: apply cannot tell it holds the request', () => {
+    const text = resolverMap(', ctx: AppContext');
+    const out = wireSource(file, text, [target(5)], options('graphql-yoga'));
+    expect(out.text).toBe(text);
+    expect(out.manual).toEqual([{ action: 'placeOrder', file, line: 5, reason: expect.stringContaining("typed as AppContext, which apply cannot tell holds `request`: wrap its body as `return idempotency.placeOrder({ key: <context>.request.headers.get('idempotency-key') ?? undefined, fingerprintInput: args }") }]);
+  });
+
+  it('a scoped action stays a step: the plain instance cannot tell who calls', () => {
+    const out = wireSource(file, resolverMap(), [target(5, { scope: 'user' })], options('graphql-yoga'));
+    expect(out.text).toBe(resolverMap());
+    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringMatching(/^its keys are scoped per user/)]);
+  });
+});
+
+describe('GraphQL servers whose context is the project’s own', () => {
+  for (const server of ['@apollo/server', 'mercurius', undefined]) {
+    it(`${server ?? 'an unknown server'}: a step saying which line to adapt, no guess`, () => {
+      const out = wireSource(file, resolverMap(', ctx: AppContext'), [target(5)], options(server));
+      expect(out.text).toBe(resolverMap(', ctx: AppContext'));
+      expect(out.edits).toEqual([]);
+      expect(out.manual).toEqual([{ action: 'placeOrder', file, line: 5, reason: expect.stringMatching(/^its key is the Idempotency-Key header of the request, and apply cannot tell where .* context puts the request .*: wrap its body as `return idempotency\.placeOrder\(\{ key: <the Idempotency-Key header, read from the request your context function passes>, fingerprintInput: args \}/) }]);
+    });
+  }
+});
+
+describe('TypeGraphQL @Mutation() methods', () => {
+  const resolver = (ctx: string) => `import { Arg, Ctx, Int, Mutation, Resolver } from 'type-graphql';
+import { Order } from './order.js';
+
+@Resolver(() => Order)
+export class OrderResolver {
+  @Mutation(() => Order)
+  async placeOrder(@Arg('sku') sku: string, @Arg('quantity', () => Int) qty: number${ctx}): Promise<Order> {
+    return Order.place(sku, qty);
+  }
+}
+`;
+
+  it('fingerprints the @Arg() parameters by their GraphQL names and reads the key from the @Ctx() parameter', () => {
+    const text = resolver(', @Ctx() ctx: YogaInitialContext');
+    const out = wireSource(file, text, [target(6)], options('graphql-yoga'));
+    expect(out.text).toContain(`  async placeOrder(@Arg('sku') sku: string, @Arg('quantity', () => Int) qty: number, @Ctx() ctx: YogaInitialContext): Promise<Order> {
+    return idempotency.placeOrder({ key: ctx.request.headers.get('idempotency-key') ?? undefined, fingerprintInput: { sku, quantity: qty } }, async () => {
+      return Order.place(sku, qty);
+    });
+  }`);
+    expectIdempotent(out.text, [target(6)], options('graphql-yoga'));
+  });
+
+  it('without a @Ctx() parameter: a step, nothing edited', () => {
+    const out = wireSource(file, resolver(''), [target(6)], options('graphql-yoga'));
+    expect(out.text).toBe(resolver(''));
+    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringContaining('the method takes no @Ctx() parameter: add one and wrap its body as `return idempotency.placeOrder({ key: <context>.request.headers.get(\'idempotency-key\') ?? undefined, fingerprintInput: { sku, \'quantity\': qty } }')]);
+  });
+});

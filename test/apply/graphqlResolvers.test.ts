@@ -112,6 +112,6 @@ export class OrderResolver {
   it('without a @Ctx() parameter: a step, nothing edited', () => {
     const out = wireSource(file, resolver(''), [target(6)], options('graphql-yoga'));
     expect(out.text).toBe(resolver(''));
-    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringContaining('the method takes no @Ctx() parameter: add one and wrap its body as `return idempotency.placeOrder({ key: <context>.request.headers.get(\'idempotency-key\') ?? undefined, fingerprintInput: { sku, \'quantity\': qty } }')]);
+    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringContaining('the method takes no @Ctx() parameter: add one and wrap its body as `return idempotency.placeOrder({ key: <context>.request.headers.get(\'idempotency-key\') ?? undefined, fingerprintInput: { sku, quantity: qty } }')]);
   });
 });

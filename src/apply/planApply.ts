@@ -31,6 +31,7 @@ import { planNextProject } from './transforms/nextProject.js';
 import { readNestApplications, type NestRoot } from './nestApplications.js';
 import { locateRoute } from './locateRoute.js';
 import { keyNamedHandlers } from './namedHandlers.js';
+import { apolloRequestProperty } from './graphqlContext.js';
 import { NAMED_WEBHOOK, renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVENT_MODULE, wireVerifiedWebhook } from './transforms/webhook.js';
 import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
@@ -364,7 +365,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   // An unknown framework whose actions are all GraphQL / tRPC / consumers / crons got the plain wrapper (referenceFramework).
   const plain = model.stack.framework === 'none' || (referenceFramework(model.stack, model.actions) === 'none' && (await present('plain')));
   const framework = plain ? 'plain' : (['express', 'fastify', 'nestjs', 'nextjs', 'koa', 'hono'] as const).find((f) => f === model.stack.framework);
-  const graphql = framework === 'plain' && model.actions.some((a) => a.transport === 'graphql') ? { header: model.keys.header, ...graphqlServerOf(await projectDependencies(root)) } : undefined;
+  const graphql = framework === 'plain' && model.actions.some((a) => a.transport === 'graphql') ? await graphqlOf(root, model.keys.header) : undefined;
   const { targets, manual, findings } = targetsOf(model, config, framework, options.action);
   const record = await readApplyRecord(root);
   const imports = await projectImports(root);
@@ -512,10 +513,12 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   return { changes, edits, manual: relist(changes), stale, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record, relist };
 }
 
-/** The GraphQL server the project depends on, for where its resolvers' context holds the request (graphqlResolver.ts). */
-function graphqlServerOf(dependencies: ReadonlyMap<string, string>): { server?: string } {
+/** The GraphQL server the project depends on, and where its resolvers' context holds the request (graphqlResolver.ts). */
+async function graphqlOf(root: string, header: string): Promise<NonNullable<TransformContext['graphql']>> {
+  const dependencies = await projectDependencies(root);
   const server = ['graphql-yoga', '@apollo/server', 'apollo-server', 'apollo-server-express', 'mercurius', 'express-graphql', 'graphql-http'].find((name) => dependencies.has(name));
-  return server ? { server } : {};
+  const requestProperty = server === '@apollo/server' ? await apolloRequestProperty(root) : undefined;
+  return { header, ...(server ? { server } : {}), ...(requestProperty ? { requestProperty } : {}) };
 }
 
 /** The recorded findings about a provider call's key, which a step of the thread pass at the same call says again, more exactly. */

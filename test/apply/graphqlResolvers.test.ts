@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wireSource, type WireSourceOptions } from '../../src/apply/planApply.js';
+import { requestPropertyIn } from '../../src/apply/graphqlContext.js';
 import type { WiringTarget } from '../../src/apply/types.js';
 
 const file = 'src/graphql/orders.ts';
@@ -113,5 +114,61 @@ export class OrderResolver {
     const out = wireSource(file, resolver(''), [target(6)], options('graphql-yoga'));
     expect(out.text).toBe(resolver(''));
     expect(out.manual.map((m) => m.reason)).toEqual([expect.stringContaining('the method takes no @Ctx() parameter: add one and wrap its body as `return idempotency.placeOrder({ key: <context>.request.headers.get(\'idempotency-key\') ?? undefined, fingerprintInput: { sku, quantity: qty } }')]);
+  });
+});
+
+describe('Apollo Server: the request where the project’s context function puts it', () => {
+  const apollo = (requestProperty: string) => options('@apollo/server', { graphql: { server: '@apollo/server', header: 'Idempotency-Key', requestProperty } });
+
+  it('adds a context parameter typed with just that property and reads the Node header from it', () => {
+    const out = wireSource(file, resolverMap(), [target(5)], apollo('req'));
+    expect(out.text).toContain(`    placeOrder: async (_parent: unknown, args: { sku: string; quantity: number }, context: { req: { headers: Record<string, string | string[] | undefined> } }) => {
+      return idempotency.placeOrder({ key: context.req.headers['idempotency-key']?.toString(), fingerprintInput: args }, async () => {`);
+    // Apollo does not mask errors: only the callers' header is left.
+    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringMatching(/^callers must now send/)]);
+    expectIdempotent(out.text, [target(5)], apollo('req'));
+  });
+
+  it("uses the resolver's context parameter when its type (an interface of the file) declares the property", () => {
+    const text = `import type { IncomingMessage } from 'node:http';\n\ninterface AppContext {\n  request: IncomingMessage;\n  userId?: string;\n}\n\n${resolverMap(', ctx: AppContext')}`;
+    const out = wireSource(file, text, [target(12)], apollo('request'));
+    expect(out.text).toContain("return idempotency.placeOrder({ key: ctx.request.headers['idempotency-key']?.toString(), fingerprintInput: args }, async () => {");
+  });
+
+  it('a context type that does not show the property stays a step naming it', () => {
+    const out = wireSource(file, resolverMap(', ctx: AppContext'), [target(5)], apollo('req'));
+    expect(out.text).toBe(resolverMap(', ctx: AppContext'));
+    expect(out.manual).toEqual([{ action: 'placeOrder', file, line: 5, reason: expect.stringContaining("puts in the context as `req`, and this resolver's context parameter is typed as AppContext, which apply cannot tell holds `req`: wrap its body as `return idempotency.placeOrder({ key: <context>.req.headers['idempotency-key']?.toString(), fingerprintInput: args }") }]);
+  });
+});
+
+describe('requestPropertyIn: where an Apollo context function puts the request', () => {
+  const server = (context: string, extra = '') => `import { ApolloServer } from '@apollo/server';
+import { startStandaloneServer } from '@apollo/server/standalone';
+${extra}
+const server = new ApolloServer({ typeDefs, resolvers });
+await startStandaloneServer(server, { listen: { port: 4000 }, ${context} });
+`;
+  it.each([
+    ['context: async ({ req }) => ({ req })', 'req'],
+    ['context: async ({ req }) => ({ request: req, user: await userOf(req) })', 'request'],
+    ['context: async ({ req: incoming }) => ({ incoming })', 'incoming'],
+    ['context: async (args) => ({ http: args.req })', 'http'],
+    ['async context({ req }) { if (!req) return { req }; return { req }; }', 'req'],
+  ])('%s', (context, property) => {
+    expect(requestPropertyIn('src/server.ts', server(context))).toBe(property);
+  });
+
+  it('follows a context function declared in the file', () => {
+    expect(requestPropertyIn('src/server.ts', server('context: buildContext', 'const buildContext = async ({ req }: { req: IncomingMessage }) => ({ req, loaders: makeLoaders() });'))).toBe('req');
+  });
+
+  it.each([
+    ['context: async () => ({ user: null })'],
+    ['context: async ({ req }) => buildContext(req)'],
+    ['context: async ({ req }) => ({ ...base, req: undefined })'],
+    ['context: async ({ req }) => { if (req.headers.a) return { req }; return { request: req }; }'],
+  ])('%s: nothing apply can read', (context) => {
+    expect(requestPropertyIn('src/server.ts', server(context))).toBeUndefined();
   });
 });

@@ -19,11 +19,54 @@ export type GraphqlCall =
     }
   | { manual: string };
 
-/** The servers whose GraphQL context apply knows the request's place in. */
-const REQUEST_IN_CONTEXT: Readonly<Record<string, string>> = { 'graphql-yoga': 'graphql-yoga' };
+/** Where a server's context holds the request, how its header is read there, and what an added parameter is typed as. */
+interface RequestAccess {
+  /** The context's property holding the request: yoga's `request`, or what the Apollo context function returns it as. */
+  property: string;
+  /** The key read, printed: `<context>.<property>.headers…`. */
+  key(context: string, header: string): string;
+  /** Only what the key read needs, so no import and no DOM lib. */
+  type: string;
+  /** A type the context parameter is annotated with that apply knows holds the request. */
+  known?: RegExp;
+  /** Steps the server's own behaviour adds (yoga's error masking). */
+  steps: (target: WiringTarget, resolver: Resolver) => ManualStep[];
+}
 
-/** What an added context parameter is typed as: only what the key read needs, so no import and no DOM lib. */
-const CONTEXT_TYPE = '{ request: { headers: { get(name: string): string | null } } }';
+function accessFor(graphql: TransformContext['graphql']): RequestAccess | undefined {
+  if (graphql?.server === 'graphql-yoga') {
+    return { property: 'request', key: yogaKey, type: '{ request: { headers: { get(name: string): string | null } } }', known: /\bYogaInitialContext\b/, steps: (target, resolver) => [masking(target, resolver)] };
+  }
+  const property = graphql?.requestProperty;
+  if (graphql?.server?.includes('apollo') && property !== undefined && /^[A-Za-z_$][\w$]*$/.test(property)) {
+    return { property, key: (context, header) => nodeKey(context, property, header), type: `{ ${property}: { headers: Record<string, string | string[] | undefined> } }`, steps: () => [] };
+  }
+  return undefined;
+}
+
+/**
+ * `<context>.<property>.headers['<header>']?.toString()`: Node joins a repeated header with ", " (an array only for
+ * the few it keeps apart), and either way the comma fails the key grammar, so a repeated key is refused, not merged.
+ */
+function nodeKey(context: string, property: string, header: string): string {
+  const f = ts.factory;
+  const headers = f.createPropertyAccessExpression(f.createPropertyAccessExpression(f.createIdentifier(context), property), 'headers');
+  const value = f.createElementAccessExpression(headers, f.createStringLiteral(header.toLowerCase(), true));
+  return print(f.createCallChain(f.createPropertyAccessChain(value, f.createToken(ts.SyntaxKind.QuestionDotToken), 'toString'), undefined, undefined, []));
+}
+
+/** Whether the parameter's declared type visibly has `property`: a type literal, or an interface / type of its file. */
+function declares(param: ParameterDeclaration, property: string, known?: RegExp): boolean {
+  const type = param.getTypeNode();
+  if (!type) return true;
+  if (known?.test(type.getText())) return true;
+  const members = (node: Node | undefined): string[] => (node && (Node.isTypeLiteral(node) || Node.isInterfaceDeclaration(node)) ? node.getMembers().flatMap((m) => (Node.isPropertySignature(m) ? [m.getName()] : [])) : []);
+  if (Node.isTypeLiteral(type)) return members(type).includes(property);
+  if (!Node.isTypeReference(type)) return false;
+  const name = type.getTypeName().getText();
+  const sf = param.getSourceFile();
+  return members(sf.getInterface(name)).includes(property) || members(sf.getTypeAlias(name)?.getTypeNode()).includes(property);
+}
 
 /**
  * yoga answers every error that is not a GraphQLError as "Unexpected error.": the wrapper's errors that the caller
@@ -72,9 +115,10 @@ function freeName(resolver: Resolver): string | undefined {
 
 /**
  * The key and input of a GraphQL resolver's call to the plain wrapper. The key is the Idempotency-Key header of the
- * request the server puts in the resolver's context: graphql-yoga's context always holds the Fetch `request`. For a
- * server whose context holds what the project's own context function returns (Apollo Server, mercurius), apply cannot
- * know where the request is, and says which line to adapt instead of guessing.
+ * request the server puts in the resolver's context: graphql-yoga's context always holds the Fetch `request`; Apollo
+ * Server's holds what the project's context function returns, which planApply read (graphqlContext.ts). Where apply
+ * cannot know where the request is (another server, a context function it cannot read, a context type that does not
+ * show it), it says which line to adapt instead of guessing.
  */
 export function graphqlCall(resolver: Resolver, target: WiringTarget, context: TransformContext): GraphqlCall {
   const header = context.graphql?.header ?? 'Idempotency-Key';
@@ -84,22 +128,23 @@ export function graphqlCall(resolver: Resolver, target: WiringTarget, context: T
   const snippet = (key: string) => `wrap its body as \`return idempotency.${target.codeName}({ key: ${key}, fingerprintInput: ${input ?? '<its arguments>'} }, async () => …)\` (the wrapper from ${context.style.specifier('instance')})`;
   if (input === undefined) return { manual: `apply cannot tell this resolver's arguments (${decorated ? "TypeGraphQL's @Arg() / @Args() parameters" : 'the second parameter, (parent, args, context)'}): ${snippet(`<the ${header} header>`)}` };
   const server = context.graphql?.server;
-  if (server === undefined || REQUEST_IN_CONTEXT[server] === undefined) {
+  const access = accessFor(context.graphql);
+  if (!access) {
     return { manual: `its key is the ${header} header of the request, and apply cannot tell where ${server ?? 'your GraphQL server'}'s context puts the request (it holds what your context function returns): ${snippet(`<the ${header} header, read from the request your context function passes>`)}` };
   }
+  const example = access.key('<context>', header);
   const existing = decorated ? params.find((p) => decorator(p, 'Ctx')) : params[2];
   if (existing) {
     const name = identifierName(existing);
-    const type = existing.getTypeNode()?.getText();
-    // A context typed as the project's own interface may not declare yoga's `request`: that line is the user's to adapt.
-    if (!name || (type !== undefined && !/\bYogaInitialContext\b/.test(type))) {
-      return { manual: `its key is the ${header} header of the request graphql-yoga puts in the context, and this resolver's context parameter is typed as ${type ?? 'a pattern'}, which apply cannot tell holds \`request\`: ${snippet(`<context>.request.headers.get('${header.toLowerCase()}') ?? undefined`)}` };
+    // A context typed as the project's own type that does not visibly hold the request: that line is the user's to adapt.
+    if (!name || !declares(existing, access.property, access.known)) {
+      return { manual: `its key is the ${header} header of the request ${server} puts in the context as \`${access.property}\`, and this resolver's context parameter is typed as ${existing.getTypeNode()?.getText() ?? 'a pattern'}, which apply cannot tell holds \`${access.property}\`: ${snippet(example)}` };
     }
-    return { key: yogaKey(name, header), input, header, steps: [masking(target, resolver)] };
+    return { key: access.key(name, header), input, header, steps: access.steps(target, resolver) };
   }
-  if (decorated) return { manual: `its key is the ${header} header of the request in the GraphQL context, and the method takes no @Ctx() parameter: add one and ${snippet(`<context>.request.headers.get('${header.toLowerCase()}') ?? undefined`)}` };
+  if (decorated) return { manual: `its key is the ${header} header of the request in the GraphQL context, and the method takes no @Ctx() parameter: add one and ${snippet(example)}` };
   const name = freeName(resolver);
-  if (!name || params.length !== 2) return { manual: `its key is the ${header} header of the request in the GraphQL context, which this resolver does not take: ${snippet(`context.request.headers.get('${header.toLowerCase()}') ?? undefined`)}` };
+  if (!name || params.length !== 2) return { manual: `its key is the ${header} header of the request in the GraphQL context, which this resolver does not take: ${snippet(example)}` };
   const typed = /\.(c|m)?tsx?$/.test(resolver.getSourceFile().getFilePath());
-  return { key: yogaKey(name, header), input, header, addParameter: { name, ...(typed ? { type: CONTEXT_TYPE } : {}) }, steps: [masking(target, resolver)] };
+  return { key: access.key(name, header), input, header, addParameter: { name, ...(typed ? { type: access.type } : {}) }, steps: access.steps(target, resolver) };
 }

@@ -14,7 +14,7 @@ import { compile, ROOT, snapshotTree } from './fixtureApp.js';
 
 export interface GraphqlError {
   message: string;
-  extensions?: { code?: string; stacktrace?: string[] };
+  extensions?: { code?: string };
 }
 
 interface Answer {

@@ -88,6 +88,13 @@ export async function graphqlServerSuite(spec: GraphqlServerFixture): Promise<vo
       expect(await compile(dir)).toBe('');
       expect(await unwrapped()).toEqual([]);
 
+      // The document's wiring section lists the wrap, and no "wire by hand" for the mutation.
+      const { generate } = await import('../../src/generate.js');
+      const result = await generate({ cwd: dir, format: 'md', date: '2026-01-15', diagrams: 'beautiful-mermaid' });
+      const wiring = ((await readFile(path.join(dir, result.document), 'utf8')).split('Wiring in your code')[1] ?? '').split(/\n#+ /)[0]!;
+      expect(wiring).toContain('runs placeOrder inside idempotency.placeOrder(…)');
+      expect(wiring).not.toMatch(/no generated adapter|by hand/);
+
       const before = await snapshotTree(dir);
       const again = await runApply({ cwd: dir, yes: true, quiet: true }, { interactive: false });
       expect(again.changes).toEqual([]);

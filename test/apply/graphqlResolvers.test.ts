@@ -71,7 +71,16 @@ describe('GraphQL resolver maps on graphql-yoga', () => {
   it('a scoped action stays a step: the plain instance cannot tell who calls', () => {
     const out = wireSource(file, resolverMap(), [target(5, { scope: 'user' })], options('graphql-yoga'));
     expect(out.text).toBe(resolverMap());
-    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringMatching(/^its keys are scoped per user/)]);
+    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringContaining("its keys are scoped per user, and apply cannot tell how the caller is known here: wrap its body as `return idempotency.placeOrder({ scope: <the user id>, key: context.request.headers.get('idempotency-key') ?? undefined, fingerprintInput: args }")]);
+  });
+});
+
+describe('a JavaScript resolver map', () => {
+  it('gets the context parameter without a type', () => {
+    const js = 'src/graphql/orders.js';
+    const text = resolverMap().replace(': unknown', '').replace(': { sku: string; quantity: number }', '');
+    const out = wireSource(js, text, [target(5, { file: js })], options('graphql-yoga'));
+    expect(out.text).toContain("placeOrder: async (_parent, args, context) => {\n      return idempotency.placeOrder({ key: context.request.headers.get('idempotency-key') ?? undefined, fingerprintInput: args }, async () => {");
   });
 });
 

@@ -90,7 +90,7 @@ function unsafe(fn: PlainFunction, target: WiringTarget, snippet: string, keyed 
   if ((Node.isFunctionDeclaration(fn) || Node.isFunctionExpression(fn) || Node.isMethodDeclaration(fn)) && fn.isGenerator()) return `it is a generator; wrap the work it does by hand: ${snippet}`;
   if (!fn.getBody()) return 'it has no body (an overload or a declaration); point actions[].source at the implementation';
   if (target.keySource !== 'derived' && !keyed) return `its key comes from the caller, and apply cannot tell where the caller's key is: ${snippet.replace('{ fingerprintInput', '{ key: <the caller\'s key>, fingerprintInput')}`;
-  if (target.scope !== undefined && target.scope !== 'global') return `its keys are scoped per ${target.scope}, and apply cannot tell how the caller is known here: ${snippet.replace('{ fingerprintInput', `{ scope: <the ${target.scope} id>, fingerprintInput`)}`;
+  if (target.scope !== undefined && target.scope !== 'global') return `its keys are scoped per ${target.scope}, and apply cannot tell how the caller is known here: ${snippet.replace(/\(\{ (key|fingerprintInput)/, `({ scope: <the ${target.scope} id>, $1`)}`;
   const declared = fn.getReturnTypeNode()?.getText();
   // A GraphQL result reaches its client as JSON anyway (the schema serialises it), so only a declared type that is
   // visibly not JSON (a Date, a Map) keeps a resolver out.

@@ -55,6 +55,13 @@ describe('GraphQL resolver maps on graphql-yoga', () => {
     expect(out.text).toContain("return idempotency.placeOrder({ key: ctx.request.headers.get('x-request-key') ?? undefined, fingerprintInput: args }, async () => {");
   });
 
+  it('fingerprints destructured arguments as the object of what the resolver reads', () => {
+    const text = resolverMap().replace('args: { sku: string; quantity: number }', "{ sku, quantity: qty, 'gift-note': note }: { sku: string; quantity: number; 'gift-note'?: string }").replace('createOrder(args.sku, args.quantity)', 'createOrder(sku, qty, note)');
+    const out = wireSource(file, text, [target(5)], options('graphql-yoga'));
+    expect(out.text).toContain("return idempotency.placeOrder({ key: context.request.headers.get('idempotency-key') ?? undefined, fingerprintInput: { sku, quantity: qty, 'gift-note': note } }, async () => {");
+    expectIdempotent(out.text, [target(5)], options('graphql-yoga'));
+  });
+
   it('wraps an object method shorthand the same way', () => {
     const text = resolverMap().replace('placeOrder: async (_parent: unknown, args: { sku: string; quantity: number }) =>', 'async placeOrder(_parent: unknown, args: { sku: string; quantity: number })');
     const out = wireSource(file, text, [target(5)], options('graphql-yoga'));

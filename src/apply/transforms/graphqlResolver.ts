@@ -107,6 +107,27 @@ function decoratedInput(params: readonly ParameterDeclaration[]): string | undef
 
 const masking = (target: WiringTarget, resolver: Resolver): ManualStep => ({ action: target.action, file: target.file, line: resolver.getStartLineNumber(), reason: YOGA_MASKING });
 
+/** `{ sku, quantity: qty }` for destructured arguments `(_, { sku, quantity: qty }, context)`: what the resolver reads of them. */
+function destructuredInput(param: ParameterDeclaration | undefined): string | undefined {
+  const pattern = param?.getNameNode();
+  if (!pattern || !Node.isObjectBindingPattern(pattern) || pattern.getElements().length === 0) return undefined;
+  const f = ts.factory;
+  const properties: ts.ObjectLiteralElementLike[] = [];
+  for (const element of pattern.getElements()) {
+    const local = element.getNameNode();
+    const property = element.getPropertyNameNode();
+    if (element.getDotDotDotToken() || !Node.isIdentifier(local)) return undefined;
+    if (!property) {
+      properties.push(f.createShorthandPropertyAssignment(local.getText()));
+      continue;
+    }
+    const name = Node.isIdentifier(property) ? property.getText() : Node.isStringLiteral(property) ? property.getLiteralValue() : undefined;
+    if (name === undefined) return undefined;
+    properties.push(f.createPropertyAssignment(/^[A-Za-z_$][\w$]*$/.test(name) ? f.createIdentifier(name) : f.createStringLiteral(name, true), f.createIdentifier(local.getText())));
+  }
+  return print(f.createObjectLiteralExpression(properties, false));
+}
+
 /** An unused name for an added context parameter. */
 function freeName(resolver: Resolver): string | undefined {
   const used = new Set(resolver.getDescendants().flatMap((d) => (Node.isIdentifier(d) ? [d.getText()] : [])));
@@ -124,7 +145,7 @@ export function graphqlCall(resolver: Resolver, target: WiringTarget, context: T
   const header = context.graphql?.header ?? 'Idempotency-Key';
   const params = resolver.getParameters();
   const decorated = Node.isMethodDeclaration(resolver) && Node.isClassDeclaration(resolver.getParent());
-  const input = decorated ? decoratedInput(params) : identifierName(params[1]);
+  const input = decorated ? decoratedInput(params) : (identifierName(params[1]) ?? destructuredInput(params[1]));
   const snippet = (key: string) => `wrap its body as \`return idempotency.${target.codeName}({ key: ${key}, fingerprintInput: ${input ?? '<its arguments>'} }, async () => …)\` (the wrapper from ${context.style.specifier('instance')})`;
   if (input === undefined) return { manual: `apply cannot tell this resolver's arguments (${decorated ? "TypeGraphQL's @Arg() / @Args() parameters" : 'the second parameter, (parent, args, context)'}): ${snippet(`<the ${header} header>`)}` };
   const server = context.graphql?.server;

@@ -9,6 +9,7 @@ import type { StoreConnection } from '../inspect/types.js';
 import type { DesignModel } from '../model/types.js';
 import { readApplyRecord, sha256, type ApplyRecord } from './applyRecord.js';
 import { projectImportsAt } from '../scaffold/profile/pathAliases.js';
+import { referenceFramework } from '../scaffold/registry.js';
 import { storeFor } from '../scaffold/stores/index.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
 import { renderInstance, type WiredFramework } from './renderInstance.js';
@@ -30,6 +31,7 @@ import { planNextProject } from './transforms/nextProject.js';
 import { readNestApplications, type NestRoot } from './nestApplications.js';
 import { locateRoute } from './locateRoute.js';
 import { keyNamedHandlers } from './namedHandlers.js';
+import { apolloRequestProperty } from './graphqlContext.js';
 import { NAMED_WEBHOOK, renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVENT_MODULE, wireVerifiedWebhook } from './transforms/webhook.js';
 import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
@@ -51,13 +53,15 @@ export interface WireSourceOptions {
   scaffoldModules: ReadonlySet<string>;
   /** The file is byte-for-byte what the last apply wrote (see TransformContext.anyLine). */
   anyLine?: boolean;
+  /** For GraphQL resolvers wrapped with the plain wrapper (TransformContext.graphql). */
+  graphql?: TransformContext['graphql'];
 }
 
 /** The pure heart of apply for one file: source text in, wired source text out, with what was done and left. */
 export function wireSource(file: string, text: string, targets: readonly WiringTarget[], options: WireSourceOptions): { text: string; edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } {
   const style = importStyleFor(file, text, options.scaffoldDir, options.imports);
   const sf = parseSource(file, text, style);
-  const context: TransformContext = { style, anyLine: options.anyLine ?? false, scaffoldModules: options.scaffoldModules };
+  const context: TransformContext = { style, anyLine: options.anyLine ?? false, scaffoldModules: options.scaffoldModules, ...(options.graphql ? { graphql: options.graphql } : {}) };
   const out: { edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } = { edits: [], manual: [], stale: [] };
   // Every recorded line is resolved on the untouched text first: edits (an import at the top) shift lines.
   const resolved = targets.map((target) => {
@@ -168,7 +172,7 @@ function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework
       manual.push({ action: action.name, file, line: location.line, reason: `no route for this handler: set actions[].route (e.g. "${example}") to where it is mounted and run apply again, or wire it by hand as ${action.trigger === 'webhook' ? 'TRIGGERS.md' : 'the README in the scaffold'} shows` });
       continue;
     }
-    targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, method: (action.method ?? 'POST').toUpperCase(), path: action.path, file, line: location.line, scope: action.scope, keySource: action.key.source, ...(action.provider ? { provider: action.provider } : {}) });
+    targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, method: (action.method ?? 'POST').toUpperCase(), path: action.path, file, line: location.line, scope: action.scope, keySource: action.key.source, ...(action.provider ? { provider: action.provider } : {}), ...(action.transport ? { transport: action.transport } : {}) });
   }
   return { targets, manual, findings };
 }
@@ -361,7 +365,10 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const memory = /\bcreateMemoryStore\b/.test(index);
   const scaffoldModules = new Set<string>(['index']);
   for (const name of ['providers', 'instance', 'next', WEBHOOK_EVENT_MODULE, ...TRIGGER_MODULES]) if (await present(name)) scaffoldModules.add(name);
-  const framework = model.stack.framework === 'none' ? 'plain' : (['express', 'fastify', 'nestjs', 'nextjs', 'koa', 'hono'] as const).find((f) => f === model.stack.framework);
+  // An unknown framework whose actions are all GraphQL / tRPC / consumers / crons got the plain wrapper (referenceFramework).
+  const plain = model.stack.framework === 'none' || (referenceFramework(model.stack, model.actions) === 'none' && (await present('plain')));
+  const framework = plain ? 'plain' : (['express', 'fastify', 'nestjs', 'nextjs', 'koa', 'hono'] as const).find((f) => f === model.stack.framework);
+  const graphql = framework === 'plain' && model.actions.some((a) => a.transport === 'graphql') ? await graphqlOf(root, model.keys.header) : undefined;
   const { targets, manual, findings } = targetsOf(model, config, framework, options.action);
   const record = await readApplyRecord(root);
   const imports = await projectImports(root);
@@ -382,7 +389,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       stale.push(`${file} changed since inspection: the file is gone`);
       continue;
     }
-    const wired = wireSource(file, before, list, { framework: framework!, scaffoldDir: dir, imports, scaffoldModules, anyLine: record.files[file] === sha256(before) });
+    const wired = wireSource(file, before, list, { framework: framework!, scaffoldDir: dir, imports, scaffoldModules, anyLine: record.files[file] === sha256(before), ...(graphql ? { graphql } : {}) });
     texts.push({ path: file, before, after: wired.text });
     stale.push(...wired.stale);
     if (wired.principal) principal ??= wired.principal;
@@ -531,6 +538,14 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const relist = (final: readonly FileChange[]) =>
     findings.size > 0 ? withoutRestated(relocateFindings(manual, findings, edited.map((t) => ({ ...t, after: final.find((c) => c.path === t.path)?.after ?? t.after })), dependencies, written), specificAt) : manual;
   return { changes, edits, manual: relist(changes), stale, transactional, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record, relist };
+}
+
+/** The GraphQL server the project depends on, and where its resolvers' context holds the request (graphqlResolver.ts). */
+async function graphqlOf(root: string, header: string): Promise<NonNullable<TransformContext['graphql']>> {
+  const dependencies = await projectDependencies(root);
+  const server = ['graphql-yoga', '@apollo/server', 'apollo-server', 'apollo-server-express', 'mercurius', 'express-graphql', 'graphql-http'].find((name) => dependencies.has(name));
+  const requestProperty = server === '@apollo/server' ? await apolloRequestProperty(root) : undefined;
+  return { header, ...(server ? { server } : {}), ...(requestProperty ? { requestProperty } : {}) };
 }
 
 /** The recorded findings about a provider call's key, which a step of the thread pass at the same call says again, more exactly. */

@@ -5,6 +5,8 @@ export interface WiringTarget {
   /** The generated code's identifier for it: `idempotency.<codeName>`, `ACTIONS.<codeName>`. */
   codeName: string;
   trigger: 'http' | 'webhook' | 'consumer' | 'cron';
+  /** How an HTTP action is reached when it is no route: a GraphQL mutation, a tRPC procedure, a Server Action. */
+  transport?: 'graphql' | 'trpc' | 'server-action';
   /** Upper-case HTTP method and path template, for routes. */
   method?: string;
   path?: string;

@@ -7,6 +7,11 @@ export interface TransformContext {
   anyLine: boolean;
   /** Generated modules present in the scaffold folder (e.g. 'providers', 'next'), so no import points at nothing. */
   scaffoldModules: ReadonlySet<string>;
+  /**
+   * For GraphQL resolvers: the project's GraphQL server package (graphql-yoga, @apollo/server, …), the key header, and
+   * (Apollo) the property its context function puts the request in.
+   */
+  graphql?: { server?: string; header: string; requestProperty?: string };
 }
 
 export interface TransformOutcome {

@@ -3,9 +3,10 @@ import type { StoreConnection } from '../../inspect/types.js';
 import { instanceImport, instancePool, instanceStore } from '../renderInstance.js';
 import { ensureNamedImport, fitStatement } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
-import { manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
+import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
 import { keyHandlerCalls } from './stripeKey.js';
 import { webhookManual } from './webhookManual.js';
+import { graphqlCall } from './graphqlResolver.js';
 
 type PlainFunction = FunctionDeclaration | FunctionExpression | ArrowFunction | MethodDeclaration;
 
@@ -26,6 +27,8 @@ function declaredLine(fn: PlainFunction): number {
   const parent = fn.getParent();
   if (parent && Node.isVariableDeclaration(parent)) return parent.getVariableStatement()?.getStartLineNumber() ?? parent.getStartLineNumber();
   if (parent && Node.isPropertyAssignment(parent)) return parent.getStartLineNumber();
+  // A decorated method (TypeGraphQL's `@Mutation()`) starts, as inspection records it, at its first decorator.
+  if (Node.isMethodDeclaration(fn)) return fn.getDecorators()[0]?.getStartLineNumber() ?? fn.getStartLineNumber();
   return fn.getStartLineNumber();
 }
 
@@ -36,7 +39,8 @@ const isWrapped = (sf: SourceFile, codeName: string) =>
 /** The function the action's `source` names: one starting on the recorded line, or (a file apply wrote) by name. */
 function locate(sf: SourceFile, target: WiringTarget, anyLine: boolean): PlainFunction | undefined {
   const all = sf.getDescendants().filter(isFunction);
-  const here = all.filter((fn) => declaredLine(fn) === target.line || fn.getStartLineNumber() === target.line);
+  // Not a decorator's own arrow (`@Mutation(() => Order)` on the recorded line).
+  const here = all.filter((fn) => (declaredLine(fn) === target.line || fn.getStartLineNumber() === target.line) && !fn.getFirstAncestorByKind(SyntaxKind.Decorator));
   if (here.length === 1) return here[0];
   if (anyLine) {
     const named = all.filter((fn) => nameOf(fn) === target.codeName || nameOf(fn) === target.action);
@@ -81,14 +85,17 @@ function visiblyJson(node: Node | undefined): boolean {
 }
 
 /** Why wrapping this function would change what it does, or undefined when it is mechanically safe. */
-function unsafe(fn: PlainFunction, target: WiringTarget, snippet: string): string | undefined {
+function unsafe(fn: PlainFunction, target: WiringTarget, snippet: string, keyed = false): string | undefined {
   if (!fn.isAsync()) return `it is not async (the wrapper returns a Promise): make it async, then ${snippet}`;
   if ((Node.isFunctionDeclaration(fn) || Node.isFunctionExpression(fn) || Node.isMethodDeclaration(fn)) && fn.isGenerator()) return `it is a generator; wrap the work it does by hand: ${snippet}`;
   if (!fn.getBody()) return 'it has no body (an overload or a declaration); point actions[].source at the implementation';
-  if (target.keySource !== 'derived') return `its key comes from the caller, and apply cannot tell where the caller's key is: ${snippet.replace('{ fingerprintInput', '{ key: <the caller\'s key>, fingerprintInput')}`;
-  if (target.scope !== undefined && target.scope !== 'global') return `its keys are scoped per ${target.scope}, and apply cannot tell how the caller is known here: ${snippet.replace('{ fingerprintInput', `{ scope: <the ${target.scope} id>, fingerprintInput`)}`;
+  if (target.keySource !== 'derived' && !keyed) return `its key comes from the caller, and apply cannot tell where the caller's key is: ${snippet.replace('{ fingerprintInput', '{ key: <the caller\'s key>, fingerprintInput')}`;
+  if (target.scope !== undefined && target.scope !== 'global') return `its keys are scoped per ${target.scope}, and apply cannot tell how the caller is known here: ${snippet.replace(/\(\{ (key|fingerprintInput)/, `({ scope: <the ${target.scope} id>, $1`)}`;
   const declared = fn.getReturnTypeNode()?.getText();
-  if ((declared !== undefined && NOT_JSON.test(declared)) || !returnedExpressions(fn).every(visiblyJson)) {
+  // A GraphQL result reaches its client as JSON anyway (the schema serialises it), so only a declared type that is
+  // visibly not JSON (a Date, a Map) keeps a resolver out.
+  const json = target.transport === 'graphql' || returnedExpressions(fn).every(visiblyJson);
+  if ((declared !== undefined && NOT_JSON.test(declared)) || !json) {
     return `a repeat gets the stored JSON of its result, and the result is not visibly JSON (a Date, a class, a value apply cannot see): if it is, ${snippet}`;
   }
   return undefined;
@@ -123,10 +130,14 @@ export const wrapPlainFunction: Transform = (sf, target, context) => {
   // A webhook is keyed by the provider's event id after its signature check, not by the function's input.
   if (target.trigger === 'webhook') return webhookManual(target, line);
   const name = nameOf(fn);
-  const input = inputOf(fn);
-  const call = `idempotency.${target.codeName}({ fingerprintInput: ${input ?? '<its input>'} }, async () => …)`;
+  // A GraphQL resolver: the key from the request in its context, the input its arguments (graphqlResolver.ts).
+  const graphql = target.transport === 'graphql' ? graphqlCall(fn, target, context) : undefined;
+  if (graphql && 'manual' in graphql) return manualOnly(target, graphql.manual, line);
+  const input = graphql?.input ?? inputOf(fn);
+  const key = graphql ? `key: ${graphql.key}, ` : '';
+  const call = `idempotency.${target.codeName}({ ${key}fingerprintInput: ${input ?? '<its input>'} }, async () => …)`;
   const snippet = `wrap its body as \`return ${call}\` (the wrapper from ${context.style.specifier('instance')})`;
-  const reason = unsafe(fn, target, snippet) ?? (input === undefined ? `apply cannot tell which parameter is its input (one parameter, tRPC's { input }, or a resolver's args): ${snippet}` : undefined);
+  const reason = unsafe(fn, target, snippet, graphql !== undefined) ?? (input === undefined ? `apply cannot tell which parameter is its input (one parameter, tRPC's { input }, or a resolver's args): ${snippet}` : undefined);
   if (reason) return manualOnly(target, reason, line);
   const position = sf.getDescendants().filter(isFunction).indexOf(fn);
   if (!ensureNamedImport(sf, context.style.specifier('instance'), 'idempotency')) {
@@ -134,7 +145,9 @@ export const wrapPlainFunction: Transform = (sf, target, context) => {
   }
   // An import edit that rewrote text forgets nodes: then the same function again, by its place among the file's functions.
   const again = fn.wasForgotten() ? sf.getDescendants().filter(isFunction)[position]! : fn;
-  const wrapped = `idempotency.${target.codeName}({ fingerprintInput: ${input} }, async () =>`;
+  // The context parameter the key is read from, added where the resolver did not take one.
+  if (graphql?.addParameter) again.addParameter(graphql.addParameter);
+  const wrapped = `idempotency.${target.codeName}({ ${key}fingerprintInput: ${input} }, async () =>`;
   const body = again.getBody();
   if (!body) return manualOnly(target, 'it has no body', line);
   if (Node.isBlock(body)) {
@@ -145,11 +158,13 @@ export const wrapPlainFunction: Transform = (sf, target, context) => {
     const indent = body.getIndentationText() + unit;
     const firstLine = sf.getLineAndColumnAtPos(open).line + 1;
     const text = `{\n${indent}${fitStatement(sf, `return ${wrapped} {`).replace(/;$/, '')}\n${indented(again, inner, firstLine, unit)}\n${indent}${fitStatement(sf, '});')}\n${body.getIndentationText()}}`;
-    body.replaceWithText(text);
+    // replaceText, not replaceWithText: that re-indents every later line by the body's own indentation again.
+    sf.replaceText([body.getStart(), body.getEnd()], text);
   } else {
     body.replaceWithText(`${wrapped} ${body.getText()})`);
   }
-  const out: TransformOutcome = { edits: [{ action: target.action, file: target.file, summary: `runs ${name ?? 'the function'} inside idempotency.${target.codeName}(…), keyed by its input` }], manual: [] };
+  const keyedBy = graphql ? `keyed by the ${graphql.header} header of the request in its GraphQL context, its arguments fingerprinted` : 'keyed by its input';
+  const out: TransformOutcome = { edits: [{ action: target.action, file: target.file, summary: `runs ${name ?? 'the function'} inside idempotency.${target.codeName}(…), ${keyedBy}` }], manual: graphql ? [...clientKeyStep(target), ...graphql.steps] : [] };
   return keyWork(sf, target, context, out);
 };
 

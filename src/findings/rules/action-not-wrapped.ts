@@ -1,6 +1,7 @@
 import type { ProjectReport, Rule } from '../types.js';
 import { actionSource } from '../configSources.js';
 import { TRANSPORT_LABELS, transportName } from '../../model/labels.js';
+import { referenceFramework } from '../../scaffold/registry.js';
 
 /** The design and the generated layer protect nothing until the handler actually goes through them. */
 export const actionNotWrapped: Rule = {
@@ -19,6 +20,8 @@ export const actionNotWrapped: Rule = {
     const base = dir.split('/').pop() ?? dir;
     const importsLayer = new RegExp(`(from\\s+|import\\(|require\\()\\s*['"][^'"]*\\b${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/[^'"]*)?['"]`);
     const users = ctx.sources.filter((s) => !s.rel.startsWith(`${dir}/`) && importsLayer.test(s.text));
+    // The scaffold is the plain idempotent(fn) wrapper (no web framework, or an unknown one serving no plain route).
+    const plain = referenceFramework(config.stack, config.actions) === 'none';
     const out: ProjectReport[] = [];
     for (const action of config.actions) {
       if (action.trigger !== 'http') continue;
@@ -29,7 +32,7 @@ export const actionNotWrapped: Rule = {
       const where = { file: at.source.rel, line: at.line };
       out.push({
         ...where,
-        fix: ROUTING_CONTROLLERS.test(at.source.text) ? decoratedFix(action.name) : config.stack.framework === 'nestjs' && NEST_RESOLVERS.test(at.source.text) ? nestResolverFix(action.name) : GRAPHQL_RESOLVERS.test(at.source.text) ? resolverFix(action.name, action.scope === 'global') : wiringFix(config.stack.framework, action.name),
+        fix: ROUTING_CONTROLLERS.test(at.source.text) ? decoratedFix(action.name) : config.stack.framework === 'nestjs' && NEST_RESOLVERS.test(at.source.text) ? nestResolverFix(action.name) : GRAPHQL_RESOLVERS.test(at.source.text) ? (plain ? plainResolverFix(action.name) : resolverFix(action.name, action.scope === 'global')) : wiringFix(config.stack.framework, action.name),
         evidence: at.source.text.split('\n')[at.line - 1]?.trim() ?? '',
         message: `Action ${action.name}${action.transport ? ` (${TRANSPORT_LABELS[action.transport]} ${transportName(action)})` : action.route ? ` (${action.route})` : ''} is configured but no file imports the generated layer in ${dir}/ and uses it for ${action.name}.`,
       });
@@ -59,6 +62,12 @@ function nestResolverFix(action: string): string {
 function resolverFix(action: string, global = false): string {
   const name = action.replace(/[^\w$]/g, '');
   return `Claim the key inside the resolver: a mutation arrives at the one GraphQL endpoint with every other operation, so no route middleware can tell it apart. Run its work through \`idempotency.core.runOnce(ACTIONS.${name}, …)\` with the key from the request's Idempotency-Key header (through your GraphQL context) and ${global ? "the scope 'global' (its keys belong to no caller)" : 'the caller from the context'}; \`idempotency-builder apply\` lists the steps.`;
+}
+
+/** A GraphQL mutation on the plain wrapper: the resolver's body runs inside it. */
+function plainResolverFix(action: string): string {
+  const name = action.replace(/[^\w$]/g, '');
+  return `Run the resolver's body inside the plain wrapper: \`return idempotency.${name}({ key: <the Idempotency-Key header of the request in your GraphQL context>, fingerprintInput: args }, async () => …)\`, with \`idempotency\` from the instance module; \`idempotency-builder apply\` makes the edit where it can tell where the context holds the request (graphql-yoga, or an Apollo Server context function that passes \`req\` on).`;
 }
 
 /** The one line that wires an action in, as the generated README shows it for the project's framework. */

@@ -120,6 +120,23 @@ export class PaymentResolver {
     expect(named?.message).not.toContain('POST');
   });
 
+  it('a resolver map on the plain wrapper (unknown framework, only mutations): run its body inside it, and once wrapped it is wired', () => {
+    const resolvers = (wrapped: boolean) => `${wrapped ? "import { idempotency } from '../idempotency/instance.js';\n" : ''}export const resolvers = {
+  Mutation: {
+    createPayment: async (_parent: unknown, args: { amount: number }, context: { request: Request }) => {
+      ${wrapped ? "return idempotency.createPayment({ key: context.request.headers.get('idempotency-key') ?? undefined, fingerprintInput: args }, async () => String(args.amount));" : 'return String(args.amount);'}
+    },
+  },
+};
+`;
+    const mutation = { ...payAction, route: 'POST /createPayment', transport: 'graphql', source: 'src/graphql/resolvers.ts:3' };
+    const plain = (wrapped: boolean) => findingsFor(actionNotWrapped, { name: 'plaingql', files: { 'src/graphql/resolvers.ts': resolvers(wrapped) }, config: configWith([mutation], { stack: { language: 'typescript', framework: 'unknown', database: 'postgres' }, scaffold: { dir: 'src/idempotency' } }) });
+    const [finding, ...rest] = plain(false);
+    expect(rest).toEqual([]);
+    expect(finding?.fix).toMatch(/^Run the resolver's body inside the plain wrapper: `return idempotency\.createPayment\(\{ key: <the Idempotency-Key header/);
+    expect(plain(true)).toEqual([]);
+  });
+
   it('a NestJS resolver in a project on the Nest adapter: mark it with @Idempotent, and once marked it is wrapped', () => {
     const resolver = (marked: boolean) => `import { Args, Mutation, Resolver } from '@nestjs/graphql';
 ${marked ? "import { ACTIONS, Idempotent } from '../idempotency/index.js';\n" : ''}@Resolver()

@@ -36,6 +36,7 @@ import { NAMED_WEBHOOK, renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVE
 import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 import { CLAIM_TRANSACTION_MODULE, claimWriteCandidates, moveWritesOntoClaim, renderClaimTransaction } from './claimWrites.js';
+import { assignedPrincipal, projectTexts } from './requestPrincipal.js';
 
 /** One transform per framework the generated adapters cover; adding one = one file + one line. */
 const ROUTE_TRANSFORMS: Record<ApplyFramework, Transform> = { express: unlessDecoratedRoute(wireExpressRoute), fastify: unlessDecoratedRoute(wireFastifyRoute), nestjs: unlessDecoratedRoute(wireNestRoute, ['@nestjs/graphql']), nextjs: wireNextRoute, koa: unlessDecoratedRoute(wireKoaRoute), hono: unlessDecoratedRoute(wireHonoRoute), plain: wrapPlainFunction };
@@ -504,13 +505,20 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   if (framework && framework !== 'nextjs' && !scaffoldModules.has('instance') && (changes.some((c) => c.after.includes('idempotency')) || mountByHand)) {
     const storeId = storeFor(model.stack.storeDatabase)?.id;
     const { connection } = await connectionFor(root, storeId, dir);
+    const http = targets.find((t) => t.trigger === 'http' && t.scope !== 'global');
+    // No wired handler reads the caller: where the project's own authentication puts it (`req.usuario = decoded`,
+    // read elsewhere as `req.usuario.id`), unless it keeps to the `request.user` convention the instance reads anyway.
+    let userOnRequest: boolean | undefined;
+    if (principal === undefined && http && (framework === 'express' || framework === 'fastify')) {
+      userOnRequest = await setsRequestUser(root);
+      if (!userOnRequest) principal = assignedPrincipal(await projectTexts(root));
+    }
     const rendered = framework === 'plain' ? renderPlainInstance(storeId, memory, connection) : framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal, storeId, memory, connection) : renderInstance(framework, principal, storeId, memory, connection);
     changes.push({ path: instance, after: emit(rendered, 'instance.ts') });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
     // No wired handler reads the caller's identity and nothing in the project sets `request.user`: the principal
     // written is a guess, and a wrong one answers every protected request 401.
-    const http = targets.find((t) => t.trigger === 'http' && t.scope !== 'global');
-    if (principal === undefined && http && (framework === 'express' || framework === 'fastify' || framework === 'nestjs') && !(await setsRequestUser(root))) {
+    if (principal === undefined && http && (framework === 'express' || framework === 'fastify' || framework === 'nestjs') && !(userOnRequest ?? (await setsRequestUser(root)))) {
       manual.push({ action: http.action, file: instance, line: 1, reason: `no wired handler reads who the caller is and nothing in the project sets request.user, so the principal in ${instance} (request.user.id) is a guess: point it at what your authentication sets (a session, customer or tenant id) before deploying, or every protected request is answered 401` });
     }
     // Koa and Hono say so per wired route; a route left to the user has no such note, and the principal is the same guess.

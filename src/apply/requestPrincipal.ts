@@ -1,0 +1,31 @@
+import { readInside } from '../emit/safePath.js';
+
+const ID_NAMES = '(id|userId|sub|accountId|tenantId|uid)';
+const NOT_CALLER = new Set(['params', 'body', 'query', 'headers', 'cookies', 'files', 'file', 'session', 'app', 'socket', 'raw', 'log', 'user']);
+
+/**
+ * Where the project's own authentication puts the caller when it is not `request.user` (the generated principal's
+ * convention): a property the code assigns on the request (`req.usuario = decoded` in a JWT middleware) and reads an
+ * id from elsewhere (`req.usuario.id`). The most read such path, or undefined when none or when the project also
+ * sets `request.user` (the convention then holds).
+ */
+export function assignedPrincipal(texts: readonly string[]): string[] | undefined {
+  const assigned = new Set<string>();
+  const reads = new Map<string, number>();
+  for (const text of texts) {
+    for (const m of text.matchAll(/\b(?:req|request)\.(\w+)\s*=[^=]/g)) if (!NOT_CALLER.has(m[1]!)) assigned.add(m[1]!);
+    for (const m of text.matchAll(new RegExp(`\\b(?:req|request)\\.(\\w+)\\??\\.${ID_NAMES}\\b`, 'g'))) {
+      if (!NOT_CALLER.has(m[1]!)) reads.set(`${m[1]!}.${m[2]!}`, (reads.get(`${m[1]!}.${m[2]!}`) ?? 0) + 1);
+    }
+  }
+  const ranked = [...reads].filter(([path]) => assigned.has(path.split('.')[0]!)).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return ranked[0]?.[0].split('.');
+}
+
+/** The project's source texts, for assignedPrincipal. */
+export async function projectTexts(root: string): Promise<string[]> {
+  const { walkProject } = await import('../inspect/files/walkProject.js');
+  const { files } = await walkProject(root);
+  const texts = await Promise.all(files.filter((f) => /\.(m|c)?[jt]sx?$/.test(f.rel)).map((f) => readInside(root, f.rel).catch(() => undefined)));
+  return texts.filter((t): t is string => t !== undefined);
+}

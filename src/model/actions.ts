@@ -300,11 +300,16 @@ function decideMode(action: ActionConfig, context: ActionContext): { mode: 'tran
   const leaseOnly = !STORE_FACTS[database].transactional;
   // Writes the code makes through its own connections (an ORM, its pool): a rollback of the claim leaves them in place.
   const ownWrite = facts && !facts.claimTransaction ? facts.writes[0] : undefined;
+  // Writes the handler makes on the claim's own transaction (idempotencyOf(…).db, or apply's transactionOf accessor).
+  const claimWrite = facts?.claimTransaction ? facts.writes[0] : undefined;
+  const onClaim = claimWrite && `its writes, starting with ${WRITE_NOUNS[claimWrite.kind]} ${claimWrite.target} at ${claimWrite.file}:${claimWrite.line}, run on the claim's transaction`;
   const mode = leaseOnly ? 'lease' : (action.mode ?? (external || ownWrite ? 'lease' : 'transactional'));
   const why = leaseOnly
     ? `the ${database === 'redis' ? 'Redis' : 'DynamoDB'} store has no transaction that could include the action's own writes, so every action runs in lease mode`
     : action.mode
-      ? 'set in the configuration'
+      ? action.mode === 'transactional' && onClaim && !external
+        ? `set in the configuration; ${onClaim}`
+        : 'set in the configuration'
       : !external && ownWrite
         ? `its writes, starting with ${WRITE_NOUNS[ownWrite.kind]} ${ownWrite.target} at ${ownWrite.file}:${ownWrite.line}, go through the project's own database connection rather than the claim's transaction, so rolling the claim back would leave them in place (only writes made through the claim's own connection, idempotencyOf(…).db, commit with it; a handler moved onto it may set "mode": "transactional")`
       : external
@@ -313,7 +318,7 @@ function decideMode(action: ActionConfig, context: ActionContext): { mode: 'tran
           : action.provider || calls.length > 0
             ? `it calls ${action.provider ? PROVIDER_LABELS[action.provider] : calls.map((c) => c.provider).filter((v, i, a) => a.indexOf(v) === i).join(' and ')}, an effect no database transaction can undo`
             : 'its saga steps reach other services, which no database transaction can undo'
-        : `no provider or saga step is declared, so its effects are taken to be writes to ${databaseLabel}`;
+        : onClaim ?? `no provider or saga step is declared, so its effects are taken to be writes to ${databaseLabel}`;
   const client = TRANSACTION_CLIENT[database] ?? 'a node-postgres client';
   return {
     mode,

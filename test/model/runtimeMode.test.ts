@@ -30,8 +30,12 @@ describe('the runtime mode follows where the handler writes', () => {
     expect(action.modeReason).not.toContain('rolls all of it back');
   });
 
-  it("a handler that takes the claim's transaction stays transactional", () => {
-    expect(modeOf([facts({ writes: [ORM_INSERT], claimTransaction: true })]).mode).toBe('transactional');
+  it("a handler that takes the claim's transaction stays transactional, and the reason says its writes run there (also once apply set the mode)", () => {
+    const action = modeOf([facts({ writes: [ORM_INSERT], claimTransaction: true })]);
+    expect(action.mode).toBe('transactional');
+    expect(action.modeReason).toMatch(/^Transactional \(its writes, starting with the insert into booking at src\/routes\/bookings\.ts:14, run on the claim's transaction\)/);
+    const configured = modeOf([facts({ writes: [ORM_INSERT], claimTransaction: true })], 'transactional');
+    expect(configured.modeReason).toMatch(/^Transactional \(set in the configuration; its writes, starting with the insert into booking at src\/routes\/bookings\.ts:14, run on the claim's transaction\)/);
   });
 
   it('a handler with no write the inspector recognises stays transactional; a configured mode always wins', () => {

@@ -289,4 +289,18 @@ function readToken() {}
     const { findings } = await inspectProject(dir);
     expect(findings.filter((f) => f.kind === 'cron').map((f) => `${f.file}:${f.line}`)).toEqual(['server/jobs.js:1']);
   });
+
+  it('a route naming a static method of a controller class re-exported as a default gets that method\'s body fields', async () => {
+    // The shape of javieraviles/node-typescript-koa-rest@3233861: router.post('/users', user.createUser), with
+    // `export { default as user } from './user'` and `export default class UserController { static async createUser … }`.
+    const dir = project({
+      'package.json': JSON.stringify({ dependencies: { koa: '^2.13.1', '@koa/router': '^10.0.0' } }),
+      'src/routes.ts': `import Router from '@koa/router';\nimport Koa from 'koa';\nimport { user } from './controller';\n\nconst router = new Router();\nrouter.post('/users', user.createUser);\nnew Koa().use(router.routes()).listen(3000);\n`,
+      'src/controller/index.ts': `export { default as user } from './user';\n`,
+      'src/controller/user.ts': `export default class UserController {\n  public static async createUser(ctx: any): Promise<void> {\n    ctx.body = { name: ctx.request.body.name, email: ctx.request.body.email };\n  }\n}\n`,
+    });
+    const { findings } = await inspectProject(dir);
+    const endpoint = findings.find((f) => f.kind === 'endpoint');
+    expect(endpoint?.kind === 'endpoint' ? [endpoint.path, endpoint.bodyFields] : undefined).toEqual(['/users', ['name', 'email']]);
+  });
 });

@@ -111,6 +111,8 @@ export function indexSource(sf: ts.SourceFile, file: string): SourceIndex {
       case SK.ClassExpression: {
         const cls = node as ts.ClassLikeDeclaration;
         index.classes.push(cls);
+        // `export default class UserController`: routes name its static methods through the export (`user.createUser`).
+        recordExportedFunction(cls, index);
         savedClass = [classAliases, className];
         className = cls.name?.text;
         classAliases = injectedAliases(cls);

@@ -65,10 +65,17 @@ export class FunctionGraph {
         if (fn) return fn;
         continue;
       }
-      if (local.toLowerCase() !== key && binding.imported.toLowerCase() !== key) continue;
-      const resolved = splitBindingKey(resolveBinding(this.records, file, local));
-      const fn = this.records.files.get(resolved.file)?.functions.get(resolved.name.toLowerCase());
-      if (fn) return fn;
+      if (local.toLowerCase() === key || binding.imported.toLowerCase() === key) {
+        const resolved = splitBindingKey(resolveBinding(this.records, file, local));
+        const fn = this.records.files.get(resolved.file)?.functions.get(resolved.name.toLowerCase());
+        if (fn) return fn;
+      } else if (key.startsWith(`${local.toLowerCase()}.`)) {
+        // `user.createUser` where `user` is an imported class (or object): its member, keyed under the name the class
+        // is declared with (`export { default as user } from './user'` → `export default class UserController`).
+        const resolved = splitBindingKey(resolveBinding(this.records, file, local));
+        const fn = this.records.files.get(resolved.file)?.functions.get(`${resolved.name.toLowerCase()}${key.slice(local.length)}`);
+        if (fn) return fn;
+      }
     }
     return undefined;
   }

@@ -41,6 +41,9 @@ export const readThenCreate: Rule = {
         const read = accesses.find((a) => a.kind === 'read' && a.call.end <= at && sameTarget(a.target, create.target));
         if (!read) continue;
         if (create.target !== 'stripe.customers' && isUnique(ctx.schema, create.target, read.columns)) continue;
+        // A lookup by `id` is by the primary key, which the database keeps unique whatever the schema files say:
+        // `findOne({ where: { id } })` then `save(…)` updates or fails, it never creates a second row for that id.
+        if (create.target !== 'stripe.customers' && read.columns.some((c) => normaliseName(c) === 'id')) continue;
         const what = create.target === 'stripe.customers' ? 'a Stripe customer (Stripe enforces no uniqueness)' : `\`${create.target}\``;
         const cols = read.columns.length ? ` on (${read.columns.join(', ')})` : '';
         const noSchema = create.target !== 'stripe.customers' && !ctx.schema.unique.size;

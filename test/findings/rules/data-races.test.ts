@@ -80,6 +80,11 @@ ruleTester(readThenCreate, {
   valid: [
     { name: 'Sequelize: email unique in the model (options nest)', files: { 'src/seed.js': sequelizeSeed, 'src/models/usuario.model.js': sequelizeModel('unique: true,') } },
     { name: 'Sequelize: sequelize.define with a unique column', files: { 'src/seed.js': sequelizeSeed, 'src/models/usuario.model.js': "module.exports = (sequelize, DataTypes) => sequelize.define('Usuario', { email: { type: DataTypes.STRING, unique: true } });\n" } },
+    {
+      // @medusajs/medusa@1.20.11 (services/cart.js): an address read by its id, then a new one saved when it is missing.
+      name: 'a lookup by id is by the primary key: no second row for that id can appear',
+      files: { 'src/addresses.ts': "export async function setAddress(addressRepository: any, id: string, input: any) {\n  const found = await addressRepository.findOne({ where: { id } });\n  if (!found) await addressRepository.save(addressRepository.create(input));\n}\n" },
+    },
     { name: 'TypeORM: email unique on its column', files: { 'src/users.ts': typeormSignUp, 'src/entity/user.ts': typeormEntity('@Column({ length: 100, unique: true })') } },
     { name: 'TypeORM: @Unique on the entity', files: { 'src/users.ts': typeormSignUp, 'src/entity/user.ts': typeormEntity('@Column()', "\n@Unique(['email'])") } },
     { name: 'TypeORM: unique index on the property', files: { 'src/users.ts': typeormSignUp, 'src/entity/user.ts': typeormEntity('@Index({ unique: true })\n  @Column()') } },

@@ -229,17 +229,10 @@ async function connectionFor(root: string, storeId: string | undefined, scaffold
  * (`request.user = …`, `req.user = …`), a `user` declared on the framework's request type, or a library that sets it
  * (Passport, @fastify/jwt, express-jwt, @nestjs/passport).
  */
-async function setsRequestUser(root: string): Promise<boolean> {
+async function setsRequestUser(root: string, texts: () => Promise<readonly string[]>): Promise<boolean> {
   const dependencies = await projectDependencies(root);
   if (['passport', '@fastify/jwt', 'fastify-jwt', 'express-jwt', '@nestjs/passport', '@fastify/passport'].some((name) => dependencies.has(name))) return true;
-  const { walkProject } = await import('../inspect/files/walkProject.js');
-  const { files } = await walkProject(root);
-  for (const file of files) {
-    if (!/\.(m|c)?[jt]sx?$/.test(file.rel)) continue;
-    const text = (await readInside(root, file.rel).catch(() => undefined)) ?? '';
-    if (/\b(req|request)\.user\s*=[^=]/.test(text) || /interface\s+(FastifyRequest|Request)\b[^}]*\buser\??\s*:/.test(text)) return true;
-  }
-  return false;
+  return (await texts()).some((text) => /\b(req|request)\.user\s*=[^=]/.test(text) || /interface\s+(FastifyRequest|Request)\b[^}]*\buser\??\s*:/.test(text));
 }
 
 /**
@@ -508,17 +501,20 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     const http = targets.find((t) => t.trigger === 'http' && t.scope !== 'global');
     // No wired handler reads the caller: where the project's own authentication puts it (`req.usuario = decoded`,
     // read elsewhere as `req.usuario.id`), unless it keeps to the `request.user` convention the instance reads anyway.
+    // The project's source texts, read once for both questions below and only if one is asked.
+    let texts: Promise<readonly string[]> | undefined;
+    const sourceTexts = () => (texts ??= projectTexts(root));
     let userOnRequest: boolean | undefined;
     if (principal === undefined && http && (framework === 'express' || framework === 'fastify')) {
-      userOnRequest = await setsRequestUser(root);
-      if (!userOnRequest) principal = assignedPrincipal(await projectTexts(root));
+      userOnRequest = await setsRequestUser(root, sourceTexts);
+      if (!userOnRequest) principal = assignedPrincipal(await sourceTexts());
     }
     const rendered = framework === 'plain' ? renderPlainInstance(storeId, memory, connection) : framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal, storeId, memory, connection) : renderInstance(framework, principal, storeId, memory, connection);
     changes.push({ path: instance, after: emit(rendered, 'instance.ts') });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
     // No wired handler reads the caller's identity and nothing in the project sets `request.user`: the principal
     // written is a guess, and a wrong one answers every protected request 401.
-    if (principal === undefined && http && (framework === 'express' || framework === 'fastify' || framework === 'nestjs') && !(userOnRequest ?? (await setsRequestUser(root)))) {
+    if (principal === undefined && http && (framework === 'express' || framework === 'fastify' || framework === 'nestjs') && !(userOnRequest ?? (await setsRequestUser(root, sourceTexts)))) {
       manual.push({ action: http.action, file: instance, line: 1, reason: `no wired handler reads who the caller is and nothing in the project sets request.user, so the principal in ${instance} (request.user.id) is a guess: point it at what your authentication sets (a session, customer or tenant id) before deploying, or every protected request is answered 401` });
     }
     // Koa and Hono say so per wired route; a route left to the user has no such note, and the principal is the same guess.

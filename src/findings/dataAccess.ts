@@ -3,7 +3,7 @@ import { propertyName, stringValue, unwrap } from '../inspect/parse/astHelpers.j
 import { perAttemptCallKey } from './conflictKey.js';
 import { literal } from './providerCalls.js';
 import { repositoryOf, repositoryWrite } from './repositoryWrites.js';
-import { calls } from './walk.js';
+import { calls, innermostFunction } from './walk.js';
 
 export interface DataAccess {
   call: ts.CallExpression;
@@ -73,6 +73,15 @@ function upsert(call: ts.CallExpression, target: string): DataAccess {
   return fresh ? { call, kind: 'create', target, columns: [], freshKey: fresh.value } : { call, kind: 'upsert', target, columns: [] };
 }
 
+/**
+ * The equality columns of a find filter: those under `where` (Sequelize, TypeORM 0.3: `findOne({ where: { email } })`),
+ * else the filter's own keys (Mongoose, TypeORM 0.2: `findOne({ email })`).
+ */
+function filterColumns(filter: ts.ObjectLiteralExpression | undefined): string[] {
+  const where = whereKeys(filter);
+  return where.length > 0 ? where : (filter?.properties.flatMap((p) => propertyName(p.name as ts.PropertyName) ?? []) ?? []);
+}
+
 function whereKeys(args: ts.ObjectLiteralExpression | undefined): string[] {
   const where = args?.properties.find((p) => propertyName(p.name as ts.PropertyName) === 'where');
   const value = where && ts.isPropertyAssignment(where) ? unwrap(where.initializer) : undefined;
@@ -118,12 +127,9 @@ function typeorm(call: ts.CallExpression): DataAccess | undefined {
   const method = (call.expression as ts.PropertyAccessExpression).name.text;
   if (REPOSITORY_READ.test(method)) {
     const filter = repository.entity && ts.isObjectLiteralExpression(repository.entity) ? repository.entity : undefined;
-    const where = whereKeys(filter);
-    return { call, kind: 'read', target: repository.target, columns: where.length > 0 ? where : (filter?.properties.flatMap((p) => propertyName(p.name as ts.PropertyName) ?? []) ?? []) };
+    return { call, kind: 'read', target: repository.target, columns: filterColumns(filter) };
   }
-  let fn: ts.Node | undefined = call.parent;
-  while (fn && !ts.isFunctionLike(fn)) fn = fn.parent;
-  const write = repositoryWrite(call, fn ?? call.getSourceFile());
+  const write = repositoryWrite(call, innermostFunction(call) ?? call.getSourceFile());
   if (!write || (write.kind !== 'create' && write.kind !== 'update' && write.kind !== 'delete')) return undefined;
   return { call, kind: write.kind, target: write.target, columns: [], ...(write.freshKey ? { freshKey: write.freshKey } : {}) };
 }
@@ -141,10 +147,7 @@ function mongoose(call: ts.CallExpression): DataAccess | undefined {
   const model = callee.expression.text;
   const method = callee.name.text;
   if (MODEL_READ.test(method)) {
-    const filter = literal(call.arguments[0]);
-    // Sequelize filters under `where` (`Usuario.findOne({ where: { email } })`); Mongoose filters are the object itself.
-    const where = whereKeys(filter);
-    return { call, kind: 'read', target: model, columns: where.length > 0 ? where : filter ? filter.properties.flatMap((p) => propertyName(p.name as ts.PropertyName) ?? []) : [] };
+    return { call, kind: 'read', target: model, columns: filterColumns(literal(call.arguments[0])) };
   }
   if (method === 'create' || method === 'insertOne') return { call, kind: 'create', target: model, columns: [] };
   return undefined;

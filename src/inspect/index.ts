@@ -14,7 +14,7 @@ import { linkWebhooks } from './resolve/linkWebhooks.js';
 import type { FileRecord, ProjectRecords } from './resolve/projectRecords.js';
 import { detectStack, mergeStacks, sorted, type PackageStack } from './stack/detectStack.js';
 import { authenticationInCode, authenticationPackages } from './stack/authentication.js';
-import { findWorkspaces } from './stack/findWorkspaces.js';
+import { findWorkspaces, type WorkspacePackage } from './stack/findWorkspaces.js';
 import { readManifest } from './stack/readManifest.js';
 import { sortFindings } from './sortFindings.js';
 import { located, prismaConnection } from './detectors/dbConnection.js';
@@ -138,6 +138,7 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
     if (connections.length) scope.stack.connections = connections;
   }
 
+  inheritAuthentication(authentication, workspaces);
   for (const [scopeDir, found] of authentication) (scopes.get(scopeDir) as PackageScope).stack.authentication = sorted(found);
 
   const rootScope = scopes.get('') as PackageScope;
@@ -246,5 +247,29 @@ async function generatedPaths(root: string): Promise<Set<string>> {
     return new Set((manifest.files ?? []).map((entry) => entry.path).filter((p): p is string => typeof p === 'string'));
   } catch {
     return new Set();
+  }
+}
+
+/**
+ * A package that depends on another package of the workspace which authenticates (`@acme/api` on `@acme/auth`, which
+ * declares better-auth or sets the session itself) authenticates its callers through it: `better-auth (through
+ * @acme/auth)`. Followed through workspace dependencies of dependencies; only evidence the package had is kept first.
+ */
+function inheritAuthentication(authentication: Map<string, Set<string>>, workspaces: readonly WorkspacePackage[]): void {
+  const byName = new Map(workspaces.map((w) => [w.name, w]));
+  const own = new Map([...authentication].map(([dir, found]) => [dir, [...found]]));
+  for (const [dir, found] of authentication) {
+    const start = workspaces.find((w) => w.dir === dir);
+    if (!start) continue;
+    const seen = new Set([start.name]);
+    const queue = [...start.manifest.dependencies].filter((name) => byName.has(name));
+    while (queue.length > 0) {
+      const dep = byName.get(queue.shift() as string) as WorkspacePackage;
+      if (seen.has(dep.name)) continue;
+      seen.add(dep.name);
+      const evidence = own.get(dep.dir) ?? authenticationPackages([dep.manifest]);
+      for (const item of evidence) found.add(`${item} (through ${dep.name})`);
+      queue.push(...[...dep.manifest.dependencies].filter((name) => byName.has(name)));
+    }
   }
 }

@@ -17,6 +17,8 @@ describe('authentication facts', () => {
     expect(authenticationInCode('src/auth.ts', 'app.use((req, res, next) => { req.user = verify(req.headers.authorization); next(); });')).toBe('src/auth.ts (sets req.user)');
     expect(authenticationInCode('src/orders.controller.ts', '@UseGuards(AuthGuard)\nexport class Orders {}')).toBe('src/orders.controller.ts (a Nest guard)');
     expect(authenticationInCode('src/resolver.ts', 'if (req.user === undefined) return;')).toBeUndefined();
+    // create-t3-app's protectedProcedure.
+    expect(authenticationInCode('src/trpc.ts', 'if (!ctx.session?.user) {\n  throw new TRPCError({ code: "UNAUTHORIZED" });\n}')).toBe('src/trpc.ts (a tRPC procedure that refuses unauthenticated callers)');
   });
 });
 
@@ -43,6 +45,23 @@ describe('inspection of authentication', () => {
     await rm(dir!, { recursive: true, force: true });
     const some = await inspectProject(await project({ express: '^4', jsonwebtoken: '^9' }, { 'src/auth.ts': 'export function auth(req: any, _res: any, next: () => void) { req.user = { id: 1 }; next(); }\n' }));
     expect(some.stack.authentication).toEqual(['jsonwebtoken', 'src/auth.ts (sets req.user)']);
+  });
+
+  it('follows workspace dependencies: a package authenticates through the workspace package it depends on', async () => {
+    // The shape of t3-oss/create-t3-turbo@e69b585: @acme/api depends on @acme/auth, which declares better-auth.
+    const root = await project({}, {
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n',
+      'packages/api/package.json': JSON.stringify({ name: '@acme/api', dependencies: { '@acme/auth': 'workspace:*', '@trpc/server': '^11' } }),
+      'packages/api/src/router.ts': 'export const create = (input: { title: string }) => input.title;\n',
+      'packages/auth/package.json': JSON.stringify({ name: '@acme/auth', dependencies: { '@acme/db': 'workspace:*', 'better-auth': '^1' } }),
+      'packages/auth/src/index.ts': 'export const auth = {};\n',
+      'packages/db/package.json': JSON.stringify({ name: '@acme/db', dependencies: { 'drizzle-orm': '^0.44' } }),
+      'packages/db/src/index.ts': 'export const db = {};\n',
+    });
+    const inspection = await inspectProject(root);
+    const api = inspection.stack.packages?.find((p) => p.dir === 'packages/api');
+    expect(api?.stack.authentication).toEqual(['better-auth (through @acme/auth)']);
+    expect(inspection.stack.packages?.find((p) => p.dir === 'packages/db')?.stack.authentication).toEqual([]);
   });
 
   it('is unknown when no source file was read', async () => {

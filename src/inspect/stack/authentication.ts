@@ -26,7 +26,8 @@ export function authenticationPackages(manifests: ReadonlyArray<Manifest | undef
 
 /**
  * Authentication written in the code itself: something sets the request's user, a Nest guard, routing-controllers'
- * authorizationChecker / currentUserChecker, Hono's own JWT and auth middleware, a Next.js session read.
+ * authorizationChecker / currentUserChecker, Hono's own JWT and auth middleware, a Next.js session read, a tRPC
+ * middleware that answers UNAUTHORIZED.
  */
 const AUTH_CODE: ReadonlyArray<[RegExp, string]> = [
   [/\b(req|request)\.user\s*=[^=]/, 'sets req.user'],
@@ -37,6 +38,7 @@ const AUTH_CODE: ReadonlyArray<[RegExp, string]> = [
   [/\b(authorizationChecker|currentUserChecker)\s*[:=(]/, 'a routing-controllers authorizationChecker'],
   [/from\s+['"]hono\/(jwt|basic-auth|bearer-auth)['"]/, "Hono's auth middleware"],
   [/\bgetServerSession\s*\(/, 'a NextAuth session read'],
+  [/new\s+TRPCError\s*\(\s*\{\s*code\s*:\s*['"]UNAUTHORIZED['"]/, 'a tRPC procedure that refuses unauthenticated callers'],
 ];
 
 /** What in one source file authenticates callers, as `file (what)`; undefined when nothing does. */

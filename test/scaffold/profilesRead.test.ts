@@ -33,6 +33,22 @@ describe('readProjectProfile', () => {
     expect(await read(root)).toMatchObject({ moduleSystem: 'esm', relativeImports: 'js-extension', defaultImportInterop: true, esLibrary: 2022, tsconfig: 'tsconfig.json' });
   });
 
+  it("reads a base from the workspace's own package before install (create-t3-turbo's @acme/tsconfig)", async () => {
+    // The shape of t3-oss/create-t3-turbo@e69b585: packages/api extends @acme/tsconfig, which is tooling/typescript.
+    const root = await project({
+      'package.json': { name: 'root', private: true },
+      'pnpm-workspace.yaml': 'packages:\n  - packages/*\n  - tooling/*\n',
+      'tooling/typescript/package.json': { name: '@acme/tsconfig' },
+      'tooling/typescript/base.json': { compilerOptions: { module: 'Preserve', moduleResolution: 'Bundler', target: 'ES2022', strict: true } },
+      'tooling/typescript/compiled-package.json': { extends: './base.json', compilerOptions: { declaration: true } },
+      'packages/api/package.json': { name: '@acme/api', type: 'module' },
+      'packages/api/tsconfig.json': { extends: '@acme/tsconfig/compiled-package.json', include: ['src'] },
+    });
+    const profile = await read(root, 'packages/api/src/idempotency');
+    expect(profile.unreadExtends).toBeUndefined();
+    expect(profile).toMatchObject({ moduleSystem: 'esm', relativeImports: 'extensionless', esLibrary: 2022, tsconfig: 'packages/api/tsconfig.json' });
+  });
+
   it('names a package base it cannot read (fastify-tsconfig before npm install), which generate then reports', async () => {
     const root = await project({ 'package.json': { type: 'module' }, 'tsconfig.json': { extends: 'fastify-tsconfig', compilerOptions: { outDir: 'dist' } } });
     expect((await read(root)).unreadExtends).toEqual(['fastify-tsconfig']);

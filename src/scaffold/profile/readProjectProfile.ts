@@ -6,6 +6,8 @@ import { JEST_CONFIG_FILES, jestCollects, readJestCollection } from './jestColle
 import { needsSandboxEncoding, needsSandboxGlobals } from './jestSandbox.js';
 import { parseJsonc } from './parseJsonc.js';
 import { aliasedSpecifier } from './pathAliases.js';
+import { findWorkspaces } from '../../inspect/stack/findWorkspaces.js';
+import { readManifest } from '../../inspect/stack/readManifest.js';
 import { readConfigJson, readTsconfig, type RawCompilerOptions } from './readTsconfig.js';
 import { REFERENCE_PROFILE, TEST_RUNNERS, type ProjectProfile, type TestRunner } from './types.js';
 
@@ -55,7 +57,13 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
   }
   if (!tsconfigFile) return { ...REFERENCE_PROFILE, testRunner, ...jestTraits };
   const file = solutionMember(root, tsconfigFile.file);
-  const { options, paths, unresolved } = readTsconfig(root, file);
+  let read = readTsconfig(root, file);
+  // `extends: "@acme/tsconfig/base.json"` before install: the workspace's own package of that name is what pnpm/npm link.
+  if (read.unresolved.some((name) => !name.startsWith('.') && !path.isAbsolute(name))) {
+    const packages = await findWorkspaces(root, await readManifest(root));
+    if (packages.length > 0) read = readTsconfig(root, file, new Map(packages.map((p) => [p.name, path.join(root, p.dir)])));
+  }
+  const { options, paths, unresolved } = read;
   const version = packageVersion(folder, pkg, 'typescript');
   const compiled = profileFromOptions(options, packageType);
   const rootPaths = aliasesOf(paths);

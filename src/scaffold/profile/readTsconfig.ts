@@ -36,11 +36,13 @@ export function readConfigJson(root: string, file: string): Record<string, unkno
 /**
  * Reads a tsconfig as TypeScript would for the options the profile needs: relative and package `extends` (a string
  * or, since TypeScript 5.0, an array whose later entries win), packages found in node_modules from the config's
- * folder up to the project root. Nothing outside the root is read, a symlink leading out of it included.
+ * folder up to the project root, else (dependencies not installed yet) the project's own workspace package of that
+ * name in `workspacePackages` (name → absolute folder), as the package manager will link it. Nothing outside the
+ * root is read, a symlink leading out of it included.
  */
-export function readTsconfig(root: string, file: string): TsconfigRead {
+export function readTsconfig(root: string, file: string, workspacePackages?: ReadonlyMap<string, string>): TsconfigRead {
   const realRoot = safeRealpath(root) ?? root;
-  const state = { pathsBase: undefined as string | undefined, unresolved: [] as string[] };
+  const state: LoadState = { pathsBase: undefined, unresolved: [], workspacePackages };
   const options = load(realRoot, file, new Set(), state);
   const baseUrl = typeof options['baseUrl'] === 'string' ? options['baseUrl'] : undefined;
   const base = baseUrl ?? state.pathsBase ?? path.dirname(file);
@@ -54,7 +56,13 @@ export function readTsconfig(root: string, file: string): TsconfigRead {
   return { options, paths, unresolved: state.unresolved };
 }
 
-function load(root: string, file: string, seen: Set<string>, state: { pathsBase: string | undefined; unresolved: string[] }): RawCompilerOptions {
+interface LoadState {
+  pathsBase: string | undefined;
+  unresolved: string[];
+  workspacePackages: ReadonlyMap<string, string> | undefined;
+}
+
+function load(root: string, file: string, seen: Set<string>, state: LoadState): RawCompilerOptions {
   if (seen.has(file)) return {};
   seen.add(file);
   const json = readConfigJson(root, file);
@@ -62,7 +70,7 @@ function load(root: string, file: string, seen: Set<string>, state: { pathsBase:
   const dir = path.dirname(file);
   let merged: RawCompilerOptions = {};
   for (const name of ([] as unknown[]).concat(json['extends'] ?? []).filter((n): n is string => typeof n === 'string')) {
-    const next = resolveExtends(root, dir, name);
+    const next = resolveExtends(root, dir, name, state.workspacePackages);
     const known = NODE_BASES[name.replace(/\/tsconfig(\.json)?$/, '')];
     if (!next && !known) state.unresolved.push(name);
     merged = { ...merged, ...(next ? load(root, next, seen, state) : (known ?? {})) };
@@ -78,25 +86,27 @@ function load(root: string, file: string, seen: Set<string>, state: { pathsBase:
 }
 
 /** The file an `extends` entry names, or undefined when it is not there (or only outside the project). */
-function resolveExtends(root: string, dir: string, name: string): string | undefined {
+function resolveExtends(root: string, dir: string, name: string, workspacePackages?: ReadonlyMap<string, string>): string | undefined {
   if (name.startsWith('.') || path.isAbsolute(name)) {
     const file = path.resolve(dir, name);
     return [file, `${file}.json`].find((candidate) => isFile(candidate) && insideRoot(root, candidate));
   }
   const [, pkg, rest] = /^((?:@[^/]+\/)?[^/]+)(?:\/(.*))?$/.exec(name) ?? [];
   if (!pkg) return undefined;
+  const inPackage = (home: string) => {
+    const manifest = readConfigJson(root, path.join(home, 'package.json'));
+    const entry = rest ?? (typeof manifest?.['tsconfig'] === 'string' ? manifest['tsconfig'] : 'tsconfig.json');
+    const file = path.join(home, entry);
+    return [file, `${file}.json`].find((candidate) => isFile(candidate) && insideRoot(root, candidate));
+  };
   for (let folder = safeRealpath(dir) ?? dir; folder.startsWith(root); folder = path.dirname(folder)) {
     const home = path.join(folder, 'node_modules', pkg);
-    if (existsSync(home)) {
-      const manifest = readConfigJson(root, path.join(home, 'package.json'));
-      const entry = rest ?? (typeof manifest?.['tsconfig'] === 'string' ? manifest['tsconfig'] : 'tsconfig.json');
-      const file = path.join(home, entry);
-      const found = [file, `${file}.json`].find((candidate) => isFile(candidate) && insideRoot(root, candidate));
-      if (found) return found;
-    }
+    const found = existsSync(home) ? inPackage(home) : undefined;
+    if (found) return found;
     if (folder === root || path.dirname(folder) === folder) break;
   }
-  return undefined;
+  const workspace = workspacePackages?.get(pkg);
+  return workspace === undefined ? undefined : inPackage(workspace);
 }
 
 /** The real path of `file` when it (after symlinks) is inside the real root, else undefined. */

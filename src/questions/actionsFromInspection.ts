@@ -64,7 +64,7 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
         group: finding.touchesPayment || calls.length > 0 ? 'Touches payments' : 'HTTP endpoints',
         fieldCandidates: fields,
         externalCalls: calls,
-        ...preselection(finding, calls.length > 0 || Boolean(finding.touchesPayment), finding.prefixResolved ? existingNote(inspection, finding) : 'mount prefix not resolved; check the route'),
+        ...preselection(finding, calls.length > 0 || Boolean(finding.touchesPayment), finding.prefixResolved || finding.transport !== undefined ? existingNote(inspection, finding) : 'mount prefix not resolved; check the route'),
         ...(finding.insertsRecord ? { insertsRecord: true } : {}),
       });
     } else if (finding.kind === 'webhook') {
@@ -180,6 +180,11 @@ function asProvider(name: string | undefined): Provider | undefined {
 
 /** The handler's own name when it means something, else the provider operation it performs, else the route. */
 function actionName(endpoint: EndpointFinding, calls: readonly PaymentFinding[]): string {
+  // A tRPC procedure is named by its path, namespace last: `post.create` is createPost, `post.delete` deletePost.
+  if (endpoint.transport === 'trpc') {
+    const named = procedureName(endpoint.path);
+    if (named) return named;
+  }
   if (endpoint.handler && isIdentifier(endpoint.handler) && !GENERIC_HANDLER.test(endpoint.handler)) return endpoint.handler;
   // A controller method (`PayPalController.createCheckout`) names the action unless it is a bare CRUD verb.
   const method = endpoint.handler?.split('.').pop();
@@ -190,6 +195,29 @@ function actionName(endpoint: EndpointFinding, calls: readonly PaymentFinding[])
   // the method is a bare verb or a generic name.
   if (endpoint.delegate && isIdentifier(endpoint.delegate) && !GENERIC_HANDLER.test(endpoint.delegate) && !BARE_VERB.test(endpoint.delegate)) return endpoint.delegate;
   return nameFromRoute(endpoint.method, endpoint.path);
+}
+
+/** `/post.create` → createPost, `/billing.invoices.void` → voidBillingInvoice, `/createPost` → createPost. */
+function procedureName(path: string): string | undefined {
+  const parts = path.replace(/^\//, '').split('.').filter(Boolean);
+  const last = parts.pop();
+  if (!last || !/^[A-Za-z]\w*$/.test(last)) return undefined;
+  if (parts.length === 0 || !(BARE_VERB.test(last) || VERB_SEGMENT.test(last))) return last;
+  return `${last}${parts.map((p) => pascal(singular(p))).join('')}`;
+}
+
+/**
+ * What a GraphQL mutation, tRPC procedure or Server Action does to its resource, told by its name as an HTTP method
+ * would tell it (they all arrive as POST): `deletePost`, `post.remove` act like DELETE, `setStatus`, `post.upsert`
+ * like PUT. Undefined when the name says nothing of the kind.
+ */
+export function rpcMethod(route: string | undefined, transport: string | undefined): 'DELETE' | 'PUT' | undefined {
+  if (transport === undefined || route === undefined) return undefined;
+  const name = route.replace(/^[A-Z]+ /, '').split(/[/.#]/).filter(Boolean).pop() ?? '';
+  const verb = /^[a-z]+/.exec(name)?.[0] ?? name.toLowerCase();
+  if (/^(delete|remove|destroy|unlink|unassign|unfollow|unlike)$/.test(verb)) return 'DELETE';
+  if (/^(set|replace|put|upsert)$/.test(verb)) return 'PUT';
+  return undefined;
 }
 
 /** `checkout.sessions.create` → createCheckoutSession, `refunds.create` → createRefund, `paymentIntents.capture` → capturePaymentIntent. */
@@ -234,6 +262,8 @@ function preselection(endpoint: EndpointFinding, external: boolean, note: string
   if (external) return { checked: true, note: join('external or money effect: a duplicate repeats the provider call', note) };
   if (AUTH_ROUTE.test(endpoint.path)) return { checked: false, note: join('sign-in/session route: a repeat re-authenticates, nothing to deduplicate', note) };
   if (endpoint.method === 'DELETE' || endpoint.method === 'PUT') return { checked: false, note: join(`${endpoint.method} is idempotent by nature: a repeat leaves the same state`, note) };
+  const rpc = rpcMethod(endpoint.path, endpoint.transport);
+  if (rpc) return { checked: false, note: join(`${rpc === 'DELETE' ? 'deletes' : 'sets'} by its name, as ${rpc} would: a repeat leaves the same state`, note) };
   const harmful = HARMFUL_DUPLICATE.exec(`${endpoint.path} ${endpoint.handler ?? ''}`);
   if (harmful) return { checked: true, note: join(`creates ${/sms|notif|invit|message|send/i.test(harmful[1]!) ? 'a message to a person' : `a record (${harmful[1]!.toLowerCase()})`} a duplicate would harm`, note) };
   return { checked: false, note: join('no external or money effect found in its code: check it if a second copy would harm', note) };

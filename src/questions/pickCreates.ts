@@ -1,4 +1,4 @@
-import { AUTH_ROUTE, type ActionCandidate } from './actionsFromInspection.js';
+import { AUTH_ROUTE, rpcMethod, type ActionCandidate } from './actionsFromInspection.js';
 import type { ActionAnswer } from './types.js';
 
 /** A design that names more than a handful of routes is one nobody reviews; the rest stay in the config's reach. */
@@ -8,7 +8,7 @@ export const MAX_PICKED = 5;
  * The actions `init` protects when nothing it found is obviously harmful to repeat (a plain CRUD app): up to five
  * POST handlers that create something, so the design and the scaffold name the user's real endpoints instead of a
  * placeholder. Ranked by what inspection knows: a payment, then a webhook, then a POST whose code inserts a record,
- * then any other POST; inspection order within a rank. Sign-in routes and idempotent methods are never picked.
+ * then any other POST; inspection order within a rank. Sign-in routes and idempotent methods (also RPC mutations named like them: deletePost) are never picked.
  */
 export function pickCreates(candidates: readonly ActionCandidate[]): ActionAnswer[] {
   return candidates
@@ -25,5 +25,7 @@ function rankOf(candidate: ActionCandidate): number | undefined {
   if (candidate.group === 'Webhooks') return 1;
   const [method, path] = (candidate.action.route ?? '').split(' ');
   if (candidate.action.trigger !== 'http' || method !== 'POST' || path === undefined || AUTH_ROUTE.test(path)) return undefined;
+  // A mutation or procedure that deletes or sets by its name is as idempotent as DELETE or PUT.
+  if (rpcMethod(path, candidate.action.transport)) return undefined;
   return candidate.insertsRecord ? 2 : 3;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Inspection } from '../../src/inspect/types.js';
 import { actionsFromInspection, nameFromRoute } from '../../src/questions/actionsFromInspection.js';
 import { parseActionText } from '../../src/questions/parseActionText.js';
+import { pickCreates } from '../../src/questions/pickCreates.js';
 
 const STACK: Inspection['stack'] = { language: 'typescript', frameworks: ['express'], databases: ['postgres'], orms: [], brokers: [], testFramework: 'vitest', packageManager: 'npm', payments: ['stripe', 'adyen'] };
 
@@ -49,6 +50,25 @@ describe('actionsFromInspection', () => {
     expect(names([consumer('a', 'src/kafka/a.ts', 'orders'), consumer('b', 'src/kafka/b.ts', 'orders')])).toEqual(['consumeOrders', 'consumeOrders2']);
     // Folders that do not part into names (a digit) fall back to numbers too.
     expect(names([consumer('a', 'src/2024/a.ts', 'orders'), consumer('b', 'src/2025/a.ts', 'orders')])).toEqual(['consumeOrders', 'consumeOrders2']);
+  });
+
+  it('names tRPC procedures by their path and leaves those that delete or set by name unchecked, like DELETE and PUT', () => {
+    // The shape of t3-oss/create-t3-turbo@e69b585: postRouter's create and delete procedures.
+    const procedure = (id: string, line: number, path: string, handler: string): Inspection['findings'][number] => ({ kind: 'endpoint', id, file: 'packages/api/src/router/post.ts', line, method: 'POST', path, framework: 'trpc', prefixResolved: false, handler, transport: 'trpc', insertsRecord: true });
+    const inspection: Inspection = { root: '/p', stack: STACK, warnings: [], findings: [procedure('a', 27, '/post.create', 'create'), procedure('b', 31, '/post.delete', 'delete'), procedure('c', 40, '/billing.invoices.void', 'void'), procedure('d', 50, '/sendInvite', 'sendInvite'), procedure('e', 60, '/profile.setAvatar', 'setAvatar')] };
+    const candidates = actionsFromInspection(inspection);
+    expect(candidates.map((c) => [c.action.name, c.checked])).toEqual([
+      ['createPost', false],
+      ['deletePost', false],
+      ['voidBillingInvoice', true],
+      ['sendInvite', true],
+      ['setAvatar', false],
+    ]);
+    expect(candidates[1]?.note).toBe('deletes by its name, as DELETE would: a repeat leaves the same state');
+    expect(candidates[4]?.note).toContain('sets by its name, as PUT would');
+    // No mount prefix to resolve for a procedure.
+    expect(candidates.map((c) => c.note ?? '').join(' ')).not.toContain('prefix');
+    expect(pickCreates(candidates).map((a) => a.name)).toEqual(['createPost', 'voidBillingInvoice', 'sendInvite']);
   });
 
   it('names an inline handler after the one service method it hands the request to, unless a bare verb', () => {

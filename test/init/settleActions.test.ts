@@ -27,7 +27,7 @@ describe('actions proposed from GraphQL mutations, tRPC procedures and Server Ac
   it('carry the transport the inspector found; a declared route carries none', () => {
     const byName = new Map(actionsFromInspection(inspection([])).map((c) => [c.action.name, c.action]));
     expect(byName.get('payOrder')?.transport).toBe('graphql');
-    expect(byName.get('refund')?.transport).toBe('trpc');
+    expect(byName.get('refundBilling')?.transport).toBe('trpc');
     expect(byName.get('placeOrder')?.transport).toBe('server-action');
     expect(byName.get('createOrder')).not.toHaveProperty('transport');
   });

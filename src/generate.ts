@@ -77,6 +77,14 @@ export function scaffoldUnavailable(model: DesignModel, dir: string, available: 
 
 export { defaultOutput, resolveOutput } from './emit/documentPath.js';
 
+/**
+ * The plain wrapper on PostgreSQL is the whole integration for a project whose actions are all reached without a route
+ * of their own (GraphQL, tRPC, Server Actions, consumers, crons) on PostgreSQL: nothing to adapt, so no warning.
+ */
+function plainFits(model: DesignModel): boolean {
+  return model.stack.framework === 'unknown' && model.stack.database === 'postgres' && noHttpRoute(model.actions);
+}
+
 /** Said (terminal and document) when the stack has no target and the reference target was generated instead. */
 export function referenceNote(model: DesignModel, dir: string, label: string, written = true): string {
   const s = model.stack;
@@ -92,7 +100,10 @@ export function referenceNote(model: DesignModel, dir: string, label: string, wr
   const holds = written ? 'holds' : 'would hold (scaffolding is off)';
   if (s.framework === 'unknown' && noHttpRoute(model.actions)) {
     // An unknown framework whose actions are all reached without a route of their own: the plain wrapper, no HTTP server.
-    const store = s.database === 'postgres' || s.database === 'unknown' ? '' : `; it runs on PostgreSQL, the reference store, to adapt to ${s.databaseLabel}`;
+    if (plainFits(model)) {
+      return `No action is a plain HTTP route (they are ${httplessKinds(model.actions)}), so no web framework is needed: ${dir} ${holds} the plain idempotent(fn) wrapper (${label}) that they call, on the project's PostgreSQL.`;
+    }
+    const store = s.database === 'unknown' ? '' : `; it runs on PostgreSQL, the reference store, to adapt to ${s.databaseLabel}`;
     return `No scaffolding target for ${stack} yet. No action is a plain HTTP route (they are ${httplessKinds(model.actions)}), so ${dir} ${holds} the plain idempotent(fn) wrapper (${label}) that your resolvers, procedures and handlers call, with no HTTP framework${store}. The design in this document is the one to follow.`;
   }
   return `No scaffolding target for ${stack} yet: ${dir} ${holds} the reference target instead (${label}), to adapt to your framework and store. The design in this document is the one to follow; the generated code shows it running on the reference stack.`;
@@ -247,7 +258,8 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   // One scaffold per package holding protected handlers, each following its tsconfig, package.json and test runner;
   // the reference target (said in the terminal and the document) where the stack has no target of its own.
   const project = await scaffold.scaffoldProject({ root: options.cwd, model, dir: scaffoldDir, packageManager: await scaffold.detectPackageManager(options.cwd) });
-  if (project.reference) model.assumptions.push(referenceNote(model, scaffoldDir, project.reference, dir !== undefined));
+  // The plain wrapper that fits (plainFits) is said once in the design already (src/model/stack.ts), as an assumption.
+  if (project.reference && !plainFits(model)) model.assumptions.push(referenceNote(model, scaffoldDir, project.reference, dir !== undefined));
   const { completeSamples, excerptText } = await import('./render/code/index.js');
   const excerpts = completeSamples(documentSamples(project.excerpts), project.files);
   const shown = new Set(Object.values(excerpts).map((excerpt) => excerpt.path));
@@ -274,8 +286,8 @@ async function prepareRender(config: Config, options: GenerateOptions, format: '
   model.constraints = checkConstraints(model);
   const scaffoldFiles = dir === undefined ? [] : code;
   const warnings = dir && scaffoldFiles.length === 0 ? [scaffoldUnavailable(model, dir, scaffold.SCAFFOLD_TARGETS.map((target) => target.label))] : [];
-  if (dir && project.reference) warnings.push(referenceNote(model, dir, project.reference, true));
-  const notes = dir === undefined ? [] : [...project.notes, ...(linted.linted > 0 ? [eslintNote(linted.adjusted, linted.linted)] : [])];
+  if (dir && project.reference && !plainFits(model)) warnings.push(referenceNote(model, dir, project.reference, true));
+  const notes = dir === undefined ? [] : [...(project.reference && plainFits(model) ? [referenceNote(model, dir, project.reference, true)] : []), ...project.notes, ...(linted.linted > 0 ? [eslintNote(linted.adjusted, linted.linted)] : [])];
   const { assertDocumentVerified } = await import('./verify/index.js');
 
   return async (date: Date) => {

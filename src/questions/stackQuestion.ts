@@ -1,5 +1,6 @@
 import { BROKERS, DATABASES, FRAMEWORKS, LANGUAGES, TEST_FRAMEWORKS, stackSchema } from '../config/schema.js';
 import { databaseWithoutClient, EMBEDDED_DATABASE } from './embeddedStore.js';
+import { noHttpRoute, type ReachedBy } from '../model/httplessActions.js';
 import { parseChoice } from './parseFlagValue.js';
 import type { PromptChoice } from './prompter.js';
 import { detectedFrameworks, foundNoDatabase, stackFromInspection } from './stackFromInspection.js';
@@ -87,14 +88,17 @@ export const stackQuestion: Question<'stack'> = {
   whenNeeded: (inspection, given) => !given.stack && !isComplete(inferred({ inspection, answers: given, cwd: '.', flags: {} })),
   fallback: (ctx) => {
     const value = inferred(ctx);
-    return { value, assumption: unknownAssumption(value) };
+    return { value, assumption: unknownAssumption(value, ctx.answers.actions ?? []) };
   },
   ask: askStack,
 };
 
-function unknownAssumption(stack: StackAnswer): string | undefined {
+function unknownAssumption(stack: StackAnswer, actions: readonly ReachedBy[]): string | undefined {
   const unknown = CRITICAL.filter((part) => stack[part] === 'unknown');
   if (unknown.length === 0) return undefined;
+  // No action is a route a web framework would serve: the plain wrapper is the whole integration, nothing to adapt
+  // (the design says so itself, src/model/stack.ts).
+  if (unknown.length === 1 && unknown[0] === 'framework' && noHttpRoute(actions)) return undefined;
   return `The ${unknown.join(', ')} could not be determined from the code or answers: the design is technology-agnostic on the PostgreSQL reference schema, and its code needs adapting.`;
 }
 
@@ -119,7 +123,7 @@ async function askStack(ctx: AskContext, prefill: StackAnswer | undefined, mode:
   for (const part of CRITICAL) {
     if (stack[part] === 'unknown' && pins[part] === undefined) stack = { ...stack, [part]: await askPart(ctx, part, stack, true) };
   }
-  const assumption = unknownAssumption(stack);
+  const assumption = unknownAssumption(stack, ctx.answers.actions ?? []);
   if (assumption) ctx.assumptions.push(assumption);
   return stack;
 }

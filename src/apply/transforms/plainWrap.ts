@@ -86,10 +86,16 @@ function visiblyJson(node: Node | undefined): boolean {
 
 /** Why wrapping this function would change what it does, or undefined when it is mechanically safe. */
 function unsafe(fn: PlainFunction, target: WiringTarget, snippet: string, keyed = false): string | undefined {
-  if (!fn.isAsync()) return `it is not async (the wrapper returns a Promise): make it async, then ${snippet}`;
+  // tRPC and GraphQL await what a resolver returns, so a plain one may return the wrapper's Promise as it is.
+  const awaited = target.transport === 'trpc' || target.transport === 'graphql';
+  if (!fn.isAsync() && !awaited) return `it is not async (the wrapper returns a Promise): make it async, then ${snippet}`;
   if ((Node.isFunctionDeclaration(fn) || Node.isFunctionExpression(fn) || Node.isMethodDeclaration(fn)) && fn.isGenerator()) return `it is a generator; wrap the work it does by hand: ${snippet}`;
   if (!fn.getBody()) return 'it has no body (an overload or a declaration); point actions[].source at the implementation';
-  if (target.keySource !== 'derived' && !keyed) return `its key comes from the caller, and apply cannot tell where the caller's key is: ${snippet.replace('{ fingerprintInput', '{ key: <the caller\'s key>, fingerprintInput')}`;
+  if (target.keySource !== 'derived' && !keyed) {
+    // tRPC passes no request to a procedure: the key reaches it only through the context or the input.
+    const where = target.transport === 'trpc' ? " (a tRPC procedure sees no request: put the request's Idempotency-Key header into the context your createContext returns, or add an idempotencyKey field to its input)" : '';
+    return `its key comes from the caller, and apply cannot tell where the caller's key is${where}: ${snippet.replace('{ fingerprintInput', '{ key: <the caller\'s key>, fingerprintInput')}`;
+  }
   if (target.scope !== undefined && target.scope !== 'global') return `its keys are scoped per ${target.scope}, and apply cannot tell how the caller is known here: ${snippet.replace(/\(\{ (key|fingerprintInput)/, `({ scope: <the ${target.scope} id>, $1`)}`;
   const declared = fn.getReturnTypeNode()?.getText();
   // A GraphQL result reaches its client as JSON anyway (the schema serialises it), so only a declared type that is

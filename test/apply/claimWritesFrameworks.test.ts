@@ -7,6 +7,7 @@ import { serve } from '@hono/node-server';
 import type { FastifyInstance } from 'fastify';
 import type { Hono } from 'hono';
 import type Koa from 'koa';
+import type { RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOVED_WRITES } from '../../src/apply/claimWrites.js';
 import { runApply } from '../../src/cli/apply.js';
@@ -15,7 +16,8 @@ import { auditProject } from '../../src/findings/auditProject.js';
 import { buildDesign } from '../../src/model/index.js';
 import { generateScaffold } from '../../src/scaffold/index.js';
 import { postgresSkipReason } from '../scaffold/harness.js';
-import { createAppSchema, type AppSchema } from './blackBox.js';
+import { createMysqlDatabase, mysqlSkipReason } from '../scaffold/storeContract/services.js';
+import { createAppSchema } from './blackBox.js';
 import { compile, copyFixture, snapshotTree, type FixtureCopy } from './fixtureApp.js';
 
 const NOW = new Date('2026-01-15T00:00:00Z');
@@ -43,18 +45,73 @@ const listening = async (server: Server): Promise<Running> => {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 };
 
-/** One framework's fixture: the line apply binds, and how the compiled app (dist/src/app.js) is served. */
+/** A store's database for the fixture: the store's migration and the notes table, a row counter and its drop. */
+interface Database {
+  readonly url: string;
+  count(title: string): Promise<number>;
+  drop(): Promise<void>;
+}
+
+/** The store side of a fixture: its skip reason, the client type and the statements apply leaves in and out of the handler. */
+interface Store {
+  readonly label: string;
+  readonly skip: () => Promise<string | undefined>;
+  readonly client: string;
+  readonly moved: RegExp;
+  readonly kept: string;
+  readonly database: (label: string, migration: string) => Promise<Database>;
+}
+
+const POSTGRES: Store = {
+  label: 'PostgreSQL (pg)',
+  skip: postgresSkipReason,
+  client: 'PoolClient',
+  moved: /await db\.query/g,
+  kept: "await pool.query('SELECT id, title FROM notes WHERE id = $1'",
+  database: async (label, migration) => {
+    const schema = await createAppSchema(label, migration, 'CREATE TABLE notes (id serial PRIMARY KEY, title text NOT NULL)');
+    return { url: schema.url, count: async (title) => (await schema.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM notes WHERE title = $1', [title])).rows[0]!.n, drop: () => schema.drop() };
+  },
+};
+
+const MYSQL: Store = {
+  label: 'MySQL / MariaDB (mysql2)',
+  skip: mysqlSkipReason,
+  client: 'PoolConnection',
+  moved: /await db\.(execute|query)/g,
+  kept: "await pool.query<RowDataPacket[]>('SELECT id, title FROM notes WHERE id = ?'",
+  database: async (label, migration) => {
+    const { default: mysql } = await import('mysql2/promise');
+    process.env['IDEMPOTENCY_STORE'] = 'database';
+    const database = await createMysqlDatabase(label, `${migration.trimEnd().replace(/;$/, '')};\nCREATE TABLE notes (id int AUTO_INCREMENT PRIMARY KEY, title varchar(200) NOT NULL);`);
+    const admin = mysql.createPool({ uri: database.url, connectionLimit: 2 });
+    return {
+      url: database.url,
+      count: async (title) => Number((await admin.query<RowDataPacket[]>('SELECT count(*) AS n FROM notes WHERE title = ?', [title]))[0][0]!['n']),
+      drop: async () => {
+        await admin.end();
+        await database.drop();
+      },
+    };
+  },
+};
+
+/** One framework's fixture on one store: the line apply binds, and how the compiled app (dist/src/app.js) is served. */
 interface Framework {
   readonly label: string;
   readonly fixture: string;
+  readonly store: Store;
   readonly binding: string;
   readonly serve: (app: Record<string, unknown>) => Promise<Running>;
 }
+
+const serveKoa = (app: Record<string, unknown>) => listening((app['createApp'] as () => Koa)().listen(0, '127.0.0.1'));
 
 const FRAMEWORKS: Framework[] = [
   {
     label: 'Fastify',
     fixture: 'fastify-claim-writes',
+    store: POSTGRES,
     binding: 'const db = transactionOf(idempotencyOf(request)) ?? pool;',
     serve: async (app) => {
       const fastify = (app['buildApp'] as () => FastifyInstance)();
@@ -65,24 +122,33 @@ const FRAMEWORKS: Framework[] = [
   {
     label: 'Koa (@koa/router)',
     fixture: 'koa-claim-writes',
+    store: POSTGRES,
     binding: 'const db = transactionOf(idempotencyOf(ctx)) ?? pool;',
-    serve: (app) => listening((app['createApp'] as () => Koa)().listen(0, '127.0.0.1')),
+    serve: serveKoa,
+  },
+  {
+    label: 'Koa (@koa/router)',
+    fixture: 'koa-claim-writes-mysql',
+    store: MYSQL,
+    binding: 'const db = transactionOf(idempotencyOf(ctx)) ?? pool;',
+    serve: serveKoa,
   },
   {
     label: 'Hono (@hono/node-server)',
     fixture: 'hono-claim-writes',
+    store: POSTGRES,
     binding: 'const db = transactionOf(idempotencyOf(c)) ?? pool;',
     serve: (app) => listening(serve({ fetch: (app['createApp'] as () => Hono)().fetch, port: 0, hostname: '127.0.0.1' }) as Server),
   },
 ];
 
-const skip = await postgresSkipReason();
-if (skip) console.warn(`skipped: ${skip}`);
-
 for (const framework of FRAMEWORKS) {
-  describe.skipIf(skip !== undefined)(`apply moves a ${framework.label} handler's own PostgreSQL writes onto the claim's transaction`, () => {
+  const skip = await framework.store.skip();
+  if (skip) console.warn(`skipped: ${skip}`);
+
+  describe.skipIf(skip !== undefined)(`apply moves a ${framework.label} handler's own ${framework.store.label} writes onto the claim's transaction`, () => {
     let copy: FixtureCopy;
-    let schema: AppSchema | undefined;
+    let database: Database | undefined;
 
     beforeAll(async () => {
       copy = await copyFixture(framework.fixture);
@@ -90,7 +156,7 @@ for (const framework of FRAMEWORKS) {
       expect(await regenerate(copy.dir)).toBe('lease');
     });
     afterAll(async () => {
-      await schema?.drop();
+      await database?.drop();
       await copy?.remove();
     });
 
@@ -104,9 +170,9 @@ for (const framework of FRAMEWORKS) {
       const routes = await readFile(path.join(copy.dir, 'src/routes/notes.ts'), 'utf8');
       expect(routes).toContain(framework.binding);
       // The insert and the read in the handler move; the GET route, not protected, keeps the pool.
-      expect(routes.match(/await db\.query/g)).toHaveLength(2);
-      expect(routes).toContain("await pool.query('SELECT id, title FROM notes WHERE id = $1'");
-      expect(await readFile(path.join(copy.dir, 'src/idempotency/claimTransaction.ts'), 'utf8')).toContain('): PoolClient | undefined {');
+      expect(routes.match(framework.store.moved)).toHaveLength(2);
+      expect(routes).toContain(framework.store.kept);
+      expect(await readFile(path.join(copy.dir, 'src/idempotency/claimTransaction.ts'), 'utf8')).toContain(`): ${framework.store.client} | undefined {`);
       const { config } = await loadConfig(copy.dir);
       expect(config.actions[0]?.mode).toBe('transactional');
 
@@ -125,8 +191,8 @@ for (const framework of FRAMEWORKS) {
     }, 300_000);
 
     it("rolls the failed attempt's insert back with its claim, and 20 concurrent duplicates insert one row", async () => {
-      schema = await createAppSchema(framework.fixture.replaceAll('-', ''), copy.migration, 'CREATE TABLE notes (id serial PRIMARY KEY, title text NOT NULL)');
-      process.env['DATABASE_URL'] = schema.url;
+      database = await framework.store.database(framework.fixture.replaceAll('-', ''), copy.migration);
+      process.env['DATABASE_URL'] = database.url;
       const dist = pathToFileURL(path.join(copy.dir, 'dist/src')).href;
       const app = (await import(`${dist}/app.js`)) as Record<string, unknown>;
       const { pool } = (await import(`${dist}/db.js`)) as { pool: { end(): Promise<void> } };
@@ -135,7 +201,7 @@ for (const framework of FRAMEWORKS) {
       try {
         const post = (key: string, title: string, fail = false) =>
           fetch(`${running.url}/notes`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key, 'x-user-id': 'u1', ...(fail ? { 'x-fail-after-insert': '1' } : {}) }, body: JSON.stringify({ title }) });
-        const count = async (title: string) => (await schema!.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM notes WHERE title = $1', [title])).rows[0]!.n;
+        const count = (title: string) => database!.count(title);
 
         // The first attempt inserts, then fails: its row goes with the claim's rollback.
         const failing = await post('key-fail', 'second', true);

@@ -12,11 +12,12 @@ import type { Edit, ManualStep, WiringTarget } from './types.js';
 
 /**
  * Moving a handler's own SQL writes onto the claim's transaction (the DBOS property: the key and the business writes
- * commit together). Only the narrow case where it is provably right: an Express handler on a PostgreSQL (pg) or
- * MySQL (mysql2/promise) store whose every recorded write is a direct `pool.query(…)` / `pool.execute(…)` in the
- * handler itself, on a pool the project creates from the store's driver, with no transaction of its own and no
- * configured mode. Then the handler reads `const db = transactionOf(idempotencyOf(req)) ?? pool;` and runs its
- * statements on `db`, and the config sets "mode": "transactional" for the action.
+ * commit together). Only the narrow case where it is provably right: an Express, Fastify, Koa or Hono handler on a
+ * PostgreSQL (pg) or MySQL (mysql2/promise) store whose every recorded write is a direct `pool.query(…)` /
+ * `pool.execute(…)` in the handler itself, on a pool the project creates from the store's driver, with no transaction
+ * of its own and no configured mode. Then the handler reads `const db = transactionOf(idempotencyOf(req)) ?? pool;`
+ * (its own first parameter: `request`, `ctx`, `c`) and runs its statements on `db`, and the config sets
+ * "mode": "transactional" for the action.
  */
 
 /** The scaffold module apply writes once with the typed accessor (like webhookEvent.ts). */
@@ -26,6 +27,15 @@ export const CLAIM_TRANSACTION_MODULE = 'claimTransaction';
 export const MOVED_WRITES = "writes moved onto the claim's transaction";
 
 type Handler = ArrowFunction | FunctionExpression | FunctionDeclaration;
+
+/**
+ * The frameworks whose generated adapter hands a route handler its claim through its first parameter
+ * (`idempotencyOf(req)`, `idempotencyOf(request)`, `idempotencyOf(ctx)`, `idempotencyOf(c)`), and the name each one's
+ * documentation gives that parameter, for the steps that tell the user what to pass down.
+ */
+const REQUEST_PARAMETER = { express: 'req', fastify: 'request', koa: 'ctx', hono: 'c' } as const;
+type ClaimFramework = keyof typeof REQUEST_PARAMETER;
+const isClaimFramework = (framework: string | undefined): framework is ClaimFramework => framework !== undefined && Object.hasOwn(REQUEST_PARAMETER, framework);
 
 const DRIVERS = { postgres: { modules: ['pg'], client: 'PoolClient', methods: ['query'] }, mysql: { modules: ['mysql2/promise'], client: 'PoolConnection', methods: ['query', 'execute'] } } as const;
 type StoreId = keyof typeof DRIVERS;
@@ -52,9 +62,12 @@ export function transactionOf(context: IdempotencyContext | undefined): ${driver
 `;
 }
 
-/** Actions apply may move: no configured mode, no provider or saga step, an HTTP route, on a pg or mysql2 store. */
+/**
+ * Actions apply may move: no configured mode, no provider or saga step, an HTTP route of a framework whose adapter
+ * exposes the claim to the handler (Express, Fastify, Koa, Hono), on a pg or mysql2 store.
+ */
 export function claimWriteCandidates(model: DesignModel, config: Config, framework: string | undefined, targets: readonly WiringTarget[]): WiringTarget[] {
-  if (framework !== 'express' || !(model.stack.storeDatabase in DRIVERS)) return [];
+  if (!isClaimFramework(framework) || !(model.stack.storeDatabase in DRIVERS)) return [];
   return targets.filter((target) => {
     const action = config.actions.find((a) => a.name === target.action);
     return action !== undefined && target.trigger === 'http' && action.mode === undefined && action.provider === undefined && (action.steps ?? []).length === 0;
@@ -72,6 +85,8 @@ export interface ClaimWritesResult {
 
 export interface ClaimWritesInput {
   root: string;
+  /** The app's framework (claimWriteCandidates gave candidates only for one whose adapter exposes the claim). */
+  framework: string;
   store: string;
   candidates: readonly WiringTarget[];
   /** Code facts as read from the files on disk (before this run's edits). */
@@ -85,6 +100,7 @@ export interface ClaimWritesInput {
 export async function moveWritesOntoClaim(input: ClaimWritesInput): Promise<ClaimWritesResult> {
   const out: ClaimWritesResult = { texts: new Map(), edits: [], manual: [], transactional: [] };
   const store = input.store as StoreId;
+  const requestParameter = isClaimFramework(input.framework) ? REQUEST_PARAMETER[input.framework] : 'req';
   for (const target of input.candidates) {
     const facts = input.facts.find((f) => f.action === target.action);
     // Nothing the code facts record is written by the project itself, or the code was not followed: nothing to move.
@@ -110,7 +126,7 @@ export async function moveWritesOntoClaim(input: ClaimWritesInput): Promise<Clai
     if (/\btransactionOf\s*\(/.test(handlerText) || /idempotencyOf\s*\([^()]*\)\s*[!?]?\s*\.\s*db\b/.test(handlerText)) continue;
     const outside = facts.writes.find((w) => w.file !== file || move(w.line) < handler.getStartLineNumber() || move(w.line) > handler.getEndLineNumber());
     if (outside) {
-      step(`the write to ${outside.target} at ${outside.file}:${outside.line} is made outside the handler function (in code it calls); pass transactionOf(idempotencyOf(req)) down to it by hand, then set "mode": "transactional"`);
+      step(`the write to ${outside.target} at ${outside.file}:${outside.line} is made outside the handler function (in code it calls); pass transactionOf(idempotencyOf(${requestParameter})) down to it by hand, then set "mode": "transactional"`);
       continue;
     }
     if (OWN_TRANSACTION.test(handlerText)) {

@@ -448,7 +448,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     const { auditProject } = await import('../findings/auditProject.js');
     const { actionFacts } = await auditProject(root, { config });
     const store = storeFor(model.stack.storeDatabase)?.id ?? '';
-    const moved = await moveWritesOntoClaim({ root, store, candidates, facts: actionFacts, current: new Map(changes.map((c) => [c.path, c.after])), scaffoldDir: dir, imports });
+    const moved = await moveWritesOntoClaim({ root, framework: framework ?? '', store, candidates, facts: actionFacts, current: new Map(changes.map((c) => [c.path, c.after])), scaffoldDir: dir, imports });
     for (const [file, after] of moved.texts) {
       const existing = changes.find((c) => c.path === file);
       if (existing) existing.after = after;

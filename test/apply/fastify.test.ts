@@ -29,9 +29,14 @@ describe.skipIf(skip !== undefined)('apply on the Fastify fixture app', { timeou
     expect(first.written).toBe(true);
     const routes = await readFile(path.join(copy.dir, 'src/routes/bookings.ts'), 'utf8');
     expect(routes).toContain("app.post<{ Body: BookingBody }>('/bookings', { schema: bookingSchema, preHandler: [requireUser, idempotency.createBooking.preHandler], onSend: idempotency.createBooking.onSend }, async (request, reply) => {");
-    // The only step left: the app's callers must start sending the key (apply does not edit client code yet).
+    // The handler's own insert on the project's pool (named db, so the binding takes the next name) moves onto the
+    // claim's transaction (claimWrites.ts); generate then runs the action in transactional mode.
+    expect(routes).toContain('const claimDb = transactionOf(idempotencyOf(request)) ?? db;');
+    expect(routes).toContain("await claimDb.query<{ id: number }>('INSERT INTO bookings");
+    // The steps left: the app's callers must start sending the key (apply does not edit client code yet), and generate.
     expect(first.manual.map((m) => m.reason)).toEqual([
       expect.stringContaining('callers must now send an Idempotency-Key header'),
+      expect.stringContaining('run `idempotency-builder generate` after this apply'),
       // The app's own test posts to the route (now with a key); its node:test script sets no NODE_ENV.
       expect.stringContaining('they also need a store: the instance uses the memory store when NODE_ENV=test'),
     ]);

@@ -10,6 +10,8 @@ describeMiddlewareFixture({
   wiredRoute: "app.post('/transfers', idempotency.createTransfer, async (c) => {",
   // What the handler reads: c.get('user').id, i.e. the context's variables.
   principal: 'principal: (c) => (c as typeof c & AuthenticatedUser).var?.user?.id,',
+  // The handler's own insert on the project's pool (named db) moves onto the claim's transaction.
+  movedWrites: 'const claimDb = transactionOf(idempotencyOf(c)) ?? db;',
   table: 'transfers',
   ddl: 'CREATE TABLE transfers (id serial PRIMARY KEY, sender text NOT NULL, recipient text NOT NULL, amount int NOT NULL)',
   route: '/transfers',

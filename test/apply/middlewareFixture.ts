@@ -29,6 +29,11 @@ export interface MiddlewareFixture {
    * against a local stand-in for Stripe (STRIPE_API_BASE), which must see one derived key.
    */
   readonly keyedStripeCall?: string;
+  /**
+   * The handler's own statements on the project's pool that apply moves onto the claim's transaction (claimWrites.ts):
+   * the binding it adds, for a handler with no provider call. apply then writes claimTransaction.ts and asks for generate.
+   */
+  readonly movedWrites?: string;
   /** Serves the compiled app's `createApp()` on an ephemeral loopback port. */
   readonly serve: (createApp: () => unknown) => Promise<Server>;
 }
@@ -55,7 +60,8 @@ export function describeMiddlewareFixture(spec: MiddlewareFixture): void {
       const preview = await runApply({ cwd: copy.dir, dryRun: true, quiet: true }, { interactive: false });
       expect(preview.written).toBe(false);
       // The app's own test posts to the protected route: it gets a key too (projectTests.ts).
-      expect(preview.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.ts', spec.routeFile, 'test/app.test.ts']);
+      const accessor = spec.movedWrites === undefined ? [] : ['src/idempotency/claimTransaction.ts'];
+      expect(preview.changes.map((c) => c.path).sort()).toEqual([...accessor, 'src/idempotency/instance.ts', spec.routeFile, 'test/app.test.ts']);
       expect(await snapshotTree(copy.dir)).toEqual(before);
     });
 
@@ -66,10 +72,12 @@ export function describeMiddlewareFixture(spec: MiddlewareFixture): void {
       expect(routes).toContain("import { idempotency } from '../idempotency/instance.js';");
       expect(routes).toContain(spec.wiredRoute);
       if (spec.keyedStripeCall !== undefined) expect(routes).toContain(spec.keyedStripeCall);
+      if (spec.movedWrites !== undefined) expect(routes).toContain(spec.movedWrites);
       const instance = await readFile(path.join(copy.dir, 'src/idempotency/instance.ts'), 'utf8');
       expect(instance).toContain(spec.principal);
       expect(first.manual.map((m) => m.reason)).toEqual([
       expect.stringContaining('callers must now send an Idempotency-Key header'),
+      ...(spec.movedWrites === undefined ? [] : [expect.stringContaining('run `idempotency-builder generate` after this apply')]),
       // The app's own test posts to the route (now with a key); its node:test script sets no NODE_ENV.
       expect.stringContaining('they also need a store: the instance uses the memory store when NODE_ENV=test'),
     ]);

@@ -1,4 +1,5 @@
 import { describeDuration } from '../../config/duration.js';
+import { httplessKinds, noHttpRoute } from '../../model/httplessActions.js';
 import { describeBytes } from '../../model/policies.js';
 import { STORE_FACTS } from '../../model/storeFacts.js';
 import { TRANSPORT_LABELS, TRIGGER_LABELS, transportName, transportParts } from '../../model/labels.js';
@@ -367,7 +368,15 @@ function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly
     blocks.push(p(`The saga state machine${model.sagas.length > 1 ? 's are' : ' is'} in section 7.`));
   }
   blocks.push(heading('Middleware', 'middleware'));
-  blocks.push(p(`The lock-check-process-store flow for ${model.stack.frameworkLabel}: the response is persisted before the first byte is sent, and the store call is bounded so an outage becomes a 503, never a hang.`));
+  // The plain wrapper (every action a GraphQL mutation, tRPC procedure, Server Action, consumer or job) returns, it does not respond.
+  const plain = model.stack.framework === 'unknown' && noHttpRoute(model.actions);
+  blocks.push(
+    p(
+      plain
+        ? `The lock-check-process-store flow of the plain idempotent(fn) wrapper that the ${httplessKinds(model.actions)} call: the result is stored before it is returned, and the store call is bounded so an outage throws StoreUnavailableError, never a hang.`
+        : `The lock-check-process-store flow for ${model.stack.frameworkLabel}: the response is persisted before the first byte is sent, and the store call is bounded so an outage becomes a 503, never a hang.`,
+    ),
+  );
   blocks.push(...sampleOr(samples.middleware, () => []));
   const beyondHttp = model.actions.filter((a) => a.trigger !== 'http');
   if (beyondHttp.length > 0) {
@@ -396,7 +405,8 @@ function uniquenessClaim(model: DesignModel): Inline[] {
 /** What the store code below is: the project's own store, or the reference target's where the stack has none. */
 function storeCodeIntro(model: DesignModel): string {
   const reference = model.scaffold?.reference;
-  if (reference) return `The stack has no scaffolding target of its own, so this is the store of the reference target (${reference}) the generated code runs on; port its constraints to your database as they are. The PRIMARY KEY and CHECK constraints are what make double processing impossible, whatever the application does.`;
+  // The plain wrapper's reference target on the project's own PostgreSQL is not a stand-in: nothing to port.
+  if (reference && model.stack.database !== 'postgres') return `The stack has no scaffolding target of its own, so this is the store of the reference target (${reference}) the generated code runs on; port its constraints to your database as they are. The PRIMARY KEY and CHECK constraints are what make double processing impossible, whatever the application does.`;
   const { schemaIntro } = STORE_FACTS[model.stack.storeDatabase];
   if (schemaIntro) return schemaIntro;
   return `Ready to run on ${model.stack.databaseLabel}. The PRIMARY KEY and CHECK constraints are what make double processing impossible, whatever the application does.`;

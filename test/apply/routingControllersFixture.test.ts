@@ -1,0 +1,111 @@
+import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runApply } from '../../src/cli/apply.js';
+import { postgresSkipReason } from '../scaffold/harness.js';
+import { burst, createAppSchema, settled, type AppSchema } from './blackBox.js';
+import { compile, copyFixture, snapshotTree, type FixtureCopy } from './fixtureApp.js';
+
+const skip = await postgresSkipReason();
+if (skip) console.warn(`skipped: ${skip}`);
+
+const CONTROLLER = 'src/controllers/OrderController.ts';
+
+/**
+ * Issue #19: a routing-controllers method claims its key inside itself (its @UseBefore middleware would run before the
+ * body parser and the currentUserChecker). apply --yes edits the method, the app type-checks under strict with
+ * decorators, and the running app answers duplicates, replays, reused keys and missing keys as the contract says.
+ */
+describe.skipIf(skip !== undefined)('apply on the routing-controllers fixture app', { timeout: 300_000 }, () => {
+  let copy: FixtureCopy;
+  let schema: AppSchema | undefined;
+
+  beforeAll(async () => {
+    copy = await copyFixture('routing-controllers');
+  });
+  afterAll(async () => {
+    await schema?.drop();
+    await copy?.remove();
+  });
+
+  it('claims the key inside the controller method, type-checks, and is a no-op the second time', async () => {
+    const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
+    expect(first.stale).toEqual([]);
+    expect(first.written).toBe(true);
+    expect(first.changes.map((c) => c.path).sort()).toEqual([CONTROLLER, 'src/idempotency/controllerClaim.ts', 'src/idempotency/instance.ts']);
+    expect(first.manual.map((m) => m.reason)).toEqual([
+      expect.stringContaining('callers must now send an Idempotency-Key header'),
+      // Its INSERT stays on the app's pool (lease mode): apply does not move writes into the claim's callback yet.
+      expect.stringContaining("a routing-controllers method claims its key inside itself, and apply does not move its writes"),
+    ]);
+    const controller = await readFile(path.join(copy.dir, CONTROLLER), 'utf8');
+    expect(controller).toContain("import { BadRequestError, Body, CurrentUser, Get, HeaderParam, HttpCode, JsonController, Param, Post } from 'routing-controllers';");
+    expect(controller).toContain("import { runOnceInController } from '../idempotency/controllerClaim.js';");
+    expect(controller).toContain("async create(@Body() body: CreateOrder, @CurrentUser({ required: true }) user: User, @HeaderParam('Idempotency-Key', { type: String }) idempotencyKey: string | undefined) {");
+    expect(controller).toContain("    return runOnceInController('createOrder', { caller: user, key: idempotencyKey, body }, async () => {\n      const price = PRICES[body.sku];");
+    // The read route is left alone.
+    expect(controller).toContain("  @Get('/:id')\n  async find(@Param('id') id: number) {\n    const { rows }");
+    expect(await compile(copy.dir)).toBe('');
+
+    const tree = await snapshotTree(copy.dir);
+    const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
+    expect(again.stale).toEqual([]);
+    expect(again.changes).toEqual([]);
+    expect(again.written).toBe(false);
+    expect(await snapshotTree(copy.dir)).toEqual(tree);
+  });
+
+  it('runs the order once for 50 concurrent requests, replays it, and answers a reused key 422 and a missing key 400', async () => {
+    schema = await createAppSchema('routing_controllers', copy.migration, 'CREATE TABLE orders (id serial PRIMARY KEY, owner text NOT NULL, sku text NOT NULL, quantity int NOT NULL, amount int NOT NULL)');
+    process.env['DATABASE_URL'] = schema.url;
+    const { createApp } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/app.js')).href)) as { createApp: () => { listen(port: number): Server } };
+    const { db } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/db.js')).href)) as { db: Pool };
+    const server = createApp().listen(0);
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/orders`;
+      const request = { key: 'order-7f3a', user: 'user-1', body: { sku: 'sku-mug', quantity: 2 } };
+      const rows = async () => (await schema!.pool.query('SELECT count(*)::int AS n FROM orders')).rows[0].n as number;
+
+      const result = await burst(url, 50, request);
+      const created = result.bodies.filter((_, i) => result.statuses[i] === 201);
+      // Every answer is the first one's (201, the same body) or a 409 while it still ran.
+      expect(result.statuses.every((s) => s === 201 || s === 409), `${result.statuses.join(',')} ${result.bodies[0]}`).toBe(true);
+      const conflicts = result.bodies.filter((_, i) => result.statuses[i] === 409);
+      for (const body of conflicts) expect(JSON.parse(body)).toMatchObject({ status: 409, title: 'Request in progress' });
+      const first = await settled(url, request);
+      expect(first.status, first.body).toBe(201);
+      expect(new Set([...created, first.body]).size).toBe(1);
+      expect(JSON.parse(first.body)).toMatchObject({ sku: 'sku-mug', quantity: 2, amount: 2400 });
+      expect(await rows()).toBe(1);
+
+      // A replay answers the same status and body, and runs nothing.
+      const send = (headers: Record<string, string>, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-user-id': 'user-1', ...headers }, body: JSON.stringify(body) }).then(async (res) => ({ status: res.status, body: await res.text() }));
+      expect(await send({ 'idempotency-key': request.key }, request.body)).toEqual(first);
+      expect(await rows()).toBe(1);
+
+      // The same key with other input: 422, never the stored answer.
+      const reused = await send({ 'idempotency-key': request.key }, { sku: 'sku-mug', quantity: 3 });
+      expect(reused.status, reused.body).toBe(422);
+      expect(JSON.parse(reused.body)).toMatchObject({ status: 422, title: 'Idempotency-Key reused' });
+
+      // No key, or a malformed one: 400, nothing runs.
+      const missing = await send({}, request.body);
+      expect(missing.status, missing.body).toBe(400);
+      expect(JSON.parse(missing.body)).toMatchObject({ status: 400, title: 'Idempotency-Key is missing' });
+      expect((await send({ 'idempotency-key': 'two words' }, request.body)).status).toBe(400);
+
+      // Keys are the caller's own: another user's same key is a new intent.
+      const other = await send({ 'idempotency-key': request.key, 'x-user-id': 'user-2' }, request.body);
+      expect(other.status, other.body).toBe(201);
+      expect(await rows()).toBe(2);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await db.end();
+    }
+  });
+});

@@ -139,7 +139,8 @@ function resultProblem(sf: SourceFile, method: MethodDeclaration): string | unde
  */
 export function wireRoutingControllersMethod(sf: SourceFile, target: WiringTarget, context: TransformContext): TransformOutcome {
   const header = context.routingControllers?.header ?? 'Idempotency-Key';
-  const scoped = target.scope !== undefined && target.scope !== 'global';
+  // As the generated settings read it: only a global action goes without a caller.
+  const scoped = target.scope !== 'global';
   const specifier = context.style.specifier(CONTROLLER_CLAIM_MODULE);
   const how = snippet(target.codeName, HEADER.test(header) ? header : 'Idempotency-Key', scoped, specifier);
   const prefix = 'routing-controllers runs @UseBefore middleware before its body parser and authorizationChecker, so the key is claimed inside the method';

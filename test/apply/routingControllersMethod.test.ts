@@ -124,6 +124,11 @@ describe('routing-controllers methods apply leaves as a manual step', () => {
     expect(refused('async create(@Body() body: { sku: string }, @CurrentUser() user: User)', {}, options(), '    if (body.sku) return { ok: true };')).toContain('it can return nothing');
   });
 
+  it('route parameters whose names apply cannot read (they go into the fingerprint)', () => {
+    const source = controller('async create(@Param(ID) id: number, @Body() body: { sku: string }, @CurrentUser() user: User)', undefined, 'Body, CurrentUser, JsonController, Param, Post');
+    expect(refused('', {}, options(), undefined, source)).toContain('apply cannot tell the names of its @Param() values');
+  });
+
   it('a method that answers through the response itself', () => {
     const source = controller('async create(@Body() body: { sku: string }, @CurrentUser() user: User, @Res() response: unknown)', undefined, 'Body, CurrentUser, JsonController, Post, Res');
     expect(refused('', {}, options(), undefined, source)).toContain('it takes the response (@Res() / @Ctx())');

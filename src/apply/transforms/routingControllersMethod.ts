@@ -165,7 +165,7 @@ export function wireRoutingControllersMethod(sf: SourceFile, target: WiringTarge
   if (scoped && userParam && !caller) return refuse('its @CurrentUser() parameter is destructured, so apply cannot pass the caller on');
   let addCaller: string | undefined;
   if (scoped && !caller) {
-    if (!context.routingControllers?.currentUserChecker) return refuse(`its keys are scoped per ${target.scope}, and the method has no @CurrentUser() parameter and the project configures no currentUserChecker (createExpressServer / useExpressServer / createKoaServer options) to give it one: add either, or set "scope": "global" for the action`);
+    if (!context.routingControllers?.currentUserChecker) return refuse(`its keys are scoped per ${target.scope ?? 'caller'}, and the method has no @CurrentUser() parameter and the project configures no currentUserChecker (createExpressServer / useExpressServer / createKoaServer options) to give it one: add either, or set "scope": "global" for the action`);
     addCaller = freeName(method, ['caller', 'currentUser', 'idempotencyCaller']);
     if (!addCaller) return refuse('apply finds no free name for an added @CurrentUser() parameter');
     caller = addCaller;
@@ -178,6 +178,10 @@ export function wireRoutingControllersMethod(sf: SourceFile, target: WiringTarge
   if (keyed && !key && !addKey) return refuse('apply finds no free name for an added @HeaderParam() parameter');
   key ??= addKey;
 
+  // Route and query values go into the fingerprint (and a derived key) as the middleware reads req.params / req.query.
+  for (const [one, all] of [['Param', 'Params'], ['QueryParam', 'QueryParams']] as const) {
+    if (params.some((p) => decoratorNamed(sf, p, one) || decoratorNamed(sf, p, all)) && !namedValues(sf, params, one, all)) return refuse(`apply cannot tell the names of its @${one}() values (a name that is not a string literal, or a destructured parameter)`);
+  }
   if ((addKey && !importable(sf, MODULE, 'HeaderParam')) || (addCaller && !importable(sf, MODULE, 'CurrentUser'))) return refuse('the file binds HeaderParam or CurrentUser to something else');
   if (!importable(sf, specifier, RUN)) return refuse(`the file already has its own binding named "${RUN}"`);
 

@@ -6,7 +6,8 @@ import { wireRoutingControllersMethod, wiredInController } from './routingContro
  * Why a decorator-routed handler cannot take the generated middleware, and what to do instead.
  * - routing-controllers (on Express or Koa) mounts `@UseBefore` middleware ahead of its own body parser and
  *   authorizationChecker (its ExpressDriver registers `route, guard, ...before, ...defaults, handler`), so the
- *   middleware would see neither the body it fingerprints nor the caller it scopes keys to.
+ *   middleware would see neither the body it fingerprints nor the caller it scopes keys to: apply claims the key
+ *   inside the method instead (routingControllersMethod.ts).
  * - A GraphQL mutation arrives at the one GraphQL endpoint with every other operation: route middleware cannot tell
  *   it apart. In a NestJS project a @nestjs/graphql resolver is the exception: the Nest interceptor protects it (see
  *   wireNestRoute). TypeGraphQL resolvers and resolver maps elsewhere have no interceptor to mark them for.

@@ -8,6 +8,7 @@ import type { ProjectImports } from './importStyle.js';
 import { importStyleFor } from './importStyle.js';
 import { ensureNamedImport, fitStatement, parseSource } from './sourceFile.js';
 import { lineIndent } from './transforms/consumer.js';
+import { wiredInController } from './transforms/routingControllersMethod.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 
 /**
@@ -113,6 +114,10 @@ export async function moveWritesOntoClaim(input: ClaimWritesInput): Promise<Clai
     const sf = parseSource(file, text, style);
     const handler = handlerAt(sf, move(facts.handler.line));
     const step = (reason: string, line = facts.handler.line) => out.manual.push({ action: target.action, file, line: move(line), reason: `its writes stay on the project's own connection, so it runs in lease mode: ${reason}` });
+    if (wiredInController(sf, target.codeName)) {
+      step("a routing-controllers method claims its key inside itself, and apply does not move its writes into the claim's callback: to commit them with the claim, write through transactionOf(context) with the context runOnceInController passes the callback, then set \"mode\": \"transactional\"");
+      continue;
+    }
     if (!handler) {
       step('apply cannot find its handler function to edit');
       continue;

@@ -24,6 +24,7 @@ import { wireFastifyRoute } from './transforms/fastifyRoute.js';
 import { wireHonoRoute } from './transforms/honoRoute.js';
 import { READS_NO_PRINCIPAL, renderMiddlewareInstance, wireKoaRoute } from './transforms/koaRoute.js';
 import { renderPlainInstance, wrapPlainFunction } from './transforms/plainWrap.js';
+import { CONTROLLER_CLAIM_MODULE, renderControllerClaim } from './transforms/routingControllersMethod.js';
 import { locateNestMethod, routeOf, VERBS, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
 import { nestUnauthenticatedRoute, readNestAuthentication } from './nestAuthentication.js';
 import { wireNextRoute } from './transforms/nextRoute.js';
@@ -56,13 +57,15 @@ export interface WireSourceOptions {
   anyLine?: boolean;
   /** For GraphQL resolvers wrapped with the plain wrapper (TransformContext.graphql). */
   graphql?: TransformContext['graphql'];
+  /** For routing-controllers methods (TransformContext.routingControllers). */
+  routingControllers?: TransformContext['routingControllers'];
 }
 
 /** The pure heart of apply for one file: source text in, wired source text out, with what was done and left. */
 export function wireSource(file: string, text: string, targets: readonly WiringTarget[], options: WireSourceOptions): { text: string; edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } {
   const style = importStyleFor(file, text, options.scaffoldDir, options.imports);
   const sf = parseSource(file, text, style);
-  const context: TransformContext = { style, anyLine: options.anyLine ?? false, scaffoldModules: options.scaffoldModules, ...(options.graphql ? { graphql: options.graphql } : {}) };
+  const context: TransformContext = { style, anyLine: options.anyLine ?? false, scaffoldModules: options.scaffoldModules, ...(options.graphql ? { graphql: options.graphql } : {}), ...(options.routingControllers ? { routingControllers: options.routingControllers } : {}) };
   const out: { edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } = { edits: [], manual: [], stale: [] };
   // Every recorded line is resolved on the untouched text first: edits (an import at the top) shift lines.
   const resolved = targets.map((target) => {
@@ -358,12 +361,13 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const emit = ext === '.js' ? await javaScriptEmitter(index, { root, dir, testFramework: model.stack.testFramework }) : typeScriptEmitter(index);
   const memory = /\bcreateMemoryStore\b/.test(index);
   const scaffoldModules = new Set<string>(['index']);
-  for (const name of ['providers', 'instance', 'next', WEBHOOK_EVENT_MODULE, ...TRIGGER_MODULES]) if (await present(name)) scaffoldModules.add(name);
+  for (const name of ['providers', 'instance', 'next', WEBHOOK_EVENT_MODULE, CONTROLLER_CLAIM_MODULE, ...TRIGGER_MODULES]) if (await present(name)) scaffoldModules.add(name);
   // An unknown framework whose actions are all GraphQL / tRPC / consumers / crons got the plain wrapper (referenceFramework).
   const plain = model.stack.framework === 'none' || (referenceFramework(model.stack, model.actions) === 'none' && (await present('plain')));
   const framework = plain ? 'plain' : (['express', 'fastify', 'nestjs', 'nextjs', 'koa', 'hono'] as const).find((f) => f === model.stack.framework);
   const graphql = framework === 'plain' && model.actions.some((a) => a.transport === 'graphql') ? await graphqlOf(root, model.keys.header) : undefined;
   const { targets, manual, findings } = targetsOf(model, config, framework, options.action);
+  const routingControllers = framework === 'express' || framework === 'koa' ? await routingControllersOf(root, model.keys.header) : undefined;
   const record = await readApplyRecord(root);
   const imports = await projectImports(root);
   const changes: FileChange[] = [];
@@ -383,7 +387,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       stale.push(`${file} changed since inspection: the file is gone`);
       continue;
     }
-    const wired = wireSource(file, before, list, { framework: framework!, scaffoldDir: dir, imports, scaffoldModules, anyLine: record.files[file] === sha256(before), ...(graphql ? { graphql } : {}) });
+    const wired = wireSource(file, before, list, { framework: framework!, scaffoldDir: dir, imports, scaffoldModules, anyLine: record.files[file] === sha256(before), ...(graphql ? { graphql } : {}), ...(routingControllers ? { routingControllers } : {}) });
     texts.push({ path: file, before, after: wired.text });
     stale.push(...wired.stale);
     if (wired.principal) principal ??= wired.principal;
@@ -492,6 +496,12 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     edits.push(...next.edits);
     manual.push(...next.manual);
   }
+  // Before the instance: the module the wired routing-controllers methods call imports it.
+  const controllerClaim = `${dir}/${CONTROLLER_CLAIM_MODULE}${ext}`;
+  if (!(await present(CONTROLLER_CLAIM_MODULE)) && changes.some((c) => c.after.includes(`/${CONTROLLER_CLAIM_MODULE}`))) {
+    changes.push({ path: controllerClaim, after: emit(renderControllerClaim(), `${CONTROLLER_CLAIM_MODULE}.ts`) });
+    edits.push({ action: targets[0]?.action ?? '', file: controllerClaim, summary: "creates runOnceInController(): the claim inside routing-controllers methods, answering its refusals as HttpErrors" });
+  }
   const instance = `${dir}/instance${ext}`;
   // Also when a route is left to the user with `idempotency.<action>` to mount by hand: that binding lives in the instance.
   const mountByHand = manual.some((m) => m.reason.includes('idempotency.'));
@@ -514,7 +524,9 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
     // No wired handler reads the caller's identity and nothing in the project sets `request.user`: the principal
     // written is a guess, and a wrong one answers every protected request 401.
-    if (principal === undefined && http && (framework === 'express' || framework === 'fastify' || framework === 'nestjs') && !(userOnRequest ?? (await setsRequestUser(root, sourceTexts)))) {
+    // A routing-controllers method reads its caller from @CurrentUser(), not from the instance's principal.
+    const inController = http !== undefined && changes.some((c) => c.path === http.file && c.after.includes(`${CONTROLLER_CLAIM_MODULE}`));
+    if (principal === undefined && http && !inController && (framework === 'express' || framework === 'fastify' || framework === 'nestjs') && !(userOnRequest ?? (await setsRequestUser(root, sourceTexts)))) {
       manual.push({ action: http.action, file: instance, line: 1, reason: `no wired handler reads who the caller is and nothing in the project sets request.user, so the principal in ${instance} (request.user.id) is a guess: point it at what your authentication sets (a session, customer or tenant id) before deploying, or every protected request is answered 401` });
     }
     // Koa and Hono say so per wired route; a route left to the user has no such note, and the principal is the same guess.
@@ -550,6 +562,20 @@ async function graphqlOf(root: string, header: string): Promise<NonNullable<Tran
   const server = ['graphql-yoga', '@apollo/server', 'apollo-server', 'apollo-server-express', 'mercurius', 'express-graphql', 'graphql-http'].find((name) => dependencies.has(name));
   const requestProperty = server === '@apollo/server' ? await apolloRequestProperty(root) : undefined;
   return { header, ...(server ? { server } : {}), ...(requestProperty ? { requestProperty } : {}) };
+}
+
+/**
+ * For a project on routing-controllers: the key header, and whether a currentUserChecker is configured (as an option
+ * of createExpressServer / useExpressServer / createKoaServer / useKoaServer, or an options object they are given:
+ * read as any source file naming both a server call and a `currentUserChecker` property).
+ */
+async function routingControllersOf(root: string, header: string): Promise<TransformContext['routingControllers']> {
+  const dependencies = await projectDependencies(root);
+  if (!dependencies.has('routing-controllers')) return undefined;
+  const texts = await projectTexts(root);
+  const server = texts.some((text) => /\b(create|use)(Express|Koa)Server\s*\(/.test(text));
+  const checker = texts.some((text) => /\bcurrentUserChecker\s*[:(,}]/.test(text) || /\bcurrentUserChecker\s*=/.test(text));
+  return { header, currentUserChecker: server && checker };
 }
 
 /** The recorded findings about a provider call's key, which a step of the thread pass at the same call says again, more exactly. */

@@ -12,6 +12,11 @@ export interface TransformContext {
    * (Apollo) the property its context function puts the request in.
    */
   graphql?: { server?: string; header: string; requestProperty?: string };
+  /**
+   * For routing-controllers methods (routingControllersMethod.ts): the key header, and whether the project configures
+   * a currentUserChecker (so an added `@CurrentUser()` parameter gets the caller).
+   */
+  routingControllers?: { header: string; currentUserChecker: boolean };
 }
 
 export interface TransformOutcome {

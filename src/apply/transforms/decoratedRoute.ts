@@ -1,11 +1,13 @@
 import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
 import { manualOnly, type Transform } from './context.js';
+import { wireRoutingControllersMethod, wiredInController } from './routingControllersMethod.js';
 
 /**
  * Why a decorator-routed handler cannot take the generated middleware, and what to do instead.
  * - routing-controllers (on Express or Koa) mounts `@UseBefore` middleware ahead of its own body parser and
  *   authorizationChecker (its ExpressDriver registers `route, guard, ...before, ...defaults, handler`), so the
- *   middleware would see neither the body it fingerprints nor the caller it scopes keys to.
+ *   middleware would see neither the body it fingerprints nor the caller it scopes keys to: apply claims the key
+ *   inside the method instead (routingControllersMethod.ts).
  * - A GraphQL mutation arrives at the one GraphQL endpoint with every other operation: route middleware cannot tell
  *   it apart. In a NestJS project a @nestjs/graphql resolver is the exception: the Nest interceptor protects it (see
  *   wireNestRoute). TypeGraphQL resolvers and resolver maps elsewhere have no interceptor to mark them for.
@@ -16,9 +18,9 @@ const claimInside = (codeName: string, key: string, caller: string, input: strin
 const GRAPHQL = (codeName: string, global: boolean) =>
   `a GraphQL mutation arrives at the one GraphQL endpoint with every other operation, so no route middleware can tell it apart. ${claimInside(codeName, "take the key from the request's Idempotency-Key header through your GraphQL context", global ? "the scope 'global' (its keys belong to no caller)" : 'the caller from the context', 'args', 'as GraphQL errors the client retries on (in flight), shows (other input) or retries later (store unavailable)')}`;
 
-const LIBRARIES: Record<string, (codeName: string, global: boolean) => string> = {
-  'routing-controllers': (codeName) =>
-    `routing-controllers runs @UseBefore middleware before its body parser and authorizationChecker, so idempotency.${codeName} would see neither the body it fingerprints nor the caller its keys are scoped to. ${claimInside(codeName, "take the header with @HeaderParam('Idempotency-Key', { required: true })", 'the caller with @CurrentUser()', 'body', 'with routing-controllers HttpErrors (409, 422, 503)')}`,
+/** The libraries whose decorated handlers a route transform does not wire; routing-controllers has its own (below). */
+const LIBRARIES: Record<string, ((codeName: string, global: boolean) => string) | null> = {
+  'routing-controllers': null,
   '@nestjs/graphql': GRAPHQL,
   'type-graphql': GRAPHQL,
 };
@@ -39,7 +41,7 @@ export function decoratedRouteLibrary(sf: SourceFile, line: number): string | un
           .getImportDeclarations()
           .find((declaration) => declaration.getNamedImports().some((named) => (named.getAliasNode() ?? named.getNameNode()).getText() === name.getText()))
           ?.getModuleSpecifierValue();
-        if (library && LIBRARIES[library]) return library;
+        if (library && Object.hasOwn(LIBRARIES, library)) return library;
       }
     }
   }
@@ -47,14 +49,17 @@ export function decoratedRouteLibrary(sf: SourceFile, line: number): string | un
 }
 
 /**
- * In front of a framework's route transform: a handler routed by decorators apply does not wire gets a manual step
- * saying why (instead of looking like a route that moved since inspection). `wires` names the libraries the route
- * transform handles itself (NestJS: @nestjs/graphql resolvers, which its interceptor protects).
+ * In front of a framework's route transform: a routing-controllers method claims its key inside itself
+ * (routingControllersMethod.ts); another handler routed by decorators apply does not wire gets a manual step saying
+ * why (instead of looking like a route that moved since inspection). `wires` names the libraries the route transform
+ * handles itself (NestJS: @nestjs/graphql resolvers, which its interceptor protects).
  */
 export function unlessDecoratedRoute(route: Transform, wires: readonly string[] = []): Transform {
   return (sf, target, context) => {
     const library = decoratedRouteLibrary(sf, target.line) ?? (inResolverMap(sf, target.line) ? 'type-graphql' : undefined);
-    return library && !wires.includes(library) ? manualOnly(target, LIBRARIES[library]!(target.codeName, target.scope === 'global')) : route(sf, target, context);
+    if (library === 'routing-controllers' || (!library && wiredInController(sf, target.codeName))) return wireRoutingControllersMethod(sf, target, context);
+    const manual = library && !wires.includes(library) ? LIBRARIES[library] : undefined;
+    return manual ? manualOnly(target, manual(target.codeName, target.scope === 'global')) : route(sf, target, context);
   };
 }
 

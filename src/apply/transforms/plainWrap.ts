@@ -8,12 +8,12 @@ import { keyHandlerCalls } from './stripeKey.js';
 import { webhookManual } from './webhookManual.js';
 import { graphqlCall } from './graphqlResolver.js';
 
-type PlainFunction = FunctionDeclaration | FunctionExpression | ArrowFunction | MethodDeclaration;
+export type PlainFunction = FunctionDeclaration | FunctionExpression | ArrowFunction | MethodDeclaration;
 
 const isFunction = (node: Node): node is PlainFunction => Node.isFunctionDeclaration(node) || Node.isFunctionExpression(node) || Node.isArrowFunction(node) || Node.isMethodDeclaration(node);
 
 /** Return types whose values a JSON round trip changes (a repeat would see a string, an object, or nothing). */
-const NOT_JSON = /\b(Date|Map|Set|WeakMap|bigint|BigInt|Buffer|Uint8Array|ArrayBuffer|Error|Function|symbol)\b|=>/;
+export const NOT_JSON = /\b(Date|Map|Set|WeakMap|bigint|BigInt|Buffer|Uint8Array|ArrayBuffer|Error|Function|symbol)\b|=>/;
 
 /** The function's name as declared: `function f`, `const f = async () =>`, `f: async () =>`, `async f()`. */
 function nameOf(fn: PlainFunction): string | undefined {
@@ -68,14 +68,14 @@ function inputOf(fn: PlainFunction): string | undefined {
 }
 
 /** What the function returns, as the wrapper would store it: each `return` of its own (not of nested functions). */
-function returnedExpressions(fn: PlainFunction): Array<Node | undefined> {
+export function returnedExpressions(fn: PlainFunction): Array<Node | undefined> {
   const body = fn.getBody();
   if (body && !Node.isBlock(body)) return [body];
   return fn.getDescendantsOfKind(SyntaxKind.ReturnStatement).filter((r) => r.getFirstAncestor(isFunction) === fn).map((r) => r.getExpression());
 }
 
 /** A value that is visibly JSON already: nothing, a literal, or an object/array literal without `new`, functions or spreads of unknowns. */
-function visiblyJson(node: Node | undefined): boolean {
+export function visiblyJson(node: Node | undefined): boolean {
   if (!node) return true;
   const inner = Node.isParenthesizedExpression(node) ? node.getExpression() : node;
   if (Node.isObjectLiteralExpression(inner) || Node.isArrayLiteralExpression(inner)) {
@@ -123,6 +123,30 @@ function indented(fn: PlainFunction, text: string, firstLine: number, unit: stri
 }
 
 /**
+ * `{ return <opening> { …body }); }`: the function's body runs inside the callback `opening` starts
+ * (`idempotency.issueRefund({ … }, async () =>`), re-indented one unit; an expression body becomes
+ * `<opening> <expression>)`. False when the function has no body.
+ */
+export function wrapBody(sf: SourceFile, fn: PlainFunction, opening: string): boolean {
+  const body = fn.getBody();
+  if (!body) return false;
+  if (Node.isBlock(body)) {
+    const unit = sf.getProject().manipulationSettings.getIndentationText();
+    const open = body.getStart() + 1;
+    const close = body.getEnd() - 1;
+    const inner = sf.getFullText().slice(open, close).replace(/^[^\S\n]*\n/, '').replace(/\n[^\S\n]*$/, '');
+    const indent = body.getIndentationText() + unit;
+    const firstLine = sf.getLineAndColumnAtPos(open).line + 1;
+    const text = `{\n${indent}${fitStatement(sf, `return ${opening} {`).replace(/;$/, '')}\n${indented(fn, inner, firstLine, unit)}\n${indent}${fitStatement(sf, '});')}\n${body.getIndentationText()}}`;
+    // replaceText, not replaceWithText: that re-indents every later line by the body's own indentation again.
+    sf.replaceText([body.getStart(), body.getEnd()], text);
+  } else {
+    body.replaceWithText(`${opening} ${body.getText()})`);
+  }
+  return true;
+}
+
+/**
  * No web framework (tRPC procedures, GraphQL resolvers, scripts, jobs): the function the action names runs inside
  * the scaffold's per-action wrapper, `return idempotency.issueRefund({ fingerprintInput: request }, async () => { …body })`.
  * Only where that changes nothing but the idempotency: an async function, a key derived from its input, global keys,
@@ -154,21 +178,7 @@ export const wrapPlainFunction: Transform = (sf, target, context) => {
   // The context parameter the key is read from, added where the resolver did not take one.
   if (graphql?.addParameter) again.addParameter(graphql.addParameter);
   const wrapped = `idempotency.${target.codeName}({ ${key}fingerprintInput: ${input} }, async () =>`;
-  const body = again.getBody();
-  if (!body) return manualOnly(target, 'it has no body', line);
-  if (Node.isBlock(body)) {
-    const unit = sf.getProject().manipulationSettings.getIndentationText();
-    const open = body.getStart() + 1;
-    const close = body.getEnd() - 1;
-    const inner = sf.getFullText().slice(open, close).replace(/^[^\S\n]*\n/, '').replace(/\n[^\S\n]*$/, '');
-    const indent = body.getIndentationText() + unit;
-    const firstLine = sf.getLineAndColumnAtPos(open).line + 1;
-    const text = `{\n${indent}${fitStatement(sf, `return ${wrapped} {`).replace(/;$/, '')}\n${indented(again, inner, firstLine, unit)}\n${indent}${fitStatement(sf, '});')}\n${body.getIndentationText()}}`;
-    // replaceText, not replaceWithText: that re-indents every later line by the body's own indentation again.
-    sf.replaceText([body.getStart(), body.getEnd()], text);
-  } else {
-    body.replaceWithText(`${wrapped} ${body.getText()})`);
-  }
+  if (!wrapBody(sf, again, wrapped)) return manualOnly(target, 'it has no body', line);
   const keyedBy = graphql ? `keyed by the ${graphql.header} header of the request in its GraphQL context, its arguments fingerprinted` : 'keyed by its input';
   const out: TransformOutcome = { edits: [{ action: target.action, file: target.file, summary: `runs ${name ?? 'the function'} inside idempotency.${target.codeName}(…), ${keyedBy}` }], manual: graphql ? [...clientKeyStep(target), ...graphql.steps] : [] };
   return keyWork(sf, target, context, out);

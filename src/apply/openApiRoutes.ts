@@ -1,0 +1,225 @@
+import path from 'node:path';
+import { Node, SyntaxKind, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { readInside } from '../emit/safePath.js';
+import { walkProject } from '../inspect/files/walkProject.js';
+import { followDeclaration, followReference, insideProject, loadProject, namePath, usesOf } from './followHandler.js';
+import { importStyleFor, type ProjectImports } from './importStyle.js';
+import { OPENAPI_ROUTE, samePath } from './locateRoute.js';
+import { configObject, locateOpenApi, openApiCalls, unwrapExpression } from './openApiConfig.js';
+import { bindsName, ensureNamedImport, parseSource } from './sourceFile.js';
+import { clientKeyStep } from './transforms/context.js';
+import { honoPrincipal } from './transforms/honoRoute.js';
+import { READS_NO_PRINCIPAL } from './transforms/koaRoute.js';
+import { addRouteMiddleware, hasRouteMiddleware } from './transforms/openApiMiddleware.js';
+import type { Edit, ManualStep, WiringTarget } from './types.js';
+
+export interface OpenApiInput {
+  root: string;
+  /** The Hono HTTP targets, and the steps the route pass left (its @hono/zod-openapi step names the ones to wire here). */
+  targets: readonly WiringTarget[];
+  manual: readonly ManualStep[];
+  /** Each target file as read and as the route pass left it. */
+  texts: ReadonlyMap<string, { before: string; after: string }>;
+  anyLine: (file: string) => boolean;
+  scaffoldDir: string;
+  imports: ProjectImports;
+}
+
+export interface OpenApiOutcome {
+  /** Files whose text changed, with their new text. */
+  texts: Map<string, string>;
+  edits: Edit[];
+  manual: ManualStep[];
+  /** Actions this pass decided (wired, or left with its own more exact step): the route pass's step goes. */
+  decided: Set<string>;
+  /** Registrations no longer where the inspection recorded them: apply refuses to guess. */
+  stale: string[];
+  /** Actions whose config lists the middleware after this pass. */
+  wired: Set<string>;
+  /** How the registered handler reads the caller's id, per action (the instance's principal). */
+  principals: Map<string, string[]>;
+}
+
+/** Where the config object is, found again by name in the file's current text (earlier edits move things). */
+type ConfigPlace = { file: string; kind: 'inline'; index: number } | { file: string; kind: 'variable'; names: string[] } | { file: string; kind: 'default' };
+
+interface Resolved {
+  target: WiringTarget;
+  place: ConfigPlace;
+  /** `routes.create`, or 'its inline config', for messages. */
+  label: string;
+  /** `middleware: common` names a list declared in the project (`const common = [auth, audit]`). */
+  namesList: boolean;
+  /** The registration's line, and how its handler reads the caller's id. */
+  line: number;
+  principal: string[] | undefined;
+}
+
+const route = (target: WiringTarget) => `${target.method ?? 'POST'} ${target.path ?? ''}`;
+/** Only a plain dotted name from the code reaches a message. */
+const nameOf = (node: Node) => (/^[\w$.]{1,80}$/.test(node.getText()) ? node.getText() : 'its route config');
+
+/**
+ * @hono/zod-openapi routes (`app.openapi(routes.create, handlers.create)`): the route config takes the middleware,
+ * so it gets `middleware: [..., idempotency.<action>]` where it is declared: inline in the call, or the
+ * `createRoute({ … })` a name leads to, in the same file or a project file it imports (named, namespace and default
+ * imports, path aliases, re-exports). OpenAPIHono runs a config's middleware before its validators, and the
+ * generated middleware reads the body from a clone, so the validator (and the handler's `c.req.valid('json')`) still
+ * read it. A config any other code uses (a second `.openapi`, a spread into another config, a registry) is left
+ * to the user: the middleware would run there too.
+ */
+export async function wireOpenApiRoutes(input: OpenApiInput): Promise<OpenApiOutcome> {
+  const out: OpenApiOutcome = { texts: new Map(), edits: [], manual: [], stale: [], decided: new Set(), wired: new Set(), principals: new Map() };
+  const candidates = input.targets.filter((t) => t.trigger === 'http' && input.texts.has(t.file) && input.manual.some((m) => m.action === t.action && m.reason.includes(OPENAPI_ROUTE)));
+  if (candidates.length === 0) return out;
+  const { files } = await walkProject(input.root);
+  const project = loadProject(input.root, files.map((f) => f.rel));
+  const resolved: Resolved[] = [];
+  for (const target of candidates) {
+    const sf = project.getSourceFile(path.join(input.root, target.file));
+    if (!sf) continue;
+    out.decided.add(target.action);
+    const call = locateOpenApi(sf, target, input.anyLine(target.file), samePath, (candidate) => followedConfig(input.root, candidate));
+    if (!call) {
+      out.stale.push(`${target.file} changed since inspection: no ${route(target)} registration found (expected at line ${target.line})`);
+      continue;
+    }
+    const line = call.getExpression().getEndLineNumber();
+    const leave = (why: string) => out.manual.push({ action: target.action, file: target.file, line, reason: `${route(target)} ${OPENAPI_ROUTE}: ${why}; add \`middleware: [idempotency.${target.codeName}]\` to its route config by hand` });
+    const found = resolveConfig(input.root, target.file, sf, call);
+    if ('why' in found) {
+      leave(found.why);
+      continue;
+    }
+    resolved.push({ target, ...found, line, principal: handlerPrincipal(input.root, call) });
+  }
+
+  // What a wired route needs besides (as the route pass says for `app.post(…)`): who the caller is, the client's key.
+  const wired = ({ target, line, principal }: Resolved) => {
+    out.wired.add(target.action);
+    if (principal) out.principals.set(target.action, principal);
+    else if (target.scope !== undefined && target.scope !== 'global') {
+      out.manual.push({ action: target.action, file: target.file, line, reason: `${READS_NO_PRINCIPAL}, but the action's keys are scoped per ${target.scope}: check that the principal in the instance module (c.get('user')?.id) is what your authentication sets, or set "scope": "global" for it in the config` });
+    }
+    out.manual.push(...clientKeyStep(target));
+    if (target.provider !== undefined) out.manual.push({ action: target.action, file: target.file, line, reason: `the handler of ${route(target)} is registered with .openapi(…): key its ${target.provider} calls from the claim (idempotencyOf(c)) by hand, as the scaffold's README shows` });
+  };
+  for (const item of resolved) {
+    const { target, place } = item;
+    const current = out.texts.get(place.file) ?? input.texts.get(place.file)?.after ?? (await readInside(input.root, place.file));
+    if (current === undefined) continue;
+    const style = importStyleFor(place.file, current, input.scaffoldDir, input.imports);
+    const sf = parseSource(place.file, current, style);
+    const object = findConfig(sf, place);
+    if (!object) {
+      out.manual.push({ action: target.action, file: place.file, reason: `${route(target)}: apply cannot find the route config ${item.label} in ${place.file} again; add \`middleware: [idempotency.${target.codeName}]\` to it by hand` });
+      continue;
+    }
+    if (hasRouteMiddleware(object, target.codeName)) {
+      wired(item);
+      continue;
+    }
+    const specifier = style.specifier('instance');
+    const imported = sf.getImportDeclarations().some((d) => d.getModuleSpecifierValue() === specifier && d.getNamedImports().some((n) => (n.getAliasNode()?.getText() ?? n.getName()) === 'idempotency'));
+    if (!imported && bindsName(sf, 'idempotency')) {
+      out.manual.push({ action: target.action, file: place.file, line: object.getStartLineNumber(), reason: `${route(target)}: ${place.file} already has its own binding named "idempotency"; add \`middleware: [idempotency.${target.codeName}]\` to the route config ${item.label} by hand, importing it from the instance module` });
+      continue;
+    }
+    const edit = addRouteMiddleware(object, { codeName: target.codeName, typed: /\.(c|m)?tsx?$/.test(place.file), quote: style.quote, namesList: () => item.namesList });
+    if (edit.kind === 'manual') {
+      out.manual.push({ action: target.action, file: place.file, line: object.getStartLineNumber(), reason: `${route(target)}: ${edit.reason}; add idempotency.${target.codeName} to the route config ${item.label} by hand` });
+      continue;
+    }
+    wired(item);
+    if (edit.kind === 'edited') {
+      ensureNamedImport(sf, specifier, 'idempotency');
+      out.texts.set(place.file, sf.getFullText());
+      const line = findConfig(sf, place)?.getStartLineNumber();
+      out.edits.push({ action: target.action, file: place.file, summary: `adds idempotency.${target.codeName} to the middleware of ${route(target)}'s route config ${item.label} (${place.file}${line ? `:${line}` : ''}), which @hono/zod-openapi runs before its validators` });
+    }
+  }
+  return out;
+}
+
+/** The config object the registration's first argument names, where it is declared, and whether no other code uses it. */
+function resolveConfig(root: string, rel: string, sf: SourceFile, call: CallExpression): { place: ConfigPlace; label: string; namesList: boolean } | { why: string } {
+  const argument = call.getArguments()[0]!;
+  const inline = configObject(argument);
+  if (inline) return { place: { file: rel, kind: 'inline', index: openApiCalls(sf).indexOf(call) }, label: 'inline in the call', namesList: middlewareNamesList(root, inline) };
+  const bare = unwrapExpression(argument);
+  const reference = Node.isIdentifier(bare) ? bare : Node.isPropertyAccessExpression(bare) ? bare.getNameNode() : undefined;
+  if (!reference) return { why: 'its route config is built by an expression apply does not follow' };
+  const label = nameOf(bare);
+  const followed = followDeclaration(root, reference);
+  if (followed.kind === 'outside') return { why: `its route config ${label} is declared outside the project (a dependency, or a link out of it); apply edits only your own files` };
+  if (followed.kind === 'too-far') return { why: `its route config ${label} is reached through more imports and re-exports than apply follows` };
+  if (followed.kind !== 'declaration') return { why: `apply cannot follow its route config ${label} to one declaration` };
+  const { definition, links, file } = followed;
+  const initializer = Node.isVariableDeclaration(definition) ? definition.getInitializer() : Node.isExportAssignment(definition) ? definition.getExpression() : undefined;
+  const object = configObject(initializer);
+  if (!object) return { why: `its route config ${label} is not a createRoute({ … }) or object literal apply can edit (built by a function, or re-assigned)` };
+  // Type-only uses (`RouteHandler<typeof routes.create>`) change nothing at run time; any other use would run the middleware too.
+  const uses = usesOf(definition, links);
+  if (!uses) return { why: `apply cannot tell what else uses its route config ${label}` };
+  const others = uses.filter((node) => !(node.getSourceFile() === sf && node.getStart() === reference.getStart()) && !node.getFirstAncestor((a) => Node.isTypeNode(a)));
+  if (others.length > 0) {
+    const registrations = others.filter((node) => isOpenApiArgument(node)).length;
+    const where = others.map((node) => `${insideProject(root, node.getSourceFile().getFilePath()) ?? node.getSourceFile().getBaseName()}:${node.getStartLineNumber()}`).join(', ');
+    const what = registrations > 0 ? `also registered by ${registrations === 1 ? 'another .openapi(…) call' : `${registrations} other .openapi(…) calls`}` : 'also used by other code';
+    return { why: `its route config ${label} is ${what} (${where}), where the middleware would run (or be documented) too: give this registration its own createRoute config` };
+  }
+  const place: ConfigPlace = Node.isExportAssignment(definition) ? { file, kind: 'default' } : { file, kind: 'variable', names: namePath(definition) };
+  return { place, label, namesList: middlewareNamesList(root, object) };
+}
+
+/** The config object a registration's first argument leads to, inline or followed to its declaration (no checks of its other uses). */
+function followedConfig(root: string, call: CallExpression): ObjectLiteralExpression | undefined {
+  const argument = call.getArguments()[0];
+  const inline = configObject(argument);
+  if (inline || !argument) return inline;
+  const bare = unwrapExpression(argument);
+  const reference = Node.isIdentifier(bare) ? bare : Node.isPropertyAccessExpression(bare) ? bare.getNameNode() : undefined;
+  const followed = reference ? followDeclaration(root, reference) : undefined;
+  if (followed?.kind !== 'declaration') return undefined;
+  const { definition } = followed;
+  return configObject(Node.isVariableDeclaration(definition) ? definition.getInitializer() : Node.isExportAssignment(definition) ? definition.getExpression() : undefined);
+}
+
+/** A reference that is the first argument of an `x.openapi(…)` call (`routes.create` or `create`). */
+function isOpenApiArgument(node: Node): boolean {
+  const parent = node.getParent();
+  const argument = parent && Node.isPropertyAccessExpression(parent) && parent.getNameNode() === node ? parent : node;
+  const call = argument.getParent();
+  const callee = call && Node.isCallExpression(call) ? call.getExpression() : undefined;
+  return !!callee && Node.isPropertyAccessExpression(callee) && callee.getName() === 'openapi' && (call as CallExpression).getArguments()[0] === argument;
+}
+
+/** `middleware: common` where `common` is declared in the project as a list: wrapping it would nest one list in another. */
+function middlewareNamesList(root: string, object: ObjectLiteralExpression): boolean {
+  const property = object.getProperty('middleware');
+  const value = property && Node.isPropertyAssignment(property) ? unwrapExpression(property.getInitializerOrThrow()) : undefined;
+  const reference = value && (Node.isIdentifier(value) ? value : Node.isPropertyAccessExpression(value) ? value.getNameNode() : undefined);
+  if (!reference) return false;
+  const followed = followDeclaration(root, reference);
+  if (followed.kind !== 'declaration') return false;
+  const initializer = Node.isVariableDeclaration(followed.definition) ? followed.definition.getInitializer() : undefined;
+  return initializer !== undefined && Node.isArrayLiteralExpression(unwrapExpression(initializer));
+}
+
+function findConfig(sf: SourceFile, place: ConfigPlace): ObjectLiteralExpression | undefined {
+  if (place.kind === 'inline') return configObject(openApiCalls(sf)[place.index]?.getArguments()[0]);
+  if (place.kind === 'default') return configObject(sf.getExportAssignment((e) => !e.isExportEquals())?.getExpression());
+  const matches = sf.getDescendantsOfKind(SyntaxKind.VariableDeclaration).filter((d) => namePath(d).join('\0') === place.names.join('\0'));
+  return matches.length === 1 ? configObject(matches[0]!.getInitializer()) : undefined;
+}
+
+/** How the registered handler (inline, or followed by name to its declaration) reads the caller's id. */
+function handlerPrincipal(root: string, call: CallExpression): string[] | undefined {
+  const handler = call.getArguments()[1];
+  if (!handler) return undefined;
+  if (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler)) return honoPrincipal(handler);
+  const bare = unwrapExpression(handler);
+  const reference = Node.isIdentifier(bare) ? bare : Node.isPropertyAccessExpression(bare) ? bare.getNameNode() : undefined;
+  const followed = reference ? followReference(root, reference) : undefined;
+  return followed?.kind === 'function' ? honoPrincipal(followed.fn) : undefined;
+}

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Node, SyntaxKind, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import { readInside } from '../emit/safePath.js';
 import { walkProject } from '../inspect/files/walkProject.js';
-import { followDeclaration, followReference, insideProject, loadProject, namePath, usesOf } from './followHandler.js';
+import { findByNamePath, followDeclaration, followReference, insideProject, loadProject, namePath, usesOf } from './followHandler.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
 import { OPENAPI_ROUTE, samePath } from './locateRoute.js';
 import { configObject, locateOpenApi, openApiCalls, unwrapExpression } from './openApiConfig.js';
@@ -11,6 +11,7 @@ import { clientKeyStep } from './transforms/context.js';
 import { honoPrincipal } from './transforms/honoRoute.js';
 import { READS_NO_PRINCIPAL } from './transforms/koaRoute.js';
 import { addRouteMiddleware, hasRouteMiddleware } from './transforms/openApiMiddleware.js';
+import { keyStripeCalls } from './transforms/stripeKey.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 
 export interface OpenApiInput {
@@ -23,6 +24,7 @@ export interface OpenApiInput {
   anyLine: (file: string) => boolean;
   scaffoldDir: string;
   imports: ProjectImports;
+  scaffoldModules: ReadonlySet<string>;
 }
 
 export interface OpenApiOutcome {
@@ -50,9 +52,12 @@ interface Resolved {
   label: string;
   /** `middleware: common` names a list declared in the project (`const common = [auth, audit]`). */
   namesList: boolean;
-  /** The registration's line, and how its handler reads the caller's id. */
+  /** The registration's line, its place among the file's `.openapi` calls, and how its handler reads the caller's id. */
   line: number;
+  index: number;
   principal: string[] | undefined;
+  /** A handler passed by name, where it is declared (or why it is not followed into). */
+  named?: { file: string; names: string[]; reference: string; others: string[] };
 }
 
 const route = (target: WiringTarget) => `${target.method ?? 'POST'} ${target.path ?? ''}`;
@@ -91,7 +96,7 @@ export async function wireOpenApiRoutes(input: OpenApiInput): Promise<OpenApiOut
       leave(found.why);
       continue;
     }
-    resolved.push({ target, ...found, line, principal: handlerPrincipal(input.root, call) });
+    resolved.push({ target, ...found, line, index: openApiCalls(sf).indexOf(call), principal: handlerPrincipal(input.root, call), ...namedHandler(input.root, sf, call) });
   }
 
   // What a wired route needs besides (as the route pass says for `app.post(…)`): who the caller is, the client's key.
@@ -102,7 +107,6 @@ export async function wireOpenApiRoutes(input: OpenApiInput): Promise<OpenApiOut
       out.manual.push({ action: target.action, file: target.file, line, reason: `${READS_NO_PRINCIPAL}, but the action's keys are scoped per ${target.scope}: check that the principal in the instance module (c.get('user')?.id) is what your authentication sets, or set "scope": "global" for it in the config` });
     }
     out.manual.push(...clientKeyStep(target));
-    if (target.provider !== undefined) out.manual.push({ action: target.action, file: target.file, line, reason: `the handler of ${route(target)} is registered with .openapi(…): key its ${target.provider} calls from the claim (idempotencyOf(c)) by hand, as the scaffold's README shows` });
   };
   for (const item of resolved) {
     const { target, place } = item;
@@ -138,7 +142,46 @@ export async function wireOpenApiRoutes(input: OpenApiInput): Promise<OpenApiOut
       out.edits.push({ action: target.action, file: place.file, summary: `adds idempotency.${target.codeName} to the middleware of ${route(target)}'s route config ${item.label} (${place.file}${line ? `:${line}` : ''}), which @hono/zod-openapi runs before its validators` });
     }
   }
+  // The handlers of wired routes: their provider calls keyed from the claim, as an inline `app.post` handler's are.
+  for (const item of resolved.filter((r) => out.wired.has(r.target.action))) await keyHandler(input, out, item);
   return out;
+}
+
+/** The wired route's handler (inline, or where its name leads) gets its provider calls keyed from `idempotencyOf(c)`. */
+async function keyHandler(input: OpenApiInput, out: OpenApiOutcome, item: Resolved): Promise<void> {
+  const { target, named } = item;
+  if (named && named.others.length > 0) {
+    if (target.provider !== undefined) out.manual.push({ action: target.action, file: named.file, reason: `the handler ${named.reference} is also used at ${named.others.join(', ')}: keyed from this route's claim it would fail (or send this action's key) there. Give each route its own handler, or pass idempotencyOf(c) into a shared function and add stripeRequestOptions(context) to its provider calls by hand` });
+    return;
+  }
+  const file = named?.file ?? target.file;
+  const current = out.texts.get(file) ?? input.texts.get(file)?.after ?? (await readInside(input.root, file));
+  if (current === undefined) return;
+  const style = importStyleFor(file, current, input.scaffoldDir, input.imports);
+  const sf = parseSource(file, current, style);
+  const inline = named ? undefined : openApiCalls(sf)[item.index]?.getArguments()[1];
+  const handler = named ? findByNamePath(sf, named.names) : inline && (Node.isArrowFunction(inline) || Node.isFunctionExpression(inline)) ? inline : undefined;
+  if (!handler) return;
+  const keyed = keyStripeCalls(sf, handler, { ...target, file, line: handler.getStartLineNumber() }, { style, anyLine: true, scaffoldModules: input.scaffoldModules });
+  out.manual.push(...keyed.manual);
+  if (keyed.edits.length === 0) return;
+  if (named) out.edits.push({ action: target.action, file, summary: `follows the handler ${named.reference} of ${route(target)} to ${file}: its provider calls read the claim from the handler's own context parameter` });
+  out.edits.push(...keyed.edits);
+  out.texts.set(file, sf.getFullText());
+}
+
+/** A handler the registration passes by name: where it is declared, and every other place that uses it. */
+function namedHandler(root: string, sf: SourceFile, call: CallExpression): { named?: Resolved['named'] } {
+  const handler = call.getArguments()[1];
+  const bare = handler && unwrapExpression(handler);
+  const reference = bare && (Node.isIdentifier(bare) ? bare : Node.isPropertyAccessExpression(bare) ? bare.getNameNode() : undefined);
+  const followed = reference ? followReference(root, reference) : undefined;
+  if (!reference || followed?.kind !== 'function') return {};
+  const uses = usesOf(followed.definition, followed.links) ?? [];
+  const others = uses
+    .filter((node) => !(node.getSourceFile() === sf && node.getStart() === reference.getStart()) && !node.getFirstAncestor((a) => Node.isTypeNode(a)))
+    .map((node) => `${insideProject(root, node.getSourceFile().getFilePath()) ?? node.getSourceFile().getBaseName()}:${node.getStartLineNumber()}`);
+  return { named: { file: followed.file, names: namePath(followed.fn), reference: nameOf(bare), others } };
 }
 
 /** The config object the registration's first argument names, where it is declared, and whether no other code uses it. */

@@ -393,7 +393,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     if (wired.text !== before) changes.push({ path: file, before, after: wired.text });
   }
   // @hono/zod-openapi registrations: their route config takes the middleware, maybe in another file (openApiRoutes.ts).
-  const openapi = framework === 'hono' && stale.length === 0 ? await wireOpenApiRoutes({ root, targets, manual, texts: new Map(texts.map((t) => [t.path, t])), anyLine: (file) => record.files[file] === sha256(texts.find((t) => t.path === file)?.before ?? ''), scaffoldDir: dir, imports }) : undefined;
+  const openapi = framework === 'hono' && stale.length === 0 ? await wireOpenApiRoutes({ root, targets, manual, texts: new Map(texts.map((t) => [t.path, t])), anyLine: (file) => record.files[file] === sha256(texts.find((t) => t.path === file)?.before ?? ''), scaffoldDir: dir, imports, scaffoldModules }) : undefined;
   if (openapi) {
     for (let i = manual.length - 1; i >= 0; i--) if (openapi.decided.has(manual[i]!.action) && manual[i]!.reason.includes(OPENAPI_ROUTE)) manual.splice(i, 1);
     for (const [file, after] of openapi.texts) {

@@ -45,6 +45,22 @@ export const tag = createRoute({ method: 'post', path: '/notes/{id}/tags', reque
 
 const base = { method: 'post' as const, request: { body: json }, responses: ok };
 export const copy = createRoute({ ...base, path: '/notes/{id}/copies' });
+
+export const charge = createRoute({ method: 'post', path: '/notes/{id}/charges', request: { body: json }, responses: ok });
+`,
+  'src/stripe.ts': `import Stripe from 'stripe';
+
+export const stripe = new Stripe(process.env['STRIPE_SECRET_KEY'] ?? 'sk_test_fixture');
+`,
+  'src/routes/notes.handlers.ts': `import type { RouteHandler } from '@hono/zod-openapi';
+import type { AppEnv } from '../env.js';
+import { stripe } from '../stripe.js';
+import type * as routes from './notes.routes.js';
+
+export const charge: RouteHandler<typeof routes.charge, AppEnv> = async (c) => {
+  const intent = await stripe.paymentIntents.create({ amount: 500, currency: 'eur' });
+  return c.json({ ok: intent.id.length > 0 }, 201);
+};
 `,
   'src/routes/pin.route.ts': `import { createRoute } from '@hono/zod-openapi';
 import { auth } from '../auth.js';
@@ -61,6 +77,7 @@ export default createRoute({
 import pinRoute from '@/routes/pin.route.js';
 import { auth } from '@/auth.js';
 import type { AppEnv } from '@/env.js';
+import * as handlers from './notes.handlers.js';
 import * as routes from './notes.routes.js';
 import { json, ok } from './schemas.js';
 
@@ -84,6 +101,7 @@ notes.openapi(shareRoute, (c) => c.json({ ok: true }, 201));
 notes.openapi(pinRoute, (c) => c.json({ ok: true }, 201));
 notes.openapi(routes.tag, (c) => c.json({ ok: true }, 201));
 notes.openapi(routes.copy, (c) => c.json({ ok: true }, 201));
+notes.openapi(routes.charge, handlers.charge);
 
 // Version 2 of the API registers the tag route too.
 export const notesV2 = new OpenAPIHono<AppEnv>().openapi(routes.tag, (c) => c.json({ ok: true }, 201));
@@ -102,9 +120,10 @@ const CONFIG = {
     action('pinNote', 'POST /notes/:id/pin', 'openapi(pinRoute'),
     action('tagNote', 'POST /notes/:id/tags', 'notes.openapi(routes.tag'),
     action('copyNote', 'POST /notes/:id/copies', 'routes.copy'),
+    { ...action('chargeNote', 'POST /notes/:id/charges', 'routes.charge'), provider: 'stripe' },
   ],
   stack: { language: 'typescript', framework: 'hono', database: 'postgres', testFramework: 'vitest' },
-  payments: [],
+  payments: ['stripe'],
   concurrency: 'multi-instance',
   retention: '24h',
   detectionLatency: '50ms',
@@ -134,7 +153,7 @@ describe('apply on @hono/zod-openapi routes: the middleware goes into the route 
 
   it('edits each config where it is declared: imported by namespace, inline, local, default-imported through an alias', async () => {
     expect(first.stale).toEqual([]);
-    expect(first.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.ts', 'src/routes/notes.index.ts', 'src/routes/notes.routes.ts', 'src/routes/pin.route.ts']);
+    expect(first.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.ts', 'src/routes/notes.handlers.ts', 'src/routes/notes.index.ts', 'src/routes/notes.routes.ts', 'src/routes/pin.route.ts']);
     const routes = await read('src/routes/notes.routes.ts');
     expect(routes).toContain("import { idempotency } from '../idempotency/instance.js';");
     // No middleware yet: a plain list, which types the handler's context as before.
@@ -150,6 +169,11 @@ describe('apply on @hono/zod-openapi routes: the middleware goes into the route 
     expect(index).toContain('  middleware: [auth, idempotency.shareNote],\n');
     // The registrations themselves are untouched.
     expect(index).toContain('notes.openapi(routes.create, (c) => c.json({ ok: true }, 201));');
+    // A handler passed by name is followed to its file: its Stripe call sends the key derived from the claim.
+    const handlers = await read('src/routes/notes.handlers.ts');
+    expect(handlers).toContain("await stripe.paymentIntents.create({ amount: 500, currency: 'eur' }, stripeRequestOptions(idempotencyContext));");
+    expect(handlers).toContain('const idempotencyContext = idempotencyOf(c);');
+    expect(await read('src/routes/notes.routes.ts')).toContain('middleware: [idempotency.chargeNote]');
     // The handler that reads the caller is what the instance's principal reads.
     expect(await read('src/idempotency/instance.ts')).toContain('principal: (c) => (c as typeof c & AuthenticatedUser).var?.user?.id,');
   });

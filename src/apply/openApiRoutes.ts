@@ -1,11 +1,12 @@
 import path from 'node:path';
-import { Node, SyntaxKind, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { Node, type CallExpression, type SourceFile } from 'ts-morph';
 import { readInside } from '../emit/safePath.js';
 import { walkProject } from '../inspect/files/walkProject.js';
-import { findByNamePath, followDeclaration, followReference, insideProject, loadProject, namePath, usesOf } from './followHandler.js';
+import { findByNamePath, followReference, insideProject, loadProject, namePath, usesOf } from './followHandler.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
 import { OPENAPI_ROUTE, samePath } from './locateRoute.js';
-import { configObject, locateOpenApi, openApiCalls, unwrapExpression } from './openApiConfig.js';
+import { locateOpenApi, openApiCalls } from './openApiConfig.js';
+import { findConfig, followedConfig, nameOf, referenceOf, resolveConfig, type ConfigPlace } from './resolveOpenApiConfig.js';
 import { bindsName, ensureNamedImport, parseSource } from './sourceFile.js';
 import { clientKeyStep } from './transforms/context.js';
 import { honoPrincipal } from './transforms/honoRoute.js';
@@ -42,9 +43,6 @@ export interface OpenApiOutcome {
   principals: Map<string, string[]>;
 }
 
-/** Where the config object is, found again by name in the file's current text (earlier edits move things). */
-type ConfigPlace = { file: string; kind: 'inline'; index: number } | { file: string; kind: 'variable'; names: string[] } | { file: string; kind: 'default' };
-
 interface Resolved {
   target: WiringTarget;
   place: ConfigPlace;
@@ -61,8 +59,6 @@ interface Resolved {
 }
 
 const route = (target: WiringTarget) => `${target.method ?? 'POST'} ${target.path ?? ''}`;
-/** Only a plain dotted name from the code reaches a message. */
-const nameOf = (node: Node) => (/^[\w$.]{1,80}$/.test(node.getText()) ? node.getText() : 'its route config');
 
 /**
  * @hono/zod-openapi routes (`app.openapi(routes.create, handlers.create)`): the route config takes the middleware,
@@ -173,87 +169,14 @@ async function keyHandler(input: OpenApiInput, out: OpenApiOutcome, item: Resolv
 /** A handler the registration passes by name: where it is declared, and every other place that uses it. */
 function namedHandler(root: string, sf: SourceFile, call: CallExpression): { named?: Resolved['named'] } {
   const handler = call.getArguments()[1];
-  const bare = handler && unwrapExpression(handler);
-  const reference = bare && (Node.isIdentifier(bare) ? bare : Node.isPropertyAccessExpression(bare) ? bare.getNameNode() : undefined);
+  const reference = handler && referenceOf(handler);
   const followed = reference ? followReference(root, reference) : undefined;
-  if (!reference || followed?.kind !== 'function') return {};
+  if (!handler || !reference || followed?.kind !== 'function') return {};
   const uses = usesOf(followed.definition, followed.links) ?? [];
   const others = uses
     .filter((node) => !(node.getSourceFile() === sf && node.getStart() === reference.getStart()) && !node.getFirstAncestor((a) => Node.isTypeNode(a)))
     .map((node) => `${insideProject(root, node.getSourceFile().getFilePath()) ?? node.getSourceFile().getBaseName()}:${node.getStartLineNumber()}`);
-  return { named: { file: followed.file, names: namePath(followed.fn), reference: nameOf(bare), others } };
-}
-
-/** The config object the registration's first argument names, where it is declared, and whether no other code uses it. */
-function resolveConfig(root: string, rel: string, sf: SourceFile, call: CallExpression): { place: ConfigPlace; label: string; namesList: boolean } | { why: string } {
-  const argument = call.getArguments()[0]!;
-  const inline = configObject(argument);
-  if (inline) return { place: { file: rel, kind: 'inline', index: openApiCalls(sf).indexOf(call) }, label: 'inline in the call', namesList: middlewareNamesList(root, inline) };
-  const bare = unwrapExpression(argument);
-  const reference = Node.isIdentifier(bare) ? bare : Node.isPropertyAccessExpression(bare) ? bare.getNameNode() : undefined;
-  if (!reference) return { why: 'its route config is built by an expression apply does not follow' };
-  const label = nameOf(bare);
-  const followed = followDeclaration(root, reference);
-  if (followed.kind === 'outside') return { why: `its route config ${label} is declared outside the project (a dependency, or a link out of it); apply edits only your own files` };
-  if (followed.kind === 'too-far') return { why: `its route config ${label} is reached through more imports and re-exports than apply follows` };
-  if (followed.kind !== 'declaration') return { why: `apply cannot follow its route config ${label} to one declaration` };
-  const { definition, links, file } = followed;
-  const initializer = Node.isVariableDeclaration(definition) ? definition.getInitializer() : Node.isExportAssignment(definition) ? definition.getExpression() : undefined;
-  const object = configObject(initializer);
-  if (!object) return { why: `its route config ${label} is not a createRoute({ … }) or object literal apply can edit (built by a function, or re-assigned)` };
-  // Type-only uses (`RouteHandler<typeof routes.create>`) change nothing at run time; any other use would run the middleware too.
-  const uses = usesOf(definition, links);
-  if (!uses) return { why: `apply cannot tell what else uses its route config ${label}` };
-  const others = uses.filter((node) => !(node.getSourceFile() === sf && node.getStart() === reference.getStart()) && !node.getFirstAncestor((a) => Node.isTypeNode(a)));
-  if (others.length > 0) {
-    const registrations = others.filter((node) => isOpenApiArgument(node)).length;
-    const where = others.map((node) => `${insideProject(root, node.getSourceFile().getFilePath()) ?? node.getSourceFile().getBaseName()}:${node.getStartLineNumber()}`).join(', ');
-    const what = registrations > 0 ? `also registered by ${registrations === 1 ? 'another .openapi(…) call' : `${registrations} other .openapi(…) calls`}` : 'also used by other code';
-    return { why: `its route config ${label} is ${what} (${where}), where the middleware would run (or be documented) too: give this registration its own createRoute config` };
-  }
-  const place: ConfigPlace = Node.isExportAssignment(definition) ? { file, kind: 'default' } : { file, kind: 'variable', names: namePath(definition) };
-  return { place, label, namesList: middlewareNamesList(root, object) };
-}
-
-/** The config object a registration's first argument leads to, inline or followed to its declaration (no checks of its other uses). */
-function followedConfig(root: string, call: CallExpression): ObjectLiteralExpression | undefined {
-  const argument = call.getArguments()[0];
-  const inline = configObject(argument);
-  if (inline || !argument) return inline;
-  const bare = unwrapExpression(argument);
-  const reference = Node.isIdentifier(bare) ? bare : Node.isPropertyAccessExpression(bare) ? bare.getNameNode() : undefined;
-  const followed = reference ? followDeclaration(root, reference) : undefined;
-  if (followed?.kind !== 'declaration') return undefined;
-  const { definition } = followed;
-  return configObject(Node.isVariableDeclaration(definition) ? definition.getInitializer() : Node.isExportAssignment(definition) ? definition.getExpression() : undefined);
-}
-
-/** A reference that is the first argument of an `x.openapi(…)` call (`routes.create` or `create`). */
-function isOpenApiArgument(node: Node): boolean {
-  const parent = node.getParent();
-  const argument = parent && Node.isPropertyAccessExpression(parent) && parent.getNameNode() === node ? parent : node;
-  const call = argument.getParent();
-  const callee = call && Node.isCallExpression(call) ? call.getExpression() : undefined;
-  return !!callee && Node.isPropertyAccessExpression(callee) && callee.getName() === 'openapi' && (call as CallExpression).getArguments()[0] === argument;
-}
-
-/** `middleware: common` where `common` is declared in the project as a list: wrapping it would nest one list in another. */
-function middlewareNamesList(root: string, object: ObjectLiteralExpression): boolean {
-  const property = object.getProperty('middleware');
-  const value = property && Node.isPropertyAssignment(property) ? unwrapExpression(property.getInitializerOrThrow()) : undefined;
-  const reference = value && (Node.isIdentifier(value) ? value : Node.isPropertyAccessExpression(value) ? value.getNameNode() : undefined);
-  if (!reference) return false;
-  const followed = followDeclaration(root, reference);
-  if (followed.kind !== 'declaration') return false;
-  const initializer = Node.isVariableDeclaration(followed.definition) ? followed.definition.getInitializer() : undefined;
-  return initializer !== undefined && Node.isArrayLiteralExpression(unwrapExpression(initializer));
-}
-
-function findConfig(sf: SourceFile, place: ConfigPlace): ObjectLiteralExpression | undefined {
-  if (place.kind === 'inline') return configObject(openApiCalls(sf)[place.index]?.getArguments()[0]);
-  if (place.kind === 'default') return configObject(sf.getExportAssignment((e) => !e.isExportEquals())?.getExpression());
-  const matches = sf.getDescendantsOfKind(SyntaxKind.VariableDeclaration).filter((d) => namePath(d).join('\0') === place.names.join('\0'));
-  return matches.length === 1 ? configObject(matches[0]!.getInitializer()) : undefined;
+  return { named: { file: followed.file, names: namePath(followed.fn), reference: nameOf(handler), others } };
 }
 
 /** How the registered handler (inline, or followed by name to its declaration) reads the caller's id. */
@@ -261,8 +184,7 @@ function handlerPrincipal(root: string, call: CallExpression): string[] | undefi
   const handler = call.getArguments()[1];
   if (!handler) return undefined;
   if (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler)) return honoPrincipal(handler);
-  const bare = unwrapExpression(handler);
-  const reference = Node.isIdentifier(bare) ? bare : Node.isPropertyAccessExpression(bare) ? bare.getNameNode() : undefined;
+  const reference = referenceOf(handler);
   const followed = reference ? followReference(root, reference) : undefined;
   return followed?.kind === 'function' ? honoPrincipal(followed.fn) : undefined;
 }

@@ -37,6 +37,7 @@ export const json = { content: { 'application/json': { schema: z.object({ title:
 export const ok = { 201: { content: { 'application/json': { schema: z.object({ ok: z.boolean() }) } }, description: 'Done' } };
 `,
   'src/routes/notes.routes.ts': `import { createRoute } from '@hono/zod-openapi';
+import { auth } from '../auth.js';
 import { json, ok } from './schemas.js';
 
 export const create = createRoute({ method: 'post', path: '/notes', request: { body: json }, responses: ok });
@@ -47,6 +48,11 @@ const base = { method: 'post' as const, request: { body: json }, responses: ok }
 export const copy = createRoute({ ...base, path: '/notes/{id}/copies' });
 
 export const charge = createRoute({ method: 'post', path: '/notes/{id}/charges', request: { body: json }, responses: ok });
+
+export const publish = createRoute({ method: 'post', path: '/notes/{id}/publications', responses: ok });
+
+const audited = [auth];
+export const lock = createRoute({ method: 'post', path: '/notes/{id}/lock', middleware: audited, responses: ok });
 `,
   'src/stripe.ts': `import Stripe from 'stripe';
 
@@ -102,6 +108,9 @@ notes.openapi(pinRoute, (c) => c.json({ ok: true }, 201));
 notes.openapi(routes.tag, (c) => c.json({ ok: true }, 201));
 notes.openapi(routes.copy, (c) => c.json({ ok: true }, 201));
 notes.openapi(routes.charge, handlers.charge);
+notes.openapi(routes.publish, (c) => c.json({ ok: true }, 201));
+notes.openAPIRegistry.registerPath(routes.publish);
+notes.openapi(routes.lock, (c) => c.json({ ok: true }, 201));
 
 // Version 2 of the API registers the tag route too.
 export const notesV2 = new OpenAPIHono<AppEnv>().openapi(routes.tag, (c) => c.json({ ok: true }, 201));
@@ -121,6 +130,8 @@ const CONFIG = {
     action('tagNote', 'POST /notes/:id/tags', 'notes.openapi(routes.tag'),
     action('copyNote', 'POST /notes/:id/copies', 'routes.copy'),
     { ...action('chargeNote', 'POST /notes/:id/charges', 'routes.charge'), provider: 'stripe' },
+    action('publishNote', 'POST /notes/:id/publications', 'notes.openapi(routes.publish'),
+    action('lockNote', 'POST /notes/:id/lock', 'routes.lock'),
   ],
   stack: { language: 'typescript', framework: 'hono', database: 'postgres', testFramework: 'vitest' },
   payments: ['stripe'],
@@ -178,19 +189,21 @@ describe('apply on @hono/zod-openapi routes: the middleware goes into the route 
     expect(await read('src/idempotency/instance.ts')).toContain('principal: (c) => (c as typeof c & AuthenticatedUser).var?.user?.id,');
   });
 
-  it('leaves a config two registrations share, and one that spreads another object, to the user with the reason', async () => {
+  it('leaves a config other code also uses, one that spreads another object, and a shared middleware list to the user with the reason', async () => {
     const routes = await read('src/routes/notes.routes.ts');
-    expect(routes).not.toContain('idempotency.tagNote');
-    expect(routes).not.toContain('idempotency.copyNote');
-    const reasons = first.manual.filter((m) => m.action === 'tagNote' || m.action === 'copyNote').map((m) => `${m.action} ${m.file}:${m.line} ${m.reason}`);
+    for (const name of ['tagNote', 'copyNote', 'publishNote', 'lockNote']) expect(routes).not.toContain(`idempotency.${name}`);
+    const left = ['tagNote', 'copyNote', 'publishNote', 'lockNote'];
+    const reasons = first.manual.filter((m) => left.includes(m.action)).map((m) => `${m.action} ${m.file}:${m.line} ${m.reason}`);
     // A route left to the user gets no step about its principal or its callers' key: it is not protected yet.
+    // Lines are those of the files as written (apply's import above them).
     expect(reasons).toEqual([
       `tagNote src/routes/notes.index.ts:${lineOf('notes.openapi(routes.tag') + 1} POST /notes/:id/tags is registered with @hono/zod-openapi's .openapi(…): its route config routes.tag is also registered by another .openapi(…) call (src/routes/notes.index.ts:${lineOf('// Version 2') + 1}), where the middleware would run (or be documented) too: give this registration its own createRoute config; add \`middleware: [idempotency.tagNote]\` to its route config by hand`,
-      // Line 10 of the file as written: apply's import above it.
-      "copyNote src/routes/notes.routes.ts:10 POST /notes/:id/copies: its route config spreads another object (...base), which may carry middleware that a middleware property of apply's would replace; add idempotency.copyNote to the route config routes.copy by hand",
+      `publishNote src/routes/notes.index.ts:${lineOf('notes.openapi(routes.publish') + 1} POST /notes/:id/publications is registered with @hono/zod-openapi's .openapi(…): its route config routes.publish is also used by other code (src/routes/notes.index.ts:${lineOf('registerPath')}), where the middleware would run (or be documented) too: give this registration its own createRoute config; add \`middleware: [idempotency.publishNote]\` to its route config by hand`,
+      "copyNote src/routes/notes.routes.ts:11 POST /notes/:id/copies: its route config spreads another object (...base), which may carry middleware that a middleware property of apply's would replace; add idempotency.copyNote to the route config routes.copy by hand",
+      "lockNote src/routes/notes.routes.ts:18 POST /notes/:id/lock: its route config's middleware is a shared list (audited); give this route its own list with idempotency.lockNote last; add idempotency.lockNote to the route config routes.lock by hand",
     ]);
-    // Wired routes have no step about the registration; the shared and spread ones have exactly one.
-    expect(first.manual.filter((m) => m.reason.includes('.openapi(…)')).map((m) => m.action)).toEqual(['tagNote']);
+    // Wired routes have no step about the registration; each route left has exactly one.
+    expect(first.manual.filter((m) => m.reason.includes('.openapi(…)')).map((m) => m.action)).toEqual(['tagNote', 'publishNote']);
   });
 
   it('type-checks under --strict, and a second apply changes nothing', async () => {

@@ -149,11 +149,15 @@ export type Followed =
   /** Declared, but not as one function apply can edit (re-assigned, declared several times, built at run time). */
   | { kind: 'not-a-function' };
 
+/** Where a name ends after its links: the one declaration apply may edit, or why there is none. */
+export type FollowedDeclaration = { kind: 'declaration'; definition: Node; links: Node[]; file: string } | Exclude<Followed, { kind: 'function' }>;
+
 /**
- * The declaration the route's name leads to, link by link (imports, re-exports, `export default x`, a controller
- * object's shorthand `{ pay }`), each link inside the project and at most MAX_HOPS of them.
+ * The declaration a name leads to, link by link (imports, re-exports, `export default x`, a controller object's
+ * shorthand `{ pay }`), each link inside the project and at most MAX_HOPS of them: a route's handler, or a
+ * @hono/zod-openapi route config (`routes.create` → `export const create = createRoute({ … })`).
  */
-export function followReference(root: string, reference: Identifier): Followed {
+export function followDeclaration(root: string, reference: Identifier): FollowedDeclaration {
   let symbol: MorphSymbol | undefined = reference.getSymbol();
   const seen = new Set<unknown>();
   const links: Node[] = [];
@@ -180,9 +184,17 @@ export function followReference(root: string, reference: Identifier): Followed {
       continue;
     }
     if (declarations.length === 0) return { kind: 'unresolved' };
-    const fn = declarations.length === 1 ? functionOf(only!) : undefined;
-    const file = fn && insideProject(root, fn.getSourceFile().getFilePath());
-    return fn && file ? { kind: 'function', fn, definition: only!, links, file } : { kind: 'not-a-function' };
+    const file = declarations.length === 1 ? insideProject(root, only!.getSourceFile().getFilePath()) : undefined;
+    return file ? { kind: 'declaration', definition: only!, links, file } : { kind: 'not-a-function' };
   }
   return { kind: 'unresolved' };
+}
+
+/** The function declaration a route's handler name leads to (followDeclaration), or why apply cannot edit it. */
+export function followReference(root: string, reference: Identifier): Followed {
+  const followed = followDeclaration(root, reference);
+  if (followed.kind !== 'declaration') return followed;
+  const fn = functionOf(followed.definition);
+  const file = fn && insideProject(root, fn.getSourceFile().getFilePath());
+  return fn && file ? { kind: 'function', fn, definition: followed.definition, links: followed.links, file } : { kind: 'not-a-function' };
 }

@@ -1,5 +1,9 @@
 import { Node, SyntaxKind, type CallExpression, type SourceFile } from 'ts-morph';
+import { locateOpenApi, openApiCalls } from './openApiConfig.js';
 import type { WiringTarget } from './types.js';
+
+/** How the route pass's step for a @hono/zod-openapi registration reads; the project pass supersedes it when it wires the config. */
+export const OPENAPI_ROUTE = "is registered with @hono/zod-openapi's .openapi(…)";
 
 export type Located =
   | { kind: 'found'; call: CallExpression; occurrence?: number }
@@ -58,15 +62,17 @@ export function locateRoute(sf: SourceFile, target: WiringTarget, anyLine: boole
     return Node.isPropertyAccessExpression(callee) && callee.getName() === 'route' && call.getStartLineNumber() <= target.line && target.line <= call.getParentOrThrow().getEndLineNumber();
   });
   if (chained) return { kind: 'unsupported', reason: `${route} is declared through a chained .route(...) at line ${target.line}; add idempotency.${target.codeName} before its handler by hand` };
-  // @hono/zod-openapi: `router.openapi(routes.create, handler)` takes no middleware argument; its route config does.
-  const openapi = sf.getDescendantsOfKind(SyntaxKind.CallExpression).find((call) => {
-    const callee = call.getExpression();
-    return Node.isPropertyAccessExpression(callee) && callee.getName() === 'openapi' && callee.getNameNode().getStartLineNumber() === target.line;
-  });
+  // @hono/zod-openapi: `router.openapi(routes.create, handler)` takes no middleware argument; its route config does,
+  // which the project pass (openApiRoutes.ts) edits where it is declared. This step stands until that pass wires it.
+  const openapi = locateOpenApi(sf, target, anyLine, samePath);
+  // A config declared in another file is matched by its method and path there, by the project pass alone.
+  if (!openapi && anyLine && openApiCalls(sf).length > 0) {
+    return { kind: 'unsupported', reason: `${route} ${OPENAPI_ROUTE} in ${target.file}, which takes no middleware argument; add \`middleware: [idempotency.${target.codeName}]\` to its createRoute config by hand` };
+  }
   if (openapi) {
     const config = openapi.getArguments()[0];
     const named = config && (Node.isIdentifier(config) || Node.isPropertyAccessExpression(config)) && /^[\w$.]{1,80}$/.test(config.getText()) ? ` (${config.getText()})` : '';
-    return { kind: 'unsupported', reason: `${route} is registered with @hono/zod-openapi's .openapi(…) at line ${target.line}, which takes no middleware argument; add \`middleware: [idempotency.${target.codeName}]\` to its createRoute config${named} by hand` };
+    return { kind: 'unsupported', reason: `${route} ${OPENAPI_ROUTE} at line ${openapi.getExpression().getEndLineNumber()}, which takes no middleware argument; add \`middleware: [idempotency.${target.codeName}]\` to its createRoute config${named} by hand` };
   }
   return { kind: 'stale', reason: `${target.file} changed since inspection: no ${route} registration found (expected at line ${target.line})` };
 }

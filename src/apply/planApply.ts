@@ -30,8 +30,9 @@ import { nestUnauthenticatedRoute, readNestAuthentication } from './nestAuthenti
 import { wireNextRoute } from './transforms/nextRoute.js';
 import { planNextProject } from './transforms/nextProject.js';
 import { readNestApplications, type NestRoot } from './nestApplications.js';
-import { locateRoute } from './locateRoute.js';
+import { locateRoute, OPENAPI_ROUTE } from './locateRoute.js';
 import { keyNamedHandlers } from './namedHandlers.js';
+import { wireOpenApiRoutes } from './openApiRoutes.js';
 import { apolloRequestProperty } from './graphqlContext.js';
 import { NAMED_WEBHOOK, renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVENT_MODULE, wireVerifiedWebhook } from './transforms/webhook.js';
 import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
@@ -395,6 +396,23 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     manual.push(...wired.manual);
     if (wired.text !== before) changes.push({ path: file, before, after: wired.text });
   }
+  // @hono/zod-openapi registrations: their route config takes the middleware, maybe in another file (openApiRoutes.ts).
+  const openapi = framework === 'hono' && stale.length === 0 ? await wireOpenApiRoutes({ root, targets, manual, texts: new Map(texts.map((t) => [t.path, t])), anyLine: (file) => record.files[file] === sha256(texts.find((t) => t.path === file)?.before ?? ''), scaffoldDir: dir, imports, scaffoldModules }) : undefined;
+  if (openapi) {
+    for (let i = manual.length - 1; i >= 0; i--) if (openapi.decided.has(manual[i]!.action) && manual[i]!.reason.includes(OPENAPI_ROUTE)) manual.splice(i, 1);
+    for (const [file, after] of openapi.texts) {
+      const existing = changes.find((c) => c.path === file);
+      if (existing) existing.after = after;
+      else changes.push({ path: file, before: (await readInside(root, file))!, after });
+      const text = texts.find((t) => t.path === file);
+      if (text) text.after = after;
+      else texts.push({ path: file, before: (await readInside(root, file))!, after });
+    }
+    edits.push(...openapi.edits);
+    manual.push(...openapi.manual);
+    stale.push(...openapi.stale);
+    for (const read of openapi.principals.values()) principal ??= read;
+  }
   if (framework && stale.length === 0) {
     // Handlers passed by name are keyed where they are declared (maybe a file no action points at).
     const named = await keyNamedHandlers({ root, framework, targets, texts: new Map(texts.map((t) => [t.path, t])), anyLine: (file) => record.files[file] === sha256(texts.find((t) => t.path === file)?.before ?? ''), scaffoldDir: dir, imports, scaffoldModules });
@@ -530,7 +548,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       manual.push({ action: http.action, file: instance, line: 1, reason: `no wired handler reads who the caller is and nothing in the project sets request.user, so the principal in ${instance} (request.user.id) is a guess: point it at what your authentication sets (a session, customer or tenant id) before deploying, or every protected request is answered 401` });
     }
     // Koa and Hono say so per wired route; a route left to the user has no such note, and the principal is the same guess.
-    if (principal === undefined && http && (framework === 'koa' || framework === 'hono') && !edits.some((e) => e.file === http.file)) {
+    if (principal === undefined && http && (framework === 'koa' || framework === 'hono') && !edits.some((e) => e.file === http.file) && !openapi?.wired.has(http.action)) {
       const guess = framework === 'koa' ? 'ctx.state.user?.id' : "c.get('user')?.id";
       manual.push({ action: http.action, file: instance, line: 1, reason: `no handler apply wired reads who the caller is, so the principal in ${instance} (${guess}) is the framework's convention, a guess: point it at what your authentication sets before mounting the middleware, or set "scope": "global" for actions without a caller, or every protected request is answered 401` });
     }

@@ -86,7 +86,8 @@ export default app
     expect(wireSource(file, text, [target(file, 5)], options('hono')).principal).toBeUndefined();
   });
 
-  it('leaves a @hono/zod-openapi .openapi(route, handler) registration to the user, saying where the middleware goes, never "changed since inspection"', () => {
+  // The route pass alone (one file): planApply's project pass (openApiRoutes.ts) then edits the config and drops this step.
+  it('leaves a @hono/zod-openapi .openapi(route, handler) registration to the project pass, saying where the middleware goes, never "changed since inspection"', () => {
     const routerFile = 'src/routes/payments.index.ts';
     const text = `import { OpenAPIHono } from '@hono/zod-openapi';
 import * as handlers from './payments.handlers';

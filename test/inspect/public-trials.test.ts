@@ -303,4 +303,30 @@ function readToken() {}
     const endpoint = findings.find((f) => f.kind === 'endpoint');
     expect(endpoint?.kind === 'endpoint' ? [endpoint.path, endpoint.bodyFields] : undefined).toEqual(['/users', ['name', 'email']]);
   });
+  it('resolves routers mounted from a table in a loop, by property and by destructuring', async () => {
+    // The shape of hagopj13/node-express-boilerplate@179ae84: `defaultRoutes.forEach((route) => router.use(route.path, route.route))`.
+    const routes = (loop: string) => `const express = require('express');
+const authRoute = require('./auth.route');
+const userRoute = require('./user.route');
+const router = express.Router();
+const defaultRoutes = [
+  { path: '/auth', route: authRoute },
+  { path: '/users', route: userRoute },
+];
+${loop}
+module.exports = router;
+`;
+    const files = (loop: string) => ({
+      'package.json': JSON.stringify({ dependencies: { express: '^4.17.1' } }),
+      'src/app.js': "const express = require('express');\nconst routes = require('./routes/v1');\nconst app = express();\napp.use('/v1', routes);\nmodule.exports = app;\n",
+      'src/routes/v1/index.js': routes(loop),
+      'src/routes/v1/auth.route.js': "const express = require('express');\nconst router = express.Router();\nrouter.post('/register', (req, res) => res.send());\nmodule.exports = router;\n",
+      'src/routes/v1/user.route.js': "const express = require('express');\nconst router = express.Router();\nrouter.route('/').post((req, res) => res.send());\nmodule.exports = router;\n",
+    });
+    for (const loop of ['defaultRoutes.forEach((route) => {\n  router.use(route.path, route.route);\n});', 'for (const { path, route } of defaultRoutes) router.use(path, route);']) {
+      const inspection = await inspectProject(project(files(loop)));
+      const endpoints = inspection.findings.flatMap((f) => (f.kind === 'endpoint' ? [`${f.method} ${f.path} ${f.prefixResolved}`] : []));
+      expect(endpoints.sort()).toEqual(['POST /v1/auth/register true', 'POST /v1/users true']);
+    }
+  });
 });

@@ -360,6 +360,68 @@ function loopedArray(variable: ts.Identifier, ctx: FileContext): readonly ts.Exp
 }
 
 /**
+ * The rows of a mount table a loop walks, when `use(prefix, child)` takes both from the loop's element: `r.path` and
+ * `r.route` of `rows.forEach((r) => …)` / `for (const r of rows)`, or `path` and `route` destructured from it, over an
+ * array literal of object literals (as node-express-boilerplate mounts its routers). A row whose prefix is not a
+ * literal gets null (unresolved); undefined when the arguments are not read from a loop element this way.
+ */
+function loopedMountTable(first: ts.Expression, second: ts.Expression, ctx: FileContext): Array<{ prefix: string | null; child: OwnerRef }> | undefined {
+  const a = unwrap(first);
+  const b = unwrap(second);
+  let keys: [string, string] | undefined;
+  let elements: readonly ts.Expression[] | undefined;
+  if (ts.isPropertyAccessExpression(a) && ts.isPropertyAccessExpression(b) && ts.isIdentifier(a.expression) && ts.isIdentifier(b.expression) && a.expression.text === b.expression.text) {
+    keys = [a.name.text, b.name.text];
+    elements = loopedArray(a.expression, ctx);
+  } else if (ts.isIdentifier(a) && ts.isIdentifier(b)) {
+    const bound = (id: ts.Identifier) => {
+      for (let current: ts.Node | undefined = id.parent; current; current = current.parent) {
+        const pattern = isFunctionLike(current) ? current.parameters[0]?.name : ts.isForOfStatement(current) && ts.isVariableDeclarationList(current.initializer) ? current.initializer.declarations[0]?.name : undefined;
+        if (!pattern) continue;
+        if (!ts.isObjectBindingPattern(pattern)) return undefined;
+        const element = pattern.elements.find((e) => ts.isIdentifier(e.name) && e.name.text === id.text && !e.dotDotDotToken);
+        const key = element && (element.propertyName ? (ts.isIdentifier(element.propertyName) || ts.isStringLiteral(element.propertyName) ? element.propertyName.text : undefined) : id.text);
+        return key === undefined ? undefined : { key, loop: current };
+      }
+      return undefined;
+    };
+    const [pa, pb] = [bound(a), bound(b)];
+    if (!pa || !pb || pa.loop !== pb.loop) return undefined;
+    keys = [pa.key, pb.key];
+    elements = loopElements(pa.loop, ctx);
+  }
+  if (!keys || !elements || elements.length === 0) return undefined;
+  const rows: Array<{ prefix: string | null; child: OwnerRef }> = [];
+  for (const element of elements) {
+    const row = unwrap(element);
+    if (!ts.isObjectLiteralExpression(row)) return undefined;
+    const value = (key: string): ts.Expression | undefined => {
+      const property = row.properties.find((p) => p.name !== undefined && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === key);
+      return property && ts.isPropertyAssignment(property) ? property.initializer : property && ts.isShorthandPropertyAssignment(property) ? property.name : undefined;
+    };
+    const prefix = value(keys[0]);
+    const child = value(keys[1]);
+    const ref = child ? childRef(child, ctx) : undefined;
+    if (!ref) continue;
+    rows.push({ prefix: prefix ? (stringValue(prefix, ctx.index.consts) ?? null) : null, child: ref });
+  }
+  return rows.length > 0 ? rows : undefined;
+}
+
+/** The array literal a `forEach` callback or a `for … of` loop walks (`loop` is the callback or the statement). */
+function loopElements(loop: ts.Node, ctx: FileContext): readonly ts.Expression[] | undefined {
+  let array: ts.Expression | undefined;
+  if (isFunctionLike(loop)) {
+    const call = loop.parent;
+    if (ts.isCallExpression(call) && call.arguments[0] === loop && ts.isPropertyAccessExpression(call.expression) && call.expression.name.text === 'forEach') array = call.expression.expression;
+  } else if (ts.isForOfStatement(loop)) array = loop.expression;
+  if (!array) return undefined;
+  let node = unwrap(array);
+  if (ts.isIdentifier(node)) node = unwrap(ctx.index.consts.get(node.text) ?? node);
+  return ts.isArrayLiteralExpression(node) && node.elements.every((e) => !ts.isSpreadElement(e)) ? node.elements : undefined;
+}
+
+/**
  * `serve({ fetch: app.fetch })` from @hono/node-server: `app` is an application, even when the project's own factory
  * (`createApp()`) built it, so the routes mounted on it have known paths.
  */
@@ -402,6 +464,12 @@ function recordUse(call: ts.CallExpression, callee: ts.PropertyAccessExpression,
   const loaded = (args[1] ? readdirLoad(args[1], first, ctx) : undefined) ?? readdirLoad(first, undefined, ctx);
   if (loaded) {
     facts.mounts.push({ parent: receiver.ref, child: { file: ctx.rel }, prefix: loaded.prefix === null ? null : '', dirLoad: loaded });
+    return;
+  }
+  // A table of routers mounted in a loop: `[{ path: '/auth', route: authRoute }, …].forEach((r) => router.use(r.path, r.route))`.
+  const table = args.length === 2 ? loopedMountTable(first, args[1] as ts.Expression, ctx) : undefined;
+  if (table) {
+    for (const row of table) facts.mounts.push({ parent: receiver.ref, child: row.child, prefix: row.prefix });
     return;
   }
   const firstValue = stringValue(first, ctx.index.consts);

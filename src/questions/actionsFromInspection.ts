@@ -21,8 +21,22 @@ export interface ActionCandidate {
 export const ACTION_GROUPS = ['Touches payments', 'Webhooks', 'Message consumers', 'Scheduled jobs', 'HTTP endpoints'] as const;
 export type ActionGroup = (typeof ACTION_GROUPS)[number];
 
-/** Sign-in and session routes: a repeat re-authenticates, there is nothing to deduplicate. */
-export const AUTH_ROUTE = /\/((log-?in|log-?out|sign-?in|sign-?out)\w*|sessions?|auth|token|oauth)(\/|$)/i;
+/** Last path segments of sign-in and session routes: a repeat re-authenticates, there is nothing to deduplicate. */
+const AUTH_SEGMENT = /^((log-?in|log-?out|sign-?in|sign-?out)\w*|sessions?|auth|(refresh-?)?tokens?|oauth\w*)$/i;
+
+/**
+ * A sign-in, sign-out, session or token route, told by its last segment that is not a parameter (`/auth/login`,
+ * `/v1/auth/refresh-tokens`, `/api/auth/:all*`, `/auth/google/callback`). Not everything under /auth: sign-up,
+ * forgot-password and send-verification-email create users or send messages a second copy of may harm.
+ */
+export function isAuthRoute(route: string): boolean {
+  const segments = route.split('/').filter((s) => s !== '' && !/^(:|\[|\{|\*)/.test(s));
+  const last = segments[segments.length - 1];
+  if (last === undefined) return false;
+  if (AUTH_SEGMENT.test(last)) return true;
+  // An OAuth provider's callback: /auth/google/callback, /oauth/github/callback.
+  return /^callback$/i.test(last) && segments.some((s) => /^o?auth$/i.test(s));
+}
 
 const VERBS: Record<EndpointFinding['method'], string> = { POST: 'create', PUT: 'replace', PATCH: 'update', DELETE: 'delete', ALL: 'handle', GET: 'handle' };
 
@@ -260,7 +274,7 @@ const HARMFUL_DUPLICATE = /(order|checkout|payment|invoice|charge|refund|payout|
  */
 function preselection(endpoint: EndpointFinding, external: boolean, note: string | undefined): { checked: boolean; note?: string } {
   if (external) return { checked: true, note: join('external or money effect: a duplicate repeats the provider call', note) };
-  if (AUTH_ROUTE.test(endpoint.path)) return { checked: false, note: join('sign-in/session route: a repeat re-authenticates, nothing to deduplicate', note) };
+  if (isAuthRoute(endpoint.path)) return { checked: false, note: join('sign-in/session route: a repeat re-authenticates, nothing to deduplicate', note) };
   if (endpoint.method === 'DELETE' || endpoint.method === 'PUT') return { checked: false, note: join(`${endpoint.method} is idempotent by nature: a repeat leaves the same state`, note) };
   const rpc = rpcMethod(endpoint.path, endpoint.transport);
   if (rpc) return { checked: false, note: join(`${rpc === 'DELETE' ? 'deletes' : 'sets'} by its name, as ${rpc} would: a repeat leaves the same state`, note) };

@@ -1,4 +1,4 @@
-import { AUTH_ROUTE, rpcMethod, type ActionCandidate } from './actionsFromInspection.js';
+import { isAuthRoute, rpcMethod, type ActionCandidate } from './actionsFromInspection.js';
 import type { ActionAnswer } from './types.js';
 
 /** A design that names more than a handful of routes is one nobody reviews; the rest stay in the config's reach. */
@@ -24,7 +24,7 @@ function rankOf(candidate: ActionCandidate): number | undefined {
   if (candidate.group === 'Touches payments') return 0;
   if (candidate.group === 'Webhooks') return 1;
   const [method, path] = (candidate.action.route ?? '').split(' ');
-  if (candidate.action.trigger !== 'http' || method !== 'POST' || path === undefined || AUTH_ROUTE.test(path)) return undefined;
+  if (candidate.action.trigger !== 'http' || method !== 'POST' || path === undefined || isAuthRoute(path)) return undefined;
   // A mutation or procedure that deletes or sets by its name is as idempotent as DELETE or PUT.
   if (rpcMethod(path, candidate.action.transport)) return undefined;
   return candidate.insertsRecord ? 2 : 3;

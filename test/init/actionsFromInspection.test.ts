@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Inspection } from '../../src/inspect/types.js';
-import { actionsFromInspection, nameFromRoute } from '../../src/questions/actionsFromInspection.js';
+import { actionsFromInspection, isAuthRoute, nameFromRoute } from '../../src/questions/actionsFromInspection.js';
 import { parseActionText } from '../../src/questions/parseActionText.js';
 import { pickCreates } from '../../src/questions/pickCreates.js';
 
@@ -69,6 +69,16 @@ describe('actionsFromInspection', () => {
     // No mount prefix to resolve for a procedure.
     expect(candidates.map((c) => c.note ?? '').join(' ')).not.toContain('prefix');
     expect(pickCreates(candidates).map((a) => a.name)).toEqual(['createPost', 'voidBillingInvoice', 'sendInvite']);
+  });
+
+  it('tells sign-in, session and token routes by their last segment, not by an /auth folder above them', () => {
+    for (const route of ['/login', '/v1/auth/login', '/auth/sign-out', '/api/auth/:all*', '/auth/[...nextauth]', '/v1/auth/refresh-tokens', '/sessions', '/oauth/token', '/auth/google/callback', '/auth']) {
+      expect(isAuthRoute(route), route).toBe(true);
+    }
+    // node-express-boilerplate@179ae84 keeps sign-up and e-mail sends under /v1/auth.
+    for (const route of ['/v1/auth/register', '/v1/auth/send-verification-email', '/v1/auth/forgot-password', '/orders', '/payments/callback', '/']) {
+      expect(isAuthRoute(route), route).toBe(false);
+    }
   });
 
   it('names an inline handler after the one service method it hands the request to, unless a bare verb', () => {

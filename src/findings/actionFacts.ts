@@ -357,8 +357,9 @@ export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: Sour
   if (injected) return injected;
   if (ts.isPropertyAccessExpression(call.expression) && ts.isIdentifier(call.expression.expression)) {
     // `service.createSession(...)` on a module the file requires or imports whole.
-    const spec = requireSpecifier(source.sf, call.expression.expression.text, false)?.module ?? namespaceImport(source.sf, call.expression.expression.text);
-    const target = spec ? resolveModule(ctx, source.rel, spec) : undefined;
+    const local = call.expression.expression.text;
+    const spec = requireSpecifier(source.sf, local, false)?.module ?? namespaceImport(source.sf, local);
+    const target = spec ? resolveModule(ctx, source.rel, spec) : namedModule(ctx, source, local);
     const name = call.expression.name.text;
     const fn = target && (exportedFunction(target.sf, name) ?? topLevelFunction(target.sf, name));
     return fn && target ? { fn, source: target } : undefined;
@@ -373,6 +374,49 @@ export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: Sour
   if (!target) return undefined;
   const fn = topLevelFunction(target.sf, spec.imported);
   return fn ? { fn, source: target } : undefined;
+}
+
+/**
+ * The module a name taken from an index file stands for as a whole: `const { userService } = require('../services')`
+ * or `import { userService } from '../services'`, where the index says `module.exports.userService =
+ * require('./user.service')`, `exports.userService = …`, `module.exports = { userService: require(…) }` (or a
+ * shorthand of a required name), `export * as userService from './user.service'` or `export { default as userService }`.
+ */
+function namedModule(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, local: string): SourceContext | undefined {
+  const named = requireSpecifier(source.sf, local, true) ?? importSpecifier(source.sf, local);
+  const index = named ? resolveModule(ctx, source.rel, named.module) : undefined;
+  if (!named || !index) return undefined;
+  const spec = indexEntry(index.sf, named.imported);
+  return spec === undefined ? undefined : resolveModule(ctx, index.rel, spec);
+}
+
+/** The specifier an index file exports under `name` (see namedModule). */
+function indexEntry(sf: ts.SourceFile, name: string): string | undefined {
+  const required = (expr: ts.Expression | undefined): string | undefined => {
+    const node = expr && unwrap(expr);
+    if (!node) return undefined;
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'require' && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) return node.arguments[0].text;
+    return ts.isIdentifier(node) ? (requireSpecifier(sf, node.text, false)?.module ?? namespaceImport(sf, node.text)) : undefined;
+  };
+  for (const statement of sf.statements) {
+    if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
+      const clause = statement.exportClause;
+      if (clause && ts.isNamespaceExport(clause) && clause.name.text === name) return statement.moduleSpecifier.text;
+      if (clause && ts.isNamedExports(clause) && clause.elements.some((e) => e.name.text === name && e.propertyName?.text === 'default')) return statement.moduleSpecifier.text;
+      continue;
+    }
+    const expr = ts.isExpressionStatement(statement) ? statement.expression : undefined;
+    if (!expr || !ts.isBinaryExpression(expr) || expr.operatorToken.kind !== ts.SyntaxKind.EqualsToken) continue;
+    const left = expr.left.getText(sf);
+    if (left === `exports.${name}` || left === `module.exports.${name}`) return required(expr.right);
+    if (left === 'module.exports' && ts.isObjectLiteralExpression(expr.right)) {
+      for (const prop of expr.right.properties) {
+        if (ts.isShorthandPropertyAssignment(prop) && prop.name.text === name) return required(prop.name);
+        if (ts.isPropertyAssignment(prop) && (ts.isIdentifier(prop.name) || ts.isStringLiteral(prop.name)) && prop.name.text === name) return required(prop.initializer);
+      }
+    }
+  }
+  return undefined;
 }
 
 /** A class and the file it is declared in. */

@@ -129,6 +129,40 @@ export default class UserController {
   });
 });
 
+describe('a service taken by name from an index file', () => {
+  // The shape of hagopj13/node-express-boilerplate@179ae84: `const { tokenService } = require('../services')`, whose
+  // index says `module.exports.tokenService = require('./token.service')`.
+  const factsWith = (take: string, index: string) => {
+    const ctx = contextFor({
+      name: 'index-service',
+      files: {
+        'index.js': `const express = require('express');\nconst auth = require('./src/controllers/auth');\nexpress().post('/api/payments', auth.createPayment);\n`,
+        'src/controllers/auth.js': `${take}\nconst createPayment = async (req, res) => {\n  res.json(await tokenService.generateToken(req.user));\n};\nmodule.exports = { createPayment };\n`,
+        'src/services/index.js': index,
+        'src/services/token.service.js': "const { Token } = require('../models');\nconst generateToken = async (user) => Token.create({ user: user.id });\nmodule.exports = { generateToken };\n",
+      },
+      config: { ...base, stack: { ...base.stack, database: 'mongodb' }, actions: [action] },
+      dependencies: { mongoose: '^8.0.0' },
+    });
+    return factsFor(ctx, (ctx.config as Config).actions[0]!);
+  };
+
+  it('through module.exports.name = require(…), exports.name, an object of requires, and ES re-exports', () => {
+    const require = "const { tokenService } = require('../services');";
+    for (const index of [
+      "module.exports.tokenService = require('./token.service');\n",
+      "exports.tokenService = require('./token.service');\n",
+      "module.exports = { tokenService: require('./token.service') };\n",
+      "const tokenService = require('./token.service');\nmodule.exports = { tokenService };\n",
+    ]) {
+      expect(factsWith(require, index)?.writes.map((w) => `${w.kind} ${w.target} ${w.file}:${w.line}`), index).toEqual(['create Token src/services/token.service.js:2']);
+    }
+    const imported = "import { tokenService } from '../services';";
+    expect(factsWith(imported, "export * as tokenService from './token.service';\n")?.writes).toHaveLength(1);
+    expect(factsWith(imported, "export { default as tokenService } from './token.service';\n")?.writes).toHaveLength(1);
+  });
+});
+
 describe('leases from the calls: PayPal has no time-out by default, a platform limit bounds it', () => {
   const paypal = (extra: string) => ({
     'app/api/capture/route.ts': `import { Client, OrdersController } from '@paypal/paypal-server-sdk';

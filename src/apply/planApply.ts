@@ -250,26 +250,52 @@ async function setsRequestUser(root: string, texts: () => Promise<readonly strin
  * request would be answered 401, so each gets the step Express routes get.
  */
 async function unauthenticatedNestRoutes(root: string, files: readonly ProjectFile[], targets: readonly WiringTarget[], changes: readonly FileChange[], scaffoldDir: string, imports: ProjectImports): Promise<ManualStep[]> {
-  const scoped = targets.filter((t) => t.trigger === 'http' && t.scope !== undefined && t.scope !== 'global');
-  if (scoped.length === 0) return [];
-  const sources = files.filter((f) => f.kind === 'source');
-  const texts = await Promise.all(sources.map((f) => readInside(root, f.rel).catch(() => undefined)));
-  // Every source file: the opt-out decorators (`@Public()`) are followed through imports and barrels to their declaration.
-  const project = readNestAuthentication(sources.flatMap((f, i) => (texts[i] === undefined ? [] : [{ file: f.rel, text: texts[i]! }])), { aliases: imports.aliases });
   const out: ManualStep[] = [];
-  for (const target of scoped) {
-    const text = changes.find((c) => c.path === target.file)?.after ?? (await readInside(root, target.file));
-    const verb = VERBS[target.method ?? 'POST'];
-    if (text === undefined || !verb) continue;
-    const method = locateNestMethod(parseSource(target.file, text, importStyleFor(target.file, text, scaffoldDir, imports)), target, true)?.method;
-    const unauthenticated = method ? nestUnauthenticatedRoute(method, routeOf(method, verb), project, target.method ?? 'POST') : undefined;
-    if (unauthenticated?.optOut !== undefined) {
+  for (const { target, unauthenticated } of await nestRoutesWithoutAuthentication(root, files, targets, changes, scaffoldDir, imports)) {
+    if (unauthenticated.optOut !== undefined) {
       out.push({ action: target.action, file: target.file, line: target.line, reason: `the route opts out of the global guard with ${unauthenticated.optOut}${unauthenticated.on === 'controller' ? ' on its controller' : ''}, so nothing authenticates it before the handler, but the action's keys are scoped per ${target.scope}: set "scope": "global" for it in the config (and regenerate), or take ${unauthenticated.optOut} off the ${unauthenticated.on ?? 'route'} or cover the route with your auth middleware's forRoutes` });
     } else if (unauthenticated) {
       out.push({ action: target.action, file: target.file, line: target.line, reason: `${NO_AUTHENTICATION}, but the action's keys are scoped per ${target.scope}: set "scope": "global" for it in the config (and regenerate), or guard the route (@UseGuards) or cover it with your auth middleware's forRoutes` });
     }
   }
   return out;
+}
+
+/** The scoped HTTP targets whose controller method nothing authenticates (nestAuthentication.ts), with the opt-out it uses. */
+async function nestRoutesWithoutAuthentication(root: string, files: readonly ProjectFile[], targets: readonly WiringTarget[], changes: readonly FileChange[], scaffoldDir: string, imports: ProjectImports): Promise<Array<{ target: WiringTarget; unauthenticated: { optOut?: string; on?: 'route' | 'controller' } }>> {
+  const scoped = targets.filter((t) => t.trigger === 'http' && t.scope !== undefined && t.scope !== 'global');
+  if (scoped.length === 0) return [];
+  const sources = files.filter((f) => f.kind === 'source');
+  const texts = await Promise.all(sources.map((f) => readInside(root, f.rel).catch(() => undefined)));
+  // Every source file: the opt-out decorators (`@Public()`) are followed through imports and barrels to their declaration.
+  const project = readNestAuthentication(sources.flatMap((f, i) => (texts[i] === undefined ? [] : [{ file: f.rel, text: texts[i]! }])), { aliases: imports.aliases });
+  const out: Array<{ target: WiringTarget; unauthenticated: { optOut?: string; on?: 'route' | 'controller' } }> = [];
+  for (const target of scoped) {
+    const text = changes.find((c) => c.path === target.file)?.after ?? (await readInside(root, target.file).catch(() => undefined));
+    const verb = VERBS[target.method ?? 'POST'];
+    if (text === undefined || !verb) continue;
+    const method = locateNestMethod(parseSource(target.file, text, importStyleFor(target.file, text, scaffoldDir, imports)), target, true)?.method;
+    const unauthenticated = method ? nestUnauthenticatedRoute(method, routeOf(method, verb), project, target.method ?? 'POST') : undefined;
+    if (unauthenticated) out.push({ target, unauthenticated });
+  }
+  return out;
+}
+
+/**
+ * For init: the NestJS actions whose controller method nothing authenticates (no guard on it or its controller, no
+ * global guard, or an opt-out of it such as `@Public()`, no auth middleware's forRoutes), by the rules apply's step
+ * uses. Keyed per caller, every request to them would be answered 401 (there is no caller), so init keys them globally.
+ */
+export async function publicNestActions(root: string, config: Config, model: DesignModel): Promise<Array<{ action: string; optOut?: string }>> {
+  if (model.stack.framework !== 'nestjs') return [];
+  const { targets } = targetsOf(model, config, 'nestjs', undefined);
+  if (!targets.some((t) => t.trigger === 'http' && t.scope !== undefined && t.scope !== 'global')) return [];
+  const dir = config.scaffold === false ? 'src/idempotency' : normalizeRelative(config.scaffold.dir);
+  const imports = await projectImports(root);
+  const { walkProject } = await import('../inspect/files/walkProject.js');
+  const { files } = await walkProject(root);
+  const found = await nestRoutesWithoutAuthentication(root, files, targets, [], dir, imports);
+  return found.map(({ target, unauthenticated }) => ({ action: target.action, ...(unauthenticated.optOut ? { optOut: unauthenticated.optOut } : {}) }));
 }
 
 async function nestRootsToWire(root: string, files: readonly ProjectFile[], targets: readonly WiringTarget[], imports: ProjectImports, scaffoldDir: string): Promise<{ wire: Array<NestRoot & { action: string }>; manual: ManualStep[] }> {

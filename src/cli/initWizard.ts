@@ -8,6 +8,7 @@ import { resolveInside } from '../emit/safePath.js';
 import { UserError } from '../errors.js';
 import type { PlannedWrite } from '../emit/planWrites.js';
 import type { GenerateResult } from '../generate.js';
+import type { Config } from '../config/schema.js';
 import type { Inspection } from '../inspect/types.js';
 import { createLogger, type Logger } from '../logger.js';
 import { actionsFromInspection } from '../questions/actionsFromInspection.js';
@@ -47,7 +48,7 @@ export async function runInitWizard(flags: InitFlags, deps: InitDeps = {}): Prom
 
   const resolution = await resolveAnswers({ flags: questionFlags, config: existing, inspection, cwd: root, interactive, yes: Boolean(flags.yes), prompter, reason });
   const config = buildConfig(existing, resolution, interactive && !flags.yes);
-  validateConfig(config, configFile);
+  await keyPublicNestRoutesGlobally(root, config, validateConfig(config, configFile));
   resolveInside(root, resolution.answers.output);
   if (resolution.answers.scaffold !== false) resolveInside(root, resolution.answers.scaffold.dir);
 
@@ -149,4 +150,26 @@ function printSummary(result: GenerateResult, resolution: Resolution, log: Logge
   for (const warning of result.warnings) log.warn(warning);
   for (const note of result.notes) log.info(note);
   log.success(`Design document: ${log.value(result.document)}. Edit idempotency.config.json and run \`idempotency-builder generate\` to update it.`);
+}
+
+/**
+ * A NestJS route nothing authenticates (a sign-up, a guest checkout) has no caller to scope its keys to: keyed per
+ * user, every request to it would be answered 401. Such actions whose scope no answer set are keyed globally, with an
+ * assumption naming them; the rules are apply's (nestAuthentication.ts), read from the controllers themselves.
+ */
+async function keyPublicNestRoutesGlobally(root: string, raw: Record<string, unknown>, config: Config): Promise<void> {
+  if (config.stack.framework !== 'nestjs') return;
+  const [{ publicNestActions }, { buildDesign }] = await Promise.all([import('../apply/planApply.js'), import('../model/index.js')]);
+  const unscoped = new Set(config.actions.filter((a) => a.trigger === 'http' && a.scope === undefined).map((a) => a.name));
+  if (unscoped.size === 0) return;
+  const found = (await publicNestActions(root, config, buildDesign(config, undefined, { now: new Date() }))).filter((p) => unscoped.has(p.action));
+  if (found.length === 0) return;
+  const actions = raw['actions'] as Array<Record<string, unknown>>;
+  for (const action of actions) if (found.some((p) => p.action === action['name'])) action['scope'] = 'global';
+  const names = found.map((p) => (p.optOut ? `${p.action} (opts out of the global guard with ${p.optOut})` : p.action));
+  const assumptions = Array.isArray(raw['assumptions']) ? (raw['assumptions'] as string[]) : [];
+  raw['assumptions'] = [
+    ...assumptions,
+    `Nothing authenticates the route of ${names.join(', ')} (no guard on the method or its controller, no global guard, no auth middleware bound to it), so there is no caller to scope its keys to: ${found.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would answer every request 401. Guard the route and set "scope": "user" if it serves signed-in callers.`,
+  ];
 }

@@ -60,7 +60,7 @@ export const actionsQuestion: Question<'actions'> = {
 };
 
 function picksAssumption(actions: readonly ActionAnswer[]): string {
-  return `No endpoint with a payment, a webhook or a harmful duplicate was found: the design protects the create endpoints init picked (${actions.map((a) => a.name).join(', ')}; at most ${MAX_PICKED}, those that insert a record first). Edit actions in idempotency.config.json to change the list.`;
+  return `No endpoint with a payment, a webhook or a harmful duplicate was found: the design protects the create endpoints init picked (${actions.map((a) => a.name).join(', ')}; at most ${MAX_PICKED} routes, those that insert a record first). Edit actions in idempotency.config.json to change the list.`;
 }
 
 async function askActions(ctx: AskContext, prefill: ActionAnswer[] | undefined): Promise<ActionAnswer[]> {

@@ -15,8 +15,23 @@ export function pickCreates(candidates: readonly ActionCandidate[]): ActionAnswe
     .map((candidate, index) => ({ candidate, index, rank: rankOf(candidate) }))
     .filter((entry): entry is { candidate: ActionCandidate; index: number; rank: number } => entry.rank !== undefined)
     .sort((a, b) => a.rank - b.rank || a.index - b.index)
-    .slice(0, MAX_PICKED)
+    .filter(within(MAX_PICKED))
     .map(({ candidate }) => candidate.action);
+}
+
+/**
+ * At most `max` routes. Handlers that serve one route (alternative controllers of one upload endpoint, chosen by
+ * configuration at boot) count once and are all kept: whichever the app runs is protected.
+ */
+function within(max: number): (entry: { candidate: ActionCandidate }) => boolean {
+  const routes = new Set<string>();
+  return ({ candidate }) => {
+    const route = candidate.action.route ?? candidate.action.name;
+    if (routes.has(route)) return true;
+    if (routes.size >= max) return false;
+    routes.add(route);
+    return true;
+  };
 }
 
 /** Lower is more worth protecting; undefined: not a create. */

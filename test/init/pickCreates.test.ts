@@ -42,6 +42,20 @@ describe('pickCreates', () => {
     expect(pickCreates(actionsFromInspection(inspection)).map((a) => a.route)).toEqual(['POST /charges', 'POST /webhooks/stripe', 'POST /notes', 'POST /reports']);
   });
 
+  it('counts one route once: alternative controllers of one endpoint are all kept and take one of the five places', () => {
+    // The shape of brocoders/nestjs-boilerplate@9620f15: three uploaders (local, s3, s3-presigned) serve POST /v1/files/upload.
+    const post = (id: string, file: string, path: string): Inspection['findings'][number] => ({ kind: 'endpoint', id, file, line: 3, method: 'POST', path, framework: 'nestjs', prefixResolved: true, insertsRecord: true, handler: `${id}Handler` });
+    const findings = [
+      post('a', 'src/auth.controller.ts', '/v1/auth/email/register'),
+      post('b', 'src/files/local/files.controller.ts', '/v1/files/upload'),
+      post('c', 'src/files/s3/files.controller.ts', '/v1/files/upload'),
+      post('d', 'src/files/s3-presigned/files.controller.ts', '/v1/files/upload'),
+      ...['users', 'posts', 'tags', 'notes', 'reports'].map((name, i) => post(`e${i}`, `src/${name}.controller.ts`, `/v1/${name}`)),
+    ];
+    const picked = pickCreates(actionsFromInspection({ root: '/p', stack: STACK, warnings: [], findings })).map((a) => a.route);
+    expect(picked).toEqual(['POST /v1/auth/email/register', 'POST /v1/files/upload', 'POST /v1/files/upload', 'POST /v1/files/upload', 'POST /v1/users', 'POST /v1/posts', 'POST /v1/tags']);
+  });
+
   it('init --yes protects the picked endpoints, not the placeholder, and says why in the assumptions', async () => {
     const inspection = await inspectProject(ROOT);
     const { answers, assumptions, sources } = await resolveAnswers({ flags: {}, config: {}, inspection, cwd: ROOT, interactive: false, yes: true });

@@ -459,7 +459,10 @@ function injectedMethod(ctx: Pick<ProjectContext, 'sources'>, source: SourceCont
   if (!ts.isPropertyAccessExpression(receiver) || receiver.expression.kind !== ts.SyntaxKind.ThisKeyword) return undefined;
   const typeName = fieldType(owner, receiver.name.text);
   if (!typeName) return undefined;
-  const target = classNamed(ctx, source, typeName, 0) ?? implementationOf(ctx, source, typeName, injectionToken(owner, receiver.name.text, source));
+  const named = classNamed(ctx, source, typeName, 0);
+  const token = injectionToken(owner, receiver.name.text, source);
+  // An abstract class as the port (`usersRepository: UserRepository`, bound to an adapter by a module): its adapter.
+  const target = named && isAbstract(named.cls) ? (implementationOf(ctx, source, typeName, token ?? typeName, true) ?? named) : (named ?? implementationOf(ctx, source, typeName, token));
   return target && withSelf(inheritedMethod(ctx, target, method, 0), target);
 }
 
@@ -469,14 +472,34 @@ function injectedMethod(ctx: Pick<ProjectContext, 'sources'>, source: SourceCont
  * several (a Postgres one and an in-memory one for tests), the one a NestJS module binds to the injection token
  * (`{ provide: PAYMENT_REPOSITORY, useClass: PaymentRepository }`). Undefined when that does not settle it.
  */
-function implementationOf(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, typeName: string, token: string | undefined): ClassAt | undefined {
-  if (!typeDeclaration(ctx, source, typeName, 0)) return undefined;
+function implementationOf(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, typeName: string, token: string | undefined, abstractBase = false): ClassAt | undefined {
+  if (!abstractBase && !typeDeclaration(ctx, source, typeName, 0)) return undefined;
+  const names = (h: ts.HeritageClause) => h.types.some((t) => ts.isIdentifier(t.expression) && t.expression.text === typeName);
   const classes = ctx.sources.flatMap((s) =>
-    s.sf.statements.flatMap((st) => (ts.isClassDeclaration(st) && st.name && st.heritageClauses?.some((h) => h.token === ts.SyntaxKind.ImplementsKeyword && h.types.some((t) => ts.isIdentifier(t.expression) && t.expression.text === typeName)) ? [{ cls: st as ts.ClassLikeDeclaration, source: s }] : [])),
+    s.sf.statements.flatMap((st) => (ts.isClassDeclaration(st) && st.name && st.heritageClauses?.some((h) => (h.token === ts.SyntaxKind.ImplementsKeyword || abstractBase) && names(h)) ? [{ cls: st as ts.ClassLikeDeclaration, source: s }] : [])),
   );
   if (classes.length <= 1) return classes[0];
   const bound = token === undefined ? undefined : boundClass(ctx, token);
-  return bound === undefined ? undefined : classes.find((c) => c.cls.name?.text === bound);
+  if (bound !== undefined) return classes.find((c) => c.cls.name?.text === bound);
+  return adapterForDatabase(ctx, classes);
+}
+
+const isAbstract = (cls: ts.ClassLikeDeclaration) => (ts.canHaveModifiers(cls) ? ts.getModifiers(cls) : undefined)?.some((m) => m.kind === ts.SyntaxKind.AbstractKeyword) ?? false;
+
+/** Folders and file names that say which kind of database a persistence adapter is for. */
+const ADAPTER_FAMILY = { sql: /relational|typeorm|prisma|drizzle|knex|sequelize|kysely|mikro-?orm|postgres|mysql|mariadb|sqlite|\bsql\b/i, document: /document|mongo(ose)?\b|mongodb|dynamo/i };
+
+/**
+ * Of several adapters of one port that modules bind alternately (brocoders/nestjs-boilerplate binds UserRepository to
+ * a relational and a document adapter, chosen by configuration at boot), the one for the configured database, told
+ * by its path (`persistence/relational/…`, `persistence/document/…`). Undefined when that does not settle it.
+ */
+function adapterForDatabase(ctx: Pick<ProjectContext, 'sources'>, classes: readonly ClassAt[]): ClassAt | undefined {
+  const database = (ctx as Partial<ProjectContext>).config?.stack.database;
+  const family = database === 'mongodb' || database === 'dynamodb' ? ADAPTER_FAMILY.document : database === 'postgres' || database === 'mysql' || database === 'mariadb' || database === 'sqlite' ? ADAPTER_FAMILY.sql : undefined;
+  if (!family) return undefined;
+  const matching = classes.filter((c) => family.test(c.source.rel));
+  return matching.length === 1 ? matching[0] : undefined;
 }
 
 /** `@Inject(TOKEN)` on the constructor parameter that declares `field`. */

@@ -292,6 +292,49 @@ declare const db: { query(sql: string, args: unknown[]): Promise<void> };
   });
 });
 
+describe('an abstract class as the port, bound to one adapter per database', () => {
+  // The shape of brocoders/nestjs-boilerplate@9620f15: `usersRepository: UserRepository` (abstract), implemented by a
+  // relational (TypeORM) and a document (Mongoose) adapter, each bound by its own persistence module.
+  const adapter = (folder: string, cls: string, write: string) => `import { UserRepository } from '../../user.repository';
+export class ${cls} implements UserRepository {
+  async create(data: { email: string }) {
+    ${write}
+  }
+}
+declare const db: { query(sql: string, args: unknown[]): Promise<void> };
+declare const users: { create(doc: unknown): Promise<void> };
+`;
+  const factsOf = (database: string) => {
+    const ctx = contextFor({
+      name: 'abstract-port',
+      files: {
+        'src/users.controller.ts': `import { Body, Controller, Post } from '@nestjs/common';
+import { UserRepository } from './persistence/user.repository';
+@Controller('users')
+export class UsersController {
+  constructor(private readonly usersRepository: UserRepository) {}
+  @Post()
+  async create(@Body() dto: { email: string }) {
+    await this.usersRepository.create(dto);
+  }
+}
+`,
+        'src/persistence/user.repository.ts': 'export abstract class UserRepository {\n  abstract create(data: { email: string }): Promise<void>;\n}\n',
+        'src/persistence/relational/repositories/user.repository.ts': adapter('relational', 'UsersRelationalRepository', "await db.query('INSERT INTO users (email) VALUES ($1)', [data.email]);"),
+        'src/persistence/document/repositories/user.repository.ts': adapter('document', 'UsersDocumentRepository', 'await users.create(data);'),
+      },
+      config: { ...base, stack: { ...base.stack, language: 'typescript', framework: 'nestjs', database }, actions: [{ ...action, name: 'createUser', route: 'POST /users', source: 'src/users.controller.ts:6' }] },
+      dependencies: { '@nestjs/common': '^10.0.0' },
+    });
+    return factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+  };
+
+  it("follows the adapter for the configured database, told by its folder; the abstract method alone has no body to read", () => {
+    expect(factsOf('postgres').writes.map((w) => `${w.kind} ${w.target} ${w.file}:${w.line}`)).toEqual(['create users src/persistence/relational/repositories/user.repository.ts:4']);
+    expect(factsOf('unknown').writes).toEqual([]);
+  });
+});
+
 describe('SQL writes are recognised by their shape, not by a word in a message', () => {
   it('a log message saying "update to" or "delete from" is no write; UPDATE … SET and DELETE … WHERE are', () => {
     const ctx = contextFor({

@@ -15,7 +15,16 @@ export interface ActionCandidate {
   note?: string;
   /** The handler (or what it calls) inserts a row or document: it creates a resource. */
   insertsRecord?: boolean;
+  /** Body fields left out of the fingerprint as secrets or per-attempt tokens (SECRET_FIELD). */
+  secretFields?: string[];
 }
+
+/**
+ * Body fields that never define the intent: secrets (a password hashed unsalted into the store could be brute-forced
+ * from the fingerprint by anyone who reads the table) and tokens made anew on every submission (a CAPTCHA answer:
+ * fingerprinted, every honest retry would be a mismatch).
+ */
+export const SECRET_FIELD = /(^|[_-])pass$|password|passwd|passphrase|^pwd$|secret|^(cvv2?|cvc|csc|security_?code|pin|otp|totp|mfa_?code|one_?time_?code)$|captcha|recaptcha/i;
 
 /** Checklist order: what can double-charge comes first. */
 export const ACTION_GROUPS = ['Touches payments', 'Webhooks', 'Message consumers', 'Scheduled jobs', 'HTTP endpoints'] as const;
@@ -63,7 +72,10 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
       const calls = callsIn(payments, finding.file, finding.handler);
       const provider = providerOf(calls, finding.touchesPayment ? inspection.stack.payments : []);
       // The target resource's id is part of the intent: PATCH /orders/:id with the same body on another order differs.
-      const fields = [...new Set([...routeParams(finding.path), ...(finding.bodyFields ?? [])])];
+      const found = [...new Set([...routeParams(finding.path), ...(finding.bodyFields ?? [])])];
+      // Secrets and per-attempt tokens are not the intent: see SECRET_FIELD.
+      const fields = found.filter((field) => !SECRET_FIELD.test(field));
+      const secretFields = found.filter((field) => SECRET_FIELD.test(field));
       candidates.push({
         action: withoutUndefined({
           name: actionName(finding, calls),
@@ -80,6 +92,7 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
         externalCalls: calls,
         ...preselection(finding, calls.length > 0 || Boolean(finding.touchesPayment), finding.prefixResolved || finding.transport !== undefined ? existingNote(inspection, finding) : 'mount prefix not resolved; check the route'),
         ...(finding.insertsRecord ? { insertsRecord: true } : {}),
+        ...(secretFields.length > 0 ? { secretFields } : {}),
       });
     } else if (finding.kind === 'webhook') {
       const provider = asProvider(finding.provider);
@@ -199,7 +212,8 @@ function actionName(endpoint: EndpointFinding, calls: readonly PaymentFinding[])
     const named = procedureName(endpoint.path);
     if (named) return named;
   }
-  if (endpoint.handler && isIdentifier(endpoint.handler) && !GENERIC_HANDLER.test(endpoint.handler)) return endpoint.handler;
+  // A bare verb (`router.post('/users', create)`) says nothing the route does not: the route names it (createUser).
+  if (endpoint.handler && isIdentifier(endpoint.handler) && !GENERIC_HANDLER.test(endpoint.handler) && !BARE_VERB.test(endpoint.handler)) return endpoint.handler;
   // A controller method (`PayPalController.createCheckout`) names the action unless it is a bare CRUD verb.
   const method = endpoint.handler?.split('.').pop();
   if (method && endpoint.handler?.includes('.') && isIdentifier(method) && !GENERIC_HANDLER.test(method) && !BARE_VERB.test(method)) return method;

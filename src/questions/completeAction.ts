@@ -73,6 +73,10 @@ export function settleAction(action: ActionAnswer, candidate: ActionCandidate | 
     assumptions.push(`${action.name}: the fingerprint fields were not given; it uses ${fields.join(', ')}. Narrow them to the fields that define the intent.`);
     result = { ...result, significantFields: fields };
   }
+  const secrets = (candidate?.secretFields ?? []).filter((field) => !result.significantFields.includes(field));
+  if (secrets.length > 0) {
+    assumptions.push(`${action.name}: ${secrets.join(', ')} ${secrets.length === 1 ? 'is' : 'are'} left out of the fingerprint: a secret or a token made anew per submission is not the intent, and an unsalted hash of a secret in the store could be brute-forced by whoever reads the table. A retry under the same key with another ${secrets[0]} gets the first answer.`);
+  }
   const calls = candidate?.externalCalls ?? [];
   if (!result.steps && calls.length >= 2) {
     const steps = stepsFromCalls(calls);

@@ -3,6 +3,7 @@ import type { Inspection } from '../../src/inspect/types.js';
 import { actionsFromInspection, isAuthRoute, nameFromRoute } from '../../src/questions/actionsFromInspection.js';
 import { parseActionText } from '../../src/questions/parseActionText.js';
 import { pickCreates } from '../../src/questions/pickCreates.js';
+import { settleAction } from '../../src/questions/completeAction.js';
 
 const STACK: Inspection['stack'] = { language: 'typescript', frameworks: ['express'], databases: ['postgres'], orms: [], brokers: [], testFramework: 'vitest', packageManager: 'npm', payments: ['stripe', 'adyen'] };
 
@@ -69,6 +70,17 @@ describe('actionsFromInspection', () => {
     // No mount prefix to resolve for a procedure.
     expect(candidates.map((c) => c.note ?? '').join(' ')).not.toContain('prefix');
     expect(pickCreates(candidates).map((a) => a.name)).toEqual(['createPost', 'voidBillingInvoice', 'sendInvite']);
+  });
+
+  it('leaves secrets and per-submission tokens out of the fingerprint fields, and says so when init settles the action', () => {
+    // The shape of brocoders/nestjs-boilerplate@9620f15: POST /v1/users with a password among its DTO's fields.
+    const inspection: Inspection = { root: '/p', stack: STACK, warnings: [], findings: [{ kind: 'endpoint', id: 'a', file: 'src/users.controller.ts', line: 50, method: 'POST', path: '/v1/users', framework: 'nestjs', prefixResolved: true, handler: 'create', bodyFields: ['email', 'password', 'firstName', 'captchaToken'], insertsRecord: true }] };
+    const [candidate] = actionsFromInspection(inspection);
+    expect(candidate?.action.significantFields).toEqual(['email', 'firstName']);
+    expect(candidate?.secretFields).toEqual(['password', 'captchaToken']);
+    const assumptions: string[] = [];
+    settleAction(candidate!.action, candidate, assumptions);
+    expect(assumptions).toEqual([expect.stringMatching(/^createUser: password, captchaToken are left out of the fingerprint: a secret or a token made anew per submission is not the intent/)]);
   });
 
   it('tells sign-in, session and token routes by their last segment, not by an /auth folder above them', () => {

@@ -70,7 +70,8 @@ export function stackFromInspection(inspection: Inspection, sources: ReadonlyArr
   const database = DATABASE_PREFERENCE.find((d) => facts.databases.includes(d));
   const brokerName = facts.brokers[0];
   const broker = brokerName === undefined ? (language ? 'none' : undefined) : (BROKERS.find((b) => b === brokerName) ?? BROKER_ALIASES[brokerName] ?? 'unknown');
-  const testFramework = TEST_FRAMEWORKS.find((t) => t === facts.testFramework && t !== 'unknown');
+  // node-tap runs node:test files (they print TAP): the suites are written for node:test and the project's tap runs them.
+  const testFramework = facts.testFramework === 'tap' ? 'node-test' : TEST_FRAMEWORKS.find((t) => t === facts.testFramework && t !== 'unknown');
   return {
     language,
     framework: frameworks.length === 1 ? frameworks[0] : headless ? 'none' : undefined,

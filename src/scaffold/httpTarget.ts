@@ -98,7 +98,7 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       const suites = files
         .filter((file) => file.role === 'tests' && file.path.endsWith('.test.ts'))
         .map((file) => posix.join(dir, javascript ? file.path.replace(/\.ts$/, '.js') : file.path));
-      const run = describeTestRun(runner, { language: javascript ? 'javascript' : 'typescript', suites, dir, ...(context?.jestIgnoresSuites ? { notCollected: true } : {}) });
+      const run = describeTestRun(runner, { language: javascript ? 'javascript' : 'typescript', suites, dir, ...(context?.jestIgnoresSuites ? { notCollected: true } : {}), ...(context?.tapHarness ? { tap: true } : {}) });
       const from = packageDir && dir !== scaffoldDir ? `Run the commands here from \`${packageDir}/\`, the package whose test config and dependencies they use.` : '';
       const testRun = from ? { ...run, notes: run.notes ? `${from} ${run.notes}` : from } : run;
       // NestJS examples use decorators, which the old path transpiles; it stays for them.

@@ -102,6 +102,7 @@ function contextOf(model: DesignModel, profile: ProjectProfile, scaffoldDir?: st
     testModuleSystem: esmTests ? 'esm' : profile.moduleSystem,
     ...(scaffoldDir ? { scaffoldDir } : {}),
     ...(profile.jestIgnoresSuites ? { jestIgnoresSuites: true } : {}),
+    ...(profile.tapHarness ? { tapHarness: true } : {}),
     ...(profile.packageDir ? { packageDir: profile.packageDir } : {}),
     ...(profile.httpPlatform ? { httpPlatform: profile.httpPlatform } : {}),
     ...(model.stack.language === 'javascript' ? { javascript: profile.moduleSystem === 'esm' ? 'module' : 'commonjs' } : {}),

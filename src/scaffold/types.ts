@@ -67,6 +67,8 @@ export interface TargetContext {
   readonly scaffoldDir?: string;
   /** The project's Jest config collects no suite in the scaffold folder: the README says what to add. */
   readonly jestIgnoresSuites?: boolean;
+  /** node:test suites run by the project's node-tap `test` script (see ProjectProfile.tapHarness). */
+  readonly tapHarness?: boolean;
   /** The scaffold's package folder, project-relative, when not the root: its test command runs from there. */
   readonly packageDir?: string;
   /** The project's HTTP platform when a framework runs on more than one (NestJS on Fastify). */

@@ -46,4 +46,9 @@ describe('the stack of a monorepo follows the package that holds the handlers', 
     expect(focusPackage(single)).toBeUndefined();
     expect(stackFromInspection(single).framework).toBeUndefined();
   });
+
+  it('a project testing with tap gets node:test suites (tap runs what prints TAP)', () => {
+    const tap: Inspection = { root: '/r', stack: { ...base, frameworks: ['fastify'], databases: ['postgres'], testFramework: 'tap' }, findings: [], warnings: [] };
+    expect(stackFromInspection(tap).testFramework).toBe('node-test');
+  });
 });

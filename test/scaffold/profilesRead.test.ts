@@ -33,6 +33,14 @@ describe('readProjectProfile', () => {
     expect(await read(root)).toMatchObject({ moduleSystem: 'esm', relativeImports: 'js-extension', defaultImportInterop: true, esLibrary: 2022, tsconfig: 'tsconfig.json' });
   });
 
+  it('a project testing with tap gets node:test suites its tap script runs', async () => {
+    const root = await project({ 'package.json': { scripts: { test: 'tap --node-arg=--require=ts-node/register' }, dependencies: { tap: '^16.0.0' } }, 'tsconfig.json': { compilerOptions: { module: 'commonjs', strict: true } } });
+    expect(await read(root)).toMatchObject({ testRunner: 'node-test', tapHarness: true });
+    // tap declared but not what `npm test` runs: nothing is assumed.
+    const other = await project({ 'package.json': { scripts: { test: 'echo none' }, devDependencies: { tap: '^16.0.0' } }, 'tsconfig.json': { compilerOptions: { module: 'commonjs' } } });
+    expect(await read(other)).not.toHaveProperty('tapHarness');
+  });
+
   it("reads a base from the workspace's own package before install (create-t3-turbo's @acme/tsconfig)", async () => {
     // The shape of t3-oss/create-t3-turbo@e69b585: packages/api extends @acme/tsconfig, which is tooling/typescript.
     const root = await project({

@@ -51,6 +51,14 @@ describe('describeTestRun', () => {
   const run = (runner: (typeof TEST_RUNNERS)[number], language: 'typescript' | 'javascript' = 'typescript') =>
     describeTestRun(runner, { language, dir: 'src/idempotency', suites: language === 'typescript' ? suites : suites.map((file) => file.replace(/\.ts$/, '.js')) });
 
+  it("a tap project runs the node:test suites through its own test script (tap reads node:test's TAP)", () => {
+    // The shape of TomDoesTech/fastify-prisma-rest-api@43b7fc1: "test": "tap --node-arg=--require=ts-node/register".
+    const tap = describeTestRun('node-test', { language: 'typescript', dir: 'src/idempotency', suites, tap: true });
+    expect(tap.command).toBe('npm test -- src/idempotency/idempotency.test.ts src/idempotency/webhooks/webhooks.test.ts');
+    expect(tap.notes).toContain('with the TypeScript registration the script already passes to node');
+    expect(tap.notes).toContain('--no-check-coverage');
+  });
+
   it('names the exact command of each runner', () => {
     expect(run('vitest').command).toBe('npx vitest run src/idempotency');
     expect(run('jest').command).toBe('npx jest src/idempotency');

@@ -109,12 +109,15 @@ function nodeTypesToAdd(manifests: ReadonlyArray<Record<string, unknown>>, files
       .flatMap((manifest) => ['dependencies', 'devDependencies'].map((key) => (manifest[key] as Record<string, unknown> | undefined)?.[name]))
       .find((value): value is string => typeof value === 'string');
   const prefixed = files.some((file) => /(?:from |require\(|import\()\s*['"]node:/.test(file.contents));
+  // node:test (the suites for a node:test or tap project) is declared from @types/node 18, which reads with TypeScript 4.1.
+  const nodeTest = files.some((file) => /(?:from |require\()\s*['"]node:test['"]/.test(file.contents));
   const old = typescriptVersion !== undefined && typescriptVersion < 500;
-  const suggestion = old ? (prefixed ? '@types/node@16.11' : '@types/node@14.18') : '@types/node@20';
+  const suggestion = nodeTest ? (old ? '@types/node@18.11' : '@types/node@20') : old ? (prefixed ? '@types/node@16.11' : '@types/node@14.18') : '@types/node@20';
   const range = declared('@types/node');
   if (range === undefined) return old ? suggestion : '@types/node';
   const major = /(\d+)/.exec(range)?.[1];
-  return major !== undefined && Number(major) < NODE_TYPES_MAJOR[prefixed ? 'prefixed' : 'bare'] ? suggestion : undefined;
+  const least = nodeTest ? 18 : NODE_TYPES_MAJOR[prefixed ? 'prefixed' : 'bare'];
+  return major !== undefined && Number(major) < least ? suggestion : undefined;
 }
 
 async function readManifest(dir: string): Promise<Record<string, unknown>> {

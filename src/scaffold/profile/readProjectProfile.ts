@@ -44,6 +44,7 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
     ...(testRunner === 'jest' && input.language === 'typescript' ? await jestTransform(root, folder, pkg, jestVersion) : {}),
   };
   Object.assign(jestTraits, await httpPlatform(folder, pkg));
+  if (testRunner === 'node-test' && tapTests(pkg)) Object.assign(jestTraits, { tapHarness: true });
   // Commands in the scaffold README run where the package's own config and dependencies are.
   if (folder !== root) Object.assign(jestTraits, { packageDir: path.relative(root, folder).split(path.sep).join('/') });
   const tsconfigFile = await nearest(root, start, 'tsconfig.json');
@@ -215,7 +216,16 @@ function chooseRunner(configured: string | undefined, pkg: Record<string, unknow
   if (deps.has('jest') || /\bjest\b/.test(scripts)) return 'jest';
   if (deps.has('mocha') || /\bmocha\b/.test(scripts)) return 'mocha';
   if (/\bnode\b[^&|;]*\s--test\b/.test(scripts)) return 'node-test';
+  // node-tap runs any file that prints TAP, as node:test does when tap runs it.
+  if (tapTests(pkg)) return 'node-test';
   return REFERENCE_PROFILE.testRunner;
+}
+
+/** The package's `test` script runs node-tap (`tap`, `tap --node-arg=…`), which it declares. */
+function tapTests(pkg: Record<string, unknown>): boolean {
+  const deps = new Set(['dependencies', 'devDependencies'].flatMap((key) => Object.keys((pkg[key] as Record<string, string> | undefined) ?? {})));
+  const test = (pkg['scripts'] as Record<string, string> | undefined)?.['test'] ?? '';
+  return (deps.has('tap') || deps.has('@tapjs/core')) && /(^|[\s;&|])tap(\s|$)/.test(test);
 }
 
 async function nearest(root: string, start: string, name: string): Promise<{ file: string; text: string } | undefined> {

@@ -201,6 +201,8 @@ export interface TestRunOptions {
   readonly dir: string;
   /** The project's Jest config (testMatch, testRegex or roots) collects none of the suites where they are. */
   readonly notCollected?: boolean;
+  /** node:test suites run by the project's node-tap `test` script. */
+  readonly tap?: boolean;
 }
 
 /**
@@ -226,6 +228,13 @@ export function describeTestRun(runner: TestRunner, options: TestRunOptions): { 
       };
     }
     case 'node-test':
+      // node:test prints TAP when its output is not a terminal, which is how tap runs each file.
+      if (options.tap) {
+        return {
+          command: `npm test -- ${files}`,
+          notes: `The project tests with tap: its \`test\` script runs these node:test suites like its own files (node:test writes TAP)${ts ? ', with the TypeScript registration the script already passes to node' : ''}. tap 16 and older also checks 100% coverage of what it ran by default; that check is the project's, not the suites': \`npm test -- --no-check-coverage ${files}\` runs them alone.`,
+        };
+      }
       return ts
         ? {
             command: `node --test ${compiled(options)}`,

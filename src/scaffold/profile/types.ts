@@ -30,6 +30,11 @@ export interface ProjectProfile {
   /** The project's Jest config collects neither name in the scaffold folder: the README says what to add to it. */
   jestIgnoresSuites?: boolean;
   /**
+   * The project tests with node-tap, whose `test` script runs the node:test suites (they print TAP): the README's
+   * command is that script, with the project's own TypeScript registration.
+   */
+  tapHarness?: boolean;
+  /**
    * TypeScript output under a Jest with no TypeScript transform (no ts-jest, @swc/jest or Babel TypeScript preset in
    * its dependencies, nothing in its config): it would fail on the suites' first type annotation. The terminal says
    * so and the install line adds `ts-jest@<Jest's major>`; this is that specifier.

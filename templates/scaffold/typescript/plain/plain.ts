@@ -95,8 +95,9 @@ export function idempotent(action: ActionSettings, options: PlainIdempotencyOpti
     });
     return core.runOnce(action, { scope: String(principal), key, fingerprint }, (_signal, context) =>
       running.run(context, async () => {
+        // The stored form: nothing is stored as null, so the first call returns what every repeat will.
         const result = await work(context);
-        return (result === undefined ? result : JSON.parse(JSON.stringify(result))) as T;
+        return JSON.parse(JSON.stringify(result ?? null)) as T;
       }),
     );
   };

@@ -39,19 +39,22 @@ describe.skipIf(skip !== undefined)('apply on the @hono/zod-openapi fixture app'
     const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
     expect(first.stale).toEqual([]);
     expect(first.written).toBe(true);
-    expect(first.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/instance.ts', ROUTES, 'test/app.test.ts']);
+    // The handler's INSERT on the app's pool moves onto the claim's transaction (claimWrites.ts), as on any Hono route.
+    expect(first.changes.map((c) => c.path).sort()).toEqual(['src/idempotency/claimTransaction.ts', 'src/idempotency/instance.ts', 'src/routes/notes.handlers.ts', ROUTES, 'test/app.test.ts']);
     const routes = await readFile(path.join(copy.dir, ROUTES), 'utf8');
     expect(routes).toContain("import { idempotency } from '../idempotency/instance.js';");
     // auth stays first; the tuple keeps auth's context types for the handler (RouteHandler<typeof routes.create>).
     expect(routes).toContain("middleware: [auth, idempotency.createNote as import('hono').MiddlewareHandler<import('hono').Env>] as const,");
     // The other route of the file is not protected.
     expect(routes.match(/idempotency\.createNote/g)).toHaveLength(1);
-    // The registration file and the handlers are the user's as they were.
+    // The registration file is the user's as it was; the handler writes on the claim's transaction when it has one.
     expect(await readFile(path.join(copy.dir, 'src/routes/notes.index.ts'), 'utf8')).not.toContain('idempotency');
+    expect(await readFile(path.join(copy.dir, 'src/routes/notes.handlers.ts'), 'utf8')).toContain('const claimDb = transactionOf(idempotencyOf(c)) ?? db;');
     const instance = await readFile(path.join(copy.dir, 'src/idempotency/instance.ts'), 'utf8');
     expect(instance).toContain('principal: (c) => (c as typeof c & AuthenticatedUser).var?.user?.id,');
     expect(first.manual.map((m) => m.reason)).toEqual([
       expect.stringContaining('callers must now send an Idempotency-Key header'),
+      expect.stringContaining('run `idempotency-builder generate` after this apply: the scaffold runs createNote in transactional mode only once regenerated'),
       expect.stringContaining('they also need a store: the instance uses the memory store when NODE_ENV=test'),
     ]);
     expect(await compile(copy.dir)).toBe('');

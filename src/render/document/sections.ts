@@ -367,7 +367,7 @@ function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly
     p(storeCodeIntro(model)),
     ...sampleOr(samples.ddl, () => []),
     heading('Response rules'),
-    table(['Situation', 'Response', 'Stored?'], model.responses.rules.map((r) => [cell(r.situation), cell(r.response), cell(r.stored)])),
+    table(['Situation', model.stack.plain ? 'What the caller gets' : 'Response', 'Stored?'], model.responses.rules.map((r) => [cell(r.situation), cell(r.response), cell(r.stored)])),
   ];
   blocks.push(heading('Flow diagrams', 'flow-diagrams'));
   if (flow) {

@@ -91,8 +91,9 @@ function buildWrapperFlow(model: RequestFlowInputs): FlowGraph {
   const busyLabel = ['throw InFlightError', `retryAfterSeconds ≤ ${r.retryAfterSeconds}`];
   const providers = model.actions.some((a) => a.provider !== undefined);
   const nodes: FlowNode[] = [
-    { id: 'receive', shape: 'rounded', label: ['idempotent(fn) called', 'with scope, key and input'] },
-    { id: 'validKey', shape: 'decision', label: 'key valid?' },
+    // Parentheses would be escaped in a Mermaid label: "wrapped function", not "idempotent(fn)".
+    { id: 'receive', shape: 'rounded', label: ['wrapped function called', 'with scope, key and input'] },
+    { id: 'validKey', shape: 'decision', label: 'caller and key valid?' },
     { id: 'badKey', shape: 'rect', label: ['throw InvalidKeyError', 'or PrincipalMissingError'] },
     { id: 'claim', shape: 'decision', label: 'claim (caller, key)' },
     { id: 'storeDown', shape: 'rect', label: ['throw StoreUnavailableError', 'fail closed'] },
@@ -112,7 +113,7 @@ function buildWrapperFlow(model: RequestFlowInputs): FlowGraph {
   ];
   const edges: FlowEdge[] = [
     { from: 'receive', to: 'validKey' },
-    { from: 'validKey', to: 'badKey', label: 'missing or malformed' },
+    { from: 'validKey', to: 'badKey', label: ['no principal, or key', 'missing or malformed'] },
     { from: 'validKey', to: 'claim', label: 'yes' },
     { from: 'claim', to: 'storeDown', label: ['store down or', `slower than ${formatDuration(model.detection.storeTimeoutMs)}`] },
     { from: 'claim', to: 'execute', label: 'new key' },

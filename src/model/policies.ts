@@ -84,10 +84,13 @@ export function buildLockPolicy(config: Config, stack: StackDesign, actions: rea
   const skew = SKEW_BUFFER_MS[config.concurrency];
   const facts = STORE_FACTS[stack.storeDatabase];
   const leases = actions.map((a) => `${a.name} ${describeDuration(a.lockTimeoutMs)}${a.heartbeatMs ? ` (heartbeat every ${describeDuration(a.heartbeatMs)})` : ''}`);
+  // The same numbers buildResponsePolicy hands the code (POLICY.inFlightWaitMs, POLICY.retryAfterSeconds).
+  const shortest = Math.min(...actions.map((a) => a.lockTimeoutMs));
+  const retryCap = Math.max(1, Math.ceil(shortest / 1_000));
   const plainContested =
     config.inFlight === 'wait'
-      ? `A duplicate of a call still running polls the record for up to the wait below for the first one to finish and then returns its stored result; if it is still running after the wait the wrapper throws InFlightError, whose retryAfterSeconds is the time left on the lease (at least 1 second, at most ${Math.max(1, Math.ceil(Math.min(...actions.map((a) => a.lockTimeoutMs)) / 1_000))}).`
-      : `A duplicate of a call still running makes the wrapper throw InFlightError at once; its retryAfterSeconds is the time left on the lease (at least 1 second, at most ${Math.max(1, Math.ceil(Math.min(...actions.map((a) => a.lockTimeoutMs)) / 1_000))}), for the caller to pass on or to retry after. Waiting would tie up a connection and a worker for a result the caller can fetch by retrying.`;
+      ? `A duplicate of a call still running polls the record for up to ${describeDuration(Math.min(2_000, shortest))} for the first one to finish and then returns its stored result; if it is still running after the wait the wrapper throws InFlightError, whose retryAfterSeconds is the time left on the lease (at least 1 second, at most ${retryCap}).`
+      : `A duplicate of a call still running makes the wrapper throw InFlightError at once; its retryAfterSeconds is the time left on the lease (at least 1 second, at most ${retryCap}), for the caller to pass on or to retry after. Waiting would tie up a connection and a worker for a result the caller can fetch by retrying.`;
   return {
     skewBufferMs: skew,
     safetyFactor: LEASE_SAFETY_FACTOR,

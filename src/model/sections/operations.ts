@@ -249,7 +249,7 @@ export function buildBuildOrder(ctx: Ctx): BuildStep[] {
     ...(ctx.stack.plain
       ? [
           { title: 'Create the core and the wrappers', detail: 'Construct them once at start-up (createIdempotency); nothing calls them yet.', safety: 'Behaviour unchanged: nothing calls them yet.' },
-          { title: `Wrap ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(':')[0]}) goes first: its body runs inside idempotency.idempotent('${riskiest.name}', call, work). The wrapper has no log-only mode.`, safety: 'One call path changes behaviour; roll back by calling the function directly again.' },
+          { title: `Wrap ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(':')[0]}) goes first: ${riskiest.trigger === 'cron' || riskiest.trigger === 'consumer' ? 'through its own entry over the same core (TRIGGERS.md in the scaffold)' : `its body runs inside idempotency.idempotent('${riskiest.name}', call, work)`}. The wrapper has no log-only mode.`, safety: 'One call path changes behaviour; roll back by calling the function directly again.' },
           { title: 'Turn the wrapper\'s errors into answers', detail: 'Map MismatchError, InFlightError (with its retryAfterSeconds), InvalidKeyError, PrincipalMissingError, NotReplayableError, StoreUnavailableError and OutcomeUnknownError to your API\'s errors; the wrapper answers no HTTP (where your API does, problemFor in problems.ts gives the RFC 9457 problem details, status included, for each kind).', safety: 'Watch fingerprint_mismatches for a day: each one is a caller reusing a key.' },
         ]
       : [

@@ -166,7 +166,7 @@ function report(result: Outcome, log: Logger, flags: GenerateFlags): void {
   if (result.written && result.model) {
     const m = result.model;
     log.success(
-      `Design for ${m.actions.length} action${m.actions.length === 1 ? '' : 's'} written to ${log.value(result.document)} (leases ${m.actions.map((a) => `${a.name} ${a.lockTimeoutMs / 1000}s`).join(', ')}; retention ${m.retention.label}; mismatch ${m.responses.mismatchStatus}).`,
+      `Design for ${m.actions.length} action${m.actions.length === 1 ? '' : 's'} written to ${log.value(result.document)} (leases ${m.actions.map((a) => `${a.name} ${a.lockTimeoutMs / 1000}s`).join(', ')}; retention ${m.retention.label}; mismatch ${m.stack.plain ? 'MismatchError' : m.responses.mismatchStatus}).`,
     );
   }
 }

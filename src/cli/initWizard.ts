@@ -133,7 +133,11 @@ function printSummary(result: GenerateResult, resolution: Resolution, log: Logge
   log.info('Key decisions');
   log.info(`  Leases (lock timeouts): ${m.actions.map((a) => `${a.name} ${log.value(seconds(a.lockTimeoutMs))}`).join(', ')}`);
   log.info(`  Key retention: ${log.value(m.retention.label)}${m.retention.raised ? ` (raised from ${resolution.answers.retention})` : ''}`);
-  log.info(`  Same key, different request: ${log.value(m.responses.mismatchStatus)}; still in flight: 409 + Retry-After`);
+  log.info(
+    m.stack.plain
+      ? `  Same key, different request: ${log.value('MismatchError')}; still in flight: InFlightError with retryAfterSeconds`
+      : `  Same key, different request: ${log.value(m.responses.mismatchStatus)}; still in flight: 409 + Retry-After`,
+  );
   log.info(`  Providers: ${m.providers.length > 0 ? m.providers.map((p) => (p.windowMs ? `${p.label}: ${p.windowLabel}` : `${p.label} (${p.windowLabel})`)).join('. ') : 'none'}`);
   log.info(`  Stack: ${stackSummary(m.stack)}; concurrency ${m.concurrency.label.toLowerCase()}`);
   if (resolution.storeNote) log.info(`  Store: ${resolution.storeNote}`);

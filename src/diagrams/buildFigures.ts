@@ -6,6 +6,8 @@ import type { Figure } from './figure.js';
 import { toMermaid } from './toMermaid.js';
 
 export type FigureInputs = RequestFlowInputs & {
+  /** plain: the code is the idempotent(fn) wrapper, which throws instead of answering HTTP. */
+  stack?: Pick<DesignModel['stack'], 'plain'>;
   diagrams: DesignModel['diagrams'];
   sagas: readonly SagaInputs[];
 };
@@ -31,6 +33,18 @@ export function buildFigures(model: FigureInputs): Figure[] {
 
 function requestFlowFigure(model: FigureInputs): Figure {
   const r = model.responses;
+  if (model.stack?.plain) {
+    const waits = r.inFlight === 'wait' ? `waits up to ${formatDuration(r.inFlightWaitMs)} for the first result, then ` : '';
+    return {
+      id: 'request-flow',
+      kind: 'flowchart',
+      title: 'Call handling',
+      caption:
+        `How a call moves through the plain idempotent(fn) wrapper: a reused key with a different input throws MismatchError, a duplicate in flight ${waits}throws InFlightError (retryAfterSeconds at most ${r.retryAfterSeconds}), ` +
+        'and an unreachable store throws StoreUnavailableError. A thrown function releases the claim so a retry re-executes; a returned result is stored as JSON and returned to every repeat.',
+      mermaid: toMermaid(buildRequestFlow(model)),
+    };
+  }
   const inFlight =
     r.inFlight === 'wait'
       ? `a duplicate in flight waits up to ${formatDuration(r.inFlightWaitMs)} for the first result, then gets ${r.inFlightStatus}`

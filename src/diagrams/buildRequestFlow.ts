@@ -1,5 +1,5 @@
 import { formatDuration } from '../config/duration.js';
-import type { ActionDesign, DetectionPolicy, KeyPolicy, ResponsePolicy } from '../model/types.js';
+import type { ActionDesign, DetectionPolicy, KeyPolicy, ResponsePolicy, StackDesign } from '../model/types.js';
 import type { FlowEdge, FlowGraph, FlowNode } from './graph.js';
 
 /** The slice of the model the flowchart reads (tests build just this). */
@@ -11,6 +11,8 @@ export interface RequestFlowInputs {
   >;
   detection: Pick<DetectionPolicy, 'storeTimeoutMs'>;
   actions: ReadonlyArray<Pick<ActionDesign, 'trigger' | 'provider'>>;
+  /** plain: the idempotent(fn) wrapper, which returns the stored result or throws, and answers no HTTP. */
+  stack?: Pick<StackDesign, 'plain'>;
 }
 
 /**
@@ -20,6 +22,7 @@ export interface RequestFlowInputs {
  * errors that release the claim and outcomes that are stored for replay.
  */
 export function buildRequestFlow(model: RequestFlowInputs): FlowGraph {
+  if (model.stack?.plain) return buildWrapperFlow(model);
   const r = model.responses;
   const retryAfter = `Retry-After: ${r.retryAfterSeconds}`;
   const busyLabel = [`${r.inFlightStatus} + ${retryAfter}`, 'still in progress'];
@@ -75,6 +78,66 @@ export function buildRequestFlow(model: RequestFlowInputs): FlowGraph {
     { from: 'reclaim', to: 'busy', label: 'lost' },
     { from: 'execute', to: 'persist', label: ['success or', 'definitive 4xx'] },
     { from: 'execute', to: 'release', label: 'throws or 5xx' },
+  );
+  return { kind: 'flowchart', direction: 'TD', nodes, edges };
+}
+
+/**
+ * The same decisions as plain.ts over core.ts runOnce takes them: a call, not a request; each refusal is an error the
+ * caller catches, and what is stored is the function's JSON result.
+ */
+function buildWrapperFlow(model: RequestFlowInputs): FlowGraph {
+  const r = model.responses;
+  const busyLabel = ['throw InFlightError', `retryAfterSeconds ≤ ${r.retryAfterSeconds}`];
+  const providers = model.actions.some((a) => a.provider !== undefined);
+  const nodes: FlowNode[] = [
+    // Parentheses would be escaped in a Mermaid label: "wrapped function", not "idempotent(fn)".
+    { id: 'receive', shape: 'rounded', label: ['wrapped function called', 'with scope, key and input'] },
+    { id: 'validKey', shape: 'decision', label: 'caller and key valid?' },
+    { id: 'badKey', shape: 'rect', label: ['throw InvalidKeyError', 'or PrincipalMissingError'] },
+    { id: 'claim', shape: 'decision', label: 'claim (caller, key)' },
+    { id: 'storeDown', shape: 'rect', label: ['throw StoreUnavailableError', 'fail closed'] },
+    { id: 'fingerprint', shape: 'decision', label: 'same fingerprint?' },
+    { id: 'mismatch', shape: 'rect', label: ['throw MismatchError', 'stored result never returned'] },
+    { id: 'status', shape: 'decision', label: 'status?' },
+    { id: 'replay', shape: 'rect', label: ['return the stored', 'JSON result'] },
+    { id: 'busy', shape: 'rect', label: busyLabel },
+    { id: 'reclaim', shape: 'decision', label: 'CAS reclaim' },
+    { id: 'execute', shape: 'rect', label: 'run the function' },
+    { id: 'persist', shape: 'rect', label: ['store the JSON result', 'then return it'] },
+    {
+      id: 'release',
+      shape: 'rect',
+      label: providers ? ['release claim, rethrow: a retry', 're-executes with the same provider keys'] : ['release claim, rethrow', 'a retry re-executes'],
+    },
+  ];
+  const edges: FlowEdge[] = [
+    { from: 'receive', to: 'validKey' },
+    { from: 'validKey', to: 'badKey', label: ['no principal, or key', 'missing or malformed'] },
+    { from: 'validKey', to: 'claim', label: 'yes' },
+    { from: 'claim', to: 'storeDown', label: ['store down or', `slower than ${formatDuration(model.detection.storeTimeoutMs)}`] },
+    { from: 'claim', to: 'execute', label: 'new key' },
+    { from: 'claim', to: 'fingerprint', label: 'key exists' },
+    { from: 'fingerprint', to: 'mismatch', label: 'no' },
+    { from: 'fingerprint', to: 'status', label: 'yes' },
+    { from: 'status', to: 'replay', label: 'COMPLETED' },
+  ];
+  if (r.inFlight === 'wait') {
+    nodes.push({ id: 'wait', shape: 'decision', label: `done in ${formatDuration(r.inFlightWaitMs)}?` });
+    edges.push(
+      { from: 'status', to: 'wait', label: ['PROCESSING', 'lease live'] },
+      { from: 'wait', to: 'replay', label: 'yes' },
+      { from: 'wait', to: 'busy', label: 'no' },
+    );
+  } else {
+    edges.push({ from: 'status', to: 'busy', label: ['PROCESSING', 'lease live'] });
+  }
+  edges.push(
+    { from: 'status', to: 'reclaim', label: ['PROCESSING', 'lease expired'] },
+    { from: 'reclaim', to: 'execute', label: ['won', 'new fencing token'] },
+    { from: 'reclaim', to: 'busy', label: 'lost' },
+    { from: 'execute', to: 'persist', label: 'returns' },
+    { from: 'execute', to: 'release', label: 'throws' },
   );
   return { kind: 'flowchart', direction: 'TD', nodes, edges };
 }

@@ -127,7 +127,7 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
   const storage = buildStorage(config);
   const cleanup = buildCleanup(retention.effectiveMs, storage.highVolume, stack.storeDatabase);
   const detection = decideDetection(config, stack);
-  const responses = buildResponsePolicy(config, actions, stack.storeDatabase);
+  const responses = buildResponsePolicy(config, actions, stack.storeDatabase, stack.plain === true);
   const providers = buildProviders(config, actions);
   const ctx = { actions, responses, retention, storage, providers, sagas, stack, cleanup, detection };
   const antiPatterns = selectAntiPatterns({ config, stack, actions, highVolume: storage.highVolume });
@@ -143,8 +143,8 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
     stack,
     concurrency: { value: config.concurrency, ...CONCURRENCY_TEXT[config.concurrency] },
     actions,
-    keys: buildKeyPolicy(actions, stack.storeDatabase),
-    fingerprint: buildFingerprintPolicy(config),
+    keys: buildKeyPolicy(actions, stack.storeDatabase, stack.plain === true),
+    fingerprint: buildFingerprintPolicy(config, stack.plain === true),
     lock: buildLockPolicy(config, stack, actions),
     retention,
     detection,

@@ -22,7 +22,16 @@ export function describeBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-export function buildKeyPolicy(actions: readonly ActionDesign[], database?: StackDesign['storeDatabase']): KeyPolicy {
+/** What plain.ts checks before the store (InvalidKeyError, PrincipalMissingError): it reads a key, not a header. */
+const PLAIN_VALIDATION = [
+  'Required on every protected call: the wrapper throws InvalidKeyError (reason "missing") when the call passes no key, or, for a key derived from fields, when one of them is absent; the function never runs unprotected.',
+  'One to 255 characters, counted after unquoting; a longer key throws InvalidKeyError with reason "too-long", an empty one "empty".',
+  'Printable ASCII without whitespace, commas or double quotes (0x21–0x7E except 0x22 and 0x2C): spaces, commas, control characters and non-ASCII throw InvalidKeyError with reason "invalid".',
+  'One optional pair of surrounding double quotes (the IETF draft\'s structured-field form, "…") is removed first, so a key read from an Idempotency-Key header can be passed as it came.',
+  'A scoped action called with no principal (no scope in the call, and the principal resolver returns none) throws PrincipalMissingError before the store is touched.',
+];
+
+export function buildKeyPolicy(actions: readonly ActionDesign[], database?: StackDesign['storeDatabase'], plain = false): KeyPolicy {
   const uniqueness = database ? STORE_FACTS[database].uniqueness : undefined;
   const derived = actions.filter((a) => a.key.source === 'derived');
   return {
@@ -31,11 +40,15 @@ export function buildKeyPolicy(actions: readonly ActionDesign[], database?: Stac
     charset: KEY_CHARSET,
     charsetPattern: KEY_PATTERN,
     validation: [
-      'Required on every protected route; a missing key is 400, never a request that silently runs unprotected.',
-      'One to 255 characters, counted after unquoting.',
-      'Printable ASCII without whitespace, commas or double quotes (0x21–0x7E except 0x22 and 0x2C): empty keys, spaces, commas, control characters and non-ASCII are rejected with 400.',
-      'One optional pair of surrounding double quotes (the IETF draft\'s structured-field form, Idempotency-Key: "…") is removed first.',
-      'A header sent twice is rejected with 400, whether the framework hands it over as a list or joined into "a, b".',
+      ...(plain
+        ? PLAIN_VALIDATION
+        : [
+            'Required on every protected route; a missing key is 400, never a request that silently runs unprotected.',
+            'One to 255 characters, counted after unquoting.',
+            'Printable ASCII without whitespace, commas or double quotes (0x21–0x7E except 0x22 and 0x2C): empty keys, spaces, commas, control characters and non-ASCII are rejected with 400.',
+            'One optional pair of surrounding double quotes (the IETF draft\'s structured-field form, Idempotency-Key: "…") is removed first.',
+            'A header sent twice is rejected with 400, whether the framework hands it over as a list or joined into "a, b".',
+          ]),
       uniqueness ? `${uniqueness}.` : 'Uniqueness is enforced by the database: PRIMARY KEY on (scope, key).',
     ],
     generation:
@@ -47,7 +60,7 @@ export function buildKeyPolicy(actions: readonly ActionDesign[], database?: Stac
   };
 }
 
-export function buildFingerprintPolicy(config: Config): FingerprintPolicy {
+export function buildFingerprintPolicy(config: Config, plain = false): FingerprintPolicy {
   return {
     algorithmId: FINGERPRINT_ALGORITHM_ID,
     algorithm: 'SHA-256',
@@ -61,8 +74,9 @@ export function buildFingerprintPolicy(config: Config): FingerprintPolicy {
       { field: 'tracing and request ids', reason: 'new on every attempt' },
     ],
     mismatchStatus: config.conflictStatus,
-    mismatchBody:
-      'application/problem+json with type …/idempotency-key-mismatch, a title, and a detail saying the key was already used with different parameters; nothing from the stored request or response.',
+    mismatchBody: plain
+      ? 'the wrapper throws MismatchError (from core.ts): it carries only its message, "idempotency key reused with a different request", and nothing from the stored call or result; the function does not run. conflictStatus does not apply: the wrapper answers no HTTP, so your resolver or procedure decides what the caller sees.'
+      : 'application/problem+json with type …/idempotency-key-mismatch, a title, and a detail saying the key was already used with different parameters; nothing from the stored request or response.',
   };
 }
 
@@ -70,13 +84,21 @@ export function buildLockPolicy(config: Config, stack: StackDesign, actions: rea
   const skew = SKEW_BUFFER_MS[config.concurrency];
   const facts = STORE_FACTS[stack.storeDatabase];
   const leases = actions.map((a) => `${a.name} ${describeDuration(a.lockTimeoutMs)}${a.heartbeatMs ? ` (heartbeat every ${describeDuration(a.heartbeatMs)})` : ''}`);
+  // The same numbers buildResponsePolicy hands the code (POLICY.inFlightWaitMs, POLICY.retryAfterSeconds).
+  const shortest = Math.min(...actions.map((a) => a.lockTimeoutMs));
+  const retryCap = Math.max(1, Math.ceil(shortest / 1_000));
+  const plainContested =
+    config.inFlight === 'wait'
+      ? `A duplicate of a call still running polls the record for up to ${describeDuration(Math.min(2_000, shortest))} for the first one to finish and then returns its stored result; if it is still running after the wait the wrapper throws InFlightError, whose retryAfterSeconds is the time left on the lease (at least 1 second, at most ${retryCap}).`
+      : `A duplicate of a call still running makes the wrapper throw InFlightError at once; its retryAfterSeconds is the time left on the lease (at least 1 second, at most ${retryCap}), for the caller to pass on or to retry after. Waiting would tie up a connection and a worker for a result the caller can fetch by retrying.`;
   return {
     skewBufferMs: skew,
     safetyFactor: LEASE_SAFETY_FACTOR,
     defaultDurationMs: DEFAULT_DURATION_MS.http,
     claim: stack.claimPrimitive,
-    contested:
-      config.inFlight === 'wait'
+    contested: stack.plain
+      ? plainContested
+      : config.inFlight === 'wait'
         ? 'A duplicate of a request still running waits briefly (polling the record) for the first one to finish and then replays its response; if it is still running after the wait it gets 409 with Retry-After.'
         : 'A duplicate of a request still running gets 409 at once, with Retry-After set to the time left on the lease; waiting would tie up a connection and a worker for a response the client can fetch by retrying.',
     reclaim: facts.reclaim,
@@ -86,7 +108,7 @@ export function buildLockPolicy(config: Config, stack: StackDesign, actions: rea
   };
 }
 
-export function buildResponsePolicy(config: Config, actions: readonly ActionDesign[], database?: StackDesign['storeDatabase']): ResponsePolicy {
+export function buildResponsePolicy(config: Config, actions: readonly ActionDesign[], database?: StackDesign['storeDatabase'], plain = false): ResponsePolicy {
   // A lease-only store (Redis, DynamoDB) never runs an action in transactional mode.
   const transactional = database ? STORE_FACTS[database].transactional : true;
   const shortest = Math.min(...actions.map((a) => a.lockTimeoutMs));
@@ -102,7 +124,7 @@ export function buildResponsePolicy(config: Config, actions: readonly ActionDesi
     replayHeader: 'Idempotent-Replayed',
     problemType: PROBLEM_TYPE_BASE,
     replayedHeaders: ['content-type', 'location', 'cache-control', 'etag', 'last-modified'],
-    rules: [
+    rules: plain ? plainRules(config, transactional, config.inFlight === 'wait') : [
       { situation: 'New key', response: 'Claim, run the action, store the response, then send it', stored: 'Yes, before sending' },
       { situation: 'Same key and fingerprint, completed', response: 'Replay status, allow-listed headers and exact body bytes, plus Idempotent-Replayed: true', stored: 'Already' },
       { situation: 'Same key, different fingerprint', response: `${mismatch} problem+json${mismatch === 422 ? ' (IETF draft; 409 selectable)' : ' (the original contract; 422 is the IETF draft\'s choice)'}`, stored: 'No' },
@@ -121,6 +143,31 @@ export function buildResponsePolicy(config: Config, actions: readonly ActionDesi
       { situation: 'Expired key', response: 'Treated as new', stored: 'Yes, fresh record' },
     ],
   };
+}
+
+/**
+ * The response rules as the plain wrapper (plain.ts over core.ts runOnce) really behaves: it returns the result or
+ * throws, so there is no status, header or byte to speak of, and no method to pass through.
+ */
+function plainRules(config: Config, transactional: boolean, wait: boolean): ResponsePolicy['rules'] {
+  return [
+    { situation: 'New key', response: 'Claim, run the function, store its result as JSON, then return that JSON form (the shape a repeat gets; an undefined result is returned as undefined but stored, and repeated, as null)', stored: 'Yes, before returning' },
+    { situation: 'Same key and input, completed', response: 'Returns the stored JSON result without running the function; detailed() also says replayed: true', stored: 'Already' },
+    { situation: 'Same key, different input', response: 'Throws MismatchError; nothing of the stored result', stored: 'No' },
+    { situation: 'Same key, still running', response: wait ? 'Polls briefly for the result, then throws InFlightError carrying retryAfterSeconds' : 'Throws InFlightError carrying retryAfterSeconds (the time left on the lease)', stored: 'No' },
+    { situation: 'Lease expired (worker crashed)', response: 'Reclaim with a new fencing token and run', stored: 'When it completes' },
+    { situation: 'Key missing or malformed', response: 'Throws InvalidKeyError (reason missing, empty, too-long or invalid) before the store is touched', stored: 'No' },
+    { situation: 'Scoped action without a principal', response: 'Throws PrincipalMissingError before the store is touched', stored: 'No' },
+    { situation: 'The function throws', response: 'Release the claim and rethrow the same error; a retry runs again', stored: 'No' },
+    { situation: 'A definitive failure (e.g. a declined card)', response: 'Stored only if the function returns it as a value; a thrown one is released and retried like any error', stored: 'Only when returned' },
+    { situation: 'Store unavailable or slow before the function', response: 'Throws StoreUnavailableError naming the store operation, "not processed" (the claim never committed), fail closed; it carries no retry-after', stored: 'No' },
+    ...(transactional ? [{ situation: 'Completion cannot be recorded (transactional mode)', response: 'Throws StoreUnavailableError, "not processed": the claim and the function\'s writes were rolled back together; if the COMMIT\'s answer itself was lost, the store\'s OutcomeUnknownError', stored: 'No' }] : []),
+    { situation: 'Completion cannot be recorded (lease mode)', response: 'Retried with the same fencing token, then throws OutcomeUnknownError ("retry later with the same key"); the lease lapses and a retry re-runs with the same provider keys', stored: 'Not yet' },
+    { situation: 'Completion after the lease was taken over', response: 'Throws LeaseLostError; the new owner\'s result stands', stored: 'No' },
+    { situation: `Result above ${describeBytes(config.maxStoredResponseBytes)} as JSON`, response: 'Returned once; a repeat throws NotReplayableError, never a second execution', stored: 'A SHA-256 of the JSON, not the result' },
+    { situation: 'Key used by another principal', response: "Runs as this principal's own new key", stored: 'Under this principal' },
+    { situation: 'Expired key', response: 'Treated as new', stored: 'Yes, fresh record' },
+  ];
 }
 
 const TIME_PARTITION_CAVEAT =

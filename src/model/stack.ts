@@ -7,9 +7,10 @@ import type { StackDesign } from './types.js';
 export function buildStack(config: Config): { stack: StackDesign; assumptions: string[] } {
   const assumptions: string[] = [];
   const s = config.stack;
+  const plain = s.framework === 'unknown' && noHttpRoute(config.actions);
   const agnostic = s.database === 'unknown' || s.framework === 'unknown' || s.language === 'unknown';
   if (s.language === 'unknown') assumptions.push('The language was not given: code is shown in TypeScript and needs translating to your language.');
-  if (s.framework === 'unknown' && noHttpRoute(config.actions)) assumptions.push(`The framework was not given, and no action is a plain HTTP route (they are ${httplessKinds(config.actions)}): the code is the plain idempotent(fn) wrapper, which your resolvers, procedures and handlers call, with no HTTP framework.`);
+  if (plain) assumptions.push(`The framework was not given, and no action is a plain HTTP route (they are ${httplessKinds(config.actions)}): the code is the plain idempotent(fn) wrapper, which your resolvers, procedures and handlers call, with no HTTP framework.`);
   else if (s.framework === 'unknown') assumptions.push('The framework was not given: the middleware is written against a minimal request/response interface and needs an adapter for your framework.');
   if (s.database === 'unknown') assumptions.push('The database was not given: the design uses the PostgreSQL reference schema; for a non-relational store, redesign from the logical model (key, fingerprint, status, lease, response, expiry) rather than translating the DDL.');
   const storeDatabase: Database = s.database === 'unknown' ? 'postgres' : s.database;
@@ -33,6 +34,7 @@ export function buildStack(config: Config): { stack: StackDesign; assumptions: s
       claimIn: facts.claimIn,
       transactional: facts.transactional,
       ...(facts.duplicateWaitsOn ? { duplicateWaitsOn: facts.duplicateWaitsOn } : {}),
+      ...(plain ? { plain: true as const } : {}),
     },
     assumptions,
   };

@@ -21,6 +21,26 @@ export interface StoreFailure {
   failure: string;
   answer: string;
   why: string;
+  /** Where the row also covers a concurrent duplicate the store answers as in flight (409): which one. */
+  duplicate?: string;
+}
+
+/** The row as an HTTP design shows it: the answer already names the duplicate's 409. */
+export function withoutDuplicate(failure: StoreFailure): StoreFailure {
+  const { duplicate: _duplicate, ...row } = failure;
+  return row;
+}
+
+/**
+ * The same row for the plain idempotent(fn) wrapper, which answers no HTTP: core.ts turns a store failure into
+ * StoreUnavailableError (naming the operation, no retry-after) and an in-flight duplicate into InFlightError.
+ */
+export function asWrapperFailure(failure: StoreFailure): StoreFailure {
+  const { duplicate, ...row } = failure;
+  return {
+    ...row,
+    answer: `Throws StoreUnavailableError ("not processed"; it names the store operation and carries no retry-after)${duplicate ? `; InFlightError with retryAfterSeconds for ${duplicate}` : ''}`,
+  };
 }
 
 export interface StoreFacts {
@@ -109,6 +129,7 @@ const POSTGRES: StoreFacts = {
     {
       failure: `A claim statement slower than ${sec(b.statementTimeoutMs)} (server-side statement_timeout, a session parameter of the store's connections), or a duplicate's row locked longer than ${sec(b.lockTimeoutMs)} (lock_timeout)`,
       answer: '503 "not processed" for a time-out; 409 + Retry-After for the locked duplicate',
+      duplicate: 'the locked duplicate',
       why: 'A lease-mode claim is one autocommit statement: the server cancels it at the time-out, and it carries a deadline on the database clock, so a claim the network delivers late takes nothing. A transactional claim becomes durable only at COMMIT, which is sent after every answer arrived; on a time-out its connection is rolled back or destroyed. Either way a claim the client was told failed can never commit later. The client waits at most one second longer than the server for an answer.',
     },
   ],
@@ -141,6 +162,7 @@ const MYSQL: StoreFacts = {
     {
       failure: `A store statement slower than ${sec(b.statementTimeoutMs)} (the store's own timer: mysql2 has no server-side statement time-out), or a duplicate's row locked longer than ${sec(lockSeconds(b.lockTimeoutMs) * 1_000)} (innodb_lock_wait_timeout)`,
       answer: '503 "not processed" for a time-out; 409 + Retry-After for the locked duplicate',
+      duplicate: 'the locked duplicate',
       why: 'The claim runs in a transaction that becomes durable only at COMMIT; a statement that overruns has its connection destroyed, and the server rolls the transaction back. If the COMMIT itself went out and its answer was lost, the claim may stand, but no action ran, so "not processed" is still true and the retry takes the key over once its lease lapses. A transactional action\'s writes commit only together with its completion.',
     },
   ],
@@ -172,6 +194,7 @@ const SQLITE: StoreFacts = {
     {
       failure: `The write lock held by another transaction (a transactional request, another process) for longer than ${sec(b.storeTimeoutMs)}`,
       answer: '503 "not processed", Retry-After; 409 + Retry-After for a duplicate of a transactional claim open in this process',
+      duplicate: 'a duplicate of a transactional claim open in this process',
       why: 'BEGIN IMMEDIATE never got the lock, so nothing was written; a claim that gets it runs and commits synchronously before the store answers, so a claim the client was told failed can never commit later.',
     },
   ],

@@ -2,7 +2,7 @@ import type { ActionConfig, Config, Provider, RetrySource, Trigger } from '../co
 import { describeDuration, formatDuration, parseDuration } from '../config/duration.js';
 import { PROVIDER_LABELS } from './labels.js';
 import type { ProviderBudget } from './codeFacts.js';
-import { STORE_FACTS } from './storeFacts.js';
+import { STORE_FACTS, asWrapperFailure, withoutDuplicate } from './storeFacts.js';
 import type { DetectionPolicy, RetentionPolicy, StackDesign } from './types.js';
 
 /** Typical duration when the config does not say; stated as an assumption in the document. */
@@ -172,7 +172,7 @@ export const COMPLETION_ATTEMPTS = 3;
  * What decides duplicate vs new on this design's store, and how each store call is bounded: the numbers from the
  * target and topology, the words from STORE_FACTS, so they say what the generated store code does.
  */
-export function decideDetection(config: Config, stack: Pick<StackDesign, 'storeDatabase' | 'databaseLabel'>): DetectionPolicy {
+export function decideDetection(config: Config, stack: Pick<StackDesign, 'storeDatabase' | 'databaseLabel' | 'plain'>): DetectionPolicy {
   const facts = STORE_FACTS[stack.storeDatabase];
   const targetMs = parseDuration(config.detectionLatency)!;
   const expectedMs = config.concurrency === 'global' ? 80 : config.concurrency === 'multi-instance' ? 5 : 2;
@@ -198,5 +198,5 @@ export function decideDetection(config: Config, stack: Pick<StackDesign, 'storeD
   }
   justification += ` ${facts.bounds(budgets)}`;
   const summary = `${facts.detectionSummary}; target ${describeDuration(targetMs)}, ${facts.detectionTimeouts(budgets)}`;
-  return { targetMs, expectedMs, meets, justification, storeTimeoutMs, acquireTimeoutMs, statementTimeoutMs, lockTimeoutMs, completionRetryMs, summary, failures: facts.failures(budgets) };
+  return { targetMs, expectedMs, meets, justification, storeTimeoutMs, acquireTimeoutMs, statementTimeoutMs, lockTimeoutMs, completionRetryMs, summary, failures: facts.failures(budgets).map((f) => (stack.plain ? asWrapperFailure(f) : withoutDuplicate(f))) };
 }

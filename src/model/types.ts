@@ -103,6 +103,12 @@ export interface StackDesign {
   transactional: boolean;
   /** Transactional mode: what a concurrent duplicate waits on ("the key's unique index"). */
   duplicateWaitsOn?: string;
+  /**
+   * The generated code is the plain idempotent(fn) wrapper (framework unknown, no action a plain HTTP route): it
+   * returns the stored JSON result or throws, it answers no HTTP. Every section that says what a caller gets reads
+   * this one flag. Absent for HTTP designs.
+   */
+  plain?: true;
 }
 
 export interface ActionDesign {

@@ -89,9 +89,9 @@ const CANDIDATES: Candidate[] = [
     id: 'plain-bodies',
     pattern: 'Storing full response bodies without encryption',
     whyItFails: 'The store becomes a copy of personal and payment data, outside the controls of the main tables.',
-    here: ({ actions }) =>
+    here: ({ actions, stack }) =>
       actions.some((a) => a.severity === 'financial')
-        ? 'Payment responses are stored for replay; the store sits under the same encryption-at-rest and access rules as the payments tables.'
+        ? `${stack.plain ? 'Payment results (the JSON the wrapped function returns) are stored for every repeat' : 'Payment responses are stored for replay'}; the store sits under the same encryption-at-rest and access rules as the payments tables.`
         : undefined,
   },
   {

@@ -45,20 +45,26 @@ export function buildSecurity(ctx: Ctx): SecurityItem[] {
       topic: 'Key guessability',
       decision:
         clientKeys.length > 0
-          ? `Client keys (${names(clientKeys)}) must be UUIDv4 or another format with at least 122 random bits; the middleware rejects keys longer than 255 characters or containing control characters.${scopedClientKeys.length > 0 ? ` Because records ${sharedClientKeys.length > 0 ? `of ${names(scopedClientKeys)} ` : ''}are scoped to the caller, a guessed key only ever reaches the guesser's own records.` : ''}${sharedClientKeys.length > 0 ? ` ${names(sharedClientKeys)} ${sharedClientKeys.length === 1 ? 'is' : 'are'} global: the random bits are all that keeps one caller from another's records, so a key that leaks (a log line, a proxy, a shared device) can be replayed by anyone until it expires; keys never go into URLs or logs.` : ''}`
+          ? `Client keys (${names(clientKeys)}) must be UUIDv4 or another format with at least 122 random bits; the ${ctx.stack.plain ? 'wrapper throws InvalidKeyError for' : 'middleware rejects'} keys longer than 255 characters or containing control characters.${scopedClientKeys.length > 0 ? ` Because records ${sharedClientKeys.length > 0 ? `of ${names(scopedClientKeys)} ` : ''}are scoped to the caller, a guessed key only ever reaches the guesser's own records.` : ''}${sharedClientKeys.length > 0 ? ` ${names(sharedClientKeys)} ${sharedClientKeys.length === 1 ? 'is' : 'are'} global: the random bits are all that keeps one caller from another's records, so a key that leaks (a log line, a proxy, a shared device) can be replayed by anyone until it expires; keys never go into URLs or logs.` : ''}`
           : 'Keys are derived on the server from provider or message identifiers; callers cannot choose them.',
     },
     {
       topic: 'Rate limiting key creation',
-      decision: 'idempotency.keys_created_per_user is tracked per principal; above 100 new keys a minute the caller is throttled with 429 before a record is written (429s are never stored).',
+      decision: ctx.stack.plain
+        ? 'idempotency.keys_created_per_user is tracked per principal; above 100 new keys a minute the caller is throttled before the wrapper is called (in your API layer or at the edge), so no record is written. The wrapper has no rate limiter of its own, and an error thrown before or inside it is never stored.'
+        : 'idempotency.keys_created_per_user is tracked per principal; above 100 new keys a minute the caller is throttled with 429 before a record is written (429s are never stored).',
     },
     {
       topic: 'What a conflict reveals',
-      decision: `A ${ctx.responses.mismatchStatus} for a reused key states only that the key was used with different parameters. It never includes the stored body, the stored fingerprint or the original request.`,
+      decision: ctx.stack.plain
+        ? 'The MismatchError thrown for a reused key states only that the key was used with a different request. It carries no stored result, stored fingerprint or original input, so whatever your resolver or procedure makes of it cannot leak them.'
+        : `A ${ctx.responses.mismatchStatus} for a reused key states only that the key was used with different parameters. It never includes the stored body, the stored fingerprint or the original request.`,
     },
     {
-      topic: 'Personal data in stored responses',
-      decision: financial
+      topic: ctx.stack.plain ? 'Personal data in stored results' : 'Personal data in stored responses',
+      decision: ctx.stack.plain
+        ? `Stored results (the JSON each wrapped function returns) ${financial ? 'can hold payment and' : 'may hold'} personal data: keep the table under the same encryption-at-rest${financial ? ', backup' : ''} and access rules as the data it mirrors; it expires with the retention window. A function whose repeat only needs an id or a status should return just that.`
+        : financial
         ? 'Stored response bodies can hold payment and personal data: the table lives under the same encryption-at-rest, backup and access controls as the payments tables, and expires with the retention window. For non-payment actions where a replay only needs the status, store the status and a hash of the body instead.'
         : 'Stored response bodies may hold personal data: keep the table under the same encryption-at-rest and access rules as the data it mirrors; it expires with the retention window.',
     },
@@ -78,7 +84,7 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
       promName: 'idempotency_duplicates_blocked_total',
       type: 'counter',
       labels: ['action', 'outcome'],
-      meaning: 'Requests answered from the store (replay) or refused while in flight, by action.',
+      meaning: ctx.stack.plain ? 'Calls answered from the store (the stored result) or refused while in flight (InFlightError), by action.' : 'Requests answered from the store (replay) or refused while in flight, by action.',
       alert: 'Page when the rate is 3× its 1-day baseline for 15 minutes: a client or proxy retry storm.',
       alertExpr: 'sum by (action) (rate(idempotency_duplicates_blocked_total[15m])) > 3 * sum by (action) (rate(idempotency_duplicates_blocked_total[1d] offset 1d)) and sum by (action) (rate(idempotency_duplicates_blocked_total[15m])) > 0.1',
       severity: 'page',
@@ -98,7 +104,7 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
       promName: 'idempotency_fingerprint_mismatches_total',
       type: 'counter',
       labels: ['action'],
-      meaning: `Keys reused with different parameters (answered ${ctx.responses.mismatchStatus}): client bugs or abuse.`,
+      meaning: ctx.stack.plain ? 'Keys reused with a different input (MismatchError thrown): client bugs or abuse.' : `Keys reused with different parameters (answered ${ctx.responses.mismatchStatus}): client bugs or abuse.`,
       alert: 'Ticket when more than 5 in 10 minutes for one action.',
       alertExpr: 'sum by (action) (increase(idempotency_fingerprint_mismatches_total[10m])) > 5',
       severity: 'ticket',
@@ -148,7 +154,9 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
       promName: 'idempotency_store_errors_total',
       type: 'counter',
       labels: ['operation'],
-      meaning: `Store calls that failed or exceeded ${describeDuration(ctx.detection.storeTimeoutMs)}; each became a 503.`,
+      meaning: ctx.stack.plain
+        ? `Store calls that failed or exceeded ${describeDuration(ctx.detection.storeTimeoutMs)}: a failed claim throws StoreUnavailableError; a failed completion is retried, then throws OutcomeUnknownError.`
+        : `Store calls that failed or exceeded ${describeDuration(ctx.detection.storeTimeoutMs)}; each became a 503.`,
       alert: 'Page when more than 1% of requests hit a store error for 5 minutes.',
       alertExpr: 'sum(rate(idempotency_store_errors_total[5m])) > 0.01 * sum(rate(idempotency_requests_total[5m]))',
       severity: 'page',
@@ -158,7 +166,7 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
       promName: 'idempotency_outcome_unknown_total',
       type: 'counter',
       labels: ['action'],
-      meaning: `Actions that ran but whose result could not be recorded: lease mode after ${describeDuration(ctx.detection.completionRetryMs)} of completion retries with the same fencing token, or a transactional COMMIT whose answer was lost. The client was told the outcome is unknown; the record stays PROCESSING until its lease lapses.`,
+      meaning: `Actions that ran but whose result could not be recorded: lease mode after ${describeDuration(ctx.detection.completionRetryMs)} of completion retries with the same fencing token, or a transactional COMMIT whose answer was lost. ${ctx.stack.plain ? 'The caller got OutcomeUnknownError' : 'The client was told the outcome is unknown'}; the record stays PROCESSING until its lease lapses.`,
       alert: 'Page on any occurrence: reconcile the record with the provider (by its derived key) before the client retries.',
       alertExpr: 'sum by (action) (increase(idempotency_outcome_unknown_total[5m])) > 0',
       severity: 'page',
@@ -186,6 +194,7 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
 }
 
 export function buildTests(ctx: Ctx): TestScenario[] {
+  if (ctx.stack.plain) return buildWrapperTests(ctx);
   const first = ctx.actions[0]!;
   const saga = ctx.sagas[0];
   const label = first.transport ? `The ${TRANSPORT_LABELS[first.transport]} ${transportName(first)}` : (first.route ?? first.name);
@@ -208,14 +217,46 @@ export function buildTests(ctx: Ctx): TestScenario[] {
   ];
 }
 
+/** The scenarios as the plain idempotent(fn) wrapper answers them: a result or a thrown error, never a status. */
+function buildWrapperTests(ctx: Ctx): TestScenario[] {
+  const first = ctx.actions[0]!;
+  const saga = ctx.sagas[0];
+  const label = first.transport ? `The ${TRANSPORT_LABELS[first.transport]} ${transportName(first)}` : first.name;
+  const global = first.scope === 'global';
+  return [
+    { id: 'first-request', name: 'First call', input: `${label} with a new key`, expected: 'The function runs once; its result is stored as JSON, then returned.', verifies: 'Happy path' },
+    { id: 'replay', name: 'Same key, same input, again', input: 'The identical call repeated after completion', expected: 'The stored JSON result is returned (detailed() reports replayed: true); the function does not run again.', verifies: 'Core idempotency' },
+    { id: 'mismatch', name: 'Same key, different input', input: `The key reused with a different ${first.significantFields[0] ?? 'significant field'}`, expected: 'MismatchError is thrown; it carries nothing of the stored result, and the function does not run.', verifies: 'Fingerprint mismatch detection' },
+    { id: 'concurrent', name: 'Concurrent duplicates', input: '50 identical calls with one key at the same moment', expected: 'The function runs exactly once; every other call gets the stored result or throws InFlightError (with retryAfterSeconds); none fails otherwise.', verifies: 'Lock correctness', concurrent: true },
+    global
+      ? { id: 'other-principal', name: 'Key used by another caller', input: 'A second caller passes a key the first caller already used (global scope: no principal tells them apart)', expected: 'The same input gets the stored result; a different one throws MismatchError; the function does not run again.', verifies: 'Global key space (the key is the only secret)' }
+      : { id: 'other-principal', name: 'Key used by another principal', input: 'User B passes a key that user A already used', expected: "B's call runs as B's own new key; A's result is never returned.", verifies: 'Scope isolation' },
+    { id: 'expired', name: 'Retry after expiry', input: `The same key after ${ctx.retention.label}`, expected: 'Treated as a new call: the function runs again.', verifies: 'Expiration logic' },
+    { id: 'crash', name: 'Crash mid-action, then retry', input: 'The worker is killed after claiming; the caller retries', expected: `InFlightError while the lease (${describeDuration(first.lockTimeoutMs)}) is live; afterwards the retry reclaims, runs once, and the killed worker's late completion throws LeaseLostError.`, verifies: 'Partial failure recovery' },
+    saga
+      ? { id: 'saga-resume', name: 'Saga step fails, retry', input: `${saga.action}: step 2 (${saga.steps[1]?.name ?? 'second step'}) fails transiently, then the call is retried`, expected: `Resumes at ${saga.steps[1]?.name ?? 'step 2'}; ${saga.steps[0]?.name ?? 'step 1'} is not repeated.`, verifies: 'Multi-step idempotency' }
+      : { id: 'saga-resume', name: 'Multi-step retry (no saga here)', input: 'The function fails after its first write, then is retried', expected: 'The claim was released, the retry re-runs the function as a whole, and downstream keys derived from the local key stop any duplicate effect.', verifies: 'Multi-step idempotency' },
+    { id: 'store-down', name: 'Store unavailable', input: 'The database stops answering', expected: `StoreUnavailableError within ${describeDuration(ctx.detection.storeTimeoutMs)}; the function never runs unprotected.`, verifies: 'Fail closed' },
+    { id: 'action-error', name: 'The function throws', input: 'The wrapped function throws', expected: 'The same error reaches the caller, the claim is released, and the next retry runs the function again.', verifies: 'Transient failures stay retryable' },
+  ];
+}
+
 export function buildBuildOrder(ctx: Ctx): BuildStep[] {
   const riskiest = [...ctx.actions].sort((a, b) => rank(a) - rank(b))[0]!;
   const hasSaga = ctx.sagas.length > 0;
   const steps: Array<Omit<BuildStep, 'step'>> = [
     { title: `Create ${ctx.storage.table}${hasSaga ? ` and ${ctx.storage.stepTable}` : ''}`, detail: `Run the migration on ${ctx.stack.databaseLabel}.`, safety: 'Additive DDL; nothing reads the tables yet.' },
-    { title: 'Add the middleware in log-only mode', detail: 'Claim and record, but let every request through and log (hashed keys only) what would have been blocked.', safety: 'Behaviour unchanged; measures claim latency and duplicate rates.' },
-    { title: `Enforce on ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(':')[0]}) goes first.`, safety: 'One route changes behaviour; roll back by switching it to log-only.' },
-    { title: 'Turn on fingerprint mismatch rejection', detail: `Reused keys with different parameters get ${ctx.responses.mismatchStatus}.`, safety: 'Watch fingerprint_mismatches for a day before enforcing on all clients.' },
+    ...(ctx.stack.plain
+      ? [
+          { title: 'Create the core and the wrappers', detail: 'Construct them once at start-up (createIdempotency); nothing calls them yet.', safety: 'Behaviour unchanged: nothing calls them yet.' },
+          { title: `Wrap ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(':')[0]}) goes first: ${riskiest.trigger === 'cron' || riskiest.trigger === 'consumer' ? 'through its own entry over the same core (TRIGGERS.md in the scaffold)' : `its body runs inside idempotency.idempotent('${riskiest.name}', call, work)`}. The wrapper has no log-only mode.`, safety: 'One call path changes behaviour; roll back by calling the function directly again.' },
+          { title: 'Turn the wrapper\'s errors into answers', detail: 'Map MismatchError, InFlightError (with its retryAfterSeconds), InvalidKeyError, PrincipalMissingError, NotReplayableError, StoreUnavailableError and OutcomeUnknownError to your API\'s errors; the wrapper answers no HTTP (where your API does, problemFor in problems.ts gives the RFC 9457 problem details, status included, for each kind).', safety: 'Watch fingerprint_mismatches for a day: each one is a caller reusing a key.' },
+        ]
+      : [
+          { title: 'Add the middleware in log-only mode', detail: 'Claim and record, but let every request through and log (hashed keys only) what would have been blocked.', safety: 'Behaviour unchanged; measures claim latency and duplicate rates.' },
+          { title: `Enforce on ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(':')[0]}) goes first.`, safety: 'One route changes behaviour; roll back by switching it to log-only.' },
+          { title: 'Turn on fingerprint mismatch rejection', detail: `Reused keys with different parameters get ${ctx.responses.mismatchStatus}.`, safety: 'Watch fingerprint_mismatches for a day before enforcing on all clients.' },
+        ]),
     { title: 'Enable lease expiry and orphan reclaim', detail: 'Expired claims are reclaimed with a fencing token; heartbeats for long actions.', safety: 'Verify with a kill test in staging.' },
     ctx.cleanup.job
       ? { title: 'Schedule the cleanup job', detail: `${ctx.cleanup.scheduleLabel}, ${ctx.cleanup.batchSize} rows per batch.`, safety: 'Deletes only expired, finished rows.' }
@@ -238,7 +279,7 @@ export function buildRunbook(ctx: Ctx): RunbookEntry[] {
     {
       id: 'stuck-processing',
       title: 'Stuck PROCESSING records',
-      symptom: 'oldest_in_flight_age_seconds above twice the lease, or clients receiving 409 for one key for minutes.',
+      symptom: `oldest_in_flight_age_seconds above twice the lease, or ${ctx.stack.plain ? 'calls throwing InFlightError' : 'clients receiving 409'} for one key for minutes.`,
       // Said in words rather than as a query: the document shows only code the scaffolding contains, and the words
       // hold for every store's dialect.
       steps: ctx.stack.storeDatabase === 'redis'
@@ -294,7 +335,9 @@ export function buildRunbook(ctx: Ctx): RunbookEntry[] {
     symptom: 'keys_created_per_user above 100 a minute for one principal, table growth ahead of traffic.',
     steps: [
       'Identify the principal from the rate limiter (not from logs of keys).',
-      'Throttle or block it with 429 at the edge; 429s are never stored.',
+      ctx.stack.plain
+        ? 'Throttle or block it at the edge or in your API layer, before the wrapper is called; a call refused there writes no record.'
+        : 'Throttle or block it with 429 at the edge; 429s are never stored.',
       'Delete its unfinished records if they crowd the table; completed ones expire with retention.',
     ],
   });

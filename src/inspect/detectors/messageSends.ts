@@ -276,6 +276,12 @@ export function messagePhrase(library: string, channel: string): string {
   return `sends ${CHANNEL_WORDS[channel as MessageChannel] ?? 'a message'} through ${label}`;
 }
 
+/** "sends an e-mail through nodemailer" for a library as inspection names it. */
+export function libraryPhrase(library: string): string {
+  const spec = (MESSAGE_LIBRARIES as Record<string, LibrarySpec | undefined>)[library];
+  return messagePhrase(library, spec?.channel ?? '');
+}
+
 export function channelWords(channel: string): string {
   return CHANNEL_WORDS[channel as MessageChannel] ?? 'a message';
 }

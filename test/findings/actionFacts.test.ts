@@ -641,6 +641,9 @@ describe('messages a duplicate sends again', () => {
     const design = codeDesign(facts!);
     expect(describeFromCode(design, 'MongoDB')).toBe('The handler `sendVerificationEmail` at `src/controllers/auth.controller.js:2` inserts into `Token` (`src/services/token.service.js:2`) in MongoDB, then sends an e-mail through nodemailer (`src/services/email.service.js:4`, through `sendEmail`).');
     expect(impactFromCode(design, 'http')).toEqual({ text: 'A duplicate request sends the e-mail again to the same person (nodemailer, `src/services/email.service.js:4`), and inserts a second row into `Token`.', severity: 'external' });
+    // The rollout quotes the sentence up to its first colon: not the one in `file:line`.
+    const model = buildDesign(ctx.config as Config, undefined, { now: new Date('2026-01-15T00:00:00Z'), code: [facts!] });
+    expect(model.buildOrder.find((s) => s.title === 'Enforce on sendVerificationEmail')?.detail).toBe('The highest-risk action (A duplicate request sends the e-mail again to the same person (nodemailer, `src/services/email.service.js:4`), and inserts a second row into `Token`) goes first.');
   });
 
   it('a transport another project module makes and exports', () => {

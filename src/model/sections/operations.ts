@@ -214,7 +214,7 @@ export function buildBuildOrder(ctx: Ctx): BuildStep[] {
   const steps: Array<Omit<BuildStep, 'step'>> = [
     { title: `Create ${ctx.storage.table}${hasSaga ? ` and ${ctx.storage.stepTable}` : ''}`, detail: `Run the migration on ${ctx.stack.databaseLabel}.`, safety: 'Additive DDL; nothing reads the tables yet.' },
     { title: 'Add the middleware in log-only mode', detail: 'Claim and record, but let every request through and log (hashed keys only) what would have been blocked.', safety: 'Behaviour unchanged; measures claim latency and duplicate rates.' },
-    { title: `Enforce on ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(':')[0]}) goes first.`, safety: 'One route changes behaviour; roll back by switching it to log-only.' },
+    { title: `Enforce on ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(/:(?!\d)/)[0]!.replace(/\.$/, '')}) goes first.`, safety: 'One route changes behaviour; roll back by switching it to log-only.' },
     { title: 'Turn on fingerprint mismatch rejection', detail: `Reused keys with different parameters get ${ctx.responses.mismatchStatus}.`, safety: 'Watch fingerprint_mismatches for a day before enforcing on all clients.' },
     { title: 'Enable lease expiry and orphan reclaim', detail: 'Expired claims are reclaimed with a fencing token; heartbeats for long actions.', safety: 'Verify with a kill test in staging.' },
     ctx.cleanup.job

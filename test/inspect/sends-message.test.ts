@@ -4,7 +4,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspectProject } from '../../src/inspect/index.js';
 import type { EndpointFinding } from '../../src/inspect/types.js';
+import { formatInspection } from '../../src/inspect/formatInspection.js';
 import { actionsFromInspection } from '../../src/questions/actionsFromInspection.js';
+import { summarizeInspection } from '../../src/questions/summarizeInspection.js';
 import { pickCreates } from '../../src/questions/pickCreates.js';
 
 const roots: string[] = [];
@@ -54,6 +56,9 @@ describe('an endpoint whose handler reaches a message send', () => {
     expect(send?.checked).toBe(true);
     expect(send?.note).toBe('sends an e-mail through nodemailer: a duplicate would reach a person twice');
     expect(pickCreates(candidates).map((a) => a.name)).toEqual(['sendVerificationEmail', 'saveNote']);
+    // What inspection learnt reaches what the user reads: `inspect` and init's summary.
+    expect(formatInspection(inspection, { value: (v) => String(v), dim: (v) => v })).toMatch(/POST \/v1\/auth\/send-verification-email\s+sends an e-mail through nodemailer/);
+    expect(summarizeInspection(inspection)).toContainEqual(expect.stringContaining('2 mutating endpoints (1 sending e-mail, SMS or push)'));
   });
 
   it('through a transport another project module exports', async () => {

@@ -68,7 +68,7 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     for (const w of writesIn(node, source)) if (!sends.has(w.call)) steps.push({ pos: w.pos, run: () => writes.push(w.fact) });
     for (const m of sent) {
       if (m.call.pos < node.pos || m.call.end > node.end || inNested(m.call, node, seen)) continue;
-      steps.push({ pos: m.call.pos, run: () => messages.push({ channel: m.channel, library: m.library, operation: m.operation, file: source.rel, line: lineOf(source, m.call), keyed: m.key !== undefined || m.opaqueOptions === true, ...(via ? { via } : {}) }) });
+      steps.push({ pos: m.call.pos, run: () => messages.push({ channel: m.channel, library: m.library, operation: m.operation, file: source.rel, line: lineOf(source, m.call), keyed: m.key !== undefined || m.opaqueOptions === true, ...(m.key !== undefined && volatilePart(m.key) !== undefined ? { keyPerAttempt: true } : {}), ...(via ? { via } : {}) }) });
     }
     if (depth < MAX_DEPTH) {
       for (const call of calls(node)) {

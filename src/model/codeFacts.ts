@@ -56,6 +56,8 @@ export interface MessageFact {
   line: number;
   /** Passes the library's idempotency key (Resend's `{ idempotencyKey }`), so the provider drops a resent copy. */
   keyed: boolean;
+  /** The key is made on each call (`randomUUID()`): a retried request sends another, and the copy goes out again. */
+  keyPerAttempt?: boolean;
   /** The helper function the send sits in, when it is not the handler itself. */
   via?: string;
 }

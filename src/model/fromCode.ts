@@ -10,7 +10,7 @@ export interface ActionCodeDesign {
   calls: Array<{ call: string; location: string; keyed: boolean; keyPerAttempt?: boolean; via?: string; repeatsSafely?: boolean; impact: OperationImpact }>;
   writes: Array<{ target: string; kind: string; location: string; unique?: string; freshKey?: string }>;
   /** Messages to a person: absent when the code sends none, so older designs keep their shape. */
-  messages?: Array<{ channel: MessageFact['channel']; library: string; location: string; keyed: boolean; via?: string }>;
+  messages?: Array<{ channel: MessageFact['channel']; library: string; location: string; keyed: boolean; keyPerAttempt?: boolean; via?: string }>;
 }
 
 /** A saga proposed from the code: steps named after the calls the handler makes in sequence. */
@@ -40,7 +40,7 @@ export function codeDesign(facts: ActionCodeFacts): ActionCodeDesign {
       impact: c.repeatsSafely ? { impact: 'harmless' as const, severity: 'note' as const, text: `repeats \`${callName(c)}\`, which sets the same state at ${providerName(c.provider)} again: harmless` } : impactOfOperation(c.provider, c.operation, c.risk),
     })),
     writes: facts.writes.map((w) => ({ target: w.target, kind: w.kind, location: `${w.file}:${w.line}`, ...(w.uniqueColumns?.length ? { unique: w.uniqueColumns.join('; ') } : {}), ...(w.freshKey ? { freshKey: w.freshKey } : {}) })),
-    ...(facts.messages?.length ? { messages: facts.messages.map((m) => ({ channel: m.channel, library: m.library, location: `${m.file}:${m.line}`, keyed: m.keyed, ...(m.via && m.via !== facts.handler.name ? { via: m.via } : {}) })) } : {}),
+    ...(facts.messages?.length ? { messages: facts.messages.map((m) => ({ channel: m.channel, library: m.library, location: `${m.file}:${m.line}`, keyed: m.keyed, ...(m.keyPerAttempt ? { keyPerAttempt: true } : {}), ...(m.via && m.via !== facts.handler.name ? { via: m.via } : {}) })) } : {}),
   };
 }
 
@@ -50,7 +50,7 @@ export function codeDesign(facts: ActionCodeFacts): ActionCodeDesign {
  */
 function messageImpact(messages: NonNullable<ActionCodeDesign['messages']>): { text: string } | undefined {
   if (messages.length === 0) return undefined;
-  const unkeyed = messages.filter((m) => !m.keyed);
+  const unkeyed = messages.filter((m) => !m.keyed || m.keyPerAttempt);
   const first = unkeyed[0] ?? messages[0]!;
   const what = channelWords(first.channel).replace(/^an? /, 'the ');
   const label = (MESSAGE_LIBRARIES as Partial<Record<string, { label: string }>>)[first.library as MessageLibrary]?.label ?? first.library;
@@ -78,7 +78,7 @@ export function describeFromCode(design: ActionCodeDesign, databaseLabel: string
   }
   const messages = design.messages ?? [];
   if (messages.length > 0) {
-    const sends = messages.map((m) => `${messagePhrase(m.library, m.channel)} (\`${m.location}\`${m.via ? `, through \`${m.via}\`` : ''}${m.keyed ? ', with an idempotency key' : ''})`).join(', then ');
+    const sends = messages.map((m) => `${messagePhrase(m.library, m.channel)} (\`${m.location}\`${m.via ? `, through \`${m.via}\`` : ''}${m.keyed ? (m.keyPerAttempt ? ', with an idempotency key made anew on each call, so a retried request is not recognised' : ', with an idempotency key') : ''})`).join(', then ');
     parts.push(design.calls.length > 0 || design.writes.length > 0 ? `, then ${sends}` : ` ${sends}`);
   }
   if (design.calls.length === 0 && design.writes.length === 0 && messages.length === 0) parts.push(' makes no provider call and no write the inspector recognises');

@@ -659,6 +659,20 @@ describe('messages a duplicate sends again', () => {
     expect(describeFromCode(codeDesign(facts!), 'MongoDB')).toContain('then sends an SMS through Twilio (`src/services/email.service.js:3`).');
   });
 
+  it('Resend with its idempotency key: stable, or made anew on each call (then the copy still goes out again)', () => {
+    const resend = (key: string) => {
+      const ctx = mailer(`import { Resend } from 'resend';\nconst resend = new Resend('re_key');\nconst sendVerificationEmail = async (to, token) => resend.emails.send({ to, text: token }, { idempotencyKey: ${key} });\nmodule.exports = { sendVerificationEmail };\n`);
+      return codeDesign(factsFor(ctx, (ctx.config as Config).actions[0]!)!);
+    };
+    const stable = resend('`verify/${token}`');
+    expect(stable.messages).toEqual([{ channel: 'email', library: 'resend', location: 'src/services/email.service.js:3', keyed: true }]);
+    expect(describeFromCode(stable, 'MongoDB')).toContain('then sends an e-mail through Resend (`src/services/email.service.js:3`, with an idempotency key).');
+    expect(impactFromCode(stable, 'http').text).toBe('A duplicate request sends the e-mail again to the same person unless the idempotency key it passes (Resend, `src/services/email.service.js:3`) is the same on the retry, and inserts a second row into `Token`.');
+    const fresh = resend('randomUUID()');
+    expect(fresh.messages?.[0]?.keyPerAttempt).toBe(true);
+    expect(impactFromCode(fresh, 'http').text).toBe('A duplicate request sends the e-mail again to the same person (Resend, `src/services/email.service.js:3`), and inserts a second row into `Token`.');
+  });
+
   it('a project function named like a send is no message', () => {
     const ctx = mailer(`const transport = { sendMail: async () => {} };\n${helpers}`);
     expect(factsFor(ctx, (ctx.config as Config).actions[0]!)?.messages).toBeUndefined();

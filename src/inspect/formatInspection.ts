@@ -1,7 +1,7 @@
 import type { Logger } from '../logger.js';
 import { printable } from './files/printable.js';
 import type { EndpointFinding, Finding, Inspection, PerAttemptClaim, StackFacts } from './types.js';
-import { libraryPhrase } from './detectors/messageSends.js';
+import { libraryPhrase } from './messageLabels.js';
 
 type Paint = Pick<Logger, 'value' | 'dim'>;
 

@@ -1,5 +1,5 @@
 import { providerTables } from '../inspect/providers/index.js';
-import { channelWords, messagePhrase, MESSAGE_LIBRARIES, type MessageLibrary } from '../inspect/detectors/messageSends.js';
+import { channelWords, libraryLabel, messagePhrase } from '../inspect/messageLabels.js';
 import type { ActionCodeFacts, MessageFact, ProviderCallFact } from './codeFacts.js';
 import { impactOfOperation, objectOf, providerName, worstImpact, type OperationImpact } from './impact.js';
 
@@ -53,8 +53,7 @@ function messageImpact(messages: NonNullable<ActionCodeDesign['messages']>): { t
   const unkeyed = messages.filter((m) => !m.keyed || m.keyPerAttempt);
   const first = unkeyed[0] ?? messages[0]!;
   const what = channelWords(first.channel).replace(/^an? /, 'the ');
-  const label = (MESSAGE_LIBRARIES as Partial<Record<string, { label: string }>>)[first.library as MessageLibrary]?.label ?? first.library;
-  const where = `(${label}, \`${first.location}\`)`;
+  const where = `(${libraryLabel(first.library)}, \`${first.location}\`)`;
   if (unkeyed.length > 0) return { text: `sends ${what} again to the same person ${where}` };
   return { text: `sends ${what} again to the same person unless the idempotency key it passes ${where} is the same on the retry` };
 }

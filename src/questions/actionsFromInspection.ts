@@ -1,5 +1,5 @@
 import { PROVIDERS, type Provider } from '../config/schema.js';
-import { libraryPhrase } from '../inspect/detectors/messageSends.js';
+import { libraryPhrase } from '../inspect/messageLabels.js';
 import type { EndpointFinding, Inspection, PaymentFinding, WebhookFinding } from '../inspect/types.js';
 import type { ActionAnswer } from './types.js';
 

@@ -1,6 +1,9 @@
 import { ts } from 'ts-morph';
 import { propertyName, unwrap } from '../parse/astHelpers.js';
 import type { SourceIndex } from '../parse/indexSource.js';
+import { MESSAGE_LABELS, type MessageChannel } from '../messageLabels.js';
+
+export type { MessageChannel };
 
 /**
  * Messages sent to a person (e-mail, SMS, push): the effect a duplicate request repeats where a human sees it. Not
@@ -8,7 +11,6 @@ import type { SourceIndex } from '../parse/indexSource.js';
  * file can trace to the library (a client it constructs, or one a project module exports), never by the method name
  * alone: a project's own `send()` or `sendMail()` is not a message.
  */
-export type MessageChannel = 'email' | 'sms' | 'push';
 export type MessageLibrary = 'nodemailer' | 'sendgrid' | 'resend' | 'postmark' | 'mailgun' | 'ses' | 'twilio' | 'firebase' | 'web-push';
 
 export const MESSAGE_MODULES: Readonly<Record<string, MessageLibrary>> = {
@@ -17,9 +19,8 @@ export const MESSAGE_MODULES: Readonly<Record<string, MessageLibrary>> = {
   'firebase-admin/messaging': 'firebase', 'web-push': 'web-push',
 };
 
+/** Which calls send, and how a client is made; names and channels are in messageLabels.ts. */
 interface LibrarySpec {
-  label: string;
-  channel: MessageChannel;
   /** Send operations as the path after the client: `sendMail`, `emails.send`. */
   sends: readonly string[];
   /** The module object is itself a client (`sgMail.send`, `webpush.sendNotification`). */
@@ -31,17 +32,17 @@ interface LibrarySpec {
 }
 
 export const MESSAGE_LIBRARIES: Readonly<Record<MessageLibrary, LibrarySpec>> = {
-  nodemailer: { label: 'nodemailer', channel: 'email', sends: ['sendMail'], makers: ['createTransport'] },
-  sendgrid: { label: 'SendGrid', channel: 'email', sends: ['send', 'sendMultiple'], moduleIsClient: true, makers: ['MailService'] },
-  // resend's type definitions: `emails.send(payload, requestOptions?: CreateEmailRequestOptions)` and the same for
+  nodemailer: { sends: ['sendMail'], makers: ['createTransport'] },
+  sendgrid: { sends: ['send', 'sendMultiple'], moduleIsClient: true, makers: ['MailService'] },
+  // resend 6.38.0's type definitions (dist/index.d.mts): `emails.send(payload, requestOptions?: CreateEmailRequestOptions)` and the same for
   // `batch.send`, where the request options extend `IdempotentRequest { idempotencyKey?: string }`.
-  resend: { label: 'Resend', channel: 'email', sends: ['emails.send', 'emails.create', 'batch.send', 'batch.create'], makers: ['Resend'], keyOption: { argument: 1, name: 'idempotencyKey' } },
-  postmark: { label: 'Postmark', channel: 'email', sends: ['sendEmail', 'sendEmailBatch', 'sendEmailWithTemplate', 'sendEmailBatchWithTemplates'], makers: ['ServerClient', 'Client'] },
-  mailgun: { label: 'Mailgun', channel: 'email', sends: ['messages.create'], makers: [] },
-  ses: { label: 'Amazon SES', channel: 'email', sends: [], makers: [] },
-  twilio: { label: 'Twilio', channel: 'sms', sends: ['messages.create'], makers: ['()', 'Twilio'] },
-  firebase: { label: 'Firebase Cloud Messaging', channel: 'push', sends: ['send', 'sendEach', 'sendEachForMulticast', 'sendMulticast', 'sendAll', 'sendToDevice', 'sendToDeviceGroup', 'sendToTopic', 'sendToCondition'], makers: ['messaging', 'getMessaging'] },
-  'web-push': { label: 'web-push', channel: 'push', sends: ['sendNotification'], moduleIsClient: true, makers: [] },
+  resend: { sends: ['emails.send', 'emails.create', 'batch.send', 'batch.create'], makers: ['Resend'], keyOption: { argument: 1, name: 'idempotencyKey' } },
+  postmark: { sends: ['sendEmail', 'sendEmailBatch', 'sendEmailWithTemplate', 'sendEmailBatchWithTemplates'], makers: ['ServerClient', 'Client'] },
+  mailgun: { sends: ['messages.create'], makers: [] },
+  ses: { sends: [], makers: [] },
+  twilio: { sends: ['messages.create'], makers: ['()', 'Twilio'] },
+  firebase: { sends: ['send', 'sendEach', 'sendEachForMulticast', 'sendMulticast', 'sendAll', 'sendToDevice', 'sendToDeviceGroup', 'sendToTopic', 'sendToCondition'], makers: ['messaging', 'getMessaging'] },
+  'web-push': { sends: ['sendNotification'], moduleIsClient: true, makers: [] },
 };
 
 /** The SES commands that send mail: `client.send(new SendEmailCommand(input))`. */
@@ -149,7 +150,7 @@ function matchSend(call: ts.CallExpression, scope: Scope): MessageSend | undefin
 
 function send(call: ts.CallExpression, library: MessageLibrary, operation: string): MessageSend {
   const spec = MESSAGE_LIBRARIES[library];
-  const found: MessageSend = { call, library, channel: spec.channel, operation };
+  const found: MessageSend = { call, library, channel: MESSAGE_LABELS[library]!.channel, operation };
   if (!spec.keyOption) return found;
   const arg = call.arguments[spec.keyOption.argument];
   if (!arg) return found;
@@ -266,22 +267,4 @@ function fieldHeld(access: ts.PropertyAccessExpression, name: string, scope: Sco
   };
   ts.forEachChild(cls, visit);
   return found;
-}
-
-const CHANNEL_WORDS: Record<MessageChannel, string> = { email: 'an e-mail', sms: 'an SMS', push: 'a push notification' };
-
-/** "sends an e-mail through nodemailer". */
-export function messagePhrase(library: string, channel: string): string {
-  const label = (MESSAGE_LIBRARIES as Record<string, LibrarySpec | undefined>)[library]?.label ?? library;
-  return `sends ${CHANNEL_WORDS[channel as MessageChannel] ?? 'a message'} through ${label}`;
-}
-
-/** "sends an e-mail through nodemailer" for a library as inspection names it. */
-export function libraryPhrase(library: string): string {
-  const spec = (MESSAGE_LIBRARIES as Record<string, LibrarySpec | undefined>)[library];
-  return messagePhrase(library, spec?.channel ?? '');
-}
-
-export function channelWords(channel: string): string {
-  return CHANNEL_WORDS[channel as MessageChannel] ?? 'a message';
 }

@@ -102,6 +102,7 @@ const isActionFacts = (value: unknown): value is ActionCodeFacts => {
   return typeof f === 'object' && f !== null && typeof f.action === 'string' && located(f.handler) &&
     Array.isArray(f.calls) && f.calls.every((c) => located(c) && typeof c.provider === 'string' && typeof c.operation === 'string' && typeof c.risk === 'string' && typeof c.keyed === 'boolean') &&
     Array.isArray(f.writes) && f.writes.every((w) => located(w) && typeof w.target === 'string' && typeof w.kind === 'string') &&
+    (f.messages === undefined || (Array.isArray(f.messages) && f.messages.every((m) => located(m) && ['email', 'sms', 'push'].includes(m.channel) && typeof m.library === 'string' && typeof m.operation === 'string' && typeof m.keyed === 'boolean' && (m.keyPerAttempt === undefined || typeof m.keyPerAttempt === 'boolean')))) &&
     (f.claimTransaction === undefined || f.claimTransaction === true) &&
     (f.spans === undefined || (Array.isArray(f.spans) && f.spans.every((x) => typeof x?.file === 'string' && typeof x.from === 'number' && typeof x.to === 'number'))) &&
     Array.isArray(f.budgets) && f.budgets.every((b) => typeof b.provider === 'string' && (b.timeoutMs === null || typeof b.timeoutMs === 'number') && typeof b.attempts === 'number' && typeof b.evidence === 'string');

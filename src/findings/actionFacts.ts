@@ -3,11 +3,12 @@ import { repositoryOf, repositoryWrite } from './repositoryWrites.js';
 import { ts } from 'ts-morph';
 import type { ActionConfig } from '../config/schema.js';
 import { decoratorCall, decoratorsOf, isFunctionLike, stringValue, unwrap } from '../inspect/parse/astHelpers.js';
-import type { ActionCodeFacts, ProviderBudget, ProviderCallFact, WriteFact } from '../model/codeFacts.js';
+import type { ActionCodeFacts, MessageFact, ProviderBudget, ProviderCallFact, WriteFact } from '../model/codeFacts.js';
 import { resolveSpecifier, type ModuleFiles } from '../inspect/resolve/resolveModules.js';
 import { actionSource } from './configSources.js';
 import { perAttemptSqlKey } from './conflictKey.js';
 import { dataAccesses } from './dataAccess.js';
+import { messageCalls } from './messageCalls.js';
 import { httpProviderCalls, providerCalls, repeatsSafely } from './providerCalls.js';
 import { normaliseName } from './schemaFacts.js';
 import type { ProjectContext, SourceContext } from './types.js';
@@ -39,6 +40,7 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
   const seen = new Set<ts.Node>();
   const callFacts: ProviderCallFact[] = [];
   const writes: WriteFact[] = [];
+  const messages: MessageFact[] = [];
   const spans: Array<{ file: string; from: number; to: number }> = [];
   // Whose client sets the budget: the SDK's where the action calls it, else the HTTP client of the raw calls.
   const sdkProviders = new Set<string>();
@@ -60,7 +62,14 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
       else sdkProviders.add(c.provider);
       steps.push({ pos: c.call.pos, run: () => callFacts.push({ provider: c.provider, operation: c.operation, risk: c.risk, file: source.rel, line: lineOf(source, c.call), keyed, ...(perAttempt ? { keyPerAttempt: true } : {}), ...(via ? { via } : {}), ...(safe ? { repeatsSafely: true } : {}) }) });
     }
-    for (const w of writesIn(node, source)) steps.push({ pos: w.pos, run: () => writes.push(w.fact) });
+    const sent = messageCalls(source, (from, spec) => resolveModule(ctx, from, spec));
+    // `client.messages.create(…)` (Twilio, Mailgun) sends a message: it is no row in a `messages` table.
+    const sends = new Set<ts.Node>(sent.map((m) => m.call));
+    for (const w of writesIn(node, source)) if (!sends.has(w.call)) steps.push({ pos: w.pos, run: () => writes.push(w.fact) });
+    for (const m of sent) {
+      if (m.call.pos < node.pos || m.call.end > node.end || inNested(m.call, node, seen)) continue;
+      steps.push({ pos: m.call.pos, run: () => messages.push({ channel: m.channel, library: m.library, operation: m.operation, file: source.rel, line: lineOf(source, m.call), keyed: m.key !== undefined || m.opaqueOptions === true, ...(m.key !== undefined && volatilePart(m.key) !== undefined ? { keyPerAttempt: true } : {}), ...(via ? { via } : {}) }) });
+    }
     if (depth < MAX_DEPTH) {
       for (const call of calls(node)) {
         const target = resolveCallee(ctx, source, call, self);
@@ -79,6 +88,8 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     handler: { file: rootSource.rel, line: handlerLine, ...(root.name ? { name: root.name } : {}) },
     calls: ordered,
     writes: dedupe(writes).map((w) => withUnique(ctx, w)),
+    // Only when there are some, so the facts of actions that send nothing keep their shape.
+    ...(messages.length > 0 ? { messages: dedupe(messages) } : {}),
     budgets: providers.flatMap((provider) => (sdkProviders.has(provider) ? budgetFor(ctx, provider) : httpBudget(provider, httpCalls.filter((c) => c.provider === provider).map((c) => c.source))) ?? []),
     spans: dedupe(spans.map((span) => ({ ...span, line: span.from }))).map(({ file, from, to }) => ({ file, from, to })),
     ...(cap ? { platformCap: cap } : {}),
@@ -759,17 +770,17 @@ const DB_RECEIVER = /prisma|\bdb\b|database|supabase|knex|drizzle|\btx\b|\btrx\b
 
 
 /** Writes in `node`: ORM and query-builder calls (dataAccess), drizzle `db.insert(table)`, and SQL text. */
-function writesIn(node: ts.Node, source: SourceContext): Array<{ pos: number; fact: WriteFact }> {
-  const out: Array<{ pos: number; fact: WriteFact }> = [];
+function writesIn(node: ts.Node, source: SourceContext): Array<{ pos: number; call: ts.Node; fact: WriteFact }> {
+  const out: Array<{ pos: number; call: ts.Node; fact: WriteFact }> = [];
   for (const access of dataAccesses(node)) {
     // Repository writes are read below with the function around them (repositoryWrite), once.
     if (access.kind === 'read' || access.target.startsWith('stripe.') || repositoryOf(access.call)) continue;
-    out.push({ pos: access.call.pos, fact: { target: access.target, kind: access.kind, file: source.rel, line: lineOf(source, access.call), ...(access.freshKey ? { freshKey: access.freshKey } : {}) } });
+    out.push({ pos: access.call.pos, call: access.call, fact: { target: access.target, kind: access.kind, file: source.rel, line: lineOf(source, access.call), ...(access.freshKey ? { freshKey: access.freshKey } : {}) } });
   }
   for (const call of calls(node)) {
     const repository = repositoryWrite(call, node);
     if (repository) {
-      out.push({ pos: call.pos, fact: { ...repository, file: source.rel, line: lineOf(source, call) } });
+      out.push({ pos: call.pos, call, fact: { ...repository, file: source.rel, line: lineOf(source, call) } });
       continue;
     }
     if (ts.isPropertyAccessExpression(call.expression)) {
@@ -777,20 +788,20 @@ function writesIn(node: ts.Node, source: SourceContext): Array<{ pos: number; fa
       const receiver = call.expression.expression.getText(source.sf);
       const arg = call.arguments[0];
       if (/^(insert|update|delete)$/.test(method) && DB_RECEIVER.test(receiver) && arg && ts.isIdentifier(arg)) {
-        out.push({ pos: call.pos, fact: { target: arg.text, kind: method === 'insert' ? 'create' : method, file: source.rel, line: lineOf(source, call) } as WriteFact });
+        out.push({ pos: call.pos, call, fact: { target: arg.text, kind: method === 'insert' ? 'create' : method, file: source.rel, line: lineOf(source, call) } as WriteFact });
         continue;
       }
     }
     for (const arg of call.arguments) {
       const text = ts.isNoSubstitutionTemplateLiteral(arg) || ts.isStringLiteral(arg) ? arg.text : ts.isTemplateExpression(arg) ? arg.head.text : stringValue(arg);
       const found = text ? sqlWrite(text) : undefined;
-      if (found) out.push({ pos: call.pos, fact: { ...freshUpsert(found, call), file: source.rel, line: lineOf(source, call) } });
+      if (found) out.push({ pos: call.pos, call, fact: { ...freshUpsert(found, call), file: source.rel, line: lineOf(source, call) } });
     }
   }
   for (const tagged of collectTagged(node)) {
     const text = tagged.template.getText(source.sf);
     const found = sqlWrite(text);
-    if (found) out.push({ pos: tagged.pos, fact: { ...freshUpsert(found, tagged), file: source.rel, line: lineOf(source, tagged) } });
+    if (found) out.push({ pos: tagged.pos, call: tagged, fact: { ...freshUpsert(found, tagged), file: source.rel, line: lineOf(source, tagged) } });
   }
   return out.sort((a, b) => a.pos - b.pos);
 }

@@ -15,8 +15,11 @@ import type { PackageStack } from './stack/detectStack.js';
  */
 const CROSS_FILE_HINT = /payment|charge|checkout|refund|billing|invoice|subscription|webhook|(Dto|Input|Body|Request|Payload|Schema)\b|\.object\(|Type\.Object|\.req\.(valid|json|parseBody|formData)\s*\(/i;
 
-/** A barrel (`export * from './tasks'`): imports through it reach the router or handler only if it is parsed. */
-const RE_EXPORT = /\bexport\s*(\*|\{[^}]*\})\s*from\s*['"]/;
+/**
+ * A barrel (`export * from './tasks'`, or CommonJS `module.exports.emailService = require('./email.service')`): imports
+ * through it reach the router or handler only if it is parsed.
+ */
+const RE_EXPORT = /\bexport\s*(\*|\{[^}]*\})\s*from\s*['"]|\bexports\.[\w$]+\s*=\s*require\s*\(|\bmodule\.exports\s*=\s*\{[^}]*\brequire\s*\(/;
 
 export interface AnalysedFile {
   record?: FileRecord;

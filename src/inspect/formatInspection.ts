@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
 import { printable } from './files/printable.js';
 import type { EndpointFinding, Finding, Inspection, PerAttemptClaim, StackFacts } from './types.js';
+import { libraryPhrase } from './messageLabels.js';
 
 type Paint = Pick<Logger, 'value' | 'dim'>;
 
@@ -71,6 +72,7 @@ function flagsOf(f: Finding): string[] {
     case 'endpoint':
       return [
         ...(f.touchesPayment ? ['touches payment'] : []),
+        ...(f.sendsMessage?.length ? [`${f.sendsMessage.map(libraryPhrase).join(' and ')}`] : []),
         // A Server Action, tRPC procedure or GraphQL mutation has no URL of its own: what it is, not "prefix unknown".
         ...(f.transport ? [TRANSPORTS[f.transport]] : f.prefixResolved ? [] : ['mount prefix unknown']),
         ...(f.handler ? [`handler ${f.handler}`] : []),

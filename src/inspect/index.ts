@@ -11,6 +11,7 @@ import { buildEndpoints } from './resolve/buildEndpoints.js';
 import { expandRecordedWrappers } from './resolve/consumerWrappers.js';
 import { FunctionGraph } from './resolve/functionGraph.js';
 import { linkWebhooks } from './resolve/linkWebhooks.js';
+import { messageSeeds } from './resolve/messageSeeds.js';
 import type { FileRecord, ProjectRecords } from './resolve/projectRecords.js';
 import { detectStack, mergeStacks, sorted, type PackageStack } from './stack/detectStack.js';
 import { authenticationInCode, authenticationPackages } from './stack/authentication.js';
@@ -100,10 +101,13 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
   // A GET that charges (`GET /admin/makepayment/:ref`) is retried by prefetchers and reloads: it is an endpoint too.
   const endpoints = buildEndpoints(records, graph, frameworksByPkg).filter(({ finding, route }) => finding.method !== 'GET' || reaches(route, risky));
   const inserting = graph.callers([...records.files.values()].flatMap((r) => r.facts.insertFunctionKeys.map((k): [string, string] => [r.rel, k])));
+  const sending = [...messageSeeds(records)].map(([library, seeds]) => ({ library, callers: graph.callers(seeds) }));
   for (const { finding, route } of endpoints) {
     finding.touchesPayment = reaches(route, paying);
     // Only when true, so findings of handlers that insert nothing keep their shape.
     if (reaches(route, inserting)) finding.insertsRecord = true;
+    const sent = sending.filter((s) => reaches(route, s.callers)).map((s) => s.library);
+    if (sent.length > 0) finding.sendsMessage = sent;
   }
 
   const wrapped = expandRecordedWrappers(records);

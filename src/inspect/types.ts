@@ -87,6 +87,11 @@ export interface EndpointFinding extends FindingBase {
   /** The handler, or a function it calls, inserts a row or document: the endpoint creates a resource. */
   insertsRecord?: boolean;
   /**
+   * The handler, or a function it calls, sends an e-mail, SMS or push notification: the libraries it sends through
+   * (`nodemailer`, `twilio`, …). A duplicate reaches a person twice.
+   */
+  sendsMessage?: string[];
+  /**
    * Absent for declared HTTP routes. A Server Action, tRPC procedure or GraphQL mutation (every one of which arrives
    * at the one GraphQL endpoint) is a POST whose URL the code does not state: `path` is then the action, procedure or
    * mutation (`/createInvoice`, `/billing.refund`, `/addPet`) and `prefixResolved` is false.

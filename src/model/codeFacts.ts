@@ -13,6 +13,8 @@ export interface ActionCodeFacts {
   calls: ProviderCallFact[];
   /** Tables or ORM models the handler writes. */
   writes: WriteFact[];
+  /** Messages the handler sends to a person (e-mail, SMS, push), directly or through helpers, in the order they run. */
+  messages?: MessageFact[];
   /** Time-out and attempts of each provider client the calls go through. */
   budgets: ProviderBudget[];
   /** The handler and the helpers it reaches, as line ranges: findings inside them belong to this action. */
@@ -42,6 +44,22 @@ export interface ProviderCallFact {
   via?: string;
   /** An update, cancel or delete: repeating it leaves the same state. */
   repeatsSafely?: boolean;
+}
+
+export interface MessageFact {
+  channel: 'email' | 'sms' | 'push';
+  /** The sending library: nodemailer, sendgrid, resend, postmark, mailgun, ses, twilio, firebase, web-push. */
+  library: string;
+  /** The call as written after the client: `sendMail`, `emails.send`, `messages.create`. */
+  operation: string;
+  file: string;
+  line: number;
+  /** Passes the library's idempotency key (Resend's `{ idempotencyKey }`), so the provider drops a resent copy. */
+  keyed: boolean;
+  /** The key is made on each call (`randomUUID()`): a retried request sends another, and the copy goes out again. */
+  keyPerAttempt?: boolean;
+  /** The helper function the send sits in, when it is not the handler itself. */
+  via?: string;
 }
 
 export interface WriteFact {

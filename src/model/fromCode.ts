@@ -1,5 +1,6 @@
 import { providerTables } from '../inspect/providers/index.js';
-import type { ActionCodeFacts, ProviderCallFact } from './codeFacts.js';
+import { channelWords, libraryLabel, messagePhrase } from '../inspect/messageLabels.js';
+import type { ActionCodeFacts, MessageFact, ProviderCallFact } from './codeFacts.js';
 import { impactOfOperation, objectOf, providerName, worstImpact, type OperationImpact } from './impact.js';
 
 /** What the document says about one action from its code: handler, calls with their cost, writes. Plain data. */
@@ -8,6 +9,8 @@ export interface ActionCodeDesign {
   handlerName?: string;
   calls: Array<{ call: string; location: string; keyed: boolean; keyPerAttempt?: boolean; via?: string; repeatsSafely?: boolean; impact: OperationImpact }>;
   writes: Array<{ target: string; kind: string; location: string; unique?: string; freshKey?: string }>;
+  /** Messages to a person: absent when the code sends none, so older designs keep their shape. */
+  messages?: Array<{ channel: MessageFact['channel']; library: string; location: string; keyed: boolean; keyPerAttempt?: boolean; via?: string }>;
 }
 
 /** A saga proposed from the code: steps named after the calls the handler makes in sequence. */
@@ -37,7 +40,22 @@ export function codeDesign(facts: ActionCodeFacts): ActionCodeDesign {
       impact: c.repeatsSafely ? { impact: 'harmless' as const, severity: 'note' as const, text: `repeats \`${callName(c)}\`, which sets the same state at ${providerName(c.provider)} again: harmless` } : impactOfOperation(c.provider, c.operation, c.risk),
     })),
     writes: facts.writes.map((w) => ({ target: w.target, kind: w.kind, location: `${w.file}:${w.line}`, ...(w.uniqueColumns?.length ? { unique: w.uniqueColumns.join('; ') } : {}), ...(w.freshKey ? { freshKey: w.freshKey } : {}) })),
+    ...(facts.messages?.length ? { messages: facts.messages.map((m) => ({ channel: m.channel, library: m.library, location: `${m.file}:${m.line}`, keyed: m.keyed, ...(m.keyPerAttempt ? { keyPerAttempt: true } : {}), ...(m.via && m.via !== facts.handler.name ? { via: m.via } : {}) })) } : {}),
   };
+}
+
+/**
+ * "sends the e-mail again to the same person (nodemailer, `file:line`)": the unkeyed sends first; a send with the
+ * library's idempotency key (Resend) is dropped by the provider only while the key is the same one.
+ */
+function messageImpact(messages: NonNullable<ActionCodeDesign['messages']>): { text: string } | undefined {
+  if (messages.length === 0) return undefined;
+  const unkeyed = messages.filter((m) => !m.keyed || m.keyPerAttempt);
+  const first = unkeyed[0] ?? messages[0]!;
+  const what = channelWords(first.channel).replace(/^an? /, 'the ');
+  const where = `(${libraryLabel(first.library)}, \`${first.location}\`)`;
+  if (unkeyed.length > 0) return { text: `sends ${what} again to the same person ${where}` };
+  return { text: `sends ${what} again to the same person unless the idempotency key it passes ${where} is the same on the retry` };
 }
 
 const VERB = { create: 'inserts into', upsert: 'upserts', update: 'updates', delete: 'deletes from' } as const;
@@ -57,7 +75,12 @@ export function describeFromCode(design: ActionCodeDesign, databaseLabel: string
   if (design.writes.length > 0) {
     parts.push(`${design.calls.length > 0 ? ' and' : ''} ${design.writes.map((w) => `${VERB[w.kind as keyof typeof VERB] ?? w.kind} \`${w.target}\` (\`${w.location}\`${w.freshKey ? `; an upsert keyed on \`${w.freshKey}\`, made fresh on each attempt, so it never conflicts` : ''}${w.unique ? `; unique on ${w.unique}` : ''})`).join(', ')} in ${databaseLabel}`);
   }
-  if (design.calls.length === 0 && design.writes.length === 0) parts.push(' makes no provider call and no write the inspector recognises');
+  const messages = design.messages ?? [];
+  if (messages.length > 0) {
+    const sends = messages.map((m) => `${messagePhrase(m.library, m.channel)} (\`${m.location}\`${m.via ? `, through \`${m.via}\`` : ''}${m.keyed ? (m.keyPerAttempt ? ', with an idempotency key made anew on each call, so a retried request is not recognised' : ', with an idempotency key') : ''})`).join(', then ');
+    parts.push(design.calls.length > 0 || design.writes.length > 0 ? `, then ${sends}` : ` ${sends}`);
+  }
+  if (design.calls.length === 0 && design.writes.length === 0 && messages.length === 0) parts.push(' makes no provider call and no write the inspector recognises');
   parts.push('.');
   if (design.calls.length > 0 && effects.length === 0) {
     parts.push(design.calls.every((c) => c.repeatsSafely) ? ' Every provider call here sets state that a repeat leaves unchanged (an update, cancel or delete), so a duplicate costs nothing at the provider.' : ' Every provider call here is harmless to repeat (a session or link the customer may never use, or an update that sets the same state), so a duplicate costs nothing at the provider.');
@@ -73,10 +96,15 @@ export function impactFromCode(design: ActionCodeDesign, trigger: string): { tex
   const list = (items: typeof design.writes) => [...new Set(items.map((w) => w.target))].map((t) => `\`${t}\``).join(', ');
   const rows = creates.length > 0 ? `inserts a second row into ${list(creates)}${creates.some((w) => w.unique) ? ' (unless a unique constraint rejects it)' : ''}` : '';
   const subject = trigger === 'webhook' ? 'Applying the same event twice' : trigger === 'consumer' ? 'Handling the same message twice' : trigger === 'cron' ? 'Running the same slot twice' : 'A duplicate request';
+  const sent = messageImpact(design.messages ?? []);
   if (worst && worst.impact !== 'harmless') {
     const call = design.calls.find((c) => c.impact === worst);
-    return { text: `${subject} ${worst.text} (\`${call?.call ?? ''}\`)${rows ? `, and ${rows}` : ''}.`, severity: worst.impact === 'moves-money' || worst.impact === 'bills-again' ? 'financial' : 'external' };
+    const also = [sent?.text, rows].filter(Boolean).join(', and ');
+    return { text: `${subject} ${worst.text} (\`${call?.call ?? ''}\`)${also ? `, and ${also}` : ''}.`, severity: worst.impact === 'moves-money' || worst.impact === 'bills-again' ? 'financial' : 'external' };
   }
+  // A person receives the copy, through a provider that cannot take it back: ranked with external effects, above a
+  // second row only the app sees and below money. ('notification' ranks below data: it is the guess from a name.)
+  if (sent) return { text: `${subject} ${sent.text}${rows ? `, and ${rows}` : ''}.`, severity: 'external' };
   if (worst) return { text: `${subject} ${worst.text}${rows ? `; it also ${rows}` : '; nothing else changes'}.`, severity: creates.length > 0 ? 'data' : 'external' };
   if (creates.length > 0) return { text: `${subject} ${rows}: two records for one intent.`, severity: 'data' };
   if (rewrites.length > 0) {

@@ -1,4 +1,5 @@
 import { PROVIDERS, type Provider } from '../config/schema.js';
+import { libraryPhrase } from '../inspect/messageLabels.js';
 import type { EndpointFinding, Inspection, PaymentFinding, WebhookFinding } from '../inspect/types.js';
 import type { ActionAnswer } from './types.js';
 
@@ -17,6 +18,8 @@ export interface ActionCandidate {
   insertsRecord?: boolean;
   /** Body fields left out of the fingerprint as secrets or per-attempt tokens (SECRET_FIELD). */
   secretFields?: string[];
+  /** The handler (or what it calls) sends an e-mail, SMS or push notification: a duplicate reaches a person. */
+  sendsMessage?: boolean;
 }
 
 /**
@@ -93,6 +96,7 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
         ...preselection(finding, calls.length > 0 || Boolean(finding.touchesPayment), finding.prefixResolved || finding.transport !== undefined ? existingNote(inspection, finding) : 'mount prefix not resolved; check the route'),
         ...(finding.insertsRecord ? { insertsRecord: true } : {}),
         ...(secretFields.length > 0 ? { secretFields } : {}),
+        ...(finding.sendsMessage?.length ? { sendsMessage: true } : {}),
       });
     } else if (finding.kind === 'webhook') {
       const provider = asProvider(finding.provider);
@@ -288,6 +292,8 @@ const HARMFUL_DUPLICATE = /(order|checkout|payment|invoice|charge|refund|payout|
  */
 function preselection(endpoint: EndpointFinding, external: boolean, note: string | undefined): { checked: boolean; note?: string } {
   if (external) return { checked: true, note: join('external or money effect: a duplicate repeats the provider call', note) };
+  // Before the sign-in and method checks: a magic-link sign-in or a PUT that e-mails someone still e-mails twice.
+  if (endpoint.sendsMessage?.length) return { checked: true, note: join(`${endpoint.sendsMessage.map(libraryPhrase).join(' and ')}: a duplicate would reach a person twice`, note) };
   if (isAuthRoute(endpoint.path)) return { checked: false, note: join('sign-in/session route: a repeat re-authenticates, nothing to deduplicate', note) };
   if (endpoint.method === 'DELETE' || endpoint.method === 'PUT') return { checked: false, note: join(`${endpoint.method} is idempotent by nature: a repeat leaves the same state`, note) };
   const rpc = rpcMethod(endpoint.path, endpoint.transport);

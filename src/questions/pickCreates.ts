@@ -7,8 +7,10 @@ export const MAX_PICKED = 5;
 /**
  * The actions `init` protects when nothing it found is obviously harmful to repeat (a plain CRUD app): up to five
  * POST handlers that create something, so the design and the scaffold name the user's real endpoints instead of a
- * placeholder. Ranked by what inspection knows: a payment, then a webhook, then a POST whose code inserts a record,
- * then any other POST; inspection order within a rank. Sign-in routes and idempotent methods (also RPC mutations named like them: deletePost) are never picked.
+ * placeholder. Ranked by what inspection knows: a payment, then a webhook, then a route whose code sends a message to
+ * a person, then a POST whose code inserts a record, then any other POST; inspection order within a rank. Sign-in
+ * routes and idempotent methods (also RPC mutations named like them: deletePost) are never picked unless they send a
+ * message.
  */
 export function pickCreates(candidates: readonly ActionCandidate[]): ActionAnswer[] {
   return candidates
@@ -38,9 +40,11 @@ function within(max: number): (entry: { candidate: ActionCandidate }) => boolean
 function rankOf(candidate: ActionCandidate): number | undefined {
   if (candidate.group === 'Touches payments') return 0;
   if (candidate.group === 'Webhooks') return 1;
+  // A message to a person, whatever the method or route: a second copy reaches someone (a sign-in by e-mail link too).
+  if (candidate.action.trigger === 'http' && candidate.sendsMessage) return 2;
   const [method, path] = (candidate.action.route ?? '').split(' ');
   if (candidate.action.trigger !== 'http' || method !== 'POST' || path === undefined || isAuthRoute(path)) return undefined;
   // A mutation or procedure that deletes or sets by its name is as idempotent as DELETE or PUT.
   if (rpcMethod(path, candidate.action.transport)) return undefined;
-  return candidate.insertsRecord ? 2 : 3;
+  return candidate.insertsRecord ? 3 : 4;
 }

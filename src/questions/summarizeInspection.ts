@@ -17,7 +17,10 @@ export function summarizeInspection(inspection: Inspection): string[] {
   ].filter(Boolean);
   const lines = ['Read the code first. What it says:', `  Stack: ${facts.length > 0 ? facts.join(', ') : 'not recognised'}`];
   const parts = [
-    plural(endpoints.length, 'mutating endpoint') + (endpoints.some((e) => e.kind === 'endpoint' && e.touchesPayment) ? ` (${endpoints.filter((e) => e.kind === 'endpoint' && e.touchesPayment).length} touching payments)` : ''),
+    plural(endpoints.length, 'mutating endpoint') + aside([
+      [endpoints.filter((e) => e.kind === 'endpoint' && e.touchesPayment).length, 'touching payments'],
+      [endpoints.filter((e) => e.kind === 'endpoint' && e.sendsMessage?.length).length, 'sending e-mail, SMS or push'],
+    ]),
     plural(count('payment'), 'payment call'),
     plural(count('webhook'), 'webhook handler'),
     plural(count('consumer'), 'message consumer'),
@@ -35,4 +38,10 @@ export function summarizeInspection(inspection: Inspection): string[] {
 
 function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** ` (2 touching payments, 1 sending e-mail, SMS or push)`, leaving out the counts that are zero. */
+function aside(counts: ReadonlyArray<[number, string]>): string {
+  const parts = counts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }

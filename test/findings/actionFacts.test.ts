@@ -657,3 +657,67 @@ describe("whether a handler writes through the claim's transaction", () => {
     expect(withHandler(`  const { db } = idempotencyOf(req);\n  await db.query('INSERT INTO payments (amount) VALUES ($1)', [req.body.amount]);`)?.claimTransaction).toBe(true);
   });
 });
+
+describe('messages a duplicate sends again', () => {
+  // The shape of hagopj13/node-express-boilerplate@179ae84: the controller takes `emailService` from the services
+  // index, whose `sendVerificationEmail` calls `sendEmail`, which calls `transport.sendMail` on nodemailer's transport.
+  const mailer = (emailService: string) => contextFor({
+    name: 'message-sends',
+    files: {
+      'src/routes/auth.route.js': "const express = require('express');\nconst authController = require('../controllers/auth.controller');\nconst router = express.Router();\nrouter.post('/send-verification-email', authController.sendVerificationEmail);\nmodule.exports = router;\n",
+      'src/controllers/auth.controller.js': "const { tokenService, emailService } = require('../services');\nconst sendVerificationEmail = async (req, res) => {\n  const token = await tokenService.generateVerifyEmailToken(req.user);\n  await emailService.sendVerificationEmail(req.user.email, token);\n  res.status(204).send();\n};\nmodule.exports = { sendVerificationEmail };\n",
+      'src/services/index.js': "module.exports.emailService = require('./email.service');\nmodule.exports.tokenService = require('./token.service');\n",
+      'src/services/token.service.js': "const { Token } = require('../models');\nconst generateVerifyEmailToken = async (user) => Token.create({ user: user.id });\nmodule.exports = { generateVerifyEmailToken };\n",
+      'src/services/email.service.js': emailService,
+      'src/config/mailer.js': "const nodemailer = require('nodemailer');\nconst transport = nodemailer.createTransport({ host: 'localhost' });\nmodule.exports = transport;\n",
+    },
+    config: { ...base, payments: [], stack: { ...base.stack, database: 'mongodb' }, actions: [{ name: 'sendVerificationEmail', trigger: 'http', route: 'POST /v1/auth/send-verification-email', significantFields: ['email'], source: 'src/routes/auth.route.js:4' }] },
+    dependencies: { mongoose: '^8.0.0', nodemailer: '^6.9.0' },
+  });
+  const helpers = "const sendEmail = async (to, subject, text) => {\n  await transport.sendMail({ to, subject, text });\n};\nconst sendVerificationEmail = async (to, token) => {\n  await sendEmail(to, 'Verify', token);\n};\nmodule.exports = { sendEmail, sendVerificationEmail };\n";
+
+  it('follows the handler through the services index and two helpers to nodemailer, after the Token insert', () => {
+    const ctx = mailer(`const nodemailer = require('nodemailer');\nconst transport = nodemailer.createTransport({});\n${helpers}`);
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!);
+    expect(facts?.writes.map((w) => `${w.kind} ${w.target}`)).toEqual(['create Token']);
+    expect(facts?.messages).toEqual([{ channel: 'email', library: 'nodemailer', operation: 'sendMail', file: 'src/services/email.service.js', line: 4, keyed: false, via: 'sendEmail' }]);
+    const design = codeDesign(facts!);
+    expect(describeFromCode(design, 'MongoDB')).toBe('The handler `sendVerificationEmail` at `src/controllers/auth.controller.js:2` inserts into `Token` (`src/services/token.service.js:2`) in MongoDB, then sends an e-mail through nodemailer (`src/services/email.service.js:4`, through `sendEmail`).');
+    expect(impactFromCode(design, 'http')).toEqual({ text: 'A duplicate request sends the e-mail again to the same person (nodemailer, `src/services/email.service.js:4`), and inserts a second row into `Token`.', severity: 'external' });
+    // The rollout quotes the sentence up to its first colon: not the one in `file:line`.
+    const model = buildDesign(ctx.config as Config, undefined, { now: new Date('2026-01-15T00:00:00Z'), code: [facts!] });
+    expect(model.buildOrder.find((s) => s.title === 'Enforce on sendVerificationEmail')?.detail).toBe('The highest-risk action (A duplicate request sends the e-mail again to the same person (nodemailer, `src/services/email.service.js:4`), and inserts a second row into `Token`) goes first.');
+  });
+
+  it('a transport another project module makes and exports', () => {
+    const ctx = mailer(`const transport = require('../config/mailer');\n${helpers}`);
+    expect(factsFor(ctx, (ctx.config as Config).actions[0]!)?.messages?.map((m) => `${m.library} ${m.file}:${m.line}`)).toEqual(['nodemailer src/services/email.service.js:3']);
+  });
+
+  it('an SMS through Twilio (client.messages.create) is a message, not a write to a `messages` table', () => {
+    const ctx = mailer("const twilio = require('twilio');\nconst client = twilio('sid', 'token');\nconst sendVerificationEmail = async (to, token) => client.messages.create({ to, body: token });\nmodule.exports = { sendVerificationEmail };\n");
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!);
+    expect(facts?.writes.map((w) => w.target)).toEqual(['Token']);
+    expect(facts?.messages?.map((m) => `${m.channel} ${m.library} ${m.operation}`)).toEqual(['sms twilio messages.create']);
+    expect(describeFromCode(codeDesign(facts!), 'MongoDB')).toContain('then sends an SMS through Twilio (`src/services/email.service.js:3`).');
+  });
+
+  it('Resend with its idempotency key: stable, or made anew on each call (then the copy still goes out again)', () => {
+    const resend = (key: string) => {
+      const ctx = mailer(`import { Resend } from 'resend';\nconst resend = new Resend('re_key');\nconst sendVerificationEmail = async (to, token) => resend.emails.send({ to, text: token }, { idempotencyKey: ${key} });\nmodule.exports = { sendVerificationEmail };\n`);
+      return codeDesign(factsFor(ctx, (ctx.config as Config).actions[0]!)!);
+    };
+    const stable = resend('`verify/${token}`');
+    expect(stable.messages).toEqual([{ channel: 'email', library: 'resend', location: 'src/services/email.service.js:3', keyed: true }]);
+    expect(describeFromCode(stable, 'MongoDB')).toContain('then sends an e-mail through Resend (`src/services/email.service.js:3`, with an idempotency key).');
+    expect(impactFromCode(stable, 'http').text).toBe('A duplicate request sends the e-mail again to the same person unless the idempotency key it passes (Resend, `src/services/email.service.js:3`) is the same on the retry, and inserts a second row into `Token`.');
+    const fresh = resend('randomUUID()');
+    expect(fresh.messages?.[0]?.keyPerAttempt).toBe(true);
+    expect(impactFromCode(fresh, 'http').text).toBe('A duplicate request sends the e-mail again to the same person (Resend, `src/services/email.service.js:3`), and inserts a second row into `Token`.');
+  });
+
+  it('a project function named like a send is no message', () => {
+    const ctx = mailer(`const transport = { sendMail: async () => {} };\n${helpers}`);
+    expect(factsFor(ctx, (ctx.config as Config).actions[0]!)?.messages).toBeUndefined();
+  });
+});

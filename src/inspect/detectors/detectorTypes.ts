@@ -154,6 +154,12 @@ export interface FileFacts {
   riskyPaymentFunctionKeys: string[];
   /** Function keys (this file) that insert a row or document: the seeds of `insertsRecord` reachability. */
   insertFunctionKeys: string[];
+  /** Functions (this file) that send an e-mail, SMS or push notification, with the library: seeds of `sendsMessage`. */
+  messageFunctions: Array<{ key: string; library: string }>;
+  /** Messaging clients this file exports, by exported name ('default': `module.exports = transport`). */
+  messageClients: Array<{ name: string; library: string }>;
+  /** Sends on a receiver imported from a project module: seeds once that module exports a client of `library` as `name`. */
+  importedMessageSends: Array<{ module: string; name: string; library: string; keys: string[] }>;
   /** Functions of this file (by local name) that apply `@Controller`: see NestControllerFactory. */
   nestControllerFactories: Map<string, NestControllerFactory>;
   /** Consumers registered inside a function that receives the handler: the project's own subscribe wrapper. */
@@ -204,5 +210,5 @@ export interface Detector {
 }
 
 export function emptyFacts(): FileFacts {
-  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], routePrefixes: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], nestControllerFactories: new Map(), consumerWrappers: [], connections: [], openApiConfigs: new Map(), openApiRoutes: [], servedApps: [] };
+  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], routePrefixes: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], messageFunctions: [], messageClients: [], importedMessageSends: [], nestControllerFactories: new Map(), consumerWrappers: [], connections: [], openApiConfigs: new Map(), openApiRoutes: [], servedApps: [] };
 }

@@ -3,6 +3,7 @@ import { accessChain, looseStringValue } from '../parse/astHelpers.js';
 import { enclosingFunctions } from '../parse/enclosingFunctions.js';
 import type { PaymentProvider } from '../types.js';
 import type { Detector, FileContext } from './detectorTypes.js';
+import { messageSends } from './messageSends.js';
 import { matchSdkCall, PROVIDER_MODULES } from './sdkCalls.js';
 
 /** ORM and driver calls that add a row or document: Prisma, TypeORM, Sequelize, Mongoose, MongoDB, Knex, Drizzle, Kysely. */
@@ -26,8 +27,10 @@ export const recordInserts: Detector = {
       const provider = PROVIDER_MODULES[binding.module];
       if (provider) providers.add(provider);
     }
+    // `client.messages.create(…)` (Twilio, Mailgun) sends a message: no record of the app's.
+    const sends = new Set(/twilio|mailgun|resend/.test(ctx.text) ? messageSends(ctx.sf, ctx.index).map((m) => m.call) : []);
     for (const call of ctx.index.calls) {
-      if (!insertsRecord(call, ctx) || matchSdkCall(call, ctx, providers)) continue;
+      if (!insertsRecord(call, ctx) || matchSdkCall(call, ctx, providers) || sends.has(call)) continue;
       facts.insertFunctionKeys.push(...enclosingFunctions(call).keys);
     }
   },

@@ -4,6 +4,7 @@ import { dbConnection } from './dbConnection.js';
 import type { Detector } from './detectorTypes.js';
 import { existingIdempotency } from './existingIdempotency.js';
 import { graphqlMutations } from './graphqlMutations.js';
+import { messages } from './messages.js';
 import { httpRoutes } from './httpRoutes.js';
 import { nestRoutes } from './nestRoutes.js';
 import { nextRoutes } from './nextRoutes.js';
@@ -14,7 +15,7 @@ import { rpcEndpoints } from './rpcEndpoints.js';
 import { webhooks } from './webhooks.js';
 
 /** Adding a detector is one file plus one line here. Order does not matter: detectors only append facts. */
-export const detectors: Detector[] = [httpRoutes, nestRoutes, nextRoutes, routingControllers, rpcEndpoints, graphqlMutations, payments, webhooks, consumers, crons, existingIdempotency, recordInserts, dbConnection];
+export const detectors: Detector[] = [httpRoutes, nestRoutes, nextRoutes, routingControllers, rpcEndpoints, graphqlMutations, payments, webhooks, consumers, crons, existingIdempotency, recordInserts, messages, dbConnection];
 
 /** Does the detector look at this file (path and text)? */
 export function wants(detector: Detector, rel: string, text: string): boolean {

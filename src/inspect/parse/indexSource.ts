@@ -298,6 +298,9 @@ function recordCommonJsAssignment(bin: ts.BinaryExpression, index: SourceIndex):
         else if (ts.isPropertyAssignment(p) && ts.isIdentifier(p.initializer)) {
           const name = propertyName(p.name);
           if (name) index.exports.set(name, p.initializer.text);
+        } else if (ts.isPropertyAssignment(p)) {
+          const name = propertyName(p.name);
+          if (name) wholeModuleExport(name, unwrap(p.initializer), index);
         }
       }
     }
@@ -305,7 +308,20 @@ function recordCommonJsAssignment(bin: ts.BinaryExpression, index: SourceIndex):
     const name = chain[chain.length - 1] as string;
     index.exports.set(name, ts.isIdentifier(right) ? right.text : name);
     if (!ts.isIdentifier(right)) index.consts.set(name, right);
+    wholeModuleExport(name, right, index);
   }
+}
+
+/**
+ * `module.exports.emailService = require('./email.service')` (or `{ emailService: require(…) }`): the name is that
+ * whole module, as `export * as emailService from './email.service'` says, so calls through it reach its functions.
+ */
+function wholeModuleExport(name: string, value: ts.Expression, index: SourceIndex): void {
+  if (!ts.isCallExpression(value) || !ts.isIdentifier(value.expression) || value.expression.text !== 'require') return;
+  const arg = value.arguments[0];
+  if (!arg || !ts.isStringLiteral(arg)) return;
+  index.imports.set(name, { module: arg.text, imported: '*' });
+  index.exports.set(name, name);
 }
 
 /** Constructor-injected dependencies: `constructor(private payments: PaymentsService)` → payments ↦ paymentsservice. */

@@ -1,6 +1,6 @@
 import type { FunctionFacts } from '../parse/indexSource.js';
 import type { ProjectRecords } from './projectRecords.js';
-import { resolveBinding, resolveImport, splitBindingKey } from './resolveModules.js';
+import { resolveBinding, resolveExport, resolveImport, splitBindingKey } from './resolveModules.js';
 
 /**
  * A name-based call graph across files. Without a type checker (too slow for the budget), a call `x.create()`
@@ -75,9 +75,35 @@ export class FunctionGraph {
         const resolved = splitBindingKey(resolveBinding(this.records, file, local));
         const fn = this.records.files.get(resolved.file)?.functions.get(`${resolved.name.toLowerCase()}${key.slice(local.length)}`);
         if (fn) return fn;
+        // `emailService.sendVerificationEmail` where an index says `module.exports.emailService = require('./email.service')`.
+        const member = key.slice(local.length + 1);
+        const viaModule = member.includes('.') ? undefined : this.moduleMember(file, local, member, 0);
+        if (viaModule) return viaModule;
       }
     }
     return undefined;
+  }
+
+  /**
+   * `member` of the module a binding stands for, following the files that pass the binding on by name until one
+   * takes it as a whole module (`const { emailService } = require('../services')`, whose index says
+   * `module.exports.emailService = require('./email.service')`).
+   */
+  private moduleMember(file: string, local: string, member: string, depth: number): FunctionFacts | undefined {
+    if (depth > 4) return undefined;
+    const binding = this.records.files.get(file)?.imports.get(local);
+    if (!binding || (!binding.module.startsWith('.') && !/^[@~#]\//.test(binding.module))) return undefined;
+    const target = resolveImport(this.records, file, binding.module);
+    if (!target) return undefined;
+    if (binding.imported === '*') {
+      const exported = this.exportsByLowerName(target).get(member);
+      const key = exported === undefined ? undefined : resolveExport(this.records, target, exported);
+      if (key === undefined) return undefined;
+      const resolved = splitBindingKey(key);
+      return this.records.files.get(resolved.file)?.functions.get(resolved.name.toLowerCase());
+    }
+    const passedOn = this.records.files.get(target)?.exports.get(binding.imported);
+    return passedOn === undefined ? undefined : this.moduleMember(target, passedOn, member, depth + 1);
   }
 
   private namespaceBound(file: string, key: string): boolean {

@@ -83,7 +83,7 @@ describe('design document for a plain-wrapper project', () => {
     expect(claims).toContain('Throws InvalidKeyError');
     expect(claims).toContain('Throws StoreUnavailableError');
     expect(claims).toContain('Returns the stored JSON result');
-    if (options.inFlight === 'wait') expect(claims).toMatch(/polls the record for up to [\d.]+ (second|millisecond)s? for the first one to finish/);
+    if ('inFlight' in options && options.inFlight === 'wait') expect(claims).toMatch(/polls the record for up to [\d.]+ (second|millisecond)s? for the first one to finish/);
   });
 
   it('every error the document names is thrown by the generated code, with the property it says it carries', async () => {

@@ -151,7 +151,7 @@ export function buildResponsePolicy(config: Config, actions: readonly ActionDesi
  */
 function plainRules(config: Config, transactional: boolean, wait: boolean): ResponsePolicy['rules'] {
   return [
-    { situation: 'New key', response: 'Claim, run the function, store its result as JSON, then return that JSON form (the shape a repeat gets; an undefined result is returned as undefined but stored, and repeated, as null)', stored: 'Yes, before returning' },
+    { situation: 'New key', response: 'Claim, run the function, store its result as JSON, then return that JSON form (the shape a repeat gets; a function that returns nothing gives null, first and on every repeat)', stored: 'Yes, before returning' },
     { situation: 'Same key and input, completed', response: 'Returns the stored JSON result without running the function; detailed() also says replayed: true', stored: 'Already' },
     { situation: 'Same key, different input', response: 'Throws MismatchError; nothing of the stored result', stored: 'No' },
     { situation: 'Same key, still running', response: wait ? 'Polls briefly for the result, then throws InFlightError carrying retryAfterSeconds' : 'Throws InFlightError carrying retryAfterSeconds (the time left on the lease)', stored: 'No' },

@@ -338,22 +338,14 @@ function mountedChildren(expr: ts.Expression, ctx: FileContext): OwnerRef[] {
 }
 
 function loopedArray(variable: ts.Identifier, ctx: FileContext): readonly ts.Expression[] | undefined {
-  const arrayOf = (expr: ts.Expression): readonly ts.Expression[] | undefined => {
-    let node = unwrap(expr);
-    if (ts.isIdentifier(node)) node = unwrap(ctx.index.consts.get(node.text) ?? node);
-    return ts.isArrayLiteralExpression(node) && node.elements.every((e) => !ts.isSpreadElement(e)) ? node.elements : undefined;
-  };
   for (let current = variable.parent; current; current = current.parent) {
     if (isFunctionLike(current)) {
       const param = current.parameters[0];
-      if (!param || !ts.isIdentifier(param.name) || param.name.text !== variable.text) return undefined;
-      const call = current.parent;
-      if (!ts.isCallExpression(call) || call.arguments[0] !== current || !ts.isPropertyAccessExpression(call.expression) || call.expression.name.text !== 'forEach') return undefined;
-      return arrayOf(call.expression.expression);
+      return param && ts.isIdentifier(param.name) && param.name.text === variable.text ? loopElements(current, ctx) : undefined;
     }
     if (ts.isForOfStatement(current)) {
       const decl = ts.isVariableDeclarationList(current.initializer) ? current.initializer.declarations[0] : undefined;
-      if (decl && ts.isIdentifier(decl.name) && decl.name.text === variable.text) return arrayOf(current.expression);
+      if (decl && ts.isIdentifier(decl.name) && decl.name.text === variable.text) return loopElements(current, ctx);
     }
   }
   return undefined;

@@ -6,7 +6,7 @@ import { lineOf, propertyName, unwrap } from '../inspect/parse/astHelpers.js';
 import { indexSource, type ImportBinding } from '../inspect/parse/indexSource.js';
 import type { PaymentProvider, PaymentRisk } from '../inspect/types.js';
 import type { SourceContext } from './types.js';
-import { localInitializer } from './walk.js';
+import { innermostFunction, localInitializer } from './walk.js';
 
 /**
  * Payment SDK calls as the findings rules see them, for every provider whose generated operation table
@@ -24,6 +24,11 @@ export interface ProviderCall {
   risk: PaymentRisk;
   /** The request parameters object, when it is a literal (or a local const holding one). */
   params?: ts.ObjectLiteralExpression;
+  /**
+   * Object literals the parameters variable is later given in the same function (`params = { ...params, mode }`
+   * after `let params = { … }`): what the call may send as well.
+   */
+  reassigned?: ts.ObjectLiteralExpression[];
   /** The provider idempotency key expression, if one is passed. */
   key?: ts.Expression;
   /** Where the key would go exists but is not a literal we can read: the key may be inside. */
@@ -139,7 +144,31 @@ function originOf(expr: ts.Expression, imports: Map<string, ImportBinding>): Imp
 /** Stripe methods that take the object id first: `paymentIntents.capture(id, params, options)`, `transfers.createReversal(id, …)`. */
 const ID_FIRST = /^(capture|confirm|update|resume|pay|finalizeInvoice|incrementAuthorization|cancel|void|markUncollectible|sendInvoice|attach|detach|verify|apply\w*|create[A-Z]\w*)$/;
 
-function argumentsOf(provider: PaymentProvider, call: ts.CallExpression): Pick<ProviderCall, 'params' | 'key' | 'opaqueOptions'> {
+function argumentsOf(provider: PaymentProvider, call: ts.CallExpression): Pick<ProviderCall, 'params' | 'reassigned' | 'key' | 'opaqueOptions'> {
+  const found = argumentsIn(provider, call);
+  const arg = found.params && call.arguments.find((a) => literal(a) === found.params);
+  const reassigned = arg ? reassignedLiterals(arg) : [];
+  return reassigned.length > 0 ? { ...found, reassigned } : found;
+}
+
+/** `name = { … }` assignments to the identifier `arg` inside its function (or file), in source order. */
+function reassignedLiterals(arg: ts.Expression): ts.ObjectLiteralExpression[] {
+  const id = unwrap(arg);
+  if (!ts.isIdentifier(id)) return [];
+  const scope = innermostFunction(id) ?? id.getSourceFile();
+  const out: ts.ObjectLiteralExpression[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(node.left) && node.left.text === id.text) {
+      const value = unwrap(node.right);
+      if (ts.isObjectLiteralExpression(value)) out.push(value);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(scope);
+  return out;
+}
+
+function argumentsIn(provider: PaymentProvider, call: ts.CallExpression): Pick<ProviderCall, 'params' | 'key' | 'opaqueOptions'> {
   const args = call.arguments;
   const method = ts.isPropertyAccessExpression(call.expression) ? call.expression.name.text : '';
   // Other SDKs take ids as plain strings before the request object (`refundCapturedPayment(pspReference, request, options)`).

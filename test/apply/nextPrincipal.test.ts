@@ -30,6 +30,22 @@ describe('the Next.js principal follows the app\'s recognisable auth', () => {
     expect(renderNextInstance(true, 'postgres', principal)).toContain('principal: async () => ((await getServerSession(authOptions))?.user as { id?: string } | undefined)?.id,');
   });
 
+  it('Supabase: the server client factory (createServerClient with next/headers cookies), sync or async', () => {
+    // The shape of vercel/nextjs-subscription-payments' utils/supabase/server.ts (Next 14: cookies() is sync).
+    const server = { path: 'utils/supabase/server.ts', text: "import { createServerClient } from '@supabase/ssr';\nimport { cookies } from 'next/headers';\nexport const createClient = () => {\n  const cookieStore = cookies();\n  return createServerClient(url, key, { cookies: {} });\n};\n" };
+    const middleware = { path: 'utils/supabase/middleware.ts', text: "import { createServerClient } from '@supabase/ssr';\nimport { type NextRequest } from 'next/server';\nexport const updateSession = async (request: NextRequest) => createServerClient(url, key, { cookies: {} });\n" };
+    const principal = nextPrincipalOf([route, server, middleware], 'lib/idempotency', '')!;
+    expect(principal.label).toBe('Supabase Auth (getUser)');
+    expect(principal.imports).toEqual(["import { createClient } from '../../utils/supabase/server';"]);
+    expect(renderNextInstance(true, 'postgres', principal)).toContain('principal: async () => (await createClient().auth.getUser()).data.user?.id ?? undefined,');
+    // Next 15: `export async function createClient()` awaits cookies().
+    const async = { ...server, text: server.text.replace('export const createClient = () => {', 'export async function createClient() {').replace('cookies();', 'await cookies();') };
+    expect(nextPrincipalOf([async], 'lib/idempotency', '')!.principal).toBe('async () => (await (await createClient()).auth.getUser()).data.user?.id ?? undefined');
+    // Two exported factories in the module: which one the app's actions use is not known, so the step stays manual.
+    const two = { ...server, text: `${server.text}export const createAdminClient = () => createServerClient(url, serviceKey, { cookies: {} });\n` };
+    expect(nextPrincipalOf([two], 'lib/idempotency', '')).toBeUndefined();
+  });
+
   it('no recognisable auth (or only global actions): the principal stays as before', () => {
     expect(nextPrincipalOf([route], 'lib/idempotency', '')).toBeUndefined();
     const supabase = { path: 'lib/supabase.ts', text: "export async function user(client: { auth: { getUser(): Promise<unknown> } }) {\n  return client.auth.getUser();\n}\n" };

@@ -118,7 +118,7 @@ router.post('/payments', async (req, res) => {
   res.status(201).json(session);
 });
 `;
-    expect(findings(providerParamsChangeBetweenRetries, source).map((l) => /parameter `(\w+)`/.exec(l)?.[1])).toEqual(['expires_at', 'subscription_data']);
+    expect(findings(providerParamsChangeBetweenRetries, source).map((l) => /parameter `(\w+)`/.exec(l)?.[1])).toEqual(['expires_at', 'trial_end']);
     const out = wireSource(file, source, [target(9)], options);
     expect(out.stale).toEqual([]);
     expect(out.text).toContain("expires_at: moment(idempotencyContext.startedAt).add(30, 'minutes').unix(),");
@@ -222,6 +222,29 @@ router.post('/payments', async (req, res) => {
     expect(out.text).toContain("transfer_group: String(providerKey(idempotencyContext)) }, stripeRequestOptions(idempotencyContext));");
     expect(findings(providerParamsChangeBetweenRetries, out.text)).toEqual([]);
     expect(wireSource(file, out.text, [target(7)], { ...options, anyLine: true }).text).toBe(out.text);
+  });
+
+  it('parameters held in a local the handler reassigns: the key goes after the local, the reassigned clock read counts from startedAt', () => {
+    const source = `import { Router } from 'express';
+import Stripe from 'stripe';
+
+const stripe = new Stripe('sk');
+export const router = Router();
+
+router.post('/checkout', async (req, res) => {
+  let params: Stripe.Checkout.SessionCreateParams = { line_items: [{ price: req.body.price, quantity: 1 }] };
+  if (req.body.trial) params = { ...params, mode: 'subscription', subscription_data: { trial_end: Math.floor(Date.now() / 1000) + 14 * 86400 } };
+  const session = await stripe.checkout.sessions.create(params);
+  res.status(201).json(session);
+});
+`;
+    expect(findings(providerParamsChangeBetweenRetries, source).map((l) => /parameter `(\w+)`/.exec(l)?.[1])).toEqual(['trial_end']);
+    const out = wireSource(file, source, [target(7, { path: '/checkout' })], options);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain('const session = await stripe.checkout.sessions.create(params, stripeRequestOptions(idempotencyContext));');
+    expect(out.text).toContain('trial_end: Math.floor(idempotencyContext.startedAt / 1000) + 14 * 86400');
+    expect(findings(providerParamsChangeBetweenRetries, out.text)).toEqual([]);
+    expect(wireSource(file, out.text, [target(7, { path: '/checkout' })], { ...options, anyLine: true }).text).toBe(out.text);
   });
 
   it('a retry counter in the key, and a clock-built template key, both become the derived key', () => {

@@ -15,7 +15,9 @@ export interface NextPrincipal {
 /**
  * The app's auth, from its own files: Clerk (`auth()` from @clerk/nextjs/server), Auth.js / next-auth v5 (a module
  * exporting `auth` from `NextAuth(...)`), next-auth v4 (`getServerSession(authOptions)` with an exported
- * authOptions). Undefined when none is recognisable (Supabase, a cookie of its own): the principal stays manual.
+ * authOptions), Supabase (the app's server client factory: a module calling `createServerClient` from @supabase/ssr
+ * with next/headers cookies, exporting one function). Undefined when none is recognisable (a cookie of its own): the
+ * principal stays manual.
  */
 export function nextPrincipalOf(files: ReadonlyArray<{ path: string; text: string }>, scaffoldDir: string, extension: string): NextPrincipal | undefined {
   const specifier = (file: string) => {
@@ -36,7 +38,34 @@ export function nextPrincipalOf(files: ReadonlyArray<{ path: string; text: strin
       principal: 'async () => ((await getServerSession(authOptions))?.user as { id?: string } | undefined)?.id',
     };
   }
+  const supabase = supabaseServerClient(files);
+  if (supabase) {
+    // getUser() asks Supabase Auth to verify the session (getSession() would trust the cookie as sent).
+    const client = supabase.async ? `(await ${supabase.name}())` : `${supabase.name}()`;
+    return {
+      label: 'Supabase Auth (getUser)',
+      imports: [`import { ${supabase.name} } from ${specifier(supabase.path)};`],
+      principal: `async () => (await ${client}.auth.getUser()).data.user?.id ?? undefined`,
+    };
+  }
   return undefined;
+}
+
+/**
+ * The app's server-side Supabase client factory: the one module that calls createServerClient from @supabase/ssr
+ * with next/headers cookies and exports exactly one function (`export const createClient = () => …`, `export async
+ * function createClient()`), and whether that function is async (the cookies() of Next 15 are). Several such
+ * modules, or several exported functions: undefined, the principal stays manual.
+ */
+function supabaseServerClient(files: ReadonlyArray<{ path: string; text: string }>): { path: string; name: string; async: boolean } | undefined {
+  const modules = files.filter((f) => /from\s+['"]@supabase\/ssr['"]/.test(f.text) && /\bcreateServerClient\s*[<(]/.test(f.text) && /from\s+['"]next\/headers['"]/.test(f.text));
+  if (modules.length !== 1) return undefined;
+  const [file] = modules as [{ path: string; text: string }];
+  const exported = [...file.text.matchAll(/export\s+(?:(async\s+)?function\s+([A-Za-z_$][\w$]*)|const\s+([A-Za-z_$][\w$]*)\s*=\s*(async\s*)?(?:\(|function\b))/g)];
+  if (exported.length !== 1) return undefined;
+  const m = exported[0]!;
+  const fn = m[2] ?? m[3];
+  return fn ? { path: file.path, name: fn, async: m[1] !== undefined || m[4] !== undefined } : undefined;
 }
 
 /**

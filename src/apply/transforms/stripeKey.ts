@@ -1,5 +1,5 @@
-import { Node, type ArrowFunction, type Block, type CallExpression, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type SourceFile } from 'ts-morph';
-import { providerCalls } from '../../findings/providerCalls.js';
+import { Node, type ArrowFunction, type Block, type CallExpression, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration, type SourceFile, type ts } from 'ts-morph';
+import { literal, providerCalls } from '../../findings/providerCalls.js';
 import { ensureNamedImport, fitStatement, morphNode, spreadFirst } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import type { TransformContext, TransformOutcome } from './context.js';
@@ -25,7 +25,8 @@ function callsIn(sf: SourceFile, handler: Handler): Array<{ call: CallExpression
   return found.flatMap((f) => {
     const call = morphNode(handler, f.call, Node.isCallExpression);
     if (!call) return [];
-    const paramsIndex = f.params ? call.getArguments().findIndex((a) => a.getStart() === f.params!.getStart(sf.compilerNode)) : -1;
+    // The literal itself, or a local holding it (`stripe.checkout.sessions.create(params)` after `let params = { … }`).
+    const paramsIndex = f.params ? call.getArguments().findIndex((a) => a.getStart() === f.params!.getStart(sf.compilerNode) || literal(a.compilerNode as ts.Expression) === f.params) : -1;
     // Our own helper in the options (as the argument, or spread into a literal) is a key the rules cannot read.
     const ours = paramsIndex >= 0 && /\bstripeRequestOptions\(/.test(call.getArguments()[paramsIndex + 1]?.getText() ?? '');
     return [{ call, keyed: f.key !== undefined || ours, opaque: f.opaqueOptions && !ours, operation: f.operation, paramsIndex }];

@@ -147,6 +147,31 @@ export async function charge(orderId: string) {
 ruleTester(providerParamsChangeBetweenRetries, {
   valid: [
     {
+      name: 'a helper that does not read the clock, and one of the same name in a file the call does not import',
+      files: {
+        'src/subscribe.ts': `import { stripe } from './stripe';
+import { trialEnd } from './plans';
+export async function subscribe(customer: string, plan: { trialEndsAt: number }) {
+  return stripe.subscriptions.create({ customer, items: [{ price: 'price_1' }], trial_end: trialEnd(plan) });
+}
+`,
+        'src/plans.ts': `export const trialEnd = (plan: { trialEndsAt: number }) => plan.trialEndsAt;
+`,
+        'src/other/plans.ts': `export const trialEnd = () => Math.floor(Date.now() / 1000) + 86400;
+`,
+      },
+    },
+    {
+      name: 'metadata stays one label: its nested values are not read as times',
+      files: {
+        'src/pay.ts': `import { stripe } from './stripe';
+export async function pay(order: { id: string; total: number }) {
+  return stripe.paymentIntents.create({ amount: order.total, currency: 'eur', metadata: { orderId: order.id } }, { idempotencyKey: \`pay:\${order.id}\` });
+}
+`,
+      },
+    },
+    {
       name: 'trial end stored with the intent',
       files: {
         'src/subscribe.ts': `import { stripe } from './stripe';
@@ -172,6 +197,52 @@ export async function subscribe(user: { id: string; customerId: string }) {
 `,
       },
       errors: [{ line: 6, message: /trial_end.*Date\.now\(\)/ }],
+    },
+    {
+      // vercel/nextjs-subscription-payments: `let params = { … }` is given a subscription_data later, whose trial_end an
+      // imported helper computes from the clock.
+      name: 'nested trial end in a reassigned parameters literal, from an imported helper that reads the clock',
+      files: {
+        'utils/stripe/server.ts': `import { stripe } from '@/utils/stripe/config';
+import { calculateTrialEnd } from '@/utils/helpers';
+export async function checkout(price: { id: string; type: string; trial_period_days: number | null }) {
+  let params: Record<string, unknown> = { line_items: [{ price: price.id, quantity: 1 }] };
+  if (price.type === 'recurring') {
+    params = {
+      ...params,
+      mode: 'subscription',
+      subscription_data: { trial_end: calculateTrialEnd(price.trial_period_days) },
+    };
+  }
+  return stripe.checkout.sessions.create(params);
+}
+`,
+        'utils/helpers.ts': `export const calculateTrialEnd = (days: number | null) => {
+  if (days === null) return undefined;
+  const now = new Date();
+  const end = new Date(now.getTime() + days * 86400000);
+  return Math.floor(end.getTime() / 1000);
+};
+export function label(id: string) {
+  return \`order-\${id}\`;
+}
+`,
+      },
+      errors: [{ line: 9, message: /parameter `trial_end` comes from `calculateTrialEnd\(price\.trial_period_days\)`, and calculateTrialEnd reads `new Date\(\)` \(utils\/helpers\.ts:3\)/ }],
+    },
+    {
+      name: 'a same-file helper that reads the clock, nested under a name with no meaning of its own',
+      files: {
+        'src/subscribe.ts': `import { stripe } from './stripe';
+function trialEnd(days: number) {
+  return Math.floor(Date.now() / 1000) + days * 86400;
+}
+export async function subscribe(customer: string) {
+  return stripe.subscriptions.create({ customer, items: [{ price: 'price_1' }], trial_settings: { end_behavior: { missing_payment_method: 'cancel' } }, subscription_data: { trial_end: trialEnd(14) } });
+}
+`,
+      },
+      errors: [{ line: 6, message: /`trial_end` comes from `trialEnd\(14\)`, and trialEnd reads `Date\.now\(\)` \(src\/subscribe\.ts:3\)/ }],
     },
   ],
 });

@@ -10,7 +10,7 @@ export type Located =
   | { kind: 'stale'; reason: string }
   | { kind: 'unsupported'; reason: string };
 
-const METHODS = new Set(['post', 'put', 'patch', 'delete', 'all']);
+const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'all']);
 
 /** `'/payments'` or `` `/payments` `` as the route's first argument; after the name in @koa/router's `router.post('pay', '/payments', …)`. */
 function pathLiteral(call: CallExpression): string | undefined {

@@ -77,6 +77,11 @@ export function wireSource(file: string, text: string, targets: readonly WiringT
   // Unresolved ones first, so their stale / manual report also describes the untouched text.
   for (const target of [...resolved].sort((a, b) => Number(a.occurrence !== undefined) - Number(b.occurrence !== undefined) || b.line - a.line)) {
     const route = ROUTE_TRANSFORMS[options.framework];
+    const browserGet = browserNavigation(target);
+    if (browserGet) {
+      out.manual.push(browserGet);
+      continue;
+    }
     const outcome = (TRIGGER_TRANSFORMS[target.trigger] ?? (target.trigger === 'webhook' ? wireVerifiedWebhook(route, options.framework, verifiedWebhookProvider(target.provider)) : route))(sf, target, context);
     if (outcome.stale) out.stale.push(outcome.stale);
     if (outcome.principal) out.principal ??= outcome.principal;
@@ -84,6 +89,22 @@ export function wireSource(file: string, text: string, targets: readonly WiringT
     out.manual.push(...outcome.manual);
   }
   return { text: sf.getFullText(), ...out };
+}
+
+/**
+ * A GET (or HEAD) action keyed by a client header: what reaches it is a link, a redirect back from a provider or a
+ * prefetch, none of which sends an Idempotency-Key, so a mounted middleware would answer every visit 400. Not wired;
+ * the step says what would make it protectable. A GET keyed by fields of the request itself (derived) is wired.
+ */
+function browserNavigation(target: WiringTarget): ManualStep | undefined {
+  const method = target.method?.toUpperCase();
+  if (target.trigger !== 'http' || (method !== 'GET' && method !== 'HEAD') || target.keySource === 'derived') return undefined;
+  return {
+    action: target.action,
+    file: target.file,
+    line: target.line,
+    reason: `${method} ${target.path ?? ''} changes state on a ${method}: links, redirects back from a provider and prefetches reach it without an Idempotency-Key header, so the middleware would answer every visit 400. Not wired: move the effect behind a POST that sends the key (a form or fetch), or key the action by a value each visit carries ("key": { "source": "derived", "from": ["<query or path field>"] }, e.g. the order token a provider's return URL brings), then run apply again`,
+  };
 }
 
 export interface FileChange {

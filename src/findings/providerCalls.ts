@@ -193,7 +193,10 @@ function argumentsIn(provider: PaymentProvider, call: ts.CallExpression): Pick<P
   const options = literal(args[optionsIndex]);
   const key = options ? property(options, option.name) : undefined;
   const params = optionsIndex > first ? request : undefined;
-  return { ...(params ? { params } : {}), ...(key ? { key } : {}), opaqueOptions: args[optionsIndex] !== undefined && !options };
+  // stripe-node's old callback form, `charges.create(params, (err, charge) => …)`: the function is no request options.
+  const given = args[optionsIndex];
+  const callback = given !== undefined && (ts.isArrowFunction(unwrap(given)) || ts.isFunctionExpression(unwrap(given)));
+  return { ...(params ? { params } : {}), ...(key ? { key } : {}), opaqueOptions: given !== undefined && !options && !callback };
 }
 
 export function literal(arg: ts.Expression | undefined): ts.ObjectLiteralExpression | undefined {

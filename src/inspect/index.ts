@@ -54,7 +54,7 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
   for (const scopeDir of scopeDirs) {
     const inScope = files.filter((f) => f.kind === 'source' && scopeOf(f.rel) === scopeDir);
     const ws = workspaces.find((w) => w.dir === scopeDir);
-    const prisma = [...texts].find(([rel]) => rel.endsWith('.prisma') && scopeOf(rel) === scopeDir)?.[1];
+    const prisma = [...texts].find(([rel]) => rel.endsWith('.prisma') && scopeOf(rel) === scopeDir)?.[1] ?? sharedPrismaSchema(texts);
     const stack = detectStack(ws ? [ws.manifest, rootManifest] : [rootManifest], {
       tsFiles: inScope.filter((f) => /\.[cm]?tsx?$/.test(f.rel)).length,
       jsFiles: inScope.filter((f) => /\.[cm]?jsx?$/.test(f.rel)).length,
@@ -252,6 +252,17 @@ async function generatedPaths(root: string): Promise<Set<string>> {
   } catch {
     return new Set();
   }
+}
+
+/**
+ * The repository's Prisma schema when a package has none of its own: a workspace whose packages share one schema
+ * kept outside them (postiz: libraries/nestjs-libraries/src/database/prisma, with every dependency in the root
+ * package.json). Undefined when there is none, or several that name different providers.
+ */
+function sharedPrismaSchema(texts: ReadonlyMap<string, string>): string | undefined {
+  const schemas = [...texts].filter(([rel]) => rel.endsWith('.prisma')).map(([, text]) => text);
+  const providers = new Set(schemas.map((text) => /provider\s*=\s*"(\w+)"/.exec(text.slice(text.indexOf('datasource')))?.[1]));
+  return providers.size === 1 && !providers.has(undefined) ? schemas[0] : undefined;
 }
 
 /**

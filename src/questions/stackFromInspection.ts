@@ -63,7 +63,11 @@ export function stackFromInspection(inspection: Inspection, sources: ReadonlyArr
     : whole;
   const findings = focus ? inspection.findings.filter((f) => f.package === undefined || f.package === focus.name) : inspection.findings;
   const language = facts.language !== 'unknown' ? LANGUAGES.find((l) => l === facts.language) : undefined;
-  const frameworks = facts.frameworks.flatMap((f) => FRAMEWORKS.filter((known) => known === f));
+  const declared = facts.frameworks.flatMap((f) => FRAMEWORKS.filter((known) => known === f));
+  // A package that declares several (a workspace whose dependencies all sit in the root package.json) serves with the
+  // framework its endpoints were found in: postiz's apps/backend sees @nestjs/core and next, and its routes are NestJS.
+  const served = [...new Set(findings.flatMap((f) => (f.kind === 'endpoint' ? [f.framework] : [])))].flatMap((f) => FRAMEWORKS.filter((known) => known === f));
+  const frameworks = declared.length > 1 && served.length === 1 && declared.includes(served[0]!) ? served : declared;
   const kinds = new Set(findings.map((f) => f.kind));
   // A worker with consumers or jobs and no HTTP framework is a real, known stack: framework "none".
   const headless = frameworks.length === 0 && !kinds.has('endpoint') && (kinds.has('consumer') || kinds.has('cron'));

@@ -47,6 +47,17 @@ describe('the stack of a monorepo follows the package that holds the handlers', 
     expect(stackFromInspection(single).framework).toBeUndefined();
   });
 
+  it('a package declaring several frameworks (every dependency in the root package.json) serves with the one its endpoints use', () => {
+    // gitroomhq/postiz-app: apps/backend's package.json declares nothing, the root holds @nestjs/core and next.
+    const backend = pkg('apps/backend', 'postiz-backend', { frameworks: ['nestjs', 'nextjs'], databases: ['postgres', 'redis'] });
+    const endpoint = { ...finding('endpoint', 'apps/backend/src/api/routes/billing.controller.ts', 'postiz-backend'), framework: 'nestjs' } as Finding;
+    const inspection: Inspection = { root: '/r', stack: { ...base, frameworks: ['nestjs', 'nextjs'], databases: ['postgres', 'redis'], packages: [backend] }, findings: [endpoint], warnings: [] };
+    expect(stackFromInspection(inspection)).toMatchObject({ framework: 'nestjs', database: 'postgres' });
+    // Endpoints in two frameworks settle nothing: the user picks, as before.
+    const other = { ...finding('endpoint', 'apps/backend/app/api/route.ts', 'postiz-backend'), framework: 'nextjs' } as Finding;
+    expect(stackFromInspection({ ...inspection, findings: [endpoint, other] }).framework).toBeUndefined();
+  });
+
   it('a project testing with tap gets node:test suites (tap runs what prints TAP)', () => {
     const tap: Inspection = { root: '/r', stack: { ...base, frameworks: ['fastify'], databases: ['postgres'], testFramework: 'tap' }, findings: [], warnings: [] };
     expect(stackFromInspection(tap).testFramework).toBe('node-test');

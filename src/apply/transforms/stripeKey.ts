@@ -133,9 +133,11 @@ function keyStripeSdkCalls(sf: SourceFile, handler: Handler, target: WiringTarge
     const line = item.call.getStartLineNumber();
     const args = item.call.getArguments();
     const optionsArg = args[item.paramsIndex + 1];
-    const placeable = item.paramsIndex >= 0 && (args.length === item.paramsIndex + 1 || (args.length === item.paramsIndex + 2 && Node.isObjectLiteralExpression(optionsArg)));
+    // stripe-node's callback form takes the request options between the parameters and the callback.
+    const callback = args.length === item.paramsIndex + 2 && optionsArg !== undefined && (Node.isArrowFunction(optionsArg) || Node.isFunctionExpression(optionsArg));
+    const placeable = item.paramsIndex >= 0 && (args.length === item.paramsIndex + 1 || callback || (args.length === item.paramsIndex + 2 && Node.isObjectLiteralExpression(optionsArg)));
     if (item.opaque || !usable || !placeable) {
-      const why = item.opaque ? 'its request options are not an object literal' : !usable ? 'the handler cannot reach its idempotency context (no named request parameter) or the scaffold has no providers.ts' : 'its parameters are not an object literal';
+      const why = item.opaque ? 'its request options are not an object literal' : !usable ? 'the handler cannot reach its idempotency context (no named request parameter) or the scaffold has no providers.ts' : item.paramsIndex < 0 ? 'its parameters are not an object literal' : 'its arguments after the parameters are neither request options nor a callback';
       out.manual.push({ action: target.action, file: target.file, line, reason: `stripe.${item.operation} needs stripeRequestOptions(idempotencyOf(request)) as request options; not edited because ${why}` });
       continue;
     }
@@ -149,6 +151,8 @@ function keyStripeSdkCalls(sf: SourceFile, handler: Handler, target: WiringTarge
     const options = `stripeRequestOptions(${CONTEXT_NAME}${step})`;
     if (optionsArg && Node.isObjectLiteralExpression(optionsArg)) {
       spreadFirst(optionsArg, options);
+    } else if (callback) {
+      item.call.insertArgument(item.paramsIndex + 1, options);
     } else {
       item.call.addArgument(options);
     }

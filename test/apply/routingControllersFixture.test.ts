@@ -67,7 +67,7 @@ describe.skipIf(skip !== undefined).each(VARIANTS)('apply on the routing-control
     expect(await snapshotTree(copy.dir)).toEqual(tree);
   });
 
-  it('runs the order once for 50 concurrent requests (409 + Retry-After), replays it (Idempotent-Replayed), and answers a reused key 422 and a missing key 400', async () => {
+  it('runs the order once for 50 concurrent requests (409 + Retry-After), replays it (Idempotent-Replayed), and answers a reused key 422, a missing key 400 and a store outage 503 + Retry-After', async () => {
     schema = await createAppSchema(`routing_controllers_${variant.framework}`, copy.migration, 'CREATE TABLE orders (id serial PRIMARY KEY, owner text NOT NULL, sku text NOT NULL, quantity int NOT NULL, amount int NOT NULL)');
     process.env['DATABASE_URL'] = schema.url;
     const { createApp } = (await import(pathToFileURL(path.join(copy.dir, variant.app)).href)) as { createApp: () => { listen(port: number): Server } };
@@ -147,6 +147,20 @@ describe.skipIf(skip !== undefined).each(VARIANTS)('apply on the routing-control
       expect(other.status, other.body).toBe(201);
       expect(otherResponse.headers.get('idempotent-replayed')).toBeNull();
       expect(await rows()).toBe(2);
+
+      // The store out of reach (its table renamed away): 503 with Retry-After, fail closed, nothing runs.
+      await schema.pool.query('ALTER TABLE idempotency_store RENAME TO idempotency_store_away');
+      try {
+        const outage = await post({ 'idempotency-key': 'order-outage' }, request.body);
+        const problem = JSON.parse(await outage.text()) as { retryAfterSeconds?: number };
+        expect(problem).toMatchObject({ status: 503, title: 'Service unavailable' });
+        expect(outage.status).toBe(503);
+        expect(outage.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+        expect(Number(outage.headers.get('retry-after'))).toBe(problem.retryAfterSeconds);
+        expect(await rows()).toBe(2);
+      } finally {
+        await schema.pool.query('ALTER TABLE idempotency_store_away RENAME TO idempotency_store');
+      }
     } finally {
       await new Promise((resolve) => server.close(resolve));
       await db.end();

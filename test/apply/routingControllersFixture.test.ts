@@ -51,10 +51,10 @@ describe.skipIf(skip !== undefined).each(VARIANTS)('apply on the routing-control
     ]);
     expect(await readFile(path.join(copy.dir, 'src/idempotency/instance.ts'), 'utf8')).toContain(variant.instance);
     const controller = await readFile(path.join(copy.dir, CONTROLLER), 'utf8');
-    expect(controller).toContain("import { BadRequestError, Body, CurrentUser, Get, HeaderParam, HttpCode, JsonController, Param, Post } from 'routing-controllers';");
+    expect(controller).toContain("import { BadRequestError, Body, CurrentUser, Get, HeaderParam, HttpCode, JsonController, Param, Post, Res } from 'routing-controllers';");
     expect(controller).toContain("import { runOnceInController } from '../idempotency/controllerClaim.js';");
-    expect(controller).toContain("async create(@Body() body: CreateOrder, @CurrentUser({ required: true }) user: User, @HeaderParam('Idempotency-Key', { type: String }) idempotencyKey: string | undefined) {");
-    expect(controller).toContain("    return runOnceInController('createOrder', { caller: user, key: idempotencyKey, body }, async () => {\n      const price = PRICES[body.sku];");
+    expect(controller).toContain("async create(@Body() body: CreateOrder, @CurrentUser({ required: true }) user: User, @HeaderParam('Idempotency-Key', { type: String }) idempotencyKey: string | undefined, @Res() response: unknown) {");
+    expect(controller).toContain("    return runOnceInController('createOrder', { caller: user, key: idempotencyKey, body, response }, async () => {\n      const price = PRICES[body.sku];");
     // The read route is left alone.
     expect(controller).toContain("  @Get('/:id')\n  async find(@Param('id') id: number) {\n    const { rows }");
     expect(await compile(copy.dir)).toBe('');
@@ -67,7 +67,7 @@ describe.skipIf(skip !== undefined).each(VARIANTS)('apply on the routing-control
     expect(await snapshotTree(copy.dir)).toEqual(tree);
   });
 
-  it('runs the order once for 50 concurrent requests, replays it, and answers a reused key 422 and a missing key 400', async () => {
+  it('runs the order once for 50 concurrent requests (409 + Retry-After), replays it (Idempotent-Replayed), and answers a reused key 422, a missing key 400 and a store outage 503 + Retry-After', async () => {
     schema = await createAppSchema(`routing_controllers_${variant.framework}`, copy.migration, 'CREATE TABLE orders (id serial PRIMARY KEY, owner text NOT NULL, sku text NOT NULL, quantity int NOT NULL, amount int NOT NULL)');
     process.env['DATABASE_URL'] = schema.url;
     const { createApp } = (await import(pathToFileURL(path.join(copy.dir, variant.app)).href)) as { createApp: () => { listen(port: number): Server } };
@@ -91,7 +91,7 @@ describe.skipIf(skip !== undefined).each(VARIANTS)('apply on the routing-control
       const answers = await Promise.all(
         Array.from({ length: 50 }, () =>
           fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': request.key, 'x-user-id': request.user }, body: JSON.stringify(request.body) })
-            .then(async (res) => ({ status: res.status, body: await res.text() }))
+            .then(async (res) => ({ status: res.status, body: await res.text(), retryAfter: res.headers.get('retry-after'), replayed: res.headers.get('idempotent-replayed') }))
             .finally(() => {
               answered += 1;
               if (answered === 49) void release();
@@ -103,19 +103,31 @@ describe.skipIf(skip !== undefined).each(VARIANTS)('apply on the routing-control
       // Every answer is the first one's (201) or a 409 while it still ran: exactly one of each kind of answer.
       expect(statuses.filter((s) => s === 201), statuses.join(',')).toHaveLength(1);
       expect(statuses.filter((s) => s === 409), statuses.join(',')).toHaveLength(49);
-      for (const answer of answers.filter((a) => a.status === 409)) expect(JSON.parse(answer.body)).toMatchObject({ status: 409, title: 'Request in progress' });
+      // A duplicate in flight says when to come back, in the header as in the body: whole seconds, at least 1.
+      for (const answer of answers.filter((a) => a.status === 409)) {
+        const problem = JSON.parse(answer.body) as { retryAfterSeconds?: number };
+        expect(problem).toMatchObject({ status: 409, title: 'Request in progress' });
+        expect(answer.retryAfter, answer.body).toMatch(/^[1-9]\d*$/);
+        expect(Number(answer.retryAfter)).toBe(problem.retryAfterSeconds);
+        expect(answer.replayed).toBeNull();
+      }
       const created = answers.find((a) => a.status === 201)!;
       expect(JSON.parse(created.body)).toMatchObject({ sku: 'sku-mug', quantity: 2, amount: 2400 });
+      // The first run is not a replay.
+      expect([created.replayed, created.retryAfter]).toEqual([null, null]);
       expect(await rows()).toBe(1);
 
       // The same request again: the first one's answer, without running it.
       const first = await settled(url, request);
-      expect(first).toEqual(created);
+      expect(first).toEqual({ status: created.status, body: created.body });
       expect(await rows()).toBe(1);
 
-      // A replay answers the same status and body, and runs nothing.
-      const send = (headers: Record<string, string>, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-user-id': 'user-1', ...headers }, body: JSON.stringify(body) }).then(async (res) => ({ status: res.status, body: await res.text() }));
-      expect(await send({ 'idempotency-key': request.key }, request.body)).toEqual(first);
+      // A replay answers the same status and body, says it is one, and runs nothing.
+      const post = (headers: Record<string, string>, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-user-id': 'user-1', ...headers }, body: JSON.stringify(body) });
+      const send = (headers: Record<string, string>, body: unknown) => post(headers, body).then(async (res) => ({ status: res.status, body: await res.text() }));
+      const replay = await post({ 'idempotency-key': request.key }, request.body);
+      expect({ status: replay.status, body: await replay.text() }).toEqual(first);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(await rows()).toBe(1);
 
       // The same key with other input: 422, never the stored answer.
@@ -130,9 +142,25 @@ describe.skipIf(skip !== undefined).each(VARIANTS)('apply on the routing-control
       expect((await send({ 'idempotency-key': 'two words' }, request.body)).status).toBe(400);
 
       // Keys are the caller's own: another user's same key is a new intent.
-      const other = await send({ 'idempotency-key': request.key, 'x-user-id': 'user-2' }, request.body);
+      const otherResponse = await post({ 'idempotency-key': request.key, 'x-user-id': 'user-2' }, request.body);
+      const other = { status: otherResponse.status, body: await otherResponse.text() };
       expect(other.status, other.body).toBe(201);
+      expect(otherResponse.headers.get('idempotent-replayed')).toBeNull();
       expect(await rows()).toBe(2);
+
+      // The store out of reach (its table renamed away): 503 with Retry-After, fail closed, nothing runs.
+      await schema.pool.query('ALTER TABLE idempotency_store RENAME TO idempotency_store_away');
+      try {
+        const outage = await post({ 'idempotency-key': 'order-outage' }, request.body);
+        const problem = JSON.parse(await outage.text()) as { retryAfterSeconds?: number };
+        expect(problem).toMatchObject({ status: 503, title: 'Service unavailable' });
+        expect(outage.status).toBe(503);
+        expect(outage.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+        expect(Number(outage.headers.get('retry-after'))).toBe(problem.retryAfterSeconds);
+        expect(await rows()).toBe(2);
+      } finally {
+        await schema.pool.query('ALTER TABLE idempotency_store_away RENAME TO idempotency_store');
+      }
     } finally {
       await new Promise((resolve) => server.close(resolve));
       await db.end();

@@ -38,21 +38,21 @@ describe('routing-controllers methods: the key is claimed inside the method', ()
     const source = controller('async create(@Body() body: { sku: string }, @CurrentUser() user: User)');
     const out = wireSource(file, source, [target(6)], options());
     expect(out.stale).toEqual([]);
-    expect(out.text).toBe(`import { Body, CurrentUser, HeaderParam, JsonController, Post } from 'routing-controllers';
+    expect(out.text).toBe(`import { Body, CurrentUser, HeaderParam, JsonController, Post, Res } from 'routing-controllers';
 import type { User } from '../auth.js';
 import { runOnceInController } from '../idempotency/controllerClaim.js';
 
 @JsonController('/orders')
 export class OrderController {
   @Post('/')
-  async create(@Body() body: { sku: string }, @CurrentUser() user: User, @HeaderParam('Idempotency-Key', { type: String }) idempotencyKey: string | undefined) {
-    return runOnceInController('createOrder', { caller: user, key: idempotencyKey, body }, async () => {
+  async create(@Body() body: { sku: string }, @CurrentUser() user: User, @HeaderParam('Idempotency-Key', { type: String }) idempotencyKey: string | undefined, @Res() response: unknown) {
+    return runOnceInController('createOrder', { caller: user, key: idempotencyKey, body, response }, async () => {
       return { id: 1, sku: body.sku };
     });
   }
 }
 `);
-    expect(out.edits.map((e) => e.summary)).toEqual(["runs create inside runOnceInController('createOrder', …), keyed by the Idempotency-Key header (@HeaderParam), scoped to @CurrentUser(), its @Body() fingerprinted"]);
+    expect(out.edits.map((e) => e.summary)).toEqual(["runs create inside runOnceInController('createOrder', …), keyed by the Idempotency-Key header (@HeaderParam), scoped to @CurrentUser(), its @Body() fingerprinted, replay and Retry-After headers set on @Res()"]);
     expect(out.manual.map((m) => m.reason)).toEqual([expect.stringContaining('callers must now send an Idempotency-Key header')]);
     expectIdempotent(out.text, [target(6)], options());
   });
@@ -60,7 +60,8 @@ export class OrderController {
   it("reuses a @HeaderParam for the config's header (any case), and passes route and query parameters on for the fingerprint", () => {
     const source = controller("async create(@Param('id') shopId: number, @QueryParam('dryRun') dryRun: boolean, @Body() body: { sku: string }, @CurrentUser() user: User, @HeaderParam('x-request-key') key?: string)", undefined, 'Body, CurrentUser, HeaderParam, JsonController, Param, Post, QueryParam');
     const out = wireSource(file, source, [target(6)], options({ header: 'X-Request-Key', currentUserChecker: false }));
-    expect(out.text).toContain("@HeaderParam('x-request-key') key?: string) {\n    return runOnceInController('createOrder', { caller: user, key, body, params: { id: shopId }, query: { dryRun } }, async () => {");
+    // After an optional parameter the added @Res() is optional too.
+    expect(out.text).toContain("@HeaderParam('x-request-key') key?: string, @Res() response?: unknown) {\n    return runOnceInController('createOrder', { caller: user, key, body, params: { id: shopId }, query: { dryRun }, response }, async () => {");
     expect(out.text.match(/HeaderParam\(/g)).toHaveLength(1);
     expectIdempotent(out.text, [target(6)], options({ header: 'X-Request-Key', currentUserChecker: false }));
   });
@@ -69,8 +70,8 @@ export class OrderController {
     const source = controller('async create(@Body() body: { sku: string })');
     const opts = options({ header: 'Idempotency-Key', currentUserChecker: true });
     const out = wireSource(file, source, [target(6)], opts);
-    expect(out.text).toContain("async create(@Body() body: { sku: string }, @CurrentUser() caller: unknown, @HeaderParam('Idempotency-Key', { type: String }) idempotencyKey: string | undefined) {");
-    expect(out.text).toContain("runOnceInController('createOrder', { caller, key: idempotencyKey, body }, async () => {");
+    expect(out.text).toContain("async create(@Body() body: { sku: string }, @CurrentUser() caller: unknown, @HeaderParam('Idempotency-Key', { type: String }) idempotencyKey: string | undefined, @Res() response: unknown) {");
+    expect(out.text).toContain("runOnceInController('createOrder', { caller, key: idempotencyKey, body, response }, async () => {");
     expect(out.manual.map((m) => m.reason)).toContainEqual(expect.stringContaining('apply added a @CurrentUser() parameter'));
     expectIdempotent(out.text, [target(6)], opts);
   });
@@ -78,18 +79,27 @@ export class OrderController {
   it('a global action needs no caller; a derived key needs no header', () => {
     const source = controller('async create(@Body() body: { sku: string })');
     const global = wireSource(file, source, [target(6, { scope: 'global' })], options());
-    expect(global.text).toContain("runOnceInController('createOrder', { key: idempotencyKey, body }, async () => {");
+    expect(global.text).toContain("runOnceInController('createOrder', { key: idempotencyKey, body, response }, async () => {");
     expect(global.text).not.toContain('@CurrentUser() caller');
     const derived = wireSource(file, source, [target(6, { scope: 'global', keySource: 'derived' })], options());
-    expect(derived.text).toContain("async create(@Body() body: { sku: string }) {\n    return runOnceInController('createOrder', { body }, async () => {");
+    expect(derived.text).toContain("async create(@Body() body: { sku: string }, @Res() response: unknown) {\n    return runOnceInController('createOrder', { body, response }, async () => {");
     expect(derived.text).not.toContain('HeaderParam');
   });
 
   it('an aliased decorator import is used under its local name', () => {
     const source = controller('async create(@RequestBody() body: { sku: string }, @Caller() user: User)', undefined, 'Body as RequestBody, CurrentUser as Caller, HeaderParam as Header, JsonController, Post');
     const out = wireSource(file, source, [target(6)], options());
-    expect(out.text).toContain("@Header('Idempotency-Key', { type: String }) idempotencyKey: string | undefined");
-    expect(out.text).toContain("{ caller: user, key: idempotencyKey, body }");
+    expect(out.text).toContain("@Header('Idempotency-Key', { type: String }) idempotencyKey: string | undefined, @Res() response: unknown");
+    expect(out.text).toContain("{ caller: user, key: idempotencyKey, body, response }");
+  });
+
+  it('reuses a @Res() the body leaves alone (under its own name and alias), and never adds a second', () => {
+    const source = controller('async create(@Body() body: { sku: string }, @CurrentUser() user: User, @Response() res: ExpressResponse)', undefined, 'Body, CurrentUser, JsonController, Post, Res as Response');
+    const out = wireSource(file, source, [target(6)], options());
+    expect(out.text).toContain("@Response() res: ExpressResponse, @HeaderParam('Idempotency-Key', { type: String }) idempotencyKey: string | undefined) {\n    return runOnceInController('createOrder', { caller: user, key: idempotencyKey, body, response: res }, async () => {");
+    expect(out.text.match(/@Res\(|@Response\(/g)).toHaveLength(1);
+    expect(out.text).toContain("import { Body, CurrentUser, HeaderParam, JsonController, Post, Res as Response } from 'routing-controllers';");
+    expectIdempotent(out.text, [target(6)], options());
   });
 });
 
@@ -130,8 +140,16 @@ describe('routing-controllers methods apply leaves as a manual step', () => {
   });
 
   it('a method that answers through the response itself', () => {
-    const source = controller('async create(@Body() body: { sku: string }, @CurrentUser() user: User, @Res() response: unknown)', undefined, 'Body, CurrentUser, JsonController, Post, Res');
-    expect(refused('', {}, options(), undefined, source)).toContain('it takes the response (@Res() / @Ctx())');
+    const body = "    response.status(202);\n    return { id: 1, sku: body.sku };";
+    const source = controller('async create(@Body() body: { sku: string }, @CurrentUser() user: User, @Res() response: ExpressResponse)', body, 'Body, CurrentUser, JsonController, Post, Res');
+    expect(refused('', {}, options(), undefined, source)).toContain('it uses the response (@Res() / @Ctx())');
+    const koa = controller('async create(@Body() body: { sku: string }, @CurrentUser() user: User, @Ctx() ctx: Context)', "    ctx.status = 202;\n    return { id: 1, sku: body.sku };", 'Body, Ctx, CurrentUser, JsonController, Post');
+    expect(refused('', {}, options(), undefined, koa)).toContain('it uses the response (@Res() / @Ctx())');
+  });
+
+  it('a file that binds Res to something else', () => {
+    const source = controller('async create(@Body() body: { sku: string }, @CurrentUser() user: User)').replace("import type { User } from '../auth.js';", "import { Res, type User } from '../auth.js';");
+    expect(refused('', {}, options(), undefined, source)).toContain('the file binds HeaderParam, CurrentUser or Res to something else');
   });
 
   it('JavaScript: apply writes parameter decorators in TypeScript only', () => {

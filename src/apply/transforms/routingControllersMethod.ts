@@ -16,7 +16,7 @@ const print = (node: ts.Node) => ts.createPrinter().printNode(ts.EmitHint.Expres
 
 /** What the method should become, for the steps apply leaves: the same call it would write. */
 const snippet = (codeName: string, header: string, scoped: boolean, specifier: string) =>
-  `take the key with @HeaderParam('${header}', { type: String })${scoped ? ' and the caller with @CurrentUser()' : ''}, then wrap its body as \`return ${RUN}('${codeName}', { ${scoped ? 'caller, ' : ''}key, body }, async () => { … })\` (from ${specifier}), which answers a missing key 400, a duplicate in flight 409, other input under the same key 422 and a store outage 503 as routing-controllers HttpErrors`;
+  `take the key with @HeaderParam('${header}', { type: String })${scoped ? ', the caller with @CurrentUser()' : ''} and the response with @Res(), then wrap its body as \`return ${RUN}('${codeName}', { ${scoped ? 'caller, ' : ''}key, body, response }, async () => { … })\` (from ${specifier}), which answers a repeat with Idempotent-Replayed: true, a missing key 400, a duplicate in flight 409 with Retry-After, other input under the same key 422 and a store outage 503 with Retry-After as routing-controllers HttpErrors`;
 
 /** The routing-controllers name a decorator stands for (aliases followed), or undefined when it comes from elsewhere. */
 function libraryName(sf: SourceFile, local: string): string | undefined {
@@ -73,6 +73,12 @@ function namedValues(sf: SourceFile, params: readonly ParameterDeclaration[], on
     properties.push(name === local ? f.createShorthandPropertyAssignment(local) : f.createPropertyAssignment(IDENTIFIER.test(name) ? f.createIdentifier(name) : f.createStringLiteral(name, true), f.createIdentifier(local)));
   }
   return properties.length > 0 ? f.createObjectLiteralExpression(properties, false) : undefined;
+}
+
+/** Whether the method's body mentions the parameter (or it has no plain name): it may answer through it. */
+function usedInBody(method: MethodDeclaration, param: ParameterDeclaration): boolean {
+  const name = identifierName(param);
+  return name === undefined || (method.getBody()?.getDescendantsOfKind(SyntaxKind.Identifier).some((i) => i.getText() === name) ?? false);
 }
 
 /** A name none of the method's own identifiers uses, for an added parameter. */
@@ -133,9 +139,11 @@ function resultProblem(sf: SourceFile, method: MethodDeclaration): string | unde
  * routing-controllers runs `@UseBefore` middleware before its body parser and authorizationChecker, so the key is
  * claimed inside the method, after both. The method takes the key through `@HeaderParam(<the config's header>)` (an
  * existing one for that header is reused), the caller through `@CurrentUser()` (added when the project configures a
- * currentUserChecker), and its body runs inside `runOnceInController('<action>', { caller, key, body, params, query },
- * async () => …)` from the scaffold (renderControllerClaim), which answers the core's refusals and errors as
- * routing-controllers HttpErrors and returns the JSON form of the result, so a repeat answers what the first did.
+ * currentUserChecker), the response through `@Res()` (an existing one the body leaves alone is reused), and its body
+ * runs inside `runOnceInController('<action>', { caller, key, body, params, query, response }, async () => …)` from
+ * the scaffold (renderControllerClaim), which answers the core's refusals and errors as routing-controllers
+ * HttpErrors (Retry-After set on the response for 409 in flight and 503) and returns the JSON form of the result, so
+ * a repeat answers what the first did, with Idempotent-Replayed: true on the response.
  */
 export function wireRoutingControllersMethod(sf: SourceFile, target: WiringTarget, context: TransformContext): TransformOutcome {
   const header = context.routingControllers?.header ?? 'Idempotency-Key';
@@ -154,7 +162,9 @@ export function wireRoutingControllersMethod(sf: SourceFile, target: WiringTarge
   if (!method.isAsync()) return refuse('it is not async (the claim is awaited): make it async');
   if (method.isGenerator() || !method.getBody()) return refuse('it is a generator or has no body');
   const params = method.getParameters();
-  if (params.some((p) => decoratorNamed(sf, p, 'Res') || decoratorNamed(sf, p, 'Ctx'))) return refuse('it takes the response (@Res() / @Ctx()) and may answer through it, which a repeat would not replay');
+  // An unused @Res() is the one the claim sets its headers on; one the body uses may answer through it (a status, a
+  // header, a body sent directly), which a repeat would not replay.
+  if (params.some((p) => (decoratorNamed(sf, p, 'Res') || decoratorNamed(sf, p, 'Ctx')) && usedInBody(method, p))) return refuse('it uses the response (@Res() / @Ctx()) and may answer through it, which a repeat would not replay');
   const bodyParam = params.find((p) => decoratorNamed(sf, p, 'Body'));
   const body = bodyParam ? identifierName(bodyParam) : undefined;
   if (!body) return refuse('apply cannot tell its input: it has no @Body() parameter bound to a name (the body is what a reused key is checked against)');
@@ -177,18 +187,23 @@ export function wireRoutingControllersMethod(sf: SourceFile, target: WiringTarge
   const addKey = keyed && !key ? freeName(method, ['idempotencyKey', 'idempotencyKeyHeader']) : undefined;
   if (keyed && !key && !addKey) return refuse('apply finds no free name for an added @HeaderParam() parameter');
   key ??= addKey;
+  const responseParam = params.find((p) => decoratorNamed(sf, p, 'Res'));
+  const addResponse = responseParam ? undefined : freeName(method, ['response', 'idempotencyResponse']);
+  const response = responseParam ? identifierName(responseParam) : addResponse;
+  if (!response) return refuse('apply finds no free name for an added @Res() parameter');
 
   // Route and query values go into the fingerprint (and a derived key) as the middleware reads req.params / req.query.
   for (const [one, all] of [['Param', 'Params'], ['QueryParam', 'QueryParams']] as const) {
     if (params.some((p) => decoratorNamed(sf, p, one) || decoratorNamed(sf, p, all)) && !namedValues(sf, params, one, all)) return refuse(`apply cannot tell the names of its @${one}() values (a name that is not a string literal, or a destructured parameter)`);
   }
-  if ((addKey && !importable(sf, MODULE, 'HeaderParam')) || (addCaller && !importable(sf, MODULE, 'CurrentUser'))) return refuse('the file binds HeaderParam or CurrentUser to something else');
+  if ((addKey && !importable(sf, MODULE, 'HeaderParam')) || (addCaller && !importable(sf, MODULE, 'CurrentUser')) || (addResponse && !importable(sf, MODULE, 'Res'))) return refuse('the file binds HeaderParam, CurrentUser or Res to something else');
   if (!importable(sf, specifier, RUN)) return refuse(`the file already has its own binding named "${RUN}"`);
 
   // Everything checked: now the edits, imports first (they may forget nodes, so the method is found again after).
   const position = sf.getClasses().flatMap((c) => c.getMethods()).indexOf(method);
   const headerDecorator = addKey ? decoratorLocal(sf, 'HeaderParam') : undefined;
   const userDecorator = addCaller ? decoratorLocal(sf, 'CurrentUser') : undefined;
+  const responseDecorator = addResponse ? decoratorLocal(sf, 'Res') : undefined;
   ensureNamedImport(sf, specifier, RUN);
   const again = method.wasForgotten() ? sf.getClasses().flatMap((c) => c.getMethods())[position]! : method;
   const f = ts.factory;
@@ -201,6 +216,8 @@ export function wireRoutingControllersMethod(sf: SourceFile, target: WiringTarge
   if (addKey && headerDecorator) {
     again.addParameter({ name: addKey, ...(optional ? { hasQuestionToken: true, type: 'string' } : { type: 'string | undefined' }), decorators: [{ name: headerDecorator, arguments: [print(f.createStringLiteral(header, context.style.quote === 'single')), keyOptions] }] });
   }
+  // `unknown`: the claim only sets headers on it, through whichever of Express's or Koa's response it is.
+  if (addResponse && responseDecorator) again.addParameter({ name: addResponse, ...(optional ? { hasQuestionToken: true } : {}), type: 'unknown', decorators: [{ name: responseDecorator, arguments: [] }] });
 
   const properties: ts.ObjectLiteralElementLike[] = [];
   const property = (name: string, value: string | ts.Expression) =>
@@ -212,10 +229,11 @@ export function wireRoutingControllersMethod(sf: SourceFile, target: WiringTarge
   if (routeParams) property('params', routeParams);
   const query = namedValues(sf, again.getParameters(), 'QueryParam', 'QueryParams');
   if (query) property('query', query);
+  property('response', response);
   const call = `${RUN}(${print(f.createStringLiteral(target.codeName, context.style.quote === 'single'))}, ${print(f.createObjectLiteralExpression(properties, false))}, async () =>`;
   const methodName = again.getName();
   if (!wrapBody(sf, again, call)) return refuse('it has no body');
-  const parts = [keyed ? `keyed by the ${header} header (@HeaderParam)` : 'keyed by its fields', ...(scoped ? ['scoped to @CurrentUser()'] : []), 'its @Body() fingerprinted'];
+  const parts = [keyed ? `keyed by the ${header} header (@HeaderParam)` : 'keyed by its fields', ...(scoped ? ['scoped to @CurrentUser()'] : []), 'its @Body() fingerprinted', 'replay and Retry-After headers set on @Res()'];
   const edits = [{ action: target.action, file: target.file, summary: `runs ${methodName} inside ${RUN}('${target.codeName}', …), ${parts.join(', ')}` }];
   const manual = [...clientKeyStep(target)];
   if (addCaller) {
@@ -245,8 +263,8 @@ import { idempotency } from './instance.js';
 
 /**
  * A refusal or failure of the claim, answered the routing-controllers way: its error handler sets the status from
- * \`httpCode\` and sends toJSON() (the problem details; no Retry-After header, which an error cannot set there, so the
- * seconds are in the body).
+ * \`httpCode\` and sends toJSON() (the problem details, the retry seconds among them). The Retry-After header is set
+ * on the method's @Res() before this is thrown: the error handler keeps headers already set.
  */
 export class IdempotencyHttpError extends HttpError {
   constructor(readonly problem: Problem) {
@@ -263,7 +281,7 @@ export class IdempotencyHttpError extends HttpError {
   }
 }
 
-/** What the wired method passes: its @CurrentUser(), @HeaderParam(key header), @Body(), @Param() and @QueryParam() values. */
+/** What the wired method passes: its @CurrentUser(), @HeaderParam(key header), @Body(), @Param(), @QueryParam() and @Res() values. */
 export interface ControllerCall {
   /** The caller: its \`id\`, or the value itself when it is a string or number. Unused for global actions. */
   readonly caller?: unknown;
@@ -271,6 +289,28 @@ export interface ControllerCall {
   readonly body?: unknown;
   readonly params?: unknown;
   readonly query?: unknown;
+  /** @Res(): Express's response, or Koa's ctx.response under the Koa driver; headers are set on it. */
+  readonly response?: unknown;
+}
+
+/**
+ * Sets a header on what @Res() injects, without importing either driver: Express's response and Koa's ctx.response
+ * both have set(name, value); a bare Node response has setHeader. routing-controllers still sends the method's result
+ * (or its error) through the same response, so the header goes out with it.
+ */
+function setHeader(response: unknown, name: string, value: string): void {
+  if (response === null || typeof response !== 'object') return;
+  const target = response as { set?: unknown; setHeader?: unknown; headersSent?: unknown; headerSent?: unknown };
+  if (target.headersSent === true || target.headerSent === true) return;
+  const set = typeof target.set === 'function' ? target.set : target.setHeader;
+  if (typeof set === 'function') (set as (name: string, value: string) => unknown).call(response, name, value);
+}
+
+/** The error answering \`problem\`, its Retry-After set first when a retry can succeed (a duplicate in flight, 503). */
+function refusal(problem: Problem, response: unknown): IdempotencyHttpError {
+  if (problem.retryAfterSeconds !== undefined)
+    setHeader(response, 'retry-after', String(problem.retryAfterSeconds));
+  return new IdempotencyHttpError(problem);
 }
 
 function principalOf(caller: unknown): string | number | undefined {
@@ -297,9 +337,10 @@ function problemOf(error: unknown): Problem | undefined {
 
 /**
  * Runs \`work\` at most once per (caller, key) for the action and returns the JSON form of its result; a repeat gets
- * the stored JSON, so routing-controllers answers it with the same status and body. A missing or malformed key is
- * answered 400, no caller 401, a repeat while the first runs 409, other input under the same key 422 (or the
- * configured status), a store outage 503. A thrown \`work\` releases the key, so a retry runs again.
+ * the stored JSON, so routing-controllers answers it with the same status and body, plus the replay header
+ * (Idempotent-Replayed: true). A missing or malformed key is answered 400, no caller 401, a repeat while the first
+ * runs 409 with Retry-After, other input under the same key 422 (or the configured status), a store outage 503 with
+ * Retry-After. A thrown \`work\` releases the key, so a retry runs again.
  */
 export async function runOnceInController<T>(
   name: ActionName,
@@ -317,18 +358,20 @@ export async function runOnceInController<T>(
   });
   // 'pass' is another method than the action's, which a call naming the action never is.
   if (identified.kind !== 'check')
-    throw new IdempotencyHttpError(
+    throw refusal(
       identified.kind === 'refuse' ? identified.problem : problemFor('key-missing', POLICY),
+      call.response,
     );
   try {
-    const { result } = await idempotency.core.runOnce(action, identified.request, async (_signal, context) => {
+    const { result, replayed } = await idempotency.core.runOnce(action, identified.request, async (_signal, context) => {
       const value = await work(context);
       return (value === undefined ? value : JSON.parse(JSON.stringify(value))) as T;
     });
+    if (replayed) setHeader(call.response, POLICY.replayHeader, 'true');
     return result;
   } catch (error) {
     const problem = problemOf(error);
-    throw problem ? new IdempotencyHttpError(problem) : error;
+    throw problem ? refusal(problem, call.response) : error;
   }
 }
 `;

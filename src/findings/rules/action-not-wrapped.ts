@@ -46,7 +46,7 @@ const ROUTING_CONTROLLERS = /\bfrom\s+['"]routing-controllers['"]|require\(\s*['
 /** A routing-controllers controller: its @UseBefore middleware would run before body parsing and authorization. */
 function decoratedFix(action: string): string {
   const name = action.replace(/[^\w$]/g, '');
-  return `Claim the key inside the controller method: routing-controllers runs \`@UseBefore\` middleware before its body parser and authorizationChecker, so the generated middleware would see neither body nor caller. \`idempotency-builder apply\` does it for an async TypeScript method: the key from \`@HeaderParam('Idempotency-Key', { type: String })\`, the caller from \`@CurrentUser()\`, and the body run through \`runOnceInController('${name}', …)\` from the scaffold; where it cannot, it says why.`;
+  return `Claim the key inside the controller method: routing-controllers runs \`@UseBefore\` middleware before its body parser and authorizationChecker, so the generated middleware would see neither body nor caller. \`idempotency-builder apply\` does it for an async TypeScript method: the key from \`@HeaderParam('Idempotency-Key', { type: String })\`, the caller from \`@CurrentUser()\`, the response from \`@Res()\` (for the Idempotent-Replayed and Retry-After headers), and the body run through \`runOnceInController('${name}', …)\` from the scaffold; where it cannot, it says why.`;
 }
 
 const GRAPHQL_RESOLVERS = /\bfrom\s+['"](?:@nestjs\/graphql|type-graphql)['"]|\bMutation\s*:\s*\{/;

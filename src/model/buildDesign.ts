@@ -29,6 +29,8 @@ export interface BuildOptions {
   code?: readonly ActionCodeFacts[];
   /** What init found and left unprotected; those the config now protects are dropped. */
   reviewed?: readonly ReviewedCandidate[];
+  /** The broker inspection found delivering each consumer action, by action name (else the stack's broker). */
+  brokers?: Readonly<Record<string, string>>;
 }
 
 const DEFAULT_VOLUME_PER_DAY = 10_000;
@@ -84,6 +86,7 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
       volumePerDay: action.volumePerDay ?? sharedVolume,
       volumeAssumed: action.volumePerDay === undefined && volumeGiven === undefined,
       existing: existingFor(action, existingAll, factsOf(options.code, action.name)),
+      ...(options.brokers?.[action.name] ? { broker: options.brokers[action.name]! } : {}),
       ...(factsOf(options.code, action.name) ? { facts: factsOf(options.code, action.name)! } : {}),
     }),
   );

@@ -373,6 +373,7 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
     triggerLabel: action.transport && action.trigger === 'http' ? TRANSPORT_LABELS[action.transport] : TRIGGER_LABELS[action.trigger],
     route: action.route,
     ...(action.transport && action.trigger === 'http' ? { transport: action.transport } : {}),
+    ...(action.trigger === 'consumer' && (context.broker ?? context.config.stack.broker) !== 'none' ? { broker: context.broker ?? context.config.stack.broker } : {}),
     method: http?.method,
     path: http?.path,
     source: action.source,

@@ -14,6 +14,7 @@ import { buildFindings } from './findings.js';
 import type { ActionCodeFacts } from './codeFacts.js';
 import { proposeSaga, type ProposedSaga } from './fromCode.js';
 import { stillUnprotected } from './reviewed.js';
+import { workerKinds } from './workerOutcomes.js';
 import type { DesignModel, ExistingProtection, ReviewedCandidate, SagaDesign } from './types.js';
 
 /** The slice of an inspection the design uses; the inspector's full result satisfies it. */
@@ -130,7 +131,9 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
   const storage = buildStorage(config);
   const cleanup = buildCleanup(retention.effectiveMs, storage.highVolume, stack.storeDatabase);
   const detection = decideDetection(config, stack);
-  const responses = buildResponsePolicy(config, actions, stack.storeDatabase, stack.plain === true);
+  // A worker's texts speak of acknowledgements and slots, in the terms of the brokers its consumers use.
+  const worker = stack.worker ? workerKinds(actions, config.stack.broker) : undefined;
+  const responses = buildResponsePolicy(config, actions, stack.storeDatabase, stack.plain === true, worker);
   const providers = buildProviders(config, actions);
   const ctx = { actions, responses, retention, storage, providers, sagas, stack, cleanup, detection };
   const antiPatterns = selectAntiPatterns({ config, stack, actions, highVolume: storage.highVolume });
@@ -146,8 +149,8 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
     stack,
     concurrency: { value: config.concurrency, ...CONCURRENCY_TEXT[config.concurrency] },
     actions,
-    keys: buildKeyPolicy(actions, stack.storeDatabase, stack.plain === true),
-    fingerprint: buildFingerprintPolicy(config, stack.plain === true),
+    keys: buildKeyPolicy(actions, stack.storeDatabase, stack.plain === true, worker),
+    fingerprint: buildFingerprintPolicy(config, stack.plain === true, worker),
     lock: buildLockPolicy(config, stack, actions),
     retention,
     detection,

@@ -3,7 +3,7 @@ import { describeDuration, formatDuration, parseDuration } from '../config/durat
 import { PROVIDER_LABELS } from './labels.js';
 import type { ProviderBudget } from './codeFacts.js';
 import { STORE_FACTS, asWrapperFailure, withoutDuplicate } from './storeFacts.js';
-import { asWorkerFailure, workerKinds } from './workerOutcomes.js';
+import { asWorkerFailure, isWorkerOnly, workerKinds } from './workerOutcomes.js';
 import type { DetectionPolicy, RetentionPolicy, StackDesign } from './types.js';
 
 /** Typical duration when the config does not say; stated as an assumption in the document. */
@@ -167,7 +167,9 @@ export function decideRetention(config: Config, providersUsed: readonly Provider
   } else {
     justification += ' No provider or retry source here needs longer, so it stands.';
   }
-  justification += ` A retry that arrives after ${describeDuration(effectiveMs)} is treated as a new request, so no caller may retry later than that.`;
+  justification += isWorkerOnly(config.actions)
+    ? ` A message delivered, or a slot fired, after ${describeDuration(effectiveMs)} is treated as new and runs again, so no redelivery or operator replay may come later than that.`
+    : ` A retry that arrives after ${describeDuration(effectiveMs)} is treated as a new request, so no caller may retry later than that.`;
   return { configuredMs, effectiveMs, label: formatDuration(effectiveMs), justification, floors, raised };
 }
 

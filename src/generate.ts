@@ -13,6 +13,7 @@ import { inputsKey } from './emit/inputsKey.js';
 import { normalizeText, readManifest } from './emit/manifest.js';
 import { upToDateByInputs } from './emit/upToDate.js';
 import { acquireProjectLock } from './emit/projectLock.js';
+import { actionBrokers } from './model/actionBrokers.js';
 import { readSnapshot, snapshotFile, snapshotOf, type ProjectSnapshot } from './emit/protectionSnapshot.js';
 import { planWrites, type PlannedWrite } from './emit/planWrites.js';
 import { assertNoSymlinks, normalizeRelative, readInside, resolveInside } from './emit/safePath.js';
@@ -170,12 +171,12 @@ async function readPreviousHtml(root: string, output: string): Promise<string[]>
 async function snapshotFromCode(cwd: string, config: Config, inspection: InspectionInput, findings: readonly CodeFinding[] | undefined, reviewed: readonly ReviewedCandidate[] | undefined): Promise<ProjectSnapshot> {
   const { auditProject } = await import('./findings/auditProject.js');
   const audited = await auditProject(cwd, { config, inspection: inspection as Pick<Inspection, 'findings'> });
-  return snapshotOf(inspection, findings ?? audited.findings, audited.actionFacts, reviewed);
+  return snapshotOf(inspection, findings ?? audited.findings, audited.actionFacts, reviewed, actionBrokers(config.actions, inspection.findings));
 }
 
 /** What init recorded, with findings passed by a caller (tests, the programmatic API) taking precedence. */
 function withFindings(recorded: ProjectSnapshot, findings: readonly CodeFinding[] | undefined): ProjectSnapshot {
-  return findings ? snapshotOf(recorded.inspection, findings, recorded.actionFacts, recorded.reviewed) : recorded;
+  return findings ? snapshotOf(recorded.inspection, findings, recorded.actionFacts, recorded.reviewed, recorded.brokers) : recorded;
 }
 
 /**
@@ -190,6 +191,7 @@ async function designFor(cwd: string, config: Config, snapshot: ProjectSnapshot,
     ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}),
     ...(snapshot.actionFacts ? { code: snapshot.actionFacts } : {}),
     ...(snapshot.reviewed ? { reviewed: snapshot.reviewed } : {}),
+    ...(snapshot.brokers ? { brokers: snapshot.brokers } : {}),
   });
   return withWiring(model, await readApplyRecord(path.resolve(cwd)));
 }

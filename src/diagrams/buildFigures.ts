@@ -7,7 +7,7 @@ import { toMermaid } from './toMermaid.js';
 
 export type FigureInputs = RequestFlowInputs & {
   /** plain: the code is the idempotent(fn) wrapper, which throws instead of answering HTTP. */
-  stack?: Pick<DesignModel['stack'], 'plain'>;
+  stack?: Pick<DesignModel['stack'], 'plain' | 'worker'>;
   diagrams: DesignModel['diagrams'];
   sagas: readonly SagaInputs[];
 };
@@ -33,6 +33,22 @@ export function buildFigures(model: FigureInputs): Figure[] {
 
 function requestFlowFigure(model: FigureInputs): Figure {
   const r = model.responses;
+  if (model.stack?.worker) {
+    const consumers = model.actions.some((a) => a.trigger === 'consumer');
+    const crons = model.actions.some((a) => a.trigger === 'cron');
+    return {
+      id: 'request-flow',
+      kind: 'flowchart',
+      title: consumers ? 'Message handling' : 'Scheduled run handling',
+      caption: [
+        consumers
+          ? "How a delivered message moves through the consumer handler: a message already handled is acknowledged as a duplicate without running, one another consumer holds is left unacknowledged ('busy') for the broker to deliver again, and an unreachable store throws StoreUnavailableError before anything runs, so the message is not acknowledged. A handler that throws releases the claim and the message comes back; on its last attempt the record is marked FAILED and the message is dead-lettered ('dead')."
+          : '',
+        crons ? `${consumers ? 'A cron job takes the same claim for its slot' : 'How a fired cron job claims its slot'}: 'ran' when it owned the slot and finished, 'duplicate' when the slot is already done, 'overlap' when another run holds it.` : '',
+      ].filter(Boolean).join(' '),
+      mermaid: toMermaid(buildRequestFlow(model)),
+    };
+  }
   if (model.stack?.plain) {
     const waits = r.inFlight === 'wait' ? `waits up to ${formatDuration(r.inFlightWaitMs)} for the first result, then ` : '';
     return {

@@ -12,7 +12,7 @@ export interface RequestFlowInputs {
   detection: Pick<DetectionPolicy, 'storeTimeoutMs'>;
   actions: ReadonlyArray<Pick<ActionDesign, 'trigger' | 'provider'>>;
   /** plain: the idempotent(fn) wrapper, which returns the stored result or throws, and answers no HTTP. */
-  stack?: Pick<StackDesign, 'plain'>;
+  stack?: Pick<StackDesign, 'plain' | 'worker'>;
 }
 
 /**
@@ -22,6 +22,7 @@ export interface RequestFlowInputs {
  * errors that release the claim and outcomes that are stored for replay.
  */
 export function buildRequestFlow(model: RequestFlowInputs): FlowGraph {
+  if (model.stack?.worker) return buildWorkerFlow(model);
   if (model.stack?.plain) return buildWrapperFlow(model);
   const r = model.responses;
   const retryAfter = `Retry-After: ${r.retryAfterSeconds}`;
@@ -79,6 +80,56 @@ export function buildRequestFlow(model: RequestFlowInputs): FlowGraph {
     { from: 'execute', to: 'persist', label: ['success or', 'definitive 4xx'] },
     { from: 'execute', to: 'release', label: 'throws or 5xx' },
   );
+  return { kind: 'flowchart', direction: 'TD', nodes, edges };
+}
+
+/**
+ * The decisions of consumers/handler.ts (and cron/guard.ts, whose outcomes are named beside them): no key to
+ * validate (the message id is hashed when it does not fit), no fingerprint to compare (it is derived from the key), and
+ * every ending is an acknowledgement or its absence.
+ */
+function buildWorkerFlow(model: RequestFlowInputs): FlowGraph {
+  const consumers = model.actions.some((a) => a.trigger === 'consumer');
+  const crons = model.actions.some((a) => a.trigger === 'cron');
+  const both = consumers && crons;
+  const providers = model.actions.some((a) => a.provider !== undefined);
+  const nodes: FlowNode[] = [
+    { id: 'receive', shape: 'rounded', label: both ? ['message delivered', 'or slot fired'] : consumers ? 'message delivered' : 'slot fired' },
+    { id: 'key', shape: 'rect', label: both ? ['key: action + message id', 'or job + slot'] : consumers ? 'key: action + message id' : 'key: job + slot' },
+    { id: 'claim', shape: 'decision', label: 'claim key' },
+    { id: 'storeDown', shape: 'rect', label: ['throw StoreUnavailableError', consumers ? 'not acknowledged' : 'run fails'] },
+    { id: 'status', shape: 'decision', label: 'status?' },
+    { id: 'duplicate', shape: 'rect', label: consumers ? ["'duplicate'", 'acknowledge, do not run'] : ["'duplicate'", 'do not run'] },
+    { id: 'busy', shape: 'rect', label: both ? ["'busy': not acknowledged", "or 'overlap': skip"] : consumers ? ["'busy'", 'not acknowledged, redelivered'] : ["'overlap'", 'skip this fire'] },
+    { id: 'reclaim', shape: 'decision', label: 'CAS reclaim' },
+    { id: 'execute', shape: 'rect', label: both ? 'run handler or job' : consumers ? 'run the handler' : 'run the job' },
+    { id: 'persist', shape: 'rect', label: consumers ? ['record COMPLETED', "'done': acknowledge"] : ['record COMPLETED', "'ran'"] },
+    {
+      id: 'release',
+      shape: 'rect',
+      label: consumers
+        ? providers ? ['release claim, not acknowledged', 'redelivery re-runs, same provider keys'] : ['release claim, not acknowledged', 'redelivery re-runs']
+        : ['release claim, rethrow', 'a re-fire of the slot runs'],
+    },
+  ];
+  const edges: FlowEdge[] = [
+    { from: 'receive', to: 'key' },
+    { from: 'key', to: 'claim' },
+    { from: 'claim', to: 'storeDown', label: ['store down or', `slower than ${formatDuration(model.detection.storeTimeoutMs)}`] },
+    { from: 'claim', to: 'execute', label: 'new key' },
+    { from: 'claim', to: 'status', label: 'key exists' },
+    { from: 'status', to: 'duplicate', label: consumers ? ['COMPLETED', 'or FAILED'] : 'COMPLETED' },
+    { from: 'status', to: 'busy', label: ['PROCESSING', 'lease live'] },
+    { from: 'status', to: 'reclaim', label: ['PROCESSING', 'lease expired'] },
+    { from: 'reclaim', to: 'execute', label: ['won', 'new fencing token'] },
+    { from: 'reclaim', to: 'busy', label: 'lost' },
+    { from: 'execute', to: 'persist', label: 'returns' },
+    { from: 'execute', to: 'release', label: 'throws' },
+  ];
+  if (consumers) {
+    nodes.push({ id: 'dead', shape: 'rect', label: ['record FAILED', "'dead': dead-letter, acknowledge"] });
+    edges.push({ from: 'execute', to: 'dead', label: ['throws on the', 'last attempt'] });
+  }
   return { kind: 'flowchart', direction: 'TD', nodes, edges };
 }
 

@@ -3,6 +3,7 @@ import { TRANSPORTS, TRIGGERS } from '../config/choices.js';
 import type { ActionCodeFacts } from '../model/codeFacts.js';
 import type { ReviewedCandidate } from '../model/types.js';
 import { creditedFindings } from '../model/creditedFindings.js';
+import { isKnownBroker } from '../model/actionBrokers.js';
 import type { InspectionInput } from '../model/index.js';
 import type { FormattedFile } from './format.js';
 import { readInside } from './safePath.js';
@@ -24,6 +25,8 @@ export interface ProjectSnapshot {
   actionFacts?: readonly ActionCodeFacts[];
   /** What inspection found that init left unprotected, with why; absent when the code was not read. */
   reviewed?: readonly ReviewedCandidate[];
+  /** The broker inspection found delivering each consumer action, by action name; absent when none was found. */
+  brokers?: Readonly<Record<string, string>>;
 }
 
 /** What init learnt from the code, in the stable form the snapshot file keeps. */
@@ -32,13 +35,18 @@ export function snapshotOf(
   codeFindings?: readonly CodeFinding[],
   actionFacts?: readonly ActionCodeFacts[],
   reviewed?: readonly ReviewedCandidate[],
+  brokers?: Readonly<Record<string, string>>,
 ): ProjectSnapshot {
+  const knownBrokers = Object.entries(brokers ?? {})
+    .filter(([, broker]) => isKnownBroker(broker))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return {
     inspection: creditedProtection(inspection),
     ...(codeFindings ? { codeFindings: [...codeFindings].filter(isCodeFinding).sort(byLocation) } : {}),
     ...(actionFacts?.length ? { actionFacts: [...actionFacts].filter(isActionFacts).sort((a, b) => (a.action < b.action ? -1 : a.action > b.action ? 1 : 0)) } : {}),
     // Inspection order (payments, webhooks, consumers, jobs, endpoints), which is already stable.
     ...(reviewed?.length ? { reviewed: reviewed.filter(isReviewed).map(reviewedFields) } : {}),
+    ...(knownBrokers.length > 0 ? { brokers: Object.fromEntries(knownBrokers) } : {}),
   };
 }
 
@@ -80,6 +88,7 @@ export function snapshotFile(snapshot: ProjectSnapshot): FormattedFile[] {
     ...(snapshot.codeFindings ? { codeFindings: snapshot.codeFindings } : {}),
     ...(snapshot.actionFacts ? { actionFacts: snapshot.actionFacts } : {}),
     ...(snapshot.reviewed ? { reviewed: snapshot.reviewed } : {}),
+    ...(snapshot.brokers ? { brokers: snapshot.brokers } : {}),
   };
   return [{ path: SNAPSHOT_PATH, class: 'managed', contents: `${JSON.stringify(body, null, 2)}\n`, formatted: true }];
 }
@@ -122,13 +131,14 @@ export async function readSnapshot(root: string): Promise<ProjectSnapshot> {
   const text = await readInside(root, SNAPSHOT_PATH);
   if (text === undefined) return EMPTY;
   try {
-    const raw = JSON.parse(text) as { findings?: unknown; codeFindings?: unknown; actionFacts?: unknown; reviewed?: unknown };
+    const raw = JSON.parse(text) as { findings?: unknown; codeFindings?: unknown; actionFacts?: unknown; reviewed?: unknown; brokers?: unknown };
     const protection = { findings: Array.isArray(raw.findings) ? raw.findings.filter(isFinding) : [] };
     return snapshotOf(
       protection,
       Array.isArray(raw.codeFindings) ? (raw.codeFindings as unknown[]).filter(isCodeFinding) : undefined,
       Array.isArray(raw.actionFacts) ? (raw.actionFacts as unknown[]).filter(isActionFacts) : undefined,
       Array.isArray(raw.reviewed) ? (raw.reviewed as unknown[]).filter(isReviewed) : undefined,
+      typeof raw.brokers === 'object' && raw.brokers !== null && !Array.isArray(raw.brokers) ? (raw.brokers as Record<string, string>) : undefined,
     );
   } catch {
     return EMPTY;

@@ -21,6 +21,8 @@ export interface ActionContext {
   existing: string[];
   /** What the findings engine read from the action's code, when it did. */
   facts?: ActionCodeFacts;
+  /** The broker inspection found delivering this consumer, when it differs from or refines the stack's. */
+  broker?: string;
 }
 
 const SAMPLE_UUID = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -155,7 +157,7 @@ function clientCarrier(action: ActionConfig): string {
   }
 }
 
-function buildKey(action: ActionConfig, scope: Scope, context: Pick<ActionContext, 'config'>): { key: ActionKeyDesign; bits: number; standard?: string; variable: string } {
+function buildKey(action: ActionConfig, scope: Scope, context: Pick<ActionContext, 'config' | 'broker'>): { key: ActionKeyDesign; bits: number; standard?: string; variable: string } {
   const prefix = `${SCOPE_EXAMPLES[scope]}_${toCodeName(action.name)}`;
   // Only an HTTP caller can send a key header; webhooks, messages and jobs are keyed by what the sender does send.
   const configured = action.key?.source ?? (action.trigger === 'http' ? 'client' : 'derived');
@@ -193,7 +195,7 @@ function buildKey(action: ActionConfig, scope: Scope, context: Pick<ActionContex
     key: {
       source,
       sourceLabel: action.trigger === 'webhook' ? 'Provider event id' : action.trigger === 'consumer' ? 'Message id' : action.trigger === 'cron' ? 'Job name + scheduled slot' : 'Derived from the request',
-      carrier: derivedCarrier(action, from, context.config.stack.broker),
+      carrier: derivedCarrier(action, from, context.broker ?? context.config.stack.broker),
       from,
       format: `{scope}_{action}_sha256(${from.join(' + ')})`,
       example: `${prefix}_${SAMPLE_HASH}`,
@@ -224,7 +226,7 @@ function derivedCarrier(action: ActionConfig, from: readonly string[], broker: s
       if (action.provider === 'paypal') return `the PayPal webhook event id: \`id\` of the verified event, the same on every resend${plain ? '' : ` (key fields: ${fields})`}; PayPal sends no Idempotency-Key header`;
       return `the sender's event id (${fields}), the same on every resend; the sender sends no Idempotency-Key header`;
     case 'consumer': {
-      // The config's broker, not inspection's: generate renders from the config and init's snapshot alone.
+      // The action's own broker as init's snapshot recorded it, else the config's: generate reads no code.
       const id = MESSAGE_IDS[broker] ?? "the broker's message id (BullMQ `job.id`, SQS MessageId, a RabbitMQ messageId property)";
       return `${fields}: ${id} or a business key from the payload, the same on every redelivery`;
     }
@@ -371,6 +373,7 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
     triggerLabel: action.transport && action.trigger === 'http' ? TRANSPORT_LABELS[action.transport] : TRIGGER_LABELS[action.trigger],
     route: action.route,
     ...(action.transport && action.trigger === 'http' ? { transport: action.transport } : {}),
+    ...(action.trigger === 'consumer' && (context.broker ?? context.config.stack.broker) !== 'none' ? { broker: context.broker ?? context.config.stack.broker } : {}),
     method: http?.method,
     path: http?.path,
     source: action.source,

@@ -14,6 +14,7 @@ import { buildFindings } from './findings.js';
 import type { ActionCodeFacts } from './codeFacts.js';
 import { proposeSaga, type ProposedSaga } from './fromCode.js';
 import { stillUnprotected } from './reviewed.js';
+import { workerKinds } from './workerOutcomes.js';
 import type { DesignModel, ExistingProtection, ReviewedCandidate, SagaDesign } from './types.js';
 
 /** The slice of an inspection the design uses; the inspector's full result satisfies it. */
@@ -29,6 +30,8 @@ export interface BuildOptions {
   code?: readonly ActionCodeFacts[];
   /** What init found and left unprotected; those the config now protects are dropped. */
   reviewed?: readonly ReviewedCandidate[];
+  /** The broker inspection found delivering each consumer action, by action name (else the stack's broker). */
+  brokers?: Readonly<Record<string, string>>;
 }
 
 const DEFAULT_VOLUME_PER_DAY = 10_000;
@@ -84,6 +87,7 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
       volumePerDay: action.volumePerDay ?? sharedVolume,
       volumeAssumed: action.volumePerDay === undefined && volumeGiven === undefined,
       existing: existingFor(action, existingAll, factsOf(options.code, action.name)),
+      ...(options.brokers?.[action.name] ? { broker: options.brokers[action.name]! } : {}),
       ...(factsOf(options.code, action.name) ? { facts: factsOf(options.code, action.name)! } : {}),
     }),
   );
@@ -127,7 +131,9 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
   const storage = buildStorage(config);
   const cleanup = buildCleanup(retention.effectiveMs, storage.highVolume, stack.storeDatabase);
   const detection = decideDetection(config, stack);
-  const responses = buildResponsePolicy(config, actions, stack.storeDatabase, stack.plain === true);
+  // A worker's texts speak of acknowledgements and slots, in the terms of the brokers its consumers use.
+  const worker = stack.worker ? workerKinds(actions, config.stack.broker) : undefined;
+  const responses = buildResponsePolicy(config, actions, stack.storeDatabase, stack.plain === true, worker);
   const providers = buildProviders(config, actions);
   const ctx = { actions, responses, retention, storage, providers, sagas, stack, cleanup, detection };
   const antiPatterns = selectAntiPatterns({ config, stack, actions, highVolume: storage.highVolume });
@@ -143,8 +149,8 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
     stack,
     concurrency: { value: config.concurrency, ...CONCURRENCY_TEXT[config.concurrency] },
     actions,
-    keys: buildKeyPolicy(actions, stack.storeDatabase, stack.plain === true),
-    fingerprint: buildFingerprintPolicy(config, stack.plain === true),
+    keys: buildKeyPolicy(actions, stack.storeDatabase, stack.plain === true, worker),
+    fingerprint: buildFingerprintPolicy(config, stack.plain === true, worker),
     lock: buildLockPolicy(config, stack, actions),
     retention,
     detection,

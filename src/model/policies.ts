@@ -3,6 +3,7 @@ import { describeDuration } from '../config/duration.js';
 import type { ActionDesign, CleanupPolicy, FingerprintPolicy, KeyPolicy, LockPolicy, ResponsePolicy, StackDesign, StorageDesign } from './types.js';
 import { LEASE_SAFETY_FACTOR, SKEW_BUFFER_MS, DEFAULT_DURATION_MS } from './timing.js';
 import { STORE_FACTS } from './storeFacts.js';
+import { workerContested, workerKinds, workerRules, workerValidation, type WorkerKinds } from './workerOutcomes.js';
 
 export const FINGERPRINT_ALGORITHM_ID = 'sha256-canonical-json-v1';
 export const PROBLEM_TYPE_BASE = 'https://idempotency-builder.dev/problems/';
@@ -31,7 +32,7 @@ const PLAIN_VALIDATION = [
   'A scoped action called with no principal (no scope in the call, and the principal resolver returns none) throws PrincipalMissingError before the store is touched.',
 ];
 
-export function buildKeyPolicy(actions: readonly ActionDesign[], database?: StackDesign['storeDatabase'], plain = false): KeyPolicy {
+export function buildKeyPolicy(actions: readonly ActionDesign[], database?: StackDesign['storeDatabase'], plain = false, worker?: WorkerKinds): KeyPolicy {
   const uniqueness = database ? STORE_FACTS[database].uniqueness : undefined;
   const derived = actions.filter((a) => a.key.source === 'derived');
   return {
@@ -40,7 +41,9 @@ export function buildKeyPolicy(actions: readonly ActionDesign[], database?: Stac
     charset: KEY_CHARSET,
     charsetPattern: KEY_PATTERN,
     validation: [
-      ...(plain
+      ...(worker
+        ? workerValidation(worker)
+        : plain
         ? PLAIN_VALIDATION
         : [
             'Required on every protected route; a missing key is 400, never a request that silently runs unprotected.',
@@ -51,8 +54,9 @@ export function buildKeyPolicy(actions: readonly ActionDesign[], database?: Stac
           ]),
       uniqueness ? `${uniqueness}.` : 'Uniqueness is enforced by the database: PRIMARY KEY on (scope, key).',
     ],
-    generation:
-      derived.length > 0
+    generation: worker
+      ? `No caller sends a key: ${[worker.consumers ? 'each consumer derives it from the message id the producer or broker sets' : '', worker.crons ? 'each cron job from its name and the slot it was scheduled for' : ''].filter(Boolean).join(', and ')}, so every redelivery${worker.crons ? ' and every fire of the same slot' : ''} produces the same key.`
+      : derived.length > 0
         ? `HTTP callers generate a UUIDv4 once per intent and reuse it on every retry; ${derived.map((a) => a.name).join(', ')} derive the key on the server from fields that identify the event or job, so every redelivery produces the same key.`
         : 'Callers generate a UUIDv4 once per user intent (when the form is shown or the operation is first attempted) and reuse it on every retry.',
     timeVaryingWarning:
@@ -60,13 +64,16 @@ export function buildKeyPolicy(actions: readonly ActionDesign[], database?: Stac
   };
 }
 
-export function buildFingerprintPolicy(config: Config, plain = false): FingerprintPolicy {
+export function buildFingerprintPolicy(config: Config, plain = false, worker?: WorkerKinds): FingerprintPolicy {
+  // handler.ts hashes { action, key } and guard.ts { job, slot }: the key is the intent, so a mismatch cannot arise.
+  const workerHash = worker ? [worker.consumers ? '{ action, key } for a consumer message' : '', worker.crons ? '{ job, slot } for a cron job' : ''].filter(Boolean).join(' and ') : '';
   return {
     algorithmId: FINGERPRINT_ALGORITHM_ID,
     algorithm: 'SHA-256',
     encoding: 'lowercase hex (64 characters)',
-    canonicalization:
-      'JSON of { method, route template, fields } where fields holds only the significant fields, object keys sorted recursively, no insignificant whitespace; a missing field is encoded as null so "absent" and "null" mean the same intent.',
+    canonicalization: worker
+      ? `JSON of ${workerHash}, object keys sorted, no insignificant whitespace. The significant fields below describe what each message or run means; the generated code does not hash them, because its key already names the intent.`
+      : 'JSON of { method, route template, fields } where fields holds only the significant fields, object keys sorted recursively, no insignificant whitespace; a missing field is encoded as null so "absent" and "null" mean the same intent.',
     comparison: 'crypto.timingSafeEqual on the two 32-byte digests.',
     alwaysExcluded: [
       { field: 'the idempotency key', reason: 'it identifies the record, not the intent' },
@@ -74,7 +81,9 @@ export function buildFingerprintPolicy(config: Config, plain = false): Fingerpri
       { field: 'tracing and request ids', reason: 'new on every attempt' },
     ],
     mismatchStatus: config.conflictStatus,
-    mismatchBody: plain
+    mismatchBody: worker
+      ? `there is none to detect: the fingerprint is derived from the key itself, so a second message with the same id (or a second fire of the same slot) always matches and is a duplicate: acknowledged without running, whatever its payload. conflictStatus does not apply: nothing here answers HTTP.`
+      : plain
       ? 'the wrapper throws MismatchError (from core.ts): it carries only its message, "idempotency key reused with a different request", and nothing from the stored call or result; the function does not run. conflictStatus does not apply: the wrapper answers no HTTP, so your resolver or procedure decides what the caller sees.'
       : 'application/problem+json with type …/idempotency-key-mismatch, a title, and a detail saying the key was already used with different parameters; nothing from the stored request or response.',
   };
@@ -96,7 +105,9 @@ export function buildLockPolicy(config: Config, stack: StackDesign, actions: rea
     safetyFactor: LEASE_SAFETY_FACTOR,
     defaultDurationMs: DEFAULT_DURATION_MS.http,
     claim: stack.claimPrimitive,
-    contested: stack.plain
+    contested: stack.worker
+      ? workerContested(workerKinds(actions, stack.broker))
+      : stack.plain
       ? plainContested
       : config.inFlight === 'wait'
         ? 'A duplicate of a request still running waits briefly (polling the record) for the first one to finish and then replays its response; if it is still running after the wait it gets 409 with Retry-After.'
@@ -108,7 +119,7 @@ export function buildLockPolicy(config: Config, stack: StackDesign, actions: rea
   };
 }
 
-export function buildResponsePolicy(config: Config, actions: readonly ActionDesign[], database?: StackDesign['storeDatabase'], plain = false): ResponsePolicy {
+export function buildResponsePolicy(config: Config, actions: readonly ActionDesign[], database?: StackDesign['storeDatabase'], plain = false, worker?: WorkerKinds): ResponsePolicy {
   // A lease-only store (Redis, DynamoDB) never runs an action in transactional mode.
   const transactional = database ? STORE_FACTS[database].transactional : true;
   const shortest = Math.min(...actions.map((a) => a.lockTimeoutMs));
@@ -124,7 +135,7 @@ export function buildResponsePolicy(config: Config, actions: readonly ActionDesi
     replayHeader: 'Idempotent-Replayed',
     problemType: PROBLEM_TYPE_BASE,
     replayedHeaders: ['content-type', 'location', 'cache-control', 'etag', 'last-modified'],
-    rules: plain ? plainRules(config, transactional, config.inFlight === 'wait') : [
+    rules: worker ? workerRules(worker, transactional) : plain ? plainRules(config, transactional, config.inFlight === 'wait') : [
       { situation: 'New key', response: 'Claim, run the action, store the response, then send it', stored: 'Yes, before sending' },
       { situation: 'Same key and fingerprint, completed', response: 'Replay status, allow-listed headers and exact body bytes, plus Idempotent-Replayed: true', stored: 'Already' },
       { situation: 'Same key, different fingerprint', response: `${mismatch} problem+json${mismatch === 422 ? ' (IETF draft; 409 selectable)' : ' (the original contract; 422 is the IETF draft\'s choice)'}`, stored: 'No' },

@@ -2,15 +2,19 @@ import type { Config, Database } from '../config/schema.js';
 import { httplessKinds, noHttpRoute } from './httplessActions.js';
 import { BROKER_LABELS, DATABASE_LABELS, FRAMEWORK_LABELS, TEST_FRAMEWORK_LABELS } from './labels.js';
 import { STORE_FACTS } from './storeFacts.js';
+import { isWorkerOnly } from './workerOutcomes.js';
 import type { StackDesign } from './types.js';
 
 export function buildStack(config: Config): { stack: StackDesign; assumptions: string[] } {
   const assumptions: string[] = [];
   const s = config.stack;
-  const plain = s.framework === 'unknown' && noHttpRoute(config.actions);
+  // A worker (consumers and cron jobs only) is described by its consumer and slot outcomes, not the wrapper's throws.
+  const worker = isWorkerOnly(config.actions);
+  const plainWrapper = s.framework === 'unknown' && noHttpRoute(config.actions);
+  const plain = plainWrapper && !worker;
   const agnostic = s.database === 'unknown' || s.framework === 'unknown' || s.language === 'unknown';
   if (s.language === 'unknown') assumptions.push('The language was not given: code is shown in TypeScript and needs translating to your language.');
-  if (plain) assumptions.push(`The framework was not given, and no action is a plain HTTP route (they are ${httplessKinds(config.actions)}): the code is the plain idempotent(fn) wrapper, which your resolvers, procedures and handlers call, with no HTTP framework.`);
+  if (plainWrapper) assumptions.push(`The framework was not given, and no action is a plain HTTP route (they are ${httplessKinds(config.actions)}): the code is the plain idempotent(fn) wrapper, which your resolvers, procedures and handlers call, with no HTTP framework.`);
   else if (s.framework === 'unknown') assumptions.push('The framework was not given: the middleware is written against a minimal request/response interface and needs an adapter for your framework.');
   if (s.database === 'unknown') assumptions.push('The database was not given: the design uses the PostgreSQL reference schema; for a non-relational store, redesign from the logical model (key, fingerprint, status, lease, response, expiry) rather than translating the DDL.');
   const storeDatabase: Database = s.database === 'unknown' ? 'postgres' : s.database;
@@ -35,6 +39,7 @@ export function buildStack(config: Config): { stack: StackDesign; assumptions: s
       transactional: facts.transactional,
       ...(facts.duplicateWaitsOn ? { duplicateWaitsOn: facts.duplicateWaitsOn } : {}),
       ...(plain ? { plain: true as const } : {}),
+      ...(worker ? { worker: true as const } : {}),
     },
     assumptions,
   };

@@ -3,6 +3,7 @@ import { describeDuration, formatDuration, parseDuration } from '../config/durat
 import { PROVIDER_LABELS } from './labels.js';
 import type { ProviderBudget } from './codeFacts.js';
 import { STORE_FACTS, asWrapperFailure, withoutDuplicate } from './storeFacts.js';
+import { asWorkerFailure, isWorkerOnly, workerKinds } from './workerOutcomes.js';
 import type { DetectionPolicy, RetentionPolicy, StackDesign } from './types.js';
 
 /** Typical duration when the config does not say; stated as an assumption in the document. */
@@ -93,6 +94,13 @@ export function decideLease(action: ActionConfig, durationMs: number, assumed: b
   };
 }
 
+/** Why the lease is no shorter and no longer, in the terms of who waits for a crashed worker. */
+const LONGER_LEASE: Partial<Record<ActionConfig['trigger'], string>> = {
+  http: 'Shorter would declare slow but healthy requests orphaned and run them twice; longer would make a client whose worker crashed wait that long before its retry can proceed.',
+  consumer: "Shorter would declare slow but healthy handlers orphaned and run them twice; longer would hold a crashed consumer's message that long before a redelivery can run it.",
+  cron: "Shorter would declare a slow but healthy run orphaned and run it twice; longer would hold a crashed run's slot that long before a re-fire can run it.",
+};
+
 function leaseFromDuration(action: ActionConfig, durationMs: number, assumed: boolean, concurrency: Config['concurrency']): LeaseDecision {
   const skew = SKEW_BUFFER_MS[concurrency];
   const durationText = `${assumed ? 'an assumed' : 'an expected'} duration of ${describeDuration(durationMs)}`;
@@ -118,7 +126,7 @@ function leaseFromDuration(action: ActionConfig, durationMs: number, assumed: bo
     lockTimeoutMs: lease,
     justification:
       `${durationText} times ${LEASE_SAFETY_FACTOR} for tail latency, plus ${describeDuration(skew)} for pauses and network delay between the worker and the database, ` +
-      `rounded up: ${describeDuration(lease)}. Shorter would declare slow but healthy requests orphaned and run them twice; longer would make a client whose worker crashed wait that long before its retry can proceed.` +
+      `rounded up: ${describeDuration(lease)}. ${LONGER_LEASE[action.trigger] ?? LONGER_LEASE.http}` +
       providerNote,
   };
 }
@@ -159,7 +167,9 @@ export function decideRetention(config: Config, providersUsed: readonly Provider
   } else {
     justification += ' No provider or retry source here needs longer, so it stands.';
   }
-  justification += ` A retry that arrives after ${describeDuration(effectiveMs)} is treated as a new request, so no caller may retry later than that.`;
+  justification += isWorkerOnly(config.actions)
+    ? ` A message delivered, or a slot fired, after ${describeDuration(effectiveMs)} is treated as new and runs again, so no redelivery or operator replay may come later than that.`
+    : ` A retry that arrives after ${describeDuration(effectiveMs)} is treated as a new request, so no caller may retry later than that.`;
   return { configuredMs, effectiveMs, label: formatDuration(effectiveMs), justification, floors, raised };
 }
 
@@ -172,7 +182,7 @@ export const COMPLETION_ATTEMPTS = 3;
  * What decides duplicate vs new on this design's store, and how each store call is bounded: the numbers from the
  * target and topology, the words from STORE_FACTS, so they say what the generated store code does.
  */
-export function decideDetection(config: Config, stack: Pick<StackDesign, 'storeDatabase' | 'databaseLabel' | 'plain'>): DetectionPolicy {
+export function decideDetection(config: Config, stack: Pick<StackDesign, 'storeDatabase' | 'databaseLabel' | 'plain' | 'worker'>): DetectionPolicy {
   const facts = STORE_FACTS[stack.storeDatabase];
   const targetMs = parseDuration(config.detectionLatency)!;
   const expectedMs = config.concurrency === 'global' ? 80 : config.concurrency === 'multi-instance' ? 5 : 2;
@@ -198,5 +208,5 @@ export function decideDetection(config: Config, stack: Pick<StackDesign, 'storeD
   }
   justification += ` ${facts.bounds(budgets)}`;
   const summary = `${facts.detectionSummary}; target ${describeDuration(targetMs)}, ${facts.detectionTimeouts(budgets)}`;
-  return { targetMs, expectedMs, meets, justification, storeTimeoutMs, acquireTimeoutMs, statementTimeoutMs, lockTimeoutMs, completionRetryMs, summary, failures: facts.failures(budgets).map((f) => (stack.plain ? asWrapperFailure(f) : withoutDuplicate(f))) };
+  return { targetMs, expectedMs, meets, justification, storeTimeoutMs, acquireTimeoutMs, statementTimeoutMs, lockTimeoutMs, completionRetryMs, summary, failures: facts.failures(budgets).map((f) => (stack.worker ? asWorkerFailure(f, workerKinds(config.actions, config.stack.broker)) : stack.plain ? asWrapperFailure(f) : withoutDuplicate(f))) };
 }

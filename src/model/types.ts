@@ -109,6 +109,12 @@ export interface StackDesign {
    * this one flag. Absent for HTTP designs.
    */
   plain?: true;
+  /**
+   * Every action is a queue consumer or a cron job: the generated code is idempotentHandler (consumers/handler.ts)
+   * and CronGuard (cron/guard.ts), whose outcomes decide acknowledgement and slots; nothing answers HTTP. Sections
+   * that say what a caller gets read this flag before `plain`, which it excludes. Absent otherwise.
+   */
+  worker?: true;
 }
 
 export interface ActionDesign {
@@ -125,6 +131,8 @@ export interface ActionDesign {
    * hashed into the fingerprint as a label). Absent for a plain HTTP route.
    */
   transport?: Transport;
+  /** A consumer: the broker that delivers it (its own where inspection found it, else the stack's; absent for none). */
+  broker?: string;
   /** For http/webhook routes "POST /payments/:id": the method and path template. */
   method?: string;
   path?: string;

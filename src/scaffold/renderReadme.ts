@@ -1,4 +1,5 @@
 import { describeBytes } from '../model/policies.js';
+import { isWorkerOnly } from '../model/workerOutcomes.js';
 import { EXPRESS } from './frameworks/express.js';
 import type { HttpFramework } from './httpFramework.js';
 import { printSnippet } from './javascript/printModule.js';
@@ -26,7 +27,7 @@ export function renderReadme(
   const lease = view.actions.filter((action) => action.mode === 'lease').map((action) => `\`${action.codeName}\``);
   const modes = [
     transactional.length > 0
-      ? `Transactional mode (${transactional.join(', ')}): the action's effects live in this database. Write them through \`idempotencyOf(${req}).db\`: the claim, those writes and the completion commit in one transaction, so a crash, a thrown handler or a failed completion rolls all of it back and the retry runs cleanly. A concurrent duplicate waits on the key's row for up to ${view.policy.lockTimeoutMs} ms, then gets the replay or 409.`
+      ? `Transactional mode (${transactional.join(', ')}): the action's effects live in this database. Write them through \`idempotencyOf(${req}).db\`: the claim, those writes and the completion commit in one transaction, so a crash, a thrown handler or a failed completion rolls all of it back and the retry runs cleanly. A concurrent duplicate waits on the key's row for up to ${view.policy.lockTimeoutMs} ms, then ${isWorkerOnly(view.actions) ? 'is a duplicate (acknowledged) or busy (delivered again)' : 'gets the replay or 409'}.`
       : '',
     lease.length > 0
       ? `Lease mode (${lease.join(', ')}): the action reaches outside this database (payments, e-mail, other services), which no transaction can undo. The claim commits first and a lease (per action, in settings.ts) with a fencing token guards the run; a worker that crashed is taken over once the lease lapses, and its late write is rejected.`
@@ -66,20 +67,7 @@ the same key, and two callers who chose the same Idempotency-Key never share one
 
 ${modes}
 
-- New key: claimed atomically, the handler runs, its response is stored, then sent. Same key and request again: the
-  stored status, headers and body are replayed with \`${view.policy.replayHeader}: true\`. Same key, different request: ${view.policy.mismatchStatus}. Still running: 409 with Retry-After. Another HTTP method on the route passes through untouched.
-- Key: sent once, 1 to ${view.policy.maxKeyLength} printable ASCII characters without spaces, commas or double quotes inside
-  (\`${view.policy.keyPattern}\`); one pair of surrounding double quotes is removed. Anything else, or a header sent twice, is 400.
-- Handler throws or answers 5xx: the claim is released (transactional: rolled back with its writes) and a retry runs
-  again. 4xx answers such as 402 are stored.
-${store.readme.limits(view)}
-- Completion cannot be recorded after the action ran: transactional mode rolls back the claim and the action's writes
-  together and answers 503 "not processed" (if the COMMIT's answer itself is lost: 503 "outcome unknown"). Lease mode
-  retries the write with the same fencing token for ${view.policy.completionRetryMs} ms, then answers 503 "outcome unknown, retry later
-  with the same key" and counts \`${view.metricNames.outcomeUnknown}\` (alerted); the record stays PROCESSING until its lease
-  lapses, and the retry that takes over sees \`attempt\` > 1 and sends the same provider keys.
-- Response body above ${describeBytes(view.policy.maxStoredResponseBytes)}: sent once; the record keeps its status and SHA-256 only, and a retry
-  gets 409 \`response-not-replayable\`, never a second execution.
+${isWorkerOnly(view.actions) ? workerBehaviour(view) : httpBehaviour(view, store)}
 ${store.readme.retention(view)}
 
 ## Files
@@ -98,6 +86,61 @@ for tests and local runs only, never in production: two instances would each run
 `;
   // The JavaScript files' names wherever the text names a .ts file, as the old path renamed them.
   return javascript ? text.replace(/\b([\w.-]+)\.ts\b/g, '$1.js') : text;
+}
+
+/** Behaviour of the HTTP layer: statuses, headers and bodies. */
+function httpBehaviour(view: ScaffoldView, store: StoreModule): string {
+  return `- New key: claimed atomically, the handler runs, its response is stored, then sent. Same key and request again: the
+  stored status, headers and body are replayed with \`${view.policy.replayHeader}: true\`. Same key, different request: ${view.policy.mismatchStatus}. Still running: 409 with Retry-After. Another HTTP method on the route passes through untouched.
+- Key: sent once, 1 to ${view.policy.maxKeyLength} printable ASCII characters without spaces, commas or double quotes inside
+  (\`${view.policy.keyPattern}\`); one pair of surrounding double quotes is removed. Anything else, or a header sent twice, is 400.
+- Handler throws or answers 5xx: the claim is released (transactional: rolled back with its writes) and a retry runs
+  again. 4xx answers such as 402 are stored.
+${store.readme.limits(view)}
+- Completion cannot be recorded after the action ran: transactional mode rolls back the claim and the action's writes
+  together and answers 503 "not processed" (if the COMMIT's answer itself is lost: 503 "outcome unknown"). Lease mode
+  retries the write with the same fencing token for ${view.policy.completionRetryMs} ms, then answers 503 "outcome unknown, retry later
+  with the same key" and counts \`${view.metricNames.outcomeUnknown}\` (alerted); the record stays PROCESSING until its lease
+  lapses, and the retry that takes over sees \`attempt\` > 1 and sends the same provider keys.
+- Response body above ${describeBytes(view.policy.maxStoredResponseBytes)}: sent once; the record keeps its status and SHA-256 only, and a retry
+  gets 409 \`response-not-replayable\`, never a second execution.`;
+}
+
+/**
+ * Behaviour of a worker (every action a consumer or a cron job): what idempotentHandler (consumers/handler.ts) and
+ * CronGuard (cron/guard.ts) do with each outcome. Nothing here answers HTTP.
+ */
+function workerBehaviour(view: ScaffoldView): string {
+  const consumers = view.actions.some((action) => action.trigger === 'consumer');
+  const crons = view.actions.some((action) => action.trigger === 'cron');
+  const lines: string[] = [];
+  if (consumers) {
+    lines.push(
+      `- Consumers (\`idempotentHandler\` and the broker adapters in \`consumers/\`): the key is the action name and the message
+  id, hashed when it does not fit the key grammar. A new message runs once and its record is COMPLETED before the
+  outcome \`done\` lets the adapter acknowledge it. A message already handled is \`duplicate\`: acknowledged, not run. The
+  fingerprint is derived from the message id, so a second message that reuses an id is a duplicate too, whatever its
+  payload. A message another consumer holds is \`busy\`: not acknowledged, so the broker delivers it again later.`,
+      `- Handler throws: the claim is released and the error rethrown, so the message is not acknowledged and comes back. On the
+  attempt that reaches \`maxAttempts\` the record is marked FAILED and the outcome is \`dead\`: the adapter takes the
+  message off the queue (dead-letter) and acknowledges it; later copies are duplicates.`,
+    );
+  }
+  if (crons) {
+    lines.push(`- Cron jobs (\`CronGuard\` in \`cron/guard.ts\`): the key is the job name and the slot it was scheduled for. Each slot
+  runs once across every instance: \`ran\` for the run that owned it, \`duplicate\` when the slot is already done,
+  \`overlap\` when another run holds it. A job that throws releases the slot; the next fire of that slot runs it again.`);
+  }
+  lines.push(
+    `- Store down or slow before the work (bounded by the time-outs in settings.ts): the claim throws StoreUnavailableError and
+  nothing runs${consumers ? '; the message is not acknowledged and is delivered again' : ''}${crons ? `; ${consumers ? 'a' : 'the'} cron run fails and its slot stays unclaimed` : ''}.`,
+    `- Completion cannot be recorded after the work ran: transactional mode rolls back the claim and the handler's writes
+  together, and the error propagates (nothing acknowledged, the next delivery runs cleanly). Lease mode retries the write
+  with the same fencing token for ${view.policy.completionRetryMs} ms, then throws OutcomeUnknownError and counts
+  \`${view.metricNames.outcomeUnknown}\` (alerted); the record stays PROCESSING until its lease lapses, copies delivered
+  meanwhile are busy, and the one that takes over sees \`attempt\` > 1 and sends the same provider keys.`,
+  );
+  return lines.join('\n');
 }
 
 const UNROUTED: Record<NonNullable<ActionView['transport']>, { what: string; inside: string; key: string; input: string }> = {

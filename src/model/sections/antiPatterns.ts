@@ -68,7 +68,10 @@ const CANDIDATES: Candidate[] = [
     id: 'body-equality',
     pattern: 'Comparing raw request bodies instead of a stable key',
     whyItFails: 'Bodies differ in fields that do not change the intent (timestamps, trace ids), and equal bodies can be two genuine intents.',
-    here: ({ actions }) => `Fingerprints hash only the listed significant fields (${actions.length} action${actions.length === 1 ? '' : 's'}); the key decides identity.`,
+    here: ({ actions, stack }) =>
+      stack.worker
+        ? 'No body is compared: a consumer is keyed and fingerprinted by its message id, a cron job by its slot, so a redelivered message with a new timestamp in its payload is still the same work.'
+        : `Fingerprints hash only the listed significant fields (${actions.length} action${actions.length === 1 ? '' : 's'}); the key decides identity.`,
   },
   {
     id: 'lock-no-timeout',

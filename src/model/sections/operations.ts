@@ -1,5 +1,6 @@
 import { describeDuration } from '../../config/duration.js';
 import { TRANSPORT_LABELS, transportName } from '../labels.js';
+import { workerKinds } from '../workerOutcomes.js';
 import type { ActionDesign, BuildStep, DesignModel, MetricDesign, RunbookEntry, SecurityItem, TestScenario } from '../types.js';
 
 const PROVIDER_LOOKUP: Record<string, string> = {
@@ -27,8 +28,9 @@ export function buildSecurity(ctx: Ctx): SecurityItem[] {
   return [
     {
       topic: 'Key scope and enumeration',
-      decision:
-        'Every record is keyed by (scope, key), where scope is the authenticated principal (or the provider account / system scope for webhooks, consumers and jobs). A key that another principal already used is simply a new key for this caller: it runs as their own request and never sees or replays the other record. Any key-status lookup answers 404 for keys the caller does not own, so the existence of someone else\'s key is never confirmed. This is how the design reads "key from a different user → 404": isolation rather than rejection, because rejecting would itself confirm that the key exists.' +
+      decision: ctx.stack.worker
+        ? "Every record is keyed by (scope, key). Consumers and cron jobs use the system scope 'global' (idempotentHandler's scope option narrows it), and every key carries its action or job name, so two actions never share a record. No principal chooses a key and nothing here answers a key-status lookup, so the spec's \"key from a different user → 404\" has no caller to apply to; an HTTP front end added later scopes its own keys to the caller."
+        : 'Every record is keyed by (scope, key), where scope is the authenticated principal (or the provider account / system scope for webhooks, consumers and jobs). A key that another principal already used is simply a new key for this caller: it runs as their own request and never sees or replays the other record. Any key-status lookup answers 404 for keys the caller does not own, so the existence of someone else\'s key is never confirmed. This is how the design reads "key from a different user → 404": isolation rather than rejection, because rejecting would itself confirm that the key exists.' +
         (shared.length > 0
           ? ` Not for ${names(shared)}: ${shared.length === 1 ? 'its' : 'their'} scope is global (no authenticated caller to scope to), so every caller shares one key space, and whoever sends a key that was already used gets the stored response for the same request, or the mismatch answer for another one. The key itself is the only secret there.`
           : ''),
@@ -50,19 +52,25 @@ export function buildSecurity(ctx: Ctx): SecurityItem[] {
     },
     {
       topic: 'Rate limiting key creation',
-      decision: ctx.stack.plain
+      decision: ctx.stack.worker
+        ? 'Keys come from message ids and schedule slots, not from callers, so there is no caller to throttle. A rise in new keys without a rise in work means a producer gives the same work a new id on each publish or redelivery; fix the producer, since each new id runs the work again.'
+        : ctx.stack.plain
         ? 'idempotency.keys_created_per_user is tracked per principal; above 100 new keys a minute the caller is throttled before the wrapper is called (in your API layer or at the edge), so no record is written. The wrapper has no rate limiter of its own, and an error thrown before or inside it is never stored.'
         : 'idempotency.keys_created_per_user is tracked per principal; above 100 new keys a minute the caller is throttled with 429 before a record is written (429s are never stored).',
     },
     {
       topic: 'What a conflict reveals',
-      decision: ctx.stack.plain
+      decision: ctx.stack.worker
+        ? 'Nothing: a consumer only acknowledges or leaves a message for redelivery, and a cron run only skips its slot. No stored result or fingerprint is sent anywhere.'
+        : ctx.stack.plain
         ? 'The MismatchError thrown for a reused key states only that the key was used with a different request. It carries no stored result, stored fingerprint or original input, so whatever your resolver or procedure makes of it cannot leak them.'
         : `A ${ctx.responses.mismatchStatus} for a reused key states only that the key was used with different parameters. It never includes the stored body, the stored fingerprint or the original request.`,
     },
     {
-      topic: ctx.stack.plain ? 'Personal data in stored results' : 'Personal data in stored responses',
-      decision: ctx.stack.plain
+      topic: ctx.stack.worker ? 'Personal data in stored records' : ctx.stack.plain ? 'Personal data in stored results' : 'Personal data in stored responses',
+      decision: ctx.stack.worker
+        ? 'A record holds no message payload: a handled message stores {"done":true}, a cron run its job name and slot, and a message marked FAILED the error\'s message. Keep personal data out of error messages thrown by handlers; records expire with the retention window.'
+        : ctx.stack.plain
         ? `Stored results (the JSON each wrapped function returns) ${financial ? 'can hold payment and' : 'may hold'} personal data: keep the table under the same encryption-at-rest${financial ? ', backup' : ''} and access rules as the data it mirrors; it expires with the retention window. A function whose repeat only needs an id or a status should return just that.`
         : financial
         ? 'Stored response bodies can hold payment and personal data: the table lives under the same encryption-at-rest, backup and access controls as the payments tables, and expires with the retention window. For non-payment actions where a replay only needs the status, store the status and a hash of the body instead.'
@@ -84,8 +92,8 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
       promName: 'idempotency_duplicates_blocked_total',
       type: 'counter',
       labels: ['action', 'outcome'],
-      meaning: ctx.stack.plain ? 'Calls answered from the store (the stored result) or refused while in flight (InFlightError), by action.' : 'Requests answered from the store (replay) or refused while in flight, by action.',
-      alert: 'Page when the rate is 3× its 1-day baseline for 15 minutes: a client or proxy retry storm.',
+      meaning: ctx.stack.worker ? "Messages or slots the store found already done (outcome 'duplicate') or still held (outcome 'busy' for a message, 'overlap' for a cron run), by action." : ctx.stack.plain ? 'Calls answered from the store (the stored result) or refused while in flight (InFlightError), by action.' : 'Requests answered from the store (replay) or refused while in flight, by action.',
+      alert: ctx.stack.worker ? 'Page when the rate is 3× its 1-day baseline for 15 minutes: a redelivery storm (a consumer that fails to acknowledge, or a broker replaying).' : 'Page when the rate is 3× its 1-day baseline for 15 minutes: a client or proxy retry storm.',
       alertExpr: 'sum by (action) (rate(idempotency_duplicates_blocked_total[15m])) > 3 * sum by (action) (rate(idempotency_duplicates_blocked_total[1d] offset 1d)) and sum by (action) (rate(idempotency_duplicates_blocked_total[15m])) > 0.1',
       severity: 'page',
     },
@@ -104,7 +112,7 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
       promName: 'idempotency_fingerprint_mismatches_total',
       type: 'counter',
       labels: ['action'],
-      meaning: ctx.stack.plain ? 'Keys reused with a different input (MismatchError thrown): client bugs or abuse.' : `Keys reused with different parameters (answered ${ctx.responses.mismatchStatus}): client bugs or abuse.`,
+      meaning: ctx.stack.worker ? "A key found with another fingerprint. Not expected here: a consumer's fingerprint is derived from its key, so the handler treats such a message as a duplicate; a count means a record under that key was written by other code." : ctx.stack.plain ? 'Keys reused with a different input (MismatchError thrown): client bugs or abuse.' : `Keys reused with different parameters (answered ${ctx.responses.mismatchStatus}): client bugs or abuse.`,
       alert: 'Ticket when more than 5 in 10 minutes for one action.',
       alertExpr: 'sum by (action) (increase(idempotency_fingerprint_mismatches_total[10m])) > 5',
       severity: 'ticket',
@@ -154,7 +162,9 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
       promName: 'idempotency_store_errors_total',
       type: 'counter',
       labels: ['operation'],
-      meaning: ctx.stack.plain
+      meaning: ctx.stack.worker
+        ? `Store calls that failed or exceeded ${describeDuration(ctx.detection.storeTimeoutMs)}: a failed claim throws StoreUnavailableError, so the message stays unacknowledged (or the cron run fails) and nothing runs; a failed completion is retried, then throws OutcomeUnknownError.`
+        : ctx.stack.plain
         ? `Store calls that failed or exceeded ${describeDuration(ctx.detection.storeTimeoutMs)}: a failed claim throws StoreUnavailableError; a failed completion is retried, then throws OutcomeUnknownError.`
         : `Store calls that failed or exceeded ${describeDuration(ctx.detection.storeTimeoutMs)}; each became a 503.`,
       alert: 'Page when more than 1% of requests hit a store error for 5 minutes.',
@@ -166,8 +176,8 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
       promName: 'idempotency_outcome_unknown_total',
       type: 'counter',
       labels: ['action'],
-      meaning: `Actions that ran but whose result could not be recorded: lease mode after ${describeDuration(ctx.detection.completionRetryMs)} of completion retries with the same fencing token, or a transactional COMMIT whose answer was lost. ${ctx.stack.plain ? 'The caller got OutcomeUnknownError' : 'The client was told the outcome is unknown'}; the record stays PROCESSING until its lease lapses.`,
-      alert: 'Page on any occurrence: reconcile the record with the provider (by its derived key) before the client retries.',
+      meaning: `Actions that ran but whose result could not be recorded: lease mode after ${describeDuration(ctx.detection.completionRetryMs)} of completion retries with the same fencing token, or a transactional COMMIT whose answer was lost. ${ctx.stack.worker ? 'OutcomeUnknownError left the message unacknowledged (or failed the cron run)' : ctx.stack.plain ? 'The caller got OutcomeUnknownError' : 'The client was told the outcome is unknown'}; the record stays PROCESSING until its lease lapses.`,
+      alert: ctx.stack.worker ? 'Page on any occurrence: check whether the work happened (by its derived key) before the lease lapses and the next delivery runs it again.' : 'Page on any occurrence: reconcile the record with the provider (by its derived key) before the client retries.',
       alertExpr: 'sum by (action) (increase(idempotency_outcome_unknown_total[5m])) > 0',
       severity: 'page',
     },
@@ -194,6 +204,7 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
 }
 
 export function buildTests(ctx: Ctx): TestScenario[] {
+  if (ctx.stack.worker) return buildWorkerTests(ctx);
   if (ctx.stack.plain) return buildWrapperTests(ctx);
   const first = ctx.actions[0]!;
   const saga = ctx.sagas[0];
@@ -214,6 +225,46 @@ export function buildTests(ctx: Ctx): TestScenario[] {
       : { id: 'saga-resume', name: 'Multi-step retry (no saga here)', input: 'The action fails after its first write, then is retried', expected: 'The claim was released, the retry re-runs the action as a whole, and downstream keys derived from the local key stop any duplicate effect.', verifies: 'Multi-step idempotency' },
     { id: 'store-down', name: 'Store unavailable', input: 'The database stops answering', expected: `503 with Retry-After within ${describeDuration(ctx.detection.storeTimeoutMs)}; the action never runs unprotected.`, verifies: 'Fail closed' },
     { id: 'action-error', name: 'Action fails with a 5xx', input: 'The handler throws', expected: 'The claim is released and the next retry runs the action again.', verifies: 'Transient failures stay retryable' },
+  ];
+}
+
+/**
+ * The scenarios as idempotentHandler and CronGuard meet them: outcomes and acknowledgements. Consumer scenarios when
+ * the design has consumers (with the overlap of one cron slot when it has jobs too), else the cron guard's.
+ */
+function buildWorkerTests(ctx: Ctx): TestScenario[] {
+  const kinds = workerKinds(ctx.actions, ctx.stack.broker);
+  const saga = ctx.sagas[0];
+  const timeout = describeDuration(ctx.detection.storeTimeoutMs);
+  const overlap: TestScenario = { id: 'cron-overlap', name: 'One slot fired twice', input: 'Two instances fire the same slot of a cron job at the same moment', expected: "One run gets 'ran'; the other gets 'overlap' (or 'duplicate' once the first finished); the job runs once for the slot.", verifies: 'Overlap guard' };
+  if (!kinds.consumers) {
+    const job = ctx.actions[0]!;
+    return [
+      { id: 'first-request', name: 'First fire of a slot', input: `${job.name} fired for a new slot`, expected: "The job runs once; the slot is recorded COMPLETED; the outcome is 'ran'.", verifies: 'Happy path' },
+      { id: 'replay', name: 'Same slot fired again', input: 'The same slot fired after the run finished (a late instance, a restart)', expected: "Outcome 'duplicate': the job does not run again.", verifies: 'Core idempotency' },
+      { ...overlap, id: 'concurrent', name: 'Concurrent fires', input: '50 fires of one slot at the same moment', expected: "The job runs exactly once; every other fire gets 'overlap' or 'duplicate'; none runs the job.", concurrent: true },
+      { id: 'expired', name: 'Fire after expiry', input: `The same slot fired after ${ctx.retention.label}`, expected: 'Treated as a new slot: the job runs again.', verifies: 'Expiration logic' },
+      { id: 'crash', name: 'Crash mid-run, then re-fire', input: 'The instance is killed after claiming the slot; the slot is fired again', expected: `'overlap' while the lease (${describeDuration(job.lockTimeoutMs)}) is live; afterwards the re-fire reclaims, runs once, and the killed run's late completion is rejected (LeaseLostError).`, verifies: 'Partial failure recovery' },
+      { id: 'store-down', name: 'Store unavailable', input: 'The database stops answering', expected: `StoreUnavailableError within ${timeout} before the job runs; the run fails and the slot stays unclaimed.`, verifies: 'Fail closed' },
+      { id: 'action-error', name: 'The job throws', input: 'The job throws halfway', expected: 'The claim is released and the error rethrown; the next fire of the slot runs it again, and per-item keys (runItem) skip the items already done.', verifies: 'Transient failures stay retryable' },
+    ];
+  }
+  const first = ctx.actions.find((a) => a.trigger === 'consumer')!;
+  const label = `${first.name}${first.route ? ` (${first.route})` : ''}`;
+  return [
+    { id: 'first-request', name: 'First delivery', input: `A message for ${label} with a new message id`, expected: "The handler runs once; the record is COMPLETED before the outcome 'done', and only then is the message acknowledged.", verifies: 'Happy path' },
+    { id: 'replay', name: 'Same message delivered again', input: 'The broker redelivers the message after it was handled', expected: "Outcome 'duplicate': acknowledged, and the handler does not run again.", verifies: 'Core idempotency' },
+    { id: 'mismatch', name: 'Same id, different payload', input: 'A second message reuses the id with another payload', expected: "Outcome 'duplicate': the id decides, so the handler does not run; distinct messages need distinct ids.", verifies: 'Fingerprint derived from the message id' },
+    { id: 'concurrent', name: 'Concurrent duplicates', input: '50 copies of one message delivered to several consumers at the same moment', expected: "The handler runs exactly once; every other copy gets 'duplicate' (acknowledged) or 'busy' (left unacknowledged, delivered again later); none runs the handler.", verifies: 'Lock correctness', concurrent: true },
+    { id: 'other-principal', name: 'Same id for another action', input: 'Another consumer action receives a message with the same id', expected: 'It runs: the key carries the action name, so two actions never share a record.', verifies: 'Key isolation between actions' },
+    { id: 'expired', name: 'Redelivery after expiry', input: `The same message delivered after ${ctx.retention.label}`, expected: 'Treated as new: the handler runs again.', verifies: 'Expiration logic' },
+    { id: 'crash', name: 'Consumer killed mid-handler', input: 'The consumer dies after claiming; the broker redelivers', expected: `The message was never acknowledged; copies delivered while the lease (${describeDuration(first.lockTimeoutMs)}) is live get 'busy'; afterwards the next one reclaims, runs once, and the killed consumer's late completion is rejected (LeaseLostError).`, verifies: 'Partial failure recovery' },
+    saga
+      ? { id: 'saga-resume', name: 'Saga step fails, redelivery', input: `${saga.action}: step 2 (${saga.steps[1]?.name ?? 'second step'}) fails transiently, then the message is delivered again`, expected: `Resumes at ${saga.steps[1]?.name ?? 'step 2'}; ${saga.steps[0]?.name ?? 'step 1'} is not repeated.`, verifies: 'Multi-step idempotency' }
+      : { id: 'saga-resume', name: 'Multi-step retry (no saga here)', input: 'The handler fails after its first write, then the message is delivered again', expected: 'The claim was released, the redelivery runs the handler as a whole, and downstream keys derived from the local key stop any duplicate effect.', verifies: 'Multi-step idempotency' },
+    { id: 'store-down', name: 'Store unavailable', input: 'The database stops answering', expected: `StoreUnavailableError within ${timeout} before the handler runs; the message is not acknowledged and is delivered again; the handler never runs unprotected.`, verifies: 'Fail closed' },
+    { id: 'action-error', name: 'The handler throws', input: 'The handler throws, on every attempt', expected: "The claim is released and the message left unacknowledged, so it is delivered and run again; on the last attempt the record is marked FAILED and the outcome is 'dead' (dead-lettered, acknowledged), and later copies are duplicates.", verifies: 'Transient failures stay retryable, poison messages stop' },
+    ...(kinds.crons ? [overlap] : []),
   ];
 }
 
@@ -246,7 +297,15 @@ export function buildBuildOrder(ctx: Ctx): BuildStep[] {
   const hasSaga = ctx.sagas.length > 0;
   const steps: Array<Omit<BuildStep, 'step'>> = [
     { title: `Create ${ctx.storage.table}${hasSaga ? ` and ${ctx.storage.stepTable}` : ''}`, detail: `Run the migration on ${ctx.stack.databaseLabel}.`, safety: 'Additive DDL; nothing reads the tables yet.' },
-    ...(ctx.stack.plain
+    ...(ctx.stack.worker
+      ? [
+          { title: 'Create the core', detail: 'Construct it once at start-up (createIdempotency); no consumer or job uses it yet.', safety: 'Behaviour unchanged: nothing calls it yet.' },
+          { title: `Protect ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(/:(?!\d)/)[0]!.replace(/\.$/, '')}) goes first, through ${riskiest.trigger === 'cron' ? 'the cron guard' : 'its broker adapter or idempotentHandler'} (TRIGGERS.md in the scaffold). There is no log-only mode.`, safety: riskiest.trigger === 'cron' ? 'One job changes behaviour; roll back by scheduling the bare job again.' : 'One consumer changes behaviour; roll back by registering the bare handler again.' },
+          ...(ctx.actions.some((a) => a.trigger === 'consumer')
+            ? [{ title: 'Make every message carry a stable id', detail: 'Producers set the id the consumer keys on (a job id, a messageId property, a Nats-Msg-Id or message-id header), the same on every publish of the same work.', safety: 'Watch duplicates_blocked: a consumer that never sees a duplicate may be keyed on something that changes on redelivery.' }]
+            : []),
+        ]
+      : ctx.stack.plain
       ? [
           { title: 'Create the core and the wrappers', detail: 'Construct them once at start-up (createIdempotency); nothing calls them yet.', safety: 'Behaviour unchanged: nothing calls them yet.' },
           { title: `Wrap ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(/:(?!\d)/)[0]!.replace(/\.$/, '')}) goes first: ${riskiest.trigger === 'cron' || riskiest.trigger === 'consumer' ? 'through its own entry over the same core (TRIGGERS.md in the scaffold)' : `its body runs inside idempotency.idempotent('${riskiest.name}', call, work)`}. The wrapper has no log-only mode.`, safety: 'One call path changes behaviour; roll back by calling the function directly again.' },
@@ -265,7 +324,11 @@ export function buildBuildOrder(ctx: Ctx): BuildStep[] {
     { title: 'Extend to the remaining actions', detail: ctx.actions.filter((a) => a !== riskiest).map((a) => a.name).join(', ') || 'No other actions in this design.', safety: 'One action per deploy.' },
   ];
   if (hasSaga) steps.push({ title: 'Add saga step tracking', detail: ctx.sagas.map((s) => `${s.action} (${s.steps.length} steps)`).join(', '), safety: 'Step rows are written alongside the outer claim; resume logic can ship dark.' });
-  steps.push({ title: 'Load-test concurrent duplicates', detail: 'Fire 50 identical requests per key in staging and check exactly one execution.', safety: 'Staging only.' });
+  steps.push({
+    title: 'Load-test concurrent duplicates',
+    detail: ctx.stack.worker ? 'Publish 50 copies of one message id (and fire one cron slot from several instances) in staging and check exactly one execution.' : 'Fire 50 identical requests per key in staging and check exactly one execution.',
+    safety: 'Staging only.',
+  });
   return steps.map((step, index) => ({ step: index + 1, ...step }));
 }
 
@@ -279,7 +342,7 @@ export function buildRunbook(ctx: Ctx): RunbookEntry[] {
     {
       id: 'stuck-processing',
       title: 'Stuck PROCESSING records',
-      symptom: `oldest_in_flight_age_seconds above twice the lease, or ${ctx.stack.plain ? 'calls throwing InFlightError' : 'clients receiving 409'} for one key for minutes.`,
+      symptom: `oldest_in_flight_age_seconds above twice the lease, or ${ctx.stack.worker ? "messages coming back 'busy' (or cron runs reporting 'overlap')" : ctx.stack.plain ? 'calls throwing InFlightError' : 'clients receiving 409'} for one key for minutes.`,
       // Said in words rather than as a query: the document shows only code the scaffolding contains, and the words
       // hold for every store's dialect.
       steps: ctx.stack.storeDatabase === 'redis'
@@ -328,6 +391,19 @@ export function buildRunbook(ctx: Ctx): RunbookEntry[] {
         'If the provider has nothing, release the local record; never create a new provider object with a fresh key.',
       ],
     });
+  }
+  if (ctx.stack.worker) {
+    entries.push({
+      id: 'key-flooding',
+      title: 'Key growth without more work',
+      symptom: 'keys_created grows faster than the messages actually published, or the table grows ahead of traffic.',
+      steps: [
+        'Find the action from keys_created by action, then its producer: keys come from message ids, so a producer that gives the same work a new id on each publish or retry creates a new key each time, and the work runs again.',
+        'Make the producer reuse the id for the same work (a deterministic job id, a messageId property, a Nats-Msg-Id or message-id header), or key the consumer on a business key with messageIdOf.',
+        'Delete unfinished records if they crowd the table; completed ones expire with retention.',
+      ],
+    });
+    return entries;
   }
   entries.push({
     id: 'key-flooding',

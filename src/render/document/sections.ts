@@ -81,7 +81,9 @@ function overview(model: DesignModel): Section {
     p(
       `This design makes ${model.actions.length === 1 ? 'one critical action' : `${model.actions.length} critical actions`} safe to retry: `,
       ...joinInline(model.actions.map((a) => code(a.name))),
-      s.plain
+      s.worker
+        ? `. Each message or scheduled run derives its key (the message id, or the job name and the slot it was scheduled for); the first delivery claims it in ${s.databaseLabel} ${s.claimIn}, runs once, and records it before the message is acknowledged; every later delivery of the same key is acknowledged as a duplicate instead of a second execution.`
+        : s.plain
         ? `. Each call carries (or derives) an idempotency key; the first attempt claims it in ${s.databaseLabel} ${s.claimIn}, runs once, and stores its result before returning it; every later attempt with the same key gets that stored result instead of a second execution.`
         : `. Each request carries (or derives) an idempotency key; the first attempt claims it in ${s.databaseLabel} ${s.claimIn}, runs once, and stores its response before answering; every later attempt with the same key gets that stored response instead of a second execution.`,
     ),
@@ -92,7 +94,9 @@ function overview(model: DesignModel): Section {
       [cell('Atomic claim'), cell(s.claimPrimitive)],
       [cell('Lease per action'), cell(model.actions.map((a) => `${a.name} ${sec(a.lockTimeoutMs)}`).join(', '))],
       [cell('Key retention'), cell(`${sec(model.retention.effectiveMs)}${model.retention.raised ? ' (raised from the requested value, see section 5)' : ''}`)],
-      [cell('Reused key, different request'), s.plain ? cell(code('MismatchError'), ' thrown') : cell(`${model.responses.mismatchStatus} problem+json`)],
+      s.worker
+        ? [cell('Same message id, different payload'), cell('A duplicate: the id decides, the handler does not run')]
+        : [cell('Reused key, different request'), s.plain ? cell(code('MismatchError'), ' thrown') : cell(`${model.responses.mismatchStatus} problem+json`)],
       [cell('Duplicate detection'), cell(model.detection.summary)],
     ]),
   ];
@@ -274,7 +278,9 @@ function keyDesign(model: DesignModel): Section {
   const k = model.keys;
   const blocks: Block[] = [
     heading('Key format'),
-    model.stack.plain
+    model.stack.worker
+      ? p('The logical key is {scope}_{action}_{intent}. The scope and action are stored in their own columns, so what a consumer reads from the message (its id), or a cron job takes from its schedule (the slot), is only the intent part; no header is involved.')
+      : model.stack.plain
       ? p(
           'The logical key is {scope}_{action}_{intent}. The scope and action are stored in their own columns, so what the caller passes as the call\'s ',
           code('key'),
@@ -297,7 +303,9 @@ function keyDesign(model: DesignModel): Section {
     table(['Action', 'Scope', 'Why'], model.actions.map((a) => [cell(a.name), cell(a.scopeLabel), cell(a.scopeReason)])),
     heading('Validation'),
     list(k.validation.map((v) => [v])),
-    p(...uniquenessClaim(model), `; the ${model.stack.plain ? 'wrapper' : 'middleware'} enforces the key shape (`, code(k.charsetPattern), ') before touching the store; see the DDL in section 4.'),
+    model.stack.worker
+      ? p(...uniquenessClaim(model), '; the consumer handler and the cron guard hash any id that does not fit the key shape, so every key the store sees is short printable ASCII; see the DDL in section 4.')
+      : p(...uniquenessClaim(model), `; the ${model.stack.plain ? 'wrapper' : 'middleware'} enforces the key shape (`, code(k.charsetPattern), ') before touching the store; see the DDL in section 4.'),
     heading('Who generates it'),
     table(['Action', 'Source', 'How'], model.actions.map((a) => [cell(a.name), cell(a.key.sourceLabel), cell(...md(a.key.carrier))])),
     p(k.generation),
@@ -332,7 +340,7 @@ function fingerprinting(model: DesignModel, samples: CodeSamples): Section {
     p('Each field is significant because changing it changes what the action does (how much, to whom, for which object). The method and route template are hashed too, so a key reused on another endpoint is a mismatch, not a replay.'),
     ...labelRoutes(model.actions),
     heading('Mismatch behaviour'),
-    model.stack.plain
+    model.stack.plain || model.stack.worker
       ? p(`Same key, different fingerprint: ${f.mismatchBody}`)
       : p(`Same key, different fingerprint: ${f.mismatchStatus} with ${f.mismatchBody} ${f.mismatchStatus === 422 ? 'The IETF Idempotency-Key draft uses 422 for this case; set conflictStatus to 409 to keep the original contract.' : '409 follows the original contract; the IETF draft would use 422.'}`),
     p(`Comparison: ${f.comparison} The algorithm id `, code(f.algorithmId), ' is stored with each record, so the canonical form can change later without invalidating live keys.'),
@@ -367,11 +375,11 @@ function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly
     p(storeCodeIntro(model)),
     ...sampleOr(samples.ddl, () => []),
     heading('Response rules'),
-    table(['Situation', model.stack.plain ? 'What the caller gets' : 'Response', 'Stored?'], model.responses.rules.map((r) => [cell(r.situation), cell(r.response), cell(r.stored)])),
+    table(['Situation', model.stack.worker ? 'What the consumer or job does' : model.stack.plain ? 'What the caller gets' : 'Response', 'Stored?'], model.responses.rules.map((r) => [cell(r.situation), cell(r.response), cell(r.stored)])),
   ];
   blocks.push(heading('Flow diagrams', 'flow-diagrams'));
   if (flow) {
-    blocks.push(p(`${model.stack.plain ? 'The decision flow of a call as implemented by the plain idempotent(fn) wrapper below.' : 'The request-handling decision flow as implemented by the middleware below.'} ${model.diagrams.flowchartReason}`));
+    blocks.push(p(`${model.stack.worker ? 'The decision flow the consumer handler and the cron guard share: both go through the same claim in the core below.' : model.stack.plain ? 'The decision flow of a call as implemented by the plain idempotent(fn) wrapper below.' : 'The request-handling decision flow as implemented by the middleware below.'} ${model.diagrams.flowchartReason}`));
     blocks.push({ type: 'figure', figureId: flow.id });
   } else {
     blocks.push(p(`No request-handling flowchart: ${model.diagrams.flowchartReason}`));
@@ -383,7 +391,9 @@ function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly
   // The plain wrapper (every action a GraphQL mutation, tRPC procedure, Server Action, consumer or job) returns, it does not respond.
   blocks.push(
     p(
-      model.stack.plain
+      model.stack.worker
+        ? `The lock-check-process-store flow of the core that the ${httplessKinds(model.actions)} go through (consumers/handler.ts and cron/guard.ts call it): the work is recorded before the message is acknowledged, and the store call is bounded so an outage throws StoreUnavailableError, never a hang.${samples.middleware?.path.endsWith('plain.ts') || samples.middleware?.path.endsWith('plain.js') ? ' The code below is the plain idempotent(fn) wrapper over the same core, for work that is neither a message nor a schedule.' : ''}`
+        : model.stack.plain
         ? `The lock-check-process-store flow of the plain idempotent(fn) wrapper that the ${httplessKinds(model.actions)} call: the result is stored before it is returned, and the store call is bounded so an outage throws StoreUnavailableError, never a hang.`
         : `The lock-check-process-store flow for ${model.stack.frameworkLabel}: the response is persisted before the first byte is sent, and the store call is bounded so an outage becomes a 503, never a hang.`,
     ),
@@ -432,20 +442,20 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
     heading('Transactional or lease: how each action holds its key'),
     p(
       model.stack.transactional
-        ? `Where every effect of an action is a write to the database that holds the store, one transaction covers the claim, those writes and the completion: nothing is visible until it commits, and a crash, a thrown handler or a failed completion rolls all of it back, so the retry starts clean. Concurrent duplicates wait on ${model.stack.duplicateWaitsOn ?? "the key's unique index"} for at most the lock time-out below, then see the committed result (replay) or ${model.stack.plain ? 'get InFlightError' : 'get 409'}. Where an action reaches outside that database (a payment provider, e-mail, another service), no transaction can undo the effect; the claim commits first and a lease with a fencing token guards the run.`
+        ? `Where every effect of an action is a write to the database that holds the store, one transaction covers the claim, those writes and the completion: nothing is visible until it commits, and a crash, a thrown handler or a failed completion rolls all of it back, so the retry starts clean. Concurrent duplicates wait on ${model.stack.duplicateWaitsOn ?? "the key's unique index"} for at most the lock time-out below, then see the committed result (${model.stack.worker ? 'a duplicate' : 'replay'}) or ${model.stack.worker ? "get 'busy' (a message) or 'overlap' (a cron run)" : model.stack.plain ? 'get InFlightError' : 'get 409'}. Where an action reaches outside that database (a payment provider, e-mail, another service), no transaction can undo the effect; the claim commits first and a lease with a fencing token guards the run.`
         : `${model.stack.databaseLabel} has no transaction that could include an action's own writes, so every action runs in lease mode: the claim commits first and a lease with a fencing token guards the run; every later write of the run (completion, lease extension, saga steps) is conditional on that token.`,
     ),
     list(model.actions.map((a) => [strong(a.name), `: ${a.modeReason}`])),
     heading('When the store or the completion fails'),
     table(
-      model.stack.plain ? ['Failure', 'What the caller gets', 'Why that answer is true'] : ['Failure', 'What the client gets', 'Why that answer is true'],
+      model.stack.worker ? ['Failure', 'What the consumer or job does', 'Why that is safe'] : model.stack.plain ? ['Failure', 'What the caller gets', 'Why that answer is true'] : ['Failure', 'What the client gets', 'Why that answer is true'],
       [
         ...d.failures.map((f) => [cell(f.failure), cell(f.answer), cell(f.why)]),
         ...(transactional.length > 0
           ? [
               [
                 cell(`Completion cannot be recorded, transactional mode (${transactional.map((a) => a.name).join(', ')})`),
-                cell(model.stack.plain ? 'StoreUnavailableError ("not processed"); OutcomeUnknownError only if the COMMIT\'s own answer is lost' : '503 "not processed"; 503 "outcome unknown" only if the COMMIT\'s own answer is lost'),
+                cell(model.stack.worker ? 'StoreUnavailableError ("not processed"; OutcomeUnknownError only if the COMMIT\'s own answer is lost): the message is not acknowledged, or the cron run fails' : model.stack.plain ? 'StoreUnavailableError ("not processed"); OutcomeUnknownError only if the COMMIT\'s own answer is lost' : '503 "not processed"; 503 "outcome unknown" only if the COMMIT\'s own answer is lost'),
                 cell('The claim and the action\'s writes roll back together, so the retry executes once, cleanly.'),
               ],
             ]
@@ -454,12 +464,12 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
           ? [
               [
                 cell(`Completion cannot be recorded, lease mode (${model.actions.filter((a) => a.mode === 'lease').map((a) => a.name).join(', ')})`),
-                cell(model.stack.plain ? `Retried with the same fencing token for ${sec(d.completionRetryMs)}, then OutcomeUnknownError ("retry later with the same key"), never StoreUnavailableError's "not processed"` : `Retried with the same fencing token for ${sec(d.completionRetryMs)}, then 503 "outcome unknown: retry later with the same key", never "not processed"`),
+                cell(model.stack.worker ? `Retried with the same fencing token for ${sec(d.completionRetryMs)}, then OutcomeUnknownError: the message is not acknowledged (or the cron run fails); copies delivered meanwhile get 'busy' ('overlap')` : model.stack.plain ? `Retried with the same fencing token for ${sec(d.completionRetryMs)}, then OutcomeUnknownError ("retry later with the same key"), never StoreUnavailableError's "not processed"` : `Retried with the same fencing token for ${sec(d.completionRetryMs)}, then 503 "outcome unknown: retry later with the same key", never "not processed"`),
                 cell('The action ran. The record stays PROCESSING under its lease (attempts counted); the retry that takes over after the lease sees attempt > 1 and sends the same derived provider keys, so the provider deduplicates. The outcome-unknown metric pages.'),
               ],
             ]
           : []),
-        model.stack.plain
+        ...(model.stack.worker ? [] : [model.stack.plain
           ? [
               cell(`Result larger than ${describeBytes(model.responses.maxStoredResponseBytes)} as JSON`),
               cell('Returned once; a repeat with the key throws NotReplayableError'),
@@ -469,7 +479,7 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
               cell(`Response body larger than ${describeBytes(model.responses.maxStoredResponseBytes)}`),
               cell('Sent once; a retry with the key gets 409 response-not-replayable'),
               cell('The record keeps the status and a SHA-256 of the body, so the key stays completed: never a second execution.'),
-            ],
+            ]]),
       ],
     ),
     heading('Crash after the claim, before completion'),
@@ -493,7 +503,9 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
         : `Age alone proves nothing: a record is presumed dead only when its lease has lapsed, and the lease is sized from the action's expected duration. Actions that may run longer than a few times their expected duration must renew the lease with a heartbeat (the store exposes extend()).`,
     ),
     p(
-      model.stack.plain
+      model.stack.worker
+        ? "A transient failure releases the claim and leaves the message unacknowledged, so its redelivery runs again. A permanent one is a message that fails on its last attempt: the handler marks its record FAILED and the outcome 'dead' takes it off the queue, so a later copy is a duplicate and never runs. A cron run that throws releases its slot; the next fire of that slot runs it again."
+        : model.stack.plain
         ? 'The wrapper stores only what the function returns: a permanent failure is stored and returned again to every repeat only when the function returns it as a value (for example { declined: true }). Anything the function throws, a permanent failure or a compensated saga\'s error included, releases the claim and reaches the caller, so the next retry runs the function again.'
         : 'A permanent failure (a definitive 4xx from the action, or a saga that compensated) is stored as a completed response and replayed; a transient one releases the claim so the retry runs again.',
     ),

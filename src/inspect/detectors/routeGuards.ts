@@ -60,6 +60,8 @@ export function guardOf(expr: ts.Expression, ctx: FileContext, depth = 0): Guard
   // `fastify.authenticate`, `auth.jwt`, `authMiddleware.verify`: the member (or its holder) names it.
   if (ts.isPropertyAccessExpression(node)) {
     const holder = unwrap(node.expression);
+    // The middleware apply mounts (`idempotency.createOrder`), on a route read again after apply: it authenticates nothing.
+    if (ts.isIdentifier(holder) && holder.text === 'idempotency') return [{ text, verdict: 'other' }];
     const name = namedLikeAuth(node.name.text) || !ts.isIdentifier(holder) ? node.name.text : `${holder.text}.${node.name.text}`;
     return [{ text, name: namedLikeAuth(node.name.text) ? node.name.text : ts.isIdentifier(holder) && namedLikeAuth(holder.text) ? holder.text : name, key: node.getText(ctx.sf).toLowerCase() }];
   }

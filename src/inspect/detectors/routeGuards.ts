@@ -62,8 +62,8 @@ export function guardOf(expr: ts.Expression, ctx: FileContext, depth = 0): Guard
     const holder = unwrap(node.expression);
     // The middleware apply mounts (`idempotency.createOrder`), on a route read again after apply: it authenticates nothing.
     if (ts.isIdentifier(holder) && holder.text === 'idempotency') return [{ text, verdict: 'other' }];
-    const name = namedLikeAuth(node.name.text) || !ts.isIdentifier(holder) ? node.name.text : `${holder.text}.${node.name.text}`;
-    return [{ text, name: namedLikeAuth(node.name.text) ? node.name.text : ts.isIdentifier(holder) && namedLikeAuth(holder.text) ? holder.text : name, key: node.getText(ctx.sf).toLowerCase() }];
+    const name = !namedLikeAuth(node.name.text) && ts.isIdentifier(holder) && namedLikeAuth(holder.text) ? holder.text : node.name.text;
+    return [{ text, name, key: node.getText(ctx.sf).toLowerCase() }];
   }
   return [{ text }];
 }
@@ -71,11 +71,12 @@ export function guardOf(expr: ts.Expression, ctx: FileContext, depth = 0): Guard
 /** 'auth' / 'other' when the expression (or what it calls) comes from a package known either way. */
 function moduleVerdict(expr: ts.Expression, ctx: FileContext): GuardRef['verdict'] | undefined {
   let root: ts.Expression = expr;
-  while (ts.isPropertyAccessExpression(root) || ts.isCallExpression(root)) root = unwrap(ts.isPropertyAccessExpression(root) ? root.expression : root.expression);
+  while (ts.isPropertyAccessExpression(root) || ts.isCallExpression(root)) root = unwrap(root.expression);
   if (!ts.isIdentifier(root)) return undefined;
   const origin = ctx.originOf(root);
   if (!origin) return undefined;
-  if (origin.module === 'passport' || origin.module === 'koa-passport') return ts.isPropertyAccessExpression(expr) && expr.name.text === 'initialize' ? 'other' : /\bauthenticate\b/.test(expr.getText(ctx.sf)) ? 'auth' : /\b(initialize|session)\b/.test(expr.getText(ctx.sf)) ? 'other' : 'auth';
+  // passport.initialize() / passport.session() only restore a session; passport.authenticate(…) authenticates.
+  if (origin.module === 'passport' || origin.module === 'koa-passport') return /\b(initialize|session)\b/.test(expr.getText(ctx.sf)) && !/\bauthenticate\b/.test(expr.getText(ctx.sf)) ? 'other' : 'auth';
   if (AUTH_MODULES.test(origin.module)) return 'auth';
   if (OTHER_MODULES.test(origin.module)) return 'other';
   return undefined;
@@ -119,6 +120,11 @@ export function priorUses(receiver: string, pos: number, path: string | undefine
     if (name !== 'use' || call.arguments.length === 0 || call.pos >= pos) continue;
     const first = stringValue(call.arguments[0], ctx.index.consts);
     const hasPath = first !== undefined && (first.startsWith('/') || first === '*');
+    // Where the route's (or mount's) own path is unknown, a use() scoped to some path may or may not cover it.
+    if (hasPath && path === undefined && !covers(first, '')) {
+      out.push({ text: call.getText(ctx.sf).replace(/\s+/g, ' ').slice(0, 80) });
+      continue;
+    }
     if (hasPath && !covers(first, path)) continue;
     for (const arg of hasPath ? call.arguments.slice(1) : call.arguments) if (!isRouter(arg)) out.push(...guardOf(arg, ctx));
   }

@@ -39,6 +39,7 @@ import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transf
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 import { CLAIM_TRANSACTION_MODULE, claimWriteCandidates, moveWritesOntoClaim, renderClaimTransaction } from './claimWrites.js';
 import { assignedPrincipal, projectTexts } from './requestPrincipal.js';
+import { readRouteAuthentication } from './routeAuthentication.js';
 
 /** One transform per framework the generated adapters cover; adding one = one file + one line. */
 const ROUTE_TRANSFORMS: Record<ApplyFramework, Transform> = { express: unlessDecoratedRoute(wireExpressRoute), fastify: unlessDecoratedRoute(wireFastifyRoute), nestjs: unlessDecoratedRoute(wireNestRoute, ['@nestjs/graphql']), nextjs: wireNextRoute, koa: unlessDecoratedRoute(wireKoaRoute), hono: unlessDecoratedRoute(wireHonoRoute), plain: wrapPlainFunction };
@@ -60,13 +61,15 @@ export interface WireSourceOptions {
   graphql?: TransformContext['graphql'];
   /** For routing-controllers methods (TransformContext.routingControllers). */
   routingControllers?: TransformContext['routingControllers'];
+  /** What authenticates each route (TransformContext.routeAuthentication). */
+  routeAuthentication?: TransformContext['routeAuthentication'];
 }
 
 /** The pure heart of apply for one file: source text in, wired source text out, with what was done and left. */
 export function wireSource(file: string, text: string, targets: readonly WiringTarget[], options: WireSourceOptions): { text: string; edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } {
   const style = importStyleFor(file, text, options.scaffoldDir, options.imports);
   const sf = parseSource(file, text, style);
-  const context: TransformContext = { style, anyLine: options.anyLine ?? false, scaffoldModules: options.scaffoldModules, ...(options.graphql ? { graphql: options.graphql } : {}), ...(options.routingControllers ? { routingControllers: options.routingControllers } : {}) };
+  const context: TransformContext = { style, anyLine: options.anyLine ?? false, scaffoldModules: options.scaffoldModules, ...(options.graphql ? { graphql: options.graphql } : {}), ...(options.routingControllers ? { routingControllers: options.routingControllers } : {}), ...(options.routeAuthentication ? { routeAuthentication: options.routeAuthentication } : {}) };
   const out: { edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } = { edits: [], manual: [], stale: [] };
   // Every recorded line is resolved on the untouched text first: edits (an import at the top) shift lines.
   const resolved = targets.map((target) => {
@@ -416,6 +419,8 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const graphql = framework === 'plain' && model.actions.some((a) => a.transport === 'graphql') ? await graphqlOf(root, model.keys.header) : undefined;
   const { targets, manual, findings } = targetsOf(model, config, framework, options.action);
   const routingControllers = framework === 'express' || framework === 'koa' ? await routingControllersOf(root, model.keys.header) : undefined;
+  // Read once, and only when a route's keys are scoped to a caller: whether anything authenticates it (init's reading).
+  const routeAuthentication = (framework === 'express' || framework === 'koa' || framework === 'fastify' || framework === 'hono') && targets.some((t) => t.trigger === 'http' && t.scope !== undefined && t.scope !== 'global') ? await readRouteAuthentication(root) : undefined;
   const record = await readApplyRecord(root);
   const imports = await projectImports(root);
   const changes: FileChange[] = [];
@@ -435,7 +440,7 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       stale.push(`${file} changed since inspection: the file is gone`);
       continue;
     }
-    const wired = wireSource(file, before, list, { framework: framework!, scaffoldDir: dir, imports, scaffoldModules, anyLine: record.files[file] === sha256(before), ...(graphql ? { graphql } : {}), ...(routingControllers ? { routingControllers } : {}) });
+    const wired = wireSource(file, before, list, { framework: framework!, scaffoldDir: dir, imports, scaffoldModules, anyLine: record.files[file] === sha256(before), ...(graphql ? { graphql } : {}), ...(routingControllers ? { routingControllers } : {}), ...(routeAuthentication ? { routeAuthentication } : {}) });
     texts.push({ path: file, before, after: wired.text });
     stale.push(...wired.stale);
     if (wired.principal) principal ??= wired.principal;

@@ -7,7 +7,7 @@ import { USE_SERVER } from './detectors/rpcEndpoints.js';
 import { isFrontEndPath, isFrontEndSource } from './files/isFrontEnd.js';
 import { printable } from './files/printable.js';
 import { walkProject, type ProjectFile } from './files/walkProject.js';
-import { buildEndpoints } from './resolve/buildEndpoints.js';
+import { buildEndpoints, type BuiltEndpoint } from './resolve/buildEndpoints.js';
 import { expandRecordedWrappers } from './resolve/consumerWrappers.js';
 import { FunctionGraph } from './resolve/functionGraph.js';
 import { linkWebhooks } from './resolve/linkWebhooks.js';
@@ -20,7 +20,7 @@ import { readManifest } from './stack/readManifest.js';
 import { sortFindings } from './sortFindings.js';
 import { located, prismaConnection } from './detectors/dbConnection.js';
 import { pickConnections, sequelizeConfigOf } from './stack/storeConnection.js';
-import type { Finding, InspectOptions, Inspection, PackageManager } from './types.js';
+import type { Finding, InspectOptions, Inspection, PackageManager, RouteAuthentication } from './types.js';
 
 export type * from './types.js';
 
@@ -157,7 +157,19 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
     findings: sortFindings(dedupeFindings(findings)),
     warnings: warnings.map(printable).sort(),
     manifestRead: rootManifest !== undefined || workspaces.length > 0,
+    ...routeAuthenticationOf(endpoints),
   };
+}
+
+/** The routes whose authentication the reader decided (resolve/routeAuthentication.ts), in file order; absent when none. */
+function routeAuthenticationOf(endpoints: readonly BuiltEndpoint[]): Pick<Inspection, 'routeAuthentication'> {
+  const out: RouteAuthentication[] = [];
+  for (const { finding, authentication } of endpoints) {
+    if (authentication === undefined || authentication === 'unknown') continue;
+    out.push({ file: finding.file, line: finding.line, method: finding.method, path: finding.path, by: authentication === 'none' ? [] : authentication.by });
+  }
+  out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+  return out.length > 0 ? { routeAuthentication: out } : {};
 }
 
 /** One file the parser or a detector cannot handle (nested thousands deep, say) is a warning, not the end of the run. */

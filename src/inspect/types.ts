@@ -193,6 +193,14 @@ export type Finding =
   | CronFinding
   | ExistingIdempotencyFinding;
 
+export interface RouteAuthentication {
+  file: string;
+  line: number;
+  method: HttpMethod;
+  path: string;
+  by: string[];
+}
+
 export interface Inspection {
   /** Absolute path inspected; only printed, never used to build other paths. */
   root: string;
@@ -204,6 +212,12 @@ export interface Inspection {
    * no database client, rather than that its dependencies were never seen (no manifest, or no inspection at all).
    */
   manifestRead?: boolean;
+  /**
+   * Express, Koa, Fastify and Hono routes whose authentication the inspection could read (its own middleware and
+   * hooks, its router's use() before it, the middleware where the router is mounted): `by` lists what authenticates
+   * the route, empty when nothing does. A route the reader could not decide is not listed.
+   */
+  routeAuthentication?: RouteAuthentication[];
 }
 
 export interface InspectOptions {

@@ -1,4 +1,5 @@
-import type { Inspection } from '../inspect/types.js';
+import type { Inspection, RouteAuthentication } from '../inspect/types.js';
+import { WHERE_LOOKED } from '../inspect/resolve/routeAuthentication.js';
 import { actionsFromInspection } from './actionsFromInspection.js';
 import type { ActionAnswer } from './types.js';
 
@@ -9,11 +10,14 @@ import type { ActionAnswer } from './types.js';
  *   route, or same source) is marked so, since its route names it and no request goes to that path.
  * - scope: an HTTP action without one, in a package whose code was read and where nothing authenticates callers,
  *   is keyed globally: there is no principal to scope its keys to, and a per-user scope would refuse every request.
+ * - scope, per route: an Express, Koa, Fastify or Hono route nothing authenticates (a sign-up in an app that signs
+ *   callers in elsewhere; inspection read its middleware, its router's and its mount's) is keyed globally too.
  * A transport or scope the answer sets is kept.
  */
-export function settleActions(actions: readonly ActionAnswer[], inspection: Inspection): { actions: ActionAnswer[]; assumption?: string } {
+export function settleActions(actions: readonly ActionAnswer[], inspection: Inspection): { actions: ActionAnswer[]; assumption?: string; routeAssumption?: string } {
   const rpc = actionsFromInspection(inspection).filter((c) => c.action.transport !== undefined);
   const global: string[] = [];
+  const publicRoutes: string[] = [];
   const settled = actions.map((action) => {
     if (action.trigger !== 'http') return action;
     let result = action;
@@ -24,12 +28,18 @@ export function settleActions(actions: readonly ActionAnswer[], inspection: Insp
     if (!result.scope && authenticationFor(inspection, action.source)?.length === 0) {
       result = { ...result, scope: 'global' };
       global.push(action.name);
+    } else if (!result.scope && routeAuthenticationOf(inspection, action.source, action.route)?.by.length === 0) {
+      result = { ...result, scope: 'global' };
+      publicRoutes.push(action.name);
     }
     return result;
   });
-  if (global.length === 0) return { actions: settled };
+  const routeAssumption = publicRoutes.length === 0 ? undefined : `Nothing authenticates the route of ${publicRoutes.join(', ')} (inspection looked at ${WHERE_LOOKED}), so there is no caller to scope ${publicRoutes.length === 1 ? 'its' : 'their'} keys to: ${publicRoutes.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would answer every request 401. Put your auth middleware before the route and set "scope": "user" if it serves signed-in callers.`;
+  const routes = routeAssumption ? { routeAssumption } : {};
+  if (global.length === 0) return { actions: settled, ...routes };
   return {
     actions: settled,
+    ...routes,
     assumption: `Nothing in the code authenticates callers (no passport, JWT, session, Clerk, NextAuth or guard, and nothing sets req.user), so ${global.join(', ')} ${global.length === 1 ? 'has' : 'have'} no principal to scope keys to: ${global.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), shared by every caller. Set "scope": "user" once requests are authenticated.`,
   };
 }
@@ -39,4 +49,15 @@ function authenticationFor(inspection: Inspection, source: string | undefined): 
   const file = source?.replace(/:\d+$/, '');
   const pkg = file === undefined ? undefined : inspection.stack.packages?.filter((p) => file.startsWith(`${p.dir}/`)).sort((a, b) => b.dir.length - a.dir.length)[0];
   return pkg ? pkg.stack.authentication : inspection.stack.authentication;
+}
+
+/** What inspection read authenticating the action's route (its source's route registration, else its method and path). */
+function routeAuthenticationOf(inspection: Inspection, source: string | undefined, route: string | undefined): RouteAuthentication | undefined {
+  const match = source === undefined ? undefined : /^(.+?):(\d+)$/.exec(source);
+  const routes = inspection.routeAuthentication ?? [];
+  const at = match ? routes.filter((r) => r.file === match[1] && r.line === Number(match[2])) : [];
+  const found = at.length > 0 ? at : routes.filter((r) => route !== undefined && `${r.method} ${r.path}` === route && (match === null || match === undefined || r.file === match[1]));
+  // One registration may serve several paths (mounted twice): keyed globally only when none of them is authenticated.
+  if (found.length === 0) return undefined;
+  return found.some((r) => r.by.length > 0) ? found.find((r) => r.by.length > 0) : found[0];
 }

@@ -78,3 +78,16 @@ export function r(app: FastifyInstance, opts: { auth: { authenticate(): () => Pr
     expect(out.stale).toEqual(['src/routes/bookings.ts changed since inspection: POST /bookings is declared with .route() at line 5, not 4']);
   });
 });
+
+describe('Fastify: a route nothing authenticates whose keys are scoped per caller', () => {
+  const read = (by: string[]): WireSourceOptions => ({ ...options, routeAuthentication: () => ({ file: 'src/routes/bookings.ts', line: 4, method: 'POST', path: '/bookings', by }) });
+  const steps = (opts: WireSourceOptions, extra: Partial<WiringTarget> = {}) => wireSource('src/routes/bookings.ts', source('fastify'), [target(4, { scope: 'user', ...extra })], opts).manual.map((m) => m.reason);
+
+  it('gets the step (no onRequest/preHandler hook on it, its plugin or where the plugin is registered), else none', () => {
+    expect(steps(read([]))).toContainEqual(expect.stringMatching(/^the route has no authentication before the handler .*authenticate the route first \(an onRequest hook such as fastify\.authenticate/));
+    expect(steps(read(['fastify.authenticate']))).toEqual([]);
+    expect(steps(read([]), { scope: 'global' })).toEqual([]);
+    // Without the inspection's reading (one file alone) apply does not guess.
+    expect(steps(options)).toEqual([]);
+  });
+});

@@ -18,6 +18,18 @@ function expectIdempotent(file: string, text: string, targets: WiringTarget[], o
 
 describe('Koa routes', () => {
   const file = 'src/routes/payments.ts';
+
+  it('says when nothing authenticates the route (as the inspection read it) and the keys are scoped per caller; not when something does', () => {
+    const text = "import Router from '@koa/router';\n\nexport const router = new Router();\n\nrouter.post('/payments', async (ctx) => {\n  ctx.status = 201;\n});\n";
+    const read = (by: string[]) => ({ ...options('koa'), routeAuthentication: () => ({ file, line: 5, method: 'POST' as const, path: '/payments', by }) });
+    const none = wireSource(file, text, [target(file, 5)], read([]));
+    expect(none.text).toContain("router.post('/payments', idempotency.createPayment, async (ctx) => {");
+    expect(none.manual.map((m) => m.reason)).toContainEqual(expect.stringMatching(/^the route has no authentication before the handler \(nor on its router before it, nor where the router is mounted\), but the action's keys are scoped per user/));
+    const guarded = wireSource(file, text, [target(file, 5)], read(["jwt({ secret })"]));
+    expect(guarded.manual.map((m) => m.reason)).not.toContainEqual(expect.stringContaining('has no authentication'));
+    expect(guarded.manual.map((m) => m.reason)).toContainEqual(expect.stringContaining("the handler does not read the caller's id"));
+    expect(wireSource(file, text, [target(file, 5, { scope: 'global' })], read([])).manual.map((m) => m.reason)).not.toContainEqual(expect.stringContaining('has no authentication'));
+  });
   const source = `import Router from '@koa/router';
 import { requireUser } from '../auth.js';
 

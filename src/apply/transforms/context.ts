@@ -1,5 +1,6 @@
 import type { SourceFile } from 'ts-morph';
 import type { Edit, ImportStyle, ManualStep, WiringTarget } from '../types.js';
+import type { RouteAuthenticationOf } from '../routeAuthentication.js';
 
 export interface TransformContext {
   style: ImportStyle;
@@ -17,6 +18,11 @@ export interface TransformContext {
    * a currentUserChecker (so an added `@CurrentUser()` parameter gets the caller).
    */
   routingControllers?: { header: string; currentUserChecker: boolean };
+  /**
+   * Express, Koa, Fastify, Hono: what authenticates a target's route, as the inspection read it (its own middleware,
+   * its router's before it, its mount's, framework hooks); undefined when that reading was not made.
+   */
+  routeAuthentication?: RouteAuthenticationOf;
 }
 
 export interface TransformOutcome {

@@ -1,13 +1,30 @@
 import { Node, type CallExpression } from 'ts-morph';
 import { ensureNamedImport, insertArgumentAt } from '../sourceFile.js';
 import { isWired, locateRoute, routeCalls } from '../locateRoute.js';
-import { clientKeyStep, manualOnly, type Transform, type TransformOutcome } from './context.js';
+import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
+import { LOOKED_FOR_AUTHENTICATION } from '../routeAuthentication.js';
+import type { WiringTarget } from '../types.js';
 import { keyStripeCalls } from './stripeKey.js';
 import { principalPathIn } from '../principalPath.js';
 import { webhookManual } from './webhookManual.js';
 
 /** How the step about a route with nothing authenticating it starts (planApply drops it when a followed handler reads the user). */
 export const NO_AUTHENTICATION = 'the route has no authentication before the handler';
+
+/**
+ * Whether nothing authenticates the target's route, as the inspection read it (routeAuthentication.ts). Without that
+ * reading (a transform run on one file), `alone` answers: what the route's own arguments say.
+ */
+export function unauthenticated(target: WiringTarget, context: TransformContext, alone: boolean): boolean {
+  if (!context.routeAuthentication) return alone;
+  return context.routeAuthentication(target)?.by.length === 0;
+}
+
+/** The step for a route nothing authenticates whose keys are scoped to a caller. */
+export function noAuthenticationStep(target: WiringTarget, context: TransformContext, fix: string): string {
+  const where = context.routeAuthentication ? ` (${LOOKED_FOR_AUTHENTICATION})` : '';
+  return `${NO_AUTHENTICATION}${where}, but the action's keys are scoped per ${target.scope ?? 'user'}: set "scope": "global" for it in the config (and regenerate), or ${fix}`;
+}
 
 /** `express.raw()` / `raw(...)` before the handler: the body is bytes for signature checks, not the parsed event. */
 const rawBody = (call: CallExpression) => call.getArguments().some((arg) => /(^|\.)raw\s*\(/.test(arg.getText()));
@@ -41,10 +58,10 @@ export const wireExpressRoute: Transform = (sf, target, context) => {
   const handler = call.getArguments()[call.getArguments().length - 1];
   const principal = handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler)) ? principalPathIn(handler) : undefined;
   if (principal) out.principal = principal;
-  else if (target.scope !== undefined && target.scope !== 'global' && call.getArguments().length === 3) {
-    // Nothing authenticates this route (no middleware before ours, no user read in the handler): a scoped key
-    // would answer every request 401. Say so rather than break e.g. a sign-up route.
-    out.manual.push({ action: target.action, file: target.file, line: target.line, reason: `${NO_AUTHENTICATION}, but the action's keys are scoped per ${target.scope}: set "scope": "global" for it in the config (and regenerate), or put your auth middleware first` });
+  else if (target.scope !== undefined && target.scope !== 'global' && unauthenticated(target, context, call.getArguments().length === 3)) {
+    // Nothing authenticates this route (its own middleware, its router's, its mount's; no user read in the handler):
+    // a scoped key would answer every request 401. Say so rather than break e.g. a sign-up route.
+    out.manual.push({ action: target.action, file: target.file, line: target.line, reason: noAuthenticationStep(target, context, 'put your auth middleware first') });
   }
   out.manual.push(...clientKeyStep(target));
   if (handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler))) {

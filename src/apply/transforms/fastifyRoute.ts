@@ -2,7 +2,8 @@ import { Node, SyntaxKind, type CallExpression, type ObjectLiteralExpression, ty
 import { ensureNamedImport, insertArgumentAt, spreadFirst } from '../sourceFile.js';
 import { isWired, locateRoute, routeCalls, samePath } from '../locateRoute.js';
 import type { WiringTarget } from '../types.js';
-import { clientKeyStep, manualOnly, type Transform, type TransformOutcome } from './context.js';
+import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
+import { noAuthenticationStep, unauthenticated } from './expressRoute.js';
 import { keyStripeCalls } from './stripeKey.js';
 import { principalPathIn } from '../principalPath.js';
 import { webhookManual } from './webhookManual.js';
@@ -44,6 +45,8 @@ export const wireFastifyRoute: Transform = (sf, target, context) => {
   }
   out.manual.push(...clientKeyStep(target));
   const handler = call.getArguments()[call.getArguments().length - 1];
+  const inline = handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler)) ? handler : undefined;
+  out.manual.push(...fastifyUnauthenticated(target, context, inline ? principalPathIn(inline) : undefined));
   if (handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler))) {
     const principal = principalPathIn(handler);
     if (principal) out.principal = principal;
@@ -53,6 +56,15 @@ export const wireFastifyRoute: Transform = (sf, target, context) => {
   }
   return out;
 };
+
+/**
+ * A route whose keys are scoped to a caller though nothing authenticates it (no onRequest/preHandler hook on it, on
+ * its plugin or where the plugin is registered, as the inspection read it) and whose handler reads no user.
+ */
+function fastifyUnauthenticated(target: WiringTarget, context: TransformContext, principal: string[] | undefined): TransformOutcome['manual'] {
+  if (principal || target.scope === undefined || target.scope === 'global' || !unauthenticated(target, context, false)) return [];
+  return [{ action: target.action, file: target.file, line: target.line, reason: noAuthenticationStep(target, context, "authenticate the route first (an onRequest hook such as fastify.authenticate, on the route or its plugin)") }];
+}
 
 /**
  * The route's own preHandler/onSend, when each can take the generated hook beside it: an array literal, or one
@@ -169,6 +181,7 @@ function wireRouteOptions(sf: SourceFile, target: WiringTarget, context: Paramet
   }
   out.manual.push(...clientKeyStep(target));
   const handler = inlineHandler(call.getArguments()[0] as ObjectLiteralExpression);
+  out.manual.push(...fastifyUnauthenticated(target, context, handler ? principalPathIn(handler) : undefined));
   if (handler) {
     const principal = principalPathIn(handler);
     if (principal) out.principal = principal;

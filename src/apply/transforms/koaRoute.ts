@@ -8,6 +8,7 @@ import type { WiringTarget } from '../types.js';
 import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
 import { keyStripeCalls } from './stripeKey.js';
 import { webhookManual } from './webhookManual.js';
+import { noAuthenticationStep, unauthenticated } from './expressRoute.js';
 
 /** How the step about a handler that reads no caller id starts (planApply drops it when a followed handler reads one). */
 export const READS_NO_PRINCIPAL = "the handler does not read the caller's id";
@@ -49,7 +50,9 @@ export function wireMiddlewareRoute(framework: MiddlewareFramework, principal: (
     const handler = call.getArguments()[call.getArguments().length - 1];
     const path = handler ? principal(handler) : undefined;
     if (path) out.principal = path;
-    else if (target.scope !== undefined && target.scope !== 'global') {
+    else if (target.scope !== undefined && target.scope !== 'global' && unauthenticated(target, context, false)) {
+      out.manual.push({ action: target.action, file: target.file, line: target.line, reason: noAuthenticationStep(target, context, 'put your auth middleware before the route') });
+    } else if (target.scope !== undefined && target.scope !== 'global') {
       // Auth in Koa and Hono is usually app-wide (app.use), invisible from the route: say what the instance assumes.
       out.manual.push({ action: target.action, file: target.file, line: target.line, reason: `${READS_NO_PRINCIPAL}, but the action's keys are scoped per ${target.scope}: check that the principal in the instance module (${framework === 'koa' ? 'ctx.state.user?.id' : "c.get('user')?.id"}) is what your authentication sets, or set "scope": "global" for it in the config` });
     }

@@ -52,6 +52,11 @@ export interface RawRoute {
     via?: { decorator: string; args: Array<string | undefined> };
   };
   prefixResolved?: boolean;
+  /**
+   * Express, Koa, Fastify, Hono: the middleware that runs before the handler in this file (its own arguments or
+   * hooks, a `.route(path).all(…)` chain, use() / addHook() on its router before it), read by routeGuards.ts.
+   */
+  guards?: GuardRef[];
   /** Not a declared HTTP route: a Next.js Server Action, a tRPC procedure or a GraphQL mutation. */
   transport?: 'server-action' | 'trpc' | 'graphql';
 }
@@ -73,6 +78,21 @@ export interface RawMount {
   autoloadDir?: string;
   /** A loop over a directory's entries mounting each module it loads (`for (const f of readdirSync(dir)) app.use(…, require(…))`). */
   dirLoad?: DirLoad;
+  /** The middleware the parent runs before the child: beside it in the mount call, use() / addHook() before it. */
+  guards?: GuardRef[];
+}
+
+/**
+ * One middleware before a handler: `verdict` when this file alone tells whether it authenticates (its package, an
+ * inline body); otherwise `key` (a function key) / `ref` (a binding that may be a router) / `name` are resolved once
+ * files are linked, the name last.
+ */
+export interface GuardRef {
+  text: string;
+  verdict?: 'auth' | 'other';
+  key?: string;
+  ref?: string;
+  name?: string;
 }
 
 /** One step applied to a directory entry's name: `f.replace(/\.js$/, '')`, `path.basename(f, '.js')`, `path.parse(f).name`, … */

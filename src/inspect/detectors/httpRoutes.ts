@@ -3,7 +3,8 @@ import { ts } from 'ts-morph';
 import { isFunctionLike, objectProperty, stringValue, unwrap } from '../parse/astHelpers.js';
 import { rawFunctionName } from '../parse/functionKey.js';
 import type { HttpMethod } from '../types.js';
-import type { Detector, FileContext, FileFacts, OpenApiConfig, OwnerRef, RawRoute } from './detectorTypes.js';
+import type { Detector, FileContext, FileFacts, GuardRef, OpenApiConfig, OwnerRef, RawRoute } from './detectorTypes.js';
+import { guardOf, priorUses, routeArgumentGuards } from './routeGuards.js';
 import { readdirLoad } from './readdirLoops.js';
 import { bodyTypeArgument, describeHandlers } from './routeHandlers.js';
 import { frameworkOfModule, frameworkOfType, guessFramework, isHttpClient, ownerFromInitializer } from './routerOrigins.js';
@@ -200,8 +201,44 @@ function recordMethodRoute(call: ts.CallExpression, callee: ts.PropertyAccessExp
   const info = describeHandlers(handlerArgs, ctx);
   const typed = bodyTypeArgument(call);
   if (typed) info.bodyShapes.push(typed);
+  const own = [...chainGuards(callee.expression, ctx), ...routeArgumentGuards(handlerArgs, ctx)];
   // The method name's line: in `router.route('/:id').get(…).patch(…)` each method has its own line.
-  for (const p of paths) facts.routes.push(makeRoute(ctx, callee.name, method, p, receiver, info));
+  for (const p of paths) facts.routes.push(withGuards(makeRoute(ctx, callee.name, method, p, receiver, info), own, base, call, ctx, facts));
+}
+
+/** `router.route('/x').all(auth).post(h)`: the middleware the chain below the method puts before every verb. */
+function chainGuards(expr: ts.Expression, ctx: FileContext): GuardRef[] {
+  const out: GuardRef[] = [];
+  for (let current = unwrap(expr); ts.isCallExpression(current) && ts.isPropertyAccessExpression(current.expression); current = unwrap(current.expression.expression)) {
+    const name = current.expression.name.text;
+    if (name === 'all' || name === 'use') out.unshift(...current.arguments.filter((a) => stringValue(a, ctx.index.consts) === undefined).flatMap((a) => guardOf(a, ctx)));
+  }
+  return out;
+}
+
+/** Express, Koa, Fastify, Hono routes on a router named in this file: their own middleware and the router's before them. */
+function withGuards(route: RawRoute, own: GuardRef[], base: ts.Expression, call: ts.CallExpression, ctx: FileContext, facts: FileFacts): RawRoute {
+  if (!['express', 'koa', 'fastify', 'hono'].includes(route.framework ?? '') || !ts.isIdentifier(base)) return route;
+  return { ...route, guards: [...priorUses(base.text, call.pos, route.path, ctx, (arg) => isRouterArgument(arg, ctx, facts)), ...own] };
+}
+
+/** A use() argument that mounts a router rather than running before the routes: a router of this file, `x.routes()`, `require('./x')`. */
+function isRouterArgument(arg: ts.Expression, ctx: FileContext, facts: FileFacts): boolean {
+  const node = unwrap(arg);
+  if (ts.isIdentifier(node)) return facts.owners.has(node.text);
+  if (ts.isCallExpression(node)) {
+    const callee = node.expression;
+    if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require')) return true;
+    if (ts.isPropertyAccessExpression(callee) && /^(routes|middleware|allowedMethods)$/.test(callee.name.text)) return true;
+  }
+  return readdirLoad(node, undefined, ctx) !== undefined;
+}
+
+/** The guards a mount gets: the middleware beside the child in the call, and the parent's use() / addHook() before it. */
+function mountGuards(parent: ts.Expression, call: ts.CallExpression, beside: readonly ts.Expression[], prefix: string | null, ctx: FileContext, facts: FileFacts): GuardRef[] | undefined {
+  const base = unwrap(parent);
+  if (!ts.isIdentifier(base)) return undefined;
+  return [...priorUses(base.text, call.pos, prefix ?? undefined, ctx, (arg) => isRouterArgument(arg, ctx, facts)), ...beside.filter((a) => !isRouterArgument(a, ctx, facts)).flatMap((a) => guardOf(a, ctx))];
 }
 
 function isHandlerLike(arg: ts.Expression): boolean {
@@ -236,13 +273,16 @@ function recordRouteCall(call: ts.CallExpression, callee: ts.PropertyAccessExpre
     if (!accepted(receiver)) return;
     if (receiver.framework === 'unknown') receiver.framework = 'fastify';
     const info = describeHandlers([first], ctx);
-    for (const method of methods) for (const p of paths) facts.routes.push(makeRoute(ctx, call, method, p, receiver, info));
+    const own = routeArgumentGuards([first], ctx);
+    for (const method of methods) for (const p of paths) facts.routes.push(withGuards(makeRoute(ctx, call, method, p, receiver, info), own, baseOf(callee.expression).base, call, ctx, facts));
     return;
   }
   if (first && second && call.arguments.length === 2) {
     const receiver = resolveReceiver(unwrap(callee.expression), ctx, facts);
     if (!accepted(receiver)) return;
-    for (const child of mountedChildren(second, ctx)) facts.mounts.push({ parent: receiver.ref, child, prefix: stringValue(first, ctx.index.consts) ?? null });
+    const prefix = stringValue(first, ctx.index.consts) ?? null;
+    const guards = mountGuards(callee.expression, call, [], prefix, ctx, facts);
+    for (const child of mountedChildren(second, ctx)) facts.mounts.push({ parent: receiver.ref, child, prefix, ...(guards ? { guards } : {}) });
   }
 }
 
@@ -267,7 +307,8 @@ function recordHonoOn(call: ts.CallExpression, callee: ts.PropertyAccessExpressi
   const receiver = resolveReceiver(baseOf(callee.expression).base, ctx, facts);
   if (!accepted(receiver) || receiver.framework !== 'hono') return;
   const info = describeHandlers(handlers, ctx);
-  for (const method of methods) for (const p of paths) facts.routes.push(makeRoute(ctx, call, method, p, receiver, info));
+  const own = routeArgumentGuards(handlers, ctx);
+  for (const method of methods) for (const p of paths) facts.routes.push(withGuards(makeRoute(ctx, call, method, p, receiver, info), own, baseOf(callee.expression).base, call, ctx, facts));
 }
 
 /**
@@ -467,8 +508,11 @@ function recordUse(call: ts.CallExpression, callee: ts.PropertyAccessExpression,
   const firstValue = stringValue(first, ctx.index.consts);
   const hasPath = firstValue !== undefined ? isRoutePath(firstValue) : ts.isIdentifier(unwrap(first)) && /path|prefix|base/i.test(unwrap(first).getText());
   const prefix = hasPath ? (firstValue ?? null) : '';
-  for (const arg of hasPath ? args.slice(1) : args) {
-    for (const child of mountedChildren(arg, ctx)) facts.mounts.push({ parent: receiver.ref, child, prefix });
+  const mounted = hasPath ? args.slice(1) : [...args];
+  for (const [index, arg] of mounted.entries()) {
+    // `app.use('/admin', auth, adminRouter)`: what comes before the child in the call runs before its routes.
+    const guards = mountGuards(baseOf(callee.expression).base, call, mounted.slice(0, index), prefix, ctx, facts);
+    for (const child of mountedChildren(arg, ctx)) facts.mounts.push({ parent: receiver.ref, child, prefix, ...(guards ? { guards } : {}) });
   }
 }
 
@@ -495,7 +539,9 @@ function recordRegister(call: ts.CallExpression, callee: ts.PropertyAccessExpres
   }
   const child = childRef(pluginArg, ctx);
   if (!child) return;
-  facts.mounts.push({ parent: receiver.ref, child, prefix: prefixExpr ? (stringValue(prefixExpr, ctx.index.consts) ?? null) : '' });
+  const prefix = prefixExpr ? (stringValue(prefixExpr, ctx.index.consts) ?? null) : '';
+  const guards = mountGuards(baseOf(callee.expression).base, call, [], prefix, ctx, facts);
+  facts.mounts.push({ parent: receiver.ref, child, prefix, ...(guards ? { guards } : {}) });
 }
 
 /** `path.join(__dirname, 'routes')`, `join(import.meta.dirname, 'routes')`, `new URL('./routes', import.meta.url)`. */
@@ -546,6 +592,7 @@ function recordWireUp(call: ts.CallExpression, callee: ts.Identifier | ts.CallEx
         parent = { file: ctx.rel, name: rawFunctionName(param.fn) };
       }
     }
-    if (parent) facts.mounts.push({ parent, child, prefix: '', ...(loaded ? { dirLoad: loaded } : {}) });
+    const guards = parent && !loaded ? mountGuards(node, call, [], '', ctx, facts) : undefined;
+    if (parent) facts.mounts.push({ parent, child, prefix: '', ...(loaded ? { dirLoad: loaded } : {}), ...(guards ? { guards } : {}) });
   }
 }

@@ -1,3 +1,4 @@
+import { AUTHENTICATES } from '../detectors/routeGuards.js';
 import { ts } from 'ts-morph';
 import { accessChain, isFunctionLike, propertyName, unwrap } from './astHelpers.js';
 import { functionKeyOf } from './functionKey.js';
@@ -24,6 +25,8 @@ export interface FunctionFacts {
    * some of what the request asks for, so they are no fingerprint on their own.
    */
   bodyWhole?: true;
+  /** The function's code authenticates a request (reads the Authorization header, verifies a token, sets the user). */
+  authenticates?: true;
 }
 
 export interface ReExport {
@@ -148,6 +151,7 @@ export function indexSource(sf: ts.SourceFile, file: string): SourceIndex {
       let facts = index.functions.get(key);
       if (!facts) {
         facts = { key, file, start: node.getStart(sf), end: node.end, callees: new Set(), bodyFields: new Set(), bodyShapes: new Set() };
+        if (AUTHENTICATES.test(sf.text.slice(facts.start, facts.end))) facts.authenticates = true;
         index.functions.set(key, facts);
       }
       stack.push({ facts, bodyAliases: new Set(), classAliases });

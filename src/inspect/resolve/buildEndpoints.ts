@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { DirLoad, NestBootstrap, OpenApiRoute, OwnerInfo, RawMount, RawRoute } from '../detectors/detectorTypes.js';
 import { loadedByLoop } from './dirLoad.js';
+import { routeAuthenticationReader, type Authentication, type GuardedMount } from './routeAuthentication.js';
 import type { EndpointFinding } from '../types.js';
 import type { FunctionGraph } from './functionGraph.js';
 import type { ProjectRecords } from './projectRecords.js';
@@ -14,6 +15,8 @@ interface Prefix {
 export interface BuiltEndpoint {
   finding: EndpointFinding;
   route: RawRoute;
+  /** What authenticates it (routeAuthentication.ts); Express, Koa, Fastify and Hono routes only. */
+  authentication?: Authentication;
 }
 
 /** `/api` + `/` + `orders/` → `/api/orders`. */
@@ -28,12 +31,15 @@ export function joinPath(...parts: string[]): string {
  */
 export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, frameworksByPkg: Map<string, string[]>): BuiltEndpoint[] {
   const owners = new Map<string, OwnerInfo>();
-  const mountsByChild = new Map<string, Array<{ parent: string; prefix: string | null }>>();
+  const mountsByChild = new Map<string, Array<{ parent: string; prefix: string | null } & GuardedMount>>();
   const bootstraps: NestBootstrap[] = [];
   const routePrefixes = new Map<string, Array<string | null>>();
-  const addMount = (child: string, parent: string, prefix: string | null) => {
+  const addMount = (child: string, parent: string, prefix: string | null, from?: { file: string; guards?: RawMount['guards'] }) => {
     const list = mountsByChild.get(child) ?? [];
-    if (!list.some((m) => m.parent === parent && m.prefix === prefix)) list.push({ parent, prefix });
+    const same = list.find((m) => m.parent === parent && m.prefix === prefix);
+    // The same mount read twice (two calls): its guards are only known when every call's are.
+    if (same) same.guards = same.guards && from?.guards ? [...same.guards, ...from.guards] : undefined;
+    else list.push({ parent, prefix, file: from?.file ?? '', ...(from?.guards ? { guards: from.guards } : {}) });
     mountsByChild.set(child, list);
   };
   for (const record of records.files.values()) {
@@ -52,7 +58,7 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
       const parent = ownerKey(records, mount.parent);
       if (mount.autoloadDir !== undefined) mountAutoload(records, mount, parent, addMount);
       else if (mount.dirLoad) mountLoaded(records, mount, mount.dirLoad, parent, addMount);
-      else addMount(ownerKey(records, mount.child), parent, mount.prefix);
+      else addMount(ownerKey(records, mount.child), parent, mount.prefix, { file: record.rel, ...(mount.guards ? { guards: mount.guards } : {}) });
     }
   }
 
@@ -72,6 +78,7 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
     return out.slice(0, 8);
   };
 
+  const authenticationOf = routeAuthenticationReader(records, graph, owners, mountsByChild);
   const built: BuiltEndpoint[] = [];
   for (const record of records.files.values()) {
     for (const route of [...record.facts.routes, ...linkOpenApiRoutes(records, record.facts.openApiRoutes)]) {
@@ -103,8 +110,9 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
         const http = (frameworksByPkg.get(record.pkgDir) ?? []).filter((f) => f !== 'nestjs' && f !== 'nextjs');
         framework = http.length === 1 ? http[0] : 'unknown';
       }
+      const authentication = authenticationOf(route, framework ?? 'unknown');
       for (const prefix of prefixesOf(key, new Set())) {
-        built.push(endpoint(base, joinPath(prefix.prefix, route.path), prefix.resolved, framework ?? 'unknown'));
+        built.push({ ...endpoint(base, joinPath(prefix.prefix, route.path), prefix.resolved, framework ?? 'unknown'), authentication });
       }
     }
   }

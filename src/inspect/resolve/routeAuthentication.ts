@@ -1,0 +1,68 @@
+import type { GuardRef, OwnerInfo, RawRoute } from '../detectors/detectorTypes.js';
+import { namedLikeAuth } from '../detectors/routeGuards.js';
+import type { FunctionGraph } from './functionGraph.js';
+import type { ProjectRecords } from './projectRecords.js';
+import { ownerKey } from './resolveModules.js';
+
+/** Where the reader looked for what authenticates a route, for the texts that rely on its answer. */
+export const WHERE_LOOKED = "the route's own middleware and hooks, use() and addHook() on its router before it, and the middleware where the router is mounted, up to the app";
+
+/** What authenticates a route: the middleware that does (by their text), `'none'` when nothing does, `'unknown'` when the reader cannot tell. */
+export type Authentication = { by: string[] } | 'none' | 'unknown';
+
+export interface GuardedMount {
+  parent: string;
+  /** The file the mount is written in: its guards' names are resolved from there. */
+  file: string;
+  guards?: GuardRef[];
+}
+
+/**
+ * Composes a route's own guards with its router's mounts up to an application (the inspector's mount table), each
+ * middleware decided by what it is (routeGuards.ts): its package, the body of the function it names (followed across
+ * imports by the function graph), then its name. Anything the reader cannot decide (a mount it cannot see, a
+ * middleware from an unknown package with a neutral name) makes the answer 'unknown', never 'none'.
+ */
+export function routeAuthenticationReader(records: ProjectRecords, graph: FunctionGraph, owners: ReadonlyMap<string, OwnerInfo>, mountsByChild: ReadonlyMap<string, readonly GuardedMount[]>) {
+  const decide = (guard: GuardRef, file: string): 'auth' | 'other' | 'router' | 'unknown' => {
+    if (guard.verdict) return guard.verdict;
+    if (guard.ref !== undefined && owners.has(ownerKey(records, { file, name: guard.ref }))) return 'router';
+    const functions = guard.key === undefined ? [] : graph.resolve(file, guard.key);
+    if (functions.some((fn) => fn.authenticates)) return 'auth';
+    if (guard.name !== undefined && namedLikeAuth(guard.name)) return 'auth';
+    return functions.length > 0 ? 'other' : 'unknown';
+  };
+  const ofGuards = (guards: readonly GuardRef[] | undefined, file: string): Authentication => {
+    if (guards === undefined) return 'unknown';
+    const verdicts = guards.map((g) => decide(g, file));
+    const by = guards.filter((_, i) => verdicts[i] === 'auth').map((g) => g.text);
+    if (by.length > 0) return { by };
+    return verdicts.includes('unknown') ? 'unknown' : 'none';
+  };
+  /** Guards before `own`, then `rest`: authenticated if either authenticates; 'none' only when both are known to be empty. */
+  const then = (own: Authentication, rest: () => Authentication): Authentication => {
+    if (typeof own === 'object') return own;
+    const outer = rest();
+    if (typeof outer === 'object') return outer;
+    return own === 'unknown' || outer === 'unknown' ? 'unknown' : 'none';
+  };
+  const cache = new Map<string, Authentication>();
+  const ofOwner = (key: string, visiting: Set<string>): Authentication => {
+    const cached = cache.get(key);
+    if (cached) return cached;
+    const mounts = mountsByChild.get(key) ?? [];
+    if (mounts.length === 0) return owners.get(key)?.root === true ? 'none' : 'unknown';
+    if (visiting.has(key)) return 'unknown';
+    visiting.add(key);
+    const each = mounts.map((m) => then(ofGuards(m.guards, m.file), () => ofOwner(m.parent, visiting)));
+    visiting.delete(key);
+    // Mounted twice, once behind auth and once not: no single answer.
+    const result: Authentication = each.every((a) => typeof a === 'object') ? { by: [...new Set(each.flatMap((a) => (typeof a === 'object' ? a.by : [])))] } : each.every((a) => a === 'none') ? 'none' : 'unknown';
+    cache.set(key, result);
+    return result;
+  };
+  return (route: RawRoute, framework: string): Authentication => {
+    if (!route.owner || !['express', 'koa', 'fastify', 'hono'].includes(framework)) return 'unknown';
+    return then(ofGuards(route.guards, route.file), () => ofOwner(ownerKey(records, route.owner!), new Set()));
+  };
+}

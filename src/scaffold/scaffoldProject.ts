@@ -53,9 +53,12 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
     // the scaffold folder rather than among the MySQL migrations.
     const reference = model.stack.agnostic || !findTarget(model.stack);
     const sameDialect = !reference && model.stack.database === model.stack.storeDatabase;
-    const tool = ddl && sameDialect ? await detectMigrationTool(root, plan.packageDir) : { kind: 'none' as const };
+    const own = ddl && sameDialect ? await detectMigrationTool(root, plan.packageDir) : { kind: 'none' as const };
+    // A workspace package with no migrations of its own uses the repository's (every dependency and the Prisma
+    // schema at the root, as in gitroomhq/postiz-app); written once when several packages share it.
+    const tool = own.kind === 'none' && ddl && sameDialect && plan.packageDir !== '' ? await detectMigrationTool(root, '') : own;
     if (ddl && tool.kind !== 'none') {
-      const migrations = renderToolMigration({ tool, ddl: ddl.contents, table: model.storage.table, stepTable: model.storage.stepTable, language, moduleSystem: profile.moduleSystem });
+      const migrations = renderToolMigration({ tool, ddl: ddl.contents, table: model.storage.table, stepTable: model.storage.stepTable, language, moduleSystem: profile.moduleSystem }).filter((m) => !files.some((f) => f.path === m.path));
       files.push(...migrations);
       for (const migration of migrations) {
         if (/\/meta\/(_journal|\d+_snapshot)\.json$/.test(migration.path)) continue;
@@ -68,10 +71,10 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
         const undo = tool.kind === 'sql' ? migrations.find((m) => m.role === 'other') : undefined;
         if (migration === undo) continue;
         if (undo) notes.push(`The store's migration is also in ${migration.path}, its undo in ${undo.path} (your SQL migrations folder); apply it with your migration tool.`);
-        else if (migration.path.endsWith('.prisma')) notes.push(`The store's tables are appended to ${migration.path} as Prisma models (@@map to the same tables).`);
+        else if (migration.path.endsWith('.prisma')) notes.push(`The store's tables are appended to ${migration.path} as Prisma models (@@map to the same tables)${tool.kind === 'prisma' && tool.push ? '; your scripts apply the schema with `prisma db push`, which creates them' : ''}.`);
         else notes.push(`The store's migration is also in ${migration.path} (${tool.kind === 'sql' ? 'your SQL migrations folder' : tool.kind}); ${tool.kind === 'prisma' ? 'run `prisma migrate dev` to apply it' : 'apply it with your migration tool'}.`);
       }
-      if (tool.kind === 'prisma') addReadmeNote(files, plan.dir, migrations.filter((m) => !m.path.endsWith('.prisma')), tool.schema?.path);
+      if (tool.kind === 'prisma') addReadmeNote(files, plan.dir, migrations.filter((m) => !m.path.endsWith('.prisma')), tool.schema?.path, tool.push === true);
     }
     if (index === plans.findIndex((candidate) => candidate.dir === input.dir) || (index === 0 && !plans.some((candidate) => candidate.dir === input.dir))) {
       excerpts = documentExcerpts(plan.model, { dir: plan.dir, profile, reference: true });
@@ -93,12 +96,14 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
 }
 
 /** The scaffold README says how a Prisma project applies the store: its own migration command, not psql. */
-function addReadmeNote(files: ScaffoldFile[], dir: string, migrations: readonly ScaffoldFile[], schema: string | undefined): void {
+function addReadmeNote(files: ScaffoldFile[], dir: string, migrations: readonly ScaffoldFile[], schema: string | undefined, push: boolean): void {
   const index = files.findIndex((file) => file.role === 'readme' && file.path === `${dir}/README.md`);
   if (index === -1) return;
   const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
   // The same text whether or not this run appended the models, so a second generate leaves the README alone.
   const models = schema ? ` Its tables are models in ${code(schema)} (added there while absent, @@map to the same tables).` : '';
-  const note = `\n## Prisma\n\nThe store's migration is also in ${migrations.map((m) => code(m.path)).join(' and ')}.${models} Apply it with \`npx prisma migrate dev\` (\`prisma migrate deploy\` in production), not the SQL file in this folder.\n`;
+  const note = push && schema
+    ? `\n## Prisma\n\nThe store's tables are models in ${code(schema)} (added there while absent, @@map to the same tables). The project applies its schema with \`prisma db push\` and keeps no migrations folder, so that command creates them; not the SQL file in this folder.\n`
+    : `\n## Prisma\n\nThe store's migration is also in ${migrations.map((m) => code(m.path)).join(' and ')}.${models} Apply it with \`npx prisma migrate dev\` (\`prisma migrate deploy\` in production), not the SQL file in this folder.\n`;
   files[index] = { ...files[index]!, contents: `${files[index]!.contents.replace(/\s*$/, '\n')}${note}` };
 }

@@ -27,6 +27,21 @@ const render = async (root: string, language: 'typescript' | 'javascript' = 'typ
   renderToolMigration({ tool: await detectMigrationTool(root, ''), ddl: DDL, table: 'idempotency_keys', stepTable: 'idempotency_steps', language, moduleSystem });
 
 describe('the store migration goes where the project keeps migrations, in its tool format', () => {
+  it('Prisma: the schema the scripts name, or the only one in the tree; `db push` without migrations gets the models alone', async () => {
+    // gitroomhq/postiz-app: every dependency at the root, the schema in a shared library, applied with db push.
+    const schema = 'datasource db {\n  provider = "postgresql"\n  url      = env("DATABASE_URL")\n}\n';
+    const scripts = { 'prisma-db-push': 'pnpm dlx prisma@6.5.0 db push --accept-data-loss --schema ./libraries/db/src/prisma/schema.prisma' };
+    const pushed = await repo({ 'package.json': JSON.stringify({ scripts, dependencies: { '@prisma/client': '6.5.0' } }), 'libraries/db/src/prisma/schema.prisma': schema });
+    const tool = await detectMigrationTool(pushed, '');
+    expect(tool).toMatchObject({ kind: 'prisma', folder: 'libraries/db/src/prisma/migrations', push: true, schema: { path: 'libraries/db/src/prisma/schema.prisma' } });
+    // A migration.sql would never run: only the models appended to the schema (scaffoldProject's trial shows them).
+    expect((await render(pushed)).filter((f) => f.path.endsWith('migration.sql'))).toEqual([]);
+    // No script names it: the one schema.prisma in the tree, with migrate (a migrations folder beside it).
+    const found = await repo({ 'package.json': '{"dependencies":{"@prisma/client":"6.5.0"}}', 'packages/db/schema.prisma': schema, 'packages/db/migrations/20240101000000_init/migration.sql': '' });
+    expect(await detectMigrationTool(found, '')).toMatchObject({ kind: 'prisma', folder: 'packages/db/migrations', existing: ['20240101000000_init'] });
+    expect((await detectMigrationTool(found, '')).kind === 'prisma' && (await detectMigrationTool(found, '') as { push?: true }).push).toBeFalsy();
+  });
+
   it('Prisma: a migration folder after the newest one, migration.sql inside', async () => {
     const root = await repo({ 'package.json': '{"dependencies":{"@prisma/client":"5.0.0"}}', 'prisma/schema.prisma': '', 'prisma/migrations/20240301120000_init/migration.sql': '' });
     const [file] = await render(root);

@@ -31,7 +31,7 @@ export const crons: Detector = {
       } else if (method === 'from' && ctx.originOf(callee)?.module === 'cron') {
         const opts = args[0];
         push(ctx, facts, call, 'cron', stringValue(objectProperty(opts, 'cronTime'), ctx.index.consts), stringValue(objectProperty(opts, 'name')) ?? callbackName(objectProperty(opts, 'onTick')), objectProperty(opts, 'onTick'));
-      } else if (method === 'setInterval' && ts.isIdentifier(callee) && args.length >= 2 && isTopLevelish(call) && !isUiFile(ctx)) {
+      } else if (method === 'setInterval' && ts.isIdentifier(callee) && args.length >= 2 && isTopLevelish(call) && !isUiFile(ctx) && !clearedInItsFunction(call)) {
         const ms = args[1] ? intervalText(args[1], ctx) : undefined;
         push(ctx, facts, call, 'setInterval', ms, callbackName(args[0]), args[0]);
       } else if (method === 'add' && args.length >= 3 && objectProperty(args[2], 'repeat')) {
@@ -175,6 +175,27 @@ function everyText(expr: ts.Expression | undefined, ctx: FileContext): string | 
 /** A React component file (`.jsx`/`.tsx`, or one importing react): its timers poll a UI, they schedule no work. */
 function isUiFile(ctx: FileContext): boolean {
   return /\.(jsx|tsx)$/.test(ctx.rel) || [...ctx.index.imports.values()].some((b) => b.module === 'react' || b.module === 'preact' || b.module === 'vue');
+}
+
+/**
+ * `const t = setInterval(…)` inside a function that also calls `clearInterval(t)`: a timer for the length of one call
+ * (a heartbeat while an activity runs, a progress tick), not a schedule of work.
+ */
+function clearedInItsFunction(call: ts.CallExpression): boolean {
+  const declaration = call.parent;
+  if (!ts.isVariableDeclaration(declaration) || !ts.isIdentifier(declaration.name)) return false;
+  const name = declaration.name.text;
+  let fn: ts.Node | undefined = declaration.parent;
+  while (fn && !isFunctionLike(fn)) fn = fn.parent;
+  if (!fn) return false;
+  let cleared = false;
+  const visit = (node: ts.Node): void => {
+    if (cleared) return;
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'clearInterval' && node.arguments.some((a) => ts.isIdentifier(a) && a.text === name)) cleared = true;
+    else ts.forEachChild(node, visit);
+  };
+  visit(fn);
+  return cleared;
 }
 
 function isTopLevelish(call: ts.CallExpression): boolean {

@@ -21,7 +21,7 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
     const reach = graph.reachable(route.file, route.handlerKeys);
     const reachIds = new Set(reach.map((f) => `${f.file}::${f.key}`));
     const hits = raw.filter((w) => w.enclosingKeys.some((k) => reachIds.has(`${w.file}::${k}`)));
-    const looksLikeWebhook = /webhook|\/hooks?(\/|$)|\/ipn(\/|$)/i.test(ep.path);
+    const looksLikeWebhook = /webhook|\/hooks?(\/|$)|\/ipn(\/|$)/i.test(ep.path) && receivesEvents(ep.method, ep.handler);
     if (!hits.length && !looksLikeWebhook) continue;
     hits.forEach((h) => linked.add(h));
     const { evidence, perAttemptClaim } = eventIdDedupe([...reach.map((f) => piece(records, f.file, f.start, f.end)), ...hits.map((h) => piece(records, h.file, h.span[0], h.span[1]))]);
@@ -60,6 +60,19 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
     });
   }
   return findings;
+}
+
+/** Handler names that manage the app's own webhook settings or send outbound calls: `createAWebhook`, `deleteWebhook`, `sendWebhook`. */
+const MANAGES_WEBHOOKS = /^(create|add|new|update|edit|patch|put|delete|remove|destroy|list|get|find|fetch|show|test|send|trigger|register|save|set|toggle|enable|disable)/i;
+
+/**
+ * Whether a route named like a webhook (with no signature check found) receives events: senders POST them, and a
+ * handler named for managing webhook settings (gitroomhq/postiz-app's POST/PUT/DELETE /webhooks: createAWebhook,
+ * updateWebhook, deleteWebhook, and sendWebhook, which calls out) is a CRUD route of the app, not a receiver.
+ */
+function receivesEvents(method: string, handler: string | undefined): boolean {
+  const name = handler?.slice(handler.lastIndexOf('.') + 1);
+  return (method === 'POST' || method === 'ALL') && !(name !== undefined && MANAGES_WEBHOOKS.test(name));
 }
 
 /** A request handler's signature: `(req, res)`, `(request, reply)`, `(ctx)`, `(c)` (Hono), `async function (req, …)`. */

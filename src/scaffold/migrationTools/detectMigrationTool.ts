@@ -2,7 +2,14 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export type MigrationTool =
-  | { kind: 'prisma'; folder: string; existing: string[]; schema?: { path: string; text: string } }
+  | {
+      kind: 'prisma';
+      folder: string;
+      existing: string[];
+      schema?: { path: string; text: string };
+      /** The project applies its schema with `prisma db push` and keeps no migrations folder: the models are the migration. */
+      push?: true;
+    }
   | {
       kind: 'drizzle';
       /** drizzle.config's `out`: SQL migrations plus meta/_journal.json. */
@@ -35,14 +42,23 @@ export async function detectMigrationTool(root: string, packageDir: string): Pro
   const deps = new Set(['dependencies', 'devDependencies'].flatMap((key) => Object.keys(manifest[key] ?? {})));
 
   // package.json "prisma": { "schema": "src/prisma/schema.prisma" } moves the folder migrations live in.
-  const configured = (manifest['prisma'] as { schema?: unknown } | undefined)?.schema;
-  const prismaDir = typeof configured === 'string' ? path.posix.dirname(configured.replace(/\\/g, '/').replace(/^\.\//, '')) : 'prisma';
+  // Or the scripts name it (`prisma db push --schema ./libraries/db/prisma/schema.prisma`), or the package holds one.
+  const scripts = Object.values((manifest['scripts'] as Record<string, string> | undefined) ?? {}).filter((script) => typeof script === 'string' && /\bprisma\b/.test(script));
+  const scripted = scripts.map((script) => /--schema[= ]+["']?([^\s"']+\.prisma)/.exec(script)?.[1]).find((schema) => schema !== undefined);
+  const configured = (manifest['prisma'] as { schema?: unknown } | undefined)?.schema ?? scripted;
+  const prismaUsed = deps.has('prisma') || deps.has('@prisma/client');
+  const found = typeof configured === 'string' || !prismaUsed || (await list('prisma'))?.includes('schema.prisma') ? undefined : await onlySchemaIn(base);
+  const schemaSetting = typeof configured === 'string' ? configured.replace(/\\/g, '/').replace(/^\.\//, '') : found;
+  const prismaDir = schemaSetting !== undefined ? path.posix.dirname(schemaSetting) : 'prisma';
   const prisma = await list(prismaDir);
-  if (prisma?.includes('schema.prisma') || prisma?.includes('schema') || deps.has('prisma') || deps.has('@prisma/client')) {
-    const schemaFile = typeof configured === 'string' && configured.endsWith('.prisma') ? configured.replace(/\\/g, '/').replace(/^\.\//, '') : `${prismaDir}/schema.prisma`;
+  if (prisma?.includes('schema.prisma') || prisma?.includes('schema') || prismaUsed) {
+    const schemaFile = schemaSetting?.endsWith('.prisma') ? schemaSetting : `${prismaDir}/schema.prisma`;
     const text = await readFile(path.join(base, schemaFile), 'utf8').catch(() => undefined);
     const schema = text === undefined ? {} : { schema: { path: at(schemaFile), text } };
-    return { kind: 'prisma', folder: at(prismaDir, 'migrations'), existing: (await list(`${prismaDir}/migrations`)) ?? [], ...schema };
+    const existing = await list(`${prismaDir}/migrations`);
+    // postiz applies its schema with `prisma db push` and has no migrations folder: a migration.sql would never run.
+    const push = text !== undefined && existing === undefined && scripts.some((script) => /\bdb\s+push\b/.test(script)) ? { push: true as const } : {};
+    return { kind: 'prisma', folder: at(prismaDir, 'migrations'), existing: existing ?? [], ...schema, ...push };
   }
   const drizzleConfig = (await list('.'))?.find((name) => /^drizzle\.config\.(ts|js|mjs|cjs|mts|cts|json)$/.test(name));
   if (drizzleConfig) {
@@ -89,6 +105,21 @@ export async function detectMigrationTool(root: string, packageDir: string): Pro
 }
 
 /** The first conventional folder holding .sql migrations, with its file names. */
+/** The one schema.prisma under `base` (not in node_modules, build output or dot folders, six levels at most), relative. */
+async function onlySchemaIn(base: string): Promise<string | undefined> {
+  const found: string[] = [];
+  const visit = async (relative: string, depth: number): Promise<void> => {
+    if (depth > 6 || found.length > 1) return;
+    const entries = await readdir(path.join(base, relative), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (entry.isFile() && entry.name === 'schema.prisma') found.push(relative === '' ? entry.name : `${relative}/${entry.name}`);
+      else if (entry.isDirectory() && !/^(node_modules|dist|build|out|coverage)$|^\./.test(entry.name)) await visit(relative === '' ? entry.name : `${relative}/${entry.name}`, depth + 1);
+    }
+  };
+  await visit('', 0);
+  return found.length === 1 ? found[0] : undefined;
+}
+
 async function sqlMigrations(list: (relative: string) => Promise<string[] | undefined>): Promise<{ folder: string; existing: string[] } | undefined> {
   for (const folder of ['migrations', 'db/migrations', 'database/migrations', 'sql/migrations', 'sql', 'db/migrate']) {
     const existing = await list(folder);

@@ -40,7 +40,9 @@ export function renderToolMigration(input: ToolMigrationInput): ScaffoldFile[] {
       const migration = file(`${tool.folder}/${folder}/migration.sql`, header + input.ddl);
       // The models go into the user's schema.prisma only while absent, so `prisma migrate dev` sees no drift.
       const schema = tool.schema && appendPrismaModels(tool.schema.text, ddlTables(input.ddl));
-      return schema === undefined || !tool.schema ? [migration] : [migration, { ...file(tool.schema.path, schema), role: 'other' as const, formatted: true, editOf: tool.schema.text }];
+      const models = schema === undefined || !tool.schema ? [] : [{ ...file(tool.schema.path, schema), role: 'other' as const, formatted: true, editOf: tool.schema.text }];
+      // `prisma db push` applies the schema itself: the models are the whole change.
+      return tool.push ? models : [migration, ...models];
     }
     case 'drizzle':
       return drizzleFiles(input, tool, file);

@@ -114,11 +114,36 @@ function moduleClasses(sf: ts.SourceFile): Map<string, { members: string[]; impo
     if (!options || !ts.isObjectLiteralExpression(options)) continue;
     const list = (name: string) => {
       const property = options.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && p.name.getText(sf) === name);
-      return property && ts.isArrayLiteralExpression(property.initializer) ? property.initializer.elements.flatMap((e) => classNamed(e) ?? []) : [];
+      return property ? listedClasses(sf, property.initializer) : [];
     };
     out.set(statement.name.text, { members: [...list('controllers'), ...list('providers')], imports: list('imports') });
   }
   return out;
+}
+
+/**
+ * The class names a module list spells out: an array literal, both branches of a condition, and arrays spread from a
+ * const of the same file (gitroomhq/postiz-app: `controllers: process.env.MCP_ONLY ? [Root] : [Root, ...authenticatedController]`).
+ */
+function listedClasses(sf: ts.SourceFile, value: ts.Expression, depth = 0): string[] {
+  if (depth > 3) return [];
+  if (ts.isParenthesizedExpression(value) || ts.isAsExpression(value)) return listedClasses(sf, value.expression, depth);
+  if (ts.isConditionalExpression(value)) return [...listedClasses(sf, value.whenTrue, depth + 1), ...listedClasses(sf, value.whenFalse, depth + 1)];
+  if (ts.isIdentifier(value)) {
+    const declared = sameFileConst(sf, value.text);
+    return declared ? listedClasses(sf, declared, depth + 1) : [];
+  }
+  if (!ts.isArrayLiteralExpression(value)) return [];
+  return value.elements.flatMap((e) => (ts.isSpreadElement(e) ? listedClasses(sf, e.expression, depth + 1) : (classNamed(e) ?? [])));
+}
+
+/** The initializer of a module-level `const name = …` of the file. */
+function sameFileConst(sf: ts.SourceFile, name: string): ts.Expression | undefined {
+  for (const statement of sf.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const d of statement.declarationList.declarations) if (ts.isIdentifier(d.name) && d.name.text === name && d.initializer) return d.initializer;
+  }
+  return undefined;
 }
 
 /** `X`, `forwardRef(() => X)` or `{ provide: TOKEN, useClass: X }`; anything else (forRoot(), spreads) says nothing. */

@@ -43,6 +43,16 @@ describe('readNestApplications', () => {
     expect(await apps.rootsOf('src/shared/audit.service.ts', 2)).toEqual(apps.roots);
   });
 
+  it('reads lists built from a condition and a spread const of the module file (gitroomhq/postiz-app ApiModule)', async () => {
+    const apps = await applicationsOf({
+      'src/main.ts': "import { NestFactory } from '@nestjs/core';\nimport { ApiModule } from './api.module';\nNestFactory.create(ApiModule);\n",
+      'src/api.module.ts': "import { Module } from '@nestjs/common';\nimport { RootController } from './root.controller';\nimport { BillingController } from './billing.controller';\n\nconst authenticatedController = [BillingController];\n@Module({\n  controllers: process.env.MCP_ONLY ? [RootController] : [RootController, ...authenticatedController],\n})\nexport class ApiModule {}\n",
+      'src/root.controller.ts': 'export class RootController {}\n',
+      'src/billing.controller.ts': 'export class BillingController {\n  subscribe() {}\n}\n',
+    });
+    expect(await apps.rootsOf('src/billing.controller.ts', 2)).toEqual([{ file: 'src/api.module.ts', name: 'ApiModule' }]);
+  });
+
   it('places nothing it cannot read: a class no module lists, a file without a class', async () => {
     const apps = await applicationsOf({ ...payments, 'src/payments/loose.ts': 'export class Loose {}\n', 'src/payments/handler.ts': 'export const handle = () => 1;\n' });
     expect(await apps.rootsOf('src/payments/loose.ts', 1)).toEqual([]);

@@ -147,22 +147,32 @@ function middlewareBindings(sf: ts.SourceFile): MiddlewareBinding[] {
   const out: MiddlewareBinding[] = [];
   // A name the file declares as a variable holds routes (`const ProtectedRoutes = [...]`), not a controller class.
   const variables = new Set<string>();
+  const arrays = new Map<string, ts.ArrayLiteralExpression>();
   const declared = (node: ts.Node): void => {
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name)) variables.add(node.name.text);
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name)) {
+      variables.add(node.name.text);
+      if (node.initializer && ts.isArrayLiteralExpression(node.initializer) && ts.isVariableDeclarationList(node.parent) && node.parent.flags & ts.NodeFlags.Const) arrays.set(node.name.text, node.initializer);
+    }
     ts.forEachChild(node, declared);
   };
   declared(sf);
-  const routeEntry = (argument: ts.Expression) => readRouteEntry(argument, variables);
+  // `forRoutes(...authenticatedController)` with `const authenticatedController = [UsersController, …]` in the file
+  // (gitroomhq/postiz-app): the entries of the array; a spread of anything else stays unknown.
+  const routeEntry = (argument: ts.Expression): RouteEntry[] => {
+    if (!ts.isSpreadElement(argument)) return [readRouteEntry(argument, variables)];
+    const array = ts.isIdentifier(argument.expression) ? arrays.get(argument.expression.text) : undefined;
+    return array ? array.elements.flatMap((element) => (ts.isSpreadElement(element) ? [{ kind: 'unknown' as const }] : [readRouteEntry(element, variables)])) : [{ kind: 'unknown' }];
+  };
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'forRoutes') {
       const exclude: RouteEntry[] = [];
       let link: ts.Expression = node.expression.expression;
       // Back along the chain to its `.apply(...)`: a later apply in the same chain starts a binding of its own.
       while (ts.isCallExpression(link) && ts.isPropertyAccessExpression(link.expression) && link.expression.name.text === 'exclude') {
-        exclude.push(...link.arguments.map(routeEntry));
+        exclude.push(...link.arguments.flatMap(routeEntry));
         link = link.expression.expression;
       }
-      out.push({ routes: node.arguments.map(routeEntry), exclude });
+      out.push({ routes: node.arguments.flatMap(routeEntry), exclude });
     }
     ts.forEachChild(node, visit);
   };

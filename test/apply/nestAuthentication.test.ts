@@ -54,6 +54,15 @@ describe('whether a NestJS route is authenticated', () => {
     // Another route of the same module is not this one.
     expect(nestMethodUnauthenticated(create, '/users', module("{ path: 'user', method: RequestMethod.GET }"))).toBe(true);
   });
+
+  it('forRoutes spreading a const list of controllers covers those controllers only (gitroomhq/postiz-app ApiModule)', () => {
+    const create = methodIn(CONTROLLER, 'create');
+    const listed = (names: string) => moduleText(`const authenticatedController = [${names}];\nexport class ApiModule {\n  configure(consumer) {\n    consumer.apply(AuthMiddleware).forRoutes(...authenticatedController);\n  }\n}`);
+    expect(nestMethodUnauthenticated(create, '/users', listed('BillingController, UserController'))).toBe(false);
+    expect(nestMethodUnauthenticated(create, '/users', listed('BillingController, SettingsController'))).toBe(true);
+    // A spread of something unread may take the route in: counted as covering (no warning without proof).
+    expect(nestMethodUnauthenticated(create, '/users', moduleText('consumer.apply(AuthMiddleware).forRoutes(...routesFromConfig());'))).toBe(false);
+  });
 });
 
 describe('middleware forRoutes and exclude, by path and method', () => {

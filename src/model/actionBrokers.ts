@@ -1,4 +1,5 @@
-import { BROKERS, type ActionConfig } from '../config/schema.js';
+import { BROKERS } from '../config/choices.js';
+import type { ActionConfig } from '../config/schema.js';
 
 /** A consumer inspection found, as its finding carries it (the inspector's full finding satisfies this). */
 interface ConsumerFinding {

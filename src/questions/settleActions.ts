@@ -1,5 +1,5 @@
 import type { Inspection, RouteAuthentication } from '../inspect/types.js';
-import { WHERE_LOOKED } from '../inspect/resolve/routeAuthentication.js';
+import { WHERE_LOOKED } from '../inspect/routeAuthenticationScope.js';
 import { actionsFromInspection } from './actionsFromInspection.js';
 import type { ActionAnswer } from './types.js';
 

@@ -5,7 +5,6 @@ import type { ProjectRecords } from './projectRecords.js';
 import { ownerKey } from './resolveModules.js';
 
 /** Where the reader looked for what authenticates a route, for the texts that rely on its answer. */
-export const WHERE_LOOKED = "the route's own middleware and hooks, use() and addHook() on its router before it, and the middleware where the router is mounted, up to the app";
 
 /** What authenticates a route: the middleware that does (by their text), `'none'` when nothing does, `'unknown'` when the reader cannot tell. */
 export type Authentication = { by: string[] } | 'none' | 'unknown';

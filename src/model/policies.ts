@@ -59,8 +59,7 @@ export function buildKeyPolicy(actions: readonly ActionDesign[], database?: Stac
       : derived.length > 0
         ? `HTTP callers generate a UUIDv4 once per intent and reuse it on every retry; ${derived.map((a) => a.name).join(', ')} derive the key on the server from fields that identify the event or job, so every redelivery produces the same key.`
         : 'Callers generate a UUIDv4 once per user intent (when the form is shown or the operation is first attempted) and reuse it on every retry.',
-    timeVaryingWarning:
-      'Nothing time-varying goes into a key: a retry that crosses a clock boundary (14:59 → 15:01) would get a new key and run again. Expiry is a column (expires_at), not part of the key. Scheduled jobs use the slot they were scheduled for, which is the same for every attempt at that slot.',
+    timeVaryingWarning: `Nothing time-varying goes into a key: a retry that crosses a clock boundary (14:59 → 15:01) would get a new key and run again. Expiry is ${STORE_FACTS[database ?? 'postgres'].expiryField}, not part of the key. Scheduled jobs use the slot they were scheduled for, which is the same for every attempt at that slot.`,
   };
 }
 
@@ -181,21 +180,38 @@ function plainRules(config: Config, transactional: boolean, wait: boolean): Resp
   ];
 }
 
-const TIME_PARTITION_CAVEAT =
-  'Time partitions (by day on created_at) are deliberately not used: PostgreSQL requires the partition column in every unique constraint, so the primary key would become (scope, key, created_at) and a retry that lands after a partition boundary would be a second row, and a second execution.';
+/** Why a day-partitioned table breaks the guarantee, in the terms of the database that would refuse it. */
+const timePartitionCaveat = (database: string, rule: string) =>
+  `Time partitions (by day on created_at) are deliberately not used: ${database} requires ${rule}, so the primary key would become (scope, key, created_at) and a retry that lands after a partition boundary would be a second row, and a second execution.`;
+const TIME_PARTITION_CAVEAT = timePartitionCaveat('PostgreSQL', 'the partition column in every unique constraint');
 
 export function buildStorage(config: Config): StorageDesign {
   const volume = config.expectedVolumePerDay ?? 0;
   const highVolume = volume > 100_000;
+  const perDay = volume > 0 ? `${volume.toLocaleString('en-US')} keys a day` : 'the expected volume';
+  const { database } = config.stack;
+  const mysql = database === 'mysql' || database === 'mariadb';
+  // The tuning and the caveat are the cleanup job's database's own; stores that expire records show neither.
+  const caveat =
+    database === 'sqlite'
+      ? 'SQLite has no partitions: past what one file and its single writer carry, the store moves to a server database.'
+      : mysql
+      ? `${timePartitionCaveat(database === 'mariadb' ? 'MariaDB' : 'MySQL', 'every partitioning column in the primary key')} If the table still outgrows the batched cleanup, KEY-partition on (scope, key), which keeps the guarantee.`
+      : TIME_PARTITION_CAVEAT;
   return {
     table: 'idempotency_store',
     stepTable: 'idempotency_saga_steps',
     // The column every generated store's DDL uses (MySQL quotes it, `key` being a reserved word there).
     keyColumn: 'key',
     highVolume,
-    volumeNote: highVolume
-      ? `At ${volume.toLocaleString('en-US')} keys a day (above 100,000) the table gets aggressive autovacuum settings and a fill factor that keeps updates in place, and cleanup runs in small batches along the expiry index. ${TIME_PARTITION_CAVEAT} If the table still outgrows that, hash-partition on (scope, key), which keeps the guarantee, and keep the batched cleanup.`
-      : `At ${volume > 0 ? `${volume.toLocaleString('en-US')} keys a day` : 'the expected volume'} a single table with batched deletes is enough. ${TIME_PARTITION_CAVEAT}`,
+    volumeNote:
+      database === 'sqlite' || mysql
+        ? highVolume
+          ? `At ${perDay} (above 100,000) cleanup runs in small batches along the expiry index. ${caveat}`
+          : `At ${perDay} a single table with batched deletes is enough. ${caveat}`
+        : highVolume
+        ? `At ${perDay} (above 100,000) the table gets aggressive autovacuum settings and a fill factor that keeps updates in place, and cleanup runs in small batches along the expiry index. ${caveat} If the table still outgrows that, hash-partition on (scope, key), which keeps the guarantee, and keep the batched cleanup.`
+        : `At ${perDay} a single table with batched deletes is enough. ${caveat}`,
   };
 }
 

@@ -63,6 +63,21 @@ export interface StoreFacts {
   stateGuard?: string;
   /** A store that deletes its own records (TTL): why there is no cleanup job. */
   selfCleaning?: string;
+  /** A store that deletes its own records: the build-order step that checks it does, in place of scheduling a cleanup job. */
+  expiryCheck?: string;
+  /** A store without a migration to run: the build order's first step (else "Run the migration"). */
+  provision?: (table: string) => { title: string; detail: string; safety: string };
+  /** After "Nothing time-varying goes into a key … Expiry is ": where a record's expiry is kept. */
+  expiryField: string;
+  /** Section 5: after "Lease-mode actions: ", what a crashed run leaves and how the next attempt takes it over. */
+  crashedLease: (leases: string) => string;
+  /** The runbook's stuck-record steps: how to list them and how to release one (the middle step is the same for all). */
+  stuck: (table: string, keyColumn: string) => { list: string; release: string };
+  /**
+   * The runbook's "Table and partition maintenance" entry in this store's terms: what growth looks like, and the
+   * steps (the cleanup job, the store's own housekeeping, what comes after a single table).
+   */
+  maintenance: (table: string, highVolume: boolean) => { symptom: string; steps: string[] };
   /** How the overview says a key is claimed: "with one atomic statement". */
   claimIn: string;
   /**
@@ -102,6 +117,23 @@ const NO_CONNECTION = (b: StoreBudgets): StoreFailure => ({
   why: 'Nothing was sent to the database, so nothing can commit.',
 });
 
+/** Stuck records of a store with rows (and the MongoDB sketches, which keep the same fields). */
+const STUCK_ROWS = (table: string, keyColumn: string) => ({
+  list: `List the stuck rows: rows of ${table} whose status is PROCESSING and whose locked_until lies more than a minute in the past, oldest first, at most 50 (never by key from a log: logs hold only key hashes).`,
+  release: `If the effect happened, complete the record by hand with the real response; if not, release it so the next retry runs: delete the row by scope, ${keyColumn}, status PROCESSING and the fencing_token you read, so a worker that came back is not overruled.`,
+});
+
+const CROWDED_TABLE = 'store_size keeps growing although traffic is flat, or claim latency creeps up (table or index bloat).';
+const CLEANUP_RUNS = 'Check that the cleanup job runs (its log line and store_size dropping after each run) and that its batches come back short.';
+/** "above 100,000 keys a day" or, past it, "at this volume": the spec's partitioning threshold. */
+const atVolume = (highVolume: boolean, start = false) => {
+  const words = highVolume ? 'at this volume' : 'above 100,000 keys a day';
+  return start ? words[0]!.toUpperCase() + words.slice(1) : words;
+};
+
+const ROW_LEASE = (leases: string) =>
+  `the record stays PROCESSING with a lease in locked_until. Once the lease lapses (${leases}), the next attempt reclaims it in the claim statement, with fencing_token incremented, and runs the action again.`;
+
 const POSTGRES: StoreFacts = {
   kind: 'relational',
   claimPrimitive: 'INSERT … ON CONFLICT (scope, key) DO UPDATE … WHERE the existing row is expired or its lease has lapsed, RETURNING the row and whether it was taken',
@@ -124,6 +156,19 @@ const POSTGRES: StoreFacts = {
   clock:
     "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by the database with now(); the application never sends one, so instance clock skew cannot cause a false reclaim.",
   aba: "The reclaim checks status and lease expiry in the same statement that takes the row; two nodes cannot both reclaim, because the row lock serialises them and the second no longer sees an expired lease.",
+  expiryField: 'a column (expires_at)',
+  crashedLease: ROW_LEASE,
+  stuck: STUCK_ROWS,
+  maintenance: (_table, highVolume) => ({
+    symptom: CROWDED_TABLE,
+    steps: [
+      CLEANUP_RUNS,
+      'Check autovacuum on the table (pg_stat_user_tables.last_autovacuum, n_dead_tup); after a large backlog, run VACUUM (ANALYZE) once.',
+      highVolume
+        ? 'If bloat persists at this volume, move to hash partitions on (scope, key) in a maintenance window; never to time partitions, which would break the one-row-per-key guarantee.'
+        : 'Above 100,000 keys a day, tune autovacuum for the table before anything else; hash partitions on (scope, key) are the next step, never time partitions.',
+    ],
+  }),
   failures: (b) => [
     NO_CONNECTION(b),
     {
@@ -157,6 +202,17 @@ const MYSQL: StoreFacts = {
   clock:
     "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by the database with UTC_TIMESTAMP(3); the application's clock never supplies one (a takeover writes back the created_at the claim's locked read took from the server), so instance clock skew cannot cause a false reclaim.",
   aba: "The takeover runs under the row lock the claim's INSERT took and re-checks status and lease expiry in its WHERE; two nodes cannot both reclaim, because the second waits for the first one's transaction and then no longer sees a lapsed lease.",
+  expiryField: 'a column (expires_at)',
+  crashedLease: ROW_LEASE,
+  stuck: STUCK_ROWS,
+  maintenance: (table, highVolume) => ({
+    symptom: CROWDED_TABLE,
+    steps: [
+      CLEANUP_RUNS,
+      `InnoDB reuses the pages that deleted rows free but does not shrink the table; after a large backlog, run OPTIMIZE TABLE ${table} once in a quiet hour (it rebuilds the table and its index statistics).`,
+      `${highVolume ? 'If the table still grows at this volume, KEY partitions' : 'Above 100,000 keys a day, KEY partitions'} on (scope, key) are the next step, never time partitions: the server requires every partitioning column in the primary key, so a date column would make a retry after a partition boundary a second row.`,
+    ],
+  }),
   failures: (b) => [
     NO_CONNECTION(b),
     {
@@ -190,6 +246,17 @@ const SQLITE: StoreFacts = {
   clock:
     "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by SQLite from julianday('now'); the application's clock never supplies one (created_at is read from SQLite once per claim and written in the same transaction). Every process that opens the database file runs on the machine that holds it, so they share one clock.",
   aba: "SQLite has one writer: the read and the takeover run under BEGIN IMMEDIATE's write lock with nothing in between, so two processes cannot both reclaim; the second one finds the first one's new lease.",
+  expiryField: 'a column (expires_at)',
+  crashedLease: ROW_LEASE,
+  stuck: STUCK_ROWS,
+  maintenance: (_table, highVolume) => ({
+    symptom: CROWDED_TABLE,
+    steps: [
+      CLEANUP_RUNS,
+      'SQLite reuses the pages that deleted rows free but never shrinks the file; after a large backlog, run VACUUM once in a quiet hour (it rewrites the database file under the write lock, so claims wait meanwhile).',
+      `SQLite has no partitions and one writer at a time: ${atVolume(highVolume)}, if claims start waiting on the write lock, move the store to a server database rather than splitting the file.`,
+    ],
+  }),
   failures: (b) => [
     {
       failure: `The write lock held by another transaction (a transactional request, another process) for longer than ${sec(b.storeTimeoutMs)}`,
@@ -230,6 +297,27 @@ const REDIS: StoreFacts = {
   clock:
     "Leases and retention are expiries on the Redis server's clock (SET … PX, PEXPIRE); the application never sends a timestamp, so instance clock skew cannot cause a false reclaim.",
   aba: "The claim script runs atomically: Redis runs one script at a time, so two nodes cannot both reclaim; the second one finds the first one's live lease key.",
+  expiryCheck: 'Redis removes each record at the end of its retention; check maxmemory-policy is noeviction so none goes earlier.',
+  provision: () => ({
+    title: 'Prepare Redis',
+    detail: 'Nothing to migrate: records are hashes created by their first claim. Run Redis with maxmemory-policy noeviction and persistence (AOF).',
+    safety: 'Nothing reads the keys yet.',
+  }),
+  expiryField: "the record's TTL (PEXPIRE)",
+  crashedLease: (leases) =>
+    `the record stays PROCESSING while its lease key lives. Once the lease key expires on the Redis clock (${leases}), the next attempt's claim script takes the record over with a new fencing token and runs the action again.`,
+  stuck: () => ({
+    list: 'List the stuck records: hashes whose status is PROCESSING while their lease key has expired, oldest first (never by key from a log: logs hold only key hashes).',
+    release: 'If the effect happened, complete the record by hand with the real response; if not, release it (delete the record hash only while its token is still the one you read, so a worker that came back is not overruled) and the next retry runs.',
+  }),
+  maintenance: (_table, highVolume) => ({
+    symptom: 'store_size keeps growing although traffic is flat, or Redis memory (used_memory) climbs toward maxmemory.',
+    steps: [
+      "Check that records carry their expiry: PTTL on a record's hash answers the milliseconds it has left, and -1 marks a record without one (written outside the store), which never goes.",
+      'Check that maxmemory-policy is noeviction and used_memory stays well below maxmemory: at the limit Redis refuses new claims (nothing runs) instead of evicting records, whose keys would then run again.',
+      `Redis has no table to vacuum or partition: a record's keys share one hash tag, so in Redis Cluster each record stays in one slot and records spread over the shards by key. ${atVolume(highVolume, true)}, size memory for one retention window of records and add shards rather than shorten the retention.`,
+    ],
+  }),
   failures: (b) => [
     {
       failure: `No connection to Redis within ${sec(b.acquireTimeoutMs)}, or a script unanswered after ${sec(b.storeTimeoutMs)}`,
@@ -269,6 +357,27 @@ const DYNAMODB: StoreFacts = {
   clock:
     "DynamoDB has no server clock a condition can read: leaseUntil and expiresAt are written and compared in epoch milliseconds from the application server's clock, so instance clock skew moves leases. Keep the servers' clocks synchronised (NTP) and leases well above their drift.",
   aba: "The takeover's condition names the old fencing token: two nodes cannot both reclaim, because the first one's write replaces the token and the second one's condition then fails.",
+  expiryCheck: 'DynamoDB TTL deletes each record some time after its ttl; check that TTL is enabled on the ttl attribute (dynamodb-table.yml turns it on).',
+  provision: (table) => ({
+    title: `Create ${table}`,
+    detail: 'Deploy dynamodb-table.yml (CloudFormation: the table keyed by pk, TTL on ttl), or create it with tableDefinition() from table.ts.',
+    safety: 'A new table; nothing reads it yet.',
+  }),
+  expiryField: 'an attribute (expiresAt, with ttl for DynamoDB TTL)',
+  crashedLease: (leases) =>
+    `the item stays PROCESSING with its lease in leaseUntil. Once the lease lapses (${leases}), the next attempt takes it over with an UpdateItem conditional on the old fencing token, which writes a new token, and runs the action again.`,
+  stuck: (table) => ({
+    list: `List the stuck items: items of ${table} whose status is PROCESSING and whose leaseUntil (epoch milliseconds) lies more than a minute in the past, oldest first (a Scan with that filter; never by key from a log: logs hold only key hashes).`,
+    release: 'If the effect happened, complete the record by hand with the real response; if not, release it so the next retry runs: delete the item by its pk on the condition that status is PROCESSING and token is the one you read, so a worker that came back is not overruled.',
+  }),
+  maintenance: (table, highVolume) => ({
+    symptom: 'store_size keeps growing although traffic is flat, or store errors rise with throttled requests.',
+    steps: [
+      `Check that TTL is enabled on the ttl attribute (DescribeTimeToLive on ${table} answers ENABLED; dynamodb-table.yml turns it on): without it no record is ever deleted. TTL deletes lazily, within days, and reads treat a record past its expiresAt as gone, so a backlog of expired items costs storage, not correctness.`,
+      'There is nothing to vacuum or partition by hand: DynamoDB spreads the table over partitions by pk (one item per scope and key), and each claim touches one item.',
+      `${atVolume(highVolume, true)}, watch the table's throttled requests: dynamodb-table.yml bills on demand (PAY_PER_REQUEST), so throttling comes from an account limit or provisioned capacity set later, and a throttled claim fails closed (nothing runs).`,
+    ],
+  }),
   failures: (b) => [
     {
       failure: `No connection to DynamoDB within ${sec(b.acquireTimeoutMs)}, or a request unanswered after ${sec(b.storeTimeoutMs)}`,
@@ -301,6 +410,17 @@ const MONGODB: StoreFacts = {
   clock:
     "Compute every timestamp on the server ($$NOW in an update pipeline), never from the application, so instance clock skew cannot cause a false reclaim.",
   aba: "The filter checks status and lease expiry in the same operation that takes the document; two nodes cannot both reclaim, because single-document writes are atomic and the second one no longer matches.",
+  expiryField: 'a field of the record (expires_at)',
+  crashedLease: ROW_LEASE,
+  stuck: STUCK_ROWS,
+  maintenance: (_table, highVolume) => ({
+    symptom: CROWDED_TABLE,
+    steps: [
+      CLEANUP_RUNS,
+      'Check that the unique index on {scope, key} is in place (getIndexes()); after a large backlog, run compact on the collection once in a quiet hour.',
+      `${atVolume(highVolume, true)}, shard the collection on { scope, key }, the unique index's own fields; never on a time field, which would break the one-record-per-key guarantee.`,
+    ],
+  }),
   failures: (b) => [
     NO_CONNECTION(b),
     {

@@ -30,7 +30,7 @@ export function renderReadme(
       ? `Transactional mode (${transactional.join(', ')}): the action's effects live in this database. Write them through \`idempotencyOf(${req}).db\`: the claim, those writes and the completion commit in one transaction, so a crash, a thrown handler or a failed completion rolls all of it back and the retry runs cleanly. A concurrent duplicate waits on the key's row for up to ${view.policy.lockTimeoutMs} ms, then ${isWorkerOnly(view.actions) ? 'is a duplicate (acknowledged) or busy (delivered again)' : 'gets the replay or 409'}.`
       : '',
     lease.length > 0
-      ? `Lease mode (${lease.join(', ')}): the action reaches outside this database (payments, e-mail, other services), which no transaction can undo. The claim commits first and a lease (per action, in settings.ts) with a fencing token guards the run; a worker that crashed is taken over once the lease lapses, and its late write is rejected.`
+      ? `Lease mode (${lease.join(', ')}): ${store.transactional ? 'the action reaches outside this database (payments, e-mail, other services), which no transaction can undo' : `${store.label} has no transaction that could include the action's own writes`}. The claim commits first and a lease (per action, in settings.ts) with a fencing token guards the run; a worker that crashed is taken over once the lease lapses, and its late write is rejected.`
       : '',
   ]
     .filter(Boolean)
@@ -67,7 +67,7 @@ the same key, and two callers who chose the same Idempotency-Key never share one
 
 ${modes}
 
-${isWorkerOnly(view.actions) ? workerBehaviour(view) : httpBehaviour(view, store)}
+${isWorkerOnly(view.actions) ? workerBehaviour(view, store) : httpBehaviour(view, store)}
 ${store.readme.retention(view)}
 
 ## Files
@@ -94,12 +94,12 @@ function httpBehaviour(view: ScaffoldView, store: StoreModule): string {
   stored status, headers and body are replayed with \`${view.policy.replayHeader}: true\`. Same key, different request: ${view.policy.mismatchStatus}. Still running: 409 with Retry-After. Another HTTP method on the route passes through untouched.
 - Key: sent once, 1 to ${view.policy.maxKeyLength} printable ASCII characters without spaces, commas or double quotes inside
   (\`${view.policy.keyPattern}\`); one pair of surrounding double quotes is removed. Anything else, or a header sent twice, is 400.
-- Handler throws or answers 5xx: the claim is released (transactional: rolled back with its writes) and a retry runs
+- Handler throws or answers 5xx: the claim is released${store.transactional ? ' (transactional: rolled back with its writes)' : ''} and a retry runs
   again. 4xx answers such as 402 are stored.
 ${store.readme.limits(view)}
-- Completion cannot be recorded after the action ran: transactional mode rolls back the claim and the action's writes
+- Completion cannot be recorded after the action ran: ${store.transactional ? `transactional mode rolls back the claim and the action's writes
   together and answers 503 "not processed" (if the COMMIT's answer itself is lost: 503 "outcome unknown"). Lease mode
-  retries the write with the same fencing token for ${view.policy.completionRetryMs} ms, then answers 503 "outcome unknown, retry later
+  retries` : 'the core\n  retries'} the write with the same fencing token for ${view.policy.completionRetryMs} ms, then answers 503 "outcome unknown, retry later
   with the same key" and counts \`${view.metricNames.outcomeUnknown}\` (alerted); the record stays PROCESSING until its lease
   lapses, and the retry that takes over sees \`attempt\` > 1 and sends the same provider keys.
 - Response body above ${describeBytes(view.policy.maxStoredResponseBytes)}: sent once; the record keeps its status and SHA-256 only, and a retry
@@ -110,7 +110,7 @@ ${store.readme.limits(view)}
  * Behaviour of a worker (every action a consumer or a cron job): what idempotentHandler (consumers/handler.ts) and
  * CronGuard (cron/guard.ts) do with each outcome. Nothing here answers HTTP.
  */
-function workerBehaviour(view: ScaffoldView): string {
+function workerBehaviour(view: ScaffoldView, store: StoreModule): string {
   const consumers = view.actions.some((action) => action.trigger === 'consumer');
   const crons = view.actions.some((action) => action.trigger === 'cron');
   const lines: string[] = [];
@@ -134,9 +134,9 @@ function workerBehaviour(view: ScaffoldView): string {
   lines.push(
     `- Store down or slow before the work (bounded by the time-outs in settings.ts): the claim throws StoreUnavailableError and
   nothing runs${consumers ? '; the message is not acknowledged and is delivered again' : ''}${crons ? `; ${consumers ? 'a' : 'the'} cron run fails and its slot stays unclaimed` : ''}.`,
-    `- Completion cannot be recorded after the work ran: transactional mode rolls back the claim and the handler's writes
+    `- Completion cannot be recorded after the work ran: ${store.transactional ? `transactional mode rolls back the claim and the handler's writes
   together, and the error propagates (nothing acknowledged, the next delivery runs cleanly). Lease mode retries the write
-  with the same fencing token for ${view.policy.completionRetryMs} ms, then throws OutcomeUnknownError and counts
+  with` : 'the core retries the write\n  with'} the same fencing token for ${view.policy.completionRetryMs} ms, then throws OutcomeUnknownError and counts
   \`${view.metricNames.outcomeUnknown}\` (alerted); the record stays PROCESSING until its lease lapses, copies delivered
   meanwhile are busy, and the one that takes over sees \`attempt\` > 1 and sends the same provider keys.`,
   );

@@ -53,7 +53,10 @@ const CANDIDATES: Candidate[] = [
     id: 'no-cleanup',
     pattern: 'Keeping keys forever',
     whyItFails: 'The table grows without bound and the primary-key index slows every claim.',
-    here: ({ config }) => `Records expire after the retention window; the cleanup job deletes them in batches (retention here: ${config.retention} requested).`,
+    here: ({ config, stack }) =>
+      STORE_FACTS[stack.storeDatabase].selfCleaning
+        ? `Records expire after the retention window: ${stack.databaseLabel} deletes each one itself, so there is no cleanup job (retention here: ${config.retention} requested).`
+        : `Records expire after the retention window; the cleanup job deletes them in batches (retention here: ${config.retention} requested).`,
   },
   {
     id: 'trust-provider',

@@ -1,5 +1,6 @@
 import { describeDuration } from '../../config/duration.js';
 import { TRANSPORT_LABELS, transportName } from '../labels.js';
+import { STORE_FACTS } from '../storeFacts.js';
 import { workerKinds } from '../workerOutcomes.js';
 import type { ActionDesign, BuildStep, DesignModel, MetricDesign, RunbookEntry, SecurityItem, TestScenario } from '../types.js';
 
@@ -122,8 +123,8 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
       promName: 'idempotency_store_rows',
       type: 'gauge',
       labels: ['status'],
-      meaning: 'Rows in the store by status, sampled by the cleanup job.',
-      alert: 'Ticket when it grows for 6 hours without a drop: cleanup is not running.',
+      meaning: ctx.cleanup.job ? 'Rows in the store by status, sampled by the cleanup job.' : 'Records in the store by status, read from the store when scraped.',
+      alert: `Ticket when it grows for 6 hours without a drop: ${ctx.cleanup.job ? 'cleanup is not running' : 'records are not expiring'}.`,
       alertExpr: 'sum(idempotency_store_rows) > 0 and sum(delta(idempotency_store_rows[6h])) > 0 and sum(min_over_time(idempotency_store_rows[6h])) == sum(idempotency_store_rows offset 6h)',
       severity: 'ticket',
     },
@@ -181,7 +182,8 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
       alertExpr: 'sum by (action) (increase(idempotency_outcome_unknown_total[5m])) > 0',
       severity: 'page',
     },
-    {
+    // A store that expires its own records has no cleanup job to count.
+    ...(ctx.cleanup.job ? [{
       name: 'idempotency.cleanup_deleted_rows',
       promName: 'idempotency_cleanup_deleted_rows_total',
       type: 'counter',
@@ -189,7 +191,7 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
       meaning: 'Expired records the cleanup job deleted (the job also prints the count, and pushes it when PUSHGATEWAY_URL is set).',
       alert: 'Informational: compare with idempotency_store_rows to see that cleanup keeps up.',
       severity: 'info',
-    },
+    } satisfies MetricDesign] : []),
     {
       name: 'idempotency.oldest_in_flight_age_seconds',
       promName: 'idempotency_oldest_in_flight_age_seconds',
@@ -295,8 +297,9 @@ function buildWrapperTests(ctx: Ctx): TestScenario[] {
 export function buildBuildOrder(ctx: Ctx): BuildStep[] {
   const riskiest = [...ctx.actions].sort((a, b) => rank(a) - rank(b))[0]!;
   const hasSaga = ctx.sagas.length > 0;
+  const facts = STORE_FACTS[ctx.stack.storeDatabase];
   const steps: Array<Omit<BuildStep, 'step'>> = [
-    { title: `Create ${ctx.storage.table}${hasSaga ? ` and ${ctx.storage.stepTable}` : ''}`, detail: `Run the migration on ${ctx.stack.databaseLabel}.`, safety: 'Additive DDL; nothing reads the tables yet.' },
+    facts.provision?.(ctx.storage.table) ?? { title: `Create ${ctx.storage.table}${hasSaga ? ` and ${ctx.storage.stepTable}` : ''}`, detail: `Run the migration on ${ctx.stack.databaseLabel}.`, safety: 'Additive DDL; nothing reads the tables yet.' },
     ...(ctx.stack.worker
       ? [
           { title: 'Create the core', detail: 'Construct it once at start-up (createIdempotency); no consumer or job uses it yet.', safety: 'Behaviour unchanged: nothing calls it yet.' },
@@ -319,7 +322,7 @@ export function buildBuildOrder(ctx: Ctx): BuildStep[] {
     { title: 'Enable lease expiry and orphan reclaim', detail: 'Expired claims are reclaimed with a fencing token; heartbeats for long actions.', safety: 'Verify with a kill test in staging.' },
     ctx.cleanup.job
       ? { title: 'Schedule the cleanup job', detail: `${ctx.cleanup.scheduleLabel}, ${ctx.cleanup.batchSize} rows per batch.`, safety: 'Deletes only expired, finished rows.' }
-      : { title: 'Check the store expires records', detail: 'Redis removes each record at the end of its retention; check maxmemory-policy is noeviction so none goes earlier.', safety: 'Nothing to schedule.' },
+      : { title: 'Check the store expires records', detail: facts.expiryCheck ?? ctx.cleanup.strategy, safety: 'Nothing to schedule.' },
     { title: 'Ship metrics and alert rules', detail: 'Dashboards first, then alerts at the thresholds in the monitoring section.', safety: 'Observability only.' },
     { title: 'Extend to the remaining actions', detail: ctx.actions.filter((a) => a !== riskiest).map((a) => a.name).join(', ') || 'No other actions in this design.', safety: 'One action per deploy.' },
   ];
@@ -337,25 +340,21 @@ function rank(action: ActionDesign): number {
 }
 
 export function buildRunbook(ctx: Ctx): RunbookEntry[] {
-  const table = ctx.storage.table;
+  const facts = STORE_FACTS[ctx.stack.storeDatabase];
+  const stuck = facts.stuck(ctx.storage.table, ctx.storage.keyColumn);
+  const maintenance = facts.maintenance(ctx.storage.table, ctx.storage.highVolume);
   const entries: RunbookEntry[] = [
     {
       id: 'stuck-processing',
       title: 'Stuck PROCESSING records',
       symptom: `oldest_in_flight_age_seconds above twice the lease, or ${ctx.stack.worker ? "messages coming back 'busy' (or cron runs reporting 'overlap')" : ctx.stack.plain ? 'calls throwing InFlightError' : 'clients receiving 409'} for one key for minutes.`,
       // Said in words rather than as a query: the document shows only code the scaffolding contains, and the words
-      // hold for every store's dialect.
-      steps: ctx.stack.storeDatabase === 'redis'
-        ? [
-            'List the stuck records: hashes whose status is PROCESSING while their lease key has expired, oldest first (never by key from a log: logs hold only key hashes).',
-            'Check whether the owning worker is alive (heartbeat age) and whether the side effect happened (provider dashboard, local tables).',
-            'If the effect happened, complete the record by hand with the real response; if not, release it (delete the record hash only while its token is still the one you read, so a worker that came back is not overruled) and the next retry runs.',
-          ]
-        : [
-            `List the stuck rows: rows of ${table} whose status is PROCESSING and whose locked_until lies more than a minute in the past, oldest first, at most 50 (never by key from a log: logs hold only key hashes).`,
-            'Check whether the owning worker is alive (heartbeat age) and whether the side effect happened (provider dashboard, local tables).',
-            `If the effect happened, complete the record by hand with the real response; if not, release it so the next retry runs: delete the row by scope, ${ctx.storage.keyColumn}, status PROCESSING and the fencing_token you read, so a worker that came back is not overruled.`,
-          ],
+      // are the store's own (its fields, its way to delete a record on a condition).
+      steps: [
+        stuck.list,
+        'Check whether the owning worker is alive (heartbeat age) and whether the side effect happened (provider dashboard, local tables).',
+        stuck.release,
+      ],
     },
     {
       id: 'split-brain',
@@ -370,14 +369,8 @@ export function buildRunbook(ctx: Ctx): RunbookEntry[] {
     {
       id: 'table-maintenance',
       title: 'Table and partition maintenance',
-      symptom: 'store_size keeps growing although traffic is flat, or claim latency creeps up (table or index bloat).',
-      steps: [
-        'Check that the cleanup job runs (its log line and store_size dropping after each run) and that its batches come back short.',
-        'Check autovacuum on the table (pg_stat_user_tables.last_autovacuum, n_dead_tup); after a large backlog, run VACUUM (ANALYZE) once.',
-        ctx.storage.highVolume
-          ? 'If bloat persists at this volume, move to hash partitions on (scope, key) in a maintenance window; never to time partitions, which would break the one-row-per-key guarantee.'
-          : 'Above 100,000 keys a day, tune autovacuum for the table before anything else; hash partitions on (scope, key) are the next step, never time partitions.',
-      ],
+      symptom: maintenance.symptom,
+      steps: maintenance.steps,
     },
   ];
   if (ctx.providers.length > 0) {

@@ -2,7 +2,7 @@ import { describeDuration } from '../../config/duration.js';
 import { httplessKinds } from '../../model/httplessActions.js';
 import { describeBytes } from '../../model/policies.js';
 import { STORE_FACTS } from '../../model/storeFacts.js';
-import { TRANSPORT_LABELS, TRIGGER_LABELS, transportName, transportParts } from '../../model/labels.js';
+import { DATABASE_LABELS, TRANSPORT_LABELS, TRIGGER_LABELS, transportName, transportParts } from '../../model/labels.js';
 import type { ActionDesign, DesignModel, ReviewedCandidate } from '../../model/types.js';
 import { formatProbability } from '../../model/uniqueness.js';
 import type { CodeSample } from '../code/index.js';
@@ -355,7 +355,9 @@ function concurrency(model: DesignModel, samples: CodeSamples, figures: readonly
   const flow = figures.find((f) => f.kind === 'flowchart');
   const blocks: Block[] = [
     heading('Atomic claim'),
-    p(`The key is claimed with ${l.claim}. The primary key makes a second claim of a live key physically impossible: whichever statement commits second sees the first one's row.`),
+    p(`The key is claimed with ${l.claim}. ${STORE_FACTS[model.stack.storeDatabase].uniqueness
+      ? `${STORE_FACTS[model.stack.storeDatabase].uniqueness}, so a second claim of a live key is impossible: of two concurrent claims, the second one finds the first one's record.`
+      : "The primary key makes a second claim of a live key physically impossible: whichever statement commits second sees the first one's row."}`),
     heading('Lock timeout'),
     table(['Action', 'Expected duration', 'Lease', 'Heartbeat', 'Justification'], model.actions.map((a) => [
       cell(a.name),
@@ -484,9 +486,9 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
     ),
     heading('Crash after the claim, before completion'),
     ...(transactional.length > 0
-      ? [p(`Transactional actions (${transactional.map((a) => a.name).join(', ')}): the worker's connection closes with it, PostgreSQL rolls back the claim and the action's writes, and the next attempt claims a fresh key at once.`)]
+      ? [p(`Transactional actions (${transactional.map((a) => a.name).join(', ')}): the worker's connection closes with it, ${DATABASE_LABELS[model.stack.storeDatabase]} rolls back the claim and the action's writes, and the next attempt claims a fresh key at once.`)]
       : []),
-    p(`Lease-mode actions: the record stays PROCESSING with a lease in locked_until. Once the lease lapses (${model.actions.map((a) => `${a.name}: ${sec(a.lockTimeoutMs)}`).join(', ')}), the next attempt reclaims it in the claim statement, with fencing_token incremented, and runs the action again. Recovery is automatic retry, and re-execution is safe because every downstream call carries a key derived from the local one.`),
+    p(`Lease-mode actions: ${STORE_FACTS[model.stack.storeDatabase].crashedLease(model.actions.map((a) => `${a.name}: ${sec(a.lockTimeoutMs)}`).join(', '))} Recovery is automatic retry, and re-execution is safe because every downstream call carries a key derived from the local one.`),
     list(model.actions.map((a) => [strong(a.name), `: ${a.recovery}`])),
     heading('Action partially completed'),
     p(

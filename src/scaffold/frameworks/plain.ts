@@ -8,7 +8,7 @@ import { quote } from '../tsLiteral.js';
 export const PLAIN: HttpFramework = {
   module: 'plain',
   optionsType: 'PlainIdempotencyOptions',
-  exports: 'idempotencyOf, idempotent, plainWrappers, InvalidKeyError, PrincipalMissingError, type PlainCall, type PlainIdempotencyOptions, type PlainIdempotent',
+  exports: 'idempotencyOf, idempotent, plainWrappers, problemForError, InvalidKeyError, PrincipalMissingError, type PlainCall, type PlainIdempotencyOptions, type PlainIdempotent',
   wrappers: 'plainWrappers',
   readme: {
     mount:
@@ -32,9 +32,7 @@ const result = await idempotency.idempotent(${quote(name)}, { scope: ctx.user.id
   tests: {
     imports: `import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InFlightError, MismatchError } from './core.js';
-import { idempotent, InvalidKeyError } from './plain.js';
-import { problemFor } from './problems.js';`,
+import { idempotent, problemForError } from './plain.js';`,
     serverDecl: 'let server: http.Server;',
     setup: () => `    const idempotency = createIdempotency({ pool, principal: () => undefined });
     const run = idempotent(ACTION, { core: idempotency.core, principal: () => undefined });
@@ -71,21 +69,16 @@ import { problemFor } from './problems.js';`,
           if (replayed) headers[REPLAY_HEADER] = 'true';
           res.writeHead(201, headers).end(JSON.stringify(result));
         } catch (error) {
-          const problem =
-            error instanceof InvalidKeyError
-              ? problemFor(error.reason === 'missing' ? 'key-missing' : 'key-invalid', POLICY)
-              : error instanceof MismatchError
-                ? problemFor('key-mismatch', POLICY)
-                : error instanceof InFlightError
-                  ? problemFor('in-flight', POLICY, error.retryAfterSeconds)
-                  : undefined;
+          // The adapters' answers: Retry-After only where a retry can succeed (409 in flight, 503).
+          const problem = problemForError(error, POLICY);
           if (!problem) return void res.writeHead(500).end('Internal Server Error');
+          const { retryAfterSeconds, ...body } = problem;
           res
             .writeHead(problem.status, {
               'content-type': 'application/problem+json',
-              'retry-after': String(problem.retryAfterSeconds ?? 1),
+              ...(retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) }),
             })
-            .end(JSON.stringify(problem));
+            .end(JSON.stringify(body));
         }
       })();
     });

@@ -88,7 +88,7 @@ export const ADAPTERS: readonly Adapter[] = [
     serves: 'none',
     idName: 'plain',
     framework: PLAIN,
-    adapter: { path: 'plain.ts', template: 'typescript/plain/plain.ts', role: 'middleware', purpose: 'idempotent(fn): run a function once per (scope, key), replay its stored JSON result' },
+    adapter: { path: 'plain.ts', template: 'typescript/plain/plain.ts', role: 'middleware', purpose: 'idempotent(fn): run a function once per (scope, key), replay its stored JSON result; problemForError() for answering its errors over HTTP' },
     wiringPurpose: 'createIdempotency(): store, core, and idempotent(name, call, work) for every action',
     javascript: true,
     labelDetail: ': idempotent(fn) for workers, scripts, tRPC, GraphQL',

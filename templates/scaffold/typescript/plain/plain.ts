@@ -1,8 +1,17 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { IdempotencyCore } from './core.js';
+import { InFlightError, MismatchError, NotReplayableError, type IdempotencyCore } from './core.js';
 import { computeFingerprint, pickFields } from './fingerprint.js';
 import { deriveKey, parseIdempotencyKey } from './keys.js';
-import type { ActionSettings, IdempotencyContext, Scope } from './types.js';
+import { problemFor, type Problem } from './problems.js';
+import {
+  LeaseLostError,
+  OutcomeUnknownError,
+  StoreUnavailableError,
+  type ActionSettings,
+  type IdempotencyContext,
+  type IdempotencyPolicy,
+  type Scope,
+} from './types.js';
 
 export type { IdempotencyContext } from './types.js';
 
@@ -48,6 +57,24 @@ export class PrincipalMissingError extends Error {
     super('idempotency keys are scoped to the caller, and there is no caller');
     this.name = 'PrincipalMissingError';
   }
+}
+
+/**
+ * Where the wrapper sits behind HTTP after all: the problem+json answer the framework adapters give for each error
+ * it throws, with the Retry-After they send (`retryAfterSeconds`): 503 for a store outage or an unknown outcome,
+ * 409 while the key is in flight. Undefined for anything else: the wrapped function's own errors are yours.
+ */
+export function problemForError(error: unknown, policy: IdempotencyPolicy): Problem | undefined {
+  if (error instanceof InvalidKeyError)
+    return problemFor(error.reason === 'missing' ? 'key-missing' : 'key-invalid', policy);
+  if (error instanceof PrincipalMissingError) return problemFor('principal-missing', policy);
+  if (error instanceof MismatchError) return problemFor('key-mismatch', policy);
+  if (error instanceof NotReplayableError) return problemFor('response-not-replayable', policy);
+  if (error instanceof InFlightError) return problemFor('in-flight', policy, error.retryAfterSeconds);
+  if (error instanceof StoreUnavailableError) return problemFor('store-unavailable', policy);
+  if (error instanceof LeaseLostError) return problemFor('lease-lost', policy);
+  if (error instanceof OutcomeUnknownError) return problemFor('outcome-unknown', policy);
+  return undefined;
 }
 
 const running = new AsyncLocalStorage<IdempotencyContext>();

@@ -71,6 +71,10 @@ describe.each(STORES)('a worker-only design on %s', (database) => {
     }
     // The store's own words are there: the runbook and the cleanup speak of it.
     expect(result.text).toMatch(OWN[own][0]!);
+    // TRIGGERS.md names the store by its name and no HTTP middleware a worker does not have.
+    const triggers = result.plan.find((item) => item.path === 'src/idempotency/TRIGGERS.md')!.contents;
+    expect(triggers).not.toMatch(/HTTP middleware/);
+    if (database !== 'postgres') expect(triggers).toContain(`## Tests on ${result.model.stack.databaseLabel.replace(/^MySQL$|^MariaDB$/, 'MySQL/MariaDB')}`);
     expect(await verifyPath(path.join(result.dir, result.document))).toEqual([]);
   });
 });

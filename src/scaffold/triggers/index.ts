@@ -54,6 +54,7 @@ const STORE_SUPPORT: Record<string, Omit<TriggerStoreSupport, 'id'>> = {
   mysql: { label: 'MySQL/MariaDB', listStuck: false, orderingTable: false, suites: false },
   sqlite: { label: 'SQLite', listStuck: false, orderingTable: false, suites: false },
   redis: { label: 'Redis', listStuck: false, orderingTable: false, suites: false },
+  dynamodb: { label: 'DynamoDB', listStuck: false, orderingTable: false, suites: false },
 };
 
 /** The trigger support of a store by its id (an unknown store gets the interface only: processors, no extras). */

@@ -18,7 +18,7 @@ export function renderTriggersReadme(model: DesignModel, plan: TriggerPlan, java
   const parts: string[] = [
     `# Webhooks, consumers, scheduled jobs
 
-The same core and store as the HTTP middleware (claim, lease, fencing token, stored outcome), keyed by what each
+${model.stack.worker ? 'The core and store of this scaffold' : model.stack.plain ? 'The same core and store as the idempotent(fn) wrapper' : 'The same core and store as the HTTP middleware'} (claim, lease, fencing token, stored outcome), keyed by what each
 trigger really carries: the provider's event id, the message id, or the job name and its scheduled slot. Never by
 an Idempotency-Key header: providers, brokers and schedulers do not send one. \`idempotency\` below is what
 \`createIdempotency()\` from index.ts returns; everything else is exported by the files named below (webhooks/,

@@ -69,6 +69,8 @@ export interface StoreFacts {
   provision?: (table: string) => { title: string; detail: string; safety: string };
   /** After "Nothing time-varying goes into a key … Expiry is ": where a record's expiry is kept. */
   expiryField: string;
+  /** After "The scope and action are ": where the record keeps them apart from the caller's key. */
+  keyParts: string;
   /** Section 5: after "Lease-mode actions: ", what a crashed run leaves and how the next attempt takes it over. */
   crashedLease: (leases: string) => string;
   /** The runbook's stuck-record steps: how to list them and how to release one (the middle step is the same for all). */
@@ -156,6 +158,7 @@ const POSTGRES: StoreFacts = {
   clock:
     "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by the database with now(); the application never sends one, so instance clock skew cannot cause a false reclaim.",
   aba: "The reclaim checks status and lease expiry in the same statement that takes the row; two nodes cannot both reclaim, because the row lock serialises them and the second no longer sees an expired lease.",
+  keyParts: 'stored in their own columns',
   expiryField: 'a column (expires_at)',
   crashedLease: ROW_LEASE,
   stuck: STUCK_ROWS,
@@ -202,6 +205,7 @@ const MYSQL: StoreFacts = {
   clock:
     "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by the database with UTC_TIMESTAMP(3); the application's clock never supplies one (a takeover writes back the created_at the claim's locked read took from the server), so instance clock skew cannot cause a false reclaim.",
   aba: "The takeover runs under the row lock the claim's INSERT took and re-checks status and lease expiry in its WHERE; two nodes cannot both reclaim, because the second waits for the first one's transaction and then no longer sees a lapsed lease.",
+  keyParts: 'stored in their own columns',
   expiryField: 'a column (expires_at)',
   crashedLease: ROW_LEASE,
   stuck: STUCK_ROWS,
@@ -246,6 +250,7 @@ const SQLITE: StoreFacts = {
   clock:
     "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by SQLite from julianday('now'); the application's clock never supplies one (created_at is read from SQLite once per claim and written in the same transaction). Every process that opens the database file runs on the machine that holds it, so they share one clock.",
   aba: "SQLite has one writer: the read and the takeover run under BEGIN IMMEDIATE's write lock with nothing in between, so two processes cannot both reclaim; the second one finds the first one's new lease.",
+  keyParts: 'stored in their own columns',
   expiryField: 'a column (expires_at)',
   crashedLease: ROW_LEASE,
   stuck: STUCK_ROWS,
@@ -303,6 +308,7 @@ const REDIS: StoreFacts = {
     detail: 'Nothing to migrate: records are hashes created by their first claim. Run Redis with maxmemory-policy noeviction and persistence (AOF).',
     safety: 'Nothing reads the keys yet.',
   }),
+  keyParts: "kept apart from it (the scope beside the key in the record's name, the action a field of the record's hash)",
   expiryField: "the record's TTL (PEXPIRE)",
   crashedLease: (leases) =>
     `the record stays PROCESSING while its lease key lives. Once the lease key expires on the Redis clock (${leases}), the next attempt's claim script takes the record over with a new fencing token and runs the action again.`,
@@ -363,6 +369,7 @@ const DYNAMODB: StoreFacts = {
     detail: 'Deploy dynamodb-table.yml (CloudFormation: the table keyed by pk, TTL on ttl), or create it with tableDefinition() from table.ts.',
     safety: 'A new table; nothing reads it yet.',
   }),
+  keyParts: 'kept apart from it (the scope beside the key in the partition key pk, the action an attribute of its own)',
   expiryField: 'an attribute (expiresAt, with ttl for DynamoDB TTL)',
   crashedLease: (leases) =>
     `the item stays PROCESSING with its lease in leaseUntil. Once the lease lapses (${leases}), the next attempt takes it over with an UpdateItem conditional on the old fencing token, which writes a new token, and runs the action again.`,
@@ -410,6 +417,7 @@ const MONGODB: StoreFacts = {
   clock:
     "Compute every timestamp on the server ($$NOW in an update pipeline), never from the application, so instance clock skew cannot cause a false reclaim.",
   aba: "The filter checks status and lease expiry in the same operation that takes the document; two nodes cannot both reclaim, because single-document writes are atomic and the second one no longer matches.",
+  keyParts: 'stored in their own fields',
   expiryField: 'a field of the record (expires_at)',
   crashedLease: ROW_LEASE,
   stuck: STUCK_ROWS,

@@ -38,6 +38,7 @@ const RELATIONAL: readonly RegExp[] = [
   /Run the migration/,
   /cleanup job (runs|deletes)/,
   /Schedule the cleanup job/,
+  /\bcolumns?\b/,
 ];
 
 const family = (database: Database): keyof typeof OWN => (database === 'mariadb' ? 'mysql' : (database as keyof typeof OWN));

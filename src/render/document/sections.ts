@@ -279,17 +279,17 @@ function keyDesign(model: DesignModel): Section {
   const blocks: Block[] = [
     heading('Key format'),
     model.stack.worker
-      ? p('The logical key is {scope}_{action}_{intent}. The scope and action are stored in their own columns, so what a consumer reads from the message (its id), or a cron job takes from its schedule (the slot), is only the intent part; no header is involved.')
+      ? p(`The logical key is {scope}_{action}_{intent}. The scope and action are ${STORE_FACTS[model.stack.storeDatabase].keyParts}, so what a consumer reads from the message (its id), or a cron job takes from its schedule (the slot), is only the intent part; no header is involved.`)
       : model.stack.plain
       ? p(
-          'The logical key is {scope}_{action}_{intent}. The scope and action are stored in their own columns, so what the caller passes as the call\'s ',
+          `The logical key is {scope}_{action}_{intent}. The scope and action are ${STORE_FACTS[model.stack.storeDatabase].keyParts}, so what the caller passes as the call's `,
           code('key'),
           ' (often read from an ',
           code(k.header),
           ' header) is only the intent part.',
         )
       : p(
-          'The logical key is {scope}_{action}_{intent}. The scope and action are stored in their own columns, so what the client sends in the ',
+          `The logical key is {scope}_{action}_{intent}. The scope and action are ${STORE_FACTS[model.stack.storeDatabase].keyParts}, so what the client sends in the `,
           code(k.header),
           ' header is only the intent part',
           model.actions.some((a) => a.transport === 'server-action') ? ' (a Server Action gets that part as its first argument instead).' : '.',

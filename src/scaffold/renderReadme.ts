@@ -52,7 +52,7 @@ Consumers and jobs use \`idempotency.core.runOnce(ACTIONS.name, { scope, key, fi
 
 Inside a protected handler, \`idempotencyOf(${req})\` returns the same context in every framework: \`scope\`, \`key\`,
 \`action\`, the fencing \`token\`, \`attempt\` (above 1 when an earlier attempt may already have had effects), the
-lease \`signal\` and, in transactional mode, \`db\` (the open transaction's client). Multi-step actions pass it on:
+lease \`signal\`${store.transactional ? " and, in transactional mode, `db` (the open transaction's client)" : ''}. Multi-step actions pass it on:
 
 ${block(`const context = idempotencyOf(${req})${javascript ? '' : '!'};
 await idempotency.saga.run(context, [

@@ -20,9 +20,17 @@ export function isWorkerOnly(actions: ReadonlyArray<{ trigger: string; transport
   return actions.length > 0 && actions.every((a) => a.transport === undefined && (a.trigger === 'consumer' || a.trigger === 'cron'));
 }
 
+/**
+ * The broker a consumer action is delivered by: its own where inspection found it, else the stack's. The document
+ * (workerKinds) and the scaffold (the adapters in consumers/, planTriggers) both ask this, so they name the same ones.
+ */
+export function deliveringBroker(action: { broker?: string | undefined }, stackBroker: string): string {
+  return action.broker ?? stackBroker;
+}
+
 export function workerKinds(actions: ReadonlyArray<{ trigger: string; broker?: string | undefined }>, stackBroker: string): WorkerKinds {
   const consumers = actions.filter((a) => a.trigger === 'consumer');
-  const brokers = [...new Set(consumers.map((a) => a.broker ?? stackBroker))].filter((b) => b !== 'none' && b !== 'unknown').sort();
+  const brokers = [...new Set(consumers.map((a) => deliveringBroker(a, stackBroker)))].filter((b) => b !== 'none' && b !== 'unknown').sort();
   return { consumers: consumers.length > 0, crons: actions.some((a) => a.trigger === 'cron'), brokers };
 }
 

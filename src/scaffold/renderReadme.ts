@@ -115,6 +115,7 @@ function workerWiring(view: ScaffoldView, javascript: boolean): string {
     ...(consumers.length > 0 ? [consumerWiring(consumers, 'none', { producers: false, javascript })] : []),
     ...(cron
       ? [
+          ...(consumers.length > 0 ? [''] : []),
           'const guard = new CronGuard({ core: idempotency.core });',
           // node-schedule passes the fire date, the slot, so any schedule works; other schedulers: TRIGGERS.md.
           `schedule.scheduleJob(${/^\S+(?: \S+){4,5}$/.test(cron.route) ? quote(cron.route) : 'rule'}, nodeScheduleTask(guard, ACTIONS.${cron.codeName}, ${quote(cron.codeName)}, work));`,

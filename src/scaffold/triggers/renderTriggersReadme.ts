@@ -1,4 +1,6 @@
+import { BROKER_LABELS } from '../../model/labels.js';
 import type { DesignModel } from '../../model/types.js';
+import { deliveringBroker } from '../../model/workerOutcomes.js';
 import { printSnippet } from '../javascript/printModule.js';
 import type { ModuleType } from '../javascript/transpile.js';
 import { quote } from '../tsLiteral.js';
@@ -166,8 +168,9 @@ IdempotencyStore interface, and \`idempotency.test.ts\` and \`store-contract.tes
  * How each adapter in consumers/ is wired: what it needs first, the producer's side (a stable message id) and the
  * consumer wrapper (`wrapper`, exported by consumers/<adapter>.ts) around the user's `handle`.
  */
-const ADAPTER_WIRING: Record<BrokerAdapter, { wrapper: string; setup?: string; producer?: (name: string) => string; consumer: (name: string, javascript: boolean) => string }> = {
+const ADAPTER_WIRING: Record<BrokerAdapter, { label: string; wrapper: string; setup?: string; producer?: (name: string) => string; consumer: (name: string, javascript: boolean) => string }> = {
   bullmq: {
+    label: 'BullMQ',
     wrapper: 'bullmqProcessor',
     producer: (name) => `// Producer: the same work gets the same jobId.
 await queue.add('${name}', data, { jobId: jobIdFor(ACTIONS.${name}, { orderId: data.orderId }), attempts: 5 });`,
@@ -175,6 +178,7 @@ await queue.add('${name}', data, { jobId: jobIdFor(ACTIONS.${name}, { orderId: d
 new Worker(queueName, bullmqProcessor({ core: idempotency.core, action: ACTIONS.${name}, handle }), { connection });`,
   },
   bull: {
+    label: 'Bull',
     wrapper: 'bullProcessor',
     producer: (name) => `// Producer: the same work gets the same jobId.
 await queue.add('${name}', data, { jobId: jobIdFor(ACTIONS.${name}, { orderId: data.orderId }), attempts: 5 });`,
@@ -182,19 +186,22 @@ await queue.add('${name}', data, { jobId: jobIdFor(ACTIONS.${name}, { orderId: d
 queue.process('${name}', bullProcessor({ core: idempotency.core, action: ACTIONS.${name}, handle }));`,
   },
   amqplib: {
+    label: 'RabbitMQ (amqplib)',
     wrapper: 'consumeIdempotently',
     setup: 'const channel = await connection.createConfirmChannel();',
     producer: () => "await publishWithId(channel, 'queue-name', body, messageId); // producer: a stable messageId per intent",
     consumer: (name) => `await consumeIdempotently(channel, { core: idempotency.core, action: ACTIONS.${name}, queue: 'queue-name', deadLetterExchange: 'dlx', handle });`,
   },
   nats: {
+    label: 'NATS JetStream',
     wrapper: 'natsHandler',
     producer: () => "await publishWithId(js, 'subject', data, messageId); // Nats-Msg-Id: JetStream drops repeats within its window",
     // (The loop body goes on its own line in JavaScript, where the old path's compiler put it.)
     consumer: (name, javascript) => `const handle${upper(name)} = natsHandler({ core: idempotency.core, action: ACTIONS.${name}, handle });
-for await (const message of await consumer.consume())${javascript ? '\n  ' : ' '}await handle${upper(name)}(message);`,
+for await (const message of await jsConsumer.consume())${javascript ? '\n  ' : ' '}await handle${upper(name)}(message);`,
   },
   kafka: {
+    label: 'Kafka (kafkajs)',
     wrapper: 'kafkaEachMessage',
     setup: 'const consumer = kafka.consumer({ groupId });',
     consumer: (name) => `await consumer.run({ autoCommit: false, eachMessage: kafkaEachMessage(consumer, { core: idempotency.core, action: ACTIONS.${name}, handle }) });`,
@@ -211,16 +218,31 @@ export function consumerWiring(
   stackBroker: string,
   options: { producers: boolean; javascript: boolean },
 ): string {
-  return consumerParts(consumers, stackBroker)
+  const parts = consumerParts(consumers, stackBroker);
+  return parts
     .map(({ adapter, name }) => {
+      // Several brokers: each part says whose it is (the names in it, such as `channel`, are that client's).
+      const title = parts.length === 1 ? [] : [`// ${adapter === undefined ? unadaptedTitle(consumers, stackBroker) : ADAPTER_WIRING[adapter].label}`];
       if (adapter === undefined) {
-        return `const onMessage = idempotentHandler({ core: idempotency.core, action: ACTIONS.${name}, messageIdOf: (m) => m.id, handle });
-const outcome = await onMessage(message); // ack on 'done' | 'duplicate' | 'dead'; redeliver on 'busy' or a throw`;
+        return [
+          ...title,
+          `const onMessage = idempotentHandler({ core: idempotency.core, action: ACTIONS.${name}, messageIdOf: (m) => m.id, handle });
+const outcome = await onMessage(message); // ack on 'done' | 'duplicate' | 'dead'; redeliver on 'busy' or a throw`,
+        ].join('\n');
       }
       const wiring = ADAPTER_WIRING[adapter];
-      return [wiring.setup, options.producers ? wiring.producer?.(name) : undefined, wiring.consumer(name, options.javascript)].filter((line) => line !== undefined).join('\n');
+      return [...title, wiring.setup, options.producers ? wiring.producer?.(name) : undefined, wiring.consumer(name, options.javascript)].filter((line) => line !== undefined).join('\n');
     })
-    .join('\n');
+    .join('\n\n');
+}
+
+/** "Amazon SQS (no adapter here): the generic handler", naming the brokers the design knows among those without one. */
+function unadaptedTitle(consumers: ReadonlyArray<{ broker?: string | undefined }>, stackBroker: string): string {
+  const brokers = [...new Set(consumers.filter((action) => consumerAdapter(action, stackBroker) === undefined).map((action) => deliveringBroker(action, stackBroker)))]
+    .filter((broker) => broker !== 'none' && broker !== 'unknown')
+    .sort()
+    .map((broker) => BROKER_LABELS[broker] ?? broker);
+  return `${brokers.length > 0 ? `${brokers.join(', ')} (no adapter here)` : 'Any other broker'}: the generic handler, acknowledging on its outcome`;
 }
 
 /** The modules (relative to the scaffold) and wrappers consumerWiring's consumer side calls, for a README's imports. */

@@ -41,6 +41,7 @@ const ADAPTERS: Record<string, { busy: string; dead: string }> = {
   rabbitmq: { busy: 'the message is nacked back to the queue after the time left on the lease (at most 30 seconds)', dead: 'the message is published to the dead-letter exchange, then acked' },
   nats: { busy: "the message is nak'ed with the time left on the lease as the delay", dead: 'the message is terminated (term()), which JetStream reports in an advisory a dead-letter can follow' },
   kafka: { busy: 'eachMessage throws and kafkajs resumes from the last committed offset', dead: 'the offset is committed past it; no dead-letter topic unless the handler routes one' },
+  sqs: { busy: 'the message is made visible again after the time left on the lease (ChangeMessageVisibility)', dead: 'the message is sent to the dead-letter queue, then deleted' },
 };
 
 /** " (BullMQ: …; RabbitMQ: …)" for the design's brokers that have an adapter; brokers without one act on the outcome themselves. */

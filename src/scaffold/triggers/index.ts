@@ -66,7 +66,7 @@ export function triggerStoreSupport(storeId = 'postgres'): TriggerStoreSupport {
 }
 
 /** The client adapters in consumers/ (a template each). */
-export type BrokerAdapter = 'bullmq' | 'bull' | 'amqplib' | 'nats' | 'kafka';
+export type BrokerAdapter = 'bullmq' | 'bull' | 'amqplib' | 'nats' | 'kafka' | 'sqs';
 
 const BROKER_ADAPTERS: Record<string, BrokerAdapter | undefined> = {
   bullmq: 'bullmq',
@@ -74,9 +74,10 @@ const BROKER_ADAPTERS: Record<string, BrokerAdapter | undefined> = {
   rabbitmq: 'amqplib',
   nats: 'nats',
   kafka: 'kafka',
+  sqs: 'sqs',
 };
 
-/** The adapter for a consumer's broker (its own, else the stack's); undefined where the scaffold has none (SQS, unknown). */
+/** The adapter for a consumer's broker (its own, else the stack's); undefined where the scaffold has none (an unknown one). */
 export function consumerAdapter(action: { broker?: string | undefined }, stackBroker: string): BrokerAdapter | undefined {
   return BROKER_ADAPTERS[deliveringBroker(action, stackBroker)];
 }
@@ -151,6 +152,7 @@ export function triggerFiles(model: DesignModel, frameworkModule = 'express', st
       amqplib: 'RabbitMQ (amqplib): ack after completion, counted retries, poison messages to the dead-letter exchange',
       nats: 'NATS JetStream: Nats-Msg-Id on publish, consumer-side dedupe beyond the duplicate window',
       kafka: 'kafkajs: business key or topic/partition/offset, offsets committed after completion',
+      sqs: 'Amazon SQS (@aws-sdk/client-sqs): delete after completion, visibility for busy messages, poison messages to the dead-letter queue',
     } as const;
     for (const broker of plan.brokers) copy(`consumers/${broker}.ts`, 'other', purposes[broker]);
     if (suites) copy('consumers/consumers.test.ts', 'tests', 'consumer scenarios: redelivery, duplicate publish, concurrent delivery, poison message');

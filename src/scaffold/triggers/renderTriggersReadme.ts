@@ -110,7 +110,7 @@ ${block(`${code}
   \`idempotency_consumer_redeliveries_total\` and \`idempotency_consumer_dead_lettered_total\` (alerted in idempotency-alerts.yml).
 - Poison messages: after \`maxAttempts\` failures the record is marked FAILED (redeliveries are then acknowledged
   without running) and the message goes to the dead letter (RabbitMQ: the dead-letter exchange; BullMQ and Bull: the
-  failed set; JetStream: \`term()\`; Kafka: the offset moves past it).`);
+  failed set; JetStream: \`term()\`; Kafka: the offset moves past it; SQS: the dead-letter queue, then deleted).`);
   }
   if (plan.crons.length > 0) {
     const action = plan.crons[0]!;
@@ -166,7 +166,7 @@ IdempotencyStore interface, and \`idempotency.test.ts\` and \`store-contract.tes
 
 /**
  * How each adapter in consumers/ is wired: what it needs first, the producer's side (a stable message id) and the
- * consumer wrapper (`wrapper`, exported by consumers/<adapter>.ts) around the user's `handle`.
+ * consumer wrapper around the user's `handle` (`wrapper`: what the consumer side imports from consumers/<adapter>.ts).
  */
 const ADAPTER_WIRING: Record<BrokerAdapter, { label: string; wrapper: string; setup?: string; producer?: (name: string) => string; consumer: (name: string, javascript: boolean) => string }> = {
   bullmq: {
@@ -205,6 +205,13 @@ for await (const message of await jsConsumer.consume())${javascript ? '\n  ' : '
     wrapper: 'kafkaEachMessage',
     setup: 'const consumer = kafka.consumer({ groupId });',
     consumer: (name) => `await consumer.run({ autoCommit: false, eachMessage: kafkaEachMessage(consumer, { core: idempotency.core, action: ACTIONS.${name}, handle }) });`,
+  },
+  sqs: {
+    label: 'Amazon SQS',
+    wrapper: 'pollIdempotently',
+    // Keyed by the SQS MessageId (as the document says) unless the producer sets an id of its own.
+    producer: () => 'await sendWithId(sqs, queueUrl, body, messageId); // a producer that retries: its own id, read with messageIdOf: messageIdOfAttribute',
+    consumer: (name) => `void pollIdempotently(sqs, { core: idempotency.core, action: ACTIONS.${name}, queueUrl, deadLetterQueueUrl, handle, signal });`,
   },
 };
 

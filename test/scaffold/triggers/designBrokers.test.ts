@@ -109,12 +109,25 @@ describe('a consumer adapter for every broker the design names', () => {
     expect(fileOf(unknown, 'README.md')).toContain("import { idempotentHandler } from './idempotency/consumers/handler.js';");
   });
 
-  it('a consumer on a broker without an adapter (SQS) beside one with: the adapter and the generic handler, each titled', () => {
-    const model = workerModel('sqs', { settleLedger: 'kafka' });
+  it('a consumer on a broker nobody named beside one on Kafka: the adapter and the generic handler, each titled', () => {
+    const model = workerModel('unknown', { settleLedger: 'kafka' });
     expect(planTriggers(model).brokers).toEqual(['kafka']);
     const triggers = fileOf(model, 'TRIGGERS.md');
     expect(triggers).toContain('// Kafka (kafkajs)\n');
-    expect(triggers).toContain('// Amazon SQS (no adapter here): the generic handler, acknowledging on its outcome\nconst onMessage = idempotentHandler({ core: idempotency.core, action: ACTIONS.sendWelcomeEmail');
+    expect(triggers).toContain('// Any other broker: the generic handler, acknowledging on its outcome\nconst onMessage = idempotentHandler({ core: idempotency.core, action: ACTIONS.sendWelcomeEmail');
+  });
+
+  it('SQS (the stack) and Kafka: both adapters, compiled as generated', async () => {
+    const model = workerModel('sqs', { settleLedger: 'kafka' });
+    expect(planTriggers(model).brokers).toEqual(['kafka', 'sqs']);
+    expect(fileOf(model, 'README.md')).toContain("import { pollIdempotently } from './idempotency/consumers/sqs.js';");
+    const generated = await generateTriggersAndCompile(model, []);
+    expect(generated.tscOutput).toBe('');
+    // The SQS adapter sends the client's commands (a runtime dependency); the Kafka one only needs kafkajs' types.
+    const dependencies = missingDependencies(generated.files, new Set(), true);
+    expect(dependencies.runtime).toContain('@aws-sdk/client-sqs');
+    expect(dependencies.dev).toContain('kafkajs');
+    expect(installCommands('npm', { packageDir: '' }, dependencies)[0]).toMatch(/^npm i .*@aws-sdk\/client-sqs/);
   });
 
   it(
@@ -129,17 +142,18 @@ describe('a consumer adapter for every broker the design names', () => {
         // The stack names one broker; the consumers are on five.
         expect(config.stack.broker).toBe('bullmq');
         const written = (await readdir(path.join(dir, 'src/idempotency/consumers'))).sort();
-        expect(written).toEqual(['amqplib.ts', 'bullmq.ts', 'handler.ts', 'kafka.ts', 'metrics.ts', 'nats.ts']);
+        expect(written).toEqual(['amqplib.ts', 'bullmq.ts', 'handler.ts', 'kafka.ts', 'metrics.ts', 'nats.ts', 'sqs.ts']);
         const readme = await readFile(path.join(dir, 'src/idempotency/README.md'), 'utf8');
-        for (const wrapper of ['bullmqProcessor', 'kafkaEachMessage', 'natsHandler', 'consumeIdempotently', 'idempotentHandler']) expect(readme).toContain(`import { ${wrapper} }`);
+        for (const wrapper of ['bullmqProcessor', 'kafkaEachMessage', 'natsHandler', 'consumeIdempotently', 'pollIdempotently']) expect(readme).toContain(`import { ${wrapper} }`);
         expect(readme).not.toContain('tRPC');
-        // The document describes those adapters and says SQS has none.
+        // The document describes those adapters.
         const pages = await readdir(path.join(dir, 'docs/idempotency-design'));
         const document = (await Promise.all(pages.filter((page) => page.endsWith('.html')).map((page) => readFile(path.join(dir, 'docs/idempotency-design', page), 'utf8')))).join('\n');
         expect(document).toContain('Kafka: eachMessage throws and kafkajs resumes from the last committed offset');
         expect(document).toContain('NATS: the message is nak');
         expect(document).toContain('RabbitMQ: the message is nacked back to the queue');
-        expect(document).toContain('Amazon SQS: no adapter in the scaffold');
+        expect(document).toContain('Amazon SQS: the message is made visible again');
+        expect(document).not.toContain('no adapter in the scaffold');
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

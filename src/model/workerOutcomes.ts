@@ -20,9 +20,17 @@ export function isWorkerOnly(actions: ReadonlyArray<{ trigger: string; transport
   return actions.length > 0 && actions.every((a) => a.transport === undefined && (a.trigger === 'consumer' || a.trigger === 'cron'));
 }
 
+/**
+ * The broker a consumer action is delivered by: its own where inspection found it, else the stack's. The document
+ * (workerKinds) and the scaffold (the adapters in consumers/, planTriggers) both ask this, so they name the same ones.
+ */
+export function deliveringBroker(action: { broker?: string | undefined }, stackBroker: string): string {
+  return action.broker ?? stackBroker;
+}
+
 export function workerKinds(actions: ReadonlyArray<{ trigger: string; broker?: string | undefined }>, stackBroker: string): WorkerKinds {
   const consumers = actions.filter((a) => a.trigger === 'consumer');
-  const brokers = [...new Set(consumers.map((a) => a.broker ?? stackBroker))].filter((b) => b !== 'none' && b !== 'unknown').sort();
+  const brokers = [...new Set(consumers.map((a) => deliveringBroker(a, stackBroker)))].filter((b) => b !== 'none' && b !== 'unknown').sort();
   return { consumers: consumers.length > 0, crons: actions.some((a) => a.trigger === 'cron'), brokers };
 }
 
@@ -33,6 +41,7 @@ const ADAPTERS: Record<string, { busy: string; dead: string }> = {
   rabbitmq: { busy: 'the message is nacked back to the queue after the time left on the lease (at most 30 seconds)', dead: 'the message is published to the dead-letter exchange, then acked' },
   nats: { busy: "the message is nak'ed with the time left on the lease as the delay", dead: 'the message is terminated (term()), which JetStream reports in an advisory a dead-letter can follow' },
   kafka: { busy: 'eachMessage throws and kafkajs resumes from the last committed offset', dead: 'the offset is committed past it; no dead-letter topic unless the handler routes one' },
+  sqs: { busy: 'the message is made visible again after the time left on the lease (ChangeMessageVisibility)', dead: 'the message is sent to the dead-letter queue, then deleted' },
 };
 
 /** " (BullMQ: …; RabbitMQ: …)" for the design's brokers that have an adapter; brokers without one act on the outcome themselves. */

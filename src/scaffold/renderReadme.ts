@@ -7,6 +7,8 @@ import type { ModuleType } from './javascript/transpile.js';
 import type { ActionView, ScaffoldView } from './scaffoldView.js';
 import { POSTGRES_STORE } from './stores/postgres.js';
 import type { StoreModule } from './stores/types.js';
+import { consumerImports, consumerWiring } from './triggers/renderTriggersReadme.js';
+import { quote } from './tsLiteral.js';
 
 /**
  * README.md: what each file is for and the wiring, in under 15 lines of code. With `javascript`, the README of a
@@ -35,6 +37,7 @@ export function renderReadme(
   ]
     .filter(Boolean)
     .join('\n\n');
+  const worker = isWorkerOnly(view.actions);
   const principalLine = scoped ? `// Keys are scoped to the caller: return the authenticated user / account / tenant id.\n  principal: ${framework.readme.principal ?? `(${req}) => ${req}.user?.id`},` : "principal: () => 'global',";
   const text = `# Idempotency layer
 
@@ -44,12 +47,10 @@ the generator updates a file only while it is unchanged since it wrote it.
 ## Wiring
 
 1. ${store.readme.migrationStep}
-2. ${framework.readme.mount}
+2. ${worker ? workerMount(view) : framework.readme.mount}
 
-${block(`${framework.readme.code({ ...view, actions: view.actions.filter((action) => !action.transport) }, principalLine, javascript !== undefined)}\n`)}
-${unrouted(view, framework)}
-Consumers and jobs use \`idempotency.core.runOnce(ACTIONS.name, { scope, key, fingerprint }, (signal, context) => work(context))\`.
-
+${block(`${worker ? workerWiring(view, javascript !== undefined) : framework.readme.code({ ...view, actions: view.actions.filter((action) => !action.transport) }, principalLine, javascript !== undefined)}\n`)}
+${unrouted(view, framework)}${worker ? '' : '\nConsumers and jobs use `idempotency.core.runOnce(ACTIONS.name, { scope, key, fingerprint }, (signal, context) => work(context))`.\n'}
 Inside a protected handler, \`idempotencyOf(${req})\` returns the same context in every framework: \`scope\`, \`key\`,
 \`action\`, the fencing \`token\`, \`attempt\` (above 1 when an earlier attempt may already have had effects), the
 lease \`signal\`${store.transactional ? " and, in transactional mode, `db` (the open transaction's client)" : ''}. Multi-step actions pass it on:
@@ -67,7 +68,7 @@ the same key, and two callers who chose the same Idempotency-Key never share one
 
 ${modes}
 
-${isWorkerOnly(view.actions) ? workerBehaviour(view, store) : httpBehaviour(view, store)}
+${worker ? workerBehaviour(view, store) : httpBehaviour(view, store)}
 ${store.readme.retention(view)}
 
 ## Files
@@ -86,6 +87,42 @@ for tests and local runs only, never in production: two instances would each run
 `;
   // The JavaScript files' names wherever the text names a .ts file, as the old path renamed them.
   return javascript ? text.replace(/\b([\w.-]+)\.ts\b/g, '$1.js') : text;
+}
+
+/** Step 2 of a worker's wiring, naming only the kinds of work it has. */
+function workerMount(view: ScaffoldView): string {
+  const consumers = view.actions.some((action) => action.trigger === 'consumer');
+  const crons = view.actions.some((action) => action.trigger === 'cron');
+  if (!consumers) return 'Create one instance per worker process and give its `core` to the cron guard. TRIGGERS.md has the rest:\n   other schedulers, batches, metrics.';
+  return `Create one instance per worker process and give its \`core\` to each consumer's wrapper (the adapter in\n   \`consumers/\` for its broker)${crons ? ' and to the cron guard' : ''}. TRIGGERS.md has the rest: producers, metrics, dead letters.`;
+}
+
+/**
+ * A worker's wiring (every action a consumer or a cron job): no route and no request, so the example is the consumer
+ * wrapper of each broker the design names (the adapters the scaffold has, as in TRIGGERS.md) and the cron guard.
+ */
+function workerWiring(view: ScaffoldView, javascript: boolean): string {
+  const consumers = view.actions.filter((action) => action.trigger === 'consumer');
+  // Every consumer carries the broker the design gives it (its own, else the stack's), so the stack's adds nothing here.
+  const imports = consumerImports(consumers, 'none');
+  const cron = view.actions.find((action) => action.trigger === 'cron');
+  const lines = [
+    "import { ACTIONS, createIdempotency, createPool, POLICY } from './idempotency/index.js';",
+    ...imports.map((item) => `import { ${item.name} } from './idempotency/${item.module}';`),
+    ...(cron ? ["import { CronGuard, nodeScheduleTask } from './idempotency/cron/guard.js';"] : []),
+    '',
+    `const idempotency = createIdempotency({ pool: createPool(process.env.DATABASE_URL${javascript ? '' : '!'}, POLICY) });`,
+    ...(consumers.length > 0 ? [consumerWiring(consumers, 'none', { producers: false, javascript })] : []),
+    ...(cron
+      ? [
+          ...(consumers.length > 0 ? [''] : []),
+          'const guard = new CronGuard({ core: idempotency.core });',
+          // node-schedule passes the fire date, the slot, so any schedule works; other schedulers: TRIGGERS.md.
+          `schedule.scheduleJob(${/^\S+(?: \S+){4,5}$/.test(cron.route) ? quote(cron.route) : 'rule'}, nodeScheduleTask(guard, ACTIONS.${cron.codeName}, ${quote(cron.codeName)}, work));`,
+        ]
+      : []),
+  ];
+  return lines.join('\n');
 }
 
 /** Behaviour of the HTTP layer: statuses, headers and bodies. */

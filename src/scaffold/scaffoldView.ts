@@ -1,4 +1,5 @@
 import type { ActionDesign, DesignModel, MetricDesign } from '../model/types.js';
+import { deliveringBroker } from '../model/workerOutcomes.js';
 
 /**
  * What the generated TypeScript needs from the design, flattened to plain values. Renderers read only this, so
@@ -69,6 +70,8 @@ export interface ActionView {
   http: boolean;
   /** A GraphQL mutation, tRPC procedure or Server Action: no route of its own to mount anything on. */
   transport?: ActionDesign['transport'];
+  /** A consumer: the broker that delivers it, as the document names it (its own, else the stack's). */
+  broker?: string;
 }
 
 export type MetricRole =
@@ -101,7 +104,7 @@ const PROMETHEUS_NAMES: Record<MetricRole, string> = {
   oldestInFlightAge: 'idempotency_oldest_in_flight_age_seconds',
 };
 
-function toActionView(action: ActionDesign): ActionView {
+function toActionView(action: ActionDesign, stackBroker: string): ActionView {
   const http = action.trigger === 'http' && action.path !== undefined;
   return {
     name: action.name,
@@ -110,6 +113,7 @@ function toActionView(action: ActionDesign): ActionView {
     method: http ? (action.method ?? 'POST').toUpperCase() : undefined,
     route: action.path ?? action.route ?? action.codeName,
     ...(action.transport ? { transport: action.transport } : {}),
+    ...(action.trigger === 'consumer' ? { broker: deliveringBroker(action, stackBroker) } : {}),
     significantFields: [...action.significantFields],
     scope: action.scope,
     mode: action.mode,
@@ -138,7 +142,7 @@ function poolSizeFor(concurrency: 'single-server' | 'multi-instance' | 'global')
 }
 
 export function buildScaffoldView(model: DesignModel): ScaffoldView {
-  const actions = model.actions.map(toActionView);
+  const actions = model.actions.map((action) => toActionView(action, model.stack.broker));
   const httpActions = actions.filter((action) => action.http);
   const testAction = httpActions.find((action) => action.keySource !== 'derived') ?? httpActions[0] ?? actions[0]!;
   const sagaAction = actions.find((action) => action.steps.length > 1);

@@ -223,7 +223,7 @@ export const wireConsumer: Transform = (sf, target, context) => {
     const handler = shape.node.getArguments()[1] as Expression | undefined;
     const problem = handlerProblem(handler);
     if (problem || !handler) return manualOnly(target, `new Worker(...) at line ${line}: ${problem}; pass bullmqProcessor({ core, action: ${action}, handle }) from consumers/bullmq.ts as the processor by hand`, line);
-    if (!context.scaffoldModules.has('consumers/bullmq')) return manualOnly(target, 'the scaffold has no consumers/bullmq.ts (the broker in the config is not "bullmq", or the generated target for this database has no queue-consumer runtime); wrap the processor as TRIGGERS.md / the document shows', line);
+    if (!context.scaffoldModules.has('consumers/bullmq')) return manualOnly(target, 'the scaffold has no consumers/bullmq.ts (no consumer in the design is on bullmq: neither the broker inspection found for it nor the one in the config, or the generated target for this database has no queue-consumer runtime); wrap the processor as TRIGGERS.md / the document shows', line);
     const missing = ensureTriggerImports(sf, context, [['consumers/bullmq', 'bullmqProcessor']]);
     if (missing) return manualOnly(target, `new Worker(...) at line ${line} not wired: ${missing}`, line);
     const returns = isFunction(handler) && returnsValue(handler);
@@ -238,7 +238,7 @@ export const wireConsumer: Transform = (sf, target, context) => {
     const handler = args[args.length - 1] as Expression | undefined;
     const problem = handlerProblem(handler, 'bullProcessor', "Bull's done callback: make it async (job) => …");
     if (problem || !handler) return manualOnly(target, `queue.process(...) at line ${line}: ${problem}; pass bullProcessor({ core, action: ${action}, handle }) from consumers/bull.ts as the handler by hand`, line);
-    if (!context.scaffoldModules.has('consumers/bull')) return manualOnly(target, 'the scaffold has no consumers/bull.ts (the broker in the config is not "bull", or the generated target for this database has no queue-consumer runtime); wrap the handler as TRIGGERS.md / the document shows', line);
+    if (!context.scaffoldModules.has('consumers/bull')) return manualOnly(target, 'the scaffold has no consumers/bull.ts (no consumer in the design is on bull: neither the broker inspection found for it nor the one in the config, or the generated target for this database has no queue-consumer runtime); wrap the handler as TRIGGERS.md / the document shows', line);
     const missing = ensureTriggerImports(sf, context, [['consumers/bull', 'bullProcessor']]);
     if (missing) return manualOnly(target, `queue.process(...) at line ${line} not wired: ${missing}`, line);
     const returns = isFunction(handler) && returnsValue(handler);
@@ -257,7 +257,7 @@ export const wireConsumer: Transform = (sf, target, context) => {
     const handler = property && Node.isPropertyAssignment(property) ? property.getInitializer() : undefined;
     const problem = property && Node.isMethodDeclaration(property) ? 'eachMessage is a method; make it a property (eachMessage: async (payload) => …)' : handlerProblem(handler);
     if (problem || !handler || !consumer) return manualOnly(target, `consumer.run(...) at line ${line}: ${problem ?? 'the consumer is not a plain name'}; pass kafkaEachMessage(consumer, { core, action: ${action}, handle }) from consumers/kafka.ts as eachMessage by hand, with autoCommit: false`, line);
-    if (!context.scaffoldModules.has('consumers/kafka')) return manualOnly(target, 'the scaffold has no consumers/kafka.ts (the broker in the config is not "kafka", or the generated target for this database has no queue-consumer runtime); wrap eachMessage as the document shows', line);
+    if (!context.scaffoldModules.has('consumers/kafka')) return manualOnly(target, 'the scaffold has no consumers/kafka.ts (no consumer in the design is on kafka: neither the broker inspection found for it nor the one in the config, or the generated target for this database has no queue-consumer runtime); wrap eachMessage as the document shows', line);
     const missing = ensureTriggerImports(sf, context, [['consumers/kafka', 'kafkaEachMessage']]);
     if (missing) return manualOnly(target, `consumer.run(...) at line ${line} not wired: ${missing}`, line);
     replaceRaw(sf, handler, wrapperCall(sf, property!, 'kafkaEachMessage', [['core', core], ['action', action], ['handle', handleText(handler)]], `${consumer}, `));

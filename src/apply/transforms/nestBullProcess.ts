@@ -30,7 +30,7 @@ export function wireNestBullProcess(sf: SourceFile, target: WiringTarget, contex
   if (!method.isAsync()) return manualOnly(target, `the @Process() method at line ${line} is not async; make it async${by}`, line);
   const body = method.getBody();
   if (!body || !Node.isBlock(body)) return manualOnly(target, `the @Process() method at line ${line} has no body`, line);
-  if (!context.scaffoldModules.has('consumers/bull')) return manualOnly(target, 'the scaffold has no consumers/bull.ts (the broker in the config is not "bull", or the generated target for this database has no queue-consumer runtime); wrap the @Process() method as TRIGGERS.md / the document shows', line);
+  if (!context.scaffoldModules.has('consumers/bull')) return manualOnly(target, 'the scaffold has no consumers/bull.ts (no consumer in the design is on bull: neither the broker inspection found for it nor the one in the config, or the generated target for this database has no queue-consumer runtime); wrap the @Process() method as TRIGGERS.md / the document shows', line);
 
   const returns = returnsValue(method);
   const indent = lineIndent(method);

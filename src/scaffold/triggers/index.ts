@@ -1,4 +1,5 @@
 import type { ActionDesign, DesignModel } from '../../model/types.js';
+import { deliveringBroker, workerKinds } from '../../model/workerOutcomes.js';
 import type { ModuleType } from '../javascript/transpile.js';
 import { readTemplate } from '../readTemplate.js';
 import type { ScaffoldRole } from '../types.js';
@@ -22,8 +23,11 @@ export interface TriggerPlan {
   readonly webhooks: readonly ActionDesign[];
   readonly consumers: readonly ActionDesign[];
   readonly crons: readonly ActionDesign[];
-  /** Queue client adapters, from the stack's broker (the generic handler is always there when consumers are). */
-  readonly brokers: ReadonlyArray<'bullmq' | 'bull' | 'amqplib' | 'nats' | 'kafka'>;
+  /**
+   * Queue client adapters, one for each broker the consumers are delivered by (each action's own, else the stack's:
+   * the brokers the document names), in the document's order. The generic handler is always there when consumers are.
+   */
+  readonly brokers: readonly BrokerAdapter[];
   /** Actions whose stuck records the reconciliation job can ask a provider about. */
   readonly reconciled: readonly ActionDesign[];
   readonly webFramework: 'express' | 'fastify' | 'nestjs' | 'next' | 'other';
@@ -62,13 +66,28 @@ export function triggerStoreSupport(storeId = 'postgres'): TriggerStoreSupport {
   return { id: storeId, ...(STORE_SUPPORT[storeId] ?? { label: storeId, listStuck: false, orderingTable: false, suites: false }) };
 }
 
-const BROKER_ADAPTERS: Record<string, TriggerPlan['brokers'][number] | undefined> = {
+/** The client adapters in consumers/ (a template each). */
+export type BrokerAdapter = 'bullmq' | 'bull' | 'amqplib' | 'nats' | 'kafka' | 'sqs';
+
+const BROKER_ADAPTERS: Record<string, BrokerAdapter | undefined> = {
   bullmq: 'bullmq',
   bull: 'bull',
   rabbitmq: 'amqplib',
   nats: 'nats',
   kafka: 'kafka',
+  sqs: 'sqs',
 };
+
+/** The adapter for a consumer's broker (its own, else the stack's); undefined where the scaffold has none (an unknown one). */
+export function consumerAdapter(action: { broker?: string | undefined }, stackBroker: string): BrokerAdapter | undefined {
+  return BROKER_ADAPTERS[deliveringBroker(action, stackBroker)];
+}
+
+/** The adapters the consumers' brokers have, once each, in the order the document lists the brokers (workerKinds). */
+export function brokerAdapters(consumers: ReadonlyArray<{ broker?: string | undefined }>, stackBroker: string): BrokerAdapter[] {
+  const brokers = workerKinds(consumers.map((action) => ({ ...action, trigger: 'consumer' })), stackBroker).brokers;
+  return [...new Set(brokers.flatMap((broker) => BROKER_ADAPTERS[broker] ?? []))];
+}
 
 const RECONCILABLE = new Set(['stripe', 'adyen', 'paypal']);
 
@@ -76,12 +95,11 @@ export function planTriggers(model: DesignModel, frameworkModule = 'express', st
   const store = triggerStoreSupport(storeId);
   const by = (trigger: ActionDesign['trigger']) => model.actions.filter((action) => action.trigger === trigger);
   const consumers = by('consumer');
-  const adapter = BROKER_ADAPTERS[model.stack.broker];
   return {
     webhooks: by('webhook'),
     consumers,
     crons: by('cron'),
-    brokers: consumers.length > 0 && adapter ? [adapter] : [],
+    brokers: brokerAdapters(consumers, model.stack.broker),
     // The job lists stuck records through IdempotencyStore.listStuck; a store without it gets no job (TRIGGERS.md says so).
     reconciled: !store.listStuck ? [] : model.actions.filter(
       // Actions that create something at the provider; a webhook only receives its events, so there is nothing to look up.
@@ -135,6 +153,7 @@ export function triggerFiles(model: DesignModel, frameworkModule = 'express', st
       amqplib: 'RabbitMQ (amqplib): ack after completion, counted retries, poison messages to the dead-letter exchange',
       nats: 'NATS JetStream: Nats-Msg-Id on publish, consumer-side dedupe beyond the duplicate window',
       kafka: 'kafkajs: business key or topic/partition/offset, offsets committed after completion',
+      sqs: 'Amazon SQS (@aws-sdk/client-sqs): delete after completion, visibility for busy messages, poison messages to the dead-letter queue',
     } as const;
     for (const broker of plan.brokers) copy(`consumers/${broker}.ts`, 'other', purposes[broker]);
     if (suites) copy('consumers/consumers.test.ts', 'tests', 'consumer scenarios: redelivery, duplicate publish, concurrent delivery, poison message');

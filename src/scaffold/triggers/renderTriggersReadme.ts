@@ -1,8 +1,10 @@
+import { BROKER_LABELS } from '../../model/labels.js';
 import type { DesignModel } from '../../model/types.js';
+import { deliveringBroker } from '../../model/workerOutcomes.js';
 import { printSnippet } from '../javascript/printModule.js';
 import type { ModuleType } from '../javascript/transpile.js';
 import { quote } from '../tsLiteral.js';
-import { planTriggers, type TriggerPlan } from './index.js';
+import { brokerAdapters, consumerAdapter, planTriggers, type BrokerAdapter, type TriggerPlan } from './index.js';
 import { RECONCILE_MIN_STUCK_MS, RECONCILE_SCHEDULE } from './renderReconcileJob.js';
 
 const list = (names: readonly string[]) => names.map((name) => `\`${name}\``).join(', ');
@@ -14,7 +16,6 @@ const list = (names: readonly string[]) => names.map((name) => `\`${name}\``).jo
 export function renderTriggersReadme(model: DesignModel, plan: TriggerPlan, javascript?: ModuleType): string {
   const block = (code: string) => (javascript ? `\`\`\`js\n${printSnippet(code, javascript)}\`\`\`` : `\`\`\`ts\n${code}\`\`\``);
   const bang = javascript ? '' : '!';
-  // (The NATS example's loop body goes on its own line in JavaScript, where the old path's compiler put it.)
   const parts: string[] = [
     `# Webhooks, consumers, scheduled jobs
 
@@ -95,29 +96,7 @@ ${mount}
   object is acknowledged without running \`handle\`; equal times both apply.`);
   }
   if (plan.consumers.length > 0) {
-    const action = plan.consumers[0]!;
-    const snippets: Record<TriggerPlan['brokers'][number], string> = {
-      bullmq: `// Producer: the same work gets the same jobId.
-await queue.add('${action.codeName}', data, { jobId: jobIdFor(ACTIONS.${action.codeName}, { orderId: data.orderId }), attempts: 5 });
-// Worker: a job re-run after a stalled worker, or re-added after removal, finds its record and returns.
-new Worker(queueName, bullmqProcessor({ core: idempotency.core, action: ACTIONS.${action.codeName}, handle }), { connection });`,
-      bull: `// Producer: the same work gets the same jobId.
-await queue.add('${action.codeName}', data, { jobId: jobIdFor(ACTIONS.${action.codeName}, { orderId: data.orderId }), attempts: 5 });
-// Worker (or a NestJS @Process method that calls it): a job re-run after a stalled worker, or re-added after removal, finds its record and returns.
-queue.process('${action.codeName}', bullProcessor({ core: idempotency.core, action: ACTIONS.${action.codeName}, handle }));`,
-      amqplib: `const channel = await connection.createConfirmChannel();
-await publishWithId(channel, 'queue-name', body, messageId); // producer: a stable messageId per intent
-await consumeIdempotently(channel, { core: idempotency.core, action: ACTIONS.${action.codeName}, queue: 'queue-name', deadLetterExchange: 'dlx', handle });`,
-      nats: `await publishWithId(js, 'subject', data, messageId); // Nats-Msg-Id: JetStream drops repeats within its window
-const handle${upper(action.codeName)} = natsHandler({ core: idempotency.core, action: ACTIONS.${action.codeName}, handle });
-for await (const message of await consumer.consume())${javascript ? '\n  ' : ' '}await handle${upper(action.codeName)}(message);`,
-      kafka: `const consumer = kafka.consumer({ groupId });
-await consumer.run({ autoCommit: false, eachMessage: kafkaEachMessage(consumer, { core: idempotency.core, action: ACTIONS.${action.codeName}, handle }) });`,
-    };
-    const code = plan.brokers.length > 0
-      ? plan.brokers.map((broker) => snippets[broker]).join('\n')
-      : `const onMessage = idempotentHandler({ core: idempotency.core, action: ACTIONS.${action.codeName}, messageIdOf: (m) => m.id, handle });
-const outcome = await onMessage(message); // ack on 'done' | 'duplicate' | 'dead'; redeliver on 'busy' or a throw`;
+    const code = consumerWiring(plan.consumers, model.stack.broker, { producers: true, javascript: javascript !== undefined });
     parts.push(`## Queue consumers (${list(plan.consumers.map((item) => item.codeName))})
 
 ${block(`${code}
@@ -131,7 +110,7 @@ ${block(`${code}
   \`idempotency_consumer_redeliveries_total\` and \`idempotency_consumer_dead_lettered_total\` (alerted in idempotency-alerts.yml).
 - Poison messages: after \`maxAttempts\` failures the record is marked FAILED (redeliveries are then acknowledged
   without running) and the message goes to the dead letter (RabbitMQ: the dead-letter exchange; BullMQ and Bull: the
-  failed set; JetStream: \`term()\`; Kafka: the offset moves past it).`);
+  failed set; JetStream: \`term()\`; Kafka: the offset moves past it; SQS: the dead-letter queue, then deleted).`);
   }
   if (plan.crons.length > 0) {
     const action = plan.crons[0]!;
@@ -183,6 +162,110 @@ IdempotencyStore interface, and \`idempotency.test.ts\` and \`store-contract.tes
   const text = `${parts.join('\n\n')}\n`;
   // The JavaScript files' names wherever the text names a .ts file, as the old path renamed them.
   return javascript ? text.replace(/\b([\w.-]+)\.ts\b/g, '$1.js') : text;
+}
+
+/**
+ * How each adapter in consumers/ is wired: what it needs first, the producer's side (a stable message id) and the
+ * consumer wrapper around the user's `handle` (`wrapper`: what the consumer side imports from consumers/<adapter>.ts).
+ */
+const ADAPTER_WIRING: Record<BrokerAdapter, { label: string; wrapper: string; setup?: string; producer?: (name: string) => string; consumer: (name: string, javascript: boolean) => string }> = {
+  bullmq: {
+    label: 'BullMQ',
+    wrapper: 'bullmqProcessor',
+    producer: (name) => `// Producer: the same work gets the same jobId.
+await queue.add('${name}', data, { jobId: jobIdFor(ACTIONS.${name}, { orderId: data.orderId }), attempts: 5 });`,
+    consumer: (name) => `// Worker: a job re-run after a stalled worker, or re-added after removal, finds its record and returns.
+new Worker(queueName, bullmqProcessor({ core: idempotency.core, action: ACTIONS.${name}, handle }), { connection });`,
+  },
+  bull: {
+    label: 'Bull',
+    wrapper: 'bullProcessor',
+    producer: (name) => `// Producer: the same work gets the same jobId.
+await queue.add('${name}', data, { jobId: jobIdFor(ACTIONS.${name}, { orderId: data.orderId }), attempts: 5 });`,
+    consumer: (name) => `// Worker (or a NestJS @Process method that calls it): a job re-run after a stalled worker, or re-added after removal, finds its record and returns.
+queue.process('${name}', bullProcessor({ core: idempotency.core, action: ACTIONS.${name}, handle }));`,
+  },
+  amqplib: {
+    label: 'RabbitMQ (amqplib)',
+    wrapper: 'consumeIdempotently',
+    setup: 'const channel = await connection.createConfirmChannel();',
+    producer: () => "await publishWithId(channel, 'queue-name', body, messageId); // producer: a stable messageId per intent",
+    consumer: (name) => `await consumeIdempotently(channel, { core: idempotency.core, action: ACTIONS.${name}, queue: 'queue-name', deadLetterExchange: 'dlx', handle });`,
+  },
+  nats: {
+    label: 'NATS JetStream',
+    wrapper: 'natsHandler',
+    producer: () => "await publishWithId(js, 'subject', data, messageId); // Nats-Msg-Id: JetStream drops repeats within its window",
+    // (The loop body goes on its own line in JavaScript, where the old path's compiler put it.)
+    consumer: (name, javascript) => `const handle${upper(name)} = natsHandler({ core: idempotency.core, action: ACTIONS.${name}, handle });
+for await (const message of await jsConsumer.consume())${javascript ? '\n  ' : ' '}await handle${upper(name)}(message);`,
+  },
+  kafka: {
+    label: 'Kafka (kafkajs)',
+    wrapper: 'kafkaEachMessage',
+    setup: 'const consumer = kafka.consumer({ groupId });',
+    consumer: (name) => `await consumer.run({ autoCommit: false, eachMessage: kafkaEachMessage(consumer, { core: idempotency.core, action: ACTIONS.${name}, handle }) });`,
+  },
+  sqs: {
+    label: 'Amazon SQS',
+    wrapper: 'pollIdempotently',
+    // Keyed by the SQS MessageId (as the document says) unless the producer sets an id of its own.
+    producer: () => 'await sendWithId(sqs, queueUrl, body, messageId); // a producer that retries: its own id, read with messageIdOf: messageIdOfAttribute',
+    consumer: (name) => `void pollIdempotently(sqs, { core: idempotency.core, action: ACTIONS.${name}, queueUrl, deadLetterQueueUrl, handle, signal });`,
+  },
+};
+
+/**
+ * The consumers' wiring: for each adapter the design's brokers have (the first consumer delivered by it names the
+ * action), and the generic idempotentHandler for consumers whose broker has none. `producers` adds the producer's
+ * side (TRIGGERS.md); a worker's README shows the consumer side only.
+ */
+export function consumerWiring(
+  consumers: ReadonlyArray<{ codeName: string; broker?: string | undefined }>,
+  stackBroker: string,
+  options: { producers: boolean; javascript: boolean },
+): string {
+  const parts = consumerParts(consumers, stackBroker);
+  return parts
+    .map(({ adapter, name }) => {
+      // Several brokers: each part says whose it is (the names in it, such as `channel`, are that client's).
+      const title = parts.length === 1 ? [] : [`// ${adapter === undefined ? unadaptedTitle(consumers, stackBroker) : ADAPTER_WIRING[adapter].label}`];
+      if (adapter === undefined) {
+        return [
+          ...title,
+          `const onMessage = idempotentHandler({ core: idempotency.core, action: ACTIONS.${name}, messageIdOf: (m) => m.id, handle });
+const outcome = await onMessage(message); // ack on 'done' | 'duplicate' | 'dead'; redeliver on 'busy' or a throw`,
+        ].join('\n');
+      }
+      const wiring = ADAPTER_WIRING[adapter];
+      return [...title, wiring.setup, options.producers ? wiring.producer?.(name) : undefined, wiring.consumer(name, options.javascript)].filter((line) => line !== undefined).join('\n');
+    })
+    .join('\n\n');
+}
+
+/** "Amazon SQS (no adapter here): the generic handler", naming the brokers the design knows among those without one. */
+function unadaptedTitle(consumers: ReadonlyArray<{ broker?: string | undefined }>, stackBroker: string): string {
+  const brokers = [...new Set(consumers.filter((action) => consumerAdapter(action, stackBroker) === undefined).map((action) => deliveringBroker(action, stackBroker)))]
+    .filter((broker) => broker !== 'none' && broker !== 'unknown')
+    .sort()
+    .map((broker) => BROKER_LABELS[broker] ?? broker);
+  return `${brokers.length > 0 ? `${brokers.join(', ')} (no adapter here)` : 'Any other broker'}: the generic handler, acknowledging on its outcome`;
+}
+
+/** The modules (relative to the scaffold) and wrappers consumerWiring's consumer side calls, for a README's imports. */
+export function consumerImports(consumers: ReadonlyArray<{ codeName: string; broker?: string | undefined }>, stackBroker: string): Array<{ module: string; name: string }> {
+  return consumerParts(consumers, stackBroker).map(({ adapter }) => (adapter === undefined ? { module: 'consumers/handler.js', name: 'idempotentHandler' } : { module: `consumers/${adapter}.js`, name: ADAPTER_WIRING[adapter].wrapper }));
+}
+
+/** One part per adapter the consumers' brokers have (in the plan's order), then one for those on a broker without one. */
+function consumerParts(consumers: ReadonlyArray<{ codeName: string; broker?: string | undefined }>, stackBroker: string): Array<{ adapter: BrokerAdapter | undefined; name: string }> {
+  const parts: Array<{ adapter: BrokerAdapter | undefined; name: string }> = brokerAdapters(consumers, stackBroker).map((adapter) => ({
+    adapter,
+    name: consumers.find((action) => consumerAdapter(action, stackBroker) === adapter)!.codeName,
+  }));
+  const unadapted = consumers.find((action) => consumerAdapter(action, stackBroker) === undefined);
+  if (unadapted) parts.push({ adapter: undefined, name: unadapted.codeName });
+  return parts;
 }
 
 function upper(name: string): string {

@@ -19,7 +19,7 @@ export const CONSUMER_LEASE_MS = 3_000;
  * The consumer runs in lease mode (as one calling another service would) with a short lease, so the tests meet
  * the busy path: a redelivery that arrives while a dead consumer's lease is still live is redelivered later.
  */
-export async function triggersModel(broker: 'bullmq' | 'bull' | 'rabbitmq' | 'nats' | 'kafka' = 'rabbitmq'): Promise<DesignModel> {
+export async function triggersModel(broker: 'bullmq' | 'bull' | 'rabbitmq' | 'nats' | 'kafka' | 'sqs' = 'rabbitmq'): Promise<DesignModel> {
   const model = await modelFor('express-stripe-payments', (raw) => {
     (raw.stack as Record<string, unknown>).broker = broker;
     // All three providers' helpers exist, and the refund goes through PayPal, so every reconciliation lookup and
@@ -58,7 +58,7 @@ export async function triggersModel(broker: 'bullmq' | 'bull' | 'rabbitmq' | 'na
 }
 
 /** Every consumer adapter (whichever broker the design names), both web wirings and every provider lookup, so all are type-checked. */
-export const ALL_ADAPTERS = ['consumers/bullmq.ts', 'consumers/bull.ts', 'consumers/amqplib.ts', 'consumers/nats.ts', 'consumers/kafka.ts', 'webhooks/fastify.ts', 'reconcile/adyen.ts'];
+export const ALL_ADAPTERS = ['consumers/bullmq.ts', 'consumers/bull.ts', 'consumers/amqplib.ts', 'consumers/nats.ts', 'consumers/kafka.ts', 'consumers/sqs.ts', 'webhooks/fastify.ts', 'reconcile/adyen.ts'];
 
 /**
  * Like generateAndCompile, plus extra template files copied in before tsc runs. Compiled once per vitest run and

@@ -75,7 +75,7 @@ function decorateMethod(target: object, name: string, ...decorators: Array<Metho
  * (it refuses before the interceptor), the order handler is slow enough for duplicates to overlap, declines with a
  * 402 HttpException and fails with a plain Error on demand.
  */
-async function buildApp(scaffold: Loose, pool: pg.Pool, counters: Counters, probes: { current?: Probes }): Promise<INestApplication> {
+async function buildApp(scaffold: Loose, pool: pg.Pool, counters: Counters, probes: { current?: Probes } = {}): Promise<INestApplication> {
   const idempotency = scaffold.createIdempotency({ pool, principal: (request: Request & { user?: { id?: string } }) => request.user?.id });
 
   class AccountGuard implements CanActivate {

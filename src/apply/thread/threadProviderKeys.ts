@@ -15,7 +15,7 @@ import { locateHandler } from './locate.js';
 import { callerSteps, planThreading, settleSharedCalls, type ThreadPlan } from './plan.js';
 
 /** How the route pass says a provider call it could not see is elsewhere; superseded when this pass keys it. */
-export const NOT_IN_HANDLER = [' call is not made inside the route handler', 'calls from a NestJS handler need the claim'];
+export const NOT_IN_HANDLER = [' call is not made inside the route handler'];
 
 export interface ThreadInput {
   root: string;
@@ -127,7 +127,7 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
 }
 
 /** The node an op edits: a function or call two actions plan alike (a service they share) is edited once. */
-const nodeOf = (op: Op): ts.Node => (op.kind === 'param' ? op.fn : op.kind === 'arg' ? op.call : op.item.call);
+const nodeOf = (op: Op): ts.Node => (op.kind === 'param' || op.kind === 'read' ? op.fn : op.kind === 'arg' ? op.call : op.item.call);
 
 /** `ops` with `op` unless one for its node is there already; a step wins over none, which makes the same key. */
 function withOp(ops: readonly Op[], op: Op): Op[] {

@@ -273,6 +273,24 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect((await apply()).changes).toEqual([]);
   });
 
+  it('NestJS: a service a second protected route reaches beside a Stripe call of its own is not keyed from idempotencyOf(): that route\u2019s claim would give both calls one key', async () => {
+    copy = await copyFixture('nestjs-service', (text) => {
+      const config = JSON.parse(text) as { actions: Array<Record<string, unknown>> };
+      return JSON.stringify({ ...config, actions: [...config.actions, { ...config.actions[0], name: 'subscribeWithSetup', route: 'POST /subscriptions/monthly/setup', source: 'src/subscriptions/subscriptions.controller.ts:29' }] }, null, 2);
+    });
+    await edit('src/subscriptions/subscriptions.controller.ts', (text) =>
+      text
+        .replace("import { AuthGuard } from '../auth.guard.js';", "import Stripe from 'stripe'; import { AuthGuard } from '../auth.guard.js';")
+        .replace('\n  }\n}\n', "\n  }\n\n  @Post('monthly/setup')\n  @HttpCode(201)\n  async subscribeWithSetup(@Body() body: SubscribeBody) {\n    await new Stripe('sk_test_placeholder').paymentIntents.create({ amount: 500, currency: 'eur', customer: body.customerId });\n    return this.subscriptions.subscribeMonthly(body.customerId);\n  }\n}\n"),
+    );
+    const stripeService = await readFile(path.join(copy.dir, 'src/stripe/stripe.service.ts'), 'utf8');
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringContaining('the handler reaches provider calls in more than one place'));
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^not keyed because stripe\.subscriptions\.create at src\/stripe\/stripe\.service\.ts:\d+ is also reached by subscribeWithSetup, which stays manual/));
+    expect(result.changes.map((c) => c.path).filter((p) => p.includes('stripe.service'))).toEqual([]);
+    expect(await readFile(path.join(copy.dir, 'src/stripe/stripe.service.ts'), 'utf8')).toBe(stripeService);
+  });
+
   it('a handler passed by name is followed to its file, and keyed from its own request parameter', async () => {
     copy = await copyFixture('express-service');
     const handler = (await readFile(path.join(copy.dir, 'src/routes/orders.ts'), 'utf8'))

@@ -32,6 +32,8 @@ export interface ThreadPlan {
   providers: PaymentProvider[];
   /** The functions holding the calls read the claim themselves (LocatedHandler.ambient): nothing is passed down. */
   ambient?: boolean;
+  /** Every provider call out of the handler that its claim reaches, keyed or refused (settleAmbientCalls). */
+  reached: ts.CallExpression[];
 }
 
 /** What planning reads of the project beyond its sources. */
@@ -161,7 +163,7 @@ function partingCalls(chains: readonly Chain[]): string[] {
  * the places the handler reaches; or a manual step when a refusal rule applies.
  */
 export function planThreading(ctx: Sources, located: LocatedHandler, target: WiringTarget, project: ThreadProject): ThreadPlan {
-  const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false, holders: [], passes: [], callers: [], providers: [] };
+  const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false, holders: [], passes: [], callers: [], providers: [], reached: [] };
   const { fn, source: handlerSource } = located;
   const manual = (reason: string, at: { file: string; line: number }) => {
     out.manual.push({ action: target.action, file: at.file, line: at.line, reason });
@@ -171,6 +173,7 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
   // no key from the claim, so they share none with the calls it does key, and are no second place.
   const found = chainsFrom(ctx, fn, handlerSource, [], new Set([fn])).flatMap((c) => stillOpen(c) ?? []);
   out.providers = [...new Set(found.flatMap((c) => c.calls.map((call) => call.provider)))];
+  out.reached = found.flatMap((c) => c.calls.map((call) => call.call));
   const blocked = found.filter((c) => c.calls.every((call) => call.unplaceable !== undefined));
   for (const chain of blocked) for (const call of chain.calls) manual(unplaceableReason(call), { file: holderOf(chain).source.rel, line: lineOf(call.call) });
   const chains = found.filter((c) => !blocked.includes(c));
@@ -339,7 +342,24 @@ export function settleSharedCalls(plans: ReadonlyArray<{ target: WiringTarget; p
     const [theirs, action] = [...stepsAt.get(item.call)!].find(([other]) => other !== (step ?? 0))!;
     const line = lineOf(item.call);
     const reason = `not keyed because ${callName(item)} at ${clash.file}:${line} would be step ${step ?? 0} of this action's claim and step ${theirs} of ${action}'s, and a call site can hold one number: pass the step down with idempotencyOf(request) and key the call with ${byHand([item], ', step')}, by hand`;
-    return { target, plan: { ops: [], edits: [], threaded: false, holders: [], passes: [], callers: [], providers: plan.providers, manual: [{ action: target.action, file: clash.file, line, reason }] } };
+    return { target, plan: { ops: [], edits: [], threaded: false, holders: [], passes: [], callers: [], providers: plan.providers, reached: plan.reached, manual: [{ action: target.action, file: clash.file, line, reason }] } };
+  });
+}
+
+/**
+ * A call keyed with idempotencyOf() reads the claim of every protected route that reaches it, also one whose plan was
+ * refused (provider calls of its own, the call reached twice, …): there it would share that route's key with another
+ * call, which the provider refuses for other parameters. Such a call is left manual for the action that would key it.
+ */
+export function settleAmbientCalls(plans: ReadonlyArray<{ target: WiringTarget; plan: ThreadPlan }>): Array<{ target: WiringTarget; plan: ThreadPlan }> {
+  const refused = plans.filter(({ plan }) => !plan.threaded);
+  return plans.map(({ target, plan }) => {
+    if (!plan.ambient) return { target, plan };
+    const shared = plan.ops.flatMap(({ file, op }) => (op.kind === 'key' ? [{ file, item: op.item, other: refused.find((r) => r.target.action !== target.action && r.plan.reached.includes(op.item.call)) }] : [])).find((k) => k.other !== undefined);
+    if (!shared) return { target, plan };
+    const line = lineOf(shared.item.call);
+    const reason = `not keyed because ${callName(shared.item)} at ${shared.file}:${line} is also reached by ${shared.other!.target.action}, which stays manual (see its step): read with idempotencyOf() there, the call would take that route's claim too and could share its key with another call. Key it by hand with ${byHand([shared.item], ', step')}, a step of its own in each route`;
+    return { target, plan: { ops: [], edits: [], threaded: false, holders: [], passes: [], callers: [], providers: plan.providers, reached: plan.reached, manual: [{ action: target.action, file: shared.file, line, reason }] } };
   });
 }
 

@@ -22,13 +22,23 @@ export async function createAppSchema(label: string, migration: string, appDdl: 
   return schema;
 }
 
-/** Answers like Stripe's PaymentIntents endpoint and remembers each request's Idempotency-Key. */
-export async function fakeStripe(): Promise<{ base: string; keys: string[]; close(): Promise<void> }> {
+/**
+ * Answers like Stripe's PaymentIntents endpoint and remembers each request's Idempotency-Key. `failNext()` answers the
+ * next request 500, as a Stripe outage would, so the protected route fails and its retry runs it again.
+ */
+export async function fakeStripe(): Promise<{ base: string; keys: string[]; failNext(): void; close(): Promise<void> }> {
   const keys: string[] = [];
+  let failing = false;
   const server: Server = createServer((req, res) => {
     keys.push(String(req.headers['idempotency-key'] ?? ''));
     req.resume();
     req.on('end', () => {
+      if (failing) {
+        failing = false;
+        res.writeHead(500, { 'content-type': 'application/json', 'request-id': 'req_test' });
+        res.end(JSON.stringify({ error: { type: 'api_error', message: 'Stripe is having a moment' } }));
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_test' });
       res.end(JSON.stringify({ id: `pi_${keys.length}`, object: 'payment_intent', status: 'requires_payment_method' }));
     });
@@ -38,6 +48,9 @@ export async function fakeStripe(): Promise<{ base: string; keys: string[]; clos
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     keys,
+    failNext: () => {
+      failing = true;
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

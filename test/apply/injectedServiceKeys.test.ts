@@ -21,7 +21,8 @@ const UNKEYED = /^stripe-node-retry-[0-9a-f-]{36}$/;
 /**
  * Issue #19: the unkeyed Stripe call is not in the route handler but in a service it calls. apply threads the
  * handler's claim down (a trailing optional `idempotencyContext` parameter on each function on the way, passed by
- * its caller) and keys the call with it; a caller that passes nothing sends no key, exactly as before.
+ * its caller) and keys the call with it; a caller that passes nothing sends no key, exactly as before. In NestJS the
+ * interceptor holds the claim for the route's async call chain, so the service reads it itself with idempotencyOf().
  */
 describe.skipIf(skip !== undefined)('apply threads the idempotency key into services', { timeout: 300_000 }, () => {
   describe('Express route → imported payments.ts function (one hop, another unwired caller)', () => {
@@ -94,7 +95,7 @@ describe.skipIf(skip !== undefined)('apply threads the idempotency key into serv
     });
   });
 
-  describe('NestJS controller → SubscriptionsService → StripeService (two hops, no @Req() yet)', () => {
+  describe('NestJS controller → SubscriptionsService → StripeService (two hops, no @Req(); an unprotected route calls the same service)', () => {
     let copy: FixtureCopy;
     let schema: AppSchema | undefined;
     beforeAll(async () => {
@@ -105,19 +106,28 @@ describe.skipIf(skip !== undefined)('apply threads the idempotency key into serv
       await copy?.remove();
     });
 
-    it('takes @Req(), passes the context through both services, type-checks, and is a no-op the second time', async () => {
+    it('keys the call where it is made from idempotencyOf(), changes no signature, notes the unprotected caller, type-checks, and is a no-op the second time', async () => {
+      const controllerBefore = await readFile(path.join(copy.dir, 'src/subscriptions/subscriptions.controller.ts'), 'utf8');
+      const serviceBefore = await readFile(path.join(copy.dir, 'src/subscriptions/subscriptions.service.ts'), 'utf8');
       const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
       expect(first.stale).toEqual([]);
-      expect(first.manual.map((m) => m.reason)).toEqual([expect.stringContaining('callers must now send an Idempotency-Key header')]);
+      const reasons = first.manual.map((m) => m.reason);
+      expect(reasons).toEqual([
+        expect.stringContaining('callers must now send an Idempotency-Key header'),
+        expect.stringMatching(/^subscribeMonthly is also called at src\/subscriptions\/subscriptions\.controller\.ts:\d+: the Stripe call it reaches is keyed only while it runs for a protected route \(idempotencyOf\(\) reads that route's claim; elsewhere it is undefined and the call sends no idempotency key, as before\)/),
+      ]);
+      expect(reasons.some((r) => /take @Req\(\)|pass idempotencyOf\(request\) down/.test(r))).toBe(false);
+      // The controller is only marked; the service in the middle is untouched.
       const controller = await readFile(path.join(copy.dir, 'src/subscriptions/subscriptions.controller.ts'), 'utf8');
-      expect(controller).toContain('async subscribe(@Body() body: SubscribeBody, @Req() request: object) {\n    const idempotencyContext = idempotencyOf(request);');
-      expect(controller).toContain('return this.subscriptions.subscribeMonthly(body.customerId, idempotencyContext);');
-      const service = await readFile(path.join(copy.dir, 'src/subscriptions/subscriptions.service.ts'), 'utf8');
-      expect(service).toContain('async subscribeMonthly(customerId: string, idempotencyContext?: ProviderKeySource) {');
-      expect(service).toContain('this.stripeService.createSubscription({ customerId, priceId: MONTHLY_PRICE }, idempotencyContext);');
+      expect(controller).not.toContain('@Req()');
+      expect(controller).not.toContain('idempotencyContext');
+      expect(controller.replace('\n  @Idempotent(ACTIONS.subscribeMonthly)', '').replace("import { Idempotent, ACTIONS } from '../idempotency/index.js';\n", '')).toBe(controllerBefore);
+      expect(await readFile(path.join(copy.dir, 'src/subscriptions/subscriptions.service.ts'), 'utf8')).toBe(serviceBefore);
       const stripeService = await readFile(path.join(copy.dir, 'src/stripe/stripe.service.ts'), 'utf8');
-      expect(stripeService).toContain('async createSubscription(payload: SubscriptionPayload, idempotencyContext?: ProviderKeySource) {');
-      expect(stripeService).toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined');
+      expect(stripeService).toContain('  async createSubscription(payload: SubscriptionPayload) {\n    const idempotencyContext = idempotencyOf();\n');
+      expect(stripeService).toContain('}, idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined);');
+      expect(stripeService).toContain("import { idempotencyOf } from '../idempotency/index.js';");
+      expect(first.edits.map((e) => e.summary)).toContainEqual(expect.stringContaining('read there with idempotencyOf(); run outside a protected route it sends what it sent before'));
       expect(await compile(copy.dir)).toBe('');
 
       const tree = await snapshotTree(copy.dir);
@@ -127,8 +137,8 @@ describe.skipIf(skip !== undefined)('apply threads the idempotency key into serv
       expect(await snapshotTree(copy.dir)).toEqual(tree);
     });
 
-    it('sends Stripe the derived key from the request, and only stripe-node\u2019s own random key when the service is called without a context', async () => {
-      schema = await createAppSchema('inject19_nest_service', copy.migration, 'SELECT 1');
+    it('sends Stripe one derived key per request key, the same on a retry, and none from the unprotected route or a direct call', async () => {
+      schema = await createAppSchema('inject19_nest_ambient', copy.migration, 'SELECT 1');
       const stripe = await fakeStripe();
       Object.assign(process.env, { DATABASE_URL: schema.url, STRIPE_API_BASE: stripe.base });
       const { createApp } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/app.js')).href)) as { createApp: () => Promise<INestApplication> };
@@ -137,17 +147,40 @@ describe.skipIf(skip !== undefined)('apply threads the idempotency key into serv
       const app = await createApp();
       await app.listen(0, '127.0.0.1');
       try {
-        const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/subscriptions/monthly`;
-        const request = { key: 'subscribe-19', user: 'customer-1', body: { customerId: 'cus_19' } };
-        const answer = await settled(url, request);
+        const base = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/subscriptions`;
+        const post = (url: string, key: string | undefined) =>
+          fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-user-id': 'customer-1', ...(key ? { 'idempotency-key': key } : {}) }, body: JSON.stringify({ customerId: 'cus_19' }) });
+        const request = (key: string) => ({ key, user: 'customer-1', body: { customerId: 'cus_19' } });
+
+        const answer = await settled(`${base}/monthly`, request('subscribe-a'));
         expect(answer.status, answer.body).toBe(201);
-        expect(stripe.keys).toHaveLength(1);
-        expect(stripe.keys[0]).toMatch(HEX_KEY);
+        expect(stripe.keys).toEqual([expect.stringMatching(HEX_KEY)]);
+        const [keyA] = stripe.keys;
         // The replay comes from the store: Stripe is not called again.
-        expect((await settled(url, request)).status).toBe(201);
+        expect((await settled(`${base}/monthly`, request('subscribe-a'))).status).toBe(201);
         expect(stripe.keys).toHaveLength(1);
+
+        // Stripe fails, the claim is released, the retry runs the route again and sends Stripe the very same key.
+        stripe.failNext();
+        expect((await post(`${base}/monthly`, 'subscribe-b')).status).toBe(500);
+        expect((await settled(`${base}/monthly`, request('subscribe-b'))).status).toBe(201);
+        expect(stripe.keys).toHaveLength(3);
+        expect(stripe.keys[1]).toMatch(HEX_KEY);
+        expect(stripe.keys[2]).toBe(stripe.keys[1]);
+        expect(stripe.keys[1]).not.toBe(keyA);
+
+        // Two requests in flight together each key the service's call with their own claim.
+        const both = await Promise.all([settled(`${base}/monthly`, request('subscribe-c')), settled(`${base}/monthly`, request('subscribe-d'))]);
+        expect(both.map((b) => b.status)).toEqual([201, 201]);
+        const pair = stripe.keys.slice(3);
+        expect(pair).toHaveLength(2);
+        expect(new Set([keyA, stripe.keys[1], ...pair]).size).toBe(4);
+
+        // The unprotected route and a call outside any route send what they sent before apply: stripe-node's own key.
+        expect((await post(`${base}/monthly/manual`, undefined)).status).toBe(201);
+        expect(stripe.keys[5]).toMatch(UNKEYED);
         await new StripeService().createSubscription({ customerId: 'cus_19', priceId: 'price_monthly' });
-        expect(stripe.keys[1]).toMatch(UNKEYED);
+        expect(stripe.keys[6]).toMatch(UNKEYED);
       } finally {
         await app.close();
         await db.end();

@@ -355,7 +355,7 @@ router.post('/payments', async (req, res) => {
     return { text: sf.getFullText(), outcome };
   };
 
-  it('NestJS route transform: a method taking @Req() gets the derived key; the manual step stays only for unkeyed calls', () => {
+  it('NestJS route transform: a method taking @Req() gets the derived key from it, one without reads idempotencyOf()', () => {
     const rel = 'src/payments/payments.controller.ts';
     const source = `import { Body, Controller, Post, Req } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
@@ -384,13 +384,15 @@ export class PaymentsController {
     const again = wireSource(rel, out.text, [t], { ...nest, anyLine: true });
     expect(again.text).toBe(out.text);
     expect(again.edits).toEqual([]);
-    // A call without any key is keyed the same way; only a method without @Req() stays a manual step.
+    // A call without any key is keyed the same way; a method without @Req() reads the claim the interceptor runs it under.
     const unkeyed = wireSource(rel, source.replace(', { idempotencyKey: randomUUID() }', ''), [t], nest);
     expect(unkeyed.text).toContain("{ amount: body.amount, currency: 'eur' }, stripeRequestOptions(idempotencyContext));");
     expect(unkeyed.manual.map((m) => m.reason).join('\n')).not.toContain('calls from a NestJS handler need the claim');
     const noRequest = wireSource(rel, source.replace(', { idempotencyKey: randomUUID() }', '').replace('@Req() request: unknown, ', ''), [t], nest);
-    expect(noRequest.text).not.toContain('idempotencyOf');
-    expect(noRequest.manual.map((m) => m.reason).join('\n')).toContain('calls from a NestJS handler need the claim');
+    expect(noRequest.text).toContain('  async create(@Body() body: { amount: number }) {\n    const idempotencyContext = idempotencyOf();\n');
+    expect(noRequest.text).toContain("{ amount: body.amount, currency: 'eur' }, stripeRequestOptions(idempotencyContext));");
+    expect(noRequest.manual.map((m) => m.reason).join('\n')).not.toContain('stripe');
+    expect(wireSource(rel, noRequest.text, [t], { ...nest, anyLine: true }).text).toBe(noRequest.text);
   });
 
   it('Next.js route transform: the wrapped route handler gets the derived key from idempotencyOf(request)', () => {

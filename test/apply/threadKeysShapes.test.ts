@@ -166,7 +166,7 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(result.changes.map((c) => c.path).filter((p) => p.includes('service'))).toEqual([]);
   });
 
-  it('a service reached through an interface: nothing to follow, the step to pass the claim stays', async () => {
+  it('a service reached through an interface: nothing to follow, the step to key the call where it is made stays', async () => {
     copy = await copyFixture('nestjs-service');
     await edit('src/subscriptions/subscriptions.service.ts', (text) =>
       text
@@ -176,7 +176,7 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     );
     const result = await apply();
     // Nothing followed, so no step of the thread pass names the call: the generic one stays, once.
-    expect(generic(result)).toEqual([expect.stringContaining('calls from a NestJS handler need the claim')]);
+    expect(generic(result)).toEqual([expect.stringContaining('the Stripe call is not made inside the route handler: read idempotencyOf() where it is made')]);
     expect(result.changes.map((c) => c.path).filter((p) => p.includes('service'))).toEqual([]);
   });
 
@@ -250,26 +250,45 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(await readFile(path.join(copy!.dir, 'src/payments.ts'), 'utf8')).toBe(payments);
   });
 
-  it('NestJS: a controller method protected after an earlier apply keyed the services for another passes its claim down the same way', async () => {
+  it('NestJS: a controller method protected after an earlier apply keyed the service for another is keyed by it already: only the method is marked', async () => {
     copy = await copyFixture('nestjs-service', (text) => {
       const config = JSON.parse(text) as { actions: Array<Record<string, unknown>> };
-      return JSON.stringify({ ...config, actions: [...config.actions, { ...config.actions[0], name: 'subscribeYearly', route: 'POST /subscriptions/yearly', source: 'src/subscriptions/subscriptions.controller.ts:23' }] }, null, 2);
+      return JSON.stringify({ ...config, actions: [...config.actions, { ...config.actions[0], name: 'subscribeYearly', route: 'POST /subscriptions/yearly', source: 'src/subscriptions/subscriptions.controller.ts:29' }] }, null, 2);
     });
     await edit('src/subscriptions/subscriptions.service.ts', (text) => text.replace('\n  }\n}\n', "\n  }\n\n  async subscribeYearly(customerId: string) {\n    return this.stripeService.createSubscription({ customerId, priceId: 'price_yearly' });\n  }\n}\n"));
     await edit('src/subscriptions/subscriptions.controller.ts', (text) => text.replace('\n  }\n}\n', "\n  }\n\n  @Post('yearly')\n  @HttpCode(201)\n  async subscribeYearly(@Body() body: SubscribeBody) {\n    return this.subscriptions.subscribeYearly(body.customerId);\n  }\n}\n"));
     await apply('subscribeMonthly');
     const stripeService = await readFile(path.join(copy.dir, 'src/stripe/stripe.service.ts'), 'utf8');
+    expect(stripeService).toContain('const idempotencyContext = idempotencyOf();');
     expect(stripeService).toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined');
+    const service = await readFile(path.join(copy.dir, 'src/subscriptions/subscriptions.service.ts'), 'utf8');
     const result = await apply();
-    expect(result.changes.map((c) => c.path).sort()).toEqual(['src/subscriptions/subscriptions.controller.ts', 'src/subscriptions/subscriptions.service.ts']);
-    const service = result.changes.find((c) => c.path === 'src/subscriptions/subscriptions.service.ts')!.after;
-    expect(service).toContain("async subscribeYearly(customerId: string, idempotencyContext?: ProviderKeySource) {\n    return this.stripeService.createSubscription({ customerId, priceId: 'price_yearly' }, idempotencyContext);");
-    const controller = result.changes.find((c) => c.path === 'src/subscriptions/subscriptions.controller.ts')!.after;
-    expect(controller).toContain('return this.subscriptions.subscribeYearly(body.customerId, idempotencyContext);');
+    // The yearly route's claim reaches the call through the interceptor: its own action sends its own derived key.
+    expect(result.changes.map((c) => c.path)).toEqual(['src/subscriptions/subscriptions.controller.ts']);
+    expect(result.changes[0]!.after).toContain('  @Idempotent(ACTIONS.subscribeYearly)\n  @HttpCode(201)\n  async subscribeYearly(@Body() body: SubscribeBody) {\n    return this.subscriptions.subscribeYearly(body.customerId);');
     expect(generic(result)).toEqual([]);
     expect(await readFile(path.join(copy.dir, 'src/stripe/stripe.service.ts'), 'utf8')).toBe(stripeService);
+    expect(await readFile(path.join(copy.dir, 'src/subscriptions/subscriptions.service.ts'), 'utf8')).toBe(service);
     expect(await compile(copy.dir)).toBe('');
     expect((await apply()).changes).toEqual([]);
+  });
+
+  it('NestJS: a service a second protected route reaches beside a Stripe call of its own is not keyed from idempotencyOf(): that route\u2019s claim would give both calls one key', async () => {
+    copy = await copyFixture('nestjs-service', (text) => {
+      const config = JSON.parse(text) as { actions: Array<Record<string, unknown>> };
+      return JSON.stringify({ ...config, actions: [...config.actions, { ...config.actions[0], name: 'subscribeWithSetup', route: 'POST /subscriptions/monthly/setup', source: 'src/subscriptions/subscriptions.controller.ts:29' }] }, null, 2);
+    });
+    await edit('src/subscriptions/subscriptions.controller.ts', (text) =>
+      text
+        .replace("import { AuthGuard } from '../auth.guard.js';", "import Stripe from 'stripe'; import { AuthGuard } from '../auth.guard.js';")
+        .replace('\n  }\n}\n', "\n  }\n\n  @Post('monthly/setup')\n  @HttpCode(201)\n  async subscribeWithSetup(@Body() body: SubscribeBody) {\n    await new Stripe('sk_test_placeholder').paymentIntents.create({ amount: 500, currency: 'eur', customer: body.customerId });\n    return this.subscriptions.subscribeMonthly(body.customerId);\n  }\n}\n"),
+    );
+    const stripeService = await readFile(path.join(copy.dir, 'src/stripe/stripe.service.ts'), 'utf8');
+    const result = await apply();
+    expect(reasons(result)).toContainEqual(expect.stringContaining('the handler reaches provider calls in more than one place'));
+    expect(reasons(result)).toContainEqual(expect.stringMatching(/^not keyed because stripe\.subscriptions\.create at src\/stripe\/stripe\.service\.ts:\d+ is also reached by subscribeWithSetup, which stays manual/));
+    expect(result.changes.map((c) => c.path).filter((p) => p.includes('stripe.service'))).toEqual([]);
+    expect(await readFile(path.join(copy.dir, 'src/stripe/stripe.service.ts'), 'utf8')).toBe(stripeService);
   });
 
   it('a handler passed by name is followed to its file, and keyed from its own request parameter', async () => {

@@ -27,6 +27,40 @@ if (skip) console.warn(`NestJS black-box tests against PostgreSQL skipped: ${ski
 
 const NEST_COMPILER_OPTIONS = { experimentalDecorators: true, emitDecoratorMetadata: true };
 type Counters = { orders: number };
+type ClaimSeen = { key: string } | undefined;
+
+/**
+ * What the handler's probe saw for a request sent with `x-probe`: the claim read with no request from an injected
+ * service's await chain (idempotencyOf()), the one read from the request, and a continuation the handler left pending
+ * that reads idempotencyOf() again only after the test has its answer.
+ */
+interface Probes {
+  seen: Array<{ key: string; ambient: ClaimSeen; own: ClaimSeen }>;
+  late: Array<Promise<ClaimSeen>>;
+  /** Resolves once every probed request is inside its claim, so they overlap by construction, not by timing. */
+  arrive: () => Promise<void>;
+  answered: Promise<void>;
+}
+
+/** A barrier for `parties` callers, and what lets the probes' pending continuations run. */
+function probesFor(parties: number): Probes & { answer: () => void } {
+  let arrived = 0;
+  let open!: () => void;
+  let answer!: () => void;
+  const all = new Promise<void>((resolve) => (open = resolve));
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  return {
+    seen: [],
+    late: [],
+    answered,
+    answer,
+    arrive: () => {
+      arrived += 1;
+      if (arrived === parties) open();
+      return all;
+    },
+  };
+}
 type OrderBody = { cartId: string; items: Array<{ sku: string; quantity: number }>; shippingAddressId: string };
 
 /** This repository compiles without experimentalDecorators, so the app applies Nest's decorators as the compiler would. */
@@ -41,7 +75,7 @@ function decorateMethod(target: object, name: string, ...decorators: Array<Metho
  * (it refuses before the interceptor), the order handler is slow enough for duplicates to overlap, declines with a
  * 402 HttpException and fails with a plain Error on demand.
  */
-async function buildApp(scaffold: Loose, pool: pg.Pool, counters: Counters): Promise<INestApplication> {
+async function buildApp(scaffold: Loose, pool: pg.Pool, counters: Counters, probes: { current?: Probes } = {}): Promise<INestApplication> {
   const idempotency = scaffold.createIdempotency({ pool, principal: (request: Request & { user?: { id?: string } }) => request.user?.id });
 
   class AccountGuard implements CanActivate {
@@ -57,9 +91,25 @@ async function buildApp(scaffold: Loose, pool: pg.Pool, counters: Counters): Pro
     }
   }
 
+  /** An injected service's view: no request, only the async call chain it runs in. */
+  const paymentsService = {
+    async currentClaim(): Promise<ClaimSeen> {
+      await Promise.resolve();
+      return scaffold.idempotencyOf() as ClaimSeen;
+    },
+  };
+
+  async function probe(request: Request, current: Probes): Promise<void> {
+    await current.arrive();
+    const ambient = await paymentsService.currentClaim();
+    current.seen.push({ key: String(request.headers['idempotency-key']), ambient, own: scaffold.idempotencyOf(request) as ClaimSeen });
+    current.late.push(current.answered.then(() => scaffold.idempotencyOf() as ClaimSeen));
+  }
+
   class OrdersController {
     async submitOrder(request: Request, res: Response, body: OrderBody) {
       counters.orders += 1;
+      if (request.headers['x-probe'] && probes.current) await probe(request, probes.current);
       await new Promise((resolve) => setTimeout(resolve, 150)); // every duplicate arrives while this one runs
       if (request.headers['x-fail']) throw new Error('Adyen timed out');
       if (body.cartId === 'cart-declined') throw new HttpException({ error: 'card declined', attempt: counters.orders }, 402);
@@ -91,13 +141,14 @@ describe.skipIf(skip !== undefined)('NestJS app on the generated interceptor, ag
   let app: INestApplication;
   let url = '';
   const counters: Counters = { orders: 0 };
+  const probes: { current?: Probes } = {};
 
   beforeAll(async () => {
     generated = await generateAndCompile(await modelFor('nestjs-adyen-saga'), 'nestjs-blackbox', NEST_COMPILER_OPTIONS);
     expect(generated.tscOutput).toBe('');
     schema = await createSchema(generated, 'nestjs');
     scaffold = await loadScaffold(generated);
-    app = await buildApp(scaffold, schema.pool, counters);
+    app = await buildApp(scaffold, schema.pool, counters, probes);
     url = urlOf(app);
   });
 
@@ -142,6 +193,24 @@ describe.skipIf(skip !== undefined)('NestJS app on the generated interceptor, ag
     expect(await replay.text()).toBe(bodies[0]);
     const { rows } = await schema.pool.query("SELECT status, response_status FROM idempotency_store WHERE key = '9d1f-concurrent'");
     expect(rows).toEqual([{ status: 'COMPLETED', response_status: 201 }]);
+  });
+
+  it('a service the handler calls reads its own request\u2019s claim with idempotencyOf(), under two overlapping requests, and nothing once the claim ended', async () => {
+    const current = probesFor(2);
+    probes.current = current;
+    expect(scaffold.idempotencyOf()).toBeUndefined();
+    const [first, second] = await Promise.all([order('key-probe-a', { headers: { 'x-probe': '1' } }), order('key-probe-b', { account: 'acct_2', headers: { 'x-probe': '1' } })]);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(current.seen.map((s) => s.key).sort()).toEqual(['key-probe-a', 'key-probe-b']);
+    for (const { key, ambient, own } of current.seen) {
+      expect(ambient?.key).toBe(key);
+      expect(ambient).toBe(own);
+    }
+    // What the handlers left pending runs after their claims ended: it sees no claim, nor the other request's.
+    current.answer();
+    expect(await Promise.all(current.late)).toEqual([undefined, undefined]);
+    expect(scaffold.idempotencyOf()).toBeUndefined();
+    delete probes.current;
   });
 
   it('the first answer carries the same headers the replay will: what was recorded is what was sent', async () => {

@@ -104,12 +104,26 @@ function writtenStep(text: string): number | undefined | null {
 /** Whether `fn` takes the context parameter apply adds: its keyed calls were keyed through it. */
 export const contextIndex = (fn: ts.FunctionLikeDeclaration) => fn.parameters.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === CONTEXT_NAME);
 
+/** How a function a NestJS route reaches reads the route's claim itself (the interceptor's AsyncLocalStorage). */
+export const AMBIENT_ACCESSOR = 'idempotencyOf()';
+
+/** Whether `fn` reads the claim it runs under: `const idempotencyContext = idempotencyOf();` among its first statements. */
+export function readsAmbientContext(fn: ts.FunctionLikeDeclaration): boolean {
+  if (!fn.body || !ts.isBlock(fn.body)) return false;
+  return fn.body.statements.some(
+    (s) =>
+      ts.isVariableStatement(s) &&
+      s.declarationList.declarations.some((d) => ts.isIdentifier(d.name) && d.name.text === CONTEXT_NAME && d.initializer !== undefined && ts.isCallExpression(d.initializer) && ts.isIdentifier(d.initializer.expression) && d.initializer.expression.text === 'idempotencyOf' && d.initializer.arguments.length === 0),
+  );
+}
+
 /**
- * The provider calls in `fn` keyed from its context parameter already (an earlier apply for another action, or by
- * hand), with the step each is keyed with; none when `fn` takes no such parameter. In source order.
+ * The provider calls in `fn` keyed from its context parameter, or from the claim it reads itself (readsAmbientContext),
+ * already (an earlier apply for another action, or by hand), with the step each is keyed with; none when `fn` has no
+ * such context. In source order.
  */
 export function keyedCalls(fn: ts.FunctionLikeDeclaration, source: SourceContext): OpenCall[] {
-  if (contextIndex(fn) < 0) return [];
+  if (contextIndex(fn) < 0 && !readsAmbientContext(fn)) return [];
   const out: OpenCall[] = [];
   const add = (c: { call: ts.CallExpression; key?: ts.Expression; provider: PaymentProvider; operation: string }, how: KeyHow | undefined) => {
     const text = within(c.call, fn) ? contextKeyText(c.call, c.key, source.sf) : undefined;

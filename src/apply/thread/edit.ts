@@ -2,18 +2,20 @@ import { Node, type CallExpression, type SourceFile, type ts } from 'ts-morph';
 import { KEY_HEADERS } from '../../findings/providerCalls.js';
 import type { Handler } from '../followHandler.js';
 import { importStyleFor, type ProjectImports } from '../importStyle.js';
-import { bindsName, ensureNamedImport, morphNode, parseSource, spreadFirst } from '../sourceFile.js';
+import { bindsName, ensureNamedImport, fitStatement, morphNode, parseSource, spreadFirst } from '../sourceFile.js';
 import type { TransformContext } from '../transforms/context.js';
 import { httpKeyPlacement } from '../transforms/httpKey.js';
 import { DERIVED_KEY } from '../transforms/stableParams.js';
 import { CONTEXT_NAME, ensureHandlerContext } from '../transforms/stripeKey.js';
 import { nestMutationDecorator } from '../transforms/nestjsRoute.js';
-import { keyHelper, type OpenCall } from './chains.js';
+import { AMBIENT_ACCESSOR, keyHelper, type OpenCall } from './chains.js';
 import { isFunctionNode } from './locate.js';
 
 /** One planned edit, on the findings' compiler nodes; made on a fresh ts-morph parse of the file. */
 export type Op =
   | { kind: 'param'; fn: ts.FunctionLikeDeclaration }
+  /** The function reads the claim it runs under (LocatedHandler.ambient): `const idempotencyContext = idempotencyOf();`. */
+  | { kind: 'read'; fn: ts.FunctionLikeDeclaration }
   | { kind: 'arg'; call: ts.CallExpression; index: number; value: string }
   | { kind: 'key'; item: OpenCall; step: number | undefined };
 
@@ -31,13 +33,14 @@ export function editFile(file: string, text: string, ops: readonly Op[], handler
   const style = importStyleFor(file, text, input.scaffoldDir, input.imports);
   const sf = parseSource(file, text, style);
   const context: TransformContext = { style, anyLine: true, scaffoldModules: input.scaffoldModules };
-  const planned = ops.map((op) => ({ op, node: op.kind === 'param' ? morphNode(sf, op.fn, isFunctionNode) : morphNode(sf, op.kind === 'arg' ? op.call : op.item.call, Node.isCallExpression) }));
+  const planned = ops.map((op) => ({ op, node: op.kind === 'param' || op.kind === 'read' ? morphNode(sf, op.fn, isFunctionNode) : morphNode(sf, op.kind === 'arg' ? op.call : op.item.call, Node.isCallExpression) }));
   // A per-call key's part may sit before its call (the local it names): wrapped now, before any edit moves it.
   const parts = new Map(ops.flatMap((op) => (op.kind === 'key' && op.item.perCall ? [[op, morphNode(sf, op.item.perCall.part)] as const] : [])));
   const handlerNodes = handlers.map((h) => ({ ...h, node: morphNode(sf, h.fn, isFunctionNode) }));
   for (const { op, node } of planned.sort((a, b) => (b.node?.getStart() ?? 0) - (a.node?.getStart() ?? 0))) {
     if (!node) continue;
     if (op.kind === 'param') addContextParameter(sf, node as Handler, file, context);
+    else if (op.kind === 'read') readAmbientContext(sf, node as Handler, context);
     else if (op.kind === 'arg') passContext(node as CallExpression, op.index, op.value);
     else keyCall(sf, node as CallExpression, op.item, op.step, context, parts.get(op));
   }
@@ -76,6 +79,17 @@ function addContextParameter(sf: SourceFile, fn: Handler, file: string, context:
     sf.insertImportDeclaration(last ? last.getChildIndex() + 1 : 0, { isTypeOnly: true, moduleSpecifier: specifier, namedImports: ['ProviderKeySource'] });
   }
   fn.addParameter({ name: CONTEXT_NAME, hasQuestionToken: true, type: 'ProviderKeySource' });
+}
+
+/**
+ * `const idempotencyContext = idempotencyOf();` first in the function's body: the claim of the protected route it runs
+ * for, undefined anywhere else (no guard: outside a route the calls keyed from it send what they sent before).
+ */
+function readAmbientContext(sf: SourceFile, fn: Handler, context: TransformContext): void {
+  const body = fn.getBody();
+  if (!body || !Node.isBlock(body) || body.getVariableStatement(CONTEXT_NAME)) return;
+  if (!ensureNamedImport(sf, context.style.specifier('index'), 'idempotencyOf')) return;
+  body.insertStatements(0, fitStatement(sf, `const ${CONTEXT_NAME} = ${AMBIENT_ACCESSOR};`));
 }
 
 /** The context as the call's argument at `index` (absent optional arguments before it passed as undefined). */

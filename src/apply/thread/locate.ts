@@ -19,8 +19,13 @@ export interface LocatedHandler {
   fn: ts.FunctionLikeDeclaration;
   source: SourceContext;
   accessor?: string;
-  /** A NestJS method without a request parameter: it gains `@Req() request`. */
+  /** A NestJS method without a request parameter: it gains `@Req() request` (when the claim is threaded down). */
   addRequest?: boolean;
+  /**
+   * The claim reaches every function the handler calls without being passed (NestJS: the interceptor runs the route
+   * in an AsyncLocalStorage), so the function making a provider call reads it itself with idempotencyOf().
+   */
+  ambient?: boolean;
 }
 
 /**
@@ -35,12 +40,12 @@ export function locateHandler(ctx: Sources, routeSource: SourceContext, sf: Sour
 }
 
 /** The protected handler of a wired route in the route file's current text, and how it reads its claim. */
-function wiredHandler(sf: SourceFile, target: WiringTarget, framework: string): { handler: Handler; accessor?: string; addRequest?: boolean } | { route: CallExpression } | undefined {
+function wiredHandler(sf: SourceFile, target: WiringTarget, framework: string): { handler: Handler; accessor?: string; addRequest?: boolean; ambient?: boolean } | { route: CallExpression } | undefined {
   if (framework === 'nestjs') {
     const method = locateNestMethod(sf, target, true)?.method;
     if (!method || !hasMark(method, target.codeName)) return undefined;
     const request = requestParameter(method);
-    return request ? { handler: method, accessor: `idempotencyOf(${request})` } : { handler: method, accessor: 'idempotencyOf(request)', addRequest: true };
+    return request ? { handler: method, accessor: `idempotencyOf(${request})`, ambient: true } : { handler: method, accessor: 'idempotencyOf(request)', addRequest: true, ambient: true };
   }
   const wired = routeCalls(sf, target).filter((call) => isWired(call, target.codeName));
   if (wired.length !== 1) return undefined;

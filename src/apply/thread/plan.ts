@@ -6,10 +6,10 @@ import type { PaymentProvider } from '../../inspect/types.js';
 import { PROVIDER_LABELS } from '../../model/labels.js';
 import { CONTEXT_NAME } from '../transforms/stripeKey.js';
 import type { Edit, ManualStep, WiringTarget } from '../types.js';
-import { chainsFrom, contextIndex, keyHelper, lineOf, ownProviderCalls, threadedBefore, type Chain, type Hop, type OpenCall, type Sources } from './chains.js';
+import { AMBIENT_ACCESSOR, chainsFrom, contextIndex, keyHelper, lineOf, ownProviderCalls, readsAmbientContext, threadedBefore, type Chain, type Hop, type OpenCall, type Sources } from './chains.js';
 import type { HandlerEdit, Op } from './edit.js';
 import type { LocatedHandler } from './locate.js';
-import { nameOfFunction, otherUses, refusal, repetition, type RepetitionFacts } from './refusals.js';
+import { ambientRefusal, nameOfFunction, otherUses, overridable, refusal, repetition, type RepetitionFacts } from './refusals.js';
 
 /** What threading one action's claim takes: edits per file, or the manual steps saying why not. */
 export interface ThreadPlan {
@@ -30,6 +30,10 @@ export interface ThreadPlan {
    * pass's generic "not made inside the route handler" step for them is superseded.
    */
   providers: PaymentProvider[];
+  /** The functions holding the calls read the claim themselves (LocatedHandler.ambient): nothing is passed down. */
+  ambient?: boolean;
+  /** Every provider call out of the handler that its claim reaches, keyed or refused (settleAmbientCalls). */
+  reached: ts.CallExpression[];
 }
 
 /** What planning reads of the project beyond its sources. */
@@ -109,7 +113,7 @@ function stepsAcross(chains: readonly Chain[]): Array<Array<number | undefined>>
 const placeOf = (item: OpenCall, step: number | undefined) => `line ${lineOf(item.call)}${step !== undefined ? `, step ${step}` : ''}`;
 
 /** Why one chain cannot be keyed (the rules of a single chain), with where to say it; undefined when it can. */
-function chainRefusal(ctx: Sources, fn: ts.FunctionLikeDeclaration, chain: Chain, project: ThreadProject, step: string): { reason: string; at: { file: string; line: number } } | undefined {
+function chainRefusal(ctx: Sources, fn: ts.FunctionLikeDeclaration, chain: Chain, project: ThreadProject, step: string, ambient: boolean): { reason: string; at: { file: string; line: number } } | undefined {
   const holder = holderOf(chain);
   const at = { file: holder.source.rel, line: lineOf(chain.calls[0]!.call) };
   const { names, plural } = providersOf(chain.calls);
@@ -134,6 +138,12 @@ function chainRefusal(ctx: Sources, fn: ts.FunctionLikeDeclaration, chain: Chain
   if (repeated) {
     return { reason: `not keyed because the call at ${repeated.where} ${repeated.how!}: every run would send ${names} the same key with other parameters, which ${plural ? 'they refuse' : 'it refuses'}. Key each run with its own step, ${byHand(chain.calls, ', n')}, by hand`, at };
   }
+  // Read where the call is made, the claim changes no signature: only the function holding the call is edited.
+  if (ambient) {
+    // The method reached may not be the one that runs: its call could be another, unkeyed.
+    const held = chain.hops.map((hop) => overridable(ctx, hop)).find((r) => r !== undefined) ?? ambientRefusal(project.root, holder);
+    return held ? { reason: `not keyed because ${held}: read idempotencyOf() there and add ${byHand(chain.calls, step)} by hand`, at } : undefined;
+  }
   const why = chain.hops.map((hop) => refusal(project.root, ctx, hop)).find((r) => r !== undefined);
   if (why) return { reason: `not keyed because ${why}: pass idempotencyOf(request) down to ${calls} and add ${byHand(chain.calls, step)} by hand`, at };
   return undefined;
@@ -153,7 +163,7 @@ function partingCalls(chains: readonly Chain[]): string[] {
  * the places the handler reaches; or a manual step when a refusal rule applies.
  */
 export function planThreading(ctx: Sources, located: LocatedHandler, target: WiringTarget, project: ThreadProject): ThreadPlan {
-  const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false, holders: [], passes: [], callers: [], providers: [] };
+  const out: ThreadPlan = { ops: [], edits: [], manual: [], threaded: false, holders: [], passes: [], callers: [], providers: [], reached: [] };
   const { fn, source: handlerSource } = located;
   const manual = (reason: string, at: { file: string; line: number }) => {
     out.manual.push({ action: target.action, file: at.file, line: at.line, reason });
@@ -163,6 +173,7 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
   // no key from the claim, so they share none with the calls it does key, and are no second place.
   const found = chainsFrom(ctx, fn, handlerSource, [], new Set([fn])).flatMap((c) => stillOpen(c) ?? []);
   out.providers = [...new Set(found.flatMap((c) => c.calls.map((call) => call.provider)))];
+  out.reached = found.flatMap((c) => c.calls.map((call) => call.call));
   const blocked = found.filter((c) => c.calls.every((call) => call.unplaceable !== undefined));
   for (const chain of blocked) for (const call of chain.calls) manual(unplaceableReason(call), { file: holderOf(chain).source.rel, line: lineOf(call.call) });
   const chains = found.filter((c) => !blocked.includes(c));
@@ -174,6 +185,11 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
   // How to key by hand: with a step as soon as the handler reaches more than one place.
   const step = chains.length > 1 ? ', n' : '';
   const where = chains.map((c) => `${holderOf(c).source.rel}:${lineOf(c.calls[0]!.call)} (${providersOf(c.calls).names})`).join(', ');
+  // NestJS: the interceptor holds the claim for the route's whole async call chain, so nothing is passed down; each
+  // function making a provider call reads it itself. One keyed through a parameter before goes on that way.
+  const ambient = located.ambient === true && chains.every((c) => contextIndex(holderOf(c).fn) < 0);
+  // Keyed by an earlier run: nothing to edit, and the same note for the other callers as then.
+  if (ambient && all.every((c) => c.written !== undefined)) return { ...out, threaded: true, ambient, holders: [...new Set(chains.map((c) => holderOf(c).source))], callers: callersOf(chains, usesOf(ctx, chains)) };
   if (!located.accessor) {
     const files = [...new Set(chains.map((c) => holderOf(c).source.rel))].join(' and ');
     return manual(`the ${names} call${all.length > 1 ? 's' : ''} in ${files} need${all.length > 1 ? '' : 's'} the handler's claim, but the handler has no named request parameter to read it from: pass idempotencyOf(request) down and add ${byHand(all, step)} by hand`, at);
@@ -197,20 +213,20 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
   // route pass's step for its out-of-handler calls would go, and a re-run would take it as done), while the place
   // left open still needs a step numbered with the others.
   for (const chain of chains) {
-    const refused = chainRefusal(ctx, fn, chain, project, step);
+    const refused = chainRefusal(ctx, fn, chain, project, step, ambient);
     if (refused) return manual(refused.reason, refused.at);
   }
-  // A function on several chains is on each one through the same call (else its holders would be reached twice).
-  const hops = [...new Map(chains.flatMap((c) => c.hops).map((hop) => [hop.fn, hop] as const)).values()];
-  const uses = hops.map((hop) => ({ hop, ...otherUses(ctx, hop) }));
-  const asValue = uses.find((u) => u.values.length > 0 || u.extraArgs);
+  const uses = usesOf(ctx, chains);
+  const hops = uses.map((u) => u.hop);
+  // A new trailing parameter could receive something else there; read where the call is made, nothing is added.
+  const asValue = ambient ? undefined : uses.find((u) => u.values.length > 0 || u.extraArgs);
   if (asValue) {
     const name = nameOfFunction(asValue.hop.fn) ?? 'the function';
     return manual(`not keyed because ${name} is ${asValue.extraArgs ? 'called with more arguments than it declares' : `also used as a value at ${asValue.values.join(', ')}`}, so a new trailing parameter could receive something else there: pass idempotencyOf(request) down and add ${byHand(all, step)} by hand`, at);
   }
   // A function that takes the context already (keyed for another action) gets it in that place: a call that puts
   // something else there would need it moved, which is the user's call.
-  const occupied = hops.find((hop) => contextIndex(hop.fn) >= 0 && hop.call.arguments[contextIndex(hop.fn)] !== undefined && !passesContext(hop));
+  const occupied = ambient ? undefined : hops.find((hop) => contextIndex(hop.fn) >= 0 && hop.call.arguments[contextIndex(hop.fn)] !== undefined && !passesContext(hop));
   if (occupied) {
     const name = nameOfFunction(occupied.fn) ?? 'the function';
     return manual(`not keyed because the call at ${occupied.callSource.rel}:${lineOf(occupied.call)} passes ${occupied.call.arguments[contextIndex(occupied.fn)]!.getText(occupied.callSource.sf)} where ${name} takes its ${CONTEXT_NAME}: pass idempotencyOf(request) there instead, by hand`, at);
@@ -225,6 +241,7 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
     const now = written === null ? 'with a step apply cannot read' : `as step ${written ?? 0}`;
     return manual(`not keyed because ${callName(clash.item)} at ${clash.holder.source.rel}:${line} is keyed from the claim already ${now} (another action's numbering, or by hand), and this action reaches it as step ${clash.step ?? 0}, and a call site can hold one number: pass the step down with idempotencyOf(request) and key the call with ${byHand([clash.item], ', step')}, by hand`, { file: clash.holder.source.rel, line });
   }
+  if (ambient) return planAmbient(out, chains, steps, target, uses);
   // Planned: every hop's call passes the context on, every function on the way takes it, each holder keys its calls.
   for (const hop of hops) {
     const existing = contextIndex(hop.fn);
@@ -258,7 +275,47 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
   out.handler = { file: handlerSource.rel, edit: { fn, accessor: located.accessor, addRequest: located.addRequest === true } };
   out.threaded = true;
   out.passes = hops.map((hop) => `${hop.callSource.rel}:${lineOf(hop.call)}`);
-  out.callers = uses.filter((u) => u.callers.length > 0).map((use) => ({ hop: use.hop, at: use.callers, below: chains.filter((c) => c.hops.some((hop) => hop.fn === use.hop.fn)).flatMap((c) => c.calls) }));
+  out.callers = callersOf(chains, uses);
+  return out;
+}
+
+/** Each function on the way, once, with its other uses. A function on several chains is on each one through the same call (else its holders would be reached twice). */
+function usesOf(ctx: Sources, chains: readonly Chain[]) {
+  const hops = [...new Map(chains.flatMap((c) => c.hops).map((hop) => [hop.fn, hop] as const)).values()];
+  return hops.map((hop) => ({ hop, ...otherUses(ctx, hop) }));
+}
+
+/** The functions on the way that something else calls too, with the provider calls they reach below them. */
+function callersOf(chains: readonly Chain[], uses: ReadonlyArray<{ hop: Hop; callers: string[] }>): ThreadPlan['callers'] {
+  return uses.filter((u) => u.callers.length > 0).map((use) => ({ hop: use.hop, at: use.callers, below: chains.filter((c) => c.hops.some((hop) => hop.fn === use.hop.fn)).flatMap((c) => c.calls) }));
+}
+
+/**
+ * The ambient plan (LocatedHandler.ambient): each function holding the calls reads the claim it runs under,
+ * `const idempotencyContext = idempotencyOf();`, and keys its calls from it as the threaded plan does, with the same
+ * steps; no signature changes, nothing passed down. Outside a protected route idempotencyOf() is undefined and the
+ * call sends what it sent before; from any protected route that reaches it, it is keyed with that route's claim.
+ */
+function planAmbient(out: ThreadPlan, chains: readonly Chain[], steps: ReadonlyArray<ReadonlyArray<number | undefined>>, target: WiringTarget, uses: ReadonlyArray<{ hop: Hop; callers: string[] }>): ThreadPlan {
+  const route = `${target.method ?? 'POST'} ${target.path ?? ''}`;
+  chains.forEach((chain, index) => {
+    const holder = holderOf(chain);
+    if (!readsAmbientContext(holder.fn) && chain.calls.some((item) => !item.written)) out.ops.push({ file: holder.source.rel, op: { kind: 'read', fn: holder.fn } });
+    const path = chain.hops.map((hop) => `${nameOfFunction(hop.fn) ?? 'a function'} (${hop.source.rel})`).join(' → ');
+    chain.calls.forEach((item, at) => {
+      const place = placeOf(item, steps[index]![at]);
+      if (item.written) {
+        if (!out.holders.includes(holder.source)) out.holders.push(holder.source);
+        return;
+      }
+      out.ops.push({ file: holder.source.rel, op: { kind: 'key', item, step: steps[index]![at] } });
+      const what = item.perCall ? `replaces the per-call key of ${callName(item)} with the derived key` : item.how.via === 'http' ? `passes the derived ${label(item.provider)} idempotency key as the ${KEY_HEADERS[item.provider]!} header of ${item.provider} ${item.operation}` : `passes the derived ${label(item.provider)} idempotency key to ${callName(item)}`;
+      out.edits.push({ action: target.action, file: holder.source.rel, summary: `${what} (${place}) in ${path}, from the claim of ${route} read there with ${AMBIENT_ACCESSOR}; run outside a protected route it sends what it sent before` });
+    });
+  });
+  out.threaded = true;
+  out.ambient = true;
+  out.callers = callersOf(chains, uses);
   return out;
 }
 
@@ -285,7 +342,24 @@ export function settleSharedCalls(plans: ReadonlyArray<{ target: WiringTarget; p
     const [theirs, action] = [...stepsAt.get(item.call)!].find(([other]) => other !== (step ?? 0))!;
     const line = lineOf(item.call);
     const reason = `not keyed because ${callName(item)} at ${clash.file}:${line} would be step ${step ?? 0} of this action's claim and step ${theirs} of ${action}'s, and a call site can hold one number: pass the step down with idempotencyOf(request) and key the call with ${byHand([item], ', step')}, by hand`;
-    return { target, plan: { ops: [], edits: [], threaded: false, holders: [], passes: [], callers: [], providers: plan.providers, manual: [{ action: target.action, file: clash.file, line, reason }] } };
+    return { target, plan: { ops: [], edits: [], threaded: false, holders: [], passes: [], callers: [], providers: plan.providers, reached: plan.reached, manual: [{ action: target.action, file: clash.file, line, reason }] } };
+  });
+}
+
+/**
+ * A call keyed with idempotencyOf() reads the claim of every protected route that reaches it, also one whose plan was
+ * refused (provider calls of its own, the call reached twice, …): there it would share that route's key with another
+ * call, which the provider refuses for other parameters. Such a call is left manual for the action that would key it.
+ */
+export function settleAmbientCalls(plans: ReadonlyArray<{ target: WiringTarget; plan: ThreadPlan }>): Array<{ target: WiringTarget; plan: ThreadPlan }> {
+  const refused = plans.filter(({ plan }) => !plan.threaded);
+  return plans.map(({ target, plan }) => {
+    if (!plan.ambient) return { target, plan };
+    const shared = plan.ops.flatMap(({ file, op }) => (op.kind === 'key' ? [{ file, item: op.item, other: refused.find((r) => r.target.action !== target.action && r.plan.reached.includes(op.item.call)) }] : [])).find((k) => k.other !== undefined);
+    if (!shared) return { target, plan };
+    const line = lineOf(shared.item.call);
+    const reason = `not keyed because ${callName(shared.item)} at ${shared.file}:${line} is also reached by ${shared.other!.target.action}, which stays manual (see its step): read with idempotencyOf() there, the call would take that route's claim too and could share its key with another call. Key it by hand with ${byHand([shared.item], ', step')}, a step of its own in each route`;
+    return { target, plan: { ops: [], edits: [], threaded: false, holders: [], passes: [], callers: [], providers: plan.providers, reached: plan.reached, manual: [{ action: target.action, file: shared.file, line, reason }] } };
   });
 }
 
@@ -298,6 +372,9 @@ export function callerSteps(target: WiringTarget, plan: ThreadPlan, passing: Rea
     const left = at.filter((where) => !passing.has(where));
     if (left.length === 0) return [];
     const what = below.every((c) => c.perCall) ? 'the key they made anew on each call before' : 'no idempotency key';
+    if (plan.ambient) {
+      return [{ action: target.action, file: hop.source.rel, line: lineOf(hop.fn), reason: `${nameOfFunction(hop.fn) ?? 'the function'} is also called at ${left.join(', ')}: the ${providersOf(below).names} call it reaches is keyed only while it runs for a protected route (${AMBIENT_ACCESSOR} reads that route's claim; elsewhere it is undefined and the call sends ${what}, as before). Protect that caller's route too if it must not run twice` }];
+    }
     return [{ action: target.action, file: hop.source.rel, line: lineOf(hop.fn), reason: `${nameOfFunction(hop.fn) ?? 'the function'} is also called at ${left.join(', ')} without a context: those calls still send ${providersOf(below).names} ${what} (the new parameter is optional). Pass idempotencyOf(request) there when that caller is protected too` }];
   });
 }

@@ -4,7 +4,7 @@ import { resolveCallee } from '../../findings/actionFacts.js';
 import { calls, isLoop } from '../../findings/walk.js';
 import { insideProject } from '../followHandler.js';
 import { CONTEXT_NAME } from '../transforms/stripeKey.js';
-import { lineOf, type Hop, type Sources } from './chains.js';
+import { lineOf, readsAmbientContext, type Hop, type Sources } from './chains.js';
 
 /** SQL transactions that run their callback once per call: knex and objection `transaction`, Prisma `$transaction`, TypeORM, Sequelize and Drizzle `transaction`. */
 const ONCE_TRANSACTION = /^\$?transaction$/;
@@ -70,14 +70,40 @@ export function refusal(root: string, ctx: Sources, hop: Hop): string | undefine
   const holder = fn.parent;
   if (ts.isMethodDeclaration(fn) && (ts.isClassDeclaration(holder) || ts.isClassExpression(holder))) {
     if (holder.members.filter((m) => ts.isMethodDeclaration(m) && m.name.getText(source.sf) === name).length > 1) return `${name} is overloaded`;
-    if (ts.getModifiers(holder)?.some((m) => m.kind === ts.SyntaxKind.AbstractKeyword)) return `${name} belongs to an abstract class: subclasses may override it`;
-    const className = holder.name?.text;
-    const overriding = className && ctx.sources.some((s) => /\bextends\s+/.test(s.text) && collectClasses(s.sf).some((c) => c.heritageClauses?.some((h) => h.types.some((t) => t.expression.getText(s.sf) === className)) && c.members.some((m) => m.name?.getText(s.sf) === name)));
-    if (overriding) return `${name} is overridden in a subclass of ${className}, which is reached through the base type`;
   }
+  const overridden = overridable(ctx, hop);
+  if (overridden) return overridden;
   if (ts.isFunctionDeclaration(fn) && source.sf.statements.filter((s) => ts.isFunctionDeclaration(s) && s.name?.text === name).length > 1) return `${name} is overloaded`;
   if (fn.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === CONTEXT_NAME)) return undefined;
   if (fn.body && collectIdentifiers(fn.body).some((id) => id.text === CONTEXT_NAME)) return `${name} already uses the name ${CONTEXT_NAME}`;
+  return undefined;
+}
+
+/** Why the method reached may not be the one that runs (an abstract class, a subclass overriding it), or undefined. */
+export function overridable(ctx: Sources, hop: Hop): string | undefined {
+  const { fn } = hop;
+  const holder = fn.parent;
+  if (!ts.isMethodDeclaration(fn) || !(ts.isClassDeclaration(holder) || ts.isClassExpression(holder))) return undefined;
+  const name = nameOfFunction(fn) ?? 'the function';
+  if (ts.getModifiers(holder)?.some((m) => m.kind === ts.SyntaxKind.AbstractKeyword)) return `${name} belongs to an abstract class: subclasses may override it`;
+  const className = holder.name?.text;
+  const overriding = className && ctx.sources.some((s) => /\bextends\s+/.test(s.text) && collectClasses(s.sf).some((c) => c.heritageClauses?.some((h) => h.types.some((t) => t.expression.getText(s.sf) === className)) && c.members.some((m) => m.name?.getText(s.sf) === name)));
+  return overriding ? `${name} is overridden in a subclass of ${className}, which is reached through the base type` : undefined;
+}
+
+/**
+ * Why the function holding a provider call may not read the claim itself (`const idempotencyContext =
+ * idempotencyOf();` first in its body), or undefined when it may.
+ */
+export function ambientRefusal(root: string, holder: Hop): string | undefined {
+  const { fn, source } = holder;
+  const name = nameOfFunction(fn) ?? 'the function';
+  if (insideProject(root, path.join(root, source.rel)) === undefined) return `${name} is in ${source.rel}, outside the project's own files`;
+  if (!fn.body || !ts.isBlock(fn.body)) return `${name} has an expression for its body, with no place for a statement`;
+  if (readsAmbientContext(fn)) return undefined;
+  if (fn.parameters.some((p) => collectIdentifiers(p).some((id) => id.text === CONTEXT_NAME)) || collectIdentifiers(fn.body).some((id) => id.text === CONTEXT_NAME)) return `${name} already uses the name ${CONTEXT_NAME}`;
+  const shadowed = collectIdentifiers(fn).some((id) => id.text === 'idempotencyOf' && !ts.isCallExpression(id.parent));
+  if (shadowed) return `${name} binds the name idempotencyOf to something of its own`;
   return undefined;
 }
 

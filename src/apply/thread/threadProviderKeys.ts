@@ -12,10 +12,10 @@ import { KEYED_SDKS } from '../transforms/stableParams.js';
 import type { Edit, ManualStep, WiringTarget } from '../types.js';
 import { editFile, type HandlerEdit, type Op } from './edit.js';
 import { locateHandler } from './locate.js';
-import { callerSteps, planThreading, settleSharedCalls, type ThreadPlan } from './plan.js';
+import { callerSteps, planThreading, settleAmbientCalls, settleSharedCalls, type ThreadPlan } from './plan.js';
 
 /** How the route pass says a provider call it could not see is elsewhere; superseded when this pass keys it. */
-export const NOT_IN_HANDLER = [' call is not made inside the route handler', 'calls from a NestJS handler need the claim'];
+export const NOT_IN_HANDLER = [' call is not made inside the route handler'];
 
 export interface ThreadInput {
   root: string;
@@ -56,7 +56,9 @@ export interface ThreadOutcome {
  * `idempotencyContext` parameter that its caller passes on, and the call is keyed from it the way the handler
  * transforms key one (Stripe's request options, Adyen's and PayPal's SDK keying, a raw-HTTP key header), only when the
  * context is given: keyed from the handler's claim when called from the wired route; from any other caller, which
- * passes nothing, exactly what it sent before (no protection across a re-run).
+ * passes nothing, exactly what it sent before (no protection across a re-run). NestJS needs none of that threading:
+ * its interceptor holds the claim for the route's async call chain, so the function holding the call reads it there
+ * with idempotencyOf() (planAmbient), undefined and unkeyed as before outside a protected route.
  * Left manual, with the reason: a function used as a value (its caller could pass anything in that place), an
  * overloaded or overridable one, one outside the project, a provider providers.ts has no helper for. A handler
  * reaching several functions keys each call with its own step among all its places for that provider (plan.ts);
@@ -104,7 +106,7 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
     const located = locateHandler(ctx, routeSource, tree, target, input.framework, input);
     if (located) planned.push({ target, plan: planThreading(ctx, located, target, project) });
   }
-  const settled = settleSharedCalls(planned);
+  const settled = settleAmbientCalls(settleSharedCalls(planned));
   const passing = new Set(settled.flatMap(({ plan }) => plan.passes));
   for (const { target, plan } of settled) {
     for (const { file, op } of plan.ops) ops.set(file, withOp(ops.get(file) ?? [], op));
@@ -127,7 +129,7 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
 }
 
 /** The node an op edits: a function or call two actions plan alike (a service they share) is edited once. */
-const nodeOf = (op: Op): ts.Node => (op.kind === 'param' ? op.fn : op.kind === 'arg' ? op.call : op.item.call);
+const nodeOf = (op: Op): ts.Node => (op.kind === 'param' || op.kind === 'read' ? op.fn : op.kind === 'arg' ? op.call : op.item.call);
 
 /** `ops` with `op` unless one for its node is there already; a step wins over none, which makes the same key. */
 function withOp(ops: readonly Op[], op: Op): Op[] {

@@ -1,9 +1,7 @@
 import { Node, SyntaxKind, type Decorator, type MethodDeclaration, type SourceFile } from 'ts-morph';
-import { providerCalls } from '../../findings/providerCalls.js';
 import { ensureNamedImport } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
-import { KEYED_SDKS } from './stableParams.js';
 import { keyHandlerCalls } from './stripeKey.js';
 import { webhookManual } from './webhookManual.js';
 
@@ -114,16 +112,12 @@ export const wireNestRoute: Transform = (sf, target, context) => {
     out.edits.push({ action: target.action, file: target.file, summary: `marks ${method.getName()}() with @Idempotent(ACTIONS.${target.codeName})` });
   }
   out.manual.push(...clientKeyStep(target));
-  // Provider calls are keyed from the claim when the method takes @Req(): idempotencyOf(request), as in every adapter.
+  // Provider calls are keyed from the claim: idempotencyOf(request) when the method takes @Req(), as in every adapter;
+  // otherwise idempotencyOf(), the claim the interceptor runs the method under.
   const request = requestParameter(method);
-  if (request) {
-    const keyed = keyHandlerCalls(sf, method, target, context, `idempotencyOf(${request})`);
-    out.edits.push(...keyed.edits);
-    out.manual.push(...keyed.manual);
-  } else if (target.provider || unkeyedProviderCall(sf, method)) {
-    const take = mutation ? "@Context('req') request" : '@Req() request';
-    out.manual.push({ action: target.action, file: target.file, line: method.getStartLineNumber(), reason: `${target.provider ?? 'provider'} calls from a NestJS handler need the claim: take ${take} and pass the derived key from providers.ts (idempotencyOf(request))` });
-  }
+  const keyed = keyHandlerCalls(sf, method, target, context, request ? `idempotencyOf(${request})` : 'idempotencyOf()');
+  out.edits.push(...keyed.edits);
+  out.manual.push(...keyed.manual);
   return out;
 };
 
@@ -133,12 +127,6 @@ export function requestParameter(method: MethodDeclaration): string | undefined 
   const parameter = method.getParameters().find((p) => p.getDecorators().some(isRequest));
   const name = parameter?.getNameNode();
   return name && Node.isIdentifier(name) ? name.getText() : undefined;
-}
-
-/** Whether a provider call in the method still sends no idempotency key. */
-function unkeyedProviderCall(sf: SourceFile, method: MethodDeclaration): boolean {
-  const source = { rel: sf.getFilePath(), text: sf.getFullText(), sf: sf.compilerNode, dependencies: KEYED_SDKS };
-  return providerCalls(source).some((c) => c.call.getStart(sf.compilerNode) >= method.getStart() && c.call.getEnd() <= method.getEnd() && c.key === undefined);
 }
 
 /**

@@ -125,7 +125,9 @@ function keyStripeSdkCalls(sf: SourceFile, handler: Handler, target: WiringTarge
   const calls = callsIn(sf, handler);
   const open = calls.filter((c) => !c.keyed);
   if (target.provider === 'stripe' && calls.length === 0 && !hasHttpProviderCalls(sf, handler, 'stripe')) {
-    out.manual.push({ action: target.action, file: target.file, line: handler.getStartLineNumber(), reason: 'the Stripe call is not made inside the route handler: pass idempotencyOf(request) down to it and add stripeRequestOptions(context) from providers.ts as its request options' });
+    // Where the claim runs in the async call chain, the code making the call reads it itself; elsewhere it is passed down.
+    const how = accessor === 'idempotencyOf()' ? 'read idempotencyOf() where it is made (undefined outside a protected route)' : 'pass idempotencyOf(request) down to it';
+    out.manual.push({ action: target.action, file: target.file, line: handler.getStartLineNumber(), reason: `the Stripe call is not made inside the route handler: ${how} and add stripeRequestOptions(context) from providers.ts as its request options` });
   }
   if (open.length === 0) return;
   const usable = accessor !== undefined && context.scaffoldModules.has('providers');

@@ -29,7 +29,7 @@ const idempotency = createIdempotency({
 @Module({ controllers: [/* yours */], providers: [...idempotencyProviders(idempotency)] })
 export class AppModule {}${mark}`;
     },
-    claimHint: 'in the handler, `idempotencyOf(request)` (from `@Req()`) holds the key, the claim `ref` and the lease `signal`',
+    claimHint: 'in the handler, `idempotencyOf(request)` (from `@Req()`) holds the key, the claim `ref` and the lease `signal`; a service it calls reads the same with `idempotencyOf()`',
   },
   tests: nestTests('express'),
   platforms: { fastify: () => NESTJS_FASTIFY },

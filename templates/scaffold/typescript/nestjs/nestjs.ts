@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import * as nest from '@nestjs/common';
 import {
   HttpException,
@@ -93,10 +94,32 @@ type Sent = StreamableLike | Buffer | string;
 export const Idempotent = (action: ActionSettings) => SetMetadata(IDEMPOTENT_ACTION, action);
 
 const held = new WeakMap<object, IdempotencyContext>();
+/**
+ * The claim a protected route runs under, for code that has no request (an injected service): every async
+ * continuation the handler starts sees its own request's cell, which is emptied when the claim ends.
+ */
+const running = new AsyncLocalStorage<{ context?: IdempotencyContext }>();
 
-/** The running claim of this request, in an idempotent route (`@Req() request`) or resolver (`@Context('req')`). */
-export function idempotencyOf(request: object): IdempotencyContext | undefined {
-  return held.get(request);
+/**
+ * The running claim: of this request, in an idempotent route (`@Req() request`) or resolver (`@Context('req')`); with
+ * no request, of the protected route whose handler the calling code runs for (a service it calls). Undefined outside
+ * a protected route, and once its claim has ended.
+ */
+export function idempotencyOf(request?: object): IdempotencyContext | undefined {
+  return (request && held.get(request)) ?? running.getStore()?.context;
+}
+
+/** Runs `work` (the handler and the recording of its answer) with the claim's context held for it, until it settles. */
+async function underClaim<T>(request: object, context: IdempotencyContext, work: () => Promise<T>): Promise<T> {
+  const cell: { context?: IdempotencyContext } = { context };
+  held.set(request, context);
+  try {
+    return await running.run(cell, work);
+  } finally {
+    held.delete(request);
+    // A timer or promise the handler left running keeps the cell, not the claim.
+    delete cell.context;
+  }
 }
 
 /**
@@ -163,12 +186,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         return answerProblem(res, problemFor('in-flight', policy, decision.retryAfterSeconds));
       case 'execute': {
         const { claim } = decision;
-        held.set(request, claim.context);
-        try {
-          return await this.execute(claim, res, next);
-        } finally {
-          held.delete(request);
-        }
+        return underClaim(request, claim.context, () => this.execute(claim, res, next));
       }
     }
   }
@@ -264,12 +282,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         throw problemException(problemFor('in-flight', policy, decision.retryAfterSeconds));
       case 'execute': {
         const { claim } = decision;
-        held.set(request, claim.context);
-        try {
-          return await this.resolveOnce(claim, next);
-        } finally {
-          held.delete(request);
-        }
+        return underClaim(request, claim.context, () => this.resolveOnce(claim, next));
       }
     }
   }

@@ -19,9 +19,12 @@ export function isSkippedDir(name: string): boolean {
 
 export const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
-/** Non-source files some detectors read as text (crons in vercel.json, unique constraints in schemas). */
+/** Server-side view templates, read for the forms that post to the app's routes. */
+export const VIEW_TEMPLATE = /\.(?:pug|jade|ejs|hbs|handlebars|njk)$/i;
+
+/** Non-source files some detectors read as text (crons in vercel.json, unique constraints in schemas, views' forms). */
 export function isAuxiliaryFile(name: string): boolean {
-  return name === 'vercel.json' || name.endsWith('.prisma') || name.endsWith('.sql');
+  return name === 'vercel.json' || name.endsWith('.prisma') || name.endsWith('.sql') || VIEW_TEMPLATE.test(name);
 }
 
 export function isSourceFile(name: string): boolean {

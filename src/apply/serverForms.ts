@@ -97,7 +97,8 @@ function placeLocals(sf: SourceFile, binding: string, statement?: string): boole
   const block = declared?.getParent();
   if (!declared || !block || !(Node.isSourceFile(block) || Node.isBlock(block))) return false;
   if (statement === undefined) return true;
-  const statements = block.getStatements();
+  // Indices as insertStatements counts them: comment-only lines are statements there.
+  const statements = block.getStatementsWithComments();
   const viewEngine = statements.findIndex((s) => Node.isExpressionStatement(s) && new RegExp(`^${binding}\\.set\\(\\s*['"]view engine['"]`).test(s.getText()));
   const at = Math.max(viewEngine, statements.indexOf(declared)) + 1;
   block.insertStatements(at, statement);

@@ -473,6 +473,10 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       const existing = changes.find((c) => c.path === file);
       if (existing) existing.after = after;
       else changes.push({ path: file, before: (await readInside(root, file))!, after });
+      // The findings recorded in a handler's own file are re-run on it as keyed, as in a target file.
+      const text = texts.find((t) => t.path === file);
+      if (text) text.after = after;
+      else texts.push({ path: file, before: (changes.find((c) => c.path === file)?.before)!, after });
     }
     edits.push(...named.edits);
     manual.push(...named.manual);

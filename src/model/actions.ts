@@ -228,8 +228,8 @@ function buildKey(action: ActionConfig, scope: Scope, context: Pick<ActionContex
 
 /** Where a form-posted action's key comes from: minted per render, posted in a hidden field, the header still honoured. */
 function formCarrier(header: string, field: string, forms: readonly FormLocation[]): string {
-  const where = forms.length === 0 ? 'the form that posts it' : forms.length === 1 ? `the form at ${forms[0]!.file}:${forms[0]!.line}` : `the forms at ${forms.map((f) => `${f.file}:${f.line}`).join(', ')}`;
-  return `a UUIDv4 the server mints each time it renders ${where} (newIdempotencyKey(), in the view's locals) and the page posts back in the hidden ${field} field: a double click or a resubmitted page sends the same key, a page rendered again a new one. A browser form cannot set the ${header} header, so the middleware reads the field when the header is absent; a script may still send the header`;
+  const where = forms.length === 0 ? 'the form that posts it' : `the form${forms.length === 1 ? '' : 's'} at ${forms.map((f) => `${f.file}:${f.line}`).join(', ')}`;
+  return `hidden ${field} field of ${where}, a UUIDv4 minted per render; the ${header} header when a script sends one`;
 }
 
 /** What each broker gives a message that stays the same on redelivery. */

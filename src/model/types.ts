@@ -222,6 +222,8 @@ export interface KeyPolicy {
   charsetPattern: string;
   validation: string[];
   generation: string;
+  /** How server-rendered forms get their keys, when some action is posted by one. */
+  formGeneration?: string;
   timeVaryingWarning: string;
 }
 

@@ -49,6 +49,16 @@ describe('forms in view templates', () => {
     expect(formsInTemplate('{{#if user}}\n  <form method="post" action="/teams/{{team.id}}/invite">\n    {{> fields}}\n  </form>\n{{/if}}', 'handlebars').map((f) => [f.line, f.action, f.childIndent])).toEqual([[2, '/teams/:param/invite', '    ']]);
   });
 
+  it("reads the method a form tunnels through POST (method-override's _method field or query)", () => {
+    const hbs = '<form action="/stories/{{story._id}}" method="POST">\n  <input type="hidden" name="_method" value="PUT">\n</form>\n<form action=\'/stories/{{_id}}?_method=DELETE\' method=\'POST\'></form>\n<form action="/stories" method="POST"><input name="title"></form>';
+    expect(formsInTemplate(hbs, 'handlebars').map((f) => [f.action, f.method])).toEqual([
+      ['/stories/:param', 'PUT'],
+      ['/stories/:param', 'DELETE'],
+      ['/stories', undefined],
+    ]);
+    expect(formsInTemplate("form(action='/items/' + item.id, method='POST')\n  input(type='hidden', name='_method', value='DELETE')\n", 'pug')[0]?.method).toBe('DELETE');
+  });
+
   it('matches route parameters and computed segments segment by segment', () => {
     expect(samePath('/account/:id/delete', '/account/:param/delete')).toBe(true);
     expect(samePath('/reset/:token', '/reset/abc')).toBe(true);

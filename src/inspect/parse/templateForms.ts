@@ -29,11 +29,41 @@ export interface TemplateForm {
   childIndent: string;
   /** Offset where the form's body ends (its closing tag, or the first line not indented under it). */
   bodyEnd: number;
+  /**
+   * The method the route really has when the form tunnels another through POST (method-override's hidden `_method`
+   * field or `?_method=` query): PUT, PATCH or DELETE. Absent for a plain POST.
+   */
+  method?: 'PUT' | 'PATCH' | 'DELETE';
 }
 
 /** POST forms of a template, in source order. */
 export function formsInTemplate(text: string, engine: TemplateEngine): TemplateForm[] {
-  return engine === 'pug' ? pugForms(text) : markupForms(text);
+  return (engine === 'pug' ? pugForms(text) : markupForms(text)).map((form) => {
+    const method = overriddenMethod(text.slice(form.bodyStart, form.bodyEnd)) ?? form.method;
+    return method ? { ...form, method } : form;
+  });
+}
+
+const OVERRIDES = new Set(['PUT', 'PATCH', 'DELETE']);
+
+/** method-override's hidden field: `<input type="hidden" name="_method" value="DELETE">`, Pug's `input(name='_method', value='PUT')`. */
+function overriddenMethod(body: string): TemplateForm['method'] {
+  for (const match of body.matchAll(/name\s*=\s*(['"])_method\1/g)) {
+    // The element holding it: from its `<` (or, in Pug, its line) to its `>` or the end of the line.
+    const tag = body.lastIndexOf('<', match.index);
+    const from = tag >= 0 && !body.slice(tag, match.index).includes('>') ? tag : body.lastIndexOf('\n', match.index) + 1;
+    const ends = [body.indexOf('>', match.index), body.indexOf('\n', match.index)].filter((i) => i >= 0);
+    const element = body.slice(from, ends.length > 0 ? Math.min(...ends) : body.length);
+    const value = /value\s*=\s*(['"])(\w+)\1/.exec(element)?.[2]?.toUpperCase();
+    if (value && OVERRIDES.has(value)) return value as TemplateForm['method'];
+  }
+  return undefined;
+}
+
+/** `?_method=DELETE` in a form's action. */
+function queryMethod(raw: string): TemplateForm['method'] {
+  const value = /[?&]_method=(\w+)/.exec(raw)?.[1]?.toUpperCase();
+  return value && OVERRIDES.has(value) ? (value as TemplateForm['method']) : undefined;
 }
 
 /** The hidden input carrying a freshly minted key, in the engine's syntax (`idempotencyKey` is a function in the view's locals). */
@@ -154,6 +184,7 @@ function pugForms(text: string): TemplateForm[] {
     if (!method || !/^(['"`])post\1$/i.test(method)) continue;
     const actionExpr = attrs.get('action');
     const action = actionExpr === undefined ? undefined : pugActionPath(actionExpr);
+    const tunnelled = actionExpr === undefined ? undefined : queryMethod(actionExpr);
     if (actionExpr !== undefined && action === undefined) continue;
     // The body: following lines indented deeper than the form (blank lines belong to it).
     let end = closeLine + 1;
@@ -175,6 +206,7 @@ function pugForms(text: string): TemplateForm[] {
       bodyStart: starts[closeLine]! + lines[closeLine]!.length,
       childIndent: childIndent ?? `${indent}  `,
       bodyEnd: end < lines.length ? starts[end]! - 1 : text.length,
+      ...(tunnelled ? { method: tunnelled } : {}),
     });
   }
   return forms;
@@ -229,7 +261,8 @@ function markupForms(text: string): TemplateForm[] {
     const formIndent = indentOf(text.slice(lineStart));
     const next = /\n([ \t]*)\S/.exec(text.slice(tag.end, bodyEnd));
     const childIndent = next && next[1]!.length > formIndent.length ? next[1]! : `${formIndent}  `;
-    forms.push({ line: lineOf(text, start), action, bodyStart: tag.end, childIndent, bodyEnd });
+    const tunnelled = raw === undefined ? undefined : queryMethod(raw);
+    forms.push({ line: lineOf(text, start), action, bodyStart: tag.end, childIndent, bodyEnd, ...(tunnelled ? { method: tunnelled } : {}) });
   }
   return forms;
 }

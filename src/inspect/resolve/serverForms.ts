@@ -16,14 +16,16 @@ export function linkServerForms(templates: ReadonlyMap<string, string>, endpoint
     if (engine) for (const form of formsInTemplate(text, engine)) posted.push({ file, form });
   }
   if (posted.length === 0) return;
-  const receivers = endpoints.filter((e) => e.finding.method === 'POST' || e.finding.method === 'ALL');
+  const receivers = endpoints.filter((e) => e.finding.method !== 'GET');
+  // A form posts; with method-override's `_method` the route it reaches has the tunnelled method.
+  const receives = (finding: EndpointFinding, form: TemplateForm) => finding.method === 'ALL' || finding.method === (form.method ?? 'POST');
   const add = (finding: EndpointFinding, file: string, line: number) => {
     const forms = (finding.forms ??= []);
     if (!forms.some((f) => f.file === file && f.line === line)) forms.push({ file, line });
   };
   for (const { file, form } of posted) {
     if (form.action === undefined) continue;
-    for (const { finding } of receivers) if (finding.prefixResolved && samePath(finding.path, form.action)) add(finding, file, form.line);
+    for (const { finding } of receivers) if (finding.prefixResolved && receives(finding, form) && samePath(finding.path, form.action)) add(finding, file, form.line);
   }
   // Forms that post back to the page: the GET routes whose handlers render the template, by its view name.
   const backPosting = new Map<string, Array<{ file: string; form: TemplateForm }>>();
@@ -37,7 +39,7 @@ export function linkServerForms(templates: ReadonlyMap<string, string>, endpoint
     const rendering = graph.callers(seeds);
     for (const page of pages) {
       if (!page.route.handlerKeys.some((k) => graph.resolve(page.route.file, k).some((fn) => rendering.has(fn)))) continue;
-      for (const { finding } of receivers) if (finding.prefixResolved && samePath(finding.path, page.finding.path)) for (const { form } of forms) add(finding, file, form.line);
+      for (const { finding } of receivers) for (const { form } of forms) if (finding.prefixResolved && receives(finding, form) && samePath(finding.path, page.finding.path)) add(finding, file, form.line);
     }
   }
   for (const { finding } of receivers) finding.forms?.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));

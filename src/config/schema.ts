@@ -68,7 +68,10 @@ export const actionSchema = z.strictObject({
       source: z.enum(KEY_SOURCES),
       from: z.array(fieldName).min(1).max(LIMITS.keyFields).optional().meta({ description: 'Fields a derived key is computed from.' }),
       bits: z.number().int().min(8).max(512).optional().meta({ description: 'Entropy of the variable part of the key.' }),
-      field: fieldName
+      field: z
+        .string()
+        // It is written into the user's templates as an input's name: a plain name, nothing to escape.
+        .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'expected a form field name of letters, digits, "_" and "-", starting with a letter or "_", e.g. "idempotencyKey"')
         .optional()
         .meta({
           description:

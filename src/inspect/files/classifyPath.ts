@@ -13,7 +13,12 @@ const SKIPPED_DIRS = new Set([
   'spec', 'specs', '.storybook', 'stories',
 ]);
 
-export function isSkippedDir(name: string): boolean {
+/** Folders whose names mean something else under a views folder (`views/stories/edit.hbs` is a page, not Storybook). */
+const PAGE_NAMES = new Set(['stories', 'spec', 'specs', 'archive', 'archived']);
+
+/** `rel`, when given, is the folder's path from the project root: a page folder under views/ or templates/ is read. */
+export function isSkippedDir(name: string, rel?: string): boolean {
+  if (rel !== undefined && PAGE_NAMES.has(name) && /(^|\/)(views|templates)\//.test(rel)) return false;
   return SKIPPED_DIRS.has(name) || name.startsWith('.');
 }
 

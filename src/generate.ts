@@ -14,6 +14,7 @@ import { normalizeText, readManifest } from './emit/manifest.js';
 import { upToDateByInputs } from './emit/upToDate.js';
 import { acquireProjectLock } from './emit/projectLock.js';
 import { actionBrokers } from './model/actionBrokers.js';
+import { actionForms } from './model/actionForms.js';
 import { readSnapshot, snapshotFile, snapshotOf, type ProjectSnapshot } from './emit/protectionSnapshot.js';
 import { planWrites, type PlannedWrite } from './emit/planWrites.js';
 import { assertNoSymlinks, normalizeRelative, readInside, resolveInside } from './emit/safePath.js';
@@ -171,12 +172,12 @@ async function readPreviousHtml(root: string, output: string): Promise<string[]>
 async function snapshotFromCode(cwd: string, config: Config, inspection: InspectionInput, findings: readonly CodeFinding[] | undefined, reviewed: readonly ReviewedCandidate[] | undefined): Promise<ProjectSnapshot> {
   const { auditProject } = await import('./findings/auditProject.js');
   const audited = await auditProject(cwd, { config, inspection: inspection as Pick<Inspection, 'findings'> });
-  return snapshotOf(inspection, findings ?? audited.findings, audited.actionFacts, reviewed, actionBrokers(config.actions, inspection.findings));
+  return snapshotOf(inspection, findings ?? audited.findings, audited.actionFacts, reviewed, actionBrokers(config.actions, inspection.findings), actionForms(config.actions, inspection.findings));
 }
 
 /** What init recorded, with findings passed by a caller (tests, the programmatic API) taking precedence. */
 function withFindings(recorded: ProjectSnapshot, findings: readonly CodeFinding[] | undefined): ProjectSnapshot {
-  return findings ? snapshotOf(recorded.inspection, findings, recorded.actionFacts, recorded.reviewed, recorded.brokers) : recorded;
+  return findings ? snapshotOf(recorded.inspection, findings, recorded.actionFacts, recorded.reviewed, recorded.brokers, recorded.forms) : recorded;
 }
 
 /**
@@ -192,6 +193,7 @@ async function designFor(cwd: string, config: Config, snapshot: ProjectSnapshot,
     ...(snapshot.actionFacts ? { code: snapshot.actionFacts } : {}),
     ...(snapshot.reviewed ? { reviewed: snapshot.reviewed } : {}),
     ...(snapshot.brokers ? { brokers: snapshot.brokers } : {}),
+    ...(snapshot.forms ? { forms: snapshot.forms } : {}),
   });
   return withWiring(model, await readApplyRecord(path.resolve(cwd)));
 }

@@ -52,7 +52,7 @@ export async function applyWiring(options: ApplyOptions): Promise<ApplyResult> {
   const root = path.resolve(options.cwd);
   const { config, file: configFile, text: configText } = await loadConfig(root, options.config);
   const snapshot = await readSnapshot(root);
-  const model = buildDesign(config, snapshot.inspection, { now: (options.now ?? (() => new Date()))(), ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}), ...(snapshot.actionFacts ? { code: snapshot.actionFacts } : {}), ...(snapshot.brokers ? { brokers: snapshot.brokers } : {}) });
+  const model = buildDesign(config, snapshot.inspection, { now: (options.now ?? (() => new Date()))(), ...(snapshot.codeFindings ? { findings: snapshot.codeFindings } : {}), ...(snapshot.actionFacts ? { code: snapshot.actionFacts } : {}), ...(snapshot.brokers ? { brokers: snapshot.brokers } : {}), ...(snapshot.forms ? { forms: snapshot.forms } : {}) });
   const plan = await planApply(root, { config, model, ...(options.action !== undefined ? { action: options.action } : {}) });
   const formatted = await lintChanges(root, await formatChanges(root, plan.changes));
   const changes = formatted.filter((c) => c.after !== c.before).map((c) => ({ ...c, diff: unifiedDiff(c.before, c.after, { path: c.path }) }));

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
+import { wireServerForms } from './serverForms.js';
 import { UserError } from '../errors.js';
 import { normalizeRelative, readInside } from '../emit/safePath.js';
 import { projectDependencies } from '../findings/auditProject.js';
@@ -201,7 +202,7 @@ function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework
       manual.push({ action: action.name, file, line: location.line, reason: `no route for this handler: set actions[].route (e.g. "${example}") to where it is mounted and run apply again, or wire it by hand as ${action.trigger === 'webhook' ? 'TRIGGERS.md' : 'the README in the scaffold'} shows` });
       continue;
     }
-    targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, method: (action.method ?? 'POST').toUpperCase(), path: action.path, file, line: location.line, scope: action.scope, keySource: action.key.source, ...(action.provider ? { provider: action.provider } : {}), ...(action.transport ? { transport: action.transport } : {}) });
+    targets.push({ action: action.name, codeName: action.codeName, trigger: action.trigger, method: (action.method ?? 'POST').toUpperCase(), path: action.path, file, line: location.line, scope: action.scope, keySource: action.key.source, ...(action.key.field !== undefined ? { keyField: action.key.field, forms: action.key.forms ?? [] } : {}), ...(action.provider ? { provider: action.provider } : {}), ...(action.transport ? { transport: action.transport } : {}) });
   }
   return { targets, manual, findings };
 }
@@ -472,6 +473,10 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       const existing = changes.find((c) => c.path === file);
       if (existing) existing.after = after;
       else changes.push({ path: file, before: (await readInside(root, file))!, after });
+      // The findings recorded in a handler's own file are re-run on it as keyed, as in a target file.
+      const text = texts.find((t) => t.path === file);
+      if (text) text.after = after;
+      else texts.push({ path: file, before: (changes.find((c) => c.path === file)?.before)!, after });
     }
     edits.push(...named.edits);
     manual.push(...named.manual);
@@ -514,6 +519,16 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     for (let i = manual.length - 1; i >= 0; i--) if (superseded(manual[i]!)) manual.splice(i, 1);
     manual.push(...threaded.manual);
     for (const at of threaded.stepsAt) specificAt.add(at);
+  }
+  // Server-rendered forms that post an action keyed by a hidden field: the field, and the views' key function.
+  if (framework === 'express' && stale.length === 0 && targets.some((t) => t.keyField !== undefined)) {
+    const forms = await wireServerForms({ root, targets, changes, scaffoldDir: dir, imports });
+    edits.push(...forms.edits);
+    manual.push(...forms.manual);
+  } else if (stale.length === 0) {
+    for (const target of targets.filter((t) => t.keyField !== undefined && t.trigger === 'http')) {
+      manual.push({ action: target.action, file: target.file, line: target.line, reason: `the action takes its key from a hidden ${target.keyField} field of the form that posts it, and apply adds that field for Express views only: render each such form with a fresh key (the scaffold's newIdempotencyKey()) in a hidden input named ${target.keyField}` });
+    }
   }
   // Handlers whose own SQL writes can run on the claim's transaction (claimWrites.ts): the DBOS property.
   const transactional: string[] = [];

@@ -18,6 +18,9 @@ export interface WiringTarget {
   scope?: string;
   /** 'client' when callers must send the key header; 'derived' when it comes from the request itself. */
   keySource?: string;
+  /** The hidden form field a server-rendered form posts the key in, and the forms inspection found (view file:line). */
+  keyField?: string;
+  forms?: ReadonlyArray<{ file: string; line: number }>;
   /**
    * Which of the file's matching registrations (0-based, source order) the recorded line pointed at, found on the
    * untouched text before any edit: an import added at the top must not make the next action look moved.

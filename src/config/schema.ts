@@ -68,6 +68,15 @@ export const actionSchema = z.strictObject({
       source: z.enum(KEY_SOURCES),
       from: z.array(fieldName).min(1).max(LIMITS.keyFields).optional().meta({ description: 'Fields a derived key is computed from.' }),
       bits: z.number().int().min(8).max(512).optional().meta({ description: 'Entropy of the variable part of the key.' }),
+      field: z
+        .string()
+        // It is written into the user's templates as an input's name: a plain name, nothing to escape.
+        .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'expected a form field name of letters, digits, "_" and "-", starting with a letter or "_", e.g. "idempotencyKey"')
+        .optional()
+        .meta({
+          description:
+            'For an HTTP action a server-rendered form posts: the hidden form field its key arrives in when the request has no key header (a browser form cannot set one), e.g. "idempotencyKey". The server mints one per render (newIdempotencyKey()). Only with a "client" or "server" key source.',
+        }),
     })
     .optional(),
   volumePerDay: z.number().int().positive().max(LIMITS.volumePerDay).optional().meta({ description: 'Expected executions per day.' }),
@@ -148,6 +157,9 @@ export const configSchema = z
       names.add(action.name);
       if (action.transport && action.trigger !== 'http') {
         ctx.addIssue({ code: 'custom', path: ['actions', index, 'transport'], message: `expected no transport for a ${action.trigger} action: "${action.transport}" describes how an HTTP action is reached; remove it or set "trigger": "http"` });
+      }
+      if (action.key?.field !== undefined && (action.key.source === 'derived' || action.trigger !== 'http')) {
+        ctx.addIssue({ code: 'custom', path: ['actions', index, 'key', 'field'], message: 'expected a key field only on an HTTP action whose key the caller sends ("client" or "server" source): a derived key is computed, not posted; remove "field"' });
       }
       if (action.key?.source === 'derived' && !action.key.from) {
         ctx.addIssue({ code: 'custom', path: ['actions', index, 'key', 'from'], message: 'expected the fields a derived key is computed from' });

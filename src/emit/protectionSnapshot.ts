@@ -4,6 +4,7 @@ import type { ActionCodeFacts } from '../model/codeFacts.js';
 import type { ReviewedCandidate } from '../model/types.js';
 import { creditedFindings } from '../model/creditedFindings.js';
 import { isKnownBroker } from '../model/actionBrokers.js';
+import type { ActionForms, FormLocation } from '../model/actionForms.js';
 import type { InspectionInput } from '../model/index.js';
 import type { FormattedFile } from './format.js';
 import { readInside } from './safePath.js';
@@ -27,6 +28,8 @@ export interface ProjectSnapshot {
   reviewed?: readonly ReviewedCandidate[];
   /** The broker inspection found delivering each consumer action, by action name; absent when none was found. */
   brokers?: Readonly<Record<string, string>>;
+  /** The server-rendered forms inspection found posting to each HTTP action, by action name; absent when none. */
+  forms?: ActionForms;
 }
 
 /** What init learnt from the code, in the stable form the snapshot file keeps. */
@@ -36,7 +39,12 @@ export function snapshotOf(
   actionFacts?: readonly ActionCodeFacts[],
   reviewed?: readonly ReviewedCandidate[],
   brokers?: Readonly<Record<string, string>>,
+  forms?: ActionForms,
 ): ProjectSnapshot {
+  const formEntries = Object.entries(forms ?? {})
+    .map(([action, list]): [string, FormLocation[]] => [action, list.filter(isLocation).map((f) => ({ file: f.file, line: f.line })).sort(byFileLine)])
+    .filter(([, list]) => list.length > 0)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const knownBrokers = Object.entries(brokers ?? {})
     .filter(([, broker]) => isKnownBroker(broker))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -47,6 +55,7 @@ export function snapshotOf(
     // Inspection order (payments, webhooks, consumers, jobs, endpoints), which is already stable.
     ...(reviewed?.length ? { reviewed: reviewed.filter(isReviewed).map(reviewedFields) } : {}),
     ...(knownBrokers.length > 0 ? { brokers: Object.fromEntries(knownBrokers) } : {}),
+    ...(formEntries.length > 0 ? { forms: Object.fromEntries(formEntries) } : {}),
   };
 }
 
@@ -89,6 +98,7 @@ export function snapshotFile(snapshot: ProjectSnapshot): FormattedFile[] {
     ...(snapshot.actionFacts ? { actionFacts: snapshot.actionFacts } : {}),
     ...(snapshot.reviewed ? { reviewed: snapshot.reviewed } : {}),
     ...(snapshot.brokers ? { brokers: snapshot.brokers } : {}),
+    ...(snapshot.forms ? { forms: snapshot.forms } : {}),
   };
   return [{ path: SNAPSHOT_PATH, class: 'managed', contents: `${JSON.stringify(body, null, 2)}\n`, formatted: true }];
 }
@@ -124,6 +134,11 @@ const isReviewed = (value: unknown): value is ReviewedCandidate => {
     (r.transport === undefined || (TRANSPORTS as readonly unknown[]).includes(r.transport));
 };
 
+const isLocation = (value: unknown): value is FormLocation =>
+  typeof value === 'object' && value !== null && typeof (value as FormLocation).file === 'string' && typeof (value as FormLocation).line === 'number';
+
+const byFileLine = (a: FormLocation, b: FormLocation) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line);
+
 const EMPTY: ProjectSnapshot = { inspection: { findings: [] } };
 
 /** The snapshot on disk (never through a link); an unreadable or hand-broken one counts as empty. */
@@ -131,7 +146,7 @@ export async function readSnapshot(root: string): Promise<ProjectSnapshot> {
   const text = await readInside(root, SNAPSHOT_PATH);
   if (text === undefined) return EMPTY;
   try {
-    const raw = JSON.parse(text) as { findings?: unknown; codeFindings?: unknown; actionFacts?: unknown; reviewed?: unknown; brokers?: unknown };
+    const raw = JSON.parse(text) as { findings?: unknown; codeFindings?: unknown; actionFacts?: unknown; reviewed?: unknown; brokers?: unknown; forms?: unknown };
     const protection = { findings: Array.isArray(raw.findings) ? raw.findings.filter(isFinding) : [] };
     return snapshotOf(
       protection,
@@ -139,6 +154,9 @@ export async function readSnapshot(root: string): Promise<ProjectSnapshot> {
       Array.isArray(raw.actionFacts) ? (raw.actionFacts as unknown[]).filter(isActionFacts) : undefined,
       Array.isArray(raw.reviewed) ? (raw.reviewed as unknown[]).filter(isReviewed) : undefined,
       typeof raw.brokers === 'object' && raw.brokers !== null && !Array.isArray(raw.brokers) ? (raw.brokers as Record<string, string>) : undefined,
+      typeof raw.forms === 'object' && raw.forms !== null && !Array.isArray(raw.forms)
+        ? Object.fromEntries(Object.entries(raw.forms as Record<string, unknown>).filter((entry): entry is [string, FormLocation[]] => Array.isArray(entry[1])))
+        : undefined,
     );
   } catch {
     return EMPTY;

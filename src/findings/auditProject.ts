@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.js';
 import { parseSource } from '../inspect/parse/parseSource.js';
 import { isFrontEndPath } from '../inspect/files/isFrontEnd.js';
 import { walkProject } from '../inspect/files/walkProject.js';
+import { VIEW_TEMPLATE } from '../inspect/files/classifyPath.js';
 import type { Inspection } from '../inspect/types.js';
 import type { ActionCodeFacts } from '../model/codeFacts.js';
 import { actionFacts } from './actionFacts.js';
@@ -52,7 +53,7 @@ export async function auditProject(dir: string, options: AuditOptions = {}): Pro
     if (text === undefined) continue;
     if (file.kind === 'auxiliary') {
       auxiliary.set(file.rel, text);
-      if (!file.rel.endsWith('.json')) schemaTexts.set(file.rel, text);
+      if (!file.rel.endsWith('.json') && !VIEW_TEMPLATE.test(file.rel)) schemaTexts.set(file.rel, text);
       continue;
     }
     if (generatedDir && file.rel.startsWith(`${generatedDir}/`)) continue;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { analyseFile } from './analyseFile.js';
 import { textDetectors } from './detectors/auxiliaryFiles.js';
 import { USE_SERVER } from './detectors/rpcEndpoints.js';
+import { VIEW_TEMPLATE } from './files/classifyPath.js';
 import { isFrontEndPath, isFrontEndSource } from './files/isFrontEnd.js';
 import { printable } from './files/printable.js';
 import { walkProject, type ProjectFile } from './files/walkProject.js';
@@ -11,6 +12,7 @@ import { buildEndpoints, type BuiltEndpoint } from './resolve/buildEndpoints.js'
 import { expandRecordedWrappers } from './resolve/consumerWrappers.js';
 import { FunctionGraph } from './resolve/functionGraph.js';
 import { linkWebhooks } from './resolve/linkWebhooks.js';
+import { linkServerForms } from './resolve/serverForms.js';
 import { messageSeeds } from './resolve/messageSeeds.js';
 import type { FileRecord, ProjectRecords } from './resolve/projectRecords.js';
 import { detectStack, mergeStacks, sorted, type PackageStack } from './stack/detectStack.js';
@@ -99,7 +101,10 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
   const risky = graph.callers([...records.files.values()].flatMap((r) => r.facts.riskyPaymentFunctionKeys.map((k): [string, string] => [r.rel, k])));
   const reaches = (route: { file: string; handlerKeys: string[] }, set: Set<unknown>) => route.handlerKeys.some((k) => graph.resolve(route.file, k).some((fn) => set.has(fn)));
   // A GET that charges (`GET /admin/makepayment/:ref`) is retried by prefetchers and reloads: it is an endpoint too.
-  const endpoints = buildEndpoints(records, graph, frameworksByPkg).filter(({ finding, route }) => finding.method !== 'GET' || reaches(route, risky));
+  const built = buildEndpoints(records, graph, frameworksByPkg);
+  // Pages' forms post to routes; a GET route tells which page posts back to it, then goes unless it charges.
+  linkServerForms(new Map([...texts].filter(([rel]) => VIEW_TEMPLATE.test(rel))), built, records, graph);
+  const endpoints = built.filter(({ finding, route }) => finding.method !== 'GET' || reaches(route, risky));
   const inserting = graph.callers([...records.files.values()].flatMap((r) => r.facts.insertFunctionKeys.map((k): [string, string] => [r.rel, k])));
   const sending = [...messageSeeds(records)].map(([library, seeds]) => ({ library, callers: graph.callers(seeds) }));
   for (const { finding, route } of endpoints) {

@@ -97,6 +97,11 @@ export interface EndpointFinding extends FindingBase {
    * mutation (`/createInvoice`, `/billing.refund`, `/addPet`) and `prefixResolved` is false.
    */
   transport?: 'server-action' | 'trpc' | 'graphql';
+  /**
+   * Server-rendered forms (Pug, EJS, Handlebars, Nunjucks views) that post to this route: a browser form sends no
+   * custom header, so its key has to travel in a form field. Absent when none was found.
+   */
+  forms?: Array<{ file: string; line: number }>;
 }
 
 export type PaymentProvider = 'stripe' | 'adyen' | 'paypal' | 'braintree' | 'square' | 'mollie' | 'paddle';

@@ -1,3 +1,4 @@
+import type { FormLocation } from './actionForms.js';
 import type { ActionConfig, Config, RetrySource, Scope } from '../config/schema.js';
 import { describeDuration } from '../config/duration.js';
 import { PROVIDER_LABELS, RETRY_SOURCE_TEXT, RETRY_SOURCES_BY_TRIGGER, SCOPE_EXAMPLES, SCOPE_LABELS, TRANSPORT_LABELS, TRIGGER_LABELS, transportName } from './labels.js';
@@ -23,6 +24,8 @@ export interface ActionContext {
   facts?: ActionCodeFacts;
   /** The broker inspection found delivering this consumer, when it differs from or refines the stack's. */
   broker?: string;
+  /** Server-rendered forms that post to this HTTP action (view templates, file:line). */
+  forms?: readonly FormLocation[];
 }
 
 const SAMPLE_UUID = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -84,7 +87,7 @@ function excludedFields(action: ActionConfig): FieldExclusion[] {
   switch (action.trigger) {
     case 'http':
       common.push(
-        { field: action.transport === 'server-action' ? 'the key argument' : action.transport === 'trpc' ? 'the idempotency key' : 'Idempotency-Key header', reason: 'it names the record; hashing it would make every key its own fingerprint' },
+        { field: action.transport === 'server-action' ? 'the key argument' : action.transport === 'trpc' ? 'the idempotency key' : action.key?.field !== undefined && action.key.source !== 'derived' ? `Idempotency-Key header and the ${action.key.field} form field` : 'Idempotency-Key header', reason: 'it names the record; hashing it would make every key its own fingerprint' },
         { field: 'Authorization, cookies', reason: action.scope === 'global' ? 'they are not part of the intent; a refreshed token must still match' : 'identity is the key\'s scope, not part of the intent; a refreshed token must still match' },
         { field: 'User-Agent, X-Request-Id, traceparent', reason: 'they change on every retry without changing what the caller wants' },
       );
@@ -157,11 +160,29 @@ function clientCarrier(action: ActionConfig): string {
   }
 }
 
-function buildKey(action: ActionConfig, scope: Scope, context: Pick<ActionContext, 'config' | 'broker'>): { key: ActionKeyDesign; bits: number; standard?: string; variable: string } {
+function buildKey(action: ActionConfig, scope: Scope, context: Pick<ActionContext, 'config' | 'broker' | 'forms'>): { key: ActionKeyDesign; bits: number; standard?: string; variable: string } {
   const prefix = `${SCOPE_EXAMPLES[scope]}_${toCodeName(action.name)}`;
   // Only an HTTP caller can send a key header; webhooks, messages and jobs are keyed by what the sender does send.
   const configured = action.key?.source ?? (action.trigger === 'http' ? 'client' : 'derived');
   const source = configured === 'client' && action.trigger !== 'http' ? 'derived' : configured;
+  const field = action.key?.field;
+  if (field !== undefined && source !== 'derived') {
+    // A browser form sends no custom header: the page is rendered with a key of its own, posted back in a field.
+    return {
+      key: {
+        source,
+        sourceLabel: 'Issued with the form',
+        carrier: formCarrier('Idempotency-Key', field, context.forms ?? []),
+        field,
+        ...(context.forms?.length ? { forms: context.forms.map((f) => ({ file: f.file, line: f.line })) } : {}),
+        format: '{scope}_{action}_{uuid}',
+        example: `${prefix}_${SAMPLE_UUID}`,
+      },
+      bits: action.key?.bits ?? 122,
+      standard: action.key?.bits ? undefined : 'A UUIDv4',
+      variable: 'the UUID',
+    };
+  }
   if (source === 'client') {
     return {
       key: {
@@ -203,6 +224,12 @@ function buildKey(action: ActionConfig, scope: Scope, context: Pick<ActionContex
     bits: action.key?.bits ?? 128,
     variable: `SHA-256 of ${from.join(', ')}, truncated to 128 bits`,
   };
+}
+
+/** Where a form-posted action's key comes from: minted per render, posted in a hidden field, the header still honoured. */
+function formCarrier(header: string, field: string, forms: readonly FormLocation[]): string {
+  const where = forms.length === 0 ? 'the form that posts it' : `the form${forms.length === 1 ? '' : 's'} at ${forms.map((f) => `${f.file}:${f.line}`).join(', ')}`;
+  return `hidden ${field} field of ${where}, a UUIDv4 minted per render; the ${header} header when a script sends one`;
 }
 
 /** What each broker gives a message that stays the same on redelivery. */

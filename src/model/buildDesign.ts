@@ -1,3 +1,4 @@
+import type { ActionForms } from './actionForms.js';
 import type { Config, Provider, RetrySource } from '../config/schema.js';
 import { buildAction } from './actions.js';
 import { uniqueSlugs } from './naming.js';
@@ -32,6 +33,8 @@ export interface BuildOptions {
   reviewed?: readonly ReviewedCandidate[];
   /** The broker inspection found delivering each consumer action, by action name (else the stack's broker). */
   brokers?: Readonly<Record<string, string>>;
+  /** The server-rendered forms inspection found posting to each HTTP action, by action name. */
+  forms?: ActionForms;
 }
 
 const DEFAULT_VOLUME_PER_DAY = 10_000;
@@ -88,6 +91,7 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
       volumeAssumed: action.volumePerDay === undefined && volumeGiven === undefined,
       existing: existingFor(action, existingAll, factsOf(options.code, action.name)),
       ...(options.brokers?.[action.name] ? { broker: options.brokers[action.name]! } : {}),
+      ...(options.forms?.[action.name] ? { forms: options.forms[action.name]! } : {}),
       ...(factsOf(options.code, action.name) ? { facts: factsOf(options.code, action.name)! } : {}),
     }),
   );

@@ -35,6 +35,7 @@ const PLAIN_VALIDATION = [
 export function buildKeyPolicy(actions: readonly ActionDesign[], database?: StackDesign['storeDatabase'], plain = false, worker?: WorkerKinds): KeyPolicy {
   const uniqueness = database ? STORE_FACTS[database].uniqueness : undefined;
   const derived = actions.filter((a) => a.key.source === 'derived');
+  const formPosted = actions.filter((a) => a.key.field !== undefined);
   return {
     header: 'Idempotency-Key',
     maxLength: 255,
@@ -59,6 +60,11 @@ export function buildKeyPolicy(actions: readonly ActionDesign[], database?: Stac
       : derived.length > 0
         ? `HTTP callers generate a UUIDv4 once per intent and reuse it on every retry; ${derived.map((a) => a.name).join(', ')} derive the key on the server from fields that identify the event or job, so every redelivery produces the same key.`
         : 'Callers generate a UUIDv4 once per user intent (when the form is shown or the operation is first attempted) and reuse it on every retry.',
+    ...(formPosted.length > 0
+      ? {
+          formGeneration: `${formPosted.map((a) => a.name).join(', ')} ${formPosted.length === 1 ? 'is' : 'are'} posted by server-rendered forms, which cannot set a header: each time the server renders such a form it mints a UUIDv4 (newIdempotencyKey(), a function in the views' locals) into a hidden ${formPosted[0]!.key.field} field, so a double click or a resubmitted page sends the same key and a page rendered again a new one. The middleware reads the field only when no Idempotency-Key header came; a script calling the route may still send the header.`,
+        }
+      : {}),
     timeVaryingWarning: `Nothing time-varying goes into a key: a retry that crosses a clock boundary (14:59 → 15:01) would get a new key and run again. Expiry is ${STORE_FACTS[database ?? 'postgres'].expiryField}, not part of the key. Scheduled jobs use the slot they were scheduled for, which is the same for every attempt at that slot.`,
   };
 }

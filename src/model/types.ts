@@ -188,6 +188,10 @@ export interface ActionKeyDesign {
   /** Where the key comes from at runtime, e.g. "Idempotency-Key header" or "Stripe event id". */
   carrier: string;
   from?: string[];
+  /** The hidden form field a server-rendered form posts the key in (when the request has no key header). */
+  field?: string;
+  /** The server-rendered forms that post it, when `field` is set and inspection found them (view file:line). */
+  forms?: Array<{ file: string; line: number }>;
   format: string;
   example: string;
 }
@@ -218,6 +222,8 @@ export interface KeyPolicy {
   charsetPattern: string;
   validation: string[];
   generation: string;
+  /** How server-rendered forms get their keys, when some action is posted by one. */
+  formGeneration?: string;
   timeVaryingWarning: string;
 }
 

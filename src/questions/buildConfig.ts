@@ -10,6 +10,8 @@ export function buildConfig(existing: Record<string, unknown>, resolution: Resol
   const previous = !reasked && Array.isArray(existing['assumptions']) ? (existing['assumptions'] as unknown[]).filter((a): a is string => typeof a === 'string') : [];
   const assumptions = [...new Set([...previous, ...resolution.assumptions])];
   const kept = Object.fromEntries(KEPT_KEYS.filter((key) => existing[key] !== undefined).map((key) => [key, existing[key]]));
+  // A form's double submit replaces the page with the second request's answer: it should be the first one's, not a 409.
+  if (kept['inFlight'] === undefined && answers.actions.some((a) => a.key?.field !== undefined)) kept['inFlight'] = 'wait';
   return {
     $schema: typeof existing['$schema'] === 'string' ? existing['$schema'] : SCHEMA_REF,
     ...kept,

@@ -55,6 +55,7 @@ export async function resolveAnswers(options: ResolveOptions): Promise<Resolutio
   const actions = settleActions((answers as Answers).actions, options.inspection);
   if (actions.assumption) assumptions.push(actions.assumption);
   if (actions.routeAssumption) assumptions.push(actions.routeAssumption);
+  if (actions.formAssumption) assumptions.push(actions.formAssumption);
   const settled = { ...(answers as Answers), stack: store.stack, actions: actions.actions };
   return { answers: settled, assumptions: [...new Set(assumptions)], sources, ...(store.note ? { storeNote: store.note } : {}) };
 }

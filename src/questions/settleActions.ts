@@ -1,5 +1,6 @@
 import type { Inspection, RouteAuthentication } from '../inspect/types.js';
 import { WHERE_LOOKED } from '../inspect/routeAuthenticationScope.js';
+import { actionForms } from '../model/actionForms.js';
 import { actionsFromInspection } from './actionsFromInspection.js';
 import type { ActionAnswer } from './types.js';
 
@@ -12,12 +13,15 @@ import type { ActionAnswer } from './types.js';
  *   is keyed globally: there is no principal to scope its keys to, and a per-user scope would refuse every request.
  * - scope, per route: an Express, Koa, Fastify or Hono route nothing authenticates (a sign-up in an app that signs
  *   callers in elsewhere; inspection read its middleware, its router's and its mount's) is keyed globally too.
- * A transport or scope the answer sets is kept.
+ * - key field: an HTTP route a server-rendered form posts to (a Pug, EJS, Handlebars or Nunjucks view) takes its key
+ *   from a hidden `idempotencyKey` field the page is rendered with, since a browser form cannot send a header.
+ * A transport, scope or key the answer sets is kept.
  */
-export function settleActions(actions: readonly ActionAnswer[], inspection: Inspection): { actions: ActionAnswer[]; assumption?: string; routeAssumption?: string } {
+export function settleActions(actions: readonly ActionAnswer[], inspection: Inspection): { actions: ActionAnswer[]; assumption?: string; routeAssumption?: string; formAssumption?: string } {
   const rpc = actionsFromInspection(inspection).filter((c) => c.action.transport !== undefined);
   const global: string[] = [];
   const publicRoutes: string[] = [];
+  const posted: string[] = [];
   const settled = actions.map((action) => {
     if (action.trigger !== 'http') return action;
     let result = action;
@@ -32,10 +36,17 @@ export function settleActions(actions: readonly ActionAnswer[], inspection: Insp
       result = { ...result, scope: 'global' };
       publicRoutes.push(action.name);
     }
+    const forms = result.transport === undefined && result.key === undefined ? actionForms([result], inspection.findings)[result.name] : undefined;
+    if (forms) {
+      result = { ...result, key: { source: 'server', field: FORM_KEY_FIELD } };
+      posted.push(action.name);
+    }
     return result;
   });
+  const named = posted.length <= 3 ? posted.join(', ') : `${posted.slice(0, 3).join(', ')} and ${posted.length - 3} more`;
+  const formAssumption = posted.length === 0 ? undefined : `Server-rendered forms post to ${named}. A browser form cannot send an Idempotency-Key header, so ${posted.length === 1 ? 'its key comes' : 'their keys come'} from a hidden ${FORM_KEY_FIELD} field the page is rendered with, one per rendered form ("key": { "source": "server", "field": "${FORM_KEY_FIELD}" }). Unless the config chose otherwise, "inFlight" is "wait": a double submit gets the first request's answer, not a 409.`;
   const routeAssumption = publicRoutes.length === 0 ? undefined : `Nothing authenticates the route of ${publicRoutes.join(', ')} (inspection looked at ${WHERE_LOOKED}), so there is no caller to scope ${publicRoutes.length === 1 ? 'its' : 'their'} keys to: ${publicRoutes.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would answer every request 401. Put your auth middleware before the route and set "scope": "user" if it serves signed-in callers.`;
-  const routes = routeAssumption ? { routeAssumption } : {};
+  const routes = { ...(routeAssumption ? { routeAssumption } : {}), ...(formAssumption ? { formAssumption } : {}) };
   if (global.length === 0) return { actions: settled, ...routes };
   return {
     actions: settled,
@@ -43,6 +54,9 @@ export function settleActions(actions: readonly ActionAnswer[], inspection: Insp
     assumption: `Nothing in the code authenticates callers (no passport, JWT, session, Clerk, NextAuth or guard, and nothing sets req.user), so ${global.join(', ')} ${global.length === 1 ? 'has' : 'have'} no principal to scope keys to: ${global.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), shared by every caller. Set "scope": "user" once requests are authenticated.`,
   };
 }
+
+/** The hidden form field a server-rendered form posts its key in (what apply writes into the templates). */
+export const FORM_KEY_FIELD = 'idempotencyKey';
 
 /** What authenticates the package the action's source lives in (its workspace package, else the repository); undefined when unknown. */
 function authenticationFor(inspection: Inspection, source: string | undefined): string[] | undefined {

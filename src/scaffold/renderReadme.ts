@@ -50,7 +50,7 @@ the generator updates a file only while it is unchanged since it wrote it.
 2. ${worker ? workerMount(view) : framework.readme.mount}
 
 ${block(`${worker ? workerWiring(view, javascript !== undefined) : framework.readme.code({ ...view, actions: view.actions.filter((action) => !action.transport) }, principalLine, javascript !== undefined)}\n`)}
-${unrouted(view, framework)}${worker ? '' : '\nConsumers and jobs use `idempotency.core.runOnce(ACTIONS.name, { scope, key, fingerprint }, (signal, context) => work(context))`.\n'}
+${unrouted(view, framework)}${formKeys(view, block)}${worker ? '' : '\nConsumers and jobs use `idempotency.core.runOnce(ACTIONS.name, { scope, key, fingerprint }, (signal, context) => work(context))`.\n'}
 Inside a protected handler, \`idempotencyOf(${req})\` returns the same context in every framework: \`scope\`, \`key\`,
 \`action\`, the fencing \`token\`, \`attempt\` (above 1 when an earlier attempt may already have had effects), the
 lease \`signal\`${store.transactional ? " and, in transactional mode, `db` (the open transaction's client)" : ''}. Multi-step actions pass it on:
@@ -190,6 +190,25 @@ const UNROUTED: Record<NonNullable<ActionView['transport']>, { what: string; ins
  * GraphQL mutations, tRPC procedures and Server Actions: no route to mount on (the mount lines above leave them out),
  * so each says where its claim goes instead. A Server Action in a Next.js scaffold has its own wrapper.
  */
+/** Routes a server-rendered form posts: how their pages get a key per render and send it back. */
+function formKeys(view: ScaffoldView, block: (code: string) => string): string {
+  const posted = view.actions.filter((action) => action.keyField !== undefined);
+  if (posted.length === 0) return '';
+  const field = posted[0]!.keyField!;
+  const names = posted.map((action) => `\`${action.codeName}\``).join(', ');
+  return `
+${names} ${posted.length === 1 ? 'is' : 'are'} posted by server-rendered forms, which cannot send a header: the middleware takes the key
+from a hidden \`${field}\` field when no Idempotency-Key header came. Give the views a function that mints a key per
+render, and put the field in each such form (\`idempotency-builder apply\` does both in an Express app):
+
+${block("import { newIdempotencyKey } from './idempotency/index.js';\n\napp.locals.idempotencyKey = newIdempotencyKey; // views call idempotencyKey()\n")}
+
+\`\`\`html
+<input type="hidden" name="${field}" value="<%= idempotencyKey() %>"> <!-- EJS; Pug: input(type='hidden', name='${field}', value=idempotencyKey()) -->
+\`\`\`
+`;
+}
+
 function unrouted(view: ScaffoldView, framework: HttpFramework): string {
   const actions = view.actions.filter((action) => action.transport);
   if (actions.length === 0) return '';

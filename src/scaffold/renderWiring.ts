@@ -21,6 +21,12 @@ const TRIGGER_ENTRY: Record<string, string> = {
 };
 
 /** What index.ts says about the design, the same in TypeScript and in JavaScript. */
+/** The key helpers; newIdempotencyKey() too when a server-rendered form posts an action (views mint its key). */
+function keysExport(view: ScaffoldView): string {
+  const forms = view.actions.some((action) => action.keyField !== undefined);
+  return `export { deriveKey, keyHint, ${forms ? 'newIdempotencyKey, ' : ''}parseIdempotencyKey, providerKeyBase } from './keys.js';`;
+}
+
 function wiringPlan(view: ScaffoldView, framework: HttpFramework, store: StoreModule) {
   const http = view.actions.filter((action) => action.http);
   const others = view.actions.filter((action) => !action.http);
@@ -75,7 +81,7 @@ export {
 } from './core.js';
 ${namedList('export', framework.exports.split(', '), `./${module}.js`)}
 export { computeFingerprint, fingerprintsEqual, pickFields } from './fingerprint.js';
-export { deriveKey, keyHint, parseIdempotencyKey, providerKeyBase } from './keys.js';
+${keysExport(view)}
 export { identifyRequest } from './identify.js';
 ${wiring.exports}
 ${MEMORY_STORE_EXPORTS}
@@ -137,7 +143,7 @@ export function renderWiringJavaScript(view: ScaffoldView, framework: HttpFramew
     `export { ActiveClaim, IdempotencyCore, InFlightError, MismatchError, NotReplayableError, TransactionalClaim, isStorable, type Claim } from './core.js';`,
     `export { ${framework.exports} } from './${module}.js';`,
     "export { computeFingerprint, fingerprintsEqual, pickFields } from './fingerprint.js';",
-    "export { deriveKey, keyHint, parseIdempotencyKey, providerKeyBase } from './keys.js';",
+    keysExport(view),
     "export { identifyRequest } from './identify.js';",
     wiring.exports,
     MEMORY_STORE_EXPORTS,

@@ -59,6 +59,8 @@ export interface ActionView {
   mode: ActionDesign['mode'];
   keySource: ActionDesign['key']['source'];
   keyFrom?: string[];
+  /** The hidden form field a server-rendered form posts the key in. */
+  keyField?: string;
   leaseMs: number;
   heartbeatMs?: number;
   steps: Array<{ index: number; name: string; compensation?: string }>;
@@ -119,6 +121,7 @@ function toActionView(action: ActionDesign, stackBroker: string): ActionView {
     mode: action.mode,
     keySource: action.key.source,
     keyFrom: action.key.source === 'derived' ? [...(action.key.from ?? action.significantFields)] : undefined,
+    ...(action.key.field !== undefined ? { keyField: action.key.field } : {}),
     leaseMs: action.lockTimeoutMs,
     heartbeatMs: action.heartbeatMs,
     steps: action.steps.map((step) => ({ index: step.index, name: step.name, compensation: step.compensation })),

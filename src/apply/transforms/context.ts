@@ -48,6 +48,6 @@ export const manualOnly = (target: WiringTarget, reason: string, line = target.l
  * client code yet, so this is always a step for the user, shipped before or with the server change.
  */
 export const clientKeyStep = (target: WiringTarget): ManualStep[] =>
-  target.keySource === 'client' && target.trigger === 'http'
+  (target.keySource === 'client' || target.keySource === 'server') && target.keyField === undefined && target.trigger === 'http'
     ? [{ action: target.action, file: target.file, line: target.line, reason: 'callers must now send an Idempotency-Key header (one per user intent, reused on retry); requests without it are answered 400, so ship the client change first' }]
     : [];

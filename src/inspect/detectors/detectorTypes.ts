@@ -190,6 +190,8 @@ export interface FileFacts {
   openApiConfigs: Map<string, OpenApiConfig>;
   /** `router.openapi(routes.create, handler)` whose config is bound elsewhere: completed in buildEndpoints. */
   openApiRoutes: OpenApiRoute[];
+  /** Functions (this file, innermost first) that render a server-side view by its literal name (`res.render('x')`). */
+  viewRenders: Array<{ view: string; keys: string[] }>;
   /** Apps this file hands to a server (`serve({ fetch: app.fetch })` of @hono/node-server): roots, whatever built them. */
   servedApps: OwnerRef[];
 }
@@ -230,5 +232,5 @@ export interface Detector {
 }
 
 export function emptyFacts(): FileFacts {
-  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], routePrefixes: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], messageFunctions: [], messageClients: [], importedMessageSends: [], nestControllerFactories: new Map(), consumerWrappers: [], connections: [], openApiConfigs: new Map(), openApiRoutes: [], servedApps: [] };
+  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], routePrefixes: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], messageFunctions: [], messageClients: [], importedMessageSends: [], nestControllerFactories: new Map(), consumerWrappers: [], connections: [], openApiConfigs: new Map(), openApiRoutes: [], servedApps: [], viewRenders: [] };
 }

@@ -13,15 +13,23 @@ const SKIPPED_DIRS = new Set([
   'spec', 'specs', '.storybook', 'stories',
 ]);
 
-export function isSkippedDir(name: string): boolean {
+/** Folders whose names mean something else under a views folder (`views/stories/edit.hbs` is a page, not Storybook). */
+const PAGE_NAMES = new Set(['stories', 'spec', 'specs', 'archive', 'archived']);
+
+/** `rel`, when given, is the folder's path from the project root: a page folder under views/ or templates/ is read. */
+export function isSkippedDir(name: string, rel?: string): boolean {
+  if (rel !== undefined && PAGE_NAMES.has(name) && /(^|\/)(views|templates)\//.test(rel)) return false;
   return SKIPPED_DIRS.has(name) || name.startsWith('.');
 }
 
 export const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
-/** Non-source files some detectors read as text (crons in vercel.json, unique constraints in schemas). */
+/** Server-side view templates, read for the forms that post to the app's routes. */
+export const VIEW_TEMPLATE = /\.(?:pug|jade|ejs|hbs|handlebars|njk)$/i;
+
+/** Non-source files some detectors read as text (crons in vercel.json, unique constraints in schemas, views' forms). */
 export function isAuxiliaryFile(name: string): boolean {
-  return name === 'vercel.json' || name.endsWith('.prisma') || name.endsWith('.sql');
+  return name === 'vercel.json' || name.endsWith('.prisma') || name.endsWith('.sql') || VIEW_TEMPLATE.test(name);
 }
 
 export function isSourceFile(name: string): boolean {

@@ -93,7 +93,7 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
       }
       if (ignoredBy(active, rel, isDir)) continue;
       if (isDir) {
-        if (isSkippedDir(entry.name) && !(options.tests && TEST_DIRS.has(entry.name))) continue;
+        if (isSkippedDir(entry.name, rel) && !(options.tests && TEST_DIRS.has(entry.name))) continue;
         if (isLink) pendingLinks.push([abs, rel, active]);
         else subdirs.push([abs, rel]);
         continue;

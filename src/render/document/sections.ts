@@ -309,6 +309,7 @@ function keyDesign(model: DesignModel): Section {
     heading('Who generates it'),
     table(['Action', 'Source', 'How'], model.actions.map((a) => [cell(a.name), cell(a.key.sourceLabel), cell(...md(a.key.carrier))])),
     p(k.generation),
+    ...(k.formGeneration ? [p(k.formGeneration)] : []),
     heading('Uniqueness assessment'),
     table(
       ['Action', 'Key space', 'Live keys in window', 'Collision chance', 'Verdict'],

@@ -44,12 +44,16 @@ export function identifyRequest(
       return { kind: 'refuse', problem: problemFor('key-missing', policy) };
     key = deriveKey(action.codeName, values);
   } else {
-    const parsed = parseIdempotencyKey(parts.keyHeader, policy.maxKeyLength, policy.keyPattern);
+    const received = keyOf(action, parts.keyHeader, body);
+    const parsed =
+      received === MALFORMED
+        ? ({ ok: false, problem: 'invalid' } as const)
+        : parseIdempotencyKey(received, policy.maxKeyLength, policy.keyPattern);
     // `=== false`, not `!parsed.ok`: the union narrows that way even in projects without strictNullChecks.
     if (parsed.ok === false)
       return {
         kind: 'refuse',
-        problem: problemFor(parsed.problem === 'missing' ? 'key-missing' : 'key-invalid', policy),
+        problem: problemFor(parsed.problem === 'missing' ? 'key-missing' : 'key-invalid', policy, undefined, action.key.field),
       };
     key = parsed.key;
   }
@@ -59,6 +63,26 @@ export function identifyRequest(
     fields: pickFields(action.significantFields, sources),
   });
   return { kind: 'check', request: { scope, key, fingerprint } };
+}
+
+const MALFORMED = Symbol('malformed key field');
+
+/**
+ * The key header, or (for an action a server-rendered form posts) the form field named by `key.field` when no header
+ * came: a string, or every value when the field was sent more than once (which the grammar then rejects). A field
+ * the body parser turned into anything else (`idempotencyKey[a]=1` with qs) is malformed.
+ */
+function keyOf(
+  action: ActionSettings,
+  header: string | readonly string[] | undefined,
+  body: unknown,
+): string | readonly string[] | undefined | typeof MALFORMED {
+  const field = action.key.field;
+  if (header !== undefined || field === undefined || typeof body !== 'object' || body === null) return header;
+  if (!Object.prototype.hasOwnProperty.call(body, field)) return undefined;
+  const value: unknown = (body as Record<string, unknown>)[field];
+  if (typeof value === 'string') return value;
+  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : MALFORMED;
 }
 
 /** The action's own method, or any method for a route declared as ALL (or without a method). */

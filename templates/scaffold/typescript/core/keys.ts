@@ -70,6 +70,20 @@ export function keyHint(key: string): string {
  * release.
  */
 export function newFencingToken(): string {
+  return randomUuid();
+}
+
+/**
+ * A key for one rendering of a form whose action takes its key from a hidden field: a random version 4 UUID. Each
+ * render is one intent, so a double submit or a resubmission of the same page sends the same key, and a form
+ * rendered again sends a new one. Put it where templates see it (Express: `app.locals.idempotencyKey =
+ * newIdempotencyKey`) and write it into the form as `<input type="hidden" name="idempotencyKey" value="…">`.
+ */
+export function newIdempotencyKey(): string {
+  return randomUuid();
+}
+
+function randomUuid(): string {
   const bytes = randomBytes(16);
   bytes.writeUInt8((bytes.readUInt8(6) & 0x0f) | 0x40, 6);
   bytes.writeUInt8((bytes.readUInt8(8) & 0x3f) | 0x80, 8);

@@ -21,12 +21,17 @@ export type ProblemKind =
   | 'response-not-replayable'
   | 'principal-missing';
 
-/** Details never echo the key, the fingerprint or the stored body: confirming misuse is enough. */
+/**
+ * Details never echo the key, the fingerprint or the stored body: confirming misuse is enough. `keyField` is the form
+ * field an action posted by a server-rendered form also takes its key from.
+ */
 export function problemFor(
   kind: ProblemKind,
   policy: IdempotencyPolicy,
   retryAfterSeconds = policy.retryAfterSeconds,
+  keyField?: string,
 ): Problem {
+  const carrier = keyField === undefined ? `${policy.keyHeader} header` : `${policy.keyHeader} header or ${keyField} form field`;
   const type = `${policy.problemTypeBase.replace(/\/+$/, '')}/${kind}`;
   switch (kind) {
     case 'key-missing':
@@ -34,14 +39,14 @@ export function problemFor(
         type,
         title: 'Idempotency-Key is missing',
         status: 400,
-        detail: `This operation requires an ${policy.keyHeader} header.`,
+        detail: `This operation requires an ${carrier}.`,
       };
     case 'key-invalid':
       return {
         type,
         title: 'Idempotency-Key is malformed',
         status: 400,
-        detail: `The ${policy.keyHeader} must be sent once, as 1-${policy.maxKeyLength} printable ASCII characters without spaces, commas or inner double quotes (optionally inside one pair of double quotes).`,
+        detail: `The ${keyField === undefined ? policy.keyHeader : carrier} must be sent once, as 1-${policy.maxKeyLength} printable ASCII characters without spaces, commas or inner double quotes (optionally inside one pair of double quotes).`,
       };
     case 'key-mismatch':
       return {

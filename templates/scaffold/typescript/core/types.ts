@@ -20,8 +20,16 @@ export interface ActionSettings {
    * held by a lease and a fencing token while the action runs.
    */
   readonly mode: 'transactional' | 'lease';
-  /** 'derived' keys are computed from request fields; the others arrive in the key header. */
-  readonly key: { readonly source: 'client' | 'server' | 'derived'; readonly from?: readonly string[] };
+  /**
+   * 'derived' keys are computed from request fields; the others arrive in the key header. A server-rendered form
+   * cannot set a header: `field` names the hidden form field its key may arrive in instead (minted per render with
+   * newIdempotencyKey()), read only when the request has no key header.
+   */
+  readonly key: {
+    readonly source: 'client' | 'server' | 'derived';
+    readonly from?: readonly string[];
+    readonly field?: string;
+  };
   readonly leaseMs: number;
   /** Present when the action may outlive a comfortable lease: the owner renews the lease this often. */
   readonly heartbeatMs?: number;

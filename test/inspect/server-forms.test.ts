@@ -1,0 +1,113 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inspectProject } from '../../src/inspect/index.js';
+import { formHasField, formsInTemplate, hiddenKeyInput } from '../../src/inspect/parse/templateForms.js';
+import { samePath } from '../../src/inspect/resolve/serverForms.js';
+import { settleActions } from '../../src/questions/settleActions.js';
+
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ib-server-forms-'));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+describe('forms in view templates', () => {
+  it('reads Pug forms: no action, a literal one, a computed one, attributes over several lines; GET forms are not posts', () => {
+    const pug = [
+      'block content',
+      "  form(method='POST')",
+      "    input(type='hidden', name='_csrf', value=_csrf)",
+      '',
+      "  form(action='/account/' + user.id + '/delete',",
+      "       method='post')",
+      '    button Delete',
+      "  form(action='/search')",
+      "    input(name='q')",
+      "  form.inline(action=`/orders/${order.id}/refund`, method='POST')",
+      '    button Refund',
+    ].join('\n');
+    const forms = formsInTemplate(pug, 'pug');
+    expect(forms.map((f) => [f.line, f.action, f.childIndent])).toEqual([
+      [2, undefined, '    '],
+      [5, '/account/:param/delete', '    '],
+      [10, '/orders/:param/refund', '    '],
+    ]);
+    expect(hiddenKeyInput('pug', 'idempotencyKey', 'idempotencyKey')).toBe("input(type='hidden', name='idempotencyKey', value=idempotencyKey())");
+  });
+
+  it('reads HTML-like forms (EJS, Handlebars, Nunjucks) with template tags in their attributes', () => {
+    const ejs = '<form action="/orders/<%= order.id %>/pay" method="POST" class="<%= a > b ? "x" : "y" %>">\n  <input name="amount">\n</form>\n<form method="get" action="/search"></form>\n<form method=post action="https://other.example/x"></form>';
+    const forms = formsInTemplate(ejs, 'ejs');
+    expect(forms.map((f) => [f.line, f.action])).toEqual([[1, '/orders/:param/pay']]);
+    expect(formHasField(ejs, forms[0]!, 'amount')).toBe(true);
+    expect(formHasField(ejs, forms[0]!, 'idempotencyKey')).toBe(false);
+    expect(formsInTemplate('{{#if user}}\n  <form method="post" action="/teams/{{team.id}}/invite">\n    {{> fields}}\n  </form>\n{{/if}}', 'handlebars').map((f) => [f.line, f.action, f.childIndent])).toEqual([[2, '/teams/:param/invite', '    ']]);
+  });
+
+  it("reads the method a form tunnels through POST (method-override's _method field or query)", () => {
+    const hbs = '<form action="/stories/{{story._id}}" method="POST">\n  <input type="hidden" name="_method" value="PUT">\n</form>\n<form action=\'/stories/{{_id}}?_method=DELETE\' method=\'POST\'></form>\n<form action="/stories" method="POST"><input name="title"></form>';
+    expect(formsInTemplate(hbs, 'handlebars').map((f) => [f.action, f.method])).toEqual([
+      ['/stories/:param', 'PUT'],
+      ['/stories/:param', 'DELETE'],
+      ['/stories', undefined],
+    ]);
+    expect(formsInTemplate("form(action='/items/' + item.id, method='POST')\n  input(type='hidden', name='_method', value='DELETE')\n", 'pug')[0]?.method).toBe('DELETE');
+  });
+
+  it('matches route parameters and computed segments segment by segment', () => {
+    expect(samePath('/account/:id/delete', '/account/:param/delete')).toBe(true);
+    expect(samePath('/reset/:token', '/reset/abc')).toBe(true);
+    expect(samePath('/orders', '/orders/new')).toBe(false);
+  });
+});
+
+describe('routes a server-rendered form posts', () => {
+  const app = [
+    "const express = require('express');",
+    "const shop = require('./controllers/shop');",
+    'const app = express();',
+    "app.set('view engine', 'pug');",
+    "app.get('/checkout', shop.getCheckout);",
+    "app.post('/checkout', shop.postCheckout);",
+    "app.post('/contact', shop.postContact);",
+    "app.post('/api/orders', shop.postOrder);",
+    'module.exports = app;',
+  ].join('\n');
+  const shop = [
+    "const db = require('../db');",
+    "exports.getCheckout = (req, res) => { res.render('shop/checkout', { title: 'Pay' }); };",
+    'exports.postCheckout = async (req, res) => { await db.orders.insertOne({ sku: req.body.sku }); res.redirect(303, "/done"); };',
+    'exports.postContact = async (req, res) => { await db.messages.insertOne({ text: req.body.text }); res.redirect("/"); };',
+    'exports.postOrder = async (req, res) => { await db.orders.insertOne({ sku: req.body.sku }); res.status(201).json({}); };',
+  ].join('\n');
+  const files = {
+    'package.json': JSON.stringify({ name: 'shop', dependencies: { express: '^4.21.0', pug: '^3.0.3', mongodb: '^6.0.0' } }),
+    'app.js': app,
+    'controllers/shop.js': shop,
+    'views/shop/checkout.pug': "extends ../layout\nblock content\n  form(method='POST')\n    input(name='sku')\n",
+    'views/contact.ejs': '<form method="post" action="/contact"><textarea name="text"></textarea></form>',
+  };
+
+  it('links a form without an action to the route whose page renders it, and a form with one to its route', async () => {
+    const inspection = await inspectProject(project(files));
+    const endpoints = inspection.findings.filter((f) => f.kind === 'endpoint');
+    const formsOf = (p: string) => endpoints.find((f) => f.kind === 'endpoint' && f.path === p && f.method === 'POST')?.forms;
+    expect(formsOf('/checkout')).toEqual([{ file: 'views/shop/checkout.pug', line: 3 }]);
+    expect(formsOf('/contact')).toEqual([{ file: 'views/contact.ejs', line: 1 }]);
+    expect(formsOf('/api/orders')).toBeUndefined();
+  });
+
+  it('keys the form-posted actions by a hidden field at init and leaves the JSON API on the header', async () => {
+    const inspection = await inspectProject(project(files));
+    const endpoint = (p: string) => inspection.findings.find((f) => f.kind === 'endpoint' && f.path === p && f.method === 'POST')!;
+    const action = (name: string, p: string) => ({ name, trigger: 'http' as const, route: `POST ${p}`, significantFields: ['sku'], source: `${endpoint(p).file}:${endpoint(p).line}` });
+    const settled = settleActions([action('postCheckout', '/checkout'), action('postOrder', '/api/orders')], inspection);
+    expect(settled.actions.map((a) => a.key)).toEqual([{ source: 'server', field: 'idempotencyKey' }, undefined]);
+    expect(settled.formAssumption).toContain('Server-rendered forms post to postCheckout.');
+  });
+});

@@ -36,6 +36,9 @@ export function buildKeyPolicy(actions: readonly ActionDesign[], database?: Stac
   const uniqueness = database ? STORE_FACTS[database].uniqueness : undefined;
   const derived = actions.filter((a) => a.key.source === 'derived');
   const formPosted = actions.filter((a) => a.key.field !== undefined);
+  const formGeneration = formPosted.length > 0 ? `${formPosted.map((a) => a.name).join(', ')} ${formPosted.length === 1 ? 'is' : 'are'} posted by server-rendered forms, which cannot set a header: each time the server renders such a form it mints a UUIDv4 (newIdempotencyKey(), a function in the views' locals) into a hidden ${formPosted[0]!.key.field} field, so a double click or a resubmitted page sends the same key and a page rendered again a new one. The middleware reads the field only when no Idempotency-Key header came; a script calling the route may still send the header.` : undefined;
+  // When forms post every keyed action, no caller generates a key: the form paragraph is the whole answer.
+  const onlyForms = formPosted.length > 0 && derived.length === 0 && actions.every((a) => a.key.field !== undefined || a.key.source === 'derived');
   return {
     header: 'Idempotency-Key',
     maxLength: 255,
@@ -52,19 +55,18 @@ export function buildKeyPolicy(actions: readonly ActionDesign[], database?: Stac
             'Printable ASCII without whitespace, commas or double quotes (0x21–0x7E except 0x22 and 0x2C): empty keys, spaces, commas, control characters and non-ASCII are rejected with 400.',
             'One optional pair of surrounding double quotes (the IETF draft\'s structured-field form, Idempotency-Key: "…") is removed first.',
             'A header sent twice is rejected with 400, whether the framework hands it over as a list or joined into "a, b".',
+            ...(formPosted.length > 0 ? [`The hidden ${formPosted[0]!.key.field} field of a server-rendered form is read only when no header came, under the same rules; a field sent twice is rejected with 400.`] : []),
           ]),
       uniqueness ? `${uniqueness}.` : 'Uniqueness is enforced by the database: PRIMARY KEY on (scope, key).',
     ],
-    generation: worker
+    generation: onlyForms
+      ? formGeneration!
+      : worker
       ? `No caller sends a key: ${[worker.consumers ? 'each consumer derives it from the message id the producer or broker sets' : '', worker.crons ? 'each cron job from its name and the slot it was scheduled for' : ''].filter(Boolean).join(', and ')}, so every redelivery${worker.crons ? ' and every fire of the same slot' : ''} produces the same key.`
       : derived.length > 0
         ? `HTTP callers generate a UUIDv4 once per intent and reuse it on every retry; ${derived.map((a) => a.name).join(', ')} derive the key on the server from fields that identify the event or job, so every redelivery produces the same key.`
         : 'Callers generate a UUIDv4 once per user intent (when the form is shown or the operation is first attempted) and reuse it on every retry.',
-    ...(formPosted.length > 0
-      ? {
-          formGeneration: `${formPosted.map((a) => a.name).join(', ')} ${formPosted.length === 1 ? 'is' : 'are'} posted by server-rendered forms, which cannot set a header: each time the server renders such a form it mints a UUIDv4 (newIdempotencyKey(), a function in the views' locals) into a hidden ${formPosted[0]!.key.field} field, so a double click or a resubmitted page sends the same key and a page rendered again a new one. The middleware reads the field only when no Idempotency-Key header came; a script calling the route may still send the header.`,
-        }
-      : {}),
+    ...(formGeneration && !onlyForms ? { formGeneration } : {}),
     timeVaryingWarning: `Nothing time-varying goes into a key: a retry that crosses a clock boundary (14:59 → 15:01) would get a new key and run again. Expiry is ${STORE_FACTS[database ?? 'postgres'].expiryField}, not part of the key. Scheduled jobs use the slot they were scheduled for, which is the same for every attempt at that slot.`,
   };
 }

@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
 import { inspectProject } from '../../src/inspect/index.js';
+import { buildDesign } from '../../src/model/buildDesign.js';
 import { formHasField, formsInTemplate, hiddenKeyInput } from '../../src/inspect/parse/templateForms.js';
 import { samePath } from '../../src/inspect/resolve/serverForms.js';
 import { settleActions } from '../../src/questions/settleActions.js';
@@ -109,5 +111,30 @@ describe('routes a server-rendered form posts', () => {
     const settled = settleActions([action('postCheckout', '/checkout'), action('postOrder', '/api/orders')], inspection);
     expect(settled.actions.map((a) => a.key)).toEqual([{ source: 'server', field: 'idempotencyKey' }, undefined]);
     expect(settled.formAssumption).toContain('Server-rendered forms post to postCheckout.');
+  });
+});
+
+describe('the design of a form-posted action', () => {
+  const config = (actions: unknown[]) =>
+    parseConfig(JSON.stringify({ actions, stack: { language: 'javascript', framework: 'express', database: 'postgres' }, concurrency: 'multi-instance', retention: '24h', detectionLatency: '50ms' }));
+  const form = { name: 'donate', trigger: 'http', route: 'POST /donations', significantFields: ['amount'], key: { source: 'server', field: 'idempotencyKey' } };
+
+  it('names the form and its field, and says the server mints the key when forms post every keyed action', () => {
+    const model = buildDesign(config([form]), undefined, { now: new Date('2026-01-15T00:00:00Z'), forms: { donate: [{ file: 'views/donate.ejs', line: 4 }] } });
+    expect(model.actions[0]!.key.carrier).toBe('hidden idempotencyKey field of the form at views/donate.ejs:4, a UUIDv4 minted per render; the Idempotency-Key header when a script sends one');
+    expect(model.keys.generation).toMatch(/^donate is posted by server-rendered forms/);
+    expect(model.keys.formGeneration).toBeUndefined();
+    expect(model.keys.validation.join('\n')).toContain('a field sent twice is rejected with 400');
+  });
+
+  it('keeps the callers paragraph when another action takes its key from the header', () => {
+    const model = buildDesign(config([form, { ...form, name: 'refund', route: 'POST /refunds', key: undefined }]), undefined, { now: new Date('2026-01-15T00:00:00Z') });
+    expect(model.keys.generation).toMatch(/^Callers generate a UUIDv4/);
+    expect(model.keys.formGeneration).toMatch(/^donate is posted by server-rendered forms/);
+  });
+
+  it('refuses a key field that is no plain name, or one on a derived key', () => {
+    expect(() => config([{ ...form, key: { source: 'server', field: 'a"><script>' } }])).toThrow(/form field name/);
+    expect(() => config([{ ...form, key: { source: 'derived', from: ['amount'], field: 'idempotencyKey' } }])).toThrow(/key field only on an HTTP action/);
   });
 });

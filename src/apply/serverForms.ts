@@ -71,20 +71,31 @@ export async function wireServerForms(options: ServerFormsOptions): Promise<{ ed
   if (new RegExp(`\\.locals\\.${FORM_KEY_LOCAL}\\s*=`).test(app.text)) return { edits, manual };
   const style = importStyleFor(app.file, app.text, options.scaffoldDir, options.imports);
   const sf = parseSource(app.file, app.text, style);
-  const placed = placeLocals(sf, app.binding);
-  if (!placed) {
+  const added = addViewsKeyFunction(sf, app.binding, style.specifier('index'));
+  if (added === 'no-app') {
     manual.push({ action: first.action, file: app.file, reason: `add \`${app.binding}.locals.${FORM_KEY_LOCAL} = newIdempotencyKey;\` (newIdempotencyKey from the scaffold's index) after the app is created` });
     return { edits, manual };
   }
-  if (!ensureNamedImport(sf, style.specifier('index'), 'newIdempotencyKey')) {
+  if (added === 'name-taken') {
     manual.push({ action: first.action, file: app.file, reason: `the file already binds "newIdempotencyKey": set \`${app.binding}.locals.${FORM_KEY_LOCAL}\` to the scaffold's newIdempotencyKey by hand` });
     return { edits, manual };
   }
-  // The import went in above the app: place the statement again on the new tree.
-  placeLocals(sf, app.binding, fitStatement(sf, `${app.binding}.locals.${FORM_KEY_LOCAL} = newIdempotencyKey;`));
   await put(app.file, sf.getFullText());
   edits.push({ action: first.action, file: app.file, summary: `gives the views ${FORM_KEY_LOCAL}(), a fresh key per rendered form (app.locals.${FORM_KEY_LOCAL} = newIdempotencyKey)` });
   return { edits, manual };
+}
+
+/**
+ * `app.locals.idempotencyKey = newIdempotencyKey` in the file that creates the app, with newIdempotencyKey imported
+ * (or required) from the scaffold's index. Placed after the app's declaration, its view engine setting and, in
+ * CommonJS, the `require` that binds the function (a `const` read before its line would throw at startup).
+ */
+export function addViewsKeyFunction(sf: SourceFile, binding: string, specifier: string): 'added' | 'no-app' | 'name-taken' {
+  if (!placeLocals(sf, binding)) return 'no-app';
+  if (!ensureNamedImport(sf, specifier, 'newIdempotencyKey')) return 'name-taken';
+  // The import went in above or below the app: place the statement on the new tree.
+  placeLocals(sf, binding, fitStatement(sf, `${binding}.locals.${FORM_KEY_LOCAL} = newIdempotencyKey;`));
+  return 'added';
 }
 
 /**
@@ -100,7 +111,8 @@ function placeLocals(sf: SourceFile, binding: string, statement?: string): boole
   // Indices as insertStatements counts them: comment-only lines are statements there.
   const statements = block.getStatementsWithComments();
   const viewEngine = statements.findIndex((s) => Node.isExpressionStatement(s) && new RegExp(`^${binding}\\.set\\(\\s*['"]view engine['"]`).test(s.getText()));
-  const at = Math.max(viewEngine, statements.indexOf(declared)) + 1;
+  const required = statements.findIndex((s) => Node.isVariableStatement(s) && s.getDeclarations().some((d) => /\bnewIdempotencyKey\b/.test(d.getNameNode().getText())));
+  const at = Math.max(viewEngine, statements.indexOf(declared), required) + 1;
   block.insertStatements(at, statement);
   return true;
 }

@@ -2,6 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { addViewsKeyFunction } from '../../src/apply/serverForms.js';
+import { parseSource } from '../../src/apply/sourceFile.js';
 import { parseConfig } from '../../src/config/load.js';
 import { inspectProject } from '../../src/inspect/index.js';
 import { buildDesign } from '../../src/model/buildDesign.js';
@@ -136,5 +138,36 @@ describe('the design of a form-posted action', () => {
   it('refuses a key field that is no plain name, or one on a derived key', () => {
     expect(() => config([{ ...form, key: { source: 'server', field: 'a"><script>' } }])).toThrow(/form field name/);
     expect(() => config([{ ...form, key: { source: 'derived', from: ['amount'], field: 'idempotencyKey' } }])).toThrow(/key field only on an HTTP action/);
+  });
+});
+
+describe("the views' key function in the app", () => {
+  const add = (file: string, text: string) => {
+    const sf = parseSource(file, text, { quote: 'single', semicolons: text.includes(';') });
+    return { outcome: addViewsKeyFunction(sf, 'app', './idempotency/index.js'), text: sf.getFullText() };
+  };
+
+  it('goes after the require that binds it in CommonJS, where the app is created before the other requires', () => {
+    const { outcome, text } = add('server.js', "const express = require('express')\nconst app = express()\nconst flash = require('express-flash')\n\napp.set('view engine', 'ejs')\napp.post('/register', (req, res) => res.redirect('/login'))\n");
+    expect(outcome).toBe('added');
+    const lines = text.split('\n');
+    const required = lines.findIndex((l) => l.includes("const { newIdempotencyKey } = require('./idempotency/index.js')"));
+    const assigned = lines.findIndex((l) => l === 'app.locals.idempotencyKey = newIdempotencyKey');
+    expect(required).toBeGreaterThan(1);
+    expect(assigned).toBeGreaterThan(required);
+    expect(assigned).toBeGreaterThan(lines.indexOf("app.set('view engine', 'ejs')"));
+    expect(assigned).toBeLessThan(lines.findIndex((l) => l.startsWith('app.post')));
+  });
+
+  it('goes after the view engine inside the function that builds the app (ES modules)', () => {
+    const { outcome, text } = add('app.ts', "import express from 'express';\n\nexport function createApp() {\n  const app = express();\n  app.set('view engine', 'pug');\n  return app;\n}\n");
+    expect(outcome).toBe('added');
+    expect(text).toContain("import { newIdempotencyKey } from './idempotency/index.js';");
+    expect(text).toContain("  app.set('view engine', 'pug');\n  app.locals.idempotencyKey = newIdempotencyKey;\n  return app;");
+  });
+
+  it('leaves a file that binds the name already, or has no app', () => {
+    expect(add('a.ts', "import express from 'express';\nconst newIdempotencyKey = 1;\nconst app = express();\n").outcome).toBe('name-taken');
+    expect(add('b.ts', "import express from 'express';\nexport const router = express.Router();\n").outcome).toBe('no-app');
   });
 });

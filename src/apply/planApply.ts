@@ -471,12 +471,13 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     const named = await keyNamedHandlers({ root, framework, targets, texts: new Map(texts.map((t) => [t.path, t])), anyLine: (file) => record.files[file] === sha256(texts.find((t) => t.path === file)?.before ?? ''), scaffoldDir: dir, imports, scaffoldModules });
     for (const [file, after] of named.texts) {
       const existing = changes.find((c) => c.path === file);
+      const before = existing?.before ?? (await readInside(root, file))!;
       if (existing) existing.after = after;
-      else changes.push({ path: file, before: (await readInside(root, file))!, after });
+      else changes.push({ path: file, before, after });
       // The findings recorded in a handler's own file are re-run on it as keyed, as in a target file.
       const text = texts.find((t) => t.path === file);
       if (text) text.after = after;
-      else texts.push({ path: file, before: (changes.find((c) => c.path === file)?.before)!, after });
+      else texts.push({ path: file, before, after });
     }
     edits.push(...named.edits);
     manual.push(...named.manual);

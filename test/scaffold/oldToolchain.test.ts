@@ -35,8 +35,9 @@ const VARIANTS: Array<{ label: string; fixture: string; stack: Record<string, st
  */
 const NODE_GLOBALS = `
 interface Loose {
-  (...args: any[]): any;
-  new (...args: any[]): any;
+  // Generic, so \`new AsyncLocalStorage<T>()\` and \`fn<T>()\` type-check against the stub as against the real typings.
+  <A = any, B = any>(...args: any[]): any;
+  new <A = any, B = any>(...args: any[]): any;
   [key: string]: any;
 }
 declare var process: any;

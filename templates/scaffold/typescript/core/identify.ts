@@ -53,7 +53,12 @@ export function identifyRequest(
     if (parsed.ok === false)
       return {
         kind: 'refuse',
-        problem: problemFor(parsed.problem === 'missing' ? 'key-missing' : 'key-invalid', policy, undefined, action.key.field),
+        problem: problemFor(
+          parsed.problem === 'missing' ? 'key-missing' : 'key-invalid',
+          policy,
+          undefined,
+          action.key.field,
+        ),
       };
     key = parsed.key;
   }
@@ -82,7 +87,9 @@ function keyOf(
   if (!Object.prototype.hasOwnProperty.call(body, field)) return undefined;
   const value: unknown = (body as Record<string, unknown>)[field];
   if (typeof value === 'string') return value;
-  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : MALFORMED;
+  return Array.isArray(value) && value.every((item) => typeof item === 'string')
+    ? (value as string[])
+    : MALFORMED;
 }
 
 /** The action's own method, or any method for a route declared as ALL (or without a method). */

@@ -31,7 +31,10 @@ export function problemFor(
   retryAfterSeconds = policy.retryAfterSeconds,
   keyField?: string,
 ): Problem {
-  const carrier = keyField === undefined ? `${policy.keyHeader} header` : `${policy.keyHeader} header or ${keyField} form field`;
+  const carrier =
+    keyField === undefined
+      ? `${policy.keyHeader} header`
+      : `${policy.keyHeader} header or ${keyField} form field`;
   const type = `${policy.problemTypeBase.replace(/\/+$/, '')}/${kind}`;
   switch (kind) {
     case 'key-missing':

@@ -110,7 +110,11 @@ export function idempotencyOf(request?: object): IdempotencyContext | undefined 
 }
 
 /** Runs `work` (the handler and the recording of its answer) with the claim's context held for it, until it settles. */
-async function underClaim<T>(request: object, context: IdempotencyContext, work: () => Promise<T>): Promise<T> {
+async function underClaim<T>(
+  request: object,
+  context: IdempotencyContext,
+  work: () => Promise<T>,
+): Promise<T> {
   const cell: { context?: IdempotencyContext } = { context };
   held.set(request, context);
   try {

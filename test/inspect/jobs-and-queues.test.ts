@@ -41,3 +41,29 @@ describe('inspect jobs-and-queues', () => {
     ]);
   });
 });
+
+describe('jobs whose names are computed', () => {
+  it('are shown by the expression that names them, not a question mark', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(path.join(tmpdir(), 'ib-computed-jobs-'));
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'jobs', dependencies: { bullmq: '5.0.0' } }));
+    writeFileSync(
+      path.join(dir, 'jobs.ts'),
+      [
+        "import { Queue } from 'bullmq';",
+        "const queue = new Queue('jobs');",
+        'export function define(definition: { id: string; cron: string }) {',
+        '  void queue.upsertJobScheduler(definition.id, { pattern: definition.cron }, { name: definition.id });',
+        '}',
+        'export async function trigger(job: { id: string }, options: { id: string }) {',
+        '  await queue.add(job.id, {}, { jobId: options.id });',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const { findings } = await inspectProject(dir);
+    expect(findings.filter((f) => f.kind === 'cron').map((f) => f.id)).toEqual(['bullmq {definition.id}']);
+    expect(findings.filter((f) => f.kind === 'existing-idempotency').map((f) => (f.kind === 'existing-idempotency' ? f.detail : ''))).toEqual(['job {job.id} added with a deterministic jobId']);
+  });
+});

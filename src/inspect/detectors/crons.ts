@@ -1,5 +1,5 @@
 import { ts } from 'ts-morph';
-import { accessChain, decoratorCall, decoratorsOf, isFunctionLike, objectProperty, stringValue, unwrap } from '../parse/astHelpers.js';
+import { accessChain, decoratorCall, decoratorsOf, displayName, isFunctionLike, objectProperty, stringValue, unwrap } from '../parse/astHelpers.js';
 import { functionName } from '../parse/functionKey.js';
 import type { CronFinding } from '../types.js';
 import type { Detector, FileContext, FileFacts } from './detectorTypes.js';
@@ -37,10 +37,10 @@ export const crons: Detector = {
       } else if (method === 'add' && args.length >= 3 && objectProperty(args[2], 'repeat')) {
         const repeat = objectProperty(args[2], 'repeat');
         const pattern = stringValue(objectProperty(repeat, 'pattern') ?? objectProperty(repeat, 'cron'), ctx.index.consts) ?? everyText(objectProperty(repeat, 'every'), ctx);
-        push(ctx, facts, call, 'bullmq', pattern, stringValue(args[0], ctx.index.consts));
+        push(ctx, facts, call, 'bullmq', pattern, stringValue(args[0], ctx.index.consts), undefined, displayName(args[0], ctx.index.consts));
       } else if (method === 'upsertJobScheduler' && args.length >= 2) {
         const pattern = stringValue(objectProperty(args[1], 'pattern'), ctx.index.consts) ?? everyText(objectProperty(args[1], 'every'), ctx);
-        push(ctx, facts, call, 'bullmq', pattern, stringValue(args[0], ctx.index.consts));
+        push(ctx, facts, call, 'bullmq', pattern, stringValue(args[0], ctx.index.consts), undefined, displayName(args[0], ctx.index.consts));
       } else if (method === 'every' && /agenda/i.test(accessChain(ts.isPropertyAccessExpression(callee) ? callee.expression : callee).join('.')) && args.length >= 2) {
         push(ctx, facts, call, 'agenda', stringValue(args[0], ctx.index.consts), stringValue(args[1], ctx.index.consts));
       }
@@ -59,10 +59,11 @@ export const crons: Detector = {
   },
 };
 
-function push(ctx: FileContext, facts: FileFacts, node: ts.Node, scheduler: string, schedule: string | undefined, name: string | undefined, callback?: ts.Expression | ts.MethodDeclaration): void {
+/** `label`: how to show a job whose name is computed (`{definition.id}`), for its id only. */
+function push(ctx: FileContext, facts: FileFacts, node: ts.Node, scheduler: string, schedule: string | undefined, name: string | undefined, callback?: ts.Expression | ts.MethodDeclaration, label?: string): void {
   const finding: CronFinding = {
     kind: 'cron',
-    id: `${scheduler} ${name ?? schedule ?? '?'}`,
+    id: `${scheduler} ${name ?? label ?? schedule ?? 'unnamed'}`,
     file: ctx.rel,
     line: ctx.line(node),
     scheduler,

@@ -1,7 +1,8 @@
 import { ts } from 'ts-morph';
 import { perAttemptCallKey, perAttemptClaimAt } from '../../findings/conflictKey.js';
 import { perAttemptValue } from '../../findings/volatile.js';
-import { accessChain, objectProperty, stringValue, unwrap } from '../parse/astHelpers.js';
+import { accessChain, displayName, objectProperty, stringValue, unwrap } from '../parse/astHelpers.js';
+import { isOwnStoreFile } from './auxiliaryFiles.js';
 import type { Detector, FileContext, FileFacts } from './detectorTypes.js';
 
 const MIDDLEWARE_PACKAGES = /^(express-idempotency|idempotency-middleware|@node-idempotency\/.+|fastify-idempotency|@fastify\/idempotency|hono-idempotency|@idempotent\/.+|nestjs-idempotency|@nestjs-idempotency\/.+)$/;
@@ -14,6 +15,8 @@ export const existingIdempotency: Detector = {
   name: 'existing-idempotency',
   mentions: /idempot|upsert|onConflict|on conflict|orIgnore|jobId|deduplication|MessageDeduplicationId|P2002|23505|ER_DUP_ENTRY|unique|attribute_not_exists/i,
   detect(ctx, facts) {
+    // The store's own schema or migration, written by this tool into the project's folders.
+    if (isOwnStoreFile(ctx.text)) return;
     for (const binding of new Set([...ctx.index.imports.values()].map((b) => b.module))) {
       if (MIDDLEWARE_PACKAGES.test(binding)) push(ctx, facts, 1, 'idempotency-middleware', `uses ${binding}`);
     }
@@ -56,8 +59,8 @@ function inspectCall(call: ts.CallExpression, ctx: FileContext, facts: FileFacts
     const jobId = objectProperty(opts, 'jobId');
     // `jobId: randomUUID()` is new on every add: the queue never sees the same job twice, so it is no dedupe.
     if (jobId) {
-      if (!perAttemptValue(jobId)) push(ctx, facts, line, 'job-id-dedupe', `job ${stringValue(call.arguments[0], ctx.index.consts) ?? '?'} added with a deterministic jobId`, seen);
-    } else if (objectProperty(opts, 'deduplication')) push(ctx, facts, line, 'job-id-dedupe', `job ${stringValue(call.arguments[0], ctx.index.consts) ?? '?'} added with deduplication`, seen);
+      if (!perAttemptValue(jobId)) push(ctx, facts, line, 'job-id-dedupe', `job ${displayName(call.arguments[0], ctx.index.consts) ?? 'unnamed'} added with a deterministic jobId`, seen);
+    } else if (objectProperty(opts, 'deduplication')) push(ctx, facts, line, 'job-id-dedupe', `job ${displayName(call.arguments[0], ctx.index.consts) ?? 'unnamed'} added with deduplication`, seen);
   }
   inspectCommandInput(call.arguments[0], line, ctx, facts, seen);
   inspectProducer(call, method, line, ctx, facts, seen);

@@ -46,6 +46,18 @@ export function looseStringValue(node: ts.Node | undefined, consts?: ReadonlyMap
   return undefined;
 }
 
+/**
+ * A name for display: the string it evaluates to, else its source text as `{definition.id}` (looseStringValue's
+ * notation), whitespace collapsed and cut at 40 characters.
+ */
+export function displayName(node: ts.Node | undefined, consts?: ReadonlyMap<string, ts.Expression>): string | undefined {
+  if (!node) return undefined;
+  const exact = looseStringValue(node, consts);
+  if (exact !== undefined) return exact;
+  const text = node.getText().replace(/\s+/g, ' ');
+  return `{${text.length > 40 ? `${text.slice(0, 39)}…` : text}}`;
+}
+
 /** `a.b.c` as ['a','b','c']; `this.x` gives ['this','x']; calls in the chain keep their callee name with `()`. */
 export function accessChain(node: ts.Expression): string[] {
   const parts: string[] = [];

@@ -143,13 +143,24 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
         group: 'Scheduled jobs',
         fieldCandidates: [],
         externalCalls: [],
-        // A job that only logs repeats nothing when two runs overlap: offered, not assumed worth a key.
-        checked: !finding.inert,
-        ...(finding.inert ? { note: 'its callback only logs: a second run of a slot changes nothing' } : {}),
+        // A job that only logs repeats nothing when two runs overlap: offered, not assumed worth a key. A timer
+        // named for a heartbeat or telemetry runs in every process on purpose: one run per slot would silence all but
+        // one instance.
+        checked: !finding.inert && !perProcessTick(finding),
+        ...(finding.inert
+          ? { note: 'its callback only logs: a second run of a slot changes nothing' }
+          : perProcessTick(finding)
+            ? { note: 'a heartbeat or telemetry timer each process runs for itself: one run per slot across instances would silence the others' }
+            : {}),
       });
     }
   }
   return order(uniqueNames(candidates));
+}
+
+/** An in-process timer whose name or interval says it reports on this process: a heartbeat, telemetry, a health ping. */
+function perProcessTick(finding: Extract<Inspection['findings'][number], { kind: 'cron' }>): boolean {
+  return finding.scheduler === 'setInterval' && /heart-?beat|telemetry|keep-?alive|health-?check|\bping\b|metrics?\b/i.test(`${finding.name ?? ''} ${finding.schedule ?? ''}`.replace(/_/g, ' '));
 }
 
 function order(candidates: ActionCandidate[]): ActionCandidate[] {
@@ -291,6 +302,12 @@ const HARMFUL_DUPLICATE = /(order|checkout|payment|invoice|charge|refund|payout|
  * methods too.
  */
 function preselection(endpoint: EndpointFinding, external: boolean, note: string | undefined): { checked: boolean; note?: string } {
+  // A GET is followed from links and redirects (an OAuth callback, a payment's return URL): browsers, prefetchers and
+  // crawlers repeat it and none sends an Idempotency-Key, so a header-keyed GET would answer 400 to every visit.
+  if (endpoint.method === 'GET') {
+    const effect = external ? 'reaches a payment provider' : endpoint.sendsMessage?.length ? 'sends a message' : 'changes data';
+    return { checked: false, note: join(`a GET that ${effect}: its callers cannot send an Idempotency-Key; key it by a query value that names the attempt (an OAuth state, a checkout session id) or move the effect behind a POST`, note) };
+  }
   if (external) return { checked: true, note: join('external or money effect: a duplicate repeats the provider call', note) };
   // Before the sign-in and method checks: a magic-link sign-in or a PUT that e-mails someone still e-mails twice.
   if (endpoint.sendsMessage?.length) return { checked: true, note: join(`${endpoint.sendsMessage.map(libraryPhrase).join(' and ')}: a duplicate would reach a person twice`, note) };

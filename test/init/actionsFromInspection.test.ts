@@ -8,6 +8,42 @@ import { settleAction } from '../../src/questions/completeAction.js';
 const STACK: Inspection['stack'] = { language: 'typescript', frameworks: ['express'], databases: ['postgres'], orms: [], brokers: [], testFramework: 'vitest', packageManager: 'npm', payments: ['stripe', 'adyen'] };
 
 describe('actionsFromInspection', () => {
+  it('offers a heartbeat timer unchecked: every process runs its own on purpose', () => {
+    const inspection: Inspection = {
+      root: '/app',
+      stack: STACK,
+      warnings: [],
+      findings: [
+        { kind: 'cron', id: 'setInterval captureEvent', file: 'src/telemetry.ts', line: 121, scheduler: 'setInterval', name: 'captureEvent', schedule: 'every HEARTBEAT_INTERVAL_MS' },
+        { kind: 'cron', id: 'setInterval expireHolds', file: 'src/holds.ts', line: 8, scheduler: 'setInterval', name: 'expireHolds', schedule: 'every 60000 ms' },
+      ],
+    };
+    const candidates = actionsFromInspection(inspection);
+    expect(candidates.map((c) => [c.action.name, c.checked])).toEqual([
+      ['captureEvent', false],
+      ['expireHolds', true],
+    ]);
+    expect(candidates[0]?.note).toContain('heartbeat or telemetry timer');
+  });
+
+  it('offers a GET that touches payments unchecked: links and redirects cannot send an Idempotency-Key', () => {
+    const inspection: Inspection = {
+      root: '/auth',
+      stack: STACK,
+      warnings: [],
+      findings: [
+        { kind: 'endpoint', id: 'a', file: 'src/callback.ts', line: 17, method: 'GET', path: '/oidc', framework: 'hono', prefixResolved: true, touchesPayment: true },
+        { kind: 'endpoint', id: 'b', file: 'src/orders.ts', line: 9, method: 'POST', path: '/orders', framework: 'hono', prefixResolved: true, touchesPayment: true },
+      ],
+    };
+    const candidates = actionsFromInspection(inspection);
+    expect(candidates.map((c) => [c.action.route, c.checked])).toEqual([
+      ['GET /oidc', false],
+      ['POST /orders', true],
+    ]);
+    expect(candidates[0]?.note).toMatch(/^a GET that reaches a payment provider: its callers cannot send an Idempotency-Key; key it by a query value/);
+  });
+
   it('orders payment-touching actions first, names them after the handler, and offers saga steps for several provider calls', () => {
     const inspection: Inspection = {
       root: '/shop',

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
-import { wireServerForms } from './serverForms.js';
+import { formsByHand, wireServerForms, wiresServerForms } from './serverForms.js';
 import { UserError } from '../errors.js';
 import { normalizeRelative, readInside } from '../emit/safePath.js';
 import { projectDependencies } from '../findings/auditProject.js';
@@ -522,14 +522,12 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
     for (const at of threaded.stepsAt) specificAt.add(at);
   }
   // Server-rendered forms that post an action keyed by a hidden field: the field, and the views' key function.
-  if (framework === 'express' && stale.length === 0 && targets.some((t) => t.keyField !== undefined)) {
-    const forms = await wireServerForms({ root, targets, changes, scaffoldDir: dir, imports });
+  if (framework && wiresServerForms(framework) && stale.length === 0 && targets.some((t) => t.keyField !== undefined)) {
+    const forms = await wireServerForms({ root, framework, targets, changes, scaffoldDir: dir, imports });
     edits.push(...forms.edits);
     manual.push(...forms.manual);
   } else if (stale.length === 0) {
-    for (const target of targets.filter((t) => t.keyField !== undefined && t.trigger === 'http')) {
-      manual.push({ action: target.action, file: target.file, line: target.line, reason: `the action takes its key from a hidden ${target.keyField} field of the form that posts it, and apply adds that field for Express views only: render each such form with a fresh key (the scaffold's newIdempotencyKey()) in a hidden input named ${target.keyField}` });
-    }
+    for (const target of targets.filter((t) => t.keyField !== undefined && t.trigger === 'http')) manual.push(formsByHand(framework, target));
   }
   // Handlers whose own SQL writes can run on the claim's transaction (claimWrites.ts): the DBOS property.
   const transactional: string[] = [];

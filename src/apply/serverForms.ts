@@ -1,16 +1,15 @@
-import { Node, SyntaxKind, type SourceFile, type VariableDeclaration } from 'ts-morph';
 import { readInside } from '../emit/safePath.js';
 import { formHasField, formsInTemplate, hiddenKeyInput, templateEngine } from '../inspect/parse/templateForms.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
 import type { FileChange } from './planApply.js';
-import { ensureNamedImport, fitStatement, parseSource } from './sourceFile.js';
+import { parseSource } from './sourceFile.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
-
-/** The views' local that mints a key per render: a function, so every form rendered gets a fresh one. */
-export const FORM_KEY_LOCAL = 'idempotencyKey';
+import { FORM_KEY_LOCAL, KEY_FUNCTION, VIEWS_KEY, type ViewsSource } from './viewsKey/index.js';
 
 export interface ServerFormsOptions {
   root: string;
+  /** One of VIEWS_KEY's frameworks: it says where the views get the key function. */
+  framework: string;
   targets: readonly WiringTarget[];
   /** Files this run already changed (their text after the other passes): the app file may be one of them. */
   changes: FileChange[];
@@ -20,9 +19,10 @@ export interface ServerFormsOptions {
 
 /**
  * Actions a server-rendered form posts take their key from a hidden field (`key.field`): each form inspection found
- * gets that field, valued by a function in the views' locals, and the Express app puts the function there
- * (`app.locals.idempotencyKey = newIdempotencyKey`). A form moved since inspection, or an app apply cannot find, is a
- * step for the user saying what to add where. Applying twice changes nothing: a form that has the field keeps it.
+ * gets that field, valued by a function in the views' locals, and the framework's pass (viewsKey/) puts the function
+ * where the app sets up its views (Express `app.locals`, Koa `ctx.state`, @fastify/view's `defaultContext`). A form
+ * moved since inspection, or an app apply cannot find, is a step for the user saying what to add where. Applying
+ * twice changes nothing: a form that has the field keeps it, views that have the function keep it.
  */
 export async function wireServerForms(options: ServerFormsOptions): Promise<{ edits: Edit[]; manual: ManualStep[] }> {
   const edits: Edit[] = [];
@@ -61,80 +61,41 @@ export async function wireServerForms(options: ServerFormsOptions): Promise<{ ed
   }
   if (!anyForm) return { edits, manual };
 
-  // The function the fields call: one statement where the app is created.
-  const app = await expressApp(options.root, text);
+  // The function the fields call, where the framework sets up its views.
+  const wiring = VIEWS_KEY[options.framework]!;
+  const { walkProject } = await import('../inspect/files/walkProject.js');
+  const { files } = await walkProject(options.root);
+  const sources: ViewsSource[] = [];
+  for (const file of files.filter((f) => f.kind === 'source').sort((a, b) => (a.rel < b.rel ? -1 : 1))) {
+    const source = await text(file.rel);
+    if (source === undefined || !wiring.mentions.test(source)) continue;
+    const parse = () => {
+      const style = importStyleFor(file.rel, source, options.scaffoldDir, options.imports);
+      return { sf: parseSource(file.rel, source, style), specifier: style.specifier('index') };
+    };
+    sources.push({ file: file.rel, text: source, parse });
+  }
   const first = targets[0]!;
-  if (!app) {
-    manual.push({ action: first.action, reason: `no Express app (\`express()\`) found to give its views the key function: add \`app.locals.${FORM_KEY_LOCAL} = newIdempotencyKey;\` (newIdempotencyKey from the scaffold's index) where your app is created, before the routes render` });
-    return { edits, manual };
+  const wired = wiring.wire(sources);
+  for (const change of wired.changed) {
+    await put(change.file, change.text);
+    edits.push({ action: first.action, file: change.file, summary: change.summary });
   }
-  if (new RegExp(`\\.locals\\.${FORM_KEY_LOCAL}\\s*=`).test(app.text)) return { edits, manual };
-  const style = importStyleFor(app.file, app.text, options.scaffoldDir, options.imports);
-  const sf = parseSource(app.file, app.text, style);
-  const added = addViewsKeyFunction(sf, app.binding, style.specifier('index'));
-  if (added === 'no-app') {
-    manual.push({ action: first.action, file: app.file, reason: `add \`${app.binding}.locals.${FORM_KEY_LOCAL} = newIdempotencyKey;\` (newIdempotencyKey from the scaffold's index) after the app is created` });
-    return { edits, manual };
-  }
-  if (added === 'name-taken') {
-    manual.push({ action: first.action, file: app.file, reason: `the file already binds "newIdempotencyKey": set \`${app.binding}.locals.${FORM_KEY_LOCAL}\` to the scaffold's newIdempotencyKey by hand` });
-    return { edits, manual };
-  }
-  await put(app.file, sf.getFullText());
-  edits.push({ action: first.action, file: app.file, summary: `gives the views ${FORM_KEY_LOCAL}(), a fresh key per rendered form (app.locals.${FORM_KEY_LOCAL} = newIdempotencyKey)` });
+  manual.push(...wired.manual.map((step) => ({ action: first.action, ...step })));
   return { edits, manual };
 }
 
-/**
- * `app.locals.idempotencyKey = newIdempotencyKey` in the file that creates the app, with newIdempotencyKey imported
- * (or required) from the scaffold's index. Placed after the app's declaration, its view engine setting and, in
- * CommonJS, the `require` that binds the function (a `const` read before its line would throw at startup).
- */
-export function addViewsKeyFunction(sf: SourceFile, binding: string, specifier: string): 'added' | 'no-app' | 'name-taken' {
-  if (!placeLocals(sf, binding)) return 'no-app';
-  if (!ensureNamedImport(sf, specifier, 'newIdempotencyKey')) return 'name-taken';
-  // The import went in above or below the app: place the statement on the new tree.
-  placeLocals(sf, binding, fitStatement(sf, `${binding}.locals.${FORM_KEY_LOCAL} = newIdempotencyKey;`));
-  return 'added';
+/** Whether apply gives this framework's views the key function (else the forms are a step for the user). */
+export function wiresServerForms(framework: string | undefined): boolean {
+  return framework !== undefined && Object.hasOwn(VIEWS_KEY, framework);
 }
 
-/**
- * Where `statement` goes: after the app's `set('view engine', …)` when it has one in the same block, else right after
- * the app's declaration. Without `statement`, only says whether there is such a place.
- */
-function placeLocals(sf: SourceFile, binding: string, statement?: string): boolean {
-  const declaration = appDeclaration(sf, binding);
-  const declared = declaration?.getFirstAncestorByKind(SyntaxKind.VariableStatement);
-  const block = declared?.getParent();
-  if (!declared || !block || !(Node.isSourceFile(block) || Node.isBlock(block))) return false;
-  if (statement === undefined) return true;
-  // Indices as insertStatements counts them: comment-only lines are statements there.
-  const statements = block.getStatementsWithComments();
-  const viewEngine = statements.findIndex((s) => Node.isExpressionStatement(s) && new RegExp(`^${binding}\\.set\\(\\s*['"]view engine['"]`).test(s.getText()));
-  const required = statements.findIndex((s) => Node.isVariableStatement(s) && s.getDeclarations().some((d) => /\bnewIdempotencyKey\b/.test(d.getNameNode().getText())));
-  const at = Math.max(viewEngine, statements.indexOf(declared), required) + 1;
-  block.insertStatements(at, statement);
-  return true;
-}
-
-function appDeclaration(sf: SourceFile, binding: string): VariableDeclaration | undefined {
-  return sf.getDescendantsOfKind(SyntaxKind.VariableDeclaration).find((d) => d.getName() === binding && /^\w+\(\s*\)$/.test(d.getInitializer()?.getText() ?? ''));
-}
-
-/** The file that creates the Express app (`const app = express()`), preferring one that sets a view engine. */
-async function expressApp(root: string, text: (file: string) => Promise<string | undefined>): Promise<{ file: string; text: string; binding: string } | undefined> {
-  const { walkProject } = await import('../inspect/files/walkProject.js');
-  const { files } = await walkProject(root);
-  const found: Array<{ file: string; text: string; binding: string; views: boolean }> = [];
-  for (const file of files.filter((f) => f.kind === 'source').sort((a, b) => (a.rel < b.rel ? -1 : 1))) {
-    const source = await text(file.rel);
-    if (source === undefined || !/['"]express['"]/.test(source)) continue;
-    const factory = /(?:const|let|var)\s+(\w+)\s*=\s*require\(\s*['"]express['"]\s*\)|import\s+(?:\*\s+as\s+)?(\w+)\s+from\s+['"]express['"]/.exec(source);
-    const name = factory?.[1] ?? factory?.[2];
-    if (!name) continue;
-    const app = new RegExp(`(?:const|let|var)\\s+(\\w+)\\s*=\\s*${name}\\(\\s*\\)`).exec(source);
-    if (app) found.push({ file: file.rel, text: source, binding: app[1]!, views: /\.set\(\s*['"]view engine['"]/.test(source) });
+/** The step for a form-posted action in a framework whose views apply does not edit, in that framework's terms. */
+export function formsByHand(framework: string | undefined, target: WiringTarget): ManualStep {
+  const field = target.keyField!;
+  const route = `${target.method ?? 'POST'} ${target.path ?? ''}`.trim();
+  if (framework === 'hono') {
+    return { action: target.action, file: target.file, line: target.line, reason: `the action takes its key from a hidden ${field} field of the form that posts it, and apply does not edit Hono's JSX or html\`\` views: in the component that renders each form posting ${route}, add \`<input type="hidden" name="${field}" value={${KEY_FUNCTION}()} />\` (JSX; \`value="\${${KEY_FUNCTION}()}"\` inside html\`\`), ${KEY_FUNCTION} from the scaffold's index, so each render mints a fresh key` };
   }
-  const chosen = found.find((f) => f.views) ?? (found.length === 1 ? found[0] : undefined);
-  return chosen && { file: chosen.file, text: chosen.text, binding: chosen.binding };
+  return { action: target.action, file: target.file, line: target.line, reason: `the action takes its key from a hidden ${field} field of the form that posts it, and apply adds that field for Express, Koa and Fastify views only: render each such form with a fresh key (the scaffold's ${KEY_FUNCTION}()) in a hidden input named ${field}` };
 }

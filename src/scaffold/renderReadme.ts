@@ -50,7 +50,7 @@ the generator updates a file only while it is unchanged since it wrote it.
 2. ${worker ? workerMount(view) : framework.readme.mount}
 
 ${block(`${worker ? workerWiring(view, javascript !== undefined) : framework.readme.code({ ...view, actions: view.actions.filter((action) => !action.transport) }, principalLine, javascript !== undefined)}\n`)}
-${unrouted(view, framework)}${formKeys(view, block)}${worker ? '' : '\nConsumers and jobs use `idempotency.core.runOnce(ACTIONS.name, { scope, key, fingerprint }, (signal, context) => work(context))`.\n'}
+${unrouted(view, framework)}${formKeys(view, framework, block)}${worker ? '' : '\nConsumers and jobs use `idempotency.core.runOnce(ACTIONS.name, { scope, key, fingerprint }, (signal, context) => work(context))`.\n'}
 Inside a protected handler, \`idempotencyOf(${req})\` returns the same context in every framework: \`scope\`, \`key\`,
 \`action\`, the fencing \`token\`, \`attempt\` (above 1 when an earlier attempt may already have had effects), the
 lease \`signal\`${store.transactional ? " and, in transactional mode, `db` (the open transaction's client)" : ''}. Multi-step actions pass it on:
@@ -187,21 +187,43 @@ const UNROUTED: Record<NonNullable<ActionView['transport']>, { what: string; ins
 };
 
 /**
- * GraphQL mutations, tRPC procedures and Server Actions: no route to mount on (the mount lines above leave them out),
- * so each says where its claim goes instead. A Server Action in a Next.js scaffold has its own wrapper.
+ * Where each framework's views get the key function, as `idempotency-builder apply` writes it (apply/viewsKey/):
+ * Express's app.locals, a first Koa middleware filling ctx.state (which koa-views and koa-ejs pass to templates),
+ * @fastify/view's defaultContext. Other frameworks are shown the Express line.
  */
+const FORM_VIEWS: Record<string, string> = {
+  express: 'app.locals.idempotencyKey = newIdempotencyKey; // views call idempotencyKey()',
+  koa: '// koa-views and koa-ejs pass ctx.state to every template: views call idempotencyKey()\napp.use((ctx, next) => {\n  ctx.state.idempotencyKey = newIdempotencyKey;\n  return next();\n});',
+  fastify: 'app.register(view, {\n  engine: { ejs },\n  defaultContext: { idempotencyKey: newIdempotencyKey }, // views call idempotencyKey()\n});',
+};
+
 /** Routes a server-rendered form posts: how their pages get a key per render and send it back. */
-function formKeys(view: ScaffoldView, block: (code: string) => string): string {
+function formKeys(view: ScaffoldView, framework: HttpFramework, block: (code: string) => string): string {
   const posted = view.actions.filter((action) => action.keyField !== undefined);
   if (posted.length === 0) return '';
   const field = posted[0]!.keyField!;
   const names = posted.map((action) => `\`${action.codeName}\``).join(', ');
-  return `
-${names} ${posted.length === 1 ? 'is' : 'are'} posted by server-rendered forms, which cannot send a header: the middleware takes the key
-from a hidden \`${field}\` field when no Idempotency-Key header came. Give the views a function that mints a key per
-render, and put the field in each such form (\`idempotency-builder apply\` does both in an Express app):
+  const intro = `${names} ${posted.length === 1 ? 'is' : 'are'} posted by server-rendered forms, which cannot send a header: the middleware takes the key
+from a hidden \`${field}\` field when no Idempotency-Key header came.`;
+  if (framework.module === 'hono') {
+    return `
+${intro}
+Each component that renders such a form mints the key as it renders (\`idempotency-builder apply\` leaves JSX and
+html\`\` views to you; in html\`\`, \`value="\${newIdempotencyKey()}"\`):
 
-${block("import { newIdempotencyKey } from './idempotency/index.js';\n\napp.locals.idempotencyKey = newIdempotencyKey; // views call idempotencyKey()\n")}
+\`\`\`tsx
+import { newIdempotencyKey } from './idempotency/index.js';
+
+<input type="hidden" name="${field}" value={newIdempotencyKey()} />
+\`\`\`
+`;
+  }
+  const code = FORM_VIEWS[framework.module];
+  return `
+${intro} Give the views a function that mints a key per
+render, and put the field in each such form (\`idempotency-builder apply\` does both${code ? '' : ' in an Express, Koa or Fastify app'}):
+
+${block(`import { newIdempotencyKey } from './idempotency/index.js';\n\n${code ?? FORM_VIEWS['express']!}\n`)}
 
 \`\`\`html
 <input type="hidden" name="${field}" value="<%= idempotencyKey() %>"> <!-- EJS; Pug: input(type='hidden', name='${field}', value=idempotencyKey()) -->
@@ -209,6 +231,10 @@ ${block("import { newIdempotencyKey } from './idempotency/index.js';\n\napp.loca
 `;
 }
 
+/**
+ * GraphQL mutations, tRPC procedures and Server Actions: no route to mount on (the mount lines above leave them out),
+ * so each says where its claim goes instead. A Server Action in a Next.js scaffold has its own wrapper.
+ */
 function unrouted(view: ScaffoldView, framework: HttpFramework): string {
   const actions = view.actions.filter((action) => action.transport);
   if (actions.length === 0) return '';

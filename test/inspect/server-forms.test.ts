@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addViewsKeyFunction } from '../../src/apply/serverForms.js';
+import { addViewsKeyFunction } from '../../src/apply/viewsKey/express.js';
 import { parseSource } from '../../src/apply/sourceFile.js';
 import { parseConfig } from '../../src/config/load.js';
 import { inspectProject } from '../../src/inspect/index.js';

@@ -172,12 +172,19 @@ async function readPreviousHtml(root: string, output: string): Promise<string[]>
 async function snapshotFromCode(cwd: string, config: Config, inspection: InspectionInput, findings: readonly CodeFinding[] | undefined, reviewed: readonly ReviewedCandidate[] | undefined): Promise<ProjectSnapshot> {
   const { auditProject } = await import('./findings/auditProject.js');
   const audited = await auditProject(cwd, { config, inspection: inspection as Pick<Inspection, 'findings'> });
-  return snapshotOf(inspection, findings ?? audited.findings, audited.actionFacts, reviewed, actionBrokers(config.actions, inspection.findings), actionForms(config.actions, inspection.findings));
+  return snapshotOf({
+    inspection,
+    codeFindings: findings ?? audited.findings,
+    actionFacts: audited.actionFacts,
+    reviewed,
+    brokers: actionBrokers(config.actions, inspection.findings),
+    forms: actionForms(config.actions, inspection.findings),
+  });
 }
 
 /** What init recorded, with findings passed by a caller (tests, the programmatic API) taking precedence. */
 function withFindings(recorded: ProjectSnapshot, findings: readonly CodeFinding[] | undefined): ProjectSnapshot {
-  return findings ? snapshotOf(recorded.inspection, findings, recorded.actionFacts, recorded.reviewed, recorded.brokers, recorded.forms) : recorded;
+  return findings ? snapshotOf({ ...recorded, codeFindings: findings }) : recorded;
 }
 
 /**

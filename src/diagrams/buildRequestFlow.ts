@@ -1,6 +1,6 @@
 import { formatDuration } from '../config/duration.js';
 import type { ActionDesign, DetectionPolicy, KeyPolicy, ResponsePolicy, StackDesign } from '../model/types.js';
-import type { FlowEdge, FlowGraph, FlowNode } from './graph.js';
+import type { FlowEdge, FlowGraph, FlowNode, Label } from './graph.js';
 
 /** The slice of the model the flowchart reads (tests build just this). */
 export interface RequestFlowInputs {
@@ -26,61 +26,23 @@ export function buildRequestFlow(model: RequestFlowInputs): FlowGraph {
   if (model.stack?.plain) return buildWrapperFlow(model);
   const r = model.responses;
   const retryAfter = `Retry-After: ${r.retryAfterSeconds}`;
-  const busyLabel = [`${r.inFlightStatus} + ${retryAfter}`, 'still in progress'];
   const entry = model.actions.every((a) => a.trigger === 'http' || a.trigger === 'webhook') ? 'request' : 'request or message';
   const providers = model.actions.some((a) => a.provider !== undefined);
-
-  const nodes: FlowNode[] = [
-    { id: 'receive', shape: 'rounded', label: `${entry} with ${model.keys.header}` },
-    { id: 'validKey', shape: 'decision', label: 'key valid?' },
-    { id: 'badKey', shape: 'rect', label: '400 problem+json' },
-    // Diamonds grow with their label, so questions stay short and detail goes on edges and boxes.
-    { id: 'claim', shape: 'decision', label: 'claim (caller, key)' },
-    { id: 'storeDown', shape: 'rect', label: [`${r.storeUnavailableStatus} + ${retryAfter}`, 'fail closed'] },
-    { id: 'fingerprint', shape: 'decision', label: 'same fingerprint?' },
-    { id: 'mismatch', shape: 'rect', label: [`${r.mismatchStatus} problem+json`, 'stored body never returned'] },
-    { id: 'status', shape: 'decision', label: 'status?' },
-    { id: 'replay', shape: 'rect', label: ['replay stored response', `+ ${r.replayHeader}: true`] },
-    { id: 'busy', shape: 'rect', label: busyLabel },
-    { id: 'reclaim', shape: 'decision', label: 'CAS reclaim' },
-    { id: 'execute', shape: 'rect', label: 'execute action' },
-    { id: 'persist', shape: 'rect', label: ['store response as COMPLETED', 'then send it'] },
-    {
-      id: 'release',
-      shape: 'rect',
-      label: providers ? ['release claim: a retry re-executes', 'with the same provider keys'] : ['release claim', 'a retry re-executes'],
-    },
-  ];
-  const edges: FlowEdge[] = [
-    { from: 'receive', to: 'validKey' },
-    { from: 'validKey', to: 'badKey', label: 'missing or malformed' },
-    { from: 'validKey', to: 'claim', label: 'yes' },
-    { from: 'claim', to: 'storeDown', label: ['store down or', `slower than ${formatDuration(model.detection.storeTimeoutMs)}`] },
-    { from: 'claim', to: 'execute', label: 'new key' },
-    { from: 'claim', to: 'fingerprint', label: 'key exists' },
-    { from: 'fingerprint', to: 'mismatch', label: 'no' },
-    { from: 'fingerprint', to: 'status', label: 'yes' },
-    { from: 'status', to: 'replay', label: 'COMPLETED' },
-  ];
-  if (r.inFlight === 'wait') {
-    // Waiting turns most double-clicks into a replay instead of an error the client must handle.
-    nodes.push({ id: 'wait', shape: 'decision', label: `done in ${formatDuration(r.inFlightWaitMs)}?` });
-    edges.push(
-      { from: 'status', to: 'wait', label: ['PROCESSING', 'lease live'] },
-      { from: 'wait', to: 'replay', label: 'yes' },
-      { from: 'wait', to: 'busy', label: 'no' },
-    );
-  } else {
-    edges.push({ from: 'status', to: 'busy', label: ['PROCESSING', 'lease live'] });
-  }
-  edges.push(
-    { from: 'status', to: 'reclaim', label: ['PROCESSING', 'lease expired'] },
-    { from: 'reclaim', to: 'execute', label: ['won', 'new fencing token'] },
-    { from: 'reclaim', to: 'busy', label: 'lost' },
-    { from: 'execute', to: 'persist', label: ['success or', 'definitive 4xx'] },
-    { from: 'execute', to: 'release', label: 'throws or 5xx' },
-  );
-  return { kind: 'flowchart', direction: 'TD', nodes, edges };
+  return buildClaimFlow(model, {
+    receive: `${entry} with ${model.keys.header}`,
+    validKey: 'key valid?',
+    badKey: '400 problem+json',
+    invalid: 'missing or malformed',
+    storeDown: [`${r.storeUnavailableStatus} + ${retryAfter}`, 'fail closed'],
+    mismatch: [`${r.mismatchStatus} problem+json`, 'stored body never returned'],
+    replay: ['replay stored response', `+ ${r.replayHeader}: true`],
+    busy: [`${r.inFlightStatus} + ${retryAfter}`, 'still in progress'],
+    execute: 'execute action',
+    persist: ['store response as COMPLETED', 'then send it'],
+    release: providers ? ['release claim: a retry re-executes', 'with the same provider keys'] : ['release claim', 'a retry re-executes'],
+    stored: ['success or', 'definitive 4xx'],
+    released: 'throws or 5xx',
+  });
 }
 
 /**
@@ -138,33 +100,71 @@ function buildWorkerFlow(model: RequestFlowInputs): FlowGraph {
  * caller catches, and what is stored is the function's JSON result.
  */
 function buildWrapperFlow(model: RequestFlowInputs): FlowGraph {
-  const r = model.responses;
-  const busyLabel = ['throw InFlightError', `retryAfterSeconds ≤ ${r.retryAfterSeconds}`];
   const providers = model.actions.some((a) => a.provider !== undefined);
-  const nodes: FlowNode[] = [
+  return buildClaimFlow(model, {
     // Parentheses would be escaped in a Mermaid label: "wrapped function", not "idempotent(fn)".
-    { id: 'receive', shape: 'rounded', label: ['wrapped function called', 'with scope, key and input'] },
-    { id: 'validKey', shape: 'decision', label: 'caller and key valid?' },
-    { id: 'badKey', shape: 'rect', label: ['throw InvalidKeyError', 'or PrincipalMissingError'] },
+    receive: ['wrapped function called', 'with scope, key and input'],
+    validKey: 'caller and key valid?',
+    badKey: ['throw InvalidKeyError', 'or PrincipalMissingError'],
+    invalid: ['no principal, or key', 'missing or malformed'],
+    storeDown: ['throw StoreUnavailableError', 'fail closed'],
+    mismatch: ['throw MismatchError', 'stored result never returned'],
+    replay: ['return the stored', 'JSON result'],
+    busy: ['throw InFlightError', `retryAfterSeconds ≤ ${model.responses.retryAfterSeconds}`],
+    execute: 'run the function',
+    persist: ['store the JSON result', 'then return it'],
+    release: providers ? ['release claim, rethrow: a retry', 're-executes with the same provider keys'] : ['release claim, rethrow', 'a retry re-executes'],
+    stored: 'returns',
+    released: 'throws',
+  });
+}
+
+/** What a flow with a caller's key says in its boxes and on its edges (an HTTP request, or a wrapped call). */
+interface ClaimFlowWords {
+  receive: Label;
+  validKey: string;
+  badKey: Label;
+  /** The edge to badKey. */
+  invalid: Label;
+  storeDown: Label;
+  mismatch: Label;
+  replay: Label;
+  busy: Label;
+  execute: string;
+  persist: Label;
+  release: Label;
+  /** The edges from execute to persist and to release. */
+  stored: Label;
+  released: Label;
+}
+
+/**
+ * The decisions a caller's key goes through, the same for a request and a wrapped call: validate the key, claim it,
+ * compare the fingerprint, replay or wait or refuse by status, reclaim a lapsed lease, and store or release the
+ * outcome. Only the words differ.
+ */
+function buildClaimFlow(model: RequestFlowInputs, words: ClaimFlowWords): FlowGraph {
+  const r = model.responses;
+  const nodes: FlowNode[] = [
+    { id: 'receive', shape: 'rounded', label: words.receive },
+    { id: 'validKey', shape: 'decision', label: words.validKey },
+    { id: 'badKey', shape: 'rect', label: words.badKey },
+    // Diamonds grow with their label, so questions stay short and detail goes on edges and boxes.
     { id: 'claim', shape: 'decision', label: 'claim (caller, key)' },
-    { id: 'storeDown', shape: 'rect', label: ['throw StoreUnavailableError', 'fail closed'] },
+    { id: 'storeDown', shape: 'rect', label: words.storeDown },
     { id: 'fingerprint', shape: 'decision', label: 'same fingerprint?' },
-    { id: 'mismatch', shape: 'rect', label: ['throw MismatchError', 'stored result never returned'] },
+    { id: 'mismatch', shape: 'rect', label: words.mismatch },
     { id: 'status', shape: 'decision', label: 'status?' },
-    { id: 'replay', shape: 'rect', label: ['return the stored', 'JSON result'] },
-    { id: 'busy', shape: 'rect', label: busyLabel },
+    { id: 'replay', shape: 'rect', label: words.replay },
+    { id: 'busy', shape: 'rect', label: words.busy },
     { id: 'reclaim', shape: 'decision', label: 'CAS reclaim' },
-    { id: 'execute', shape: 'rect', label: 'run the function' },
-    { id: 'persist', shape: 'rect', label: ['store the JSON result', 'then return it'] },
-    {
-      id: 'release',
-      shape: 'rect',
-      label: providers ? ['release claim, rethrow: a retry', 're-executes with the same provider keys'] : ['release claim, rethrow', 'a retry re-executes'],
-    },
+    { id: 'execute', shape: 'rect', label: words.execute },
+    { id: 'persist', shape: 'rect', label: words.persist },
+    { id: 'release', shape: 'rect', label: words.release },
   ];
   const edges: FlowEdge[] = [
     { from: 'receive', to: 'validKey' },
-    { from: 'validKey', to: 'badKey', label: ['no principal, or key', 'missing or malformed'] },
+    { from: 'validKey', to: 'badKey', label: words.invalid },
     { from: 'validKey', to: 'claim', label: 'yes' },
     { from: 'claim', to: 'storeDown', label: ['store down or', `slower than ${formatDuration(model.detection.storeTimeoutMs)}`] },
     { from: 'claim', to: 'execute', label: 'new key' },
@@ -174,6 +174,7 @@ function buildWrapperFlow(model: RequestFlowInputs): FlowGraph {
     { from: 'status', to: 'replay', label: 'COMPLETED' },
   ];
   if (r.inFlight === 'wait') {
+    // Waiting turns most double-clicks into a replay instead of an error the client must handle.
     nodes.push({ id: 'wait', shape: 'decision', label: `done in ${formatDuration(r.inFlightWaitMs)}?` });
     edges.push(
       { from: 'status', to: 'wait', label: ['PROCESSING', 'lease live'] },
@@ -187,8 +188,8 @@ function buildWrapperFlow(model: RequestFlowInputs): FlowGraph {
     { from: 'status', to: 'reclaim', label: ['PROCESSING', 'lease expired'] },
     { from: 'reclaim', to: 'execute', label: ['won', 'new fencing token'] },
     { from: 'reclaim', to: 'busy', label: 'lost' },
-    { from: 'execute', to: 'persist', label: 'returns' },
-    { from: 'execute', to: 'release', label: 'throws' },
+    { from: 'execute', to: 'persist', label: words.stored },
+    { from: 'execute', to: 'release', label: words.released },
   );
   return { kind: 'flowchart', direction: 'TD', nodes, edges };
 }

@@ -33,14 +33,7 @@ export interface ProjectSnapshot {
 }
 
 /** What init learnt from the code, in the stable form the snapshot file keeps. */
-export function snapshotOf(
-  inspection: InspectionInput,
-  codeFindings?: readonly CodeFinding[],
-  actionFacts?: readonly ActionCodeFacts[],
-  reviewed?: readonly ReviewedCandidate[],
-  brokers?: Readonly<Record<string, string>>,
-  forms?: ActionForms,
-): ProjectSnapshot {
+export function snapshotOf({ inspection, codeFindings, actionFacts, reviewed, brokers, forms }: ProjectSnapshot): ProjectSnapshot {
   const formEntries = Object.entries(forms ?? {})
     .map(([action, list]): [string, FormLocation[]] => [action, list.filter(isLocation).map((f) => ({ file: f.file, line: f.line })).sort(byFileLine)])
     .filter(([, list]) => list.length > 0)
@@ -148,16 +141,17 @@ export async function readSnapshot(root: string): Promise<ProjectSnapshot> {
   try {
     const raw = JSON.parse(text) as { findings?: unknown; codeFindings?: unknown; actionFacts?: unknown; reviewed?: unknown; brokers?: unknown; forms?: unknown };
     const protection = { findings: Array.isArray(raw.findings) ? raw.findings.filter(isFinding) : [] };
-    return snapshotOf(
-      protection,
-      Array.isArray(raw.codeFindings) ? (raw.codeFindings as unknown[]).filter(isCodeFinding) : undefined,
-      Array.isArray(raw.actionFacts) ? (raw.actionFacts as unknown[]).filter(isActionFacts) : undefined,
-      Array.isArray(raw.reviewed) ? (raw.reviewed as unknown[]).filter(isReviewed) : undefined,
-      typeof raw.brokers === 'object' && raw.brokers !== null && !Array.isArray(raw.brokers) ? (raw.brokers as Record<string, string>) : undefined,
-      typeof raw.forms === 'object' && raw.forms !== null && !Array.isArray(raw.forms)
-        ? Object.fromEntries(Object.entries(raw.forms as Record<string, unknown>).filter((entry): entry is [string, FormLocation[]] => Array.isArray(entry[1])))
-        : undefined,
-    );
+    return snapshotOf({
+      inspection: protection,
+      codeFindings: Array.isArray(raw.codeFindings) ? (raw.codeFindings as unknown[]).filter(isCodeFinding) : undefined,
+      actionFacts: Array.isArray(raw.actionFacts) ? (raw.actionFacts as unknown[]).filter(isActionFacts) : undefined,
+      reviewed: Array.isArray(raw.reviewed) ? (raw.reviewed as unknown[]).filter(isReviewed) : undefined,
+      brokers: typeof raw.brokers === 'object' && raw.brokers !== null && !Array.isArray(raw.brokers) ? (raw.brokers as Record<string, string>) : undefined,
+      forms:
+        typeof raw.forms === 'object' && raw.forms !== null && !Array.isArray(raw.forms)
+          ? Object.fromEntries(Object.entries(raw.forms as Record<string, unknown>).filter((entry): entry is [string, FormLocation[]] => Array.isArray(entry[1])))
+          : undefined,
+    });
   } catch {
     return EMPTY;
   }

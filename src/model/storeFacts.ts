@@ -136,6 +136,28 @@ const atVolume = (highVolume: boolean, start = false) => {
 const ROW_LEASE = (leases: string) =>
   `the record stays PROCESSING with a lease in locked_until. Once the lease lapses (${leases}), the next attempt reclaims it in the claim statement, with fencing_token incremented, and runs the action again.`;
 
+/**
+ * What every store with rows (and the MongoDB sketches) says alike: where the key parts and expiry live, the row
+ * lease, the stuck-row steps, and a maintenance entry that starts with the cleanup job; only the store's own
+ * housekeeping steps differ.
+ */
+const rowRecord = (
+  housekeeping: (table: string, highVolume: boolean) => string[],
+): Pick<StoreFacts, 'keyParts' | 'expiryField' | 'crashedLease' | 'stuck' | 'maintenance'> => ({
+  keyParts: 'stored in their own columns',
+  expiryField: 'a column (expires_at)',
+  crashedLease: ROW_LEASE,
+  stuck: STUCK_ROWS,
+  maintenance: (table, highVolume) => ({ symptom: CROWDED_TABLE, steps: [CLEANUP_RUNS, ...housekeeping(table, highVolume)] }),
+});
+
+/** A store the app reaches over the network with no server-side time-out: its one failure row, in its own words. */
+const UNREACHABLE = (b: StoreBudgets, store: string, call: string, lateCall: string, release: string): StoreFailure => ({
+  failure: `No connection to ${store} within ${sec(b.acquireTimeoutMs)}, or ${call} unanswered after ${sec(b.storeTimeoutMs)}`,
+  answer: '503 problem "not processed", Retry-After',
+  why: `No action ran. ${lateCall} after the store gave up is followed by a release ${release}, so the retry is not held off for a lease.`,
+});
+
 const POSTGRES: StoreFacts = {
   kind: 'relational',
   claimPrimitive: 'INSERT … ON CONFLICT (scope, key) DO UPDATE … WHERE the existing row is expired or its lease has lapsed, RETURNING the row and whether it was taken',
@@ -158,20 +180,12 @@ const POSTGRES: StoreFacts = {
   clock:
     "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by the database with now(); the application never sends one, so instance clock skew cannot cause a false reclaim.",
   aba: "The reclaim checks status and lease expiry in the same statement that takes the row; two nodes cannot both reclaim, because the row lock serialises them and the second no longer sees an expired lease.",
-  keyParts: 'stored in their own columns',
-  expiryField: 'a column (expires_at)',
-  crashedLease: ROW_LEASE,
-  stuck: STUCK_ROWS,
-  maintenance: (_table, highVolume) => ({
-    symptom: CROWDED_TABLE,
-    steps: [
-      CLEANUP_RUNS,
-      'Check autovacuum on the table (pg_stat_user_tables.last_autovacuum, n_dead_tup); after a large backlog, run VACUUM (ANALYZE) once.',
-      highVolume
-        ? 'If bloat persists at this volume, move to hash partitions on (scope, key) in a maintenance window; never to time partitions, which would break the one-row-per-key guarantee.'
-        : 'Above 100,000 keys a day, tune autovacuum for the table before anything else; hash partitions on (scope, key) are the next step, never time partitions.',
-    ],
-  }),
+  ...rowRecord((_table, highVolume) => [
+    'Check autovacuum on the table (pg_stat_user_tables.last_autovacuum, n_dead_tup); after a large backlog, run VACUUM (ANALYZE) once.',
+    highVolume
+      ? 'If bloat persists at this volume, move to hash partitions on (scope, key) in a maintenance window; never to time partitions, which would break the one-row-per-key guarantee.'
+      : 'Above 100,000 keys a day, tune autovacuum for the table before anything else; hash partitions on (scope, key) are the next step, never time partitions.',
+  ]),
   failures: (b) => [
     NO_CONNECTION(b),
     {
@@ -205,18 +219,10 @@ const MYSQL: StoreFacts = {
   clock:
     "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by the database with UTC_TIMESTAMP(3); the application's clock never supplies one (a takeover writes back the created_at the claim's locked read took from the server), so instance clock skew cannot cause a false reclaim.",
   aba: "The takeover runs under the row lock the claim's INSERT took and re-checks status and lease expiry in its WHERE; two nodes cannot both reclaim, because the second waits for the first one's transaction and then no longer sees a lapsed lease.",
-  keyParts: 'stored in their own columns',
-  expiryField: 'a column (expires_at)',
-  crashedLease: ROW_LEASE,
-  stuck: STUCK_ROWS,
-  maintenance: (table, highVolume) => ({
-    symptom: CROWDED_TABLE,
-    steps: [
-      CLEANUP_RUNS,
-      `InnoDB reuses the pages that deleted rows free but does not shrink the table; after a large backlog, run OPTIMIZE TABLE ${table} once in a quiet hour (it rebuilds the table and its index statistics).`,
-      `${highVolume ? 'If the table still grows at this volume, KEY partitions' : 'Above 100,000 keys a day, KEY partitions'} on (scope, key) are the next step, never time partitions: the server requires every partitioning column in the primary key, so a date column would make a retry after a partition boundary a second row.`,
-    ],
-  }),
+  ...rowRecord((table, highVolume) => [
+    `InnoDB reuses the pages that deleted rows free but does not shrink the table; after a large backlog, run OPTIMIZE TABLE ${table} once in a quiet hour (it rebuilds the table and its index statistics).`,
+    `${highVolume ? 'If the table still grows at this volume, KEY partitions' : 'Above 100,000 keys a day, KEY partitions'} on (scope, key) are the next step, never time partitions: the server requires every partitioning column in the primary key, so a date column would make a retry after a partition boundary a second row.`,
+  ]),
   failures: (b) => [
     NO_CONNECTION(b),
     {
@@ -250,18 +256,10 @@ const SQLITE: StoreFacts = {
   clock:
     "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by SQLite from julianday('now'); the application's clock never supplies one (created_at is read from SQLite once per claim and written in the same transaction). Every process that opens the database file runs on the machine that holds it, so they share one clock.",
   aba: "SQLite has one writer: the read and the takeover run under BEGIN IMMEDIATE's write lock with nothing in between, so two processes cannot both reclaim; the second one finds the first one's new lease.",
-  keyParts: 'stored in their own columns',
-  expiryField: 'a column (expires_at)',
-  crashedLease: ROW_LEASE,
-  stuck: STUCK_ROWS,
-  maintenance: (_table, highVolume) => ({
-    symptom: CROWDED_TABLE,
-    steps: [
-      CLEANUP_RUNS,
-      'SQLite reuses the pages that deleted rows free but never shrinks the file; after a large backlog, run VACUUM once in a quiet hour (it rewrites the database file under the write lock, so claims wait meanwhile).',
-      `SQLite has no partitions and one writer at a time: ${atVolume(highVolume)}, if claims start waiting on the write lock, move the store to a server database rather than splitting the file.`,
-    ],
-  }),
+  ...rowRecord((_table, highVolume) => [
+    'SQLite reuses the pages that deleted rows free but never shrinks the file; after a large backlog, run VACUUM once in a quiet hour (it rewrites the database file under the write lock, so claims wait meanwhile).',
+    `SQLite has no partitions and one writer at a time: ${atVolume(highVolume)}, if claims start waiting on the write lock, move the store to a server database rather than splitting the file.`,
+  ]),
   failures: (b) => [
     {
       failure: `The write lock held by another transaction (a transactional request, another process) for longer than ${sec(b.storeTimeoutMs)}`,
@@ -324,13 +322,7 @@ const REDIS: StoreFacts = {
       `Redis has no table to vacuum or partition: a record's keys share one hash tag, so in Redis Cluster each record stays in one slot and records spread over the shards by key. ${atVolume(highVolume, true)}, size memory for one retention window of records and add shards rather than shorten the retention.`,
     ],
   }),
-  failures: (b) => [
-    {
-      failure: `No connection to Redis within ${sec(b.acquireTimeoutMs)}, or a script unanswered after ${sec(b.storeTimeoutMs)}`,
-      answer: '503 problem "not processed", Retry-After',
-      why: 'No action ran. A claim script that still runs after the store gave up is followed by a release fenced by its token, so the retry is not held off for a lease.',
-    },
-  ],
+  failures: (b) => [UNREACHABLE(b, 'Redis', 'a script', 'A claim script that still runs', 'fenced by its token')],
 };
 
 const DYNAMODB: StoreFacts = {
@@ -385,13 +377,7 @@ const DYNAMODB: StoreFacts = {
       `${atVolume(highVolume, true)}, watch the table's throttled requests: dynamodb-table.yml bills on demand (PAY_PER_REQUEST), so throttling comes from an account limit or provisioned capacity set later, and a throttled claim fails closed (nothing runs).`,
     ],
   }),
-  failures: (b) => [
-    {
-      failure: `No connection to DynamoDB within ${sec(b.acquireTimeoutMs)}, or a request unanswered after ${sec(b.storeTimeoutMs)}`,
-      answer: '503 problem "not processed", Retry-After',
-      why: 'No action ran. A PutItem that still lands after the store gave up is followed by a release conditional on its token, so the retry is not held off for a lease.',
-    },
-  ],
+  failures: (b) => [UNREACHABLE(b, 'DynamoDB', 'a request', 'A PutItem that still lands', 'conditional on its token')],
 };
 
 /** No store module of its own: the document shows code sketches, so these are what the sketches must do. */
@@ -417,18 +403,12 @@ const MONGODB: StoreFacts = {
   clock:
     "Compute every timestamp on the server ($$NOW in an update pipeline), never from the application, so instance clock skew cannot cause a false reclaim.",
   aba: "The filter checks status and lease expiry in the same operation that takes the document; two nodes cannot both reclaim, because single-document writes are atomic and the second one no longer matches.",
+  ...rowRecord((_table, highVolume) => [
+    'Check that the unique index on {scope, key} is in place (getIndexes()); after a large backlog, run compact on the collection once in a quiet hour.',
+    `${atVolume(highVolume, true)}, shard the collection on { scope, key }, the unique index's own fields; never on a time field, which would break the one-record-per-key guarantee.`,
+  ]),
   keyParts: 'stored in their own fields',
   expiryField: 'a field of the record (expires_at)',
-  crashedLease: ROW_LEASE,
-  stuck: STUCK_ROWS,
-  maintenance: (_table, highVolume) => ({
-    symptom: CROWDED_TABLE,
-    steps: [
-      CLEANUP_RUNS,
-      'Check that the unique index on {scope, key} is in place (getIndexes()); after a large backlog, run compact on the collection once in a quiet hour.',
-      `${atVolume(highVolume, true)}, shard the collection on { scope, key }, the unique index's own fields; never on a time field, which would break the one-record-per-key guarantee.`,
-    ],
-  }),
   failures: (b) => [
     NO_CONNECTION(b),
     {

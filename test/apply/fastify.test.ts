@@ -3,30 +3,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runApply } from '../../src/cli/apply.js';
-import { postgresSkipReason } from '../scaffold/harness.js';
-import { createAppSchema, expectOneExecution, type AppSchema } from './blackBox.js';
-import { compile, copyFixture, runOwnTests, type FixtureCopy } from './fixtureApp.js';
+import { expect, it } from 'vitest';
+import { expectOneExecution } from './blackBox.js';
+import { applyFirst, describeOnFixtureApp, expectAppliedCleanly } from './fixtureApp.js';
 
-const skip = await postgresSkipReason();
-if (skip) console.warn(`skipped: ${skip}`);
-
-describe.skipIf(skip !== undefined)('apply on the Fastify fixture app', { timeout: 300_000 }, () => {
-  let copy: FixtureCopy;
-  let schema: AppSchema | undefined;
-
-  beforeAll(async () => {
-    copy = await copyFixture('fastify');
-  });
-  afterAll(async () => {
-    await schema?.drop();
-    await copy?.remove();
-  });
-
+await describeOnFixtureApp('apply on the Fastify fixture app', 'fastify', (fixture) => {
   it('puts the generated hooks after the route\'s own preHandler (authentication), type-checks, keeps the app tests green, and is a no-op the second time', async () => {
-    const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
-    expect(first.written).toBe(true);
+    const { copy } = fixture;
+    const first = await applyFirst(copy.dir);
     const routes = await readFile(path.join(copy.dir, 'src/routes/bookings.ts'), 'utf8');
     expect(routes).toContain("app.post<{ Body: BookingBody }>('/bookings', { schema: bookingSchema, preHandler: [requireUser, idempotency.createBooking.preHandler], onSend: idempotency.createBooking.onSend }, async (request, reply) => {");
     // The handler's own insert on the project's pool (named db, so the binding takes the next name) moves onto the
@@ -40,17 +24,12 @@ describe.skipIf(skip !== undefined)('apply on the Fastify fixture app', { timeou
       // The app's own test posts to the route (now with a key); its node:test script sets no NODE_ENV.
       expect.stringContaining('they also need a store: the instance uses the memory store when NODE_ENV=test'),
     ]);
-    expect(await compile(copy.dir)).toBe('');
-    const own = await runOwnTests(copy.dir);
-    expect(own.ok, own.output).toBe(true);
-
-    const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
-    expect(again.changes).toEqual([]);
-    expect(again.written).toBe(false);
+    await expectAppliedCleanly(copy.dir);
   });
 
   it('books once for 50 concurrent requests with the same key', async () => {
-    schema = await createAppSchema('fastify', copy.migration, 'CREATE TABLE bookings (id serial PRIMARY KEY, room_id text NOT NULL, nights int NOT NULL)');
+    const { copy } = fixture;
+    const schema = await fixture.schema('fastify', 'CREATE TABLE bookings (id serial PRIMARY KEY, room_id text NOT NULL, nights int NOT NULL)');
     process.env['DATABASE_URL'] = schema.url;
     const { buildApp } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/app.js')).href)) as { buildApp: () => FastifyInstance };
     const { db } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/db.js')).href)) as { db: Pool };

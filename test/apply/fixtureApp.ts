@@ -74,6 +74,56 @@ export async function runOwnTests(dir: string): Promise<{ ok: boolean; output: s
   }
 }
 
+/** A suite's copy of a fixture app, and throwaway schemas (the store's migration plus the app's DDL) it drops after. */
+export interface FixtureApp {
+  readonly copy: FixtureCopy;
+  schema(label: string, appDdl: string): Promise<AppSchema>;
+}
+
+/** A suite on a copy of fixtures/apply/<fixture>, skipped (with a warning) where PostgreSQL is not reachable. */
+export async function describeOnFixtureApp(title: string, fixture: string, body: (app: FixtureApp) => void): Promise<void> {
+  const skip = await postgresSkipReason();
+  if (skip) console.warn(`skipped: ${skip}`);
+  describe.skipIf(skip !== undefined)(title, { timeout: 300_000 }, () => {
+    let copy: FixtureCopy | undefined;
+    const schemas: AppSchema[] = [];
+    beforeAll(async () => {
+      copy = await copyFixture(fixture);
+    });
+    afterAll(async () => {
+      for (const schema of schemas.splice(0)) await schema.drop();
+      await copy?.remove();
+    });
+    body({
+      get copy() {
+        return copy!;
+      },
+      schema: async (label, appDdl) => {
+        const schema = await createAppSchema(label, copy!.migration, appDdl);
+        schemas.push(schema);
+        return schema;
+      },
+    });
+  });
+}
+
+/** The first `apply --yes` on a copy: it writes. */
+export async function applyFirst(dir: string): Promise<ApplyResult> {
+  const first = await runApply({ cwd: dir, yes: true, quiet: true }, { interactive: false });
+  expect(first.written).toBe(true);
+  return first;
+}
+
+/** After the first apply: the app type-checks, its own tests pass, and a second apply changes nothing. */
+export async function expectAppliedCleanly(dir: string): Promise<void> {
+  expect(await compile(dir)).toBe('');
+  const own = await runOwnTests(dir);
+  expect(own.ok, own.output).toBe(true);
+  const again = await runApply({ cwd: dir, yes: true, quiet: true }, { interactive: false });
+  expect(again.changes).toEqual([]);
+  expect(again.written).toBe(false);
+}
+
 /** Every file under `dir` (dist/ and node_modules/ aside) with its text: equal snapshots mean nothing was written. */
 export async function snapshotTree(dir: string): Promise<Record<string, string>> {
   const { readdir } = await import('node:fs/promises');

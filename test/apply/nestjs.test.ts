@@ -3,30 +3,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { INestApplication } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runApply } from '../../src/cli/apply.js';
-import { postgresSkipReason } from '../scaffold/harness.js';
-import { createAppSchema, expectOneExecution, type AppSchema } from './blackBox.js';
-import { compile, copyFixture, runOwnTests, type FixtureCopy } from './fixtureApp.js';
+import { expect, it } from 'vitest';
+import { expectOneExecution } from './blackBox.js';
+import { applyFirst, describeOnFixtureApp, expectAppliedCleanly } from './fixtureApp.js';
 
-const skip = await postgresSkipReason();
-if (skip) console.warn(`skipped: ${skip}`);
-
-describe.skipIf(skip !== undefined)('apply on the NestJS fixture app', { timeout: 300_000 }, () => {
-  let copy: FixtureCopy;
-  let schema: AppSchema | undefined;
-
-  beforeAll(async () => {
-    copy = await copyFixture('nestjs');
-  });
-  afterAll(async () => {
-    await schema?.drop();
-    await copy?.remove();
-  });
-
+await describeOnFixtureApp('apply on the NestJS fixture app', 'nestjs', (fixture) => {
   it('marks the handler and registers the interceptor in the module, type-checks, keeps the app tests green, and is a no-op the second time', async () => {
-    const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
-    expect(first.written).toBe(true);
+    const { copy } = fixture;
+    const first = await applyFirst(copy.dir);
     const controller = await readFile(path.join(copy.dir, 'src/invoices.controller.ts'), 'utf8');
     expect(controller).toContain('  @Post()\n  @Idempotent(ACTIONS.issueInvoice)\n  @HttpCode(201)\n');
     const module = await readFile(path.join(copy.dir, 'src/app.module.ts'), 'utf8');
@@ -37,17 +21,12 @@ describe.skipIf(skip !== undefined)('apply on the NestJS fixture app', { timeout
       // The app's own test posts to the route (now with a key); its node:test script sets no NODE_ENV.
       expect.stringContaining('they also need a store: the instance uses the memory store when NODE_ENV=test'),
     ]);
-    expect(await compile(copy.dir)).toBe('');
-    const own = await runOwnTests(copy.dir);
-    expect(own.ok, own.output).toBe(true);
-
-    const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
-    expect(again.changes).toEqual([]);
-    expect(again.written).toBe(false);
+    await expectAppliedCleanly(copy.dir);
   });
 
   it('issues one invoice for 50 concurrent requests with the same key', async () => {
-    schema = await createAppSchema('nestjs', copy.migration, 'CREATE TABLE invoices (id serial PRIMARY KEY, customer_id text NOT NULL, amount_cents int NOT NULL)');
+    const { copy } = fixture;
+    const schema = await fixture.schema('nestjs', 'CREATE TABLE invoices (id serial PRIMARY KEY, customer_id text NOT NULL, amount_cents int NOT NULL)');
     process.env['DATABASE_URL'] = schema.url;
     const { createApp } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/app.js')).href)) as { createApp: () => Promise<INestApplication> };
     const { db } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/db.js')).href)) as { db: Pool };

@@ -22,7 +22,7 @@ describe('apply on a route whose Stripe key and labels change per attempt', () =
     copy = await copyFixture('per-attempt-key');
     // What init records: the audit's findings in the snapshot apply reads.
     const audit = await auditProject(copy.dir);
-    for (const file of snapshotFile(snapshotOf({ findings: [] }, audit.findings, audit.actionFacts))) {
+    for (const file of snapshotFile(snapshotOf({ inspection: { findings: [] }, codeFindings: audit.findings, actionFacts: audit.actionFacts }))) {
       await mkdir(path.dirname(path.join(copy.dir, file.path)), { recursive: true });
       await writeFile(path.join(copy.dir, file.path), file.contents);
     }

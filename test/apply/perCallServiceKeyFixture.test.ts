@@ -29,7 +29,7 @@ describe('apply on a service whose Stripe key is new on every call', () => {
     copy = await copyFixture('express-service-per-call-key');
     // What init records: the audit's findings in the snapshot apply reads.
     audit = await auditProject(copy.dir);
-    for (const file of snapshotFile(snapshotOf({ findings: [] }, audit.findings, audit.actionFacts))) {
+    for (const file of snapshotFile(snapshotOf({ inspection: { findings: [] }, codeFindings: audit.findings, actionFacts: audit.actionFacts }))) {
       await mkdir(path.dirname(path.join(copy.dir, file.path)), { recursive: true });
       await writeFile(path.join(copy.dir, file.path), file.contents);
     }

@@ -38,7 +38,7 @@ describe('apply keys a handler reaching Stripe in two services, each with its ow
     copy = await copyFixture('express-service-two-places');
     // What init records: the audit's findings in the snapshot apply reads, so apply lists (and re-runs) them.
     const audit = await auditProject(copy.dir);
-    for (const file of snapshotFile(snapshotOf({ findings: [] }, audit.findings, audit.actionFacts))) {
+    for (const file of snapshotFile(snapshotOf({ inspection: { findings: [] }, codeFindings: audit.findings, actionFacts: audit.actionFacts }))) {
       await mkdir(path.dirname(path.join(copy.dir, file.path)), { recursive: true });
       await writeFile(path.join(copy.dir, file.path), file.contents);
     }

@@ -56,7 +56,7 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     await edit('src/payments.ts', (text) => text.replace('export async function chargeOrder', 'export function chargeOrder(amountCents: number): Promise<string>;\nexport function chargeOrder(amountCents: number, customer: string): Promise<string>;\nexport async function chargeOrder'));
     const audit = await auditProject(copy.dir);
     expect(audit.findings.filter((f) => f.ruleId === 'provider-call-without-key').map((f) => `${f.file}:${f.line}`)).toEqual(['src/payments.ts:7']);
-    for (const file of snapshotFile(snapshotOf({ findings: [] }, audit.findings, audit.actionFacts))) {
+    for (const file of snapshotFile(snapshotOf({ inspection: { findings: [] }, codeFindings: audit.findings, actionFacts: audit.actionFacts }))) {
       await mkdir(path.dirname(path.join(copy.dir, file.path)), { recursive: true });
       await writeFile(path.join(copy.dir, file.path), file.contents);
     }

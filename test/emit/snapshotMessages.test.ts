@@ -29,13 +29,13 @@ async function written(contents: string): Promise<string> {
 
 describe('the snapshot keeps the messages an action sends', () => {
   it('round-trips them, so generate says what init read', async () => {
-    const [file] = snapshotFile(snapshotOf({ findings: [] }, [], [facts]));
+    const [file] = snapshotFile(snapshotOf({ inspection: { findings: [] }, codeFindings: [], actionFacts: [facts] }));
     const back = await readSnapshot(await written(file!.contents));
     expect(back.actionFacts).toEqual([facts]);
   });
 
   it('drops an entry whose messages are malformed, as it does for calls and writes', async () => {
-    const [file] = snapshotFile(snapshotOf({ findings: [] }, [], [facts]));
+    const [file] = snapshotFile(snapshotOf({ inspection: { findings: [] }, codeFindings: [], actionFacts: [facts] }));
     const broken = file!.contents.replace('"channel": "email"', '"channel": "pigeon"');
     expect((await readSnapshot(await written(broken))).actionFacts).toBeUndefined();
   });

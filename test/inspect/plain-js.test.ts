@@ -1,77 +1,54 @@
-import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { inspectProject } from '../../src/inspect/index.js';
+import { describeFixtureInspection, stackOf } from './fixtureInspection.js';
 
 /** Plain JavaScript with require(): CommonJS routers, a stripe factory call, a unique-violation dedupe, and a file with a syntax error that is reported and still analysed. */
-describe('inspect plain-js', () => {
-  const root = path.resolve('fixtures/projects/plain-js');
-
-  it('reports the stack', async () => {
-    const inspection = await inspectProject(root);
-    expect(inspection.root).toBe(root);
-    expect(inspection.stack).toEqual({
-      language: 'javascript',
-      authentication: [],
-      frameworks: ['express'],
-      databases: ['mysql'],
-      orms: ['mysql2'],
-      brokers: [],
-      testFramework: 'jest',
-      packageManager: 'yarn',
-      payments: ['stripe'],
-      // Where the code creates its database client: apply's instance reads the same variables.
-      connections: [{ store: 'mysql', url: 'DATABASE_URL', file: 'lib/db.js', line: 2 }],
-    });
-  });
-
-  it('finds exactly what a reviewer would list', async () => {
-    const { findings, warnings } = await inspectProject(root);
-    expect(findings).toEqual([
-      {
-        kind: 'endpoint',
-        id: 'POST /broken',
-        file: 'lib/broken.js',
-        line: 2,
-        method: 'POST',
-        path: '/broken',
-        framework: 'express',
-        prefixResolved: false,
-        touchesPayment: false,
-      },
-      {
-        kind: 'endpoint',
-        id: 'POST /donations',
-        insertsRecord: true,
-        file: 'routes/donations.js',
-        line: 8,
-        method: 'POST',
-        path: '/donations',
-        framework: 'express',
-        prefixResolved: true,
-        bodyFields: ['amount', 'donorEmail'],
-        touchesPayment: true,
-      },
-      {
-        kind: 'payment',
-        id: 'stripe paymentIntents.create',
-        file: 'routes/donations.js',
-        line: 10,
-        provider: 'stripe',
-        operation: 'paymentIntents.create',
-        hasProviderKey: false,
-        risk: 'moves-money',
-        httpMethod: 'POST',
-        via: 'sdk',
-      },
-      {
-        kind: 'existing-idempotency',
-        id: 'unique-constraint treats unique violation ER_DUP_ENTRY as a duplicate',
-        file: 'routes/donations.js',
-        line: 14,
-        mechanism: 'unique-constraint',
-        detail: 'treats unique violation ER_DUP_ENTRY as a duplicate',
-      },
-    ]);
-    expect(warnings).toEqual(["lib/broken.js:4: syntax error (',' expected.); analysed what could be parsed."]);
-  });
+describeFixtureInspection('plain-js', {
+  // Where the code creates its database client: apply's instance reads the same variables.
+  stack: stackOf({ language: 'javascript', frameworks: ['express'], databases: ['mysql'], orms: ['mysql2'], payments: ['stripe'], testFramework: 'jest', packageManager: 'yarn', connections: [{ store: 'mysql', url: 'DATABASE_URL', file: 'lib/db.js', line: 2 }] }),
+  findings: [
+    {
+      kind: 'endpoint',
+      id: 'POST /broken',
+      file: 'lib/broken.js',
+      line: 2,
+      method: 'POST',
+      path: '/broken',
+      framework: 'express',
+      prefixResolved: false,
+      touchesPayment: false,
+    },
+    {
+      kind: 'endpoint',
+      id: 'POST /donations',
+      insertsRecord: true,
+      file: 'routes/donations.js',
+      line: 8,
+      method: 'POST',
+      path: '/donations',
+      framework: 'express',
+      prefixResolved: true,
+      bodyFields: ['amount', 'donorEmail'],
+      touchesPayment: true,
+    },
+    {
+      kind: 'payment',
+      id: 'stripe paymentIntents.create',
+      file: 'routes/donations.js',
+      line: 10,
+      provider: 'stripe',
+      operation: 'paymentIntents.create',
+      hasProviderKey: false,
+      risk: 'moves-money',
+      httpMethod: 'POST',
+      via: 'sdk',
+    },
+    {
+      kind: 'existing-idempotency',
+      id: 'unique-constraint treats unique violation ER_DUP_ENTRY as a duplicate',
+      file: 'routes/donations.js',
+      line: 14,
+      mechanism: 'unique-constraint',
+      detail: 'treats unique violation ER_DUP_ENTRY as a duplicate',
+    },
+  ],
+  warnings: ["lib/broken.js:4: syntax error (',' expected.); analysed what could be parsed."],
 });

@@ -57,7 +57,7 @@ describe('why inspection credits a webhook or consumer with deduplication reache
       { file: 'src/worker.ts', line: 6, mechanism: 'message-id-dedupe', detail: 'bullmq consumer of receipts deduplicates by message id: store lookup keyed by the id: await db.processed.findUnique({ where: { id: job.id } })' },
     ]);
     // generate renders from the snapshot init recorded (it never re-inspects): the same credit, the same words.
-    const recorded = JSON.parse(JSON.stringify(snapshotOf(INSPECTION).inspection)) as Parameters<typeof buildDesign>[1];
+    const recorded = JSON.parse(JSON.stringify(snapshotOf({ inspection: INSPECTION }).inspection)) as Parameters<typeof buildDesign>[1];
     expect((await model(recorded)).existingProtection).toEqual(fresh.existingProtection);
   });
 

@@ -141,7 +141,7 @@ describe("a consumer's key source names its own broker", () => {
   it('keeps the brokers in the snapshot, so generate renders what init did', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'workerdoc-snapshot-'));
     try {
-      const [file] = snapshotFile(snapshotOf({ findings: [] }, [], [], undefined, { consumekafka: 'kafka', consumeother: 'inngest' }));
+      const [file] = snapshotFile(snapshotOf({ inspection: { findings: [] }, codeFindings: [], actionFacts: [], brokers: { consumekafka: 'kafka', consumeother: 'inngest' } }));
       mkdirSync(path.join(root, path.dirname(SNAPSHOT_PATH)), { recursive: true });
       writeFileSync(path.join(root, SNAPSHOT_PATH), file!.contents);
       expect((await readSnapshot(root)).brokers).toEqual({ consumekafka: 'kafka' });

@@ -62,7 +62,7 @@ function describeServerActions(compiled: () => { scaffold: Loose; generated: Gen
     let schema: Schema | undefined;
     let book: (key: string, input: { roomId: string; checkIn: string; checkOut: string; guests: number }) => Promise<{ bookingId: string; at: string }>;
     const session: { user?: string } = { user: 'usr_1' };
-    const counters: Counters = { bookings: 0 };
+    const counters: Counters = { runs: 0 };
     const contexts: unknown[] = [];
     const input = { roomId: 'room-12', checkIn: '2026-03-01', checkOut: '2026-03-04', guests: 2 };
 
@@ -84,12 +84,12 @@ function describeServerActions(compiled: () => { scaffold: Loose; generated: Gen
     it('runs once for 20 concurrent calls with one key; a repeat returns the stored result, the first call its JSON form too', async ({ skip }) => {
       if (compiled().skip) skip();
       const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => book('action-concurrent', input)));
-      expect(counters.bookings).toBe(1);
+      expect(counters.runs).toBe(1);
       const results = outcomes.filter((outcome) => outcome.status === 'fulfilled').map((outcome) => outcome.value);
       for (const outcome of outcomes) if (outcome.status === 'rejected') expect((outcome.reason as Error).name).toBe('InFlightError');
       expect(results.length).toBeGreaterThan(0);
       const again = await book('action-concurrent', input);
-      expect(counters.bookings).toBe(1);
+      expect(counters.runs).toBe(1);
       expect(again).toEqual(results[0]);
       expect(again.at).toBe('1970-01-01T00:00:00.000Z');
       expect(contexts).toEqual([expect.objectContaining({ key: 'action-concurrent', scope: 'usr_1', attempt: 1 })]);
@@ -98,7 +98,7 @@ function describeServerActions(compiled: () => { scaffold: Loose; generated: Gen
     it('refuses other input under the same key, a malformed key and a missing principal, without running', async ({ skip }) => {
       if (compiled().skip) skip();
       await book('action-mismatch', input);
-      const before = counters.bookings;
+      const before = counters.runs;
       await expect(book('action-mismatch', { ...input, roomId: 'room-99' })).rejects.toMatchObject({ name: 'MismatchError' });
       await expect(book('bad key', input)).rejects.toMatchObject({ name: 'InvalidKeyError' });
       session.user = undefined;
@@ -107,7 +107,7 @@ function describeServerActions(compiled: () => { scaffold: Loose; generated: Gen
       // Another principal's identical key is their own: it runs.
       await book('action-mismatch', { ...input, roomId: 'room-99' });
       session.user = 'usr_1';
-      expect(counters.bookings).toBe(before + 1);
+      expect(counters.runs).toBe(before + 1);
     });
 
     it('a form action (FormData after the bound key) fingerprints the form fields', async ({ skip }) => {
@@ -119,10 +119,10 @@ function describeServerActions(compiled: () => { scaffold: Loose; generated: Gen
       };
       const submit = book as unknown as (key: string, data: FormData) => Promise<unknown>;
       const first = await submit('action-form', form('room-12'));
-      const before = counters.bookings;
+      const before = counters.runs;
       expect(await submit('action-form', form('room-12'))).toEqual(first);
       await expect(submit('action-form', form('room-99'))).rejects.toMatchObject({ name: 'MismatchError' });
-      expect(counters.bookings).toBe(before);
+      expect(counters.runs).toBe(before);
     });
   });
 }

@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inspectProject } from '../../src/inspect/index.js';
+import type { Inspection, StackFacts } from '../../src/inspect/types.js';
+
+/** A stack as inspection reports it for a TypeScript project that authenticates nothing, with `facts` found in it. */
+export function stackOf(facts: Pick<StackFacts, 'testFramework' | 'packageManager'> & Partial<StackFacts>): StackFacts {
+  return { language: 'typescript', authentication: [], frameworks: [], databases: [], orms: [], brokers: [], payments: [], ...facts };
+}
+
+/**
+ * One fixture project under fixtures/projects, inspected as a reviewer would state it: the stack, then exactly the
+ * findings and warnings (none unless given).
+ */
+export function describeFixtureInspection(
+  name: string,
+  expected: { stack: StackFacts; findings: Inspection['findings']; warnings?: string[] },
+): void {
+  describe(`inspect ${name}`, () => {
+    const root = path.resolve('fixtures/projects', name);
+
+    it('reports the stack', async () => {
+      const inspection = await inspectProject(root);
+      expect(inspection.root).toBe(root);
+      expect(inspection.stack).toEqual(expected.stack);
+    });
+
+    it('finds exactly what a reviewer would list', async () => {
+      const { findings, warnings } = await inspectProject(root);
+      expect(findings).toEqual(expected.findings);
+      expect(warnings).toEqual(expected.warnings ?? []);
+    });
+  });
+}

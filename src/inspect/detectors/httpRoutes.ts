@@ -94,7 +94,8 @@ function baseOf(expr: ts.Expression): { base: ts.Expression; routePath?: ts.Expr
   while (ts.isCallExpression(current) && ts.isPropertyAccessExpression(current.expression)) {
     const name = current.expression.name.text;
     if (name === 'route' && current.arguments.length === 1 && routePath === undefined) routePath = current.arguments[0];
-    else if (!CHAINABLE.has(name)) break;
+    // Hono's `.route('/x', child)` mounts and returns the same app: `new Hono().route('/a', a).post('/b', h)`.
+    else if (!CHAINABLE.has(name) && !(name === 'route' && current.arguments.length === 2)) break;
     current = unwrap(current.expression.expression);
   }
   return { base: current, routePath };
@@ -218,7 +219,11 @@ function chainGuards(expr: ts.Expression, ctx: FileContext): GuardRef[] {
 
 /** Express, Koa, Fastify, Hono routes on a router named in this file: their own middleware and the router's before them. */
 function withGuards(route: RawRoute, own: GuardRef[], base: ts.Expression, call: ts.CallExpression, ctx: FileContext, facts: FileFacts): RawRoute {
-  if (!['express', 'koa', 'fastify', 'hono'].includes(route.framework ?? '') || !ts.isIdentifier(base)) return route;
+  if (!['express', 'koa', 'fastify', 'hono'].includes(route.framework ?? '')) return route;
+  // `export const r = new Hono().use(auth).post('/x', h)`: the app is made in the chain, so only the chain's use()
+  // calls (in `own`) run before the route.
+  if (ts.isNewExpression(base) || ts.isCallExpression(base)) return { ...route, guards: own };
+  if (!ts.isIdentifier(base)) return route;
   return { ...route, guards: [...priorUses(base.text, call.pos, route.path, ctx, (arg) => isRouterArgument(arg, ctx, facts)), ...own] };
 }
 
@@ -236,9 +241,14 @@ function isRouterArgument(arg: ts.Expression, ctx: FileContext, facts: FileFacts
 
 /** The guards a mount gets: the middleware beside the child in the call, and the parent's use() / addHook() before it. */
 function mountGuards(parent: ts.Expression, call: ts.CallExpression, beside: readonly ts.Expression[], prefix: string | null, ctx: FileContext, facts: FileFacts): GuardRef[] | undefined {
-  const base = unwrap(parent);
-  if (!ts.isIdentifier(base)) return undefined;
-  return [...priorUses(base.text, call.pos, prefix ?? undefined, ctx, (arg) => isRouterArgument(arg, ctx, facts)), ...beside.filter((a) => !isRouterArgument(a, ctx, facts)).flatMap((a) => guardOf(a, ctx))];
+  const chain = unwrap(parent);
+  const { base } = baseOf(chain);
+  const besideGuards = beside.filter((a) => !isRouterArgument(a, ctx, facts)).flatMap((a) => guardOf(a, ctx));
+  // The use() calls chained before the mount (`new Hono().use(auth).route('/x', child)`) run before it too.
+  const chained = chain === base ? [] : chainGuards(chain, ctx);
+  if (ts.isIdentifier(base)) return [...priorUses(base.text, call.pos, prefix ?? undefined, ctx, (arg) => isRouterArgument(arg, ctx, facts)), ...chained, ...besideGuards];
+  if (ts.isNewExpression(base) || ts.isCallExpression(base)) return [...chained, ...besideGuards];
+  return undefined;
 }
 
 function isHandlerLike(arg: ts.Expression): boolean {
@@ -278,7 +288,7 @@ function recordRouteCall(call: ts.CallExpression, callee: ts.PropertyAccessExpre
     return;
   }
   if (first && second && call.arguments.length === 2) {
-    const receiver = resolveReceiver(unwrap(callee.expression), ctx, facts);
+    const receiver = resolveReceiver(baseOf(callee.expression).base, ctx, facts);
     if (!accepted(receiver)) return;
     const prefix = stringValue(first, ctx.index.consts) ?? null;
     const guards = mountGuards(callee.expression, call, [], prefix, ctx, facts);
@@ -511,7 +521,7 @@ function recordUse(call: ts.CallExpression, callee: ts.PropertyAccessExpression,
   const mounted = hasPath ? args.slice(1) : [...args];
   for (const [index, arg] of mounted.entries()) {
     // `app.use('/admin', auth, adminRouter)`: what comes before the child in the call runs before its routes.
-    const guards = mountGuards(baseOf(callee.expression).base, call, mounted.slice(0, index), prefix, ctx, facts);
+    const guards = mountGuards(callee.expression, call, mounted.slice(0, index), prefix, ctx, facts);
     for (const child of mountedChildren(arg, ctx)) facts.mounts.push({ parent: receiver.ref, child, prefix, ...(guards ? { guards } : {}) });
   }
 }
@@ -540,7 +550,7 @@ function recordRegister(call: ts.CallExpression, callee: ts.PropertyAccessExpres
   const child = childRef(pluginArg, ctx);
   if (!child) return;
   const prefix = prefixExpr ? (stringValue(prefixExpr, ctx.index.consts) ?? null) : '';
-  const guards = mountGuards(baseOf(callee.expression).base, call, [], prefix, ctx, facts);
+  const guards = mountGuards(callee.expression, call, [], prefix, ctx, facts);
   facts.mounts.push({ parent: receiver.ref, child, prefix, ...(guards ? { guards } : {}) });
 }
 

@@ -14,7 +14,7 @@ import type { FileContext, GuardRef } from './detectorTypes.js';
 const AUTH_MODULES = /^(passport|express-jwt|koa-jwt|koa-passport|express-openid-connect|express-oauth2-jwt-bearer|connect-ensure-login|keycloak-connect|@fastify\/jwt|@fastify\/auth|@fastify\/passport|@fastify\/basic-auth|@fastify\/bearer-auth|express-basic-auth|hono\/(jwt|jwk|bearer-auth|basic-auth)|@hono\/(clerk-auth|auth-js|firebase-auth|oidc-auth)|@clerk\/.+|@auth\/.+|@auth0\/.+|@supabase\/.+|better-auth.*|lucia|supertokens-node.*|@kinde-oss\/.+)$/;
 
 /** Packages whose middleware does something else (parsing, CORS, logging, validation, rate limits, uploads). */
-const OTHER_MODULES = /^(express|body-parser|cors|@fastify\/cors|helmet|@fastify\/helmet|morgan|compression|multer|express-validator|celebrate|express-rate-limit|rate-limiter-flexible|@fastify\/rate-limit|koa-body|koa-bodyparser|@koa\/bodyparser|@koa\/cors|koa-helmet|koa-logger|@hono\/zod-validator|hono\/(cors|logger|validator|body-limit|etag|compress|secure-headers|pretty-json|timing|request-id)|zod|joi|yup|cookie-parser|express-fileupload|hpp|xss-clean|express-mongo-sanitize|csurf|express-session|cookie-session|koa-session|@fastify\/session|@fastify\/cookie|connect-timeout|serve-static|@fastify\/multipart|@fastify\/formbody)$/;
+const OTHER_MODULES = /^(express|body-parser|cors|@fastify\/cors|helmet|@fastify\/helmet|morgan|compression|multer|express-validator|celebrate|express-rate-limit|rate-limiter-flexible|@fastify\/rate-limit|koa-body|koa-bodyparser|@koa\/bodyparser|@koa\/cors|koa-helmet|koa-logger|@hono\/[\w-]+-validator|hono\/(cors|logger|validator|body-limit|etag|compress|secure-headers|pretty-json|timing|request-id|context-storage|csrf|cache|method-override|trailing-slash|ip-restriction|language|timeout)|zod|joi|yup|cookie-parser|express-fileupload|hpp|xss-clean|express-mongo-sanitize|csurf|express-session|cookie-session|koa-session|@fastify\/session|@fastify\/cookie|connect-timeout|serve-static|@fastify\/multipart|@fastify\/formbody)$/;
 
 /** What a function's own code does when it authenticates a request. */
 export const AUTHENTICATES =
@@ -54,6 +54,8 @@ export function guardOf(expr: ts.Expression, ctx: FileContext, depth = 0): Guard
     if (init && depth < 3 && !ts.isNewExpression(unwrap(init))) {
       const held = guardOf(init, ctx, depth + 1).map((g) => ({ ...g, text, name: g.name ?? node.text }));
       if (held.length === 1 && held[0]!.verdict !== undefined) return held;
+      // `const limit = createRateLimitMiddleware(opts)`: the factory's body (through the function graph) decides.
+      if (held.length === 1 && held[0]!.key !== undefined && ts.isCallExpression(unwrap(init))) return [{ ...held[0]!, ref: node.text }];
     }
     return [{ text, name: node.text, key: node.text.toLowerCase(), ref: node.text }];
   }

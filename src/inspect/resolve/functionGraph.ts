@@ -59,7 +59,8 @@ export class FunctionGraph {
     const record = this.records.files.get(file);
     if (!record) return undefined;
     for (const [local, binding] of record.imports) {
-      if (!binding.module.startsWith('.') && !/^[@~#]\//.test(binding.module)) continue;
+      // Relative, aliased, or a package of this workspace (`@acme/lib/rate-limit`); never an installed dependency.
+      if (!binding.module.startsWith('.') && !/^[@~#]\//.test(binding.module) && resolveImport(this.records, file, binding.module) === undefined) continue;
       if (binding.imported === '*') {
         const fn = this.namespaceMember(file, local, binding.module, key);
         if (fn) return fn;

@@ -23,7 +23,8 @@ export interface HttpFramework {
     readonly requestName: string;
     /** The README's principal resolver, when `(req) => req.user?.id` is not how this framework reaches the user. */
     readonly principal?: string;
-    code(view: ScaffoldView, principalLine: string, javascript?: boolean): string;
+    /** `pool`: the store's createPool(…) call in the README's language (stores/poolExpression.ts). */
+    code(view: ScaffoldView, principalLine: string, pool: string): string;
     /** Where a multi-step handler finds the claim for `saga.run`. */
     readonly claimHint: string;
   };

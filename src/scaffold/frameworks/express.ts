@@ -8,14 +8,14 @@ export const EXPRESS: HttpFramework = {
   readme: {
     mount: 'Mount the middleware after authentication and body parsing, right before each handler:',
     requestName: 'req',
-    code: (view, principalLine, javascript) => {
+    code: (view, principalLine, pool) => {
       const mounts = view.actions
         .filter((action) => action.http)
         .map((action) => `app.${(action.method ?? 'POST').toLowerCase()}(${quote(action.route)}, idempotency.${action.codeName}, ${action.codeName}Handler);`);
       return `import express from 'express';
 import { createIdempotency, createPool, POLICY } from './idempotency/index.js';
 
-const pool = createPool(process.env.DATABASE_URL${javascript ? '' : '!'}, POLICY);
+const pool = ${pool};
 const idempotency = createIdempotency({
   pool,
   ${principalLine}

@@ -41,5 +41,10 @@ export interface HttpFramework {
     /** beforeAll after the migration: build the app on the generated hooks, listen, set baseUrl. */
     setup(action: ActionView, method: string): string;
     readonly teardown: string;
+    /**
+     * The suite's app parses urlencoded bodies as a server-rendered form app does (a repeated field as an array), so
+     * the suite also posts the key in the action's form field (`key.field`).
+     */
+    readonly forms?: boolean;
   };
 }

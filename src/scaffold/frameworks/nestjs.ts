@@ -104,5 +104,7 @@ import { Idempotent, idempotencyOf, idempotencyProviders } from './nestjs.js';`,
     if (!server.listening) await once(server, 'listening');
     baseUrl = \`http://127.0.0.1:\${(server.address() as AddressInfo).port}\`;`,
     teardown: '    await app?.close();',
+    // Nest's Express platform parses urlencoded bodies by default (qs: a repeated field is an array); Fastify's does not.
+    forms: express,
   };
 }

@@ -1,5 +1,6 @@
 import { ts } from 'ts-morph';
 import type { StoreConnection } from '../inspect/types.js';
+import { instancePoolExpression } from '../scaffold/stores/poolExpression.js';
 
 /** The frameworks apply can wire, with how their principal is read in the app's instance module. */
 export type WiredFramework = 'express' | 'fastify' | 'nestjs';
@@ -12,35 +13,35 @@ const PRINCIPAL: Record<WiredFramework, string> = {
 
 /**
  * How each store's instance opens its pool: `createPool` is what the scaffold's index.ts re-exports from the store's
- * pool.ts (pg, mysql2, better-sqlite3, ioredis, the DynamoDB document client), with the environment variable its
- * generated tests read too, and the statement closeIdempotency() ends it with. Static text per store id: nothing from
- * the config reaches it.
+ * pool.ts (pg, mysql2, better-sqlite3, ioredis, the DynamoDB document client), reading the variable the README and the
+ * generated tests read (stores/poolExpression.ts, the one table of them), and the statement closeIdempotency() ends it
+ * with. Static text per store id: nothing from the config reaches it.
  */
 const STORE_POOLS: Record<string, { comment: string; pool: string; close: string }> = {
   postgres: {
     comment: 'With DATABASE_URL unset, pg falls back to its PGHOST/PGUSER/PGDATABASE environment variables.',
-    pool: "createPool(process.env['DATABASE_URL'] ?? '', POLICY)",
+    pool: instancePoolExpression('postgres'),
     close: 'await pool.end();',
   },
   mysql: {
     comment: 'DATABASE_URL is the MySQL / MariaDB server the store migration ran on: mysql://user:password@host:3306/database.',
-    pool: "createPool(process.env['DATABASE_URL'] ?? '', POLICY)",
+    pool: instancePoolExpression('mysql'),
     close: 'await pool.end();',
   },
   sqlite: {
     comment: 'DATABASE_URL is the SQLite database file the store migration ran on (a path or sqlite:path; a file, not :memory:).',
-    pool: "createPool(process.env['DATABASE_URL'] ?? 'idempotency.db', POLICY)",
+    pool: instancePoolExpression('sqlite'),
     close: 'pool.end();',
   },
   redis: {
     comment: 'REDIS_URL is the Redis server (or cluster entry point) the keys live on.',
-    pool: "createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY, { lazyConnect: inTests })",
+    pool: instancePoolExpression('redis', '{ lazyConnect: inTests }'),
     // A lazy client that never connected (the memory store under tests) would connect just to say QUIT.
     close: "if (pool.status === 'wait') pool.disconnect();\n      else await pool.quit();",
   },
   dynamodb: {
     comment: "With DYNAMODB_ENDPOINT unset, the AWS SDK's own endpoint, region and credentials from the environment are used.",
-    pool: "createPool(process.env['DYNAMODB_ENDPOINT'], POLICY)",
+    pool: instancePoolExpression('dynamodb'),
     close: 'pool.client.destroy();',
   },
 };

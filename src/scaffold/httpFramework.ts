@@ -23,7 +23,8 @@ export interface HttpFramework {
     readonly requestName: string;
     /** The README's principal resolver, when `(req) => req.user?.id` is not how this framework reaches the user. */
     readonly principal?: string;
-    code(view: ScaffoldView, principalLine: string, javascript?: boolean): string;
+    /** `pool`: the store's createPool(…) call in the README's language (stores/poolExpression.ts). */
+    code(view: ScaffoldView, principalLine: string, pool: string): string;
     /** Where a multi-step handler finds the claim for `saga.run`. */
     readonly claimHint: string;
   };
@@ -40,5 +41,10 @@ export interface HttpFramework {
     /** beforeAll after the migration: build the app on the generated hooks, listen, set baseUrl. */
     setup(action: ActionView, method: string): string;
     readonly teardown: string;
+    /**
+     * The suite's app parses urlencoded bodies as a server-rendered form app does (a repeated field as an array), so
+     * the suite also posts the key in the action's form field (`key.field`).
+     */
+    readonly forms?: boolean;
   };
 }

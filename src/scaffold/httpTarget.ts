@@ -127,7 +127,9 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
 }
 
 /** A store without transactions to share (Redis) runs every action in lease mode, and the generated code says so. */
-function storeView(view: ScaffoldView, store: StoreModule): ScaffoldView {
+function storeView(design: ScaffoldView, store: StoreModule): ScaffoldView {
+  // What the store does, whatever the design assumed: a store that expires its own records has no cleanup job.
+  const view = { ...design, cleanupJob: store.cleanupJob !== undefined };
   if (store.transactional) return view;
   const lease = <T extends { mode: string }>(action: T): T => ({ ...action, mode: 'lease' });
   return {

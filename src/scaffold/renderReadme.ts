@@ -5,6 +5,7 @@ import type { HttpFramework } from './httpFramework.js';
 import { printSnippet } from './javascript/printModule.js';
 import type { ModuleType } from './javascript/transpile.js';
 import type { ActionView, ScaffoldView } from './scaffoldView.js';
+import { poolExpression } from './stores/poolExpression.js';
 import { POSTGRES_STORE } from './stores/postgres.js';
 import type { StoreModule } from './stores/types.js';
 import { consumerImports, consumerWiring } from './triggers/renderTriggersReadme.js';
@@ -38,6 +39,7 @@ export function renderReadme(
     .filter(Boolean)
     .join('\n\n');
   const worker = isWorkerOnly(view.actions);
+  const pool = poolExpression(store.id, javascript !== undefined);
   const principalLine = scoped ? `// Keys are scoped to the caller: return the authenticated user / account / tenant id.\n  principal: ${framework.readme.principal ?? `(${req}) => ${req}.user?.id`},` : "principal: () => 'global',";
   const text = `# Idempotency layer
 
@@ -49,7 +51,7 @@ the generator updates a file only while it is unchanged since it wrote it.
 1. ${store.readme.migrationStep}
 2. ${worker ? workerMount(view) : framework.readme.mount}
 
-${block(`${worker ? workerWiring(view, javascript !== undefined) : framework.readme.code({ ...view, actions: view.actions.filter((action) => !action.transport) }, principalLine, javascript !== undefined)}\n`)}
+${block(`${worker ? workerWiring(view, pool, javascript !== undefined) : framework.readme.code({ ...view, actions: view.actions.filter((action) => !action.transport) }, principalLine, pool)}\n`)}
 ${unrouted(view, framework)}${formKeys(view, framework, block)}${worker ? '' : '\nConsumers and jobs use `idempotency.core.runOnce(ACTIONS.name, { scope, key, fingerprint }, (signal, context) => work(context))`.\n'}
 Inside a protected handler, \`idempotencyOf(${req})\` returns the same context in every framework: \`scope\`, \`key\`,
 \`action\`, the fencing \`token\`, \`attempt\` (above 1 when an earlier attempt may already have had effects), the
@@ -101,7 +103,7 @@ function workerMount(view: ScaffoldView): string {
  * A worker's wiring (every action a consumer or a cron job): no route and no request, so the example is the consumer
  * wrapper of each broker the design names (the adapters the scaffold has, as in TRIGGERS.md) and the cron guard.
  */
-function workerWiring(view: ScaffoldView, javascript: boolean): string {
+function workerWiring(view: ScaffoldView, pool: string, javascript: boolean): string {
   const consumers = view.actions.filter((action) => action.trigger === 'consumer');
   // Every consumer carries the broker the design gives it (its own, else the stack's), so the stack's adds nothing here.
   const imports = consumerImports(consumers, 'none');
@@ -111,7 +113,7 @@ function workerWiring(view: ScaffoldView, javascript: boolean): string {
     ...imports.map((item) => `import { ${item.name} } from './idempotency/${item.module}';`),
     ...(cron ? ["import { CronGuard, nodeScheduleTask } from './idempotency/cron/guard.js';"] : []),
     '',
-    `const idempotency = createIdempotency({ pool: createPool(process.env.DATABASE_URL${javascript ? '' : '!'}, POLICY) });`,
+    `const idempotency = createIdempotency({ pool: ${pool} });`,
     ...(consumers.length > 0 ? [consumerWiring(consumers, 'none', { producers: false, javascript })] : []),
     ...(cron
       ? [

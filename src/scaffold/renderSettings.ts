@@ -57,7 +57,14 @@ export const METRIC_NAMES = /** @type {const} */ (${metricNames});
 
 const policyLiteral = (view: ScaffoldView) => houseLiteral(view.policy, '', 'export const POLICY: IdempotencyPolicy = '.length, 1);
 
-const metricNamesLiteral = (view: ScaffoldView) => houseLiteral(view.metricNames, '', 'export const METRIC_NAMES = '.length, ' as const;'.length);
+/** The metric names, without the cleanup counter where the store has no cleanup job to feed it (TTL stores). */
+const metricNamesLiteral = (view: ScaffoldView) =>
+  houseLiteral(
+    Object.fromEntries(Object.entries(view.metricNames).filter(([role]) => view.cleanupJob || role !== 'cleanupDeleted')),
+    '',
+    'export const METRIC_NAMES = '.length,
+    ' as const;'.length,
+  );
 
 /** One `name: { … },` entry per action, at `indent`. */
 function actionEntries(view: ScaffoldView, indent: string): string[] {

@@ -4,7 +4,7 @@ import type { HttpFramework } from './httpFramework.js';
 import { runnerPrelude } from './profile/runnerPrelude.js';
 import type { TestRunner } from './profile/types.js';
 import { sampleRequest } from './sampleRequest.js';
-import type { ScaffoldView } from './scaffoldView.js';
+import type { ActionView, ScaffoldView } from './scaffoldView.js';
 import { POSTGRES_STORE } from './stores/postgres.js';
 import type { StoreModule } from './stores/types.js';
 import { houseExpression, houseLiteral, houseQuote } from './houseStyle.js';
@@ -262,7 +262,7 @@ ${crash}  it('action fails with a 5xx: the claim is released and the retry runs 
     },
   );
 
-  it('provider keys: two principals with one client key get different ones, a retry the same one', () => {
+${formScenarios(action, framework, holes)}  it('provider keys: two principals with one client key get different ones, a retry the same one', () => {
     const mine = providerKeyBase({ scope: 'user-a', key: 'key-shared', action: ACTION.codeName }, 1);
     expect(providerKeyBase({ scope: 'user-b', key: 'key-shared', action: ACTION.codeName }, 1)).not.toBe(
       mine,
@@ -318,6 +318,56 @@ function sourcePath(dir: string, file: string, hole: SuiteHoles['hole']): string
  * rendered with holes, its pieces as the build precompiled them (javascript/suiteJavaScript.ts). Undefined when a
  * piece or a value's width leaves that unsure; the TypeScript is then transpiled as before.
  */
+/**
+ * The form-field key path (`key.field`), for an action a server-rendered form posts: a urlencoded POST carrying the key
+ * in the field and no header runs once, the same field value again replays, the field sent twice is 400. Only where
+ * the suite's app parses urlencoded bodies as a form app does, repeated fields as arrays (`tests.forms`). Its own
+ * piece of the suite (between marks): designs without a form field have none.
+ */
+function formScenarios(action: ActionView, framework: HttpFramework, { hole, mark }: SuiteHoles): string {
+  if (action.keyField === undefined || action.keySource === 'derived' || framework.tests.forms !== true) return '';
+  return `${mark}  // ${hole('b', houseQuote(action.keyField))} is the hidden field a server-rendered form posts the key in (no header).
+  function sendForm(id: string, keys: string[]) {
+    const form = new URLSearchParams();
+    for (const [name, value] of Object.entries(SAMPLE.body as Record<string, unknown>))
+      form.append(name, (typeof value === 'string' ? value : JSON.stringify(value)).split('__ID__').join(id));
+    for (const key of keys) form.append(${hole('b', houseQuote(action.keyField))}, key);
+    const request = (globalThis as unknown as { fetch: SuiteFetch }).fetch;
+    return request(baseUrl + SAMPLE.url.split('__ID__').join(id), {
+      method: ${hole('e', houseQuote(action.method ?? 'POST'))},
+      headers: [
+        ['content-type', 'application/x-www-form-urlencoded'],
+        ['x-test-principal', 'user-a'],
+      ],
+      body: form.toString(),
+    });
+  }
+
+  it('form post: the key in the form field and no header runs once; the same field again replays', async () => {
+    const before = executions;
+    const first = await sendForm('form', ['form-key-once']);
+    expect(first.status).toBe(201);
+    expect(first.headers.get(REPLAY_HEADER)).toBeNull();
+    expect(executions).toBe(before + 1);
+    const firstBody = Buffer.from(await first.arrayBuffer());
+    const replay = await sendForm('form', ['form-key-once']);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get(REPLAY_HEADER)).toBe('true');
+    expect(Buffer.from(await replay.arrayBuffer()).equals(firstBody)).toBe(true);
+    expect(executions).toBe(before + 1);
+  });
+
+  it('form post: the key field sent twice is 400 problem+json, and nothing runs', async () => {
+    const before = executions;
+    const response = await sendForm('form-twice', ['form-key-twice', 'form-key-twice']);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+    expect(executions).toBe(before);
+  });
+
+${mark}`;
+}
+
 export function renderTestsJavaScript(
   view: ScaffoldView,
   migrationPath: string,

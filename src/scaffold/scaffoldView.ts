@@ -39,6 +39,11 @@ export interface ScaffoldView {
   cleanupScheduleLabel: string;
   providers: Array<{ id: 'stripe' | 'adyen' | 'paypal' | 'bank-transfer'; namespace?: string }>;
   metricNames: Record<MetricRole, string>;
+  /**
+   * Whether the store has a cleanup job (the SQL stores); Redis and DynamoDB expire records by TTL, so their
+   * scaffold carries no cleanup counter (metrics.ts, METRIC_NAMES) and no alert on it.
+   */
+  cleanupJob: boolean;
   alerts: Array<{ name: string; expr: string; severity: string; summary: string }>;
   /**
    * The action the generated tests drive: HTTP with a client key if there is one. In a design without HTTP actions
@@ -183,6 +188,7 @@ export function buildScaffoldView(model: DesignModel): ScaffoldView {
     cleanupScheduleLabel: model.cleanup.scheduleLabel,
     providers: model.providers.map((provider) => ({ id: provider.id, namespace: provider.namespace })),
     metricNames: { ...PROMETHEUS_NAMES },
+    cleanupJob: model.cleanup.job,
     alerts: model.metrics
       .filter((metric): metric is MetricDesign & { alertExpr: string } => metric.alertExpr !== undefined && metric.severity !== 'info')
       .map((metric) => ({ name: alertName(metric), expr: metric.alertExpr, severity: metric.severity, summary: metric.alert })),

@@ -37,6 +37,23 @@ const CASES: Case[] = [
       Object.assign(action!, { significantFields: Array.from({ length: count }, (_, i) => `lineItem${i}.amountInCents`), route: `POST /${'segment/'.repeat(count + 4)}bookings` });
     },
   })),
+  // A form-posted action (key.field): the suites of the frameworks that parse forms add the form scenarios.
+  ...(['express', 'nestjs'] as const).map((framework) => ({
+    label: `minimal-one-action posted by a form, with ${framework}`,
+    fixture: 'minimal-one-action',
+    patch: (raw: Record<string, unknown>) => {
+      Object.assign(stack(raw), { framework });
+      (raw.actions as Array<Record<string, unknown>>)[0]!.key = { source: 'client', field: 'bookingKey' };
+    },
+  })),
+  ...(['module', 'commonjs'] as const).map((moduleType) => ({
+    label: `express-js-orders posted by a form, ${moduleType}`,
+    fixture: 'express-js-orders',
+    moduleType,
+    patch: (raw: Record<string, unknown>) => {
+      for (const action of raw.actions as Array<Record<string, unknown>>) if (action.trigger === 'http' && (action.key as { source?: string } | undefined)?.source !== 'derived') action.key = { source: 'client', field: 'orderKey' };
+    },
+  })),
   { label: 'express-js-orders as TypeScript', fixture: 'express-js-orders', patch: (raw) => void Object.assign(stack(raw), { language: 'typescript' }) },
   { label: 'express-js-orders, ES modules', fixture: 'express-js-orders', moduleType: 'module' },
   { label: 'express-js-orders, CommonJS', fixture: 'express-js-orders', moduleType: 'commonjs' },

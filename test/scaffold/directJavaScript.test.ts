@@ -52,6 +52,15 @@ const CASES: Case[] = [
     ...STORES.map((database) => ({ label: `${fixture} on ${database}`, fixture, patch: asJavaScript({ database }) })),
     ...FRAMEWORKS.map((framework) => ({ label: `${fixture} with ${framework}`, fixture, patch: asJavaScript({ framework }) })),
   ]),
+  // A form-posted action (key.field): the Express suite's form scenarios, with each runner.
+  ...RUNNERS.map((runner) => ({
+    label: `minimal-one-action posted by a form, ${runner}`,
+    fixture: 'minimal-one-action',
+    patch: (raw: Record<string, unknown>) => {
+      asJavaScript({ framework: 'express', testFramework: runner })(raw);
+      (raw.actions as Array<Record<string, unknown>>)[0]!.key = { source: 'client', field: 'bookingKey' };
+    },
+  })),
   // Each broker's consumer example in TRIGGERS.md.
   ...['none', 'bullmq', 'bull', 'kafka', 'rabbitmq', 'sqs', 'nats'].map((broker) => ({ label: `worker-cron-no-payments with ${broker}`, fixture: 'worker-cron-no-payments', patch: asJavaScript({ broker }) })),
   // Data-dependent widths around the 110-column limit, as in test/emit/houseStyleEmitted.test.ts.

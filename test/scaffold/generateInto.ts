@@ -39,6 +39,8 @@ export async function generateAndCompile(
   compilerOptions: Record<string, unknown> = {},
   /** The project profile the scaffold is written for (default: the reference profile). */
   profile?: ProjectProfile,
+  /** Files of the project's own beside the scaffold (path under the project → text), compiled with it. */
+  extraFiles: Readonly<Record<string, string>> = {},
 ): Promise<Generated> {
   await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
   const dir = await mkdtemp(path.join(ROOT, '.tmp', `scaffold-${label}-`));
@@ -48,6 +50,7 @@ export async function generateAndCompile(
     await mkdir(path.dirname(target), { recursive: true });
     await writeFile(target, file.contents);
   }
+  for (const [file, text] of Object.entries(extraFiles)) await writeFile(path.join(dir, file), text);
   await writeFile(path.join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
   const tsconfig = {
     compilerOptions: {

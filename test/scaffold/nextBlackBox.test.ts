@@ -127,6 +127,67 @@ function describeServerActions(compiled: () => { scaffold: Loose; generated: Gen
   });
 }
 
+/**
+ * idempotencyOf() once the claim ended (recorded, released after a throw or a 5xx): a timer or promise the handler or
+ * Server Action left pending sees no claim, with or without the request. A barrier, opened after every call settled,
+ * decides when the pending reads run.
+ */
+function describeClaimEnd(compiled: () => { scaffold: Loose; generated: Generated; skip: string | undefined }): void {
+  describe('idempotencyOf() after the claim ended, against PostgreSQL', () => {
+    let schema: Schema | undefined;
+    afterAll(async () => {
+      await schema?.drop();
+    });
+
+    it('route handler (completed, thrown, 5xx) and Server Action (completed, thrown): pending callbacks see undefined', async ({ skip }) => {
+      const { scaffold, generated, skip: reason } = compiled();
+      if (reason) skip();
+      schema = await createSchema(generated, 'nextlate');
+      const idempotency = scaffold.createIdempotency({ pool: schema.pool, principal: () => 'usr_1' });
+      let open!: () => void;
+      const barrier = new Promise<void>((resolve) => (open = resolve));
+      const late: Array<Promise<unknown>> = [];
+      const leavePending = (request?: Request) => {
+        const context: unknown = scaffold.idempotencyOf();
+        expect(context).toBeDefined();
+        if (request) expect(scaffold.idempotencyOf(request)).toBe(context);
+        late.push(new Promise((resolve) => setTimeout(() => void barrier.then(() => resolve(scaffold.idempotencyOf())), 0)));
+        late.push(barrier.then(() => scaffold.idempotencyOf()));
+        if (request) late.push(barrier.then(() => scaffold.idempotencyOf(request)));
+      };
+      const route = idempotency.withIdempotency('createBooking', async (request: Request) => {
+        leavePending(request);
+        const outcome = request.headers.get('x-outcome');
+        if (outcome === 'throw') throw new Error('provider timed out');
+        return Response.json({ ok: outcome !== '5xx' }, { status: outcome === '5xx' ? 502 : 201 });
+      });
+      const call = (key: string, outcome: string) =>
+        route(
+          new Request('http://next.test/bookings', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'idempotency-key': key, 'x-outcome': outcome },
+            body: JSON.stringify({ roomId: 'room-12', checkIn: '2026-03-01', checkOut: '2026-03-04', guests: 2 }),
+          }),
+          { params: Promise.resolve({}) },
+        );
+      expect((await call('late-done', 'done')).status).toBe(201);
+      await expect(call('late-throw', 'throw')).rejects.toThrow('provider timed out');
+      expect((await call('late-5xx', '5xx')).status).toBe(502);
+      const action = idempotency.idempotentAction('createBooking', async (_key: string, outcome: string) => {
+        leavePending();
+        if (outcome === 'throw') throw new Error('provider timed out');
+        return { ok: true };
+      });
+      expect(await action('late-action-done', 'done')).toEqual({ ok: true });
+      await expect(action('late-action-throw', 'throw')).rejects.toThrow('provider timed out');
+      open();
+      const seen = await Promise.all(late);
+      expect(seen).toHaveLength(3 * 3 + 2 * 2);
+      expect(seen.filter((context) => context !== undefined)).toEqual([]);
+    });
+  });
+}
+
 /** Pages routes get dynamic segments in req.query: the route template's ones count as params in the fingerprint. */
 function describePagesParams(compiled: () => { scaffold: Loose; generated: Generated; skip: string | undefined }): void {
   describe('Pages API route with a dynamic segment, against PostgreSQL', () => {
@@ -192,5 +253,6 @@ await describeBlackBox('nextjs', { 'Next.js App Router route handlers': startRou
   more: (compiled) => {
     describeServerActions(compiled);
     describePagesParams(compiled);
+    describeClaimEnd(compiled);
   },
 });

@@ -76,6 +76,32 @@ describe('plain idempotent(fn) on the generated scaffold', () => {
       expect(executions).toBe(before + 1);
     });
 
+    it('idempotencyOf() is undefined once the claim ended: a timer or promise the function left pending sees no stale claim', async () => {
+      // The barrier: what the function leaves pending runs only once the test opens it, after the call settled.
+      let open!: () => void;
+      const barrier = new Promise<void>((resolve) => (open = resolve));
+      const late: Array<Promise<unknown>> = [];
+      const leavePending = (context: unknown) => {
+        expect(scaffold.idempotencyOf()).toBe(context);
+        late.push(new Promise((resolve) => setTimeout(() => void barrier.then(() => resolve(scaffold.idempotencyOf())), 0)));
+        late.push(barrier.then(() => scaffold.idempotencyOf()));
+      };
+      // Completed, and failed (the claim released).
+      await idempotency.idempotent('createBooking', { scope: 'usr_1', key: 'plain-late-done', fingerprintInput: INPUT }, async (context: unknown) => {
+        leavePending(context);
+        return { done: true };
+      });
+      await expect(
+        idempotency.idempotent('createBooking', { scope: 'usr_1', key: 'plain-late-failed', fingerprintInput: INPUT }, async (context: unknown) => {
+          leavePending(context);
+          throw new Error('provider timed out');
+        }),
+      ).rejects.toThrow('provider timed out');
+      open();
+      expect(await Promise.all(late)).toEqual([undefined, undefined, undefined, undefined]);
+      expect(scaffold.idempotencyOf()).toBeUndefined();
+    });
+
     it('transactional mode: writes through context.db commit with the record, or roll back with a thrown function', async () => {
       await schema.pool.query('CREATE TABLE bookings (key text NOT NULL)');
       const action = { ...scaffold.ACTIONS.createBooking, mode: 'transactional' };

@@ -8,14 +8,14 @@ export const EXPRESS: HttpFramework = {
   readme: {
     mount: 'Mount the middleware after authentication and body parsing, right before each handler:',
     requestName: 'req',
-    code: (view, principalLine, javascript) => {
+    code: (view, principalLine, pool) => {
       const mounts = view.actions
         .filter((action) => action.http)
         .map((action) => `app.${(action.method ?? 'POST').toLowerCase()}(${quote(action.route)}, idempotency.${action.codeName}, ${action.codeName}Handler);`);
       return `import express from 'express';
 import { createIdempotency, createPool, POLICY } from './idempotency/index.js';
 
-const pool = createPool(process.env.DATABASE_URL${javascript ? '' : '!'}, POLICY);
+const pool = ${pool};
 const idempotency = createIdempotency({
   pool,
   ${principalLine}
@@ -33,6 +33,8 @@ import { asyncHandler, idempotencyOf } from './express.js';`,
     setup: (action, method) => `    const idempotency = createIdempotency({ pool, principal: (req) => req.header('x-test-principal') });
     const app = express();
     app.use(express.json());
+    // What a server-rendered form posts: repeated fields become arrays.
+    app.use(express.urlencoded({ extended: false }));
     app.${method}(
       ACTION.route,
       idempotency.${action.codeName},
@@ -55,5 +57,6 @@ import { asyncHandler, idempotencyOf } from './express.js';`,
     baseUrl = \`http://127.0.0.1:\${(server.address() as AddressInfo).port}\`;`,
     // A setup that failed before listen leaves no server: awaiting its close would hang the teardown.
     teardown: '    if (server) await new Promise((resolve) => server.close(resolve));',
+    forms: true,
   },
 };

@@ -9,7 +9,7 @@ export const FASTIFY: HttpFramework = {
     mount:
       "Pass each action's hooks as its route options. Authenticate in an onRequest hook (it runs first, so its\n   401/403/429 are never stored). With a preHandler of your own, run it first:\n   `{ ...idempotency.name, preHandler: [yours, idempotency.name.preHandler] }`.",
     requestName: 'request',
-    code: (view, principalLine, javascript) => {
+    code: (view, principalLine, pool) => {
       const routes = view.actions
         .filter((action) => action.http)
         .map((action) => `app.${(action.method ?? 'POST').toLowerCase()}(${quote(action.route)}, idempotency.${action.codeName}, ${action.codeName}Handler);`);
@@ -17,7 +17,7 @@ export const FASTIFY: HttpFramework = {
 import { createIdempotency, createPool, POLICY } from './idempotency/index.js';
 
 const app = Fastify();
-const pool = createPool(process.env.DATABASE_URL${javascript ? '' : '!'}, POLICY);
+const pool = ${pool};
 const idempotency = createIdempotency({
   pool,
   ${principalLine}

@@ -11,7 +11,7 @@ export const HONO: HttpFramework = {
       "Put each action's middleware in its route, after authentication (its 401/403/429 are never stored). It reads\n   only `c.req.raw` and `c.res`, so it runs on @hono/node-server and on Web-standard runtimes with Node APIs (pg, Buffer).",
     requestName: 'c',
     principal: "(c) => c.get('jwtPayload')?.sub",
-    code: (view, principalLine, javascript) => {
+    code: (view, principalLine, pool) => {
       const routes = view.actions
         .filter((action) => action.http)
         .map((action) => `app.${(action.method ?? 'POST').toLowerCase()}(${quote(action.route)}, idempotency.${action.codeName}, ${action.codeName}Handler);`);
@@ -19,7 +19,7 @@ export const HONO: HttpFramework = {
 import { createIdempotency, createPool, POLICY } from './idempotency/index.js';
 
 const app = new Hono();
-const pool = createPool(process.env.DATABASE_URL${javascript ? '' : '!'}, POLICY);
+const pool = ${pool};
 const idempotency = createIdempotency({
   pool,
   ${principalLine}

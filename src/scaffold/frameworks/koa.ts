@@ -11,14 +11,14 @@ export const KOA: HttpFramework = {
       'Put each action\'s middleware in its route, after authentication (its 401/403/429 are never stored). Koa parses\n   no bodies: without a body parser the middleware reads the raw body and leaves `ctx.request.body`/`rawBody` for you.',
     requestName: 'ctx',
     principal: '(ctx) => ctx.state.user?.id',
-    code: (view, principalLine, javascript) => {
+    code: (view, principalLine, pool) => {
       const routes = view.actions
         .filter((action) => action.http)
         .map((action) => `router.${(action.method ?? 'POST').toLowerCase()}(${quote(action.route)}, idempotency.${action.codeName}, ${action.codeName}Handler);`);
       return `import Router from '@koa/router';
 import { createIdempotency, createPool, POLICY } from './idempotency/index.js';
 
-const pool = createPool(process.env.DATABASE_URL${javascript ? '' : '!'}, POLICY);
+const pool = ${pool};
 const idempotency = createIdempotency({
   pool,
   ${principalLine}

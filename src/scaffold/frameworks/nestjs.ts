@@ -13,14 +13,14 @@ export const NESTJS: HttpFramework = {
     mount:
       'Register the providers in your root module and mark each route with `@Idempotent(ACTIONS.name)` (a GraphQL\n   resolver method under its `@Mutation()`: errors come back as GraphQL errors, a repeat gets the recorded result).\n   Guards run before interceptors, so their 401/403/429 are never stored; the tsconfig needs `experimentalDecorators`.',
     requestName: 'request',
-    code: (view, principalLine, javascript) => {
+    code: (view, principalLine, pool) => {
       const first = view.actions.find((action) => action.http);
       const method = (first?.method ?? 'POST').charAt(0) + (first?.method ?? 'POST').slice(1).toLowerCase();
       const mark = first ? `\n// ${first.codeName} handler: @${method}() @Idempotent(ACTIONS.${first.codeName}) ${first.codeName}(@Body() body: ...) { ... }` : '';
       return `import { Module } from '@nestjs/common';
 import { createIdempotency, createPool, idempotencyProviders, POLICY } from './idempotency/index.js';
 
-const pool = createPool(process.env.DATABASE_URL${javascript ? '' : '!'}, POLICY);
+const pool = ${pool};
 const idempotency = createIdempotency({
   pool,
   ${principalLine}
@@ -104,5 +104,7 @@ import { Idempotent, idempotencyOf, idempotencyProviders } from './nestjs.js';`,
     if (!server.listening) await once(server, 'listening');
     baseUrl = \`http://127.0.0.1:\${(server.address() as AddressInfo).port}\`;`,
     teardown: '    await app?.close();',
+    // Nest's Express platform parses urlencoded bodies by default (qs: a repeated field is an array); Fastify's does not.
+    forms: express,
   };
 }

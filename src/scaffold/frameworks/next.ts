@@ -23,14 +23,14 @@ export const NEXT: HttpFramework = {
       "Create the wiring once in a server-only module and wrap each route handler (`withIdempotency`), Pages API route\n   (`withPagesIdempotency`) or Server Action (`idempotentAction`, the key is its first argument) by action name.\n   `principal` reads the session the way the app does (`auth()` below stands for yours); it runs before the claim,\n   so a refusal is never stored.",
     requestName: 'request',
     principal: 'async () => (await auth())?.user?.id',
-    code: (view, principalLine, javascript) => {
+    code: (view, principalLine, pool) => {
       const routes = view.actions
         .filter((action) => action.http)
         .map((action) => `export const ${(action.method ?? 'POST').toUpperCase()} = idempotency.withIdempotency(${quote(action.codeName)}, ${action.codeName}Handler); // ${routeFile(action.route)}`);
       return `import { createIdempotency, createPool, POLICY } from './idempotency/index.js';
 
 export const idempotency = createIdempotency({
-  pool: createPool(process.env.DATABASE_URL${javascript ? '' : '!'}, POLICY),
+  pool: ${pool},
   ${principalLine}
 });
 // One per route.ts; each handler keeps its (request, { params }) signature:

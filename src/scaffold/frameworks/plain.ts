@@ -15,13 +15,13 @@ export const PLAIN: HttpFramework = {
       'Wrap the function that does the work, in a tRPC procedure, a GraphQL resolver, a queue handler or a script. It\n   runs once per (scope, key); repeats get its stored JSON result, other input under the same key throws MismatchError.\n   Each call passes its `scope`; `principal` is only the fallback for calls that do not (undefined: PrincipalMissingError).',
     requestName: '',
     principal: '() => undefined',
-    code: (view, principalLine, javascript) => {
+    code: (view, principalLine, pool) => {
       const first = view.actions[0];
       const name = first?.codeName ?? 'createPayment';
       return `import { createIdempotency, createPool, POLICY } from './idempotency/index.js';
 
 const idempotency = createIdempotency({
-  pool: createPool(process.env.DATABASE_URL${javascript ? '' : '!'}, POLICY),
+  pool: ${pool},
   ${principalLine}
 });
 // e.g. a tRPC mutation: the same key and input run ${quote(name)} once; a repeat returns the stored result.

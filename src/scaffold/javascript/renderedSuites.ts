@@ -48,6 +48,8 @@ const FRAMEWORKS = [EXPRESS, FASTIFY, HONO, KOA, NEXT, PLAIN];
 export function suitesWithHoles(): SuiteWithHoles[] {
   const http = buildScaffoldView(buildDesign(parseConfig(JSON.stringify(DESIGN)), undefined, { now: new Date(0) }));
   const trigger = buildScaffoldView(buildDesign(parseConfig(JSON.stringify({ ...DESIGN, actions: [WEBHOOK] })), undefined, { now: new Date(0) }));
+  // A form-posted action (key.field): Express's suite adds the form scenarios' piece.
+  const formPosted = buildScaffoldView(buildDesign(parseConfig(JSON.stringify({ ...DESIGN, actions: [{ ...DESIGN.actions[0], key: { source: 'client', field: 'idempotencyKey' } }] })), undefined, { now: new Date(0) }));
   const storeModes = STORE_MODULES.flatMap((store) => (store.transactional ? (['transactional', 'lease'] as const) : (['lease'] as const)).map((mode) => ({ store, mode })));
   const out: SuiteWithHoles[] = [];
   for (const runner of RUNNERS) {
@@ -61,6 +63,7 @@ export function suitesWithHoles(): SuiteWithHoles[] {
       };
       for (let index = 0; index < Math.max(storeModes.length, FRAMEWORKS.length); index += 1) render(http, index);
       for (const store of STORE_MODULES) render(trigger, 0, store, 'lease');
+      render(formPosted, 0);
     }
   }
   return out;

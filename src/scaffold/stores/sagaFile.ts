@@ -15,3 +15,9 @@ export const SAGA_EXPORTS = `export {
   type StepContext,
   type StepStore,
 } from './saga.js';`;
+
+/**
+ * The same metrics for stores that expire their own records (Redis, DynamoDB TTL): no cleanup job, so no counter
+ * of what it deleted.
+ */
+export const EXPIRING_STORE_METRICS_FILE: StaticFile = { path: 'metrics.ts', template: 'typescript/stores/expiringMetrics.ts', role: 'metrics', purpose: 'prom-client metrics fed by the core; store gauges from a sampling function (records expire by TTL)' };

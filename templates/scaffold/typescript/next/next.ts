@@ -38,8 +38,28 @@ export interface NextIdempotencyOptions {
 }
 
 const contexts = new WeakMap<object, IdempotencyContext>();
-// Server Actions have no request object: the running claim is found through the async call chain instead.
-const running = new AsyncLocalStorage<IdempotencyContext>();
+/**
+ * Server Actions have no request object: the running claim is found through the async call chain instead, in a cell
+ * per claim that is emptied when the claim ends, so a timer or promise the handler left running sees no stale claim.
+ */
+type ClaimCell = { context?: IdempotencyContext };
+const running = new AsyncLocalStorage<ClaimCell>();
+
+/** Runs `work` (the handler, then the recording of its answer) with the claim held for it, until it settles. */
+async function underClaim<T>(
+  request: object,
+  context: IdempotencyContext,
+  work: (cell: ClaimCell) => Promise<T>,
+): Promise<T> {
+  const cell: ClaimCell = { context };
+  contexts.set(request, context);
+  try {
+    return await work(cell);
+  } finally {
+    contexts.delete(request);
+    delete cell.context;
+  }
+}
 
 /**
  * The running claim inside a protected route handler, Pages API route or Server Action: scope, key, fencing token,
@@ -47,7 +67,7 @@ const running = new AsyncLocalStorage<IdempotencyContext>();
  * Request (or req), or nothing inside a Server Action.
  */
 export function idempotencyOf(request?: Request | PagesApiRequest): IdempotencyContext | undefined {
-  return (request && contexts.get(request)) ?? running.getStore();
+  return (request && contexts.get(request)) ?? running.getStore()?.context;
 }
 
 /** A Server Action's key is not in the Idempotency-Key grammar (1-255 printable ASCII, no comma or space). */
@@ -142,15 +162,16 @@ function withRoute<R extends Request, C>(
         ? problemResponse(decision.problem)
         : replayResponse(decision.response, policy.replayHeader);
     const { claim } = decision;
-    contexts.set(request, claim.context);
-    let response: Response;
-    try {
-      response = await running.run(claim.context, () => handler(request, context));
-    } catch (error) {
-      await claim.release();
-      throw error;
-    }
-    return settleResponse(claim, response, policy);
+    return underClaim(request, claim.context, async (cell) => {
+      let response: Response;
+      try {
+        response = await running.run(cell, () => handler(request, context));
+      } catch (error) {
+        await claim.release();
+        throw error;
+      }
+      return settleResponse(claim, response, policy);
+    });
   };
 }
 
@@ -180,18 +201,19 @@ function withPages<Q extends PagesApiRequest, S extends ServerResponse>(
         ? sendProblem(res, decision.problem)
         : sendReplay(res, decision.response, policy.replayHeader);
     const { claim } = decision;
-    contexts.set(req, claim.context);
-    const settled = holdResponse(res, claim, policy);
-    try {
-      await running.run(claim.context, () => handler(req, res));
-    } catch (error) {
-      if (!settled.ended()) {
-        await claim.release();
-        throw error;
+    await underClaim(req, claim.context, async (cell) => {
+      const settled = holdResponse(res, claim, policy);
+      try {
+        await running.run(cell, () => handler(req, res));
+      } catch (error) {
+        if (!settled.ended()) {
+          await claim.release();
+          throw error;
+        }
       }
-    }
-    // Next treats the route as done when this resolves: it resolves once the answer is recorded and sent.
-    await settled.done;
+      // Next treats the route as done when this resolves: it resolves once the answer is recorded and sent.
+      await settled.done;
+    });
   };
 }
 
@@ -216,12 +238,21 @@ function withAction<A extends unknown[], T>(
       route: action.route,
       fields: pickFields(action.significantFields, { body: actionInput(args[0]) }),
     });
-    const { result } = await core.runOnce(
-      action,
-      { scope: String(principal), key: parsed.key, fingerprint },
-      (_signal, context) => running.run(context, async () => jsonRoundTrip(await fn(parsed.key, ...args))),
-    );
-    return result;
+    const cell: ClaimCell = {};
+    try {
+      const { result } = await core.runOnce(
+        action,
+        { scope: String(principal), key: parsed.key, fingerprint },
+        (_signal, context) => {
+          cell.context = context;
+          return running.run(cell, async () => jsonRoundTrip(await fn(parsed.key, ...args)));
+        },
+      );
+      return result;
+    } finally {
+      // runOnce has completed or released the claim: what the action left running keeps the cell, not the claim.
+      delete cell.context;
+    }
   };
 }
 

@@ -77,14 +77,19 @@ export function problemForError(error: unknown, policy: IdempotencyPolicy): Prob
   return undefined;
 }
 
-const running = new AsyncLocalStorage<IdempotencyContext>();
+/**
+ * The claim of the protected call whose async call chain runs: a cell per call, emptied when its claim ends, so a
+ * timer or promise the function left running sees no claim rather than a stale one.
+ */
+const running = new AsyncLocalStorage<{ context?: IdempotencyContext }>();
 
 /**
  * The running claim, anywhere inside a protected function's async call chain: scope, key, fencing token, attempt,
- * lease signal and (transactional mode) the transaction's `db`. The same shape as every adapter's.
+ * lease signal and (transactional mode) the transaction's `db`. The same shape as every adapter's. Undefined outside
+ * a protected call, and once its claim has ended (completed, failed or released).
  */
 export function idempotencyOf(): IdempotencyContext | undefined {
-  return running.getStore();
+  return running.getStore()?.context;
 }
 
 /**
@@ -120,13 +125,24 @@ export function idempotent(action: ActionSettings, options: PlainIdempotencyOpti
           ? pickFields(action.significantFields, input)
           : { input: call.fingerprintInput ?? null },
     });
-    return core.runOnce(action, { scope: String(principal), key, fingerprint }, (_signal, context) =>
-      running.run(context, async () => {
-        // The stored form: nothing is stored as null, so the first call returns what every repeat will.
-        const result = await work(context);
-        return JSON.parse(JSON.stringify(result ?? null)) as T;
-      }),
-    );
+    const cell: { context?: IdempotencyContext } = {};
+    try {
+      return await core.runOnce(
+        action,
+        { scope: String(principal), key, fingerprint },
+        (_signal, context) => {
+          cell.context = context;
+          return running.run(cell, async () => {
+            // The stored form: nothing is stored as null, so the first call returns what every repeat will.
+            const result = await work(context);
+            return JSON.parse(JSON.stringify(result ?? null)) as T;
+          });
+        },
+      );
+    } finally {
+      // runOnce has completed or released the claim: what the function left running keeps the cell, not the claim.
+      delete cell.context;
+    }
   };
   const run = async <T>(call: PlainCall, work: (context: IdempotencyContext) => Promise<T>) =>
     (await detailed(call, work)).result;

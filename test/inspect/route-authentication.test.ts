@@ -110,4 +110,78 @@ serve({ fetch: app.fetch });
     );
     expect(routes).toEqual({ 'POST /api/orders': ["jwt({ secret: 'x' })"], 'POST /signup': [] });
   });
+
+  it('Hono built in one chain (the RPC idiom): mounts, prefixes and chained middleware reach the routes; a factory-made limiter is judged by its body', async () => {
+    const routes = await routesOf(
+      { hono: '^4.4.0', '@hono/standard-validator': '^0.1.0', '@hono/node-server': '^1.11.0' },
+      {
+        'src/limits.ts': `import type { Context, Next } from 'hono';
+export const createRateLimit = (max: number) => async (c: Context, next: Next) => {
+  if (max < 0) return c.json({ error: 'slow down' }, 429);
+  await next();
+};
+`,
+        'src/auth/session.ts': `import type { Context, Next } from 'hono';
+import { verify } from 'hono/jwt';
+export const requireSession = async (c: Context, next: Next) => {
+  const token = c.req.header('Authorization');
+  c.set('user', await verify(token ?? '', 'x'));
+  await next();
+};
+`,
+        'src/auth/routes.ts': `import { Hono } from 'hono';
+import { sValidator } from '@hono/standard-validator';
+import { requireSession } from './session';
+export const signupRoute = new Hono().post('/signup', sValidator('json', {} as never), async (c) => c.json({}));
+export const accountRoute = new Hono().use(requireSession).post('/delete', async (c) => c.json({}));
+`,
+        'src/auth/index.ts': `import { Hono } from 'hono';
+import { accountRoute, signupRoute } from './routes';
+export const auth = new Hono()
+  .use(async (c, next) => { c.set('started', Date.now()); await next(); })
+  .get('/csrf', (c) => c.json({}))
+  .route('/email', signupRoute)
+  .route('/account', accountRoute);
+`,
+        'src/index.ts': `import { Hono } from 'hono';
+import { serve } from '@hono/node-server';
+import { auth } from './auth/index';
+import { createRateLimit } from './limits';
+const limit = createRateLimit(10);
+const app = new Hono();
+
+app.use(limit);
+app.route('/api/auth', auth);
+serve({ fetch: app.fetch });
+`,
+      },
+    );
+    expect(routes).toEqual({ 'POST /api/auth/email/signup': [], 'POST /api/auth/account/delete': ['requireSession'] });
+  });
+
+  it('a route without auth middleware whose handler refuses anonymous callers itself is authenticated by that call', async () => {
+    const routes = await routesOf(
+      { express: '^4.19.0' },
+      {
+        'src/session.ts': `import type { Request } from 'express';
+export async function getSession(req: Request) {
+  const user = (req as { session?: { user?: { id: string } } }).session?.user;
+  if (!user) throw Object.assign(new Error('Unauthorized'), { status: 401 });
+  return { user };
+}
+`,
+        'src/app.ts': `import express from 'express';
+import { getSession } from './session';
+const app = express();
+app.post('/password', async (req, res) => {
+  const { user } = await getSession(req);
+  res.json({ id: user.id });
+});
+app.post('/signup', async (req, res) => res.status(201).json({}));
+app.listen(3000);
+`,
+      },
+    );
+    expect(routes).toEqual({ 'POST /password': ['getSession() in the handler'], 'POST /signup': [] });
+  });
 });

@@ -23,6 +23,11 @@ export function isFrontEndPath(rel: string, usesNext: boolean): boolean {
 /** The four tests as one expression (same flags, none), so a file is scanned once rather than four times. */
 const FRONT_END_SOURCE = new RegExp([UI_IMPORT, USE_CLIENT, RELATIVE_FETCH, BROWSER_GLOBALS].map((re) => `(?:${re.source})`).join('|'));
 
+/** Block and line comments (a `//` inside a string cuts it short: only used to re-test a match, never to parse). */
+const COMMENTS = /\/\*[\s\S]*?\*\/|(?<![:'"`\w])\/\/[^\n]*/g;
+
 export function isFrontEndSource(text: string): boolean {
-  return FRONT_END_SOURCE.test(text);
+  if (!FRONT_END_SOURCE.test(text)) return false;
+  // Only code counts: a server file's comment about what the browser does (`window.location.href = …`) is no browser code.
+  return USE_CLIENT.test(text) || FRONT_END_SOURCE.test(text.replace(COMMENTS, ''));
 }

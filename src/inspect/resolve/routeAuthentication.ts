@@ -1,5 +1,6 @@
 import type { GuardRef, OwnerInfo, RawRoute } from '../detectors/detectorTypes.js';
 import { namedLikeAuth } from '../detectors/routeGuards.js';
+import type { FunctionFacts } from '../parse/indexSource.js';
 import type { FunctionGraph } from './functionGraph.js';
 import type { ProjectRecords } from './projectRecords.js';
 import { ownerKey } from './resolveModules.js';
@@ -60,8 +61,33 @@ export function routeAuthenticationReader(records: ProjectRecords, graph: Functi
     cache.set(key, result);
     return result;
   };
+  /**
+   * A handler that authenticates in its own code or in a function it calls (`const { user } = await getSession(c)`,
+   * which answers 401 without a session): what does, by name; undefined when neither does.
+   */
+  const inHandler = (route: RawRoute): string | undefined => {
+    for (const key of route.handlerKeys) {
+      for (const fn of graph.resolve(route.file, key)) {
+        if (fn.authenticates) return `${route.handler ?? 'the handler'} (in its own code)`;
+        for (const callee of fn.callees) {
+          if (graph.resolve(fn.file, callee).some((c) => c.authenticates)) return `${asWritten(fn, callee)}() in ${route.handler ?? 'the handler'}`;
+        }
+      }
+    }
+    return undefined;
+  };
+  /** A callee key (lower case) as the caller's code spells it: `getsession` → `getSession`. */
+  const asWritten = (fn: FunctionFacts, callee: string): string => {
+    const text = records.files.get(fn.file)?.text.slice(fn.start, fn.end) ?? '';
+    const at = text.toLowerCase().indexOf(callee);
+    return at < 0 ? callee : text.slice(at, at + callee.length);
+  };
   return (route: RawRoute, framework: string): Authentication => {
     if (!route.owner || !['express', 'koa', 'fastify', 'hono'].includes(framework)) return 'unknown';
-    return then(ofGuards(route.guards, route.file), () => ofOwner(ownerKey(records, route.owner!), new Set()));
+    const around = then(ofGuards(route.guards, route.file), () => ofOwner(ownerKey(records, route.owner!), new Set()));
+    if (around !== 'none') return around;
+    // No middleware authenticates: a public route, unless its handler refuses anonymous callers itself.
+    const inside = inHandler(route);
+    return inside === undefined ? 'none' : { by: [inside] };
   };
 }

@@ -166,10 +166,12 @@ async function requestBody(ctx: Context): Promise<unknown> {
       parsed = raw;
     }
   } else if (ctx.is('urlencoded')) {
-    // A loop rather than Object.fromEntries (ES2019), for projects whose lib predates it; the last value wins alike.
-    const fields: Record<string, string> = {};
+    // A field sent twice becomes an array, as @koa/bodyparser parses it: a repeated key field is then refused (400)
+    // instead of the last value winning unseen.
+    const fields: Record<string, string | string[]> = {};
     new URLSearchParams(raw).forEach((value, key) => {
-      fields[key] = value;
+      const seen = fields[key];
+      fields[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
     });
     parsed = fields;
   }

@@ -25,6 +25,7 @@ import { wireFastifyRoute } from './transforms/fastifyRoute.js';
 import { wireHonoRoute } from './transforms/honoRoute.js';
 import { READS_NO_PRINCIPAL, renderMiddlewareInstance, wireKoaRoute } from './transforms/koaRoute.js';
 import { renderPlainInstance, wrapPlainFunction } from './transforms/plainWrap.js';
+import { planScaffolds } from '../scaffold/placement/planScaffolds.js';
 import { CONTROLLER_CLAIM_MODULE, renderControllerClaim } from './transforms/routingControllersMethod.js';
 import { locateNestMethod, routeOf, VERBS, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
 import { nestUnauthenticatedRoute, readNestAuthentication } from './nestAuthentication.js';
@@ -75,6 +76,7 @@ export function wireSource(file: string, text: string, targets: readonly WiringT
   // Every recorded line is resolved on the untouched text first: edits (an import at the top) shift lines.
   const resolved = targets.map((target) => {
     if (TRIGGER_TRANSFORMS[target.trigger]) return triggerOccurrence(sf, target, context.anyLine);
+    if (procedureWithoutRoute(target, options.framework)) return target;
     const found = options.framework === 'nestjs' ? locateNestMethod(sf, target, context.anyLine) : locateRoute(sf, target, context.anyLine);
     return found && 'occurrence' in found && found.occurrence !== undefined ? { ...target, occurrence: found.occurrence } : target;
   });
@@ -86,6 +88,11 @@ export function wireSource(file: string, text: string, targets: readonly WiringT
       out.manual.push(browserGet);
       continue;
     }
+    const procedure = procedureWithoutRoute(target, options.framework);
+    if (procedure) {
+      out.manual.push(procedure);
+      continue;
+    }
     const outcome = (TRIGGER_TRANSFORMS[target.trigger] ?? (target.trigger === 'webhook' ? wireVerifiedWebhook(route, options.framework, verifiedWebhookProvider(target.provider)) : route))(sf, target, context);
     if (outcome.stale) out.stale.push(outcome.stale);
     if (outcome.principal) out.principal ??= outcome.principal;
@@ -93,6 +100,40 @@ export function wireSource(file: string, text: string, targets: readonly WiringT
     out.manual.push(...outcome.manual);
   }
   return { text: sf.getFullText(), ...out };
+}
+
+/**
+ * In a repository whose actions live in several packages, generate gave each package its own scaffold; apply wires
+ * the one in scaffold.dir. An action in another package is a manual step naming its package's scaffold (its
+ * README lists the mounts), rather than an edit importing middleware across packages or a misleading "not scaffolded".
+ */
+export function ownScaffoldOnly(root: string, model: DesignModel, dir: string, targets: WiringTarget[], manual: ManualStep[]): WiringTarget[] {
+  const scaffolds = planScaffolds(root, model, dir);
+  if (scaffolds.length <= 1) return targets;
+  const inside = (file: string, packageDir: string) => packageDir === '' || file.startsWith(`${packageDir}/`);
+  return targets.filter((target) => {
+    const own = scaffolds.filter((s) => inside(target.file, s.packageDir)).sort((a, b) => b.packageDir.length - a.packageDir.length)[0];
+    if (own === undefined || own.dir === dir) return true;
+    manual.push({ action: target.action, file: target.file, line: target.line, reason: `its package (${own.packageDir}) has its own scaffold in ${own.dir}, and apply wires the one in ${dir} (scaffold.dir) only: wire it with ${own.dir} as that folder's README shows` });
+    return false;
+  });
+}
+
+/**
+ * A tRPC procedure (or a GraphQL mutation) in an app whose HTTP framework apply wires: it has no route of its own
+ * for that framework's middleware (the whole API is one route), so it is claimed inside the procedure by hand, as
+ * the scaffold README shows. The plain wrapper and NestJS's resolver pass handle theirs.
+ */
+function procedureWithoutRoute(target: WiringTarget, framework: ApplyFramework): ManualStep | undefined {
+  if (target.trigger !== 'http' || framework === 'plain') return undefined;
+  if (target.transport !== 'trpc' && !(target.transport === 'graphql' && framework !== 'nestjs')) return undefined;
+  const kind = target.transport === 'trpc' ? 'a tRPC procedure' : 'a GraphQL mutation';
+  return {
+    action: target.action,
+    file: target.file,
+    line: target.line,
+    reason: `${kind} has no route of its own for the ${framework} middleware: claim inside it with idempotency.core.runOnce(ACTIONS.${target.codeName}, { scope, key, fingerprint }, (signal, context) => work(context)), the key read from the context your API builds from the request's Idempotency-Key header (the scaffold README shows the fingerprint)`,
+  };
 }
 
 /**
@@ -418,7 +459,8 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const plain = model.stack.framework === 'none' || (referenceFramework(model.stack, model.actions) === 'none' && (await present('plain')));
   const framework = plain ? 'plain' : (['express', 'fastify', 'nestjs', 'nextjs', 'koa', 'hono'] as const).find((f) => f === model.stack.framework);
   const graphql = framework === 'plain' && model.actions.some((a) => a.transport === 'graphql') ? await graphqlOf(root, model.keys.header) : undefined;
-  const { targets, manual, findings } = targetsOf(model, config, framework, options.action);
+  const { targets: all, manual, findings } = targetsOf(model, config, framework, options.action);
+  const targets = ownScaffoldOnly(root, model, dir, all, manual);
   const routingControllers = framework === 'express' || framework === 'koa' ? await routingControllersOf(root, model.keys.header) : undefined;
   // Read once, and only when a route's keys are scoped to a caller: whether anything authenticates it (init's reading).
   const routeAuthentication = (framework === 'express' || framework === 'koa' || framework === 'fastify' || framework === 'hono') && targets.some((t) => t.trigger === 'http' && t.scope !== undefined && t.scope !== 'global') ? await readRouteAuthentication(root) : undefined;

@@ -179,3 +179,16 @@ for \${invoice.id}\`;
     expect(out.stale).toEqual([`${file} changed since inspection: no function of chargeInvoice starts at line 4`]);
   });
 });
+
+describe('tRPC procedures in an app served by Hono (or Express)', () => {
+  it('are a manual step saying where to claim, never a "changed since inspection" that stops the whole apply', () => {
+    const file = 'src/trpc/profile.ts';
+    const text = "export const profileRouter = router({\n  submitSupportTicket: authenticatedProcedure\n    .input(schema)\n    .mutation(async ({ input }) => send(input)),\n});\n";
+    for (const framework of ['hono', 'express'] as const) {
+      const wired = wireSource(file, text, [target(file, 2, { action: 'submitSupportTicket', codeName: 'submitSupportTicket', path: '/profile.submitSupportTicket', transport: 'trpc' })], options(framework));
+      expect(wired.stale).toEqual([]);
+      expect(wired.text).toBe(text);
+      expect(wired.manual.map((m) => m.reason)).toEqual([expect.stringMatching(new RegExp(`^a tRPC procedure has no route of its own for the ${framework} middleware: claim inside it with idempotency\\.core\\.runOnce\\(ACTIONS\\.submitSupportTicket`))]);
+    }
+  });
+});

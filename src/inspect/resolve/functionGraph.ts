@@ -59,6 +59,9 @@ export class FunctionGraph {
     const record = this.records.files.get(file);
     if (!record) return undefined;
     for (const [local, binding] of record.imports) {
+      const lower = local.toLowerCase();
+      // Only a binding the key can name is looked up (this runs for every unresolved callee of every function).
+      if (binding.imported !== '*' && lower !== key && binding.imported.toLowerCase() !== key && !key.startsWith(`${lower}.`)) continue;
       // Relative, aliased, or a package of this workspace (`@acme/lib/rate-limit`); never an installed dependency.
       if (!binding.module.startsWith('.') && !/^[@~#]\//.test(binding.module) && resolveImport(this.records, file, binding.module) === undefined) continue;
       if (binding.imported === '*') {

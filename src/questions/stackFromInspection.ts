@@ -72,8 +72,12 @@ export function stackFromInspection(inspection: Inspection, sources: ReadonlyArr
   // A worker with consumers or jobs and no HTTP framework is a real, known stack: framework "none".
   const headless = frameworks.length === 0 && !kinds.has('endpoint') && (kinds.has('consumer') || kinds.has('cron'));
   const database = DATABASE_PREFERENCE.find((d) => facts.databases.includes(d));
-  const brokerName = facts.brokers[0];
-  const broker = brokerName === undefined ? (language ? 'none' : undefined) : (BROKERS.find((b) => b === brokerName) ?? BROKER_ALIASES[brokerName] ?? 'unknown');
+  // The broker the consumers found read from comes first (a workspace's root may declare another everywhere: Inngest
+  // beside BullMQ), then the first one the config can name.
+  const known = (name: string) => BROKERS.find((b) => b === name) ?? BROKER_ALIASES[name];
+  const consumed = inspection.findings.flatMap((f) => (f.kind === 'consumer' && known(f.broker) !== undefined ? [f.broker] : []));
+  const brokerName = consumed[0] ?? facts.brokers.find((name) => known(name) !== undefined) ?? facts.brokers[0];
+  const broker = brokerName === undefined ? (language ? 'none' : undefined) : (known(brokerName) ?? 'unknown');
   // node-tap runs node:test files (they print TAP): the suites are written for node:test and the project's tap runs them.
   const testFramework = facts.testFramework === 'tap' ? 'node-test' : TEST_FRAMEWORKS.find((t) => t === facts.testFramework && t !== 'unknown');
   return {

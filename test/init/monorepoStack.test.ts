@@ -62,4 +62,13 @@ describe('the stack of a monorepo follows the package that holds the handlers', 
     const tap: Inspection = { root: '/r', stack: { ...base, frameworks: ['fastify'], databases: ['postgres'], testFramework: 'tap' }, findings: [], warnings: [] };
     expect(stackFromInspection(tap).testFramework).toBe('node-test');
   });
+
+  it('the broker is the one the consumers read from, not the first the package declares (Inngest at the root beside BullMQ)', () => {
+    const inspection = workspace([{ kind: 'consumer', id: 'c', file: 'apps/api/src/jobs.ts', line: 60, broker: 'bullmq', queue: 'jobs', dedupes: false, package: 'api' } as unknown as Finding]);
+    const withInngest = { ...inspection, stack: { ...inspection.stack, packages: inspection.stack.packages!.map((p) => (p.name === 'api' ? { ...p, stack: { ...p.stack, brokers: ['inngest', 'bullmq'] } } : p)) } };
+    expect(stackFromInspection(withInngest, ['apps/api/src/routes/pay.ts:12']).broker).toBe('bullmq');
+    const noConsumer = { ...withInngest, findings: [] };
+    // No consumer: the first broker the config can name.
+    expect(stackFromInspection(noConsumer, ['apps/api/src/routes/pay.ts:12']).broker).toBe('bullmq');
+  });
 });

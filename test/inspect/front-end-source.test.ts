@@ -20,4 +20,12 @@ describe('browser code is told by its code, not its comments', () => {
     expect(isFrontEndSource("// a client component\n'use client';\nexport const A = () => null;")).toBe(true);
     expect(isFrontEndSource("const url = 'https://example.com'; fetch('/api/orders');")).toBe(true);
   });
+
+  it('next/navigation is browser code only for its hooks: a server helper calls redirect() from it', () => {
+    // nextjs/saas-starter's lib/payments/stripe.ts creates the checkout session, then redirect(session.url).
+    expect(isFrontEndSource("import { redirect } from 'next/navigation';\nexport async function go() { redirect('/pricing'); }")).toBe(false);
+    expect(isFrontEndSource("import { notFound, redirect } from 'next/navigation';")).toBe(false);
+    expect(isFrontEndSource("import { useRouter } from 'next/navigation';\nexport const A = () => useRouter();")).toBe(true);
+    expect(isFrontEndSource("import { redirect, useSearchParams } from 'next/navigation';")).toBe(true);
+  });
 });

@@ -329,4 +329,46 @@ module.exports = router;
       expect(endpoints.sort()).toEqual(['POST /v1/auth/register true', 'POST /v1/users true']);
     }
   });
+
+  it('reads a Server Action built by a validating wrapper, and a payment helper that redirects through next/navigation', async () => {
+    // The shape of nextjs/saas-starter@e0dc5d4: `validatedAction(schema, fn)` actions, Stripe calls in a helper module
+    // that imports `redirect` from next/navigation (a server function, not a hook).
+    const dir = project({
+      'package.json': JSON.stringify({ dependencies: { next: '15.4.0', stripe: '^18.1.0', zod: '^3.24.4' } }),
+      'lib/auth/middleware.ts': `import { z } from 'zod';
+export function validatedAction<S extends z.ZodTypeAny, T>(schema: S, action: (data: z.infer<S>, formData: FormData) => Promise<T>) {
+  return async (_prev: unknown, formData: FormData) => {
+    const result = schema.safeParse(Object.fromEntries(formData));
+    return result.success ? action(result.data, formData) : { error: 'invalid' };
+  };
+}
+`,
+      'lib/payments/stripe.ts': `import Stripe from 'stripe';
+import { redirect } from 'next/navigation';
+export const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
+export async function createCheckoutSession({ priceId }: { priceId: string }) {
+  const session = await stripe.checkout.sessions.create({ mode: 'subscription', line_items: [{ price: priceId, quantity: 1 }] });
+  redirect(session.url!);
+}
+`,
+      'app/(login)/actions.ts': `'use server';
+import { z } from 'zod';
+import { validatedAction } from '@/lib/auth/middleware';
+import { createCheckoutSession } from '@/lib/payments/stripe';
+const signUpSchema = z.object({ email: z.string().email(), password: z.string().min(8), inviteId: z.string().optional() });
+export const signUp = validatedAction(signUpSchema, async (data, formData) => {
+  const { email } = data;
+  if (formData.get('redirect') === 'checkout') await createCheckoutSession({ priceId: String(formData.get('priceId')) });
+  return { email };
 });
+`,
+      'tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@/*': ['./*'] } } }),
+    });
+    const { findings } = await inspectProject(dir);
+    expect(findings.filter((f) => f.kind === 'payment').map((f) => [f.file, f.line])).toEqual([['lib/payments/stripe.ts', 5]]);
+    const signUp = findings.find((f) => f.kind === 'endpoint' && f.handler === 'signUp');
+    expect(signUp).toMatchObject({ transport: 'server-action', touchesPayment: true });
+    expect(signUp?.kind === 'endpoint' && [...signUp.bodyFields].sort()).toEqual(['email', 'inviteId', 'password', 'priceId', 'redirect']);
+  });
+});
+

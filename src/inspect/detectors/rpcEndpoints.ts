@@ -26,9 +26,9 @@ export const rpcEndpoints: Detector = {
 function recordServerActions(ctx: FileContext, facts: FileFacts): void {
   const wholeFile = USE_SERVER_FILE.test(ctx.text);
   const recorded = new Set<ts.Node>();
-  const add = (anchor: ts.Node, name: string, fn: ts.FunctionLikeDeclaration | undefined) => {
+  const add = (anchor: ts.Node, name: string, fn: ts.FunctionLikeDeclaration | undefined, schemas: string[] = []) => {
     if (fn) recorded.add(fn);
-    facts.routes.push(route(ctx, anchor, `/${name}`, 'nextjs', 'server-action', name, fn ? functionKeyOf(fn) : undefined, fn ? formFields(fn, ctx) : []));
+    facts.routes.push(route(ctx, anchor, `/${name}`, 'nextjs', 'server-action', name, fn ? functionKeyOf(fn) : undefined, fn ? formFields(fn, ctx) : [], schemas));
   };
   if (wholeFile) {
     // Every async export of a "use server" module is callable from the client, including actions built by a
@@ -43,7 +43,7 @@ function recordServerActions(ctx: FileContext, facts: FileFacts): void {
           if (isFunctionLike(init) && isAsync(init)) add(d, d.name.text, init);
           else if (ts.isCallExpression(init)) {
             const fn = lastFunctionArgument(init);
-            if (fn) add(d, d.name.text, fn);
+            if (fn) add(d, d.name.text, fn, schemaArguments(init));
           }
         }
       }
@@ -70,6 +70,18 @@ function lastFunctionArgument(call: ts.CallExpression): ts.FunctionLikeDeclarati
     }
   }
   return undefined;
+}
+
+/**
+ * The schemas a builder validates the form with before the handler sees it: `validatedAction(signInSchema, fn)`,
+ * `actionClient.inputSchema(s).action(fn)`. Named ones only; a name that is no object schema resolves to no fields.
+ */
+function schemaArguments(call: ts.CallExpression): string[] {
+  const names: string[] = [];
+  for (let node: ts.Expression = call; ts.isCallExpression(node) || ts.isPropertyAccessExpression(node); node = node.expression) {
+    if (ts.isCallExpression(node)) for (const arg of node.arguments) if (ts.isIdentifier(unwrap(arg))) names.push((unwrap(arg) as ts.Identifier).text);
+  }
+  return names;
 }
 
 function isDirective(statement: ts.Statement | undefined): boolean {
@@ -158,7 +170,7 @@ function inputFields(call: ts.CallExpression): string[] {
   return [];
 }
 
-function route(ctx: FileContext, node: ts.Node, path: string, framework: string, transport: 'server-action' | 'trpc', handler: string, key: string | undefined, bodyFields: string[]): RawRoute {
+function route(ctx: FileContext, node: ts.Node, path: string, framework: string, transport: 'server-action' | 'trpc', handler: string, key: string | undefined, bodyFields: string[], schemas: string[] = []): RawRoute {
   const fnFacts = key ? ctx.index.functions.get(key) : undefined;
   return {
     file: ctx.rel,
@@ -169,7 +181,7 @@ function route(ctx: FileContext, node: ts.Node, path: string, framework: string,
     handler,
     handlerKeys: key ? [key] : [],
     bodyFields: bodyFields.length ? bodyFields : fnFacts ? [...fnFacts.bodyFields] : [],
-    bodyShapes: fnFacts ? [...fnFacts.bodyShapes] : [],
+    bodyShapes: [...schemas, ...(fnFacts ? fnFacts.bodyShapes : [])],
     prefixResolved: false,
     transport,
   };

@@ -2,7 +2,12 @@
  * Browser code is never a finding: a component posting to `/api/orders` is the client of an endpoint, not one.
  * Decided from the path and cheap text tests, before parsing.
  */
-const UI_IMPORT = /(?:from\s*|require\(\s*|import\(\s*)['"](react|react-dom(\/[\w-]+)?|vue|svelte(\/[\w-]+)?|solid-js|preact|@angular\/core|next\/(link|router|navigation|image|head|dynamic)|@remix-run\/react|react-native|@tanstack\/react-query|swr|axios-hooks)['"]/;
+const UI_IMPORT = /(?:from\s*|require\(\s*|import\(\s*)['"](react|react-dom(\/[\w-]+)?|vue|svelte(\/[\w-]+)?|solid-js|preact|@angular\/core|next\/(link|router|image|head|dynamic)|@remix-run\/react|react-native|@tanstack\/react-query|swr|axios-hooks)['"]/;
+/**
+ * next/navigation serves both sides: `redirect` and `notFound` are called in server code (a Server Action's helper, a
+ * route handler), its hooks only in components.
+ */
+const NEXT_NAVIGATION_HOOK = /import\s*\{[^}]*\buse[A-Z]\w*[^}]*\}\s*from\s*['"]next\/navigation['"]/;
 const USE_CLIENT = /^\s*(?:\/\/[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*['"]use client['"]/;
 /** A relative fetch only works in a browser, where it resolves against the page's origin. */
 const RELATIVE_FETCH = /\b(?:fetch|axios(?:\.(?:get|post|put|patch|delete))?|ky(?:\.\w+)?|\$fetch|useFetch)\(\s*[`'"]\/(?!\/)/;
@@ -20,8 +25,8 @@ export function isFrontEndPath(rel: string, usesNext: boolean): boolean {
   return usesNext && /(^|\/)pages\//.test(rel) && !/(^|\/)pages\/api(\/|\.)/.test(rel);
 }
 
-/** The four tests as one expression (same flags, none), so a file is scanned once rather than four times. */
-const FRONT_END_SOURCE = new RegExp([UI_IMPORT, USE_CLIENT, RELATIVE_FETCH, BROWSER_GLOBALS].map((re) => `(?:${re.source})`).join('|'));
+/** The five tests as one expression (same flags, none), so a file is scanned once rather than five times. */
+const FRONT_END_SOURCE = new RegExp([UI_IMPORT, NEXT_NAVIGATION_HOOK, USE_CLIENT, RELATIVE_FETCH, BROWSER_GLOBALS].map((re) => `(?:${re.source})`).join('|'));
 
 /** Block and line comments (a `//` inside a string cuts it short: only used to re-test a match, never to parse). */
 const COMMENTS = /\/\*[\s\S]*?\*\/|(?<![:'"`\w])\/\/[^\n]*/g;

@@ -124,6 +124,51 @@ function describeServerActions(compiled: () => { scaffold: Loose; generated: Gen
       await expect(submit('action-form', form('room-99'))).rejects.toMatchObject({ name: 'MismatchError' });
       expect(counters.runs).toBe(before);
     });
+
+    it('under useActionState (key, previous state, FormData) the form fields are the fingerprint, not the state', async ({ skip }) => {
+      if (compiled().skip) skip();
+      const form = (roomId: string) => {
+        const data = new FormData();
+        data.append('roomId', roomId);
+        return data;
+      };
+      const submit = book as unknown as (key: string, state: unknown, data: FormData) => Promise<unknown>;
+      const first = await submit('action-state', { error: '' }, form('room-12'));
+      const before = counters.runs;
+      // The previous state differs on a resubmit; the form does not: a replay.
+      expect(await submit('action-state', { success: 'Booked' }, form('room-12'))).toEqual(first);
+      await expect(submit('action-state', { error: '' }, form('room-99'))).rejects.toMatchObject({ name: 'MismatchError' });
+      expect(counters.runs).toBe(before);
+    });
+
+    it('an action that ends in redirect() runs once; a repeat redirects to the same place without running', async ({ skip }) => {
+      if (compiled().skip) skip();
+      const { scaffold } = compiled();
+      const idempotency = scaffold.createIdempotency({ pool: schema!.pool, principal: async () => session.user });
+      let runs = 0;
+      // What next/navigation's redirect() throws (Next.js 13 to 15 share the digest's prefix).
+      const checkout = idempotency.idempotentAction('createBooking', async (_key: string, data: { roomId: string }) => {
+        runs++;
+        throw Object.assign(new Error('NEXT_REDIRECT'), { digest: `NEXT_REDIRECT;replace;/checkout/${data.roomId};303;` });
+      });
+      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => checkout('action-redirect', input)));
+      expect(runs).toBe(1);
+      for (const outcome of outcomes) {
+        expect(outcome.status).toBe('rejected');
+        const reason = (outcome as PromiseRejectedResult).reason as { name: string; digest?: string };
+        if (reason.name !== 'InFlightError') expect(reason.digest).toBe('NEXT_REDIRECT;replace;/checkout/room-12;303;');
+      }
+      await expect(checkout('action-redirect', input)).rejects.toMatchObject({ digest: 'NEXT_REDIRECT;replace;/checkout/room-12;303;' });
+      expect(runs).toBe(1);
+      // Any other error releases the key: the retry runs again.
+      const failing = idempotency.idempotentAction('createBooking', async () => {
+        runs++;
+        throw new Error('card declined');
+      });
+      await expect(failing('action-throws', input)).rejects.toThrow('card declined');
+      await expect(failing('action-throws', input)).rejects.toThrow('card declined');
+      expect(runs).toBe(3);
+    });
   });
 }
 

@@ -236,7 +236,7 @@ function withAction<A extends unknown[], T>(
     const fingerprint = computeFingerprint({
       method: action.method ?? 'POST',
       route: action.route,
-      fields: pickFields(action.significantFields, { body: actionInput(args[0]) }),
+      fields: pickFields(action.significantFields, { body: actionInput(args) }),
     });
     const cell: ClaimCell = {};
     try {
@@ -245,9 +245,19 @@ function withAction<A extends unknown[], T>(
         { scope: String(principal), key: parsed.key, fingerprint },
         (_signal, context) => {
           cell.context = context;
-          return running.run(cell, async () => jsonRoundTrip(await fn(parsed.key, ...args)));
+          return running.run(cell, async (): Promise<T | Navigation> => {
+            try {
+              return jsonRoundTrip(await fn(parsed.key, ...args));
+            } catch (error) {
+              // redirect() ends an action by throwing: its target is the action's answer, recorded like a result.
+              const digest = redirectDigest(error);
+              if (digest === undefined) throw error;
+              return { [NAVIGATION]: digest };
+            }
+          });
         },
       );
+      if (isNavigation(result)) throw navigationError(result[NAVIGATION]);
       return result;
     } finally {
       // runOnce has completed or released the claim: what the action left running keeps the cell, not the claim.
@@ -267,16 +277,37 @@ function routeParams(route: string, query: PagesApiRequest['query']): Record<str
 }
 
 /**
- * A form's Server Action gets FormData (`<form action={save.bind(null, key)}>`): its fields are read like a JSON
- * body's (the last value of a repeated field wins), so a changed form under the same key is a mismatch.
+ * What the action was given after the key. A form's Server Action gets FormData (`<form action={save.bind(null,
+ * key)}>`), after the previous state under useActionState (`(key, prevState, formData)`): its fields are read like
+ * a JSON body's (the last value of a repeated field wins), so a changed form under the same key is a mismatch.
+ * Otherwise the first argument is the input.
  */
-function actionInput(input: unknown): unknown {
-  if (input instanceof FormData || input instanceof URLSearchParams) {
-    const fields: Record<string, unknown> = {};
-    input.forEach((value, name) => (fields[name] = typeof value === 'string' ? value : value.name));
-    return fields;
-  }
-  return input;
+function actionInput(args: readonly unknown[]): unknown {
+  const form = args.find((arg) => arg instanceof FormData || arg instanceof URLSearchParams) as
+    FormData | URLSearchParams | undefined;
+  if (form === undefined) return args[0];
+  const fields: Record<string, unknown> = {};
+  form.forEach((value, name) => (fields[name] = typeof value === 'string' ? value : value.name));
+  return fields;
+}
+
+/** The recorded answer of an action that ended in redirect(): the digest Next.js reads the target from. */
+const NAVIGATION = '__idempotencyRedirect';
+type Navigation = { readonly [NAVIGATION]: string };
+
+/** next/navigation's redirect() and permanentRedirect() throw an error whose digest starts with NEXT_REDIRECT. */
+function redirectDigest(error: unknown): string | undefined {
+  const digest = (error as { digest?: unknown } | null)?.digest;
+  return typeof digest === 'string' && digest.startsWith('NEXT_REDIRECT;') ? digest : undefined;
+}
+
+function isNavigation(value: unknown): value is Navigation {
+  return typeof value === 'object' && value !== null && typeof (value as Navigation)[NAVIGATION] === 'string';
+}
+
+/** The same redirect again, for a repeat: Next.js sends the client where the first call sent it. */
+function navigationError(digest: string): Error {
+  return Object.assign(new Error('NEXT_REDIRECT'), { digest });
 }
 
 /** The first call returns what every repeat will: the JSON form of the result (Dates become strings, and so on). */

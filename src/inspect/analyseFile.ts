@@ -13,8 +13,9 @@ import type { PackageStack } from './stack/detectStack.js';
  * route and a payment call, handler modules (a Hono handler reads `c.req.valid('json')`) sit between a router file and
  * the writes. Anything else is not parsed at all, which is what keeps inspection near parse speed.
  */
-// A middleware's own file (a parameter list ending in `, next)`): the route-authentication reader judges it by its body.
-const CROSS_FILE_HINT = /payment|charge|checkout|refund|billing|invoice|subscription|webhook|(Dto|Input|Body|Request|Payload|Schema)\b|\.object\(|Type\.Object|\.req\.(valid|json|parseBody|formData)\s*\(|,\s*next\s*(?::\s*[\w.]+\s*)?\)/i;
+// A middleware's own file (a parameter list ending in `, next)`) and a session reader's (`getUser()` verifying the
+// session token, which a Server Action's builder calls): the route-authentication reader judges them by their body.
+const CROSS_FILE_HINT = /payment|charge|checkout|refund|billing|invoice|subscription|webhook|(Dto|Input|Body|Request|Payload|Schema)\b|\.object\(|Type\.Object|\.req\.(valid|json|parseBody|formData)\s*\(|,\s*next\s*(?::\s*[\w.]+\s*)?\)|\bverify(?:Id)?Token\s*\(|\bjwtVerify\s*\(|\b(?:jwt|jsonwebtoken)\s*\.\s*verify\s*\(/i;
 
 /**
  * A barrel (`export * from './tasks'`, or CommonJS `module.exports.emailService = require('./email.service')`): imports

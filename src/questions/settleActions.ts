@@ -12,7 +12,8 @@ import type { ActionAnswer } from './types.js';
  * - scope: an HTTP action without one, in a package whose code was read and where nothing authenticates callers,
  *   is keyed globally: there is no principal to scope its keys to, and a per-user scope would refuse every request.
  * - scope, per route: an Express, Koa, Fastify or Hono route nothing authenticates (a sign-up in an app that signs
- *   callers in elsewhere; inspection read its middleware, its router's and its mount's) is keyed globally too.
+ *   callers in elsewhere; inspection read its middleware, its router's and its mount's) is keyed globally too, and so
+ *   is a Server Action whose code and builder read no session.
  * - key field: an HTTP route a server-rendered form posts to (a Pug, EJS, Handlebars or Nunjucks view) takes its key
  *   from a hidden `idempotencyKey` field the page is rendered with, since a browser form cannot send a header.
  * A transport, scope or key the answer sets is kept.
@@ -21,6 +22,7 @@ export function settleActions(actions: readonly ActionAnswer[], inspection: Insp
   const rpc = actionsFromInspection(inspection).filter((c) => c.action.transport !== undefined);
   const global: string[] = [];
   const publicRoutes: string[] = [];
+  const publicActions: string[] = [];
   const posted: string[] = [];
   const settled = actions.map((action) => {
     if (action.trigger !== 'http') return action;
@@ -34,7 +36,7 @@ export function settleActions(actions: readonly ActionAnswer[], inspection: Insp
       global.push(action.name);
     } else if (!result.scope && routeAuthenticationOf(inspection, action.source, action.route)?.by.length === 0) {
       result = { ...result, scope: 'global' };
-      publicRoutes.push(action.name);
+      (result.transport === 'server-action' ? publicActions : publicRoutes).push(action.name);
     }
     const forms = result.transport === undefined && result.key === undefined ? actionForms([result], inspection.findings)[result.name] : undefined;
     if (forms) {
@@ -46,7 +48,8 @@ export function settleActions(actions: readonly ActionAnswer[], inspection: Insp
   const named = posted.length <= 3 ? posted.join(', ') : `${posted.slice(0, 3).join(', ')} and ${posted.length - 3} more`;
   const formAssumption = posted.length === 0 ? undefined : `Server-rendered forms post to ${named}. A browser form cannot send an Idempotency-Key header, so ${posted.length === 1 ? 'its key comes' : 'their keys come'} from a hidden ${FORM_KEY_FIELD} field the page is rendered with, one per rendered form ("key": { "source": "server", "field": "${FORM_KEY_FIELD}" }). Unless the config chose otherwise, "inFlight" is "wait": a double submit gets the first request's answer, not a 409.`;
   const routeAssumption = publicRoutes.length === 0 ? undefined : `Nothing authenticates the route of ${publicRoutes.join(', ')} (inspection looked at ${WHERE_LOOKED}), so there is no caller to scope ${publicRoutes.length === 1 ? 'its' : 'their'} keys to: ${publicRoutes.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would answer every request 401. Put your auth middleware before the route and set "scope": "user" if it serves signed-in callers.`;
-  const routes = { ...(routeAssumption ? { routeAssumption } : {}), ...(formAssumption ? { formAssumption } : {}) };
+  const actionAssumption = publicActions.length === 0 ? undefined : `Nothing in the Server Action${publicActions.length === 1 ? '' : 's'} ${publicActions.length === 1 ? publicActions[0] : `${publicActions.slice(0, -1).join(', ')} and ${publicActions[publicActions.length - 1]}`} reads the session (neither ${publicActions.length === 1 ? 'its' : 'their'} own code nor the function that builds ${publicActions.length === 1 ? 'it' : 'them'}, nor what either calls), and Next.js serves every Server Action as a public endpoint, so there is no caller to scope ${publicActions.length === 1 ? 'its' : 'their'} keys to: ${publicActions.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would refuse every call (a sign-up has no user yet). Set "scope": "user" if ${publicActions.length === 1 ? 'it serves' : 'they serve'} signed-in callers only.`;
+  const routes = { ...(routeAssumption || actionAssumption ? { routeAssumption: [routeAssumption, actionAssumption].filter(Boolean).join(' ') } : {}), ...(formAssumption ? { formAssumption } : {}) };
   if (global.length === 0) return { actions: settled, ...routes };
   return {
     actions: settled,

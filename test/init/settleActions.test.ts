@@ -70,4 +70,24 @@ describe('settleActions', () => {
     );
     expect(actions.map((a) => a.scope)).toEqual(['global', undefined]);
   });
+
+  it('keys a Server Action globally when neither its code nor its builder reads the session, in words of its own', () => {
+    const base = inspection(['src/lib/session.ts (verifies a token)']);
+    const withAuth: Inspection = {
+      ...base,
+      routeAuthentication: [
+        { file: 'src/app/actions.ts', line: 3, method: 'POST', path: '/placeOrder', by: [] },
+        { file: 'src/app/actions.ts', line: 9, method: 'POST', path: '/invite', by: ['getUser() in validatedActionWithUser'] },
+      ],
+    };
+    const { actions, routeAssumption } = settleActions(
+      [http('placeOrder', 'POST /placeOrder', { source: 'src/app/actions.ts:3' }), http('invite', 'POST /invite', { source: 'src/app/actions.ts:9', transport: 'server-action' })],
+      withAuth,
+    );
+    expect(actions.map((a) => a.scope)).toEqual(['global', undefined]);
+    expect(routeAssumption).toContain('Nothing in the Server Action placeOrder reads the session');
+    expect(routeAssumption).toContain('Next.js serves every Server Action as a public endpoint');
+    expect(routeAssumption).not.toContain('middleware');
+  });
 });
+

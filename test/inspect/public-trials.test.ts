@@ -336,11 +336,27 @@ module.exports = router;
     const dir = project({
       'package.json': JSON.stringify({ dependencies: { next: '15.4.0', stripe: '^18.1.0', zod: '^3.24.4' } }),
       'lib/auth/middleware.ts': `import { z } from 'zod';
+import { getUser } from '@/lib/db/queries';
 export function validatedAction<S extends z.ZodTypeAny, T>(schema: S, action: (data: z.infer<S>, formData: FormData) => Promise<T>) {
   return async (_prev: unknown, formData: FormData) => {
     const result = schema.safeParse(Object.fromEntries(formData));
     return result.success ? action(result.data, formData) : { error: 'invalid' };
   };
+}
+export function validatedActionWithUser<S extends z.ZodTypeAny, T>(schema: S, action: (data: z.infer<S>, formData: FormData, user: { id: number }) => Promise<T>) {
+  return async (_prev: unknown, formData: FormData) => {
+    const user = await getUser();
+    if (!user) throw new Error('User is not authenticated');
+    const result = schema.safeParse(Object.fromEntries(formData));
+    return result.success ? action(result.data, formData, user) : { error: 'invalid' };
+  };
+}
+`,
+      'lib/db/queries.ts': `import { cookies } from 'next/headers';
+import { verifyToken } from '@/lib/auth/session';
+export async function getUser() {
+  const session = (await cookies()).get('session');
+  return session ? ((await verifyToken(session.value)) as { id: number }) : null;
 }
 `,
       'lib/payments/stripe.ts': `import Stripe from 'stripe';
@@ -353,7 +369,7 @@ export async function createCheckoutSession({ priceId }: { priceId: string }) {
 `,
       'app/(login)/actions.ts': `'use server';
 import { z } from 'zod';
-import { validatedAction } from '@/lib/auth/middleware';
+import { validatedAction, validatedActionWithUser } from '@/lib/auth/middleware';
 import { createCheckoutSession } from '@/lib/payments/stripe';
 const signUpSchema = z.object({ email: z.string().email(), password: z.string().min(8), inviteId: z.string().optional() });
 export const signUp = validatedAction(signUpSchema, async (data, formData) => {
@@ -361,11 +377,17 @@ export const signUp = validatedAction(signUpSchema, async (data, formData) => {
   if (formData.get('redirect') === 'checkout') await createCheckoutSession({ priceId: String(formData.get('priceId')) });
   return { email };
 });
+export const invite = validatedActionWithUser(z.object({ email: z.string() }), async (data, _formData, user) => ({ email: data.email, by: user.id }));
 `,
       'tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@/*': ['./*'] } } }),
     });
-    const { findings } = await inspectProject(dir);
+    const { findings, routeAuthentication } = await inspectProject(dir);
     expect(findings.filter((f) => f.kind === 'payment').map((f) => [f.file, f.line])).toEqual([['lib/payments/stripe.ts', 5]]);
+    // Built by a wrapper that reads the session through getUser(): authenticated; signUp: nothing reads one.
+    expect(routeAuthentication?.map((r) => [r.path, r.by])).toEqual([
+      ['/signUp', []],
+      ['/invite', ['getUser() in validatedActionWithUser']],
+    ]);
     const signUp = findings.find((f) => f.kind === 'endpoint' && f.handler === 'signUp');
     expect(signUp).toMatchObject({ transport: 'server-action', touchesPayment: true });
     expect(signUp?.kind === 'endpoint' && [...signUp.bodyFields].sort()).toEqual(['email', 'inviteId', 'password', 'priceId', 'redirect']);

@@ -1,7 +1,8 @@
 import { ts } from 'ts-morph';
 import { isFunctionLike, propertyName, stringValue, unwrap } from '../parse/astHelpers.js';
 import { functionKeyOf } from '../parse/functionKey.js';
-import type { Detector, FileContext, FileFacts, RawRoute } from './detectorTypes.js';
+import type { Detector, FileContext, FileFacts, GuardRef, RawRoute } from './detectorTypes.js';
+import { guardOf } from './routeGuards.js';
 
 /** Any "use server" directive, module-level or in a function body. */
 export const USE_SERVER = /^\s*['"]use server['"];?\s*$/m;
@@ -26,9 +27,11 @@ export const rpcEndpoints: Detector = {
 function recordServerActions(ctx: FileContext, facts: FileFacts): void {
   const wholeFile = USE_SERVER_FILE.test(ctx.text);
   const recorded = new Set<ts.Node>();
-  const add = (anchor: ts.Node, name: string, fn: ts.FunctionLikeDeclaration | undefined, schemas: string[] = []) => {
+  const add = (anchor: ts.Node, name: string, fn: ts.FunctionLikeDeclaration | undefined, built?: ts.CallExpression) => {
     if (fn) recorded.add(fn);
-    facts.routes.push(route(ctx, anchor, `/${name}`, 'nextjs', 'server-action', name, fn ? functionKeyOf(fn) : undefined, fn ? formFields(fn, ctx) : [], schemas));
+    const action = route(ctx, anchor, `/${name}`, 'nextjs', 'server-action', name, fn ? functionKeyOf(fn) : undefined, fn ? formFields(fn, ctx) : [], built ? schemaArguments(built) : []);
+    // What builds the action runs before its function (`validatedActionWithUser(schema, fn)` reads the session first).
+    facts.routes.push(built ? { ...action, guards: builderGuards(built, ctx) } : action);
   };
   if (wholeFile) {
     // Every async export of a "use server" module is callable from the client, including actions built by a
@@ -43,7 +46,7 @@ function recordServerActions(ctx: FileContext, facts: FileFacts): void {
           if (isFunctionLike(init) && isAsync(init)) add(d, d.name.text, init);
           else if (ts.isCallExpression(init)) {
             const fn = lastFunctionArgument(init);
-            if (fn) add(d, d.name.text, fn, schemaArguments(init));
+            if (fn) add(d, d.name.text, fn, init);
           }
         }
       }
@@ -82,6 +85,15 @@ function schemaArguments(call: ts.CallExpression): string[] {
     if (ts.isCallExpression(node)) for (const arg of node.arguments) if (ts.isIdentifier(unwrap(arg))) names.push((unwrap(arg) as ts.Identifier).text);
   }
   return names;
+}
+
+/** The builder of a built action, as a middleware would be read: the called function, or the chain's root client. */
+function builderGuards(call: ts.CallExpression, ctx: FileContext): GuardRef[] {
+  let root: ts.Expression = call;
+  while (ts.isCallExpression(root) || ts.isPropertyAccessExpression(root)) root = unwrap(root.expression);
+  if (!ts.isIdentifier(root)) return [];
+  const callee = unwrap(call.expression);
+  return guardOf(ts.isIdentifier(callee) ? callee : root, ctx);
 }
 
 function isDirective(statement: ts.Statement | undefined): boolean {

@@ -101,7 +101,8 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
         continue;
       }
       if (!route.owner) {
-        built.push(endpoint(base, joinPath(route.path), route.prefixResolved !== false, route.framework ?? 'unknown'));
+        const own = endpoint(base, joinPath(route.path), route.prefixResolved !== false, route.framework ?? 'unknown');
+        built.push(route.transport === 'server-action' ? { ...own, authentication: authenticationOf(route, 'nextjs') } : own);
         continue;
       }
       const key = ownerKey(records, route.owner);

@@ -82,7 +82,34 @@ export function routeAuthenticationReader(records: ProjectRecords, graph: Functi
     const at = text.toLowerCase().indexOf(callee);
     return at < 0 ? callee : text.slice(at, at + callee.length);
   };
+  /** The callees of a function and of the functions written inside it (a builder's returned wrapper). */
+  const calleesWithin = (fn: FunctionFacts): Array<{ fn: FunctionFacts; callee: string }> => {
+    const inside = [...(records.files.get(fn.file)?.functions.values() ?? [])].filter((f) => f.start >= fn.start && f.end <= fn.end);
+    return [fn, ...inside.filter((f) => f !== fn)].flatMap((f) => [...f.callees].map((callee) => ({ fn: f, callee })));
+  };
+  /**
+   * A Next.js Server Action: every one is a public POST endpoint whatever middleware.ts matches (Next.js says to check
+   * the session inside each), so only the code it runs can authenticate it: the function that builds it
+   * (`validatedActionWithUser(schema, fn)`, `authActionClient.action(fn)`) or a function that one calls, else its own
+   * function or one it calls.
+   */
+  const serverAction = (route: RawRoute): Authentication => {
+    for (const guard of route.guards ?? []) {
+      const verdict = decide(guard, route.file);
+      if (verdict === 'auth') return { by: [guard.text] };
+      const builders = guard.key === undefined ? [] : graph.resolve(route.file, guard.key);
+      for (const builder of builders) {
+        for (const { fn, callee } of calleesWithin(builder)) {
+          if (graph.resolve(fn.file, callee).some((c) => c.authenticates)) return { by: [`${asWritten(fn, callee)}() in ${guard.name ?? guard.text}`] };
+        }
+      }
+      if (verdict === 'unknown') return 'unknown';
+    }
+    const inside = inHandler(route);
+    return inside === undefined ? 'none' : { by: [inside] };
+  };
   return (route: RawRoute, framework: string): Authentication => {
+    if (route.transport === 'server-action') return serverAction(route);
     if (!route.owner || !['express', 'koa', 'fastify', 'hono'].includes(framework)) return 'unknown';
     const around = then(ofGuards(route.guards, route.file), () => ofOwner(ownerKey(records, route.owner!), new Set()));
     if (around !== 'none') return around;

@@ -535,8 +535,9 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
       if (deferred >= 0) manual.splice(deferred, 1);
     }
   }
-  if (framework && framework !== 'nextjs' && framework !== 'plain' && stale.length === 0) {
-    // Provider calls made in a service the handler calls get the handler's claim passed down to them (thread/threadProviderKeys.ts).
+  if (framework && framework !== 'plain' && stale.length === 0) {
+    // Provider calls made in a service the handler calls get the handler's claim passed down to them (thread/threadProviderKeys.ts);
+    // Next.js's wrappers, like Nest's interceptor, hold it for the call chain, where the service reads it.
     const threaded = await threadProviderKeys({ root, framework, targets, current: new Map(changes.map((c) => [c.path, c.after])), scaffoldDir: dir, imports, scaffoldModules });
     for (const [file, after] of threaded.texts) {
       const existing = changes.find((c) => c.path === file);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createIntentKey, isRetryable } from '../../templates/scaffold/typescript/client/intentKey.js';
+import { createIntentKey, isRetryable, keyedAction } from '../../templates/scaffold/typescript/client/intentKey.js';
 
 /** Keys from a counter, so each test says exactly which key each attempt carries. */
 const counter = () => {
@@ -66,4 +66,26 @@ describe('the client hook\'s intent key (templates/scaffold/typescript/client/in
     expect(isRetryable(200)).toBe(false);
     expect(isRetryable(503)).toBe(true);
   });
+
+  it('keyedAction puts the key first for useActionState, hands the rest on, and settles with the result', async () => {
+    const intent = createIntentKey(counter());
+    const calls: unknown[][] = [];
+    const signIn = async (key: string, state: { error: string }, form: FormData) => {
+      calls.push([key, state, form.get('email')]);
+      if (calls.length === 1) throw new Error('network');
+      return { error: '' };
+    };
+    const form = new FormData();
+    form.append('email', 'a@example.com');
+    const action = keyedAction(intent, signIn);
+    // A rejected call (a network error) keeps the intent: the retry carries the same key.
+    await expect(action({ error: '' }, form)).rejects.toThrow('network');
+    expect(await action({ error: 'x' }, form)).toEqual({ error: '' });
+    expect(calls).toEqual([
+      ['key-1', { error: '' }, 'a@example.com'],
+      ['key-1', { error: 'x' }, 'a@example.com'],
+    ]);
+    expect(intent.key()).toBe('key-2');
+  });
 });
+

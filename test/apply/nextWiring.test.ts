@@ -65,12 +65,26 @@ describe('Next.js route handlers, Pages API routes and Server Actions', () => {
     expect(out.manual[0]?.reason).toContain('a webhook is deduplicated by its verified event id inside the handler');
   });
 
-  it('leaves a Server Action built by a library call as a manual step', () => {
+  it('keeps a Server Action built by a call: the built one is renamed, the export takes the key first and hands the rest on', () => {
     const file = 'app/actions.ts';
     const text = "'use server';\nimport { client } from './safe';\n\nexport const saveNote = client.action(async () => ({ ok: true }));\n";
+    const out = wireTwice(file, text, target(file, 4, { action: 'saveNote', codeName: 'saveNote', path: '/saveNote' }));
+    expect(out.manual).toEqual([]);
+    expect(out.text).toContain("const saveNoteOnce = client.action(async () => ({ ok: true }));\n");
+    expect(out.text).toContain("export const saveNote = idempotency.idempotentAction(\n  'saveNote',\n  (_idempotencyKey: string, ...args: Parameters<typeof saveNoteOnce>) => saveNoteOnce(...args),\n);\n");
+    // nextjs/saas-starter's shape: a long export is written one argument per line.
+    const built = "'use server';\nimport { validatedActionWithUser } from '@/lib/auth/middleware';\n\nexport const inviteTeamMember = validatedActionWithUser(\n  schema,\n  async (data, _, user) => {\n    return { success: 'Invitation sent' };\n  }\n);\n";
+    const invite = wireTwice(file, built, target(file, 4, { action: 'inviteTeamMember', codeName: 'inviteTeamMember', path: '/inviteTeamMember' }));
+    expect(invite.text).toContain('const inviteTeamMemberOnce = validatedActionWithUser(\n  schema,\n');
+    expect(invite.text).toContain("\n);\nexport const inviteTeamMember = idempotency.idempotentAction(\n  'inviteTeamMember',\n  (_idempotencyKey: string, ...args: Parameters<typeof inviteTeamMemberOnce>) => inviteTeamMemberOnce(...args),\n);\n");
+  });
+
+  it('leaves a built Server Action that the file uses itself as a manual step', () => {
+    const file = 'app/actions.ts';
+    const text = "'use server';\nimport { client } from './safe';\n\nexport const saveNote = client.action(async () => ({ ok: true }));\nexport const saveTwice = async () => saveNote();\n";
     const out = wireSource(file, text, [target(file, 4, { action: 'saveNote', codeName: 'saveNote', path: '/saveNote' })], options);
     expect(out.text).toBe(text);
-    expect(out.manual[0]?.reason).toContain('is built by a call, not written as a function');
+    expect(out.manual[0]?.reason).toContain('saveNote is also used elsewhere in the file');
   });
 });
 
@@ -109,6 +123,22 @@ describe('client wiring', () => {
     expect(out.texts.get(file)).toContain("  const checkoutIntent = useIdempotencyKey();\n");
     expect(out.texts.get(file)).toContain("await checkout(\n      checkoutIntent.key(),\n      'price_1',\n      '/account'\n    ).then(checkoutIntent.settle);");
     expect(out.edits.map((e) => e.summary)).toEqual(['Pricing passes a key from useIdempotencyKey() to the Server Action checkout (line 5)']);
+  });
+
+  it('hands useActionState the action with the key put first, also in a conditional (nextjs/saas-starter login form)', () => {
+    const file = 'app/(login)/login.tsx';
+    const text = "'use client';\nimport { useActionState } from 'react';\nimport { signIn, signUp } from './actions';\nexport function Login({ mode }: { mode: 'signin' | 'signup' }) {\n  const [state, formAction] = useActionState(\n    mode === 'signin' ? signIn : signUp,\n    { error: '' }\n  );\n  return <form action={formAction}>{state.error}</form>;\n}\n";
+    const signIn = target('app/(login)/actions.ts', 3, { action: 'signIn', codeName: 'signIn', path: '/signIn' });
+    const signUp = target('app/(login)/actions.ts', 9, { action: 'signUp', codeName: 'signUp', path: '/signUp' });
+    const out = wireClients([{ path: file, text }], { routes: [], actions: [signIn, signUp] }, clientOptions);
+    expect(out.manual).toEqual([]);
+    const wired = out.texts.get(file)!;
+    expect(wired).toContain("import { useIdempotencyKey, keyedAction } from '../../lib/idempotency/useIdempotencyKey';");
+    expect(wired).toContain('  const signInIntent = useIdempotencyKey();\n  const signUpIntent = useIdempotencyKey();\n');
+    expect(wired).toContain("    mode === 'signin' ? keyedAction(signInIntent, signIn) : keyedAction(signUpIntent, signUp),\n");
+    const again = wireClients([{ path: file, text: wired }], { routes: [], actions: [signIn, signUp] }, clientOptions);
+    expect(again.texts.size).toBe(0);
+    expect(again.manual).toEqual([]);
   });
 
   it('says so when no caller of a client-keyed route is in the project', () => {

@@ -6,9 +6,10 @@ import { importStyleFor, type ProjectImports } from '../importStyle.js';
 import { isWired, routeCalls } from '../locateRoute.js';
 import { morphNode, parseSource } from '../sourceFile.js';
 import { hasMark, locateNestMethod, requestParameter } from '../transforms/nestjsRoute.js';
+import { nextKindOf, wrappedFunction } from '../transforms/nextRoute.js';
 import { requestAccessor } from '../transforms/stripeKey.js';
 import type { WiringTarget } from '../types.js';
-import type { Sources } from './chains.js';
+import { AMBIENT_ACCESSOR, type Sources } from './chains.js';
 import { otherUses } from './refusals.js';
 
 export const isFunctionNode = (n: Node): n is Handler => Node.isMethodDeclaration(n) || Node.isFunctionDeclaration(n) || Node.isArrowFunction(n) || Node.isFunctionExpression(n);
@@ -46,6 +47,12 @@ function wiredHandler(sf: SourceFile, target: WiringTarget, framework: string): 
     if (!method || !hasMark(method, target.codeName)) return undefined;
     const request = requestParameter(method);
     return request ? { handler: method, accessor: `idempotencyOf(${request})`, ambient: true } : { handler: method, accessor: 'idempotencyOf(request)', addRequest: true, ambient: true };
+  }
+  if (framework === 'nextjs') {
+    // The wrappers run the route handler or Server Action in an AsyncLocalStorage, as Nest's interceptor does.
+    const kind = nextKindOf(target.file, sf.getFullText());
+    const fn = kind === 'route' || kind === 'action' ? wrappedFunction(sf, target, kind) : undefined;
+    return fn ? { handler: fn, accessor: AMBIENT_ACCESSOR, ambient: true } : undefined;
   }
   const wired = routeCalls(sf, target).filter((call) => isWired(call, target.codeName));
   if (wired.length !== 1) return undefined;

@@ -315,6 +315,8 @@ function planAmbient(out: ThreadPlan, chains: readonly Chain[], steps: ReadonlyA
   });
   out.threaded = true;
   out.ambient = true;
+  // The calls on the way run under this action's claim: another protected action calling the same function is covered.
+  out.passes = [...new Set(chains.flatMap((chain) => chain.hops.map((hop) => `${hop.callSource.rel}:${lineOf(hop.call)}`)))];
   out.callers = callersOf(chains, uses);
   return out;
 }

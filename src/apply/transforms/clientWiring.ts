@@ -94,6 +94,8 @@ interface Site {
   /** Applies the edit (given the intent's variable); undefined when the site is already wired. */
   wire?: (intent: string) => string | undefined;
   node: Node;
+  /** What the edit calls from the hook's module besides useIdempotencyKey. */
+  helper?: 'keyedAction';
 }
 
 /** The text of `outer` with `inner` (a descendant) replaced by `text`. */
@@ -192,10 +194,24 @@ function actionSites(sf: SourceFile, file: string, targets: readonly WiringTarge
   return sites;
 }
 
+/** The action handed to useActionState (or the older useFormState), directly or as a branch of a conditional. */
+function isActionStateArgument(id: Identifier): boolean {
+  let node: Node = id;
+  for (let parent = node.getParent(); parent; node = parent, parent = parent.getParent()) {
+    if (Node.isParenthesizedExpression(parent)) continue;
+    if (Node.isConditionalExpression(parent) && parent.getCondition() !== node) continue;
+    if (!Node.isCallExpression(parent) || parent.getArguments()[0] !== node) return false;
+    return /^(?:React\.)?use(?:ActionState|FormState)$/.test(parent.getExpression().getText());
+  }
+  return false;
+}
+
 /** One use of a Server Action in a component: a call gets the key first, a form's action a small wrapper. */
 function actionSite(target: WiringTarget, id: Identifier, typed: boolean): Site {
   const parent = id.getParentOrThrow();
   const line = id.getStartLineNumber();
+  // Wired by an earlier run: `keyedAction(signInIntent, signIn)`.
+  if (Node.isCallExpression(parent) && parent.getExpression().getText() === 'keyedAction' && parent.getArguments()[1] === id) return { target, line, node: id };
   if (Node.isCallExpression(parent) && parent.getExpression() === id) {
     const first = parent.getArguments()[0];
     if (first && /^\w+Intent\.key\(\)$/.test(first.getText())) return { target, line, node: id };
@@ -209,6 +225,20 @@ function actionSite(target: WiringTarget, id: Identifier, typed: boolean): Site 
         const text = first && onOwnLine(first) ? replaceRange(call, first, `${intent}.key(),\n${first.getIndentationText()}${first.getText()}`) : undefined;
         if (text === undefined) call.insertArgument(0, `${intent}.key()`);
         replaceRaw(call, `${text ?? call.getText()}.then(${intent}.settle)`);
+        return undefined;
+      },
+    };
+  }
+  if (isActionStateArgument(id)) {
+    // `useActionState(signIn, initial)`, also as one branch of `mode === 'signin' ? signIn : signUp`: React calls it
+    // with (previous state, FormData), which the wrapper hands on after the key.
+    return {
+      target,
+      line,
+      node: id,
+      helper: 'keyedAction',
+      wire: (intent) => {
+        replaceRaw(id, `keyedAction(${intent}, ${id.getText()})`);
         return undefined;
       },
     };
@@ -274,8 +304,8 @@ export function wireClients(files: ReadonlyArray<{ path: string; text: string }>
       }
       const again = componentOf(count()[index]!.node);
       if (again) ensureIntent(sf, again.body, site.target);
-      if (!ensureNamedImport(sf, style.specifier('useIdempotencyKey'), 'useIdempotencyKey')) {
-        result.manual.push({ action: site.target.action, file, line: site.line, reason: 'the file already binds useIdempotencyKey to something else; import the generated hook under another name' });
+      if (!ensureNamedImport(sf, style.specifier('useIdempotencyKey'), 'useIdempotencyKey') || (site.helper !== undefined && !ensureNamedImport(sf, style.specifier('useIdempotencyKey'), site.helper))) {
+        result.manual.push({ action: site.target.action, file, line: site.line, reason: `the file already binds ${site.helper ?? 'useIdempotencyKey'} to something else; import the generated hook under another name` });
         return { texts: new Map(), edits: [], manual: result.manual, usesHook: false };
       }
       result.usesHook = true;

@@ -66,7 +66,8 @@ function wrapExport(sf: SourceFile, target: WiringTarget, style: ImportStyle, ex
   const initializer = variable?.getInitializer();
   if (variable && initializer) {
     if (addKey && !Node.isArrowFunction(initializer) && !Node.isFunctionExpression(initializer)) {
-      return manualOnly(target, `${exported} is built by a call, not written as a function: it must take the idempotency key as its first argument before idempotency.${wrapper} can wrap it`, variable.getStartLineNumber());
+      if (!Node.isCallExpression(initializer)) return manualOnly(target, `${exported} is neither a function nor built by a call: it must take the idempotency key as its first argument before idempotency.${wrapper} can wrap it`, variable.getStartLineNumber());
+      return wrapBuiltAction(sf, target, style, variable, exported, wrapper, inner, wrap);
     }
     if (!ensureNamedImport(sf, style.specifier('instance'), 'idempotency')) return manualOnly(target, 'the file already has its own binding named "idempotency"; wrap the export by hand', variable.getStartLineNumber());
     if (addKey) addKeyParameter(exportedVariable(sf, exported)!.getInitializerOrThrow(), sf);
@@ -75,6 +76,34 @@ function wrapExport(sf: SourceFile, target: WiringTarget, style: ImportStyle, ex
     return { edits: [], manual: [] };
   }
   return { edits: [], manual: [], stale: `${target.file} changed since inspection: no exported ${exported} found (expected at line ${target.line})` };
+}
+
+/**
+ * A Server Action built by a call (`export const signUp = validatedAction(schema, async (data, formData) => {…})`)
+ * keeps its builder: the const is renamed and no longer exported, and the export takes the key first and hands the
+ * rest on, `export const signUp = idempotency.idempotentAction('signUp', (_idempotencyKey: string, ...args:
+ * Parameters<typeof signUpOnce>) => signUpOnce(...args))`. The diff is the renamed line and the new export.
+ */
+function wrapBuiltAction(sf: SourceFile, target: WiringTarget, style: ImportStyle, variable: VariableDeclaration, exported: string, wrapper: string, inner: string, wrap: (expression: string) => string): TransformOutcome {
+  const line = variable.getStartLineNumber();
+  const statement = variable.getVariableStatementOrThrow();
+  if (statement.getDeclarations().length > 1) return manualOnly(target, `${exported} is declared together with other variables; give it a statement of its own, then run apply again`, line);
+  if (referencedElsewhere(sf, exported, variable.getNameNode())) return manualOnly(target, `${exported} is also used elsewhere in the file; export it as idempotency.${wrapper}(${literal(style, target.codeName)}, …) by hand`, line);
+  if (bindsName(sf, inner)) return manualOnly(target, `the file already declares ${inner}; wrap ${exported} with idempotency.${wrapper} by hand`, line);
+  if (!ensureNamedImport(sf, style.specifier('instance'), 'idempotency')) return manualOnly(target, 'the file already has its own binding named "idempotency"; wrap the export by hand', line);
+  const declared = exportedVariable(sf, exported)!;
+  const typed = /\.[cm]?tsx?$/.test(sf.getFilePath());
+  const forward = typed ? `(_idempotencyKey: string, ...args: Parameters<typeof ${inner}>) => ${inner}(...args)` : `(_idempotencyKey, ...args) => ${inner}(...args)`;
+  const own = declared.getVariableStatementOrThrow();
+  own.setIsExported(false);
+  sf.getVariableDeclarationOrThrow(exported).getNameNode().replaceWithText(inner);
+  const renamed = sf.getVariableDeclarationOrThrow(inner).getVariableStatementOrThrow();
+  const oneLine = `export const ${exported} = ${wrap(forward)};`;
+  // A long export gets one argument per line, as a formatter would write it.
+  const indent = sf.getProject().manipulationSettings.getIndentationText();
+  const exportStatement = oneLine.length <= 100 ? oneLine : `export const ${exported} = idempotency.${wrapper}(\n${indent}${literal(style, target.codeName)},\n${indent}${forward},\n);`;
+  sf.insertStatements(renamed.getChildIndex() + 1, fitStatement(sf, exportStatement));
+  return { edits: [], manual: [] };
 }
 
 /** The key comes first (`idempotentAction` calls fn(key, ...args)); unused by the body, hence the underscore. */
@@ -186,7 +215,7 @@ type WrappedFunction = FunctionDeclaration | ArrowFunction | FunctionExpression;
 const asFunction = (node: Node | undefined): WrappedFunction | undefined => (node && (Node.isFunctionDeclaration(node) || Node.isArrowFunction(node) || Node.isFunctionExpression(node)) ? node : undefined);
 
 /** The function inside apply's wrapper for this target, found again in the edited file. */
-function wrappedFunction(sf: SourceFile, target: WiringTarget, kind: NextKind): WrappedFunction | undefined {
+export function wrappedFunction(sf: SourceFile, target: WiringTarget, kind: NextKind): WrappedFunction | undefined {
   if (kind === 'pages') {
     const expression = sf.getExportAssignment((d) => !d.isExportEquals())?.getExpression();
     const argument = isWrap(expression, 'withPagesIdempotency', target.codeName) ? expression.getArguments()[1] : undefined;
@@ -199,7 +228,23 @@ function wrappedFunction(sf: SourceFile, target: WiringTarget, kind: NextKind): 
   const wrapped = exportedVariable(sf, exported)?.getInitializer();
   const argument = wrapped && isWrap(wrapped, wrapper, target.codeName) ? wrapped.getArguments()[1] : undefined;
   if (argument && Node.isIdentifier(argument)) return sf.getFunction(argument.getText());
+  if (kind === 'action' && argument && Node.isArrowFunction(argument)) {
+    // A built action (wrapBuiltAction): the function its builder was given, which the forwarder reaches.
+    const body = argument.getBody();
+    const forwarded = Node.isCallExpression(body) && Node.isIdentifier(body.getExpression()) ? sf.getVariableDeclaration(body.getExpression().getText())?.getInitializer() : undefined;
+    if (forwarded && Node.isCallExpression(forwarded)) return builtFunction(forwarded);
+  }
   return asFunction(argument);
+}
+
+/** The last function among a builder chain's arguments: `validatedAction(schema, fn)`, `client.schema(s).action(fn)`. */
+function builtFunction(call: CallExpression): WrappedFunction | undefined {
+  for (let node: Node = call; Node.isCallExpression(node) || Node.isPropertyAccessExpression(node); node = node.getExpression()) {
+    if (!Node.isCallExpression(node)) continue;
+    const fn = [...node.getArguments()].reverse().map(asFunction).find((f) => f !== undefined);
+    if (fn) return fn;
+  }
+  return undefined;
 }
 
 /**

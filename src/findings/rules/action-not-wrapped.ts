@@ -32,7 +32,7 @@ export const actionNotWrapped: Rule = {
       const where = { file: at.source.rel, line: at.line };
       out.push({
         ...where,
-        fix: ROUTING_CONTROLLERS.test(at.source.text) ? decoratedFix(action.name) : config.stack.framework === 'nestjs' && NEST_RESOLVERS.test(at.source.text) ? nestResolverFix(action.name) : GRAPHQL_RESOLVERS.test(at.source.text) ? (plain ? plainResolverFix(action.name) : resolverFix(action.name, action.scope === 'global')) : wiringFix(config.stack.framework, action.name),
+        fix: ROUTING_CONTROLLERS.test(at.source.text) ? decoratedFix(action.name) : config.stack.framework === 'nestjs' && NEST_RESOLVERS.test(at.source.text) ? nestResolverFix(action.name) : GRAPHQL_RESOLVERS.test(at.source.text) ? (plain ? plainResolverFix(action.name) : resolverFix(action.name, action.scope === 'global')) : action.transport === 'server-action' ? serverActionFix(action.name) : wiringFix(config.stack.framework, action.name),
         evidence: at.source.text.split('\n')[at.line - 1]?.trim() ?? '',
         message: `Action ${action.name}${action.transport ? ` (${TRANSPORT_LABELS[action.transport]} ${transportName(action)})` : action.route ? ` (${action.route})` : ''} is configured but no file imports the generated layer in ${dir}/ and uses it for ${action.name}.`,
       });
@@ -68,6 +68,12 @@ function resolverFix(action: string, global = false): string {
 function plainResolverFix(action: string): string {
   const name = action.replace(/[^\w$]/g, '');
   return `Run the resolver's body inside the plain wrapper: \`return idempotency.${name}({ key: <the Idempotency-Key header of the request in your GraphQL context>, fingerprintInput: args }, async () => …)\`, with \`idempotency\` from the instance module; \`idempotency-builder apply\` makes the edit where it can tell where the context holds the request (graphql-yoga, or an Apollo Server context function that passes \`req\` on).`;
+}
+
+/** A Server Action: its export takes the key as its first argument, which its callers pass. */
+function serverActionFix(action: string): string {
+  const name = action.replace(/[^\w$]/g, '');
+  return `Export the action through the generated wrapper, \`export const ${name} = idempotency.idempotentAction('${name}', …)\`, so it takes the key as its first argument, and have its callers pass one per user intent (\`useIdempotencyKey()\`; \`keyedAction(intent, ${name})\` for useActionState); \`idempotency-builder apply\` can make both edits.`;
 }
 
 /** The one line that wires an action in, as the generated README shows it for the project's framework. */

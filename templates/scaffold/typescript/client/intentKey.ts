@@ -48,3 +48,15 @@ export function createIntentKey(generate: () => string = randomKey): IntentKey {
     rotate,
   };
 }
+
+/**
+ * The Server Action with the intent's key put first, for code that calls it for you: in
+ * `useActionState(keyedAction(intent, signIn), initial)` React's previous state and FormData follow the key, and the
+ * intent is settled with the result.
+ */
+export function keyedAction<A extends unknown[], T>(
+  intent: IntentKey,
+  action: (key: string, ...args: A) => Promise<T>,
+): (...args: A) => Promise<T> {
+  return async (...args: A) => intent.settle(await action(intent.key(), ...args));
+}

@@ -1,7 +1,7 @@
 import { useRef } from 'react';
 import { createIntentKey, type IntentKey } from './intentKey.js';
 
-export { createIntentKey, isRetryable, type IntentKey } from './intentKey.js';
+export { createIntentKey, isRetryable, keyedAction, type IntentKey } from './intentKey.js';
 
 /**
  * The component's idempotency key for one kind of intent, stable across re-renders: send `intent.key()` with the

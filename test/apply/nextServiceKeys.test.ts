@@ -1,0 +1,44 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runApply } from '../../src/cli/apply.js';
+import { copyFixture, type FixtureCopy } from './fixtureApp.js';
+
+/**
+ * A Server Action built by a call whose Stripe call sits in a service module (the shape of nextjs/saas-starter's
+ * checkoutAction → createCheckoutSession): the action is wrapped, and the service reads the claim the wrapper holds for
+ * the call chain with idempotencyOf(), as under NestJS's interceptor. No database or Stripe needed: text only.
+ */
+describe('apply on a Next.js Server Action whose provider call is in a service', { timeout: 300_000 }, () => {
+  let copy: FixtureCopy | undefined;
+  afterAll(async () => {
+    await copy?.remove();
+  });
+
+  it('wraps the built action, keys the service call from idempotencyOf(), and changes nothing the second time', async () => {
+    copy = await copyFixture('next', (text) => {
+      const config = JSON.parse(text) as { actions: unknown[]; payments?: string[] };
+      config.payments = ['stripe'];
+      config.actions.push({ name: 'payInvoice', trigger: 'http', route: 'POST /payInvoice', transport: 'server-action', significantFields: ['invoiceId'], provider: 'stripe', scope: 'global', source: 'app/pay.ts:5' });
+      return JSON.stringify(config, null, 2);
+    });
+    const write = async (file: string, text: string) => {
+      await mkdir(path.dirname(path.join(copy!.dir, file)), { recursive: true });
+      await writeFile(path.join(copy!.dir, file), text);
+    };
+    await write('lib/billing.ts', "import Stripe from 'stripe';\n\nconst stripe = new Stripe(process.env.STRIPE_KEY ?? '');\n\nexport async function chargeInvoice(invoiceId: string) {\n  const intent = await stripe.paymentIntents.create({ amount: 500, currency: 'eur', metadata: { invoiceId } });\n  return intent.id;\n}\n");
+    await write('lib/withForm.ts', 'export function withForm<T>(action: (formData: FormData) => Promise<T>) {\n  return async (_previous: unknown, formData: FormData) => action(formData);\n}\n');
+    await write('app/pay.ts', "'use server';\n\nimport { chargeInvoice } from '@/lib/billing';\nimport { withForm } from '@/lib/withForm';\nexport const payInvoice = withForm(async (formData) => {\n  return { paid: await chargeInvoice(String(formData.get('invoiceId'))) };\n});\n");
+    const first = await runApply({ cwd: copy.dir, yes: true, quiet: true, action: 'payInvoice' }, { interactive: false });
+    expect(first.stale).toEqual([]);
+    const pay = await readFile(path.join(copy.dir, 'app/pay.ts'), 'utf8');
+    expect(pay).toContain('const payInvoiceOnce = withForm(async (formData) => {');
+    expect(pay).toContain("export const payInvoice = idempotency.idempotentAction(\n  'payInvoice',\n  (_idempotencyKey: string, ...args: Parameters<typeof payInvoiceOnce>) => payInvoiceOnce(...args),\n);\n");
+    const billing = await readFile(path.join(copy.dir, 'lib/billing.ts'), 'utf8');
+    expect(billing).toContain('export async function chargeInvoice(invoiceId: string) {\n  const idempotencyContext = idempotencyOf();\n');
+    expect(billing).toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined');
+    expect(first.manual.map((m) => m.reason)).not.toContainEqual(expect.stringContaining('not made inside the route handler'));
+    const again = await runApply({ cwd: copy.dir, yes: true, quiet: true, action: 'payInvoice' }, { interactive: false });
+    expect(again.changes).toEqual([]);
+  });
+});

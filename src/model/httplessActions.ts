@@ -1,4 +1,5 @@
 import type { Transport, Trigger } from '../config/schema.js';
+import { andList } from './labels.js';
 
 /** How an action is reached: its trigger, and for an HTTP action found as RPC, its transport. */
 export interface ReachedBy {
@@ -26,5 +27,5 @@ export function noHttpRoute(actions: readonly ReachedBy[]): boolean {
 /** What the actions are, in words: "GraphQL mutations and cron jobs". */
 export function httplessKinds(actions: readonly ReachedBy[]): string {
   const kinds = KINDS.filter(([, test]) => actions.some(test)).map(([name]) => name);
-  return kinds.length <= 1 ? (kinds[0] ?? 'functions') : `${kinds.slice(0, -1).join(', ')} and ${kinds[kinds.length - 1]}`;
+  return kinds.length === 0 ? 'functions' : andList(kinds);
 }

@@ -1,6 +1,11 @@
 import type { Database, Framework, Provider, RetrySource, Scope, Transport, Trigger } from '../config/schema.js';
 import { parseHttpRoute } from './naming.js';
 
+/** "a", "a and b", "a, b and c": names in a sentence. */
+export function andList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}`;
+}
+
 export const FRAMEWORK_LABELS: Record<Framework, string> = {
   express: 'Express',
   fastify: 'Fastify',

@@ -4,6 +4,7 @@ import type { ActionDesign, CleanupPolicy, FingerprintPolicy, KeyPolicy, LockPol
 import { LEASE_SAFETY_FACTOR, SKEW_BUFFER_MS, DEFAULT_DURATION_MS } from './timing.js';
 import { STORE_FACTS } from './storeFacts.js';
 import { workerContested, workerKinds, workerRules, workerValidation, type WorkerKinds } from './workerOutcomes.js';
+import { andList } from './labels.js';
 
 export const FINGERPRINT_ALGORITHM_ID = 'sha256-canonical-json-v1';
 export const PROBLEM_TYPE_BASE = 'https://idempotency-builder.dev/problems/';
@@ -64,7 +65,7 @@ export function buildKeyPolicy(actions: readonly ActionDesign[], database?: Stac
       : worker
       ? `No caller sends a key: ${[worker.consumers ? 'each consumer derives it from the message id the producer or broker sets' : '', worker.crons ? 'each cron job from its name and the slot it was scheduled for' : ''].filter(Boolean).join(', and ')}, so every redelivery${worker.crons ? ' and every fire of the same slot' : ''} produces the same key.`
       : derived.length > 0
-        ? `HTTP callers generate a UUIDv4 once per intent and reuse it on every retry; ${derived.map((a) => a.name).join(', ')} derive the key on the server from fields that identify the event or job, so every redelivery produces the same key.`
+        ? `HTTP callers generate a UUIDv4 once per intent and reuse it on every retry; ${andList(derived.map((a) => a.name))} ${derived.length === 1 ? 'derives' : 'derive'} the key on the server from fields that identify the event or job, so every redelivery produces the same key.`
         : 'Callers generate a UUIDv4 once per user intent (when the form is shown or the operation is first attempted) and reuse it on every retry.',
     ...(formGeneration && !onlyForms ? { formGeneration } : {}),
     timeVaryingWarning: `Nothing time-varying goes into a key: a retry that crosses a clock boundary (14:59 → 15:01) would get a new key and run again. Expiry is ${STORE_FACTS[database ?? 'postgres'].expiryField}, not part of the key. Scheduled jobs use the slot they were scheduled for, which is the same for every attempt at that slot.`,

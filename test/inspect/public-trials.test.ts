@@ -390,7 +390,7 @@ export const invite = validatedActionWithUser(z.object({ email: z.string() }), a
     ]);
     const signUp = findings.find((f) => f.kind === 'endpoint' && f.handler === 'signUp');
     expect(signUp).toMatchObject({ transport: 'server-action', touchesPayment: true });
-    expect(signUp?.kind === 'endpoint' && [...signUp.bodyFields].sort()).toEqual(['email', 'inviteId', 'password', 'priceId', 'redirect']);
+    expect(signUp?.kind === 'endpoint' ? [...(signUp.bodyFields ?? [])].sort() : []).toEqual(['email', 'inviteId', 'password', 'priceId', 'redirect']);
   });
 });
 

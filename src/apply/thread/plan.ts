@@ -3,7 +3,7 @@ import type { Provider } from '../../config/schema.js';
 import { KEY_HEADERS } from '../../findings/providerCalls.js';
 import type { SourceContext } from '../../findings/types.js';
 import type { PaymentProvider } from '../../inspect/types.js';
-import { PROVIDER_LABELS } from '../../model/labels.js';
+import { andList, PROVIDER_LABELS } from '../../model/labels.js';
 import { CONTEXT_NAME } from '../transforms/stripeKey.js';
 import type { Edit, ManualStep, WiringTarget } from '../types.js';
 import { AMBIENT_ACCESSOR, chainsFrom, contextIndex, keyHelper, lineOf, ownProviderCalls, readsAmbientContext, threadedBefore, type Chain, type Hop, type OpenCall, type Sources } from './chains.js';
@@ -48,7 +48,7 @@ const label = (provider: PaymentProvider) => PROVIDER_LABELS[provider as Provide
 /** "Stripe", "Adyen and PayPal": the providers the calls go to, for messages. */
 function providersOf(calls: readonly OpenCall[]): { names: string; plural: boolean } {
   const names = [...new Set(calls.map((c) => label(c.provider)))];
-  return { names: names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)!}` : names[0]!, plural: names.length > 1 };
+  return { names: andList(names), plural: names.length > 1 };
 }
 
 /** How to key a call by hand, from the context the user passes down: `stripeRequestOptions(context) … as its request options`. */

@@ -1,4 +1,5 @@
 import { githubSlug } from '../document/types.js';
+import { andList } from '../../model/labels.js';
 
 /**
  * Short names for the design's sections, so pages read like the spec's example folder
@@ -35,7 +36,7 @@ export function pageLabel(sections: readonly NamedSection[]): string {
   const names = sections.map(shortName).map((name, i) => (i === 0 ? name : name.charAt(0).toLowerCase() + name.slice(1)));
   if (names.length <= 1) return names[0] ?? '';
   if (names.length > 3) return `${names[0]!} to ${names[names.length - 1]!}`;
-  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]!}`;
+  return andList(names);
 }
 
 /** "2–3" for the nav, so page entries carry the same section numbers as the index. */

@@ -372,7 +372,7 @@ async function nestRootsToWire(root: string, files: readonly ProjectFile[], targ
  * The project's own tests that call a protected route get a key per request (projectTests.ts): once the route is
  * wired, a request without one is answered 400, and the suite that passed before apply would fail after it.
  */
-async function keyProjectTests(root: string, targets: readonly WiringTarget[], changes: FileChange[], options: { scaffoldDir: string; imports: ProjectImports; header: string; runner: string; memory: boolean; inPackage?: (file: string) => boolean }): Promise<{ edits: Edit[]; manual: ManualStep[] }> {
+async function keyProjectTests(root: string, targets: readonly WiringTarget[], changes: FileChange[], options: { scaffoldDir: string; imports: ProjectImports; header: string; runner: string; memory: boolean; inPackage?: (file: string) => boolean; packageDir?: string }): Promise<{ edits: Edit[]; manual: ManualStep[] }> {
   const routes: KeyedRoute[] = targets.flatMap((t) => (t.trigger === 'http' && t.path !== undefined && t.keySource !== 'derived' ? [{ action: t.action, method: t.method ?? 'POST', path: t.path }] : []));
   const out = { edits: [] as Edit[], manual: [] as ManualStep[] };
   if (routes.length === 0) return out;
@@ -395,7 +395,7 @@ async function keyProjectTests(root: string, targets: readonly WiringTarget[], c
   // The keyed requests also need a store: the instance's memory store is chosen by NODE_ENV=test, which Jest and
   // Vitest set and node:test and Mocha do not.
   const first = out.edits[0];
-  if (first && options.memory && options.runner !== 'jest' && options.runner !== 'vitest' && !(await testScriptChoosesMemoryStore(root))) {
+  if (first && options.memory && options.runner !== 'jest' && options.runner !== 'vitest' && !(await testScriptChoosesMemoryStore(root, options.packageDir))) {
     const runner = options.runner === 'node-test' ? 'node:test' : options.runner === 'mocha' ? 'Mocha' : 'your test runner';
     out.manual.push({ action: first.action, file: first.file, reason: `your tests now send a key to the protected routes; they also need a store: the instance uses the memory store when NODE_ENV=test, which ${runner} does not set. Run them with IDEMPOTENCY_STORE=memory (e.g. "test": "IDEMPOTENCY_STORE=memory ${options.runner === 'mocha' ? 'mocha' : 'node --test'}"), or give them the real store (its connection variable, with the migration applied)` });
   }
@@ -403,8 +403,8 @@ async function keyProjectTests(root: string, targets: readonly WiringTarget[], c
 }
 
 /** Whether package.json's test scripts choose the memory store themselves (`NODE_ENV=test mocha`, `cross-env IDEMPOTENCY_STORE=memory …`). */
-async function testScriptChoosesMemoryStore(root: string): Promise<boolean> {
-  const text = (await readInside(root, 'package.json').catch(() => undefined)) ?? '';
+async function testScriptChoosesMemoryStore(root: string, packageDir?: string): Promise<boolean> {
+  const text = (await readInside(root, packageDir ? `${packageDir}/package.json` : 'package.json').catch(() => undefined)) ?? '';
   try {
     const scripts = (JSON.parse(text) as { scripts?: Record<string, unknown> }).scripts ?? {};
     return Object.entries(scripts).some(([name, script]) => /test/i.test(name) && typeof script === 'string' && /\b(NODE_ENV=(["']?)test\2|IDEMPOTENCY_STORE=(["']?)memory\3)(\s|$)/.test(script));
@@ -465,7 +465,7 @@ async function planPackageScaffolds(root: string, scaffolds: readonly PlannedSca
       continue;
     }
     const imports = await packageImports(root, scaffold.packageDir);
-    parts.push(await planScaffoldApply(root, { ...input, model: scaffold.model, dir: scaffold.dir, index, imports, owns, inPackage: (file) => ownerOf(file) === scaffold }));
+    parts.push(await planScaffoldApply(root, { ...input, model: scaffold.model, dir: scaffold.dir, index, imports, owns, inPackage: (file) => ownerOf(file) === scaffold, packageDir: scaffold.packageDir }));
   }
   if (parts.length > 0 && missing.length === parts.length) throw new UserError(`The scaffolding is not in ${missing.join(', ')} yet.`, 'Run `idempotency-builder generate` first (it writes one scaffold per package), then apply.');
   return parts;
@@ -512,6 +512,8 @@ interface ScaffoldApplyInput {
   /** With one scaffold per package: the actions this one wires, and whether a project file is in its package. */
   owns?: ReadonlySet<string>;
   inPackage?: (file: string) => boolean;
+  /** The package folder whose package.json holds its test scripts ('' or unset: the root's). */
+  packageDir?: string;
 }
 
 /** The wiring of one scaffold with the actions of its package, before findings are relisted over the whole plan. */
@@ -734,7 +736,7 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
   }
   // Last, so nothing above mistakes a test file's new key header for wiring.
   if (framework && stale.length === 0) {
-    const keyed = await keyProjectTests(root, targets, changes, { scaffoldDir: dir, imports, header: model.keys.header, runner: model.stack.testFramework, memory, ...(input.inPackage ? { inPackage: input.inPackage } : {}) });
+    const keyed = await keyProjectTests(root, targets, changes, { scaffoldDir: dir, imports, header: model.keys.header, runner: model.stack.testFramework, memory, ...(input.inPackage ? { inPackage: input.inPackage } : {}), ...(input.packageDir ? { packageDir: input.packageDir } : {}) });
     edits.push(...keyed.edits);
     manual.push(...keyed.manual);
   }

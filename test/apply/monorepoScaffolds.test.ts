@@ -76,8 +76,11 @@ describe('apply in a monorepo with one scaffold per package', { timeout: 300_000
     const result = await generate({ cwd: dir, format: 'md', date: '2026-01-15', diagrams: 'beautiful-mermaid' });
     const doc = await readFile(path.join(dir, result.document), 'utf8');
     const section = doc.slice(doc.indexOf('Wiring in your code'));
-    expect(section).toContain(`${API}/src/idempotency/instance.ts`);
-    expect(section).toContain(`${WORKER}/src/idempotency/instance.ts`);
+    const row = (action: string) => section.split('\n').find((line) => line.startsWith(`| ${action} |`)) ?? '';
+    expect(row('createOrder')).toContain(`${API}/src/idempotency/instance.ts`);
+    expect(row('createOrder')).not.toContain(WORKER);
+    expect(row('sendReceipt')).toContain(`${WORKER}/src/idempotency/instance.ts`);
+    expect(row('sendReceipt')).not.toContain(API);
     expect(section).not.toContain('scaffold.dir) only');
   });
 });

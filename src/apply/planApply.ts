@@ -25,7 +25,8 @@ import { wireFastifyRoute } from './transforms/fastifyRoute.js';
 import { wireHonoRoute } from './transforms/honoRoute.js';
 import { READS_NO_PRINCIPAL, renderMiddlewareInstance, wireKoaRoute } from './transforms/koaRoute.js';
 import { renderPlainInstance, wrapPlainFunction } from './transforms/plainWrap.js';
-import { planScaffolds } from '../scaffold/placement/planScaffolds.js';
+import { planScaffolds, type PlannedScaffold } from '../scaffold/placement/planScaffolds.js';
+import { emptyScaffoldPlan, mergeScaffoldPlans, type ScaffoldPlan } from './mergeScaffoldPlans.js';
 import { CONTROLLER_CLAIM_MODULE, renderControllerClaim } from './transforms/routingControllersMethod.js';
 import { locateNestMethod, routeOf, VERBS, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
 import { nestUnauthenticatedRoute, readNestAuthentication } from './nestAuthentication.js';
@@ -103,23 +104,6 @@ export function wireSource(file: string, text: string, targets: readonly WiringT
 }
 
 /**
- * In a repository whose actions live in several packages, generate gave each package its own scaffold; apply wires
- * the one in scaffold.dir. An action in another package is a manual step naming its package's scaffold (its
- * README lists the mounts), rather than an edit importing middleware across packages or a misleading "not scaffolded".
- */
-export function ownScaffoldOnly(root: string, model: DesignModel, dir: string, targets: WiringTarget[], manual: ManualStep[]): WiringTarget[] {
-  const scaffolds = planScaffolds(root, model, dir);
-  if (scaffolds.length <= 1) return targets;
-  const inside = (file: string, packageDir: string) => packageDir === '' || file.startsWith(`${packageDir}/`);
-  return targets.filter((target) => {
-    const own = scaffolds.filter((s) => inside(target.file, s.packageDir)).sort((a, b) => b.packageDir.length - a.packageDir.length)[0];
-    if (own === undefined || own.dir === dir) return true;
-    manual.push({ action: target.action, file: target.file, line: target.line, reason: `its package (${own.packageDir}) has its own scaffold in ${own.dir}, and apply wires the one in ${dir} (scaffold.dir) only: wire it with ${own.dir} as that folder's README shows` });
-    return false;
-  });
-}
-
-/**
  * A tRPC procedure (or a GraphQL mutation) in an app whose HTTP framework apply wires: it has no route of its own
  * for that framework's middleware (the whole API is one route), so it is claimed inside the procedure by hand, as
  * the scaffold README shows. The plain wrapper and NestJS's resolver pass handle theirs.
@@ -193,13 +177,15 @@ async function projectImports(root: string): Promise<ProjectImports> {
 }
 
 /** Sorted actions → the wiring each needs, or the manual step saying why apply leaves it. */
-function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework | undefined, only: string | undefined): { targets: WiringTarget[]; manual: ManualStep[]; findings: Map<ManualStep, FindingDesign> } {
+function targetsOf(model: DesignModel, config: Config, framework: ApplyFramework | undefined, only: string | undefined, owns?: ReadonlySet<string>): { targets: WiringTarget[]; manual: ManualStep[]; findings: Map<ManualStep, FindingDesign> } {
   const targets: WiringTarget[] = [];
   const manual: ManualStep[] = [];
   // Which manual steps are recorded findings: planApply re-runs their rules on the edited text (relocateFindings).
   const findings = new Map<ManualStep, FindingDesign>();
   for (const [index, action] of model.actions.entries()) {
     if (only !== undefined && action.name !== only) continue;
+    // With one scaffold per package, the actions of another package are that scaffold's.
+    if (owns !== undefined && !owns.has(action.name)) continue;
     const source = config.actions[index]?.source ?? action.source;
     const location = source ? parseSourceLocation(source) : undefined;
     if (!location) {
@@ -386,7 +372,7 @@ async function nestRootsToWire(root: string, files: readonly ProjectFile[], targ
  * The project's own tests that call a protected route get a key per request (projectTests.ts): once the route is
  * wired, a request without one is answered 400, and the suite that passed before apply would fail after it.
  */
-async function keyProjectTests(root: string, targets: readonly WiringTarget[], changes: FileChange[], options: { scaffoldDir: string; imports: ProjectImports; header: string; runner: string; memory: boolean }): Promise<{ edits: Edit[]; manual: ManualStep[] }> {
+async function keyProjectTests(root: string, targets: readonly WiringTarget[], changes: FileChange[], options: { scaffoldDir: string; imports: ProjectImports; header: string; runner: string; memory: boolean; inPackage?: (file: string) => boolean; packageDir?: string }): Promise<{ edits: Edit[]; manual: ManualStep[] }> {
   const routes: KeyedRoute[] = targets.flatMap((t) => (t.trigger === 'http' && t.path !== undefined && t.keySource !== 'derived' ? [{ action: t.action, method: t.method ?? 'POST', path: t.path }] : []));
   const out = { edits: [] as Edit[], manual: [] as ManualStep[] };
   if (routes.length === 0) return out;
@@ -394,6 +380,8 @@ async function keyProjectTests(root: string, targets: readonly WiringTarget[], c
   const { files } = await walkProject(root, { tests: true });
   for (const file of files) {
     if (file.rel === options.scaffoldDir || file.rel.startsWith(`${options.scaffoldDir}/`)) continue;
+    // Another package's tests are its own scaffold's to key.
+    if (options.inPackage && !options.inPackage(file.rel)) continue;
     const existing = changes.find((c) => c.path === file.rel);
     const text = existing?.after ?? (await readInside(root, file.rel).catch(() => undefined));
     if (text === undefined) continue;
@@ -407,7 +395,7 @@ async function keyProjectTests(root: string, targets: readonly WiringTarget[], c
   // The keyed requests also need a store: the instance's memory store is chosen by NODE_ENV=test, which Jest and
   // Vitest set and node:test and Mocha do not.
   const first = out.edits[0];
-  if (first && options.memory && options.runner !== 'jest' && options.runner !== 'vitest' && !(await testScriptChoosesMemoryStore(root))) {
+  if (first && options.memory && options.runner !== 'jest' && options.runner !== 'vitest' && !(await testScriptChoosesMemoryStore(root, options.packageDir))) {
     const runner = options.runner === 'node-test' ? 'node:test' : options.runner === 'mocha' ? 'Mocha' : 'your test runner';
     out.manual.push({ action: first.action, file: first.file, reason: `your tests now send a key to the protected routes; they also need a store: the instance uses the memory store when NODE_ENV=test, which ${runner} does not set. Run them with IDEMPOTENCY_STORE=memory (e.g. "test": "IDEMPOTENCY_STORE=memory ${options.runner === 'mocha' ? 'mocha' : 'node --test'}"), or give them the real store (its connection variable, with the migration applied)` });
   }
@@ -415,8 +403,8 @@ async function keyProjectTests(root: string, targets: readonly WiringTarget[], c
 }
 
 /** Whether package.json's test scripts choose the memory store themselves (`NODE_ENV=test mocha`, `cross-env IDEMPOTENCY_STORE=memory …`). */
-async function testScriptChoosesMemoryStore(root: string): Promise<boolean> {
-  const text = (await readInside(root, 'package.json').catch(() => undefined)) ?? '';
+async function testScriptChoosesMemoryStore(root: string, packageDir?: string): Promise<boolean> {
+  const text = (await readInside(root, packageDir ? `${packageDir}/package.json` : 'package.json').catch(() => undefined)) ?? '';
   try {
     const scripts = (JSON.parse(text) as { scripts?: Record<string, unknown> }).scripts ?? {};
     return Object.entries(scripts).some(([name, script]) => /test/i.test(name) && typeof script === 'string' && /\b(NODE_ENV=(["']?)test\2|IDEMPOTENCY_STORE=(["']?)memory\3)(\s|$)/.test(script));
@@ -434,7 +422,8 @@ export interface PlanApplyOptions {
 
 /**
  * Reads the files the actions point at, runs the transforms in memory and returns every change with its text before
- * and after. Pure apart from reading: nothing is written here.
+ * and after. Pure apart from reading: nothing is written here. In a repository whose actions live in several packages,
+ * generate gave each package its own scaffold (planScaffolds): each action is wired with its own package's.
  */
 export async function planApply(root: string, options: PlanApplyOptions): Promise<ApplyPlan> {
   const { config, model } = options;
@@ -446,11 +435,92 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   // JavaScript projects get the scaffold as .js (ES modules or CommonJS, as generate chose); apply's own files follow it.
   const ext = model.stack.language === 'javascript' ? '.js' : '.ts';
   const dir = normalizeRelative(config.scaffold.dir);
-  const present = async (name: string) => (await readInside(root, `${dir}/${name}${ext}`).catch(() => undefined)) !== undefined;
+  const record = await readApplyRecord(root);
+  const scaffolds = planScaffolds(root, model, dir);
+  if (scaffolds.length > 1) return assemblePlan(root, options, record, mergeScaffoldPlans(await planPackageScaffolds(root, scaffolds, { options, ext, record })));
   // The scaffold's index, read once: it decides how apply's own files import and whether the instance can use the
   // memory store (an index generated by an older release, or edited since, may not export it).
   const index = await readInside(root, `${dir}/index${ext}`).catch(() => undefined);
   if (index === undefined) throw new UserError(`The scaffolding is not in ${dir} yet.`, 'Run `idempotency-builder generate` first, then apply.');
+  return assemblePlan(root, options, record, await planScaffoldApply(root, { options, model, dir, ext, index, record, imports: await projectImports(root) }));
+}
+
+/**
+ * One scaffold per package (planScaffolds): each wires the actions of its package, with its package's tsconfig aliases;
+ * a package whose scaffold is not on disk (generate not run since its actions were added) leaves its actions as
+ * manual steps saying so.
+ */
+async function planPackageScaffolds(root: string, scaffolds: readonly PlannedScaffold[], input: Pick<ScaffoldApplyInput, 'options' | 'ext' | 'record'>): Promise<ScaffoldPlan[]> {
+  const { options, ext } = input;
+  const ownerOf = packageOwner(scaffolds, options.config.scaffold === false ? '' : normalizeRelative(options.config.scaffold.dir));
+  const parts: ScaffoldPlan[] = [];
+  const missing: string[] = [];
+  for (const scaffold of scaffolds) {
+    const owns = new Set(scaffold.model.actions.map((a) => a.name).filter((name) => options.action === undefined || name === options.action));
+    if (owns.size === 0) continue;
+    const index = await readInside(root, `${scaffold.dir}/index${ext}`).catch(() => undefined);
+    if (index === undefined) {
+      missing.push(scaffold.dir);
+      parts.push({ ...emptyScaffoldPlan(scaffold.dir), manual: notGeneratedSteps(scaffold, owns, options) });
+      continue;
+    }
+    const imports = await packageImports(root, scaffold.packageDir);
+    parts.push(await planScaffoldApply(root, { ...input, model: scaffold.model, dir: scaffold.dir, index, imports, owns, inPackage: (file) => ownerOf(file) === scaffold, packageDir: scaffold.packageDir }));
+  }
+  if (parts.length > 0 && missing.length === parts.length) throw new UserError(`The scaffolding is not in ${missing.join(', ')} yet.`, 'Run `idempotency-builder generate` first (it writes one scaffold per package), then apply.');
+  return parts;
+}
+
+/** The scaffold whose package holds a project file (the innermost); a file in none goes with scaffold.dir's. */
+function packageOwner(scaffolds: readonly PlannedScaffold[], configuredDir: string): (file: string) => PlannedScaffold {
+  const byDepth = [...scaffolds].sort((a, b) => b.packageDir.length - a.packageDir.length);
+  const fallback = scaffolds.find((s) => s.dir === configuredDir) ?? scaffolds[0]!;
+  return (file) => byDepth.find((s) => s.packageDir === '' || file.startsWith(`${s.packageDir}/`)) ?? fallback;
+}
+
+/** Each action of a package whose scaffold is missing on disk: what to run. */
+function notGeneratedSteps(scaffold: PlannedScaffold, owns: ReadonlySet<string>, options: PlanApplyOptions): ManualStep[] {
+  const where = scaffold.packageDir === '' ? 'the root package' : `its package (${scaffold.packageDir})`;
+  return options.model.actions.flatMap((action, index) => {
+    if (!owns.has(action.name)) return [];
+    const source = options.config.actions[index]?.source ?? action.source;
+    const location = source ? parseSourceLocation(source) : undefined;
+    return [{ action: action.name, ...(location ? { file: normalizeRelative(location.file, 'read'), line: location.line } : {}), reason: `${where} has no scaffold in ${scaffold.dir} yet: run \`idempotency-builder generate\` (it writes one scaffold per package), then apply again` }];
+  });
+}
+
+/**
+ * The aliases and import habit of a workspace package: its own tsconfig.json when it has one (aliases made relative
+ * to the project root, as apply's paths are), else the root's.
+ */
+async function packageImports(root: string, packageDir: string): Promise<ProjectImports> {
+  if (packageDir === '' || (await readInside(root, `${packageDir}/tsconfig.json`).catch(() => undefined)) === undefined) return projectImports(root);
+  const own = projectImportsAt(path.join(root, packageDir));
+  return { ...own, aliases: own.aliases.map((alias) => ({ ...alias, dir: alias.dir === '' ? packageDir : `${packageDir}/${alias.dir}` })) };
+}
+
+interface ScaffoldApplyInput {
+  options: PlanApplyOptions;
+  /** The design restricted to this scaffold's package (the whole design when there is one scaffold). */
+  model: DesignModel;
+  dir: string;
+  ext: '.ts' | '.js';
+  /** The scaffold's index as read. */
+  index: string;
+  record: ApplyRecord;
+  imports: ProjectImports;
+  /** With one scaffold per package: the actions this one wires, and whether a project file is in its package. */
+  owns?: ReadonlySet<string>;
+  inPackage?: (file: string) => boolean;
+  /** The package folder whose package.json holds its test scripts ('' or unset: the root's). */
+  packageDir?: string;
+}
+
+/** The wiring of one scaffold with the actions of its package, before findings are relisted over the whole plan. */
+async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promise<ScaffoldPlan> {
+  const { options, model, dir, ext, index, record, imports } = input;
+  const { config } = options;
+  const present = async (name: string) => (await readInside(root, `${dir}/${name}${ext}`).catch(() => undefined)) !== undefined;
   const emit = ext === '.js' ? await javaScriptEmitter(index, { root, dir, testFramework: model.stack.testFramework }) : typeScriptEmitter(index);
   const memory = /\bcreateMemoryStore\b/.test(index);
   const scaffoldModules = new Set<string>(['index']);
@@ -459,13 +529,10 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   const plain = model.stack.framework === 'none' || (referenceFramework(model.stack, model.actions) === 'none' && (await present('plain')));
   const framework = plain ? 'plain' : (['express', 'fastify', 'nestjs', 'nextjs', 'koa', 'hono'] as const).find((f) => f === model.stack.framework);
   const graphql = framework === 'plain' && model.actions.some((a) => a.transport === 'graphql') ? await graphqlOf(root, model.keys.header) : undefined;
-  const { targets: all, manual, findings } = targetsOf(model, config, framework, options.action);
-  const targets = ownScaffoldOnly(root, model, dir, all, manual);
+  const { targets, manual, findings } = targetsOf(options.model, config, framework, options.action, input.owns);
   const routingControllers = framework === 'express' || framework === 'koa' ? await routingControllersOf(root, model.keys.header) : undefined;
   // Read once, and only when a route's keys are scoped to a caller: whether anything authenticates it (init's reading).
   const routeAuthentication = (framework === 'express' || framework === 'koa' || framework === 'fastify' || framework === 'hono') && targets.some((t) => t.trigger === 'http' && t.scope !== undefined && t.scope !== 'global') ? await readRouteAuthentication(root) : undefined;
-  const record = await readApplyRecord(root);
-  const imports = await projectImports(root);
   const changes: FileChange[] = [];
   const edits: Edit[] = [];
   const stale: string[] = [];
@@ -599,7 +666,8 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
     // One walk for both: the middleware and guards that authenticate routes, and the modules that boot apps.
     const { walkProject } = await import('../inspect/files/walkProject.js');
-    const { files } = await walkProject(root);
+    const { files: all } = await walkProject(root);
+    const files = input.inPackage ? all.filter((f) => input.inPackage!(f.rel)) : all;
     manual.push(...(await unauthenticatedNestRoutes(root, files, targets, changes, dir, imports)));
     const roots = await nestRootsToWire(root, files, targets, imports, dir);
     manual.push(...roots.manual);
@@ -669,18 +737,24 @@ export async function planApply(root: string, options: PlanApplyOptions): Promis
   }
   // Last, so nothing above mistakes a test file's new key header for wiring.
   if (framework && stale.length === 0) {
-    const keyed = await keyProjectTests(root, targets, changes, { scaffoldDir: dir, imports, header: model.keys.header, runner: model.stack.testFramework, memory });
+    const keyed = await keyProjectTests(root, targets, changes, { scaffoldDir: dir, imports, header: model.keys.header, runner: model.stack.testFramework, memory, ...(input.inPackage ? { inPackage: input.inPackage } : {}), ...(input.packageDir ? { packageDir: input.packageDir } : {}) });
     edits.push(...keyed.edits);
     manual.push(...keyed.manual);
   }
   // Listed as they stand after the edits: what the transforms fixed goes, the rest points at the edited lines.
   // Later passes (the NestJS module, the Next.js project) may edit a target file again: their text is the final one.
   const edited = texts.map((t) => ({ ...t, after: changes.find((c) => c.path === t.path)?.after ?? t.after }));
+  return { dir, changes, edits, manual, stale, transactional, texts: edited, findings, specificAt };
+}
+
+/** The plan from the scaffolds' parts: the recorded findings relisted over every edited file. */
+async function assemblePlan(root: string, options: PlanApplyOptions, record: ApplyRecord, part: ScaffoldPlan): Promise<ApplyPlan> {
+  const { changes, edits, manual, stale, transactional, texts: edited, findings, specificAt } = part;
   const written = (file: string) => record.files[file] === sha256(edited.find((t) => t.path === file)?.before ?? '');
   const dependencies = findings.size > 0 ? await projectDependencies(root) : new Map<string, string>();
   const relist = (final: readonly FileChange[]) =>
     findings.size > 0 ? withoutRestated(relocateFindings(manual, findings, edited.map((t) => ({ ...t, after: final.find((c) => c.path === t.path)?.after ?? t.after })), dependencies, written), specificAt) : manual;
-  return { changes, edits, manual: relist(changes), stale, transactional, actions: model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record, relist };
+  return { changes, edits, manual: relist(changes), stale, transactional, actions: options.model.actions.filter((a) => options.action === undefined || a.name === options.action).map((a) => a.name), record, relist };
 }
 
 /** The GraphQL server the project depends on, and where its resolvers' context holds the request (graphqlResolver.ts). */

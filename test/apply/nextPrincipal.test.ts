@@ -22,6 +22,18 @@ describe('the Next.js principal follows the app\'s recognisable auth', () => {
     expect(nextPrincipalOf([authJs], 'src/lib/idempotency', '.js')!.imports).toEqual(["import { auth } from '../../../auth.js';"]);
   });
 
+  it("the app's own session: one exported getUser() that verifies the session cookie (nextjs/saas-starter)", () => {
+    const queries = { path: 'lib/db/queries.ts', text: "import { cookies } from 'next/headers';\nimport { verifyToken } from '@/lib/auth/session';\nexport async function getUser() {\n  const cookie = (await cookies()).get('session');\n  if (!cookie) return null;\n  const session = await verifyToken(cookie.value);\n  return { id: session.user.id };\n}\n" };
+    const principal = nextPrincipalOf([route, queries], 'lib/idempotency', '')!;
+    expect(principal.label).toBe("the app's own session (getUser() in lib/db/queries.ts)");
+    expect(principal.imports).toEqual(["import { getUser } from '../db/queries';"]);
+    expect(renderNextInstance(true, 'postgres', principal)).toContain('  principal: async () => (await getUser())?.id ?? undefined,');
+    // Two such readers: which one the actions use cannot be told, so the principal stays manual.
+    expect(nextPrincipalOf([route, queries, { ...queries, path: 'lib/auth.ts' }], 'lib/idempotency', '')).toBeUndefined();
+    // A getUser() that reads no cookie (a database lookup by id) is not a session reader.
+    expect(nextPrincipalOf([route, { path: 'lib/users.ts', text: 'export async function getUser() {\n  return db.user.findFirst();\n}\n' }], 'lib/idempotency', '')).toBeUndefined();
+  });
+
   it('next-auth v4: getServerSession(authOptions) with the exported options', () => {
     const options = { path: 'lib/auth.ts', text: "import type { NextAuthOptions } from 'next-auth';\nexport const authOptions: NextAuthOptions = { providers: [] };\n" };
     const page = { path: 'app/page.tsx', text: "import { getServerSession } from 'next-auth';\nimport { authOptions } from '@/lib/auth';\nexport default async function Page() {\n  const session = await getServerSession(authOptions);\n  return null;\n}\n" };

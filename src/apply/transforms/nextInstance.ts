@@ -38,6 +38,15 @@ export function nextPrincipalOf(files: ReadonlyArray<{ path: string; text: strin
       principal: 'async () => ((await getServerSession(authOptions))?.user as { id?: string } | undefined)?.id',
     };
   }
+  const own = ownUserReader(files);
+  if (own) {
+    return {
+      label: `the app's own session (${own.name}() in ${own.path})`,
+      imports: [`import { ${own.name} } from ${specifier(own.path)};`],
+      // The signed-in user's record, as the app's own actions read it; its id owns the keys.
+      principal: `async () => (await ${own.name}())?.id ?? undefined`,
+    };
+  }
   const supabase = supabaseServerClient(files);
   if (supabase) {
     // getUser() asks Supabase Auth to verify the session (getSession() would trust the cookie as sent).
@@ -49,6 +58,22 @@ export function nextPrincipalOf(files: ReadonlyArray<{ path: string; text: strin
     };
   }
   return undefined;
+}
+
+/**
+ * An app that keeps its own session (nextjs/saas-starter): the one module exporting an async, parameterless
+ * `getUser()` / `getCurrentUser()` / `currentUser()` that reads the request's cookies (next/headers) and verifies the
+ * session token in them. It returns the signed-in user's record or nothing; the principal is that record's id. Several
+ * such modules, or none: undefined, the principal stays manual.
+ */
+function ownUserReader(files: ReadonlyArray<{ path: string; text: string }>): { path: string; name: string } | undefined {
+  const found = files.flatMap((f) => {
+    if (!/from\s+['"]next\/headers['"]/.test(f.text) || !/\bcookies\s*\(\s*\)/.test(f.text)) return [];
+    if (!/\bverify(?:Id)?Token\s*\(|\bjwtVerify\s*\(|\b(?:jwt|jsonwebtoken)\s*\.\s*verify\s*\(|\bunseal\w*\s*\(|\bgetIronSession\s*\(/.test(f.text)) return [];
+    const names = [...f.text.matchAll(/export\s+async\s+function\s+(getUser|getCurrentUser|currentUser)\s*\(\s*\)/g)].map((m) => m[1]!);
+    return names.length === 1 ? [{ path: f.path, name: names[0]! }] : [];
+  });
+  return found.length === 1 ? found[0] : undefined;
 }
 
 /**

@@ -14,7 +14,7 @@ import { renderWiring, renderWiringJavaScript } from './renderWiring.js';
 import { buildScaffoldView, type ScaffoldView } from './scaffoldView.js';
 import type { StoreModule } from './stores/types.js';
 import { triggerFiles } from './triggers/index.js';
-import { CONTRACT_FILE, CORE_RUNTIME_FILES, MEMORY_STORE_FILE, type StaticFile } from './typescriptRuntime.js';
+import { CONTRACT_FILE, CORE_RUNTIME_FILES, MEMORY_STORE_FILE, METRICS_FILE, type StaticFile } from './typescriptRuntime.js';
 import type { CodeExcerpt, ExcerptId, JavaScriptToFormat, ScaffoldFile, ScaffoldRole, ScaffoldTarget, TargetContext } from './types.js';
 
 export interface HttpTargetOptions {
@@ -38,7 +38,7 @@ const javaScriptFields = (javascript: string | JavaScriptToFormat | undefined): 
  */
 export function httpTarget(options: HttpTargetOptions, store: StoreModule): ScaffoldTarget {
   const { adapter } = options;
-  const staticFiles = [...CORE_RUNTIME_FILES, ...store.files, MEMORY_STORE_FILE, store.metrics, adapter, CONTRACT_FILE];
+  const staticFiles = [...CORE_RUNTIME_FILES, ...store.files, MEMORY_STORE_FILE, METRICS_FILE, adapter, CONTRACT_FILE];
   return {
     id: options.id,
     label: options.label,

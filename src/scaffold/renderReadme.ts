@@ -73,6 +73,10 @@ ${modes}
 ${worker ? workerBehaviour(view, store) : httpBehaviour(view, store)}
 ${store.readme.retention(view)}
 
+## Metrics
+
+${metricsSection(view, store)}
+
 ## Files
 
 ${files.map((file) => `- \`${file.name}\`: ${file.purpose}`).join('\n')}
@@ -89,6 +93,18 @@ for tests and local runs only, never in production: two instances would each run
 `;
   // The JavaScript files' names wherever the text names a .ts file, as the old path renamed them.
   return javascript ? text.replace(/\b([\w.-]+)\.ts\b/g, '$1.js') : text;
+}
+
+/** How metrics.ts is fed: the core's events, the store gauges through observeStore, the cleanup counter if any. */
+function metricsSection(view: ScaffoldView, store: StoreModule): string {
+  const names = view.metricNames;
+  const sample = store.readme.storeSample ?? '`observeStore(sample)`, where `sample` is a cheap query of your store answering\n`{ size, oldestInFlightSeconds }` (either may be left out).';
+  const cleanup = view.cleanupJob
+    ? `\nA cleanup run inside the app reports what it deleted with \`metrics.cleanupDeleted(deleted)\`\n(\`${names.cleanupDeleted}\`).`
+    : '';
+  return `Pass \`events: createIdempotencyMetrics()\` (\`metrics.ts\`) to \`createIdempotency()\` and serve prom-client's registry; the
+alert rules in \`idempotency-alerts.yml\` query these names. The store gauges (\`${names.storeSize}\`,
+\`${names.oldestInFlightAge}\`) are read when Prometheus scrapes, through\n${sample}${cleanup}`;
 }
 
 /** Step 2 of a worker's wiring, naming only the kinds of work it has. */

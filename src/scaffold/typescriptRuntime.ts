@@ -17,7 +17,11 @@ export const CORE_RUNTIME_FILES: readonly StaticFile[] = [
   { path: 'problems.ts', template: 'typescript/core/problems.ts', role: 'core', purpose: 'problem+json bodies for every refusal' },
 ];
 
-export const METRICS_FILE: StaticFile = { path: 'metrics.ts', template: 'typescript/metrics/metrics.ts', role: 'metrics', purpose: 'prom-client metrics fed by the core' };
+/**
+ * The prom-client metrics, one file for every store: the store gauges take a sampling function (observeStore(sample)),
+ * and the cleanup counter exists only where settings.ts names one (stores with a cleanup job).
+ */
+export const METRICS_FILE: StaticFile = { path: 'metrics.ts', template: 'typescript/metrics/metrics.ts', role: 'metrics', purpose: 'prom-client metrics fed by the core; store gauges from a sampling function' };
 
 /**
  * The in-memory store every scaffold carries, whatever its database: `store: createMemoryStore()` in the app's own
@@ -43,6 +47,7 @@ export const POSTGRES_STORE_FILES: readonly StaticFile[] = [
   { path: 'pool.ts', template: 'typescript/postgres/pool.ts', role: 'store', purpose: 'a pg Pool with every wait bounded' },
   { path: 'saga.ts', template: 'typescript/postgres/saga.ts', role: 'saga', purpose: 'saga step tracker: resume and compensation' },
   { path: 'cleanup.ts', template: 'typescript/postgres/cleanup.ts', role: 'cleanup', purpose: 'batched deletion of expired records' },
+  { path: 'pgStoreSample.ts', template: 'typescript/postgres/pgStoreSample.ts', role: 'metrics', purpose: "the store gauges' reading for observeStore: row estimate, oldest in-flight claim" },
 ];
 
 /** The TypeScript runtime on PostgreSQL, as before stores were composable (kept for callers that list it). */

@@ -2,7 +2,8 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { FastifyInstance } from 'fastify';
 import type { Hono } from 'hono';
-import { describeClaimWrites, listening, MYSQL, POSTGRES, serveListening, type Framework } from './claimWritesSuite.js';
+import { describeClaimWrites, MYSQL, POSTGRES, serveListening, type Framework } from './claimWritesSuite.js';
+import { listening } from './fixtureApp.js';
 
 const FRAMEWORKS: Framework[] = [
   {

@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -14,7 +13,7 @@ import { generateScaffold } from '../../src/scaffold/index.js';
 import { postgresSkipReason } from '../scaffold/harness.js';
 import { createMysqlDatabase, mysqlSkipReason } from '../scaffold/storeContract/services.js';
 import { createAppSchema } from './blackBox.js';
-import { applyFirst, compile, copyFixture, snapshotTree, type FixtureCopy } from './fixtureApp.js';
+import { applyFirst, compile, copyFixture, listening, snapshotTree, type FixtureCopy, type Running } from './fixtureApp.js';
 
 const NOW = new Date('2026-01-15T00:00:00Z');
 
@@ -34,16 +33,6 @@ async function regenerate(dir: string): Promise<'transactional' | 'lease'> {
 }
 
 /** A running app: its base URL and how to stop it. */
-interface Running {
-  readonly url: string;
-  close(): Promise<void>;
-}
-
-export const listening = async (server: Server): Promise<Running> => {
-  if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
-};
-
 /** A store's database for the fixture: the store's migration and the notes table, a row counter and its drop. */
 interface Database {
   readonly url: string;

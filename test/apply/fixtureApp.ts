@@ -20,6 +20,18 @@ const run = promisify(execFile);
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 const NOW = new Date('2026-01-15T00:00:00Z');
 
+/** A compiled fixture app serving on an ephemeral loopback port. */
+export interface Running {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** A node:http server once it listens (Express, Koa, @hono/node-server), as a Running app. */
+export const listening = async (server: Server): Promise<Running> => {
+  if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+};
+
 export interface FixtureCopy {
   dir: string;
   /** The generated migration, to create the store's tables in a throwaway schema. */
@@ -218,6 +230,110 @@ export async function webhookFixtureSuite(spec: WebhookFixture): Promise<void> {
         expect(await count()).toBe(1);
       } finally {
         await new Promise((resolve) => server.close(resolve));
+        await db.end();
+      }
+    });
+  });
+}
+
+/** A fixture app with one route a server-rendered form posts (a donation), and what apply must write for its framework. */
+export interface FormFixture {
+  /** fixtures/apply/<fixture>, and what the suite and its first test are called. */
+  readonly fixture: string;
+  readonly title: string;
+  readonly applyTitle: string;
+  /** Part of the throwaway schema's name. */
+  readonly schema: string;
+  /** The framework's own checks on what the first apply returned and made of src/app.ts. */
+  readonly wrote: (first: ApplyResult, app: string) => void;
+  /** Serves the compiled app's `createApp()`. */
+  readonly serve: (createApp: () => unknown) => Promise<Running>;
+}
+
+const keyIn = (html: string) => /name="idempotencyKey" value="([^"]*)"/.exec(html)?.[1];
+
+/** A browser's form post: urlencoded, no key header, the key in the hidden field. */
+const submit = (url: string, fields: Record<string, string>) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), redirect: 'manual' });
+
+/**
+ * A server-rendered form's black-box check: apply --yes puts the hidden key field in views/donate.hbs and the key
+ * function where the framework's templates see it (the fixture's checks), the app type-checks, a second apply changes
+ * nothing; then every page carries a new key, 50 concurrent submissions of one page donate once, and a post without
+ * a key (or with two) is refused.
+ */
+export async function formFixtureSuite(spec: FormFixture): Promise<void> {
+  const skip = await postgresSkipReason();
+  if (skip) console.warn(`skipped: ${skip}`);
+  describe.skipIf(skip !== undefined)(spec.title, { timeout: 300_000 }, () => {
+    let copy: FixtureCopy;
+    let schema: AppSchema | undefined;
+
+    beforeAll(async () => {
+      copy = await copyFixture(spec.fixture);
+    });
+    afterAll(async () => {
+      await schema?.drop();
+      await copy?.remove();
+    });
+
+    it(spec.applyTitle, async () => {
+      const first = await applyFirst(copy.dir);
+      expect(first.changes.map((c) => c.path).sort()).toEqual(['src/app.ts', 'src/idempotency/claimTransaction.ts', 'src/idempotency/instance.ts', 'views/donate.hbs']);
+      // No "ship the client change first": the form is the client, and apply changed it.
+      expect(first.manual.map((m) => m.reason).join('\n')).not.toMatch(/ship the client change|hidden idempotencyKey/);
+      const view = await readFile(path.join(copy.dir, 'views/donate.hbs'), 'utf8');
+      expect(view).toContain('  <form method="post" action="/donations">\n    <input type="hidden" name="idempotencyKey" value="{{idempotencyKey}}">\n    <label>');
+      spec.wrote(first, await readFile(path.join(copy.dir, 'src/app.ts'), 'utf8'));
+      expect(await compile(copy.dir)).toBe('');
+
+      const before = await snapshotTree(copy.dir);
+      const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
+      expect(again.changes).toEqual([]);
+      expect(again.written).toBe(false);
+      expect(await snapshotTree(copy.dir)).toEqual(before);
+    });
+
+    it('renders a new key per page, runs 50 concurrent submissions of one page once, and answers a post without a key 400', async () => {
+      schema = await createAppSchema(spec.schema, copy.migration, 'CREATE TABLE donations (id serial PRIMARY KEY, amount int NOT NULL)');
+      process.env['DATABASE_URL'] = schema.url;
+      const { createApp } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/app.js')).href)) as { createApp: () => unknown };
+      const { db } = (await import(pathToFileURL(path.join(copy.dir, 'dist/src/db.js')).href)) as { db: Pool };
+      const server = await spec.serve(createApp);
+      const rows = async () => (await schema!.pool.query('SELECT count(*)::int AS n FROM donations')).rows[0].n as number;
+      try {
+        const donations = `${server.url}/donations`;
+        const page = async () => keyIn(await (await fetch(donations)).text());
+        const key = await page();
+        const other = await page();
+        expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect(other).not.toBe(key);
+
+        const answers = await Promise.all(Array.from({ length: 50 }, () => submit(donations, { amount: '10', idempotencyKey: key! })));
+        const statuses = answers.map((a) => a.status);
+        // A submission still running when a duplicate arrives is waited for ("inFlight": "wait"); on a loaded machine a
+        // duplicate may outwait that and get 409, or 503 when the store is busy: never a second execution.
+        expect(statuses.every((s) => s === 303 || s === 409 || s === 503), statuses.join(',')).toBe(true);
+        expect(statuses).toContain(303);
+        expect(answers.find((a) => a.status === 303)?.headers.get('location')).toBe('/donations/thanks');
+        expect(await rows()).toBe(1);
+
+        // The same page sent again (the browser's resubmit) replays; the other page's key is another donation.
+        const replay = await submit(donations, { amount: '10', idempotencyKey: key! });
+        expect(replay.status).toBe(303);
+        expect(replay.headers.get('idempotent-replayed')).toBe('true');
+        expect((await submit(donations, { amount: '10', idempotencyKey: other! })).status).toBe(303);
+        expect(await rows()).toBe(2);
+
+        const bare = await submit(donations, { amount: '10' });
+        expect(bare.status).toBe(400);
+        expect(await bare.text()).toContain('Idempotency-Key header or idempotencyKey form field');
+        // Sent twice (two hidden fields), the key is refused, not picked.
+        const twice = await fetch(donations, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `amount=10&idempotencyKey=${key}&idempotencyKey=${other}`, redirect: 'manual' });
+        expect(twice.status).toBe(400);
+        expect(await rows()).toBe(2);
+      } finally {
+        await server.close();
         await db.end();
       }
     });

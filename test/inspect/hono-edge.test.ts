@@ -1,21 +1,10 @@
-import { describeFixtureInspection, stackOf } from './fixtureInspection.js';
+import { describeFixtureInspection, endpoint, stackOf } from './fixtureInspection.js';
 
 /** Hono: basePath, app.route() sub-apps, app.on([...]), zValidator schemas, raw fetch to api.stripe.com with and without Idempotency-Key. */
 describeFixtureInspection('hono-edge', {
   stack: stackOf({ frameworks: ['hono'], databases: ['postgres'], orms: ['drizzle', 'postgres.js'], payments: ['stripe'], testFramework: 'vitest', packageManager: 'bun' }),
   findings: [
-    {
-      kind: 'endpoint',
-      id: 'POST /api/billing/refunds',
-      file: 'src/billing.ts',
-      line: 7,
-      method: 'POST',
-      path: '/api/billing/refunds',
-      framework: 'hono',
-      prefixResolved: true,
-      bodyFields: ['paymentIntent'],
-      touchesPayment: true,
-    },
+    endpoint('hono', 'POST /api/billing/refunds', 'src/billing.ts:7', { bodyFields: ['paymentIntent'], touchesPayment: true }),
     {
       // The client's key, else randomUUID(): a retry without one sends Stripe a new key, as for an SDK call.
       kind: 'payment',
@@ -38,17 +27,7 @@ describeFixtureInspection('hono-edge', {
       mechanism: 'idempotency-middleware',
       detail: 'reads the Idempotency-Key request header',
     },
-    {
-      kind: 'endpoint',
-      id: 'POST /api/billing/charges/:id/capture',
-      file: 'src/billing.ts',
-      line: 17,
-      method: 'POST',
-      path: '/api/billing/charges/:id/capture',
-      framework: 'hono',
-      prefixResolved: true,
-      touchesPayment: true,
-    },
+    endpoint('hono', 'POST /api/billing/charges/:id/capture', 'src/billing.ts:17', { touchesPayment: true }),
     {
       kind: 'payment',
       id: 'stripe charges.capture',
@@ -69,19 +48,7 @@ describeFixtureInspection('hono-edge', {
       mechanism: 'unique-constraint',
       detail: 'unique requestId',
     },
-    {
-      kind: 'endpoint',
-      id: 'POST /api/payouts',
-      insertsRecord: true,
-      file: 'src/index.ts',
-      line: 11,
-      method: 'POST',
-      path: '/api/payouts',
-      framework: 'hono',
-      prefixResolved: true,
-      bodyFields: ['accountId', 'amountCents'],
-      touchesPayment: false,
-    },
+    endpoint('hono', 'POST /api/payouts', 'src/index.ts:11', { insertsRecord: true, bodyFields: ['accountId', 'amountCents'] }),
     {
       kind: 'existing-idempotency',
       id: 'upsert-unique onConflictDoNothing()',
@@ -90,27 +57,7 @@ describeFixtureInspection('hono-edge', {
       mechanism: 'upsert-unique',
       detail: 'onConflictDoNothing()',
     },
-    {
-      kind: 'endpoint',
-      id: 'PATCH /api/profile',
-      file: 'src/index.ts',
-      line: 17,
-      method: 'PATCH',
-      path: '/api/profile',
-      framework: 'hono',
-      prefixResolved: true,
-      touchesPayment: false,
-    },
-    {
-      kind: 'endpoint',
-      id: 'PUT /api/profile',
-      file: 'src/index.ts',
-      line: 17,
-      method: 'PUT',
-      path: '/api/profile',
-      framework: 'hono',
-      prefixResolved: true,
-      touchesPayment: false,
-    },
+    endpoint('hono', 'PATCH /api/profile', 'src/index.ts:17'),
+    endpoint('hono', 'PUT /api/profile', 'src/index.ts:17'),
   ],
 });

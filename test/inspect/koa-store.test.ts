@@ -1,4 +1,4 @@
-import { describeFixtureInspection, stackOf } from './fixtureInspection.js';
+import { describeFixtureInspection, endpoint, stackOf } from './fixtureInspection.js';
 
 /** Koa + @koa/router: constructor prefix, nested router.use, named routes, router.del, PayPal orders with and without PayPal-Request-Id. */
 describeFixtureInspection('koa-store', {
@@ -12,18 +12,7 @@ describeFixtureInspection('koa-store', {
       mechanism: 'unique-constraint',
       detail: 'unique externalId',
     },
-    {
-      kind: 'endpoint',
-      id: 'PUT /api/subscriptions/:id',
-      file: 'src/routes/api.ts',
-      line: 9,
-      method: 'PUT',
-      path: '/api/subscriptions/:id',
-      framework: 'koa',
-      prefixResolved: true,
-      bodyFields: ['plan'],
-      touchesPayment: false,
-    },
+    endpoint('koa', 'PUT /api/subscriptions/:id', 'src/routes/api.ts:9', { bodyFields: ['plan'] }),
     {
       kind: 'existing-idempotency',
       id: 'upsert-unique findOneAndUpdate with upsert: true',
@@ -32,29 +21,8 @@ describeFixtureInspection('koa-store', {
       mechanism: 'upsert-unique',
       detail: 'findOneAndUpdate with upsert: true',
     },
-    {
-      kind: 'endpoint',
-      id: 'DELETE /api/subscriptions/:id',
-      file: 'src/routes/api.ts',
-      line: 15,
-      method: 'DELETE',
-      path: '/api/subscriptions/:id',
-      framework: 'koa',
-      prefixResolved: true,
-      touchesPayment: false,
-    },
-    {
-      kind: 'endpoint',
-      id: 'POST /api/checkout/orders',
-      file: 'src/routes/checkout.ts',
-      line: 7,
-      method: 'POST',
-      path: '/api/checkout/orders',
-      framework: 'koa',
-      prefixResolved: true,
-      bodyFields: ['total'],
-      touchesPayment: true,
-    },
+    endpoint('koa', 'DELETE /api/subscriptions/:id', 'src/routes/api.ts:15'),
+    endpoint('koa', 'POST /api/checkout/orders', 'src/routes/checkout.ts:7', { bodyFields: ['total'], touchesPayment: true }),
     {
       kind: 'existing-idempotency',
       id: 'provider-key paypal v2/checkout/orders',
@@ -83,17 +51,7 @@ describeFixtureInspection('koa-store', {
       mechanism: 'idempotency-middleware',
       detail: 'reads the Idempotency-Key request header',
     },
-    {
-      kind: 'endpoint',
-      id: 'POST /api/checkout/orders/:id/capture',
-      file: 'src/routes/checkout.ts',
-      line: 15,
-      method: 'POST',
-      path: '/api/checkout/orders/:id/capture',
-      framework: 'koa',
-      prefixResolved: true,
-      touchesPayment: true,
-    },
+    endpoint('koa', 'POST /api/checkout/orders/:id/capture', 'src/routes/checkout.ts:15', { touchesPayment: true }),
     {
       kind: 'payment',
       id: 'paypal v2/checkout/orders/{id}/capture',

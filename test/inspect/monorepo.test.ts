@@ -1,4 +1,4 @@
-import { describeFixtureInspection, stackOf } from './fixtureInspection.js';
+import { describeFixtureInspection, endpoint, stackOf } from './fixtureInspection.js';
 
 /** npm workspaces: per-package stack facts, imports between packages, package names on findings, UI packages ignored. */
 describeFixtureInspection('monorepo', {
@@ -13,19 +13,7 @@ describeFixtureInspection('monorepo', {
     ],
   },
   findings: [
-    {
-      kind: 'endpoint',
-      id: 'POST /charges',
-      file: 'apps/api/src/server.ts',
-      line: 6,
-      method: 'POST',
-      path: '/charges',
-      framework: 'express',
-      prefixResolved: true,
-      bodyFields: ['customerId', 'amount'],
-      touchesPayment: true,
-      package: '@acme/api',
-    },
+    endpoint('express', 'POST /charges', 'apps/api/src/server.ts:6', { bodyFields: ['customerId', 'amount'], touchesPayment: true, package: '@acme/api' }),
     {
       kind: 'existing-idempotency',
       id: 'idempotency-middleware reads the Idempotency-Key request header',
@@ -35,20 +23,7 @@ describeFixtureInspection('monorepo', {
       detail: 'reads the Idempotency-Key request header',
       package: '@acme/api',
     },
-    {
-      kind: 'endpoint',
-      id: 'POST /api/subscribe',
-      file: 'apps/web/app/api/subscribe/route.ts',
-      line: 3,
-      method: 'POST',
-      path: '/api/subscribe',
-      framework: 'nextjs',
-      handler: 'POST',
-      prefixResolved: true,
-      bodyFields: ['customerId', 'priceId'],
-      touchesPayment: true,
-      package: '@acme/web',
-    },
+    endpoint('nextjs', 'POST /api/subscribe', 'apps/web/app/api/subscribe/route.ts:3', { handler: 'POST', bodyFields: ['customerId', 'priceId'], touchesPayment: true, package: '@acme/web' }),
     {
       kind: 'consumer',
       id: 'bullmq invoices',

@@ -1,34 +1,12 @@
-import { describeFixtureInspection, stackOf } from './fixtureInspection.js';
+import { describeFixtureInspection, endpoint, stackOf } from './fixtureInspection.js';
 
 /** Plain JavaScript with require(): CommonJS routers, a stripe factory call, a unique-violation dedupe, and a file with a syntax error that is reported and still analysed. */
 describeFixtureInspection('plain-js', {
   // Where the code creates its database client: apply's instance reads the same variables.
   stack: stackOf({ language: 'javascript', frameworks: ['express'], databases: ['mysql'], orms: ['mysql2'], payments: ['stripe'], testFramework: 'jest', packageManager: 'yarn', connections: [{ store: 'mysql', url: 'DATABASE_URL', file: 'lib/db.js', line: 2 }] }),
   findings: [
-    {
-      kind: 'endpoint',
-      id: 'POST /broken',
-      file: 'lib/broken.js',
-      line: 2,
-      method: 'POST',
-      path: '/broken',
-      framework: 'express',
-      prefixResolved: false,
-      touchesPayment: false,
-    },
-    {
-      kind: 'endpoint',
-      id: 'POST /donations',
-      insertsRecord: true,
-      file: 'routes/donations.js',
-      line: 8,
-      method: 'POST',
-      path: '/donations',
-      framework: 'express',
-      prefixResolved: true,
-      bodyFields: ['amount', 'donorEmail'],
-      touchesPayment: true,
-    },
+    endpoint('express', 'POST /broken', 'lib/broken.js:2', { prefixResolved: false }),
+    endpoint('express', 'POST /donations', 'routes/donations.js:8', { insertsRecord: true, bodyFields: ['amount', 'donorEmail'], touchesPayment: true }),
     {
       kind: 'payment',
       id: 'stripe paymentIntents.create',

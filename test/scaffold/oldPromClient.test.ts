@@ -34,16 +34,17 @@ for (const { version } of RELEASES) {
 
 /**
  * Scrapes three times; the store holds 7 rows and a claim 12 s old, then 9 rows and none in flight. `observe`
- * wires the gauges to that store the way the database's metrics.js takes it.
+ * wires the gauges to that store the way the database's scaffold reads it (PostgreSQL: its pgStoreSample.js).
  */
 const script = (observe: string) => `'use strict';
 const { Registry } = require('prom-client');
-const { observeStore } = require('./${SCAFFOLD_DIR}/metrics.js');
+const { createIdempotencyMetrics, observeStore } = require('./${SCAFFOLD_DIR}/metrics.js');
 
 const states = [{ size: 7, age: 12 }, { size: 9, age: null }];
 let state = states[0];
 const registry = new Registry();
 ${observe}
+createIdempotencyMetrics(registry);
 
 const values = async () => {
   const text = await registry.metrics();
@@ -58,22 +59,27 @@ const values = async () => {
   scrapes.push(await values());
   await new Promise((resolve) => setImmediate(resolve));
   scrapes.push(await values());
-  process.stdout.write(JSON.stringify(scrapes));
+  const cleanupCounter = /^idempotency_cleanup_deleted_rows_total /m.test(await registry.metrics());
+  process.stdout.write(JSON.stringify({ scrapes, cleanupCounter }));
 })().catch((error) => {
   process.stderr.write(String((error && error.stack) || error));
   process.exitCode = 1;
 });
 `;
 
+/** `cleanupCounter`: the store has a cleanup job for the counter to count (Redis expires its records by TTL). */
 const STORES = [
   {
     database: 'postgres',
-    // A pool answering the two queries metrics.js sends (row estimate; oldest PROCESSING age).
-    observe: `observeStore({ query: async (sql) => ({ rows: [/reltuples/.test(sql) ? { n: String(state.size) } : { age: state.age === null ? null : String(state.age) }] }) }, registry);`,
+    // A pool answering the two queries pgStoreSample sends (row estimate; oldest PROCESSING age).
+    observe: `const { pgStoreSample } = require('./${SCAFFOLD_DIR}/pgStoreSample.js');
+observeStore(pgStoreSample({ query: async (sql) => ({ rows: [/reltuples/.test(sql) ? { n: String(state.size) } : { age: state.age === null ? null : String(state.age) }] }) }), registry);`,
+    cleanupCounter: true,
   },
   {
     database: 'redis',
     observe: `observeStore(async () => ({ size: state.size, oldestInFlightSeconds: state.age === null ? 0 : state.age }), registry);`,
+    cleanupCounter: false,
   },
 ];
 
@@ -83,7 +89,7 @@ describe.each(RELEASES)('store gauges on prom-client $version', ({ version, coll
     await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
   });
 
-  it.skipIf(installSkips.get(version) !== undefined).each(STORES)('$database: each scrape reads the store', { timeout: 120_000 }, async ({ database, observe }) => {
+  it.skipIf(installSkips.get(version) !== undefined).each(STORES)('$database: each scrape reads the store; a cleanup counter only beside a cleanup job', { timeout: 120_000 }, async ({ database, observe, cleanupCounter }) => {
     const cache = cacheFor(version);
     await mkdir(path.join(cache, 'projects'), { recursive: true });
     const dir = await mkdtemp(path.join(cache, 'projects', `${database}-`));
@@ -98,10 +104,11 @@ describe.each(RELEASES)('store gauges on prom-client $version', ({ version, coll
 
     const { stdout } = await run(process.execPath, ['scrape.js'], { cwd: dir });
     // 13+: every scrape shows the store as it is. 11/12: a scrape shows what the previous one read (0 before any).
-    expect(JSON.parse(stdout)).toEqual(
-      collects
+    expect(JSON.parse(stdout)).toEqual({
+      scrapes: collects
         ? [[7, 12], [9, 0], [9, 0]]
         : [[0, 0], [7, 12], [9, 0]],
-    );
+      cleanupCounter,
+    });
   });
 });

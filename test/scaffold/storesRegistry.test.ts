@@ -22,7 +22,7 @@ describe('store modules', () => {
   });
 
   it.each(STORE_MODULES.map((store) => [store.id, store] as const))('%s: its templates exist and its DDL keeps the spec constraints', async (id, store) => {
-    for (const file of [...store.files, store.metrics]) expect(existsSync(path.join(ROOT, 'templates/scaffold', file.template)), file.template).toBe(true);
+    for (const file of store.files) expect(existsSync(path.join(ROOT, 'templates/scaffold', file.template)), file.template).toBe(true);
     // Every store is proven by a contract-suite file of its own.
     expect(existsSync(path.join(ROOT, 'test/scaffold/storeContract', `${id}.test.ts`))).toBe(true);
     const view = buildScaffoldView(await modelFor('express-stripe-payments'));

@@ -1,7 +1,7 @@
 import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
-import { EXPIRING_STORE_METRICS_FILE, SAGA_EXPORTS, SAGA_FILE } from './sagaFile.js';
+import { SAGA_EXPORTS, SAGA_FILE } from './sagaFile.js';
 import type { StoreModule } from './types.js';
 import { yamlString } from '../yamlString.js';
 
@@ -67,7 +67,6 @@ export const DYNAMODB_STORE: StoreModule = {
   id: 'dynamodb',
   label: 'DynamoDB',
   serves: ['dynamodb'],
-  metrics: EXPIRING_STORE_METRICS_FILE,
   // No cleanup job: TTL deletes records, and ensureTable() in table.ts is where it is turned on.
   expiryFile: 'table.ts',
   files: [

@@ -3,7 +3,7 @@ import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderMysqlMigration } from './mysqlDdl.js';
 import { renderContractTest } from './renderContractTest.js';
-import { SAGA_EXPORTS, SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
+import { SAGA_EXPORTS, SAGA_FILE } from './sagaFile.js';
 import type { StoreModule } from './types.js';
 
 const newStore = (timeoutMs: string) => `new MysqlIdempotencyStore({ pool, table: POLICY.table, stepTable: POLICY.stepTable, timeoutMs: ${timeoutMs} })`;
@@ -13,7 +13,6 @@ export const MYSQL_STORE: StoreModule = {
   id: 'mysql',
   label: 'MySQL/MariaDB',
   serves: ['mysql', 'mariadb'],
-  metrics: STORE_METRICS_FILE,
   files: [
     { path: 'mysqlStore.ts', template: 'typescript/mysql/mysqlStore.ts', role: 'store', purpose: 'MySQL/MariaDB store: row-locked claim, fenced writes, bounded calls' },
     { path: 'pool.ts', template: 'typescript/mysql/pool.ts', role: 'store', purpose: 'a mysql2 pool for the store' },

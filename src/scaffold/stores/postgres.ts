@@ -2,7 +2,7 @@ import { renderCleanupJob } from '../renderCleanupJob.js';
 import { renderMigration } from '../renderMigration.js';
 import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
-import { METRICS_FILE, POSTGRES_STORE_FILES } from '../typescriptRuntime.js';
+import { POSTGRES_STORE_FILES } from '../typescriptRuntime.js';
 import { renderContractTest } from './renderContractTest.js';
 import type { StoreModule } from './types.js';
 
@@ -75,7 +75,6 @@ export const POSTGRES_STORE: StoreModule = {
   label: 'PostgreSQL',
   serves: ['postgres'],
   files: POSTGRES_STORE_FILES,
-  metrics: METRICS_FILE,
   migration: { path: POSTGRES_MIGRATION, purpose: 'the store table, partial indexes and saga step table', render: renderMigration },
   cleanupJob: (view, javascript) => renderCleanupJob(view, undefined, undefined, javascript),
   transactional: true,
@@ -126,6 +125,7 @@ export { deleteExpiredKeys } from './cleanup.js';`,
   \`createPool()\` sets; a pool made elsewhere gets the claim wrapped in BEGIN, SET LOCAL time-outs and COMMIT.`,
     retention: (view: ScaffoldView) => `- Records expire after ${view.retentionLabel}; run \`cleanup-job.js\` on the schedule \`${view.cleanupSchedule}\` (${view.cleanupScheduleLabel}); it prints
   \`${view.metricNames.cleanupDeleted}\` and pushes it when PUSHGATEWAY_URL is set.`,
+    storeSample: "`observeStore(pgStoreSample(pool))` (`pgStoreSample.ts`: the planner's row estimate, no table scan, and the age of the\noldest `PROCESSING` claim, which a partial index answers).",
     tests: (command: string) => `\`DATABASE_URL=postgres://... ${command}\` creates a temporary schema, runs the scenarios
 against it and drops it. Without DATABASE_URL the suites are skipped with a message.`,
   },

@@ -1,7 +1,7 @@
 import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
-import { EXPIRING_STORE_METRICS_FILE, SAGA_EXPORTS, SAGA_FILE } from './sagaFile.js';
+import { SAGA_EXPORTS, SAGA_FILE } from './sagaFile.js';
 import type { StoreModule } from './types.js';
 
 const newStore = (timeoutMs: string) => `new RedisIdempotencyStore({ client: pool, prefix: POLICY.table, timeoutMs: ${timeoutMs} })`;
@@ -31,7 +31,6 @@ export const REDIS_STORE: StoreModule = {
   id: 'redis',
   label: 'Redis',
   serves: ['redis'],
-  metrics: EXPIRING_STORE_METRICS_FILE,
   files: [
     { path: 'redisStore.ts', template: 'typescript/redis/redisStore.ts', role: 'store', purpose: 'Redis store: Lua claim and fenced writes, hash-tagged keys, TTL retention' },
     { path: 'pool.ts', template: 'typescript/redis/pool.ts', role: 'store', purpose: 'an ioredis client with bounded waits' },

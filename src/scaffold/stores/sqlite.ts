@@ -2,7 +2,7 @@ import { renderCleanupJob } from '../renderCleanupJob.js';
 import { houseExpression } from '../houseStyle.js';
 import type { ScaffoldView } from '../scaffoldView.js';
 import { renderContractTest } from './renderContractTest.js';
-import { SAGA_EXPORTS, SAGA_FILE, STORE_METRICS_FILE } from './sagaFile.js';
+import { SAGA_EXPORTS, SAGA_FILE } from './sagaFile.js';
 import { renderSqliteMigration } from './sqliteDdl.js';
 import type { StoreModule } from './types.js';
 
@@ -13,7 +13,6 @@ export const SQLITE_STORE: StoreModule = {
   id: 'sqlite',
   label: 'SQLite',
   serves: ['sqlite'],
-  metrics: STORE_METRICS_FILE,
   files: [
     { path: 'sqliteStore.ts', template: 'typescript/sqlite/sqliteStore.ts', role: 'store', purpose: 'SQLite store: claims under BEGIN IMMEDIATE, fenced writes, bounded lock waits' },
     { path: 'pool.ts', template: 'typescript/sqlite/pool.ts', role: 'store', purpose: 'the database file in WAL mode and its connections' },

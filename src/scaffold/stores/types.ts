@@ -16,8 +16,6 @@ export interface StoreModule {
   readonly serves: readonly Database[];
   /** Store-specific runtime files copied verbatim (store, connection helper, saga, cleanup). */
   readonly files: readonly StaticFile[];
-  /** metrics.ts: the prom-client metrics, with the store gauges read the way this store allows. */
-  readonly metrics: StaticFile;
   /** The DDL, in this database's dialect; none for stores without a schema (Redis). */
   readonly migration?: { readonly path: string; readonly purpose: string; render(view: ScaffoldView): string };
   /**
@@ -65,6 +63,8 @@ export interface StoreReadme {
   readonly retention: (view: ScaffoldView) => string;
   /** The Tests section's text, around the project's runner command (with the suites it runs). */
   readonly tests: (command: string) => string;
+  /** How the Metrics section feeds observeStore when the scaffold ships the store's sample; else the user writes one. */
+  readonly storeSample?: string;
 }
 
 /**

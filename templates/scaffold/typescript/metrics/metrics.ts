@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Pool } from 'pg';
 import { Counter, Gauge, Histogram, register as defaultRegistry, type Registry } from 'prom-client';
-import { quoteIdent } from './pgStore.js';
-import { METRIC_NAMES, POLICY } from './settings.js';
+import { METRIC_NAMES } from './settings.js';
 import type { IdempotencyEvents } from './types.js';
 
 /**
@@ -70,16 +68,21 @@ export function createIdempotencyMetrics(
     labelNames: ['action'],
     registers,
   });
-  const cleanupDeleted = new Counter({
-    name: METRIC_NAMES.cleanupDeleted,
-    help: 'Expired records deleted by the cleanup job.',
-    registers,
-  });
+  // Only a store with a cleanup job names this counter in settings.ts; one that expires its records itself (TTL)
+  // has nothing to count, so it gets no series that would stay at 0.
+  const cleanupName = (METRIC_NAMES as { readonly cleanupDeleted?: string }).cleanupDeleted;
+  const cleanupDeleted =
+    cleanupName === undefined
+      ? undefined
+      : new Counter({ name: cleanupName, help: 'Expired records deleted by the cleanup job.', registers });
 
   return {
     registry,
-    /** Call with the result of deleteExpiredKeys when cleanup runs inside the app (cleanup-job.ts prints or pushes it). */
-    cleanupDeleted: (deleted: number) => cleanupDeleted.inc(deleted),
+    /**
+     * Call with the result of deleteExpiredKeys when cleanup runs inside the app (cleanup-job.ts prints or pushes it).
+     * Does nothing for a store without a cleanup job.
+     */
+    cleanupDeleted: (deleted: number) => cleanupDeleted?.inc(deleted),
     request: (action) => requests.inc({ action }),
     claimed(action, principal, reclaimed) {
       if (reclaimed === 'no' || reclaimed === 'expired') {
@@ -105,38 +108,40 @@ export function createIdempotencyMetrics(
   };
 }
 
+/** What observeStore reads from the store at scrape time; either value may be left out. */
+export interface StoreSample {
+  readonly size?: number | undefined;
+  readonly oldestInFlightSeconds?: number | undefined;
+}
+
 /**
- * Gauges read from the table at scrape time: the planner's row estimate (cheap, no table scan) and the age of the
- * oldest in-flight claim, which the orphan partial index answers. A failed read leaves the last value in place.
+ * Gauges read from the store at scrape time through `sample` (a cheap query of your store: a row estimate, the age
+ * of the oldest PROCESSING record; on PostgreSQL, pgStoreSample(pool) from pgStoreSample.ts). A failed read leaves
+ * the last value in place.
  */
-export function observeStore(
-  pool: Pool,
-  registry: Registry = defaultRegistry,
-  table: string = POLICY.table,
-): void {
-  const t = quoteIdent(table);
+export function observeStore(sample: () => Promise<StoreSample>, registry: Registry = defaultRegistry): void {
+  let pending: Promise<StoreSample | undefined> | undefined;
+  // A scrape collects both gauges at once (every prom-client release starts them in the same turn): they share the
+  // read under way, and the next scrape starts a fresh one.
+  const read = () => {
+    if (pending === undefined) {
+      pending = sample()
+        .catch(() => undefined)
+        .finally(() => (pending = undefined));
+    }
+    return pending;
+  };
   scrapedGauge(
     registry,
     METRIC_NAMES.storeSize,
-    'Approximate number of rows in the idempotency table.',
-    async () => {
-      const { rows } = await pool.query<{ n: string }>(
-        `SELECT GREATEST(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = to_regclass($1)`,
-        [t],
-      );
-      return rows[0] ? Number(rows[0].n) : undefined;
-    },
+    'Approximate number of records in the idempotency store.',
+    async () => (await read())?.size,
   );
   scrapedGauge(
     registry,
     METRIC_NAMES.oldestInFlightAge,
     'Age in seconds of the oldest claim still PROCESSING.',
-    async () => {
-      const { rows } = await pool.query<{ age: string | null }>(
-        `SELECT EXTRACT(EPOCH FROM now() - min(created_at)) AS age FROM ${t} WHERE status = 'PROCESSING'`,
-      );
-      return rows[0] ? Number(rows[0].age ?? 0) : undefined;
-    },
+    async () => (await read())?.oldestInFlightSeconds,
   );
 }
 

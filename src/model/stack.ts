@@ -28,7 +28,7 @@ export function buildStack(config: Config): { stack: StackDesign; assumptions: s
       testFramework: s.testFramework,
       agnostic,
       ...(agnostic ? { unknownParts: (['language', 'framework', 'database'] as const).filter((part) => s[part] === 'unknown') } : {}),
-      frameworkLabel: FRAMEWORK_LABELS[s.framework],
+      frameworkLabel: s.framework === 'nextjs' ? nextLabel(config.actions) : FRAMEWORK_LABELS[s.framework],
       databaseLabel: DATABASE_LABELS[s.database],
       brokerLabel: BROKER_LABELS[s.broker] ?? s.broker,
       testFrameworkLabel: TEST_FRAMEWORK_LABELS[s.testFramework] ?? s.testFramework,
@@ -43,4 +43,12 @@ export function buildStack(config: Config): { stack: StackDesign; assumptions: s
     },
     assumptions,
   };
+}
+
+/** What a Next.js app's HTTP actions are: route handlers, Server Actions, or both. */
+function nextLabel(actions: readonly { trigger: string; transport?: string }[]): string {
+  const http = actions.filter((a) => a.trigger === 'http' || a.trigger === 'webhook');
+  const actionsOnly = http.filter((a) => a.transport === 'server-action');
+  if (actionsOnly.length === 0) return FRAMEWORK_LABELS.nextjs;
+  return actionsOnly.length === http.length ? 'Next.js Server Actions' : 'Next.js route handlers and Server Actions';
 }

@@ -84,4 +84,17 @@ describe('scope of HTTP actions', () => {
     const derived = buildDesign(config([{ ...mutation, scope: 'global', key: { source: 'derived', from: ['orderId'] } }]), undefined, { now: NOW }).actions[0]!;
     expect(derived.scopeReason).toContain('any caller who sends the same fields reaches the same record');
   });
+
+  it('name a Next.js stack by what its actions are: Server Actions, route handlers, or both', () => {
+    const next = (actions: Array<Record<string, unknown>>) => {
+      const parsed = config(actions);
+      return buildDesign({ ...parsed, stack: { ...parsed.stack, framework: 'nextjs' } }, undefined, { now: NOW }).stack.frameworkLabel;
+    };
+    const action = { name: 'signUp', trigger: 'http', route: 'POST /signUp', transport: 'server-action', significantFields: ['email'] };
+    const route = { name: 'checkout', trigger: 'http', route: 'POST /api/checkout', significantFields: ['priceId'] };
+    expect(next([action])).toBe('Next.js Server Actions');
+    expect(next([action, route])).toBe('Next.js route handlers and Server Actions');
+    expect(next([route])).toBe('Next.js route handlers');
+  });
 });
+

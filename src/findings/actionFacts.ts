@@ -722,7 +722,7 @@ function importSpecifier(sf: ts.SourceFile, local: string): { module: string; im
 const projectFiles = new WeakMap<Pick<ProjectContext, 'sources'>, { files: ModuleFiles; byRel: Map<string, SourceContext> }>();
 
 /** An import to the parsed file it names, by the inspector's resolver (relative, `@/` aliases, baseUrl paths). */
-function resolveModule(ctx: Pick<ProjectContext, 'sources'>, from: string, spec: string): SourceContext | undefined {
+function resolveModule(ctx: Pick<ProjectContext, 'sources' | 'aliases'>, from: string, spec: string): SourceContext | undefined {
   let project = projectFiles.get(ctx);
   if (!project) {
     const byRel = new Map(ctx.sources.map((s) => [s.rel, s]));
@@ -731,7 +731,7 @@ function resolveModule(ctx: Pick<ProjectContext, 'sources'>, from: string, spec:
       const at = rel.lastIndexOf('/src/');
       return at > 0 ? rel.slice(0, at) : '';
     };
-    project = { byRel, files: { has: (rel) => byRel.has(rel), pkgDir, packagesByName: new Map() } };
+    project = { byRel, files: { has: (rel) => byRel.has(rel), pkgDir, packagesByName: new Map(), ...(ctx.aliases ? { aliases: ctx.aliases } : {}) } };
     projectFiles.set(ctx, project);
   }
   const rel = resolveSpecifier(project.files, from, spec);

@@ -14,6 +14,7 @@ import { consumersAndCrons } from './localInspection.js';
 import { runRules } from './runRules.js';
 import { readSchemaFacts, SCHEMA_IN_CODE, type SchemaFacts } from './schemaFacts.js';
 import type { CodeFinding, ProjectContext, SourceContext } from './types.js';
+import { projectImportsAt, type PathAlias } from '../scaffold/profile/pathAliases.js';
 
 export interface AuditOptions {
   /** Use this config instead of reading idempotency.config.json (or none: `null`). */
@@ -67,7 +68,7 @@ export async function auditProject(dir: string, options: AuditOptions = {}): Pro
   const release = new Map(lazy.map((l) => [l.source, l.release]));
   // generate passes the inspection init made; `audit` alone finds consumers and crons on the same sources.
   const inspection = options.inspection ?? consumersAndCrons(sources, auxiliary);
-  const ctx: ProjectContext = { sources, schema, auxiliary, dependencies, inspection, ...(config ? { config } : {}) };
+  const ctx: ProjectContext = { sources, schema, auxiliary, dependencies, inspection, aliases: tsconfigAliases(root), ...(config ? { config } : {}) };
   // Each tree is let go once every rule has seen its file; actionFacts parses again the few files it reads.
   const findings = runRules(ctx, undefined, (source) => release.get(source)?.());
   return { root, findings, actionFacts: actionFacts(ctx), filesScanned: sources.length, warnings: walked.warnings };
@@ -119,5 +120,14 @@ async function readJson(file: string): Promise<{ dependencies?: Record<string, u
     return JSON.parse(text) as { dependencies?: Record<string, unknown> };
   } catch {
     return undefined;
+  }
+}
+
+/** The root tsconfig's `paths` folder aliases (an Nx workspace's `@org/lib/*`); none when it cannot be read. */
+function tsconfigAliases(root: string): readonly PathAlias[] {
+  try {
+    return projectImportsAt(root).aliases;
+  } catch {
+    return [];
   }
 }

@@ -2,6 +2,7 @@ import type { ts } from 'ts-morph';
 import type { Config } from '../config/schema.js';
 import type { Inspection } from '../inspect/types.js';
 import type { SchemaFacts } from './schemaFacts.js';
+import type { PathAlias } from '../scaffold/profile/pathAliases.js';
 
 /**
  * The findings contract: plain data that `audit`, the design model and the document all read. A finding is a
@@ -73,6 +74,8 @@ export interface SourceContext {
 export interface ProjectContext {
   /** Every source file the engine parsed. */
   sources: readonly SourceContext[];
+  /** The tsconfig `paths` folder aliases (`@gitroom/nestjs-libraries/*` → libraries/nestjs-libraries/src), for imports. */
+  aliases?: readonly PathAlias[];
   schema: SchemaFacts;
   /** idempotency.config.json when the project has one; rules about configured actions need it. */
   config?: Config;

@@ -37,6 +37,20 @@ describe('code facts follow a registered handler into controllers and services',
     expect(facts?.budgets).toEqual([{ provider: 'adyen', timeoutMs: 30_000, attempts: 1, evidence: '@adyen/api-library default, no automatic retry' }]);
   });
 
+  it('follows an import through a tsconfig paths alias into another folder of an Nx workspace (gitroomhq/postiz-app)', () => {
+    const alias = {
+      'apps/api/src/billing.js': `const express = require('express');\nconst payments = require('./payments');\nexpress().post('/api/payments', payments.createPayment);\n`,
+      'apps/api/src/payments.js': `const adyen = require('@org/payments/services/adyen');\nconst createPayment = async (req, res) => {\n  res.json(await adyen.pay(req.body));\n};\nmodule.exports = { createPayment };\n`,
+      'libs/payments/src/services/adyen.js': files('')['src/services/adyen.js'],
+    };
+    const config = { ...base, actions: [{ ...action, source: 'apps/api/src/billing.js:3' }] } as unknown as Config;
+    const ctx = contextFor({ name: 'nx', files: alias, config, dependencies: { '@adyen/api-library': '^32.1.0' } });
+    // Without the alias the import names no file the engine knows.
+    expect(factsFor(ctx, config.actions[0]!)?.calls ?? []).toEqual([]);
+    const aliased = { ...ctx, aliases: [{ prefix: '@org/payments/', dir: 'libs/payments/src' }] };
+    expect(factsFor(aliased, config.actions[0]!)?.calls).toEqual([{ provider: 'adyen', operation: 'payments', risk: 'moves-money', file: 'libs/payments/src/services/adyen.js', line: 3, keyed: false, via: 'pay' }]);
+  });
+
   it('in a chain of registrations (@hono/zod-openapi `.openapi(route, handlers.x)`), the handler registered on the action\'s line', () => {
     const chained = {
       'src/notes.index.ts': `import { OpenAPIHono } from '@hono/zod-openapi';

@@ -88,7 +88,7 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
     if (tree) routeTrees.set(file.rel, tree);
     sources.push({ rel: file.rel, text, sf: tree?.compilerNode ?? parseTs(file.rel, text).sf, schema, dependencies: KEYED_SDKS });
   }
-  const ctx = { sources };
+  const ctx = { sources, aliases: input.imports.aliases };
   const providers = files.find((file) => file.rel.startsWith(scaffold) && /^providers\.(m|c)?[jt]s$/.test(file.rel.slice(scaffold.length)));
   const providersText = providers ? ((await readInside(input.root, providers.rel).catch(() => undefined)) ?? '') : '';
   const exported = new Set([...providersText.matchAll(/^export (?:async )?function (\w+)/gm)].map((m) => m[1]!));

@@ -9,6 +9,8 @@ export interface ModuleFiles {
   has(rel: string): boolean;
   pkgDir(rel: string): string;
   packagesByName: ReadonlyMap<string, string>;
+  /** tsconfig `paths` folder aliases, tried before the conventions below. */
+  aliases?: ReadonlyArray<{ readonly prefix: string; readonly dir: string }>;
 }
 
 /**
@@ -20,6 +22,8 @@ export function resolveSpecifier(files: ModuleFiles, from: string, spec: string)
   const pkgDir = files.pkgDir(from);
   const join = (...parts: string[]) => path.posix.normalize(path.posix.join(...parts)).replace(/^\.\//, '');
   const bases: string[] = [];
+  const alias = spec.startsWith('.') ? undefined : files.aliases?.find((a) => spec.startsWith(a.prefix));
+  if (alias) bases.push(join(alias.dir || '.', spec.slice(alias.prefix.length)));
   if (spec.startsWith('.')) bases.push(join(path.posix.dirname(from), spec));
   else if (/^[@~#]\//.test(spec)) {
     const rest = spec.slice(2);

@@ -25,7 +25,11 @@ export function importStyleFor(file: string, text: string, scaffoldDir: string, 
   const quote = specifiers[0]?.quote ?? 'single';
   const relative = specifiers.filter((s) => s.value.startsWith('./') || s.value.startsWith('../'));
   const extension = relative.length === 0 ? project.defaultExtension : relative.some((s) => /\.[cm]?js$/.test(s.value)) ? '.js' : '';
-  const alias = project.aliases.find((a) => (a.dir === '' || scaffoldDir === a.dir || scaffoldDir.startsWith(`${a.dir}/`)) && specifiers.some((s) => s.value.startsWith(a.prefix)));
+  const covering = project.aliases.filter((a) => a.dir === '' || scaffoldDir === a.dir || scaffoldDir.startsWith(`${a.dir}/`));
+  // A file in another part of a workspace (a shared library reaching the app's scaffold) that imports through the
+  // workspace's aliases gets the scaffold's alias too, rather than a path climbing out of its own package.
+  const elsewhere = topFolders(file) !== topFolders(scaffoldDir) && specifiers.some((s) => project.aliases.some((a) => s.value.startsWith(a.prefix)));
+  const alias = covering.find((a) => specifiers.some((s) => s.value.startsWith(a.prefix))) ?? (elsewhere ? covering.find((a) => a.dir !== '') : undefined);
   const importLines = text.split('\n').filter((line) => /^import\s.*['"]\s*;?\s*$/.test(line));
   const semicolons = importLines.length === 0 || importLines.some((line) => line.trimEnd().endsWith(';'));
   return {
@@ -39,6 +43,9 @@ export function importStyleFor(file: string, text: string, scaffoldDir: string, 
     },
   };
 }
+
+/** `apps/backend` of `apps/backend/src/x.ts`: where in a workspace a file is. */
+const topFolders = (rel: string) => rel.split('/').slice(0, 2).join('/');
 
 /** Aliases and resolution read from the project's tsconfig (already parsed, comments and `extends` resolved). */
 export function projectImportsOf(options: { paths?: Record<string, string[]>; baseUrl?: string; moduleResolution?: string; module?: string }, configDir: string): ProjectImports {

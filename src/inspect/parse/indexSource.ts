@@ -75,7 +75,7 @@ export function indexSource(sf: ts.SourceFile, file: string): SourceIndex {
   let classAliases = new Map<string, string>();
   let className: string | undefined;
   let parent: ts.Node = sf;
-  const authenticationAt = matchStarts(AUTHENTICATES, sf.text);
+  const authenticationAt = matchStarts(AUTHENTICATES_ALL, sf.text);
 
   const visit = (node: ts.Node): void => {
     (node as { parent: ts.Node }).parent = parent;
@@ -170,18 +170,20 @@ export function indexSource(sf: ts.SourceFile, file: string): SourceIndex {
   return index;
 }
 
+const AUTHENTICATES_ALL = new RegExp(AUTHENTICATES.source, `${AUTHENTICATES.flags.replace('g', '')}g`);
+
 /**
- * Every position where `pattern` matches in `text`, overlapping ones included, from one scan of the file.
+ * Every position where the global `pattern` matches in `text`, overlapping ones included, from one scan of the file.
  * Testing a function's own text then costs a lookup rather than a scan of it (nested functions scanned the same text
  * once per level): a match inside a function's text is a match of the whole text at the same place, since the
  * pattern's only assertions are `\b`, and a function starts at a token, which no word character precedes.
  */
 function matchStarts(pattern: RegExp, text: string): number[] {
-  const global = new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`);
   const starts: number[] = [];
-  for (let match = global.exec(text); match; match = global.exec(text)) {
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
     starts.push(match.index);
-    global.lastIndex = match.index + 1;
+    pattern.lastIndex = match.index + 1;
   }
   return starts;
 }

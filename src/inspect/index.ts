@@ -193,12 +193,21 @@ const READ_TURN = 64;
 const SERVER_ONLY_IMPORT = /(?:from\s*|import\s*|require\(\s*)['"](server-only|next\/headers)['"]/;
 /** Either of the two, in one scan of the file (`m` changes nothing in SERVER_ONLY_IMPORT, which has no anchors). */
 const SERVER_ONLY = new RegExp(`(?:${USE_SERVER.source})|(?:${SERVER_ONLY_IMPORT.source})`, 'm');
+/**
+ * A match of SERVER_ONLY contains one of these: `includes` rules out a file that has none (almost all) several times
+ * faster than the expression, whose line anchor keeps V8 from skipping ahead.
+ */
+const SERVER_ONLY_WORDS = ['use server', 'server-only', 'next/headers'];
+
+function isServerOnly(text: string): boolean {
+  return SERVER_ONLY_WORDS.some((word) => text.includes(word)) && SERVER_ONLY.test(text);
+}
 
 function analyse(file: ProjectFile, text: string, scope: PackageScope, records: ProjectRecords, warnings: string[]): void {
   const usesNext = scope.stack.frameworks.includes('nextjs');
   // "use server" code and modules reading request headers / marked server-only run only on the server, even when
   // they import react (cache) or next/navigation (redirect).
-  const serverOnly = SERVER_ONLY.test(text);
+  const serverOnly = isServerOnly(text);
   if (!serverOnly && (isFrontEndPath(file.rel, usesNext) || isFrontEndSource(text))) return;
   const { record, warning } = analyseFile(file.rel, text, scope);
   if (warning) warnings.push(warning);

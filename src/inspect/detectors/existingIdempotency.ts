@@ -22,13 +22,23 @@ export const existingIdempotency: Detector = {
     }
     const seenLines = new Set<string>();
     for (const call of ctx.index.calls) inspectCall(call, ctx, facts, seenLines);
-    for (const expr of ctx.index.news) inspectCommandInput(expr.arguments?.[0], ctx.line(expr), ctx, facts, seenLines);
+    for (const expr of ctx.index.news) inspectCommandInput(expr.arguments?.[0], lineOf(ctx, expr), ctx, facts, seenLines);
     inspectStrings(ctx, facts, seenLines);
     inspectUniqueDeclarations(ctx, facts, seenLines);
   },
 };
 
-function push(ctx: FileContext, facts: FileFacts, line: number, mechanism: string, detail: string, seen?: Set<string>): void {
+/**
+ * A node's line, worked out when a finding needs it: most calls of a file protect nothing, and a line costs a skip
+ * over the node's leading comments and a search of the line table.
+ */
+function lineOf(ctx: FileContext, node: ts.Node): () => number {
+  let line: number | undefined;
+  return () => (line ??= ctx.line(node));
+}
+
+function push(ctx: FileContext, facts: FileFacts, lineAt: number | (() => number), mechanism: string, detail: string, seen?: Set<string>): void {
+  const line = typeof lineAt === 'number' ? lineAt : lineAt();
   const key = `${line}:${mechanism}`;
   if (seen?.has(key)) return;
   seen?.add(key);
@@ -38,14 +48,14 @@ function push(ctx: FileContext, facts: FileFacts, line: number, mechanism: strin
 function inspectCall(call: ts.CallExpression, ctx: FileContext, facts: FileFacts, seen: Set<string>): void {
   const callee = call.expression;
   const method = ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
-  const line = ctx.line(call);
-  const receiver = ts.isPropertyAccessExpression(callee) ? accessChain(callee.expression).map((p) => p.replace(/\(\)$/, '')) : [];
+  const line = lineOf(ctx, call);
   // Reading the Idempotency-Key request header: req.get('Idempotency-Key'), request.headers.get(…), c.req.header(…).
   if (/^(get|header)$/.test(method) && IDEMPOTENCY_HEADER.test(stringValue(call.arguments[0]) ?? '')) {
     push(ctx, facts, line, 'idempotency-middleware', 'reads the Idempotency-Key request header', seen);
   }
   // An upsert keyed on a value made fresh per attempt (`where: { id: randomUUID() }`) never conflicts: no protection.
   if (UPSERT_METHOD.test(method) && perAttemptCallKey(call)) return;
+  const receiver = method === 'upsert' && ts.isPropertyAccessExpression(callee) ? accessChain(callee.expression).map((p) => p.replace(/\(\)$/, '')) : [];
   if (method === 'upsert' && receiver.length) {
     push(ctx, facts, line, 'upsert-unique', `${receiver.slice(-1)[0]}.upsert${uniqueWhere(call)}`, seen);
   } else if (/^(onConflictDoNothing|onConflictDoUpdate|orIgnore|orUpdate)$/.test(method)) {
@@ -67,14 +77,14 @@ function inspectCall(call: ts.CallExpression, ctx: FileContext, facts: FileFacts
 }
 
 /** AWS SDK command inputs, passed to a call or to `new PutItemCommand({...})`. */
-function inspectCommandInput(input: ts.Expression | undefined, line: number, ctx: FileContext, facts: FileFacts, seen: Set<string>): void {
+function inspectCommandInput(input: ts.Expression | undefined, line: () => number, ctx: FileContext, facts: FileFacts, seen: Set<string>): void {
   if (objectProperty(input, 'MessageDeduplicationId')) push(ctx, facts, line, 'fifo-dedupe', 'SQS FIFO MessageDeduplicationId', seen);
   if (objectProperty(input, 'ConditionExpression') && /attribute_not_exists/.test(input?.getText(ctx.sf) ?? '')) {
     push(ctx, facts, line, 'conditional-put', 'DynamoDB put with attribute_not_exists', seen);
   }
 }
 
-function inspectProducer(call: ts.CallExpression, method: string, line: number, ctx: FileContext, facts: FileFacts, seen: Set<string>): void {
+function inspectProducer(call: ts.CallExpression, method: string, line: () => number, ctx: FileContext, facts: FileFacts, seen: Set<string>): void {
   if (method === 'producer' && objectProperty(call.arguments[0], 'idempotent')?.kind === ts.SyntaxKind.TrueKeyword) {
     push(ctx, facts, line, 'idempotent-producer', 'kafkajs producer with idempotent: true', seen);
   }

@@ -3,6 +3,7 @@ import { crons } from './crons.js';
 import { dbConnection } from './dbConnection.js';
 import type { Detector } from './detectorTypes.js';
 import { existingIdempotency } from './existingIdempotency.js';
+import { factorUnion } from './factorUnion.js';
 import { graphqlMutations } from './graphqlMutations.js';
 import { messages } from './messages.js';
 import { httpRoutes } from './httpRoutes.js';
@@ -52,22 +53,22 @@ if (detectors.length > 31) throw new Error('detectorsFor keeps a bit per detecto
 const UNIONABLE = detectors.reduce((set, d, i) => (!/\\[1-9]|\\k<|\(\?<(?![=!])/.test(d.mentions.source) ? set | (1 << i) : set), 0);
 
 /** Union expressions by set of detectors still unanswered (a bit per detector), built on first use. */
-const unions = new Map<number, RegExp>();
+const unions = new Map<number, { re: RegExp; owners: Array<[number, number]> }>();
 
-function unionOf(set: number): RegExp {
-  let re = unions.get(set);
-  if (!re) {
-    const parts = detectors.flatMap((d, i) => ((set & (1 << i)) !== 0 ? [`(?<d${i}>${d.mentions.source})`] : []));
-    re = new RegExp(parts.join('|'), 'gi');
-    unions.set(set, re);
+function unionOf(set: number): { re: RegExp; owners: Array<[number, number]> } {
+  let union = unions.get(set);
+  if (!union) {
+    const { source, owners } = factorUnion(detectors.flatMap((d, i) => ((set & (1 << i)) !== 0 ? [{ owner: i, source: d.mentions.source }] : [])));
+    union = { re: new RegExp(source, 'gi'), owners };
+    unions.set(set, union);
   }
-  return re;
+  return union;
 }
 
 /**
  * Which of the `set` detectors' mentions occur in `text`, case-insensitively. The union finds the leftmost position
- * where any unanswered one matches and names the first alternative matching there; that one is answered and the scan
- * resumes at the same position without it, so a mention matching at the same place or later is still found.
+ * where any unanswered one matches and tells one alternative matching there; that one's detector is answered and the
+ * scan resumes at the same position without it, so a mention matching at the same place or later is still found.
  */
 function mentionedIgnoringCase(set: number, text: string): number {
   return scanUnion(set & UNIONABLE, text) | testEach(set & ~UNIONABLE, text);
@@ -78,12 +79,12 @@ function scanUnion(set: number, text: string): number {
   let found = 0;
   let from = 0;
   while (open !== 0) {
-    const re = unionOf(open);
+    const { re, owners } = unionOf(open);
     re.lastIndex = from;
     const match = re.exec(text);
-    if (!match?.groups) break;
-    const name = Object.keys(match.groups).find((key) => match.groups![key] !== undefined);
-    const bit = name === undefined ? 0 : 1 << Number(name.slice(1));
+    if (!match) break;
+    const owner = owners.find(([group]) => match[group] !== undefined)?.[1];
+    const bit = owner === undefined ? 0 : 1 << owner;
     // Cannot happen (a match of the union is a match of one alternative); if it did, test what is left one by one.
     if (bit === 0 || (open & bit) === 0) return found | testEach(open, text);
     found |= bit;

@@ -62,10 +62,17 @@ function holderName(node: ts.Node): string | undefined {
   }
   if (ts.isExportAssignment(parent)) return '<default>';
   // module.exports = function (app) {…}: the CommonJS default export.
-  if (ts.isBinaryExpression(parent) && parent.right === node && /^module\.exports$/.test(parent.left.getText())) return '<default>';
+  // (The text is read only for a `….exports` on the left: getText() walks up to the file and skips leading trivia,
+  // and the compiled `var __awaiter = (this && this.__awaiter) || function …` of every TypeScript output file asks.)
+  if (ts.isBinaryExpression(parent) && parent.right === node && namesExports(parent.left) && /^module\.exports$/.test(parent.left.getText())) return '<default>';
   // exports.pay = async (req, res) => {…} (or module.exports.pay): routes refer to it as `controller.pay`.
-  if (ts.isBinaryExpression(parent) && parent.right === node && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(parent.left) && /^(module\.)?exports$/.test(parent.left.expression.getText())) return parent.left.name.text;
+  if (ts.isBinaryExpression(parent) && parent.right === node && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(parent.left) && (namesExports(parent.left.expression) || (ts.isIdentifier(parent.left.expression) && parent.left.expression.text === 'exports')) && /^(module\.)?exports$/.test(parent.left.expression.getText())) return parent.left.name.text;
   return undefined;
+}
+
+/** `x.exports`: what an expression whose text is `module.exports` always is. */
+function namesExports(expr: ts.Expression): boolean {
+  return ts.isPropertyAccessExpression(expr) && ts.isIdentifier(expr.name) && expr.name.text === 'exports';
 }
 
 function objectHolder(obj: ts.ObjectLiteralExpression): string | undefined {

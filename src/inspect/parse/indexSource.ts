@@ -75,6 +75,7 @@ export function indexSource(sf: ts.SourceFile, file: string): SourceIndex {
   let classAliases = new Map<string, string>();
   let className: string | undefined;
   let parent: ts.Node = sf;
+  const authenticationAt = matchStarts(AUTHENTICATES_ALL, sf.text);
 
   const visit = (node: ts.Node): void => {
     (node as { parent: ts.Node }).parent = parent;
@@ -151,7 +152,7 @@ export function indexSource(sf: ts.SourceFile, file: string): SourceIndex {
       let facts = index.functions.get(key);
       if (!facts) {
         facts = { key, file, start: node.getStart(sf), end: node.end, callees: new Set(), bodyFields: new Set(), bodyShapes: new Set() };
-        if (AUTHENTICATES.test(sf.text.slice(facts.start, facts.end))) facts.authenticates = true;
+        if (startsWithin(authenticationAt, facts.start, facts.end) && AUTHENTICATES.test(sf.text.slice(facts.start, facts.end))) facts.authenticates = true;
         index.functions.set(key, facts);
       }
       stack.push({ facts, bodyAliases: new Set(), classAliases });
@@ -167,6 +168,36 @@ export function indexSource(sf: ts.SourceFile, file: string): SourceIndex {
   };
   forEachChild(sf, visit);
   return index;
+}
+
+const AUTHENTICATES_ALL = new RegExp(AUTHENTICATES.source, `${AUTHENTICATES.flags.replace('g', '')}g`);
+
+/**
+ * Every position where the global `pattern` matches in `text`, overlapping ones included, from one scan of the file.
+ * Testing a function's own text then costs a lookup rather than a scan of it (nested functions scanned the same text
+ * once per level): a match inside a function's text is a match of the whole text at the same place, since the
+ * pattern's only assertions are `\b`, and a function starts at a token, which no word character precedes.
+ */
+function matchStarts(pattern: RegExp, text: string): number[] {
+  const starts: number[] = [];
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+    starts.push(match.index);
+    pattern.lastIndex = match.index + 1;
+  }
+  return starts;
+}
+
+/** Does any of the ascending `starts` fall in [start, end)? */
+function startsWithin(starts: readonly number[], start: number, end: number): boolean {
+  let low = 0;
+  let high = starts.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (starts[mid]! < start) low = mid + 1;
+    else high = mid;
+  }
+  return low < starts.length && starts[low]! < end;
 }
 
 function recordImport(decl: ts.ImportDeclaration, index: SourceIndex): void {

@@ -249,14 +249,28 @@ function lookupShape(records: ProjectRecords, file: string, name: string, depth:
   const local = records.files.get(file)?.shapes.get(name);
   let fields = local;
   if (!fields) {
-    for (const record of records.files.values()) {
-      fields = record.shapes.get(name);
-      if (fields) {
-        file = record.rel;
-        break;
-      }
+    const owner = shapeOwners(records).get(name);
+    if (owner !== undefined) {
+      fields = records.files.get(owner)?.shapes.get(name);
+      file = owner;
     }
   }
   if (!fields) return [];
   return fields.flatMap((f) => (f.startsWith('@') ? lookupShape(records, file, f.slice(1), depth + 1) : [f]));
+}
+
+const shapeOwnersByRecords = new WeakMap<ProjectRecords, { size: number; owners: Map<string, string> }>();
+
+/**
+ * The first file (in records order) declaring each shape name, worked out once per project rather than by a scan of
+ * every file for each name a route's body is checked against.
+ */
+function shapeOwners(records: ProjectRecords): ReadonlyMap<string, string> {
+  let memo = shapeOwnersByRecords.get(records);
+  if (!memo || memo.size !== records.files.size) {
+    const owners = new Map<string, string>();
+    for (const record of records.files.values()) for (const name of record.shapes.keys()) if (!owners.has(name)) owners.set(name, record.rel);
+    shapeOwnersByRecords.set(records, (memo = { size: records.files.size, owners }));
+  }
+  return memo.owners;
 }

@@ -1,6 +1,22 @@
-import type { FunctionFacts } from '../parse/indexSource.js';
+import type { FunctionFacts, ImportBinding } from '../parse/indexSource.js';
 import type { ProjectRecords } from './projectRecords.js';
 import { resolveBinding, resolveExport, resolveImport, splitBindingKey } from './resolveModules.js';
+
+/** One import of a file, as FunctionGraph matches keys against it. */
+interface PreparedImport {
+  local: string;
+  lower: string;
+  /** `lower.`: a key naming a member of the binding starts with it. */
+  prefix: string;
+  importedLower: string;
+  binding: ImportBinding;
+  /** Relative or aliased (`./x`, `@/x`, `~/x`, `#/x`). */
+  projectPath: boolean;
+  /** A module of the project (a project path, or a package of this workspace); never an installed dependency. */
+  linkable: boolean;
+  /** The file a namespace import (`*`) resolves to. */
+  target?: string;
+}
 
 /**
  * A name-based call graph across files. Without a type checker (too slow for the budget), a call `x.create()`
@@ -13,6 +29,7 @@ export class FunctionGraph {
   /** Per function, every function one of its calls resolves to (for callers(), which asks again each round). */
   private readonly targets = new Map<FunctionFacts, ReadonlySet<FunctionFacts>>();
   private readonly lowerExports = new Map<string, Map<string, string>>();
+  private readonly preparedImports = new Map<string, readonly PreparedImport[]>();
 
   constructor(private readonly records: ProjectRecords) {
     for (const record of records.files.values()) {
@@ -56,24 +73,22 @@ export class FunctionGraph {
    * to the file that defines it: two routes files each importing their own `create` must not share body fields.
    */
   private imported(file: string, key: string): FunctionFacts | undefined {
-    const record = this.records.files.get(file);
-    if (!record) return undefined;
-    for (const [local, binding] of record.imports) {
-      const lower = local.toLowerCase();
+    for (const entry of this.importsOf(file)) {
+      const { local, lower, binding } = entry;
       // Only a binding the key can name is looked up (this runs for every unresolved callee of every function).
-      if (binding.imported !== '*' && lower !== key && binding.imported.toLowerCase() !== key && !key.startsWith(`${lower}.`)) continue;
+      if (binding.imported !== '*' && lower !== key && entry.importedLower !== key && !key.startsWith(entry.prefix)) continue;
       // Relative, aliased, or a package of this workspace (`@acme/lib/rate-limit`); never an installed dependency.
-      if (!binding.module.startsWith('.') && !/^[@~#]\//.test(binding.module) && resolveImport(this.records, file, binding.module) === undefined) continue;
+      if (!entry.linkable) continue;
       if (binding.imported === '*') {
-        const fn = this.namespaceMember(file, local, binding.module, key);
+        const fn = this.namespaceMember(file, entry, key);
         if (fn) return fn;
         continue;
       }
-      if (local.toLowerCase() === key || binding.imported.toLowerCase() === key) {
+      if (lower === key || entry.importedLower === key) {
         const resolved = splitBindingKey(resolveBinding(this.records, file, local));
         const fn = this.records.files.get(resolved.file)?.functions.get(resolved.name.toLowerCase());
         if (fn) return fn;
-      } else if (key.startsWith(`${local.toLowerCase()}.`)) {
+      } else if (key.startsWith(entry.prefix)) {
         // `user.createUser` where `user` is an imported class (or object): its member, keyed under the name the class
         // is declared with (`export { default as user } from './user'` → `export default class UserController`).
         const resolved = splitBindingKey(resolveBinding(this.records, file, local));
@@ -86,6 +101,26 @@ export class FunctionGraph {
       }
     }
     return undefined;
+  }
+
+  /**
+   * A file's imports in order, with what every key asks of them worked out once: lower-cased names, whether the
+   * module is one of the project's, and the file a namespace import resolves to.
+   */
+  private importsOf(file: string): readonly PreparedImport[] {
+    let prepared = this.preparedImports.get(file);
+    if (!prepared) {
+      const entries: PreparedImport[] = [];
+      for (const [local, binding] of this.records.files.get(file)?.imports ?? []) {
+        const lower = local.toLowerCase();
+        const projectPath = binding.module.startsWith('.') || /^[@~#]\//.test(binding.module);
+        const linkable = projectPath || resolveImport(this.records, file, binding.module) !== undefined;
+        const target = binding.imported === '*' && linkable ? resolveImport(this.records, file, binding.module) : undefined;
+        entries.push({ local, lower, prefix: `${lower}.`, importedLower: binding.imported.toLowerCase(), binding, projectPath, linkable, ...(target !== undefined ? { target } : {}) });
+      }
+      this.preparedImports.set(file, (prepared = entries));
+    }
+    return prepared;
   }
 
   /**
@@ -114,23 +149,18 @@ export class FunctionGraph {
     const dot = key.indexOf('.');
     if (dot < 0) return false;
     const ns = key.slice(0, dot);
-    for (const [local, binding] of this.records.files.get(file)?.imports ?? []) {
-      if (binding.imported === '*' && local.toLowerCase() === ns && (binding.module.startsWith('.') || /^[@~#]\//.test(binding.module))) return true;
-    }
-    return false;
+    return this.importsOf(file).some((entry) => entry.binding.imported === '*' && entry.lower === ns && entry.projectPath);
   }
 
   /**
    * `handlers.create` (or the bare `create` a route records beside it) through `import * as handlers from './x'`:
    * the module's own export, so two routers each importing their own handlers module never share body fields.
    */
-  private namespaceMember(file: string, local: string, module: string, key: string): FunctionFacts | undefined {
-    const prefix = `${local.toLowerCase()}.`;
-    const member = key.startsWith(prefix) ? key.slice(prefix.length) : key;
-    const target = resolveImport(this.records, file, module);
-    const exported = target ? this.exportsByLowerName(target).get(member) : undefined;
+  private namespaceMember(file: string, entry: PreparedImport, key: string): FunctionFacts | undefined {
+    const member = key.startsWith(entry.prefix) ? key.slice(entry.prefix.length) : key;
+    const exported = entry.target !== undefined ? this.exportsByLowerName(entry.target).get(member) : undefined;
     if (exported === undefined) return undefined;
-    const resolved = splitBindingKey(resolveBinding(this.records, file, local, exported));
+    const resolved = splitBindingKey(resolveBinding(this.records, file, entry.local, exported));
     return this.records.files.get(resolved.file)?.functions.get(resolved.name.toLowerCase());
   }
 
@@ -173,6 +203,8 @@ export class FunctionGraph {
       const fn = this.records.files.get(file)?.functions.get(key);
       if (fn) paying.add(fn);
     }
+    // Nothing can reach an empty set: the rounds below would resolve every call in the project to learn that.
+    if (paying.size === 0) return paying;
     for (let round = 0; round < 8; round++) {
       let changed = false;
       for (const list of this.byKey.values()) {

@@ -41,8 +41,12 @@ const AUTH_CODE: ReadonlyArray<[RegExp, string]> = [
   [/new\s+TRPCError\s*\(\s*\{\s*code\s*:\s*['"]UNAUTHORIZED['"]/, 'a tRPC procedure that refuses unauthenticated callers'],
 ];
 
+/** Any of them, in one scan: most files have none, which this tells for the cost of one expression instead of nine. */
+const ANY_AUTH_CODE = new RegExp(AUTH_CODE.map(([pattern]) => `(?:${pattern.source})`).join('|'));
+
 /** What in one source file authenticates callers, as `file (what)`; undefined when nothing does. */
 export function authenticationInCode(rel: string, text: string): string | undefined {
+  if (!ANY_AUTH_CODE.test(text)) return undefined;
   const hit = AUTH_CODE.find(([pattern]) => pattern.test(text));
   return hit ? `${rel} (${hit[1]})` : undefined;
 }

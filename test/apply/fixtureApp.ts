@@ -137,6 +137,19 @@ export async function expectAppliedCleanly(dir: string): Promise<void> {
 }
 
 /** Every file under `dir` (dist/ and node_modules/ aside) with its text: equal snapshots mean nothing was written. */
+/**
+ * apply --yes a second time on an applied copy: it must change nothing and write nothing, the tree byte for byte as
+ * before. Returns the run, for what a test checks beyond that (its manual steps).
+ */
+export async function applyAgain(dir: string): Promise<ApplyResult> {
+  const before = await snapshotTree(dir);
+  const again = await runApply({ cwd: dir, yes: true, quiet: true }, { interactive: false });
+  expect(again.changes).toEqual([]);
+  expect(again.written).toBe(false);
+  expect(await snapshotTree(dir)).toEqual(before);
+  return again;
+}
+
 export async function snapshotTree(dir: string): Promise<Record<string, string>> {
   const { readdir } = await import('node:fs/promises');
   const out: Record<string, string> = {};
@@ -287,11 +300,7 @@ export async function formFixtureSuite(spec: FormFixture): Promise<void> {
       spec.wrote(first, await readFile(path.join(copy.dir, 'src/app.ts'), 'utf8'));
       expect(await compile(copy.dir)).toBe('');
 
-      const before = await snapshotTree(copy.dir);
-      const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
-      expect(again.changes).toEqual([]);
-      expect(again.written).toBe(false);
-      expect(await snapshotTree(copy.dir)).toEqual(before);
+      await applyAgain(copy.dir);
     });
 
     it('renders a new key per page, runs 50 concurrent submissions of one page once, and answers a post without a key 400', async () => {

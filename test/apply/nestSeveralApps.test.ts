@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runApply } from '../../src/cli/apply.js';
-import { compile, copyFixture, snapshotTree, type FixtureCopy } from './fixtureApp.js';
+import { applyAgain, compile, copyFixture, type FixtureCopy } from './fixtureApp.js';
 
 const WIRED = 'providers: [...idempotencyProviders(idempotency)]';
 
@@ -35,11 +35,7 @@ describe('apply on several Nest applications in one package', { timeout: 300_000
     expect(first.manual.filter((m) => m.reason.includes('root module'))).toEqual([]);
     expect(await compile(copy.dir)).toBe('');
 
-    const before = await snapshotTree(copy.dir);
-    const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
-    expect(again.changes).toEqual([]);
-    expect(again.written).toBe(false);
-    expect(await snapshotTree(copy.dir)).toEqual(before);
+    await applyAgain(copy.dir);
   });
 });
 

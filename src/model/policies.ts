@@ -37,6 +37,7 @@ export function buildKeyPolicy(actions: readonly ActionDesign[], database?: Stac
   const uniqueness = database ? STORE_FACTS[database].uniqueness : undefined;
   const derived = actions.filter((a) => a.key.source === 'derived');
   const formPosted = actions.filter((a) => a.key.field !== undefined);
+  const serverActions = actions.filter((a) => a.transport === 'server-action');
   const formGeneration = formPosted.length > 0 ? `${formPosted.map((a) => a.name).join(', ')} ${formPosted.length === 1 ? 'is' : 'are'} posted by server-rendered forms, which cannot set a header: each time the server renders such a form it mints a UUIDv4 (newIdempotencyKey(), a function in the views' locals) into a hidden ${formPosted[0]!.key.field} field, so a double click or a resubmitted page sends the same key and a page rendered again a new one. The middleware reads the field only when no Idempotency-Key header came; a script calling the route may still send the header.` : undefined;
   // When forms post every keyed action, no caller generates a key: the form paragraph is the whole answer.
   const onlyForms = formPosted.length > 0 && derived.length === 0 && actions.every((a) => a.key.field !== undefined || a.key.source === 'derived');
@@ -57,6 +58,7 @@ export function buildKeyPolicy(actions: readonly ActionDesign[], database?: Stac
             'One optional pair of surrounding double quotes (the IETF draft\'s structured-field form, Idempotency-Key: "…") is removed first.',
             'A header sent twice is rejected with 400, whether the framework hands it over as a list or joined into "a, b".',
             ...(formPosted.length > 0 ? [`The hidden ${formPosted[0]!.key.field} field of a server-rendered form is read only when no header came, under the same rules; a field sent twice is rejected with 400.`] : []),
+            ...(serverActions.length > 0 ? [`A Server Action (${andList(serverActions.map((a) => a.name))}) has no header: its key is its first argument, checked by the same rules before the store is touched; idempotentAction throws InvalidKeyError for a missing or malformed key, and PrincipalMissingError when a per-user action runs with nobody signed in.`] : []),
           ]),
       uniqueness ? `${uniqueness}.` : 'Uniqueness is enforced by the database: PRIMARY KEY on (scope, key).',
     ],

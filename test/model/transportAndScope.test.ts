@@ -96,5 +96,11 @@ describe('scope of HTTP actions', () => {
     expect(next([action, route])).toBe('Next.js route handlers and Server Actions');
     expect(next([route])).toBe('Next.js route handlers');
   });
+
+  it('say how a Server Action key is checked: an argument, not a header', () => {
+    const parsed = config([{ name: 'signUp', trigger: 'http', route: 'POST /signUp', transport: 'server-action', significantFields: ['email'] }]);
+    const model = buildDesign({ ...parsed, stack: { ...parsed.stack, framework: 'nextjs' } }, undefined, { now: NOW });
+    expect(model.keys.validation).toContainEqual(expect.stringContaining('A Server Action (signUp) has no header: its key is its first argument'));
+  });
 });
 

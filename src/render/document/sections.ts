@@ -2,7 +2,7 @@ import { describeDuration } from '../../config/duration.js';
 import { httplessKinds } from '../../model/httplessActions.js';
 import { describeBytes } from '../../model/policies.js';
 import { STORE_FACTS } from '../../model/storeFacts.js';
-import { DATABASE_LABELS, TRANSPORT_LABELS, TRIGGER_LABELS, transportName, transportParts } from '../../model/labels.js';
+import { andList, DATABASE_LABELS, TRANSPORT_LABELS, TRIGGER_LABELS, transportName, transportParts } from '../../model/labels.js';
 import type { ActionDesign, DesignModel, ReviewedCandidate } from '../../model/types.js';
 import { formatProbability } from '../../model/uniqueness.js';
 import type { CodeSample } from '../code/index.js';
@@ -512,6 +512,7 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
         ? 'The wrapper stores only what the function returns: a permanent failure is stored and returned again to every repeat only when the function returns it as a value (for example { declined: true }). Anything the function throws, a permanent failure or a compensated saga\'s error included, releases the claim and reaches the caller, so the next retry runs the function again.'
         : 'A permanent failure (a definitive 4xx from the action, or a saga that compensated) is stored as a completed response and replayed; a transient one releases the claim so the retry runs again.',
     ),
+    ...serverActionOutcomes(model.actions),
     heading('Key retention'),
     p(strong(`Retention: ${sec(r.effectiveMs)}.`), ` ${r.justification}`),
     ...(r.floors.length > 0 ? [table(['What needs the window', 'Minimum'], r.floors.map((f) => [cell(f.reason), cell(sec(f.ms))]))] : []),
@@ -646,4 +647,15 @@ function runbook(model: DesignModel): Section {
     blocks.push(list(entry.steps.map((s) => [s]), true));
   }
   return section(13, 'Operational Runbook', 'Stuck records, split-brain, table and partition maintenance, provider divergence and key flooding.', blocks);
+}
+
+/** What a Server Action's repeat gets: it has no HTTP response of its own to store. */
+function serverActionOutcomes(actions: readonly ActionDesign[]): Block[] {
+  const names = actions.filter((a) => a.transport === 'server-action').map((a) => a.name);
+  if (names.length === 0) return [];
+  return [
+    p(
+      `A Server Action (${andList(names)}) has no response of its own: what it returns is stored as JSON and returned to every repeat (a Date comes back as a string, as it would over the wire), and one that ends in redirect() is stored as that redirect, so a repeat sends the client to the same place without running. Anything else it throws releases the claim and a retry runs again. What the first call did beside its answer, a cookie set with cookies().set() for one, a repeat does not do again.`,
+    ),
+  ];
 }

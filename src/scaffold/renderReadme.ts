@@ -260,7 +260,7 @@ function unrouted(view: ScaffoldView, framework: HttpFramework): string {
     const kind = UNROUTED[action.transport!];
     const scope = action.scope === 'global' ? "= `'global'`" : "= the caller's id from your context";
     if (action.transport === 'server-action' && framework.wrappers === 'nextWrappers') {
-      return `- \`${action.codeName}\` (Server Action): export it wrapped, \`idempotency.idempotentAction('${action.codeName}', ${action.codeName}Impl)\`, where \`${action.codeName}Impl\` takes the key first; its callers pass the key as its first argument.`;
+      return `- \`${action.codeName}\` (Server Action): export it wrapped, \`idempotency.idempotentAction('${action.codeName}', ${action.codeName}Impl)\`, where \`${action.codeName}Impl\` takes the key first; its callers pass the key as its first argument, one per user intent (\`idempotency-builder apply\` writes them \`useIdempotencyKey()\`, and \`keyedAction(intent, ${action.codeName})\` for \`useActionState\`).`;
     }
     return `- \`${action.codeName}\` (${kind.what}, no route of its own): claim inside the ${kind.inside} with \`idempotency.core.runOnce(ACTIONS.${action.codeName}, { scope, key, fingerprint }, (signal, context) => work(context))\`, the key ${kind.key}, \`scope\` ${scope}, and \`fingerprint\` = \`computeFingerprint({ method: '${action.method ?? 'POST'}', route: ACTIONS.${action.codeName}.route, fields: pickFields(ACTIONS.${action.codeName}.significantFields, { body: ${kind.input === 'its input' ? 'input' : kind.input} }) })\`.`;
   });

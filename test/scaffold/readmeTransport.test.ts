@@ -33,5 +33,6 @@ describe('README wiring for actions without a route of their own', () => {
     const readme = renderReadme(view([{ name: 'placeOrder', trigger: 'http', route: 'POST /placeOrder', transport: 'server-action', significantFields: ['sku'] }], 'nextjs'), [], NEXT);
     expect(readme).not.toContain("withIdempotency('placeOrder'");
     expect(readme).toContain("idempotency.idempotentAction('placeOrder', placeOrderImpl)");
+    expect(readme).toContain('`keyedAction(intent, placeOrder)` for `useActionState`');
   });
 });

@@ -11,6 +11,8 @@ export interface ProjectImports {
   aliases: readonly PathAlias[];
   /** '.js' under NodeNext/Node16 resolution (ESM needs the extension), '' otherwise. */
   defaultExtension: '.js' | '';
+  /** The workspace package (its folder, '' for the root) a project file belongs to; unset, the first two folders stand in. */
+  packageOf?: (file: string) => string;
 }
 
 const SPECIFIER = /(?:from\s+|import\s*\(\s*|require\s*\(\s*|import\s+)(['"])([^'"\n]+)\1/g;
@@ -28,7 +30,7 @@ export function importStyleFor(file: string, text: string, scaffoldDir: string, 
   const covering = project.aliases.filter((a) => a.dir === '' || scaffoldDir === a.dir || scaffoldDir.startsWith(`${a.dir}/`));
   // A file in another part of a workspace (a shared library reaching the app's scaffold) that imports through the
   // workspace's aliases gets the scaffold's alias too, rather than a path climbing out of its own package.
-  const elsewhere = topFolders(file) !== topFolders(scaffoldDir) && specifiers.some((s) => project.aliases.some((a) => s.value.startsWith(a.prefix)));
+  const elsewhere = inAnotherPackage(file, scaffoldDir, project) && specifiers.some((s) => project.aliases.some((a) => s.value.startsWith(a.prefix)));
   const alias = covering.find((a) => specifiers.some((s) => s.value.startsWith(a.prefix))) ?? (elsewhere ? covering.find((a) => a.dir !== '') : undefined);
   const importLines = text.split('\n').filter((line) => /^import\s.*['"]\s*;?\s*$/.test(line));
   const semicolons = importLines.length === 0 || importLines.some((line) => line.trimEnd().endsWith(';'));
@@ -44,8 +46,12 @@ export function importStyleFor(file: string, text: string, scaffoldDir: string, 
   };
 }
 
-/** `apps/backend` of `apps/backend/src/x.ts`: where in a workspace a file is. */
-const topFolders = (rel: string) => rel.split('/').slice(0, 2).join('/');
+function inAnotherPackage(file: string, scaffoldDir: string, project: ProjectImports): boolean {
+  if (project.packageOf) return project.packageOf(file) !== project.packageOf(`${scaffoldDir}/index.ts`);
+  // `apps/backend` of `apps/backend/src/x.ts`: without package markers to read, where in a workspace a file is.
+  const topFolders = (rel: string) => rel.split('/').slice(0, 2).join('/');
+  return topFolders(file) !== topFolders(scaffoldDir);
+}
 
 /** Aliases and resolution read from the project's tsconfig (already parsed, comments and `extends` resolved). */
 export function projectImportsOf(options: { paths?: Record<string, string[]>; baseUrl?: string; moduleResolution?: string; module?: string }, configDir: string): ProjectImports {

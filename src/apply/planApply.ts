@@ -26,6 +26,7 @@ import { wireHonoRoute } from './transforms/honoRoute.js';
 import { READS_NO_PRINCIPAL, renderMiddlewareInstance, wireKoaRoute } from './transforms/koaRoute.js';
 import { renderPlainInstance, wrapPlainFunction } from './transforms/plainWrap.js';
 import { planScaffolds, type PlannedScaffold } from '../scaffold/placement/planScaffolds.js';
+import { findPackageRoot } from '../scaffold/placement/findPackageRoot.js';
 import { emptyScaffoldPlan, mergeScaffoldPlans, type ScaffoldPlan } from './mergeScaffoldPlans.js';
 import { CONTROLLER_CLAIM_MODULE, renderControllerClaim } from './transforms/routingControllersMethod.js';
 import { locateNestMethod, routeOf, VERBS, wireNestModule, wireNestRoute } from './transforms/nestjsRoute.js';
@@ -173,7 +174,18 @@ const parseSourceLocation = (source: string) => {
 
 /** The project's tsconfig aliases (comments, `extends` and inherited `paths` included), read by the profile's reader. */
 async function projectImports(root: string): Promise<ProjectImports> {
-  return Promise.resolve(projectImportsAt(root));
+  return Promise.resolve({ ...projectImportsAt(root), packageOf: packageFinder(root) });
+}
+
+/** findPackageRoot, remembered per folder: the import style asks it for every file apply edits. */
+function packageFinder(root: string): (file: string) => string {
+  const known = new Map<string, string>();
+  return (file) => {
+    const dir = path.posix.dirname(file);
+    let found = known.get(dir);
+    if (found === undefined) known.set(dir, (found = findPackageRoot(root, file)));
+    return found;
+  };
 }
 
 /** Sorted actions → the wiring each needs, or the manual step saying why apply leaves it. */
@@ -496,7 +508,7 @@ function notGeneratedSteps(scaffold: PlannedScaffold, owns: ReadonlySet<string>,
 async function packageImports(root: string, packageDir: string): Promise<ProjectImports> {
   if (packageDir === '' || (await readInside(root, `${packageDir}/tsconfig.json`).catch(() => undefined)) === undefined) return projectImports(root);
   const own = projectImportsAt(path.join(root, packageDir));
-  return { ...own, aliases: own.aliases.map((alias) => ({ ...alias, dir: alias.dir === '' ? packageDir : `${packageDir}/${alias.dir}` })) };
+  return { ...own, packageOf: packageFinder(root), aliases: own.aliases.map((alias) => ({ ...alias, dir: alias.dir === '' ? packageDir : `${packageDir}/${alias.dir}` })) };
 }
 
 interface ScaffoldApplyInput {

@@ -24,4 +24,21 @@ describe('import spelling for a file in another part of a workspace', () => {
     const plain = importStyleFor('libraries/nestjs-libraries/src/services/stripe.service.ts', "import Stripe from 'stripe';\nimport { x } from './x';\n", scaffold, imports);
     expect(plain.specifier('index')).toBe('../../../../apps/backend/src/idempotency/index');
   });
+
+  it('tells packages apart by their package.json, not by the first two folders of the path', () => {
+    const nested = {
+      aliases: [
+        { prefix: '@shop/billing/', dir: 'packages/services/billing/src' },
+        { prefix: '@shop/orders/', dir: 'packages/services/orders/src' },
+      ],
+      defaultExtension: '' as const,
+      packageOf: (file: string) => /^packages\/services\/[^/]+/.exec(file)?.[0] ?? '',
+    };
+    const text = "import { money } from '@shop/billing/money';\n";
+    const other = importStyleFor('packages/services/orders/src/checkout.ts', text, 'packages/services/billing/src/idempotency', nested);
+    expect(other.specifier('providers')).toBe('@shop/billing/idempotency/providers');
+    // The same package: a relative path, although the file imports through an alias that does not cover the scaffold.
+    const own = importStyleFor('packages/services/billing/src/routes/pay.ts', "import { order } from '@shop/orders/order';\n", 'packages/services/billing/src/idempotency', nested);
+    expect(own.specifier('providers')).toBe('../idempotency/providers');
+  });
 });

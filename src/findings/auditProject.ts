@@ -14,7 +14,7 @@ import { consumersAndCrons } from './localInspection.js';
 import { runRules } from './runRules.js';
 import { readSchemaFacts, SCHEMA_IN_CODE, type SchemaFacts } from './schemaFacts.js';
 import type { CodeFinding, ProjectContext, SourceContext } from './types.js';
-import { projectImportsAt, type PathAlias } from '../scaffold/profile/pathAliases.js';
+import { tsconfigAliasesAt } from '../scaffold/profile/pathAliases.js';
 
 export interface AuditOptions {
   /** Use this config instead of reading idempotency.config.json (or none: `null`). */
@@ -68,7 +68,7 @@ export async function auditProject(dir: string, options: AuditOptions = {}): Pro
   const release = new Map(lazy.map((l) => [l.source, l.release]));
   // generate passes the inspection init made; `audit` alone finds consumers and crons on the same sources.
   const inspection = options.inspection ?? consumersAndCrons(sources, auxiliary);
-  const ctx: ProjectContext = { sources, schema, auxiliary, dependencies, inspection, aliases: tsconfigAliases(root), ...(config ? { config } : {}) };
+  const ctx: ProjectContext = { sources, schema, auxiliary, dependencies, inspection, aliases: tsconfigAliasesAt(root), ...(config ? { config } : {}) };
   // Each tree is let go once every rule has seen its file; actionFacts parses again the few files it reads.
   const findings = runRules(ctx, undefined, (source) => release.get(source)?.());
   return { root, findings, actionFacts: actionFacts(ctx), filesScanned: sources.length, warnings: walked.warnings };
@@ -123,11 +123,3 @@ async function readJson(file: string): Promise<{ dependencies?: Record<string, u
   }
 }
 
-/** The root tsconfig's `paths` folder aliases (an Nx workspace's `@org/lib/*`); none when it cannot be read. */
-function tsconfigAliases(root: string): readonly PathAlias[] {
-  try {
-    return projectImportsAt(root).aliases;
-  } catch {
-    return [];
-  }
-}

@@ -19,6 +19,7 @@ import { detectStack, mergeStacks, sorted, type PackageStack } from './stack/det
 import { authenticationInCode, authenticationPackages } from './stack/authentication.js';
 import { findWorkspaces, type WorkspacePackage } from './stack/findWorkspaces.js';
 import { readManifest } from './stack/readManifest.js';
+import { tsconfigAliasesAt } from '../scaffold/profile/pathAliases.js';
 import { sortFindings } from './sortFindings.js';
 import { located, prismaConnection } from './detectors/dbConnection.js';
 import { pickConnections, sequelizeConfigOf } from './stack/storeConnection.js';
@@ -74,7 +75,8 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
     authentication.set(scopeDir, new Set(authenticationPackages(ws ? [ws.manifest, rootManifest] : [rootManifest])));
   }
 
-  const records: ProjectRecords = { files: new Map(), packagesByName: new Map(workspaces.map((w) => [w.name, w.dir])) };
+  const aliases = tsconfigAliasesAt(root);
+  const records: ProjectRecords = { files: new Map(), packagesByName: new Map(workspaces.map((w) => [w.name, w.dir])), ...(aliases.length > 0 ? { aliases } : {}) };
   const sources = files.filter((f) => f.kind === 'source');
   let done = 0;
   for (const [index, file] of sources.entries()) {

@@ -87,3 +87,64 @@ declare function beat(): void;
     expect(crons).toEqual(['src/jobs.ts']);
   });
 });
+
+describe('imports through the workspace tsconfig `paths` aliases', () => {
+  // An Nx layout: the alias is declared in tsconfig.base.json (reached through `extends`), the service lives in a
+  // library folder that is no workspace package, and the controller reaches it only through the alias.
+  it('follows them from a controller to the Stripe call and the insert in a shared library', async () => {
+    const dir = project({
+      'package.json': JSON.stringify({ name: 'root', private: true, dependencies: { '@nestjs/core': '^11.0.0', '@nestjs/common': '^11.0.0', stripe: '^17.0.0' } }),
+      'tsconfig.base.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@acme/billing/*': ['libs/billing/src/*'] } } }),
+      'tsconfig.json': JSON.stringify({ extends: './tsconfig.base.json' }),
+      'apps/api/src/billing.controller.ts': `import { Body, Controller, Post } from '@nestjs/common';
+import { charge } from '@acme/billing/charge';
+@Controller('billing')
+export class BillingController {
+  @Post('charge')
+  create(@Body() body: { amount: number }) {
+    return charge(body.amount);
+  }
+}
+`,
+      'libs/billing/src/charge.ts': `import Stripe from 'stripe';
+const stripe = new Stripe(process.env.STRIPE_KEY ?? '');
+export async function charge(amount: number) {
+  return stripe.paymentIntents.create({ amount, currency: 'eur' });
+}
+`,
+    });
+    const inspection = await inspectProject(dir);
+    const route = inspection.findings.find((f) => f.kind === 'endpoint' && f.path === '/billing/charge');
+    expect(route).toMatchObject({ touchesPayment: true });
+  });
+
+  it('resolves a router mounted from a library folder reached through an alias, prefix and authentication included', async () => {
+    const dir = project({
+      'package.json': JSON.stringify({ name: 'root', private: true, dependencies: { express: '^4.19.0', jsonwebtoken: '^9.0.0' } }),
+      'tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@acme/orders/*': ['libs/orders/src/*'], '@acme/auth/*': ['libs/auth/src/*'] } } }),
+      'libs/auth/src/session.ts': `import jwt from 'jsonwebtoken';
+import type { NextFunction, Request, Response } from 'express';
+export function requireUser(req: Request, res: Response, next: NextFunction) {
+  (req as { user?: unknown }).user = jwt.verify(req.headers.authorization ?? '', 'secret');
+  next();
+}
+`,
+      'libs/orders/src/router.ts': `import { Router } from 'express';
+import { requireUser } from '@acme/auth/session';
+export const ordersRouter = Router();
+ordersRouter.post('/', requireUser, (req, res) => res.status(201).json(req.body));
+`,
+      'apps/api/src/app.ts': `import express from 'express';
+import { ordersRouter } from '@acme/orders/router';
+const app = express();
+app.use(express.json());
+app.use('/api/orders', ordersRouter);
+app.listen(3000);
+`,
+    });
+    const inspection = await inspectProject(dir);
+    const routes = inspection.findings.filter((f) => f.kind === 'endpoint').map((f) => `${f.method} ${f.path} ${f.prefixResolved}`);
+    expect(routes).toEqual(['POST /api/orders true']);
+    expect(inspection.routeAuthentication?.map((r) => `${r.method} ${r.path}: ${r.by.join(', ')}`)).toEqual(['POST /api/orders: requireUser']);
+  });
+});

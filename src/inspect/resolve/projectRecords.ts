@@ -20,4 +20,6 @@ export interface ProjectRecords {
   files: Map<string, FileRecord>;
   /** Workspace package dir → package name, for bare-specifier imports between packages. */
   packagesByName: Map<string, string>;
+  /** The root tsconfig's `paths` folder aliases (`@org/lib/*` → libs/lib/src), relative to the root. */
+  aliases?: ReadonlyArray<{ readonly prefix: string; readonly dir: string }>;
 }

@@ -68,7 +68,7 @@ const recordFiles = new WeakMap<ProjectRecords, ModuleFiles>();
 function moduleFilesOf(records: ProjectRecords): ModuleFiles {
   let files = recordFiles.get(records);
   if (!files) {
-    files = { has: (rel) => records.files.has(rel), pkgDir: (rel) => records.files.get(rel)?.pkgDir ?? '', packagesByName: records.packagesByName };
+    files = { has: (rel) => records.files.has(rel), pkgDir: (rel) => records.files.get(rel)?.pkgDir ?? '', packagesByName: records.packagesByName, ...(records.aliases ? { aliases: records.aliases } : {}) };
     recordFiles.set(records, files);
   }
   return files;

@@ -49,3 +49,12 @@ export function projectImportsAt(root: string): { aliases: PathAlias[]; defaultE
   const resolution = text(options['moduleResolution']) ?? text(options['module']) ?? '';
   return { aliases: pathAliases(relative), defaultExtension: resolution === 'nodenext' || resolution === 'node16' ? '.js' : '' };
 }
+
+/** The root tsconfig's `paths` folder aliases (an Nx workspace's `@org/lib/*`) for following imports; none when it cannot be read. */
+export function tsconfigAliasesAt(root: string): readonly PathAlias[] {
+  try {
+    return projectImportsAt(root).aliases;
+  } catch {
+    return [];
+  }
+}

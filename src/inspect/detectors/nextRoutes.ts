@@ -88,30 +88,56 @@ function recordPagesApi(url: string, ctx: FileContext, facts: FileFacts): void {
     return;
   }
   for (const m of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
-    if (methods.has(m)) facts.routes.push(route(ctx, anchor, m, url, undefined, handler ?? fnKey));
+    if (!methods.has(m)) continue;
+    const found = route(ctx, anchor, m, url, undefined, handler ?? fnKey);
+    // `case 'POST': return handlePOST(req, res);`: what that function reads of the body is this method's body.
+    for (const delegate of methods.get(m) ?? []) {
+      const own = ctx.index.functions.get(delegate);
+      if (!own) continue;
+      found.handlerKeys.push(delegate);
+      found.bodyFields.push(...own.bodyFields);
+      found.bodyShapes.push(...own.bodyShapes);
+    }
+    facts.routes.push(found);
   }
 }
 
+/**
+ * The local functions a method's branch hands the request to (`handlePOST(req, res)` in `case 'POST':` or in
+ * `if (req.method === 'POST')`), by function key.
+ */
+function delegatesIn(branch: ts.Node | undefined): string[] {
+  const out: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.arguments.some((a) => ts.isIdentifier(a) && /^(req|request)$/i.test(a.text))) out.push(node.expression.text.toLowerCase());
+    if (!ts.isFunctionLike(node)) ts.forEachChild(node, visit);
+  };
+  if (branch) visit(branch);
+  return out;
+}
+
 /** Methods the handler branches on: `req.method === 'POST'`, `case 'PUT':` in `switch (req.method)`, `['POST'].includes(req.method)`. */
-function comparedMethods(ctx: FileContext): Set<string> {
-  const found = new Set<string>();
+function comparedMethods(ctx: FileContext): Map<string, string[]> {
+  const found = new Map<string, string[]>();
   const isMethod = (e: ts.Expression) => {
     const chain = accessChain(unwrap(e));
     return chain[chain.length - 1] === 'method';
   };
-  const add = (e: ts.Expression | undefined) => {
+  const add = (e: ts.Expression | undefined, branch?: ts.Node) => {
     const v = stringValue(e)?.toUpperCase();
-    if (v && /^(GET|HEAD|OPTIONS|POST|PUT|PATCH|DELETE)$/.test(v)) found.add(v);
+    if (v && /^(GET|HEAD|OPTIONS|POST|PUT|PATCH|DELETE)$/.test(v)) found.set(v, [...(found.get(v) ?? []), ...delegatesIn(branch)]);
   };
   const visit = (node: ts.Node): void => {
     if (ts.isBinaryExpression(node) && /^(===|!==|==|!=)$/.test(node.operatorToken.getText())) {
-      if (isMethod(node.left)) add(node.right);
-      else if (isMethod(node.right)) add(node.left);
+      // Only `===`/`==` in an if's condition leads into that method's branch.
+      const branch = /^(===|==)$/.test(node.operatorToken.getText()) && ts.isIfStatement(node.parent) && node.parent.expression === node ? node.parent.thenStatement : undefined;
+      if (isMethod(node.left)) add(node.right, branch);
+      else if (isMethod(node.right)) add(node.left, branch);
     } else if (ts.isSwitchStatement(node) && isMethod(node.expression)) {
-      for (const clause of node.caseBlock.clauses) if (ts.isCaseClause(clause)) add(clause.expression);
+      for (const clause of node.caseBlock.clauses) if (ts.isCaseClause(clause)) add(clause.expression, clause);
     } else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'includes' && node.arguments[0] && isMethod(node.arguments[0])) {
       const list = unwrap(node.expression.expression);
-      if (ts.isArrayLiteralExpression(list)) list.elements.forEach(add);
+      if (ts.isArrayLiteralExpression(list)) list.elements.forEach((e) => add(e));
     }
     ts.forEachChild(node, visit);
   };

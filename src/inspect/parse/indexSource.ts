@@ -448,6 +448,11 @@ function recordBodyContext(expr: ts.Expression, frame: { facts: FunctionFacts; b
     }
   } else if (ts.isSpreadAssignment(parent) || ts.isSpreadElement(parent)) {
     frame.facts.bodyWhole = true;
+  } else if (ts.isCallExpression(parent) && parent.arguments.includes(node as ts.Expression) && schemaArgument(parent, node as ts.Expression) !== undefined) {
+    // `validateWithSchema(checkoutSchema, req.body)`, `v.parse(Schema, body)`: the schema is the other argument, and
+    // what the call returns is the body as validated.
+    frame.facts.bodyShapes.add(schemaArgument(parent, node as ts.Expression)!);
+    recordBodyContext(parent, frame);
   } else if (ts.isCallExpression(parent) && parent.arguments.includes(node as ts.Expression) && !(ts.isPropertyAccessExpression(parent.expression) && BODY_VALIDATORS.has(parent.expression.name.text))) {
     frame.facts.bodyWhole = true;
   } else if (ts.isCallExpression(parent) && parent.arguments.includes(node as ts.Expression) && ts.isPropertyAccessExpression(parent.expression)) {
@@ -459,6 +464,23 @@ function recordBodyContext(expr: ts.Expression, frame: { facts: FunctionFacts; b
       if (holder && ts.isVariableDeclaration(holder)) recordBodyContext(parent, frame);
     }
   }
+}
+
+/** A validation function's name, called with the schema and the body: `validateWithSchema`, `validateBody`, `parse` (valibot). */
+const VALIDATE_FUNCTION = /^(validate|parse|safeParse|parseAsync|check|assert|decode)[A-Z]?\w*$/;
+
+/**
+ * The schema passed beside the body to a validation function (`validateWithSchema(schema, req.body)`,
+ * `validate(req.body, schema)`, valibot's `v.parse(Schema, body)`): the other argument, when it is a name; undefined
+ * for any other call (the body is then handed on whole).
+ */
+function schemaArgument(call: ts.CallExpression, body: ts.Expression): string | undefined {
+  const callee = call.expression;
+  const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : undefined;
+  if (name === undefined || call.arguments.length !== 2 || !VALIDATE_FUNCTION.test(name)) return undefined;
+  const other = call.arguments.find((argument) => argument !== body);
+  const schema = other && ts.isPropertyAccessExpression(other) ? other.name : other;
+  return schema && ts.isIdentifier(schema) && !SCHEMA_BUILDERS.test(schema.text) ? schema.text : undefined;
 }
 
 /**

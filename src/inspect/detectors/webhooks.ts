@@ -51,7 +51,10 @@ function verificationProvider(call: ts.CallExpression, ctx: FileContext): string
   const chain = ts.isPropertyAccessExpression(callee) ? accessChain(callee) : [method];
   if ((method === 'constructEvent' || method === 'constructEventAsync') && chain.includes('webhooks')) return 'stripe';
   if (method === 'validateHMAC' || method === 'validateHMACSignature') return 'adyen';
-  if (method === 'verifyWebhookSignature' || (method === 'verify' && /paypal/i.test(chain.join('.')))) return 'paypal';
+  if (method === 'verify' && /paypal/i.test(chain.join('.'))) return 'paypal';
+  // PayPal's SDK and REST call are named so, but so is many an app's own HMAC check (boxyhq/saas-starter-kit's
+  // directory-sync webhook): PayPal only where the file names it, else whoever the signature header names.
+  if (method === 'verifyWebhookSignature') return /paypal|verify-webhook-signature/i.test(ctx.text) ? 'paypal' : (SIGNATURE_HEADERS.find(([re]) => re.test(ctx.text))?.[1] ?? 'unknown');
   if (method === 'verify' || method === 'verifyAndReceive' || method === 'verifySignature') {
     const root = chain[0] ?? '';
     const init = ctx.index.consts.get(root);

@@ -17,11 +17,12 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
   const raw: RawWebhook[] = [...records.files.values()].flatMap((r) => r.facts.webhooks);
   const findings: WebhookFinding[] = [];
   const linked = new Set<RawWebhook>();
+  const managed = managedPaths(endpoints.map((e) => e.finding));
   for (const { finding: ep, route } of endpoints) {
     const reach = graph.reachable(route.file, route.handlerKeys);
     const reachIds = new Set(reach.map((f) => `${f.file}::${f.key}`));
     const hits = raw.filter((w) => w.enclosingKeys.some((k) => reachIds.has(`${w.file}::${k}`)));
-    const looksLikeWebhook = /webhook|\/hooks?(\/|$)|\/ipn(\/|$)/i.test(ep.path) && receivesEvents(ep.method, ep.handler);
+    const looksLikeWebhook = /webhook|\/hooks?(\/|$)|\/ipn(\/|$)/i.test(ep.path) && receivesEvents(ep.method, ep.handler) && !managed.has(ep.path);
     if (!hits.length && !looksLikeWebhook) continue;
     hits.forEach((h) => linked.add(h));
     const { evidence, perAttemptClaim } = eventIdDedupe([...reach.map((f) => piece(records, f.file, f.start, f.end)), ...hits.map((h) => piece(records, h.file, h.span[0], h.span[1]))]);
@@ -60,6 +61,22 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
     });
   }
   return findings;
+}
+
+/**
+ * Paths that are a resource of the app's own: also updated or deleted there (`DELETE /teams/:slug/webhooks`), or with
+ * items under them that are (`PUT /webhooks/:id`). Senders only ever POST events, so a POST to such a path creates a
+ * webhook setting (boxyhq/saas-starter-kit's Next.js API route switching on the method) rather than receiving one.
+ */
+function managedPaths(endpoints: ReadonlyArray<{ method: string; path: string }>): Set<string> {
+  const out = new Set<string>();
+  for (const ep of endpoints) {
+    if (ep.method !== 'PUT' && ep.method !== 'PATCH' && ep.method !== 'DELETE') continue;
+    out.add(ep.path);
+    const item = /^(.*)\/:[^/]+$/.exec(ep.path);
+    if (item?.[1]) out.add(item[1]);
+  }
+  return out;
 }
 
 /** Handler names that manage the app's own webhook settings or send outbound calls: `createAWebhook`, `deleteWebhook`, `sendWebhook`. */

@@ -49,9 +49,10 @@ function wiredHandler(sf: SourceFile, target: WiringTarget, framework: string): 
     return request ? { handler: method, accessor: `idempotencyOf(${request})`, ambient: true } : { handler: method, accessor: 'idempotencyOf(request)', addRequest: true, ambient: true };
   }
   if (framework === 'nextjs') {
-    // The wrappers run the route handler or Server Action in an AsyncLocalStorage, as Nest's interceptor does.
+    // The wrappers run the route handler, Pages API route or Server Action in an AsyncLocalStorage, as Nest's
+    // interceptor does: a Pages route's `handlePOST(req, res)` reads the claim where it makes the provider call.
     const kind = nextKindOf(target.file, sf.getFullText());
-    const fn = kind === 'route' || kind === 'action' ? wrappedFunction(sf, target, kind) : undefined;
+    const fn = kind ? wrappedFunction(sf, target, kind) : undefined;
     return fn ? { handler: fn, accessor: AMBIENT_ACCESSOR, ambient: true } : undefined;
   }
   const wired = routeCalls(sf, target).filter((call) => isWired(call, target.codeName));

@@ -104,6 +104,16 @@ describe('client wiring', () => {
     expect(again.edits).toEqual([]);
   });
 
+  it('spreads shared headers that are a plain object (boxyhq/saas-starter-kit), and leaves a Headers instance to the user', () => {
+    const common = { path: 'lib/common.ts', text: "export const defaultHeaders = {\n  'Content-Type': 'application/json',\n};\nexport const made = new Headers();\n" };
+    const file = 'components/Portal.tsx';
+    const text = "import { defaultHeaders, made } from '@/lib/common';\nexport const Portal = () => {\n  const open = () => fetch('/api/checkout', {\n    method: 'POST',\n    headers: defaultHeaders,\n  });\n  const other = () => fetch('/api/checkout', { method: 'POST', headers: made });\n  return <button onClick={() => open().then(other)}>Go</button>;\n};\n";
+    const out = wireClients([common, { path: file, text }], { routes: [route], actions: [] }, clientOptions);
+    expect(out.texts.get(file)).toContain("    headers: { ...defaultHeaders, 'Idempotency-Key': createCheckoutIntent.key() },\n  }).then(createCheckoutIntent.settle);");
+    expect(out.texts.get(file)).toContain("headers: made });");
+    expect(out.manual.map((m) => `${m.line} ${m.reason}`)).toEqual([expect.stringMatching(/^7 .*its headers are not an object literal/)]);
+  });
+
   it('lists a fetch wrapper outside any component, and a Server Component form, as manual with the reason', () => {
     const wrapper = { path: 'lib/api.ts', text: "export function checkout(priceId: string) {\n  return fetch('/api/checkout', { method: 'POST', body: JSON.stringify({ priceId }) });\n}\n" };
     const page = { path: 'app/notes/page.tsx', text: "import { saveNote } from '@/app/actions';\nexport default function Page() {\n  return <form action={saveNote}><button>Save</button></form>;\n}\n" };

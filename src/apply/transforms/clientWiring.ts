@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Node, SyntaxKind, type ArrowFunction, type Block, type CallExpression, type FunctionDeclaration, type FunctionExpression, type Identifier, type JsxAttribute, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, VariableDeclarationKind, type ArrowFunction, type Block, type CallExpression, type FunctionDeclaration, type FunctionExpression, type Identifier, type JsxAttribute, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import { importStyleFor, type ProjectImports } from '../importStyle.js';
 import { ensureNamedImport, fitStatement, parseSource } from '../sourceFile.js';
 import type { Edit, ImportStyle, ManualStep, WiringTarget } from '../types.js';
@@ -125,7 +125,32 @@ const sendsKey = (options: ObjectLiteralExpression, header: string) => {
   return !!headers && headers.getText().toLowerCase().includes(header.toLowerCase());
 };
 
-function fetchSites(sf: SourceFile, targets: readonly WiringTarget[], options: ClientWiringOptions, style: ImportStyle): Site[] {
+/**
+ * Whether a fetch's `headers: defaultHeaders` is a plain object, so `{ ...defaultHeaders, key }` sends all it did: a
+ * const initialised with an object literal, in this file or exported by the project module it is imported from. A
+ * `Headers` instance or an entry list would spread to nothing, so anything else is left to the user.
+ */
+function plainObjectHeaders(headers: Node, sf: SourceFile, file: string, files: ReadonlyMap<string, string>, imports: ProjectImports): boolean {
+  if (!Node.isIdentifier(headers)) return false;
+  const name = headers.getText();
+  const isObjectConst = (source: SourceFile, exported: boolean) => {
+    const declaration = source.getVariableDeclaration(name);
+    const statement = declaration?.getVariableStatement();
+    if (!declaration || !statement || statement.getDeclarationKind() !== VariableDeclarationKind.Const || (exported && !statement.isExported())) return false;
+    let value = declaration.getInitializer();
+    while (value && (Node.isAsExpression(value) || Node.isSatisfiesExpression(value) || Node.isParenthesizedExpression(value))) value = value.getExpression();
+    return value !== undefined && Node.isObjectLiteralExpression(value);
+  };
+  if (isObjectConst(sf, false)) return true;
+  const declaration = sf.getImportDeclarations().find((d) => d.getNamedImports().some((n) => (n.getAliasNode() ?? n.getNameNode()).getText() === name && n.getAliasNode() === undefined));
+  const module = declaration && resolveSpecifier(file, declaration.getModuleSpecifierValue(), imports);
+  if (module === undefined) return false;
+  const found = [...files].find(([rel]) => rel.replace(/\.[cm]?[jt]sx?$/, '') === module || rel.replace(/\/index\.[cm]?[jt]sx?$/, '') === module);
+  if (!found) return false;
+  return isObjectConst(parseSource(found[0], found[1], { quote: 'single', semicolons: true }), true);
+}
+
+function fetchSites(sf: SourceFile, targets: readonly WiringTarget[], options: ClientWiringOptions, style: ImportStyle, file: string, files: ReadonlyMap<string, string>): Site[] {
   const sites: Site[] = [];
   const header = style.quote === 'double' ? `"${options.keyHeader}"` : `'${options.keyHeader}'`;
   for (const call of sf.getDescendantsOfKind(SyntaxKind.CallExpression)) {
@@ -142,7 +167,8 @@ function fetchSites(sf: SourceFile, targets: readonly WiringTarget[], options: C
       continue;
     }
     const headers = propertyValue(init, 'headers');
-    if (headers && !Node.isObjectLiteralExpression(headers)) {
+    const spread = headers !== undefined && plainObjectHeaders(headers, sf, file, files, options.imports);
+    if (headers && !Node.isObjectLiteralExpression(headers) && !spread) {
       sites.push({ target, line: call.getStartLineNumber(), node: call, wire: () => `its headers are not an object literal: add ${options.keyHeader}: <intent>.key() to them` });
       continue;
     }
@@ -153,7 +179,12 @@ function fetchSites(sf: SourceFile, targets: readonly WiringTarget[], options: C
       wire: (intent) => {
         const entry = `${header}: ${intent}.key()`;
         // One text edit for the whole call: the header joins the options, the answer settles the intent.
-        const initText = headers && Node.isObjectLiteralExpression(headers) ? replaceRange(init, headers, withProperty(headers, entry)) : withProperty(init, `headers: { ${entry} }`);
+        const initText =
+          headers && Node.isObjectLiteralExpression(headers)
+            ? replaceRange(init, headers, withProperty(headers, entry))
+            : headers && spread
+              ? replaceRange(init, headers, `{ ...${headers.getText()}, ${entry} }`)
+              : withProperty(init, `headers: { ${entry} }`);
         replaceRaw(call, `${replaceRange(call, init, initText)}.then(${intent}.settle)`);
         return undefined;
       },
@@ -274,12 +305,13 @@ export function wireClients(files: ReadonlyArray<{ path: string; text: string }>
   const routes = wired.routes.filter((t) => t.keySource === 'client');
   const targets = [...wired.routes, ...actions];
   const found = new Set<string>();
+  const sources = new Map(files.map((f) => [f.path, f.text]));
   for (const { path: file, text } of files) {
     if (!CODE.test(file) || file.endsWith('.d.ts') || file.startsWith(`${options.scaffoldDir}/`) || targets.some((t) => t.file === file)) continue;
     if (!text.includes('fetch') && !actions.some((t) => text.includes(serverActionName(t)!))) continue;
     const style = clientImportStyle(file, text, options);
     const sf = parseSource(file, text, style);
-    const count = () => [...fetchSites(sf, routes, options, style), ...actionSites(sf, file, actions, options.imports)];
+    const count = () => [...fetchSites(sf, routes, options, style, file, sources), ...actionSites(sf, file, actions, options.imports)];
     const client = isClientModule(file, text);
     // Sites are wired one at a time, last first, and found again after each edit (text edits forget nodes).
     let pending = count();

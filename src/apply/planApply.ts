@@ -699,7 +699,9 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
   }
   if (framework === 'nextjs') {
     const next = await planNextProject({ root, targets, changes, scaffoldDir: dir, imports, scaffoldModules, keyHeader: model.keys.header, stale: stale.length > 0, storeId: storeFor(model.stack.storeDatabase)?.id, memory, ...(scaffoldModules.has('instance') ? {} : await connectionFor(root, storeFor(model.stack.storeDatabase)?.id, dir)) });
-    for (const change of next.changes) changes.push(change);
+    // The modules it creates in the scaffold import their siblings as the scaffold's own files do (`./index` when the
+    // project resolves without extensions), as emit() does for the other frameworks' instance.
+    for (const change of next.changes) changes.push(change.before === undefined && change.path.startsWith(`${dir}/`) ? { ...change, after: matchRelativeImports(change.after, index) } : change);
     edits.push(...next.edits);
     manual.push(...next.manual);
   }

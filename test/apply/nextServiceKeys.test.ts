@@ -42,3 +42,37 @@ describe('apply on a Next.js Server Action whose provider call is in a service',
     expect(again.changes).toEqual([]);
   });
 });
+
+/**
+ * boxyhq/saas-starter-kit's Pages API routes: the default export switches on the method and hands the request to
+ * handlePOST, which makes the Stripe call. The Pages wrapper holds the claim for the call chain as well.
+ */
+describe('apply on a Next.js Pages API route that hands the request to handlePOST', { timeout: 300_000 }, () => {
+  let copy: FixtureCopy | undefined;
+  afterAll(async () => {
+    await copy?.remove();
+  });
+
+  it('wraps the default export and keys the Stripe call in handlePOST from idempotencyOf()', async () => {
+    copy = await copyFixture('next', (text) => {
+      const config = JSON.parse(text) as { actions: unknown[]; payments?: string[] };
+      config.payments = ['stripe'];
+      config.actions.push({ name: 'createPortal', trigger: 'http', route: 'POST /api/portal', significantFields: ['customer'], provider: 'stripe', scope: 'global', source: 'pages/api/portal.ts:5' });
+      return JSON.stringify(config, null, 2);
+    });
+    await mkdir(path.join(copy.dir, 'pages/api'), { recursive: true });
+    await writeFile(
+      path.join(copy.dir, 'pages/api/portal.ts'),
+      "import type { NextApiRequest, NextApiResponse } from 'next';\nimport Stripe from 'stripe';\n\nconst stripe = new Stripe(process.env.STRIPE_KEY ?? '');\nexport default async function handler(req: NextApiRequest, res: NextApiResponse) {\n  switch (req.method) {\n    case 'POST':\n      return handlePOST(req, res);\n    default:\n      res.status(405).end();\n  }\n}\n\nconst handlePOST = async (req: NextApiRequest, res: NextApiResponse) => {\n  const session = await stripe.billingPortal.sessions.create({ customer: String(req.body.customer) });\n  res.json({ url: session.url });\n};\n",
+    );
+    const first = await runApply({ cwd: copy.dir, yes: true, quiet: true, action: 'createPortal' }, { interactive: false });
+    expect(first.stale).toEqual([]);
+    const route = await readFile(path.join(copy.dir, 'pages/api/portal.ts'), 'utf8');
+    expect(route).toContain("export default idempotency.withPagesIdempotency('createPortal', handler);");
+    expect(route).toContain('const handlePOST = async (req: NextApiRequest, res: NextApiResponse) => {\n  const idempotencyContext = idempotencyOf();\n');
+    expect(route).toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext) : undefined');
+    expect(first.manual.map((m) => m.reason)).not.toContainEqual(expect.stringContaining('not made inside the route handler'));
+    const again = await runApply({ cwd: copy.dir, yes: true, quiet: true, action: 'createPortal' }, { interactive: false });
+    expect(again.changes).toEqual([]);
+  });
+});

@@ -96,6 +96,11 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
     }),
   );
   for (const action of config.actions) {
+    // A sender the tool knows nothing of: the id it keys on is the configured field, which nothing here has checked.
+    if (action.trigger === 'webhook' && action.provider === undefined) {
+      const from = (action.key?.from ?? ['id']).map((field) => `\`${field}\``).join(' + ');
+      assumptions.push(`${action.name}: the tool does not know its sender, so the event id its deliveries are keyed by is assumed to be ${from} in the body. Check the sender's payload: where it carries no such id, a resend cannot be told from a new event (genericHmacSource answers such a delivery 400 rather than apply it unkeyed). Set key.from in the config to the field that identifies one delivery, or read a delivery-id header with genericHmacSource's eventId: { header } (TRIGGERS.md).`);
+    }
     if (action.trigger !== 'http' && action.key?.source === 'client') {
       assumptions.push(`${action.name}: the configuration asks for a client key, but a ${action.trigger === 'webhook' ? 'webhook sender' : action.trigger === 'consumer' ? 'broker' : 'scheduler'} sends no Idempotency-Key header, so the key is derived from ${action.trigger === 'webhook' ? 'the event id' : action.trigger === 'consumer' ? 'the message id' : 'the job name and scheduled slot'} instead.`);
     }

@@ -26,8 +26,22 @@ an Idempotency-Key header: providers, brokers and schedulers do not send one. \`
 consumers/, cron/, reconcile/ in this folder).`,
   ];
   if (plan.webhooks.length > 0) {
-    const hook = plan.webhooks[0]!;
-    const provider = hook.provider === 'adyen' ? `adyenSource(process.env.ADYEN_HMAC_KEY${bang})` : hook.provider === 'paypal' ? 'paypalSource(verifyWithPayPal)' : `stripeSource(process.env.STRIPE_WEBHOOK_SECRET${bang})`;
+    // The example is a provider's webhook where there is one; a sender the tool does not know gets the generic source.
+    const hook = plan.webhooks.find((w) => w.provider === 'stripe' || w.provider === 'adyen' || w.provider === 'paypal') ?? plan.webhooks[0]!;
+    const provider =
+      hook.provider === 'adyen'
+        ? `adyenSource(process.env.ADYEN_HMAC_KEY${bang})`
+        : hook.provider === 'paypal'
+          ? 'paypalSource(verifyWithPayPal)'
+          : hook.provider === 'stripe'
+            ? `stripeSource(process.env.STRIPE_WEBHOOK_SECRET${bang})`
+            : `genericHmacSource({
+    provider: ${quote(hook.codeName)},
+    secret: process.env.WEBHOOK_SECRET${bang},
+    signatureHeader: 'x-signature', // the header your sender puts the HMAC-SHA256 of the raw body in
+    eventId: { path: ${quote(hook.key.from?.[0] ?? 'id')} }, // where it puts the delivery's id: a body path, or { header: '…' }
+  })`;
+    const pagesRoute = /(^|\/)pages\/api\//.test(hook.source ?? '');
     const handles =
       hook.provider === 'stripe'
         ? "  handles: (type) => type.startsWith('payment_intent.'), // others: 2xx, no record\n"
@@ -57,6 +71,10 @@ receive(@Req() req: RawBodyRequest<FastifyRequest>, @Res() res: FastifyReply) {
 receive(@Req() req: RawBodyRequest<Request>, @Res() res: Response) {
   return nestWebhook(req, res, process${upper(hook.codeName)});
 }`
+            : plan.webFramework === 'next' && pagesRoute
+              ? `// ${route} is a Pages API route: turn its body parser off (export const config = { api: { bodyParser: false } }),
+// read the raw body from the request stream, call process${upper(hook.codeName)}({ rawBody, headers: req.headers }) and send
+// the { status, headers, body } it answers. No withPagesIdempotency() there: the processor is this route's idempotency.`
             : plan.webFramework === 'next'
               ? `// The App Router route.ts serving ${route} (no withIdempotency() here: the processor is this route's idempotency):
 export const POST = nextWebhook(process${upper(hook.codeName)});

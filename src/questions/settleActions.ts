@@ -24,6 +24,7 @@ export function settleActions(actions: readonly ActionAnswer[], inspection: Insp
   const global: string[] = [];
   const publicRoutes: string[] = [];
   const publicActions: string[] = [];
+  const publicNextRoutes: string[] = [];
   const posted: string[] = [];
   const settled = actions.map((action) => {
     if (action.trigger !== 'http') return action;
@@ -37,7 +38,7 @@ export function settleActions(actions: readonly ActionAnswer[], inspection: Insp
       global.push(action.name);
     } else if (!result.scope && routeAuthenticationOf(inspection, action.source, action.route)?.by.length === 0) {
       result = { ...result, scope: 'global' };
-      (result.transport === 'server-action' ? publicActions : publicRoutes).push(action.name);
+      (result.transport === 'server-action' ? publicActions : NEXT_ROUTE_FILE.test(action.source ?? '') ? publicNextRoutes : publicRoutes).push(action.name);
     }
     const forms = result.transport === undefined && result.key === undefined ? actionForms([result], inspection.findings)[result.name] : undefined;
     if (forms) {
@@ -50,7 +51,9 @@ export function settleActions(actions: readonly ActionAnswer[], inspection: Insp
   const formAssumption = posted.length === 0 ? undefined : `Server-rendered forms post to ${named}. A browser form cannot send an Idempotency-Key header, so ${posted.length === 1 ? 'its key comes' : 'their keys come'} from a hidden ${FORM_KEY_FIELD} field the page is rendered with, one per rendered form ("key": { "source": "server", "field": "${FORM_KEY_FIELD}" }). Unless the config chose otherwise, "inFlight" is "wait": a double submit gets the first request's answer, not a 409.`;
   const routeAssumption = publicRoutes.length === 0 ? undefined : `Nothing authenticates the route of ${publicRoutes.join(', ')} (inspection looked at ${WHERE_LOOKED}), so there is no caller to scope ${publicRoutes.length === 1 ? 'its' : 'their'} keys to: ${publicRoutes.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would answer every request 401. Put your auth middleware before the route and set "scope": "user" if it serves signed-in callers.`;
   const actionAssumption = publicActions.length === 0 ? undefined : `Nothing in the Server Action${publicActions.length === 1 ? '' : 's'} ${andList(publicActions)} reads the session (neither ${publicActions.length === 1 ? 'its' : 'their'} own code nor the function that builds ${publicActions.length === 1 ? 'it' : 'them'}, nor what either calls), and Next.js serves every Server Action as a public endpoint, so there is no caller to scope ${publicActions.length === 1 ? 'its' : 'their'} keys to: ${publicActions.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would refuse every call (a sign-up has no user yet). Set "scope": "user" if ${publicActions.length === 1 ? 'it serves' : 'they serve'} signed-in callers only.`;
-  const routes = { ...(routeAssumption || actionAssumption ? { routeAssumption: [routeAssumption, actionAssumption].filter(Boolean).join(' ') } : {}), ...(formAssumption ? { formAssumption } : {}) };
+  const one = publicNextRoutes.length === 1;
+  const nextAssumption = publicNextRoutes.length === 0 ? undefined : `Nothing in the Next.js route handler${one ? '' : 's'} of ${andList(publicNextRoutes)} reads the session (neither ${one ? 'its' : 'their'} own code nor the functions ${one ? 'it hands' : 'they hand'} the request to), and the app has no middleware.ts that could, so there is no caller to scope ${one ? 'its' : 'their'} keys to: ${one ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would answer every request 401. Set "scope": "user" if ${one ? 'it serves' : 'they serve'} signed-in callers only.`;
+  const routes = { ...(routeAssumption || actionAssumption || nextAssumption ? { routeAssumption: [routeAssumption, nextAssumption, actionAssumption].filter(Boolean).join(' ') } : {}), ...(formAssumption ? { formAssumption } : {}) };
   if (global.length === 0) return { actions: settled, ...routes };
   return {
     actions: settled,
@@ -58,6 +61,9 @@ export function settleActions(actions: readonly ActionAnswer[], inspection: Insp
     assumption: `Nothing in the code authenticates callers (no passport, JWT, session, Clerk, NextAuth or guard, and nothing sets req.user), so ${global.join(', ')} ${global.length === 1 ? 'has' : 'have'} no principal to scope keys to: ${global.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), shared by every caller. Set "scope": "user" once requests are authenticated.`,
   };
 }
+
+/** A Next.js route handler's file: an App Router route.ts or a Pages API route. */
+const NEXT_ROUTE_FILE = /(^|\/)(app\/(.*\/)?route\.[cm]?[jt]sx?|pages\/api\/.*)(:\d+)?$/;
 
 /** The hidden form field a server-rendered form posts its key in (what apply writes into the templates). */
 export const FORM_KEY_FIELD = 'idempotencyKey';

@@ -89,5 +89,20 @@ describe('settleActions', () => {
     expect(routeAssumption).toContain('Next.js serves every Server Action as a public endpoint');
     expect(routeAssumption).not.toContain('middleware');
   });
-});
 
+  it('keys a Next.js route handler globally when nothing it runs reads the session, saying it was the handler that was read', () => {
+    const base = inspection(['next-auth']);
+    const withAuth: Inspection = {
+      ...base,
+      routeAuthentication: [
+        { file: 'pages/api/auth/resend.ts', line: 8, method: 'POST', path: '/api/auth/resend', by: [] },
+        { file: 'app/api/teams/route.ts', line: 3, method: 'POST', path: '/api/teams', by: ['getSession() in POST'] },
+      ],
+    };
+    const { actions, routeAssumption } = settleActions([http('resendToken', 'POST /api/auth/resend', { source: 'pages/api/auth/resend.ts:8' }), http('createTeam', 'POST /api/teams', { source: 'app/api/teams/route.ts:3' })], withAuth);
+    expect(actions.map((a) => a.scope)).toEqual(['global', undefined]);
+    expect(routeAssumption).toContain('Nothing in the Next.js route handler of resendToken reads the session');
+    expect(routeAssumption).toContain('the app has no middleware.ts that could');
+    expect(routeAssumption).not.toContain('use() and addHook()');
+  });
+});

@@ -79,3 +79,43 @@ describe('Next.js Pages Router API routes (boxyhq/saas-starter-kit)', () => {
     expect(webhooks).toEqual([{ route: 'POST /api/webhooks/dsync', provider: undefined }]);
   });
 });
+
+describe('what authenticates a Next.js route handler', () => {
+  const session = `import type { NextApiRequest, NextApiResponse } from 'next';
+import { getServerSession } from 'next-auth/next';
+export async function throwIfNoAccess(req: NextApiRequest, res: NextApiResponse) {
+  const session = await getServerSession(req, res, {});
+  if (!session) throw new Error('Unauthorized');
+  return session;
+}
+`;
+  const pages = {
+    'package.json': JSON.stringify({ name: 'kit', dependencies: { next: '15.5.0', 'next-auth': '4.24.0' } }),
+    'lib/access.ts': session,
+    'pages/api/teams/invite.ts': `import type { NextApiRequest, NextApiResponse } from 'next';
+import { throwIfNoAccess } from '@/lib/access';
+${methodSwitch("    case 'POST':\n      await handlePOST(req, res);\n      break;")}
+const handlePOST = async (req: NextApiRequest, res: NextApiResponse) => {
+  await throwIfNoAccess(req, res);
+  res.json({ invited: req.body.email });
+};
+`,
+    'pages/api/auth/resend.ts': `import type { NextApiRequest, NextApiResponse } from 'next';
+${methodSwitch("    case 'POST':\n      await handlePOST(req, res);\n      break;")}
+const handlePOST = async (req: NextApiRequest, res: NextApiResponse) => {
+  res.json({ sent: req.body.email });
+};
+`,
+    'app/api/contact/route.ts': "export async function POST(request: Request) {\n  return Response.json(await request.json());\n}\n",
+  };
+  const routesOf = async (files: Record<string, string>) => Object.fromEntries(((await inspectProject(project(files))).routeAuthentication ?? []).map((r) => [`${r.method} ${r.path}`, r.by]));
+
+  it('by the session check in the function the method switch calls; public without it when no middleware.ts could check', async () => {
+    expect(await routesOf(pages)).toEqual({ 'POST /api/teams/invite': ['throwIfNoAccess() in handler'], 'POST /api/auth/resend': [], 'POST /api/contact': [] });
+  });
+
+  it('leaves a route that does not check undecided when a middleware.ts reads the session token', async () => {
+    const middleware = "import { getToken } from 'next-auth/jwt';\nimport { NextResponse, type NextRequest } from 'next/server';\nexport default async function middleware(req: NextRequest) {\n  return (await getToken({ req })) ? NextResponse.next() : NextResponse.redirect(new URL('/login', req.url));\n}\n";
+    expect(await routesOf({ ...pages, 'middleware.ts': middleware })).toEqual({ 'POST /api/teams/invite': ['throwIfNoAccess() in handler'] });
+  });
+});

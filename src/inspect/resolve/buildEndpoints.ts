@@ -102,7 +102,8 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
       }
       if (!route.owner) {
         const own = endpoint(base, joinPath(route.path), route.prefixResolved !== false, route.framework ?? 'unknown');
-        built.push(route.transport === 'server-action' ? { ...own, authentication: authenticationOf(route, 'nextjs') } : own);
+        // Next.js decides per route: a Server Action or a route handler authenticates in its own code or not at all.
+        built.push(route.transport === 'server-action' || (route.framework === 'nextjs' && route.transport === undefined) ? { ...own, authentication: authenticationOf(route, 'nextjs') } : own);
         continue;
       }
       const key = ownerKey(records, route.owner);

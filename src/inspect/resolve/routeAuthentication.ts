@@ -5,7 +5,9 @@ import type { FunctionGraph } from './functionGraph.js';
 import type { ProjectRecords } from './projectRecords.js';
 import { ownerKey } from './resolveModules.js';
 
-/** Where the reader looked for what authenticates a route, for the texts that rely on its answer. */
+/** What a Next.js middleware.ts reads when it may turn away callers without a session (next-auth, Clerk, Supabase, a JWT). */
+const MIDDLEWARE_AUTH = /auth|session|token|clerk|jwt|supabase|cookies/i;
+
 
 /** What authenticates a route: the middleware that does (by their text), `'none'` when nothing does, `'unknown'` when the reader cannot tell. */
 export type Authentication = { by: string[] } | 'none' | 'unknown';
@@ -108,8 +110,21 @@ export function routeAuthenticationReader(records: ProjectRecords, graph: Functi
     const inside = inHandler(route);
     return inside === undefined ? 'none' : { by: [inside] };
   };
+  /**
+   * A Next.js route handler (App Router route.ts, Pages API route): no per-route middleware, so its own code or what it
+   * calls authenticates it (`throwIfNoTeamAccess(req, res)` in the handlePOST its method switch calls); otherwise
+   * public, unless a middleware.ts that may check the session covers the app, which the reader does not evaluate.
+   */
+  const nextRoute = (route: RawRoute): Authentication => {
+    const inside = inHandler(route);
+    if (inside !== undefined) return { by: [inside] };
+    const pkg = records.files.get(route.file)?.pkgDir ?? '';
+    const middleware = ['middleware', 'src/middleware'].flatMap((base) => ['ts', 'js', 'mjs'].map((ext) => `${pkg === '' ? '' : `${pkg}/`}${base}.${ext}`)).map((rel) => records.files.get(rel)).find((record) => record !== undefined);
+    return middleware && MIDDLEWARE_AUTH.test(middleware.text) ? 'unknown' : 'none';
+  };
   return (route: RawRoute, framework: string): Authentication => {
     if (route.transport === 'server-action') return serverAction(route);
+    if (framework === 'nextjs' && route.transport === undefined) return nextRoute(route);
     if (!route.owner || !['express', 'koa', 'fastify', 'hono'].includes(framework)) return 'unknown';
     const around = then(ofGuards(route.guards, route.file), () => ofOwner(ownerKey(records, route.owner!), new Set()));
     if (around !== 'none') return around;

@@ -40,6 +40,9 @@ describe('the Next.js principal follows the app\'s recognisable auth', () => {
     const principal = nextPrincipalOf([options, page], 'lib/idempotency', '')!;
     expect(principal.imports).toEqual(["import { getServerSession } from 'next-auth';", "import { authOptions } from '../auth';"]);
     expect(renderNextInstance(true, 'postgres', principal)).toContain('principal: async () => ((await getServerSession(authOptions))?.user as { id?: string } | undefined)?.id,');
+    // Pages API routes among the protected ones: there the session is read from the req and res they pass.
+    const pages = nextPrincipalOf([options, page], 'lib/idempotency', '', true)!;
+    expect(renderNextInstance(true, 'postgres', pages)).toContain('principal: async (request, _scope, response) =>\n    ((response ? await getServerSession(request as never, response as never, authOptions) : await getServerSession(authOptions))?.user as { id?: string } | undefined)?.id,');
   });
 
   it('Supabase: the server client factory (createServerClient with next/headers cookies), sync or async', () => {

@@ -19,7 +19,7 @@ export interface NextPrincipal {
  * with next/headers cookies, exporting one function). Undefined when none is recognisable (a cookie of its own): the
  * principal stays manual.
  */
-export function nextPrincipalOf(files: ReadonlyArray<{ path: string; text: string }>, scaffoldDir: string, extension: string): NextPrincipal | undefined {
+export function nextPrincipalOf(files: ReadonlyArray<{ path: string; text: string }>, scaffoldDir: string, extension: string, pages = false): NextPrincipal | undefined {
   const specifier = (file: string) => {
     const relative = posix.relative(scaffoldDir, file.replace(/\.[cm]?[jt]sx?$/, ''));
     return quote(`${relative.startsWith('.') ? '' : './'}${relative}${extension}`);
@@ -34,8 +34,20 @@ export function nextPrincipalOf(files: ReadonlyArray<{ path: string; text: strin
     return {
       label: 'next-auth (getServerSession)',
       imports: ["import { getServerSession } from 'next-auth';", `import { authOptions } from ${specifier(options.path)};`],
-      // next-auth v4's Session type has no user id unless the app declares one: read it without assuming.
-      principal: 'async () => ((await getServerSession(authOptions))?.user as { id?: string } | undefined)?.id',
+      // next-auth v4's Session type has no user id unless the app declares one: read it without assuming. A Pages API
+      // route passes its req and res: there getServerSession needs them (the one-argument form reads App Router headers).
+      principal: pages
+        ? 'async (request, _scope, response) =>\n    ((response ? await getServerSession(request as never, response as never, authOptions) : await getServerSession(authOptions))?.user as { id?: string } | undefined)?.id'
+        : 'async () => ((await getServerSession(authOptions))?.user as { id?: string } | undefined)?.id',
+    };
+  }
+  const pagesReader = pages ? pagesSessionReader(files) : undefined;
+  if (pagesReader) {
+    return {
+      label: `the app's own session (${pagesReader.name}(req, res) in ${pagesReader.path})`,
+      imports: [`import { ${pagesReader.name} } from ${specifier(pagesReader.path)};`],
+      // Only a Pages API route has the req and res it reads the session from; elsewhere there is no caller to read.
+      principal: `async (request, _scope, response) =>\n    response ? ((await ${pagesReader.name}(request as never, response as never))?.user as { id?: string } | undefined)?.id : undefined`,
     };
   }
   const own = ownUserReader(files);
@@ -71,6 +83,25 @@ function ownUserReader(files: ReadonlyArray<{ path: string; text: string }>): { 
     if (!/from\s+['"]next\/headers['"]/.test(f.text) || !/\bcookies\s*\(\s*\)/.test(f.text)) return [];
     if (!/\bverify(?:Id)?Token\s*\(|\bjwtVerify\s*\(|\b(?:jwt|jsonwebtoken)\s*\.\s*verify\s*\(|\bunseal\w*\s*\(|\bgetIronSession\s*\(/.test(f.text)) return [];
     const names = [...f.text.matchAll(/export\s+async\s+function\s+(getUser|getCurrentUser|currentUser)\s*\(\s*\)/g)].map((m) => m[1]!);
+    return names.length === 1 ? [{ path: f.path, name: names[0]! }] : [];
+  });
+  return found.length === 1 ? found[0] : undefined;
+}
+
+/**
+ * A Pages Router app's own session reader (boxyhq/saas-starter-kit's lib/session.ts): the one exported function taking
+ * the route's req and res that hands them to next-auth's getServerSession. Several or none: undefined.
+ */
+function pagesSessionReader(files: ReadonlyArray<{ path: string; text: string }>): { path: string; name: string } | undefined {
+  const found = files.flatMap((f) => {
+    if (!/\bgetServerSession\s*\(\s*req\s*,\s*res\b/.test(f.text)) return [];
+    // Its first parameter is req, and its own text (up to the next export) makes the call.
+    const names = [...f.text.matchAll(/export\s+(?:const\s+(\w+)\s*=\s*async\s*\(|async\s+function\s+(\w+)\s*\()\s*req\b/g)]
+      .filter((m) => {
+        const next = f.text.indexOf('export', m.index + 'export'.length);
+        return /\bgetServerSession\s*\(\s*req\s*,\s*res\b/.test(f.text.slice(m.index, next < 0 ? undefined : next));
+      })
+      .map((m) => (m[1] ?? m[2])!);
     return names.length === 1 ? [{ path: f.path, name: names[0]! }] : [];
   });
   return found.length === 1 ? found[0] : undefined;

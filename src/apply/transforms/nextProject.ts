@@ -84,7 +84,9 @@ export async function planNextProject(input: NextProjectInput): Promise<NextProj
 async function withInstance(input: NextProjectInput, out: NextProjectPlan, wired: readonly WiringTarget[]): Promise<NextProjectPlan> {
   const scoped = wired.filter((t) => t.scope !== undefined && t.scope !== 'global');
   const instance = `${input.scaffoldDir}/instance.ts`;
-  const auth = scoped.length > 0 && !input.scaffoldModules.has('instance') ? await appAuth(input) : undefined;
+  // A Pages API route hands the principal its req and res: the session is read from them there.
+  const pages = scoped.some((t) => /(^|\/)pages\/api\//.test(t.file ?? ''));
+  const auth = scoped.length > 0 && !input.scaffoldModules.has('instance') ? await appAuth(input, pages) : undefined;
   if (!input.scaffoldModules.has('instance')) {
     out.changes.push({ path: instance, after: renderNextInstance(scoped.length > 0, input.storeId, auth, input.memory ?? false, input.connection) });
     out.edits.push({ action: input.targets[0]!.action, file: instance, summary: `creates the app instance: createIdempotency() with the pool and the principal${auth ? ` (the signed-in user's id through ${auth.label})` : ''}` });
@@ -99,7 +101,7 @@ async function withInstance(input: NextProjectInput, out: NextProjectPlan, wired
 }
 
 /** The app's recognisable auth (nextInstance.ts), read from its own source files. */
-async function appAuth(input: NextProjectInput): Promise<NextPrincipal | undefined> {
+async function appAuth(input: NextProjectInput, pages: boolean): Promise<NextPrincipal | undefined> {
   const { walkProject } = await import('../../inspect/files/walkProject.js');
   const { files } = await walkProject(input.root);
   const texts: Array<{ path: string; text: string }> = [];
@@ -108,5 +110,5 @@ async function appAuth(input: NextProjectInput): Promise<NextPrincipal | undefin
     const text = await readInside(input.root, file.rel).catch(() => undefined);
     if (text !== undefined) texts.push({ path: file.rel, text });
   }
-  return nextPrincipalOf(texts, input.scaffoldDir, input.imports.defaultExtension);
+  return nextPrincipalOf(texts, input.scaffoldDir, input.imports.defaultExtension, pages);
 }

@@ -28,12 +28,14 @@ export interface NextIdempotencyOptions {
   readonly core: IdempotencyCore;
   /**
    * Who owns keys for scoped actions (user, account or tenant id). Route handlers pass their Request, Pages API
-   * routes their req, Server Actions nothing: read the session the way the app does (`(await auth())?.user?.id`).
-   * Return undefined when there is no such principal: a route answers 401, a Server Action throws; nothing is stored.
+   * routes their req and res (next-auth's getServerSession(req, res, options) needs both), Server Actions nothing:
+   * read the session the way the app does (`(await auth())?.user?.id`). Return undefined when there is no such
+   * principal: a route answers 401, a Server Action throws; nothing is stored.
    */
   readonly principal: (
     request: Request | PagesApiRequest | undefined,
     scope: Exclude<Scope, 'global'>,
+    response?: ServerResponse,
   ) => Principal | Promise<Principal>;
 }
 
@@ -146,7 +148,7 @@ function withRoute<R extends Request, C>(
   return async (request: R, context: C): Promise<Response> => {
     if (!methodMatches(action, request.method)) return handler(request, context);
     const url = new URL(request.url);
-    const identified = await identify(action, options, request, {
+    const identified = await identify(action, options, request, undefined, {
       method: request.method,
       keyHeader: request.headers.get(policy.keyHeader) ?? undefined,
       // Next 15 passes params as a Promise, Next 13/14 as an object: awaiting covers both.
@@ -185,7 +187,7 @@ function withPages<Q extends PagesApiRequest, S extends ServerResponse>(
   return async (req: Q, res: S): Promise<void> => {
     if (!methodMatches(action, req.method ?? 'GET')) return void (await handler(req, res));
     const name = policy.keyHeader.toLowerCase();
-    const identified = await identify(action, options, req, {
+    const identified = await identify(action, options, req, res, {
       method: req.method ?? 'GET',
       keyHeader: req.headersDistinct?.[name] ?? req.headers[name],
       // Pages routes merge dynamic segments into req.query; the route template names which ones are params.
@@ -319,9 +321,11 @@ async function identify(
   action: ActionSettings,
   options: NextIdempotencyOptions,
   request: Request | PagesApiRequest,
+  response: ServerResponse | undefined,
   parts: Omit<HttpRequestParts, 'principal'>,
 ) {
-  const principal = action.scope === 'global' ? 'global' : await options.principal(request, action.scope);
+  const principal =
+    action.scope === 'global' ? 'global' : await options.principal(request, action.scope, response);
   return identifyRequest(action, options.core.policy, { ...parts, principal: () => principal });
 }
 

@@ -190,3 +190,14 @@ describe('log-only rollout in the core', () => {
     expect(refusedRequest('').scope).toBe('anonymous');
   });
 });
+
+describe('log-only contexts', () => {
+  it('the core marks its contexts: claimed for a first sighting, pass-through for a duplicate, nothing when enforcing', async () => {
+    const { core } = setup();
+    const first = await core.begin(action('log-only'), request('ctx'));
+    const second = await core.begin(action('log-only'), request('ctx'));
+    const enforced = await core.begin(action(), request('other'));
+    if (first.kind !== 'execute' || second.kind !== 'execute' || enforced.kind !== 'execute') throw new Error('expected executes');
+    expect([first.claim.context.logOnly, second.claim.context.logOnly, 'logOnly' in enforced.claim.context]).toEqual(['claimed', 'pass-through', false]);
+  });
+});

@@ -11,21 +11,30 @@ import { createSchema, listen, loadScaffold, postgresSkipReason, type Loose, typ
 const skip = await postgresSkipReason();
 if (skip) console.warn(`log-only rollout on Express and PostgreSQL skipped: ${skip}`);
 
-/** addNote writes only to the store's database, so it defaults to transactional mode: log-only must not use it. */
+/**
+ * addNote writes only to the store's database, so it defaults to transactional mode: log-only must not use it.
+ * placeOrder runs a two-step saga (lease mode): its steps must run for duplicates too, without a claim to record them.
+ */
 const design = (rollout: 'log-only' | 'enforce') =>
   modelFor('express-stripe-payments', (raw) => {
+    const switched = rollout === 'log-only' ? { rollout } : {};
     raw.actions = [
+      { name: 'addNote', trigger: 'http', route: 'POST /notes', significantFields: ['text'], scope: 'user', expectedDurationMs: 100, ...switched },
       {
-        name: 'addNote',
+        name: 'placeOrder',
         trigger: 'http',
-        route: 'POST /notes',
-        significantFields: ['text'],
+        route: 'POST /orders',
+        significantFields: ['sku'],
+        provider: 'stripe',
         scope: 'user',
-        expectedDurationMs: 100,
-        ...(rollout === 'log-only' ? { rollout } : {}),
+        steps: [{ name: 'reserveStock', compensation: 'releaseStock' }, { name: 'chargeCard', provider: 'stripe' }],
+        expectedDurationMs: 300,
+        ...switched,
       },
     ];
   });
+
+const stepRuns: Record<string, number> = {};
 
 type Server = { url: string; close(): Promise<void> };
 
@@ -41,6 +50,18 @@ function app(scaffold: Loose, idempotency: Loose, pool: pg.Pool): ReturnType<typ
       const db = (context?.db as pg.PoolClient | undefined) ?? pool;
       const { rows } = await db.query<{ n: string }>('INSERT INTO notes (text) VALUES ($1) RETURNING id AS n', [req.body.text]);
       res.status(201).json({ note: Number(rows[0]!.n) });
+    }),
+  );
+  server.post(
+    '/orders',
+    idempotency.placeOrder,
+    scaffold.asyncHandler(async (req: Request, res: Response) => {
+      const run = (name: string) => async () => ((stepRuns[name] = (stepRuns[name] ?? 0) + 1), name);
+      const results = await idempotency.saga.run(scaffold.idempotencyOf(req), [
+        { name: 'reserveStock', run: run('reserveStock') },
+        { name: 'chargeCard', run: run('chargeCard') },
+      ]);
+      res.status(201).json({ results });
     }),
   );
   return server;
@@ -117,6 +138,24 @@ describe.skipIf(skip !== undefined)('log-only rollout through the Express adapte
     expect(after).toBe(before);
   });
 
+  it('saga steps run for the first request (recorded) and again for a duplicate and a keyless one (not recorded)', async () => {
+    const order = (key: string | undefined) =>
+      fetch(`${server.url}/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-user': 'usr_a', ...(key ? { 'idempotency-key': key } : {}) },
+        body: JSON.stringify({ sku: 'SKU-1' }),
+      });
+    for (const key of ['order-1', 'order-1', undefined]) {
+      const answer = await order(key);
+      expect(answer.status).toBe(201);
+      expect(await answer.json()).toEqual({ results: ['reserveStock', 'chargeCard'] });
+    }
+    expect(stepRuns).toEqual({ reserveStock: 3, chargeCard: 3 });
+    const { rows } = await schema.pool.query<{ n: string }>("SELECT count(*) AS n FROM idempotency_saga_steps WHERE key = 'order-1'");
+    expect(Number(rows[0]!.n)).toBe(2);
+    expect((await counted()).replay).toBeGreaterThanOrEqual(1);
+  });
+
   it('with the store unreachable, the request still gets the handler answer', async () => {
     const scaffold = await loadScaffold(logOnly);
     // Nothing listens on port 1: every store call fails at once.
@@ -134,8 +173,18 @@ describe.skipIf(skip !== undefined)('log-only rollout through the Express adapte
     expect(answer.status).toBe(201);
     expect(await answer.json()).toEqual({ note: expect.any(Number) });
     expect(await notes('store down')).toBe(1);
+    // The saga tracker shares the dead pool: its steps still run, unrecorded.
+    const order = await fetch(`${down.url}/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-user': 'usr_a', 'idempotency-key': 'order-down' },
+      body: JSON.stringify({ sku: 'SKU-2' }),
+    });
+    expect(order.status).toBe(201);
     const values = (await deadRegistry.getSingleMetric('idempotency_log_only_total')!.get()).values;
-    expect(values.map((value) => [value.labels.would, value.value])).toEqual([['store-unavailable', 1]]);
+    expect(values.map((value) => [value.labels.action, value.labels.would, value.value])).toEqual([
+      ['addNote', 'store-unavailable', 1],
+      ['placeOrder', 'store-unavailable', 1],
+    ]);
     await deadPool.end();
   });
 

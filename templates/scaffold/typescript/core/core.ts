@@ -295,6 +295,7 @@ function contextOf(
   startedAt: number,
   signal: LeaseSignal,
   db?: unknown,
+  logOnly?: 'claimed' | 'pass-through',
 ): IdempotencyContext {
   const context = {
     scope: ref.scope,
@@ -306,7 +307,7 @@ function contextOf(
     signal,
     db,
   };
-  return Object.assign(context, { ref: context });
+  return Object.assign(context, logOnly ? { logOnly } : {}, { ref: context });
 }
 
 /**
@@ -331,7 +332,14 @@ export class ActiveClaim implements Claim {
     /** Log-only rollout: one completion attempt, and a failure to record is counted, never thrown. */
     private readonly logOnly = false,
   ) {
-    this.context = contextOf(ref, attempt, startedAt, this.controller.signal);
+    this.context = contextOf(
+      ref,
+      attempt,
+      startedAt,
+      this.controller.signal,
+      undefined,
+      logOnly ? 'claimed' : undefined,
+    );
     if (action.heartbeatMs) {
       this.heartbeat = setInterval(() => void this.renew(), action.heartbeatMs);
       this.heartbeat.unref();
@@ -473,7 +481,7 @@ export class PassThroughClaim implements Claim {
   constructor(action: ActionSettings, request: IdempotentRequest) {
     this.ref = { scope: request.scope, key: request.key, token: '', action: action.codeName };
     this.signal = new AbortController().signal;
-    this.context = contextOf(this.ref, 1, Date.now(), this.signal);
+    this.context = contextOf(this.ref, 1, Date.now(), this.signal, undefined, 'pass-through');
   }
 
   complete(): Promise<void> {

@@ -144,6 +144,12 @@ export interface IdempotencyContext extends ClaimRef {
   readonly ref: ClaimRef;
   /** Transactional mode: the open transaction's client (pg PoolClient); write through it. Undefined in lease mode. */
   readonly db?: unknown;
+  /**
+   * Only for an action in log-only rollout: 'claimed' for a key's first sighting (its record and saga steps are
+   * written best effort), 'pass-through' for a run that holds no claim (a duplicate, a refusal, a store outage) and
+   * records nothing.
+   */
+  readonly logOnly?: 'claimed' | 'pass-through';
 }
 
 export interface ExistingRecord {

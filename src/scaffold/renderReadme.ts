@@ -104,7 +104,8 @@ function rolloutParagraph(view: ScaffoldView): string {
 in its settings${now.length > 0 ? ` (now: ${now.join(', ')})` : ''}. Such an action never refuses or replays: every ${worker ? 'delivery or run' : 'request'} runs the handler. A key seen for
 the first time is still claimed and recorded, always in lease mode, and a store failure is only counted; a duplicate, a
 refusal or a store outage runs under a claim that records nothing (saga steps included), counted in \`${view.metricNames.logOnly}\` by \`would\`. Its
-handlers get no \`db\`: write through \`context.db ?? pool\`. Remove the key (or set \`"enforce"\`) and generate
+handlers get no \`db\`: write through \`context.db ?? pool\`. Its generated test suite asserts enforcement and is skipped
+meanwhile. Remove the key (or set \`"enforce"\`) and generate
 again to enforce; records written meanwhile are replayed.`;
 }
 

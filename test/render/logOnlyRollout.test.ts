@@ -18,6 +18,10 @@ describe('document and scaffold of an action in log-only rollout', () => {
     expect(settings.match(/rollout: 'log-only'/g)).toHaveLength(1);
     const readme = result.plan.find((item) => item.path.endsWith('/README.md'))!.contents;
     expect(readme).toContain(`(now: \`${String(raw.actions[0]!.name)}\`)`);
+    // The per-action suites assert enforcement: gated on the same switch, so a log-only action's suite is skipped.
+    const suites = result.plan.filter((item) => /\.test\.ts$/.test(item.path) && item.contents.includes('const ENFORCED'));
+    expect(suites.length).toBeGreaterThan(0);
+    for (const suite of suites) expect(suite.contents).toMatch(/suiteIf\([^)]*&& ENFORCED\)/);
 
     const enforced = await renderConfig(rawFixture('express-stripe-payments'), { format: 'md' });
     expect(enforced.text).not.toContain('| **Rollout** |');

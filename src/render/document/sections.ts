@@ -48,7 +48,7 @@ function routeOf(action: ActionDesign): Inline[] {
 
 /** An action switched to log-only in the config: what the generated core does with it (core.ts beginLogOnly). */
 const LOG_ONLY_ROLLOUT =
-  'Log-only ("rollout": "log-only" in the config): nothing is refused or replayed yet. Every call runs; the first with a key is claimed and recorded in lease mode (the runtime mode above applies once enforced), and a duplicate, a refusal or a store outage runs anyway and is counted in idempotency_log_only_total. Remove "rollout" and generate again to enforce.';
+  'Log-only ("rollout": "log-only" in the config): nothing is refused or replayed yet. Every call runs; the first with a key is claimed and recorded in lease mode (the runtime mode above applies once enforced), and a duplicate, a refusal or a store outage runs anyway and is counted in idempotency_log_only_total. Its generated test suite, which asserts enforcement, is skipped meanwhile. Remove "rollout" and generate again to enforce.';
 
 export function sectionsFor(model: DesignModel, samples: CodeSamples, figures: readonly FigureRef[]): Section[] {
   return [

@@ -87,6 +87,13 @@ export const actionSchema = z.strictObject({
       description:
         'How the generated runtime holds the key. "transactional": the action writes only to the store\'s database, and the claim, those writes and the completion commit in one transaction. "lease": the action has effects elsewhere (payments, e-mail, other services). Default: lease when the action or one of its steps calls a provider or the action has saga steps, transactional otherwise.',
     }),
+  rollout: z
+    .enum(['enforce', 'log-only'])
+    .optional()
+    .meta({
+      description:
+        'How the generated runtime treats this action while it is rolled out. "enforce" (default): duplicates are replayed or refused. "log-only": every request runs its handler; a first sighting of a key is still claimed and recorded (lease mode, store failures ignored), and what would have been replayed or refused is only counted in the idempotency_log_only_total metric. Switch to "enforce" once the counts look right; set "log-only" again to roll back.',
+    }),
 });
 
 export const stackSchema = z.strictObject({

@@ -421,6 +421,7 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
     durationAssumed: assumed,
     mode: mode.mode,
     modeReason: mode.reason,
+    ...(action.rollout === 'log-only' ? { rollout: 'log-only' as const } : {}),
     lockTimeoutMs: lease.lockTimeoutMs,
     lockJustification: lease.justification,
     heartbeatMs: lease.heartbeatMs,

@@ -155,6 +155,8 @@ export interface ActionDesign {
   /** How the runtime holds the key: one transaction with the action's writes, or a committed lease. */
   mode: 'transactional' | 'lease';
   modeReason: string;
+  /** Log-only: requests always run and would-be refusals are only counted; undefined means enforce. */
+  rollout?: 'log-only';
   /** Lease length for this action's claim. */
   lockTimeoutMs: number;
   lockJustification: string;

@@ -35,6 +35,7 @@ export function renderReadme(
     lease.length > 0
       ? `Lease mode (${lease.join(', ')}): ${store.transactional ? 'the action reaches outside this database (payments, e-mail, other services), which no transaction can undo' : `${store.label} has no transaction that could include the action's own writes`}. The claim commits first and a lease (per action, in settings.ts) with a fencing token guards the run; a worker that crashed is taken over once the lease lapses, and its late write is rejected.`
       : '',
+    rolloutParagraph(view),
   ]
     .filter(Boolean)
     .join('\n\n');
@@ -93,6 +94,19 @@ for tests and local runs only, never in production: two instances would each run
 `;
   // The JavaScript files' names wherever the text names a .ts file, as the old path renamed them.
   return javascript ? text.replace(/\b([\w.-]+)\.ts\b/g, '$1.js') : text;
+}
+
+/** The log-only switch, as core.ts implements it (beginLogOnly, PassThroughClaim). */
+function rolloutParagraph(view: ScaffoldView): string {
+  const worker = isWorkerOnly(view.actions);
+  const now = view.actions.filter((action) => action.rollout === 'log-only').map((action) => `\`${action.codeName}\``);
+  return `Rolling out: \`"rollout": "log-only"\` on an action in idempotency.config.json, then \`generate\`, puts \`rollout: 'log-only'\`
+in its settings${now.length > 0 ? ` (now: ${now.join(', ')})` : ''}. Such an action never refuses or replays: every ${worker ? 'delivery or run' : 'request'} runs the handler. A key seen for
+the first time is still claimed and recorded, always in lease mode, and a store failure is only counted; a duplicate, a
+refusal or a store outage runs under a claim that records nothing (saga steps included), counted in \`${view.metricNames.logOnly}\` by \`would\`. Its
+handlers get no \`db\`: write through \`context.db ?? pool\`. Its generated test suite asserts enforcement and is skipped
+meanwhile. Remove the key (or set \`"enforce"\`) and generate
+again to enforce; records written meanwhile are replayed.`;
 }
 
 /** How metrics.ts is fed: the core's events, the store gauges through observeStore, the cleanup counter if any. */

@@ -78,6 +78,7 @@ function actionEntries(view: ScaffoldView, indent: string): string[] {
       significantFields: action.significantFields,
       scope: action.scope,
       mode: action.mode,
+      ...(action.rollout ? { rollout: action.rollout } : {}),
       key: action.keyFrom ? { source: action.keySource, from: action.keyFrom } : action.keyField ? { source: action.keySource, field: action.keyField } : { source: action.keySource },
       leaseMs: action.leaseMs,
       heartbeatMs: action.heartbeatMs,

@@ -115,6 +115,8 @@ ${/\bLeaseLostError\b/.test(crash) ? '  LeaseLostError,\n' : ''}  OutcomeUnknown
 ${mark}${store.tests.gate}
 
 const ACTION: ActionSettings = ACTIONS.${hole('c', action.codeName)};
+// These scenarios assert enforcement: while the action is in log-only rollout (settings.ts) nothing is refused.
+const ENFORCED = ACTION.rollout !== 'log-only';
 const KEY_HEADER = POLICY.keyHeader;
 const REPLAY_HEADER = POLICY.replayHeader.toLowerCase();
 // One request per test id; ${hole('k', action.keySource === 'derived' ? 'the derived key comes from the body fields' : 'the key travels in the header')}.
@@ -124,7 +126,7 @@ const USES_HEADER = ${hole('u', String(action.keySource !== 'derived'))};
 ${SUITE_FETCH}${migrationDecl}
 ${prelude.helpers}
 
-suiteIf(${runsWhen(store)})(${hole('n', houseQuote(`idempotency (${action.name})`))}, ${prelude.suiteCallback}
+suiteIf(${runsWhen(store)} && ENFORCED)(${hole('n', houseQuote(`idempotency (${action.name})`))}, ${prelude.suiteCallback}
 ${store.tests.declarations}
   let baseUrl = '';
 ${mark}  ${framework.tests.serverDecl}
@@ -520,12 +522,14 @@ ${mark}${store.tests.gate}
 // (TRIGGERS.md), never an HTTP route with an Idempotency-Key header. These scenarios drive the core the way that
 // entry point does, against the real store.
 const ACTION: ActionSettings = ACTIONS.${hole('c', action.codeName)};
+// These scenarios assert enforcement: while the action is in log-only rollout (settings.ts) nothing is refused.
+const ENFORCED = ACTION.rollout !== 'log-only';
 const SCOPE = ${hole('q', quote(scope))};
 const USES_HEADER = false;
 ${parts.migrationDecl}
 ${prelude.helpers}
 
-suiteIf(${runsWhen(store)})(${hole('n', houseQuote(`idempotency (${action.name}, ${action.trigger})`))}, ${prelude.suiteCallback}
+suiteIf(${runsWhen(store)} && ENFORCED)(${hole('n', houseQuote(`idempotency (${action.name}, ${action.trigger})`))}, ${prelude.suiteCallback}
 ${store.tests.declarations}
   let core: IdempotencyCore;
   let executions = 0;

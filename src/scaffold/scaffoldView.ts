@@ -62,6 +62,7 @@ export interface ActionView {
   significantFields: string[];
   scope: ActionDesign['scope'];
   mode: ActionDesign['mode'];
+  rollout?: 'log-only';
   keySource: ActionDesign['key']['source'];
   keyFrom?: string[];
   /** The hidden form field a server-rendered form posts the key in. */
@@ -92,6 +93,7 @@ export type MetricRole =
   | 'orphanReclaims'
   | 'storeErrors'
   | 'outcomeUnknown'
+  | 'logOnly'
   | 'cleanupDeleted'
   | 'oldestInFlightAge';
 
@@ -107,6 +109,7 @@ const PROMETHEUS_NAMES: Record<MetricRole, string> = {
   orphanReclaims: 'idempotency_orphan_reclaims_total',
   storeErrors: 'idempotency_store_errors_total',
   outcomeUnknown: 'idempotency_outcome_unknown_total',
+  logOnly: 'idempotency_log_only_total',
   cleanupDeleted: 'idempotency_cleanup_deleted_rows_total',
   oldestInFlightAge: 'idempotency_oldest_in_flight_age_seconds',
 };
@@ -124,6 +127,7 @@ function toActionView(action: ActionDesign, stackBroker: string): ActionView {
     significantFields: [...action.significantFields],
     scope: action.scope,
     mode: action.mode,
+    ...(action.rollout ? { rollout: action.rollout } : {}),
     keySource: action.key.source,
     keyFrom: action.key.source === 'derived' ? [...(action.key.from ?? action.significantFields)] : undefined,
     ...(action.key.field !== undefined ? { keyField: action.key.field } : {}),

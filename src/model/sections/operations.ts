@@ -163,11 +163,12 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
       promName: 'idempotency_store_errors_total',
       type: 'counter',
       labels: ['operation'],
-      meaning: ctx.stack.worker
+      meaning: (ctx.stack.worker
         ? `Store calls that failed or exceeded ${describeDuration(ctx.detection.storeTimeoutMs)}: a failed claim throws StoreUnavailableError, so the message stays unacknowledged (or the cron run fails) and nothing runs; a failed completion is retried, then throws OutcomeUnknownError.`
         : ctx.stack.plain
         ? `Store calls that failed or exceeded ${describeDuration(ctx.detection.storeTimeoutMs)}: a failed claim throws StoreUnavailableError; a failed completion is retried, then throws OutcomeUnknownError.`
-        : `Store calls that failed or exceeded ${describeDuration(ctx.detection.storeTimeoutMs)}; each became a 503.`,
+        : `Store calls that failed or exceeded ${describeDuration(ctx.detection.storeTimeoutMs)}; each became a 503.`)
+        + (ctx.actions.some((action) => action.rollout === 'log-only') ? ' An action in log-only rollout runs anyway instead.' : ''),
       alert: 'Page when more than 1% of requests hit a store error for 5 minutes.',
       alertExpr: 'sum(rate(idempotency_store_errors_total[5m])) > 0.01 * sum(rate(idempotency_requests_total[5m]))',
       severity: 'page',
@@ -181,6 +182,15 @@ export function buildMetrics(ctx: Ctx): MetricDesign[] {
       alert: ctx.stack.worker ? 'Page on any occurrence: check whether the work happened (by its derived key) before the lease lapses and the next delivery runs it again.' : 'Page on any occurrence: reconcile the record with the provider (by its derived key) before the client retries.',
       alertExpr: 'sum by (action) (increase(idempotency_outcome_unknown_total[5m])) > 0',
       severity: 'page',
+    },
+    {
+      name: 'idempotency.log_only',
+      promName: 'idempotency_log_only_total',
+      type: 'counter',
+      labels: ['action', 'would'],
+      meaning: `Actions with "rollout": "log-only": ${ctx.stack.worker ? 'messages or runs' : ctx.stack.plain ? 'calls' : 'requests'} that ran although enforcement would have answered them otherwise; the would label is replay, mismatch, in-flight, not-replayable, refuse (no usable key or principal) or store-unavailable.`,
+      alert: 'Informational: read it before switching an action to "enforce".',
+      severity: 'info',
     },
     // A store that expires its own records has no cleanup job to count.
     ...(ctx.cleanup.job ? [{
@@ -294,6 +304,16 @@ function buildWrapperTests(ctx: Ctx): TestScenario[] {
   ];
 }
 
+/** The real switch, in the user's config: settings.ts carries it to the runtime. */
+const LOG_ONLY_SWITCH = '"rollout": "log-only" on the action in idempotency.config.json, then run generate (settings.ts carries it)';
+
+/** What the generated core does in log-only mode (core.ts beginLogOnly), in the words of one trigger. */
+const LOG_ONLY_EFFECT = (every: string, instead: string) =>
+  `${every}: a key seen for the first time is claimed and recorded (in lease mode; a store failure is only counted in idempotency_store_errors_total), and ${instead} and is counted in idempotency_log_only_total{action,would}. Keys, fingerprints and bodies are never logged.`;
+
+const ENFORCE_DETAIL = (duplicates: string) =>
+  `Remove its "rollout" (or set it to "enforce") and run generate: from then on ${duplicates}, records written in log-only mode included.`;
+
 export function buildBuildOrder(ctx: Ctx): BuildStep[] {
   const riskiest = [...ctx.actions].sort((a, b) => rank(a) - rank(b))[0]!;
   const hasSaga = ctx.sagas.length > 0;
@@ -303,7 +323,8 @@ export function buildBuildOrder(ctx: Ctx): BuildStep[] {
     ...(ctx.stack.worker
       ? [
           { title: 'Create the core', detail: 'Construct it once at start-up (createIdempotency); no consumer or job uses it yet.', safety: 'Behaviour unchanged: nothing calls it yet.' },
-          { title: `Protect ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(/:(?!\d)/)[0]!.replace(/\.$/, '')}) goes first, through ${riskiest.trigger === 'cron' ? 'the cron guard' : 'its broker adapter or idempotentHandler'} (TRIGGERS.md in the scaffold). There is no log-only mode.`, safety: riskiest.trigger === 'cron' ? 'One job changes behaviour; roll back by scheduling the bare job again.' : 'One consumer changes behaviour; roll back by registering the bare handler again.' },
+          { title: `Protect ${riskiest.name} in log-only mode`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(/:(?!\d)/)[0]!.replace(/\.$/, '')}) goes first, through ${riskiest.trigger === 'cron' ? 'the cron guard' : 'its broker adapter or idempotentHandler'} (TRIGGERS.md in the scaffold), with ${LOG_ONLY_SWITCH}. ${riskiest.trigger === 'cron' ? LOG_ONLY_EFFECT('Every run does its work', 'a run that enforcement would have skipped (a duplicate or an overlap) does it anyway') : LOG_ONLY_EFFECT('Every delivery runs the handler', 'a delivery that enforcement would have acknowledged as a duplicate or left for redelivery runs it anyway')}`, safety: `Behaviour unchanged: every ${riskiest.trigger === 'cron' ? 'run' : 'delivery'} still does its work. Roll back by ${riskiest.trigger === 'cron' ? 'scheduling the bare job' : 'registering the bare handler'} again.` },
+          { title: `Enforce on ${riskiest.name}`, detail: ENFORCE_DETAIL(riskiest.trigger === 'cron' ? 'a slot already run is skipped' : 'a message already handled is acknowledged without running'), safety: `${riskiest.trigger === 'cron' ? 'One job' : 'One consumer'} changes behaviour; roll back by setting "rollout": "log-only" on it again and running generate.` },
           ...(ctx.actions.some((a) => a.trigger === 'consumer')
             ? [{ title: 'Make every message carry a stable id', detail: 'Producers set the id the consumer keys on (a job id, a messageId property, a Nats-Msg-Id or message-id header), the same on every publish of the same work.', safety: 'Watch duplicates_blocked: a consumer that never sees a duplicate may be keyed on something that changes on redelivery.' }]
             : []),
@@ -311,13 +332,14 @@ export function buildBuildOrder(ctx: Ctx): BuildStep[] {
       : ctx.stack.plain
       ? [
           { title: 'Create the core and the wrappers', detail: 'Construct them once at start-up (createIdempotency); nothing calls them yet.', safety: 'Behaviour unchanged: nothing calls them yet.' },
-          { title: `Wrap ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(/:(?!\d)/)[0]!.replace(/\.$/, '')}) goes first: ${riskiest.trigger === 'cron' || riskiest.trigger === 'consumer' ? 'through its own entry over the same core (TRIGGERS.md in the scaffold)' : `its body runs inside idempotency.idempotent('${riskiest.name}', call, work)`}. The wrapper has no log-only mode.`, safety: 'One call path changes behaviour; roll back by calling the function directly again.' },
+          { title: `Wrap ${riskiest.name} in log-only mode`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(/:(?!\d)/)[0]!.replace(/\.$/, '')}) goes first: ${riskiest.trigger === 'cron' || riskiest.trigger === 'consumer' ? 'through its own entry over the same core (TRIGGERS.md in the scaffold)' : `its body runs inside idempotency.idempotent('${riskiest.name}', call, work)`}, with ${LOG_ONLY_SWITCH}. ${LOG_ONLY_EFFECT('Every call runs the function', 'a call that enforcement would have answered from the store or refused with an error runs it anyway')}`, safety: 'No call is refused or answered from the store; the result comes back in its JSON form, as it will once enforced. Roll back by calling the function directly again.' },
+          { title: `Enforce on ${riskiest.name}`, detail: ENFORCE_DETAIL('a repeat gets the stored result'), safety: 'One call path changes behaviour; roll back by setting "rollout": "log-only" on it again and running generate.' },
           { title: 'Turn the wrapper\'s errors into answers', detail: 'Map MismatchError, InFlightError (with its retryAfterSeconds), InvalidKeyError, PrincipalMissingError, NotReplayableError, StoreUnavailableError and OutcomeUnknownError to your API\'s errors; the wrapper answers no HTTP (where your API does, problemForError in plain.ts gives the RFC 9457 problem details the framework adapters answer with, status and retry delay included, for each kind).', safety: 'Watch fingerprint_mismatches for a day: each one is a caller reusing a key.' },
         ]
       : [
-          { title: 'Add the middleware in log-only mode', detail: 'Claim and record, but let every request through and log (hashed keys only) what would have been blocked.', safety: 'Behaviour unchanged; measures claim latency and duplicate rates.' },
-          { title: `Enforce on ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(/:(?!\d)/)[0]!.replace(/\.$/, '')}) goes first.`, safety: 'One route changes behaviour; roll back by switching it to log-only.' },
-          { title: 'Turn on fingerprint mismatch rejection', detail: `Reused keys with different parameters get ${ctx.responses.mismatchStatus}.`, safety: 'Watch fingerprint_mismatches for a day before enforcing on all clients.' },
+          { title: 'Add the middleware in log-only mode', detail: `Mount it on the protected routes with ${LOG_ONLY_SWITCH}. ${LOG_ONLY_EFFECT('Every request runs its handler', 'a request that enforcement would have replayed or refused (missing or malformed key, no principal, a key reused with other parameters, still in flight, store unavailable) runs it anyway')}`, safety: 'No request is refused or answered from the store; each first sighting adds a claim and a record. The metric measures duplicate and bad-key rates before anything is blocked.' },
+          { title: `Enforce on ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(/:(?!\d)/)[0]!.replace(/\.$/, '')}) goes first. ${ENFORCE_DETAIL('a repeat gets the stored response')}`, safety: 'One route changes behaviour; roll back by setting "rollout": "log-only" on it again and running generate.' },
+          { title: 'Check mismatches before enforcing the rest', detail: `Once enforced, a reused key with different parameters gets ${ctx.responses.mismatchStatus}; on the routes still in log-only mode the metric counts them as would="mismatch".`, safety: 'Watch fingerprint_mismatches for a day before enforcing on all clients.' },
         ]),
     { title: 'Enable lease expiry and orphan reclaim', detail: 'Expired claims are reclaimed with a fencing token; heartbeats for long actions.', safety: 'Verify with a kill test in staging.' },
     ctx.cleanup.job

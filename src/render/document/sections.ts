@@ -46,6 +46,10 @@ function routeOf(action: ActionDesign): Inline[] {
   return [action.route ? code(action.route) : '—'];
 }
 
+/** An action switched to log-only in the config: what the generated core does with it (core.ts beginLogOnly). */
+const LOG_ONLY_ROLLOUT =
+  'Log-only ("rollout": "log-only" in the config): nothing is refused or replayed yet. Every call runs; the first with a key is claimed and recorded in lease mode (the runtime mode above applies once enforced), and a duplicate, a refusal or a store outage runs anyway and is counted in idempotency_log_only_total. Its generated test suite, which asserts enforcement, is skipped meanwhile. Remove "rollout" and generate again to enforce.';
+
 export function sectionsFor(model: DesignModel, samples: CodeSamples, figures: readonly FigureRef[]): Section[] {
   return [
     overview(model),
@@ -210,6 +214,7 @@ function actionAnalysis(model: DesignModel): Section {
         [cell(strong('Significant fields')), cell(...joinInline(a.significantFields.map((f) => code(f))))],
         [cell(strong('Failure recovery')), cell(a.recovery)],
         [cell(strong('Runtime mode')), cell(a.modeReason)],
+        ...(a.rollout === 'log-only' ? [[cell(strong('Rollout')), cell(LOG_ONLY_ROLLOUT)]] : []),
         ...(a.existing.length > 0 ? [[cell(strong('Already in place')), cell(a.existing.join('; '))]] : []),
         ...(a.findings.length > 0 ? [[cell(strong('Findings in its code')), a.findings.flatMap((f, i) => [...(i > 0 ? [' '] : []), `${SEVERITY_LABEL[f.severity]} at `, code(f.location), ': ', ...md(f.message), ' Fix: ', ...md(f.fix)])]] : []),
       ]),

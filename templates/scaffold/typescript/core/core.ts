@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { fingerprintsEqual } from './fingerprint.js';
 import {
@@ -7,12 +7,14 @@ import {
   StoreUnavailableError,
   type ActionSettings,
   type ClaimRef,
+  type ClaimResult,
   type ExistingRecord,
   type IdempotencyContext,
   type IdempotencyEvents,
   type IdempotencyPolicy,
   type IdempotencyStore,
   type LeaseSignal,
+  type LogOnlyOutcome,
   type OpenTransaction,
   type StoredResponse,
 } from './types.js';
@@ -22,6 +24,24 @@ export interface IdempotentRequest {
   readonly scope: string;
   readonly key: string;
   readonly fingerprint: string;
+  /**
+   * Log-only rollout: identification would have refused this request (no usable key or principal). begin() lets it
+   * run unrecorded, under a fresh key of its own (see refusedRequest).
+   */
+  readonly refused?: boolean;
+}
+
+/**
+ * Log-only rollout: the request an enforcing action would have refused. Its random key is what the handler's
+ * context carries, so provider keys derived from it are new each time, as they were before idempotency.
+ */
+export function refusedRequest(scope: string): IdempotentRequest {
+  return {
+    scope: scope === '' ? 'anonymous' : scope,
+    key: randomBytes(16).toString('hex'),
+    fingerprint: '',
+    refused: true,
+  };
 }
 
 export type Decision =
@@ -68,6 +88,7 @@ export class IdempotencyCore {
 
   async begin(action: ActionSettings, request: IdempotentRequest): Promise<Decision> {
     this.events.request?.(action.codeName);
+    if (action.rollout === 'log-only') return this.beginLogOnly(action, request);
     const deadline = Date.now() + (this.policy.inFlight === 'wait' ? this.policy.inFlightWaitMs : 0);
     const input = {
       scope: request.scope,
@@ -108,6 +129,45 @@ export class IdempotencyCore {
     }
   }
 
+  /**
+   * Log-only rollout: always 'execute'. A first sighting is claimed in lease mode (never a transaction that our
+   * store could roll back under the handler's writes) and completed best effort; anything else runs under a
+   * pass-through claim that records nothing, and what enforcement would have answered is only counted.
+   */
+  private async beginLogOnly(action: ActionSettings, request: IdempotentRequest): Promise<Decision> {
+    if (request.refused) return this.passThrough(action, request, 'refuse');
+    let result: ClaimResult;
+    try {
+      result = await this.guard('claim', () =>
+        this.store.claim({
+          scope: request.scope,
+          key: request.key,
+          action: action.codeName,
+          fingerprint: request.fingerprint,
+          algorithm: this.policy.fingerprintAlgorithm,
+          leaseMs: action.leaseMs,
+          retentionMs: this.policy.retentionMs,
+        }),
+      );
+    } catch {
+      // Counted as a store error by guard; the request runs as it would without idempotency.
+      return this.passThrough(action, request, 'store-unavailable');
+    }
+    if (result.outcome === 'claimed') {
+      this.events.claimed?.(action.codeName, request.scope, result.reclaimed);
+      return {
+        kind: 'execute',
+        claim: new ActiveClaim(this, action, result.ref, result.attempt, result.startedAt, true),
+      };
+    }
+    return this.passThrough(action, request, this.judge(request, result.record).kind);
+  }
+
+  private passThrough(action: ActionSettings, request: IdempotentRequest, would: LogOnlyOutcome): Decision {
+    this.events.logOnly?.(action.codeName, would);
+    return { kind: 'execute', claim: new PassThroughClaim(action, request) };
+  }
+
   private settle(action: ActionSettings, decision: Decision): Decision {
     if (decision.kind === 'in-flight') this.events.inFlight?.(action.codeName);
     return decision;
@@ -118,22 +178,24 @@ export class IdempotencyCore {
     request: IdempotentRequest,
     record: ExistingRecord,
   ): Decision {
+    const decision = this.judge(request, record);
+    if (decision.kind === 'mismatch') this.events.mismatch?.(action.codeName);
+    if (decision.kind === 'not-replayable' || decision.kind === 'replay')
+      this.events.replayed?.(action.codeName);
+    return decision;
+  }
+
+  /** What an existing record means for this request; no events, so log-only mode can ask without counting. */
+  private judge(request: IdempotentRequest, record: ExistingRecord): Exclude<Decision, { kind: 'execute' }> {
     // An unknown algorithm cannot be compared, so it counts as a mismatch: never replay a possibly different intent.
     if (
       record.algorithm !== this.policy.fingerprintAlgorithm ||
       !fingerprintsEqual(record.fingerprint, request.fingerprint)
-    ) {
-      this.events.mismatch?.(action.codeName);
+    )
       return { kind: 'mismatch' };
-    }
-    if (record.status !== 'PROCESSING' && record.notReplayable) {
-      this.events.replayed?.(action.codeName);
-      return { kind: 'not-replayable' };
-    }
-    if (record.status !== 'PROCESSING' && record.response) {
-      this.events.replayed?.(action.codeName);
+    if (record.status !== 'PROCESSING' && record.notReplayable) return { kind: 'not-replayable' };
+    if (record.status !== 'PROCESSING' && record.response)
       return { kind: 'replay', response: record.response };
-    }
     const seconds = record.leaseLive
       ? Math.ceil(record.leaseRemainingMs / 1000)
       : this.policy.retryAfterSeconds;
@@ -233,6 +295,7 @@ function contextOf(
   startedAt: number,
   signal: LeaseSignal,
   db?: unknown,
+  logOnly?: 'claimed' | 'pass-through',
 ): IdempotencyContext {
   const context = {
     scope: ref.scope,
@@ -244,7 +307,7 @@ function contextOf(
     signal,
     db,
   };
-  return Object.assign(context, { ref: context });
+  return Object.assign(context, logOnly ? { logOnly } : {}, { ref: context });
 }
 
 /**
@@ -266,8 +329,17 @@ export class ActiveClaim implements Claim {
     readonly ref: ClaimRef,
     attempt: number,
     startedAt: number,
+    /** Log-only rollout: one completion attempt, and a failure to record is counted, never thrown. */
+    private readonly logOnly = false,
   ) {
-    this.context = contextOf(ref, attempt, startedAt, this.controller.signal);
+    this.context = contextOf(
+      ref,
+      attempt,
+      startedAt,
+      this.controller.signal,
+      undefined,
+      logOnly ? 'claimed' : undefined,
+    );
     if (action.heartbeatMs) {
       this.heartbeat = setInterval(() => void this.renew(), action.heartbeatMs);
       this.heartbeat.unref();
@@ -291,6 +363,8 @@ export class ActiveClaim implements Claim {
           this.core.store.complete(this.ref, status, record, this.core.policy.retentionMs),
         );
       } catch (error) {
+        // Log-only: guard counted the store error; the handler's answer goes out unrecorded.
+        if (this.logOnly) return;
         if (!(error instanceof StoreUnavailableError) || Date.now() + delay >= deadline) {
           this.core.report(this.action.codeName, 'outcome-unknown', this.elapsed());
           throw new OutcomeUnknownError({ cause: error });
@@ -300,6 +374,7 @@ export class ActiveClaim implements Claim {
       }
       if (!stored) {
         this.core.report(this.action.codeName, 'lease-lost', this.elapsed());
+        if (this.logOnly) return;
         throw new LeaseLostError();
       }
       this.core.report(this.action.codeName, status === 'COMPLETED' ? 'completed' : 'failed', this.elapsed());
@@ -390,5 +465,30 @@ export class TransactionalClaim implements Claim {
 
   private elapsed(): number {
     return performance.now() - this.began;
+  }
+}
+
+/**
+ * Log-only rollout: the claim of a request enforcement would have answered without running it (a duplicate, a
+ * refusal, a store outage). Nothing is recorded or released, and its context has no `db` (write through your own
+ * pool: `context.db ?? pool`).
+ */
+export class PassThroughClaim implements Claim {
+  readonly ref: ClaimRef;
+  readonly context: IdempotencyContext;
+  readonly signal: LeaseSignal;
+
+  constructor(action: ActionSettings, request: IdempotentRequest) {
+    this.ref = { scope: request.scope, key: request.key, token: '', action: action.codeName };
+    this.signal = new AbortController().signal;
+    this.context = contextOf(this.ref, 1, Date.now(), this.signal, undefined, 'pass-through');
+  }
+
+  complete(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  release(): Promise<void> {
+    return Promise.resolve();
   }
 }

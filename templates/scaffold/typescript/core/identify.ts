@@ -1,4 +1,4 @@
-import type { IdempotentRequest } from './core.js';
+import { refusedRequest, type IdempotentRequest } from './core.js';
 import { computeFingerprint, pickFields } from './fingerprint.js';
 import { deriveKey, parseIdempotencyKey } from './keys.js';
 import { problemFor, type Problem } from './problems.js';
@@ -24,6 +24,7 @@ export type Identified =
 /**
  * The part of the protocol before the store: method check (another method passes through untouched, no record),
  * principal, key (header grammar or derived from fields) and fingerprint. The same code for every framework.
+ * Log-only rollout: what would be refused goes on as a refused request, which the core runs and counts.
  */
 export function identifyRequest(
   action: ActionSettings,
@@ -33,7 +34,11 @@ export function identifyRequest(
   if (!methodMatches(action, parts.method)) return { kind: 'pass' };
   const principal = action.scope === 'global' ? 'global' : parts.principal();
   const scope = principal === undefined ? '' : String(principal);
-  if (scope === '') return { kind: 'refuse', problem: problemFor('principal-missing', policy) };
+  const refuse = (problem: Problem): Identified =>
+    action.rollout === 'log-only'
+      ? { kind: 'check', request: refusedRequest(scope) }
+      : { kind: 'refuse', problem };
+  if (scope === '') return refuse(problemFor('principal-missing', policy));
 
   const body = parsedBody(parts.body);
   const sources = { params: parts.params, body, query: parts.query };
@@ -41,7 +46,7 @@ export function identifyRequest(
   if (action.key.source === 'derived') {
     const values = pickFields(action.key.from ?? action.significantFields, sources);
     if (Object.values(values).some((value) => value === null))
-      return { kind: 'refuse', problem: problemFor('key-missing', policy) };
+      return refuse(problemFor('key-missing', policy));
     key = deriveKey(action.codeName, values);
   } else {
     const received = keyOf(action, parts.keyHeader, body);
@@ -51,15 +56,14 @@ export function identifyRequest(
         : parseIdempotencyKey(received, policy.maxKeyLength, policy.keyPattern);
     // `=== false`, not `!parsed.ok`: the union narrows that way even in projects without strictNullChecks.
     if (parsed.ok === false)
-      return {
-        kind: 'refuse',
-        problem: problemFor(
+      return refuse(
+        problemFor(
           parsed.problem === 'missing' ? 'key-missing' : 'key-invalid',
           policy,
           undefined,
           action.key.field,
         ),
-      };
+      );
     key = parsed.key;
   }
   const fingerprint = computeFingerprint({

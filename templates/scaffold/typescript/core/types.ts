@@ -21,6 +21,13 @@ export interface ActionSettings {
    */
   readonly mode: 'transactional' | 'lease';
   /**
+   * 'log-only' while rolling out: every request runs its handler. A first sighting of a key is still claimed and
+   * recorded (in lease mode, whatever `mode` says, and a store failure is only counted), so switching to 'enforce'
+   * later replays real answers; what would have been replayed or refused is counted (IdempotencyEvents.logOnly),
+   * never answered. Absent means 'enforce'.
+   */
+  readonly rollout?: 'enforce' | 'log-only';
+  /**
    * 'derived' keys are computed from request fields; the others arrive in the key header. A server-rendered form
    * cannot set a header: `field` names the hidden form field its key may arrive in instead (minted per render with
    * newIdempotencyKey()), read only when the request has no key header.
@@ -137,6 +144,12 @@ export interface IdempotencyContext extends ClaimRef {
   readonly ref: ClaimRef;
   /** Transactional mode: the open transaction's client (pg PoolClient); write through it. Undefined in lease mode. */
   readonly db?: unknown;
+  /**
+   * Only for an action in log-only rollout: 'claimed' for a key's first sighting (its record and saga steps are
+   * written best effort), 'pass-through' for a run that holds no claim (a duplicate, a refusal, a store outage) and
+   * records nothing.
+   */
+  readonly logOnly?: 'claimed' | 'pass-through';
 }
 
 export interface ExistingRecord {
@@ -281,4 +294,10 @@ export interface IdempotencyEvents {
   storeError?(operation: string): void;
   /** A stored response was above the size cap: status and hash kept, body dropped. */
   responseNotStored?(action: string, bytes: number): void;
+  /** Log-only rollout: the request ran, but enforcement would have answered it this way instead. */
+  logOnly?(action: string, would: LogOnlyOutcome): void;
 }
+
+/** What an enforcing action would have done with a request that log-only mode let through. */
+export type LogOnlyOutcome =
+  'replay' | 'mismatch' | 'in-flight' | 'not-replayable' | 'refuse' | 'store-unavailable';

@@ -57,7 +57,7 @@ export function createIdempotencyMetrics(
   });
   const storeErrors = new Counter({
     name: METRIC_NAMES.storeErrors,
-    help: 'Store calls that failed or timed out (requests answered 503).',
+    help: 'Store calls that failed or timed out (requests answered 503, or run anyway in log-only rollout).',
     labelNames: ['operation'],
     registers,
   });
@@ -66,6 +66,12 @@ export function createIdempotencyMetrics(
     name: METRIC_NAMES.outcomeUnknown,
     help: 'Actions that ran but whose result could not be recorded (the client was told the outcome is unknown).',
     labelNames: ['action'],
+    registers,
+  });
+  const logOnly = new Counter({
+    name: METRIC_NAMES.logOnly,
+    help: 'Log-only rollout: requests that ran although enforcement would have replayed or refused them.',
+    labelNames: ['action', 'would'],
     registers,
   });
   // Only a store with a cleanup job names this counter in settings.ts; one that expires its records itself (TTL)
@@ -105,6 +111,7 @@ export function createIdempotencyMetrics(
       if (outcome === 'outcome-unknown') outcomeUnknown.inc({ action });
     },
     storeError: (operation) => storeErrors.inc({ operation }),
+    logOnly: (action, would) => logOnly.inc({ action, would }),
   };
 }
 

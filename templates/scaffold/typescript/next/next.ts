@@ -1,6 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isStorable, type Claim, type IdempotencyCore, type IdempotentRequest } from './core.js';
+import {
+  isStorable,
+  refusedRequest,
+  type Claim,
+  type IdempotencyCore,
+  type IdempotentRequest,
+} from './core.js';
 import { computeFingerprint, pickFields } from './fingerprint.js';
 import { identifyRequest, methodMatches, type HttpRequestParts } from './identify.js';
 import { parseIdempotencyKey } from './keys.js';
@@ -228,37 +234,44 @@ function withAction<A extends unknown[], T>(
   const policy = core.policy;
   return async (key: string, ...args: A): Promise<T> => {
     const principal = action.scope === 'global' ? 'global' : await options.principal(undefined, action.scope);
-    if (principal === undefined || String(principal) === '') throw new PrincipalMissingError();
+    const scope = principal === undefined ? '' : String(principal);
+    // Log-only rollout: a call enforcement would refuse runs anyway, unrecorded (the core counts it).
+    const refused = (error: Error) => {
+      if (action.rollout !== 'log-only') throw error;
+      return refusedRequest(scope);
+    };
     const parsed = parseIdempotencyKey(
       typeof key === 'string' ? key : undefined,
       policy.maxKeyLength,
       policy.keyPattern,
     );
-    if (!parsed.ok) throw new InvalidKeyError();
     const fingerprint = computeFingerprint({
       method: action.method ?? 'POST',
       route: action.route,
       fields: pickFields(action.significantFields, { body: actionInput(args) }),
     });
+    const request: IdempotentRequest =
+      scope === ''
+        ? refused(new PrincipalMissingError())
+        : parsed.ok === false
+          ? refused(new InvalidKeyError())
+          : { scope, key: parsed.key, fingerprint };
     const cell: ClaimCell = {};
     try {
-      const { result } = await core.runOnce(
-        action,
-        { scope: String(principal), key: parsed.key, fingerprint },
-        (_signal, context) => {
-          cell.context = context;
-          return running.run(cell, async (): Promise<T | Navigation> => {
-            try {
-              return jsonRoundTrip(await fn(parsed.key, ...args));
-            } catch (error) {
-              // redirect() ends an action by throwing: its target is the action's answer, recorded like a result.
-              const digest = redirectDigest(error);
-              if (digest === undefined) throw error;
-              return { [NAVIGATION]: digest };
-            }
-          });
-        },
-      );
+      const { result } = await core.runOnce(action, request, (_signal, context) => {
+        cell.context = context;
+        return running.run(cell, async (): Promise<T | Navigation> => {
+          try {
+            // The action gets the key it was called with, even one log-only mode let through unparsed.
+            return jsonRoundTrip(await fn(parsed.ok === false ? key : parsed.key, ...args));
+          } catch (error) {
+            // redirect() ends an action by throwing: its target is the action's answer, recorded like a result.
+            const digest = redirectDigest(error);
+            if (digest === undefined) throw error;
+            return { [NAVIGATION]: digest };
+          }
+        });
+      });
       if (isNavigation(result)) throw navigationError(result[NAVIGATION]);
       return result;
     } finally {

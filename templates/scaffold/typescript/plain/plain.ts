@@ -1,5 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { InFlightError, MismatchError, NotReplayableError, type IdempotencyCore } from './core.js';
+import {
+  InFlightError,
+  MismatchError,
+  NotReplayableError,
+  refusedRequest,
+  type IdempotencyCore,
+  type IdempotentRequest,
+} from './core.js';
 import { computeFingerprint, pickFields } from './fingerprint.js';
 import { deriveKey, parseIdempotencyKey } from './keys.js';
 import { problemFor, type Problem } from './problems.js';
@@ -105,18 +112,13 @@ export function idempotent(action: ActionSettings, options: PlainIdempotencyOpti
     const policy = core.policy;
     const principal =
       action.scope === 'global' ? 'global' : (call.scope ?? (await options.principal(action.scope)));
-    if (principal === undefined || String(principal) === '') throw new PrincipalMissingError();
+    const scope = principal === undefined ? '' : String(principal);
+    // Log-only rollout: a call enforcement would refuse runs anyway, unrecorded (the core counts it).
+    const refused = (error: Error) => {
+      if (action.rollout !== 'log-only') throw error;
+      return refusedRequest(scope);
+    };
     const input = { body: call.fingerprintInput };
-    let key: string;
-    if (action.key.source === 'derived' && call.key === undefined) {
-      const values = pickFields(action.key.from ?? action.significantFields, input);
-      if (Object.values(values).some((value) => value === null)) throw new InvalidKeyError('missing');
-      key = deriveKey(action.codeName, values);
-    } else {
-      const parsed = parseIdempotencyKey(call.key, policy.maxKeyLength, policy.keyPattern);
-      if (!parsed.ok) throw new InvalidKeyError(parsed.problem);
-      key = parsed.key;
-    }
     const fingerprint = computeFingerprint({
       method: action.method ?? 'POST',
       route: action.route,
@@ -125,20 +127,31 @@ export function idempotent(action: ActionSettings, options: PlainIdempotencyOpti
           ? pickFields(action.significantFields, input)
           : { input: call.fingerprintInput ?? null },
     });
+    let request: IdempotentRequest;
+    if (scope === '') request = refused(new PrincipalMissingError());
+    else if (action.key.source === 'derived' && call.key === undefined) {
+      const values = pickFields(action.key.from ?? action.significantFields, input);
+      request = Object.values(values).some((value) => value === null)
+        ? refused(new InvalidKeyError('missing'))
+        : { scope, key: deriveKey(action.codeName, values), fingerprint };
+    } else {
+      const parsed = parseIdempotencyKey(call.key, policy.maxKeyLength, policy.keyPattern);
+      // `=== false`, not `!parsed.ok`: the union narrows that way even in projects without strictNullChecks.
+      request =
+        parsed.ok === false
+          ? refused(new InvalidKeyError(parsed.problem))
+          : { scope, key: parsed.key, fingerprint };
+    }
     const cell: { context?: IdempotencyContext } = {};
     try {
-      return await core.runOnce(
-        action,
-        { scope: String(principal), key, fingerprint },
-        (_signal, context) => {
-          cell.context = context;
-          return running.run(cell, async () => {
-            // The stored form: nothing is stored as null, so the first call returns what every repeat will.
-            const result = await work(context);
-            return JSON.parse(JSON.stringify(result ?? null)) as T;
-          });
-        },
-      );
+      return await core.runOnce(action, request, (_signal, context) => {
+        cell.context = context;
+        return running.run(cell, async () => {
+          // The stored form: nothing is stored as null, so the first call returns what every repeat will.
+          const result = await work(context);
+          return JSON.parse(JSON.stringify(result ?? null)) as T;
+        });
+      });
     } finally {
       // runOnce has completed or released the claim: what the function left running keeps the cell, not the claim.
       delete cell.context;

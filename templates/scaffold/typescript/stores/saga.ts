@@ -78,7 +78,8 @@ export class SagaTracker {
     isPermanent: (error: unknown) => boolean = (error) => error instanceof PermanentStepError,
   ): Promise<unknown[]> {
     const store = this.options.steps;
-    const recorded = await store.loadSteps(claim);
+    const keep = keeper(claim);
+    const recorded = await keep(() => store.loadSteps(claim), new Map<number, StepRecord>());
     const contexts = steps.map((step, i): StepContext => ({
       index: i + 1,
       name: step.name,
@@ -112,7 +113,7 @@ export class SagaTracker {
         await this.compensate(claim, steps, contexts, recorded);
         throw new SagaCompensatedError(step.name, { cause: error });
       }
-      await store.recordStep(claim, context, 'DONE', result ?? null);
+      await keep(() => store.recordStep(claim, context, 'DONE', result ?? null), undefined);
       recorded.set(context.index, { index: context.index, status: 'DONE', result: result ?? null });
       results.push(result);
     }
@@ -130,8 +131,22 @@ export class SagaTracker {
       const row = recorded.get(context.index);
       if (row?.status !== 'DONE') continue;
       await steps[i]!.compensate?.({ ...context, result: row.result });
-      await this.options.steps.recordStep(claim, context, 'COMPENSATED', row.result);
+      await keeper(claim)(
+        () => this.options.steps.recordStep(claim, context, 'COMPENSATED', row.result),
+        undefined,
+      );
       row.status = 'COMPENSATED';
     }
   }
+}
+
+/** Log-only rollout (the context's `logOnly`): a run without a claim records no steps; a claimed one, best effort. */
+function keeper(claim: ClaimRef): <T>(call: () => Promise<T>, fallback: T) => Promise<T> {
+  const logOnly = (claim as { logOnly?: 'claimed' | 'pass-through' }).logOnly;
+  return (call, fallback) =>
+    logOnly === 'pass-through'
+      ? Promise.resolve(fallback)
+      : logOnly === 'claimed'
+        ? call().catch(() => fallback)
+        : call();
 }

@@ -29,6 +29,9 @@ describe('the principal of a Pages Router app that reads its session from req an
       await mkdir(path.dirname(path.join(copy!.dir, file)), { recursive: true });
       await writeFile(path.join(copy!.dir, file), text);
     };
+    // Declared (not installed) so inspection reads the Pages route as Next.js's.
+    const manifest = JSON.parse(await readFile(path.join(copy.dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    await write('package.json', JSON.stringify({ ...manifest, dependencies: { ...manifest.dependencies, next: '15.5.0' } }, null, 2));
     await write(
       'lib/session.ts',
       "import type { IncomingMessage, ServerResponse } from 'node:http';\n\n// Stands in for next-auth's getServerSession(req, res, options).\nasync function getServerSession(req: IncomingMessage, res: ServerResponse, options: object): Promise<{ user: { id: string } } | null> {\n  return req.headers.cookie && res && options ? { user: { id: 'user-1' } } : null;\n}\n\nexport const getSession = async (req: IncomingMessage & { cookies?: Record<string, string> }, res: ServerResponse) => {\n  return await getServerSession(req, res, {});\n};\n",
@@ -43,6 +46,8 @@ describe('the principal of a Pages Router app that reads its session from req an
     expect(instance).toContain("import { getSession } from '../session';");
     expect(instance).toContain('principal: async (request, _scope, response) =>\n    response ? ((await getSession(request as never, response as never))?.user as { id?: string } | undefined)?.id : undefined,');
     expect(first.manual.map((m) => m.reason)).not.toContainEqual(expect.stringContaining('make principal in'));
+    // Its handler never reads the session: a signed-out caller would be refused, and the step says what to do.
+    expect(first.manual.filter((m) => m.action === 'inviteMember').map((m) => m.reason)).toContainEqual(expect.stringContaining('nothing in its handler (nor what it calls) reads the session, and no middleware.ts does either: for a signed-out caller the principal'));
     // The scaffold, the app's session module, the wrapped route and the instance, under the fixture's compiler options.
     const tsconfig = JSON.parse(await readFile(path.join(copy.dir, 'tsconfig.json'), 'utf8')) as Record<string, unknown>;
     await writeFile(path.join(copy.dir, 'tsconfig.pages.json'), JSON.stringify({ ...tsconfig, include: ['lib/**/*.ts', 'pages/**/*.ts'], exclude: ['**/*.test.ts'] }));

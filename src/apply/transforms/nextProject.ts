@@ -92,6 +92,19 @@ async function withInstance(input: NextProjectInput, out: NextProjectPlan, wired
     out.edits.push({ action: input.targets[0]!.action, file: instance, summary: `creates the app instance: createIdempotency() with the pool and the principal${auth ? ` (the signed-in user's id through ${auth.label})` : ''}` });
   }
   const instanceText = input.scaffoldModules.has('instance') ? await readInside(input.root, instance).catch(() => undefined) : renderNextInstance(scoped.length > 0, input.storeId, auth, input.memory ?? false, input.connection);
+  if (auth) {
+    // A route handler whose own code never reads the session, in an app whose middleware.ts may let signed-out callers
+    // through: its keys are per user, so the principal finds no one there and every such request is refused.
+    const handlers = scoped.filter((t) => t.file !== undefined && nextKindOf(t.file, '') !== undefined);
+    const { readRouteAuthentication } = await import('../routeAuthentication.js');
+    const authenticationOf = handlers.length > 0 ? await readRouteAuthentication(input.root) : undefined;
+    for (const target of handlers) {
+      const read = authenticationOf?.(target);
+      if (read !== undefined && read.by.length > 0) continue;
+      const where = read === undefined ? 'and a middleware.ts that may let signed-out callers through covers the app' : 'and no middleware.ts does either';
+      out.manual.push({ action: target.action, file: target.file, line: target.line, reason: `keys of ${target.action} are scoped per ${target.scope}, but nothing in its handler (nor what it calls) reads the session, ${where}: for a signed-out caller the principal (${auth.label}) finds no one and the route answers 401. If it serves signed-out callers (a sign-up, a token resend), set "scope": "global" for it in the config and run generate` });
+    }
+  }
   if (scoped.length > 0 && instanceText?.includes('principal: async () => undefined')) {
     for (const target of scoped) {
       out.manual.push({ action: target.action, file: instance, reason: `keys of ${target.action} are scoped per ${target.scope}: make principal in ${instance} return the signed-in id from your session; until then the action is refused (401 / PrincipalMissingError)` });

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { isStorable, type Claim, type IdempotencyCore } from './core.js';
+import { isStorable, type Claim, type Decision, type IdempotencyCore } from './core.js';
 import { distinctHeaders, identifyRequest } from './identify.js';
 import { failureProblem, problemFor, type Problem } from './problems.js';
 import {
@@ -66,7 +66,7 @@ export function idempotent(action: ActionSettings, options: ExpressIdempotencyOp
     if (identified.kind === 'pass') return next();
     if (identified.kind === 'refuse') return sendProblem(res, identified.problem);
 
-    let decision;
+    let decision: Decision;
     try {
       decision = await core.begin(action, identified.request);
     } catch (error) {

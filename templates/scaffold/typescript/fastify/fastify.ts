@@ -4,7 +4,7 @@ import type {
   onSendAsyncHookHandler,
   preHandlerAsyncHookHandler,
 } from 'fastify';
-import { isStorable, type Claim, type IdempotencyCore } from './core.js';
+import { isStorable, type Claim, type Decision, type IdempotencyCore } from './core.js';
 import { distinctHeaders, identifyRequest } from './identify.js';
 import { failureProblem, problemFor, type Problem } from './problems.js';
 import {
@@ -78,7 +78,7 @@ export function idempotent(action: ActionSettings, options: FastifyIdempotencyOp
     if (identified.kind === 'pass') return undefined;
     if (identified.kind === 'refuse') return sendProblem(reply, identified.problem);
 
-    let decision;
+    let decision: Decision;
     try {
       decision = await core.begin(action, identified.request);
     } catch (error) {

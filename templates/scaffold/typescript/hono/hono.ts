@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { isStorable, type Claim, type IdempotencyCore } from './core.js';
+import { isStorable, type Claim, type Decision, type IdempotencyCore } from './core.js';
 import { identifyRequest, methodMatches } from './identify.js';
 import { failureProblem, problemFor, type Problem } from './problems.js';
 import {
@@ -61,7 +61,7 @@ export function idempotent(action: ActionSettings, options: HonoIdempotencyOptio
     if (identified.kind === 'pass') return next();
     if (identified.kind === 'refuse') return problemResponse(identified.problem);
 
-    let decision;
+    let decision: Decision;
     try {
       decision = await core.begin(action, identified.request);
     } catch (error) {

@@ -1,6 +1,6 @@
 import { URLSearchParams } from 'node:url';
 import type { Context, Middleware, Next } from 'koa';
-import { isStorable, type Claim, type IdempotencyCore } from './core.js';
+import { isStorable, type Claim, type Decision, type IdempotencyCore } from './core.js';
 import { distinctHeaders, identifyRequest, methodMatches } from './identify.js';
 import { failureProblem, problemFor, type Problem } from './problems.js';
 import {
@@ -59,7 +59,7 @@ export function idempotent(action: ActionSettings, options: KoaIdempotencyOption
     if (identified.kind === 'pass') return next();
     if (identified.kind === 'refuse') return sendProblem(ctx, identified.problem);
 
-    let decision;
+    let decision: Decision;
     try {
       decision = await core.begin(action, identified.request);
     } catch (error) {

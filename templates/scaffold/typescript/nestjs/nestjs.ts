@@ -10,7 +10,7 @@ import {
 } from '@nestjs/common';
 import { APP_INTERCEPTOR, Reflector } from '@nestjs/core';
 import { from, type Observable } from 'rxjs';
-import { isStorable, type Claim, type IdempotencyCore } from './core.js';
+import { isStorable, type Claim, type Decision, type IdempotencyCore } from './core.js';
 import { identifyRequest, methodMatches } from './identify.js';
 import { failureProblem, problemFor, type Problem } from './problems.js';
 import {
@@ -171,7 +171,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (identified.kind === 'pass') return lastValue(next.handle());
     if (identified.kind === 'refuse') return answerProblem(res, identified.problem);
 
-    let decision;
+    let decision: Decision;
     try {
       decision = await core.begin(action, identified.request);
     } catch (error) {
@@ -267,7 +267,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (identified.kind === 'pass') return lastValue(next.handle());
     if (identified.kind === 'refuse') throw problemException(identified.problem);
 
-    let decision;
+    let decision: Decision;
     try {
       decision = await core.begin(action, identified.request);
     } catch (error) {

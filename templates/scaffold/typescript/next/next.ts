@@ -4,6 +4,7 @@ import {
   isStorable,
   refusedRequest,
   type Claim,
+  type Decision,
   type IdempotencyCore,
   type IdempotentRequest,
 } from './core.js';
@@ -353,7 +354,7 @@ async function begin(
   request: IdempotentRequest,
 ): Promise<Begun> {
   const policy = core.policy;
-  let decision;
+  let decision: Decision;
   try {
     decision = await core.begin(action, request);
   } catch (error) {

@@ -90,15 +90,7 @@ export class IdempotencyCore {
     this.events.request?.(action.codeName);
     if (action.rollout === 'log-only') return this.beginLogOnly(action, request);
     const deadline = Date.now() + (this.policy.inFlight === 'wait' ? this.policy.inFlightWaitMs : 0);
-    const input = {
-      scope: request.scope,
-      key: request.key,
-      action: action.codeName,
-      fingerprint: request.fingerprint,
-      algorithm: this.policy.fingerprintAlgorithm,
-      leaseMs: action.leaseMs,
-      retentionMs: this.policy.retentionMs,
-    };
+    const input = this.claimInput(action, request);
     const transactional = action.mode === 'transactional' && this.store.claimInTransaction !== undefined;
     for (;;) {
       if (transactional) {
@@ -138,17 +130,7 @@ export class IdempotencyCore {
     if (request.refused) return this.passThrough(action, request, 'refuse');
     let result: ClaimResult;
     try {
-      result = await this.guard('claim', () =>
-        this.store.claim({
-          scope: request.scope,
-          key: request.key,
-          action: action.codeName,
-          fingerprint: request.fingerprint,
-          algorithm: this.policy.fingerprintAlgorithm,
-          leaseMs: action.leaseMs,
-          retentionMs: this.policy.retentionMs,
-        }),
-      );
+      result = await this.guard('claim', () => this.store.claim(this.claimInput(action, request)));
     } catch {
       // Counted as a store error by guard; the request runs as it would without idempotency.
       return this.passThrough(action, request, 'store-unavailable');
@@ -161,6 +143,18 @@ export class IdempotencyCore {
       };
     }
     return this.passThrough(action, request, this.judge(request, result.record).kind);
+  }
+
+  private claimInput(action: ActionSettings, request: IdempotentRequest) {
+    return {
+      scope: request.scope,
+      key: request.key,
+      action: action.codeName,
+      fingerprint: request.fingerprint,
+      algorithm: this.policy.fingerprintAlgorithm,
+      leaseMs: action.leaseMs,
+      retentionMs: this.policy.retentionMs,
+    };
   }
 
   private passThrough(action: ActionSettings, request: IdempotentRequest, would: LogOnlyOutcome): Decision {

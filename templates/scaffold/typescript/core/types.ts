@@ -301,3 +301,17 @@ export interface IdempotencyEvents {
 /** What an enforcing action would have done with a request that log-only mode let through. */
 export type LogOnlyOutcome =
   'replay' | 'mismatch' | 'in-flight' | 'not-replayable' | 'refuse' | 'store-unavailable';
+
+/**
+ * How a saga records its steps under a claim: as usual; in log-only rollout (the context's `logOnly`) not at all
+ * without a claim of its own, and best effort with one (a failed step write is not the request's failure).
+ */
+export function stepKeeper(claim: ClaimRef): <T>(call: () => Promise<T>, fallback: T) => Promise<T> {
+  const logOnly = (claim as { logOnly?: 'claimed' | 'pass-through' }).logOnly;
+  return (call, fallback) =>
+    logOnly === 'pass-through'
+      ? Promise.resolve(fallback)
+      : logOnly === 'claimed'
+        ? call().catch(() => fallback)
+        : call();
+}

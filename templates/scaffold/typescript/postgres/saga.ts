@@ -1,7 +1,7 @@
 import type { Pool, QueryResultRow } from 'pg';
 import { providerKeyBase } from './keys.js';
 import { quoteIdent } from './pgStore.js';
-import { LeaseLostError, setCause, StoreUnavailableError, type ClaimRef } from './types.js';
+import { LeaseLostError, setCause, stepKeeper, StoreUnavailableError, type ClaimRef } from './types.js';
 
 export interface StepContext {
   readonly index: number;
@@ -82,7 +82,7 @@ export class SagaTracker {
     // Transactional mode: step rows are written in the claim's own open transaction (the record is not visible
     // to any other connection yet), so they commit or roll back with it.
     const db = ((claim as { db?: unknown }).db as Pool | undefined) ?? this.options.pool;
-    const keep = keeper(claim);
+    const keep = stepKeeper(claim);
     const recorded = await keep(() => this.load(db, claim), new Map<number, StepRow>());
     const contexts = steps.map((step, i): StepContext => ({
       index: i + 1,
@@ -136,7 +136,7 @@ export class SagaTracker {
       const row = recorded.get(context.index);
       if (row?.status !== 'DONE') continue;
       await steps[i]!.compensate?.({ ...context, result: row.result });
-      await keeper(claim)(() => this.record(db, claim, context, 'COMPENSATED', row.result), undefined);
+      await stepKeeper(claim)(() => this.record(db, claim, context, 'COMPENSATED', row.result), undefined);
       row.status = 'COMPENSATED';
     }
   }
@@ -193,15 +193,4 @@ ON CONFLICT (scope, key, step_index) DO UPDATE SET status = EXCLUDED.status, res
       if (timer !== undefined) clearTimeout(timer);
     }
   }
-}
-
-/** Log-only rollout (the context's `logOnly`): a run without a claim records no steps; a claimed one, best effort. */
-function keeper(claim: ClaimRef): <T>(call: () => Promise<T>, fallback: T) => Promise<T> {
-  const logOnly = (claim as { logOnly?: 'claimed' | 'pass-through' }).logOnly;
-  return (call, fallback) =>
-    logOnly === 'pass-through'
-      ? Promise.resolve(fallback)
-      : logOnly === 'claimed'
-        ? call().catch(() => fallback)
-        : call();
 }

@@ -1,5 +1,5 @@
 import { providerKeyBase } from './keys.js';
-import { setCause, type ClaimRef } from './types.js';
+import { setCause, stepKeeper, type ClaimRef } from './types.js';
 
 export interface StepContext {
   readonly index: number;
@@ -78,7 +78,7 @@ export class SagaTracker {
     isPermanent: (error: unknown) => boolean = (error) => error instanceof PermanentStepError,
   ): Promise<unknown[]> {
     const store = this.options.steps;
-    const keep = keeper(claim);
+    const keep = stepKeeper(claim);
     const recorded = await keep(() => store.loadSteps(claim), new Map<number, StepRecord>());
     const contexts = steps.map((step, i): StepContext => ({
       index: i + 1,
@@ -131,22 +131,11 @@ export class SagaTracker {
       const row = recorded.get(context.index);
       if (row?.status !== 'DONE') continue;
       await steps[i]!.compensate?.({ ...context, result: row.result });
-      await keeper(claim)(
+      await stepKeeper(claim)(
         () => this.options.steps.recordStep(claim, context, 'COMPENSATED', row.result),
         undefined,
       );
       row.status = 'COMPENSATED';
     }
   }
-}
-
-/** Log-only rollout (the context's `logOnly`): a run without a claim records no steps; a claimed one, best effort. */
-function keeper(claim: ClaimRef): <T>(call: () => Promise<T>, fallback: T) => Promise<T> {
-  const logOnly = (claim as { logOnly?: 'claimed' | 'pass-through' }).logOnly;
-  return (call, fallback) =>
-    logOnly === 'pass-through'
-      ? Promise.resolve(fallback)
-      : logOnly === 'claimed'
-        ? call().catch(() => fallback)
-        : call();
 }

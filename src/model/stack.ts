@@ -46,9 +46,13 @@ export function buildStack(config: Config): { stack: StackDesign; assumptions: s
 }
 
 /** What a Next.js app's HTTP actions are: route handlers, Server Actions, or both. */
-function nextLabel(actions: readonly { trigger: string; transport?: string }[]): string {
+function nextLabel(actions: readonly { trigger: string; transport?: string; source?: string }[]): string {
   const http = actions.filter((a) => a.trigger === 'http' || a.trigger === 'webhook');
   const actionsOnly = http.filter((a) => a.transport === 'server-action');
-  if (actionsOnly.length === 0) return FRAMEWORK_LABELS.nextjs;
-  return actionsOnly.length === http.length ? 'Next.js Server Actions' : 'Next.js route handlers and Server Actions';
+  if (actionsOnly.length === http.length && http.length > 0) return 'Next.js Server Actions';
+  // The Pages Router calls its pages/api handlers API routes; "route handlers" are the App Router's route.ts.
+  const routes = http.filter((a) => a.transport !== 'server-action');
+  const pages = routes.filter((a) => /(^|\/)pages\/api\//.test(a.source ?? '')).length;
+  const kinds = pages === 0 ? 'route handlers' : pages === routes.length ? 'API routes' : 'route handlers and API routes';
+  return actionsOnly.length === 0 ? (pages === 0 ? FRAMEWORK_LABELS.nextjs : `Next.js ${kinds}`) : `Next.js ${kinds} and Server Actions`;
 }

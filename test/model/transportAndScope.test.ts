@@ -95,6 +95,11 @@ describe('scope of HTTP actions', () => {
     expect(next([action])).toBe('Next.js Server Actions');
     expect(next([action, route])).toBe('Next.js route handlers and Server Actions');
     expect(next([route])).toBe('Next.js route handlers');
+    // The Pages Router's pages/api handlers are API routes (boxyhq/saas-starter-kit).
+    const pages = { ...route, name: 'invite', source: 'pages/api/teams/[slug]/invitations.ts:29' };
+    expect(next([pages])).toBe('Next.js API routes');
+    expect(next([pages, route])).toBe('Next.js route handlers and API routes');
+    expect(next([pages, action])).toBe('Next.js API routes and Server Actions');
   });
 
   it('say how a Server Action key is checked: an argument, not a header', () => {

@@ -314,6 +314,15 @@ const LOG_ONLY_EFFECT = (every: string, instead: string) =>
 const ENFORCE_DETAIL = (duplicates: string) =>
   `Remove its "rollout" (or set it to "enforce") and run generate: from then on ${duplicates}, records written in log-only mode included.`;
 
+/**
+ * What a duplicate of the action costs, as a parenthetical in a table cell (no code spans there): its first clause,
+ * without code marks, lower-cased where it starts a sentence (`A duplicate request creates…`).
+ */
+function riskOf(action: { duplicateImpact: string }): string {
+  const clause = action.duplicateImpact.split(/:(?!\d)/)[0]!.replace(/\.$/, '').replace(/`/g, '');
+  return /^[A-Z][a-z]/.test(clause) ? `${clause[0]!.toLowerCase()}${clause.slice(1)}` : clause;
+}
+
 export function buildBuildOrder(ctx: Ctx): BuildStep[] {
   const riskiest = [...ctx.actions].sort((a, b) => rank(a) - rank(b))[0]!;
   const hasSaga = ctx.sagas.length > 0;
@@ -323,7 +332,7 @@ export function buildBuildOrder(ctx: Ctx): BuildStep[] {
     ...(ctx.stack.worker
       ? [
           { title: 'Create the core', detail: 'Construct it once at start-up (createIdempotency); no consumer or job uses it yet.', safety: 'Behaviour unchanged: nothing calls it yet.' },
-          { title: `Protect ${riskiest.name} in log-only mode`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(/:(?!\d)/)[0]!.replace(/\.$/, '')}) goes first, through ${riskiest.trigger === 'cron' ? 'the cron guard' : 'its broker adapter or idempotentHandler'} (TRIGGERS.md in the scaffold), with ${LOG_ONLY_SWITCH}. ${riskiest.trigger === 'cron' ? LOG_ONLY_EFFECT('Every run does its work', 'a run that enforcement would have skipped (a duplicate or an overlap) does it anyway') : LOG_ONLY_EFFECT('Every delivery runs the handler', 'a delivery that enforcement would have acknowledged as a duplicate or left for redelivery runs it anyway')}`, safety: `Behaviour unchanged: every ${riskiest.trigger === 'cron' ? 'run' : 'delivery'} still does its work. Roll back by ${riskiest.trigger === 'cron' ? 'scheduling the bare job' : 'registering the bare handler'} again.` },
+          { title: `Protect ${riskiest.name} in log-only mode`, detail: `The highest-risk action (${riskOf(riskiest)}) goes first, through ${riskiest.trigger === 'cron' ? 'the cron guard' : 'its broker adapter or idempotentHandler'} (TRIGGERS.md in the scaffold), with ${LOG_ONLY_SWITCH}. ${riskiest.trigger === 'cron' ? LOG_ONLY_EFFECT('Every run does its work', 'a run that enforcement would have skipped (a duplicate or an overlap) does it anyway') : LOG_ONLY_EFFECT('Every delivery runs the handler', 'a delivery that enforcement would have acknowledged as a duplicate or left for redelivery runs it anyway')}`, safety: `Behaviour unchanged: every ${riskiest.trigger === 'cron' ? 'run' : 'delivery'} still does its work. Roll back by ${riskiest.trigger === 'cron' ? 'scheduling the bare job' : 'registering the bare handler'} again.` },
           { title: `Enforce on ${riskiest.name}`, detail: ENFORCE_DETAIL(riskiest.trigger === 'cron' ? 'a slot already run is skipped' : 'a message already handled is acknowledged without running'), safety: `${riskiest.trigger === 'cron' ? 'One job' : 'One consumer'} changes behaviour; roll back by setting "rollout": "log-only" on it again and running generate.` },
           ...(ctx.actions.some((a) => a.trigger === 'consumer')
             ? [{ title: 'Make every message carry a stable id', detail: 'Producers set the id the consumer keys on (a job id, a messageId property, a Nats-Msg-Id or message-id header), the same on every publish of the same work.', safety: 'Watch duplicates_blocked: a consumer that never sees a duplicate may be keyed on something that changes on redelivery.' }]
@@ -332,18 +341,18 @@ export function buildBuildOrder(ctx: Ctx): BuildStep[] {
       : ctx.stack.plain
       ? [
           { title: 'Create the core and the wrappers', detail: 'Construct them once at start-up (createIdempotency); nothing calls them yet.', safety: 'Behaviour unchanged: nothing calls them yet.' },
-          { title: `Wrap ${riskiest.name} in log-only mode`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(/:(?!\d)/)[0]!.replace(/\.$/, '')}) goes first: ${riskiest.trigger === 'cron' || riskiest.trigger === 'consumer' ? 'through its own entry over the same core (TRIGGERS.md in the scaffold)' : `its body runs inside idempotency.idempotent('${riskiest.name}', call, work)`}, with ${LOG_ONLY_SWITCH}. ${LOG_ONLY_EFFECT('Every call runs the function', 'a call that enforcement would have answered from the store or refused with an error runs it anyway')}`, safety: 'No call is refused or answered from the store; the result comes back in its JSON form, as it will once enforced. Roll back by calling the function directly again.' },
+          { title: `Wrap ${riskiest.name} in log-only mode`, detail: `The highest-risk action (${riskOf(riskiest)}) goes first: ${riskiest.trigger === 'cron' || riskiest.trigger === 'consumer' ? 'through its own entry over the same core (TRIGGERS.md in the scaffold)' : `its body runs inside idempotency.idempotent('${riskiest.name}', call, work)`}, with ${LOG_ONLY_SWITCH}. ${LOG_ONLY_EFFECT('Every call runs the function', 'a call that enforcement would have answered from the store or refused with an error runs it anyway')}`, safety: 'No call is refused or answered from the store; the result comes back in its JSON form, as it will once enforced. Roll back by calling the function directly again.' },
           { title: `Enforce on ${riskiest.name}`, detail: ENFORCE_DETAIL('a repeat gets the stored result'), safety: 'One call path changes behaviour; roll back by setting "rollout": "log-only" on it again and running generate.' },
           { title: 'Turn the wrapper\'s errors into answers', detail: 'Map MismatchError, InFlightError (with its retryAfterSeconds), InvalidKeyError, PrincipalMissingError, NotReplayableError, StoreUnavailableError and OutcomeUnknownError to your API\'s errors; the wrapper answers no HTTP (where your API does, problemForError in plain.ts gives the RFC 9457 problem details the framework adapters answer with, status and retry delay included, for each kind).', safety: 'Watch fingerprint_mismatches for a day: each one is a caller reusing a key.' },
         ]
       : [
           { title: 'Add the middleware in log-only mode', detail: `Mount it on the protected routes with ${LOG_ONLY_SWITCH}. ${LOG_ONLY_EFFECT('Every request runs its handler', 'a request that enforcement would have replayed or refused (missing or malformed key, no principal, a key reused with other parameters, still in flight, store unavailable) runs it anyway')}`, safety: 'No request is refused or answered from the store; each first sighting adds a claim and a record. The metric measures duplicate and bad-key rates before anything is blocked.' },
-          { title: `Enforce on ${riskiest.name}`, detail: `The highest-risk action (${riskiest.duplicateImpact.split(/:(?!\d)/)[0]!.replace(/\.$/, '')}) goes first. ${ENFORCE_DETAIL('a repeat gets the stored response')}`, safety: 'One route changes behaviour; roll back by setting "rollout": "log-only" on it again and running generate.' },
+          { title: `Enforce on ${riskiest.name}`, detail: `The highest-risk action (${riskOf(riskiest)}) goes first. ${ENFORCE_DETAIL('a repeat gets the stored response')}`, safety: 'One route changes behaviour; roll back by setting "rollout": "log-only" on it again and running generate.' },
           { title: 'Check mismatches before enforcing the rest', detail: `Once enforced, a reused key with different parameters gets ${ctx.responses.mismatchStatus}; on the routes still in log-only mode the metric counts them as would="mismatch".`, safety: 'Watch fingerprint_mismatches for a day before enforcing on all clients.' },
         ]),
     { title: 'Enable lease expiry and orphan reclaim', detail: 'Expired claims are reclaimed with a fencing token; heartbeats for long actions.', safety: 'Verify with a kill test in staging.' },
     ctx.cleanup.job
-      ? { title: 'Schedule the cleanup job', detail: `${ctx.cleanup.scheduleLabel}, ${ctx.cleanup.batchSize} rows per batch.`, safety: 'Deletes only expired, finished rows.' }
+      ? { title: 'Schedule the cleanup job', detail: `${ctx.cleanup.scheduleLabel.charAt(0).toUpperCase()}${ctx.cleanup.scheduleLabel.slice(1)}, ${ctx.cleanup.batchSize} rows per batch.`, safety: 'Deletes only expired, finished rows.' }
       : { title: 'Check the store expires records', detail: facts.expiryCheck ?? ctx.cleanup.strategy, safety: 'Nothing to schedule.' },
     { title: 'Ship metrics and alert rules', detail: 'Dashboards first, then alerts at the thresholds in the monitoring section.', safety: 'Observability only.' },
     { title: 'Extend to the remaining actions', detail: ctx.actions.filter((a) => a !== riskiest).map((a) => a.name).join(', ') || 'No other actions in this design.', safety: 'One action per deploy.' },

@@ -81,7 +81,10 @@ describe('log-only rollout in the core', () => {
     const again = await core.begin(logOnly, request('k1'));
     expect(again.kind).toBe('execute');
     const mismatch = await core.begin(logOnly, request('k1', 'b'.repeat(64)));
-    expect(mismatch.kind).toBe('execute');
+    if (mismatch.kind !== 'execute') throw new Error(mismatch.kind);
+    // Another intent under a reused key: provider keys derived from k1 would be refused for other parameters.
+    expect(mismatch.claim.context.key).not.toBe('k1');
+    expect(again.kind === 'execute' && again.claim.context.key).toBe('k1');
     expect(counted).toEqual([
       ['placeOrder', 'in-flight'],
       ['placeOrder', 'replay'],

@@ -142,7 +142,10 @@ export class IdempotencyCore {
         claim: new ActiveClaim(this, action, result.ref, result.attempt, result.startedAt, true),
       };
     }
-    return this.passThrough(action, request, this.judge(request, result.record).kind);
+    const would = this.judge(request, result.record).kind;
+    // A key reused for other parameters runs under a fresh key of its own: provider keys derived from the recorded
+    // one would make the provider refuse the different request, which enforcement has not started doing yet.
+    return this.passThrough(action, would === 'mismatch' ? refusedRequest(request.scope) : request, would);
   }
 
   private claimInput(action: ActionSettings, request: IdempotentRequest) {

@@ -1,4 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
@@ -16,6 +18,8 @@ if (skip) console.warn(`skipped: ${skip}`);
 
 const NEXT_ROUTE = 'src/app/api/webhooks/stripe/route.ts';
 const nextTarget: WiringTarget = { action: 'stripeWebhook', codeName: 'stripeWebhook', trigger: 'webhook', method: 'POST', path: '/api/webhooks/stripe', file: NEXT_ROUTE, line: 7, provider: 'stripe', scope: 'global' };
+const PAGES_ROUTE = 'src/pages/api/webhooks/stripe.ts';
+const pagesTarget: WiringTarget = { ...nextTarget, file: PAGES_ROUTE, line: 17 };
 const nextOptions: WireSourceOptions = { framework: 'nextjs', scaffoldDir: 'src/idempotency', imports: { aliases: [], defaultExtension: '.js' }, scaffoldModules: new Set(['index', 'instance', 'webhooks/webhooks', 'webhookEvent']) };
 
 /** 200: applied, or a duplicate of it; 409 only when the first delivery still ran after the lease (Stripe resends). */
@@ -66,6 +70,25 @@ describe.skipIf(skip !== undefined)('apply on Stripe webhooks verified in a Fast
     expect(wireSource(NEXT_ROUTE, wired.text, [nextTarget], { ...nextOptions, anyLine: true }).text).toBe(wired.text);
     await writeFile(path.join(copy.dir, NEXT_ROUTE), wired.text);
 
+    // A Pages API route (boxyhq/saas-starter-kit's shape): answered through its Node response.
+    const pages = wireSource(PAGES_ROUTE, await read(PAGES_ROUTE), [pagesTarget], nextOptions);
+    expect(pages.manual).toEqual([]);
+    expect(pages.edits.map((e) => e.summary)).toEqual([expect.stringContaining('of the Pages API route /api/webhooks/stripe once per event id (onceForEvent)')]);
+    expect(pages.text).toContain(`  const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
+    if (event.type === 'payment_intent.succeeded') {
+      await db.query('INSERT INTO payments (intent, via) VALUES ($1, $2)', [event.data.object.id, 'pages']);
+    }
+  });
+  if (answered) {
+    res.statusCode = answered.status;
+    for (const [name, value] of Object.entries(answered.headers)) res.setHeader(name, value);
+    res.end(answered.body);
+    return;
+  }
+  res.setHeader('content-type', 'application/json');`);
+    expect(wireSource(PAGES_ROUTE, pages.text, [pagesTarget], { ...nextOptions, anyLine: true }).text).toBe(pages.text);
+    await writeFile(path.join(copy.dir, PAGES_ROUTE), pages.text);
+
     expect(await compile(copy.dir)).toBe('');
     const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
     expect(again.changes).toEqual([]);
@@ -80,6 +103,10 @@ describe.skipIf(skip !== undefined)('apply on Stripe webhooks verified in a Fast
     const { buildWebhookApp } = await load<{ buildWebhookApp: (secret: string) => FastifyInstance }>('webhook.js');
     const { POST } = await load<{ POST: (request: Request) => Promise<Response> }>('app/api/webhooks/stripe/route.js');
     const { db } = await load<{ db: Pool }>('db.js');
+    const pagesHandler = (await load<{ default: (req: IncomingMessage, res: ServerResponse) => Promise<void> }>('pages/api/webhooks/stripe.js')).default;
+    const pagesServer = createServer((req, res) => void pagesHandler(req, res));
+    await new Promise<void>((resolve) => pagesServer.listen(0, '127.0.0.1', resolve));
+    const pagesAddress = `http://127.0.0.1:${(pagesServer.address() as AddressInfo).port}`;
     const count = async (via: string) => (await schema!.pool.query('SELECT count(*)::int AS n FROM payments WHERE via = $1', [via])).rows[0].n as number;
     const app = buildWebhookApp(WEBHOOK_SECRET);
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -93,8 +120,12 @@ describe.skipIf(skip !== undefined)('apply on Stripe webhooks verified in a Fast
       expect(await toFastify({ ...fastifyEvent, signature: 't=1,v1=forged' })).toBe(400);
       expect(await toNext({ ...nextEvent, signature: 't=1,v1=forged' })).toBe(400);
 
-      const [fastifyStatuses, nextStatuses] = await Promise.all([Promise.all(Array.from({ length: 50 }, () => toFastify())), Promise.all(Array.from({ length: 50 }, () => toNext()))]);
-      for (const statuses of [fastifyStatuses, nextStatuses]) {
+      const pagesEvent = signedStripeEvent('evt_pages_1');
+      const toPages = (delivery = pagesEvent) => fetch(`${pagesAddress}/api/webhooks/stripe`, stripeDelivery(delivery)).then((r) => r.status);
+      expect(await toPages({ ...pagesEvent, signature: 't=1,v1=forged' })).toBe(400);
+
+      const [fastifyStatuses, nextStatuses, pagesStatuses] = await Promise.all([Promise.all(Array.from({ length: 50 }, () => toFastify())), Promise.all(Array.from({ length: 50 }, () => toNext())), Promise.all(Array.from({ length: 50 }, () => toPages()))]);
+      for (const statuses of [fastifyStatuses, nextStatuses, pagesStatuses]) {
         expect(statuses.every((s) => ANSWERED.has(s)), statuses.join(',')).toBe(true);
         expect(statuses).toContain(200);
       }
@@ -102,7 +133,10 @@ describe.skipIf(skip !== undefined)('apply on Stripe webhooks verified in a Fast
       expect(await toNext()).toBe(200);
       expect(await count('fastify')).toBe(1);
       expect(await count('next')).toBe(1);
+      expect(await toPages()).toBe(200);
+      expect(await count('pages')).toBe(1);
     } finally {
+      await new Promise((resolve) => pagesServer.close(resolve));
       await app.close();
       await db.end();
     }

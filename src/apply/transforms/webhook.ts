@@ -193,19 +193,27 @@ function isLoopBody(block: Block): boolean {
 const ownReturns = (statement: Statement, fn: Node): Node[] => [statement, ...statement.getDescendantsOfKind(SyntaxKind.ReturnStatement)].filter((r) => Node.isReturnStatement(r) && r.getFirstAncestor((a) => Node.isArrowFunction(a) || Node.isFunctionExpression(a) || Node.isFunctionDeclaration(a) || Node.isMethodDeclaration(a)) === fn);
 
 /** The frameworks whose webhook handlers apply wraps, and how each answers with the processor's response. */
-export type WebhookFramework = 'express' | 'fastify' | 'koa' | 'hono' | 'nestjs' | 'nextjs';
+/** 'next-pages': a Next.js Pages API route (`export default function handler(req, res)`), answered through its res. */
+export type WebhookFramework = 'express' | 'fastify' | 'koa' | 'hono' | 'nestjs' | 'nextjs' | 'next-pages';
 export const WEBHOOK_FRAMEWORKS: ReadonlySet<string> = new Set<string>(['express', 'fastify', 'koa', 'hono', 'nestjs', 'nextjs']);
 /** The frameworks whose routes take the handler as their last argument: `app.post(path, ...middleware, handler)`. */
 const ROUTE_CALL_FRAMEWORKS: ReadonlySet<WebhookFramework> = new Set<WebhookFramework>(['express', 'fastify', 'koa', 'hono']);
 
 /** The handler's parameter the answer goes through: Express's res, Fastify's reply, Koa's ctx, Hono's c. */
-const ANSWER_PARAMETER: Partial<Record<WebhookFramework, { index: number; label: string }>> = { express: { index: 1, label: 'response' }, fastify: { index: 1, label: 'reply' }, koa: { index: 0, label: 'context' }, hono: { index: 0, label: 'context' } };
+const ANSWER_PARAMETER: Partial<Record<WebhookFramework, { index: number; label: string }>> = { express: { index: 1, label: 'response' }, fastify: { index: 1, label: 'reply' }, koa: { index: 0, label: 'context' }, hono: { index: 0, label: 'context' }, 'next-pages': { index: 1, label: 'response' } };
 
 /** The handler of the target's route: the inline callback (Express, Fastify, Koa, Hono), the controller method, the exported route function. */
 function locateHandler(sf: SourceFile, target: WiringTarget, framework: WebhookFramework, context: TransformContext): { fn: HandlerFunction; line: number } | undefined {
   if (framework === 'nestjs') {
     const method = locateNestMethod(sf, target, context.anyLine)?.method;
     return method ? { fn: method, line: method.getStartLineNumber() } : undefined;
+  }
+  if (framework === 'next-pages') {
+    // `export default async function handler(req, res)`, or `export default handler` naming one in the file.
+    const declared = sf.getFunctions().find((f) => f.isDefaultExport());
+    const named = sf.getExportAssignment((d) => !d.isExportEquals())?.getExpression();
+    const fn = declared ?? (named && Node.isIdentifier(named) ? sf.getFunction(named.getText()) : undefined);
+    return fn ? { fn, line: fn.getStartLineNumber() } : undefined;
   }
   if (framework === 'nextjs') {
     if (nextKindOf(target.file, sf.getFullText()) !== 'route') return undefined;
@@ -233,6 +241,8 @@ function answerLines(framework: WebhookFramework, response: string | undefined, 
   if (framework === 'koa') return response ? [`${unit}${response}.status = answered.status${semi}`, `${unit}${response}.set(answered.headers)${semi}`, `${unit}${response}.body = answered.body${semi}`, `${unit}return${semi}`] : undefined;
   if (framework === 'hono') return [`${unit}return new Response(answered.body, { status: answered.status, headers: answered.headers })${semi}`];
   if (framework === 'nextjs') return [`${unit}return new Response(answered.body, { status: answered.status, headers: answered.headers })${semi}`];
+  // Node's ServerResponse, which NextApiResponse extends: no Next.js helper needed.
+  if (framework === 'next-pages') return response ? [`${unit}${response}.statusCode = answered.status${semi}`, `${unit}for (const [name, value] of Object.entries(answered.headers)) ${response}.setHeader(name, value)${semi}`, `${unit}${response}.end(answered.body)${semi}`, `${unit}return${semi}`] : undefined;
   return [`${unit}throw new HttpException(answered.body, answered.status)${semi}`];
 }
 
@@ -251,7 +261,7 @@ function answerLines(framework: WebhookFramework, response: string | undefined, 
 export function wireVerifiedWebhook(fallback: Transform, framework: string, provider: VerifiedWebhookProvider | undefined): Transform {
   return (sf, target, context) => {
     if (!WEBHOOK_FRAMEWORKS.has(framework) || !provider) return fallback(sf, target, context);
-    const kind = framework as WebhookFramework;
+    const kind: WebhookFramework = framework === 'nextjs' && nextKindOf(target.file, sf.getFullText()) === 'pages' ? 'next-pages' : (framework as WebhookFramework);
     const located = locateHandler(sf, target, kind, context);
     if (!located) {
       // A handler passed by name is wrapped where it is declared (namedHandlers.ts), by the pass that follows it.
@@ -341,7 +351,7 @@ export function wrapVerifiedHandler(sf: SourceFile, handler: HandlerFunction, ta
     `${indent}}`,
   ].join('\n');
   sf.replaceText([start, stop], wrapped);
-  const where = kind === 'nestjs' ? `the controller method at line ${line}` : kind === 'nextjs' ? `the ${target.method ?? 'POST'} route handler of ${target.path ?? ''}` : `${target.method ?? 'POST'} ${target.path ?? ''}`;
+  const where = kind === 'nestjs' ? `the controller method at line ${line}` : kind === 'nextjs' ? `the ${target.method ?? 'POST'} route handler of ${target.path ?? ''}` : kind === 'next-pages' ? `the Pages API route ${target.path ?? ''}` : `${target.method ?? 'POST'} ${target.path ?? ''}`;
   const per = inLoop ? 'once per notification item, keyed by its event id' : 'once per event id';
   const out: TransformOutcome = { edits: [], manual: [] };
   out.edits.push({ action: target.action, file: target.file, summary: `runs the ${provider.label} event handling of ${where} ${per} (${HELPER}), after the signature check` });

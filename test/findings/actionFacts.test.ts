@@ -700,7 +700,7 @@ describe('messages a duplicate sends again', () => {
     expect(impactFromCode(design, 'http')).toEqual({ text: 'A duplicate request sends the e-mail again to the same person (nodemailer, `src/services/email.service.js:4`), and inserts a second row into `Token`.', severity: 'external' });
     // The rollout quotes the sentence up to its first colon: not the one in `file:line`.
     const model = buildDesign(ctx.config as Config, undefined, { now: new Date('2026-01-15T00:00:00Z'), code: [facts!] });
-    expect(model.buildOrder.find((s) => s.title === 'Enforce on sendVerificationEmail')?.detail).toBe('The highest-risk action (A duplicate request sends the e-mail again to the same person (nodemailer, `src/services/email.service.js:4`), and inserts a second row into `Token`) goes first. Remove its "rollout" (or set it to "enforce") and run generate: from then on a repeat gets the stored response, records written in log-only mode included.');
+    expect(model.buildOrder.find((s) => s.title === 'Enforce on sendVerificationEmail')?.detail).toBe('The highest-risk action (a duplicate request sends the e-mail again to the same person (nodemailer, src/services/email.service.js:4), and inserts a second row into Token) goes first. Remove its "rollout" (or set it to "enforce") and run generate: from then on a repeat gets the stored response, records written in log-only mode included.');
   });
 
   it('a transport another project module makes and exports', () => {

@@ -320,7 +320,7 @@ const ENFORCE_DETAIL = (duplicates: string) =>
  */
 function riskOf(action: { duplicateImpact: string }): string {
   const clause = action.duplicateImpact.split(/:(?!\d)/)[0]!.replace(/\.$/, '').replace(/`/g, '');
-  return /^[A-Z][a-z]/.test(clause) ? `${clause[0]!.toLowerCase()}${clause.slice(1)}` : clause;
+  return /^[A-Z](?:[a-z]|\s)/.test(clause) ? `${clause[0]!.toLowerCase()}${clause.slice(1)}` : clause;
 }
 
 export function buildBuildOrder(ctx: Ctx): BuildStep[] {

@@ -47,7 +47,7 @@ describe('the principal of a Pages Router app that reads its session from req an
     expect(instance).toContain('principal: async (request, _scope, response) =>\n    response ? ((await getSession(request as never, response as never))?.user as { id?: string } | undefined)?.id : undefined,');
     expect(first.manual.map((m) => m.reason)).not.toContainEqual(expect.stringContaining('make principal in'));
     // Its handler never reads the session: a signed-out caller would be refused, and the step says what to do.
-    expect(first.manual.filter((m) => m.action === 'inviteMember').map((m) => m.reason)).toContainEqual(expect.stringContaining('nothing in its handler (nor what it calls) reads the session, and no middleware.ts does either: for a signed-out caller the principal'));
+    expect(first.manual.filter((m) => m.action === 'inviteMember').map((m) => m.reason)).toContainEqual(expect.stringContaining('nothing in its handler (nor what it calls) reads the session, and no middleware.ts runs for it: for a signed-out caller the principal'));
     // The scaffold, the app's session module, the wrapped route and the instance, under the fixture's compiler options.
     const tsconfig = JSON.parse(await readFile(path.join(copy.dir, 'tsconfig.json'), 'utf8')) as Record<string, unknown>;
     await writeFile(path.join(copy.dir, 'tsconfig.pages.json'), JSON.stringify({ ...tsconfig, include: ['lib/**/*.ts', 'pages/**/*.ts'], exclude: ['**/*.test.ts'] }));

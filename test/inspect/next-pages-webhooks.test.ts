@@ -117,5 +117,8 @@ const handlePOST = async (req: NextApiRequest, res: NextApiResponse) => {
   it('leaves a route that does not check undecided when a middleware.ts reads the session token', async () => {
     const middleware = "import { getToken } from 'next-auth/jwt';\nimport { NextResponse, type NextRequest } from 'next/server';\nexport default async function middleware(req: NextRequest) {\n  return (await getToken({ req })) ? NextResponse.next() : NextResponse.redirect(new URL('/login', req.url));\n}\n";
     expect(await routesOf({ ...pages, 'middleware.ts': middleware })).toEqual({ 'POST /api/teams/invite': ['throwIfNoAccess() in handler'] });
+    // A matcher that leaves the API out: the middleware never runs for those routes, so they are public again.
+    const pagesOnly = `${middleware}export const config = { matcher: ['/dashboard/:path*', '/((?!api|_next/static|favicon.ico).*)'] };\n`;
+    expect(await routesOf({ ...pages, 'middleware.ts': pagesOnly })).toEqual({ 'POST /api/teams/invite': ['throwIfNoAccess() in handler'], 'POST /api/auth/resend': [], 'POST /api/contact': [] });
   });
 });

@@ -101,7 +101,7 @@ async function withInstance(input: NextProjectInput, out: NextProjectPlan, wired
     for (const target of handlers) {
       const read = authenticationOf?.(target);
       if (read !== undefined && read.by.length > 0) continue;
-      const where = read === undefined ? 'and a middleware.ts that may let signed-out callers through covers the app' : 'and no middleware.ts does either';
+      const where = read === undefined ? 'and a middleware.ts that may let signed-out callers through runs for it' : 'and no middleware.ts runs for it';
       out.manual.push({ action: target.action, file: target.file, line: target.line, reason: `keys of ${target.action} are scoped per ${target.scope}, but nothing in its handler (nor what it calls) reads the session, ${where}: for a signed-out caller the principal (${auth.label}) finds no one and the route answers 401. If it serves signed-out callers (a sign-up, a token resend), set "scope": "global" for it in the config and run generate` });
     }
   }

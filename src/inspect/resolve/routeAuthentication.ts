@@ -3,6 +3,7 @@ import { namedLikeAuth } from '../detectors/routeGuards.js';
 import type { FunctionFacts } from '../parse/indexSource.js';
 import type { FunctionGraph } from './functionGraph.js';
 import type { ProjectRecords } from './projectRecords.js';
+import { middlewareCovers } from './nextMatcher.js';
 import { ownerKey } from './resolveModules.js';
 
 /** What a Next.js middleware.ts reads when it may turn away callers without a session (next-auth, Clerk, Supabase, a JWT). */
@@ -120,7 +121,8 @@ export function routeAuthenticationReader(records: ProjectRecords, graph: Functi
     if (inside !== undefined) return { by: [inside] };
     const pkg = records.files.get(route.file)?.pkgDir ?? '';
     const middleware = ['middleware', 'src/middleware'].flatMap((base) => ['ts', 'js', 'mjs'].map((ext) => `${pkg === '' ? '' : `${pkg}/`}${base}.${ext}`)).map((rel) => records.files.get(rel)).find((record) => record !== undefined);
-    return middleware && MIDDLEWARE_AUTH.test(middleware.text) ? 'unknown' : 'none';
+    // A middleware whose matcher leaves this path out does not run for it (`/((?!api|_next/static).*)`).
+    return middleware && MIDDLEWARE_AUTH.test(middleware.text) && middlewareCovers(middleware.text, route.path) !== false ? 'unknown' : 'none';
   };
   return (route: RawRoute, framework: string): Authentication => {
     if (route.transport === 'server-action') return serverAction(route);

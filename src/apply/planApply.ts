@@ -632,9 +632,15 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
     }
     edits.push(...threaded.edits);
     // The route pass's generic step goes where this pass keyed the calls or said why not in its own step: one step a place.
+    // So does it where every provider call the action's code makes sets state a repeat leaves unchanged (a cancel, a
+    // delete with only an id): nothing there needs a key, and the document says the duplicate costs nothing.
+    const repeatsSafely = (action: string) => {
+      const calls = model.actions.find((a) => a.name === action)?.code?.calls ?? [];
+      return calls.length > 0 && calls.every((c) => c.repeatsSafely === true);
+    };
     const superseded = (step: ManualStep) => {
       if (!NOT_IN_HANDLER.some((start) => step.reason.includes(start))) return false;
-      if (threaded.threaded.has(step.action)) return true;
+      if (threaded.threaded.has(step.action) || repeatsSafely(step.action)) return true;
       const provider = targets.find((t) => t.action === step.action)?.provider;
       const placed = threaded.placed.get(step.action);
       return placed !== undefined && (provider === undefined || (placed as ReadonlySet<string>).has(provider));

@@ -2,6 +2,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runApply } from '../../src/cli/apply.js';
+import { generate } from '../../src/generate.js';
+import { inspectProject } from '../../src/inspect/index.js';
 import { copyFixture, type FixtureCopy } from './fixtureApp.js';
 
 /**
@@ -74,5 +76,34 @@ describe('apply on a Next.js Pages API route that hands the request to handlePOS
     expect(first.manual.map((m) => m.reason)).not.toContainEqual(expect.stringContaining('not made inside the route handler'));
     const again = await runApply({ cwd: copy.dir, yes: true, quiet: true, action: 'createPortal' }, { interactive: false });
     expect(again.changes).toEqual([]);
+  });
+});
+
+/**
+ * gitroomhq/postiz-app's cancelSubscription: the handler reaches only `stripe.subscriptions.cancel(id)`, a call whose
+ * repeat leaves the same state and that takes no request options apply could key. No step asks to key it.
+ */
+describe('apply on a route whose only provider call repeats safely', { timeout: 300_000 }, () => {
+  let copy: FixtureCopy | undefined;
+  afterAll(async () => {
+    await copy?.remove();
+  });
+
+  it('lists no step to key it', async () => {
+    copy = await copyFixture('next', (text) => {
+      const config = JSON.parse(text) as { actions: unknown[]; payments?: string[] };
+      config.payments = ['stripe'];
+      config.actions.push({ name: 'cancelPlan', trigger: 'http', route: 'POST /api/cancel', significantFields: ['subscriptionId'], provider: 'stripe', scope: 'global', source: 'app/api/cancel/route.ts:3' });
+      return JSON.stringify(config, null, 2);
+    });
+    await mkdir(path.join(copy.dir, 'app/api/cancel'), { recursive: true });
+    await writeFile(path.join(copy.dir, 'lib/plans.ts'), "import Stripe from 'stripe';\n\nconst stripe = new Stripe(process.env.STRIPE_KEY ?? '');\n\nexport async function cancelPlan(subscriptionId: string) {\n  await stripe.subscriptions.cancel(subscriptionId);\n  return { cancelled: true };\n}\n");
+    await writeFile(path.join(copy.dir, 'app/api/cancel/route.ts'), "import { cancelPlan } from '@/lib/plans';\n\nexport async function POST(request: Request) {\n  const { subscriptionId } = (await request.json()) as { subscriptionId: string };\n  return Response.json(await cancelPlan(subscriptionId));\n}\n");
+    // As init leaves it: the code read, what each action's code does recorded (the calls it reaches, which repeat safely).
+    await generate({ cwd: copy.dir, inspection: await inspectProject(copy.dir), date: '2026-01-15' });
+    const first = await runApply({ cwd: copy.dir, yes: true, quiet: true, action: 'cancelPlan' }, { interactive: false });
+    expect(first.stale).toEqual([]);
+    expect(await readFile(path.join(copy.dir, 'app/api/cancel/route.ts'), 'utf8')).toContain("export const POST = idempotency.withIdempotency('cancelPlan', ");
+    expect(first.manual.filter((m) => m.action === 'cancelPlan').map((m) => m.reason)).not.toContainEqual(expect.stringContaining('not made inside the route handler'));
   });
 });

@@ -6,6 +6,15 @@ import { generate } from '../../src/generate.js';
 import { inspectProject } from '../../src/inspect/index.js';
 import { copyFixture, type FixtureCopy } from './fixtureApp.js';
 
+/** The Next fixture with Stripe among its payments and one more action in its config. */
+const withStripeAction = (action: Record<string, unknown>): Promise<FixtureCopy> =>
+  copyFixture('next', (text) => {
+    const config = JSON.parse(text) as { actions: unknown[]; payments?: string[] };
+    config.payments = ['stripe'];
+    config.actions.push(action);
+    return JSON.stringify(config, null, 2);
+  });
+
 /**
  * A Server Action built by a call whose Stripe call sits in a service module (the shape of nextjs/saas-starter's
  * checkoutAction → createCheckoutSession): the action is wrapped, and the service reads the claim the wrapper holds for
@@ -18,12 +27,7 @@ describe('apply on a Next.js Server Action whose provider call is in a service',
   });
 
   it('wraps the built action, keys the service call from idempotencyOf(), and changes nothing the second time', async () => {
-    copy = await copyFixture('next', (text) => {
-      const config = JSON.parse(text) as { actions: unknown[]; payments?: string[] };
-      config.payments = ['stripe'];
-      config.actions.push({ name: 'payInvoice', trigger: 'http', route: 'POST /payInvoice', transport: 'server-action', significantFields: ['invoiceId'], provider: 'stripe', scope: 'global', source: 'app/pay.ts:5' });
-      return JSON.stringify(config, null, 2);
-    });
+    copy = await withStripeAction({ name: 'payInvoice', trigger: 'http', route: 'POST /payInvoice', transport: 'server-action', significantFields: ['invoiceId'], provider: 'stripe', scope: 'global', source: 'app/pay.ts:5' });
     const write = async (file: string, text: string) => {
       await mkdir(path.dirname(path.join(copy!.dir, file)), { recursive: true });
       await writeFile(path.join(copy!.dir, file), text);
@@ -56,12 +60,7 @@ describe('apply on a Next.js Pages API route that hands the request to handlePOS
   });
 
   it('wraps the default export and keys the Stripe call in handlePOST from idempotencyOf()', async () => {
-    copy = await copyFixture('next', (text) => {
-      const config = JSON.parse(text) as { actions: unknown[]; payments?: string[] };
-      config.payments = ['stripe'];
-      config.actions.push({ name: 'createPortal', trigger: 'http', route: 'POST /api/portal', significantFields: ['customer'], provider: 'stripe', scope: 'global', source: 'pages/api/portal.ts:5' });
-      return JSON.stringify(config, null, 2);
-    });
+    copy = await withStripeAction({ name: 'createPortal', trigger: 'http', route: 'POST /api/portal', significantFields: ['customer'], provider: 'stripe', scope: 'global', source: 'pages/api/portal.ts:5' });
     await mkdir(path.join(copy.dir, 'pages/api'), { recursive: true });
     await writeFile(
       path.join(copy.dir, 'pages/api/portal.ts'),
@@ -90,12 +89,7 @@ describe('apply on a route whose only provider call repeats safely', { timeout: 
   });
 
   it('lists no step to key it', async () => {
-    copy = await copyFixture('next', (text) => {
-      const config = JSON.parse(text) as { actions: unknown[]; payments?: string[] };
-      config.payments = ['stripe'];
-      config.actions.push({ name: 'cancelPlan', trigger: 'http', route: 'POST /api/cancel', significantFields: ['subscriptionId'], provider: 'stripe', scope: 'global', source: 'app/api/cancel/route.ts:3' });
-      return JSON.stringify(config, null, 2);
-    });
+    copy = await withStripeAction({ name: 'cancelPlan', trigger: 'http', route: 'POST /api/cancel', significantFields: ['subscriptionId'], provider: 'stripe', scope: 'global', source: 'app/api/cancel/route.ts:3' });
     await mkdir(path.join(copy.dir, 'app/api/cancel'), { recursive: true });
     await writeFile(path.join(copy.dir, 'lib/plans.ts'), "import Stripe from 'stripe';\n\nconst stripe = new Stripe(process.env.STRIPE_KEY ?? '');\n\nexport async function cancelPlan(subscriptionId: string) {\n  await stripe.subscriptions.cancel(subscriptionId);\n  return { cancelled: true };\n}\n");
     await writeFile(path.join(copy.dir, 'app/api/cancel/route.ts'), "import { cancelPlan } from '@/lib/plans';\n\nexport async function POST(request: Request) {\n  const { subscriptionId } = (await request.json()) as { subscriptionId: string };\n  return Response.json(await cancelPlan(subscriptionId));\n}\n");

@@ -724,6 +724,7 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
     const storeId = storeFor(model.stack.storeDatabase)?.id;
     const { connection } = await connectionFor(root, storeId, dir);
     const http = targets.find((t) => t.trigger === 'http' && t.scope !== 'global');
+    const scoped = targets.some((t) => t.scope !== 'global');
     // No wired handler reads the caller: where the project's own authentication puts it (`req.usuario = decoded`,
     // read elsewhere as `req.usuario.id`), unless it keeps to the `request.user` convention the instance reads anyway.
     // The project's source texts, read once for both questions below and only if one is asked.
@@ -734,7 +735,7 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
       userOnRequest = await setsRequestUser(root, sourceTexts);
       if (!userOnRequest) principal = assignedPrincipal(await sourceTexts());
     }
-    const rendered = framework === 'plain' ? renderPlainInstance(storeId, memory, connection) : framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal, storeId, memory, connection) : renderInstance(framework, principal, storeId, memory, connection);
+    const rendered = framework === 'plain' ? renderPlainInstance(storeId, memory, connection) : framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal, storeId, memory, connection, scoped) : renderInstance(framework, principal, storeId, memory, connection, scoped);
     changes.push({ path: instance, after: emit(rendered, 'instance.ts') });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
     // No wired handler reads the caller's identity and nothing in the project sets `request.user`: the principal

@@ -164,13 +164,22 @@ function accessor(param: string, path: readonly string[]): string {
   return ts.createPrinter().printNode(ts.EmitHint.Expression, expression, ts.createSourceFile('x.ts', '', ts.ScriptTarget.ES2022));
 }
 
+/** The comment over the instance's principal: what it must return, or why no protected action consults it yet. */
+export function principalComment(scoped: boolean): string {
+  return scoped
+    ? '  // Keys are scoped to the caller: return the authenticated user / account / tenant id (undefined answers 401).'
+    : `  // Not consulted yet: every protected action is global (one key space for all callers). Once an action is scoped
+  // ("scope": "user" in idempotency.config.json), return the authenticated user / account / tenant id here
+  // (undefined answers 401).`;
+}
+
 /**
  * `<scaffold>/instance.ts`: the one createIdempotency() of the app, which the routes apply wired import. Written once
  * (then it is the user's): the pool's URL and the principal are decisions the user reviews in the diff. The principal
  * reads what the handlers read (`principalPath`, found in them), else `user.id`; names from the code reach the text
  * only through the TypeScript printer.
  */
-export function renderInstance(framework: WiredFramework, principalPath?: readonly string[], storeId?: string, memory = true, connection?: StoreConnection): string {
+export function renderInstance(framework: WiredFramework, principalPath?: readonly string[], storeId?: string, memory = true, connection?: StoreConnection, scoped = true): string {
   const path = principalPath ?? ['user', 'id'];
   const param = framework === 'express' ? 'req' : 'request';
   const nest = framework === 'nestjs' && principalPath === undefined;
@@ -183,7 +192,7 @@ ${instancePool(storeId, memory, connection)}
 ${userType}
 export const idempotency = createIdempotency({
   pool,
-${instanceStore(memory)}  // Keys are scoped to the caller: return the authenticated user / account / tenant id (undefined answers 401).
+${instanceStore(memory)}${principalComment(scoped)}
   principal: ${principal},
 });
 `;

@@ -1,4 +1,5 @@
-import { IndentationText, Node, Project, QuoteKind, SyntaxKind, type CallExpression, type ObjectBindingPattern, type ObjectLiteralExpression, type SourceFile, type ts } from 'ts-morph';
+import { IndentationText, Node, Project, QuoteKind, SyntaxKind, type CallExpression, type ImportDeclaration, type ObjectBindingPattern, type ObjectLiteralExpression, type SourceFile, type ts } from 'ts-morph';
+import { builtinModules } from 'node:module';
 import type { ImportStyle } from './types.js';
 
 /** The file's own indentation (two or four spaces, or tabs), so inserted code matches what is around it. */
@@ -100,10 +101,26 @@ export function ensureNamedImport(sf: SourceFile, specifier: string, name: strin
   const imports = sf.getImportDeclarations();
   // With no imports yet, after the 'use client' / 'use server' directives, which must stay first.
   const directives = sf.getStatements().findIndex((st) => !(Node.isExpressionStatement(st) && Node.isStringLiteral(st.getExpression())));
-  const index = imports.length === 0 ? Math.max(0, directives === -1 ? sf.getStatements().length : directives) : imports[imports.length - 1]!.getChildIndex() + 1;
+  const index = imports.length === 0 ? Math.max(0, directives === -1 ? sf.getStatements().length : directives) : importSlot(imports, specifier);
   const added = sf.insertImportDeclaration(index, { moduleSpecifier: specifier, namedImports: [name] });
   if (noSemicolons.has(sf)) added.replaceWithText(fitStatement(sf, added.getText()));
   return true;
+}
+
+/** Node's own modules, then packages, then the project's files (relative or through an alias such as `@/`, `~/`, `#`). */
+function importGroup(specifier: string): number {
+  if (specifier.startsWith('node:') || builtinModules.includes(specifier)) return 0;
+  return /^(\.|@\/|~\/|#)/.test(specifier) ? 2 : 1;
+}
+
+/**
+ * Where a new import goes: after the last import of its group or an earlier one (`node:crypto` joins the other
+ * `node:` imports rather than trailing the project's own), else before the first import.
+ */
+function importSlot(imports: readonly ImportDeclaration[], specifier: string): number {
+  const group = importGroup(specifier);
+  const before = imports.filter((d) => importGroup(d.getModuleSpecifierValue()) <= group);
+  return before.length > 0 ? before[before.length - 1]!.getChildIndex() + 1 : imports[0]!.getChildIndex();
 }
 
 /** Whether a top-level import or declaration already uses the name. */

@@ -1,6 +1,6 @@
 import { Node, ts, type ArrowFunction, type FunctionDeclaration, type FunctionExpression, type MethodDeclaration } from 'ts-morph';
 import type { StoreConnection } from '../../inspect/types.js';
-import { instanceImport, instancePool, instanceStore } from '../renderInstance.js';
+import { instanceImport, instancePool, instanceStore, principalComment } from '../renderInstance.js';
 import { ensureNamedImport, insertArgumentAt } from '../sourceFile.js';
 import { isWired, locateRoute, routeCalls } from '../locateRoute.js';
 import { principalPathIn } from '../principalPath.js';
@@ -111,7 +111,7 @@ const DEFAULT_PRINCIPAL: Record<MiddlewareFramework, readonly string[]> = { koa:
  * The principal reads what the handlers read (a path below `ctx` / `c`), else the framework's convention; names from
  * the code reach the text only through the TypeScript printer.
  */
-export function renderMiddlewareInstance(framework: MiddlewareFramework, principalPath?: readonly string[], storeId?: string, memory = true, connection?: StoreConnection): string {
+export function renderMiddlewareInstance(framework: MiddlewareFramework, principalPath?: readonly string[], storeId?: string, memory = true, connection?: StoreConnection, scoped = true): string {
   const path = principalPath ?? DEFAULT_PRINCIPAL[framework];
   const param = framework === 'koa' ? 'ctx' : 'c';
   return `${instanceImport(memory)}
@@ -124,7 +124,7 @@ type AuthenticatedUser = ${accessorType(path)};
 
 export const idempotency = createIdempotency({
   pool,
-${instanceStore(memory)}  // Keys are scoped to the caller: return the authenticated user / account / tenant id (undefined answers 401).
+${instanceStore(memory)}${principalComment(scoped)}
   principal: (${param}) => ${accessor(param, path)},
 });
 `;

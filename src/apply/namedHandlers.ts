@@ -44,7 +44,7 @@ export interface NamedHandlerOutcome {
 function principalOf(framework: string, fn: Handler): string[] | undefined {
   if (framework === 'koa') return koaPrincipal(fn);
   if (framework === 'hono') return honoPrincipal(fn);
-  return principalPathIn(fn);
+  return principalPathIn(fn, framework === 'express');
 }
 
 /** Why a followed name ends nowhere apply can edit, for the route's manual step. */

@@ -7,10 +7,13 @@ const ID_NAMES = new Set(['id', 'userId', 'sub', 'accountId', 'tenantId']);
  * How the handler itself reads the caller's id (`req.auth?.user?.id`, `req.user.id`): the path below the request
  * object, so the instance's principal reads the same thing. Only plain identifiers, at most three deep.
  */
-export function principalPathIn(handler: ArrowFunction | FunctionExpression | FunctionDeclaration | MethodDeclaration): string[] | undefined {
+export function principalPathIn(handler: ArrowFunction | FunctionExpression | FunctionDeclaration | MethodDeclaration, express = false): string[] | undefined {
   const request = handler.getParameters()[0]?.getNameNode();
   if (!request || !Node.isIdentifier(request)) return undefined;
   const name = request.getText();
+  // Express: what authentication middleware left in `res.locals` (`res.locals.user.id`), read as `req.res.locals…`.
+  const response = express ? handler.getParameters()[1]?.getNameNode() : undefined;
+  const responseName = response && Node.isIdentifier(response) ? response.getText() : undefined;
   for (const access of handler.getDescendantsOfKind(SyntaxKind.PropertyAccessExpression)) {
     if (Node.isPropertyAccessExpression(access.getParent())) continue;
     const path: string[] = [];
@@ -18,6 +21,10 @@ export function principalPathIn(handler: ArrowFunction | FunctionExpression | Fu
     while (Node.isPropertyAccessExpression(node)) {
       path.unshift(node.getName());
       node = node.getExpression();
+    }
+    if (Node.isIdentifier(node) && responseName !== undefined && node.getText() === responseName) {
+      if (path[0] === 'locals' && path.length >= 3 && path.length <= 4 && ID_NAMES.has(path[path.length - 1]!) && path.every((p) => IDENTIFIER.test(p))) return ['res', ...path];
+      continue;
     }
     if (!Node.isIdentifier(node) || node.getText() !== name) continue;
     if (path.length >= 2 && path.length <= 3 && ID_NAMES.has(path[path.length - 1]!) && path.every((p) => IDENTIFIER.test(p)) && path[0] !== 'params' && path[0] !== 'body' && path[0] !== 'query') return path;

@@ -19,6 +19,7 @@ import { findMissingBeforeInspection, resolveAnswers, type Resolution } from '..
 import { summarizeInspection } from '../questions/summarizeInspection.js';
 import type { QuestionFlags } from '../questions/types.js';
 import type { InitDeps, InitFlags, InitResult } from './init.js';
+import { fewNames } from '../model/labels.js';
 
 /** The wizard: decide interactivity once, inspect, resolve every question, write the config, generate, summarise. */
 export async function runInitWizard(flags: InitFlags, deps: InitDeps = {}): Promise<InitResult> {
@@ -174,6 +175,6 @@ async function keyPublicNestRoutesGlobally(root: string, raw: Record<string, unk
   const assumptions = Array.isArray(raw['assumptions']) ? (raw['assumptions'] as string[]) : [];
   raw['assumptions'] = [
     ...assumptions,
-    `Nothing authenticates the route of ${names.join(', ')} (no guard on the method or its controller, no global guard, no auth middleware bound to it), so there is no caller to scope its keys to: ${found.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would answer every request 401. Guard the route and set "scope": "user" if it serves signed-in callers.`,
+    `Nothing authenticates the route${names.length === 1 ? '' : 's'} of ${fewNames(names, 2)} (no guard on the method or its controller, no global guard, no auth middleware bound to it), so there is no caller to scope its keys to: ${found.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would answer every request 401. Guard the route and set "scope": "user" if it serves signed-in callers.`,
   ];
 }

@@ -73,6 +73,7 @@ function flagsOf(f: Finding): string[] {
       return [
         ...(f.touchesPayment ? ['touches payment'] : []),
         ...(f.sendsMessage?.length ? [`${f.sendsMessage.map(libraryPhrase).join(' and ')}`] : []),
+        ...(f.streamsResponse ? ['streams its answer'] : []),
         // A Server Action, tRPC procedure or GraphQL mutation has no URL of its own: what it is, not "prefix unknown".
         ...(f.transport ? [TRANSPORTS[f.transport]] : f.prefixResolved ? [] : ['mount prefix unknown']),
         ...(f.handler ? [`handler ${f.handler}`] : []),

@@ -15,7 +15,7 @@ import { linkWebhooks } from './resolve/linkWebhooks.js';
 import { linkServerForms } from './resolve/serverForms.js';
 import { messageSeeds } from './resolve/messageSeeds.js';
 import type { FileRecord, ProjectRecords } from './resolve/projectRecords.js';
-import { detectStack, mergeStacks, sorted, type PackageStack } from './stack/detectStack.js';
+import { detectStack, importedFrameworks, mergeStacks, sorted, type PackageStack } from './stack/detectStack.js';
 import { authenticationInCode, authenticationPackages } from './stack/authentication.js';
 import { findWorkspaces, type WorkspacePackage } from './stack/findWorkspaces.js';
 import { readManifest } from './stack/readManifest.js';
@@ -96,6 +96,12 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
     options.onProgress?.(++done, sources.length);
   }
 
+  // A package that declares no framework may still import one that another dependency brings along.
+  for (const [scopeDir, scope] of scopes) {
+    if (scope.stack.frameworks.length > 0) continue;
+    const modules = [...records.files.values()].filter((r) => scopeOf(r.rel) === scopeDir).flatMap((r) => [...r.imports.values()].map((b) => b.module));
+    scope.stack.frameworks = importedFrameworks(modules);
+  }
   const graph = new FunctionGraph(records);
   const frameworksByPkg = new Map([...scopes].map(([d, s]) => [d, s.stack.frameworks]));
   const seeds: Array<[string, string]> = [...records.files.values()].flatMap((r) => r.facts.paymentFunctionKeys.map((k): [string, string] => [r.rel, k]));

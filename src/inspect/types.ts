@@ -86,6 +86,8 @@ export interface EndpointFinding extends FindingBase {
   touchesPayment?: boolean;
   /** The handler, or a function it calls, inserts a row or document: the endpoint creates a resource. */
   insertsRecord?: boolean;
+  /** The handler answers with a stream (server-sent events, an AI SDK stream response): its answer cannot be stored whole. */
+  streamsResponse?: true;
   /**
    * The handler, or a function it calls, sends an e-mail, SMS or push notification: the libraries it sends through
    * (`nodemailer`, `twilio`, …). A duplicate reaches a person twice.

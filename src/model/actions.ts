@@ -325,7 +325,8 @@ function decideMode(action: ActionConfig, context: ActionContext): { mode: 'tran
   const { databaseLabel, facts } = context;
   const database = context.config.stack.database;
   const calls = facts?.calls ?? [];
-  const external = action.provider !== undefined || (action.steps ?? []).length > 0 || calls.length > 0;
+  const sent = facts?.messages ?? [];
+  const external = action.provider !== undefined || (action.steps ?? []).length > 0 || calls.length > 0 || sent.length > 0;
   const leaseOnly = !STORE_FACTS[database].transactional;
   // Writes the code makes through its own connections (an ORM, its pool): a rollback of the claim leaves them in place.
   const ownWrite = facts && !facts.claimTransaction ? facts.writes[0] : undefined;
@@ -346,7 +347,9 @@ function decideMode(action: ActionConfig, context: ActionContext): { mode: 'tran
           ? `the configuration names ${PROVIDER_LABELS[action.provider]} for it, though its code makes no ${PROVIDER_LABELS[action.provider]} call`
           : action.provider || calls.length > 0
             ? `it calls ${action.provider ? PROVIDER_LABELS[action.provider] : calls.map((c) => c.provider).filter((v, i, a) => a.indexOf(v) === i).join(' and ')}, an effect no database transaction can undo`
-            : 'its saga steps reach other services, which no database transaction can undo'
+            : sent.length > 0 && (action.steps ?? []).length === 0
+              ? `it sends ${sent[0]!.channel === 'email' ? 'an e-mail' : sent[0]!.channel === 'sms' ? 'a text message' : 'a push notification'} (${sent[0]!.operation} at ${sent[0]!.file}:${sent[0]!.line}), which no database transaction can take back`
+              : 'its saga steps reach other services, which no database transaction can undo'
         : onClaim ?? `no provider or saga step is declared, so its effects are taken to be writes to ${databaseLabel}`;
   const client = TRANSACTION_CLIENT[database] ?? 'a node-postgres client';
   return {

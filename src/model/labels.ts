@@ -6,6 +6,11 @@ export function andList(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}`;
 }
 
+/** Names in a sentence with a bounded length: `a, b, c and 4 more` past four (config texts have a length limit). */
+export function fewNames(items: readonly string[], shown = 3): string {
+  return items.length <= shown + 1 ? andList(items) : `${items.slice(0, shown).join(', ')} and ${items.length - shown} more`;
+}
+
 export const FRAMEWORK_LABELS: Record<Framework, string> = {
   express: 'Express',
   fastify: 'Fastify',

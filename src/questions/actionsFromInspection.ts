@@ -20,6 +20,8 @@ export interface ActionCandidate {
   secretFields?: string[];
   /** The handler (or what it calls) sends an e-mail, SMS or push notification: a duplicate reaches a person. */
   sendsMessage?: boolean;
+  /** The handler answers with a stream, which the generated request wrappers cannot store whole. */
+  streamsResponse?: boolean;
 }
 
 /**
@@ -97,6 +99,7 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
         ...(finding.insertsRecord ? { insertsRecord: true } : {}),
         ...(secretFields.length > 0 ? { secretFields } : {}),
         ...(finding.sendsMessage?.length ? { sendsMessage: true } : {}),
+        ...(finding.streamsResponse ? { streamsResponse: true } : {}),
       });
     } else if (finding.kind === 'webhook') {
       const provider = asProvider(finding.provider);
@@ -296,6 +299,14 @@ function singular(word: string): string {
 const HARMFUL_DUPLICATE = /(order|checkout|payment|invoice|charge|refund|payout|transfer|withdraw|deposit|booking|reservation|ticket|shipment|subscription|purchase|donation|transaction|ledger|credit|voucher|coupon|redeem|sms|notif|invit|message|send|pedido|compra|pago|pagamento|factura|fatura|reserva|reembolso|transferencia|commande|paiement|facture|achat|remboursement|bestellung|zahlung|rechnung|buchung|ordine|fattura|prenotazione|rimborso)/i;
 
 /**
+ * A camelCase name without its qualifying tail: what `generateTitleFromUserMessage` creates is a title, not a message
+ * (`createOrderFromCart` still creates an order).
+ */
+function withoutQualifiers(name: string): string {
+  return name.replace(/(?<=[a-z0-9])(From|By|For|With|Of|Using|Via)[A-Z][A-Za-z0-9]*/g, '');
+}
+
+/**
  * Pre-checked only where a duplicate costs something outside this request (money, a provider object) or creates
  * something a second copy of harms (an order, a booking, a message to a person). Other plain POST/PATCH routes that
  * only write to the app's own database are shown unchecked with that reason; sign-in routes and naturally idempotent
@@ -308,6 +319,8 @@ function preselection(endpoint: EndpointFinding, external: boolean, note: string
     const effect = external ? 'reaches a payment provider' : endpoint.sendsMessage?.length ? 'sends a message' : 'changes data';
     return { checked: false, note: join(`a GET that ${effect}: its callers cannot send an Idempotency-Key; key it by a query value that names the attempt (an OAuth state, a checkout session id) or move the effect behind a POST`, note) };
   }
+  // The request wrappers store an answer whole before sending it: a streamed one (a chat reply) would arrive all at once.
+  if (endpoint.streamsResponse) return { checked: false, note: join('answers with a stream, which a stored response cannot reproduce: guard what it does inside (idempotency.core.runOnce) rather than the route', note) };
   if (external) return { checked: true, note: join('external or money effect: a duplicate repeats the provider call', note) };
   // Before the sign-in and method checks: a magic-link sign-in or a PUT that e-mails someone still e-mails twice.
   if (endpoint.sendsMessage?.length) return { checked: true, note: join(`${endpoint.sendsMessage.map(libraryPhrase).join(' and ')}: a duplicate would reach a person twice`, note) };
@@ -315,7 +328,7 @@ function preselection(endpoint: EndpointFinding, external: boolean, note: string
   if (endpoint.method === 'DELETE' || endpoint.method === 'PUT') return { checked: false, note: join(`${endpoint.method} is idempotent by nature: a repeat leaves the same state`, note) };
   const rpc = rpcMethod(endpoint.path, endpoint.transport);
   if (rpc) return { checked: false, note: join(`${rpc === 'DELETE' ? 'deletes' : 'sets'} by its name, as ${rpc} would: a repeat leaves the same state`, note) };
-  const harmful = HARMFUL_DUPLICATE.exec(`${endpoint.path} ${endpoint.handler ?? ''}`);
+  const harmful = HARMFUL_DUPLICATE.exec(`${withoutQualifiers(endpoint.path)} ${withoutQualifiers(endpoint.handler ?? '')}`);
   if (harmful) return { checked: true, note: join(`creates ${/sms|notif|invit|message|send/i.test(harmful[1]!) ? 'a message to a person' : `a record (${harmful[1]!.toLowerCase()})`} a duplicate would harm`, note) };
   return { checked: false, note: join('no external or money effect found in its code: check it if a second copy would harm', note) };
 }

@@ -42,9 +42,9 @@ describe('init --yes on Express decides each route’s key scope from what authe
   it('keys the public sign-up and the validate()-only route globally; router.use(), the mount’s middleware and route().all() authenticate the others', async () => {
     const { scopes, assumptions } = await initScopes(await project());
     expect(scopes).toMatchObject({ 'POST /auth/register': 'global', 'POST /reviews': 'global', 'POST /orders': undefined, 'POST /admin/refunds': undefined, 'POST /reviews/:id/replies': undefined });
-    const said = assumptions.find((a) => a.startsWith('Nothing authenticates the route of'));
+    const said = assumptions.find((a) => a.startsWith('Nothing authenticates the route'));
     expect(said).toContain("inspection looked at the route's own middleware and hooks, use() and addHook() on its router before it, and the middleware where the router is mounted");
-    expect(said).toContain('Nothing authenticates the route of registerUser, createReview (');
+    expect(said).toContain('Nothing authenticates the routes of registerUser and createReview (');
   });
 
   it('an app-wide auth middleware before the mounts covers the sign-up route too (a per-user key is then right)', async () => {
@@ -54,7 +54,7 @@ describe('init --yes on Express decides each route’s key scope from what authe
     });
     const { scopes, assumptions } = await initScopes(dir);
     expect(Object.values(scopes).every((scope) => scope === undefined)).toBe(true);
-    expect(assumptions.some((a) => a.startsWith('Nothing authenticates the route of'))).toBe(false);
+    expect(assumptions.some((a) => a.startsWith('Nothing authenticates the route'))).toBe(false);
   });
 
   it('a middleware it cannot read (a package it does not know, a neutral name) leaves the scope per user', async () => {

@@ -102,7 +102,7 @@ describe('settleActions', () => {
     const { actions, routeAssumption } = settleActions([http('resendToken', 'POST /api/auth/resend', { source: 'pages/api/auth/resend.ts:8' }), http('createTeam', 'POST /api/teams', { source: 'app/api/teams/route.ts:3' })], withAuth);
     expect(actions.map((a) => a.scope)).toEqual(['global', undefined]);
     expect(routeAssumption).toContain('Nothing in the Next.js route handler of resendToken reads the session');
-    expect(routeAssumption).toContain('and no middleware.ts that could runs for it (there is none, or its matcher leaves the route out)');
+    expect(routeAssumption).toContain('and no middleware.ts (or proxy.ts) that could check the session runs for it (there is none, or its matcher leaves the route out)');
     expect(routeAssumption).not.toContain('use() and addHook()');
   });
 });

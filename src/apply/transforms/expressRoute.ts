@@ -56,7 +56,7 @@ export const wireExpressRoute: Transform = (sf, target, context) => {
     out.edits.push({ action: target.action, file: target.file, summary: `mounts idempotency.${target.codeName} before the handler of ${target.method ?? 'POST'} ${target.path ?? ''}` });
   }
   const handler = call.getArguments()[call.getArguments().length - 1];
-  const principal = handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler)) ? principalPathIn(handler) : undefined;
+  const principal = handler && (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler)) ? principalPathIn(handler, true) : undefined;
   if (principal) out.principal = principal;
   else if (target.scope !== undefined && target.scope !== 'global' && unauthenticated(target, context, call.getArguments().length === 3)) {
     // Nothing authenticates this route (its own middleware, its router's, its mount's; no user read in the handler):

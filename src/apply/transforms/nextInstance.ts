@@ -14,7 +14,7 @@ export interface NextPrincipal {
 
 /**
  * The app's auth, from its own files: Clerk (`auth()` from @clerk/nextjs/server), Auth.js / next-auth v5 (a module
- * exporting `auth` from `NextAuth(...)`), next-auth v4 (`getServerSession(authOptions)` with an exported
+ * exporting `auth` from `NextAuth(...)`, also beside `handlers: { GET, POST }`), next-auth v4 (`getServerSession(authOptions)` with an exported
  * authOptions), Supabase (the app's server client factory: a module calling `createServerClient` from @supabase/ssr
  * with next/headers cookies, exporting one function). Undefined when none is recognisable (a cookie of its own): the
  * principal stays manual.
@@ -27,7 +27,7 @@ export function nextPrincipalOf(files: ReadonlyArray<{ path: string; text: strin
   if (files.some((f) => /from\s+['"]@clerk\/nextjs\/server['"]/.test(f.text) && /\bauth\b/.test(f.text))) {
     return { label: 'Clerk', imports: ["import { auth } from '@clerk/nextjs/server';"], principal: 'async () => (await auth()).userId ?? undefined' };
   }
-  const authJs = files.find((f) => /export\s+const\s*\{[^}]*\bauth\b[^}]*\}\s*=\s*NextAuth\(/.test(f.text));
+  const authJs = files.find((f) => /export\s+const\s*\{(?:[^{}]|\{[^{}]*\})*\bauth\b(?:[^{}]|\{[^{}]*\})*\}\s*=\s*NextAuth\(/.test(f.text));
   if (authJs) return { label: 'Auth.js (next-auth v5)', imports: [`import { auth } from ${specifier(authJs.path)};`], principal: 'async () => (await auth())?.user?.id ?? undefined' };
   const options = files.find((f) => /export\s+const\s+authOptions\b/.test(f.text));
   if (options && files.some((f) => /\bgetServerSession\s*\(/.test(f.text))) {

@@ -1,5 +1,6 @@
 import { Node, SyntaxKind, type ArrowFunction, type CallExpression, type Expression, type FunctionDeclaration, type FunctionExpression, type SourceFile, type VariableDeclaration } from 'ts-morph';
 import { USE_SERVER_FILE } from '../../inspect/detectors/rpcEndpoints.js';
+import { STREAMED_RESPONSE } from '../../inspect/detectors/streamedResponse.js';
 import { bindsName, ensureNamedImport, fitStatement } from '../sourceFile.js';
 import type { ImportStyle, WiringTarget } from '../types.js';
 import { manualOnly, type Transform, type TransformOutcome } from './context.js';
@@ -28,6 +29,11 @@ function isWrap(node: Node | undefined, wrapper: string, codeName: string): node
   if (!node || !Node.isCallExpression(node) || node.getExpression().getText() !== `idempotency.${wrapper}`) return false;
   const first = node.getArguments()[0];
   return !!first && (Node.isStringLiteral(first) || Node.isNoSubstitutionTemplateLiteral(first)) && first.getLiteralValue() === codeName;
+}
+
+/** The text of the exported function or const `name` ('' when the file has neither). */
+function exportedText(sf: SourceFile, name: string): string {
+  return (sf.getFunction(name) ?? sf.getVariableDeclaration(name))?.getText() ?? '';
 }
 
 /** Whether `name` is used in the file anywhere but its own declaration (a re-export, a call from a sibling). */
@@ -174,6 +180,11 @@ export const wireNextRoute: Transform = (sf, target, context) => {
   let summary: string;
   if (kind === 'route') {
     const method = (target.method ?? 'POST').toUpperCase();
+    const streams = STREAMED_RESPONSE.exec(exportedText(sf, method))?.[0];
+    if (streams) {
+      const line = (sf.getFunction(method) ?? sf.getVariableDeclaration(method))?.getStartLineNumber() ?? target.line;
+      return manualOnly(target, `${method} streams its answer (${streams.replace(/\s+/g, ' ')}…): withIdempotency stores a response whole before sending it, so the client would see nothing until the stream ends and a repeat would get the finished text at once. Claim the key around what must not run twice instead (idempotency.core.runOnce before the work starts), or leave the route to a guard of its own, such as a unique id the client sends`, line);
+    }
     outcome = wrapExport(sf, target, style, method, 'withIdempotency', `${target.codeName}Handler`, false);
     summary = `wraps the ${method} route handler of ${target.path ?? ''} with idempotency.withIdempotency('${target.codeName}', …)`;
   } else if (kind === 'pages') {

@@ -18,7 +18,7 @@ const OTHER_MODULES = /^(express|body-parser|cors|@fastify\/cors|helmet|@fastify
 
 /** What a function's own code does when it authenticates a request. */
 export const AUTHENTICATES =
-  /\.headers\s*\.\s*authorization\b|\.headers\s*\[\s*['"`]authorization['"`]\s*\]|\b(get|header)\s*\(\s*['"`]authorization['"`]|\b(jwt|jsonwebtoken|jose|JWT)\s*\.\s*verify\s*\(|\bjwtVerify\s*\(|\bverify(Id)?Token\s*\(|\b(req|request)\s*\.\s*(user|auth|userId)\s*=[^=]|\bctx\s*\.\s*state\s*\.\s*(user|auth)\s*=[^=]|\bc\s*\.\s*set\s*\(\s*['"`](user|jwtPayload|session|auth)['"`]|\bpassport\s*\.\s*authenticate\s*\(|\.isAuthenticated\s*\(\s*\)|\b(req|request|ctx)\s*\.\s*session\s*\.\s*user(Id)?\b|\bstatus\s*\(\s*401\s*\)|\bcode\s*\(\s*401\s*\)|\bstatus\s*=\s*401\b|\bthrow\s*\(\s*401\b|\bHTTPException\s*\(\s*401\b|['"`]Unauthorized['"`]|\bUnauthorizedError\b/;
+  /\.headers\s*\.\s*authorization\b|\.headers\s*\[\s*['"`]authorization['"`]\s*\]|\b(get|header)\s*\(\s*['"`]authorization['"`]|\b(jwt|jsonwebtoken|jose|JWT)\s*\.\s*verify\s*\(|\bjwtVerify\s*\(|\bverify(Id)?Token\s*\(|\b(req|request)\s*\.\s*(user|auth|userId)\s*=[^=]|\bctx\s*\.\s*state\s*\.\s*(user|auth)\s*=[^=]|\bc\s*\.\s*set\s*\(\s*['"`](user|jwtPayload|session|auth)['"`]|\bpassport\s*\.\s*authenticate\s*\(|\.isAuthenticated\s*\(\s*\)|\b(req|request|ctx)\s*\.\s*session\s*\.\s*user(Id)?\b|\bstatus\s*\(\s*401\s*\)|\bcode\s*\(\s*401\s*\)|\bstatus\s*=\s*401\b|\bthrow\s*\(\s*401\b|\bHTTPException\s*\(\s*401\b|['"`]Unauthorized['"`]|\bUnauthorizedError\b|\bawait\s+auth\s*\(\s*\)|\bgetServerSession\s*\(|\bawait\s+currentUser\s*\(\s*\)|\.auth\s*\.\s*getUser\s*\(/;
 
 /** The fallback: a middleware named after authentication (never `author`, `authorName`). */
 export function namedLikeAuth(name: string): boolean {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { DirLoad, NestBootstrap, OpenApiRoute, OwnerInfo, RawMount, RawRoute } from '../detectors/detectorTypes.js';
+import { STREAMED_RESPONSE } from '../detectors/streamedResponse.js';
 import { loadedByLoop } from './dirLoad.js';
 import { routeAuthenticationReader, type Authentication, type GuardedMount } from './routeAuthentication.js';
 import type { EndpointFinding } from '../types.js';
@@ -84,7 +85,8 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
     for (const route of [...record.facts.routes, ...linkOpenApiRoutes(records, record.facts.openApiRoutes)]) {
       const handlerFacts = route.handlerKeys.flatMap((k) => graph.resolve(route.file, k));
       const bodyFields = collectBodyFields(records, route, handlerFacts);
-      const base = { route, bodyFields, pkgDir: record.pkgDir };
+      const streams = handlerFacts.some((fn) => STREAMED_RESPONSE.test(records.files.get(fn.file)?.text.slice(fn.start, fn.end) ?? ''));
+      const base = { route, bodyFields, pkgDir: record.pkgDir, ...(streams ? { streams } : {}) };
       if (route.nest) {
         const via = route.nest.via ? controllerPathVia(records, route.file, route.nest.via) : undefined;
         const nestRoute = via ? { ...route, nest: { ...route.nest, controller: via.path } } : route;
@@ -163,7 +165,7 @@ function controllerPathVia(
   return { path, resolved: true };
 }
 
-function endpoint(base: { route: RawRoute; bodyFields: string[] }, fullPath: string, prefixResolved: boolean, framework: string): BuiltEndpoint {
+function endpoint(base: { route: RawRoute; bodyFields: string[]; streams?: boolean }, fullPath: string, prefixResolved: boolean, framework: string): BuiltEndpoint {
   const { route, bodyFields } = base;
   const finding: EndpointFinding = {
     kind: 'endpoint',
@@ -178,6 +180,7 @@ function endpoint(base: { route: RawRoute; bodyFields: string[] }, fullPath: str
     prefixResolved,
     ...(bodyFields.length ? { bodyFields } : {}),
     ...(route.transport ? { transport: route.transport } : {}),
+    ...(base.streams ? { streamsResponse: true as const } : {}),
   };
   return { finding, route };
 }

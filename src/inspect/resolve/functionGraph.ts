@@ -63,9 +63,29 @@ export class FunctionGraph {
     // `handlers.create` through `import * as handlers from './x'`: that module says which one; another file's
     // `handlers.create` (or nothing, when the module was not parsed) is never it.
     if (this.namespaceBound(file, key)) return [];
+    // `export { GET, POST } from '@/app/(auth)/auth'` (a route file handing its methods to NextAuth's handlers):
+    // the module named says which one it is, even when it is no function we parsed; another file's POST never is.
+    const reExported = this.reExported(file, key);
+    if (reExported !== undefined) return reExported;
     const all = this.byKey.get(key) ?? [];
     // A generic name defined in many files (`handler`, `create`) says nothing about which one is meant.
     return all.length <= 3 ? all : [];
+  }
+
+  /** A plain key the file re-exports from another module by name: that module's function, or none. */
+  private reExported(file: string, key: string): readonly FunctionFacts[] | undefined {
+    if (key.includes('.')) return undefined;
+    for (const re of this.records.files.get(file)?.reExports ?? []) {
+      for (const [exported] of re.names ?? []) {
+        if (exported.toLowerCase() !== key) continue;
+        const found = resolveExport(this.records, file, exported);
+        if (found === undefined) return [];
+        const target = splitBindingKey(found);
+        const fn = this.records.files.get(target.file)?.functions.get(target.name.toLowerCase());
+        return fn ? [fn] : [];
+      }
+    }
+    return undefined;
   }
 
   /**

@@ -9,7 +9,6 @@ import { ownerKey } from './resolveModules.js';
 /** What a Next.js middleware.ts reads when it may turn away callers without a session (next-auth, Clerk, Supabase, a JWT). */
 const MIDDLEWARE_AUTH = /auth|session|token|clerk|jwt|supabase|cookies/i;
 
-
 /** What authenticates a route: the middleware that does (by their text), `'none'` when nothing does, `'unknown'` when the reader cannot tell. */
 export type Authentication = { by: string[] } | 'none' | 'unknown';
 
@@ -120,7 +119,8 @@ export function routeAuthenticationReader(records: ProjectRecords, graph: Functi
     const inside = inHandler(route);
     if (inside !== undefined) return { by: [inside] };
     const pkg = records.files.get(route.file)?.pkgDir ?? '';
-    const middleware = ['middleware', 'src/middleware'].flatMap((base) => ['ts', 'js', 'mjs'].map((ext) => `${pkg === '' ? '' : `${pkg}/`}${base}.${ext}`)).map((rel) => records.files.get(rel)).find((record) => record !== undefined);
+    // Next.js 16 renamed middleware.ts to proxy.ts (same place, same config.matcher).
+    const middleware = ['middleware', 'src/middleware', 'proxy', 'src/proxy'].flatMap((base) => ['ts', 'js', 'mjs'].map((ext) => `${pkg === '' ? '' : `${pkg}/`}${base}.${ext}`)).map((rel) => records.files.get(rel)).find((record) => record !== undefined);
     // A middleware whose matcher leaves this path out does not run for it (`/((?!api|_next/static).*)`).
     return middleware && MIDDLEWARE_AUTH.test(middleware.text) && middlewareCovers(middleware.text, route.path) !== false ? 'unknown' : 'none';
   };

@@ -11,6 +11,7 @@ const AUTH_PACKAGES = [
   'next-auth', 'lucia', 'better-auth', 'iron-session', 'supertokens-node', 'keycloak-connect', 'graphql-shield',
   'firebase-admin', '@supabase/ssr', 'express-oauth2-jwt-bearer', 'jwks-rsa', 'oidc-provider', 'openid-client',
   '@clerk/', '@auth/', '@auth0/', '@supabase/auth-helpers-', '@kinde-oss/', '@workos-inc/', '@okta/', '@lucia-auth/', 'passport-',
+  '@shopify/shopify-app-',
 ];
 
 /** The project's declared authentication packages (the package's manifest and the repository root's). */

@@ -111,6 +111,16 @@ function detectManager(declared: string | undefined, fromLockfile: PackageManage
   return fromLockfile;
 }
 
+/**
+ * Frameworks a package's code imports though its manifest does not declare them (a template whose express comes with
+ * @shopify/shopify-app-express): module specifiers in, framework facts out.
+ */
+export function importedFrameworks(modules: Iterable<string>): string[] {
+  const found = new Set<string>();
+  for (const module of modules) if (Object.hasOwn(FRAMEWORKS, module)) found.add(FRAMEWORKS[module]!);
+  return sorted(found);
+}
+
 export function sorted(values: Iterable<string>): string[] {
   return [...new Set(values)].sort();
 }

@@ -1,0 +1,25 @@
+import { Project, SyntaxKind } from 'ts-morph';
+import { describe, expect, it } from 'vitest';
+import { principalPathIn } from '../../src/apply/principalPath.js';
+import { renderInstance } from '../../src/apply/renderInstance.js';
+
+const handlerOf = (code: string) => {
+  const sf = new Project({ useInMemoryFileSystem: true }).createSourceFile('routes.ts', code);
+  return sf.getFirstDescendantByKindOrThrow(SyntaxKind.ArrowFunction);
+};
+
+describe("an Express handler that reads its caller from res.locals (what the app's auth middleware left there)", () => {
+  const handler = handlerOf('app.post("/orders", async (req, res) => { await createOrder(res.locals.user.id, req.body); res.sendStatus(201); });');
+
+  it('gives the instance a principal that reads the same thing through req.res', () => {
+    const path = principalPathIn(handler, true);
+    expect(path).toEqual(['res', 'locals', 'user', 'id']);
+    const instance = renderInstance('express', path, 'postgres');
+    expect(instance).toContain('principal: (req) => (req as typeof req & AuthenticatedUser).res?.locals?.user?.id,');
+  });
+
+  it('only for Express, and only for an id below res.locals', () => {
+    expect(principalPathIn(handler)).toBeUndefined();
+    expect(principalPathIn(handlerOf('app.post("/x", (req, res) => res.json(res.locals.shopify.session));'), true)).toBeUndefined();
+  });
+});

@@ -1,4 +1,5 @@
 import type { Database, Framework, Provider, RetrySource, Scope, Transport, Trigger } from '../config/schema.js';
+import { LIMITS } from '../config/limits.js';
 import { parseHttpRoute } from './naming.js';
 
 /** "a", "a and b", "a, b and c": names in a sentence. */
@@ -9,6 +10,18 @@ export function andList(items: readonly string[]): string {
 /** Names in a sentence with a bounded length: `a, b, c and 4 more` past four (config texts have a length limit). */
 export function fewNames(items: readonly string[], shown = 3): string {
   return items.length <= shown + 1 ? andList(items) : `${items.slice(0, shown).join(', ')} and ${items.length - shown} more`;
+}
+
+/**
+ * A sentence naming actions that fits one config text (LIMITS.textLength): as many names as fit, down to one and a
+ * count of the rest, else only the count.
+ */
+export function sentenceNaming(items: readonly string[], render: (names: string) => string): string {
+  for (const shown of [3, 2, 1]) {
+    const text = render(fewNames(items, shown));
+    if (text.length <= LIMITS.textLength) return text;
+  }
+  return render(`${items.length} actions`);
 }
 
 export const FRAMEWORK_LABELS: Record<Framework, string> = {

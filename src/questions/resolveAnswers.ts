@@ -54,7 +54,7 @@ export async function resolveAnswers(options: ResolveOptions): Promise<Resolutio
   if (store.note) assumptions.push(store.note);
   const actions = settleActions((answers as Answers).actions, options.inspection);
   if (actions.assumption) assumptions.push(actions.assumption);
-  if (actions.routeAssumption) assumptions.push(actions.routeAssumption);
+  if (actions.routeAssumptions) assumptions.push(...actions.routeAssumptions);
   if (actions.formAssumption) assumptions.push(actions.formAssumption);
   const settled = { ...(answers as Answers), stack: store.stack, actions: actions.actions };
   return { answers: settled, assumptions: [...new Set(assumptions)], sources, ...(store.note ? { storeNote: store.note } : {}) };

@@ -3,7 +3,7 @@ import { WHERE_LOOKED } from '../inspect/routeAuthenticationScope.js';
 import { actionForms } from '../model/actionForms.js';
 import { actionsFromInspection } from './actionsFromInspection.js';
 import type { ActionAnswer } from './types.js';
-import { fewNames } from '../model/labels.js';
+import { fewNames, sentenceNaming } from '../model/labels.js';
 
 /**
  * The last word on the chosen actions, whatever answered them (flag, config, inspection, prompt): facts the code
@@ -19,7 +19,7 @@ import { fewNames } from '../model/labels.js';
  *   from a hidden `idempotencyKey` field the page is rendered with, since a browser form cannot send a header.
  * A transport, scope or key the answer sets is kept.
  */
-export function settleActions(actions: readonly ActionAnswer[], inspection: Inspection): { actions: ActionAnswer[]; assumption?: string; routeAssumption?: string; formAssumption?: string } {
+export function settleActions(actions: readonly ActionAnswer[], inspection: Inspection): { actions: ActionAnswer[]; assumption?: string; routeAssumptions?: string[]; formAssumption?: string } {
   const rpc = actionsFromInspection(inspection).filter((c) => c.action.transport !== undefined);
   const global: string[] = [];
   const publicRoutes: string[] = [];
@@ -49,11 +49,13 @@ export function settleActions(actions: readonly ActionAnswer[], inspection: Insp
   });
   const named = fewNames(posted);
   const formAssumption = posted.length === 0 ? undefined : `Server-rendered forms post to ${named}. A browser form cannot send an Idempotency-Key header, so ${posted.length === 1 ? 'its key comes' : 'their keys come'} from a hidden ${FORM_KEY_FIELD} field the page is rendered with, one per rendered form ("key": { "source": "server", "field": "${FORM_KEY_FIELD}" }). Unless the config chose otherwise, "inFlight" is "wait": a double submit gets the first request's answer, not a 409.`;
-  const routeAssumption = publicRoutes.length === 0 ? undefined : `Nothing authenticates the route${publicRoutes.length === 1 ? '' : 's'} of ${fewNames(publicRoutes)} (inspection looked at ${WHERE_LOOKED}), so there is no caller to scope ${publicRoutes.length === 1 ? 'its' : 'their'} keys to: ${publicRoutes.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would answer every request 401. Put your auth middleware before the route and set "scope": "user" if it serves signed-in callers.`;
-  const actionAssumption = publicActions.length === 0 ? undefined : `Nothing in the Server Action${publicActions.length === 1 ? '' : 's'} ${fewNames(publicActions)} reads the session (neither ${publicActions.length === 1 ? 'its' : 'their'} own code nor the function that builds ${publicActions.length === 1 ? 'it' : 'them'}, nor what either calls), and Next.js serves every Server Action as a public endpoint, so there is no caller to scope ${publicActions.length === 1 ? 'its' : 'their'} keys to: ${publicActions.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would refuse every call (a sign-up has no user yet). Set "scope": "user" if ${publicActions.length === 1 ? 'it serves' : 'they serve'} signed-in callers only.`;
+  const routeAssumption = publicRoutes.length === 0 ? undefined : sentenceNaming(publicRoutes, (names) => `Nothing authenticates the route${publicRoutes.length === 1 ? '' : 's'} of ${names} (inspection looked at ${WHERE_LOOKED}), so there is no caller to scope ${publicRoutes.length === 1 ? 'its' : 'their'} keys to: ${publicRoutes.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would answer every request 401. Put your auth middleware before the route and set "scope": "user" if it serves signed-in callers.`);
+  const actionAssumption = publicActions.length === 0 ? undefined : sentenceNaming(publicActions, (names) => `Nothing in the Server Action${publicActions.length === 1 ? '' : 's'} ${names} reads the session (neither ${publicActions.length === 1 ? 'its' : 'their'} own code nor the function that builds ${publicActions.length === 1 ? 'it' : 'them'}, nor what either calls), and Next.js serves every Server Action as a public endpoint, so there is no caller to scope ${publicActions.length === 1 ? 'its' : 'their'} keys to: ${publicActions.length === 1 ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would refuse every call (a sign-up has no user yet). Set "scope": "user" if ${publicActions.length === 1 ? 'it serves' : 'they serve'} signed-in callers only.`);
   const one = publicNextRoutes.length === 1;
-  const nextAssumption = publicNextRoutes.length === 0 ? undefined : `Nothing in the Next.js route handler${one ? '' : 's'} of ${fewNames(publicNextRoutes)} reads the session (neither ${one ? 'its' : 'their'} own code nor the functions ${one ? 'it hands' : 'they hand'} the request to), and no middleware.ts (or proxy.ts) that could check the session runs for ${one ? 'it' : 'them'} (there is none, or its matcher leaves ${one ? 'the route' : 'them'} out), so there is no caller to scope ${one ? 'its' : 'their'} keys to: ${one ? 'its keys are' : 'their keys are'} global ("scope": "global"), where a per-user scope would answer every request 401. Set "scope": "user" if ${one ? 'it serves' : 'they serve'} signed-in callers only.`;
-  const routes = { ...(routeAssumption || actionAssumption || nextAssumption ? { routeAssumption: [routeAssumption, nextAssumption, actionAssumption].filter(Boolean).join(' ') } : {}), ...(formAssumption ? { formAssumption } : {}) };
+  const nextAssumption = publicNextRoutes.length === 0 ? undefined : sentenceNaming(publicNextRoutes, (names) => `Nothing in the Next.js route handler${one ? '' : 's'} of ${names} reads the session (in ${one ? 'its' : 'their'} own code or the functions ${one ? 'it hands' : 'they hand'} the request to), and no middleware.ts or proxy.ts that could check it runs for ${one ? 'it' : 'them'} (none exists, or its matcher leaves ${one ? 'the route' : 'them'} out). With no caller to scope keys to, ${one ? 'its keys are' : 'their keys are'} global ("scope": "global"); a per-user scope would answer every request 401. Set "scope": "user" if ${one ? 'it serves' : 'they serve'} signed-in callers only.`);
+  // One assumption each: together they would pass the config's length limit for one text.
+  const routeAssumptions = [routeAssumption, nextAssumption, actionAssumption].filter((text): text is string => text !== undefined);
+  const routes = { ...(routeAssumptions.length > 0 ? { routeAssumptions } : {}), ...(formAssumption ? { formAssumption } : {}) };
   if (global.length === 0) return { actions: settled, ...routes };
   return {
     actions: settled,

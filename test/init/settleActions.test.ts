@@ -80,10 +80,11 @@ describe('settleActions', () => {
         { file: 'src/app/actions.ts', line: 9, method: 'POST', path: '/invite', by: ['getUser() in validatedActionWithUser'] },
       ],
     };
-    const { actions, routeAssumption } = settleActions(
+    const { actions, routeAssumptions } = settleActions(
       [http('placeOrder', 'POST /placeOrder', { source: 'src/app/actions.ts:3' }), http('invite', 'POST /invite', { source: 'src/app/actions.ts:9', transport: 'server-action' })],
       withAuth,
     );
+    const routeAssumption = routeAssumptions?.join(' ');
     expect(actions.map((a) => a.scope)).toEqual(['global', undefined]);
     expect(routeAssumption).toContain('Nothing in the Server Action placeOrder reads the session');
     expect(routeAssumption).toContain('Next.js serves every Server Action as a public endpoint');
@@ -99,10 +100,25 @@ describe('settleActions', () => {
         { file: 'app/api/teams/route.ts', line: 3, method: 'POST', path: '/api/teams', by: ['getSession() in POST'] },
       ],
     };
-    const { actions, routeAssumption } = settleActions([http('resendToken', 'POST /api/auth/resend', { source: 'pages/api/auth/resend.ts:8' }), http('createTeam', 'POST /api/teams', { source: 'app/api/teams/route.ts:3' })], withAuth);
+    const { actions, routeAssumptions } = settleActions([http('resendToken', 'POST /api/auth/resend', { source: 'pages/api/auth/resend.ts:8' }), http('createTeam', 'POST /api/teams', { source: 'app/api/teams/route.ts:3' })], withAuth);
+    const routeAssumption = routeAssumptions?.join(' ');
     expect(actions.map((a) => a.scope)).toEqual(['global', undefined]);
     expect(routeAssumption).toContain('Nothing in the Next.js route handler of resendToken reads the session');
-    expect(routeAssumption).toContain('and no middleware.ts (or proxy.ts) that could check the session runs for it (there is none, or its matcher leaves the route out)');
+    expect(routeAssumption).toContain('and no middleware.ts or proxy.ts that could check it runs for it (none exists, or its matcher leaves the route out)');
     expect(routeAssumption).not.toContain('use() and addHook()');
+  });
+
+  it('names at most a few actions in one assumption, so the config init writes stays within its length limits', async () => {
+    const { configSchema } = await import('../../src/config/schema.js');
+    const names = ['createWorkspaceInvitation', 'createProjectFromTemplate', 'createDocumentVersion', 'createBillingPortalSession', 'createCheckoutSessionForTeam', 'createApiKeyForWorkspace', 'createWebhookEndpoint', 'createAuditLogExport'];
+    const routes = names.map((name, index) => ({ file: `app/api/r${index}/route.ts`, line: 3, method: 'POST' as const, path: `/api/r${index}`, by: [] }));
+    const { routeAssumptions } = settleActions(
+      names.map((name, index) => http(name, `POST /api/r${index}`, { source: `app/api/r${index}/route.ts:3` })),
+      { ...inspection(['next-auth']), routeAuthentication: routes },
+    );
+    const routeAssumption = routeAssumptions?.join(' ');
+    expect(routeAssumption).toContain('of createWorkspaceInvitation, createProjectFromTemplate and 6 more reads the session');
+    const assumptions = configSchema.shape.assumptions;
+    expect(assumptions.safeParse(routeAssumptions).success).toBe(true);
   });
 });

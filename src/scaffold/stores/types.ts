@@ -9,7 +9,7 @@ import type { StaticFile } from '../typescriptRuntime.js';
  * + one line in the contract-suite matrix (test/scaffold/storeContract).
  */
 export interface StoreModule {
-  readonly id: 'postgres' | 'mysql' | 'sqlite' | 'redis' | 'dynamodb';
+  readonly id: 'postgres' | 'mysql' | 'sqlite' | 'libsql' | 'redis' | 'dynamodb';
   /** For labels and messages, e.g. "MySQL/MariaDB". */
   readonly label: string;
   /** The `stack.storeDatabase` values it serves. */

@@ -334,8 +334,8 @@ function decideMode(action: ActionConfig, context: ActionContext): { mode: 'tran
   const onClaim = claimWrite && `its writes, starting with ${WRITE_NOUNS[claimWrite.kind]} ${claimWrite.target} at ${claimWrite.file}:${claimWrite.line}, run on the claim's transaction`;
   const mode = leaseOnly ? 'lease' : (action.mode ?? (external || ownWrite ? 'lease' : 'transactional'));
   const why = leaseOnly
-    ? database === 'libsql'
-      ? "the libSQL store keeps no transaction open across the handler (it would hold the database's single write lock for the handler's whole run, over the network), so every action runs in lease mode"
+    ? STORE_FACTS[database].leaseOnly
+      ? `${STORE_FACTS[database].leaseOnly}, so every action runs in lease mode`
       : `the ${database === 'redis' ? 'Redis' : 'DynamoDB'} store has no transaction that could include the action's own writes, so every action runs in lease mode`
     : action.mode
       ? action.mode === 'transactional' && onClaim && !external

@@ -79,8 +79,10 @@ export { deleteExpiredKeys } from './cleanup.js';`,
     saga: '  const saga = new SagaTracker({ steps: store });',
   },
   readme: {
+    leaseOnly:
+      "the store keeps no transaction open across your handler, since one would hold the database's single write lock for the handler's whole run and stall every other write",
     migrationStep:
-      'Apply `migrations/001_create_idempotency_store.sql` to the database (`turso db shell <database> < file`, or your migration tool). `createPool(url)` takes the `libsql://` URL and reads the token from DATABASE_AUTH_TOKEN; a `file:` URL opens a local file, for development and tests. Every action runs in lease mode: the store does not hold a transaction open across your handler.',
+      'Apply `migrations/001_create_idempotency_store.sql` to the database (`turso db shell <database> < file`, or your migration tool). `createPool(url)` takes the `libsql://` URL and reads the token from DATABASE_AUTH_TOKEN; a `file:` URL opens a local file, for development and tests.',
     limits: (view: ScaffoldView) => `- Store down or slow before the action: 503 "not processed" with Retry-After. Each store call is one round trip
   answered within ${view.policy.storeTimeoutMs} ms or failed closed; a claim carries a deadline on the database clock, so one that reaches the
   server after the store gave up takes nothing, and one answered too late is released (fenced by its token).`,

@@ -2,12 +2,13 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectStack } from '../../src/inspect/stack/detectStack.js';
+import type { Manifest } from '../../src/inspect/stack/readManifest.js';
 import { CLI_TEST_TIMEOUT } from '../e2e/cli.js';
 import { runBuiltCli } from './runBuiltCli.js';
 import { listFiles, projectFrom, readConfig } from './wizardHarness.js';
 
 const HINTS = { tsFiles: 1, jsFiles: 0, hasTsconfig: true, lockfileManager: 'npm' } as const;
-const manifest = (dependencies: string[]) => ({ dependencies, scripts: [] });
+const manifest = (dependencies: string[]): Manifest => ({ dependencies: new Set(dependencies), scripts: [], workspaces: [] });
 
 describe('libSQL is its own database, not SQLite', () => {
   it('@libsql/client (and the libSQL adapters) read as libsql; better-sqlite3 and sqlite3 stay sqlite', () => {

@@ -61,7 +61,7 @@ describe('the instance apply writes follows the project\'s store', () => {
     expect(renderInstance('express', undefined, 'redis', false)).toContain("const pool = createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY);");
     expect(renderInstance('fastify', undefined, 'sqlite')).toContain("const pool = createPool(process.env['DATABASE_URL'] ?? 'idempotency.db', POLICY);");
     // libSQL: a libsql:// URL with DATABASE_AUTH_TOKEN, which createPool reads itself.
-    expect(renderInstance('hono', undefined, 'libsql')).toContain("const pool = createPool(process.env['DATABASE_URL'] ?? 'file:idempotency.db', POLICY);");
+    expect(renderMiddlewareInstance('hono', undefined, 'libsql')).toContain("const pool = createPool(process.env['DATABASE_URL'] ?? 'file:idempotency.db', POLICY);");
     expect(renderInstance('nestjs', undefined, 'dynamodb')).toContain("const pool = createPool(process.env['DYNAMODB_ENDPOINT'], POLICY);");
     expect(renderNextInstance(false, 'redis')).toContain("REDIS_URL");
     for (const store of ['postgres', undefined, 'mongodb']) {

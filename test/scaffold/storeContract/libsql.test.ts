@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runStoreContract } from './contract.js';
 import { materializeStore } from './materialize.js';
 
@@ -12,6 +12,7 @@ afterAll(() => scaffold.remove());
 const { LibsqlIdempotencyStore } = await scaffold.load('libsqlStore');
 const { createPool } = await scaffold.load('pool');
 const { deleteExpiredKeys } = await scaffold.load('cleanup');
+const { StoreUnavailableError } = await scaffold.load('types');
 await runStoreContract(scaffold, 'libSQL (@libsql/client, file)', async () => {
   const { table, stepTable } = scaffold.view.policy;
   const dir = await mkdtemp(path.join(tmpdir(), 'idem-libsql-'));
@@ -32,4 +33,70 @@ await runStoreContract(scaffold, 'libSQL (@libsql/client, file)', async () => {
       await rm(dir, { recursive: true, force: true });
     },
   };
+});
+
+// A local file has one writer: another process's open write transaction makes the claim's batch answer SQLITE_BUSY.
+// The store waits for the lock without blocking the event loop, within its bound, and then fails closed.
+describe('libSQL store on a file another process is writing to', () => {
+  const input = (key: string) => ({ scope: 'user-a', key, action: 'createTask', fingerprint: 'f'.repeat(64), algorithm: 'sha256-v1', leaseMs: 60_000, retentionMs: 3_600_000 });
+
+  async function openShared() {
+    const { table, stepTable } = scaffold.view.policy;
+    const dir = await mkdtemp(path.join(tmpdir(), 'idem-libsql-busy-'));
+    const url = `file:${path.join(dir, 'store.db')}`;
+    const pool = createPool(url);
+    await pool.executeMultiple(scaffold.migration!);
+    // The other process: a client of its own on the same file.
+    const other = createPool(url);
+    let busy = () => {};
+    const sawBusy = new Promise<void>((resolve) => (busy = resolve));
+    // The store's client, reporting the first write batch the lock refused.
+    const watched = new Proxy(pool, {
+      get: (target, name) =>
+        name === 'batch'
+          ? (...args: unknown[]) =>
+              target.batch(...args).catch((error: { code?: string }) => {
+                if (error.code === 'SQLITE_BUSY') busy();
+                throw error;
+              })
+          : Reflect.get(target, name).bind(target),
+    });
+    return {
+      other,
+      sawBusy,
+      store: (timeoutMs: number) => new LibsqlIdempotencyStore({ pool: watched, table, stepTable, timeoutMs }),
+      close: async () => {
+        pool.close();
+        other.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  it('a claim waits for the lock and claims once the other writer commits', async () => {
+    const shared = await openShared();
+    try {
+      const writer = await shared.other.transaction('write');
+      await writer.execute('CREATE TABLE other_work (id INTEGER)');
+      const claim = shared.store(10_000).claim(input('waits'));
+      await shared.sawBusy;
+      await writer.commit();
+      expect(await claim).toMatchObject({ outcome: 'claimed', reclaimed: 'no', attempt: 1 });
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it('a lock held past the store bound fails the claim closed, and nothing was claimed', async () => {
+    const shared = await openShared();
+    try {
+      const writer = await shared.other.transaction('write');
+      await writer.execute('CREATE TABLE other_work (id INTEGER)');
+      await expect(shared.store(300).claim(input('held'))).rejects.toBeInstanceOf(StoreUnavailableError);
+      await writer.rollback();
+      expect(await shared.store(5_000).read('user-a', 'held')).toBeUndefined();
+    } finally {
+      await shared.close();
+    }
+  });
 });

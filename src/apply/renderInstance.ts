@@ -33,6 +33,11 @@ const STORE_POOLS: Record<string, { comment: string; pool: string; close: string
     pool: instancePoolExpression('sqlite'),
     close: 'pool.end();',
   },
+  libsql: {
+    comment: 'DATABASE_URL is the libSQL database the store migration ran on (libsql://… with DATABASE_AUTH_TOKEN, or file:path).',
+    pool: instancePoolExpression('libsql'),
+    close: 'pool.close();',
+  },
   redis: {
     comment: 'REDIS_URL is the Redis server (or cluster entry point) the keys live on.',
     pool: instancePoolExpression('redis', '{ lazyConnect: inTests }'),

@@ -498,7 +498,7 @@ function implementationOf(ctx: Pick<ProjectContext, 'sources'>, source: SourceCo
 const isAbstract = (cls: ts.ClassLikeDeclaration) => (ts.canHaveModifiers(cls) ? ts.getModifiers(cls) : undefined)?.some((m) => m.kind === ts.SyntaxKind.AbstractKeyword) ?? false;
 
 /** Folders and file names that say which kind of database a persistence adapter is for. */
-const ADAPTER_FAMILY = { sql: /relational|typeorm|prisma|drizzle|knex|sequelize|kysely|mikro-?orm|postgres|mysql|mariadb|sqlite|\bsql\b/i, document: /document|mongo(ose)?\b|mongodb|dynamo/i };
+const ADAPTER_FAMILY = { sql: /relational|typeorm|prisma|drizzle|knex|sequelize|kysely|mikro-?orm|postgres|mysql|mariadb|sqlite|libsql|turso|\bsql\b/i, document: /document|mongo(ose)?\b|mongodb|dynamo/i };
 
 /**
  * Of several adapters of one port that modules bind alternately (brocoders/nestjs-boilerplate binds UserRepository to
@@ -507,7 +507,7 @@ const ADAPTER_FAMILY = { sql: /relational|typeorm|prisma|drizzle|knex|sequelize|
  */
 function adapterForDatabase(ctx: Pick<ProjectContext, 'sources'>, classes: readonly ClassAt[]): ClassAt | undefined {
   const database = (ctx as Partial<ProjectContext>).config?.stack.database;
-  const family = database === 'mongodb' || database === 'dynamodb' ? ADAPTER_FAMILY.document : database === 'postgres' || database === 'mysql' || database === 'mariadb' || database === 'sqlite' ? ADAPTER_FAMILY.sql : undefined;
+  const family = database === 'mongodb' || database === 'dynamodb' ? ADAPTER_FAMILY.document : database === 'postgres' || database === 'mysql' || database === 'mariadb' || database === 'sqlite' || database === 'libsql' ? ADAPTER_FAMILY.sql : undefined;
   if (!family) return undefined;
   const matching = classes.filter((c) => family.test(c.source.rel));
   return matching.length === 1 ? matching[0] : undefined;

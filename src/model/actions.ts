@@ -335,7 +335,9 @@ function decideMode(action: ActionConfig, context: ActionContext): { mode: 'tran
   const onClaim = claimWrite && `its writes, starting with ${WRITE_NOUNS[claimWrite.kind]} ${claimWrite.target} at ${claimWrite.file}:${claimWrite.line}, run on the claim's transaction`;
   const mode = leaseOnly ? 'lease' : (action.mode ?? (external || ownWrite ? 'lease' : 'transactional'));
   const why = leaseOnly
-    ? `the ${database === 'redis' ? 'Redis' : 'DynamoDB'} store has no transaction that could include the action's own writes, so every action runs in lease mode`
+    ? STORE_FACTS[database].leaseOnly
+      ? `${STORE_FACTS[database].leaseOnly}, so every action runs in lease mode`
+      : `the ${database === 'redis' ? 'Redis' : 'DynamoDB'} store has no transaction that could include the action's own writes, so every action runs in lease mode`
     : action.mode
       ? action.mode === 'transactional' && onClaim && !external
         ? `set in the configuration; ${onClaim}`

@@ -40,6 +40,7 @@ export const DATABASE_LABELS: Record<Database, string> = {
   mysql: 'MySQL',
   mariadb: 'MariaDB',
   sqlite: 'SQLite',
+  libsql: 'libSQL (Turso)',
   mongodb: 'MongoDB',
   dynamodb: 'DynamoDB',
   redis: 'Redis',

@@ -206,6 +206,8 @@ export function buildStorage(config: Config): StorageDesign {
   const caveat =
     database === 'sqlite'
       ? 'SQLite has no partitions: past what one file and its single writer carry, the store moves to a server database.'
+      : database === 'libsql'
+      ? 'libSQL has no partitions and one writer per database: past what that writer carries, the store gets a database of its own.'
       : mysql
       ? `${timePartitionCaveat(database === 'mariadb' ? 'MariaDB' : 'MySQL', 'every partitioning column in the primary key')} If the table still outgrows the batched cleanup, KEY-partition on (scope, key), which keeps the guarantee.`
       : TIME_PARTITION_CAVEAT;
@@ -216,7 +218,7 @@ export function buildStorage(config: Config): StorageDesign {
     keyColumn: 'key',
     highVolume,
     volumeNote:
-      database === 'sqlite' || mysql
+      database === 'sqlite' || database === 'libsql' || mysql
         ? highVolume
           ? `At ${perDay} (above 100,000) cleanup runs in small batches along the expiry index. ${caveat}`
           : `At ${perDay} a single table with batched deletes is enough. ${caveat}`

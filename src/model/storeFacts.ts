@@ -89,6 +89,13 @@ export interface StoreFacts {
   codeNames: readonly string[];
   /** False where the store has no transaction that could include the action's own writes (lease mode only). */
   transactional: boolean;
+  /**
+   * A lease-only store whose database does have transactions: why the store shares none with the handler (else the
+   * document says the store has no transaction that could include the action's writes). Lower case, no full stop.
+   */
+  leaseOnly?: string;
+  /** What the generated suites run against, where that is not simply "a real <database>". */
+  testTarget?: string;
   /** Transactional mode: what a concurrent duplicate waits on. */
   duplicateWaitsOn?: string;
   /** The claim's round trips for a new key and for a replay, in lease and (where offered) transactional mode. */
@@ -270,6 +277,44 @@ const SQLITE: StoreFacts = {
   ],
 };
 
+const LIBSQL: StoreFacts = {
+  kind: 'relational',
+  claimPrimitive: "one write batch (BEGIN IMMEDIATE … COMMIT in one round trip, under the database's single write lock): a SELECT of the key, then INSERT … ON CONFLICT (scope, key) DO UPDATE … WHERE the existing row is expired or its lease has lapsed for the same request, RETURNING the new fencing token only when the key was taken",
+  claimShort: "one write batch whose INSERT … ON CONFLICT on the primary key takes the key only where it is new, expired or its lease lapsed",
+  leaseClock:
+    "every lease comparison uses the database's julianday('now'), on the libSQL server's clock; the application never sends a timestamp.",
+  claimIn: 'with one write batch (one round trip)',
+  codeNames: ["batch(batch, 'write')", 'INSERT INTO', 'ON CONFLICT (scope, key) DO UPDATE', 'RETURNING', "julianday('now')"],
+  transactional: false,
+  leaseOnly:
+    "the libSQL store keeps no transaction open across the handler, since one would hold the database's single write lock for the handler's whole run, over the network, and stall every other write meanwhile",
+  testTarget:
+    'a real libSQL database: a throwaway local file opened through @libsql/client, the same engine, client and statements a remote Turso database gets',
+  roundTrips: (where, label) =>
+    `A claim is one round trip to ${label}, ${where}: one write batch, which the server runs as one transaction under the database's single write lock. It reads the key, then runs INSERT … ON CONFLICT … DO UPDATE, which inserts a new key, or takes over an expired key or a lapsed lease of the same request with a new fencing token, and otherwise changes nothing; a duplicate of a finished or running request is answered from the read in that same round trip. A new key and a replay cost that one round trip (the first claim of a process adds one read of the database clock). libSQL offers interactive transactions, but one shared with the action's writes would hold the database's one write lock across the handler, over the network, and stall every other write meanwhile, so the store keeps none open and every action runs in lease mode.`,
+  detectionSummary:
+    'lease mode only: the claim is one write batch (one round trip) that reads the key, answers a duplicate of a finished or running request from it, and otherwise claims the new key with INSERT … ON CONFLICT … DO UPDATE, for a new key and a replay alike',
+  detectionTimeouts: (b) => `store time-out ${sec(b.storeTimeoutMs)} per call (on the client)`,
+  bounds: (b) =>
+    `Every store call is one round trip bounded on the client: the store waits at most ${sec(b.storeTimeoutMs)} for its answer (@libsql/client puts no time-out on a request of its own), and a local file's write lock is waited for asynchronously within the same bound. Past that the request fails closed with 503 rather than running unprotected. A claim the client was told failed takes nothing afterwards: the claim carries a deadline on the database clock (learned from the database's own readings and counted on the app's monotonic clock), past which its INSERT inserts nothing, and a claim whose answer arrives after the store gave up is released at once, fenced by its token.`,
+  reclaim:
+    "An expired record or a lapsed lease is taken over inside the claim's write batch: the INSERT … ON CONFLICT DO UPDATE takes the row only WHERE expires_at has passed, or status = 'PROCESSING' AND locked_until has passed for the same fingerprint, and writes the claim's new fencing_token. Completion and release are conditioned on the fencing token, so the old owner's late write matches no row and is rejected.",
+  clock:
+    "Every timestamp (locked_until, expires_at, created_at, completed_at) is computed by the database from julianday('now') inside the statement that writes it; the application never sends one. Every instance of the app reaches the same libSQL server, so every lease is measured on that server's clock, and instance clock skew cannot cause a false reclaim.",
+  aba: "The takeover's conditions are checked in the same statement that takes the row, inside a write batch that holds the database's single write lock: two nodes cannot both reclaim, because the second batch runs after the first and no longer sees a lapsed lease.",
+  ...rowRecord((_table, highVolume) => [
+    'libSQL reuses the pages that deleted rows free, so the database stops growing once the cleanup keeps up, but it does not shrink by itself after a large backlog.',
+    `libSQL has no partitions and one writer at a time per database: ${atVolume(highVolume)}, if claims start waiting on the write lock (claim latency climbs with traffic), give the store a database of its own, apart from the app's tables.`,
+  ]),
+  failures: (b) => [
+    {
+      failure: `The libSQL server unreachable, or a store call unanswered after ${sec(b.storeTimeoutMs)} (the store's own timer)`,
+      answer: '503 problem "not processed", Retry-After',
+      why: 'No action ran. A claim that reaches the server after its deadline inserts nothing; one that ran but was answered after the store gave up is released at once, fenced by its token, so the retry is not held off for a lease.',
+    },
+  ],
+};
+
 const REDIS: StoreFacts = {
   kind: 'key-value',
   claimPrimitive: "One Lua script (EVALSHA), atomic on the server: where no record exists it creates the record hash and sets the lease key with SET … PX (the lease expires on the Redis clock); a lapsed lease of the same request is taken over with a new fencing token. Completion, release, lease extension and saga steps are scripts that compare the fencing token first",
@@ -425,6 +470,7 @@ export const STORE_FACTS: Record<Database, StoreFacts> = {
   mysql: MYSQL,
   mariadb: MYSQL,
   sqlite: SQLITE,
+  libsql: LIBSQL,
   mongodb: MONGODB,
   dynamodb: DYNAMODB,
   redis: REDIS,

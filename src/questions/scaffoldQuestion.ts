@@ -18,7 +18,7 @@ const SCAFFOLD_LANGUAGES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Databases with a store module (src/scaffold/stores): every adapter runs on each of them. */
-const SCAFFOLD_DATABASES: readonly string[] = ['postgres', 'mysql', 'mariadb', 'sqlite', 'redis', 'dynamodb'];
+const SCAFFOLD_DATABASES: readonly string[] = ['postgres', 'mysql', 'mariadb', 'sqlite', 'libsql', 'redis', 'dynamodb'];
 
 /**
  * Mirrors the scaffold targets' rules for a *known* stack. Kept as a plain check so the wizard does not load the

@@ -3,7 +3,7 @@ import type { Inspection } from '../inspect/types.js';
 import type { StackAnswer } from './types.js';
 
 /** Which detected database to design for when several are present: a cache (Redis) is rarely the system of record. */
-const DATABASE_PREFERENCE = ['postgres', 'mysql', 'mariadb', 'sqlite', 'mongodb', 'dynamodb', 'redis'] as const;
+const DATABASE_PREFERENCE = ['postgres', 'mysql', 'mariadb', 'libsql', 'sqlite', 'mongodb', 'dynamodb', 'redis'] as const;
 /** Inspector names outside the config enums, mapped to the closest design. */
 const BROKER_ALIASES: Record<string, StackAnswer['broker']> = {};
 

@@ -22,7 +22,7 @@ const PARTS: Record<Part, { flag: string; flagKey: keyof QuestionFlags; allowed:
   },
   database: {
     flag: '--database', flagKey: 'database', allowed: DATABASES, message: 'Database where the idempotency records will live?',
-    labels: { postgres: 'PostgreSQL', mysql: 'MySQL', mariadb: 'MariaDB', sqlite: 'SQLite', mongodb: 'MongoDB', dynamodb: 'DynamoDB', redis: 'Redis', unknown: 'Not sure' },
+    labels: { postgres: 'PostgreSQL', mysql: 'MySQL', mariadb: 'MariaDB', sqlite: 'SQLite', libsql: 'libSQL (Turso)', mongodb: 'MongoDB', dynamodb: 'DynamoDB', redis: 'Redis', unknown: 'Not sure' },
     again: 'Usually the database your orders or payments are stored in: `pg`/`postgres`/Prisma with "postgresql" → PostgreSQL, `mysql2` → MySQL, `mongoose` → MongoDB.',
   },
   broker: {

@@ -3,12 +3,24 @@ import type { ModuleType } from './javascript/transpile.js';
 import type { ScaffoldView } from './scaffoldView.js';
 import { commentText } from './tsLiteral.js';
 
+/** Where a store's cleanup differs: it deletes saga steps itself (stepTable), or its client closes otherwise. */
+export interface CleanupJobStore {
+  readonly stepTable?: boolean;
+  readonly close?: string;
+}
+
 /**
  * cleanup-job.ts: the runnable form of deleteExpiredKeys, for cron / a Kubernetes CronJob; in the house style
  * (prettier's layout). With `javascript`, the same file as JavaScript in that module format, as the compiler and
  * prettier would give it.
  */
-export function renderCleanupJob(view: ScaffoldView, urlExample = 'postgres://...', overlap = 'overlapping runs are safe: rows are taken with SKIP LOCKED', javascript?: ModuleType): string {
+export function renderCleanupJob(
+  view: ScaffoldView,
+  urlExample = 'postgres://...',
+  overlap = 'overlapping runs are safe: rows are taken with SKIP LOCKED',
+  javascript?: ModuleType,
+  store: CleanupJobStore = {},
+): string {
   const main = javascript
     ? `/**
  * @param {string} databaseUrl
@@ -43,7 +55,7 @@ ${main}
   try {
     const { deleted, batches } = await deleteExpiredKeys({
       pool,
-      table: POLICY.table,
+      table: POLICY.table,${store.stepTable ? '\n      stepTable: POLICY.stepTable,' : ''}
       batchSize: POLICY.cleanupBatchSize,
     });
     console.log(\`cleanup-job: deleted \${deleted} expired records in \${batches} batches\`);
@@ -67,7 +79,7 @@ ${main}
     console.error('cleanup-job failed:', error instanceof Error ? error.message : error);
     process.exitCode = 1;
   } finally {
-    await pool.end();
+    ${store.close ?? 'await pool.end();'}
   }
 }
 

@@ -33,7 +33,7 @@ export function renderReadme(
       ? `Transactional mode (${transactional.join(', ')}): the action's effects live in this database. Write them through \`idempotencyOf(${req}).db\`: the claim, those writes and the completion commit in one transaction, so a crash, a thrown handler or a failed completion rolls all of it back and the retry runs cleanly. A concurrent duplicate waits on the key's row for up to ${view.policy.lockTimeoutMs} ms, then ${isWorkerOnly(view.actions) ? 'is a duplicate (acknowledged) or busy (delivered again)' : 'gets the replay or 409'}.`
       : '',
     lease.length > 0
-      ? `Lease mode (${lease.join(', ')}): ${store.transactional ? 'the action reaches outside this database (payments, e-mail, other services), which no transaction can undo' : `${store.label} has no transaction that could include the action's own writes`}. The claim commits first and a lease (per action, in settings.ts) with a fencing token guards the run; a worker that crashed is taken over once the lease lapses, and its late write is rejected.`
+      ? `Lease mode (${lease.join(', ')}): ${store.transactional ? 'the action reaches outside this database (payments, e-mail, other services), which no transaction can undo' : store.readme.leaseOnly ?? `${store.label} has no transaction that could include the action's own writes`}. The claim commits first and a lease (per action, in settings.ts) with a fencing token guards the run; a worker that crashed is taken over once the lease lapses, and its late write is rejected.`
       : '',
     rolloutParagraph(view),
   ]

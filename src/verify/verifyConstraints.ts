@@ -5,7 +5,7 @@ import type { Finding, OutlineBlock } from './types.js';
 type Table = Extract<OutlineBlock, { kind: 'table' }>;
 
 const DURATION = /\b\d+(?:[.,]\d+)?\s*(?:ms|milliseconds?|s|sec|seconds?|min|minutes?|h|hours?|d|days?)\b/i;
-const STACK_TERMS = ['express', 'fastify', 'nestjs', 'koa', 'hono', 'next.js', 'postgresql', 'mysql', 'mariadb', 'sqlite', 'mongodb', 'dynamodb', 'redis', 'kafka', 'rabbitmq', 'bullmq', 'sqs', 'nats', 'node.js', 'typescript', 'javascript'];
+const STACK_TERMS = ['express', 'fastify', 'nestjs', 'koa', 'hono', 'next.js', 'postgresql', 'mysql', 'mariadb', 'sqlite', 'libsql', 'mongodb', 'dynamodb', 'redis', 'kafka', 'rabbitmq', 'bullmq', 'sqs', 'nats', 'node.js', 'typescript', 'javascript'];
 
 /** The spec's seven testable constraints, checked on what the document actually says. */
 export function verifyConstraints(located: readonly LocatedBlock[], documentLabel: string): Finding[] {

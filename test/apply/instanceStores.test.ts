@@ -60,6 +60,8 @@ describe('the instance apply writes follows the project\'s store', () => {
     expect(renderInstance('express', undefined, 'redis')).toContain("const pool = createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY, { lazyConnect: inTests });");
     expect(renderInstance('express', undefined, 'redis', false)).toContain("const pool = createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY);");
     expect(renderInstance('fastify', undefined, 'sqlite')).toContain("const pool = createPool(process.env['DATABASE_URL'] ?? 'idempotency.db', POLICY);");
+    // libSQL: a libsql:// URL with DATABASE_AUTH_TOKEN, which createPool reads itself.
+    expect(renderMiddlewareInstance('hono', undefined, 'libsql')).toContain("const pool = createPool(process.env['DATABASE_URL'] ?? 'file:idempotency.db', POLICY);");
     expect(renderInstance('nestjs', undefined, 'dynamodb')).toContain("const pool = createPool(process.env['DYNAMODB_ENDPOINT'], POLICY);");
     expect(renderNextInstance(false, 'redis')).toContain("REDIS_URL");
     for (const store of ['postgres', undefined, 'mongodb']) {
@@ -69,7 +71,7 @@ describe('the instance apply writes follows the project\'s store', () => {
   });
 
   it('every instance module exports its pool (health checks) and closeIdempotency(), which ends it once, on every store', () => {
-    const close: Record<string, string> = { postgres: 'await pool.end();', mysql: 'await pool.end();', sqlite: 'pool.end();', redis: "if (pool.status === 'wait') pool.disconnect();\n      else await pool.quit();", dynamodb: 'pool.client.destroy();' };
+    const close: Record<string, string> = { postgres: 'await pool.end();', mysql: 'await pool.end();', sqlite: 'pool.end();', libsql: 'pool.close();', redis: "if (pool.status === 'wait') pool.disconnect();\n      else await pool.quit();", dynamodb: 'pool.client.destroy();' };
     for (const [store, closing] of Object.entries(close)) {
       const modules = [
         renderInstance('express', undefined, store),
@@ -93,7 +95,7 @@ describe('the instance apply writes follows the project\'s store', () => {
     await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
     const dir = await mkdtemp(path.join(ROOT, '.tmp', 'instance-pools-'));
     dirs.push(dir);
-    const stores = ['postgres', 'mysql', 'sqlite', 'redis', 'dynamodb'];
+    const stores = ['postgres', 'mysql', 'sqlite', 'libsql', 'redis', 'dynamodb'];
     for (const database of stores) {
       const raw = JSON.parse(await readFile(path.join(ROOT, 'fixtures/configs/express-stripe-payments.json'), 'utf8')) as { stack: Record<string, unknown> };
       raw.stack['database'] = database;

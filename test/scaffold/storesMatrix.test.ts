@@ -11,8 +11,8 @@ import { MYSQL_URL, mysqlSkipReason, REDIS_URL, redisSkipReason, startDynalite }
 
 const run = promisify(execFile);
 
-type Store = 'postgres' | 'mysql' | 'sqlite' | 'redis' | 'dynamodb';
-const STORES: Store[] = ['postgres', 'mysql', 'sqlite', 'redis', 'dynamodb'];
+type Store = 'postgres' | 'mysql' | 'sqlite' | 'libsql' | 'redis' | 'dynamodb';
+const STORES: Store[] = ['postgres', 'mysql', 'sqlite', 'libsql', 'redis', 'dynamodb'];
 type Framework = 'express' | 'fastify' | 'nestjs' | 'koa' | 'hono' | 'nextjs' | 'none';
 /** The target id's name for a `stack.framework`. */
 const idName = (framework: Framework) => (framework === 'none' ? 'plain' : framework);
@@ -55,6 +55,8 @@ const skips: Record<Store, string | undefined> = {
   postgres: await postgresSkipReason(),
   mysql: await mysqlSkipReason(),
   sqlite: undefined,
+  // A local file: database through @libsql/client: never skipped.
+  libsql: undefined,
   redis: await redisSkipReason(),
   // dynalite serves the DynamoDB API from this process: never skipped.
   dynamodb: undefined,
@@ -64,7 +66,7 @@ for (const [store, reason] of Object.entries(skips)) if (reason) console.warn(`s
 
 // MySQL reads DATABASE_URL too, so its suites run in a vitest process of their own.
 const RUNS: Array<{ name: string; stores: Store[]; env: Record<string, string> }> = [
-  { name: 'PostgreSQL, SQLite and Redis', stores: ['postgres', 'sqlite', 'redis'] as Store[], env: { DATABASE_URL, REDIS_URL } },
+  { name: 'PostgreSQL, SQLite, libSQL and Redis', stores: ['postgres', 'sqlite', 'libsql', 'redis'] as Store[], env: { DATABASE_URL, REDIS_URL } },
   { name: 'MySQL/MariaDB', stores: ['mysql'] as Store[], env: { DATABASE_URL: MYSQL_URL } },
   { name: 'DynamoDB', stores: ['dynamodb'] as Store[], env: { DYNAMODB_ENDPOINT: dynamo.endpoint } },
 ];

@@ -22,6 +22,7 @@ const CASES: ReadonlyArray<{ framework: string; database: string; module: string
   { framework: 'koa', database: 'sqlite', module: 'koa', moduleType: 'commonjs' },
   { framework: 'express', database: 'redis', module: 'express', moduleType: 'module' },
   { framework: 'nextjs', database: 'dynamodb', module: 'next', moduleType: 'module' },
+  { framework: 'hono', database: 'libsql', module: 'hono', moduleType: 'commonjs' },
 ];
 
 describe.each(CASES)('JavaScript ($moduleType) project on $framework + $database', ({ framework, database, module, moduleType }) => {

@@ -15,6 +15,7 @@ describe('store modules', () => {
     expect(storeFor('mysql')?.id).toBe('mysql');
     expect(storeFor('mariadb')?.id).toBe('mysql');
     expect(storeFor('sqlite')?.id).toBe('sqlite');
+    expect(storeFor('libsql')?.id).toBe('libsql');
     expect(storeFor('redis')?.id).toBe('redis');
     expect(storeFor('postgres')?.id).toBe('postgres');
     expect(storeFor('dynamodb')?.id).toBe('dynamodb');

@@ -19,7 +19,9 @@ const DATABASES: Record<string, string> = {
   '@vercel/postgres': 'postgres', slonik: 'postgres', mysql2: 'mysql', mysql: 'mysql', mongodb: 'mongodb',
   mongoose: 'mongodb', ioredis: 'redis', redis: 'redis', '@upstash/redis': 'redis', '@aws-sdk/client-dynamodb': 'dynamodb',
   '@aws-sdk/lib-dynamodb': 'dynamodb', dynamoose: 'dynamodb', 'better-sqlite3': 'sqlite', sqlite3: 'sqlite',
-  '@libsql/client': 'sqlite', '@supabase/supabase-js': 'postgres', '@supabase/postgrest-js': 'postgres',
+  // libSQL is usually a remote database (Turso) every instance shares, not a file on one machine.
+  '@libsql/client': 'libsql', '@libsql/kysely-libsql': 'libsql', '@prisma/adapter-libsql': 'libsql',
+  '@supabase/supabase-js': 'postgres', '@supabase/postgrest-js': 'postgres',
   '@planetscale/database': 'mysql', mariadb: 'mysql', '@vercel/kv': 'redis', 'kysely-neon': 'postgres',
   '@electric-sql/pglite': 'postgres', 'postgres-js': 'postgres', '@prisma/adapter-neon': 'postgres',
   '@prisma/adapter-planetscale': 'mysql', '@prisma/adapter-pg': 'postgres', 'drizzle-orm/neon-http': 'postgres',

@@ -451,7 +451,7 @@ function partialFailure(model: DesignModel, samples: CodeSamples): Section {
     p(
       model.stack.transactional
         ? `Where every effect of an action is a write to the database that holds the store, one transaction covers the claim, those writes and the completion: nothing is visible until it commits, and a crash, a thrown handler or a failed completion rolls all of it back, so the retry starts clean. Concurrent duplicates wait on ${model.stack.duplicateWaitsOn ?? "the key's unique index"} for at most the lock time-out below, then see the committed result (${model.stack.worker ? 'a duplicate' : 'replay'}) or ${model.stack.worker ? "get 'busy' (a message) or 'overlap' (a cron run)" : model.stack.plain ? 'get InFlightError' : 'get 409'}. Where an action reaches outside that database (a payment provider, e-mail, another service), no transaction can undo the effect; the claim commits first and a lease with a fencing token guards the run.`
-        : `${model.stack.databaseLabel} has no transaction that could include an action's own writes, so every action runs in lease mode: the claim commits first and a lease with a fencing token guards the run; every later write of the run (completion, lease extension, saga steps) is conditional on that token.`,
+        : `${upperFirst(STORE_FACTS[model.stack.storeDatabase].leaseOnly ?? `${model.stack.databaseLabel} has no transaction that could include an action's own writes`)}, so every action runs in lease mode: the claim commits first and a lease with a fencing token guards the run; every later write of the run (completion, lease extension, saga steps) is conditional on that token.`,
     ),
     list(model.actions.map((a) => [strong(a.name), `: ${a.modeReason}`])),
     heading('When the store or the completion fails'),
@@ -612,7 +612,7 @@ function testScenarios(model: DesignModel, samples: CodeSamples): Section {
   return section(11, 'Test Scenarios', 'Input, expected outcome and the invariant each scenario protects, including concurrent duplicates.', [
     table(['Scenario', 'Input', 'Expected', 'Verifies'], model.tests.map((t) => [cell(strong(t.name)), cell(t.input), cell(t.expected), cell(t.verifies)])),
     heading('Test suite skeleton', 'test-suite'),
-    p(`In ${model.stack.testFrameworkLabel}, against a real ${model.stack.databaseLabel} (never a mock: the constraint is what is being tested).`),
+    p(`In ${model.stack.testFrameworkLabel}, against ${STORE_FACTS[model.stack.storeDatabase].testTarget ?? `a real ${model.stack.databaseLabel}`} (never a mock: the constraint is what is being tested).`),
     ...sampleOr(samples.tests, () => []),
   ]);
 }

@@ -1,5 +1,6 @@
 import type { Database } from '../../config/schema.js';
 import { DYNAMODB_STORE } from './dynamodb.js';
+import { LIBSQL_STORE } from './libsql.js';
 import { MYSQL_STORE } from './mysql.js';
 import { POSTGRES_STORE } from './postgres.js';
 import { REDIS_STORE } from './redis.js';
@@ -7,10 +8,10 @@ import { SQLITE_STORE } from './sqlite.js';
 import type { StoreModule } from './types.js';
 
 export type { StoreModule, StoreTestHooks, StoreWiring } from './types.js';
-export { DYNAMODB_STORE, MYSQL_STORE, POSTGRES_STORE, REDIS_STORE, SQLITE_STORE };
+export { DYNAMODB_STORE, LIBSQL_STORE, MYSQL_STORE, POSTGRES_STORE, REDIS_STORE, SQLITE_STORE };
 
 /** Every store the scaffold can target; one line per store. */
-export const STORE_MODULES: readonly StoreModule[] = [POSTGRES_STORE, MYSQL_STORE, SQLITE_STORE, REDIS_STORE, DYNAMODB_STORE];
+export const STORE_MODULES: readonly StoreModule[] = [POSTGRES_STORE, MYSQL_STORE, SQLITE_STORE, LIBSQL_STORE, REDIS_STORE, DYNAMODB_STORE];
 
 /**
  * The store for a design's `stack.storeDatabase`. A database without a store module of its own (MongoDB)

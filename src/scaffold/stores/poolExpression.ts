@@ -11,6 +11,7 @@ const POOL_SOURCES: Record<StoreModule['id'], { readonly env: string; readonly u
   postgres: { env: 'DATABASE_URL', unsetAllowed: false, fallback: "''" },
   mysql: { env: 'DATABASE_URL', unsetAllowed: false, fallback: "''" },
   sqlite: { env: 'DATABASE_URL', unsetAllowed: false, fallback: "'idempotency.db'" },
+  libsql: { env: 'DATABASE_URL', unsetAllowed: false, fallback: "'file:idempotency.db'" },
   redis: { env: 'REDIS_URL', unsetAllowed: false, fallback: "'redis://127.0.0.1:6379'" },
   dynamodb: { env: 'DYNAMODB_ENDPOINT', unsetAllowed: true },
 };

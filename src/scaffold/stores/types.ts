@@ -9,7 +9,7 @@ import type { StaticFile } from '../typescriptRuntime.js';
  * + one line in the contract-suite matrix (test/scaffold/storeContract).
  */
 export interface StoreModule {
-  readonly id: 'postgres' | 'mysql' | 'sqlite' | 'redis' | 'dynamodb';
+  readonly id: 'postgres' | 'mysql' | 'sqlite' | 'libsql' | 'redis' | 'dynamodb';
   /** For labels and messages, e.g. "MySQL/MariaDB". */
   readonly label: string;
   /** The `stack.storeDatabase` values it serves. */
@@ -57,6 +57,8 @@ export interface StoreWiring {
 export interface StoreReadme {
   /** Wiring step 1: how to create the store's tables (or why there are none). */
   readonly migrationStep: string;
+  /** Why every action runs in lease mode, for a store whose database has transactions it does not share with the handler. */
+  readonly leaseOnly?: string;
   /** The bullet on a store that is down or slow. */
   readonly limits: (view: ScaffoldView) => string;
   /** The bullet on retention and cleanup. */

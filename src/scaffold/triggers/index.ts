@@ -57,6 +57,7 @@ const STORE_SUPPORT: Record<string, Omit<TriggerStoreSupport, 'id'>> = {
   postgres: { label: 'PostgreSQL', listStuck: true, orderingTable: true, suites: true },
   mysql: { label: 'MySQL/MariaDB', listStuck: false, orderingTable: false, suites: false },
   sqlite: { label: 'SQLite', listStuck: false, orderingTable: false, suites: false },
+  libsql: { label: 'libSQL (Turso)', listStuck: false, orderingTable: false, suites: false },
   redis: { label: 'Redis', listStuck: false, orderingTable: false, suites: false },
   dynamodb: { label: 'DynamoDB', listStuck: false, orderingTable: false, suites: false },
 };

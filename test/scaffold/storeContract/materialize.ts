@@ -23,7 +23,7 @@ export interface Materialized {
  * package the scaffold imports to an aliased devDependency holding an older release of it (`mysql2` →
  * `mysql2-2.3`): a node_modules folder of the scaffold's own links the name to it, so the same files load that one.
  */
-export async function materializeStore(database: 'postgres' | 'mysql' | 'sqlite' | 'redis' | 'dynamodb', releases: Record<string, string> = {}): Promise<Materialized> {
+export async function materializeStore(database: 'postgres' | 'mysql' | 'sqlite' | 'libsql' | 'redis' | 'dynamodb', releases: Record<string, string> = {}): Promise<Materialized> {
   const model = await modelFor('express-stripe-payments', (raw) => {
     (raw.stack as Record<string, unknown>).database = database;
   });

@@ -1,8 +1,9 @@
 import { ts } from 'ts-morph';
+import { isPagesApiFile } from '../model/labels.js';
 
 /** Next.js route handlers, pages/api, and files that register HTTP routes or verify webhooks: code a caller waits on. */
 export function isRequestPathFile(rel: string, text: string): boolean {
-  if (/(^|\/)app\/(.+\/)?route\.[cm]?[jt]sx?$/.test(rel) || /(^|\/)pages\/api\//.test(rel)) return true;
+  if (/(^|\/)app\/(.+\/)?route\.[cm]?[jt]sx?$/.test(rel) || isPagesApiFile(rel)) return true;
   if (/constructEvent|\.(post|put|patch|delete|get|all)\(\s*['"`]\//.test(text)) return true;
   return /@(Post|Put|Patch|Delete|Get)\(/.test(text);
 }

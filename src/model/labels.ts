@@ -7,6 +7,11 @@ export function andList(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}`;
 }
 
+/** A Next.js Pages Router API route file (`pages/api/…`, `src/pages/api/…`), by its project-relative path. */
+export function isPagesApiFile(file: string | undefined): boolean {
+  return file !== undefined && /(^|\/)pages\/api\//.test(file);
+}
+
 /** Names in a sentence with a bounded length: `a, b, c and 4 more` past four (config texts have a length limit). */
 export function fewNames(items: readonly string[], shown = 3): string {
   return items.length <= shown + 1 ? andList(items) : `${items.slice(0, shown).join(', ')} and ${items.length - shown} more`;

@@ -1,6 +1,6 @@
 import type { Config, Database } from '../config/schema.js';
 import { httplessKinds, noHttpRoute } from './httplessActions.js';
-import { BROKER_LABELS, DATABASE_LABELS, FRAMEWORK_LABELS, TEST_FRAMEWORK_LABELS } from './labels.js';
+import { BROKER_LABELS, DATABASE_LABELS, FRAMEWORK_LABELS, TEST_FRAMEWORK_LABELS, isPagesApiFile } from './labels.js';
 import { STORE_FACTS } from './storeFacts.js';
 import { isWorkerOnly } from './workerOutcomes.js';
 import type { StackDesign } from './types.js';
@@ -52,7 +52,7 @@ function nextLabel(actions: readonly { trigger: string; transport?: string; sour
   if (actionsOnly.length === http.length && http.length > 0) return 'Next.js Server Actions';
   // The Pages Router calls its pages/api handlers API routes; "route handlers" are the App Router's route.ts.
   const routes = http.filter((a) => a.transport !== 'server-action');
-  const pages = routes.filter((a) => /(^|\/)pages\/api\//.test(a.source ?? '')).length;
+  const pages = routes.filter((a) => isPagesApiFile(a.source)).length;
   const kinds = pages === 0 ? 'route handlers' : pages === routes.length ? 'API routes' : 'route handlers and API routes';
   return actionsOnly.length === 0 ? (pages === 0 ? FRAMEWORK_LABELS.nextjs : `Next.js ${kinds}`) : `Next.js ${kinds} and Server Actions`;
 }

@@ -6,6 +6,7 @@ import type { Edit, ManualStep, WiringTarget } from '../types.js';
 import { HOOK_FILES, wireClients } from './clientWiring.js';
 import { nextPrincipalOf, renderNextInstance, type NextPrincipal } from './nextInstance.js';
 import { nextKindOf, wiredIn } from './nextRoute.js';
+import { isPagesApiFile } from '../../model/labels.js';
 
 export interface NextProjectInput {
   root: string;
@@ -85,7 +86,7 @@ async function withInstance(input: NextProjectInput, out: NextProjectPlan, wired
   const scoped = wired.filter((t) => t.scope !== undefined && t.scope !== 'global');
   const instance = `${input.scaffoldDir}/instance.ts`;
   // A Pages API route hands the principal its req and res: the session is read from them there.
-  const pages = scoped.some((t) => /(^|\/)pages\/api\//.test(t.file ?? ''));
+  const pages = scoped.some((t) => isPagesApiFile(t.file));
   const auth = scoped.length > 0 && !input.scaffoldModules.has('instance') ? await appAuth(input, pages) : undefined;
   if (!input.scaffoldModules.has('instance')) {
     out.changes.push({ path: instance, after: renderNextInstance(scoped.length > 0, input.storeId, auth, input.memory ?? false, input.connection) });

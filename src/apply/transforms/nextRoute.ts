@@ -5,6 +5,7 @@ import { bindsName, ensureNamedImport, fitStatement } from '../sourceFile.js';
 import type { ImportStyle, WiringTarget } from '../types.js';
 import { manualOnly, type Transform, type TransformOutcome } from './context.js';
 import { keyHandlerCalls } from './stripeKey.js';
+import { isPagesApiFile } from '../../model/labels.js';
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
@@ -14,7 +15,7 @@ export type NextKind = 'route' | 'pages' | 'action';
 export function nextKindOf(file: string, text: string): NextKind | undefined {
   if (USE_SERVER_FILE.test(text)) return 'action';
   if (/(^|\/)route\.[cm]?[jt]sx?$/.test(file)) return 'route';
-  if (/(^|\/)pages\/api\//.test(file)) return 'pages';
+  if (isPagesApiFile(file)) return 'pages';
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-import { BROKER_LABELS } from '../../model/labels.js';
+import { BROKER_LABELS, isPagesApiFile } from '../../model/labels.js';
 import type { DesignModel } from '../../model/types.js';
 import { deliveringBroker } from '../../model/workerOutcomes.js';
 import { printSnippet } from '../javascript/printModule.js';
@@ -41,7 +41,7 @@ consumers/, cron/, reconcile/ in this folder).`,
     signatureHeader: 'x-signature', // the header your sender puts the HMAC-SHA256 of the raw body in
     eventId: { path: ${quote(hook.key.from?.[0] ?? 'id')} }, // where it puts the delivery's id: a body path, or { header: '…' }
   })`;
-    const pagesRoute = /(^|\/)pages\/api\//.test(hook.source ?? '');
+    const pagesRoute = isPagesApiFile(hook.source);
     const handles =
       hook.provider === 'stripe'
         ? "  handles: (type) => type.startsWith('payment_intent.'), // others: 2xx, no record\n"

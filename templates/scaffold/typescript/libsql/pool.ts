@@ -24,7 +24,7 @@ export function createPool(
   url: string,
   limits?: PoolLimits | number,
   max?: number,
-  authToken: string | undefined = process.env.DATABASE_AUTH_TOKEN,
+  authToken: string | undefined = process.env['DATABASE_AUTH_TOKEN'],
 ): Client {
   const poolSize = max ?? (typeof limits === 'object' ? limits.poolSize : undefined);
   return createClient({

@@ -707,6 +707,17 @@ function topLevelFunction(sf: ts.SourceFile, name: string): ts.FunctionLikeDecla
   return undefined;
 }
 
+/**
+ * The parsed module a file's named import `local` comes from: undefined when the file imports no such name, null when
+ * it does but the module is none of the parsed files (a package, an unresolved path).
+ */
+export function namedImportOrigin(ctx: Pick<ProjectContext, 'sources' | 'aliases'>, source: SourceContext, local: string): SourceContext | null | undefined {
+  // A default import (`import handleRoute from './group-invite'`) binds the name as much as a named one.
+  const byDefault = source.sf.statements.find((s): s is ts.ImportDeclaration => ts.isImportDeclaration(s) && s.importClause?.name?.text === local);
+  const module = importSpecifier(source.sf, local)?.module ?? (byDefault && ts.isStringLiteral(byDefault.moduleSpecifier) ? byDefault.moduleSpecifier.text : undefined);
+  return module === undefined ? undefined : (resolveModule(ctx, source.rel, module) ?? null);
+}
+
 function importSpecifier(sf: ts.SourceFile, local: string): { module: string; imported: string } | undefined {
   for (const statement of sf.statements) {
     if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;

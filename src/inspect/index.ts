@@ -57,7 +57,8 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
   for (const scopeDir of scopeDirs) {
     const inScope = files.filter((f) => f.kind === 'source' && scopeOf(f.rel) === scopeDir);
     const ws = workspaces.find((w) => w.dir === scopeDir);
-    const prisma = [...texts].find(([rel]) => rel.endsWith('.prisma') && scopeOf(rel) === scopeDir)?.[1] ?? sharedPrismaSchema(texts);
+    // A multi-file schema (prisma/schema/*.prisma) declares its datasource in one of them.
+    const prisma = [...texts].find(([rel, text]) => rel.endsWith('.prisma') && scopeOf(rel) === scopeDir && DATASOURCE.test(text))?.[1] ?? sharedPrismaSchema(texts);
     const stack = detectStack(ws ? [ws.manifest, rootManifest] : [rootManifest], {
       tsFiles: inScope.filter((f) => /\.[cm]?tsx?$/.test(f.rel)).length,
       jsFiles: inScope.filter((f) => /\.[cm]?jsx?$/.test(f.rel)).length,
@@ -293,8 +294,10 @@ async function generatedPaths(root: string): Promise<Set<string>> {
  * kept outside them (postiz: libraries/nestjs-libraries/src/database/prisma, with every dependency in the root
  * package.json). Undefined when there is none, or several that name different providers.
  */
+const DATASOURCE = /\bdatasource\s+\w+\s*\{/;
+
 function sharedPrismaSchema(texts: ReadonlyMap<string, string>): string | undefined {
-  const schemas = [...texts].filter(([rel]) => rel.endsWith('.prisma')).map(([, text]) => text);
+  const schemas = [...texts].filter(([rel, text]) => rel.endsWith('.prisma') && DATASOURCE.test(text)).map(([, text]) => text);
   const providers = new Set(schemas.map((text) => /provider\s*=\s*"(\w+)"/.exec(text.slice(text.indexOf('datasource')))?.[1]));
   return providers.size === 1 && !providers.has(undefined) ? schemas[0] : undefined;
 }

@@ -57,13 +57,13 @@ const VERBS: Record<EndpointFinding['method'], string> = { POST: 'create', PUT: 
 /** Handler names that say nothing about the action: Next.js exports, anonymous wrappers. */
 /** A method named only by what it does to some resource: the route says which (POST /orders: createOrder). */
 const BARE_VERB = /^(create|update|store|save|post|put|patch|new|add|remove|delete|destroy|insert|upsert|submit|process)$/i;
-const GENERIC_HANDLER = /^(GET|POST|PUT|PATCH|DELETE|handler|handle|default|index|route|main|run|execute|fn|callback|action)$/i;
+const GENERIC_HANDLER = /^(GET|POST|PUT|PATCH|DELETE|handler|handle|default|index|route|main|run|execute|fn|callback|action|(default|api|route|request|main|base)Handler|handle(Request|Route))$/i;
 
 /** First words of a route segment that name its action already: `create-checkout-session`, `send-invite`. */
 const LEADING_VERB = /^(create|add|update|delete|remove|send|start|stop|generate|issue|make|submit|process|handle|sync|import|export|accept|decline|verify|invite|book|place|request|reset)$/i;
 
 /** A last path segment that is already the operation: POST /subscriptions/:id/cancel is cancelSubscription. */
-const VERB_SEGMENT = /^(cancel|refund|capture|confirm|checkout|subscribe|unsubscribe|pay|charge|approve|reject|archive|restore|publish|unpublish|resend|retry|complete|close|open|reopen|upgrade|downgrade|renew|redeem|transfer|payout|void|resume|pause|assign|unassign|upload|activate|deactivate|enable|disable|ship|fulfil|fulfill|dispatch|deliver|settle|reverse|authorize|authorise|clone|duplicate|move|release|submit|send|invite|accept|decline|verify|share|follow|unfollow|like|unlike|vote|join|leave|enroll|enrol|register)$/i;
+const VERB_SEGMENT = /^(cancel|refund|capture|confirm|checkout|subscribe|unsubscribe|pay|charge|approve|reject|archive|restore|publish|unpublish|resend|retry|complete|close|open|reopen|upgrade|downgrade|renew|redeem|transfer|payout|void|resume|pause|assign|unassign|upload|activate|deactivate|enable|disable|ship|fulfil|fulfill|dispatch|deliver|settle|reverse|authorize|authorise|clone|duplicate|move|release|submit|send|invite|accept|decline|verify|share|follow|unfollow|like|unlike|vote|join|leave|enroll|enrol|register|manage|reactivate|unpause|reorder)$/i;
 
 /** Turns findings into named, grouped candidate actions; pure, so the checklist is testable without a terminal. */
 export function actionsFromInspection(inspection: Inspection): ActionCandidate[] {

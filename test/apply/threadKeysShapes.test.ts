@@ -42,6 +42,16 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(await compile(copy.dir)).toBe('');
   });
 
+  it("another module's function of the same name, imported by default, is not a caller of this one", async () => {
+    // papermark: every Pages route hands the request to `handleRoute`, each imported from its own module.
+    copy = await copyFixture('express-service');
+    await writeFile(path.join(copy.dir, 'src/jobs/refundCharge.ts'), 'export default async function chargeOrder(amountCents: number): Promise<string> {\n  return String(-amountCents);\n}\n');
+    await writeFile(path.join(copy.dir, 'src/jobs/refund.ts'), "import chargeOrder from './refundCharge';\n\nexport const refund = (amountCents: number) => chargeOrder(amountCents);\n");
+    const result = await apply();
+    expect(reasons(result).filter((r) => r.includes('src/jobs/refund.ts'))).toEqual([]);
+    expect(result.changes.map((c) => c.path)).toContain('src/payments.ts');
+  });
+
   it('an overloaded function', async () => {
     copy = await copyFixture('express-service');
     await edit('src/payments.ts', (text) => text.replace('export async function chargeOrder', 'export function chargeOrder(amountCents: number): Promise<string>;\nexport function chargeOrder(amountCents: number, customer: string): Promise<string>;\nexport async function chargeOrder'));

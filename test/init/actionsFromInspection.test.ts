@@ -204,5 +204,21 @@ describe('action names from routes', () => {
     // fastify/demo@1f50cc1: the last segment says what the request does to the task.
     expect(nameFromRoute('POST', '/api/tasks/:id/assign')).toBe('assignTask');
     expect(nameFromRoute('POST', '/api/tasks/:id/upload')).toBe('uploadTask');
+    // mfts/papermark@7ff2e65: billing routes named by what they do to the billing.
+    expect(nameFromRoute('POST', '/api/teams/:teamId/billing/manage')).toBe('manageBilling');
+    expect(nameFromRoute('POST', '/api/teams/:teamId/billing/reactivate')).toBe('reactivateBilling');
+  });
+
+  it("does not take a generic handler name (defaultHandler, handleRoute) for the action's name", () => {
+    const inspection: Inspection = {
+      root: '/app',
+      stack: STACK,
+      warnings: [],
+      findings: [
+        { kind: 'endpoint', id: 'a', file: 'pages/api/jobs/send-notification.ts', line: 3, method: 'POST', path: '/api/jobs/send-notification', framework: 'nextjs', prefixResolved: true, handler: 'defaultHandler', sendsMessage: ['resend'] },
+        { kind: 'endpoint', id: 'b', file: 'pages/api/export.ts', line: 3, method: 'POST', path: '/api/exports', framework: 'nextjs', prefixResolved: true, handler: 'handleRoute', sendsMessage: ['resend'] },
+      ],
+    };
+    expect(actionsFromInspection(inspection).map((c) => c.action.name)).toEqual(['sendNotification', 'createExport']);
   });
 });

@@ -392,5 +392,16 @@ export const invite = validatedActionWithUser(z.object({ email: z.string() }), a
     expect(signUp).toMatchObject({ transport: 'server-action', touchesPayment: true });
     expect(signUp?.kind === 'endpoint' ? [...(signUp.bodyFields ?? [])].sort() : []).toEqual(['email', 'inviteId', 'password', 'priceId', 'redirect']);
   });
-});
 
+  it('reads the database of a multi-file Prisma schema from the file that declares the datasource', async () => {
+    // mfts/papermark@7ff2e65: prisma/schema/*.prisma, the datasource in schema.prisma, models in the others.
+    const dir = project({
+      'package.json': JSON.stringify({ dependencies: { '@prisma/client': '^6.0.0', next: '^14.0.0', ioredis: '^5.0.0' } }),
+      'prisma/schema/annotation.prisma': 'model Annotation {\n  id String @id\n}\n',
+      'prisma/schema/schema.prisma': 'generator client {\n  provider = "prisma-client-js"\n}\n\ndatasource db {\n  provider = "postgresql"\n  url = env("DATABASE_URL")\n}\n',
+      'pages/api/hello.ts': 'export default function handler(req: any, res: any) { res.json({}); }\n',
+    });
+    const inspection = await inspectProject(dir);
+    expect(inspection.stack.databases).toContain('postgres');
+  });
+});

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ts } from 'ts-morph';
-import { resolveCallee } from '../../findings/actionFacts.js';
+import { namedImportOrigin, resolveCallee } from '../../findings/actionFacts.js';
 import { calls, isLoop } from '../../findings/walk.js';
 import { insideProject } from '../followHandler.js';
 import { CONTEXT_NAME } from '../transforms/stripeKey.js';
@@ -170,8 +170,12 @@ export function otherUses(ctx: Sources, hop: Hop, ignore?: ts.Node): { callers: 
       if (given && ts.isIdentifier(given) && given.text === CONTEXT_NAME) continue;
       callers.push(`${source.rel}:${lineOf(call)}`);
     }
+    // `handleRoute` imported here from another module than the one defining this function is that module's.
+    const origin = member ? undefined : namedImportOrigin(ctx, source, name);
+    const foreign = origin !== undefined && origin !== null && origin.rel !== hop.source.rel;
     for (const id of collectIdentifiers(source.sf)) {
       if (id.text !== name) continue;
+      if (foreign && !ts.isPropertyAccessExpression(id.parent)) continue;
       const parent = id.parent;
       const expression = ts.isPropertyAccessExpression(parent) && parent.name === id ? parent : !member && isReference(id) ? id : undefined;
       if (!expression || expression === hop.call.expression || resolved.has(expression) || generatedName(expression, source.sf)) continue;

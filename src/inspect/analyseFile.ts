@@ -15,7 +15,8 @@ import type { PackageStack } from './stack/detectStack.js';
  */
 // A middleware's own file (a parameter list ending in `, next)`) and a session reader's (`getUser()` verifying the
 // session token, which a Server Action's builder calls): the route-authentication reader judges them by their body.
-const CROSS_FILE_HINT = /payment|charge|checkout|refund|billing|invoice|subscription|webhook|(Dto|Input|Body|Request|Payload|Schema)\b|\.object\(|Type\.Object|\.req\.(valid|json|parseBody|formData)\s*\(|,\s*next\s*(?::\s*[\w.]+\s*)?\)|\bverify(?:Id)?Token\s*\(|\bjwtVerify\s*\(|\b(?:jwt|jsonwebtoken)\s*\.\s*verify\s*\(/i;
+// A handler a Pages API route hands the request to (`req.method === "POST"` there) tells the route's methods.
+const CROSS_FILE_HINT = /\b(?:req|request)\s*\.\s*method\b|payment|charge|checkout|refund|billing|invoice|subscription|webhook|(Dto|Input|Body|Request|Payload|Schema)\b|\.object\(|Type\.Object|\.req\.(valid|json|parseBody|formData)\s*\(|,\s*next\s*(?::\s*[\w.]+\s*)?\)|\bverify(?:Id)?Token\s*\(|\bjwtVerify\s*\(|\b(?:jwt|jsonwebtoken)\s*\.\s*verify\s*\(/i;
 
 /**
  * A barrel (`export * from './tasks'`, or CommonJS `module.exports.emailService = require('./email.service')`): imports

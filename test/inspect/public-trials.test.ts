@@ -404,4 +404,19 @@ export const invite = validatedActionWithUser(z.object({ email: z.string() }), a
     const inspection = await inspectProject(dir);
     expect(inspection.stack.databases).toContain('postgres');
   });
+
+  it('takes the methods of a Pages API route from the handler it hands the request to', async () => {
+    // mfts/papermark@7ff2e65: `export default async function handle(req, res) { return handleRoute(req, res); }`.
+    const dir = project({
+      'package.json': JSON.stringify({ dependencies: { next: '^14.0.0' } }),
+      'tsconfig.json': JSON.stringify({ compilerOptions: { paths: { '@/*': ['./*'] } } }),
+      'pages/api/billing/cancel.ts': 'import { handleRoute } from "@/ee/cancel-route";\nexport default async function handle(req: any, res: any) {\n  return handleRoute(req, res);\n}\n',
+      'ee/cancel-route.ts': 'export async function handleRoute(req: any, res: any) {\n  if (req.method === "POST") {\n    return res.status(200).json({ cancelled: true });\n  }\n  res.status(405).end();\n}\n',
+      'pages/api/billing/invoices.ts': 'import handleRoute from "@/ee/invoices-route";\nexport default async function handle(req: any, res: any) {\n  return handleRoute(req, res);\n}\n',
+      'ee/invoices-route.ts': 'export default async function handleRoute(req: any, res: any) {\n  if (req.method !== "GET") return res.status(405).end();\n  return res.json([]);\n}\n',
+    });
+    const endpoints = (await inspectProject(dir)).findings.filter((f) => f.kind === 'endpoint').map((f) => f.id);
+    expect(endpoints).toContain('POST /api/billing/cancel');
+    expect(endpoints.some((id) => id.endsWith('/api/billing/invoices'))).toBe(false);
+  });
 });

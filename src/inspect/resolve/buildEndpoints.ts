@@ -4,6 +4,7 @@ import { STREAMED_RESPONSE } from '../detectors/streamedResponse.js';
 import { loadedByLoop } from './dirLoad.js';
 import { routeAuthenticationReader, type Authentication, type GuardedMount } from './routeAuthentication.js';
 import type { EndpointFinding } from '../types.js';
+import type { FunctionFacts } from '../parse/indexSource.js';
 import type { FunctionGraph } from './functionGraph.js';
 import type { ProjectRecords } from './projectRecords.js';
 import { ownerKey, resolveBinding, resolveExport, resolveImport, splitBindingKey } from './resolveModules.js';
@@ -102,6 +103,14 @@ export function buildEndpoints(records: ProjectRecords, graph: FunctionGraph, fr
         built.push(endpoint(base, joinPath(prefix ?? '', route.path), route.prefixResolved !== false && prefix !== null && prefix !== undefined, route.framework));
         continue;
       }
+      if (!route.owner && route.method === 'ALL' && route.framework === 'nextjs') {
+        // A Pages API route that hands the request on (`return handleRoute(req, res)`) checks the method there.
+        const methods = delegatedMethods(records, graph, handlerFacts);
+        if (methods !== undefined) {
+          for (const method of methods) built.push({ ...endpoint({ ...base, route: { ...route, method } }, joinPath(route.path), route.prefixResolved !== false, 'nextjs'), authentication: authenticationOf(route, 'nextjs') });
+          continue;
+        }
+      }
       if (!route.owner) {
         const own = endpoint(base, joinPath(route.path), route.prefixResolved !== false, route.framework ?? 'unknown');
         // Next.js decides per route: a Server Action or a route handler authenticates in its own code or not at all.
@@ -163,6 +172,26 @@ function controllerPathVia(
     }
   }
   return { path, resolved: true };
+}
+
+const METHOD_CHECK = /\b(?:req|request)\s*\.\s*method\s*[!=]==?\s*['"`](GET|HEAD|OPTIONS|POST|PUT|PATCH|DELETE)['"`]|\bcase\s+['"`](GET|HEAD|OPTIONS|POST|PUT|PATCH|DELETE)['"`]\s*:/g;
+
+/**
+ * The mutating methods the functions a handler calls branch on (`if (req.method === "POST")` in the imported
+ * handleRoute), or undefined when they compare none: then every method reaches the work. An empty list: only reads.
+ */
+function delegatedMethods(records: ProjectRecords, graph: FunctionGraph, handlers: readonly FunctionFacts[]): Array<'POST' | 'PUT' | 'PATCH' | 'DELETE'> | undefined {
+  const found = new Set<string>();
+  for (const handler of handlers) {
+    for (const callee of handler.callees) {
+      for (const fn of graph.resolve(handler.file, callee)) {
+        const text = records.files.get(fn.file)?.text.slice(fn.start, fn.end) ?? '';
+        for (const match of text.matchAll(METHOD_CHECK)) found.add(match[1] ?? match[2]!);
+      }
+    }
+  }
+  if (found.size === 0) return undefined;
+  return (['POST', 'PUT', 'PATCH', 'DELETE'] as const).filter((m) => found.has(m));
 }
 
 function endpoint(base: { route: RawRoute; bodyFields: string[]; streams?: boolean }, fullPath: string, prefixResolved: boolean, framework: string): BuiltEndpoint {

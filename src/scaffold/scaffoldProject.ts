@@ -71,10 +71,10 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
         const undo = tool.kind === 'sql' ? migrations.find((m) => m.role === 'other') : undefined;
         if (migration === undo) continue;
         if (undo) notes.push(`The store's migration is also in ${migration.path}, its undo in ${undo.path} (your SQL migrations folder); apply it with your migration tool.`);
-        else if (migration.path.endsWith('.prisma')) notes.push(`The store's tables are appended to ${migration.path} as Prisma models (@@map to the same tables)${tool.kind === 'prisma' && tool.push ? '; your scripts apply the schema with `prisma db push`, which creates them' : ''}.`);
+        else if (migration.path.endsWith('.prisma')) notes.push(`The store's tables are ${tool.kind === 'prisma' && tool.modelsFile === migration.path ? 'in' : 'appended to'} ${migration.path} as Prisma models (@@map to the same tables)${tool.kind === 'prisma' && tool.push ? '; your scripts apply the schema with `prisma db push`, which creates them' : ''}.`);
         else notes.push(`The store's migration is also in ${migration.path} (${tool.kind === 'sql' ? 'your SQL migrations folder' : tool.kind}); ${tool.kind === 'prisma' ? 'run `prisma migrate dev` to apply it' : 'apply it with your migration tool'}.`);
       }
-      if (tool.kind === 'prisma') addReadmeNote(files, plan.dir, migrations.filter((m) => !m.path.endsWith('.prisma')), tool.schema?.path, tool.push === true);
+      if (tool.kind === 'prisma') addReadmeNote(files, plan.dir, migrations.filter((m) => !m.path.endsWith('.prisma')), tool.modelsFile ?? tool.schema?.path, tool.push === true);
     }
     if (index === plans.findIndex((candidate) => candidate.dir === input.dir) || (index === 0 && !plans.some((candidate) => candidate.dir === input.dir))) {
       excerpts = documentExcerpts(plan.model, { dir: plan.dir, profile, reference: true });

@@ -40,11 +40,11 @@ const schemaOf = (provider: string) => `generator client {\n  provider = "prisma
  * `prisma validate` checks the schema with Prisma's own (WebAssembly) parser. The CLI still insists on a schema
  * engine binary it would download; validation never runs it, so a placeholder path keeps the test offline.
  */
-async function prismaValidate(root: string, provider: string): Promise<void> {
+async function prismaValidate(root: string, provider: string, schema = 'prisma/schema.prisma'): Promise<void> {
   const placeholder = path.join(root, 'no-schema-engine');
   await writeFile(placeholder, '', { mode: 0o755 });
   const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: placeholder, PRISMA_QUERY_ENGINE_LIBRARY: placeholder, CHECKPOINT_DISABLE: '1', PRISMA_HIDE_UPDATE_MESSAGE: '1', DATABASE_URL: `${provider}://localhost/unused` };
-  await run(PRISMA, ['validate', '--schema', path.join(root, 'prisma/schema.prisma')], { cwd: root, env });
+  await run(PRISMA, ['validate', '--schema', path.join(root, schema)], { cwd: root, env });
 }
 
 describe.each([
@@ -78,5 +78,31 @@ describe.each([
     const again = await scaffoldProject({ root, model: await model(), dir: 'src/idempotency', packageManager: 'npm' });
     expect(again.files.some((file) => file.path === 'prisma/schema.prisma')).toBe(false);
     if (!prismaMissing) await prismaValidate(root, provider);
+  });
+});
+
+describe('Prisma with a multi-file schema (prisma/schema/*.prisma, as mfts/papermark keeps it)', () => {
+  it('puts the models in a file of their own in that folder and the migration in prisma/migrations beside it', async () => {
+    const schema = schemaOf('postgresql').replace(/\nmodel User[\s\S]*$/, '\n');
+    const root = await repo({
+      'package.json': '{"name":"docs","dependencies":{"@prisma/client":"6.19.0"}}',
+      'prisma/schema/schema.prisma': schema,
+      'prisma/schema/user.prisma': 'model User {\n  id    Int    @id @default(autoincrement())\n  email String @unique\n}\n',
+      'prisma/migrations/20240301120000_init/migration.sql': '',
+      'lib/app.ts': '',
+    });
+    const model = await modelFor('express-stripe-payments');
+    const project = await scaffoldProject({ root, model, dir: 'lib/idempotency', packageManager: 'npm' });
+    const paths = project.files.map((file) => file.path);
+    expect(paths).toContain('prisma/migrations/20240301120001_idempotency/migration.sql');
+    expect(paths).toContain('prisma/schema/idempotency.prisma');
+    // The file with the datasource stays as it was.
+    expect(paths).not.toContain('prisma/schema/schema.prisma');
+    const models = project.files.find((file) => file.path === 'prisma/schema/idempotency.prisma')!.contents;
+    expect(models).not.toContain('datasource');
+    expect(models).toContain('@@map("idempotency_store")');
+    expect(project.notes.join('\n')).toContain('The store\'s tables are in prisma/schema/idempotency.prisma');
+    await writeFile(path.join(root, 'prisma/schema/idempotency.prisma'), models);
+    if (!prismaMissing) await prismaValidate(root, 'postgresql', 'prisma/schema');
   });
 });

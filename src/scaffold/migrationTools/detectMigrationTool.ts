@@ -9,6 +9,11 @@ export type MigrationTool =
       schema?: { path: string; text: string };
       /** The project applies its schema with `prisma db push` and keeps no migrations folder: the models are the migration. */
       push?: true;
+      /**
+       * A multi-file schema (prisma/schema/*.prisma): the store's models go into this new file of that folder rather
+       * than into the file holding the datasource.
+       */
+      modelsFile?: string;
     }
   | {
       kind: 'drizzle';
@@ -55,10 +60,15 @@ export async function detectMigrationTool(root: string, packageDir: string): Pro
     const schemaFile = schemaSetting?.endsWith('.prisma') ? schemaSetting : `${prismaDir}/schema.prisma`;
     const text = await readFile(path.join(base, schemaFile), 'utf8').catch(() => undefined);
     const schema = text === undefined ? {} : { schema: { path: at(schemaFile), text } };
-    const existing = await list(`${prismaDir}/migrations`);
+    // A schema folder (prisma/schema/) keeps its migrations beside the folder (prisma/migrations) in the projects we met.
+    const outer = path.posix.basename(prismaDir) === 'schema' && (await list(`${prismaDir}/migrations`)) === undefined ? path.posix.dirname(prismaDir) : undefined;
+    const migrationsDir = outer !== undefined && (await list(`${outer}/migrations`)) !== undefined ? outer : prismaDir;
+    const existing = await list(`${migrationsDir}/migrations`);
     // postiz applies its schema with `prisma db push` and has no migrations folder: a migration.sql would never run.
     const push = text !== undefined && existing === undefined && scripts.some((script) => /\bdb\s+push\b/.test(script)) ? { push: true as const } : {};
-    return { kind: 'prisma', folder: at(prismaDir, 'migrations'), existing: existing ?? [], ...schema, ...push };
+    const folderSchema = text !== undefined && (prisma ?? []).filter((name) => name.endsWith('.prisma')).length > 1;
+    const modelsFile = folderSchema ? { modelsFile: at(prismaDir, 'idempotency.prisma') } : {};
+    return { kind: 'prisma', folder: at(migrationsDir, 'migrations'), existing: existing ?? [], ...schema, ...push, ...modelsFile };
   }
   const drizzleConfig = (await list('.'))?.find((name) => /^drizzle\.config\.(ts|js|mjs|cjs|mts|cts|json)$/.test(name));
   if (drizzleConfig) {

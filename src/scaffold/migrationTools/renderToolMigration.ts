@@ -40,7 +40,14 @@ export function renderToolMigration(input: ToolMigrationInput): ScaffoldFile[] {
       const migration = file(`${tool.folder}/${folder}/migration.sql`, header + input.ddl);
       // The models go into the user's schema.prisma only while absent, so `prisma migrate dev` sees no drift.
       const schema = tool.schema && appendPrismaModels(tool.schema.text, ddlTables(input.ddl));
-      const models = schema === undefined || !tool.schema ? [] : [{ ...file(tool.schema.path, schema), role: 'other' as const, formatted: true, editOf: tool.schema.text }];
+      // A multi-file schema gets the models as a file of their own in its folder; the datasource's file stays as it is.
+      const own = tool.modelsFile !== undefined && schema !== undefined && tool.schema ? schema.slice(tool.schema.text.replace(/\s*$/, '').length).replace(/^\s+/, '') : undefined;
+      const models =
+        schema === undefined || !tool.schema
+          ? []
+          : own !== undefined && tool.modelsFile !== undefined
+            ? [{ ...file(tool.modelsFile, own), role: 'other' as const, formatted: true }]
+            : [{ ...file(tool.schema.path, schema), role: 'other' as const, formatted: true, editOf: tool.schema.text }];
       // `prisma db push` applies the schema itself: the models are the whole change.
       return tool.push ? models : [migration, ...models];
     }

@@ -70,7 +70,11 @@ export async function runApply(flags: ApplyFlags, deps: ApplyDeps = {}, context:
   if (result.stale.length > 0) {
     throw new FindingsError('Not applied: the code changed since the inspection that recorded the actions\u2019 locations. Run `idempotency-builder init` again (or fix actions[].source), then apply.', result.stale);
   }
-  if (result.written) log.success(`Applied ${result.changes.length} file change${result.changes.length === 1 ? '' : 's'}; the apply record is in .idempotency-builder/apply.json.`);
+  if (result.written) {
+    log.success(`Applied ${result.changes.length} file change${result.changes.length === 1 ? '' : 's'}; the apply record is in .idempotency-builder/apply.json.`);
+    // The document lists which edits were applied and which stay manual, from that record.
+    log.info('Run `idempotency-builder generate` so the design document records these edits (which were applied, which stay manual).');
+  }
   else if (result.changes.length === 0) log.success('Nothing to change: every action apply can wire is wired.');
   else if (!previewOnly && !flags.yes && !interactive) {
     // CONTRACT: without a terminal a required answer is a flag; the confirmation is one.

@@ -20,14 +20,23 @@ function breakAfterSlashes(html: string): string {
   return html.replace(/\/(?=[^\s/])|\.(?=[A-Za-z_$])/g, '$&<wbr>');
 }
 
+/**
+ * In a table cell, a long camelCase name (an action named after its route, `sendConversationNewMessageNotification`)
+ * would set its column's width alone: it may wrap where a word starts, with <wbr> (no character, copies whole).
+ */
+function breakLongNames(html: string): string {
+  return html.replace(/\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+){2,}\b/g, (name) => (name.length < 24 ? name : name.replace(/(?<=[a-z0-9])(?=[A-Z])/g, '<wbr>')));
+}
+
 export function renderInline(parts: readonly Inline[], context: BlockContext): string {
   return parts
     .map((part) => {
-      if (typeof part === 'string') return escapeHtml(part);
+      if (typeof part === 'string') return context.inCell ? breakLongNames(escapeHtml(part)) : escapeHtml(part);
       if ('code' in part) return `<code>${context.inCell ? breakAfterSlashes(escapeHtml(part.code)) : escapeHtml(part.code)}</code>`;
       if ('strong' in part) return `<strong>${escapeHtml(part.strong)}</strong>`;
       const href = safeHref(context.resolveHref ? context.resolveHref(part.link.href) : part.link.href);
-      return href === undefined ? escapeHtml(part.link.text) : `<a href="${href}">${escapeHtml(part.link.text)}</a>`;
+      const text = context.inCell ? breakLongNames(escapeHtml(part.link.text)) : escapeHtml(part.link.text);
+      return href === undefined ? text : `<a href="${href}">${text}</a>`;
     })
     .join('');
 }

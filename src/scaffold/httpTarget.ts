@@ -78,7 +78,7 @@ export function httpTarget(options: HttpTargetOptions, store: StoreModule): Scaf
       const suiteOptions = { runner: context?.testRunner, moduleSystem: context?.testModuleSystem, scaffoldDir: context?.scaffoldDir, javascript: model.stack.language === 'javascript' };
       const scenarios = renderTests(view, `./${store.migration?.path ?? ''}`, framework, store, suiteOptions);
       // Printed in the house style for vitest; a value that leaves a line too long (a long action name) goes to prettier.
-      add('idempotency.test.ts', scenarios, 'tests', `the scenarios against a real ${store.label}`, 'scaffold', runner === 'vitest' && fitsHouseWidth(scenarios, { unbreakable: true }), moduleType && renderTestsJavaScript(view, `./${store.migration?.path ?? ''}`, framework, store, suiteOptions, moduleType));
+      add('idempotency.test.ts', scenarios, 'tests', `the scenarios against ${store.testTarget ?? `a real ${store.label}`}`, 'scaffold', runner === 'vitest' && fitsHouseWidth(scenarios, { unbreakable: true }), moduleType && renderTestsJavaScript(view, `./${store.migration?.path ?? ''}`, framework, store, suiteOptions, moduleType));
       const contractTest = store.renderContractTest(view);
       add('store-contract.test.ts', suite('store-contract.test.ts', contractTest), 'tests', `the store contract suite run against the ${store.label} store`, 'scaffold', runner === 'vitest', suiteJavaScript('store-contract.test.ts', contractTest));
       // Webhook, consumer and cron processors run on every store (they use only the IdempotencyStore interface);

@@ -41,6 +41,7 @@ const CRASH = `  it('crash mid-processing: 409 while the lease is live, then the
 export const LIBSQL_STORE: StoreModule = {
   id: 'libsql',
   label: 'libSQL (Turso)',
+  testTarget: 'a local libSQL database file (the engine a Turso database runs)',
   serves: ['libsql'],
   files: [
     { path: 'libsqlStore.ts', template: 'typescript/libsql/libsqlStore.ts', role: 'store', purpose: 'libSQL store: the claim as one write batch, fenced writes, bounded calls' },

@@ -12,6 +12,8 @@ export interface StoreModule {
   readonly id: 'postgres' | 'mysql' | 'sqlite' | 'libsql' | 'redis' | 'dynamodb';
   /** For labels and messages, e.g. "MySQL/MariaDB". */
   readonly label: string;
+  /** What the generated suites run on, when it is not "a real <label>" (libSQL: a local file, not a Turso server). */
+  readonly testTarget?: string;
   /** The `stack.storeDatabase` values it serves. */
   readonly serves: readonly Database[];
   /** Store-specific runtime files copied verbatim (store, connection helper, saga, cleanup). */

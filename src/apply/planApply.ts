@@ -42,7 +42,7 @@ import { NAMED_WEBHOOK, renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVE
 import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 import { CLAIM_TRANSACTION_MODULE, claimWriteCandidates, moveWritesOntoClaim, renderClaimTransaction } from './claimWrites.js';
-import { assignedPrincipal, projectTexts } from './requestPrincipal.js';
+import { assignedPrincipal, projectTexts, shopifyPrincipal } from './requestPrincipal.js';
 import { readRouteAuthentication } from './routeAuthentication.js';
 
 /** One transform per framework the generated adapters cover; adding one = one file + one line. */
@@ -733,7 +733,7 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
     let userOnRequest: boolean | undefined;
     if (principal === undefined && http && (framework === 'express' || framework === 'fastify')) {
       userOnRequest = await setsRequestUser(root, sourceTexts);
-      if (!userOnRequest) principal = assignedPrincipal(await sourceTexts());
+      if (!userOnRequest) principal = assignedPrincipal(await sourceTexts()) ?? (framework === 'express' ? shopifyPrincipal(await sourceTexts()) : undefined);
     }
     const rendered = framework === 'plain' ? renderPlainInstance(storeId, memory, connection) : framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal, storeId, memory, connection, scoped) : renderInstance(framework, principal, storeId, memory, connection, scoped);
     changes.push({ path: instance, after: emit(rendered, 'instance.ts') });

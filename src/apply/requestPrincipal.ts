@@ -29,3 +29,13 @@ export async function projectTexts(root: string): Promise<string[]> {
   const texts = await Promise.all(files.filter((f) => /\.(m|c)?[jt]sx?$/.test(f.rel)).map((f) => readInside(root, f.rel).catch(() => undefined)));
   return texts.filter((t): t is string => t !== undefined);
 }
+
+/**
+ * A Shopify app on @shopify/shopify-app-express: `shopify.validateAuthenticatedSession()` leaves the shop's session in
+ * `res.locals.shopify.session`, and the shop (its myshopify.com domain) is the caller keys are scoped to. Express hands
+ * the response to the principal as `req.res`.
+ */
+export function shopifyPrincipal(texts: readonly string[]): string[] | undefined {
+  const express = texts.some((text) => /['"]@shopify\/shopify-app-express['"]/.test(text));
+  return express && texts.some((text) => /\.validateAuthenticatedSession\s*\(/.test(text)) ? ['res', 'locals', 'shopify', 'session', 'shop'] : undefined;
+}

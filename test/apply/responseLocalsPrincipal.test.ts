@@ -2,6 +2,7 @@ import { Project, SyntaxKind } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
 import { principalPathIn } from '../../src/apply/principalPath.js';
 import { renderInstance } from '../../src/apply/renderInstance.js';
+import { shopifyPrincipal } from '../../src/apply/requestPrincipal.js';
 
 const handlerOf = (code: string) => {
   const sf = new Project({ useInMemoryFileSystem: true }).createSourceFile('routes.ts', code);
@@ -21,5 +22,15 @@ describe("an Express handler that reads its caller from res.locals (what the app
   it('only for Express, and only for an id below res.locals', () => {
     expect(principalPathIn(handler)).toBeUndefined();
     expect(principalPathIn(handlerOf('app.post("/x", (req, res) => res.json(res.locals.shopify.session));'), true)).toBeUndefined();
+  });
+});
+
+describe("a Shopify app's caller (Shopify/shopify-app-template-node@a8a8895)", () => {
+  it('is the shop validateAuthenticatedSession() left in res.locals', () => {
+    const setup = "import { shopifyApp } from '@shopify/shopify-app-express';\nexport default shopifyApp({});\n";
+    const server = 'app.use("/api/*", shopify.validateAuthenticatedSession());\n';
+    expect(shopifyPrincipal([setup, server])).toEqual(['res', 'locals', 'shopify', 'session', 'shop']);
+    expect(shopifyPrincipal([server])).toBeUndefined();
+    expect(renderInstance('express', shopifyPrincipal([setup, server]), 'sqlite')).toContain('(req as typeof req & AuthenticatedUser).res?.locals?.shopify?.session?.shop');
   });
 });

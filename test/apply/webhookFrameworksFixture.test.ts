@@ -43,6 +43,18 @@ describe.skipIf(skip !== undefined)('apply on Stripe webhooks verified in a Fast
   });
   const read = (file: string) => readFile(path.join(copy.dir, file), 'utf8');
 
+  it('finds the signature check and the handling inside a Pages route\'s `if (req.method === "POST")` branch (mfts/papermark)', async () => {
+    const original = await readFile(path.resolve(import.meta.dirname, '../../fixtures/apply/fastify-webhook', PAGES_ROUTE), 'utf8');
+    const start = original.indexOf('  const payload = await rawBody(req);');
+    const end = original.lastIndexOf('}');
+    const inner = original.slice(start, end).replace(/^/gm, '  ').trimEnd();
+    const guarded = `${original.slice(0, start)}  if (req.method === 'POST') {\n${inner}\n  } else {\n    res.statusCode = 405;\n    res.end();\n  }\n}\n`;
+    const wired = wireSource(PAGES_ROUTE, guarded, [pagesTarget], nextOptions);
+    expect(wired.manual).toEqual([]);
+    expect(wired.text).toContain("    const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {");
+    expect(wired.text.indexOf("if (req.method === 'POST') {")).toBeLessThan(wired.text.indexOf('onceForEvent(ACTIONS'));
+  });
+
   it('wraps the handling after the signature check, type-checks, and is a no-op the second time', async () => {
     const first = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
     expect(first.stale).toEqual([]);

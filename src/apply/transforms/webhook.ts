@@ -284,8 +284,12 @@ export const NAMED_WEBHOOK = 'the webhook route passes its handler by name';
  * steps point.
  */
 export function wrapVerifiedHandler(sf: SourceFile, handler: HandlerFunction, target: WiringTarget, kind: WebhookFramework, provider: VerifiedWebhookProvider, context: TransformContext, line: number): TransformOutcome | undefined {
-  const body = handler.getBody();
-  if (!body || !Node.isBlock(body)) return undefined;
+  const own = handler.getBody();
+  if (!own || !Node.isBlock(own)) return undefined;
+  // `if (req.method === "POST") { verify; handle; answer } else { 405 }`: the method's branch is where the work is.
+  const methodCheck = own.getStatements().find((s) => Node.isIfStatement(s) && /\.method\b/.test(s.getExpression().getText()));
+  const branch = methodCheck && Node.isIfStatement(methodCheck) ? methodCheck.getThenStatement() : undefined;
+  const body = branch && Node.isBlock(branch) && provider.verification(branch) ? branch : own;
   let verified = provider.verification(body);
   if (!verified) return undefined;
   if (body.getText().includes(`${HELPER}(`)) return { edits: [], manual: [] };

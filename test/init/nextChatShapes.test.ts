@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { runInit } from '../../src/cli/init.js';
 import { inspectProject } from '../../src/inspect/index.js';
 import { createLogger } from '../../src/logger.js';
 import { CLI_TEST_TIMEOUT } from '../e2e/cli.js';
+import { tempProject } from '../helpers/tempProject.js';
 
 /** The shapes of vercel/ai-chatbot@9d5d8a3 (Next.js 16, Auth.js, an AI SDK chat route), rebuilt small. */
 const FILES: Record<string, string> = {
@@ -75,12 +75,8 @@ afterAll(async () => {
 });
 
 async function project(): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'ib-chat-'));
+  const dir = await tempProject(FILES, 'ib-chat-');
   dirs.push(dir);
-  for (const [file, text] of Object.entries(FILES)) {
-    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
-    await writeFile(path.join(dir, file), text);
-  }
   return dir;
 }
 

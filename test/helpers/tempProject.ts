@@ -1,0 +1,13 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/** A throwaway project in the temp folder holding `files` (path → text); the caller removes it. */
+export async function tempProject(files: Readonly<Record<string, string>>, prefix = 'ib-project-'): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  for (const [file, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+    await writeFile(path.join(dir, file), text);
+  }
+  return dir;
+}

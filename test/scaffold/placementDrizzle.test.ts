@@ -76,3 +76,26 @@ describe.each([
     expect(again.files.some((file) => file.path === 'drizzle/0001_idempotency.sql')).toBe(true);
   });
 });
+
+describe('Drizzle before 0.36 (vercel/ai-chatbot pins drizzle-orm ^0.34)', () => {
+  it('writes the extra config as an object keyed by constraint name, which drizzle-orm 0.34 takes (and later ones still do)', async () => {
+    const root = await repo({
+      'package.json': JSON.stringify({ name: 'chat', type: 'module', dependencies: { 'drizzle-orm': '^0.34.0' } }),
+      'drizzle.config.ts': "import { defineConfig } from 'drizzle-kit';\n\nexport default defineConfig({\n  dialect: 'postgresql',\n  schema: './src/db/schema.ts',\n  out: './drizzle',\n});\n",
+      'drizzle/0000_init.sql': 'CREATE TABLE users (id integer primary key);\n',
+      'drizzle/meta/_journal.json': JSON.stringify(JOURNAL, null, 2),
+      'src/db/schema.ts': '',
+    });
+    const model = await modelFor('express-stripe-payments');
+    const project = await scaffoldProject({ root, model, dir: 'src/idempotency', packageManager: 'npm' });
+    const schema = project.files.find((file) => file.path === 'src/db/idempotency.ts')!.contents;
+    // The printer's text, before the project's formatter runs at write time.
+    expect(schema).toContain('}, table => ({');
+    expect(schema).toContain("idempotencyStorePkey: primaryKey({ name: 'idempotency_store_pkey'");
+    expect(schema).toContain("idempotencyStoreExpiresIdx: index('idempotency_store_expires_idx')");
+    // This repository's drizzle-orm (0.45) still accepts the object form.
+    await symlink(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+    await writeFile(path.join(root, 'src/db/idempotency.ts'), schema);
+    expect(compile(root, ['src/db/idempotency.ts'])).toEqual([]);
+  });
+});

@@ -28,6 +28,8 @@ export type MigrationTool =
       journal?: string;
       /** drizzle-kit's snapshots, `<out>/meta/NNNN_snapshot.json` by file name: the next one extends the latest. */
       snapshots?: Record<string, string>;
+      /** drizzle-orm before 0.36: a table's extra config is an object keyed by constraint name, not an array. */
+      objectConfig?: true;
     }
   | { kind: 'knex'; folder: string; existing: string[]; extension: 'ts' | 'js' }
   | { kind: 'typeorm'; folder: string; existing: string[] }
@@ -82,8 +84,14 @@ export async function detectMigrationTool(root: string, packageDir: string): Pro
     const journal = await readFile(path.join(base, out, 'meta/_journal.json'), 'utf8').catch(() => undefined);
     const snapshotNames = ((await list(`${out}/meta`)) ?? []).filter((name) => /^\d+_snapshot\.json$/.test(name));
     const snapshots = Object.fromEntries(await Promise.all(snapshotNames.map(async (name) => [name, await readFile(path.join(base, out, 'meta', name), 'utf8')] as const)));
+    // The installed drizzle-orm, else the manifest's range (`^0.34.0`).
+    const installed = await readFile(path.join(base, 'node_modules/drizzle-orm/package.json'), 'utf8').then((text) => (JSON.parse(text) as { version?: string }).version, () => undefined);
+    const declared = (manifest['dependencies'] ?? {})['drizzle-orm'] ?? (manifest['devDependencies'] ?? {})['drizzle-orm'];
+    const [major, minor] = (/(\d+)\.(\d+)/.exec(installed ?? declared ?? '') ?? []).slice(1).map(Number);
+    const objectConfig = major === 0 && minor !== undefined && minor < 36 ? { objectConfig: true as const } : {};
     return {
       kind: 'drizzle',
+      ...objectConfig,
       folder: at(out),
       existing: (await list(out)) ?? [],
       dialect: setting('dialect') ?? setting('driver') ?? 'postgresql',

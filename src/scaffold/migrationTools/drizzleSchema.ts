@@ -19,7 +19,7 @@ const camel = (name: string) => name.replace(/[^A-Za-z0-9]+(.)/g, (_match, next:
  * keys and indexes, printed through TypeScript's factory: every name and default from the DDL is a string literal.
  * drizzle-kit then sees the tables it already has in the migration and generates nothing for them.
  */
-export function renderDrizzleSchema(tables: readonly DdlTable[], dialect: DrizzleDialect, sequences: readonly string[]): string {
+export function renderDrizzleSchema(tables: readonly DdlTable[], dialect: DrizzleDialect, sequences: readonly string[], objectConfig = false): string {
   const ts = loadTypeScript();
   const f = ts.factory;
   const core = CORE[dialect].module;
@@ -102,15 +102,16 @@ export function renderDrizzleSchema(tables: readonly DdlTable[], dialect: Drizzl
   for (const table of tables) {
     const columns = table.columns.map((column): [string, Expression] => [camel(column.name), columnExpression(column)]);
     const ref = (owner: string, column: string) => f.createPropertyAccessExpression(id(owner), camel(column));
-    const extras: Expression[] = [];
+    // Keyed by the constraint's name for drizzle-orm before 0.36, whose extra config is an object, not an array.
+    const extras: Array<[string, Expression]> = [];
     const idEntries: Array<[string, Expression]> = [['columns', f.createArrayLiteralExpression(table.primaryKey.columns.map((column) => ref('table', column)))]];
     if (table.primaryKey.name && dialect === 'postgresql') idEntries.unshift(['name', str(table.primaryKey.name)]);
-    extras.push(call(id('primaryKey'), [object(idEntries)]));
+    extras.push([camel(table.primaryKey.name ?? `${table.name}_pkey`), call(id('primaryKey'), [object(idEntries)])]);
     for (const index of table.indexes) {
       used.add('index');
       let expression = method(call(id('index'), [str(index.name)]), 'on', index.columns.map((column) => ref('table', column)));
       if (index.where) expression = method(expression, 'where', [raw(index.where)]);
-      extras.push(expression);
+      extras.push([camel(index.name), expression]);
     }
     for (const foreign of table.foreignKeys) {
       used.add('foreignKey');
@@ -121,9 +122,12 @@ export function renderDrizzleSchema(tables: readonly DdlTable[], dialect: Drizzl
       if (foreign.name) entries.unshift(['name', str(foreign.name)]);
       let expression: Expression = call(id('foreignKey'), [object(entries)]);
       if (foreign.onDelete) expression = method(expression, 'onDelete', [str(foreign.onDelete.toLowerCase())]);
-      extras.push(expression);
+      extras.push([camel(foreign.name ?? `${table.name}_${foreign.table}_fkey`), expression]);
     }
-    const extra = f.createArrowFunction(undefined, undefined, [f.createParameterDeclaration(undefined, undefined, 'table')], undefined, f.createToken(ts.SyntaxKind.EqualsGreaterThanToken), f.createArrayLiteralExpression(extras, true));
+    const config = objectConfig
+      ? f.createParenthesizedExpression(f.createObjectLiteralExpression(extras.map(([key, value]) => f.createPropertyAssignment(key, value)), true))
+      : f.createArrayLiteralExpression(extras.map(([, value]) => value), true);
+    const extra = f.createArrowFunction(undefined, undefined, [f.createParameterDeclaration(undefined, undefined, 'table')], undefined, f.createToken(ts.SyntaxKind.EqualsGreaterThanToken), config);
     statements.push(constant(camel(table.name), call(id(CORE[dialect].table), [str(table.name), f.createObjectLiteralExpression(columns.map(([key, value]) => f.createPropertyAssignment(key, value)), true), extra])));
   }
   const customs = [...custom].sort().map((sqlType) =>

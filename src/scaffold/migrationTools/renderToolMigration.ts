@@ -214,7 +214,7 @@ function drizzleFiles(input: ToolMigrationInput, tool: DrizzleTool, file: (path:
   const newest = !present || journal.entries.at(-1)?.tag === tag;
   const snapshot = written ?? (newest ? drizzleSnapshot({ tables, sequences, dialect, previous: latestSnapshot(tool.snapshots ?? {}), id: randomUUID() }) : undefined);
   if (snapshot !== undefined) files.push({ ...file(`${tool.folder}/meta/${snapshotName}`, snapshot), role: 'other', formatted: true });
-  const schema = renderDrizzleSchema(tables, dialect, sequences);
+  const schema = renderDrizzleSchema(tables, dialect, sequences, tool.objectConfig === true);
   const javascript = tool.schemaFile.endsWith('.js');
   files.push({ ...file(tool.schemaFile, javascript ? transpileToJavaScript(schema, input.moduleSystem === 'esm' ? 'module' : 'commonjs', 'idempotency.ts') : schema), role: 'other' });
   return files;

@@ -84,11 +84,37 @@ const storeChoice = process.env['IDEMPOTENCY_STORE'];
 const inTests = storeChoice === 'memory' || (process.env['NODE_ENV'] === 'test' && storeChoice !== 'database');
 `
     : '';
-  return `${tests}// ${store.comment}
+  // DynamoDB's store reads the client and the table name off the pool as the app instance is built: opened there.
+  if (id === 'dynamodb')
+    return `${tests}// ${store.comment}
 // Exported for health checks; your process's shutdown may end it with closeIdempotency() (below).
 export const pool = ${pool};
 
-let closing: Promise<void> | undefined;
+${closeFunction(store.close)}`;
+  return `${tests}// ${store.comment}
+// Opened on first use, not when this module is imported: your routes import it before the app has loaded its
+// environment (a .env read by a config module or plugin at start-up), so the settings may not be in process.env yet.
+let opened: ReturnType<typeof createPool> | undefined;
+function openPool(): ReturnType<typeof createPool> {
+  if (opened === undefined) opened = ${pool};
+  return opened;
+}
+
+// Exported for health checks (a use opens it); your process's shutdown may end it with closeIdempotency() (below).
+export const pool = new Proxy({} as ReturnType<typeof createPool>, {
+  get: (_, property) => {
+    const value: unknown = Reflect.get(openPool(), property);
+    return typeof value === 'function' ? value.bind(openPool()) : value;
+  },
+  getPrototypeOf: () => Reflect.getPrototypeOf(openPool()),
+});
+
+${closeFunction(`if (opened === undefined) return; // never used (the memory store under tests): nothing to end
+      ${store.close}`)}`;
+}
+
+function closeFunction(close: string): string {
+  return `let closing: Promise<void> | undefined;
 
 /**
  * Ends the store's pool, once however often it is called: from your process's shutdown, after the server stops taking
@@ -98,7 +124,7 @@ let closing: Promise<void> | undefined;
 export function closeIdempotency(): Promise<void> {
   if (closing === undefined)
     closing = (async () => {
-      ${store.close}
+      ${close}
     })();
   return closing;
 }`;

@@ -27,6 +27,9 @@ const APP = `import Fastify from 'fastify';
 import { closeIdempotency, idempotency, pool } from './idempotency/instance.js';
 
 const mode = process.argv[2];
+// The app loads its environment only now, after the instance module was imported (NestJS's ConfigModule.forRoot(),
+// dotenv called from a plugin): the pool must read it on first use, not at import.
+if (mode === 'late') process.env['DATABASE_URL'] = process.env['LATE_DATABASE_URL'];
 const build = async () => {
   const app = Fastify();
   await app.register(async (fastify) => {
@@ -57,7 +60,7 @@ if (mode !== 'memory') {
   await second.close();
   Object.assign(result, { first: booked.statusCode, replayed: again.headers['idempotent-replayed'], second: next.statusCode, secondReplayed: replayed.headers['idempotent-replayed'] });
 }
-if (mode === 'close' || mode === 'memory') {
+if (mode === 'close' || mode === 'memory' || mode === 'late') {
   await closeIdempotency();
   result['pool'] = await Promise.resolve()
     .then(() => pool.query('SELECT 1'))
@@ -176,6 +179,14 @@ describe.each(STORES)('the generated instance lets the process end on $id (issue
     expect({ code: child.code, signal: child.signal }).toEqual({ code: 0, signal: null });
     expect(child.result).toEqual({ first: 201, replayed: 'true', second: 201, secondReplayed: 'true', pool: 'ended' });
     expect(await rows()).toBe(2);
+  });
+
+  it.skipIf(store.skip !== undefined)('the pool opens on first use: an app that loads its environment after importing the instance reaches its store', async () => {
+    const { generated, url } = await prepare();
+    const child = await runChild(generated.dir, 'late', { DATABASE_URL: '', LATE_DATABASE_URL: url, IDEMPOTENCY_STORE: 'database' });
+    expect(child.stderr).toBe('');
+    expect({ code: child.code, signal: child.signal }).toEqual({ code: 0, signal: null });
+    expect(child.result).toEqual({ first: 201, replayed: 'true', second: 201, secondReplayed: 'true', pool: 'ended' });
   });
 
   it.skipIf(store.skip !== undefined)('a process that never ends the pool still exits once its store connections are idle', async () => {

@@ -21,18 +21,18 @@ import { compile, copyFixture, ROOT } from './fixtureApp.js';
 const KNEX: StoreConnection = { store: 'mysql', host: 'MYSQL_HOST', port: 'MYSQL_PORT', user: 'MYSQL_USER', password: 'MYSQL_PASSWORD', database: 'MYSQL_DATABASE', file: 'src/plugins/external/knex.ts', line: 12 };
 const PG_URL: StoreConnection = { store: 'postgres', url: 'POSTGRES_URL', file: 'src/db.ts', line: 3 };
 const PG_PARTS: StoreConnection = { store: 'postgres', host: 'DB_HOST', port: 'DB_PORT', user: 'DB_USER', database: 'DB_NAME', file: 'src/app.module.ts', line: 9 };
-const TODAY = "export const pool = createPool(process.env['DATABASE_URL'] ?? '', POLICY);";
+const TODAY = "  if (opened === undefined) opened = createPool(process.env['DATABASE_URL'] ?? '', POLICY);";
 
 describe('instance.ts connects the way the project does', () => {
   it('a URL variable: the same createPool line on it, saying which file:line it mirrors', () => {
     const text = renderInstance('express', undefined, 'postgres', true, PG_URL);
     expect(text).toContain("// As your database client connects (src/db.ts:3): POSTGRES_URL is the PostgreSQL server the store migration ran on.\n");
-    expect(text).toContain("export const pool = createPool(process.env['POSTGRES_URL'] ?? '', POLICY);");
+    expect(text).toContain("  if (opened === undefined) opened = createPool(process.env['POSTGRES_URL'] ?? '', POLICY);");
     expect(text).not.toContain('DATABASE_URL');
   });
 
   it('parts: an options object of the same variables, in every instance module (Koa, Hono, plain, Next reuse it)', () => {
-    const pool = `export const pool = createPool(
+    const pool = `opened = createPool(
   {
     host: process.env['MYSQL_HOST'],
     port: process.env['MYSQL_PORT'],

@@ -43,7 +43,7 @@ describe('the instance apply writes follows the project\'s store', () => {
     expect(first.written).toBe(true);
     const instance = await readFile(path.join(dir, 'src/idempotency/instance.ts'), 'utf8');
     expect(instance).toContain('// DATABASE_URL is the MySQL / MariaDB server the store migration ran on: mysql://user:password@host:3306/database.');
-    expect(instance).toContain("const pool = createPool(process.env['DATABASE_URL'] ?? '', POLICY);");
+    expect(instance).toContain("if (opened === undefined) opened = createPool(process.env['DATABASE_URL'] ?? '', POLICY);");
     expect(instance).not.toContain('pg falls back');
     // createPool here is the scaffold's mysql2 one: passing its pool to createIdempotency type-checks only so.
     expect(await readFile(path.join(dir, 'src/idempotency/index.ts'), 'utf8')).toContain("export { createPool, type PoolLimits } from './pool.js';");
@@ -57,16 +57,16 @@ describe('the instance apply writes follows the project\'s store', () => {
 
   it('each store gets its own connection line; PostgreSQL (and a database without a store) keep the pg one', () => {
     // Under tests on the memory store the Redis client never connects (it would hold the test process open).
-    expect(renderInstance('express', undefined, 'redis')).toContain("const pool = createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY, { lazyConnect: inTests });");
-    expect(renderInstance('express', undefined, 'redis', false)).toContain("const pool = createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY);");
-    expect(renderInstance('fastify', undefined, 'sqlite')).toContain("const pool = createPool(process.env['DATABASE_URL'] ?? 'idempotency.db', POLICY);");
+    expect(renderInstance('express', undefined, 'redis')).toContain("opened = createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY, { lazyConnect: inTests });");
+    expect(renderInstance('express', undefined, 'redis', false)).toContain("opened = createPool(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', POLICY);");
+    expect(renderInstance('fastify', undefined, 'sqlite')).toContain("opened = createPool(process.env['DATABASE_URL'] ?? 'idempotency.db', POLICY);");
     // libSQL: a libsql:// URL with DATABASE_AUTH_TOKEN, which createPool reads itself.
-    expect(renderMiddlewareInstance('hono', undefined, 'libsql')).toContain("const pool = createPool(process.env['DATABASE_URL'] ?? 'file:idempotency.db', POLICY);");
+    expect(renderMiddlewareInstance('hono', undefined, 'libsql')).toContain("opened = createPool(process.env['DATABASE_URL'] ?? 'file:idempotency.db', POLICY);");
     expect(renderInstance('nestjs', undefined, 'dynamodb')).toContain("const pool = createPool(process.env['DYNAMODB_ENDPOINT'], POLICY);");
     expect(renderNextInstance(false, 'redis')).toContain("REDIS_URL");
     for (const store of ['postgres', undefined, 'mongodb']) {
       expect(renderInstance('express', undefined, store)).toContain("// With DATABASE_URL unset, pg falls back to its PGHOST/PGUSER/PGDATABASE environment variables.");
-      expect(renderInstance('express', undefined, store)).toContain("\nexport const pool = createPool(process.env['DATABASE_URL'] ?? '', POLICY);");
+      expect(renderInstance('express', undefined, store)).toContain("\n  if (opened === undefined) opened = createPool(process.env['DATABASE_URL'] ?? '', POLICY);");
     }
   });
 
@@ -83,9 +83,13 @@ describe('the instance apply writes follows the project\'s store', () => {
         renderNextInstance(true, store),
       ];
       for (const text of modules) {
-        expect(text).toMatch(/^export const pool = createPool\(/m);
-        expect(text).toContain("// Exported for health checks; your process's shutdown may end it with closeIdempotency() (below).");
-        expect(text).toContain(`export function closeIdempotency(): Promise<void> {\n  if (closing === undefined)\n    closing = (async () => {\n      ${closing}\n    })();\n  return closing;\n}`);
+        // Opened on first use (the app may load its .env after importing this module), except DynamoDB's, whose store
+        // reads the client off it as the instance is built.
+        const deferred = store !== 'dynamodb';
+        expect(text).toMatch(deferred ? /^export const pool = new Proxy\(\{\} as ReturnType<typeof createPool>, \{$/m : /^export const pool = createPool\(/m);
+        expect(text).toContain(deferred ? "// Exported for health checks (a use opens it); your process's shutdown may end it with closeIdempotency() (below)." : "// Exported for health checks; your process's shutdown may end it with closeIdempotency() (below).");
+        const ending = deferred ? `if (opened === undefined) return; // never used (the memory store under tests): nothing to end\n      ${closing}` : closing;
+        expect(text).toContain(`export function closeIdempotency(): Promise<void> {\n  if (closing === undefined)\n    closing = (async () => {\n      ${ending}\n    })();\n  return closing;\n}`);
         expect(text).toMatch(/createIdempotency\(\{\n\s+pool,/);
       }
     }

@@ -162,11 +162,10 @@ WHERE scope = $1 AND key = $2 AND fencing_token = $3 AND status = 'PROCESSING' A
 export class PgIdempotencyStore implements IdempotencyStore {
   private readonly sql: ReturnType<typeof statements>;
   private readonly prefix: string;
-  private readonly sessionLimits: boolean;
+  private limits: boolean | undefined;
   private readonly clock = new DatabaseClock();
   private readonly statementMs: number;
   private readonly lockMs: number;
-  private readonly beginStatement: string;
 
   constructor(private readonly options: PgStoreOptions) {
     this.sql = statements(options.table, options.stepTable);
@@ -174,8 +173,20 @@ export class PgIdempotencyStore implements IdempotencyStore {
     this.prefix = `idem_${createHash('sha256').update(`${options.table}\0${options.stepTable}`).digest('hex').slice(0, 12)}`;
     this.statementMs = Math.max(1, Math.round(options.timeoutMs));
     this.lockMs = Math.max(1, Math.round(options.lockTimeoutMs ?? options.timeoutMs / 2));
-    this.sessionLimits = options.sessionLimits ?? hasSessionLimits(options.pool, this.statementMs);
-    this.beginStatement = this.sessionLimits
+  }
+
+  /**
+   * Read from the pool on first use, not in the constructor: an app may hand over a pool that opens on its first
+   * request (apply's instance.ts does, so that it reads the environment after the app has loaded it).
+   */
+  private get sessionLimits(): boolean {
+    if (this.limits === undefined)
+      this.limits = this.options.sessionLimits ?? hasSessionLimits(this.options.pool, this.statementMs);
+    return this.limits;
+  }
+
+  private get beginStatement(): string {
+    return this.sessionLimits
       ? 'BEGIN'
       : `BEGIN; SET LOCAL statement_timeout = ${this.statementMs}; SET LOCAL lock_timeout = ${this.lockMs}`;
   }

@@ -57,11 +57,19 @@ describe('readProjectProfile', () => {
     expect(profile).toMatchObject({ moduleSystem: 'esm', relativeImports: 'extensionless', esLibrary: 2022, tsconfig: 'packages/api/tsconfig.json' });
   });
 
-  it('names a package base it cannot read (fastify-tsconfig before npm install), which generate then reports', async () => {
-    const root = await project({ 'package.json': { type: 'module' }, 'tsconfig.json': { extends: 'fastify-tsconfig', compilerOptions: { outDir: 'dist' } } });
-    expect((await read(root)).unreadExtends).toEqual(['fastify-tsconfig']);
-    const known = await project({ 'package.json': { type: 'module' }, 'tsconfig.json': { extends: '@tsconfig/node20/tsconfig.json' } });
-    expect((await read(known)).unreadExtends).toBeUndefined();
+  it('names a package base it cannot read (before npm install), which generate then reports', async () => {
+    // An ES-module package: the unread base is taken for NodeNext, not TypeScript's CommonJS default.
+    const root = await project({ 'package.json': { type: 'module' }, 'tsconfig.json': { extends: '@acme/tsconfig-base', compilerOptions: { outDir: 'dist' } } });
+    expect(await read(root)).toMatchObject({ unreadExtends: ['@acme/tsconfig-base'], moduleSystem: 'esm', relativeImports: 'js-extension' });
+    const commonjs = await project({ 'package.json': {}, 'tsconfig.json': { extends: '@acme/tsconfig-base' } });
+    expect(await read(commonjs)).toMatchObject({ unreadExtends: ['@acme/tsconfig-base'], moduleSystem: 'commonjs' });
+    // Well-known bases are read from what they say (fastify/demo@1f50cc1 extends fastify-tsconfig).
+    for (const base of ['@tsconfig/node20/tsconfig.json', 'fastify-tsconfig', '@tsconfig/node-lts']) {
+      const known = await project({ 'package.json': { type: 'module' }, 'tsconfig.json': { extends: base } });
+      const profile = await read(known);
+      expect(profile.unreadExtends).toBeUndefined();
+      expect(profile).toMatchObject({ moduleSystem: 'esm', relativeImports: 'js-extension', defaultImportInterop: true });
+    }
   });
 
   it('NodeNext in a package without "type": CommonJS output', async () => {

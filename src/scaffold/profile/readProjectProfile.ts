@@ -66,7 +66,10 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
   }
   const { options, paths, unresolved } = read;
   const version = packageVersion(folder, pkg, 'typescript');
-  const compiled = profileFromOptions(options, packageType);
+  // An unread base in an ES-module package most likely sets NodeNext (the Node bases do): TypeScript's own default
+  // would be CommonJS with extensionless imports, which Node cannot load from a "type": "module" package.
+  const assumed = unresolved.length > 0 && options['module'] === undefined && packageType === 'module' ? { module: 'NodeNext', ...options } : options;
+  const compiled = profileFromOptions(assumed, packageType);
   const rootPaths = aliasesOf(paths);
   const aliased = aliasedSpecifier(rootPaths, path.relative(root, start).split(path.sep).join('/'));
   return {

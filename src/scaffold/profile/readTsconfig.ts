@@ -14,12 +14,17 @@ export interface TsconfigRead {
 }
 
 /**
- * @tsconfig/node* bases as they stand, for a project whose dependencies are not installed yet: without them an
- * `extends: "@tsconfig/node20"` would silently read as TypeScript's defaults (CommonJS, ES5).
+ * Package bases as they stand (the options the profile reads), for a project whose dependencies are not installed
+ * yet: without them an `extends: "@tsconfig/node20"` would silently read as TypeScript's defaults (CommonJS, ES5).
  */
-const NODE_BASES: Record<string, RawCompilerOptions> = {};
+const KNOWN_BASES: Record<string, RawCompilerOptions> = {
+  // fastify-tsconfig 3 (fastify/demo extends it).
+  'fastify-tsconfig': { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2023', strict: true, esModuleInterop: true },
+  '@tsconfig/node-lts': { module: 'NodeNext', moduleResolution: 'Node16', target: 'ES2024', strict: true, esModuleInterop: true },
+  '@tsconfig/recommended': { module: 'commonjs', target: 'ES2016', strict: true, esModuleInterop: true },
+};
 for (const [major, target] of [['16', 'ES2021'], ['18', 'ES2022'], ['20', 'ES2022'], ['22', 'ES2022'], ['24', 'ES2024']] as const) {
-  NODE_BASES[`@tsconfig/node${major}`] = { module: 'Node16', moduleResolution: 'Node16', target, strict: true, esModuleInterop: true };
+  KNOWN_BASES[`@tsconfig/node${major}`] = { module: 'Node16', moduleResolution: 'Node16', target, strict: true, esModuleInterop: true };
 }
 
 /** The raw JSON of one config file (no `extends`), or undefined when it is missing, unreadable or outside root. */
@@ -71,7 +76,7 @@ function load(root: string, file: string, seen: Set<string>, state: LoadState): 
   let merged: RawCompilerOptions = {};
   for (const name of ([] as unknown[]).concat(json['extends'] ?? []).filter((n): n is string => typeof n === 'string')) {
     const next = resolveExtends(root, dir, name, state.workspacePackages);
-    const known = NODE_BASES[name.replace(/\/tsconfig(\.json)?$/, '')];
+    const known = KNOWN_BASES[name.replace(/\/tsconfig(\.json)?$/, '')];
     if (!next && !known) state.unresolved.push(name);
     merged = { ...merged, ...(next ? load(root, next, seen, state) : (known ?? {})) };
   }

@@ -227,13 +227,18 @@ export async function moveWritesOntoClaim(input: ClaimWritesInput): Promise<Clai
 /** The outermost function starting on `line` (the handler the facts name). */
 function handlerAt(sf: SourceFile, line: number): Handler | undefined {
   let found: Handler | undefined;
+  let route: Handler | undefined;
   sf.forEachDescendant((node, traversal) => {
     if ((Node.isArrowFunction(node) || Node.isFunctionExpression(node) || Node.isFunctionDeclaration(node)) && node.getStartLineNumber() === line) {
       found = node;
       traversal.stop();
+    } else if (route === undefined && Node.isCallExpression(node) && node.getStartLineNumber() === line) {
+      // The route call's line (`fastify.post(` over an options object, the handler further down): its last argument.
+      const last = node.getArguments().at(-1);
+      if (last && (Node.isArrowFunction(last) || Node.isFunctionExpression(last))) route = last;
     }
   });
-  return found;
+  return found ?? route;
 }
 
 /** `pool.query(…)` → 'pool' when the method is one of `methods` and the receiver a bare identifier. */

@@ -724,7 +724,8 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
     const storeId = storeFor(model.stack.storeDatabase)?.id;
     const { connection } = await connectionFor(root, storeId, dir);
     const http = targets.find((t) => t.trigger === 'http' && t.scope !== 'global');
-    const scoped = targets.some((t) => t.scope !== 'global');
+    // Webhooks, consumers and jobs are scoped to the provider account or the system, never to a request's caller.
+    const scoped = targets.some((t) => t.trigger === 'http' && t.scope !== 'global');
     // No wired handler reads the caller: where the project's own authentication puts it (`req.usuario = decoded`,
     // read elsewhere as `req.usuario.id`), unless it keeps to the `request.user` convention the instance reads anyway.
     // The project's source texts, read once for both questions below and only if one is asked.

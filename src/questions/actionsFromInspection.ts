@@ -1,6 +1,7 @@
 import { PROVIDERS, type Provider } from '../config/schema.js';
 import { libraryPhrase } from '../inspect/messageLabels.js';
 import type { EndpointFinding, Inspection, PaymentFinding, WebhookFinding } from '../inspect/types.js';
+import { isPagesApiFile } from '../model/labels.js';
 import type { ActionAnswer } from './types.js';
 
 /** A detected action offered in the Q1 checklist, with what is still missing about it. */
@@ -278,7 +279,8 @@ export function nameFromRoute(method: EndpointFinding['method'], route: string):
   const last = segments.pop();
   if (last && VERB_SEGMENT.test(last)) return `${last.toLowerCase()}${pascal(singular(segments.filter((s) => s !== 'api').pop() ?? ''))}`;
   // A segment that already says what it does (`create-checkout-session`, `send_invite`) is the name as it stands.
-  const [firstWord, ...rest] = (last ?? '').split(/[^A-Za-z0-9]+/).filter(Boolean);
+  // camelCase too: `/handleShopperRedirect` is handleShopperRedirect, not handleHandleShopperRedirect.
+  const [firstWord, ...rest] = (last ?? '').replace(/([a-z0-9])([A-Z])/g, '$1-$2').split(/[^A-Za-z0-9]+/).filter(Boolean);
   if (firstWord && rest.length > 0 && (LEADING_VERB.test(firstWord) || VERB_SEGMENT.test(firstWord))) return `${firstWord.toLowerCase()}${pascal(rest.join('-'))}`;
   // One request acts on one resource: POST /orders creates an order.
   return `${VERBS[method]}${pascal(singular(last ?? 'root'))}`;
@@ -315,9 +317,13 @@ function withoutQualifiers(name: string): string {
 function preselection(endpoint: EndpointFinding, external: boolean, note: string | undefined): { checked: boolean; note?: string } {
   // A GET is followed from links and redirects (an OAuth callback, a payment's return URL): browsers, prefetchers and
   // crawlers repeat it and none sends an Idempotency-Key, so a header-keyed GET would answer 400 to every visit.
-  if (endpoint.method === 'GET') {
+  // `app.all(…)` answers GET too (a provider's redirect back to the shop, as in Adyen's examples); a Next.js Pages API
+  // route is ALL only because it does not check its method, and its callers are the app's own fetches.
+  const everyMethod = endpoint.method === 'ALL' && !isPagesApiFile(endpoint.file);
+  if (endpoint.method === 'GET' || everyMethod) {
     const effect = external ? 'reaches a payment provider' : endpoint.sendsMessage?.length ? 'sends a message' : 'changes data';
-    return { checked: false, note: join(`a GET that ${effect}: its callers cannot send an Idempotency-Key; key it by a query value that names the attempt (an OAuth state, a checkout session id) or move the effect behind a POST`, note) };
+    const what = everyMethod ? 'a route for every method, GET included,' : 'a GET';
+    return { checked: false, note: join(`${what} that ${effect}: its GET callers (links, redirects) cannot send an Idempotency-Key; key it by a value that names the attempt (an OAuth state, a checkout session id, a redirect result) or move the effect behind a POST`, note) };
   }
   // The request wrappers store an answer whole before sending it: a streamed one (a chat reply) would arrive all at once.
   if (endpoint.streamsResponse) return { checked: false, note: join('answers with a stream, which a stored response cannot reproduce: guard what it does inside (idempotency.core.runOnce) rather than the route', note) };

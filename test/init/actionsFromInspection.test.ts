@@ -34,14 +34,21 @@ describe('actionsFromInspection', () => {
       findings: [
         { kind: 'endpoint', id: 'a', file: 'src/callback.ts', line: 17, method: 'GET', path: '/oidc', framework: 'hono', prefixResolved: true, touchesPayment: true },
         { kind: 'endpoint', id: 'b', file: 'src/orders.ts', line: 9, method: 'POST', path: '/orders', framework: 'hono', prefixResolved: true, touchesPayment: true },
+        // adyen-examples/adyen-node-online-payments@1ad09b5: app.all('/handleShopperRedirect') takes the shopper's GET back.
+        { kind: 'endpoint', id: 'c', file: 'index.js', line: 197, method: 'ALL', path: '/handleShopperRedirect', framework: 'express', prefixResolved: true, touchesPayment: true },
+        // A Pages API route is ALL only because it checks no method: the app's own fetch POSTs to it.
+        { kind: 'endpoint', id: 'd', file: 'pages/api/checkout.ts', line: 5, method: 'ALL', path: '/api/checkout', framework: 'nextjs', prefixResolved: true, touchesPayment: true },
       ],
     };
     const candidates = actionsFromInspection(inspection);
     expect(candidates.map((c) => [c.action.route, c.checked])).toEqual([
       ['GET /oidc', false],
       ['POST /orders', true],
+      ['POST /handleShopperRedirect', false],
+      ['POST /api/checkout', true],
     ]);
-    expect(candidates[0]?.note).toMatch(/^a GET that reaches a payment provider: its callers cannot send an Idempotency-Key; key it by a query value/);
+    expect(candidates[0]?.note).toMatch(/^a GET that reaches a payment provider: its GET callers \(links, redirects\) cannot send an Idempotency-Key; key it by a value/);
+    expect(candidates[2]?.note).toMatch(/^a route for every method, GET included, that reaches a payment provider: /);
   });
 
   it('orders payment-touching actions first, names them after the handler, and offers saga steps for several provider calls', () => {
@@ -204,6 +211,10 @@ describe('action names from routes', () => {
     // fastify/demo@1f50cc1: the last segment says what the request does to the task.
     expect(nameFromRoute('POST', '/api/tasks/:id/assign')).toBe('assignTask');
     expect(nameFromRoute('POST', '/api/tasks/:id/upload')).toBe('uploadTask');
+    // adyen-examples/adyen-node-online-payments@1ad09b5: a camelCase segment that starts with its verb.
+    expect(nameFromRoute('POST', '/handleShopperRedirect')).toBe('handleShopperRedirect');
+    expect(nameFromRoute('POST', '/api/paymentMethods')).toBe('createPaymentMethod');
+    expect(nameFromRoute('POST', '/api/sendInvite')).toBe('sendInvite');
     // mfts/papermark@7ff2e65: billing routes named by what they do to the billing.
     expect(nameFromRoute('POST', '/api/teams/:teamId/billing/manage')).toBe('manageBilling');
     expect(nameFromRoute('POST', '/api/teams/:teamId/billing/reactivate')).toBe('reactivateBilling');

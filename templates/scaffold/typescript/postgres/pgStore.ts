@@ -177,16 +177,17 @@ export class PgIdempotencyStore implements IdempotencyStore {
 
   /**
    * Read from the pool on first use, not in the constructor: an app may hand over a pool that opens on its first
-   * request (apply's instance.ts does, so that it reads the environment after the app has loaded it).
+   * request (apply's instance.ts does, so that it reads the environment after the app has loaded it). Methods, not
+   * getters: accessors do not compile for an ES3 target (TypeScript 3.x's default).
    */
-  private get sessionLimits(): boolean {
+  private sessionLimits(): boolean {
     if (this.limits === undefined)
       this.limits = this.options.sessionLimits ?? hasSessionLimits(this.options.pool, this.statementMs);
     return this.limits;
   }
 
-  private get beginStatement(): string {
-    return this.sessionLimits
+  private beginStatement(): string {
+    return this.sessionLimits()
       ? 'BEGIN'
       : `BEGIN; SET LOCAL statement_timeout = ${this.statementMs}; SET LOCAL lock_timeout = ${this.lockMs}`;
   }
@@ -202,7 +203,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
     const session = await this.session('claim');
     try {
       let result: ClaimOutcome;
-      if (this.sessionLimits) {
+      if (this.sessionLimits()) {
         // The deadline is on the database clock: the first claim of this store reads it once.
         if (!this.clock.isKnown()) {
           const { rows } = await session.run<{ db_ms: number }>('clock', this.sql.clock, [], true);
@@ -218,7 +219,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
           session.done();
           return { outcome: 'existing', record: existing };
         }
-        await session.begin(this.beginStatement);
+        await session.begin(this.beginStatement());
         result = await this.claimOn(session, input, 'claim', this.sql.claim, () => [
           ...claimValues(input),
           null,
@@ -268,7 +269,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
         'claim_tx',
         this.sql.claimInTransaction,
         () => [...claimValues(input), null, budget],
-        this.beginStatement,
+        this.beginStatement(),
       );
     } catch (error) {
       await session.fail(error);

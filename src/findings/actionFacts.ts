@@ -87,7 +87,7 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     action: action.name,
     handler: { file: rootSource.rel, line: handlerLine, ...(root.name ? { name: root.name } : {}) },
     calls: ordered,
-    writes: dedupe(writes).map((w) => withUnique(ctx, w)),
+    writes: dedupe(withoutGuessed(writes)).map((w) => withUnique(ctx, w)),
     // Only when there are some, so the facts of actions that send nothing keep their shape.
     ...(messages.length > 0 ? { messages: dedupe(messages) } : {}),
     budgets: providers.flatMap((provider) => (sdkProviders.has(provider) ? budgetFor(ctx, provider) : httpBudget(provider, httpCalls.filter((c) => c.provider === provider).map((c) => c.source))) ?? []),
@@ -373,8 +373,10 @@ export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: Sour
     const target = spec ? resolveModule(ctx, source.rel, spec) : namedModule(ctx, source, local);
     const name = call.expression.name.text;
     const fn = target && (exportedFunction(target.sf, name) ?? topLevelFunction(target.sf, name));
-    return fn && target ? { fn, source: target } : undefined;
+    if (fn && target) return { fn, source: target };
   }
+  if (ts.isPropertyAccessExpression(call.expression)) return factoryMethod(ctx, source, call.expression);
+
   if (!ts.isIdentifier(call.expression)) return undefined;
   const name = call.expression.text;
   const local = topLevelFunction(source.sf, name);
@@ -385,6 +387,114 @@ export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: Sour
   if (!target) return undefined;
   const fn = topLevelFunction(target.sf, spec.imported);
   return fn ? { fn, source: target } : undefined;
+}
+
+/**
+ * `repo.create(…)` on an object a factory function returned: `const repo = createRepository(db)` in this file, or a
+ * Fastify decorator made by one (`fastify.decorate('tasksRepository', createRepository(fastify))`, reached as
+ * `fastify.tasksRepository.create(…)` or destructured, `const { tasksRepository } = fastify`). The member is the
+ * function the factory's `return { create, async update() {…} }` puts under that name.
+ */
+function factoryMethod(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, callee: ts.PropertyAccessExpression): Callee | undefined {
+  const receiver = unwrap(callee.expression);
+  const holder = ts.isIdentifier(receiver) ? receiver.text : ts.isPropertyAccessExpression(receiver) ? receiver.name.text : undefined;
+  if (holder === undefined) return undefined;
+  const made = (ts.isIdentifier(receiver) ? localFactory(source, holder) : undefined) ?? decoratedFactory(ctx, holder);
+  if (!made) return undefined;
+  const own = topLevelFunction(made.source.sf, made.factory);
+  const factory = own ? { fn: own, source: made.source } : importedFunction(ctx, made.source, made.factory);
+  const member = factory && returnedMember(factory.fn, callee.name.text);
+  return member && factory ? { fn: member, source: factory.source } : undefined;
+}
+
+/** `const repo = createRepository(db)` anywhere in the file: the factory's name. */
+function localFactory(source: SourceContext, holder: string): { source: SourceContext; factory: string } | undefined {
+  let factory: string | undefined;
+  const visit = (node: ts.Node): void => {
+    if (factory !== undefined) return;
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === holder && node.initializer) {
+      const init = unwrap(node.initializer);
+      if (ts.isCallExpression(init) && ts.isIdentifier(init.expression)) factory = init.expression.text;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source.sf);
+  return factory === undefined ? undefined : { source, factory };
+}
+
+const DECORATED = new WeakMap<object, Map<string, { source: SourceContext; factory: string }>>();
+
+/** Every `x.decorate('name', factory(…))` of the project (Fastify decorators), read once per project. */
+function decoratedFactory(ctx: Pick<ProjectContext, 'sources'>, holder: string): { source: SourceContext; factory: string } | undefined {
+  let found = DECORATED.get(ctx.sources);
+  if (!found) {
+    found = new Map();
+    for (const source of ctx.sources) {
+      if (!source.text.includes('.decorate(')) continue;
+      const visit = (node: ts.Node): void => {
+        if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'decorate') {
+          const [name, value] = node.arguments;
+          const init = value && unwrap(value);
+          if (name && ts.isStringLiteralLike(name) && init && ts.isCallExpression(init) && ts.isIdentifier(init.expression) && !found!.has(name.text)) {
+            found!.set(name.text, { source, factory: init.expression.text });
+          }
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source.sf);
+    }
+    DECORATED.set(ctx.sources, found);
+  }
+  return found.get(holder);
+}
+
+/** A function the file imports by name, followed to the module that defines it. */
+function importedFunction(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, name: string): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+  const spec = importSpecifier(source.sf, name);
+  const target = spec ? resolveModule(ctx, source.rel, spec.module) : undefined;
+  const fn = target && spec ? topLevelFunction(target.sf, spec.imported) : undefined;
+  return fn && target ? { fn, source: target } : undefined;
+}
+
+/** The function under `name` in a factory's returned object literal (its own return statements, not nested ones). */
+function returnedMember(factory: ts.FunctionLikeDeclaration, name: string): ts.FunctionLikeDeclaration | undefined {
+  let member: ts.FunctionLikeDeclaration | undefined;
+  const local = (id: string): ts.FunctionLikeDeclaration | undefined => {
+    const body = factory.body;
+    if (!body || !ts.isBlock(body)) return undefined;
+    for (const statement of body.statements) {
+      if (ts.isFunctionDeclaration(statement) && statement.name?.text === id && statement.body) return statement;
+      if (ts.isVariableStatement(statement)) {
+        for (const decl of statement.declarationList.declarations) {
+          const init = decl.initializer && unwrap(decl.initializer);
+          if (ts.isIdentifier(decl.name) && decl.name.text === id && init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) return init;
+        }
+      }
+    }
+    return undefined;
+  };
+  const fromObject = (value: ts.Expression): void => {
+    const object = unwrap(value);
+    if (!ts.isObjectLiteralExpression(object)) return;
+    for (const property of object.properties) {
+      if (!property.name || (!ts.isIdentifier(property.name) && !ts.isStringLiteral(property.name)) || property.name.text !== name) continue;
+      if (ts.isMethodDeclaration(property) && property.body) member = property;
+      else if (ts.isShorthandPropertyAssignment(property)) member = local(name);
+      else if (ts.isPropertyAssignment(property)) {
+        const init = unwrap(property.initializer);
+        if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) member = init;
+        else if (ts.isIdentifier(init)) member = local(init.text);
+      }
+    }
+  };
+  if (factory.body && !ts.isBlock(factory.body)) fromObject(factory.body);
+  const visit = (node: ts.Node): void => {
+    if (member || (node !== factory && isFunctionLike(node))) return;
+    if (ts.isReturnStatement(node) && node.expression) fromObject(node.expression);
+    ts.forEachChild(node, visit);
+  };
+  visit(factory);
+  return member;
 }
 
 /**
@@ -780,6 +890,16 @@ function freshUpsert(write: { target: string; kind: WriteFact['kind'] }, call: t
 const DB_RECEIVER = /prisma|\bdb\b|database|supabase|knex|drizzle|\btx\b|\btrx\b|pool|client|sql|repo|repository/i;
 
 
+/**
+ * Writes told only by the repository's name (`tasksRepository.update(…)` → tasks): when the code facts also follow
+ * that call into the repository and read the write itself, the guess is dropped (otherwise listed twice).
+ */
+const NAMED_BY_REPOSITORY = new WeakSet<WriteFact>();
+
+function withoutGuessed(writes: readonly WriteFact[]): WriteFact[] {
+  return writes.filter((w) => !NAMED_BY_REPOSITORY.has(w) || !writes.some((other) => other !== w && !NAMED_BY_REPOSITORY.has(other) && other.target === w.target && other.kind === w.kind));
+}
+
 /** Writes in `node`: ORM and query-builder calls (dataAccess), drizzle `db.insert(table)`, and SQL text. */
 function writesIn(node: ts.Node, source: SourceContext): Array<{ pos: number; call: ts.Node; fact: WriteFact }> {
   const out: Array<{ pos: number; call: ts.Node; fact: WriteFact }> = [];
@@ -791,14 +911,18 @@ function writesIn(node: ts.Node, source: SourceContext): Array<{ pos: number; ca
   for (const call of calls(node)) {
     const repository = repositoryWrite(call, node);
     if (repository) {
-      out.push({ pos: call.pos, call, fact: { ...repository, file: source.rel, line: lineOf(source, call) } });
+      const fact: WriteFact = { ...repository, file: source.rel, line: lineOf(source, call) };
+      NAMED_BY_REPOSITORY.add(fact);
+      out.push({ pos: call.pos, call, fact });
       continue;
     }
     if (ts.isPropertyAccessExpression(call.expression)) {
       const method = call.expression.name.text;
       const receiver = call.expression.expression.getText(source.sf);
       const arg = call.arguments[0];
-      if (/^(insert|update|delete)$/.test(method) && DB_RECEIVER.test(receiver) && arg && ts.isIdentifier(arg)) {
+      // drizzle's `db.insert(users)` names its table; in a query chain (`knex('tasks').insert(newTask)`) the argument is
+      // the data, and the chain's table was read above.
+      if (/^(insert|update|delete)$/.test(method) && DB_RECEIVER.test(receiver) && arg && ts.isIdentifier(arg) && !ts.isCallExpression(unwrap(call.expression.expression))) {
         out.push({ pos: call.pos, call, fact: { target: arg.text, kind: method === 'insert' ? 'create' : method, file: source.rel, line: lineOf(source, call) } as WriteFact });
         continue;
       }

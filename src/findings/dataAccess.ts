@@ -42,12 +42,21 @@ interface Link {
   args: readonly ts.Expression[];
 }
 
+/** A knex instance called with its table: `knex('tasks')`, `(trx ?? knex)('tasks')`, `db('users')`. */
+const KNEX_ROOT = /^(knex|trx|db|tx|database)$/i;
+
 function chainOf(call: ts.CallExpression): Link[] {
   const links: Link[] = [];
   let node: ts.Expression = call;
   while (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
     links.unshift({ name: node.expression.name.text, args: node.arguments });
     node = node.expression.expression;
+  }
+  // The chain's root: `knex('tasks')` (or `(trx ?? knex)('tasks')`) names the table as `.table('tasks')` would.
+  if (ts.isCallExpression(node)) {
+    const callee = unwrap(node.expression);
+    const roots = ts.isBinaryExpression(callee) ? [unwrap(callee.left), unwrap(callee.right)] : [callee];
+    if (roots.every((root) => ts.isIdentifier(root) && KNEX_ROOT.test(root.text))) links.unshift({ name: 'table', args: node.arguments });
   }
   return links;
 }
@@ -93,7 +102,8 @@ function whereKeys(args: ts.ObjectLiteralExpression | undefined): string[] {
 }
 
 function queryBuilder(chain: Link[], call: ts.CallExpression): DataAccess | undefined {
-  const from = chain.find((l) => l.name === 'from' || l.name === 'table' || l.name === 'into');
+  // `fastify.knex<Task>('tasks')`: the instance reached as a property, called with its table.
+  const from = chain.find((l) => l.name === 'from' || l.name === 'table' || l.name === 'into' || l.name === 'knex');
   const table = from ? stringValue(from.args[0]) : undefined;
   if (!table) return undefined;
   const names = chain.map((l) => l.name);

@@ -735,3 +735,81 @@ describe('messages a duplicate sends again', () => {
     expect(factsFor(ctx, (ctx.config as Config).actions[0]!)?.messages).toBeUndefined();
   });
 });
+
+describe('objects made by a factory are followed into the factory\'s returned methods (fastify/demo@1f50cc1)', () => {
+  const repository = `import fp from 'fastify-plugin';
+function createRepository(fastify) {
+  const knex = fastify.knex;
+  return {
+    async create(newTask) {
+      const [id] = await knex<Task>('tasks').insert(newTask);
+      return id;
+    },
+    async update(id, changes, trx) {
+      const affected = await (trx ?? knex)('tasks').where({ id }).update(changes);
+      return affected > 0 ? this.findById(id) : null;
+    },
+    findById: (id) => fastify.knex<Task>('tasks').where({ id }).first(),
+  };
+}
+export default fp(function (fastify) {
+  fastify.decorate('tasksRepository', createRepository(fastify));
+});
+`;
+  const factsOf = (route: string, handlerLine: number, routes: string) => {
+    const ctx = contextFor({
+      name: 'factory-objects',
+      files: { 'src/plugins/tasks-repository.ts': repository, 'src/routes/tasks.ts': routes },
+      config: { ...base, actions: [{ ...action, name: 'act', route, source: `src/routes/tasks.ts:${handlerLine}` }] },
+      dependencies: { fastify: '^5.0.0', knex: '^3.0.0', mysql2: '^3.0.0' },
+    });
+    return factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+  };
+
+  it('a Fastify decorator, destructured from the instance: the insert is read where knex names its table', () => {
+    const facts = factsOf('POST /tasks', 3, `export default async function (fastify) {
+  const { tasksRepository } = fastify;
+  fastify.post('/tasks', async function (request, reply) {
+    const id = await tasksRepository.create({ ...request.body, status: 'new' });
+    return reply.code(201).send({ id });
+  });
+}
+`);
+    expect(facts.writes.map((w) => `${w.kind} ${w.target} ${w.file}:${w.line}`)).toEqual(['create tasks src/plugins/tasks-repository.ts:6']);
+  });
+
+  it('reached as fastify.<decorator>, the write read in the repository replaces the guess from its name', () => {
+    const facts = factsOf('POST /tasks/:id/assign', 2, `export default async function (fastify) {
+  fastify.post('/tasks/:id/assign', async function (request) {
+    return fastify.tasksRepository.update(request.params.id, { assigned_user_id: request.body.userId });
+  });
+}
+`);
+    expect(facts.writes.map((w) => `${w.kind} ${w.target} ${w.file}:${w.line}`)).toEqual(['update tasks src/plugins/tasks-repository.ts:10']);
+  });
+
+  it('a factory called in the same file: const repo = createRepository(db)', () => {
+    const ctx = contextFor({
+      name: 'factory-local',
+      files: {
+        'index.js': `const express = require('express');
+const app = express();
+function createOrders(db) {
+  async function place(order) {
+    return db('orders').insert(order);
+  }
+  return { place, cancel: async (id) => db('orders').where({ id }).del() };
+}
+const orders = createOrders(knex);
+app.post('/orders', async (req, res) => {
+  res.json(await orders.place(req.body));
+});
+`,
+      },
+      config: { ...base, actions: [{ ...action, name: 'placeOrder', route: 'POST /orders', source: 'index.js:10' }] },
+      dependencies: { express: '^4.0.0', knex: '^3.0.0', pg: '^8.0.0' },
+    });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    expect(facts.writes.map((w) => `${w.kind} ${w.target} :${w.line}`)).toEqual(['create orders :5']);
+  });
+});

@@ -4,7 +4,7 @@ import { dataAccesses, type DataAccess } from '../dataAccess.js';
 import { isUnique, normaliseName } from '../schemaFacts.js';
 import { providerCalls } from '../providerCalls.js';
 import type { Rule, RuleReport } from '../types.js';
-import { calls, collect, functionLabel } from '../walk.js';
+import { calls, collect, functionLabel, innermostFunction } from '../walk.js';
 
 /** Serialising evidence: row locks, advisory locks, distributed locks, serializable transactions. */
 const LOCK = /for\s+update|advisory_x?act_lock|advisory_lock|\bredlock\b|\bmutex\b|acquireLock|\.lock\(|withLock|serializable/i;
@@ -38,7 +38,10 @@ export const readThenCreate: Rule = {
       }
       for (const { access: create, at } of creates) {
         if (keyed.has(create.call)) continue;
-        const read = accesses.find((a) => a.kind === 'read' && a.call.end <= at && sameTarget(a.target, create.target));
+        // The read must run before the create on the same path: in the create's function or one around it, never in a
+        // sibling (a factory's `return { paginate() { select }, create() { insert } }` reads in one method and
+        // creates in another).
+        const read = accesses.find((a) => a.kind === 'read' && a.call.end <= at && sameTarget(a.target, create.target) && encloses(scopeOf(a.call, fn), at));
         if (!read) continue;
         if (create.target !== 'stripe.customers' && isUnique(ctx.schema, create.target, read.columns)) continue;
         // A lookup by `id` is by the primary key, which the database keeps unique whatever the schema files say:
@@ -59,14 +62,31 @@ export const readThenCreate: Rule = {
   },
 };
 
+/** The function a read runs in; a callback (`db.transaction(async (trx) => …)`, `.then(…)`) counts as its caller's. */
+function scopeOf(node: ts.Node, outer: ts.Node): ts.Node {
+  let scope: ts.Node = innermostFunction(node) ?? outer;
+  while (scope !== outer && (ts.isArrowFunction(scope) || ts.isFunctionExpression(scope)) && ts.isCallExpression(scope.parent)) {
+    scope = innermostFunction(scope) ?? outer;
+  }
+  return scope;
+}
+
+function encloses(node: ts.Node, position: number): boolean {
+  return node.getStart() <= position && position < node.end;
+}
+
 function sameTarget(a: string, b: string): boolean {
   const na = normaliseName(a).replace(/s$/, '');
   const nb = normaliseName(b).replace(/s$/, '');
   return na === nb;
 }
 
-/** Nested named functions see the same create twice; keep one report per node. */
+/**
+ * Nested named functions see the same create twice; keep one report per node, the innermost function's (functions
+ * are walked outer first): `create` in a repository factory, not the factory around it.
+ */
 function dedupeNested(reports: RuleReport[]): RuleReport[] {
-  const seen = new Set<ts.Node>();
-  return reports.filter((r) => (seen.has(r.node) ? false : (seen.add(r.node), true)));
+  const last = new Map<ts.Node, RuleReport>();
+  for (const report of reports) last.set(report.node, report);
+  return reports.filter((r) => last.get(r.node) === r);
 }

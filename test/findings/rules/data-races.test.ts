@@ -76,8 +76,23 @@ const sequelizeModel = (emailOptions: string) => `module.exports = (sequelize, D
 };
 `;
 
+// The shape of fastify/demo@1f50cc1 (src/plugins/app/tasks/tasks-repository.ts): one factory, one method per query.
+const knexRepository = (create: string) => `export function createRepository(fastify) {
+  const knex = fastify.knex;
+  return {
+    async paginate(q) {
+      return fastify.knex('tasks').select('*').where({ author_id: q.author_id });
+    },
+    async create(newTask) {
+${create}
+    },
+  };
+}
+`;
+
 ruleTester(readThenCreate, {
   valid: [
+    { name: 'knex: a read in one method of a factory, the insert in a sibling method', files: { 'src/tasks-repository.ts': knexRepository("      const [id] = await knex('tasks').insert(newTask);\n      return id;") } },
     { name: 'Sequelize: email unique in the model (options nest)', files: { 'src/seed.js': sequelizeSeed, 'src/models/usuario.model.js': sequelizeModel('unique: true,') } },
     { name: 'Sequelize: sequelize.define with a unique column', files: { 'src/seed.js': sequelizeSeed, 'src/models/usuario.model.js': "module.exports = (sequelize, DataTypes) => sequelize.define('Usuario', { email: { type: DataTypes.STRING, unique: true } });\n" } },
     {
@@ -138,5 +153,14 @@ export async function ensureCustomer(email: string) {
       errors: [{ line: 2, message: /ensureCustomer looks up a Stripe customer .* on line 4 and creates it through the call on line 5/ }],
     },
     { name: 'no schema in the project: a note', files: { 'src/accounts.ts': prismaFindOrCreate }, errors: [{ line: 5, severity: 'note' }] },
+    {
+      name: 'knex: knex(table) reads then inserts in the same method, the read inside a transaction callback',
+      files: {
+        'src/tasks-repository.ts': knexRepository(
+          "      const existing = await knex.transaction(async (trx) => trx('tasks').where({ name: newTask.name }).first());\n      if (existing) return existing.id;\n      const [id] = await knex('tasks').insert(newTask);\n      return id;",
+        ),
+      },
+      errors: [{ line: 10, message: /create looks up `tasks` on \(name\) on line 8 and creates it here when missing/, severity: 'note' }],
+    },
   ],
 });

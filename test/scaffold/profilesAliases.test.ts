@@ -69,4 +69,20 @@ describe('path aliases (a Next.js app with "@/*" → ./src/*)', () => {
     // A key that could break out of a string or a Markdown fence is no alias.
     expect(pathAliases({ "@`'/*": ['src/*'] })).toEqual([]);
   });
+
+  it('a "type": "module" package needs the extension: plain JavaScript (paypal-examples/docs-examples@8095379), and TypeScript unless a bundler resolves', async () => {
+    const project = async (files: Record<string, string>) => {
+      const root = await mkdtemp(path.join(tmpdir(), 'idem-esm-'));
+      roots.push(root);
+      for (const [file, text] of Object.entries(files)) await writeFile(path.join(root, file), text);
+      return projectImportsAt(root).defaultExtension;
+    };
+    expect(await project({ 'package.json': '{ "type": "module" }' })).toBe('.js');
+    expect(await project({ 'package.json': '{}' })).toBe('');
+    expect(await project({ 'package.json': '{ "type": "module" }', 'tsconfig.json': '{ "compilerOptions": { "module": "ESNext", "moduleResolution": "Bundler" } }' })).toBe('');
+    expect(await project({ 'package.json': '{ "type": "module" }', 'tsconfig.json': '{ "compilerOptions": { "module": "ESNext" } }' })).toBe('.js');
+    // apply's import of the instance into a file with no relative import of its own to copy.
+    const style = importStyleFor('server.js', 'import express from "express";\n', 'idempotency', { aliases: [], defaultExtension: '.js' });
+    expect(style.specifier('instance')).toBe('./idempotency/instance.js');
+  });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readTsconfig } from './readTsconfig.js';
 
@@ -47,7 +48,19 @@ export function projectImportsAt(root: string): { aliases: PathAlias[]; defaultE
   }
   const text = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : undefined);
   const resolution = text(options['moduleResolution']) ?? text(options['module']) ?? '';
-  return { aliases: pathAliases(relative), defaultExtension: resolution === 'nodenext' || resolution === 'node16' ? '.js' : '' };
+  // A "type": "module" package runs its files as Node ES modules, which need the extension: plain JavaScript (no
+  // tsconfig: paypal-examples' Express servers) and TypeScript compiled to ES modules, unless a bundler resolves.
+  const esmPackage = packageType(resolved) === 'module' && resolution !== 'bundler' && !/^(commonjs|amd|umd)$/.test(text(options['module']) ?? '');
+  return { aliases: pathAliases(relative), defaultExtension: resolution === 'nodenext' || resolution === 'node16' || esmPackage ? '.js' : '' };
+}
+
+function packageType(root: string): string | undefined {
+  try {
+    const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { type?: unknown };
+    return typeof manifest.type === 'string' ? manifest.type : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The root tsconfig's `paths` folder aliases (an Nx workspace's `@org/lib/*`) for following imports; none when it cannot be read. */

@@ -1,9 +1,13 @@
+import { lineMapping } from '../emit/unifiedDiff.js';
 import { ruleById } from '../findings/registry.js';
 import { readSchemaFacts } from '../findings/schemaFacts.js';
 import type { SourceContext } from '../findings/types.js';
 import { parseSource } from '../inspect/parse/parseSource.js';
 import type { FindingDesign } from '../model/findings.js';
 import type { ManualStep } from './types.js';
+
+/** How far a formatter may move a reported call within its statement (an argument added, the call re-wrapped). */
+const NEARBY_LINES = 3;
 
 /** A file apply edits: its text as inspected and as apply leaves it. */
 export interface EditedText {
@@ -48,9 +52,12 @@ export function relocateFindings(manual: readonly ManualStep[], findings: Readon
     const onLine = before.filter((r) => r.line === finding.line);
     const match = written(change.path) ? before.filter((r) => r.message === finding.message)[order] : (onLine.find((r) => r.message === finding.message) ?? onLine[0]);
     if (!match) return written(change.path) ? [] : [step];
-    // The same message twice (two calls alike): the n-th before is the n-th after.
-    const nth = before.filter((r) => r.message === match.message).indexOf(match);
-    const now = reports(finding.ruleId, change.path, change.after).filter((r) => r.message === match.message)[nth];
+    // Where the edits moved that line; the report there (give or take the lines a formatter re-wraps) is the same
+    // finding. Not the n-th of the same message: two calls alike (Adyen's paymentsDetails in two handlers) where
+    // apply keyed the first would hand the first's finding to the second.
+    const moved = lineMapping(change.before, change.after)(match.line);
+    const after = reports(finding.ruleId, change.path, change.after).filter((r) => r.message === match.message && Math.abs(r.line - moved) <= NEARBY_LINES);
+    const now = after.sort((a, b) => Math.abs(a.line - moved) - Math.abs(b.line - moved))[0];
     return now ? [{ ...step, line: now.line }] : [];
   });
 }

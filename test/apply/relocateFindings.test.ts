@@ -41,6 +41,27 @@ describe('relocateFindings', () => {
     expect(out).toEqual([manual[0], { ...step(EXPIRY), line: 6 }]);
   });
 
+  it('two calls alike, the first keyed by the edit: its finding is dropped, not handed to the second (adyen-node-online-payments@1ad09b5)', () => {
+    const twice = (first: string) => `import Stripe from 'stripe';
+const stripe = new Stripe('sk');
+export async function details(body: object) {
+  ${first}
+}
+
+export async function redirect(body: object) {
+  await stripe.refunds.create(body);
+}
+`;
+    const inspected = twice('await stripe.refunds.create(body);');
+    const edited = `import { stripeRequestOptions } from './idempotency/providers.js';\n${twice("await stripe.refunds.create(body, stripeRequestOptions(context, 'refund'));")}`;
+    const message = 'stripe refunds.create is called without an idempotencyKey: a retry moves money a second time through Stripe.';
+    const first = { ...finding('provider-call-without-key', 4, message), actions: ['details'] };
+    const second = { ...finding('provider-call-without-key', 8, message), actions: ['redirect'] };
+    const pairs = [first, second].map((f) => [step(f), f] as const);
+    const out = relocateFindings(pairs.map(([s]) => s), new Map(pairs), [{ path: file, before: inspected, after: edited }], deps, () => false);
+    expect(out).toEqual([{ ...step(second), line: 9 }]);
+  });
+
   it('leaves steps in files apply did not read alone', () => {
     expect(relocateFindings(manual, findings, [], deps, () => false)).toEqual(manual);
   });

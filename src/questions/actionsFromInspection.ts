@@ -301,6 +301,12 @@ function singular(word: string): string {
 const HARMFUL_DUPLICATE = /(order|checkout|payment|invoice|charge|refund|payout|transfer|withdraw|deposit|booking|reservation|ticket|shipment|subscription|purchase|donation|transaction|ledger|credit|voucher|coupon|redeem|sms|notif|invit|message|send|pedido|compra|pago|pagamento|factura|fatura|reserva|reembolso|transferencia|commande|paiement|facture|achat|remboursement|bestellung|zahlung|rechnung|buchung|ordine|fattura|prenotazione|rimborso)/i;
 
 /**
+ * Words that name something about a record, not the record: `POST /api/paymentMethods` lists the methods a shopper may
+ * pay with (Adyen's examples), `/order-status` or `/checkout/preview` compute; none creates a payment or an order.
+ */
+const NOT_A_RECORD = /(payment|order|checkout|booking|subscription|shipment|transaction)[-_]?(methods?|status(es)?|history|summary|preview|quotes?|estimates?|options?|types?|settings?)/gi;
+
+/**
  * A camelCase name without its qualifying tail: what `generateTitleFromUserMessage` creates is a title, not a message
  * (`createOrderFromCart` still creates an order).
  */
@@ -334,7 +340,7 @@ function preselection(endpoint: EndpointFinding, external: boolean, note: string
   if (endpoint.method === 'DELETE' || endpoint.method === 'PUT') return { checked: false, note: join(`${endpoint.method} is idempotent by nature: a repeat leaves the same state`, note) };
   const rpc = rpcMethod(endpoint.path, endpoint.transport);
   if (rpc) return { checked: false, note: join(`${rpc === 'DELETE' ? 'deletes' : 'sets'} by its name, as ${rpc} would: a repeat leaves the same state`, note) };
-  const harmful = HARMFUL_DUPLICATE.exec(`${withoutQualifiers(endpoint.path)} ${withoutQualifiers(endpoint.handler ?? '')}`);
+  const harmful = HARMFUL_DUPLICATE.exec(`${withoutQualifiers(endpoint.path)} ${withoutQualifiers(endpoint.handler ?? '')}`.replace(NOT_A_RECORD, ''));
   if (harmful) return { checked: true, note: join(`creates ${/sms|notif|invit|message|send/i.test(harmful[1]!) ? 'a message to a person' : `a record (${harmful[1]!.toLowerCase()})`} a duplicate would harm`, note) };
   return { checked: false, note: join('no external or money effect found in its code: check it if a second copy would harm', note) };
 }

@@ -172,6 +172,9 @@ describe('wizard pre-selection', () => {
         { kind: 'endpoint', id: 'e', file: 'src/billing.ts', line: 4, method: 'POST', path: '/billing/portal', framework: 'express', prefixResolved: true, handler: 'openPortal', touchesPayment: true },
         { kind: 'endpoint', id: 'f', file: 'src/auth.ts', line: 4, method: 'POST', path: '/signInWithEmail', framework: 'nextjs', prefixResolved: false, handler: 'signInWithEmail', transport: 'server-action' },
         { kind: 'endpoint', id: 'g', file: 'src/auth.ts', line: 9, method: 'POST', path: '/updateEmail', framework: 'nextjs', prefixResolved: false, handler: 'updateEmail', transport: 'server-action' },
+        // adyen-examples/adyen-node-online-payments@1ad09b5: lists the methods a shopper may pay with.
+        { kind: 'endpoint', id: 'h', file: 'index.js', line: 49, method: 'POST', path: '/api/paymentMethods', framework: 'express', prefixResolved: true },
+        { kind: 'endpoint', id: 'i', file: 'src/orders.ts', line: 20, method: 'POST', path: '/api/order-status', framework: 'express', prefixResolved: true, handler: 'orderStatus' },
       ],
     };
     const byName = new Map(actionsFromInspection(inspection).map((c) => [c.action.name, c]));
@@ -187,6 +190,8 @@ describe('wizard pre-selection', () => {
     expect(byName.get('signInWithEmail')?.checked).toBe(false);
     expect(byName.get('signInWithEmail')?.note).toContain('sign-in');
     expect(byName.get('updateEmail')?.checked).toBe(false);
+    expect(byName.get('createPaymentMethod')?.checked).toBe(false);
+    expect(byName.get('orderStatus')?.checked).toBe(false);
   });
 });
 

@@ -392,6 +392,40 @@ app.post('/webhooks/paypal', express.raw({ type: 'application/json' }), async (r
     expectIdempotent(file, out.text, [hook('paypal', 5)]);
   });
 
+  it('Adyen: a check that guards the handling (if (validateHMAC(…)) { handle; 202 } else { 401 }) wraps the guarded branch', () => {
+    // adyen-examples/adyen-node-online-payments@1ad09b5, checkout-example-advanced/index.js.
+    const guarded = `import { hmacValidator } from '@adyen/api-library';
+import express from 'express';
+
+export const app = express();
+
+app.post('/webhooks/adyen', async (req, res) => {
+  const validator = new hmacValidator();
+  const notification = req.body.notificationItems[0].NotificationRequestItem;
+  if (validator.validateHMAC(notification, process.env.ADYEN_HMAC_KEY)) {
+    consumeEvent(notification);
+    res.status(202).send();
+  } else {
+    res.status(401).send('Invalid HMAC signature');
+  }
+});
+`;
+    const out = wireSource(file, guarded, [hook('adyen', 6)], withVerify);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain(`  if (validator.validateHMAC(notification, process.env.ADYEN_HMAC_KEY)) {
+    const answered = await onceForEvent(ACTIONS.adyenWebhook, 'adyen', adyenEventOf(notification), async () => {
+      consumeEvent(notification);
+    });
+    if (answered && answered.status >= 300) {
+      res.status(answered.status).set(answered.headers).send(answered.body);
+      return;
+    }
+    res.status(202).send();
+  } else {`);
+    expectIdempotent(file, out.text, [hook('adyen', 6)]);
+    // Negated, the guarded branch is the refusal: the handling after the if is wrapped as before (the batch test above).
+  });
+
   it('leaves an item loop that continues, a scaffold without verify.ts, and an unverified route to the user', () => {
     const continuing = adyen.replace('    await record(', "    if (item.eventCode === 'REPORT_AVAILABLE') continue;\n    await record(");
     const loop = wireSource(file, continuing, [hook('adyen', 7)], withVerify);

@@ -67,6 +67,8 @@ interface Verification {
   statement: Statement;
   block: Block;
   event: string;
+  /** The handling is the whole of `block` (the branch a passing check runs), not what follows `statement` in it. */
+  whole?: true;
 }
 
 /**
@@ -176,6 +178,18 @@ export function verifiedWebhookProvider(provider: string | undefined): VerifiedW
 }
 
 /** The verification inside the `try` block of a verification statement that is a try/catch, if the check sits there. */
+/**
+ * `if (validator.validateHMAC(item, key)) { handle; answer 202 } else { answer 401 }` (Adyen's own examples): the
+ * check is the condition itself, not negated, and the handling is the branch it guards.
+ */
+function passedBranch(at: Verification, check: (node: Node) => boolean): Verification | undefined {
+  if (!Node.isIfStatement(at.statement)) return undefined;
+  const condition = at.statement.getExpression();
+  const then = at.statement.getThenStatement();
+  if (!Node.isBlock(then) || Node.isPrefixUnaryExpression(condition) || !check(condition)) return undefined;
+  return { statement: at.statement, block: then, event: at.event, whole: true };
+}
+
 function tryVerification(provider: VerifiedWebhookProvider, at: Verification): Verification | undefined {
   if (!Node.isTryStatement(at.statement)) return undefined;
   const block = at.statement.getTryBlock();
@@ -304,7 +318,7 @@ export function wrapVerifiedHandler(sf: SourceFile, handler: HandlerFunction, ta
   const answers = (s: Statement) => (res !== undefined && new RegExp(`^(return\\s+)?${res}\\.`).test(s.getText())) || Node.isReturnStatement(s);
   const handlingAfter = (at: Verification) => {
     const statements = at.block.getStatements();
-    const after = statements.slice(statements.indexOf(at.statement) + 1);
+    const after = at.whole ? statements : statements.slice(statements.indexOf(at.statement) + 1);
     let end = after.length;
     while (!isLoopBody(at.block) && end > 0 && answers(after[end - 1]!)) end--;
     return after.slice(0, end);
@@ -313,6 +327,9 @@ export function wrapVerifiedHandler(sf: SourceFile, handler: HandlerFunction, ta
   // check, where the verified event is in scope, and the catch keeps answering a bad signature as before. A try that
   // holds only the check (`try { event = … } catch { return 400 }`) keeps the handling after it, at this level.
   for (let inner = tryVerification(provider, verified); inner && handlingAfter(inner).length > 0; inner = tryVerification(provider, inner)) verified = inner;
+  // The check as an if's condition guarding the handling (the if holds the check, its branch does not).
+  const passed = handlingAfter(verified).length === 0 ? passedBranch(verified, (condition) => Node.isCallExpression(condition) || condition.getDescendantsOfKind(SyntaxKind.CallExpression).length > 0) : undefined;
+  if (passed && provider.verification(passed.block) === undefined && handlingAfter(passed).length > 0) verified = passed;
   const inLoop = isLoopBody(verified.block);
   const handling = handlingAfter(verified);
   if (handling.length === 0) return manualOnly(target, `the webhook handler at line ${line} has no statements between the signature check and the answer to wrap; call ${call} from ${WEBHOOK_EVENT_MODULE}.ts around the code that applies the event`, line);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import { namedImportOrigin, resolveCallee } from '../../findings/actionFacts.js';
+import { unwrap } from '../../inspect/parse/astHelpers.js';
 import { calls, isLoop } from '../../findings/walk.js';
 import { insideProject } from '../followHandler.js';
 import { CONTEXT_NAME } from '../transforms/stripeKey.js';
@@ -148,6 +149,22 @@ function generatedName(expression: ts.Node, sf: ts.SourceFile): boolean {
  * untyped variable), and mentions as a value (`list.map(service.charge)`, `{ handler: charge }`), whose arguments
  * apply cannot see. A method is mentioned as `x.name`; a function also by its bare name.
  */
+/** A variable the file declares with a value of its own (not `require(…)` of a module): `const client = new X()`. */
+function madeLocally(sf: ts.SourceFile, name: string): boolean {
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (found) return;
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === name && node.initializer) {
+      const value = unwrap(node.initializer);
+      found = !(ts.isCallExpression(value) && ts.isIdentifier(value.expression) && value.expression.text === 'require');
+      return;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
 export function otherUses(ctx: Sources, hop: Hop, ignore?: ts.Node): { callers: string[]; values: string[]; extraArgs: boolean } {
   const name = nameOfFunction(hop.fn);
   const callers: string[] = [];
@@ -179,6 +196,9 @@ export function otherUses(ctx: Sources, hop: Hop, ignore?: ts.Node): { callers: 
       const parent = id.parent;
       const expression = ts.isPropertyAccessExpression(parent) && parent.name === id ? parent : !member && isReference(id) ? id : undefined;
       if (!expression || expression === hop.call.expression || resolved.has(expression) || generatedName(expression, source.sf)) continue;
+      // A plain function is reached as `x.name` only through its module (a namespace import, a require): a member
+      // of an object the file makes itself (`ordersController.createOrder(…)`, PayPal's SDK) is another function.
+      if (!member && ts.isPropertyAccessExpression(expression) && ts.isIdentifier(expression.expression) && madeLocally(source.sf, expression.expression.text)) continue;
       if (ignore && ignore.getSourceFile() === source.sf && id.pos >= ignore.pos && id.end <= ignore.end) continue;
       const where = `${source.rel}:${lineOf(id)}`;
       if (ts.isCallExpression(expression.parent) && expression.parent.expression === expression) callers.push(where);

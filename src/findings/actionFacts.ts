@@ -376,7 +376,6 @@ export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: Sour
     if (fn && target) return { fn, source: target };
   }
   if (ts.isPropertyAccessExpression(call.expression)) return factoryMethod(ctx, source, call.expression);
-
   if (!ts.isIdentifier(call.expression)) return undefined;
   const name = call.expression.text;
   const local = topLevelFunction(source.sf, name);
@@ -407,18 +406,27 @@ function factoryMethod(ctx: Pick<ProjectContext, 'sources'>, source: SourceConte
   return member && factory ? { fn: member, source: factory.source } : undefined;
 }
 
-/** `const repo = createRepository(db)` anywhere in the file: the factory's name. */
+const LOCAL_FACTORIES = new WeakMap<ts.SourceFile, Map<string, string>>();
+
+/**
+ * `const repo = createRepository(db)` anywhere in the file: the factory's name. The file's variables made by a call
+ * are read in one walk and kept (every unresolved member call of the file asks).
+ */
 function localFactory(source: SourceContext, holder: string): { source: SourceContext; factory: string } | undefined {
-  let factory: string | undefined;
-  const visit = (node: ts.Node): void => {
-    if (factory !== undefined) return;
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === holder && node.initializer) {
-      const init = unwrap(node.initializer);
-      if (ts.isCallExpression(init) && ts.isIdentifier(init.expression)) factory = init.expression.text;
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source.sf);
+  let made = LOCAL_FACTORIES.get(source.sf);
+  if (!made) {
+    const found = new Map<string, string>();
+    const visit = (node: ts.Node): void => {
+      if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && !found.has(node.name.text)) {
+        const init = unwrap(node.initializer);
+        if (ts.isCallExpression(init) && ts.isIdentifier(init.expression)) found.set(node.name.text, init.expression.text);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source.sf);
+    LOCAL_FACTORIES.set(source.sf, (made = found));
+  }
+  const factory = made.get(holder);
   return factory === undefined ? undefined : { source, factory };
 }
 

@@ -1,15 +1,10 @@
 import path from 'node:path';
+import type { PathAlias } from '../scaffold/profile/pathAliases.js';
 import type { ImportStyle } from './types.js';
-
-/** A tsconfig `paths` entry that maps a prefix onto a folder: `"@/*": ["./src/*"]` → { prefix: '@/', dir: 'src' }. */
-export interface PathAlias {
-  prefix: string;
-  dir: string;
-}
 
 export interface ProjectImports {
   aliases: readonly PathAlias[];
-  /** '.js' under NodeNext/Node16 resolution (ESM needs the extension), '' otherwise. */
+  /** '.js' where the project's files run as Node ES modules (the extension is needed), '' otherwise. */
   defaultExtension: '.js' | '';
   /** The workspace package (its folder, '' for the root) a project file belongs to; unset, the first two folders stand in. */
   packageOf?: (file: string) => string;
@@ -51,18 +46,4 @@ function inAnotherPackage(file: string, scaffoldDir: string, project: ProjectImp
   // `apps/backend` of `apps/backend/src/x.ts`: without package markers to read, where in a workspace a file is.
   const topFolders = (rel: string) => rel.split('/').slice(0, 2).join('/');
   return topFolders(file) !== topFolders(scaffoldDir);
-}
-
-/** Aliases and resolution read from the project's tsconfig (already parsed, comments and `extends` resolved). */
-export function projectImportsOf(options: { paths?: Record<string, string[]>; baseUrl?: string; moduleResolution?: string; module?: string }, configDir: string): ProjectImports {
-  const base = options.baseUrl ?? '.';
-  const aliases: PathAlias[] = [];
-  for (const [key, targets] of Object.entries(options.paths ?? {})) {
-    const first = targets[0];
-    if (!key.endsWith('/*') || !first?.endsWith('/*')) continue;
-    const dir = path.posix.normalize(path.posix.join(configDir, base, first.slice(0, -2))).replace(/^\.\//, '');
-    aliases.push({ prefix: key.slice(0, -1), dir: dir === '.' ? '' : dir });
-  }
-  const resolution = (options.moduleResolution ?? options.module ?? '').toLowerCase();
-  return { aliases, defaultExtension: resolution === 'nodenext' || resolution === 'node16' ? '.js' : '' };
 }

@@ -12,8 +12,8 @@ const parseSource = (source: string | undefined) => {
   return m ? { file: m[1]!, line: Number(m[2]), column: m[3]! } : undefined;
 };
 
-/** Where a line of a file stands after the changes: the same line in a file they leave alone. */
-function mover(changes: readonly FileChange[]): (file: string, line: number) => number {
+/** Where a line of a file stands after the changes (each file's mapping worked out once): the same line in a file they leave alone. */
+export function mover(changes: readonly Pick<FileChange, 'path' | 'before' | 'after'>[]): (file: string, line: number) => number {
   const maps = new Map<string, (line: number) => number>();
   return (file, line) => {
     const change = changes.find((c) => c.path === file && c.before !== undefined);

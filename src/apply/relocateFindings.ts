@@ -1,9 +1,9 @@
-import { lineMapping } from '../emit/unifiedDiff.js';
 import { ruleById } from '../findings/registry.js';
 import { readSchemaFacts } from '../findings/schemaFacts.js';
 import type { SourceContext } from '../findings/types.js';
 import { parseSource } from '../inspect/parse/parseSource.js';
 import type { FindingDesign } from '../model/findings.js';
+import { mover } from './movedSources.js';
 import type { ManualStep } from './types.js';
 
 /** How far a formatter may move a reported call within its statement (an argument added, the call re-wrapped). */
@@ -39,6 +39,7 @@ export function relocateFindings(manual: readonly ManualStep[], findings: Readon
     cache.set(id, found);
     return found;
   };
+  const move = mover(edited);
   // How many recorded findings with this rule, file and message came before: the n-th is the rule's n-th report.
   const seen = new Map<string, number>();
   return manual.flatMap((step) => {
@@ -55,7 +56,7 @@ export function relocateFindings(manual: readonly ManualStep[], findings: Readon
     // Where the edits moved that line; the report there (give or take the lines a formatter re-wraps) is the same
     // finding. Not the n-th of the same message: two calls alike (Adyen's paymentsDetails in two handlers) where
     // apply keyed the first would hand the first's finding to the second.
-    const moved = lineMapping(change.before, change.after)(match.line);
+    const moved = move(change.path, match.line);
     const after = reports(finding.ruleId, change.path, change.after).filter((r) => r.message === match.message && Math.abs(r.line - moved) <= NEARBY_LINES);
     const now = after.sort((a, b) => Math.abs(a.line - moved) - Math.abs(b.line - moved))[0];
     return now ? [{ ...step, line: now.line }] : [];

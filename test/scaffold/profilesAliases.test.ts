@@ -59,7 +59,10 @@ describe('path aliases (a Next.js app with "@/*" → ./src/*)', () => {
     await mkdir(path.join(root, 'config'));
     await writeFile(path.join(root, 'config/base.json'), '{ "compilerOptions": { "baseUrl": "..", /* root */ "paths": { "@/*": ["src/*"], "~/lib/*": ["src/lib/*"], } } }');
     await writeFile(path.join(root, 'tsconfig.json'), '{ "extends": "./config/base.json", "compilerOptions": { "module": "NodeNext" } }');
-    expect(projectImportsAt(root)).toEqual({ aliases: [{ prefix: '~/lib/', dir: 'src/lib' }, { prefix: '@/', dir: 'src' }], defaultExtension: '.js' });
+    // NodeNext in a package without "type": "module" compiles to CommonJS, where require() needs no extension.
+    expect(projectImportsAt(root)).toEqual({ aliases: [{ prefix: '~/lib/', dir: 'src/lib' }, { prefix: '@/', dir: 'src' }], defaultExtension: '' });
+    await writeFile(path.join(root, 'package.json'), '{ "type": "module" }');
+    expect(projectImportsAt(root).defaultExtension).toBe('.js');
     const paths = { '@/*': ['src/*'], '~/lib/*': ['src/lib/*'] };
     expect(aliasedSpecifier(paths, 'src/lib/idempotency')).toBe('~/lib/idempotency');
     expect(aliasedSpecifier(paths, 'src/idempotency')).toBe('@/idempotency');

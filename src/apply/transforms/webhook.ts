@@ -177,19 +177,20 @@ export function verifiedWebhookProvider(provider: string | undefined): VerifiedW
   return provider === undefined ? STRIPE : VERIFIED_WEBHOOK_PROVIDERS[provider as VerifiedWebhookProvider['name']];
 }
 
-/** The verification inside the `try` block of a verification statement that is a try/catch, if the check sits there. */
 /**
  * `if (validator.validateHMAC(item, key)) { handle; answer 202 } else { answer 401 }` (Adyen's own examples): the
- * check is the condition itself, not negated, and the handling is the branch it guards.
+ * check is the condition itself (a call, not negated), and the handling is the branch it guards.
  */
-function passedBranch(at: Verification, check: (node: Node) => boolean): Verification | undefined {
+function passedBranch(at: Verification): Verification | undefined {
   if (!Node.isIfStatement(at.statement)) return undefined;
   const condition = at.statement.getExpression();
   const then = at.statement.getThenStatement();
-  if (!Node.isBlock(then) || Node.isPrefixUnaryExpression(condition) || !check(condition)) return undefined;
+  const calls = Node.isCallExpression(condition) || condition.getDescendantsOfKind(SyntaxKind.CallExpression).length > 0;
+  if (!Node.isBlock(then) || Node.isPrefixUnaryExpression(condition) || !calls) return undefined;
   return { statement: at.statement, block: then, event: at.event, whole: true };
 }
 
+/** The verification inside the `try` block of a verification statement that is a try/catch, if the check sits there. */
 function tryVerification(provider: VerifiedWebhookProvider, at: Verification): Verification | undefined {
   if (!Node.isTryStatement(at.statement)) return undefined;
   const block = at.statement.getTryBlock();
@@ -206,8 +207,10 @@ function isLoopBody(block: Block): boolean {
 /** `return` statements of this function itself (not of callbacks inside it). */
 const ownReturns = (statement: Statement, fn: Node): Node[] => [statement, ...statement.getDescendantsOfKind(SyntaxKind.ReturnStatement)].filter((r) => Node.isReturnStatement(r) && r.getFirstAncestor((a) => Node.isArrowFunction(a) || Node.isFunctionExpression(a) || Node.isFunctionDeclaration(a) || Node.isMethodDeclaration(a)) === fn);
 
-/** The frameworks whose webhook handlers apply wraps, and how each answers with the processor's response. */
-/** 'next-pages': a Next.js Pages API route (`export default function handler(req, res)`), answered through its res. */
+/**
+ * The frameworks whose webhook handlers apply wraps; 'next-pages' is a Next.js Pages API route (`export default
+ * function handler(req, res)`), answered through its res.
+ */
 export type WebhookFramework = 'express' | 'fastify' | 'koa' | 'hono' | 'nestjs' | 'nextjs' | 'next-pages';
 export const WEBHOOK_FRAMEWORKS: ReadonlySet<string> = new Set<string>(['express', 'fastify', 'koa', 'hono', 'nestjs', 'nextjs']);
 /** The frameworks whose routes take the handler as their last argument: `app.post(path, ...middleware, handler)`. */
@@ -328,7 +331,7 @@ export function wrapVerifiedHandler(sf: SourceFile, handler: HandlerFunction, ta
   // holds only the check (`try { event = … } catch { return 400 }`) keeps the handling after it, at this level.
   for (let inner = tryVerification(provider, verified); inner && handlingAfter(inner).length > 0; inner = tryVerification(provider, inner)) verified = inner;
   // The check as an if's condition guarding the handling (the if holds the check, its branch does not).
-  const passed = handlingAfter(verified).length === 0 ? passedBranch(verified, (condition) => Node.isCallExpression(condition) || condition.getDescendantsOfKind(SyntaxKind.CallExpression).length > 0) : undefined;
+  const passed = handlingAfter(verified).length === 0 ? passedBranch(verified) : undefined;
   if (passed && provider.verification(passed.block) === undefined && handlingAfter(passed).length > 0) verified = passed;
   const inLoop = isLoopBody(verified.block);
   const handling = handlingAfter(verified);

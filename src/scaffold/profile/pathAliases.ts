@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { readTsconfig } from './readTsconfig.js';
+import { profileFromOptions } from './profileFromOptions.js';
+import { readConfigJson, readTsconfig } from './readTsconfig.js';
 
 /** A tsconfig `paths` entry that maps a prefix onto a folder: `"@/*": ["./src/*"]` → { prefix: '@/', dir: 'src' }. */
 export interface PathAlias {
@@ -40,27 +40,19 @@ export function aliasedSpecifier(paths: Readonly<Record<string, readonly string[
  */
 export function projectImportsAt(root: string): { aliases: PathAlias[]; defaultExtension: '.js' | '' } {
   const resolved = path.resolve(root);
-  const { options, paths } = readTsconfig(resolved, path.join(resolved, 'tsconfig.json'));
+  const tsconfig = path.join(resolved, 'tsconfig.json');
+  const hasTsconfig = readConfigJson(resolved, tsconfig) !== undefined;
+  const { options, paths, unresolved } = readTsconfig(resolved, tsconfig);
   const relative: Record<string, string[]> = {};
   for (const [key, targets] of Object.entries(paths)) {
     const inside = targets.map((target) => path.relative(resolved, target).split(path.sep).join('/')).filter((target) => !target.startsWith('..'));
     if (inside.length > 0) relative[key] = inside;
   }
-  const text = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : undefined);
-  const resolution = text(options['moduleResolution']) ?? text(options['module']) ?? '';
-  // A "type": "module" package runs its files as Node ES modules, which need the extension: plain JavaScript (no
-  // tsconfig: paypal-examples' Express servers) and TypeScript compiled to ES modules, unless a bundler resolves.
-  const esmPackage = packageType(resolved) === 'module' && resolution !== 'bundler' && !/^(commonjs|amd|umd)$/.test(text(options['module']) ?? '');
-  return { aliases: pathAliases(relative), defaultExtension: resolution === 'nodenext' || resolution === 'node16' || esmPackage ? '.js' : '' };
-}
-
-function packageType(root: string): string | undefined {
-  try {
-    const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { type?: unknown };
-    return typeof manifest.type === 'string' ? manifest.type : undefined;
-  } catch {
-    return undefined;
-  }
+  // Node ES modules need the extension on relative imports: the scaffold's own rule, and for a project without a
+  // tsconfig (paypal-examples' plain JavaScript Express servers) the package's "type".
+  const packageType = readConfigJson(resolved, path.join(resolved, 'package.json'))?.['type'] === 'module' ? 'module' : 'commonjs';
+  const extension = hasTsconfig ? profileFromOptions(options, packageType, unresolved).relativeImports === 'js-extension' : packageType === 'module';
+  return { aliases: pathAliases(relative), defaultExtension: extension ? '.js' : '' };
 }
 
 /** The root tsconfig's `paths` folder aliases (an Nx workspace's `@org/lib/*`) for following imports; none when it cannot be read. */

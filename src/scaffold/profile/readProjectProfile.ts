@@ -6,9 +6,10 @@ import { JEST_CONFIG_FILES, jestCollects, readJestCollection } from './jestColle
 import { needsSandboxEncoding, needsSandboxGlobals } from './jestSandbox.js';
 import { parseJsonc } from './parseJsonc.js';
 import { aliasedSpecifier } from './pathAliases.js';
+import { profileFromOptions } from './profileFromOptions.js';
 import { findWorkspaces } from '../../inspect/stack/findWorkspaces.js';
 import { readManifest } from '../../inspect/stack/readManifest.js';
-import { readConfigJson, readTsconfig, type RawCompilerOptions } from './readTsconfig.js';
+import { readConfigJson, readTsconfig } from './readTsconfig.js';
 import { REFERENCE_PROFILE, TEST_RUNNERS, type ProjectProfile, type TestRunner } from './types.js';
 
 export interface ProfileInput {
@@ -66,10 +67,7 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
   }
   const { options, paths, unresolved } = read;
   const version = packageVersion(folder, pkg, 'typescript');
-  // An unread base in an ES-module package most likely sets NodeNext (the Node bases do): TypeScript's own default
-  // would be CommonJS with extensionless imports, which Node cannot load from a "type": "module" package.
-  const assumed = unresolved.length > 0 && options['module'] === undefined && packageType === 'module' ? { module: 'NodeNext', ...options } : options;
-  const compiled = profileFromOptions(assumed, packageType);
+  const compiled = profileFromOptions(options, packageType, unresolved);
   const rootPaths = aliasesOf(paths);
   const aliased = aliasedSpecifier(rootPaths, path.relative(root, start).split(path.sep).join('/'));
   return {
@@ -81,40 +79,6 @@ export async function readProjectProfile(input: ProfileInput): Promise<ProjectPr
     ...(unresolved.length > 0 ? { unreadExtends: unresolved } : {}),
     ...(version !== undefined && version < 409 ? { typescriptVersion: version } : {}),
     ...jestTraits,
-  };
-}
-
-const TARGET_YEARS: Record<string, number> = { es3: 3, es5: 5, es6: 2015, esnext: 2099 };
-const yearOf = (value: unknown, fallback: number): number => {
-  const text = typeof value === 'string' ? value.toLowerCase() : '';
-  return TARGET_YEARS[text] ?? (/^es(\d{4})$/.exec(text) ? Number(text.slice(2)) : fallback);
-};
-const lower = (value: unknown): string | undefined => (typeof value === 'string' ? value.toLowerCase() : undefined);
-
-/** The profile part that follows from compiler options alone, as written in tsconfig (exported for tests of odd combinations). */
-export function profileFromOptions(options: RawCompilerOptions, packageType: 'module' | 'commonjs'): Omit<ProjectProfile, 'testRunner' | 'paths' | 'tsconfig'> {
-  const target = yearOf(options['target'], 5);
-  const module = lower(options['module']) ?? (target >= 2015 ? 'es2015' : 'commonjs');
-  const nodeModule = module === 'node16' || module === 'node18' || module === 'nodenext';
-  const resolution = (lower(options['moduleResolution']) ?? (nodeModule ? 'nodenext' : module === 'preserve' ? 'bundler' : 'node10')).replace(/^node$/, 'node10');
-  const moduleSystem: ProjectProfile['moduleSystem'] = nodeModule
-    ? packageType === 'module'
-      ? 'esm'
-      : 'commonjs'
-    : module === 'commonjs' || module === 'amd' || module === 'umd'
-      ? 'commonjs'
-      : 'esm';
-  const nodeResolution = resolution === 'node16' || resolution === 'nodenext';
-  // Node's ESM loader needs the extension; bundlers, ts-jest and require() do not, and some (jest) fail with it.
-  const relativeImports = moduleSystem === 'esm' && (nodeResolution || (resolution !== 'bundler' && packageType === 'module')) ? 'js-extension' : 'extensionless';
-  const interop = typeof options['esModuleInterop'] === 'boolean' ? options['esModuleInterop'] : nodeModule;
-  const synthetic = typeof options['allowSyntheticDefaultImports'] === 'boolean' ? options['allowSyntheticDefaultImports'] : interop || module === 'system' || resolution === 'bundler';
-  return {
-    language: 'typescript',
-    moduleSystem,
-    relativeImports,
-    defaultImportInterop: moduleSystem === 'commonjs' ? interop : synthetic,
-    esLibrary: libraryYear(options, target),
   };
 }
 
@@ -141,14 +105,6 @@ function solutionMember(root: string, file: string): string {
     .filter((member): member is string => member !== undefined)
     .map((member) => (member.endsWith('.json') ? member : path.join(member, 'tsconfig.json')));
   return members.find((member) => !/(spec|test|e2e|node)[^/\\]*\.json$/i.test(path.basename(member)) && readConfigJson(root, member) !== undefined) ?? file;
-}
-
-function libraryYear(options: RawCompilerOptions, target: number): number {
-  const year = (text: string) => (/^(?:lib\.)?esnext/i.test(text) ? 2099 : Number(/^(?:lib\.)?es(\d{4})/i.exec(text)?.[1] ?? (/^(?:lib\.)?es6/i.test(text) ? 2015 : 0)));
-  const fromTarget = target >= 2015 ? target : 5;
-  const lib = Array.isArray(options['lib']) ? options['lib'].filter((entry): entry is string => typeof entry === 'string') : [];
-  const libs = lib.map(year).filter((value) => value > 0);
-  return libs.length > 0 ? Math.max(...libs) : fromTarget;
 }
 
 /** A package's installed version (major * 100 + minor), else the one package.json asks for (`^26.6.3` → 2606). */

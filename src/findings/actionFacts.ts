@@ -73,7 +73,10 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     if (depth < MAX_DEPTH) {
       for (const call of calls(node)) {
         const target = resolveCallee(ctx, source, call, self);
-        if (target) steps.push({ pos: call.pos, run: () => visit(target.fn, target.source, depth + 1, functionLabel(target.fn) ?? via, target.self) });
+        // A call through an interface or base class the code picks at run time (a worker's `handler.handle(job.data)`,
+        // the handler looked up by the job's name): every implementation the project has, each a possible run.
+        const targets = target ? [target] : dispatchTargets(ctx, source, call);
+        for (const t of targets) steps.push({ pos: call.pos, run: () => visit(t.fn, t.source, depth + 1, functionLabel(t.fn) ?? via, t.self) });
       }
     }
     for (const step of steps.sort((a, b) => a.pos - b.pos)) step.run();
@@ -702,6 +705,143 @@ function typedReceiverClass(ctx: Pick<ProjectContext, 'sources'>, source: Source
   return name && member ? classNamed(ctx, member.source, name, 0) : undefined;
 }
 
+/** More implementations than this and the call is too generic to say what it runs. */
+const MAX_DISPATCH = 12;
+
+/**
+ * The methods a call on an interface-typed or base-class-typed value may run: `handler.handle(job.data)` where
+ * `handler` is declared with that type or comes from a lookup method declared to return it
+ * (`const handler = Oxen.jobRegistry.getJob(job.name)`, `getJob(name): IOxenJob`), as a worker that dispatches by job
+ * name writes it. Each project class that implements or extends the type (through subclasses, three levels) and has
+ * the method with a body is one target; none when the type is not found or more than MAX_DISPATCH classes match.
+ */
+function dispatchTargets(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, call: ts.CallExpression): Callee[] {
+  if (!ts.isPropertyAccessExpression(call.expression)) return [];
+  const method = call.expression.name.text;
+  const typeName = dispatchType(ctx, unwrap(call.expression.expression));
+  if (!typeName) return [];
+  const targets = heirsOf(ctx, typeName).flatMap((at) => {
+    const fn = methodOf(at.cls, method);
+    return fn ? [{ fn, source: at.source, self: at }] : [];
+  });
+  return targets.length <= MAX_DISPATCH ? targets : [];
+}
+
+const HEIRS = new WeakMap<object, Map<string, ClassAt[]>>();
+
+/** The project's classes that are `typeName` or implement or extend it, directly or through their subclasses. */
+function heirsOf(ctx: Pick<ProjectContext, 'sources'>, typeName: string): ClassAt[] {
+  let byType = HEIRS.get(ctx.sources);
+  if (!byType) HEIRS.set(ctx.sources, (byType = new Map()));
+  const cached = byType.get(typeName);
+  if (cached) return cached;
+  const names = new Set([typeName]);
+  const classes: ClassAt[] = [];
+  for (let level = 0; level < 4; level++) {
+    let grew = false;
+    for (const s of ctx.sources) {
+      for (const st of s.sf.statements) {
+        if (!ts.isClassDeclaration(st) || !st.name || classes.some((c) => c.cls === st)) continue;
+        const heirs = st.name.text === typeName || st.heritageClauses?.some((h) => h.types.some((t) => ts.isIdentifier(t.expression) && names.has(t.expression.text)));
+        if (!heirs) continue;
+        classes.push({ cls: st, source: s });
+        names.add(st.name.text);
+        grew = true;
+      }
+    }
+    if (!grew) break;
+  }
+  // An interface no class names (`implements` is optional in TypeScript): the classes that have all its methods.
+  const result = classes.length > 0 ? classes : structuralHeirs(ctx, typeName);
+  byType.set(typeName, result);
+  return result;
+}
+
+/**
+ * The classes shaped like the interface `typeName`: each declares every method the interface requires (two at the
+ * least, so a one-method interface does not match any class that happens to share the name), with their subclasses.
+ */
+function structuralHeirs(ctx: Pick<ProjectContext, 'sources'>, typeName: string): ClassAt[] {
+  const declared = ctx.sources.flatMap((s) => s.sf.statements.filter((st): st is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(st) && st.name.text === typeName));
+  if (declared.length !== 1) return [];
+  const required = declared[0]!.members.flatMap((m) => ((ts.isMethodSignature(m) || (ts.isPropertySignature(m) && m.type !== undefined && ts.isFunctionTypeNode(m.type))) && !m.questionToken && m.name && ts.isIdentifier(m.name) ? [m.name.text] : []));
+  if (required.length < 2) return [];
+  const out: ClassAt[] = [];
+  for (const s of ctx.sources) {
+    for (const st of s.sf.statements) {
+      if (!ts.isClassDeclaration(st) || !st.name) continue;
+      const own = new Set(st.members.flatMap((m) => (m.name && ts.isIdentifier(m.name) ? [m.name.text] : [])));
+      if (!required.every((name) => own.has(name))) continue;
+      for (const heir of heirsOf(ctx, st.name.text)) if (!out.some((c) => c.cls === heir.cls)) out.push(heir);
+    }
+  }
+  return out;
+}
+
+/** The type name a receiver is declared with, or that the lookup it comes from returns: `IOxenJob` for `getJob(name): IOxenJob`. */
+function dispatchType(ctx: Pick<ProjectContext, 'sources'>, receiver: ts.Expression): string | undefined {
+  let lookup: ts.Expression | undefined = receiver;
+  if (ts.isIdentifier(receiver)) {
+    const named = typeReferenceName(declaredType(receiver));
+    if (named) return named;
+    lookup = initializerOf(receiver);
+  }
+  lookup = lookup && unwrap(lookup);
+  if (lookup && ts.isAwaitExpression(lookup)) lookup = unwrap(lookup.expression);
+  if (!lookup || !ts.isCallExpression(lookup)) return undefined;
+  const callee = lookup.expression;
+  const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? callee.text : undefined;
+  if (!name) return undefined;
+  let byName = RETURNED.get(ctx.sources);
+  if (!byName) RETURNED.set(ctx.sources, (byName = new Map()));
+  if (!byName.has(name)) byName.set(name, returnedType(ctx, name));
+  return byName.get(name);
+}
+
+const RETURNED = new WeakMap<object, Map<string, string | undefined>>();
+
+/** The one type name the project's methods and functions called `name` are declared to return. */
+function returnedType(ctx: Pick<ProjectContext, 'sources'>, name: string): string | undefined {
+  const returned = new Set<string>();
+  for (const s of ctx.sources) {
+    if (!s.text.includes(name)) continue;
+    const visit = (node: ts.Node): void => {
+      if ((ts.isMethodDeclaration(node) || ts.isFunctionDeclaration(node)) && node.name && ts.isIdentifier(node.name) && node.name.text === name) {
+        const type = typeReferenceName(node.type);
+        if (type) returned.add(type);
+      }
+      if (ts.isClassDeclaration(node) || ts.isSourceFile(node) || ts.isModuleBlock(node) || ts.isModuleDeclaration(node)) ts.forEachChild(node, visit);
+    };
+    visit(s.sf);
+  }
+  return returned.size === 1 ? [...returned][0] : undefined;
+}
+
+/** `IOxenJob` of `IOxenJob`, `IOxenJob | undefined`, `Promise<IOxenJob>`; undefined for anything else. */
+function typeReferenceName(type: ts.TypeNode | undefined): string | undefined {
+  if (!type) return undefined;
+  if (ts.isUnionTypeNode(type)) {
+    const named = type.types.filter((t) => t.kind !== ts.SyntaxKind.UndefinedKeyword && !(ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword));
+    return named.length === 1 ? typeReferenceName(named[0]) : undefined;
+  }
+  if (!ts.isTypeReferenceNode(type) || !ts.isIdentifier(type.typeName)) return undefined;
+  if (type.typeName.text === 'Promise') return typeReferenceName(type.typeArguments?.[0]);
+  return type.typeName.text;
+}
+
+/** The initializer of the nearest `const`/`let` named as `id` in the blocks around it. */
+function initializerOf(id: ts.Identifier): ts.Expression | undefined {
+  for (let node: ts.Node | undefined = id.parent; node; node = node.parent) {
+    if (!ts.isBlock(node) && !ts.isSourceFile(node)) continue;
+    for (const statement of node.statements) {
+      if (!ts.isVariableStatement(statement)) continue;
+      const declaration = statement.declarationList.declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === id.text);
+      if (declaration) return declaration.initializer;
+    }
+  }
+  return undefined;
+}
+
 /** The type written on the nearest parameter or variable named as `id` in the functions around it. */
 function declaredType(id: ts.Identifier): ts.TypeNode | undefined {
   for (let node: ts.Node | undefined = id.parent; node; node = node.parent) {
@@ -881,17 +1021,27 @@ const SQL_WRITES: Array<{ pattern: RegExp; kind: 'insert' | 'update' | 'delete' 
   { pattern: new RegExp(`^\\s*DELETE\\s+FROM\\s+${NAME}\\s*;?\\s*$`, 'i'), kind: 'delete' },
 ];
 
-function sqlWrite(text: string): { target: string; kind: WriteFact['kind'] } | undefined {
+function sqlWrite(text: string): { target: string; kind: WriteFact['kind']; relative?: string[] } | undefined {
   for (const { pattern, kind } of SQL_WRITES) {
     const m = pattern.exec(text);
     if (!m) continue;
     const upsert = kind === 'insert' && /ON\s+CONFLICT|ON\s+DUPLICATE/i.test(text);
-    return { target: m[1]!, kind: kind === 'insert' ? (upsert ? 'upsert' : 'create') : kind };
+    const relative = kind === 'update' || upsert ? sqlRelative(text) : [];
+    return { target: m[1]!, kind: kind === 'insert' ? (upsert ? 'upsert' : 'create') : kind, ...(relative.length > 0 ? { relative } : {}) };
   }
   return undefined;
 }
+
+/** Columns set from themselves plus or minus something: `SET stock = stock - $1`, `balance = "balance" + ?`. */
+function sqlRelative(text: string): string[] {
+  const fields = new Set<string>();
+  for (const m of text.matchAll(/(?:\bSET\b|,)\s*["`]?(\w+)["`]?\s*=\s*(?:\w+\.)?["`]?(\w+)["`]?\s*[-+]/gi)) {
+    if (m[1]!.toLowerCase() === m[2]!.toLowerCase()) fields.add(m[1]!);
+  }
+  return [...fields];
+}
 /** `INSERT … ON CONFLICT (id)` with `randomUUID()` as the id never conflicts: a duplicate inserts a second row. */
-function freshUpsert(write: { target: string; kind: WriteFact['kind'] }, call: ts.CallExpression | ts.TaggedTemplateExpression): { target: string; kind: WriteFact['kind']; freshKey?: string } {
+function freshUpsert<W extends { target: string; kind: WriteFact['kind'] }>(write: W, call: ts.CallExpression | ts.TaggedTemplateExpression): W | { target: string; kind: WriteFact['kind']; freshKey: string } {
   const fresh = write.kind === 'upsert' ? perAttemptSqlKey(call) : undefined;
   return fresh ? { target: write.target, kind: 'create', freshKey: fresh.value } : write;
 }
@@ -911,10 +1061,13 @@ function withoutGuessed(writes: readonly WriteFact[]): WriteFact[] {
 /** Writes in `node`: ORM and query-builder calls (dataAccess), drizzle `db.insert(table)`, and SQL text. */
 function writesIn(node: ts.Node, source: SourceContext): Array<{ pos: number; call: ts.Node; fact: WriteFact }> {
   const out: Array<{ pos: number; call: ts.Node; fact: WriteFact }> = [];
+  // `Order.create(…)` is Mongoose's or Sequelize's: the project's dependencies tell.
+  const mongooseModels = source.dependencies.has('mongoose') && !source.dependencies.has('sequelize') && !source.dependencies.has('sequelize-typescript');
   for (const access of dataAccesses(node)) {
     // Repository writes are read below with the function around them (repositoryWrite), once.
     if (access.kind === 'read' || access.target.startsWith('stripe.') || repositoryOf(access.call)) continue;
-    out.push({ pos: access.call.pos, call: access.call, fact: { target: access.target, kind: access.kind, file: source.rel, line: lineOf(source, access.call), ...(access.freshKey ? { freshKey: access.freshKey } : {}) } });
+    const mongo = access.library === 'mongoose' || (access.library === 'model' && mongooseModels);
+    out.push({ pos: access.call.pos, call: access.call, fact: { target: access.target, kind: access.kind, file: source.rel, line: lineOf(source, access.call), ...(access.freshKey ? { freshKey: access.freshKey } : {}), ...(access.relative ? { relative: access.relative } : {}), ...(mongo ? { database: 'MongoDB' } : {}) } });
   }
   for (const call of calls(node)) {
     const repository = repositoryWrite(call, node);

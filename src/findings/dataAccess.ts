@@ -14,6 +14,10 @@ export interface DataAccess {
   columns: string[];
   /** An upsert keyed on a value made fresh per attempt, counted as the create it is: that value (`randomUUID()`). */
   freshKey?: string;
+  /** Which model library the call is for, where the method tells ('model': a `create`/`find…` both Mongoose and Sequelize have). */
+  library?: 'mongoose' | 'sequelize' | 'model';
+  /** Fields changed by an amount or appended to (`$inc`, `increment`), empty when they cannot be read: see WriteFact.relative. */
+  relative?: string[];
 }
 
 /** Existence checks. `count` and `findMany` are quota checks and listings, not "is it there yet". */
@@ -70,10 +74,29 @@ function prisma(call: ts.CallExpression): DataAccess | undefined {
   if (!/prisma|\bdb\b|\btx\b|client/i.test(client)) return undefined;
   if (PRISMA_READ.test(method)) return { call, kind: 'read', target: model, columns: whereKeys(literal(call.arguments[0])) };
   if (method === 'create' || method === 'createMany') return { call, kind: 'create', target: model, columns: [] };
-  if (method === 'upsert') return upsert(call, model);
-  if (method === 'update' || method === 'updateMany') return { call, kind: 'update', target: model, columns: [] };
+  if (method === 'upsert') return withRelative(upsert(call, model), prismaRelative(call));
+  if (method === 'update' || method === 'updateMany') return withRelative({ call, kind: 'update', target: model, columns: [] }, prismaRelative(call));
   if (method === 'delete' || method === 'deleteMany') return { call, kind: 'delete', target: model, columns: [] };
   return undefined;
+}
+
+const withRelative = (access: DataAccess, fields: string[]): DataAccess => (fields.length > 0 ? { ...access, relative: fields } : access);
+
+/** Prisma's atomic number operations in `data` (or an upsert's `update`): `{ stock: { increment: 1 } }`. */
+function prismaRelative(call: ts.CallExpression): string[] {
+  const args = literal(call.arguments[0]);
+  const fields: string[] = [];
+  for (const part of ['data', 'update']) {
+    const data = args?.properties.find((p) => propertyName(p.name as ts.PropertyName) === part);
+    const value = data && ts.isPropertyAssignment(data) ? unwrap(data.initializer) : undefined;
+    if (!value || !ts.isObjectLiteralExpression(value)) continue;
+    for (const field of value.properties) {
+      const inner = ts.isPropertyAssignment(field) ? unwrap(field.initializer) : undefined;
+      const name = propertyName(field.name as ts.PropertyName);
+      if (name && inner && ts.isObjectLiteralExpression(inner) && inner.properties.some((op) => /^(increment|decrement|multiply|divide)$/.test(propertyName(op.name as ts.PropertyName) ?? ''))) fields.push(name);
+    }
+  }
+  return [...new Set(fields)];
 }
 
 /** An upsert keyed on a fresh value (`where: { id: randomUUID() }`) never meets the row a retry wrote: a create. */
@@ -110,6 +133,13 @@ function queryBuilder(chain: Link[], call: ts.CallExpression): DataAccess | unde
   if (names.includes('upsert') || names.includes('onConflict')) return upsert(call, table);
   if (names.includes('insert')) return { call, kind: 'create', target: table, columns: [] };
   if (names.includes('update')) return { call, kind: 'update', target: table, columns: [] };
+  // knex's `.increment('stock', 5)` / `.decrement(…)`, or an object of columns: `.increment({ stock: 5 })`.
+  const counter = chain.find((l) => l.name === 'increment' || l.name === 'decrement');
+  if (counter) {
+    const obj = counter.args[0] && ts.isObjectLiteralExpression(counter.args[0]) ? counter.args[0] : undefined;
+    const fields = obj ? obj.properties.flatMap((p) => propertyName(p.name as ts.PropertyName) ?? []) : [stringValue(counter.args[0])].filter((f): f is string => f !== undefined);
+    return { call, kind: 'update', target: table, columns: [], relative: fields };
+  }
   if (names.includes('delete') || names.includes('del')) return { call, kind: 'delete', target: table, columns: [] };
   if (names.includes('select') || names.includes('first') || names.includes('where')) {
     const columns = chain.filter((l) => l.name === 'eq' || l.name === 'where').flatMap((l) => {
@@ -141,7 +171,7 @@ function typeorm(call: ts.CallExpression): DataAccess | undefined {
   }
   const write = repositoryWrite(call, innermostFunction(call) ?? call.getSourceFile());
   if (!write || (write.kind !== 'create' && write.kind !== 'update' && write.kind !== 'delete')) return undefined;
-  return { call, kind: write.kind, target: write.target, columns: [], ...(write.freshKey ? { freshKey: write.freshKey } : {}) };
+  return { call, kind: write.kind, target: write.target, columns: [], ...(write.freshKey ? { freshKey: write.freshKey } : {}), ...(write.relative ? { relative: write.relative } : {}) };
 }
 
 function stripeCustomers(call: ts.CallExpression): DataAccess | undefined {
@@ -151,14 +181,83 @@ function stripeCustomers(call: ts.CallExpression): DataAccess | undefined {
   return { call, kind: m[1] === 'create' ? 'create' : 'read', target: 'stripe.customers', columns: [] };
 }
 
+/** Built-in globals and classes whose static `create` is no model: `Object.create(proto)`, `Promise.race`. */
+const NOT_A_MODEL = /^(Object|Array|Promise|Reflect|Math|JSON|Date|Number|String|Symbol|Map|Set|WeakMap|WeakSet|Buffer|Error|URL|Intl|Proxy|BigInt|Boolean|RegExp|Function|Atomics|Response|Request|Headers|AbortSignal|AbortController|Blob|File|FormData)$/;
+
+/** Mongoose model writes: what each method does to the collection. */
+const MONGOOSE_WRITES: Record<string, DataAccess['kind']> = {
+  create: 'create',
+  insertOne: 'create',
+  insertMany: 'create',
+  updateOne: 'update',
+  updateMany: 'update',
+  findOneAndUpdate: 'update',
+  findByIdAndUpdate: 'update',
+  replaceOne: 'update',
+  findOneAndReplace: 'update',
+  bulkWrite: 'update',
+  deleteOne: 'delete',
+  deleteMany: 'delete',
+  findOneAndDelete: 'delete',
+  findByIdAndDelete: 'delete',
+};
+
+/** Sequelize's static writes, told from a mongoose method of the same name by their `where` option. */
+const SEQUELIZE_WRITES: Record<string, { kind: DataAccess['kind']; options: number }> = {
+  update: { kind: 'update', options: 1 },
+  destroy: { kind: 'delete', options: 0 },
+  increment: { kind: 'update', options: 1 },
+  decrement: { kind: 'update', options: 1 },
+};
+
+/**
+ * Mongoose and Sequelize models: `Order.findOne({ email })` reads; `Order.create(…)`, `Order.updateOne(filter,
+ * update, { upsert: true })`, `Product.findOneAndUpdate(filter, { $inc: { stock: n } })` write. The model is a
+ * capitalised name (`Order`), or a NestJS-injected one (`this.orderModel` → Order).
+ */
 function mongoose(call: ts.CallExpression): DataAccess | undefined {
   const callee = call.expression as ts.PropertyAccessExpression;
-  if (!ts.isIdentifier(callee.expression) || !/^[A-Z]/.test(callee.expression.text)) return undefined;
-  const model = callee.expression.text;
+  const receiver = unwrap(callee.expression);
+  const injected = ts.isPropertyAccessExpression(receiver) && receiver.expression.kind === ts.SyntaxKind.ThisKeyword ? /^(\w+)Model$/.exec(receiver.name.text)?.[1] : undefined;
+  const model = injected ? injected.charAt(0).toUpperCase() + injected.slice(1) : ts.isIdentifier(receiver) && /^[A-Z]/.test(receiver.text) && !NOT_A_MODEL.test(receiver.text) ? receiver.text : undefined;
+  if (!model) return undefined;
   const method = callee.name.text;
   if (MODEL_READ.test(method)) {
-    return { call, kind: 'read', target: model, columns: filterColumns(literal(call.arguments[0])) };
+    return { call, kind: 'read', target: model, columns: filterColumns(literal(call.arguments[0])), library: 'model' };
   }
-  if (method === 'create' || method === 'insertOne') return { call, kind: 'create', target: model, columns: [] };
-  return undefined;
+  const sequelize = SEQUELIZE_WRITES[method];
+  if (sequelize) {
+    if (!optionNamed(call.arguments[sequelize.options], 'where')) return undefined;
+    const counter = method === 'increment' || method === 'decrement';
+    const first = call.arguments[0];
+    const fields = !counter ? [] : first && ts.isObjectLiteralExpression(first) ? first.properties.flatMap((p) => propertyName(p.name as ts.PropertyName) ?? []) : [stringValue(first)].filter((f): f is string => f !== undefined);
+    return { call, kind: sequelize.kind, target: model, columns: [], library: 'sequelize', ...(counter ? { relative: fields } : {}) };
+  }
+  if (method === 'upsert' || method === 'findOrCreate') return { call, kind: 'upsert', target: model, columns: [], library: 'sequelize' };
+  if (method === 'bulkCreate') return { call, kind: 'create', target: model, columns: [], library: 'sequelize' };
+  const kind = MONGOOSE_WRITES[method];
+  if (!kind) return undefined;
+  const library = method === 'create' ? 'model' : 'mongoose';
+  if (kind !== 'update' || method === 'bulkWrite') return { call, kind, target: model, columns: [], library };
+  // `updateOne(filter, update, options)`; findByIdAndUpdate takes the id first, the same positions.
+  const upserts = optionNamed(call.arguments[2], 'upsert')?.kind === ts.SyntaxKind.TrueKeyword;
+  return withRelative({ call, kind: upserts ? 'upsert' : 'update', target: model, columns: [], library }, mongoRelative(call.arguments[1]));
+}
+
+/** The value of `name` in an options object literal. */
+function optionNamed(node: ts.Expression | undefined, name: string): ts.Expression | undefined {
+  const obj = node && unwrap(node);
+  if (!obj || !ts.isObjectLiteralExpression(obj)) return undefined;
+  const prop = obj.properties.find((p) => propertyName(p.name as ts.PropertyName) === name);
+  return prop && ts.isPropertyAssignment(prop) ? unwrap(prop.initializer) : prop && ts.isShorthandPropertyAssignment(prop) ? prop.name : undefined;
+}
+
+/** The fields under `$inc` (and `$mul`) of a MongoDB update document: a `$push` appends an entry, a smaller thing. */
+function mongoRelative(update: ts.Expression | undefined): string[] {
+  const fields: string[] = [];
+  for (const operator of ['$inc', '$mul']) {
+    const value = optionNamed(update, operator);
+    if (value && ts.isObjectLiteralExpression(value)) fields.push(...value.properties.flatMap((p) => propertyName(p.name as ts.PropertyName) ?? []));
+  }
+  return fields;
 }

@@ -1,5 +1,5 @@
 import { ts } from 'ts-morph';
-import { unwrap } from '../inspect/parse/astHelpers.js';
+import { stringValue, unwrap } from '../inspect/parse/astHelpers.js';
 import type { WriteFact } from '../model/codeFacts.js';
 import { volatilePart } from './volatile.js';
 
@@ -25,7 +25,7 @@ export function repositoryOf(call: ts.CallExpression): { target: string; entity:
   return m ? { target: m[1]!.charAt(0).toLowerCase() + m[1]!.slice(1), entity: first } : undefined;
 }
 
-const REPOSITORY_WRITES: Record<string, WriteFact['kind']> = { save: 'create', insert: 'create', update: 'update', delete: 'delete', remove: 'delete', softDelete: 'delete', softRemove: 'delete' };
+const REPOSITORY_WRITES: Record<string, WriteFact['kind']> = { save: 'create', insert: 'create', update: 'update', delete: 'delete', remove: 'delete', softDelete: 'delete', softRemove: 'delete', increment: 'update', decrement: 'update' };
 
 /**
  * A TypeORM / MikroORM repository write: `this.petRepository.save(pet)`, `getRepository(Pet).insert(…)`,
@@ -41,7 +41,15 @@ export function repositoryWrite(call: ts.CallExpression, fn: ts.Node): Omit<Writ
   const repository = repositoryOf(call);
   if (!repository) return undefined;
   const { target, entity } = repository;
-  if (call.expression.name.text !== 'save' || !entity || !ts.isIdentifier(entity)) return { target, kind };
+  const method = call.expression.name.text;
+  if (method === 'increment' || method === 'decrement') {
+    // `repo.increment({ id }, 'stock', 1)`; through a manager the entity comes first: `manager.increment(Product, { id }, 'stock', 1)`.
+    const first = call.arguments[0];
+    const managed = first !== undefined && ts.isIdentifier(first) && first.text === target;
+    const field = stringValue(call.arguments[managed ? 2 : 1]);
+    return { target, kind, relative: field === undefined ? [] : [field] };
+  }
+  if (method !== 'save' || !entity || !ts.isIdentifier(entity)) return { target, kind };
   // The entity's last value and `pet.id = …`, in the same function before the save.
   let assigned: ts.Expression | undefined;
   let value: ts.Expression | undefined;

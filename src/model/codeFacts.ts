@@ -74,6 +74,14 @@ export interface WriteFact {
    * `create` and this names the value.
    */
   freshKey?: string;
+  /**
+   * Fields the write changes by an amount rather than to a value (`$inc`, Prisma's `increment`, knex/TypeORM
+   * `increment`, `SET stock = stock + $1`): a repeat applies the change a second time. Empty when the fields cannot
+   * be read.
+   */
+  relative?: string[];
+  /** The database the write goes to, when it is not the one the store is in: 'MongoDB' for a Mongoose model. */
+  database?: string;
 }
 
 export interface ProviderBudget {

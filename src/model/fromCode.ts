@@ -8,7 +8,7 @@ export interface ActionCodeDesign {
   handler: string;
   handlerName?: string;
   calls: Array<{ call: string; location: string; keyed: boolean; keyPerAttempt?: boolean; via?: string; repeatsSafely?: boolean; impact: OperationImpact }>;
-  writes: Array<{ target: string; kind: string; location: string; unique?: string; freshKey?: string }>;
+  writes: Array<{ target: string; kind: string; location: string; unique?: string; freshKey?: string; relative?: string[]; database?: string }>;
   /** Messages to a person: absent when the code sends none, so older designs keep their shape. */
   messages?: Array<{ channel: MessageFact['channel']; library: string; location: string; keyed: boolean; keyPerAttempt?: boolean; via?: string }>;
 }
@@ -39,7 +39,7 @@ export function codeDesign(facts: ActionCodeFacts): ActionCodeDesign {
       ...(c.repeatsSafely ? { repeatsSafely: true } : {}),
       impact: c.repeatsSafely ? { impact: 'harmless' as const, severity: 'note' as const, text: `repeats \`${callName(c)}\`, which sets the same state at ${providerName(c.provider)} again: harmless` } : impactOfOperation(c.provider, c.operation, c.risk),
     })),
-    writes: facts.writes.map((w) => ({ target: w.target, kind: w.kind, location: `${w.file}:${w.line}`, ...(w.uniqueColumns?.length ? { unique: w.uniqueColumns.join('; ') } : {}), ...(w.freshKey ? { freshKey: w.freshKey } : {}) })),
+    writes: facts.writes.map((w) => ({ target: w.target, kind: w.kind, location: `${w.file}:${w.line}`, ...(w.uniqueColumns?.length ? { unique: w.uniqueColumns.join('; ') } : {}), ...(w.freshKey ? { freshKey: w.freshKey } : {}), ...(w.relative ? { relative: w.relative } : {}), ...(w.database ? { database: w.database } : {}) })),
     ...(facts.messages?.length ? { messages: facts.messages.map((m) => ({ channel: m.channel, library: m.library, location: `${m.file}:${m.line}`, keyed: m.keyed, ...(m.keyPerAttempt ? { keyPerAttempt: true } : {}), ...(m.via && m.via !== facts.handler.name ? { via: m.via } : {}) })) } : {}),
   };
 }
@@ -60,6 +60,33 @@ function messageImpact(messages: NonNullable<ActionCodeDesign['messages']>): { t
 
 const VERB = { create: 'inserts into', upsert: 'upserts', update: 'updates', delete: 'deletes from' } as const;
 
+type WriteDesign = ActionCodeDesign['writes'][number];
+
+/**
+ * Writes of one kind to one target told once, with every place they are made (a worker whose jobs each update the
+ * same log), in the order first met; the fields changed by an amount joined.
+ */
+function sameWrites(writes: readonly WriteDesign[]): Array<Omit<WriteDesign, 'location'> & { locations: string[] }> {
+  const out: Array<Omit<WriteDesign, 'location'> & { locations: string[] }> = [];
+  for (const { location, ...write } of writes) {
+    const same = out.find((o) => o.kind === write.kind && o.target === write.target && o.freshKey === write.freshKey && o.unique === write.unique);
+    if (!same) {
+      out.push({ ...write, locations: [location] });
+      continue;
+    }
+    same.locations.push(location);
+    if (write.relative) same.relative = [...new Set([...(same.relative ?? []), ...write.relative])];
+  }
+  return out;
+}
+
+/** `stock`, `stock and reserved`, `a, b and c` as code spans. */
+const fieldList = (fields: readonly string[]): string => {
+  const spans = fields.map((f) => `\`${f}\``);
+  if (spans.length === 0) return 'a counter';
+  return spans.length === 1 ? spans[0]! : `${spans.slice(0, -1).join(', ')} and ${spans[spans.length - 1]}`;
+};
+
 /** One paragraph, plain text with backtick spans for code: the renderers turn the spans into code. */
 export function describeFromCode(design: ActionCodeDesign, databaseLabel: string): string {
   const parts: string[] = [];
@@ -73,7 +100,10 @@ export function describeFromCode(design: ActionCodeDesign, databaseLabel: string
     );
   }
   if (design.writes.length > 0) {
-    parts.push(`${design.calls.length > 0 ? ' and' : ''} ${design.writes.map((w) => `${VERB[w.kind as keyof typeof VERB] ?? w.kind} \`${w.target}\` (\`${w.location}\`${w.freshKey ? `; an upsert keyed on \`${w.freshKey}\`, made fresh on each attempt, so it never conflicts` : ''}${w.unique ? `; unique on ${w.unique}` : ''})`).join(', ')} in ${databaseLabel}`);
+    // Grouped by database: a Mongoose model's writes go to MongoDB whatever database holds the store.
+    const databases = [...new Set(design.writes.map((w) => w.database ?? databaseLabel))];
+    const written = databases.map((db) => `${sameWrites(design.writes.filter((w) => (w.database ?? databaseLabel) === db)).map((w) => `${VERB[w.kind as keyof typeof VERB] ?? w.kind} \`${w.target}\` (${w.locations.map((l) => `\`${l}\``).join(', ')}${w.relative ? `; changes ${fieldList(w.relative)} by an amount, not to a value` : ''}${w.freshKey ? `; an upsert keyed on \`${w.freshKey}\`, made fresh on each attempt, so it never conflicts` : ''}${w.unique ? `; unique on ${w.unique}` : ''})`).join(', ')} in ${db}`);
+    parts.push(`${design.calls.length > 0 ? ' and' : ''} ${written.join(', and ')}`);
   }
   const messages = design.messages ?? [];
   if (messages.length > 0) {
@@ -94,7 +124,11 @@ export function impactFromCode(design: ActionCodeDesign, trigger: string): { tex
   const creates = design.writes.filter((w) => w.kind === 'create');
   const rewrites = design.writes.filter((w) => w.kind === 'upsert' || w.kind === 'update');
   const list = (items: typeof design.writes) => [...new Set(items.map((w) => w.target))].map((t) => `\`${t}\``).join(', ');
-  const rows = creates.length > 0 ? `inserts a second row into ${list(creates)}${creates.some((w) => w.unique) ? ' (unless a unique constraint rejects it)' : ''}` : '';
+  const relative = design.writes.filter((w) => w.relative);
+  const inserted = creates.length > 0 ? `inserts a second row into ${list(creates)}${creates.some((w) => w.unique) ? ' (unless a unique constraint rejects it)' : ''}` : '';
+  // `$inc: { stock: n }` twice is stock + 2n: no constraint notices, and no later write puts it right.
+  const applied = relative.length > 0 ? `applies ${sameWrites(relative.map((w) => ({ ...w, kind: 'update' }))).map((w) => `the change to ${fieldList(w.relative!)} of \`${w.target}\``).join(' and ')} a second time` : '';
+  const rows = [inserted, applied].filter(Boolean).join(', and ');
   const subject = trigger === 'webhook' ? 'Applying the same event twice' : trigger === 'consumer' ? 'Handling the same message twice' : trigger === 'cron' ? 'Running the same slot twice' : 'A duplicate request';
   const sent = messageImpact(design.messages ?? []);
   if (worst && worst.impact !== 'harmless') {
@@ -107,6 +141,7 @@ export function impactFromCode(design: ActionCodeDesign, trigger: string): { tex
   if (sent) return { text: `${subject} ${sent.text}${rows ? `, and ${rows}` : ''}.`, severity: 'external' };
   if (worst) return { text: `${subject} ${worst.text}${rows ? `; it also ${rows}` : '; nothing else changes'}.`, severity: creates.length > 0 ? 'data' : 'external' };
   if (creates.length > 0) return { text: `${subject} ${rows}: two records for one intent.`, severity: 'data' };
+  if (relative.length > 0) return { text: `${subject} ${rows}: the count is off by one application, and no constraint notices.`, severity: 'data' };
   if (rewrites.length > 0) {
     return { text: `${subject} rewrites ${list(rewrites)} with the same values, harmless by itself; the risk is order: ${trigger === 'webhook' ? 'an older event resent late' : 'an older request replayed late'} overwrites newer state unless the write checks a version or timestamp.`, severity: 'data' };
   }

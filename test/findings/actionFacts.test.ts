@@ -813,3 +813,147 @@ app.post('/orders', async (req, res) => {
     expect(facts.writes.map((w) => `${w.kind} ${w.target} :${w.line}`)).toEqual(['create orders :5']);
   });
 });
+
+describe('model writes and changes by an amount', () => {
+  const factsOf = (body: string, dependencies: Record<string, string>) => {
+    const ctx = contextFor({
+      name: 'relative-writes',
+      files: {
+        'index.js': `const express = require('express');
+const app = express();
+app.post('/restock', async (req, res) => {
+${body}
+  res.sendStatus(204);
+});
+`,
+      },
+      config: { ...base, stack: { ...base.stack, database: 'sqlite' }, actions: [{ ...action, name: 'restock', route: 'POST /restock', source: 'index.js:3' }] },
+      dependencies: { express: '^4.0.0', ...dependencies },
+    });
+    return factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+  };
+  const writes = (body: string, dependencies: Record<string, string> = { mongoose: '^8.0.0' }) =>
+    factsOf(body, dependencies).writes.map((w) => `${w.kind} ${w.target}${w.relative ? ` by ${w.relative.join('+') || '?'}` : ''}${w.database ? ` in ${w.database}` : ''}`);
+
+  it("Mongoose's update methods (orders-bullmq's jobs), $inc read as a change by an amount, and an upsert option", () => {
+    expect(writes('  await Product.findOneAndUpdate({ code: req.body.code }, { $inc: { stock: req.body.quantity } });')).toEqual(['update Product by stock in MongoDB']);
+    expect(writes("  await Order.updateOne({ _id: req.body.id }, { $set: { status: 'paid' } });")).toEqual(['update Order in MongoDB']);
+    expect(writes('  await Customer.findOneAndUpdate({ email: req.body.email }, { $setOnInsert: req.body }, { upsert: true, new: true });')).toEqual(['upsert Customer in MongoDB']);
+    expect(writes('  await Order.create(req.body);\n  await Cart.deleteMany({ user: req.body.user });')).toEqual(['create Order in MongoDB', 'delete Cart in MongoDB']);
+    // NestJS's injected model: this.orderModel → Order.
+    expect(writes('  await this.orderModel.insertMany(req.body.orders);')).toEqual(['create Order in MongoDB']);
+    // Built-ins are no models.
+    expect(writes('  const copy = Object.create(null);\n  await Promise.race([]);')).toEqual([]);
+  });
+
+  it('Sequelize: update/destroy with a where option, increment; create is not told MongoDB without mongoose', () => {
+    const sequelize = { sequelize: '^6.0.0', pg: '^8.0.0' };
+    expect(writes("  await Wallet.increment('balance', { by: req.body.amount, where: { id: req.body.id } });", sequelize)).toEqual(['update Wallet by balance']);
+    expect(writes("  await Order.update({ status: 'paid' }, { where: { id: req.body.id } });\n  await Hold.destroy({ where: { order: req.body.id } });", sequelize)).toEqual(['update Order', 'delete Hold']);
+    expect(writes('  await Order.create(req.body);', sequelize)).toEqual(['create Order']);
+    // A static `update` without a where option is not Sequelize's.
+    expect(writes('  await Cache.update(req.body);', sequelize)).toEqual([]);
+  });
+
+  it("Prisma's increment, knex's increment, TypeORM's increment and SET x = x + … in SQL", () => {
+    expect(writes('  await prisma.product.update({ where: { id: req.body.id }, data: { stock: { decrement: 1 }, name: req.body.name } });', { '@prisma/client': '^5.0.0' })).toEqual(['update product by stock']);
+    expect(writes("  await knex('products').where({ id: req.body.id }).increment('stock', req.body.n);", { knex: '^3.0.0' })).toEqual(['update products by stock']);
+    expect(writes("  await this.productRepository.increment({ id: req.body.id }, 'stock', 1);", { typeorm: '^0.3.0' })).toEqual(['update product by stock']);
+    expect(writes("  await manager.decrement(Product, { id: req.body.id }, 'stock', 1);", { typeorm: '^0.3.0' })).toEqual(['update Product by stock']);
+    expect(writes("  await db.query('UPDATE accounts SET balance = balance - $1, updated_at = now() WHERE id = $2', [req.body.amount, req.body.id]);", { pg: '^8.0.0' })).toEqual(['update accounts by balance']);
+    expect(writes("  await db.query('UPDATE accounts SET balance = $1 WHERE id = $2', [req.body.balance, req.body.id]);", { pg: '^8.0.0' })).toEqual(['update accounts']);
+  });
+
+  it('the design says a duplicate applies the change again, and names the database each write goes to', () => {
+    const design = codeDesign(factsOf('  await Product.findOneAndUpdate({ code: req.body.code }, { $inc: { stock: req.body.quantity } });', { mongoose: '^8.0.0' }));
+    expect(impactFromCode(design, 'consumer')).toEqual({ text: 'Handling the same message twice applies the change to `stock` of `Product` a second time: the count is off by one application, and no constraint notices.', severity: 'data' });
+    expect(describeFromCode(design, 'SQLite')).toBe('The handler at `index.js:3` updates `Product` (`index.js:4`; changes `stock` by an amount, not to a value) in MongoDB.');
+  });
+});
+
+describe('a worker that dispatches by job name reaches every job class', () => {
+  // The shape of Larriche/orders-bullmq@be502b6: the BullMQ processor looks the job up in a registry typed with an
+  // interface no class names in `implements`, and calls its handle(); the job classes extend a base that has it.
+  const files = {
+    'src/types.ts': `export interface IJob {
+  name: string;
+  handle(data: unknown): Promise<unknown>;
+  fail(error: Error): void;
+  complete?(data?: unknown): void;
+}
+`,
+    'src/registry.ts': `import { IJob } from './types';
+export class Registry {
+  private jobs = new Map<string, new () => IJob>();
+  getJob(name: string): IJob {
+    const Job = this.jobs.get(name)!;
+    return new Job();
+  }
+}
+`,
+    'src/worker.ts': `import { Worker } from 'bullmq';
+import { Registry } from './registry';
+const registry = new Registry();
+export function start() {
+  return new Worker('orders', async (job) => {
+    const handler = registry.getJob(job.name);
+    return await handler.handle(job.data);
+  });
+}
+`,
+    'src/jobs/base.ts': `export class BaseJob {
+  name = 'base';
+  async handle(data: unknown): Promise<unknown> {
+    throw new Error('override handle');
+  }
+  fail(error: Error) {}
+}
+`,
+    'src/jobs/restock.ts': `import { BaseJob } from './base';
+import { Product } from '../models';
+export class Restock extends BaseJob {
+  async handle(data: { code: string; quantity: number }) {
+    await Product.findOneAndUpdate({ code: data.code }, { $inc: { stock: data.quantity } });
+  }
+}
+`,
+    'src/jobs/placeOrder.ts': `import { BaseJob } from './base';
+import { Order, Product } from '../models';
+export class PlaceOrder extends BaseJob {
+  async handle(data: { code: string }) {
+    await Order.create({ code: data.code });
+    await Product.updateOne({ code: data.code }, { $inc: { stock: -1 } });
+  }
+}
+`,
+  };
+
+  it('follows handler.handle() into each class shaped like the interface, and the design groups the writes', () => {
+    const ctx = contextFor({
+      name: 'job-dispatch',
+      files,
+      config: { ...base, stack: { ...base.stack, language: 'typescript', framework: 'none', database: 'redis', broker: 'bullmq' }, actions: [{ name: 'consumeOrders', trigger: 'consumer', significantFields: ['payload'], source: 'src/worker.ts:5' }] },
+      dependencies: { bullmq: '^5.0.0', mongoose: '^8.0.0' },
+    });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    expect(facts.writes.map((w) => `${w.kind} ${w.target} ${w.file}:${w.line}${w.relative ? ` by ${w.relative.join('+')}` : ''}`)).toEqual([
+      'update Product src/jobs/restock.ts:5 by stock',
+      'create Order src/jobs/placeOrder.ts:5',
+      'update Product src/jobs/placeOrder.ts:6 by stock',
+    ]);
+    const design = codeDesign(facts);
+    expect(describeFromCode(design, 'Redis')).toContain('updates `Product` (`src/jobs/restock.ts:5`, `src/jobs/placeOrder.ts:6`; changes `stock` by an amount, not to a value), inserts into `Order` (`src/jobs/placeOrder.ts:5`) in MongoDB');
+    expect(impactFromCode(design, 'consumer').text).toBe('Handling the same message twice inserts a second row into `Order`, and applies the change to `stock` of `Product` a second time: two records for one intent.');
+  });
+
+  it('no dispatch through a lookup that declares no return type', () => {
+    const untyped = { ...files, 'src/registry.ts': files['src/registry.ts'].replace('getJob(name: string): IJob {', 'getJob(name: string) {') };
+    const ctx = contextFor({
+      name: 'job-dispatch-untyped',
+      files: untyped,
+      config: { ...base, stack: { ...base.stack, language: 'typescript', framework: 'none', database: 'redis', broker: 'bullmq' }, actions: [{ name: 'consumeOrders', trigger: 'consumer', significantFields: ['payload'], source: 'src/worker.ts:5' }] },
+      dependencies: { bullmq: '^5.0.0', mongoose: '^8.0.0' },
+    });
+    expect(factsFor(ctx, (ctx.config as Config).actions[0]!)!.writes).toEqual([]);
+  });
+});

@@ -15,7 +15,7 @@ import { linkWebhooks } from './resolve/linkWebhooks.js';
 import { linkServerForms } from './resolve/serverForms.js';
 import { messageSeeds } from './resolve/messageSeeds.js';
 import type { FileRecord, ProjectRecords } from './resolve/projectRecords.js';
-import { detectStack, importedFrameworks, mergeStacks, sorted, type PackageStack } from './stack/detectStack.js';
+import { detectStack, importedFrameworks, usedDatabases, mergeStacks, sorted, type PackageStack } from './stack/detectStack.js';
 import { authenticationInCode, authenticationPackages } from './stack/authentication.js';
 import { findWorkspaces, type WorkspacePackage } from './stack/findWorkspaces.js';
 import { readManifest } from './stack/readManifest.js';
@@ -97,11 +97,12 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
     options.onProgress?.(++done, sources.length);
   }
 
-  // A package that declares no framework may still import one that another dependency brings along.
+  // A package that declares no framework may still import one that another dependency brings along; one that declares
+  // a SQLite driver it never imports does not keep its data there.
   for (const [scopeDir, scope] of scopes) {
-    if (scope.stack.frameworks.length > 0) continue;
     const modules = [...records.files.values()].filter((r) => scopeOf(r.rel) === scopeDir).flatMap((r) => [...r.imports.values()].map((b) => b.module));
-    scope.stack.frameworks = importedFrameworks(modules);
+    if (scope.stack.frameworks.length === 0) scope.stack.frameworks = importedFrameworks(modules);
+    if (modules.length > 0) scope.stack.databases = usedDatabases(scope.stack, modules);
   }
   const graph = new FunctionGraph(records);
   const frameworksByPkg = new Map([...scopes].map(([d, s]) => [d, s.stack.frameworks]));
@@ -163,10 +164,15 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
   const packageStacks = workspaces.map((w) => (scopes.get(w.dir) as PackageScope).stack);
   const stack = workspaces.length ? mergeStacks(rootScope.stack, packageStacks) : rootScope.stack;
   enrichStack(stack, findings);
+  const rootCode = workspaces.length > 0 && [...records.files.values()].some((r) => scopeOf(r.rel) === '');
   return {
     root,
     stack: workspaces.length
-      ? { ...stack, packages: workspaces.map((w) => ({ dir: w.dir, name: w.name, stack: enrichStack((scopes.get(w.dir) as PackageScope).stack, findings.filter((f) => f.package === w.name)) })) }
+      ? {
+          ...stack,
+          packages: workspaces.map((w) => ({ dir: w.dir, name: w.name, stack: enrichStack((scopes.get(w.dir) as PackageScope).stack, findings.filter((f) => f.package === w.name)) })),
+          ...(rootCode ? { root: enrichStack({ ...rootScope.stack }, findings.filter((f) => f.package === undefined)) } : {}),
+        }
       : stack,
     findings: sortFindings(dedupeFindings(findings)),
     warnings: warnings.map(printable).sort(),

@@ -33,7 +33,12 @@ export interface StackFacts {
    */
   authentication?: string[];
   /** Present for monorepos: one entry per workspace package, `dir` relative to the root. */
-  packages?: Array<{ dir: string; name: string; stack: Omit<StackFacts, 'packages'> }>;
+  packages?: Array<{ dir: string; name: string; stack: Omit<StackFacts, 'packages' | 'root'> }>;
+  /**
+   * Present for monorepos whose root holds source files of its own beside the packages (an app in `src/` with a
+   * service in `event-service/`): the root package's own facts, where the rest of this object is the union.
+   */
+  root?: Omit<StackFacts, 'packages' | 'root'>;
 }
 
 export type ConnectionStore = 'postgres' | 'mysql';

@@ -54,6 +54,20 @@ const CONCURRENCY_TEXT: Record<Config['concurrency'], { label: string; consequen
   },
 };
 
+/**
+ * Several instances with the store in SQLite: the file's write lock serialises only the processes that open that one
+ * file, on the machine that holds it. Said where the design states its concurrency, since separate hosts would each
+ * claim a key in a file of their own.
+ */
+function concurrencyText(concurrency: Config['concurrency'], store: string | undefined): { label: string; consequence: string } {
+  const text = CONCURRENCY_TEXT[concurrency];
+  if (concurrency === 'single-server' || store !== 'sqlite') return text;
+  return {
+    ...text,
+    consequence: `${text.consequence.replace(/; only a database constraint serialises them\.$/, '.')} SQLite serialises claims only between processes on one machine that open the same database file: instances on separate hosts, or containers each with a volume of their own, would each claim the same key in their own file and each run the action. Run them on one host sharing the file, or keep the store in a database they all reach (set "stack.database").`,
+  };
+}
+
 /** Pure: the same config, inspection and `now` always give the same model. */
 export function buildDesign(config: Config, inspection: InspectionInput | undefined, options: BuildOptions): DesignModel {
   const { stack, assumptions } = buildStack(config);
@@ -156,7 +170,7 @@ export function buildDesign(config: Config, inspection: InspectionInput | undefi
     title: config.title ?? 'Idempotency design',
     generatedOn: options.now.toISOString().slice(0, 10),
     stack,
-    concurrency: { value: config.concurrency, ...CONCURRENCY_TEXT[config.concurrency] },
+    concurrency: { value: config.concurrency, ...concurrencyText(config.concurrency, stack.storeDatabase) },
     actions,
     keys: buildKeyPolicy(actions, stack.storeDatabase, stack.plain === true, worker),
     fingerprint: buildFingerprintPolicy(config, stack.plain === true, worker),

@@ -31,13 +31,15 @@ export function scaffoldAvailable(stack: StackAnswer | undefined): boolean {
 /**
  * Into the package that holds the protected handlers (a monorepo's api package, not its root), following its
  * layout; the first package when actions live in several (generate places one scaffold per package). When no
- * handler says which package (none found, or they sit outside every workspace package), the package that serves HTTP.
+ * handler says which package (none found, or they sit outside every workspace package in a root without code of
+ * its own), the package that serves HTTP.
  */
 function defaultDir(ctx: QuestionContext): string {
   let sources = (ctx.answers.actions ?? []).map((action) => action.source);
   if (sources.every((source) => !source)) sources = ctx.inspection.findings.filter((finding) => finding.kind === 'endpoint').map((finding) => finding.file);
   const first = sources.length > 0 ? planPlacement({ root: ctx.cwd, sources })[0] : undefined;
-  if (first && first.packageDir !== '') return first.dir;
+  // The root's own code (an app in src/ beside a service folder) is a package too.
+  if (first && (first.packageDir !== '' || ctx.inspection.stack.root)) return first.dir;
   const server = findServerPackage(ctx.cwd, (ctx.inspection.stack.packages ?? []).map((pkg) => pkg.dir));
   if (server !== undefined) return scaffoldDirIn(ctx.cwd, server);
   return first?.dir ?? DEFAULT_DIR;

@@ -3,7 +3,12 @@ import type { Inspection } from '../inspect/types.js';
 import type { StackAnswer } from './types.js';
 
 /** Which detected database to design for when several are present: a cache (Redis) is rarely the system of record. */
-const DATABASE_PREFERENCE = ['postgres', 'mysql', 'mariadb', 'libsql', 'sqlite', 'mongodb', 'dynamodb', 'redis'] as const;
+/**
+ * The store's database when the project has several: a relational one first (the claim can commit with the writes),
+ * then the others with a store module, then MongoDB, which has a design but no store module yet: a MongoDB app that
+ * also runs Redis (BullMQ's, a cache) gets a store that runs on what it has, not the PostgreSQL reference.
+ */
+const DATABASE_PREFERENCE = ['postgres', 'mysql', 'mariadb', 'libsql', 'sqlite', 'dynamodb', 'redis', 'mongodb'] as const;
 /** Inspector names outside the config enums, mapped to the closest design. */
 const BROKER_ALIASES: Record<string, StackAnswer['broker']> = {};
 
@@ -16,7 +21,8 @@ type PackageEntry = NonNullable<Inspection['stack']['packages']>[number];
 
 /**
  * In a monorepo, the package whose stack answers Q2: the one holding the first protected handler (the action sources
- * given, else the inspected endpoints, else any finding), else the package that serves HTTP. The same package the
+ * given, else the inspected endpoints, else any finding), the root itself when that handler is the root's own code,
+ * else the package that serves HTTP. The same package the
  * scaffold goes to (scaffoldQuestion's default folder), so the code is written for the stack it lands in.
  * Undefined outside a workspace, or when no package is either.
  */
@@ -34,6 +40,9 @@ export function focusPackage(inspection: Inspection, sources: ReadonlyArray<stri
       .filter((pkg) => pkg.dir !== '' && normalized.startsWith(`${pkg.dir}/`))
       .sort((a, b) => b.dir.length - a.dir.length)[0];
     if (owner) return owner;
+    // Outside every package, in a root that has code of its own: the root package (its own facts, not the union).
+    const root = inspection.stack.root;
+    if (root) return { dir: '', name: '', stack: root };
   }
   const rank = (pkg: PackageEntry) => Math.min(...pkg.stack.frameworks.map((f) => SERVER_RANK.indexOf(f)).filter((i) => i >= 0), Infinity);
   return packages

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Finding, Inspection } from '../../src/inspect/types.js';
+import { usedDatabases } from '../../src/inspect/stack/detectStack.js';
 import { focusPackage, stackFromInspection } from '../../src/questions/stackFromInspection.js';
 
-type PackageStack = Omit<Inspection['stack'], 'packages'>;
+type PackageStack = Omit<Inspection['stack'], 'packages' | 'root'>;
 const base: PackageStack = { language: 'typescript', frameworks: [], databases: [], orms: [], brokers: [], testFramework: 'unknown', packageManager: 'pnpm', payments: [] };
 const pkg = (dir: string, name: string, stack: Partial<PackageStack>) => ({ dir, name, stack: { ...base, ...stack } });
 
@@ -70,5 +71,27 @@ describe('the stack of a monorepo follows the package that holds the handlers', 
     const noConsumer = { ...withInngest, findings: [] };
     // No consumer: the first broker the config can name.
     expect(stackFromInspection(noConsumer, ['apps/api/src/routes/pay.ts:12']).broker).toBe('bullmq');
+  });
+
+  it("a root with code of its own beside side services (Larriche/orders-bullmq@be502b6): the root's own stack; MongoDB with Redis stores in Redis", () => {
+    // The root app keeps its data in MongoDB and runs BullMQ on Redis; event-service/ is an Express service on SQLite.
+    const service = pkg('event-service', 'event-service', { frameworks: ['express'], databases: ['mongodb', 'sqlite'] });
+    const own = { ...base, frameworks: ['express'], databases: ['mongodb', 'redis'], brokers: ['bullmq'] };
+    const consumer = { ...finding('consumer', 'src/oxen-lib/Oxen.ts', ''), package: undefined, broker: 'bullmq' } as unknown as Finding;
+    const cron = finding('cron', 'event-service/server.ts', 'event-service');
+    const inspection: Inspection = { root: '/r', stack: { ...base, frameworks: ['express'], databases: ['mongodb', 'redis', 'sqlite'], brokers: ['bullmq'], packages: [service], root: own }, findings: [consumer, cron], warnings: [] };
+    expect(focusPackage(inspection, ['src/oxen-lib/Oxen.ts:298'])).toMatchObject({ dir: '' });
+    expect(stackFromInspection(inspection, ['src/oxen-lib/Oxen.ts:298'])).toMatchObject({ framework: 'express', database: 'redis', broker: 'bullmq' });
+    expect(focusPackage(inspection, ['event-service/server.ts:371'])?.dir).toBe('event-service');
+    // Without code at the root (a workspace root of configs), a root-level source says nothing, as before.
+    const bare: Inspection = { ...inspection, stack: { ...inspection.stack, root: undefined } };
+    expect(focusPackage(bare, ['src/oxen-lib/Oxen.ts:298'])?.dir).toBe('event-service');
+  });
+
+  it('a SQLite driver the package declares but never imports, with no ORM to load it, is not its database', () => {
+    const declared = { ...base, databases: ['mongodb', 'redis', 'sqlite'], orms: ['mongoose'] };
+    expect(usedDatabases(declared, ['mongoose', 'bullmq', 'express'])).toEqual(['mongodb', 'redis']);
+    expect(usedDatabases(declared, ['better-sqlite3', 'mongoose'])).toEqual(['mongodb', 'redis', 'sqlite']);
+    expect(usedDatabases({ ...declared, orms: ['knex'] }, ['knex'])).toEqual(['mongodb', 'redis', 'sqlite']);
   });
 });

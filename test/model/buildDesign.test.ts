@@ -22,6 +22,14 @@ describe('buildDesign', () => {
     expect(carriers('unknown').every((c) => c.includes("the broker's message id"))).toBe(true);
   });
 
+  it('says that a SQLite store serialises several instances only on one machine sharing the file', () => {
+    const raw = rawFixture('worker-cron-no-payments') as { stack: Record<string, unknown>; concurrency: string };
+    const consequence = (database: string, concurrency: string) => buildDesign(parseConfig(JSON.stringify({ ...raw, concurrency, stack: { ...raw.stack, database } })), undefined, { now: NOW }).concurrency.consequence;
+    expect(consequence('sqlite', 'multi-instance')).toMatch(/^Duplicates can land on different instances at the same moment\. SQLite serialises claims only between processes on one machine that open the same database file/);
+    expect(consequence('sqlite', 'single-server')).not.toContain('one machine');
+    expect(consequence('postgres', 'multi-instance')).toBe('Duplicates can land on different instances at the same moment; only a database constraint serialises them.');
+  });
+
   it('is pure: the same inputs give an equal model', () => {
     expect(design('nestjs-adyen-saga')).toEqual(design('nestjs-adyen-saga'));
   });

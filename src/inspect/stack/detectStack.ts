@@ -123,6 +123,21 @@ export function importedFrameworks(modules: Iterable<string>): string[] {
   return sorted(found);
 }
 
+/** ORMs and query builders that can drive SQLite without the project importing its driver. */
+const SQLITE_CAPABLE_ORMS = ['prisma', 'drizzle', 'typeorm', 'knex', 'sequelize', 'kysely', 'mikro-orm'];
+const SQLITE_DRIVERS = ['better-sqlite3', 'sqlite3', 'sqlite', 'node:sqlite', 'bun:sqlite'];
+
+/**
+ * The package's databases without a SQLite it only declares: a driver none of its files import, and no ORM that could
+ * load it (orders-bullmq's root declares better-sqlite3 for a sibling service and keeps its own data in MongoDB). Kept
+ * off because SQLite ranks above the server databases as the store, and a local file is no store for several hosts.
+ */
+export function usedDatabases(stack: PackageStack, modules: Iterable<string>): string[] {
+  if (!stack.databases.includes('sqlite') || stack.orms.some((orm) => SQLITE_CAPABLE_ORMS.includes(orm))) return stack.databases;
+  for (const module of modules) if (SQLITE_DRIVERS.includes(module)) return stack.databases;
+  return stack.databases.filter((database) => database !== 'sqlite');
+}
+
 export function sorted(values: Iterable<string>): string[] {
   return [...new Set(values)].sort();
 }

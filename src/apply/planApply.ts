@@ -470,14 +470,16 @@ async function planPackageScaffolds(root: string, scaffolds: readonly PlannedSca
   for (const scaffold of scaffolds) {
     const owns = new Set(scaffold.model.actions.map((a) => a.name).filter((name) => options.action === undefined || name === options.action));
     if (owns.size === 0) continue;
-    const index = await readInside(root, `${scaffold.dir}/index${ext}`).catch(() => undefined);
+    // A plain JavaScript package beside the TypeScript app has its scaffold in JavaScript (planScaffolds).
+    const own = scaffold.model.stack.language === 'javascript' ? '.js' : ext;
+    const index = await readInside(root, `${scaffold.dir}/index${own}`).catch(() => undefined);
     if (index === undefined) {
       missing.push(scaffold.dir);
       parts.push({ ...emptyScaffoldPlan(scaffold.dir), manual: notGeneratedSteps(scaffold, owns, options) });
       continue;
     }
     const imports = await packageImports(root, scaffold.packageDir);
-    parts.push(await planScaffoldApply(root, { ...input, model: scaffold.model, dir: scaffold.dir, index, imports, owns, inPackage: (file) => ownerOf(file) === scaffold, packageDir: scaffold.packageDir }));
+    parts.push(await planScaffoldApply(root, { ...input, ext: own, model: scaffold.model, dir: scaffold.dir, index, imports, owns, inPackage: (file) => ownerOf(file) === scaffold, packageDir: scaffold.packageDir }));
   }
   if (parts.length > 0 && missing.length === parts.length) throw new UserError(`The scaffolding is not in ${missing.join(', ')} yet.`, 'Run `idempotency-builder generate` first (it writes one scaffold per package), then apply.');
   return parts;

@@ -33,8 +33,8 @@ export interface ScaffoldProjectInput {
  */
 export async function scaffoldProject(input: ScaffoldProjectInput): Promise<ProjectScaffolding> {
   const { root, model } = input;
-  const language = model.stack.language === 'javascript' ? 'javascript' : 'typescript';
-  const profileAt = (dir: string): Promise<ProjectProfile> => readProjectProfile({ root, dir, language, testFramework: model.stack.testFramework });
+  const languageOf = (stack: DesignModel['stack']): 'javascript' | 'typescript' => (stack.language === 'javascript' ? 'javascript' : 'typescript');
+  const profileAt = (dir: string, language = languageOf(model.stack)): Promise<ProjectProfile> => readProjectProfile({ root, dir, language, testFramework: model.stack.testFramework });
   if (input.dir === undefined) return { files: [], excerpts: documentExcerpts(model, { dir: 'src/idempotency', profile: await profileAt('.') }), notes: [] };
   const plans = planScaffolds(root, model, input.dir);
   const files: ScaffoldFile[] = [];
@@ -44,7 +44,9 @@ export async function scaffoldProject(input: ScaffoldProjectInput): Promise<Proj
   }
   let excerpts: ProjectScaffolding['excerpts'] = {};
   for (const [index, plan] of plans.entries()) {
-    const profile = await profileAt(plan.dir);
+    // A plain JavaScript package beside the TypeScript app gets its scaffold in JavaScript (planScaffolds decides).
+    const language = languageOf(plan.model.stack);
+    const profile = await profileAt(plan.dir, language);
     const generated = generateScaffold(plan.model, { dir: plan.dir, profile, reference: true });
     files.push(...generated);
     // The store's migration also goes where the package keeps its migrations, in its tool's format.

@@ -173,6 +173,28 @@ describe('scaffoldProject in a repository of side-by-side projects (no workspace
   });
 });
 
+describe('scaffoldProject in a TypeScript app with a plain JavaScript service beside it (no workspaces)', () => {
+  it("writes the service's scaffold in JavaScript, and asks it to declare what it imports itself", async () => {
+    // The shape of Larriche/orders-bullmq@be502b6: the app in src/ (TypeScript), fake-payment-service/server.js run
+    // with node, its own package.json declaring only express; the root declares pg for the app.
+    const root = await repo({
+      'package.json': pkg('orders', { dependencies: { express: '^5.0.0', pg: '^8.0.0' }, devDependencies: { typescript: '^5.9.0' } }),
+      'tsconfig.json': '{ "compilerOptions": { "module": "commonjs", "target": "ES2022", "strict": true, "esModuleInterop": true } }',
+      'src/server.ts': '',
+      'fake-payment-service/package.json': pkg('fake-payment-service', { dependencies: { express: '^5.1.0' } }),
+      'fake-payment-service/server.js': '',
+    });
+    const model = await modelFor('express-stripe-payments');
+    model.actions = model.actions.map((action, index) => ({ ...action, source: index === 0 ? 'fake-payment-service/server.js:29' : 'src/server.ts:3' }));
+    const project = await scaffoldProject({ root, model, dir: 'src/idempotency', packageManager: 'npm' });
+    const service = project.files.filter((file) => file.path.startsWith('fake-payment-service/idempotency/')).map((file) => file.path);
+    expect(service).toContain('fake-payment-service/idempotency/index.js');
+    expect(service.some((file) => file.endsWith('.ts'))).toBe(false);
+    expect(project.files.some((file) => file.path === 'src/idempotency/index.ts')).toBe(true);
+    expect(project.notes).toContainEqual(expect.stringContaining('npm i --prefix fake-payment-service pg prom-client'));
+  });
+});
+
 describe('@types/node in the install hint', () => {
   const at = async (typesNode: string | undefined, typescript?: string, extra: Record<string, string> = {}) => {
     const dev = { '@types/express': '4.17.21', '@types/pg': '8.10.0', vitest: '3.0.0', ...(typesNode ? { '@types/node': typesNode } : {}), ...(typescript ? { typescript } : {}), ...extra };

@@ -6,6 +6,7 @@ import { detectPackageManager, installCommands, missingDependencies, type Packag
 import { findPackageRoot } from './findPackageRoot.js';
 import { planPlacement } from './planPlacement.js';
 import { packageVersion } from '../profile/readProjectProfile.js';
+import { readConfigJson } from '../profile/readTsconfig.js';
 import { pinForTypeScript, typingsBeyondTypeScript, vitestSpecifier } from './testedVersions.js';
 
 export interface PlannedScaffold {
@@ -29,11 +30,30 @@ export function planScaffolds(root: string, model: DesignModel, configuredDir: s
   // The longest package folder that contains the configured dir is its package. A folder in none of them (another
   // package, say) would put a package's middleware where its handlers cannot import it: each keeps its own layout.
   const primary = [...placements].sort((a, b) => b.packageDir.length - a.packageDir.length).find((placement) => inside(placement.packageDir));
-  return placements.map((placement) => ({
-    packageDir: placement.packageDir,
-    dir: placement === primary ? configuredDir : placement.dir,
-    model: { ...model, actions: placement.actions.map((index) => model.actions[index]!) },
-  }));
+  return placements.map((placement) => {
+    const actions = placement.actions.map((index) => model.actions[index]!);
+    const javascript = model.stack.language === 'typescript' && plainJavaScriptPackage(root, placement.packageDir, actions);
+    return {
+      packageDir: placement.packageDir,
+      dir: placement === primary ? configuredDir : placement.dir,
+      model: { ...model, actions, ...(javascript ? { stack: { ...model.stack, language: 'javascript' as const } } : {}) },
+    };
+  });
+}
+
+/**
+ * A package of plain JavaScript in a TypeScript repository (orders-bullmq's fake-payment-service, run as `node
+ * server.js`): every handler is a .js file, and the package has no tsconfig.json and no TypeScript runner of its own.
+ * Its scaffold is JavaScript, which it can load; a .ts one would need a compiler it does not have.
+ */
+function plainJavaScriptPackage(root: string, packageDir: string, actions: DesignModel['actions']): boolean {
+  if (packageDir === '') return false;
+  const files = actions.map((action) => action.source?.replace(/:\d+(?::\d+)?$/, ''));
+  if (files.length === 0 || !files.every((file) => file !== undefined && /\.[cm]?js$/.test(file))) return false;
+  if (readConfigJson(root, path.join(root, packageDir, 'tsconfig.json')) !== undefined) return false;
+  const manifest = readConfigJson(root, path.join(root, packageDir, 'package.json')) ?? {};
+  const declared = ['dependencies', 'devDependencies'].flatMap((key) => Object.keys((manifest[key] as Record<string, unknown> | undefined) ?? {}));
+  return !declared.some((name) => /^(typescript|ts-node|tsx|@swc\/core|esbuild-register)$/.test(name));
 }
 
 /**
@@ -43,7 +63,10 @@ export function planScaffolds(root: string, model: DesignModel, configuredDir: s
 export async function dependencyNotes(root: string, scaffold: Pick<PlannedScaffold, 'packageDir' | 'dir'>, files: readonly ScaffoldFile[], manager: PackageManager, typescript: boolean, extraDev: readonly string[] = []): Promise<string[]> {
   const own = await readManifest(path.join(root, scaffold.packageDir));
   const top = scaffold.packageDir === '' ? own : await readManifest(root);
-  const declared = new Set([own, top].flatMap((manifest) => ['dependencies', 'devDependencies', 'peerDependencies'].flatMap((key) => Object.keys((manifest[key] as Record<string, unknown> | undefined) ?? {}))));
+  // The root's dependencies reach a workspace package (hoisted, linked); a package merely beside the root app, with no
+  // workspace declaring it, is installed on its own (its own lockfile, its own Docker image) and must declare them.
+  const workspace = scaffold.packageDir === '' || (await declaresWorkspaces(root, top));
+  const declared = new Set((workspace ? [own, top] : [own]).flatMap((manifest) => ['dependencies', 'devDependencies', 'peerDependencies'].flatMap((key) => Object.keys((manifest[key] as Record<string, unknown> | undefined) ?? {}))));
   const missing = missingDependencies(files, declared, typescript);
   const typescriptVersion = typescript ? (packageVersion(path.join(root, scaffold.packageDir), own, 'typescript') ?? packageVersion(root, top, 'typescript')) : undefined;
   const nodeTypes = typescript ? nodeTypesToAdd([own, top], files, typescriptVersion) : undefined;

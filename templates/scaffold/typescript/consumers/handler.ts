@@ -22,8 +22,11 @@ export interface HandlerOptions<M> {
   readonly action: ActionSettings;
   /** The message's identity: a producer-set message id or a business key; never a delivery tag or an offset that changes on redelivery. */
   readonly messageIdOf: (message: M) => string;
-  /** The effect. In transactional mode write through `context.db`: effect and record commit together. */
-  readonly handle: (message: M, context: IdempotencyContext) => Promise<void>;
+  /**
+   * The effect. In transactional mode write through `context.db`: effect and record commit together. What it resolves
+   * to is not kept (a processor that returned a result wrapped as it is): a duplicate has no result to return.
+   */
+  readonly handle: (message: M, context: IdempotencyContext) => Promise<unknown>;
   /** Key scope; default 'global' (message ids are unique across the queue). */
   readonly scope?: string;
   /** Failures after which a message counts as poison (see `attemptOf`); default 5. */

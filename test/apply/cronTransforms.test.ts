@@ -72,6 +72,20 @@ cron.schedule('*/5 * * * *', () => {
     expect(wired.text).toContain("onTick: cronOnTick(cronGuard, ACTIONS.nightlyReport, 'nightlyReport', 600_000, async () => {\n  await tick();\n})");
   });
 
+  it("setInterval (orders-bullmq's pollers): intervalTask with the timer's own period, a literal or a const read again", () => {
+    const named = "import { pollOutbox } from './outbox.js';\n\nconst POLL_INTERVAL_MS = Number(process.env.POLL_MS) || 5000;\nsetInterval(pollOutbox, POLL_INTERVAL_MS);\n";
+    const out = wireSource(file, named, [target(file, 4)], options);
+    expect(out.text).toContain("import { CronGuard, intervalTask } from './idempotency/cron/guard.js';");
+    expect(out.text).toContain("setInterval(intervalTask(cronGuard, ACTIONS.nightlyReport, 'nightlyReport', POLL_INTERVAL_MS, async () => {\n  await pollOutbox();\n}), POLL_INTERVAL_MS);");
+    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringContaining('printed by intervalTask')]);
+    expectIdempotent(file, out.text, [target(file, 4)]);
+    const inline = 'let timer;\ntimer = setInterval(async () => {\n  await generate();\n}, 5 * 60 * 1000);\n';
+    expect(wireSource(file, inline, [target(file, 2)], options).text).toContain("timer = setInterval(intervalTask(cronGuard, ACTIONS.nightlyReport, 'nightlyReport', 300_000, async () => {\n  await generate();\n}), 5 * 60 * 1000);");
+    // A period computed where it is passed would be computed twice; arguments for the callback would be dropped.
+    expect(wireSource(file, 'setInterval(tick, ms());\n', [target(file, 1)], options).manual[0]?.reason).toContain('is computed where it is passed');
+    expect(wireSource(file, 'setInterval(tick, 1000, queue);\n', [target(file, 1)], options).manual[0]?.reason).toContain('passes arguments to its callback');
+  });
+
   it('leaves uneven schedules, NestJS @Cron methods and jobs taking parameters to the user, with the reason', () => {
     const uneven = "import cron from 'node-cron';\n\ncron.schedule('0 9 1 * *', async () => run());\n";
     const nest = "import { Cron } from '@nestjs/schedule';\n\nexport class Jobs {\n  @Cron('0 3 * * *')\n  async nightly() {}\n}\n";

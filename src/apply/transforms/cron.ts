@@ -40,7 +40,7 @@ export function cronIntervalMs(expression: string): number | undefined {
   return fixed(hour!) ? 86_400_000 : undefined;
 }
 
-type CronKind = 'node-cron' | 'node-schedule' | 'cron' | 'cron-from';
+type CronKind = 'node-cron' | 'node-schedule' | 'cron' | 'cron-from' | 'interval';
 
 export function classifyCron(node: TriggerCall): CronKind | undefined {
   const name = calleeName(node);
@@ -49,6 +49,8 @@ export function classifyCron(node: TriggerCall): CronKind | undefined {
   if (Node.isNewExpression(node)) return name === 'CronJob' && args.length >= 2 ? 'cron' : undefined;
   if (name === 'schedule' && args.length >= 2 && /['"]node-cron['"]/.test(text)) return 'node-cron';
   if (name === 'scheduleJob' && args.length >= 2 && /['"]node-schedule['"]/.test(text)) return 'node-schedule';
+  // `setInterval(pollOutbox, POLL_INTERVAL_MS)`: the period is the second argument.
+  if (Node.isCallExpression(node) && Node.isIdentifier(node.getExpression()) && name === 'setInterval' && args.length >= 2) return 'interval';
   if (name === 'from' && Node.isPropertyAccessExpression(node.getExpression()) && node.getExpression().getText().endsWith('CronJob.from') && args.length === 1 && Node.isObjectLiteralExpression(args[0]!)) return 'cron-from';
   return undefined;
 }
@@ -75,6 +77,19 @@ function workText(handler: Expression): string | undefined {
   return undefined;
 }
 
+/** A number written as literals and + - * / (`5 * 60_000`, `60 * 1000`); undefined for anything else. */
+function numberValue(node: Node): number | undefined {
+  if (Node.isNumericLiteral(node)) return node.getLiteralValue();
+  if (Node.isParenthesizedExpression(node)) return numberValue(node.getExpression());
+  if (!Node.isBinaryExpression(node)) return undefined;
+  const left = numberValue(node.getLeft());
+  const right = numberValue(node.getRight());
+  if (left === undefined || right === undefined) return undefined;
+  const op = node.getOperatorToken().getKind();
+  const value = op === SyntaxKind.AsteriskToken ? left * right : op === SyntaxKind.PlusToken ? left + right : op === SyntaxKind.MinusToken ? left - right : op === SyntaxKind.SlashToken && right !== 0 ? left / right : undefined;
+  return value !== undefined && Number.isSafeInteger(value) ? value : undefined;
+}
+
 const stringOf = (node: Node | undefined) => (node && (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) ? node.getLiteralValue() : undefined);
 
 /** `300_000` for 5 minutes: readable in the diff. */
@@ -83,7 +98,8 @@ const msLiteral = (ms: number) => String(ms).replace(/\B(?=(\d{3})+(?!\d))/g, '_
 /**
  * Scheduled jobs: the job function the scheduler calls goes through the scaffold's CronGuard (cron/guard.ts), so one
  * run per (job name, scheduled slot) happens across instances: node-cron's schedule(), node-schedule's scheduleJob()
- * (the fire date is the slot), cron's new CronJob / CronJob.from. NestJS @Cron() methods and unknown shapes are manual.
+ * (the fire date is the slot), cron's new CronJob / CronJob.from, and setInterval (the slot is the period the fire
+ * falls in). NestJS @Cron() methods and unknown shapes are manual.
  */
 export const wireCron: Transform = (sf, target, context) => {
   const located = locateTrigger(sf, target, context.anyLine, classifyCron);
@@ -95,7 +111,7 @@ export const wireCron: Transform = (sf, target, context) => {
     const nest = sf.getDescendantsOfKind(SyntaxKind.Decorator).some((d) => d.getName() === 'Cron' && d.getStartLineNumber() <= target.line + 1 && target.line - 1 <= d.getParentOrThrow().getEndLineNumber());
     return manualOnly(target, nest
       ? `NestJS @Cron(): inject a CronGuard({ core: idempotency.core }) and return guard.runInterval(${action}, '${job}', <interval ms>, async (context) => { …the method's body… }) from the decorated method`
-      : `the job is scheduled in a shape apply does not recognise (node-cron schedule, node-schedule scheduleJob, new CronJob); run its body through CronGuard from cron/guard.ts, keyed by job name + scheduled slot`);
+      : `the job is scheduled in a shape apply does not recognise (node-cron schedule, node-schedule scheduleJob, new CronJob, setInterval); run its body through CronGuard from cron/guard.ts, keyed by job name + scheduled slot`);
   }
   const { shape } = located;
   const line = shape.node.getStartLineNumber();
@@ -112,19 +128,30 @@ export const wireCron: Transform = (sf, target, context) => {
   } else if (shape.kind === 'cron') {
     handler = args[1] as Expression;
     expression = stringOf(args[0]);
-  } else {
+  } else if (shape.kind === 'cron-from') {
     options = args[0] as ObjectLiteralExpression;
     const onTick = options.getProperty('onTick');
     handler = onTick && Node.isPropertyAssignment(onTick) ? onTick.getInitializer() : undefined;
     expression = stringOf(options.getProperty('cronTime')?.getLastChild());
   }
+  // setInterval's period, as a number when it is one (`5 * 60_000`), else the expression itself when reading it again
+  // has no effect (`POLL_INTERVAL_MS`, `config.interval`): the guard and the timer then agree at run time.
+  let period: string | undefined;
+  if (shape.kind === 'interval') {
+    if (args.length > 2) return manualOnly(target, `the setInterval at line ${line} passes arguments to its callback; call intervalTask(cronGuard, ${action}, '${job}', <period>, work) from cron/guard.ts with a work function that closes over them`, line);
+    handler = args[0] as Expression;
+    const ms = args[1] as Expression;
+    const value = numberValue(ms);
+    period = value !== undefined && value > 0 ? msLiteral(value) : Node.isIdentifier(ms) || (Node.isPropertyAccessExpression(ms) && /^[\w$.]+$/.test(ms.getText())) ? ms.getText() : undefined;
+    if (period === undefined) return manualOnly(target, `the period of the setInterval at line ${line} (${ms.getText().slice(0, 60)}) is computed where it is passed; put it in a const, give it to setInterval and to intervalTask(cronGuard, ${action}, '${job}', <that const>, work) from cron/guard.ts`, line);
+  }
   const interval = expression !== undefined ? cronIntervalMs(expression) : undefined;
-  if (shape.kind !== 'node-schedule' && interval === undefined) {
+  if (shape.kind !== 'node-schedule' && shape.kind !== 'interval' && interval === undefined) {
     return manualOnly(target, `the schedule at line ${line} (${expression === undefined ? 'not a string literal' : 'no fixed period'}) has no slot apply can compute; call guard.run(${action}, '${job}', slot, work) with the scheduled time as the slot`, line);
   }
   if (!handler) return manualOnly(target, `the job at line ${line} has no function apply can wrap`, line);
   if (!context.scaffoldModules.has('cron/guard')) return manualOnly(target, 'the scaffold has no cron/guard.ts (the generated target for this database has no scheduled-job runtime, or the scaffold predates this action: run generate); guard the job as the document shows', line);
-  const helper = shape.kind === 'node-cron' ? 'nodeCronTask' : shape.kind === 'node-schedule' ? 'nodeScheduleTask' : 'cronOnTick';
+  const helper = shape.kind === 'node-cron' ? 'nodeCronTask' : shape.kind === 'node-schedule' ? 'nodeScheduleTask' : shape.kind === 'interval' ? 'intervalTask' : 'cronOnTick';
   if (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler) ? handler.getParameters().length > 0 : !(Node.isIdentifier(handler) || Node.isPropertyAccessExpression(handler))) {
     return manualOnly(target, `the job function at line ${line} takes parameters (or is not a function); pass ${helper}(cronGuard, ${action}, '${job}', …, work) by hand`, line);
   }
@@ -132,9 +159,12 @@ export const wireCron: Transform = (sf, target, context) => {
   if (missing) return manualOnly(target, `the job at line ${line} not wired: ${missing}`, line);
   if (!ensureGuard(sf)) return manualOnly(target, `the file already declares ${GUARD_NAME} as something else`, line);
   const work = workText(handler)!;
-  const period = interval !== undefined ? `, ${msLiteral(interval)}` : '';
-  replaceRaw(sf, handler, `${helper}(${GUARD_NAME}, ${action}, ${quote}${job}${quote}${period}, ${work})`);
+  const every = period !== undefined ? `, ${period}` : interval !== undefined ? `, ${msLiteral(interval)}` : '';
+  replaceRaw(sf, handler, `${helper}(${GUARD_NAME}, ${action}, ${quote}${job}${quote}${every}, ${work})`);
   const out: TransformOutcome = { edits: [], manual: [] };
-  out.edits.push({ action: target.action, file: target.file, summary: `runs the ${shape.kind === 'cron-from' ? 'cron' : shape.kind} job at line ${line} through the CronGuard: once per scheduled slot across instances (${helper})` });
+  const kind = shape.kind === 'cron-from' ? 'cron' : shape.kind === 'interval' ? 'setInterval' : shape.kind;
+  out.edits.push({ action: target.action, file: target.file, summary: `runs the ${kind} job at line ${line} through the CronGuard: once per scheduled slot across instances (${helper})` });
+  // A failed run no longer rejects into nowhere: intervalTask prints it and the next tick runs.
+  if (shape.kind === 'interval') out.manual.push({ action: target.action, file: target.file, line, reason: `a run that fails (or finds the store unreachable, and skips its slot) is printed by intervalTask with the job's name and the next tick goes on; pass your own onError as its sixth argument to report it elsewhere` });
   return out;
 };

@@ -137,6 +137,7 @@ ${block(`${code}
 ${block(`const guard = new CronGuard({ core: idempotency.core, events: createCronMetrics() });
 cron.schedule('*/5 * * * *', nodeCronTask(guard, ACTIONS.${action.codeName}, '${action.codeName}', 5 * 60_000, work)); // node-cron
 schedule.scheduleJob(rule, nodeScheduleTask(guard, ACTIONS.${action.codeName}, '${action.codeName}', work)); // node-schedule: the fire date is the slot
+setInterval(intervalTask(guard, ACTIONS.${action.codeName}, '${action.codeName}', PERIOD_MS, work), PERIOD_MS); // setInterval: a failed run goes to onError
 `)}
 
 - Key: job name + scheduled slot (\`floor((fire time + tolerance) / interval)\`, or node-schedule's fire date), so every

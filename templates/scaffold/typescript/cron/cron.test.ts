@@ -6,7 +6,7 @@ import { IdempotencyCore } from '../core.js';
 import { PgIdempotencyStore } from '../pgStore.js';
 import { ACTIONS, POLICY } from '../settings.js';
 import type { ActionSettings } from '../types.js';
-import { CronGuard, slotKey, slotStart } from './guard.js';
+import { CronGuard, intervalTask, slotKey, slotStart } from './guard.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 if (!DATABASE_URL)
@@ -61,6 +61,26 @@ describe.skipIf(!DATABASE_URL)(`scheduled jobs (${ACTION?.codeName})`, () => {
     ]);
     expect(runs).toBe(1);
     expect(outcomes.sort()).toEqual(outcomes.includes('overlap') ? ['overlap', 'ran'] : ['duplicate', 'ran']);
+  });
+
+  it("a setInterval tick's failed run goes to onError, not to an unhandled rejection, and leaves the slot free", async () => {
+    const guard = new CronGuard({ core: new IdempotencyCore(stores[0]!, POLICY) });
+    const failed = new Promise<unknown>((resolve) => {
+      const tick = intervalTask(
+        guard,
+        ACTION,
+        'job-tick',
+        MINUTE,
+        async () => {
+          throw new Error('job failed');
+        },
+        resolve,
+      );
+      expect(tick()).toBeUndefined();
+    });
+    expect(((await failed) as Error).message).toBe('job failed');
+    // The claim was released: a later fire of the slot runs the job.
+    await expect(guard.runInterval(ACTION, 'job-tick', MINUTE, async () => void 0)).resolves.toBe('ran');
   });
 
   it('a slot whose run died is reported as crashed by the next slot', async () => {

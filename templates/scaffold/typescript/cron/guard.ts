@@ -162,6 +162,26 @@ export function nodeCronTask(
 }
 
 /**
+ * setInterval: `setInterval(intervalTask(guard, ACTIONS.x, 'x', 60_000, work), 60_000)`, the same period in both
+ * places. setInterval drops the promise its callback returns, so a failed run (the job's own error, or the store
+ * unreachable: the slot is then skipped, never run unguarded) goes to `onError`; by default its message is printed
+ * with the job's name, and the next tick runs as before.
+ */
+export function intervalTask(
+  guard: CronGuard,
+  action: ActionSettings,
+  job: string,
+  intervalMs: number,
+  work: (context: IdempotencyContext, slot: Date) => Promise<void>,
+  onError: (error: unknown) => void = (error) =>
+    console.error(`scheduled job ${job} failed:`, error instanceof Error ? error.message : String(error)),
+) {
+  return (): void => {
+    guard.runInterval(action, job, intervalMs, work).catch(onError);
+  };
+}
+
+/**
  * node-schedule passes the scheduled fire date (not the actual start): the slot is exactly that date, so cron
  * expressions with uneven gaps keep their own slots. `schedule.scheduleJob('0 3 1 * *', nodeScheduleTask(...))`.
  */

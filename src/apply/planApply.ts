@@ -286,6 +286,11 @@ export function matchRelativeImports(source: string, reference: string): string 
  * reads the same variables; read only when an instance is about to be written.
  */
 async function connectionFor(root: string, storeId: string | undefined, scaffoldDir: string): Promise<{ connection?: StoreConnection }> {
+  if (storeId === 'redis') {
+    const { findRedisConnection } = await import('../inspect/stack/redisConnection.js');
+    const connection = await findRedisConnection(root, scaffoldDir);
+    return connection ? { connection } : {};
+  }
   if (storeId !== 'postgres' && storeId !== 'mysql') return {};
   const { findStoreConnection } = await import('../inspect/stack/findStoreConnection.js');
   const connection = await findStoreConnection(root, storeId, scaffoldDir);

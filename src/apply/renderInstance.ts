@@ -149,6 +149,7 @@ function envRead(name: string): string {
  * project's own DATABASE_URL, which today's line already reads.
  */
 function projectConnection(storeId: string, connection: StoreConnection | undefined): { comment: string; pool: string } | undefined {
+  if (connection?.store === 'redis' && storeId === 'redis') return redisConnection(connection);
   if (!connection || connection.store !== storeId || (storeId !== 'postgres' && storeId !== 'mysql')) return undefined;
   const names = [connection.url, ...PARTS.map((part) => connection[part])].filter((name): name is string => name !== undefined);
   if (names.length === 0 || !names.every((name) => ENV_NAME.test(name))) return undefined;
@@ -166,6 +167,28 @@ function projectConnection(storeId: string, connection: StoreConnection | undefi
   return {
     comment: `As your database client connects (${where}), from the same variables: the ${label} server the store\n// migration ran on.${unset}`,
     pool: `createPool(\n  {\n${parts.map((line) => `  ${line}`).join('\n')}\n  },\n  POLICY,\n)`,
+  };
+}
+
+/**
+ * The Redis the project's own code connects to (apply's findRedisConnection): its URL variable, else a URL made of
+ * its host, port and password variables, read as its code reads them (`||`: an empty variable is unset). Nothing
+ * (today's REDIS_URL line) for a name that is not a plain identifier, or the project's own REDIS_URL.
+ */
+function redisConnection(connection: StoreConnection): { comment: string; pool: string } | undefined {
+  const names = [connection.url, connection.host, connection.port, connection.password].filter((name): name is string => name !== undefined);
+  if (names.length === 0 || !names.every((name) => ENV_NAME.test(name)) || connection.url === 'REDIS_URL') return undefined;
+  const where = PLAIN_PATH.test(connection.file) && Number.isInteger(connection.line) ? `${connection.file}:${connection.line}` : 'your code';
+  const lazy = ', { lazyConnect: inTests }';
+  if (connection.url !== undefined) {
+    return { comment: `As your code connects to Redis (${where}): ${connection.url} is the server the keys live on.`, pool: `createPool(${envRead(connection.url)} || 'redis://127.0.0.1:6379', POLICY${lazy})` };
+  }
+  const host = `\${${envRead(connection.host!)} || '127.0.0.1'}`;
+  const port = connection.port ? `\${${envRead(connection.port)} || '6379'}` : '6379';
+  const password = connection.password ? `\${${envRead(connection.password)} ? \`:\${encodeURIComponent(${envRead(connection.password)} ?? '')}@\` : ''}` : '';
+  return {
+    comment: `As your code connects to Redis (${where}), from the same variables: the server the keys live on.`,
+    pool: `createPool(\`redis://${password}${host}:${port}\`, POLICY${lazy})`,
   };
 }
 

@@ -41,7 +41,8 @@ export interface StackFacts {
   root?: Omit<StackFacts, 'packages' | 'root'>;
 }
 
-export type ConnectionStore = 'postgres' | 'mysql';
+/** The databases whose connection apply's instance can copy from the project: PostgreSQL and MySQL (inspected), Redis (read by apply). */
+export type ConnectionStore = 'postgres' | 'mysql' | 'redis';
 
 /**
  * The environment variables a project's database client reads (names only, each matching /^[A-Za-z_][A-Za-z0-9_]*$/):

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import mysql from 'mysql2/promise';
@@ -79,6 +80,57 @@ describe('instance.ts connects the way the project does', () => {
     const comment = instancePool('postgres', true, { ...PG_URL, file: 'src/db.ts\nprocess.exit(1)' });
     expect(comment).toContain('// As your database client connects (your code): POSTGRES_URL');
     expect(comment).not.toContain('process.exit');
+  });
+});
+
+describe('a Redis store connects to the Redis the project uses', () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+  const project = async (files: Record<string, string>) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'idem-redis-'));
+    dirs.push(dir);
+    for (const [file, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+      await writeFile(path.join(dir, file), text);
+    }
+    return dir;
+  };
+  /** The URL the printed createPool line computes, with these variables set. */
+  const urlOf = (text: string, env: Record<string, string>) => {
+    const expression = /createPool\(\s*([\s\S]*?),\s*POLICY/.exec(text)?.[1];
+    return new Function('process', `return ${expression};`)({ env }) as string;
+  };
+
+  it("orders-bullmq's BullMQ connection object (REDIS_HOST, REDIS_PORT): a URL made of the same variables, || as the code reads them", async () => {
+    const dir = await project({
+      'package.json': '{ "name": "orders" }',
+      'src/connection.ts': "const connection = {\n  host: process.env.REDIS_HOST || 'localhost',\n  port: Number(process.env.REDIS_PORT) || 6379,\n};\nexport default connection;\n",
+      // Upstash's REST endpoint is no Redis protocol; the scaffold's own files are not the project's.
+      'src/cache.ts': 'export const rest = process.env.UPSTASH_REDIS_REST_URL;\n',
+      'src/idempotency/x.ts': 'export const u = process.env.OTHER_REDIS_URL;\n',
+    });
+    const { findRedisConnection } = await import('../../src/inspect/stack/redisConnection.js');
+    const found = await findRedisConnection(dir, 'src/idempotency');
+    expect(found).toEqual({ store: 'redis', host: 'REDIS_HOST', port: 'REDIS_PORT', file: 'src/connection.ts', line: 1 });
+    const text = instancePool('redis', true, found);
+    expect(text).toContain('// As your code connects to Redis (src/connection.ts:1), from the same variables: the server the keys live on.');
+    expect(urlOf(text, { REDIS_HOST: 'redis', REDIS_PORT: '6380' })).toBe('redis://redis:6380');
+    expect(urlOf(text, { REDIS_HOST: '' })).toBe('redis://127.0.0.1:6379');
+    const secret = instancePool('redis', false, { ...found!, password: 'REDIS_PASSWORD' });
+    expect(urlOf(secret, { REDIS_HOST: 'cache', REDIS_PASSWORD: 'p@ss:w/rd' })).toBe('redis://:p%40ss%3Aw%2Frd@cache:6379');
+    expect(secret).not.toContain('lazyConnect');
+  });
+
+  it('a URL variable of its own is read; REDIS_URL and names that are not identifiers keep the default line', async () => {
+    const dir = await project({ 'package.json': '{ "name": "w" }', 'src/queue.ts': "import IORedis from 'ioredis';\nexport const redis = new IORedis(process.env['BULL_REDIS_URL']!);\n" });
+    const { findRedisConnection } = await import('../../src/inspect/stack/redisConnection.js');
+    const found = await findRedisConnection(dir);
+    expect(found).toEqual({ store: 'redis', url: 'BULL_REDIS_URL', file: 'src/queue.ts', line: 2 });
+    expect(urlOf(instancePool('redis', true, found), { BULL_REDIS_URL: 'redis://q:6379/2' })).toBe('redis://q:6379/2');
+    expect(instancePool('redis', true, { ...found!, url: 'REDIS_URL' })).toBe(instancePool('redis', true));
+    expect(instancePool('redis', true, { ...found!, url: "X'] + require('child_process')" })).toBe(instancePool('redis', true));
   });
 });
 

@@ -22,7 +22,33 @@ export function repositoryOf(call: ts.CallExpression): { target: string; entity:
     return { target: first.text, entity: call.arguments[1] && unwrap(call.arguments[1]) };
   }
   const m = named ? /^(\w+?)Repo(?:sitory)?$/.exec(named) : null;
-  return m ? { target: m[1]!.charAt(0).toLowerCase() + m[1]!.slice(1), entity: first } : undefined;
+  if (!m) return undefined;
+  // `this.addPatientRepository` declared `@InjectRepository(pat_patients_info)` or typed `Repository<Patientsrx>`: the
+  // entity it is for, rather than the field's own name.
+  const injected = ts.isPropertyAccessExpression(receiver) && receiver.expression.kind === ts.SyntaxKind.ThisKeyword ? injectedEntity(receiver, receiver.name.text) : undefined;
+  return { target: injected ?? m[1]!.charAt(0).toLowerCase() + m[1]!.slice(1), entity: first };
+}
+
+/** The entity of a repository field: its `@InjectRepository(Entity)`, else its `Repository<Entity>` type. */
+function injectedEntity(at: ts.Node, field: string): string | undefined {
+  let cls: ts.Node | undefined = at.parent;
+  while (cls && !ts.isClassLike(cls)) cls = cls.parent;
+  if (!cls) return undefined;
+  const declarations: Array<ts.ParameterDeclaration | ts.PropertyDeclaration> = [];
+  for (const member of (cls as ts.ClassLikeDeclaration).members) {
+    if (ts.isPropertyDeclaration(member)) declarations.push(member);
+    if (ts.isConstructorDeclaration(member)) declarations.push(...member.parameters);
+  }
+  const declaration = declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === field);
+  if (!declaration) return undefined;
+  for (const decorator of ts.canHaveDecorators(declaration) ? (ts.getDecorators(declaration) ?? []) : []) {
+    const call = decorator.expression;
+    const entity = ts.isCallExpression(call) && ts.isIdentifier(call.expression) && call.expression.text === 'InjectRepository' ? call.arguments[0] : undefined;
+    if (entity && ts.isIdentifier(entity)) return entity.text;
+  }
+  const type = declaration.type;
+  const argument = type && ts.isTypeReferenceNode(type) && /Repository$/.test(type.typeName.getText()) ? type.typeArguments?.[0] : undefined;
+  return argument && ts.isTypeReferenceNode(argument) && ts.isIdentifier(argument.typeName) ? argument.typeName.text : undefined;
 }
 
 const REPOSITORY_WRITES: Record<string, WriteFact['kind']> = { save: 'create', insert: 'create', update: 'update', delete: 'delete', remove: 'delete', softDelete: 'delete', softRemove: 'delete', increment: 'update', decrement: 'update' };

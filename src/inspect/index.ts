@@ -15,7 +15,7 @@ import { linkWebhooks } from './resolve/linkWebhooks.js';
 import { linkServerForms } from './resolve/serverForms.js';
 import { messageSeeds } from './resolve/messageSeeds.js';
 import type { FileRecord, ProjectRecords } from './resolve/projectRecords.js';
-import { detectStack, importedFrameworks, usedDatabases, mergeStacks, sorted, type PackageStack } from './stack/detectStack.js';
+import { configuredDialects, detectStack, importedFrameworks, usedDatabases, mergeStacks, sorted, type PackageStack } from './stack/detectStack.js';
 import { authenticationInCode, authenticationPackages } from './stack/authentication.js';
 import { findWorkspaces, type WorkspacePackage } from './stack/findWorkspaces.js';
 import { readManifest } from './stack/readManifest.js';
@@ -79,6 +79,8 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
   const aliases = tsconfigAliasesAt(root);
   const records: ProjectRecords = { files: new Map(), packagesByName: new Map(workspaces.map((w) => [w.name, w.dir])), ...(aliases.length > 0 ? { aliases } : {}) };
   const sources = files.filter((f) => f.kind === 'source');
+  // The database each package's ORM is configured for (TypeORM `type: 'mysql'`, Sequelize `dialect`, knex `client`).
+  const dialects = new Map<string, Set<string>>();
   let done = 0;
   for (const [index, file] of sources.entries()) {
     // Read synchronously: a file here is small (the walk skips any over 1 MB), and the promise API's four round trips
@@ -93,6 +95,10 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
       // One piece of evidence per package is enough to know callers can be authenticated.
       const evidence = found && ![...found].some((e) => e.includes(' (')) ? authenticationInCode(file.rel, text) : undefined;
       if (evidence) found!.add(evidence);
+      for (const dialect of configuredDialects(text)) {
+        const scope = scopeOf(file.rel);
+        dialects.set(scope, new Set([...(dialects.get(scope) ?? []), dialect]));
+      }
     }
     options.onProgress?.(++done, sources.length);
   }
@@ -102,7 +108,7 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
   for (const [scopeDir, scope] of scopes) {
     const modules = [...records.files.values()].filter((r) => scopeOf(r.rel) === scopeDir).flatMap((r) => [...r.imports.values()].map((b) => b.module));
     if (scope.stack.frameworks.length === 0) scope.stack.frameworks = importedFrameworks(modules);
-    if (modules.length > 0) scope.stack.databases = usedDatabases(scope.stack, modules);
+    if (modules.length > 0) scope.stack.databases = usedDatabases(scope.stack, modules, dialects.get(scopeDir));
   }
   const graph = new FunctionGraph(records);
   const frameworksByPkg = new Map([...scopes].map(([d, s]) => [d, s.stack.frameworks]));

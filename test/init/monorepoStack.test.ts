@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Finding, Inspection } from '../../src/inspect/types.js';
-import { usedDatabases } from '../../src/inspect/stack/detectStack.js';
+import { configuredDialects, usedDatabases } from '../../src/inspect/stack/detectStack.js';
 import { focusPackage, stackFromInspection } from '../../src/questions/stackFromInspection.js';
 
 type PackageStack = Omit<Inspection['stack'], 'packages' | 'root'>;
@@ -93,5 +93,20 @@ describe('the stack of a monorepo follows the package that holds the handlers', 
     expect(usedDatabases(declared, ['mongoose', 'bullmq', 'express'])).toEqual(['mongodb', 'redis']);
     expect(usedDatabases(declared, ['better-sqlite3', 'mongoose'])).toEqual(['mongodb', 'redis', 'sqlite']);
     expect(usedDatabases({ ...declared, orms: ['knex'] }, ['knex'])).toEqual(['mongodb', 'redis', 'sqlite']);
+  });
+
+  it("the dialect the ORM is configured for decides between declared drivers (itaminul/Doctor-Management-System@c63df53: TypeORM on MySQL, pg declared too)", () => {
+    const dataSource = "import { DataSourceOptions } from 'typeorm';\nexport const AppDataSource: DataSourceOptions = {\n  type: 'mysql',\n  host: '192.168.0.106',\n};\n";
+    expect(configuredDialects(dataSource)).toEqual(['mysql']);
+    expect(configuredDialects("const sequelize = new Sequelize(url, { dialect: 'postgres' });")).toEqual(['postgres']);
+    expect(configuredDialects("module.exports = { client: 'pg', connection: process.env.DATABASE_URL }; // knex")).toEqual(['postgres']);
+    // `type:` elsewhere (no ORM in the file, or a value that is no database) says nothing.
+    expect(configuredDialects("const field = { type: 'postgres' };")).toEqual([]);
+    expect(configuredDialects("import { DataSource } from 'typeorm';\nconst column = { type: 'varchar' };")).toEqual([]);
+    const stack = { ...base, databases: ['mysql', 'postgres'], orms: ['mysql2', 'pg', 'typeorm'] };
+    expect(usedDatabases(stack, ['typeorm', '@nestjs/typeorm'], new Set(['mysql']))).toEqual(['mysql']);
+    // A driver the code imports itself stays; with no configuration found, both stay as before.
+    expect(usedDatabases(stack, ['typeorm', 'pg'], new Set(['mysql']))).toEqual(['mysql', 'postgres']);
+    expect(usedDatabases(stack, ['typeorm'])).toEqual(['mysql', 'postgres']);
   });
 });

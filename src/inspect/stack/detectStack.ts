@@ -125,17 +125,53 @@ export function importedFrameworks(modules: Iterable<string>): string[] {
 
 /** ORMs and query builders that can drive SQLite without the project importing its driver. */
 const SQLITE_CAPABLE_ORMS = ['prisma', 'drizzle', 'typeorm', 'knex', 'sequelize', 'kysely', 'mikro-orm'];
-const SQLITE_DRIVERS = ['better-sqlite3', 'sqlite3', 'sqlite', 'node:sqlite', 'bun:sqlite'];
+/** The driver modules of each relational database, as code imports them (`mysql2/promise` counts as mysql2). */
+const DRIVERS: Record<string, readonly string[]> = {
+  postgres: ['pg', 'postgres', 'pg-promise', '@neondatabase/serverless', '@vercel/postgres', 'slonik'],
+  mysql: ['mysql2', 'mysql', 'mariadb', '@planetscale/database'],
+  sqlite: ['better-sqlite3', 'sqlite3', 'sqlite', 'node:sqlite', 'bun:sqlite'],
+};
+
+/** The ORM dialects a configuration names, by the ORM's own option: TypeORM `type`, Sequelize `dialect`, knex `client`. */
+const DIALECTS: ReadonlyArray<{ library: RegExp; option: RegExp; databases: Record<string, string> }> = [
+  {
+    library: /typeorm|TypeOrm|DataSource/,
+    option: /\btype\s*:\s*['"]([\w-]+)['"]/g,
+    databases: { mysql: 'mysql', mariadb: 'mysql', 'aurora-mysql': 'mysql', postgres: 'postgres', cockroachdb: 'postgres', 'aurora-postgres': 'postgres', sqlite: 'sqlite', 'better-sqlite3': 'sqlite' },
+  },
+  { library: /sequelize|Sequelize/, option: /\bdialect\s*:\s*['"]([\w-]+)['"]/g, databases: { mysql: 'mysql', mariadb: 'mysql', postgres: 'postgres', sqlite: 'sqlite' } },
+  {
+    library: /knex|Knex/,
+    option: /\bclient\s*:\s*['"]([\w-]+)['"]/g,
+    databases: { pg: 'postgres', postgres: 'postgres', postgresql: 'postgres', mysql: 'mysql', mysql2: 'mysql', sqlite3: 'sqlite', 'better-sqlite3': 'sqlite' },
+  },
+];
+
+/** The databases a file's ORM configuration names (itaminul/Doctor-Management-System's `type: 'mysql'` DataSource options). */
+export function configuredDialects(text: string): string[] {
+  const found: string[] = [];
+  for (const { library, option, databases } of DIALECTS) {
+    if (!library.test(text)) continue;
+    for (const m of text.matchAll(option)) if (Object.hasOwn(databases, m[1]!)) found.push(databases[m[1]!]!);
+  }
+  return found;
+}
 
 /**
- * The package's databases without a SQLite it only declares: a driver none of its files import, and no ORM that could
- * load it (orders-bullmq's root declares better-sqlite3 for a sibling service and keeps its own data in MongoDB). Kept
- * off because SQLite ranks above the server databases as the store, and a local file is no store for several hosts.
+ * The package's databases without the relational ones it only declares. A driver one of its files imports keeps its
+ * database; otherwise the dialect its ORM is configured for decides (a TypeORM app on MySQL that also declares `pg`
+ * stores in MySQL), and without one a SQLite driver no ORM could load is dropped (orders-bullmq's root declares
+ * better-sqlite3 for a sibling service and keeps its own data in MongoDB): SQLite ranks above the server databases
+ * as the store, and a local file is no store for several hosts.
  */
-export function usedDatabases(stack: PackageStack, modules: Iterable<string>): string[] {
-  if (!stack.databases.includes('sqlite') || stack.orms.some((orm) => SQLITE_CAPABLE_ORMS.includes(orm))) return stack.databases;
-  for (const module of modules) if (SQLITE_DRIVERS.includes(module)) return stack.databases;
-  return stack.databases.filter((database) => database !== 'sqlite');
+export function usedDatabases(stack: PackageStack, modules: Iterable<string>, configured: ReadonlySet<string> = new Set()): string[] {
+  const imported = [...modules];
+  const importsDriver = (database: string) => (DRIVERS[database] ?? []).some((driver) => imported.some((module) => module === driver || module.startsWith(`${driver}/`)));
+  return stack.databases.filter((database) => {
+    if (!Object.hasOwn(DRIVERS, database) || importsDriver(database)) return true;
+    if (configured.size > 0 && [...configured].some((d) => stack.databases.includes(d))) return configured.has(database);
+    return database !== 'sqlite' || stack.orms.some((orm) => SQLITE_CAPABLE_ORMS.includes(orm));
+  });
 }
 
 export function sorted(values: Iterable<string>): string[] {

@@ -746,6 +746,12 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
     const rendered = framework === 'plain' ? renderPlainInstance(storeId, memory, connection) : framework === 'koa' || framework === 'hono' ? renderMiddlewareInstance(framework, principal, storeId, memory, connection, scoped) : renderInstance(framework, principal, storeId, memory, connection, scoped);
     changes.push({ path: instance, after: emit(rendered, 'instance.ts') });
     edits.push({ action: targets[0]?.action ?? '', file: instance, summary: 'creates the app instance: createIdempotency() with the pool and the principal' });
+    // The project's database settings are written in its code: the instance reads DATABASE_URL, which must name the same server.
+    if (!connection && (storeId === 'postgres' || storeId === 'mysql')) {
+      const { writtenConnectionAt } = await import('../inspect/stack/findStoreConnection.js');
+      const written = await writtenConnectionAt(root, storeId, dir);
+      if (written) manual.push({ action: targets[0]?.action ?? '', file: written.file, line: written.line, reason: `your code connects to ${storeId === 'postgres' ? 'PostgreSQL' : 'MySQL'} with settings written in it, which apply does not copy into another file (a password among them): the store's pool in ${instance} reads DATABASE_URL, so set it to the same server and database (where the store migration ran) before starting the app` });
+    }
     // No wired handler reads the caller's identity and nothing in the project sets `request.user`: the principal
     // written is a guess, and a wrong one answers every protected request 401.
     // A routing-controllers method reads its caller from @CurrentUser(), not from the instance's principal.

@@ -123,6 +123,16 @@ describe('a Redis store connects to the Redis the project uses', () => {
     expect(secret).not.toContain('lazyConnect');
   });
 
+  it('settings written in the code are pointed at, never copied (itaminul/Doctor-Management-System@c63df53)', async () => {
+    const dir = await project({
+      'package.json': '{ "name": "clinic" }',
+      'src/data-source.ts': "import { DataSourceOptions } from 'typeorm';\nexport const AppDataSource: DataSourceOptions = {\n  type: 'mysql',\n  host: '192.168.0.106',\n  password: 'secret',\n};\n",
+    });
+    const { writtenConnectionAt } = await import('../../src/inspect/stack/findStoreConnection.js');
+    expect(await writtenConnectionAt(dir, 'mysql')).toEqual({ file: 'src/data-source.ts', line: 4 });
+    expect(await writtenConnectionAt(dir, 'postgres')).toBeUndefined();
+  });
+
   it('a URL variable of its own is read; REDIS_URL and names that are not identifiers keep the default line', async () => {
     const dir = await project({ 'package.json': '{ "name": "w" }', 'src/queue.ts': "import IORedis from 'ioredis';\nexport const redis = new IORedis(process.env['BULL_REDIS_URL']!);\n" });
     const { findRedisConnection } = await import('../../src/inspect/stack/redisConnection.js');

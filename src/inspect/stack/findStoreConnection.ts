@@ -6,6 +6,7 @@ import { indexSource } from '../parse/indexSource.js';
 import { parseSource } from '../parse/parseSource.js';
 import { walkProject } from '../files/walkProject.js';
 import type { StoreConnection } from '../types.js';
+import { configuredDialects } from './detectStack.js';
 import { pickConnections, sequelizeConfigOf } from './storeConnection.js';
 
 /**
@@ -34,4 +35,21 @@ export async function findStoreConnection(root: string, store: string | undefine
     found.push(...raw.map((r) => located(r, file.rel)));
   }
   return pickConnections(found, [store])[0];
+}
+
+/**
+ * The ORM configuration that connects to `store` with its host written in the code (`type: 'mysql', host:
+ * '192.168.0.106'`): the place apply points at when the instance cannot read the same settings (it never copies
+ * written values, a password among them, into another file). Undefined when none does.
+ */
+export async function writtenConnectionAt(root: string, store: 'postgres' | 'mysql', skip?: string): Promise<{ file: string; line: number } | undefined> {
+  const { files } = await walkProject(root);
+  for (const file of files) {
+    if (file.kind !== 'source' || (skip !== undefined && (file.rel === skip || file.rel.startsWith(`${skip}/`)))) continue;
+    const text = await readFile(file.abs, 'utf8').catch(() => '');
+    const host = /\bhost\s*:\s*['"`]/.exec(text);
+    if (!host || !configuredDialects(text).includes(store)) continue;
+    return { file: file.rel, line: text.slice(0, host.index).split('\n').length };
+  }
+  return undefined;
 }

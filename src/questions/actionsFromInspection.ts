@@ -1,3 +1,4 @@
+import { LIMITS } from '../config/limits.js';
 import { PROVIDERS, type Provider } from '../config/schema.js';
 import { libraryPhrase } from '../inspect/messageLabels.js';
 import type { EndpointFinding, Inspection, PaymentFinding, WebhookFinding } from '../inspect/types.js';
@@ -125,8 +126,11 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
       });
     } else if (finding.kind === 'consumer') {
       const topic = finding.queue ?? finding.broker;
+      // One consumer of many topics (`subscribe({ topics: [...] })`) is named for its file or class, not their list.
+      const several = topic.includes(',');
+      const subject = several ? nameFromPath(finding.file).replace(/[-_.]?consumer$/i, '') || topic.split(',')[0]! : topic;
       candidates.push({
-        action: withoutUndefined({ name: `consume${pascal(topic)}`, trigger: 'consumer', route: finding.queue, significantFields: [], source: `${finding.file}:${finding.line}` }),
+        action: withoutUndefined({ name: `consume${pascal(subject)}`, trigger: 'consumer', route: finding.queue === undefined ? undefined : topicList(finding.queue), significantFields: [], source: `${finding.file}:${finding.line}` }),
         group: 'Message consumers',
         fieldCandidates: [],
         externalCalls: [],
@@ -159,6 +163,9 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
       });
     }
   }
+  // A name the config takes: a long path or topic still makes one of at most LIMITS.nameLength characters.
+  // (Room is left for the digit uniqueNames may add.)
+  for (const candidate of candidates) candidate.action.name = candidate.action.name.slice(0, LIMITS.nameLength - 4);
   return order(uniqueNames(candidates));
 }
 
@@ -362,6 +369,16 @@ function routeParams(route: string): string[] {
   return route
     .split('/')
     .flatMap((segment) => /^:(\w+)\??$/.exec(segment)?.[1] ?? /^\{(\w+)\}$/.exec(segment)?.[1] ?? /^\[(\w+)\]$/.exec(segment)?.[1] ?? []);
+}
+
+/** The topics a consumer reads, as the config can hold them: `a,b,c` whole, or the first ones and how many more. */
+function topicList(queue: string): string {
+  if (queue.length <= LIMITS.textLength) return queue;
+  const topics = queue.split(',');
+  let shown = topics.length;
+  const text = (n: number) => `${topics.slice(0, n).join(',')} and ${topics.length - n} more`;
+  while (shown > 1 && text(shown).length > LIMITS.textLength) shown -= 1;
+  return text(shown).slice(0, LIMITS.textLength);
 }
 
 function nameFromPath(text: string): string {

@@ -96,6 +96,18 @@ describe('actionsFromInspection', () => {
     expect(names([consumer('a', 'src/2024/a.ts', 'orders'), consumer('b', 'src/2025/a.ts', 'orders')])).toEqual(['consumeOrders', 'consumeOrders2']);
   });
 
+  it('a consumer of many topics is named for its file, and every name and topic list fits the config (Bun-Hono-KafkaJS-Boilerplate@768db55)', () => {
+    const topics = ['auth.events', 'products.created', 'products.updated', 'products.deleted', 'products.restored', 'users.created', 'users.restored', 'users.deleted'];
+    const consumer = (file: string, queue: string): Inspection['findings'][number] => ({ kind: 'consumer', id: file, file, line: 39, broker: 'kafka', queue, dedupes: false });
+    const actions = (findings: Inspection['findings']) => actionsFromInspection({ root: '/p', stack: STACK, warnings: [], findings }).map((c) => c.action);
+    expect(actions([consumer('service-user/src/modules/user/consumers/ActivityLogConsumer.ts', topics.join(','))])[0]).toMatchObject({ name: 'consumeActivityLog', route: topics.join(',') });
+    const many = Array.from({ length: 60 }, (_, i) => `tenant.events.partition-${i}`).join(',');
+    const [long] = actions([consumer('src/consumer.ts', many), consumer(`src/${'a'.repeat(150)}.ts`, 'x'.repeat(150))]);
+    expect(long!.route!.length).toBeLessThanOrEqual(500);
+    expect(long!.route).toMatch(/^tenant\.events\.partition-0,.* and \d+ more$/);
+    for (const action of actions([consumer(`src/${'a'.repeat(150)}.ts`, 'x'.repeat(150)), consumer(`src/b.ts`, 'x'.repeat(150))])) expect(action.name.length).toBeLessThanOrEqual(100);
+  });
+
   it('names tRPC procedures by their path and leaves those that delete or set by name unchecked, like DELETE and PUT', () => {
     // The shape of t3-oss/create-t3-turbo@e69b585: postRouter's create and delete procedures.
     const procedure = (id: string, line: number, path: string, handler: string): Inspection['findings'][number] => ({ kind: 'endpoint', id, file: 'packages/api/src/router/post.ts', line, method: 'POST', path, framework: 'trpc', prefixResolved: false, handler, transport: 'trpc', insertsRecord: true });

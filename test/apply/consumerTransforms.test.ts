@@ -101,6 +101,26 @@ await consumer.run({
     expectIdempotent(file, out.text, [target(file, 4)], options(['consumers/kafka']));
   });
 
+  it("says when the handler's catch only logs: a failed message then counts as handled (Bun-Hono-KafkaJS-Boilerplate@768db55)", () => {
+    const handler = (rethrow: string) => `import { Kafka } from 'kafkajs';
+
+const consumer = new Kafka({ brokers: ['localhost:9092'] }).consumer({ groupId: 'g' });
+await consumer.run({
+  eachMessage: async ({ topic, message }) => {
+    try {
+      await save(JSON.parse(message.value!.toString()));
+    } catch (error) {
+      logger.error('could not log activity', { error, topic });${rethrow}
+    }
+  },
+});
+`;
+    const swallowed = wireSource(file, handler(''), [target(file, 4)], options(['consumers/kafka']));
+    expect(swallowed.manual).toEqual([expect.objectContaining({ line: 8, reason: expect.stringContaining("the handler's catch (line 8) logs a failure and returns") })]);
+    const rethrown = wireSource(file, handler('\n      throw error;'), [target(file, 4)], options(['consumers/kafka']));
+    expect(rethrown.manual).toEqual([]);
+  });
+
   it('lists amqplib and JetStream handlers as manual: they acknowledge messages themselves', () => {
     const amqp = "import amqp from 'amqplib';\n\nawait channel.consume('orders', async (msg) => {\n  channel.ack(msg!);\n});\n";
     const nats = "import { connect } from 'nats';\n\nconst messages = await consumer.consume();\n";

@@ -143,6 +143,23 @@ export const returnsValue = (handler: Node): boolean =>
   handler.getDescendantsOfKind(SyntaxKind.ReturnStatement).some((r) => r.getExpression() !== undefined && r.getFirstAncestor((a) => isFunction(a) || Node.isMethodDeclaration(a)) === handler);
 
 /** What apply says about a processor that returned a value, once wrapped. */
+/**
+ * A handler whose body ends in a try/catch that only logs (no throw in the catch): a message it fails on returns
+ * normally, so the wrapper records it as handled and acknowledges it. The broker moved past it before too; now a
+ * redelivery of it (a replay from an earlier offset, a re-added job) is skipped as well. Said with the catch's line:
+ * rethrow there and the failed message is retried.
+ */
+export function swallowStep(target: WiringTarget, handler: Node): { action: string; file: string; line: number; reason: string } | undefined {
+  const body = isFunction(handler) || Node.isMethodDeclaration(handler) ? handler.getBody() : undefined;
+  const last = body && Node.isBlock(body) ? body.getStatements().at(-1) : undefined;
+  const clause = last && Node.isTryStatement(last) ? last.getCatchClause() : undefined;
+  if (!clause) return undefined;
+  const own = (node: Node) => node.getFirstAncestor((a) => isFunction(a) || Node.isMethodDeclaration(a) || Node.isFunctionDeclaration(a)) === handler;
+  if (clause.getBlock().getDescendantsOfKind(SyntaxKind.ThrowStatement).some(own)) return undefined;
+  const line = clause.getStartLineNumber();
+  return { action: target.action, file: target.file, line, reason: `the handler's catch (line ${line}) logs a failure and returns: the message then counts as handled, its record is COMPLETED and a redelivery is skipped; rethrow in the catch (after logging) so a failed message is retried` };
+}
+
 export const returnValueStep = (target: WiringTarget, line: number) => ({ action: target.action, file: target.file, line, reason: "the processor returned a value: the wrapped processor's return value is now { duplicate }; keep results you read from job.returnvalue in your own store" });
 
 /** Producers of a Bull or BullMQ queue: the same work must be the same job. */
@@ -223,6 +240,8 @@ export const wireConsumer: Transform = (sf, target, context) => {
     const handler = shape.node.getArguments()[1] as Expression | undefined;
     const problem = handlerProblem(handler);
     if (problem || !handler) return manualOnly(target, `new Worker(...) at line ${line}: ${problem}; pass bullmqProcessor({ core, action: ${action}, handle }) from consumers/bullmq.ts as the processor by hand`, line);
+    // Read before any edit: its line is the one the user has.
+    const swallowed = swallowStep(target, handler);
     if (!context.scaffoldModules.has('consumers/bullmq')) return manualOnly(target, 'the scaffold has no consumers/bullmq.ts (no consumer in the design is on bullmq: neither the broker inspection found for it nor the one in the config, or the generated target for this database has no queue-consumer runtime); wrap the processor as TRIGGERS.md / the document shows', line);
     const missing = ensureTriggerImports(sf, context, [['consumers/bullmq', 'bullmqProcessor']]);
     if (missing) return manualOnly(target, `new Worker(...) at line ${line} not wired: ${missing}`, line);
@@ -230,6 +249,7 @@ export const wireConsumer: Transform = (sf, target, context) => {
     replaceRaw(sf, handler, wrapperCall(sf, handler, 'bullmqProcessor', [['core', core], ['action', action], ['handle', handleText(handler)]]));
     out.edits.push({ action: target.action, file: target.file, summary: `wraps the BullMQ worker's processor (line ${line}) in bullmqProcessor: one execution per job id, a re-run job finds its record and returns` });
     if (returns) out.manual.push(returnValueStep(target, line));
+    if (swallowed) out.manual.push(swallowed);
     out.manual.push(producerStep(target, line, 'bullmq'));
     return out;
   }
@@ -238,6 +258,7 @@ export const wireConsumer: Transform = (sf, target, context) => {
     const handler = args[args.length - 1] as Expression | undefined;
     const problem = handlerProblem(handler, 'bullProcessor', "Bull's done callback: make it async (job) => …");
     if (problem || !handler) return manualOnly(target, `queue.process(...) at line ${line}: ${problem}; pass bullProcessor({ core, action: ${action}, handle }) from consumers/bull.ts as the handler by hand`, line);
+    const swallowed = swallowStep(target, handler);
     if (!context.scaffoldModules.has('consumers/bull')) return manualOnly(target, 'the scaffold has no consumers/bull.ts (no consumer in the design is on bull: neither the broker inspection found for it nor the one in the config, or the generated target for this database has no queue-consumer runtime); wrap the handler as TRIGGERS.md / the document shows', line);
     const missing = ensureTriggerImports(sf, context, [['consumers/bull', 'bullProcessor']]);
     if (missing) return manualOnly(target, `queue.process(...) at line ${line} not wired: ${missing}`, line);
@@ -246,6 +267,7 @@ export const wireConsumer: Transform = (sf, target, context) => {
     replaceRaw(sf, handler, wrapperCall(sf, handler, 'bullProcessor', [['core', core], ['action', action], ['handle', handleText(handler)]]));
     out.edits.push({ action: target.action, file: target.file, summary: `wraps the Bull queue.process handler (line ${line}) in bullProcessor: one execution per job id, a stalled or re-added job finds its record and returns` });
     if (returns) out.manual.push(returnValueStep(target, line));
+    if (swallowed) out.manual.push(swallowed);
     out.manual.push(producerStep(target, line, 'bull'));
     return out;
   }
@@ -257,6 +279,7 @@ export const wireConsumer: Transform = (sf, target, context) => {
     const handler = property && Node.isPropertyAssignment(property) ? property.getInitializer() : undefined;
     const problem = property && Node.isMethodDeclaration(property) ? 'eachMessage is a method; make it a property (eachMessage: async (payload) => …)' : handlerProblem(handler);
     if (problem || !handler || !consumer) return manualOnly(target, `consumer.run(...) at line ${line}: ${problem ?? 'the consumer is not a plain name'}; pass kafkaEachMessage(consumer, { core, action: ${action}, handle }) from consumers/kafka.ts as eachMessage by hand, with autoCommit: false`, line);
+    const swallowed = swallowStep(target, handler);
     if (!context.scaffoldModules.has('consumers/kafka')) return manualOnly(target, 'the scaffold has no consumers/kafka.ts (no consumer in the design is on kafka: neither the broker inspection found for it nor the one in the config, or the generated target for this database has no queue-consumer runtime); wrap eachMessage as the document shows', line);
     const missing = ensureTriggerImports(sf, context, [['consumers/kafka', 'kafkaEachMessage']]);
     if (missing) return manualOnly(target, `consumer.run(...) at line ${line} not wired: ${missing}`, line);
@@ -266,6 +289,7 @@ export const wireConsumer: Transform = (sf, target, context) => {
     const literal = fresh?.getArguments()[0];
     if (literal && Node.isObjectLiteralExpression(literal) && !literal.getProperty('autoCommit')) literal.insertPropertyAssignment(0, { name: 'autoCommit', initializer: 'false' });
     out.edits.push({ action: target.action, file: target.file, summary: `wraps kafkajs eachMessage (line ${line}) in kafkaEachMessage: one execution per message id, offsets committed after completion (autoCommit: false)` });
+    if (swallowed) out.manual.push(swallowed);
     return out;
   }
   const wrapper = shape.kind === 'amqplib' ? 'consumeIdempotently(channel, { queue, core, action, handle }) from consumers/amqplib.ts' : 'natsHandler({ core, action, handle }) from consumers/nats.ts';

@@ -1,6 +1,6 @@
 import { Node, type SourceFile } from 'ts-morph';
 import type { WiringTarget } from '../types.js';
-import { ensureTriggerImports, lineIndent, type TriggerCall, mentionsAction, wiringOf, producerStep, returnsValue, returnValueStep, wrapperCall } from './consumer.js';
+import { ensureTriggerImports, lineIndent, type TriggerCall, mentionsAction, wiringOf, producerStep, returnsValue, returnValueStep, swallowStep, wrapperCall } from './consumer.js';
 import { manualOnly, type TransformContext, type TransformOutcome } from './context.js';
 
 /**
@@ -33,6 +33,7 @@ export function wireNestBullProcess(sf: SourceFile, target: WiringTarget, contex
   if (!context.scaffoldModules.has('consumers/bull')) return manualOnly(target, 'the scaffold has no consumers/bull.ts (no consumer in the design is on bull: neither the broker inspection found for it nor the one in the config, or the generated target for this database has no queue-consumer runtime); wrap the @Process() method as TRIGGERS.md / the document shows', line);
 
   const returns = returnsValue(method);
+  const swallowed = swallowStep(target, method);
   const indent = lineIndent(method);
   const unit = sf.getProject().manipulationSettings.getIndentationText();
   const semi = context.style.semicolons ? ';' : '';
@@ -53,6 +54,7 @@ export function wireNestBullProcess(sf: SourceFile, target: WiringTarget, contex
   }
   const out: TransformOutcome = { edits: [{ action: target.action, file: target.file, summary: `runs the @Process() method ${name} (line ${line}) through bullProcessor: one execution per job id, a stalled or re-added job finds its record and returns` }], manual: [] };
   if (returns) out.manual.push(returnValueStep(target, line));
+  if (swallowed) out.manual.push(swallowed);
   out.manual.push(producerStep(target, line, 'bull'));
   return out;
 }

@@ -123,12 +123,17 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
   const endpoints = built.filter(({ finding, route }) => finding.method !== 'GET' || reaches(route, risky));
   const inserting = graph.callers([...records.files.values()].flatMap((r) => r.facts.insertFunctionKeys.map((k): [string, string] => [r.rel, k])));
   const sending = [...messageSeeds(records)].map(([library, seeds]) => ({ library, callers: graph.callers(seeds) }));
+  const publishSeeds = new Map<string, Array<[string, string]>>();
+  for (const r of records.files.values()) for (const { key, broker } of r.facts.publishFunctions) publishSeeds.set(broker, [...(publishSeeds.get(broker) ?? []), [r.rel, key]]);
+  const publishing = [...publishSeeds].sort(([a], [b]) => (a < b ? -1 : 1)).map(([broker, seeds]) => ({ broker, callers: graph.callers(seeds) }));
   for (const { finding, route } of endpoints) {
     finding.touchesPayment = reaches(route, paying);
     // Only when true, so findings of handlers that insert nothing keep their shape.
     if (reaches(route, inserting)) finding.insertsRecord = true;
     const sent = sending.filter((s) => reaches(route, s.callers)).map((s) => s.library);
     if (sent.length > 0) finding.sendsMessage = sent;
+    const published = publishing.filter((p) => reaches(route, p.callers)).map((p) => p.broker);
+    if (published.length > 0) finding.publishes = published;
   }
 
   const wrapped = expandRecordedWrappers(records);

@@ -100,6 +100,11 @@ export interface EndpointFinding extends FindingBase {
    */
   sendsMessage?: string[];
   /**
+   * The handler, or a function it calls, publishes to a message broker (`kafka`, `rabbitmq`, `bullmq`, `sqs`): a
+   * duplicate publishes the event again, and every consumer of it handles it again.
+   */
+  publishes?: string[];
+  /**
    * Absent for declared HTTP routes. A Server Action, tRPC procedure or GraphQL mutation (every one of which arrives
    * at the one GraphQL endpoint) is a POST whose URL the code does not state: `path` is then the action, procedure or
    * mutation (`/createInvoice`, `/billing.refund`, `/addPet`) and `prefixResolved` is false.

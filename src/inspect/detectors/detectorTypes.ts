@@ -174,6 +174,8 @@ export interface FileFacts {
   riskyPaymentFunctionKeys: string[];
   /** Function keys (this file) that insert a row or document: the seeds of `insertsRecord` reachability. */
   insertFunctionKeys: string[];
+  /** Functions that publish to a broker (publishes.ts), with the broker: the seeds of an endpoint's `publishes`. */
+  publishFunctions: Array<{ key: string; broker: string }>;
   /** Functions (this file) that send an e-mail, SMS or push notification, with the library: seeds of `sendsMessage`. */
   messageFunctions: Array<{ key: string; library: string }>;
   /** Messaging clients this file exports, by exported name ('default': `module.exports = transport`). */
@@ -232,5 +234,5 @@ export interface Detector {
 }
 
 export function emptyFacts(): FileFacts {
-  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], routePrefixes: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], messageFunctions: [], messageClients: [], importedMessageSends: [], nestControllerFactories: new Map(), consumerWrappers: [], connections: [], openApiConfigs: new Map(), openApiRoutes: [], servedApps: [], viewRenders: [] };
+  return { findings: [], routes: [], mounts: [], owners: new Map(), nestBootstraps: [], routePrefixes: [], webhooks: [], paymentFunctionKeys: [], riskyPaymentFunctionKeys: [], insertFunctionKeys: [], publishFunctions: [], messageFunctions: [], messageClients: [], importedMessageSends: [], nestControllerFactories: new Map(), consumerWrappers: [], connections: [], openApiConfigs: new Map(), openApiRoutes: [], servedApps: [], viewRenders: [] };
 }

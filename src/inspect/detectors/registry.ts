@@ -10,6 +10,7 @@ import { httpRoutes } from './httpRoutes.js';
 import { nestRoutes } from './nestRoutes.js';
 import { nextRoutes } from './nextRoutes.js';
 import { payments } from './payments.js';
+import { publishes } from './publishes.js';
 import { recordInserts } from './recordInserts.js';
 import { routingControllers } from './routingControllers.js';
 import { rpcEndpoints } from './rpcEndpoints.js';
@@ -17,7 +18,7 @@ import { viewRenders } from './viewRenders.js';
 import { webhooks } from './webhooks.js';
 
 /** Adding a detector is one file plus one line here. Order does not matter: detectors only append facts. */
-export const detectors: Detector[] = [httpRoutes, nestRoutes, nextRoutes, routingControllers, rpcEndpoints, graphqlMutations, payments, webhooks, consumers, crons, existingIdempotency, recordInserts, messages, dbConnection, viewRenders];
+export const detectors: Detector[] = [httpRoutes, nestRoutes, nextRoutes, routingControllers, rpcEndpoints, graphqlMutations, payments, webhooks, consumers, crons, existingIdempotency, recordInserts, messages, publishes, dbConnection, viewRenders];
 
 /** Does the detector look at this file (path and text)? */
 export function wants(detector: Detector, rel: string, text: string): boolean {

@@ -3,7 +3,8 @@ import { repositoryOf, repositoryWrite } from './repositoryWrites.js';
 import { ts } from 'ts-morph';
 import type { ActionConfig } from '../config/schema.js';
 import { decoratorCall, decoratorsOf, isFunctionLike, stringValue, unwrap } from '../inspect/parse/astHelpers.js';
-import type { ActionCodeFacts, MessageFact, ProviderBudget, ProviderCallFact, WriteFact } from '../model/codeFacts.js';
+import type { ActionCodeFacts, MessageFact, ProviderBudget, ProviderCallFact, PublishFact, WriteFact } from '../model/codeFacts.js';
+import { brokersImported, publishSites, type PublishSite } from '../inspect/detectors/publishes.js';
 import { resolveSpecifier, type ModuleFiles } from '../inspect/resolve/resolveModules.js';
 import { actionSource } from './configSources.js';
 import { perAttemptSqlKey } from './conflictKey.js';
@@ -41,6 +42,7 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
   const callFacts: ProviderCallFact[] = [];
   const writes: WriteFact[] = [];
   const messages: MessageFact[] = [];
+  const published: PublishFact[] = [];
   const spans: Array<{ file: string; from: number; to: number }> = [];
   // Whose client sets the budget: the SDK's where the action calls it, else the HTTP client of the raw calls.
   const sdkProviders = new Set<string>();
@@ -70,6 +72,10 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
       if (m.call.pos < node.pos || m.call.end > node.end || inNested(m.call, node, seen)) continue;
       steps.push({ pos: m.call.pos, run: () => messages.push({ channel: m.channel, library: m.library, operation: m.operation, file: source.rel, line: lineOf(source, m.call), keyed: m.key !== undefined || m.opaqueOptions === true, ...(m.key !== undefined && volatilePart(m.key) !== undefined ? { keyPerAttempt: true } : {}), ...(via ? { via } : {}) }) });
     }
+    for (const p of publishesOf(source)) {
+      if (p.node.pos < node.pos || p.node.end > node.end || inNested(p.node, node, seen)) continue;
+      steps.push({ pos: p.node.pos, run: () => published.push({ broker: p.broker, ...(p.topic !== undefined ? { topic: p.topic } : {}), file: source.rel, line: lineOf(source, p.node), ...(via ? { via } : {}) }) });
+    }
     if (depth < MAX_DEPTH) {
       for (const call of calls(node)) {
         const target = resolveCallee(ctx, source, call, self);
@@ -93,6 +99,7 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     writes: dedupe(withoutGuessed(writes)).map((w) => withUnique(ctx, w)),
     // Only when there are some, so the facts of actions that send nothing keep their shape.
     ...(messages.length > 0 ? { messages: dedupe(messages) } : {}),
+    ...(published.length > 0 ? { publishes: dedupe(published) } : {}),
     budgets: providers.flatMap((provider) => (sdkProviders.has(provider) ? budgetFor(ctx, provider) : httpBudget(provider, httpCalls.filter((c) => c.provider === provider).map((c) => c.source))) ?? []),
     spans: dedupe(spans.map((span) => ({ ...span, line: span.from }))).map(({ file, from, to }) => ({ file, from, to })),
     ...(cap ? { platformCap: cap } : {}),
@@ -705,6 +712,28 @@ function typedReceiverClass(ctx: Pick<ProjectContext, 'sources'>, source: Source
   return name && member ? classNamed(ctx, member.source, name, 0) : undefined;
 }
 
+const PUBLISHES = new WeakMap<ts.SourceFile, PublishSite[]>();
+
+/** The broker publishes in a file (inspect's publishes detector, on the code facts' own parse), read once per file. */
+function publishesOf(source: SourceContext): PublishSite[] {
+  const cached = PUBLISHES.get(source.sf);
+  if (cached) return cached;
+  const modules = [...source.text.matchAll(/(?:\bfrom\s+|\brequire\(\s*|\bimport\(\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+  const found: ts.CallExpression[] = [];
+  const news: ts.NewExpression[] = [];
+  const consts = new Map<string, ts.Expression>();
+  const walk = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) found.push(node);
+    else if (ts.isNewExpression(node)) news.push(node);
+    else if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer) consts.set(node.name.text, node.initializer);
+    ts.forEachChild(node, walk);
+  };
+  walk(source.sf);
+  const sites = publishSites(source.sf, source.text, brokersImported(modules), found, news, (name) => consts.get(name));
+  PUBLISHES.set(source.sf, sites);
+  return sites;
+}
+
 /** More implementations than this and the call is too generic to say what it runs. */
 const MAX_DISPATCH = 12;
 
@@ -792,6 +821,10 @@ function dispatchType(ctx: Pick<ProjectContext, 'sources'>, receiver: ts.Express
   const callee = lookup.expression;
   const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? callee.text : undefined;
   if (!name) return undefined;
+  // A dependency-injection container asked for a class (typedi's `Container.get(CreateProductCommand)`, tsyringe's
+  // `container.resolve(X)`, NestJS's `app.get(X)` / `moduleRef.get(X)`): an instance of that class.
+  const asked = lookup.arguments[0];
+  if (/^(get|resolve|getInstance)$/.test(name) && asked && ts.isIdentifier(asked) && /^[A-Z]/.test(asked.text) && heirsOf(ctx, asked.text).length > 0) return asked.text;
   let byName = RETURNED.get(ctx.sources);
   if (!byName) RETURNED.set(ctx.sources, (byName = new Map()));
   if (!byName.has(name)) byName.set(name, returnedType(ctx, name));

@@ -15,6 +15,8 @@ export interface ActionCodeFacts {
   writes: WriteFact[];
   /** Messages the handler sends to a person (e-mail, SMS, push), directly or through helpers, in the order they run. */
   messages?: MessageFact[];
+  /** Events the handler publishes to a broker (Kafka, RabbitMQ, a BullMQ queue, SQS, NATS), in the order they run. */
+  publishes?: PublishFact[];
   /** Time-out and attempts of each provider client the calls go through. */
   budgets: ProviderBudget[];
   /** The handler and the helpers it reaches, as line ranges: findings inside them belong to this action. */
@@ -59,6 +61,16 @@ export interface MessageFact {
   /** The key is made on each call (`randomUUID()`): a retried request sends another, and the copy goes out again. */
   keyPerAttempt?: boolean;
   /** The helper function the send sits in, when it is not the handler itself. */
+  via?: string;
+}
+
+export interface PublishFact {
+  /** kafka, rabbitmq, bullmq, bull, sqs or nats. */
+  broker: string;
+  /** The topic, queue or subject when the call names it with a string. */
+  topic?: string;
+  file: string;
+  line: number;
   via?: string;
 }
 

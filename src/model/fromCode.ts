@@ -11,6 +11,7 @@ export interface ActionCodeDesign {
   writes: Array<{ target: string; kind: string; location: string; unique?: string; freshKey?: string; relative?: string[]; database?: string }>;
   /** Messages to a person: absent when the code sends none, so older designs keep their shape. */
   messages?: Array<{ channel: MessageFact['channel']; library: string; location: string; keyed: boolean; keyPerAttempt?: boolean; via?: string }>;
+  publishes?: Array<{ broker: string; topic?: string; location: string; via?: string }>;
 }
 
 /** A saga proposed from the code: steps named after the calls the handler makes in sequence. */
@@ -41,6 +42,7 @@ export function codeDesign(facts: ActionCodeFacts): ActionCodeDesign {
     })),
     writes: facts.writes.map((w) => ({ target: w.target, kind: w.kind, location: `${w.file}:${w.line}`, ...(w.uniqueColumns?.length ? { unique: w.uniqueColumns.join('; ') } : {}), ...(w.freshKey ? { freshKey: w.freshKey } : {}), ...(w.relative ? { relative: w.relative } : {}), ...(w.database ? { database: w.database } : {}) })),
     ...(facts.messages?.length ? { messages: facts.messages.map((m) => ({ channel: m.channel, library: m.library, location: `${m.file}:${m.line}`, keyed: m.keyed, ...(m.keyPerAttempt ? { keyPerAttempt: true } : {}), ...(m.via && m.via !== facts.handler.name ? { via: m.via } : {}) })) } : {}),
+    ...(facts.publishes?.length ? { publishes: facts.publishes.map((p) => ({ broker: p.broker, ...(p.topic !== undefined ? { topic: p.topic } : {}), location: `${p.file}:${p.line}`, ...(p.via && p.via !== facts.handler.name ? { via: p.via } : {}) })) } : {}),
   };
 }
 
@@ -59,6 +61,8 @@ function messageImpact(messages: NonNullable<ActionCodeDesign['messages']>): { t
 }
 
 const VERB = { create: 'inserts into', upsert: 'upserts', update: 'updates', delete: 'deletes from' } as const;
+
+const BROKER_NAMES: Record<string, string> = { kafka: 'Kafka', rabbitmq: 'RabbitMQ', bullmq: 'a BullMQ queue', bull: 'a Bull queue', sqs: 'SQS', nats: 'NATS' };
 
 type WriteDesign = ActionCodeDesign['writes'][number];
 
@@ -110,7 +114,12 @@ export function describeFromCode(design: ActionCodeDesign, databaseLabel: string
     const sends = messages.map((m) => `${messagePhrase(m.library, m.channel)} (\`${m.location}\`${m.via ? `, through \`${m.via}\`` : ''}${m.keyed ? (m.keyPerAttempt ? ', with an idempotency key made anew on each call, so a retried request is not recognised' : ', with an idempotency key') : ''})`).join(', then ');
     parts.push(design.calls.length > 0 || design.writes.length > 0 ? `, then ${sends}` : ` ${sends}`);
   }
-  if (design.calls.length === 0 && design.writes.length === 0 && messages.length === 0) parts.push(' makes no provider call and no write the inspector recognises');
+  const publishes = design.publishes ?? [];
+  if (publishes.length > 0) {
+    const events = publishes.map((p) => `publishes ${p.topic !== undefined ? `\`${p.topic}\`` : 'an event'} to ${BROKER_NAMES[p.broker] ?? p.broker} (\`${p.location}\`${p.via ? `, through \`${p.via}\`` : ''})`).join(', then ');
+    parts.push(design.calls.length > 0 || design.writes.length > 0 || messages.length > 0 ? `, then ${events}` : ` ${events}`);
+  }
+  if (design.calls.length === 0 && design.writes.length === 0 && messages.length === 0 && publishes.length === 0) parts.push(' makes no provider call and no write the inspector recognises');
   parts.push('.');
   if (design.calls.length > 0 && effects.length === 0) {
     parts.push(design.calls.every((c) => c.repeatsSafely) ? ' Every provider call here sets state that a repeat leaves unchanged (an update, cancel or delete), so a duplicate costs nothing at the provider.' : ' Every provider call here is harmless to repeat (a session or link the customer may never use, or an update that sets the same state), so a duplicate costs nothing at the provider.');
@@ -135,6 +144,12 @@ export function impactFromCode(design: ActionCodeDesign, trigger: string): { tex
     const call = design.calls.find((c) => c.impact === worst);
     const also = [sent?.text, rows].filter(Boolean).join(', and ');
     return { text: `${subject} ${worst.text} (\`${call?.call ?? ''}\`)${also ? `, and ${also}` : ''}.`, severity: worst.impact === 'moves-money' || worst.impact === 'bills-again' ? 'financial' : 'external' };
+  }
+  // Other services receive the copy: each consumer handles the event again unless it dedupes by the event's identity.
+  const published = design.publishes?.[0];
+  if (published && !sent) {
+    const event = published.topic !== undefined ? `\`${published.topic}\`` : 'its event';
+    return { text: `${subject} publishes ${event} to ${BROKER_NAMES[published.broker] ?? published.broker} again (\`${published.location}\`), and every consumer of it handles it twice${rows ? `; it also ${rows}` : ''}.`, severity: 'external' };
   }
   // A person receives the copy, through a provider that cannot take it back: ranked with external effects, above a
   // second row only the app sees and below money. ('notification' ranks below data: it is the guess from a name.)

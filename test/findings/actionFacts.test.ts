@@ -957,3 +957,40 @@ export class PlaceOrder extends BaseJob {
     expect(factsFor(ctx, (ctx.config as Config).actions[0]!)!.writes).toEqual([]);
   });
 });
+
+describe('events a handler publishes to a broker', () => {
+  it('a command fetched from a DI container publishes to Kafka: the design says a duplicate publishes it again (Bun-Hono-KafkaJS-Boilerplate@768db55)', () => {
+    const ctx = contextFor({
+      name: 'publishes',
+      files: {
+        'src/routes.ts': `import { Container } from 'typedi';
+import { CreateProductCommand } from './commands';
+app.post('/products', async (c) => {
+  const command = Container.get(CreateProductCommand);
+  return c.json(await command.execute(await c.req.json()), 201);
+});
+`,
+        'src/commands.ts': `import { productCreated } from './events';
+export class CreateProductCommand {
+  async execute(input: { name: string }) {
+    await productCreated(input);
+    return input;
+  }
+}
+`,
+        'src/events.ts': `import { producer } from './kafka';
+export async function productCreated(product: unknown) {
+  await producer.send({ topic: 'products.created', messages: [{ value: JSON.stringify(product) }] });
+}
+`,
+      },
+      config: { ...base, stack: { ...base.stack, language: 'typescript', framework: 'hono', broker: 'kafka' }, actions: [{ ...action, name: 'createProduct', route: 'POST /products', source: 'src/routes.ts:3' }] },
+      dependencies: { hono: '^4.0.0', kafkajs: '^2.2.4', typedi: '^0.10.0' },
+    });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    expect(facts.publishes).toEqual([{ broker: 'kafka', topic: 'products.created', file: 'src/events.ts', line: 3, via: 'productCreated' }]);
+    const design = codeDesign(facts);
+    expect(describeFromCode(design, 'PostgreSQL')).toBe('The handler at `src/routes.ts:3` publishes `products.created` to Kafka (`src/events.ts:3`, through `productCreated`).');
+    expect(impactFromCode(design, 'http')).toEqual({ text: 'A duplicate request publishes `products.created` to Kafka again (`src/events.ts:3`), and every consumer of it handles it twice.', severity: 'external' });
+  });
+});

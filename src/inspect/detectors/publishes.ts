@@ -1,6 +1,6 @@
 import { ts } from 'ts-morph';
 import { enclosingFunctions } from '../parse/enclosingFunctions.js';
-import type { Detector, FileContext } from './detectorTypes.js';
+import type { Detector } from './detectorTypes.js';
 
 /** Broker client modules and the broker each is for; a file must import one for its calls to count. */
 const BROKER_MODULES: Record<string, string> = {
@@ -26,29 +26,58 @@ export const publishes: Detector = {
   name: 'broker-publishes',
   mentions: /kafkajs|kafka-javascript|amqplib|amqp-connection-manager|bullmq|['"]bull['"]|client-sqs|nats|\bmessages\s*:/,
   detect(ctx, facts) {
-    const brokers = new Set<string>();
-    for (const binding of ctx.index.imports.values()) {
-      const broker = BROKER_MODULES[binding.module];
-      if (broker) brokers.add(broker);
-    }
-    // kafkajs' `send({ topic, messages })` tells itself: the producer is often made in another module.
-    if (/\bmessages\b/.test(ctx.text) && /\btopic\b/.test(ctx.text)) brokers.add('kafka-shape');
-    if (brokers.size === 0) return;
-    const sites: Array<{ node: ts.Node; broker: string }> = [];
-    for (const call of ctx.index.calls) {
-      const broker = publishCall(call, brokers, ctx);
-      if (broker) sites.push({ node: call, broker });
-    }
-    if (brokers.has('sqs')) {
-      for (const created of ctx.index.news) {
-        if (ts.isIdentifier(created.expression) && /^SendMessage(Batch)?Command$/.test(created.expression.text)) sites.push({ node: created, broker: 'sqs' });
-      }
-    }
+    const brokers = brokersImported([...ctx.index.imports.values()].map((binding) => binding.module));
+    const sites = publishSites(ctx.sf, ctx.text, brokers, ctx.index.calls, ctx.index.news, (name) => ctx.index.consts.get(name));
     for (const { node, broker } of sites) facts.publishFunctions.push(...enclosingFunctions(node).keys.map((key) => ({ key, broker })));
   },
 };
 
-function publishCall(call: ts.CallExpression, brokers: ReadonlySet<string>, ctx: FileContext): string | undefined {
+export interface PublishSite {
+  node: ts.CallExpression | ts.NewExpression;
+  broker: string;
+  /** The topic, queue or subject, when the call names it with a string. */
+  topic?: string;
+}
+
+/** The brokers whose client a file imports (module names as written in its import or require). */
+export function brokersImported(modules: Iterable<string>): Set<string> {
+  const brokers = new Set<string>();
+  for (const module of modules) if (Object.hasOwn(BROKER_MODULES, module)) brokers.add(BROKER_MODULES[module]!);
+  return brokers;
+}
+
+/** The publish calls among `calls` and `news` of one file (see `publishes`); shared with the code facts. */
+export function publishSites(sf: ts.SourceFile, text: string, imported: ReadonlySet<string>, calls: readonly ts.CallExpression[], news: readonly ts.NewExpression[], constOf: (name: string) => ts.Expression | undefined): PublishSite[] {
+  const brokers = new Set(imported);
+  // kafkajs' `send({ topic, messages })` tells itself: the producer is often made in another module.
+  if (/\bmessages\b/.test(text) && /\btopic\b/.test(text)) brokers.add('kafka-shape');
+  if (brokers.size === 0) return [];
+  const sites: PublishSite[] = [];
+  for (const call of calls) {
+    const broker = publishCall(call, brokers, sf, constOf);
+    if (broker) sites.push({ node: call, broker, ...topicOf(call, broker) });
+  }
+  if (brokers.has('sqs')) {
+    for (const created of news) {
+      if (ts.isIdentifier(created.expression) && /^SendMessage(Batch)?Command$/.test(created.expression.text)) sites.push({ node: created, broker: 'sqs' });
+    }
+  }
+  return sites.sort((a, b) => a.node.pos - b.node.pos);
+}
+
+/** `{ topic: 'products.created' }` of a Kafka send; the queue of sendToQueue; the subject of a NATS publish. */
+function topicOf(call: ts.CallExpression, broker: string): { topic?: string } {
+  const first = call.arguments[0];
+  if (broker === 'kafka' && first && ts.isObjectLiteralExpression(first)) {
+    const topic = first.properties.find((p) => p.name && ts.isIdentifier(p.name) && p.name.text === 'topic');
+    const value = topic && ts.isPropertyAssignment(topic) ? topic.initializer : undefined;
+    return value && ts.isStringLiteralLike(value) ? { topic: value.text } : {};
+  }
+  const named = broker === 'rabbitmq' && ts.isPropertyAccessExpression(call.expression) && call.expression.name.text === 'publish' ? call.arguments[1] : first;
+  return named && ts.isStringLiteralLike(named) && named.text !== '' ? { topic: named.text } : {};
+}
+
+function publishCall(call: ts.CallExpression, brokers: ReadonlySet<string>, sf: ts.SourceFile, constOf: (name: string) => ts.Expression | undefined): string | undefined {
   const callee = call.expression;
   if (!ts.isPropertyAccessExpression(callee)) return undefined;
   const method = callee.name.text;
@@ -61,15 +90,15 @@ function publishCall(call: ts.CallExpression, brokers: ReadonlySet<string>, ctx:
   if (brokers.has('rabbitmq') && ((method === 'publish' && args.length >= 3) || (method === 'sendToQueue' && args.length >= 2))) return 'rabbitmq';
   for (const queue of ['bullmq', 'bull'] as const) {
     // `queue.add(name, data)` / `queue.add(data)` (Bull) on something the file's code calls a queue, never Set#add.
-    if (brokers.has(queue) && (method === 'add' || method === 'addBulk') && args.length >= 1 && isQueue(callee.expression, ctx)) return queue;
+    if (brokers.has(queue) && (method === 'add' || method === 'addBulk') && args.length >= 1 && isQueue(callee.expression, sf, constOf)) return queue;
   }
   if (brokers.has('nats') && method === 'publish' && args.length >= 1 && (ts.isStringLiteralLike(first!) || ts.isIdentifier(first!) || ts.isTemplateExpression(first!))) return 'nats';
   return undefined;
 }
 
 /** A receiver named as a queue (`emailQueue`, `this.queue`), or a const the file makes with `new Queue(…)`. */
-function isQueue(receiver: ts.Expression, ctx: FileContext): boolean {
-  if (/queue/i.test(receiver.getText(ctx.sf))) return true;
-  const made = ts.isIdentifier(receiver) ? ctx.index.consts.get(receiver.text) : undefined;
+function isQueue(receiver: ts.Expression, sf: ts.SourceFile, constOf: (name: string) => ts.Expression | undefined): boolean {
+  if (/queue/i.test(receiver.getText(sf))) return true;
+  const made = ts.isIdentifier(receiver) ? constOf(receiver.text) : undefined;
   return made !== undefined && ts.isNewExpression(made) && ts.isIdentifier(made.expression) && made.expression.text === 'Queue';
 }

@@ -285,10 +285,10 @@ export function matchRelativeImports(source: string, reference: string): string 
  * Where the project's own code connects to the store's database (PostgreSQL / MySQL only), so the instance's pool
  * reads the same variables; read only when an instance is about to be written.
  */
-async function connectionFor(root: string, storeId: string | undefined, scaffoldDir: string): Promise<{ connection?: StoreConnection }> {
+async function connectionFor(root: string, storeId: string | undefined, scaffoldDir: string, packageDir = ''): Promise<{ connection?: StoreConnection }> {
   if (storeId === 'redis') {
     const { findRedisConnection } = await import('../inspect/stack/redisConnection.js');
-    const connection = await findRedisConnection(root, scaffoldDir);
+    const connection = await findRedisConnection(root, scaffoldDir, packageDir);
     return connection ? { connection } : {};
   }
   if (storeId !== 'postgres' && storeId !== 'mysql') return {};
@@ -729,7 +729,7 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
   const mountByHand = manual.some((m) => m.reason.includes('idempotency.'));
   if (framework && framework !== 'nextjs' && !scaffoldModules.has('instance') && (changes.some((c) => c.after.includes('idempotency')) || mountByHand)) {
     const storeId = storeFor(model.stack.storeDatabase)?.id;
-    const { connection } = await connectionFor(root, storeId, dir);
+    const { connection } = await connectionFor(root, storeId, dir, input.packageDir);
     const http = targets.find((t) => t.trigger === 'http' && t.scope !== 'global');
     // Webhooks, consumers and jobs are scoped to the provider account or the system, never to a request's caller.
     const scoped = targets.some((t) => t.trigger === 'http' && t.scope !== 'global');

@@ -133,6 +133,18 @@ describe('a Redis store connects to the Redis the project uses', () => {
     expect(await writtenConnectionAt(dir, 'postgres')).toBeUndefined();
   });
 
+  it("a package's own connection comes before one elsewhere in the repository", async () => {
+    const dir = await project({
+      'package.json': '{ "name": "root" }',
+      'src/queue.ts': 'export const url = process.env.ROOT_REDIS_URL;\n',
+      'worker/package.json': '{ "name": "worker" }',
+      'worker/src/redis.ts': 'export const options = { host: process.env.WORKER_REDIS_HOST, port: Number(process.env.WORKER_REDIS_PORT) };\n',
+    });
+    const { findRedisConnection } = await import('../../src/inspect/stack/redisConnection.js');
+    expect(await findRedisConnection(dir, 'worker/src/idempotency', 'worker')).toMatchObject({ host: 'WORKER_REDIS_HOST', port: 'WORKER_REDIS_PORT', file: 'worker/src/redis.ts' });
+    expect(await findRedisConnection(dir)).toMatchObject({ url: 'ROOT_REDIS_URL', file: 'src/queue.ts' });
+  });
+
   it('a URL variable of its own is read; REDIS_URL and names that are not identifiers keep the default line', async () => {
     const dir = await project({ 'package.json': '{ "name": "w" }', 'src/queue.ts': "import IORedis from 'ioredis';\nexport const redis = new IORedis(process.env['BULL_REDIS_URL']!);\n" });
     const { findRedisConnection } = await import('../../src/inspect/stack/redisConnection.js');

@@ -14,12 +14,18 @@ const URL_VARIABLE = /(URL|URI|DSN|CONNECTION(_STRING)?)$/i;
  * Where the project's own code says its Redis is, for the instance apply writes when the store is Redis: a
  * `process.env.REDIS_URL`-like variable it reads (a URL), else an object whose `host` (and `port`, `password`) it reads
  * from REDIS variables (orders-bullmq@be502b6's BullMQ connection: `{ host: process.env.REDIS_HOST || 'localhost',
- * port: Number(process.env.REDIS_PORT) || 6379 }`). Files under `skip` (the generated scaffold) are not the project's.
+ * port: Number(process.env.REDIS_PORT) || 6379 }`), looked for in `packageDir` first. Files under `skip` (the
+ * generated scaffold) are not the project's.
  */
-export async function findRedisConnection(root: string, skip?: string): Promise<StoreConnection | undefined> {
+export async function findRedisConnection(root: string, skip?: string, packageDir = ''): Promise<StoreConnection | undefined> {
   const { files } = await walkProject(root);
+  // The scaffold's own package first (a service beside the root app reads its own variables), then the rest.
+  const own = (rel: string) => packageDir === '' || rel.startsWith(`${packageDir}/`);
+  const ordered = [...files.filter((f) => own(f.rel)), ...files.filter((f) => !own(f.rel))];
   let parts: StoreConnection | undefined;
-  for (const file of files) {
+  for (const file of ordered) {
+    // What the package itself says wins over a URL elsewhere in the repository.
+    if (parts && !own(file.rel) && own(parts.file)) return parts;
     if (file.kind !== 'source' || (skip !== undefined && (file.rel === skip || file.rel.startsWith(`${skip}/`)))) continue;
     const text = await readFile(file.abs, 'utf8').catch(() => '');
     if (!REDIS_VARIABLE.test(text) || !text.includes('process.env')) continue;

@@ -153,6 +153,25 @@ function credited(text: string): string[] {
   return facts.findings.map((f) => `${f.line} ${f.kind === 'existing-idempotency' ? `${f.mechanism} ${f.detail}` : f.kind}`);
 }
 
+describe('a Redis SET NX claim is credited (Larriche/orders-bullmq@be502b6 dedupes its job ids with one)', () => {
+  it('ioredis NX argument, node-redis { NX: true }, setnx; never a key made fresh per attempt, nor a plain SET', () => {
+    const text = `export async function claim(jobIdKey: string, id: string) {
+  await redis.set(jobIdKey, "1", "NX");
+  await client.set(\`job:\${id}\`, '1', { NX: true, PX: 60000 });
+  await redis.setnx('nightly-report', '1');
+  await redis.set(crypto.randomUUID(), '1', 'NX');
+  await redis.set(jobIdKey, '1', 'EX', 60);
+}
+declare const redis: any, client: any;
+`;
+    expect(credited(text)).toEqual([
+      '2 set-nx claims {jobIdKey} with Redis SET NX (the first writer wins)',
+      '3 set-nx claims job:{id} with Redis SET NX (the first writer wins)',
+      '4 set-nx claims nightly-report with Redis SET NX (the first writer wins)',
+    ]);
+  });
+});
+
 describe('protection already in the code is not credited to a claim keyed on a fresh value', () => {
   it('upserts and ON CONFLICT keyed on a fresh id are left out; the same on a stable key is credited', () => {
     const text = `import { randomUUID } from 'node:crypto';

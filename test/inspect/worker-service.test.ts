@@ -21,6 +21,14 @@ describeFixtureInspection('worker-service', {
     },
     {
       kind: 'existing-idempotency',
+      id: 'set-nx claims email:{job.id} with Redis SET NX (the first writer wins)',
+      file: 'src/consumers/emails.ts',
+      line: 12,
+      mechanism: 'set-nx',
+      detail: 'claims email:{job.id} with Redis SET NX (the first writer wins)',
+    },
+    {
+      kind: 'existing-idempotency',
       id: 'job-id-dedupe job welcome added with a deterministic jobId',
       file: 'src/consumers/emails.ts',
       line: 20,

@@ -13,7 +13,7 @@ const UNIQUE_VIOLATION = /^(P2002|23505|ER_DUP_ENTRY|SQLITE_CONSTRAINT_UNIQUE|Co
 /** Protection the code already has, so the design credits it instead of re-designing it. */
 export const existingIdempotency: Detector = {
   name: 'existing-idempotency',
-  mentions: /idempot|upsert|onConflict|on conflict|orIgnore|jobId|deduplication|MessageDeduplicationId|P2002|23505|ER_DUP_ENTRY|unique|attribute_not_exists/i,
+  mentions: /idempot|upsert|onConflict|on conflict|orIgnore|jobId|deduplication|MessageDeduplicationId|P2002|23505|ER_DUP_ENTRY|unique|attribute_not_exists|\bNX\b|setnx/i,
   detect(ctx, facts) {
     // The store's own schema or migration, written by this tool into the project's folders.
     if (isOwnStoreFile(ctx.text)) return;
@@ -72,6 +72,10 @@ function inspectCall(call: ts.CallExpression, ctx: FileContext, facts: FileFacts
       if (!perAttemptValue(jobId)) push(ctx, facts, line, 'job-id-dedupe', `job ${displayName(call.arguments[0], ctx.index.consts) ?? 'unnamed'} added with a deterministic jobId`, seen);
     } else if (objectProperty(opts, 'deduplication')) push(ctx, facts, line, 'job-id-dedupe', `job ${displayName(call.arguments[0], ctx.index.consts) ?? 'unnamed'} added with deduplication`, seen);
   }
+  // Redis `SET key value NX` (ioredis' 'NX' argument, node-redis' { NX: true }) or SETNX: a first-writer-wins claim
+  // (orders-bullmq's dispatch skips a jobId it has seen: `redis.set(jobIdKey, "1", "NX")`).
+  const nx = method === 'set' && call.arguments.length >= 3 && call.arguments.slice(2).some((a) => stringValue(a)?.toUpperCase() === 'NX' || objectProperty(a, 'NX')?.kind === ts.SyntaxKind.TrueKeyword);
+  if ((nx || /^set[nN][xX]$/.test(method)) && call.arguments[0] && !perAttemptValue(call.arguments[0])) push(ctx, facts, line, 'set-nx', `claims ${displayName(call.arguments[0], ctx.index.consts) ?? 'a key'} with Redis SET NX (the first writer wins)`, seen);
   inspectCommandInput(call.arguments[0], line, ctx, facts, seen);
   inspectProducer(call, method, line, ctx, facts, seen);
 }

@@ -1,6 +1,7 @@
 import { UserError } from '../errors.js';
 import { planPlacement, scaffoldDirIn } from '../scaffold/placement/planPlacement.js';
 import { findServerPackage } from '../scaffold/placement/serverPackage.js';
+import { focusSources } from './stackFromInspection.js';
 import type { Answers, Question, QuestionContext, StackAnswer } from './types.js';
 
 const DEFAULT_DIR = 'src/idempotency';
@@ -35,7 +36,7 @@ export function scaffoldAvailable(stack: StackAnswer | undefined): boolean {
  * its own), the package that serves HTTP.
  */
 function defaultDir(ctx: QuestionContext): string {
-  let sources = (ctx.answers.actions ?? []).map((action) => action.source);
+  let sources = focusSources(ctx.answers.actions ?? []);
   if (sources.every((source) => !source)) sources = ctx.inspection.findings.filter((finding) => finding.kind === 'endpoint').map((finding) => finding.file);
   const first = sources.length > 0 ? planPlacement({ root: ctx.cwd, sources })[0] : undefined;
   // The root's own code (an app in src/ beside a service folder) is a package too.

@@ -20,6 +20,16 @@ const SERVER_RANK = ['express', 'fastify', 'nestjs', 'koa', 'hono', 'nextjs'];
 type PackageEntry = NonNullable<Inspection['stack']['packages']>[number];
 
 /**
+ * The action sources in the order that picks the focus package: routes and webhooks first, since they need the
+ * package's HTTP framework; a consumer in a shared library (an event-bus package) must not make a Fastify service's
+ * stack "no HTTP framework".
+ */
+export function focusSources(actions: ReadonlyArray<{ trigger: string; source?: string }>): Array<string | undefined> {
+  const served = (trigger: string) => trigger === 'http' || trigger === 'webhook';
+  return [...actions.filter((a) => served(a.trigger)), ...actions.filter((a) => !served(a.trigger))].map((a) => a.source);
+}
+
+/**
  * In a monorepo, the package whose stack answers Q2: the one holding the first protected handler (the action sources
  * given, else the inspected endpoints, else any finding), the root itself when that handler is the root's own code,
  * else the package that serves HTTP. The same package the

@@ -3,7 +3,7 @@ import { databaseWithoutClient, EMBEDDED_DATABASE } from './embeddedStore.js';
 import { noHttpRoute, type ReachedBy } from '../model/httplessActions.js';
 import { parseChoice } from './parseFlagValue.js';
 import type { PromptChoice } from './prompter.js';
-import { detectedFrameworks, foundNoDatabase, stackFromInspection } from './stackFromInspection.js';
+import { detectedFrameworks, focusSources, foundNoDatabase, stackFromInspection } from './stackFromInspection.js';
 import type { AskContext, QuestionContext, QuestionFlags, Question, StackAnswer } from './types.js';
 
 type Part = keyof StackAnswer;
@@ -49,7 +49,7 @@ function pinnedParts(flags: QuestionFlags): Partial<StackAnswer> {
 }
 
 function inferred(ctx: QuestionContext): StackAnswer {
-  const draft = stackFromInspection(ctx.inspection, (ctx.answers.actions ?? []).map((action) => action.source));
+  const draft = stackFromInspection(ctx.inspection, focusSources(ctx.answers.actions ?? []));
   const merged = { ...draft, ...pinnedParts(ctx.flags) };
   return {
     language: merged.language ?? 'unknown',

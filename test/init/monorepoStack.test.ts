@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Finding, Inspection } from '../../src/inspect/types.js';
 import { configuredDialects, usedDatabases } from '../../src/inspect/stack/detectStack.js';
-import { focusPackage, stackFromInspection } from '../../src/questions/stackFromInspection.js';
+import { focusPackage, focusSources, stackFromInspection } from '../../src/questions/stackFromInspection.js';
 
 type PackageStack = Omit<Inspection['stack'], 'packages' | 'root'>;
 const base: PackageStack = { language: 'typescript', frameworks: [], databases: [], orms: [], brokers: [], testFramework: 'unknown', packageManager: 'pnpm', payments: [] };
@@ -86,6 +86,18 @@ describe('the stack of a monorepo follows the package that holds the handlers', 
     // Without code at the root (a workspace root of configs), a root-level source says nothing, as before.
     const bare: Inspection = { ...inspection, stack: { ...inspection.stack, root: undefined } };
     expect(focusPackage(bare, ['src/oxen-lib/Oxen.ts:298'])?.dir).toBe('event-service');
+  });
+
+  it("routes decide the focus before a consumer in a shared library (Francisco-cor/Inventory_ERP_BullMQ@23968a6)", () => {
+    const actions = [
+      { trigger: 'consumer', source: 'packages/event-bus/src/bus.ts:94' },
+      { trigger: 'http', source: 'services/svc-ordenes/src/routes/ordenes.ts:128' },
+    ];
+    expect(focusSources(actions)).toEqual(['services/svc-ordenes/src/routes/ordenes.ts:128', 'packages/event-bus/src/bus.ts:94']);
+    const bus = pkg('packages/event-bus', '@erp/event-bus', { brokers: ['bullmq'] });
+    const orders = pkg('services/svc-ordenes', '@erp/svc-ordenes', { frameworks: ['fastify'], databases: ['postgres'], brokers: ['bullmq'] });
+    const inspection: Inspection = { root: '/r', stack: { ...base, frameworks: ['fastify'], databases: ['postgres'], brokers: ['bullmq'], packages: [bus, orders] }, findings: [], warnings: [] };
+    expect(stackFromInspection(inspection, focusSources(actions))).toMatchObject({ framework: 'fastify', database: 'postgres' });
   });
 
   it('a SQLite driver the package declares but never imports, with no ORM to load it, is not its database', () => {

@@ -195,6 +195,26 @@ describe('scaffoldProject in a TypeScript app with a plain JavaScript service be
   });
 });
 
+describe('scaffoldProject in a workspace whose shared library holds a consumer', () => {
+  it('gives the library the plain wrapper, not the HTTP adapter of the services beside it (Inventory_ERP_BullMQ@23968a6)', async () => {
+    const root = await repo({
+      'package.json': pkg('erp', { workspaces: ['packages/*', 'services/*'] }),
+      'tsconfig.json': '{ "compilerOptions": { "module": "commonjs", "target": "ES2022", "strict": true, "esModuleInterop": true } }',
+      'packages/event-bus/package.json': pkg('@erp/event-bus', { dependencies: { bullmq: '^5.0.0' } }),
+      'packages/event-bus/src/bus.ts': '',
+      'services/orders/package.json': pkg('@erp/orders', { dependencies: { express: '^4.19.0', pg: '^8.0.0' } }),
+      'services/orders/src/routes.ts': '',
+    });
+    const model = await modelFor('express-stripe-payments');
+    model.actions = [{ ...model.actions[0]!, trigger: 'consumer', source: 'packages/event-bus/src/bus.ts:94' }, ...model.actions.slice(1).map((action) => ({ ...action, source: 'services/orders/src/routes.ts:3' }))];
+    const project = await scaffoldProject({ root, model, dir: 'services/orders/src/idempotency', packageManager: 'npm' });
+    const library = project.files.filter((file) => file.path.startsWith('packages/event-bus/src/idempotency/')).map((file) => file.path);
+    expect(library).toContain('packages/event-bus/src/idempotency/plain.ts');
+    expect(library).not.toContain('packages/event-bus/src/idempotency/express.ts');
+    expect(project.files.some((file) => file.path === 'services/orders/src/idempotency/express.ts')).toBe(true);
+  });
+});
+
 describe('@types/node in the install hint', () => {
   const at = async (typesNode: string | undefined, typescript?: string, extra: Record<string, string> = {}) => {
     const dev = { '@types/express': '4.17.21', '@types/pg': '8.10.0', vitest: '3.0.0', ...(typesNode ? { '@types/node': typesNode } : {}), ...(typescript ? { typescript } : {}), ...extra };

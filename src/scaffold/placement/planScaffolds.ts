@@ -33,12 +33,30 @@ export function planScaffolds(root: string, model: DesignModel, configuredDir: s
   return placements.map((placement) => {
     const actions = placement.actions.map((index) => model.actions[index]!);
     const javascript = model.stack.language === 'typescript' && plainJavaScriptPackage(root, placement.packageDir, actions);
+    const headless = model.stack.framework !== 'none' && headlessPackage(root, placement.packageDir, actions);
+    const stack = { ...model.stack, ...(javascript ? { language: 'javascript' as const } : {}), ...(headless ? { framework: 'none' as const } : {}) };
     return {
       packageDir: placement.packageDir,
       dir: placement === primary ? configuredDir : placement.dir,
-      model: { ...model, actions, ...(javascript ? { stack: { ...model.stack, language: 'javascript' as const } } : {}) },
+      model: { ...model, actions, ...(javascript || headless ? { stack } : {}) },
     };
   });
+}
+
+/** The web frameworks a package serves with, as its package.json names them. */
+const WEB_FRAMEWORKS = /^(express|fastify|@nestjs\/core|koa|@koa\/router|hono|next)$/;
+
+/**
+ * A package whose actions are all consumers and jobs and whose package.json names no web framework (Inventory_ERP's
+ * packages/event-bus, a library the services share): its scaffold is the plain wrapper, not the HTTP adapter of the
+ * services beside it, which would make a library depend on fastify.
+ */
+function headlessPackage(root: string, packageDir: string, actions: DesignModel['actions']): boolean {
+  if (packageDir === '' || actions.length === 0 || actions.some((action) => action.trigger === 'http' || action.trigger === 'webhook')) return false;
+  const manifest = readConfigJson(root, path.join(root, packageDir, 'package.json'));
+  if (!manifest) return false;
+  const declared = ['dependencies', 'devDependencies', 'peerDependencies'].flatMap((key) => Object.keys((manifest[key] as Record<string, unknown> | undefined) ?? {}));
+  return !declared.some((name) => WEB_FRAMEWORKS.test(name));
 }
 
 /**

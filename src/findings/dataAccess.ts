@@ -1,5 +1,5 @@
 import { ts } from 'ts-morph';
-import { propertyName, stringValue, unwrap } from '../inspect/parse/astHelpers.js';
+import { objectProperty, propertyName, stringValue, unwrap } from '../inspect/parse/astHelpers.js';
 import { perAttemptCallKey } from './conflictKey.js';
 import { literal } from './providerCalls.js';
 import { repositoryOf, repositoryWrite } from './repositoryWrites.js';
@@ -244,12 +244,10 @@ function mongoose(call: ts.CallExpression): DataAccess | undefined {
   return withRelative({ call, kind: upserts ? 'upsert' : 'update', target: model, columns: [], library }, mongoRelative(call.arguments[1]));
 }
 
-/** The value of `name` in an options object literal. */
+/** The value of `name` in an options object literal (parentheses and casts around either looked through). */
 function optionNamed(node: ts.Expression | undefined, name: string): ts.Expression | undefined {
-  const obj = node && unwrap(node);
-  if (!obj || !ts.isObjectLiteralExpression(obj)) return undefined;
-  const prop = obj.properties.find((p) => propertyName(p.name as ts.PropertyName) === name);
-  return prop && ts.isPropertyAssignment(prop) ? unwrap(prop.initializer) : prop && ts.isShorthandPropertyAssignment(prop) ? prop.name : undefined;
+  const value = node && objectProperty(unwrap(node), name);
+  return value && unwrap(value);
 }
 
 /** The fields under `$inc` (and `$mul`) of a MongoDB update document: a `$push` appends an entry, a smaller thing. */

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import mysql from 'mysql2/promise';
@@ -17,6 +16,7 @@ import { buildDesign } from '../../src/model/index.js';
 import { generateScaffold } from '../../src/scaffold/index.js';
 import { DATABASE_URL, postgresSkipReason } from '../scaffold/harness.js';
 import { MYSQL_URL, mysqlSkipReason } from '../scaffold/storeContract/services.js';
+import { tempProject } from '../helpers/tempProject.js';
 import { compile, copyFixture, ROOT } from './fixtureApp.js';
 
 const KNEX: StoreConnection = { store: 'mysql', host: 'MYSQL_HOST', port: 'MYSQL_PORT', user: 'MYSQL_USER', password: 'MYSQL_PASSWORD', database: 'MYSQL_DATABASE', file: 'src/plugins/external/knex.ts', line: 12 };
@@ -89,12 +89,8 @@ describe('a Redis store connects to the Redis the project uses', () => {
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   });
   const project = async (files: Record<string, string>) => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'idem-redis-'));
+    const dir = await tempProject(files, 'idem-redis-');
     dirs.push(dir);
-    for (const [file, text] of Object.entries(files)) {
-      await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
-      await writeFile(path.join(dir, file), text);
-    }
     return dir;
   };
   /** The URL the printed createPool line computes, with these variables set. */

@@ -1,10 +1,9 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspectProject } from '../../src/inspect/index.js';
 import type { EndpointFinding } from '../../src/inspect/types.js';
 import { actionsFromInspection } from '../../src/questions/actionsFromInspection.js';
+import { tempProject } from '../helpers/tempProject.js';
 
 const roots: string[] = [];
 afterEach(async () => {
@@ -12,12 +11,8 @@ afterEach(async () => {
 });
 
 async function project(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(path.join(tmpdir(), 'ib-publishes-'));
+  const root = await tempProject(files, 'ib-publishes-');
   roots.push(root);
-  for (const [rel, text] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(root, rel)), { recursive: true });
-    await writeFile(path.join(root, rel), text);
-  }
   return root;
 }
 

@@ -68,19 +68,27 @@ describe.skipIf(skip !== undefined)('kafkajs adapter with a fake broker', () => 
   it('commits only after completion; redelivery from the committed offset and a re-produced message run once', async () => {
     const { core } = scaffold.createIdempotency({ pool: schema.pool, principal: () => 'global' });
     const broker = new FakeBroker();
+    let claimed!: () => void;
+    const crashed = new Promise<void>((resolve) => (claimed = resolve));
     const eachMessage = scaffold.kafkaEachMessage(broker, {
       core,
       action: scaffold.ACTIONS.fulfilOrder,
       handle: async (payload: Loose, context: Loose) => {
         const order = payload.message.value.toString();
         // The consumer process dies here: it never returns, and its claim stays until the lease lapses.
-        if (order === 'order-2') await new Promise(() => {});
+        if (order === 'order-2') {
+          claimed();
+          await new Promise(() => {});
+        }
         await (context.db ?? schema.pool).query('INSERT INTO effects (order_id) VALUES ($1)', [order]);
       },
     });
     broker.append('order-1', { 'message-id': 'msg-1' });
     broker.append('order-2', { 'message-id': 'msg-2' });
     await broker.deliver(eachMessage, 1);
+    // The dying delivery holds its claim before anything is redelivered: on a busy machine the redelivery could
+    // otherwise claim first, and the dying one's "busy" would reject with no one to hear it.
+    await crashed;
     expect(broker.committed).toBe(1n);
     // The producer retried order-2 as a new record with the same message id, and a restarted consumer redelivers.
     broker.append('order-2', { 'message-id': 'msg-2' });

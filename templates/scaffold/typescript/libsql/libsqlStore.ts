@@ -273,7 +273,8 @@ export class LibsqlIdempotencyStore implements IdempotencyStore, StepStore {
     const lockDeadline = started + (this.options.lockTimeoutMs ?? this.options.timeoutMs);
     for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
       try {
-        return await bounded(send(), this.options.timeoutMs, late);
+        const since = performance.now();
+        return await bounded(send(), this.options.timeoutMs, late, since);
       } catch (error) {
         if (!isBusy(error) || performance.now() >= lockDeadline) throw wrap(operation, error);
       }
@@ -282,14 +283,30 @@ export class LibsqlIdempotencyStore implements IdempotencyStore, StepStore {
   }
 }
 
-/** Resolves with `work`'s answer, or rejects once `timeoutMs` passed; an answer after that goes to `late`. */
-function bounded<T>(work: Promise<T>, timeoutMs: number, late?: (answer: T) => void): Promise<T> {
+/**
+ * Resolves with `work`'s answer, or rejects once `timeoutMs` passed since `since`; an answer after that goes to
+ * `late`. A timer counts from the event loop's cached clock and can fire early on a busy process, so the time-out is
+ * checked against the monotonic clock and re-armed for what is left: the store never gives up before a claim's
+ * deadline, which is computed from that same clock.
+ */
+function bounded<T>(
+  work: Promise<T>,
+  timeoutMs: number,
+  late?: (answer: T) => void,
+  since = performance.now(),
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false;
-    const timer = setTimeout(() => {
+    const expire = () => {
+      const left = since + timeoutMs - performance.now();
+      if (left > 0) {
+        timer = setTimeout(expire, Math.ceil(left));
+        return;
+      }
       settled = true;
       reject(new StoreUnavailableError('timeout'));
-    }, timeoutMs);
+    };
+    let timer = setTimeout(expire, timeoutMs);
     work.then(
       (answer) => {
         clearTimeout(timer);

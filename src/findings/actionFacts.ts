@@ -811,9 +811,10 @@ function structuralHeirs(ctx: Pick<ProjectContext, 'sources'>, typeName: string)
 function dispatchType(ctx: Pick<ProjectContext, 'sources'>, receiver: ts.Expression): string | undefined {
   let lookup: ts.Expression | undefined = receiver;
   if (ts.isIdentifier(receiver)) {
-    const named = typeReferenceName(declaredType(receiver));
+    const binding = bindingOf(receiver);
+    const named = typeReferenceName(binding?.type);
     if (named) return named;
-    lookup = initializerOf(receiver);
+    lookup = binding && ts.isVariableDeclaration(binding) ? binding.initializer : undefined;
   }
   lookup = lookup && unwrap(lookup);
   if (lookup && ts.isAwaitExpression(lookup)) lookup = unwrap(lookup.expression);
@@ -862,36 +863,26 @@ function typeReferenceName(type: ts.TypeNode | undefined): string | undefined {
   return type.typeName.text;
 }
 
-/** The initializer of the nearest `const`/`let` named as `id` in the blocks around it. */
-function initializerOf(id: ts.Identifier): ts.Expression | undefined {
-  for (let node: ts.Node | undefined = id.parent; node; node = node.parent) {
-    if (!ts.isBlock(node) && !ts.isSourceFile(node)) continue;
-    for (const statement of node.statements) {
-      if (!ts.isVariableStatement(statement)) continue;
-      const declaration = statement.declarationList.declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === id.text);
-      if (declaration) return declaration.initializer;
-    }
-  }
-  return undefined;
-}
-
-/** The type written on the nearest parameter or variable named as `id` in the functions around it. */
-function declaredType(id: ts.Identifier): ts.TypeNode | undefined {
+/** The nearest parameter or `const`/`let` named as `id` in the functions and blocks around it. */
+function bindingOf(id: ts.Identifier): ts.ParameterDeclaration | ts.VariableDeclaration | undefined {
   for (let node: ts.Node | undefined = id.parent; node; node = node.parent) {
     if (ts.isFunctionLike(node)) {
       const param = node.parameters.find((p) => ts.isIdentifier(p.name) && p.name.text === id.text);
-      if (param) return param.type;
+      if (param) return param;
     }
     if (ts.isBlock(node) || ts.isSourceFile(node)) {
       for (const statement of node.statements) {
         if (!ts.isVariableStatement(statement)) continue;
         const declaration = statement.declarationList.declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === id.text);
-        if (declaration) return declaration.type;
+        if (declaration) return declaration;
       }
     }
   }
   return undefined;
 }
+
+/** The type written on the parameter or variable `id` names. */
+const declaredType = (id: ts.Identifier): ts.TypeNode | undefined => bindingOf(id)?.type;
 
 /** The declared type of property `name` in `type`: a type literal, an intersection, or a named alias/interface. */
 function memberType(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, type: ts.TypeNode, name: string, depth: number): { type: ts.TypeNode; source: SourceContext } | undefined {

@@ -2,6 +2,7 @@ import { providerTables } from '../inspect/providers/index.js';
 import { channelWords, libraryLabel, messagePhrase } from '../inspect/messageLabels.js';
 import type { ActionCodeFacts, MessageFact, ProviderCallFact } from './codeFacts.js';
 import { impactOfOperation, objectOf, providerName, worstImpact, type OperationImpact } from './impact.js';
+import { brokerDestination } from './labels.js';
 
 /** What the document says about one action from its code: handler, calls with their cost, writes. Plain data. */
 export interface ActionCodeDesign {
@@ -62,7 +63,6 @@ function messageImpact(messages: NonNullable<ActionCodeDesign['messages']>): { t
 
 const VERB = { create: 'inserts into', upsert: 'upserts', update: 'updates', delete: 'deletes from' } as const;
 
-const BROKER_NAMES: Record<string, string> = { kafka: 'Kafka', rabbitmq: 'RabbitMQ', bullmq: 'a BullMQ queue', bull: 'a Bull queue', sqs: 'SQS', nats: 'NATS' };
 
 type WriteDesign = ActionCodeDesign['writes'][number];
 
@@ -116,7 +116,7 @@ export function describeFromCode(design: ActionCodeDesign, databaseLabel: string
   }
   const publishes = design.publishes ?? [];
   if (publishes.length > 0) {
-    const events = publishes.map((p) => `publishes ${p.topic !== undefined ? `\`${p.topic}\`` : 'an event'} to ${BROKER_NAMES[p.broker] ?? p.broker} (\`${p.location}\`${p.via ? `, through \`${p.via}\`` : ''})`).join(', then ');
+    const events = publishes.map((p) => `publishes ${p.topic !== undefined ? `\`${p.topic}\`` : 'an event'} to ${brokerDestination(p.broker)} (\`${p.location}\`${p.via ? `, through \`${p.via}\`` : ''})`).join(', then ');
     parts.push(design.calls.length > 0 || design.writes.length > 0 || messages.length > 0 ? `, then ${events}` : ` ${events}`);
   }
   if (design.calls.length === 0 && design.writes.length === 0 && messages.length === 0 && publishes.length === 0) parts.push(' makes no provider call and no write the inspector recognises');
@@ -149,7 +149,7 @@ export function impactFromCode(design: ActionCodeDesign, trigger: string): { tex
   const published = design.publishes?.[0];
   if (published && !sent) {
     const event = published.topic !== undefined ? `\`${published.topic}\`` : 'its event';
-    return { text: `${subject} publishes ${event} to ${BROKER_NAMES[published.broker] ?? published.broker} again (\`${published.location}\`), and every consumer of it handles it twice${rows ? `; it also ${rows}` : ''}.`, severity: 'external' };
+    return { text: `${subject} publishes ${event} to ${brokerDestination(published.broker)} again (\`${published.location}\`), and every consumer of it handles it twice${rows ? `; it also ${rows}` : ''}.`, severity: 'external' };
   }
   // A person receives the copy, through a provider that cannot take it back: ranked with external effects, above a
   // second row only the app sees and below money. ('notification' ranks below data: it is the guess from a name.)

@@ -63,6 +63,12 @@ export const BROKER_LABELS: Record<string, string> = {
   unknown: 'an unspecified broker',
 };
 
+/** A broker as the place a message goes: "publishes `x` to a BullMQ queue", "to Kafka". */
+export function brokerDestination(broker: string): string {
+  if (broker === 'bullmq' || broker === 'bull') return `a ${BROKER_LABELS[broker]} queue`;
+  return BROKER_LABELS[broker] ?? broker;
+}
+
 export const TEST_FRAMEWORK_LABELS: Record<string, string> = {
   vitest: 'Vitest',
   jest: 'Jest',

@@ -2,7 +2,7 @@ import { LIMITS } from '../config/limits.js';
 import { PROVIDERS, type Provider } from '../config/schema.js';
 import { libraryPhrase } from '../inspect/messageLabels.js';
 import type { EndpointFinding, Inspection, PaymentFinding, WebhookFinding } from '../inspect/types.js';
-import { isPagesApiFile } from '../model/labels.js';
+import { brokerDestination, isPagesApiFile } from '../model/labels.js';
 import type { ActionAnswer } from './types.js';
 
 /** A detected action offered in the Q1 checklist, with what is still missing about it. */
@@ -346,7 +346,7 @@ function preselection(endpoint: EndpointFinding, external: boolean, note: string
   if (isAuthRoute(endpoint.path)) return { checked: false, note: join('sign-in/session route: a repeat re-authenticates, nothing to deduplicate', note) };
   // An event other services consume: a second copy is handled again wherever it goes (a consumer keyed by its offset
   // or delivery cannot tell it from a new event).
-  if (endpoint.publishes?.length && endpoint.method !== 'DELETE' && endpoint.method !== 'PUT') return { checked: true, note: join(`publishes to ${endpoint.publishes.map(brokerLabel).join(' and ')}: a duplicate publishes the event again, and its consumers handle it twice`, note) };
+  if (endpoint.publishes?.length && endpoint.method !== 'DELETE' && endpoint.method !== 'PUT') return { checked: true, note: join(`publishes to ${endpoint.publishes.map(brokerDestination).join(' and ')}: a duplicate publishes the event again, and its consumers handle it twice`, note) };
   if (endpoint.method === 'DELETE' || endpoint.method === 'PUT') return { checked: false, note: join(`${endpoint.method} is idempotent by nature: a repeat leaves the same state`, note) };
   const rpc = rpcMethod(endpoint.path, endpoint.transport);
   if (rpc) return { checked: false, note: join(`${rpc === 'DELETE' ? 'deletes' : 'sets'} by its name, as ${rpc} would: a repeat leaves the same state`, note) };
@@ -354,9 +354,6 @@ function preselection(endpoint: EndpointFinding, external: boolean, note: string
   if (harmful) return { checked: true, note: join(`creates ${/sms|notif|invit|message|send/i.test(harmful[1]!) ? 'a message to a person' : `a record (${harmful[1]!.toLowerCase()})`} a duplicate would harm`, note) };
   return { checked: false, note: join('no external or money effect found in its code: check it if a second copy would harm', note) };
 }
-
-const BROKER_LABELS: Record<string, string> = { kafka: 'Kafka', rabbitmq: 'RabbitMQ', bullmq: 'a BullMQ queue', bull: 'a Bull queue', sqs: 'SQS', nats: 'NATS' };
-const brokerLabel = (broker: string) => BROKER_LABELS[broker] ?? broker;
 
 function join(reason: string, note: string | undefined): string {
   return note ? `${reason}; ${note}` : reason;

@@ -11,6 +11,7 @@ import { walkProject, type ProjectFile } from './files/walkProject.js';
 import { buildEndpoints, type BuiltEndpoint } from './resolve/buildEndpoints.js';
 import { expandRecordedWrappers } from './resolve/consumerWrappers.js';
 import { FunctionGraph } from './resolve/functionGraph.js';
+import { resolveImportedNames } from './resolve/importedNames.js';
 import { linkWebhooks } from './resolve/linkWebhooks.js';
 import { linkServerForms } from './resolve/serverForms.js';
 import { messageSeeds } from './resolve/messageSeeds.js';
@@ -143,6 +144,7 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
     ...wrapped.added,
     ...linkWebhooks(records, graph, endpoints),
   ];
+  resolveImportedNames(records, findings);
   for (const [rel, text] of texts) {
     const name = rel.slice(rel.lastIndexOf('/') + 1);
     for (const detector of textDetectors) if (detector.accepts(name)) findings.push(...detector.detect(rel, text));

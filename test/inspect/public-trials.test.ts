@@ -419,4 +419,24 @@ export const invite = validatedActionWithUser(z.object({ email: z.string() }), a
     expect(endpoints).toContain('POST /api/billing/cancel');
     expect(endpoints.some((id) => id.endsWith('/api/billing/invoices'))).toBe(false);
   });
+
+  it('names a NestJS BullMQ processor for the queue a constant of another file holds (nestjs-super@8e6b270)', async () => {
+    const dir = project({
+      'package.json': JSON.stringify({ dependencies: { '@nestjs/common': '^11.0.0', '@nestjs/bullmq': '^11.0.0', bullmq: '^5.0.0' } }),
+      'src/shared/constants/queue.constant.ts': "export const PAYMENT_QUEUE_NAME = 'payment'\nexport const CANCEL_PAYMENT_JOB_NAME = 'cancel-payment'\n",
+      'src/queues/payment.consumer.ts': `import { Processor, WorkerHost } from '@nestjs/bullmq'
+import { Job } from 'bullmq'
+import { PAYMENT_QUEUE_NAME } from '../shared/constants/queue.constant'
+
+@Processor(PAYMENT_QUEUE_NAME)
+export class PaymentConsumer extends WorkerHost {
+  async process(job: Job<{ paymentId: number }>): Promise<any> {
+    return job.data.paymentId
+  }
+}
+`,
+    });
+    const consumers = (await inspectProject(dir)).findings.filter((f) => f.kind === 'consumer');
+    expect(consumers).toMatchObject([{ broker: 'bullmq', queue: 'payment', file: 'src/queues/payment.consumer.ts' }]);
+  });
 });

@@ -83,6 +83,8 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
       // Secrets and per-attempt tokens are not the intent: see SECRET_FIELD.
       const fields = found.filter((field) => !SECRET_FIELD.test(field));
       const secretFields = found.filter((field) => SECRET_FIELD.test(field));
+      const notified = notificationKey(finding, fields);
+      const prefixNote = finding.prefixResolved || finding.transport !== undefined ? existingNote(inspection, finding) : 'mount prefix not resolved; check the route';
       candidates.push({
         action: withoutUndefined({
           name: actionName(finding, calls),
@@ -90,14 +92,15 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
           route: `${finding.method === 'ALL' ? 'POST' : finding.method} ${finding.path}`,
           // A GraphQL mutation, tRPC procedure or Server Action: the route names it, no request goes to that path.
           transport: finding.transport,
-          significantFields: fields,
+          significantFields: notified?.significant ?? fields,
           provider,
           source: `${finding.file}:${finding.line}`,
+          ...(notified ? { scope: 'global' as const, key: { source: 'derived' as const, from: notified.key } } : {}),
         }),
-        group: finding.touchesPayment || calls.length > 0 ? 'Touches payments' : 'HTTP endpoints',
+        group: notified ? 'Webhooks' : finding.touchesPayment || calls.length > 0 ? 'Touches payments' : 'HTTP endpoints',
         fieldCandidates: fields,
         externalCalls: calls,
-        ...preselection(finding, calls.length > 0 || Boolean(finding.touchesPayment), finding.prefixResolved || finding.transport !== undefined ? existingNote(inspection, finding) : 'mount prefix not resolved; check the route'),
+        ...(notified ? { checked: true, note: join(notified.note, prefixNote) } : preselection(finding, calls.length > 0 || Boolean(finding.touchesPayment), prefixNote)),
         ...(finding.insertsRecord ? { insertsRecord: true } : {}),
         ...(secretFields.length > 0 ? { secretFields } : {}),
         ...(finding.sendsMessage?.length ? { sendsMessage: true } : {}),
@@ -167,6 +170,43 @@ export function actionsFromInspection(inspection: Inspection): ActionCandidate[]
   // (Room is left for the digit uniqueNames may add.)
   for (const candidate of candidates) candidate.action.name = candidate.action.name.slice(0, LIMITS.nameLength - 4);
   return order(uniqueNames(candidates));
+}
+
+/** A path segment of a route other systems post events to. */
+const HOOK_SEGMENT = /^(web-?hooks?|ipn)$/i;
+/** A last path segment that names a receiver of notifications, when the route is about payments or orders. */
+const RECEIVER_SEGMENT = /^(receiver|receive|notify|notification|callback|hook)$/i;
+const PAYMENT_WORDS = /pay|order|transaction|checkout|billing|invoice|subscription|charge|transfer/i;
+/** Body fields of a webhook's registration (`POST /webhooks` that subscribes a URL), not of an event it receives. */
+const REGISTRATION_FIELD = /^(url|endpoint|(webhook|target|callback)_?url|events|event_?types|secret)$/i;
+/** Handlers of a webhook's registration: the resource is the webhook itself. */
+const REGISTRATION_HANDLER = /^(create|add|update|edit|delete|remove|register|save|list|get|find|test|enable|disable)/i;
+/** The event's own id in a notification body, most specific first. */
+const EVENT_ID: readonly RegExp[] = [/^(event|notification|webhook|message)_?id$/i, /^id$/i, /^(transaction|txn|payment)_?id$/i, /^reference(_?(code|number|id))?$/i];
+const EVENT_TYPE = /^(type|event|event_?type|transfer_?type|status)$/i;
+
+/**
+ * A route another system calls to report an event: a payment gateway's notification receiver (`POST
+ * /payment/receiver`, an IPN), a webhook whose signature check inspection did not recognise. Its sender sends no
+ * Idempotency-Key header and is no signed-in user, so a header-keyed, user-scoped route would refuse every delivery;
+ * it is keyed as a webhook is, by the event's own id, across all callers. Undefined for any other route.
+ */
+function notificationKey(endpoint: EndpointFinding, fields: readonly string[]): { key: string[]; significant: string[]; note: string } | undefined {
+  if (endpoint.method !== 'POST' || endpoint.transport !== undefined) return undefined;
+  const segments = endpoint.path.split('/').filter((part) => part !== '' && !/^[:{[*]/.test(part));
+  const method = endpoint.handler?.split('.').pop() ?? '';
+  const hook = segments.some((part) => HOOK_SEGMENT.test(part)) && !REGISTRATION_HANDLER.test(method) && !fields.some((field) => REGISTRATION_FIELD.test(field));
+  const last = segments[segments.length - 1] ?? '';
+  const receiver = RECEIVER_SEGMENT.test(last) && (Boolean(endpoint.touchesPayment) || PAYMENT_WORDS.test(`${segments.join('/')} ${endpoint.handler ?? ''}`));
+  if (!hook && !receiver) return undefined;
+  const sender = 'called by another system to report an event (its signature check, if any, was not recognised): it sends no Idempotency-Key and is no signed-in user';
+  const id = EVENT_ID.map((pattern) => fields.find((field) => pattern.test(field))).find((field) => field !== undefined);
+  if (id) {
+    const type = fields.find((field) => field !== id && EVENT_TYPE.test(field));
+    return { key: [id], significant: type ? [id, type] : [id], note: `${sender}, so the key is the event's \`${id}\`, shared by every caller` };
+  }
+  if (fields.length > 0) return { key: fields.slice(0, LIMITS.keyFields), significant: [...fields], note: `${sender}; no event id among its body fields, so the key is the whole body: name the sender's event id in key.from` };
+  return { key: ['id'], significant: ['id'], note: `${sender}; its body was not read, so the key assumes an \`id\` field: name the sender's event id in key.from` };
 }
 
 /** An in-process timer whose name or interval says it reports on this process: a heartbeat, telemetry, a health ping. */

@@ -26,6 +26,37 @@ describe('actionsFromInspection', () => {
     expect(candidates[0]?.note).toContain('heartbeat or telemetry timer');
   });
 
+  it('keys a route another system reports events to by the event id in its body, for all callers (nestjs-super@8e6b270)', () => {
+    const endpoint = (id: string, path: string, handler: string, bodyFields: string[], extra: object = {}) => ({ kind: 'endpoint' as const, id, file: `src/${id}.ts`, line: 3, method: 'POST' as const, path, handler, framework: 'nestjs', prefixResolved: true, bodyFields, ...extra });
+    const inspection: Inspection = {
+      root: '/shop',
+      stack: STACK,
+      warnings: [],
+      findings: [
+        // A bank-transfer gateway's notification, guarded by an API key: the body carries the gateway's transaction id.
+        endpoint('receiver', '/payment/receiver', 'PaymentController.receiver', ['id', 'gateway', 'transferType', 'transferAmount', 'referenceCode']),
+        endpoint('hook', '/webhooks/shipping', 'ShippingController.handle', ['shipmentId', 'status', 'eventId']),
+        endpoint('ipn', '/momo/ipn', 'MomoController.notify', []),
+        // Registering a webhook (the resource is the webhook itself) and a plain POST stay ordinary routes.
+        endpoint('register', '/teams/:teamId/webhooks', 'WebhookController.createWebhook', ['url', 'eventTriggers', 'secret']),
+        endpoint('notifications', '/notifications', 'NotificationController.send', ['to', 'text']),
+      ],
+    };
+    const byName = new Map(actionsFromInspection(inspection).map((c) => [c.action.source, c]));
+    const receiver = byName.get('src/receiver.ts:3')!;
+    expect(receiver.action).toMatchObject({ trigger: 'http', scope: 'global', key: { source: 'derived', from: ['id'] }, significantFields: ['id', 'transferType'] });
+    expect(receiver.checked).toBe(true);
+    expect(receiver.group).toBe('Webhooks');
+    expect(receiver.note).toContain('it sends no Idempotency-Key and is no signed-in user');
+    expect(byName.get('src/hook.ts:3')!.action).toMatchObject({ scope: 'global', key: { source: 'derived', from: ['eventId'] }, significantFields: ['eventId', 'status'] });
+    expect(byName.get('src/ipn.ts:3')!.action.key).toEqual({ source: 'derived', from: ['id'] });
+    expect(byName.get('src/ipn.ts:3')!.note).toContain('its body was not read');
+    for (const plain of ['src/register.ts:3', 'src/notifications.ts:3']) {
+      expect(byName.get(plain)!.action.key).toBeUndefined();
+      expect(byName.get(plain)!.action.scope).toBeUndefined();
+    }
+  });
+
   it('offers a GET that touches payments unchecked: links and redirects cannot send an Idempotency-Key', () => {
     const inspection: Inspection = {
       root: '/auth',

@@ -247,15 +247,61 @@ export class ReceiptsProcessor {
     expect(out.text).toContain('): Promise<void> {\n    await this.sendReceiptOnce(job);\n  }');
   });
 
-  it('leaves a method that takes done, one that is not async, and a BullMQ processor alone', () => {
+  it('leaves a method that takes done, one that is not async, and a BullMQ processor without process() alone', () => {
     const done = source.replace('async sendReceipt(job: Job<{ email: string }>)', 'async sendReceipt(job: Job, done: () => void)');
     const sync = source.replace('async sendReceipt', 'sendReceipt');
     const bullmq = source.replace("'@nestjs/bull'", "'@nestjs/bullmq'");
-    for (const [text, why] of [[done, 'does not take the job alone'], [sync, 'is not async'], [bullmq, 'does not recognise']] as const) {
-      const out = wireSource(file, text, [target(file, 9)], options(['consumers/bull']));
+    for (const [text, line, why] of [[done, 9, 'does not take the job alone'], [sync, 9, 'is not async'], [bullmq, 5, 'has no process() method']] as const) {
+      const out = wireSource(file, text, [target(file, line)], options(['consumers/bull', 'consumers/bullmq']));
       expect(out.text).toBe(text);
       expect(out.manual.map((m) => m.reason).join('\n')).toContain(why);
     }
+  });
+});
+
+// hoangnh228/nestjs-super@8e6b270: a WorkerHost whose process() switches on the job name.
+describe('NestJS @nestjs/bullmq WorkerHost processors', () => {
+  const file = 'src/queues/payment.consumer.ts';
+  const source = `import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Job } from 'bullmq';
+import { PaymentRepository } from './payment.repo.js';
+
+@Processor('payment')
+export class PaymentConsumer extends WorkerHost {
+  constructor(private readonly payments: PaymentRepository) {
+    super();
+  }
+
+  async process(job: Job<{ paymentId: number }>, token?: string): Promise<any> {
+    if (job.name === 'cancel-payment') await this.payments.cancel(job.data.paymentId);
+  }
+}
+`;
+
+  it('moves process() into a bullmqProcessor the class builds once, keeping the signature Nest calls', () => {
+    const out = wireSource(file, source, [target(file, 5)], options(['consumers/bullmq']));
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("import { bullmqProcessor } from '../idempotency/consumers/bullmq.js';\n");
+    expect(out.text).toContain(`  private readonly processOnce = bullmqProcessor({
+    core: idempotency.core,
+    action: ACTIONS.sendReceipt,
+    handle: async (job: Job<{ paymentId: number }>) => {
+      if (job.name === 'cancel-payment') await this.payments.cancel(job.data.paymentId);
+    },
+  });
+
+  async process(job: Job<{ paymentId: number }>, token?: string): Promise<any> {
+    return this.processOnce(job);
+  }`);
+    expect(out.edits.map((e) => e.summary).join('\n')).toContain('runs PaymentConsumer.process() (line 5) through bullmqProcessor');
+    expect(out.manual.map((m) => m.reason).join('\n')).toContain('jobIdFor(ACTIONS.sendReceipt');
+    expectIdempotent(file, out.text, [target(file, 5)], options(['consumers/bullmq']));
+  });
+
+  it('leaves a process() that reads the lock token, and one without the BullMQ adapter in the scaffold', () => {
+    const reads = source.replace('await this.payments.cancel(job.data.paymentId);', 'await this.payments.cancel(job.data.paymentId, token);');
+    expect(wireSource(file, reads, [target(file, 5)], options(['consumers/bullmq'])).manual[0]?.reason).toContain('a lock token it reads');
+    expect(wireSource(file, source, [target(file, 5)], options([])).manual[0]?.reason).toContain('the scaffold has no consumers/bullmq.ts');
   });
 });
 

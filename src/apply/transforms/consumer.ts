@@ -54,6 +54,8 @@ export function locateTrigger<K extends string>(sf: SourceFile, target: WiringTa
  */
 export function wiringOf(node: TriggerCall): Node {
   const method = Node.isDecorator(node.getParent()) ? node.getParent()!.getParent() : undefined;
+  // @nestjs/bullmq's @Processor() decorates the class: its wiring is the `processOnce` field.
+  if (method && Node.isClassDeclaration(method)) return method.getMember('processOnce') ?? node;
   if (!method || !Node.isMethodDeclaration(method)) return node;
   const cls = method.getParent();
   return (Node.isClassDeclaration(cls) ? cls.getMember(`${method.getName()}Once`) : undefined) ?? method;
@@ -102,7 +104,7 @@ export function ensureTriggerImports(sf: SourceFile, context: TransformContext, 
   return undefined;
 }
 
-type ConsumerKind = 'bullmq' | 'bull' | 'nest-bull' | 'kafkajs' | 'amqplib' | 'nats';
+type ConsumerKind = 'bullmq' | 'bull' | 'nest-bull' | 'nest-bullmq' | 'kafkajs' | 'amqplib' | 'nats';
 
 /**
  * `new Worker(queue, processor, opts)`, legacy Bull `queue.process(name?, concurrency?, handler)`, the `Process()`
@@ -114,6 +116,8 @@ export function classifyConsumer(node: TriggerCall): ConsumerKind | undefined {
   const args = node.getArguments();
   const mentions = (module: RegExp) => module.test(node.getSourceFile().getFullText());
   if (name === 'Process' && Node.isDecorator(node.getParent()) && mentions(/['"]@nestjs\/bull['"]/)) return 'nest-bull';
+  // @nestjs/bullmq: the class is the processor (a WorkerHost), its process() method the handler.
+  if (name === 'Processor' && Node.isDecorator(node.getParent()) && Node.isClassDeclaration(node.getParent()!.getParent()) && mentions(/['"]@nestjs\/bullmq['"]/)) return 'nest-bullmq';
   // Only the 'bull' package (never bullmq, whose Worker has no process()): the handler is the last argument.
   if (name === 'process' && Node.isPropertyAccessExpression(node.getExpression()) && args.length >= 1 && args.length <= 3 && !Node.isObjectLiteralExpression(args[args.length - 1]!) && mentions(/['"]bull['"]/)) return 'bull';
   // worker_threads has a Worker too: BullMQ's is imported from 'bullmq' and takes (queue, processor).
@@ -227,11 +231,11 @@ export const wireConsumer: Transform = (sf, target, context) => {
     if (wrapper) {
       return manualOnly(target, `the consumer is registered through ${wrapper}, the project's own wrapper around its broker client, which apply does not rewrite: wrap the handler passed there with idempotentHandler() from consumers/handler.ts, with messageIdOf reading the id the wrapper hands the handler or, when it hands only the payload, a business key from it (the wrapper's caller cannot see the broker's message id), and let the wrapper acknowledge only after the handler returns`);
     }
-    return manualOnly(target, 'the consumer is registered in a shape apply does not recognise (BullMQ new Worker, Bull queue.process, NestJS @Process, kafkajs run({ eachMessage })); wrap its handler with idempotentHandler() from consumers/handler.ts, keyed by the message id, and acknowledge after it returns');
+    return manualOnly(target, 'the consumer is registered in a shape apply does not recognise (BullMQ new Worker, Bull queue.process, NestJS @Process or WorkerHost process(), kafkajs run({ eachMessage })); wrap its handler with idempotentHandler() from consumers/handler.ts, keyed by the message id, and acknowledge after it returns');
   }
   const { shape } = located;
   const line = shape.node.getStartLineNumber();
-  if (shape.kind === 'nest-bull') return wireNestBullProcess(sf, target, context, shape.node);
+  if (shape.kind === 'nest-bull' || shape.kind === 'nest-bullmq') return wireNestBullProcess(sf, target, context, shape.node);
   if (mentionsAction(shape.node, target.codeName)) return { edits: [], manual: shape.kind === 'bullmq' || shape.kind === 'bull' ? [producerStep(target, line, shape.kind)] : [] };
   const core = 'idempotency.core';
   const action = `ACTIONS.${target.codeName}`;

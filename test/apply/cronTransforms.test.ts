@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wireSource, type WireSourceOptions } from '../../src/apply/planApply.js';
-import { cronIntervalMs } from '../../src/apply/transforms/cron.js';
+import { cronExpressionMs, cronIntervalMs } from '../../src/apply/transforms/cron.js';
 import type { WiringTarget } from '../../src/apply/types.js';
 
 const options: WireSourceOptions = {
@@ -86,14 +86,68 @@ cron.schedule('*/5 * * * *', () => {
     expect(wireSource(file, 'setInterval(tick, 1000, queue);\n', [target(file, 1)], options).manual[0]?.reason).toContain('passes arguments to its callback');
   });
 
-  it('leaves uneven schedules, NestJS @Cron methods and jobs taking parameters to the user, with the reason', () => {
+  it('leaves uneven schedules, a monthly NestJS @Cron method and jobs taking parameters to the user, with the reason', () => {
     const uneven = "import cron from 'node-cron';\n\ncron.schedule('0 9 1 * *', async () => run());\n";
-    const nest = "import { Cron } from '@nestjs/schedule';\n\nexport class Jobs {\n  @Cron('0 3 * * *')\n  async nightly() {}\n}\n";
+    const nest = "import { Cron, CronExpression } from '@nestjs/schedule';\n\nexport class Jobs {\n  @Cron(CronExpression.EVERY_1ST_DAY_OF_MONTH_AT_MIDNIGHT)\n  async monthly() {}\n}\n";
     const params = "import cron from 'node-cron';\n\ncron.schedule('* * * * *', async (ctx) => run(ctx));\n";
-    for (const [text, line, why] of [[uneven, 3, 'no fixed period'], [nest, 4, 'NestJS @Cron()'], [params, 3, 'takes parameters']] as const) {
+    for (const [text, line, why] of [[uneven, 3, 'no fixed period'], [nest, 4, 'has no fixed period apply can compute'], [params, 3, 'takes parameters']] as const) {
       const out = wireSource(file, text, [target(file, line)], options);
       expect(out.text).toBe(text);
       expect(out.manual[0]?.reason).toContain(why);
     }
+  });
+});
+
+describe('NestJS @nestjs/schedule methods', () => {
+  const file = 'src/cronjobs/tokens.cronjob.ts';
+  // hoangnh228/nestjs-super@8e6b270: a daily clean-up that starts its delete and leaves it running.
+  const source = `import { Injectable } from '@nestjs/common';
+import { Cron, CronExpression } from '@nestjs/schedule';
+
+@Injectable()
+export class RemoveRefreshTokenCronjob {
+  constructor(private readonly prisma: PrismaService) {}
+
+  @Cron(CronExpression.EVERY_DAY_AT_1AM)
+  handleCron() {
+    this.prisma.refreshToken.deleteMany({ where: { expiresAt: { lt: new Date() } } }).catch(() => undefined);
+  }
+}
+declare class PrismaService { refreshToken: { deleteMany(args: object): Promise<unknown> } }
+`;
+
+  it('reads the period of CronExpression members by name', () => {
+    expect(cronExpressionMs('EVERY_5_MINUTES')).toBe(300_000);
+    expect(cronExpressionMs('EVERY_HOUR')).toBe(3_600_000);
+    expect(cronExpressionMs('EVERY_30_SECONDS')).toBe(30_000);
+    expect(cronExpressionMs('EVERY_DAY_AT_1AM')).toBe(86_400_000);
+    expect(cronExpressionMs('MONDAY_TO_FRIDAY_AT_9AM')).toBe(86_400_000);
+    expect(cronExpressionMs('EVERY_WEEK')).toBe(604_800_000);
+    expect(cronExpressionMs('EVERY_7_MINUTES')).toBeUndefined();
+    expect(cronExpressionMs('EVERY_QUARTER')).toBeUndefined();
+  });
+
+  it('runs the method body through the file\u2019s CronGuard with the decorator\u2019s period, and says the body does not await its work', () => {
+    const out = wireSource(file, source, [target(file, 8)], options);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("import { CronGuard } from '../idempotency/cron/guard.js';\n");
+    expect(out.text).toContain('const cronGuard = new CronGuard({ core: idempotency.core });');
+    expect(out.text).toContain(`  @Cron(CronExpression.EVERY_DAY_AT_1AM)
+  async handleCron() {
+    await cronGuard.runInterval(ACTIONS.nightlyReport, 'nightlyReport', 86_400_000, async () => {
+      this.prisma.refreshToken.deleteMany({ where: { expiresAt: { lt: new Date() } } }).catch(() => undefined);
+    });
+  }`);
+    expect(out.edits[0]?.summary).toContain('runs the @Cron() method handleCron (line 8) through the CronGuard');
+    expect(out.manual.map((m) => m.reason).join('\n')).toContain('starts a promise it does not await (line 10)');
+    expectIdempotent(file, out.text, [target(file, 8)]);
+  });
+
+  it('takes @Interval with its period, and a cron string; makes a void method return a promise', () => {
+    const interval = source.replace('@Cron(CronExpression.EVERY_DAY_AT_1AM)', "@Interval('tokens', 60_000)").replace('Cron, CronExpression', 'Interval').replace('handleCron() {', 'handleCron(): void {');
+    const out = wireSource(file, interval, [target(file, 8)], options);
+    expect(out.text).toContain('async handleCron(): Promise<void> {\n    await cronGuard.runInterval(ACTIONS.nightlyReport, \'nightlyReport\', 60_000, async () => {');
+    const literal = source.replace('CronExpression.EVERY_DAY_AT_1AM', "'0 */15 * * * *'");
+    expect(wireSource(file, literal, [target(file, 8)], options).text).toContain("'nightlyReport', 900_000, async () => {");
   });
 });

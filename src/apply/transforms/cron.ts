@@ -1,7 +1,8 @@
-import { Node, SyntaxKind, type Expression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, type Decorator, type Expression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import { fitStatement } from '../sourceFile.js';
-import { calleeName, ensureTriggerImports, locateTrigger, lineIndent, mentionsAction, replaceRaw, type TriggerCall } from './consumer.js';
-import { manualOnly, type Transform, type TransformOutcome } from './context.js';
+import { calleeName, ensureTriggerImports, locateTrigger, lineIndent, mentionsAction, replaceRaw, returnsValue, type TriggerCall } from './consumer.js';
+import { manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
+import type { WiringTarget } from '../types.js';
 
 const GUARD_NAME = 'cronGuard';
 
@@ -38,6 +39,24 @@ export function cronIntervalMs(expression: string): number | undefined {
   const h = step(hour!);
   if (h !== undefined) return divides(h, 24) ? h * 3_600_000 : undefined;
   return fixed(hour!) ? 86_400_000 : undefined;
+}
+
+const NEST_UNITS: Record<string, [ms: number, next: number]> = { SECOND: [1000, 60], MINUTE: [60_000, 60], HOUR: [3_600_000, 24] };
+
+/**
+ * The period of a @nestjs/schedule `CronExpression` member, read from its name: EVERY_30_SECONDS, EVERY_5_MINUTES,
+ * EVERY_HOUR, EVERY_DAY_AT_1AM, MONDAY_TO_FRIDAY_AT_9AM (one run a day at most, so a day is its slot), EVERY_WEEK.
+ * Undefined for monthly and quarterly ones, whose gaps differ.
+ */
+export function cronExpressionMs(member: string): number | undefined {
+  const every = /^EVERY_(?:(\d+)_)?(SECOND|MINUTE|HOUR)S?$/.exec(member);
+  if (every) {
+    const [unit, next] = NEST_UNITS[every[2]!]!;
+    const n = every[1] === undefined ? 1 : Number(every[1]);
+    return n > 0 && next % n === 0 ? n * unit : undefined;
+  }
+  if (/^(EVERY_DAY_AT_\w+|EVERY_WEEKDAY|EVERY_WEEKEND|MONDAY_TO_FRIDAY_AT_\w+)$/.test(member)) return 86_400_000;
+  return member === 'EVERY_WEEK' ? 604_800_000 : undefined;
 }
 
 type CronKind = 'node-cron' | 'node-schedule' | 'cron' | 'cron-from' | 'interval';
@@ -99,7 +118,7 @@ const msLiteral = (ms: number) => String(ms).replace(/\B(?=(\d{3})+(?!\d))/g, '_
  * Scheduled jobs: the job function the scheduler calls goes through the scaffold's CronGuard (cron/guard.ts), so one
  * run per (job name, scheduled slot) happens across instances: node-cron's schedule(), node-schedule's scheduleJob()
  * (the fire date is the slot), cron's new CronJob / CronJob.from, and setInterval (the slot is the period the fire
- * falls in). NestJS @Cron() methods and unknown shapes are manual.
+ * falls in), and NestJS @Cron() / @Interval() methods (wireNestSchedule). Unknown shapes are manual.
  */
 export const wireCron: Transform = (sf, target, context) => {
   const located = locateTrigger(sf, target, context.anyLine, classifyCron);
@@ -108,10 +127,9 @@ export const wireCron: Transform = (sf, target, context) => {
   const quote = context.style.quote === 'double' ? '"' : "'";
   const action = `ACTIONS.${target.codeName}`;
   if (located.kind === 'unknown') {
-    const nest = sf.getDescendantsOfKind(SyntaxKind.Decorator).some((d) => d.getName() === 'Cron' && d.getStartLineNumber() <= target.line + 1 && target.line - 1 <= d.getParentOrThrow().getEndLineNumber());
-    return manualOnly(target, nest
-      ? `NestJS @Cron(): inject a CronGuard({ core: idempotency.core }) and return guard.runInterval(${action}, '${job}', <interval ms>, async (context) => { …the method's body… }) from the decorated method`
-      : `the job is scheduled in a shape apply does not recognise (node-cron schedule, node-schedule scheduleJob, new CronJob, setInterval); run its body through CronGuard from cron/guard.ts, keyed by job name + scheduled slot`);
+    const nest = sf.getDescendantsOfKind(SyntaxKind.Decorator).find((d) => (d.getName() === 'Cron' || d.getName() === 'Interval') && d.getStartLineNumber() <= target.line + 1 && target.line - 1 <= d.getParentOrThrow().getEndLineNumber());
+    if (nest && /['"]@nestjs\/schedule['"]/.test(sf.getFullText())) return wireNestSchedule(sf, target, context, nest, { action, job, quote });
+    return manualOnly(target, `the job is scheduled in a shape apply does not recognise (node-cron schedule, node-schedule scheduleJob, new CronJob, setInterval, NestJS @Cron / @Interval); run its body through CronGuard from cron/guard.ts, keyed by job name + scheduled slot`);
   }
   const { shape } = located;
   const line = shape.node.getStartLineNumber();
@@ -168,3 +186,69 @@ export const wireCron: Transform = (sf, target, context) => {
   if (shape.kind === 'interval') out.manual.push({ action: target.action, file: target.file, line, reason: `a run that fails (or finds the store unreachable, and skips its slot) is printed by intervalTask with the job's name and the next tick goes on; pass your own onError as its sixth argument to report it elsewhere` });
   return out;
 };
+
+/**
+ * @nestjs/schedule: the decorated method's body runs through the file's CronGuard, once per slot of the decorator's
+ * period across instances; the decorator, the method's name and its place in the class stay, so Nest schedules it
+ * as before:
+ *
+ *   @Cron(CronExpression.EVERY_DAY_AT_1AM)
+ *   async handleCron() {
+ *     await cronGuard.runInterval(ACTIONS.x, 'x', 86_400_000, async () => { …the body… });
+ *   }
+ */
+function wireNestSchedule(sf: SourceFile, target: WiringTarget, context: TransformContext, decorator: Decorator, names: { action: string; job: string; quote: string }): TransformOutcome {
+  const { action, job, quote } = names;
+  const line = decorator.getStartLineNumber();
+  const method = decorator.getParent();
+  if (!Node.isMethodDeclaration(method)) return manualOnly(target, `@${decorator.getName()}() at line ${line} does not decorate a method`, line);
+  if (mentionsAction(method, target.codeName)) return { edits: [], manual: [] };
+  const by = `; return guard.runInterval(${action}, '${job}', <period ms>, async () => { …the method's body… }) from it, with a CronGuard from cron/guard.ts`;
+  const args = decorator.getArguments();
+  let interval: number | undefined;
+  let period: string | undefined;
+  if (decorator.getName() === 'Cron') {
+    const schedule = args[0];
+    const literal = stringOf(schedule);
+    interval = literal !== undefined ? cronIntervalMs(literal) : schedule && Node.isPropertyAccessExpression(schedule) && schedule.getExpression().getText() === 'CronExpression' ? cronExpressionMs(schedule.getName()) : undefined;
+    if (interval === undefined) return manualOnly(target, `the schedule of @Cron() at line ${line} (${schedule === undefined ? 'none' : schedule.getText().slice(0, 60)}) has no fixed period apply can compute; call guard.run(${action}, '${job}', slot, work) from the method with the scheduled time as the slot`, line);
+  } else {
+    // @Interval(ms) or @Interval(name, ms): the same period, a number or a constant read again.
+    const ms = args.length === 2 ? args[1] : args[0];
+    const value = ms && numberValue(ms);
+    period = value !== undefined && value > 0 ? msLiteral(value) : ms && (Node.isIdentifier(ms) || (Node.isPropertyAccessExpression(ms) && /^[\w$.]+$/.test(ms.getText()))) ? ms.getText() : undefined;
+    if (period === undefined) return manualOnly(target, `the period of @Interval() at line ${line} is computed where it is passed${by}`, line);
+  }
+  if (method.getParameters().length > 0) return manualOnly(target, `the scheduled method at line ${line} takes parameters${by}`, line);
+  if (returnsValue(method)) return manualOnly(target, `the scheduled method at line ${line} returns a value, which the guard's work cannot${by}`, line);
+  const body = method.getBody();
+  if (!body || !Node.isBlock(body)) return manualOnly(target, `the scheduled method at line ${line} has no body`, line);
+  if (!context.scaffoldModules.has('cron/guard')) return manualOnly(target, 'the scaffold has no cron/guard.ts (the generated target for this database has no scheduled-job runtime, or the scaffold predates this action: run generate); guard the job as the document shows', line);
+  // A promise the body starts and leaves (`this.repo.deleteMany(…).then(…).catch(…)`): the run ends before its work.
+  const floating = body.getStatements().find((statement) => {
+    const expression = Node.isExpressionStatement(statement) ? statement.getExpression() : undefined;
+    const callee = expression && Node.isCallExpression(expression) ? expression.getExpression() : undefined;
+    return callee !== undefined && Node.isPropertyAccessExpression(callee) && /^(then|catch|finally)$/.test(callee.getName());
+  });
+  const floatingLine = floating?.getStartLineNumber();
+  const name = method.getName();
+  const kind = decorator.getName();
+
+  const semi = context.style.semicolons ? ';' : '';
+  const unit = sf.getProject().manipulationSettings.getIndentationText();
+  const indent = lineIndent(method);
+  if (method.getReturnTypeNode()?.getText() === 'void') method.setReturnType('Promise<void>');
+  if (!method.isAsync()) method.setIsAsync(true);
+  const current = method.getBodyOrThrow();
+  const work = `async () => ${current.getText().replace(/\n/g, `\n${unit}`)}`;
+  const every = period ?? msLiteral(interval!);
+  replaceRaw(sf, current, `{\n${indent}${unit}await ${GUARD_NAME}.runInterval(${action}, ${quote}${job}${quote}, ${every}, ${work})${semi}\n${indent}}`);
+  const missing = ensureTriggerImports(sf, context, [['cron/guard', 'CronGuard']]);
+  if (missing) return manualOnly(target, `the scheduled method at line ${line} not wired: ${missing}`, line);
+  if (!ensureGuard(sf)) return manualOnly(target, `the file already declares ${GUARD_NAME} as something else`, line);
+  const out: TransformOutcome = { edits: [{ action: target.action, file: target.file, summary: `runs the @${kind}() method ${name} (line ${line}) through the CronGuard: once per scheduled slot across instances` }], manual: [] };
+  if (floatingLine !== undefined) {
+    out.manual.push({ action: target.action, file: target.file, line: floatingLine, reason: `the method starts a promise it does not await (line ${floatingLine}): the guard counts the slot done when the body returns, before that work ends, and a failure in it never reaches the guard; await it and let its error through, so a failed run releases its slot (another instance firing that slot can still run it) and is counted as failed` });
+  }
+  return out;
+}

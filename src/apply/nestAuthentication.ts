@@ -13,6 +13,9 @@ const AUTH_DECORATOR = /Guard|Auth|Roles?$|Permission|Scopes?$|Jwt|Session/i;
 /** The metadata key of an opt-out the global guard reads: `IS_PUBLIC_KEY`, `'isPublic'`, `SKIP_AUTH`, `allowAnonymous`. */
 const PUBLIC_KEY = /public|skip[-_]?auth|allow[-_]?anonymous/i;
 
+/** A project decorator whose name says the route takes anonymous callers: `@Public()`, `@IsPublic()`, `@SkipAuth()`, `@AllowAnonymous()`. */
+const PUBLIC_NAME = /^(is)?public$|^skip[-_]?auth(entication)?$|^allow[-_]?anonymous$|^no[-_]?auth$|^anonymous$/i;
+
 /**
  * One entry of `forRoutes(...)` or `exclude(...)`: a path with its method (upper-case, `ALL` for every method,
  * undefined when the code computes it), a controller class, or something this does not read (a spread, a variable).
@@ -67,16 +70,21 @@ export function readNestAuthentication(files: Iterable<ProjectText>, options: { 
   };
   const resolver = { known: new Set(texts.keys()), aliases: options.aliases ?? [] };
 
-  /** Whether `name`, as `file` sees it, is declared (there, or through imports and barrels) as a public marker. */
-  const declaredPublic = (sf: ts.SourceFile, file: string, name: string, depth: number): boolean => {
-    if (depth > 3) return false;
+  /**
+   * How `name`, as `file` sees it, is declared (there, or through imports and barrels): 'public' as a public marker,
+   * 'other' as something else of the project's own, undefined when no declaration is found.
+   */
+  const declaredPublic = (sf: ts.SourceFile, file: string, name: string, depth: number): 'public' | 'other' | undefined => {
+    if (depth > 3) return undefined;
+    const marks = (node: ts.Node | undefined) => (node !== undefined && marksPublic(node, sf) ? 'public' : 'other');
     for (const statement of sf.statements) {
       if (ts.isVariableStatement(statement)) {
         const declaration = statement.declarationList.declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === name);
-        if (declaration) return declaration.initializer !== undefined && marksPublic(declaration.initializer, sf);
+        if (declaration) return marks(declaration.initializer);
       }
-      if (ts.isFunctionDeclaration(statement) && statement.name?.text === name) return marksPublic(statement, sf);
+      if (ts.isFunctionDeclaration(statement) && statement.name?.text === name) return marks(statement);
     }
+    let found: 'other' | undefined;
     for (const statement of sf.statements) {
       if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
       const specifier = literalText(statement.moduleSpecifier);
@@ -84,9 +92,11 @@ export function readNestAuthentication(files: Iterable<ProjectText>, options: { 
       if (specifier === undefined || imported === undefined) continue;
       const target = resolveSpecifier(file, specifier, resolver);
       const source = target ? sourceOf(target) : undefined;
-      if (source && target && declaredPublic(source, target, imported, depth + 1)) return true;
+      const state = source && target ? declaredPublic(source, target, imported, depth + 1) : undefined;
+      if (state === 'public') return state;
+      found ??= state;
     }
-    return false;
+    return found;
   };
 
   return {
@@ -97,7 +107,9 @@ export function readNestAuthentication(files: Iterable<ProjectText>, options: { 
       const callee = Node.isCallExpression(expression) ? expression.getExpression() : expression;
       if (!Node.isIdentifier(callee)) return false;
       const sf = decorator.getSourceFile();
-      return declaredPublic(sf.compilerNode, trimSlashes(sf.getFilePath()), callee.getText(), 0);
+      const declared = declaredPublic(sf.compilerNode, trimSlashes(sf.getFilePath()), callee.getText(), 0);
+      // A project decorator named for what it does (`@IsPublic()`, built on its own `Auth([AuthTypes.None])`) opts out too.
+      return declared === 'public' || (declared === 'other' && PUBLIC_NAME.test(callee.getText()));
     },
   };
 }

@@ -42,7 +42,7 @@ import { NAMED_WEBHOOK, renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVE
 import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 import { CLAIM_TRANSACTION_MODULE, claimWriteCandidates, moveWritesOntoClaim, renderClaimTransaction } from './claimWrites.js';
-import { assignedPrincipal, projectTexts, shopifyPrincipal } from './requestPrincipal.js';
+import { assignedPrincipal, assignsRequestUser, projectTexts, shopifyPrincipal } from './requestPrincipal.js';
 import { readRouteAuthentication } from './routeAuthentication.js';
 
 /** One transform per framework the generated adapters cover; adding one = one file + one line. */
@@ -305,7 +305,7 @@ async function connectionFor(root: string, storeId: string | undefined, scaffold
 async function setsRequestUser(root: string, texts: () => Promise<readonly string[]>): Promise<boolean> {
   const dependencies = await projectDependencies(root);
   if (['passport', '@fastify/jwt', 'fastify-jwt', 'express-jwt', '@nestjs/passport', '@fastify/passport'].some((name) => dependencies.has(name))) return true;
-  return (await texts()).some((text) => /\b(req|request)\.user\s*=[^=]/.test(text) || /interface\s+(FastifyRequest|Request)\b[^}]*\buser\??\s*:/.test(text));
+  return assignsRequestUser(await texts());
 }
 
 /**
@@ -739,6 +739,8 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
     let texts: Promise<readonly string[]> | undefined;
     const sourceTexts = () => (texts ??= projectTexts(root));
     let userOnRequest: boolean | undefined;
+    // A caller a NestJS decorator hands over is request.user's, which holds only where the project sets request.user.
+    if (principal !== undefined && framework === 'nestjs' && !(userOnRequest = await setsRequestUser(root, sourceTexts))) principal = undefined;
     if (principal === undefined && http && (framework === 'express' || framework === 'fastify')) {
       userOnRequest = await setsRequestUser(root, sourceTexts);
       if (!userOnRequest) principal = assignedPrincipal(await sourceTexts()) ?? (framework === 'express' ? shopifyPrincipal(await sourceTexts()) : undefined);

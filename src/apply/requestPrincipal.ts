@@ -22,6 +22,17 @@ export function assignedPrincipal(texts: readonly string[]): string[] | undefine
   return ranked[0]?.[0].split('.');
 }
 
+/**
+ * Whether the project's code puts the caller on `request.user`: an assignment (`req.user = …`, `request['user'] = …`,
+ * `request[REQUEST_USER_KEY] = …` with `const REQUEST_USER_KEY = 'user'` somewhere), or a `user` declared on the
+ * framework's request type.
+ */
+export function assignsRequestUser(texts: readonly string[]): boolean {
+  const userKeys = new Set(texts.flatMap((text) => [...text.matchAll(/\bconst\s+([A-Za-z_$][\w$]*)\s*=\s*['"]user['"]/g)].map((m) => m[1]!)));
+  const byKey = (text: string) => [...text.matchAll(/\b(?:req|request)\[\s*(?:['"]user['"]|([A-Za-z_$][\w$]*))\s*\]\s*=[^=]/g)].some((m) => m[1] === undefined || userKeys.has(m[1]));
+  return texts.some((text) => /\b(req|request)\.user\s*=[^=]/.test(text) || /interface\s+(FastifyRequest|Request)\b[^}]*\buser\??\s*:/.test(text) || byKey(text));
+}
+
 /** The project's source texts, for assignedPrincipal. */
 export async function projectTexts(root: string): Promise<string[]> {
   const { walkProject } = await import('../inspect/files/walkProject.js');

@@ -202,6 +202,13 @@ export class AuthController {
     expect(nestUnauthenticatedRoute(signUp(controller(imports, '@Public()\n  @UseGuards(LocalAuthGuard)')), '/auth/sign-up', guarded)).toBeUndefined();
   });
 
+  it("a project decorator named for the opt-out counts though it sets its metadata through the project's own factory (nestjs-super@8e6b270)", () => {
+    const auth = "import { SetMetadata } from '@nestjs/common';\nexport const Auth = (types: string[]) => SetMetadata('authType', { types });\nexport const IsPublic = () => Auth(['none']);\nexport const IsAdmin = () => Auth(['admin']);\n";
+    const project = projectWith({ 'src/app.module.ts': GUARD, 'src/auth/auth.decorator.ts': auth });
+    expect(nestUnauthenticatedRoute(signUp(controller("import { IsPublic } from './auth.decorator';", '@IsPublic()')), '/auth/sign-up', project)).toEqual({ optOut: '@IsPublic()', on: 'route' });
+    expect(nestUnauthenticatedRoute(signUp(controller("import { IsAdmin } from './auth.decorator';", '@IsAdmin()')), '/auth/sign-up', project)).toBeUndefined();
+  });
+
   it('an opt-out named like an auth decorator (@SkipAuth) authenticates nothing even without a global guard', () => {
     const project = projectWith({ 'src/auth/skip.ts': "export const SkipAuth = () => SetMetadata('skipAuth', true);\n" });
     expect(nestUnauthenticatedRoute(signUp(controller("import { SkipAuth } from './skip';", '@SkipAuth()')), '/auth/sign-up', project)).toEqual({});

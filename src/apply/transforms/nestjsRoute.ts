@@ -112,6 +112,8 @@ export const wireNestRoute: Transform = (sf, target, context) => {
     out.edits.push({ action: target.action, file: target.file, summary: `marks ${method.getName()}() with @Idempotent(ACTIONS.${target.codeName})` });
   }
   out.manual.push(...clientKeyStep(target));
+  const caller = target.scope === 'global' ? undefined : callerPath(method);
+  if (caller) out.principal = caller;
   // Provider calls are keyed from the claim: idempotencyOf(request) when the method takes @Req(), as in every adapter;
   // otherwise idempotencyOf(), the claim the interceptor runs the method under.
   const request = requestParameter(method);
@@ -120,6 +122,38 @@ export const wireNestRoute: Transform = (sf, target, context) => {
   out.manual.push(...keyed.manual);
   return out;
 };
+
+/** Nest's own parameter decorators (and @nestjs/graphql's): none of them hands over the caller. */
+const NEST_PARAMETERS = new Set(['Body', 'Param', 'Query', 'Headers', 'Req', 'Request', 'Res', 'Response', 'Next', 'Ip', 'Session', 'HostParam', 'UploadedFile', 'UploadedFiles', 'Context', 'Args', 'Parent', 'Root', 'Info']);
+/** A project decorator named for the caller: `@ActiveUser()`, `@CurrentUser()`, `@GetUser()`, `@AuthUser()`. */
+const CALLER_DECORATOR = /user|account|member|principal|caller/i;
+const CALLER_ID = /^(id|userId|sub|accountId|tenantId|uid)$/;
+
+/**
+ * How the method reads its caller's id through a parameter decorator of the project's own: `@ActiveUser('userId')
+ * userId` is `user.userId`, `@CurrentUser() user` then `user.id` in the body is `user.id`. Such decorators (Nest's
+ * createParamDecorator recipe) hand over `request.user`, or its field the argument names; planApply keeps the path
+ * only when the project does set `request.user`.
+ */
+export function callerPath(method: MethodDeclaration): string[] | undefined {
+  for (const parameter of method.getParameters()) {
+    const decorator = parameter.getDecorators().find((d) => !NEST_PARAMETERS.has(d.getName()) && CALLER_DECORATOR.test(d.getName()));
+    if (!decorator) continue;
+    const args = decorator.getArguments();
+    if (args.length > 0) {
+      const field = literalArg(args[0]);
+      return field !== undefined && CALLER_ID.test(field) ? ['user', field] : undefined;
+    }
+    const name = parameter.getNameNode();
+    if (!Node.isIdentifier(name)) continue;
+    const read = method
+      .getBody()
+      ?.getDescendantsOfKind(SyntaxKind.PropertyAccessExpression)
+      .find((access) => access.getExpression().getText() === name.getText() && CALLER_ID.test(access.getName()));
+    if (read) return ['user', read.getName()];
+  }
+  return undefined;
+}
 
 /** The name of the method's `@Req()` / `@Request()` parameter (a resolver's `@Context('req')`), if it has one. */
 export function requestParameter(method: MethodDeclaration): string | undefined {

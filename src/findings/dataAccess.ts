@@ -20,6 +20,8 @@ export interface DataAccess {
   relative?: string[];
 }
 
+const PROMISE_METHOD = /^(then|catch|finally)$/;
+
 /** Existence checks. `count` and `findMany` are quota checks and listings, not "is it there yet". */
 const PRISMA_READ = /^(findFirst|findFirstOrThrow|findUnique|findUniqueOrThrow)$/;
 const MODEL_READ = /^(findOne|findOneBy|findBy|find|exists)$/;
@@ -32,8 +34,9 @@ export function dataAccesses(fn: ts.Node): DataAccess[] {
   const out: DataAccess[] = [];
   for (const call of calls(fn)) {
     if (!ts.isPropertyAccessExpression(call.expression)) continue;
-    // Only the top of a chain: `a.from('t').select().eq()` is read once, at `.eq(...)`'s outermost call.
-    if (ts.isPropertyAccessExpression(call.parent) && ts.isCallExpression(call.parent.parent)) continue;
+    // Only the top of a chain: `a.from('t').select().eq()` is read once, at `.eq(...)`'s outermost call. A promise's
+    // `.then()` / `.catch()` / `.finally()` is no part of the query: `prisma.token.deleteMany(…).then(…)` is the delete.
+    if (ts.isPropertyAccessExpression(call.parent) && ts.isCallExpression(call.parent.parent) && !PROMISE_METHOD.test(call.parent.name.text)) continue;
     const chain = chainOf(call);
     const found = prisma(call) ?? queryBuilder(chain, call) ?? stripeCustomers(call) ?? typeorm(call) ?? mongoose(call);
     if (found) out.push(found);

@@ -864,6 +864,11 @@ ${body}
     expect(writes("  await db.query('UPDATE accounts SET balance = $1 WHERE id = $2', [req.body.balance, req.body.id]);", { pg: '^8.0.0' })).toEqual(['update accounts']);
   });
 
+  it("a write whose promise the handler chains (.then / .catch) instead of awaiting (nestjs-super's token clean-up)", () => {
+    expect(writes('  prisma.refreshToken.deleteMany({ where: { expiresAt: { lt: new Date() } } }).then(({ count }) => count).catch(() => undefined);', { '@prisma/client': '^6.0.0' })).toEqual(['delete refreshToken']);
+    expect(writes("  knex('tasks').insert(req.body).then(() => undefined);", { knex: '^3.0.0' })).toEqual(['create tasks']);
+  });
+
   it('the design says a duplicate applies the change again, and names the database each write goes to', () => {
     const design = codeDesign(factsOf('  await Product.findOneAndUpdate({ code: req.body.code }, { $inc: { stock: req.body.quantity } });', { mongoose: '^8.0.0' }));
     expect(impactFromCode(design, 'consumer')).toEqual({ text: 'Handling the same message twice applies the change to `stock` of `Product` a second time: the count is off by one application, and no constraint notices.', severity: 'data' });

@@ -688,7 +688,8 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
       edits.push({ action: moved.transactional[0]!, file: accessor, summary: "creates transactionOf(): the claim's open transaction, typed as the store's client, for handlers whose writes run on it" });
     }
   }
-  if (framework === 'nestjs' && targets.length > 0 && stale.length === 0) {
+  // The interceptor serves the @Idempotent routes: a Nest worker with only processors and schedules needs none.
+  if (framework === 'nestjs' && targets.some((t) => t.trigger === 'http') && stale.length === 0) {
     // One walk for both: the middleware and guards that authenticate routes, and the modules that boot apps.
     const { walkProject } = await import('../inspect/files/walkProject.js');
     const { files: all } = await walkProject(root);

@@ -9,6 +9,7 @@ import type { Pool } from 'pg';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runApply } from '../../src/cli/apply.js';
+import { auditProject } from '../../src/findings/auditProject.js';
 import { postgresSkipReason } from '../scaffold/harness.js';
 import { redisSkipReason } from '../scaffold/storeContract/services.js';
 import { createAppSchema, type AppSchema } from './blackBox.js';
@@ -53,6 +54,9 @@ describe.skipIf(skip !== undefined)('apply on the worker fixture (BullMQ, node-c
     // The signature check is untouched and still comes first.
     expect(webhook.indexOf('stripe.webhooks.constructEvent(')).toBeLessThan(webhook.indexOf("onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {"));
     expect(await compile(copy.dir)).toBe('');
+    // audit (in CI after apply) sees the wiring: neither the worker nor the cron job is reported unprotected.
+    const rules = (await auditProject(copy.dir)).findings.map((f) => f.ruleId);
+    expect(rules.filter((id) => id === 'consumer-without-dedupe' || id === 'cron-without-overlap-guard')).toEqual([]);
     const own = await runOwnTests(copy.dir);
     expect(own.ok, own.output).toBe(true);
 

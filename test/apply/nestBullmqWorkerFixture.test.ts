@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { Queue, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runApply } from '../../src/cli/apply.js';
+import { auditProject } from '../../src/findings/auditProject.js';
 import { postgresSkipReason } from '../scaffold/harness.js';
 import { redisSkipReason } from '../scaffold/storeContract/services.js';
 import { createAppSchema, type AppSchema } from './blackBox.js';
@@ -46,6 +47,9 @@ describe.skipIf(skip !== undefined)('apply on the NestJS BullMQ worker fixture (
     const cron = await readFile(path.join(copy.dir, 'src/cleanup.cronjob.ts'), 'utf8');
     expect(cron).toContain("    await cronGuard.runInterval(ACTIONS.nightlyCleanup, 'nightlyCleanup', 86_400_000, async () => {");
     expect(await compile(copy.dir)).toBe('');
+    // audit (in CI after apply) sees the wiring: neither the processor nor the schedule is reported unprotected.
+    const rules = (await auditProject(copy.dir)).findings.map((f) => f.ruleId);
+    expect(rules.filter((id) => id === 'consumer-without-dedupe' || id === 'cron-without-overlap-guard')).toEqual([]);
 
     const again = await runApply({ cwd: copy.dir, yes: true, quiet: true }, { interactive: false });
     expect(again.changes).toEqual([]);

@@ -439,4 +439,38 @@ export class PaymentConsumer extends WorkerHost {
     const consumers = (await inspectProject(dir)).findings.filter((f) => f.kind === 'consumer');
     expect(consumers).toMatchObject([{ broker: 'bullmq', queue: 'payment', file: 'src/queues/payment.consumer.ts' }]);
   });
+
+  it("counts the scaffold's consumer wrappers apply wired as dedupe, and a package's function of the same name as nothing", async () => {
+    const dir = project({
+      'package.json': JSON.stringify({ dependencies: { bullmq: '^5.0.0', '@nestjs/bullmq': '^11.0.0' } }),
+      'src/worker.ts': `import { Worker } from 'bullmq'
+import { bullmqProcessor } from './idempotency/consumers/bullmq.js'
+export const worker = new Worker('receipts', bullmqProcessor({ core, action, handle: async (job) => send(job.data) }))
+declare const core: any; declare const action: any; declare function send(d: unknown): Promise<void>
+`,
+      'src/payment.processor.ts': `import { Processor, WorkerHost } from '@nestjs/bullmq'
+import { bullmqProcessor } from './idempotency/consumers/bullmq.js'
+
+@Processor('payments')
+export class PaymentProcessor extends WorkerHost {
+  private readonly processOnce = bullmqProcessor({ core, action, handle: async (job: any) => cancel(job.data) })
+
+  async process(job: any): Promise<any> {
+    return this.processOnce(job)
+  }
+}
+declare const core: any; declare const action: any; declare function cancel(d: unknown): Promise<void>
+`,
+      'src/other.ts': `import { Worker } from 'bullmq'
+import { bullmqProcessor } from 'some-queue-kit'
+export const other = new Worker('other', bullmqProcessor(async (job: any) => job))
+`,
+    });
+    const consumers = (await inspectProject(dir)).findings.flatMap((f) => (f.kind === 'consumer' ? [[f.file, f.dedupes, f.dedupeEvidence?.detail ?? '-']] : []));
+    expect(consumers).toEqual([
+      ['src/other.ts', false, '-'],
+      ['src/payment.processor.ts', true, 'the generated bullmqProcessor() claims each message id before the handler runs'],
+      ['src/worker.ts', true, 'the generated bullmqProcessor() claims each message id before the handler runs'],
+    ]);
+  });
 });

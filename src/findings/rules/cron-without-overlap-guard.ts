@@ -5,8 +5,11 @@ function routeFile(files: readonly string[], urlPath: string): string | undefine
   return files.find((f) => f.replace(/\.[cm]?[jt]sx?$/, '').replace(/\/(route|index)$/, '').endsWith(clean.replace(/^\/api/, '/api')));
 }
 
-/** Locks, leases and scheduler options that stop a second run from starting while one is still going. */
-const OVERLAP_GUARD = /advisory_x?act_lock|pg_try_advisory|advisory_lock|redlock|\bSET\b[^\n]*\bNX\b|\bnx:\s*true|setnx|acquireLock|withLock|\.lock\(|noOverlap|preventOverlap|protect:\s*true|withoutOverlapping|isRunning|concurrency:\s*1\b|for\s+update\s+skip\s+locked|jobId:/i;
+/**
+ * Locks, leases and scheduler options that stop a second run from starting while one is still going, and the
+ * scaffold's CronGuard (its task helpers and `runInterval`), as `apply` wires it.
+ */
+const OVERLAP_GUARD = /advisory_x?act_lock|pg_try_advisory|advisory_lock|redlock|\bSET\b[^\n]*\bNX\b|\bnx:\s*true|setnx|acquireLock|withLock|\.lock\(|noOverlap|preventOverlap|protect:\s*true|withoutOverlapping|isRunning|concurrency:\s*1\b|for\s+update\s+skip\s+locked|jobId:|\bnew CronGuard\(|\b(?:nodeCronTask|intervalTask|cronOnTick|nodeScheduleTask|vercelCronRoute)\(|\.runInterval\(/i;
 
 /** A slow run overlapping the next one, or two instances each running the schedule, does the job twice. */
 export const cronWithoutOverlapGuard: Rule = {

@@ -64,7 +64,10 @@ export const consumers: Detector = {
 function push(ctx: FileContext, facts: FileFacts, node: ts.Node, broker: string, queue: string | undefined, handler: ts.Expression | undefined, body?: ts.Node, job?: string): void {
   const source = body ?? handlerNode(handler, ctx);
   const text = source ? source.getText(ctx.sf) : '';
-  const { evidence, perAttemptClaim } = source ? messageDedupe([{ file: ctx.rel, text, line: ctx.line(source) }]) : {};
+  const scanned = source ? messageDedupe([{ file: ctx.rel, text, line: ctx.line(source) }]) : {};
+  const wrapped = scanned.evidence ? undefined : scaffoldWrapper(ctx, node, source);
+  const evidence = scanned.evidence ?? wrapped;
+  const perAttemptClaim = wrapped ? undefined : scanned.perAttemptClaim;
   const messageId = messageIdentity(text);
   const finding: ConsumerFinding = {
     kind: 'consumer',
@@ -80,6 +83,31 @@ function push(ctx: FileContext, facts: FileFacts, node: ts.Node, broker: string,
     ...(perAttemptClaim ? { perAttemptClaim } : {}),
   };
   facts.findings.push(finding);
+}
+
+/** The scaffold's consumer wrappers: each claims the message id before the handler runs (`apply` wires them). */
+const SCAFFOLD_WRAPPERS = new Set(['bullmqProcessor', 'bullProcessor', 'idempotentHandler', 'kafkaEachMessage', 'natsHandler', 'sqsHandler', 'consumeIdempotently', 'pollIdempotently']);
+
+/**
+ * The generated wrapper around this consumer, imported from the project (a relative or `@/` path, never a package):
+ * in the registration (`new Worker(q, bullmqProcessor({ … }))`), or, for a NestJS processor method, in the
+ * `<method>Once` field apply builds next to it.
+ */
+function scaffoldWrapper(ctx: FileContext, node: ts.Node, source: ts.Node | undefined): { file: string; line: number; detail: string } | undefined {
+  const names = [...ctx.index.imports].filter(([, b]) => SCAFFOLD_WRAPPERS.has(b.imported) && (b.module.startsWith('.') || /^[@~#]\//.test(b.module))).map(([local]) => local);
+  if (names.length === 0) return undefined;
+  const pieces: ts.Node[] = [node, ...(source ? [source] : [])];
+  if (source && ts.isMethodDeclaration(source) && ts.isClassLike(source.parent)) {
+    const field = `${source.name.getText(ctx.sf)}Once`;
+    const member = source.parent.members.find((m) => ts.isPropertyDeclaration(m) && m.name.getText(ctx.sf) === field);
+    if (member) pieces.push(member);
+  }
+  for (const piece of pieces) {
+    const text = piece.getText(ctx.sf);
+    const name = names.find((local) => new RegExp(`\\b${local.replace(/\$/g, '\\$')}\\s*(<[^>]*>)?\\(`).test(text));
+    if (name) return { file: ctx.rel, line: ctx.line(piece), detail: `the generated ${name}() claims each message id before the handler runs` };
+  }
+  return undefined;
 }
 
 /** The handler's source: inline, or a same-file function / method referenced by name. */

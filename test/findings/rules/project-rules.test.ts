@@ -54,6 +54,16 @@ ruleTester(cronWithoutOverlapGuard, {
       files: { 'vercel.json': '{ "crons": [{ "path": "/api/cron/settle", "schedule": "0 3 * * *" }] }', 'app/api/cron/settle/route.ts': `export async function GET() {\n  await redis.set('cron:settle', '1', { nx: true, px: 600000 });\n}\ndeclare const redis: any;\n` },
       inspection: { findings: [{ kind: 'cron', id: 'vercel /api/cron/settle', file: 'vercel.json', line: 1, scheduler: 'vercel', name: '/api/cron/settle', schedule: '0 3 * * *' }] },
     },
+    {
+      name: "the job apply wired through the scaffold's CronGuard",
+      files: { 'src/jobs.ts': `import cron from 'node-cron';
+import { CronGuard, nodeCronTask } from './idempotency/cron/guard.js';
+const cronGuard = new CronGuard({ core });
+cron.schedule('*/5 * * * *', nodeCronTask(cronGuard, ACTIONS.settle, 'settle', 300_000, async () => settle()));
+declare const core: any; declare const ACTIONS: any; declare function settle(): Promise<void>;
+` },
+      inspection: cron,
+    },
   ],
   invalid: [
     {

@@ -160,6 +160,10 @@ export function impactFromCode(design: ActionCodeDesign, trigger: string): { tex
   if (rewrites.length > 0) {
     return { text: `${subject} rewrites ${list(rewrites)} with the same values, harmless by itself; the risk is order: ${trigger === 'webhook' ? 'an older event resent late' : 'an older request replayed late'} overwrites newer state unless the write checks a version or timestamp.`, severity: 'data' };
   }
+  const deletes = design.writes.filter((w) => w.kind === 'delete');
+  if (deletes.length > 0) {
+    return { text: `${subject} deletes from ${list(deletes)} again, which leaves the same state: what the first run deleted is gone already (a repeat that runs later deletes whatever matches by then).`, severity: 'data' };
+  }
   // Followed, but nothing recognised: say so rather than guess from the action's name.
   return { text: `${subject} repeats whatever its handler does; no provider call that creates or moves something and no insert was recognised in its code, so what a second run costs must be read from the handler itself.`, severity: 'data' };
 }

@@ -867,6 +867,8 @@ ${body}
   it("a write whose promise the handler chains (.then / .catch) instead of awaiting (nestjs-super's token clean-up)", () => {
     expect(writes('  prisma.refreshToken.deleteMany({ where: { expiresAt: { lt: new Date() } } }).then(({ count }) => count).catch(() => undefined);', { '@prisma/client': '^6.0.0' })).toEqual(['delete refreshToken']);
     expect(writes("  knex('tasks').insert(req.body).then(() => undefined);", { knex: '^3.0.0' })).toEqual(['create tasks']);
+    const design = codeDesign(factsOf('  prisma.refreshToken.deleteMany({ where: { expiresAt: { lt: new Date() } } }).catch(() => undefined);', { '@prisma/client': '^6.0.0' }));
+    expect(impactFromCode(design, 'cron').text).toBe('Running the same slot twice deletes from `refreshToken` again, which leaves the same state: what the first run deleted is gone already (a repeat that runs later deletes whatever matches by then).');
   });
 
   it('the design says a duplicate applies the change again, and names the database each write goes to', () => {

@@ -2,7 +2,7 @@ import { volatilePart } from './volatile.js';
 import { repositoryOf, repositoryWrite } from './repositoryWrites.js';
 import { ts } from 'ts-morph';
 import type { ActionConfig } from '../config/schema.js';
-import { decoratorCall, decoratorsOf, isFunctionLike, stringValue, unwrap } from '../inspect/parse/astHelpers.js';
+import { decoratorCall, decoratorsOf, isFunctionLike, objectProperty, stringValue, unwrap } from '../inspect/parse/astHelpers.js';
 import type { ActionCodeFacts, MessageFact, ProviderBudget, ProviderCallFact, PublishFact, WriteFact } from '../model/codeFacts.js';
 import { brokersImported, publishSites, type PublishSite } from '../inspect/detectors/publishes.js';
 import { resolveSpecifier, type ModuleFiles } from '../inspect/resolve/resolveModules.js';
@@ -159,11 +159,14 @@ function handlerAt(source: SourceContext, line: number): { node: ts.Node; fn?: t
   // A route registered on this line with its handler written inline (`fastify.post('/x', opts, async (req) => …)`,
   // `fastify.route({ handler })`): that function, not the plugin or module function around the registration.
   let inline: ts.FunctionLikeDeclaration | undefined;
+  // A queue processor class registered by its decorator (`@Processor('payments') class … extends WorkerHost`).
+  let processor: ts.ClassDeclaration | undefined;
   const visit = (node: ts.Node): void => {
     const start = lineOf(source, node);
     const end = source.sf.getLineAndCharacterOfPosition(node.end).line + 1;
     if (line < start || line > end) return;
     if (!statement && ts.isStatement(node) && node.parent === source.sf) statement = node;
+    if (!processor && ts.isClassDeclaration(node) && (start === line || (node.name !== undefined && lineOf(source, node.name) === line))) processor = node;
     if (isFunctionLike(node) && node.body) {
       if (start === line && !starting) starting = node;
       around = node;
@@ -172,7 +175,7 @@ function handlerAt(source: SourceContext, line: number): { node: ts.Node; fn?: t
     ts.forEachChild(node, visit);
   };
   visit(source.sf);
-  const fn = starting ?? inline ?? around;
+  const fn = starting ?? inline ?? around ?? (processor && processorMethod(processor));
   if (fn) return { node: fn, fn, ...nameOf(fn) };
   return { node: statement ?? source.sf };
 }
@@ -919,9 +922,20 @@ function methodOf(cls: ts.ClassLikeDeclaration, name: string): ts.FunctionLikeDe
     if (ts.isPropertyDeclaration(member) && ts.isIdentifier(member.name) && member.name.text === name && member.initializer) {
       const init = member.initializer;
       if ((ts.isArrowFunction(init) || ts.isFunctionExpression(init)) && init.body) return init;
+      // apply's `processOnce = bullmqProcessor({ core, action, handle: async (job) => … })`: the work is `handle`.
+      const handle = ts.isCallExpression(init) && SCAFFOLD_WRAPPER.test(init.expression.getText()) ? objectProperty(init.arguments[0], 'handle') : undefined;
+      if (handle && (ts.isArrowFunction(handle) || ts.isFunctionExpression(handle)) && handle.body) return handle;
     }
   }
   return undefined;
+}
+
+/** The scaffold's consumer wrappers, whose `handle` option is the handler apply moved into them. */
+const SCAFFOLD_WRAPPER = /^(bullmqProcessor|bullProcessor|idempotentHandler)$/;
+
+/** The method a queue processor class runs for each job: `process` of a WorkerHost, else a `handle`. */
+function processorMethod(cls: ts.ClassDeclaration): ts.FunctionLikeDeclaration | undefined {
+  return methodOf(cls, 'process') ?? methodOf(cls, 'handle');
 }
 
 /** The class name a field is declared with: `constructor(private readonly x: X)` or `x: X` / `x!: X`. */

@@ -1001,3 +1001,49 @@ export async function productCreated(product: unknown) {
     expect(impactFromCode(design, 'http')).toEqual({ text: 'A duplicate request publishes `products.created` to Kafka again (`src/events.ts:3`), and every consumer of it handles it twice.', severity: 'external' });
   });
 });
+
+describe('a queue processor class registered by its decorator (nestjs-super@8e6b270)', () => {
+  const processor = (body: string) => `import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { PaymentRepository } from './payment.repo';
+
+@Processor('payment')
+export class PaymentConsumer extends WorkerHost {
+  constructor(private readonly payments: PaymentRepository) {
+    super();
+  }
+${body}
+}
+`;
+  const repository = `export class PaymentRepository {
+  async cancel(id: number) {
+    await prisma.payment.update({ where: { id }, data: { status: 'FAILED' } });
+  }
+}
+declare const prisma: any;
+`;
+  const writesOf = (body: string) => {
+    const ctx = contextFor({
+      name: 'nest-bullmq',
+      files: { 'src/payment.consumer.ts': processor(body), 'src/payment.repo.ts': repository },
+      config: { ...base, stack: { ...base.stack, language: 'typescript', framework: 'nestjs', broker: 'bullmq' }, actions: [{ name: 'consumePayment', trigger: 'consumer', route: 'payment', significantFields: ['paymentId'], source: 'src/payment.consumer.ts:4' }] },
+      dependencies: { '@nestjs/bullmq': '^11.0.0', '@prisma/client': '^6.0.0' },
+    });
+    return factsFor(ctx, (ctx.config as Config).actions[0]!)?.writes.map((w) => `${w.kind} ${w.target} ${w.file}:${w.line}`);
+  };
+
+  it('reads process() for the @Processor line, and the handle apply moved into a processOnce field', () => {
+    expect(writesOf('  async process(job: any): Promise<any> {\n    await this.payments.cancel(job.data.paymentId);\n  }')).toEqual(['update payment src/payment.repo.ts:3']);
+    const wired = `  private readonly processOnce = bullmqProcessor({
+    core: idempotency.core,
+    action: ACTIONS.consumePayment,
+    handle: async (job: any) => {
+      await this.payments.cancel(job.data.paymentId);
+    },
+  });
+
+  async process(job: any): Promise<any> {
+    return this.processOnce(job);
+  }`;
+    expect(writesOf(wired)).toEqual(['update payment src/payment.repo.ts:3']);
+  });
+});

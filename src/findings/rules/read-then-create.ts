@@ -43,14 +43,25 @@ export const readThenCreate: Rule = {
         // creates in another).
         const read = accesses.find((a) => a.kind === 'read' && a.call.end <= at && sameTarget(a.target, create.target) && encloses(scopeOf(a.call, fn), at));
         if (!read) continue;
-        if (create.target !== 'stripe.customers' && isUnique(ctx.schema, create.target, read.columns)) continue;
+        const line = (node: ts.Node) => ctx.sf.getLineAndCharacterOfPosition(node.getStart()).line + 1;
         // A lookup by `id` is by the primary key, which the database keeps unique whatever the schema files say:
         // `findOne({ where: { id } })` then `save(…)` updates or fails, it never creates a second row for that id.
-        if (create.target !== 'stripe.customers' && read.columns.some((c) => normaliseName(c) === 'id')) continue;
+        // Unless the create does not write that id (the database assigns one): then the lookup never finds the row the
+        // create wrote, and every resend creates another.
+        if (create.target !== 'stripe.customers' && read.columns.some((c) => normaliseName(c) === 'id')) {
+          const written = createdColumns(create);
+          if (written === undefined || written.some((c) => normaliseName(c) === 'id')) continue;
+          out.push({
+            node: create.call,
+            fix: `Write the id the lookup reads in the create (\`id: <the looked-up value>\`), or look the row up by a column the create does write and that has a unique constraint (the sender's own reference), and insert with ON CONFLICT or catch the unique violation.`,
+            message: `${functionLabel(fn)} looks up \`${create.target}\` by id on line ${line(read.call)} and creates it ${create.call.getStart() === at ? 'here' : `through the call on line ${ctx.sf.getLineAndCharacterOfPosition(at).line + 1}`} when missing, but the create does not write that id (the database assigns a new one): the lookup never finds the row it wrote, so every resend creates another.`,
+          });
+          continue;
+        }
+        if (create.target !== 'stripe.customers' && isUnique(ctx.schema, create.target, read.columns)) continue;
         const what = create.target === 'stripe.customers' ? 'a Stripe customer (Stripe enforces no uniqueness)' : `\`${create.target}\``;
         const cols = read.columns.length ? ` on (${read.columns.join(', ')})` : '';
         const noSchema = create.target !== 'stripe.customers' && !ctx.schema.unique.size;
-        const line = (node: ts.Node) => ctx.sf.getLineAndCharacterOfPosition(node.getStart()).line + 1;
         out.push({
           node: create.call,
           ...(noSchema ? { severity: 'note' as const } : {}),
@@ -61,6 +72,19 @@ export const readThenCreate: Rule = {
     return dedupeNested(out);
   },
 };
+
+/**
+ * The columns a create writes, when its data is an object literal without spreads: Prisma's `create({ data: { … } })`,
+ * or the object itself (`Model.create({ … })`, `repo.insert({ … })`). Undefined when they cannot be read.
+ */
+function createdColumns(create: DataAccess): string[] | undefined {
+  const arg = create.call.arguments[0];
+  if (!arg || !ts.isObjectLiteralExpression(arg)) return undefined;
+  const data = arg.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === 'data');
+  const object = data ? data.initializer : arg;
+  if (!ts.isObjectLiteralExpression(object) || object.properties.some((p) => !ts.isPropertyAssignment(p) && !ts.isShorthandPropertyAssignment(p))) return undefined;
+  return object.properties.flatMap((p) => (p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? [p.name.text] : []));
+}
 
 /** The function a read runs in; a callback (`db.transaction(async (trx) => …)`, `.then(…)`) counts as its caller's. */
 function scopeOf(node: ts.Node, outer: ts.Node): ts.Node {

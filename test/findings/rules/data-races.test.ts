@@ -90,6 +90,16 @@ ${create}
 }
 `;
 
+/** A payment gateway's notification receiver: is the transaction known, else record it (inside a transaction). */
+const gatewayReceiver = (data: string) => `export async function receiver(prisma: any, body: any) {
+  const known = await prisma.paymentTransaction.findUnique({ where: { id: body.id } });
+  if (known) throw new Error('Payment transaction already exists');
+  await prisma.$transaction(async (tx: any) => {
+    await tx.paymentTransaction.create({ data: { ${data} } });
+  });
+}
+`;
+
 ruleTester(readThenCreate, {
   valid: [
     { name: 'knex: a read in one method of a factory, the insert in a sibling method', files: { 'src/tasks-repository.ts': knexRepository("      const [id] = await knex('tasks').insert(newTask);\n      return id;") } },
@@ -99,6 +109,10 @@ ruleTester(readThenCreate, {
       // @medusajs/medusa@1.20.11 (services/cart.js): an address read by its id, then a new one saved when it is missing.
       name: 'a lookup by id is by the primary key: no second row for that id can appear',
       files: { 'src/addresses.ts': "export async function setAddress(addressRepository: any, id: string, input: any) {\n  const found = await addressRepository.findOne({ where: { id } });\n  if (!found) await addressRepository.save(addressRepository.create(input));\n}\n" },
+    },
+    {
+      name: 'a lookup by the id the create writes',
+      files: { 'src/payments.ts': gatewayReceiver('id: body.id, amount: body.amount'), 'prisma/schema.prisma': 'model PaymentTransaction {\n  id Int @id\n  amount Int\n}\n' },
     },
     { name: 'TypeORM: email unique on its column', files: { 'src/users.ts': typeormSignUp, 'src/entity/user.ts': typeormEntity('@Column({ length: 100, unique: true })') } },
     { name: 'TypeORM: @Unique on the entity', files: { 'src/users.ts': typeormSignUp, 'src/entity/user.ts': typeormEntity('@Column()', "\n@Unique(['email'])") } },
@@ -118,6 +132,12 @@ ruleTester(readThenCreate, {
     },
   ],
   invalid: [
+    {
+      // hoangnh228/nestjs-super@8e6b270 (payment.repo.ts): the gateway's transaction id is looked up, never stored.
+      name: 'a lookup by an id the create never writes: every resend creates another row',
+      files: { 'src/payments.ts': gatewayReceiver('amount: body.amount'), 'prisma/schema.prisma': 'model PaymentTransaction {\n  id Int @id @default(autoincrement())\n  amount Int\n}\n' },
+      errors: [{ line: 5, message: /looks up `paymentTransaction` by id on line 2 .* the create does not write that id/ }],
+    },
     {
       name: 'Sequelize: the lookup is under where; a named (composite) unique is not the email alone',
       files: { 'src/seed.js': sequelizeSeed, 'src/models/usuario.model.js': sequelizeModel("unique: 'email_tenant',") },

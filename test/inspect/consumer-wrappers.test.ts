@@ -137,4 +137,37 @@ describe("consumers registered through the project's own wrapper", () => {
     const cron = inspection.findings.find((f) => f.kind === 'cron') as CronFinding;
     expect(cron.name).toBe('processOutbox');
   });
+
+  // rodrigobranas/cccat16_8@5101099 (payment/): a port, its RabbitMQ adapter, and a controller holding the port.
+  it('a caller holding the adapter through the interface it implements (a port, the default export) is a consumer of it', async () => {
+    const port = `import amqp from 'amqplib';
+
+export default interface Queue {
+  consume(queueName: string, callback: Function): Promise<void>;
+}
+
+export class RabbitMQAdapter implements Queue {
+  connection: any;
+  async consume(queueName: string, callback: Function): Promise<void> {
+    const channel = await this.connection.createChannel();
+    channel.consume(queueName, async (msg: any) => {
+      await callback(JSON.parse(msg.content.toString()));
+      channel.ack(msg);
+    });
+  }
+}
+`;
+    const controller = `import Queue from './Queue';
+
+export default class QueueController {
+  constructor(queue: Queue, processPayment: { execute(input: unknown): Promise<unknown> }) {
+    queue.consume('rideCompleted.processPayment', async (input: any) => {
+      await processPayment.execute(input);
+    });
+  }
+}
+`;
+    const inspection = await inspectProject(project({ 'package.json': JSON.stringify({ dependencies: { amqplib: '^0.10.4' } }), 'src/queue/Queue.ts': port, 'src/queue/QueueController.ts': controller }));
+    expect(consumers(inspection.findings)).toEqual([{ file: 'src/queue/QueueController.ts', line: 5, queue: 'rideCompleted.processPayment', dedupes: false, via: 'RabbitMQAdapter.consume' }]);
+  });
 });

@@ -160,13 +160,28 @@ function noteWrapper(ctx: FileContext, facts: FileFacts, registration: ts.Node, 
 }
 
 /** A function declaration, a class's method, or a function assigned to a name: something a caller can call by name. */
-function wrapperName(fn: ts.FunctionLikeDeclaration): { name: string; className?: string } | undefined {
+function wrapperName(fn: ts.FunctionLikeDeclaration): { name: string; className?: string; implementing?: string[] } | undefined {
   if (ts.isFunctionDeclaration(fn) && fn.name) return { name: fn.name.text };
-  if (ts.isMethodDeclaration(fn) && ts.isIdentifier(fn.name) && ts.isClassDeclaration(fn.parent) && fn.parent.name) return { name: fn.name.text, className: fn.parent.name.text };
+  if (ts.isMethodDeclaration(fn) && ts.isIdentifier(fn.name) && ts.isClassDeclaration(fn.parent) && fn.parent.name) {
+    const implementing = (fn.parent.heritageClauses ?? []).filter((c) => c.token === ts.SyntaxKind.ImplementsKeyword).flatMap((c) => c.types.flatMap((t) => (ts.isIdentifier(t.expression) ? [t.expression.text] : [])));
+    // `export default interface Queue` (the port) or the class itself as the file's default export: a default import.
+    const defaulted = defaultExportName(fn.getSourceFile());
+    const names = [...implementing, ...(defaulted !== undefined && (defaulted === fn.parent.name.text || implementing.includes(defaulted)) ? ['<default>'] : [])];
+    return { name: fn.name.text, className: fn.parent.name.text, ...(names.length > 0 ? { implementing: names } : {}) };
+  }
   const holder = fn.parent;
   if ((ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && holder) {
     if (ts.isVariableDeclaration(holder) && ts.isIdentifier(holder.name)) return { name: holder.name.text };
     if (ts.isPropertyDeclaration(holder) && ts.isIdentifier(holder.name) && ts.isClassDeclaration(holder.parent) && holder.parent.name) return { name: holder.name.text, className: holder.parent.name.text };
+  }
+  return undefined;
+}
+
+/** The name a file exports as its default: `export default interface Queue`, `export default class X`, `export default X`. */
+function defaultExportName(sf: ts.SourceFile): string | undefined {
+  for (const statement of sf.statements) {
+    if ((ts.isInterfaceDeclaration(statement) || ts.isClassDeclaration(statement)) && statement.name && statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword)) return statement.name.text;
+    if (ts.isExportAssignment(statement) && !statement.isExportEquals && ts.isIdentifier(statement.expression)) return statement.expression.text;
   }
   return undefined;
 }

@@ -219,6 +219,12 @@ export interface ConsumerWrapper {
   /** The function's name, or the method's name when `className` is set. */
   name: string;
   className?: string;
+  /**
+   * The interfaces the class says it implements (`class RabbitMQAdapter implements Queue`): callers that hold the
+   * adapter through its port (`constructor(queue: Queue)`) import the interface, never the class. `<default>` when the
+   * file's default export is the class or one of those interfaces.
+   */
+  implementing?: string[];
   /** Which argument of a call to the wrapper is the handler, and which (if any) names the queue or topic. */
   handlerIndex: number;
   queueIndex?: number;

@@ -38,7 +38,8 @@ export function expandConsumerWrappers(wrappers: ReadonlyArray<{ rel: string; wr
     const found: ConsumerFinding[] = [];
     for (const caller of files) {
       if (!caller.text.includes(`${wrapper.name}(`)) continue;
-      const locals = caller.rel === rel ? new Set([defined]) : caller.importsOf(rel, defined);
+      // Through the class, or through an interface it implements declared in the same file (a port and its adapter).
+      const locals = caller.rel === rel ? new Set([defined]) : new Set([defined, ...(wrapper.implementing ?? [])].flatMap((name) => [...caller.importsOf(rel, name)]));
       if (locals.size > 0) found.push(...callsOf(caller, wrapper, locals, caller.rel === rel));
     }
     if (found.length === 0) continue;

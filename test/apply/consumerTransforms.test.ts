@@ -324,4 +324,21 @@ declare function charge(id: string): Promise<void>;
     expect(out.manual.map((m) => m.reason)).toEqual([expect.stringContaining("registered through `this.kafka.subscribe(…)`, the project's own wrapper")]);
     expect(out.manual[0]!.reason).toContain('a business key from it');
   });
+
+  it("a port's consume(queue, handler) on a typed parameter is the project's wrapper, not amqplib's channel (cccat16_8@5101099)", () => {
+    const file = 'src/infra/queue/QueueController.ts';
+    const text = `import Queue from './Queue';
+
+export default class QueueController {
+  constructor(queue: Queue, processPayment: { execute(input: unknown): Promise<unknown> }) {
+    queue.consume('rideCompleted.processPayment', async (input: any) => {
+      await processPayment.execute(input);
+    });
+  }
+}
+`;
+    const out = wireSource(file, text, [target(file, 5)], options(['consumers/amqplib']));
+    expect(out.text).toBe(text);
+    expect(out.manual.map((m) => m.reason)).toEqual([expect.stringContaining("registered through `queue.consume(…)`, the project's own wrapper")]);
+  });
 });

@@ -123,7 +123,8 @@ export function classifyConsumer(node: TriggerCall): ConsumerKind | undefined {
   // worker_threads has a Worker too: BullMQ's is imported from 'bullmq' and takes (queue, processor).
   if (Node.isNewExpression(node)) return name === 'Worker' && args.length >= 2 && mentions(/['"]bullmq(\/[^'"]*)?['"]/) && !Node.isObjectLiteralExpression(args[1]!) ? 'bullmq' : undefined;
   if (name === 'run' && args.length === 1 && Node.isObjectLiteralExpression(args[0]!) && args[0].getProperty('eachMessage')) return 'kafkajs';
-  if (name === 'consume' && args.length >= 2 && Node.isPropertyAccessExpression(node.getExpression())) return 'amqplib';
+  // amqplib's channel.consume(queue, handler), in a file that uses amqplib (not the project's own `queue.consume`).
+  if (name === 'consume' && args.length >= 2 && Node.isPropertyAccessExpression(node.getExpression()) && mentions(/['"](amqplib|amqplib\/callback_api|amqp-connection-manager)['"]/)) return 'amqplib';
   if (name === 'consume' && args.length <= 1 && mentions(/['"](nats|@nats-io\/[^'"]+)['"]/)) return 'nats';
   return undefined;
 }
@@ -208,7 +209,10 @@ function projectOwned(sf: SourceFile, callee: Node): boolean {
   const receiver = callee.getExpression();
   if (Node.isIdentifier(receiver)) {
     const init = sf.getVariableDeclaration(receiver.getText())?.getInitializer();
-    return fromProject(init && Node.isNewExpression(init) ? init.getExpression().getText() : receiver.getText());
+    // A parameter typed with the project's port (`constructor(queue: Queue)`): the type says whose it is.
+    const parameter = receiver.getFirstAncestor((a) => Node.isFunctionLikeDeclaration(a) && a.getParameters().some((p) => p.getName() === receiver.getText()));
+    const typed = parameter && Node.isFunctionLikeDeclaration(parameter) ? parameter.getParameter(receiver.getText())?.getTypeNode()?.getText() : undefined;
+    return fromProject(init && Node.isNewExpression(init) ? init.getExpression().getText() : (typed ?? receiver.getText()));
   }
   // `this.kafka`: the type of the field or constructor parameter it names.
   if (!Node.isPropertyAccessExpression(receiver) || receiver.getExpression().getKind() !== SyntaxKind.ThisKeyword) return false;

@@ -1,7 +1,7 @@
 import type { FormLocation } from './actionForms.js';
 import type { ActionConfig, Config, RetrySource, Scope } from '../config/schema.js';
 import { describeDuration } from '../config/duration.js';
-import { PROVIDER_LABELS, RETRY_SOURCE_TEXT, RETRY_SOURCES_BY_TRIGGER, SCOPE_EXAMPLES, SCOPE_LABELS, TRANSPORT_LABELS, TRIGGER_LABELS, transportName } from './labels.js';
+import { PROVIDER_LABELS, RETRY_SOURCE_TEXT, retrySourcesOf, SCOPE_EXAMPLES, SCOPE_LABELS, TRANSPORT_LABELS, TRIGGER_LABELS, transportName } from './labels.js';
 import { parseHttpRoute, toCodeName } from './naming.js';
 import { decideLease, expectedDuration } from './timing.js';
 import { STORE_FACTS } from './storeFacts.js';
@@ -377,8 +377,9 @@ export function buildAction(action: ActionConfig, context: ActionContext): Actio
   const { key, bits, standard, variable } = buildKey(action, scope, context);
   const codeName = toCodeName(action.name);
   const configured = new Set<RetrySource>(context.config.retrySources);
-  const relevant = RETRY_SOURCES_BY_TRIGGER[action.trigger].filter((source) => configured.has(source) || configured.size === 0);
-  const retrySources = (relevant.length > 0 ? relevant : RETRY_SOURCES_BY_TRIGGER[action.trigger].slice(0, 1)).map((id) => ({
+  const possible = retrySourcesOf(action);
+  const relevant = possible.filter((source) => configured.has(source) || configured.size === 0);
+  const retrySources = (relevant.length > 0 ? relevant : possible.slice(0, 1)).map((id) => ({
     id,
     label: RETRY_SOURCE_TEXT[id].label,
     how: RETRY_SOURCE_TEXT[id].how,

@@ -177,3 +177,13 @@ export const RETRY_SOURCES_BY_TRIGGER: Record<Trigger, RetrySource[]> = {
   consumer: ['queue-redelivery', 'network-partition'],
   cron: ['cron-overlap'],
 };
+
+/**
+ * An HTTP route keyed by fields of its body in one key space for all callers (`"key": { "source": "derived" }`,
+ * `"scope": "global"`): another system calls it, a payment gateway's notification for instance. Its sender resends
+ * and retries; no person double-clicks it.
+ */
+export function retrySourcesOf(action: { trigger: Trigger; scope?: string; key?: { source: string } }): RetrySource[] {
+  if (action.trigger === 'http' && action.scope === 'global' && action.key?.source === 'derived') return ['webhook-resend', 'client-retry', 'load-balancer-replay', 'network-partition'];
+  return RETRY_SOURCES_BY_TRIGGER[action.trigger];
+}

@@ -21,7 +21,9 @@ const LABELS: Record<RetrySource, string> = {
 };
 
 export function inferRetrySources(actions: readonly ActionAnswer[]): RetrySource[] {
-  const found = new Set(actions.flatMap((action) => BY_TRIGGER[action.trigger]));
+  // A route another system reports events to (keyed by its body, one key space) is resent by its sender.
+  const sent = (action: ActionAnswer) => (action.trigger === 'http' && action.scope === 'global' && action.key?.source === 'derived' ? BY_TRIGGER.webhook : []);
+  const found = new Set(actions.flatMap((action) => [...BY_TRIGGER[action.trigger], ...sent(action)]));
   return RETRY_SOURCES.filter((source) => found.has(source));
 }
 

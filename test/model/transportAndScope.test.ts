@@ -109,3 +109,12 @@ describe('scope of HTTP actions', () => {
   });
 });
 
+describe('a route another system reports events to (nestjs-super@8e6b270)', () => {
+  it('is resent by its sender and retried on time-outs, never double-clicked', () => {
+    const receiver = { name: 'receiver', trigger: 'http', route: 'POST /payment/receiver', significantFields: ['id'], scope: 'global', key: { source: 'derived', from: ['id'] }, source: 'src/payment.controller.ts:14' };
+    const person = { ...receiver, name: 'createOrder', route: 'POST /orders', scope: undefined, key: undefined };
+    const [notified, ordered] = buildDesign(config([receiver, person]), undefined, { now: NOW }).actions;
+    expect(notified!.retrySources.map((s) => s.id)).toEqual(['webhook-resend', 'client-retry', 'load-balancer-replay', 'network-partition']);
+    expect(ordered!.retrySources.map((s) => s.id)).toContain('double-click');
+  });
+});

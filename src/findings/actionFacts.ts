@@ -1097,13 +1097,19 @@ function withoutGuessed(writes: readonly WriteFact[]): WriteFact[] {
 }
 
 /** Writes in `node`: ORM and query-builder calls (dataAccess), drizzle `db.insert(table)`, and SQL text. */
+/** Libraries whose models write through static methods (`Order.create(…)`, `Order.updateOne(…)`). */
+const MODEL_LIBRARIES = ['mongoose', '@typegoose/typegoose', 'sequelize', 'sequelize-typescript', 'dynamoose', 'ottoman'];
+
 function writesIn(node: ts.Node, source: SourceContext): Array<{ pos: number; call: ts.Node; fact: WriteFact }> {
   const out: Array<{ pos: number; call: ts.Node; fact: WriteFact }> = [];
   // `Order.create(…)` is Mongoose's or Sequelize's: the project's dependencies tell.
   const mongooseModels = source.dependencies.has('mongoose') && !source.dependencies.has('sequelize') && !source.dependencies.has('sequelize-typescript');
+  // `Transaction.create(rideId, amount)` in a project with no model library is a domain factory, not an insert.
+  const models = MODEL_LIBRARIES.some((name) => source.dependencies.has(name));
   for (const access of dataAccesses(node)) {
     // Repository writes are read below with the function around them (repositoryWrite), once.
     if (access.kind === 'read' || access.target.startsWith('stripe.') || repositoryOf(access.call)) continue;
+    if (access.library !== undefined && !models) continue;
     const mongo = access.library === 'mongoose' || (access.library === 'model' && mongooseModels);
     out.push({ pos: access.call.pos, call: access.call, fact: { target: access.target, kind: access.kind, file: source.rel, line: lineOf(source, access.call), ...(access.freshKey ? { freshKey: access.freshKey } : {}), ...(access.relative ? { relative: access.relative } : {}), ...(mongo ? { database: 'MongoDB' } : {}) } });
   }

@@ -855,6 +855,11 @@ ${body}
     expect(writes('  await Cache.update(req.body);', sequelize)).toEqual([]);
   });
 
+  it('a capitalised create in a project with no model library is a domain factory, not an insert (cccat16_8@5101099)', () => {
+    expect(writes('  const transaction = Transaction.create(req.body.rideId, req.body.amount);', { express: '^4.0.0' })).toEqual([]);
+    expect(writes('  await Transaction.create({ rideId: req.body.rideId });', { sequelize: '^6.0.0' })).toEqual(['create Transaction']);
+  });
+
   it("Prisma's increment, knex's increment, TypeORM's increment and SET x = x + … in SQL", () => {
     expect(writes('  await prisma.product.update({ where: { id: req.body.id }, data: { stock: { decrement: 1 }, name: req.body.name } });', { '@prisma/client': '^5.0.0' })).toEqual(['update product by stock']);
     expect(writes("  await knex('products').where({ id: req.body.id }).increment('stock', req.body.n);", { knex: '^3.0.0' })).toEqual(['update products by stock']);

@@ -202,8 +202,11 @@ function notificationKey(endpoint: EndpointFinding, fields: readonly string[]): 
   const sender = 'called by another system to report an event (its signature check, if any, was not recognised): it sends no Idempotency-Key and is no signed-in user';
   const id = EVENT_ID.map((pattern) => fields.find((field) => pattern.test(field))).find((field) => field !== undefined);
   if (id) {
+    // With the type or status beside it in the key: where `id` names the resource rather than the event (one order,
+    // `paid` then `shipped`), each event is its own key instead of a mismatch the sender would resend forever.
     const type = fields.find((field) => field !== id && EVENT_TYPE.test(field));
-    return { key: [id], significant: type ? [id, type] : [id], note: `${sender}, so the key is the event's \`${id}\`, shared by every caller` };
+    const key = type ? [id, type] : [id];
+    return { key, significant: key, note: `${sender}, so the key is the event's ${key.map((field) => `\`${field}\``).join(' and ')}, shared by every caller` };
   }
   if (fields.length > 0) return { key: fields.slice(0, LIMITS.keyFields), significant: [...fields], note: `${sender}; no event id among its body fields, so the key is the whole body: name the sender's event id in key.from` };
   return { key: ['id'], significant: ['id'], note: `${sender}; its body was not read, so the key assumes an \`id\` field: name the sender's event id in key.from` };

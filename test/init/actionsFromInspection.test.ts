@@ -44,11 +44,12 @@ describe('actionsFromInspection', () => {
     };
     const byName = new Map(actionsFromInspection(inspection).map((c) => [c.action.source, c]));
     const receiver = byName.get('src/receiver.ts:3')!;
-    expect(receiver.action).toMatchObject({ trigger: 'http', scope: 'global', key: { source: 'derived', from: ['id'] }, significantFields: ['id', 'transferType'] });
+    expect(receiver.action).toMatchObject({ trigger: 'http', scope: 'global', key: { source: 'derived', from: ['id', 'transferType'] }, significantFields: ['id', 'transferType'] });
     expect(receiver.checked).toBe(true);
     expect(receiver.group).toBe('Webhooks');
     expect(receiver.note).toContain('it sends no Idempotency-Key and is no signed-in user');
-    expect(byName.get('src/hook.ts:3')!.action).toMatchObject({ scope: 'global', key: { source: 'derived', from: ['eventId'] }, significantFields: ['eventId', 'status'] });
+    // `status` beside the id: where the id names the resource, each status change is its own event.
+    expect(byName.get('src/hook.ts:3')!.action).toMatchObject({ scope: 'global', key: { source: 'derived', from: ['eventId', 'status'] }, significantFields: ['eventId', 'status'] });
     expect(byName.get('src/ipn.ts:3')!.action.key).toEqual({ source: 'derived', from: ['id'] });
     expect(byName.get('src/ipn.ts:3')!.note).toContain('its body was not read');
     for (const plain of ['src/register.ts:3', 'src/notifications.ts:3']) {

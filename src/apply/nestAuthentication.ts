@@ -2,8 +2,11 @@ import { Node, ts, type Decorator, type MethodDeclaration } from 'ts-morph';
 import type { PathAlias } from '../scaffold/profile/pathAliases.js';
 import { importedName, resolveSpecifier } from './nestApplications.js';
 
-/** Parameter decorators that read a part of the request, not the caller: anything else (`@User()`, `@CurrentUser()`) does. */
-const REQUEST_PARTS = new Set(['Body', 'Param', 'Query', 'Headers', 'Ip', 'HostParam', 'Session', 'Req', 'Request', 'Res', 'Response', 'Next', 'UploadedFile', 'UploadedFiles', 'Args', 'Context', 'Info', 'Parent', 'Root']);
+/**
+ * Nest's own parameter decorators (and @nestjs/graphql's): each reads a part of the request, none hands over the caller;
+ * a project's decorator (`@User()`, `@CurrentUser()`) does.
+ */
+export const REQUEST_PARTS = new Set(['Body', 'Param', 'Query', 'Headers', 'Ip', 'HostParam', 'Session', 'Req', 'Request', 'Res', 'Response', 'Next', 'UploadedFile', 'UploadedFiles', 'Args', 'Context', 'Info', 'Parent', 'Root']);
 
 const HTTP_VERBS = new Set(['Post', 'Put', 'Patch', 'Delete', 'All']);
 

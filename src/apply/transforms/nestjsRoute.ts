@@ -1,4 +1,5 @@
 import { Node, SyntaxKind, type Decorator, type MethodDeclaration, type SourceFile } from 'ts-morph';
+import { REQUEST_PARTS } from '../nestAuthentication.js';
 import { ensureNamedImport } from '../sourceFile.js';
 import type { WiringTarget } from '../types.js';
 import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
@@ -123,8 +124,6 @@ export const wireNestRoute: Transform = (sf, target, context) => {
   return out;
 };
 
-/** Nest's own parameter decorators (and @nestjs/graphql's): none of them hands over the caller. */
-const NEST_PARAMETERS = new Set(['Body', 'Param', 'Query', 'Headers', 'Req', 'Request', 'Res', 'Response', 'Next', 'Ip', 'Session', 'HostParam', 'UploadedFile', 'UploadedFiles', 'Context', 'Args', 'Parent', 'Root', 'Info']);
 /** A project decorator named for the caller: `@ActiveUser()`, `@CurrentUser()`, `@GetUser()`, `@AuthUser()`. */
 const CALLER_DECORATOR = /user|account|member|principal|caller/i;
 const CALLER_ID = /^(id|userId|sub|accountId|tenantId|uid)$/;
@@ -137,7 +136,7 @@ const CALLER_ID = /^(id|userId|sub|accountId|tenantId|uid)$/;
  */
 export function callerPath(method: MethodDeclaration): string[] | undefined {
   for (const parameter of method.getParameters()) {
-    const decorator = parameter.getDecorators().find((d) => !NEST_PARAMETERS.has(d.getName()) && CALLER_DECORATOR.test(d.getName()));
+    const decorator = parameter.getDecorators().find((d) => !REQUEST_PARTS.has(d.getName()) && CALLER_DECORATOR.test(d.getName()));
     if (!decorator) continue;
     const args = decorator.getArguments();
     if (args.length > 0) {

@@ -4,6 +4,7 @@ import { ts } from 'ts-morph';
 import type { ActionConfig } from '../config/schema.js';
 import { decoratorCall, decoratorsOf, isFunctionLike, objectProperty, stringValue, unwrap } from '../inspect/parse/astHelpers.js';
 import type { ActionCodeFacts, MessageFact, ProviderBudget, ProviderCallFact, PublishFact, WriteFact } from '../model/codeFacts.js';
+import { SCAFFOLD_WRAPPERS } from '../inspect/detectors/consumers.js';
 import { brokersImported, publishSites, type PublishSite } from '../inspect/detectors/publishes.js';
 import { resolveSpecifier, type ModuleFiles } from '../inspect/resolve/resolveModules.js';
 import { actionSource } from './configSources.js';
@@ -923,15 +924,13 @@ function methodOf(cls: ts.ClassLikeDeclaration, name: string): ts.FunctionLikeDe
       const init = member.initializer;
       if ((ts.isArrowFunction(init) || ts.isFunctionExpression(init)) && init.body) return init;
       // apply's `processOnce = bullmqProcessor({ core, action, handle: async (job) => … })`: the work is `handle`.
-      const handle = ts.isCallExpression(init) && SCAFFOLD_WRAPPER.test(init.expression.getText()) ? objectProperty(init.arguments[0], 'handle') : undefined;
+      const options = ts.isCallExpression(init) ? SCAFFOLD_WRAPPERS.get(init.expression.getText()) : undefined;
+      const handle = options !== undefined && ts.isCallExpression(init) ? objectProperty(init.arguments[options], 'handle') : undefined;
       if (handle && (ts.isArrowFunction(handle) || ts.isFunctionExpression(handle)) && handle.body) return handle;
     }
   }
   return undefined;
 }
-
-/** The scaffold's consumer wrappers, whose `handle` option is the handler apply moved into them. */
-const SCAFFOLD_WRAPPER = /^(bullmqProcessor|bullProcessor|idempotentHandler)$/;
 
 /** The method a queue processor class runs for each job: `process` of a WorkerHost, else a `handle`. */
 function processorMethod(cls: ts.ClassDeclaration): ts.FunctionLikeDeclaration | undefined {

@@ -85,8 +85,20 @@ function push(ctx: FileContext, facts: FileFacts, node: ts.Node, broker: string,
   facts.findings.push(finding);
 }
 
-/** The scaffold's consumer wrappers: each claims the message id before the handler runs (`apply` wires them). */
-const SCAFFOLD_WRAPPERS = new Set(['bullmqProcessor', 'bullProcessor', 'idempotentHandler', 'kafkaEachMessage', 'natsHandler', 'sqsHandler', 'consumeIdempotently', 'pollIdempotently']);
+/**
+ * The scaffold's consumer wrappers (`apply` wires them): each claims the message id before the `handle` of its options
+ * runs. The value is the position of that options argument.
+ */
+export const SCAFFOLD_WRAPPERS: ReadonlyMap<string, number> = new Map([
+  ['bullmqProcessor', 0],
+  ['bullProcessor', 0],
+  ['idempotentHandler', 0],
+  ['natsHandler', 0],
+  ['kafkaEachMessage', 1],
+  ['sqsHandler', 1],
+  ['consumeIdempotently', 1],
+  ['pollIdempotently', 1],
+]);
 
 /**
  * The generated wrapper around this consumer, imported from the project (a relative or `@/` path, never a package):

@@ -183,7 +183,12 @@ export const RETRY_SOURCES_BY_TRIGGER: Record<Trigger, RetrySource[]> = {
  * `"scope": "global"`): another system calls it, a payment gateway's notification for instance. Its sender resends
  * and retries; no person double-clicks it.
  */
+export function sentByAnotherSystem(action: { trigger: Trigger; scope?: string; key?: { source: string } }): boolean {
+  return action.trigger === 'http' && action.scope === 'global' && action.key?.source === 'derived';
+}
+
+/** Which retry sources can reach an action: those of its trigger, and a sender's resends for a notification route. */
 export function retrySourcesOf(action: { trigger: Trigger; scope?: string; key?: { source: string } }): RetrySource[] {
-  if (action.trigger === 'http' && action.scope === 'global' && action.key?.source === 'derived') return ['webhook-resend', 'client-retry', 'load-balancer-replay', 'network-partition'];
+  if (sentByAnotherSystem(action)) return ['webhook-resend', 'client-retry', 'load-balancer-replay', 'network-partition'];
   return RETRY_SOURCES_BY_TRIGGER[action.trigger];
 }

@@ -1,8 +1,9 @@
 import { RETRY_SOURCES, type RetrySource, type Trigger } from '../config/schema.js';
+import { sentByAnotherSystem } from '../model/labels.js';
 import { parseList } from './parseFlagValue.js';
 import type { ActionAnswer, Question } from './types.js';
 
-/** What usually re-sends each kind of trigger (the issue's table). */
+/** What usually re-sends each kind of trigger: the defaults init proposes, narrower than every source that can reach it (`RETRY_SOURCES_BY_TRIGGER`). */
 const BY_TRIGGER: Record<Trigger, RetrySource[]> = {
   http: ['client-retry', 'double-click', 'load-balancer-replay'],
   webhook: ['webhook-resend'],
@@ -22,7 +23,7 @@ const LABELS: Record<RetrySource, string> = {
 
 export function inferRetrySources(actions: readonly ActionAnswer[]): RetrySource[] {
   // A route another system reports events to (keyed by its body, one key space) is resent by its sender.
-  const sent = (action: ActionAnswer) => (action.trigger === 'http' && action.scope === 'global' && action.key?.source === 'derived' ? BY_TRIGGER.webhook : []);
+  const sent = (action: ActionAnswer) => (sentByAnotherSystem(action) ? BY_TRIGGER.webhook : []);
   const found = new Set(actions.flatMap((action) => [...BY_TRIGGER[action.trigger], ...sent(action)]));
   return RETRY_SOURCES.filter((source) => found.has(source));
 }

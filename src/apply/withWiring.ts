@@ -11,8 +11,8 @@ export function withWiring(model: DesignModel, record: ApplyRecord): DesignModel
   if (record.actions.length === 0) return model;
   const byName = new Map(record.actions.map((a) => [a.action, a]));
   const wired = new Set(record.actions.filter((a) => a.applied.length > 0).map((a) => a.action));
-  // The rule reports each action on its own, named first in the message (a file of several actions ties it to all).
-  const stale = (finding: FindingDesign) => finding.ruleId === 'action-not-wrapped' && [...wired].some((name) => finding.message.startsWith(`Action ${name} `));
+  // The rule reports each action on its own and ties the finding to it alone.
+  const stale = (finding: FindingDesign) => finding.ruleId === 'action-not-wrapped' && finding.actions.length === 1 && wired.has(finding.actions[0] ?? '');
   return {
     ...model,
     findings: model.findings.filter((finding) => !stale(finding)),

@@ -61,6 +61,7 @@ function finish(rule: Rule, f: Omit<ProjectReport, 'evidence'> & { column: numbe
     docsAnchor: rule.docsAnchor,
     fingerprint,
     ...(f.enclosingFunction ? { enclosingFunction: f.enclosingFunction } : {}),
+    ...(f.action ? { action: f.action } : {}),
   };
 }
 

@@ -35,6 +35,8 @@ export interface CodeFinding {
   fingerprint: string;
   /** Nearest named function, for the document and the fingerprint. */
   enclosingFunction?: string;
+  /** The configured action a project rule reports on, when it reports on one (action-not-wrapped). */
+  action?: string;
   /** Set when an inline comment accepts the finding. */
   suppressed?: { reason: string };
   /** Set when the baseline file accepts it. */
@@ -60,6 +62,8 @@ export interface ProjectReport {
   fix?: string;
   severity?: Severity;
   enclosingFunction?: string;
+  /** The configured action the report is about: the finding is tied to it alone. */
+  action?: string;
 }
 
 export interface SourceContext {

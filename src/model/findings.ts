@@ -38,7 +38,7 @@ export function buildFindings(findings: readonly CodeFinding[], actions: readonl
       message: f.message,
       fix: f.fix,
       status: f.suppressed ? `accepted: ${f.suppressed.reason}` : f.baselined ? 'accepted in the baseline' : 'open',
-      actions: actions.filter((a) => concerns(a, f, spans, actions)).map((a) => a.name),
+      actions: f.action !== undefined ? [f.action] : actions.filter((a) => concerns(a, f, spans, actions)).map((a) => a.name),
     }));
 }
 

@@ -29,13 +29,14 @@ const notWrapped = (name: string, line: number): CodeFinding => ({
   fix: 'Mount the generated middleware on the route.',
   docsAnchor: 'finding-action-not-wrapped',
   fingerprint: `action-not-wrapped:${name}`,
+  action: name,
 });
 
 describe('the design once apply wired some actions', () => {
   it('no longer calls an action apply wired "not wrapped"; one it left alone keeps the finding (nestjs-super@8e6b270)', () => {
     const model = buildDesign(config, undefined, { now: new Date('2026-01-15T00:00:00Z'), findings: [notWrapped('createOrder', 3), notWrapped('createRefund', 9)] });
-    // One handler file: each finding is tied to both of its actions.
-    expect(model.findings).toHaveLength(2);
+    // One handler file, but the rule names its action: each finding is tied to that action alone.
+    expect(model.findings.map((f) => f.actions)).toEqual([['createOrder'], ['createRefund']]);
     const wired = withWiring(model, {
       files: {},
       actions: [
@@ -46,6 +47,7 @@ describe('the design once apply wired some actions', () => {
     const left = wired.findings.map((f) => f.message);
     expect(left).toHaveLength(1);
     expect(left[0]).toMatch(/^Action createRefund /);
-    for (const name of ['createOrder', 'createRefund']) expect(wired.actions.find((a) => a.name === name)?.findings.map((f) => f.message)).toEqual(left);
+    expect(wired.actions.find((a) => a.name === 'createRefund')?.findings.map((f) => f.message)).toEqual(left);
+    expect(wired.actions.find((a) => a.name === 'createOrder')?.findings).toEqual([]);
   });
 });

@@ -389,7 +389,7 @@ export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: Sour
     const fn = target && (exportedFunction(target.sf, name) ?? topLevelFunction(target.sf, name));
     if (fn && target) return { fn, source: target };
   }
-  if (ts.isPropertyAccessExpression(call.expression)) return factoryMethod(ctx, source, call.expression);
+  if (ts.isPropertyAccessExpression(call.expression)) return factoryMethod(ctx, source, call.expression) ?? modelStatic(ctx, source, call.expression);
   if (!ts.isIdentifier(call.expression)) return undefined;
   const name = call.expression.text;
   const local = topLevelFunction(source.sf, name);
@@ -418,6 +418,69 @@ function factoryMethod(ctx: Pick<ProjectContext, 'sources'>, source: SourceConte
   const factory = own ? { fn: own, source: made.source } : importedFunction(ctx, made.source, made.factory);
   const member = factory && returnedMember(factory.fn, callee.name.text);
   return member && factory ? { fn: member, source: factory.source } : undefined;
+}
+
+/**
+ * `Team.cancelSubscription(…)` on a Mongoose model whose schema took the method as a static: `schema.loadClass(TeamClass)`
+ * (the class's methods), `schema.statics.name = fn`, `schema.static('name', fn)`. The model is
+ * `mongoose.model('Team', schema)` (or `model<…>(…)`), declared in this file or imported from the one that is.
+ */
+function modelStatic(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, callee: ts.PropertyAccessExpression): Callee | undefined {
+  const receiver = unwrap(callee.expression);
+  if (!ts.isIdentifier(receiver) || !/^[A-Z]/.test(receiver.text) || !source.dependencies.has('mongoose')) return undefined;
+  const from = defaultImport(source.sf, receiver.text);
+  const target = from ? resolveModule(ctx, source.rel, from) : undefined;
+  let at = target ?? source;
+  let name = receiver.text;
+  if (target) {
+    const exported = target.sf.statements.find((s): s is ts.ExportAssignment => ts.isExportAssignment(s) && !s.isExportEquals);
+    if (!exported || !ts.isIdentifier(exported.expression)) return undefined;
+    name = exported.expression.text;
+  }
+  const model = declarationNamed(ctx, at, name, target ? 1 : 0, (statement, wanted) => (modelSchema(statement, wanted) !== undefined ? statement : undefined));
+  const schema = model && modelSchema(model.node, name);
+  if (!model || schema === undefined) return undefined;
+  at = model.source;
+  const member = callee.name.text;
+  const asFunction = (expr: ts.Expression | undefined): ts.FunctionLikeDeclaration | undefined => {
+    const fn = expr && unwrap(expr);
+    if (fn && (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && fn.body) return fn;
+    return fn && ts.isIdentifier(fn) ? topLevelFunction(at.sf, fn.text) : undefined;
+  };
+  for (const statement of at.sf.statements) {
+    if (!ts.isExpressionStatement(statement)) continue;
+    const expr = statement.expression;
+    if (ts.isCallExpression(expr) && ts.isPropertyAccessExpression(expr.expression) && expr.expression.expression.getText(at.sf) === schema) {
+      const [first, second] = expr.arguments;
+      if (expr.expression.name.text === 'loadClass' && first && ts.isIdentifier(first)) {
+        const cls = classNamed(ctx, at, first.text, 1);
+        const fn = cls && methodOf(cls.cls, member);
+        if (fn && cls) return { fn, source: cls.source };
+      }
+      if (expr.expression.name.text === 'static' && first && ts.isStringLiteralLike(first) && first.text === member) {
+        const fn = asFunction(second);
+        if (fn) return { fn, source: at };
+      }
+    }
+    // `schema.statics.name = fn`
+    if (ts.isBinaryExpression(expr) && expr.operatorToken.kind === ts.SyntaxKind.EqualsToken && expr.left.getText(at.sf) === `${schema}.statics.${member}`) {
+      const fn = asFunction(expr.right);
+      if (fn) return { fn, source: at };
+    }
+  }
+  return undefined;
+}
+
+/** `const Team = mongoose.model<…>('Team', schema)` declaring `name`: the schema's name. */
+function modelSchema(statement: ts.Statement, name: string): string | undefined {
+  if (!ts.isVariableStatement(statement)) return undefined;
+  const decl = statement.declarationList.declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === name);
+  const init = decl?.initializer && unwrap(decl.initializer);
+  if (!init || !ts.isCallExpression(init)) return undefined;
+  const fn = init.expression;
+  const isModel = (ts.isIdentifier(fn) && fn.text === 'model') || (ts.isPropertyAccessExpression(fn) && fn.name.text === 'model');
+  const schema = init.arguments[1];
+  return isModel && schema && ts.isIdentifier(schema) ? schema.text : undefined;
 }
 
 const LOCAL_FACTORIES = new WeakMap<ts.SourceFile, Map<string, string>>();

@@ -218,11 +218,12 @@ const SEQUELIZE_WRITES: Record<string, { kind: DataAccess['kind']; options: numb
  * update, { upsert: true })`, `Product.findOneAndUpdate(filter, { $inc: { stock: n } })` write. The model is a
  * capitalised name (`Order`), or a NestJS-injected one (`this.orderModel` → Order).
  */
-function mongoose(call: ts.CallExpression): DataAccess | undefined {
+function mongoose(top: ts.CallExpression): DataAccess | undefined {
+  const call = queryBase(top);
   const callee = call.expression as ts.PropertyAccessExpression;
   const receiver = unwrap(callee.expression);
   const injected = ts.isPropertyAccessExpression(receiver) && receiver.expression.kind === ts.SyntaxKind.ThisKeyword ? /^(\w+)Model$/.exec(receiver.name.text)?.[1] : undefined;
-  const model = injected ? injected.charAt(0).toUpperCase() + injected.slice(1) : ts.isIdentifier(receiver) && /^[A-Z]/.test(receiver.text) && !NOT_A_MODEL.test(receiver.text) ? receiver.text : undefined;
+  const model = injected ? injected.charAt(0).toUpperCase() + injected.slice(1) : ts.isIdentifier(receiver) && /^[A-Z]/.test(receiver.text) && !NOT_A_MODEL.test(receiver.text) ? receiver.text : receiver.kind === ts.SyntaxKind.ThisKeyword ? loadedClassModel(call) : undefined;
   if (!model) return undefined;
   const method = callee.name.text;
   if (MODEL_READ.test(method)) {
@@ -245,6 +246,38 @@ function mongoose(call: ts.CallExpression): DataAccess | undefined {
   // `updateOne(filter, update, options)`; findByIdAndUpdate takes the id first, the same positions.
   const upserts = optionNamed(call.arguments[2], 'upsert')?.kind === ts.SyntaxKind.TrueKeyword;
   return withRelative({ call, kind: upserts ? 'upsert' : 'update', target: model, columns: [], library }, mongoRelative(call.arguments[1]));
+}
+
+/** Mongoose query modifiers: `Team.findByIdAndUpdate(…).select(…).lean().exec()` is the findByIdAndUpdate. */
+const QUERY_MODIFIERS = /^(select|lean|exec|setOptions|populate|sort|limit|skip|session|orFail|projection|collation|hint|maxTimeMS|read|comment)$/;
+
+function queryBase(call: ts.CallExpression): ts.CallExpression {
+  let node = call;
+  while (ts.isPropertyAccessExpression(node.expression) && QUERY_MODIFIERS.test(node.expression.name.text)) {
+    const inner = unwrap(node.expression.expression);
+    if (!ts.isCallExpression(inner) || !ts.isPropertyAccessExpression(inner.expression)) break;
+    node = inner;
+  }
+  return node;
+}
+
+const IMPORTS_MONGOOSE = /\bfrom\s*['"]mongoose['"]|\brequire\(\s*['"]mongoose['"]\s*\)/;
+
+/**
+ * `this` in a static method of a class a Mongoose schema loads (`schema.loadClass(TeamClass)`, in a file that imports
+ * mongoose) is the model: `this.findByIdAndUpdate(…)` writes to Team. The model is named after the class, without a
+ * `Class` suffix. An arrow function keeps the method's `this`; any other function has its own.
+ */
+function loadedClassModel(call: ts.CallExpression): string | undefined {
+  let node: ts.Node = call.parent;
+  while (!ts.isMethodDeclaration(node)) {
+    if (ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isClassLike(node) || ts.isSourceFile(node)) return undefined;
+    node = node.parent;
+  }
+  const isStatic = node.modifiers?.some((m) => m.kind === ts.SyntaxKind.StaticKeyword) ?? false;
+  const cls = node.parent;
+  if (!isStatic || !ts.isClassLike(cls) || !cls.name || !IMPORTS_MONGOOSE.test(call.getSourceFile().text)) return undefined;
+  return cls.name.text.replace(/(?<=.)Class$/, '');
 }
 
 /** The value of `name` in an options object literal (parentheses and casts around either looked through). */

@@ -1052,3 +1052,75 @@ declare const prisma: any;
     expect(writesOf(wired)).toEqual(['update payment src/payment.repo.ts:3']);
   });
 });
+
+describe('Mongoose model statics', () => {
+  // async-labs/saas@4b27b6a: the route calls Team.cancelSubscription, a static the schema loads from TeamClass.
+  const model = (statics: string) => `import * as mongoose from 'mongoose';
+import { cancelSubscription } from '../stripe';
+const mongoSchema = new mongoose.Schema({ isSubscriptionActive: Boolean });
+${statics}
+const Team = mongoose.model<any, any>('Team', mongoSchema);
+export default Team;
+`;
+  const factsOf = (statics: string) => {
+    const ctx = contextFor({
+      name: 'mongoose-statics',
+      files: {
+        'server/api/team-leader.ts': `import * as express from 'express';
+import Team from '../models/Team';
+const router = express.Router();
+router.post('/cancel-subscription', async (req: any, res) => {
+  res.json(await Team.cancelSubscription({ teamId: req.body.teamId }));
+});
+`,
+        'server/models/Team.ts': model(statics),
+        'server/stripe.ts': `import Stripe from 'stripe';
+const stripe = new Stripe('sk');
+export function cancelSubscription({ subscriptionId }: { subscriptionId: string }) {
+  return stripe.subscriptions.cancel(subscriptionId);
+}
+`,
+      },
+      config: { ...base, stack: { ...base.stack, language: 'typescript', database: 'mongodb' }, payments: ['stripe'], actions: [{ ...action, name: 'cancelSubscription', route: 'POST /cancel-subscription', source: 'server/api/team-leader.ts:4' }] },
+      dependencies: { express: '^4.18.2', mongoose: '^8.0.3', stripe: '^14.8.0' },
+    });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    return [...facts.calls.map((c) => `${c.operation} :${c.line}`), ...facts.writes.map((w) => `${w.kind} ${w.target}${w.database ? ` in ${w.database}` : ''} :${w.line}`)];
+  };
+
+  it('schema.loadClass(TeamClass): the static method, and `this` in it is the model (a query chain read through)', () => {
+    const statics = `class TeamClass extends mongoose.Model {
+  public static async cancelSubscription({ teamId }) {
+    const team = await this.findById(teamId).select('stripeSubscription');
+    const cancelled = await cancelSubscription({ subscriptionId: team.stripeSubscription.id });
+    return this.findByIdAndUpdate(teamId, { stripeSubscription: cancelled, isSubscriptionActive: false }, { new: true })
+      .select('isSubscriptionActive')
+      .setOptions({ lean: true });
+  }
+}
+mongoSchema.loadClass(TeamClass);`;
+    expect(factsOf(statics)).toEqual(['subscriptions.cancel :4', 'update Team in MongoDB :8']);
+  });
+
+  it('schema.statics.name = function and schema.static(name, fn)', () => {
+    const assigned = `mongoSchema.statics.cancelSubscription = async function ({ teamId }) {
+  await cancelSubscription({ subscriptionId: teamId });
+};`;
+    expect(factsOf(assigned)).toEqual(['subscriptions.cancel :4']);
+    const called = `mongoSchema.static('cancelSubscription', async function ({ teamId }) {
+  await cancelSubscription({ subscriptionId: teamId });
+});`;
+    expect(factsOf(called)).toEqual(['subscriptions.cancel :4']);
+  });
+
+  it('an instance method of the loaded class is not a static; `this` in it is a document', () => {
+    const statics = `class TeamClass {
+  async cancelSubscription() {
+    await this.updateOne({ isSubscriptionActive: false });
+  }
+}
+mongoSchema.loadClass(TeamClass);`;
+    // The method is followed (the call reaches it), but its `this` writes nothing the facts can name.
+    expect(factsOf(statics)).toEqual([]);
+  });
+});

@@ -25,7 +25,7 @@ export function isUnique(schema: SchemaFacts, table: string, columns: readonly s
 }
 
 /** Source files that declare tables in code (Drizzle, TypeORM entities) and so are read as schema too. */
-export const SCHEMA_IN_CODE = /pgTable|mysqlTable|sqliteTable|@Entity\(|\bDataTypes\.\w+/;
+export const SCHEMA_IN_CODE = /pgTable|mysqlTable|sqliteTable|@Entity\(|\bDataTypes\.\w+|\bnew\s+(?:mongoose\.)?Schema\b/;
 
 export function readSchemaFacts(files: ReadonlyMap<string, string>): SchemaFacts {
   const unique = new Map<string, Set<string>>();
@@ -43,6 +43,7 @@ export function readSchemaFacts(files: ReadonlyMap<string, string>): SchemaFacts
     else if (/pgTable|mysqlTable|sqliteTable/.test(text)) readDrizzle(text, (t, c) => add(t, c, file));
     else if (/@Entity\(/.test(text)) readTypeorm(text, (t, c) => add(t, c, file));
     else if (/\bDataTypes\.\w+/.test(text)) readSequelize(text, (t, c) => add(t, c, file));
+    else if (/\bnew\s+(?:mongoose\.)?Schema\b/.test(text)) readMongoose(text, (t, c) => add(t, c, file));
   }
   return { unique, sources };
 }
@@ -138,6 +139,58 @@ function readSequelize(text: string, add: (table: string, columns: string[]) => 
     ts.forEachChild(node, visit);
   };
   visit(sf);
+}
+
+/**
+ * Mongoose schemas: `new Schema({ email: { type: String, unique: true } })` and `schema.index({ teamId: 1, email: 1 },
+ * { unique: true })`, for the model `mongoose.model('User', schema)` makes of it (under that name and the variable's);
+ * `_id` is unique in every collection.
+ */
+function readMongoose(text: string, add: (table: string, columns: string[]) => void): void {
+  const sf = ts.createSourceFile('model.ts', text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TSX);
+  const sets = new Map<string, string[][]>();
+  const models: Array<{ names: string[]; schema: string }> = [];
+  const isTrue = (node: ts.ObjectLiteralExpression, name: string) => node.properties.some((p) => ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === name && p.initializer.kind === ts.SyntaxKind.TrueKeyword);
+  const keyOf = (name: ts.PropertyName) => (ts.isIdentifier(name) || ts.isStringLiteral(name) ? name.text : undefined);
+  const uniqueFields = (init: ts.Expression): string[][] | undefined => {
+    const [fields] = ts.isNewExpression(init) && /^(mongoose\.)?Schema$/.test(init.expression.getText(sf)) ? (init.arguments ?? []) : [];
+    if (!fields || !ts.isObjectLiteralExpression(fields)) return undefined;
+    const found: string[][] = [['_id']];
+    for (const p of fields.properties) {
+      const name = ts.isPropertyAssignment(p) ? keyOf(p.name) : undefined;
+      if (name && ts.isPropertyAssignment(p) && ts.isObjectLiteralExpression(p.initializer) && isTrue(p.initializer, 'unique')) found.push([name]);
+    }
+    return found;
+  };
+  const visit = (node: ts.Node): void => {
+    const declared = ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer ? uniqueFields(node.initializer) : undefined;
+    if (declared && ts.isVariableDeclaration(node)) sets.set(node.name.getText(sf), declared);
+    // `const User = mongoose.model('User', schema)`, `export default model<IUser>('User', schema)`, the schema inline.
+    if (ts.isCallExpression(node) && /^(mongoose\.)?model$/.test(node.expression.getText(sf))) {
+      const [modelName, schema] = node.arguments;
+      const variable = ts.isVariableDeclaration(node.parent) && ts.isIdentifier(node.parent.name) ? [node.parent.name.text] : [];
+      const names = [...variable, ...(modelName && ts.isStringLiteralLike(modelName) ? [modelName.text] : [])];
+      const inline = schema && uniqueFields(schema);
+      if (inline) {
+        const name = `\u0000${models.length}`;
+        sets.set(name, inline);
+        models.push({ names, schema: name });
+      } else if (schema && ts.isIdentifier(schema)) models.push({ names, schema: schema.text });
+    }
+    // `schema.index({ a: 1, b: 1 }, { unique: true })`
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'index' && ts.isIdentifier(node.expression.expression)) {
+      const [keys, options] = node.arguments;
+      if (keys && ts.isObjectLiteralExpression(keys) && options && ts.isObjectLiteralExpression(options) && isTrue(options, 'unique')) {
+        const columns = keys.properties.flatMap((p) => (ts.isPropertyAssignment(p) ? (keyOf(p.name) ?? []) : []));
+        const list = sets.get(node.expression.expression.text) ?? [];
+        list.push(columns);
+        sets.set(node.expression.expression.text, list);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  for (const model of models) for (const columns of sets.get(model.schema) ?? []) for (const name of model.names) add(name, columns);
 }
 
 function splitTopLevel(body: string): string[] {

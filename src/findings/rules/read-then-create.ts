@@ -1,6 +1,7 @@
 import { ts } from 'ts-morph';
 import { isFunctionLike } from '../../inspect/parse/astHelpers.js';
 import { dataAccesses, type DataAccess } from '../dataAccess.js';
+import { mongoOnly } from '../documentStore.js';
 import { isUnique, normaliseName } from '../schemaFacts.js';
 import { providerCalls } from '../providerCalls.js';
 import type { Rule, RuleReport } from '../types.js';
@@ -62,9 +63,11 @@ export const readThenCreate: Rule = {
         const what = create.target === 'stripe.customers' ? 'a Stripe customer (Stripe enforces no uniqueness)' : `\`${create.target}\``;
         const cols = read.columns.length ? ` on (${read.columns.join(', ')})` : '';
         const noSchema = create.target !== 'stripe.customers' && !ctx.schema.unique.size;
+        const mongo = create.target !== 'stripe.customers' && mongoOnly(ctx.dependencies);
         out.push({
           node: create.call,
           ...(noSchema ? { severity: 'note' as const } : {}),
+          ...(mongo ? { fix: `Add a unique index on the lookup fields${cols ? ` (${read.columns.join(', ')})` : ''} of \`${create.target}\` and write with \`updateOne(filter, { $setOnInsert: … }, { upsert: true })\`, or catch the duplicate-key error (code 11000) and re-read.` } : {}),
           message: `${functionLabel(fn)} looks up ${what}${cols} on line ${line(read.call)} and creates it ${create.call.getStart() === at ? 'here' : `through the call on line ${ctx.sf.getLineAndCharacterOfPosition(at).line + 1}`} when missing, with ${create.target === 'stripe.customers' ? 'no idempotency key' : noSchema ? 'no schema file in the project to show a unique constraint' : 'no unique constraint on those columns'} and no lock: concurrent calls create duplicates.`,
         });
       }

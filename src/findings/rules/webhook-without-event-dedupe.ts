@@ -1,5 +1,6 @@
 import { ts } from 'ts-morph';
 import { eventIdDedupe } from '../../inspect/detectors/dedupeEvidence.js';
+import { mongoOnly } from '../documentStore.js';
 import { freshClaim } from '../freshClaim.js';
 import { stripeWebhooks } from '../stripeWebhooks.js';
 import type { Rule, RuleReport } from '../types.js';
@@ -30,11 +31,16 @@ export const webhookWithoutEventDedupe: Rule = {
     for (const hook of stripeWebhooks(ctx.sf, ctx.text)) {
       if (!refused && EVENT_STORE.test(ctx.text.replace(/\/\/.*$/gm, ''))) continue;
       if (hook.eventName && usesEventId(ctx.sf, hook.eventName, inClaim)) continue;
-      out.push({ node: hook.verify, message: `Stripe webhook verified here never records \`${hook.eventName ?? 'event'}.id\`: a redelivered event is applied again.${freshClaim(refused)}` });
+      out.push({ node: hook.verify, ...(mongoOnly(ctx.dependencies) ? { fix: MONGO_FIX } : {}), message: `Stripe webhook verified here never records \`${hook.eventName ?? 'event'}.id\`: a redelivered event is applied again.${freshClaim(refused)}` });
     }
     return out;
   },
 };
+
+const MONGO_FIX =
+  'Record `event.id` in a collection with a unique index on it, after the signature check: `insertOne({ _id: event.id })` in the same ' +
+  'transaction as the event\'s writes (`session.withTransaction`, a replica set), and a duplicate-key error (code 11000) means the event ' +
+  'was applied: answer 2xx and skip it.';
 
 /** The innermost statement (not a block) on `line`, 1-based. */
 function statementAt(sf: ts.SourceFile, line: number): ts.Node | undefined {

@@ -62,6 +62,22 @@ async function seedAdminUser(email) {
 }
 module.exports = { seedAdminUser };
 `;
+// async-labs/saas@4b27b6a (server/models/User.ts, EmailTemplate.ts, Invitation.ts): Mongoose schemas declare the unique fields.
+const mongooseSignUp = `import User from './models/user';
+export async function signUp(email: string) {
+  const found = await User.findOne({ email }).setOptions({ lean: true });
+  if (found) return found;
+  return User.create({ email });
+}
+`;
+const mongooseUser = (emailOptions: string, after = '') => `import * as mongoose from 'mongoose';
+const mongoSchema = new mongoose.Schema({
+  email: { type: String, required: true${emailOptions} },
+  slug: { type: String, unique: true },
+});
+${after}const User = mongoose.model('User', mongoSchema);
+export default User;
+`;
 const sequelizeModel = (emailOptions: string) => `module.exports = (sequelize, DataTypes) => {
   class Usuario extends Model {}
   Usuario.init({
@@ -113,6 +129,13 @@ ruleTester(readThenCreate, {
     {
       name: 'a lookup by the id the create writes',
       files: { 'src/payments.ts': gatewayReceiver('id: body.id, amount: body.amount'), 'prisma/schema.prisma': 'model PaymentTransaction {\n  id Int @id\n  amount Int\n}\n' },
+    },
+    { name: 'Mongoose: email unique in the schema', dependencies: { mongoose: '^8.0.0' }, files: { 'src/signUp.ts': mongooseSignUp, 'src/models/user.ts': mongooseUser(', unique: true') } },
+    { name: 'Mongoose: schema.index(…, { unique: true }) on the lookup field', dependencies: { mongoose: '^8.0.0' }, files: { 'src/signUp.ts': mongooseSignUp, 'src/models/user.ts': mongooseUser('', "mongoSchema.index({ email: 1, slug: 1 }, { unique: true });\nmongoSchema.index({ email: 1 }, { unique: true });\n") } },
+    {
+      name: 'Mongoose: the schema written inline in mongoose.model(…)',
+      dependencies: { mongoose: '^8.0.0' },
+      files: { 'src/signUp.ts': mongooseSignUp, 'src/models/user.ts': "import * as mongoose from 'mongoose';\nexport default mongoose.model('User', new mongoose.Schema({ email: { type: String, unique: true } }));\n" },
     },
     { name: 'TypeORM: email unique on its column', files: { 'src/users.ts': typeormSignUp, 'src/entity/user.ts': typeormEntity('@Column({ length: 100, unique: true })') } },
     { name: 'TypeORM: @Unique on the entity', files: { 'src/users.ts': typeormSignUp, 'src/entity/user.ts': typeormEntity('@Column()', "\n@Unique(['email'])") } },
@@ -171,6 +194,12 @@ export async function ensureCustomer(email: string) {
 `,
       },
       errors: [{ line: 2, message: /ensureCustomer looks up a Stripe customer .* on line 4 and creates it through the call on line 5/ }],
+    },
+    {
+      name: 'Mongoose: a field not unique in the schema, a compound index that does not cover it',
+      dependencies: { mongoose: '^8.0.0' },
+      files: { 'src/signUp.ts': mongooseSignUp, 'src/models/user.ts': mongooseUser('', "mongoSchema.index({ email: 1, slug: 1 }, { unique: true });\n") },
+      errors: [{ line: 5, message: /looks up `User` on \(email\) on line 3 .* no unique constraint on those columns/, severity: 'warning' }],
     },
     { name: 'no schema in the project: a note', files: { 'src/accounts.ts': prismaFindOrCreate }, errors: [{ line: 5, severity: 'note' }] },
     {

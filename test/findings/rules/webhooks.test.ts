@@ -3,7 +3,9 @@ import { blindEventUpsert } from '../../../src/findings/rules/blind-event-upsert
 import { webhookDedupeBeforeVerification } from '../../../src/findings/rules/webhook-dedupe-before-verification.js';
 import { webhookRejectsUnhandledEvents } from '../../../src/findings/rules/webhook-rejects-unhandled-events.js';
 import { webhookWithoutEventDedupe } from '../../../src/findings/rules/webhook-without-event-dedupe.js';
-import { configWith, ruleTester } from '../ruleTester.js';
+import { describe, expect, it } from 'vitest';
+import { runRules } from '../../../src/findings/runRules.js';
+import { configWith, contextFor, ruleTester } from '../ruleTester.js';
 
 const nextWebhook = (body: string, fallback = 'return new Response(null, { status: 200 });') => `import Stripe from 'stripe';
 const stripe = new Stripe(process.env.STRIPE_SECRET_KEY!);
@@ -248,4 +250,18 @@ ruleTester(webhookAcknowledgedBeforeProcessing, {
       errors: [{ file: 'src/controller.js', line: 3 }],
     },
   ],
+});
+
+describe('the fix speaks of the store the project has', () => {
+  const fixes = (dependencies: Record<string, string>) => runRules(contextFor({ name: 'store', files: { 'app/api/webhooks/route.ts': nextWebhook('') }, dependencies }), [webhookWithoutEventDedupe]).map((f) => f.fix);
+
+  it('MongoDB alone (async-labs/saas@4b27b6a): a unique index and the duplicate-key error, no ON CONFLICT', () => {
+    const [fix] = fixes({ stripe: '^14.8.0', mongoose: '^8.0.3' });
+    expect(fix).toMatch(/collection with a unique index .* duplicate-key error \(code 11000\)/);
+    expect(fix).not.toMatch(/ON CONFLICT/);
+  });
+
+  it('a SQL library beside Mongoose keeps the table fix', () => {
+    expect(fixes({ stripe: '^14.8.0', mongoose: '^8.0.3', pg: '^8.11.0' })[0]).toMatch(/ON CONFLICT DO NOTHING/);
+  });
 });

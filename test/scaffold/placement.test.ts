@@ -64,6 +64,24 @@ describe('placement in monorepos', () => {
     expect(planPlacement({ root, sources: [undefined] })[0]!.dir).toBe('app/idempotency');
   });
 
+  it("into the one folder the tsconfig compiles (async-labs/saas@4b27b6a: include ./server/**), so the build's output layout holds", async () => {
+    // A trailing comma, as in the real file: tsconfig is JSONC.
+    const tsconfig = (body: string) => `{\n  "compilerOptions": { "outDir": "production-server/", },\n  ${body}\n}\n`;
+    const files = { 'package.json': pkg('api'), 'server/server.ts': '', 'server/api/team-leader.ts': '', 'static/robots.txt': '' };
+    const saas = await repo({ ...files, 'tsconfig.json': tsconfig('"include": ["./server/**/*.ts"]') });
+    expect(planPlacement({ root: saas, sources: ['server/api/team-leader.ts:92'] })[0]!.dir).toBe('server/idempotency');
+    // A declaration file beside the include does not count; a rootDir names the folder too.
+    const typed = await repo({ ...files, 'tsconfig.json': tsconfig('"include": ["server", "types/*.d.ts"]') });
+    expect(planPlacement({ root: typed, sources: ['server/api/team-leader.ts:92'] })[0]!.dir).toBe('server/idempotency');
+    const rooted = await repo({ ...files, 'tsconfig.json': '{ "compilerOptions": { "rootDir": "./server", "outDir": "dist" } }' });
+    expect(planPlacement({ root: rooted, sources: ['server/api/team-leader.ts:92'] })[0]!.dir).toBe('server/idempotency');
+    // Two folders compiled, or the whole package: the usual layout (src/ when there is one, else the package folder).
+    const both = await repo({ ...files, 'tsconfig.json': tsconfig('"include": ["server", "scripts"]') });
+    expect(planPlacement({ root: both, sources: ['server/api/team-leader.ts:92'] })[0]!.dir).toBe('idempotency');
+    const whole = await repo({ ...files, 'src/index.ts': '', 'tsconfig.json': tsconfig('"compilerOptions": { "rootDir": "." }, "include": ["src"]').replace('"compilerOptions": { "outDir": "production-server/", },\n  ', '') });
+    expect(planPlacement({ root: whole, sources: ['src/index.ts:1'] })[0]!.dir).toBe('src/idempotency');
+  });
+
   it('Nx integrated repo: a project.json marks the project even without a package.json', async () => {
     const root = await repo({ 'package.json': pkg('nx-root'), 'nx.json': '{}', 'apps/billing/project.json': '{}', 'apps/billing/src/app/payments.controller.ts': '' });
     expect(planPlacement({ root, sources: ['apps/billing/src/app/payments.controller.ts:8'] })[0]!.dir).toBe('apps/billing/src/idempotency');

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readConfigJson } from '../profile/readTsconfig.js';
 import { findPackageRoot } from './findPackageRoot.js';
 
 export interface PlacementInput {
@@ -41,14 +42,44 @@ export function planPlacement(input: PlacementInput): Placement[] {
 }
 
 /**
- * `<package>/src/idempotency`; `<package>/lib/idempotency` for a Next.js app without src/ (its app/ holds routes
- * only); `<package>/app/idempotency` where app/ is an ordinary source folder (Express tutorials, Adonis-style
- * layouts); else `<package>/idempotency`.
+ * `<package>/<folder>/idempotency` where the package's tsconfig compiles one folder (its `rootDir`, or an `include`
+ * of one folder: `["./server/**\/*.ts"]`), so the scaffold is compiled with the code and the build's output layout
+ * stays as it was; else `<package>/src/idempotency`; `<package>/lib/idempotency` for a Next.js app without src/ (its
+ * app/ holds routes only); `<package>/app/idempotency` where app/ is an ordinary source folder (Express tutorials,
+ * Adonis-style layouts); else `<package>/idempotency`.
  */
 export function scaffoldDirIn(root: string, packageDir: string, exists: (file: string) => boolean = existsSync): string {
   const at = (name: string) => exists(path.join(root, packageDir, name));
-  const folder = at('src') ? 'src' : (at('app') || at('pages')) && isNextApp(root, packageDir, at) ? 'lib' : at('app') ? 'app' : '';
+  const compiled = compiledFolder(root, packageDir);
+  const folder = compiled !== undefined && at(compiled) ? compiled : at('src') ? 'src' : (at('app') || at('pages')) && isNextApp(root, packageDir, at) ? 'lib' : at('app') ? 'app' : '';
   return [packageDir, folder, 'idempotency'].filter(Boolean).join('/');
+}
+
+/**
+ * The one folder the package's tsconfig.json compiles: `compilerOptions.rootDir`, else the folder every `include`
+ * entry starts with (declaration files aside). A scaffold outside it is either left out of the build or, imported from
+ * the code, widens the common root so `outDir/server.js` becomes `outDir/server/server.js` and `npm start` breaks.
+ */
+function compiledFolder(root: string, packageDir: string): string | undefined {
+  const json = readConfigJson(root, path.join(root, packageDir, 'tsconfig.json'));
+  // The folders before the first wildcard or file name: './server/**/*.ts' → server.
+  const folderOf = (entry: string): string[] => {
+    const parts = path.posix.normalize(entry.replace(/\\/g, '/')).split('/').filter((part) => part !== '.' && part !== '');
+    const end = parts.findIndex((part) => /[*?{[]/.test(part) || /\.[cm]?[jt]sx?$/.test(part));
+    return parts.slice(0, end === -1 ? parts.length : end);
+  };
+  const options = json?.['compilerOptions'];
+  const rootDir = options && typeof options === 'object' ? (options as Record<string, unknown>)['rootDir'] : undefined;
+  const include = json?.['include'];
+  const entries = typeof rootDir === 'string' ? [rootDir] : Array.isArray(include) ? include.filter((entry): entry is string => typeof entry === 'string' && !entry.endsWith('.d.ts')) : [];
+  const folders = entries.map(folderOf);
+  if (folders.length === 0 || folders.some((parts) => parts.includes('..'))) return undefined;
+  const common: string[] = [];
+  for (const [index, part] of (folders[0] ?? []).entries()) {
+    if (!folders.every((parts) => parts[index] === part)) break;
+    common.push(part);
+  }
+  return common.length > 0 ? common.join('/') : undefined;
 }
 
 const NEXT_FILES = ['next.config.js', 'next.config.mjs', 'next.config.ts', 'next.config.cjs', 'next-env.d.ts'];

@@ -19,7 +19,9 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
   const linked = new Set<RawWebhook>();
   const managed = managedPaths(endpoints.map((e) => e.finding));
   for (const { finding: ep, route } of endpoints) {
-    const reach = graph.reachable(route.file, route.handlerKeys);
+    // The route's own middleware counts: a `verifyStripeSignature` mounted before the handler is where the event is
+    // verified (and handed on in ctx.state / req), the handler where it is applied.
+    const reach = graph.reachable(route.file, [...route.handlerKeys, ...(route.guards ?? []).flatMap((g) => (g.key !== undefined && g.verdict === undefined ? [g.key] : []))]);
     const reachIds = new Set(reach.map((f) => `${f.file}::${f.key}`));
     const hits = raw.filter((w) => w.enclosingKeys.some((k) => reachIds.has(`${w.file}::${k}`)));
     const looksLikeWebhook = /webhook|\/hooks?(\/|$)|\/ipn(\/|$)/i.test(ep.path) && receivesEvents(ep.method, ep.handler) && !managed.has(ep.path);

@@ -6,8 +6,11 @@ import { stripeWebhooks } from '../stripeWebhooks.js';
 import type { Rule, RuleReport } from '../types.js';
 import { collect } from '../walk.js';
 
-/** Names of stores that record processed events (`prisma.webhookEvent`, `processed_events`, `stripe_events`). */
-const EVENT_STORE = /(processed|handled|seen|webhook|stripe)_?events?\b|event_?ids?\b|eventId/i;
+/**
+ * Names of stores that record processed events (`prisma.webhookEvent`, `processed_events`, `stripe_events`,
+ * `ProcessedEvent`). Not a variable holding the event itself: `ctx.state.stripeEvent`, `const webhookEvent = …`.
+ */
+const EVENT_STORE = /(processed|handled|seen)_?events?\b|(webhook|stripe)_events?\b|(webhook|stripe)Events\b|\b(prisma|db|tx|models?)\s*\.\s*(webhook|stripe)Event\b|['"`](webhook|stripe)_?events?['"`]|event_?ids?\b|eventId/i;
 const LOGGING = /^(console|logger|log|this\.logger)\./;
 
 /** Stripe delivers at least once and resends for up to three days: the handler must remember event ids it has applied. */

@@ -37,15 +37,28 @@ export const webhookAcknowledgedBeforeProcessing: Rule = {
       const handler = handlerOf(ctx, finding.file, finding.line);
       const body = handler?.fn.body;
       if (!handler || !body || !ts.isBlock(body)) continue;
+      const statements = body.statements;
+      const name = functionLabel(handler.fn) ?? 'the webhook handler';
+      const sf = handler.source.sf;
+      // `processNewOrder(session).then(…).catch(…)` left running: the handler returns, and the provider gets its 2xx,
+      // while the work goes on (or, on a serverless runtime, is frozen with the response).
+      const floating = statements.find((s) => ts.isExpressionStatement(s) && floatingPromise(s.expression));
+      if (floating) {
+        const started = floatingPromise((floating as ts.ExpressionStatement).expression)!;
+        out.push({
+          file: handler.source.rel,
+          line: sf.getLineAndCharacterOfPosition(floating.getStart(sf)).line + 1,
+          evidence: floating.getText(sf).trim().split('\n')[0] ?? '',
+          message: `${finding.route ? `${finding.route}: ` : ''}${name} starts \`${started.getText(sf).replace(/\s+/g, ' ').slice(0, 60)}\` without awaiting it, so the provider is answered with success while the event is still being handled: an error or a crash (or a serverless runtime freezing after the response) loses the event, since the provider will not resend it.`,
+        });
+        continue;
+      }
       const response = handler.fn.parameters[1]?.name;
       if (!response || !ts.isIdentifier(response)) continue;
-      const statements = body.statements;
       const at = statements.findIndex((s) => ts.isExpressionStatement(s) && sendsSuccess(s.expression, response.text));
       if (at < 0 || !statements.slice(at + 1).some(awaits)) continue;
       const ack = statements[at]!;
-      const sf = handler.source.sf;
       const line = sf.getLineAndCharacterOfPosition(ack.getStart(sf)).line + 1;
-      const name = functionLabel(handler.fn) ?? 'the webhook handler';
       out.push({
         file: handler.source.rel,
         line,
@@ -71,6 +84,18 @@ function sendsSuccess(expression: ts.Expression, response: string): boolean {
   if (!ts.isIdentifier(receiver) || receiver.text !== response) return false;
   if (status === undefined) return call.expression.name.text !== 'sendStatus';
   return ts.isNumericLiteral(status) && Number(status.text) >= 200 && Number(status.text) < 300;
+}
+
+/**
+ * A promise the statement starts and drops: a chain ending in `.then(…)`, `.catch(…)` or `.finally(…)`, or `void
+ * work()`. Its first call is returned (`processNewOrder(session)`).
+ */
+function floatingPromise(expression: ts.Expression): ts.CallExpression | undefined {
+  let node = unwrap(expression);
+  if (ts.isVoidExpression(node)) node = unwrap(node.expression);
+  else if (!(ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && /^(then|catch|finally)$/.test(node.expression.name.text))) return undefined;
+  while (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && /^(then|catch|finally)$/.test(node.expression.name.text)) node = unwrap(node.expression.expression);
+  return ts.isCallExpression(node) ? node : undefined;
 }
 
 function awaits(node: ts.Node): boolean {

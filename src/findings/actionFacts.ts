@@ -217,6 +217,11 @@ export function registeredHandler(ctx: Pick<ProjectContext, 'sources'>, source: 
       const target = spec && resolveModule(ctx, source.rel, spec.module);
       const fn = target && (topLevelFunction(target.sf, spec.imported) ?? exportedFunction(target.sf, spec.imported));
       if (fn && target) return { fn, source: target };
+      // `import checkoutSessionCompleted from './session-complete'`: the module's default export.
+      const from = defaultImport(source.sf, arg.text);
+      const module = from !== undefined ? resolveModule(ctx, source.rel, from) : undefined;
+      const byDefault = module && defaultExportedFunction(module.sf);
+      if (byDefault && module) return { fn: byDefault, source: module };
     } else if (ts.isPropertyAccessExpression(arg) && ts.isIdentifier(arg.expression)) {
       const spec = requireSpecifier(source.sf, arg.expression.text, false)?.module ?? namespaceImport(source.sf, arg.expression.text);
       const target = spec && resolveModule(ctx, source.rel, spec);
@@ -323,6 +328,20 @@ function namespaceImport(sf: ts.SourceFile, local: string): string | undefined {
 }
 
 /** `exports.name = fn`, `module.exports.name = fn`, `module.exports = { name }` / `{ name: fn }`, `export default { name }`. */
+/** `export default function …`, `export default name` of a function, `export default async (ctx) => …`, `module.exports = fn`. */
+function defaultExportedFunction(sf: ts.SourceFile): ts.FunctionLikeDeclaration | undefined {
+  for (const statement of sf.statements) {
+    const isDefault = ts.canHaveModifiers(statement) && (ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword) ?? false);
+    if (ts.isFunctionDeclaration(statement) && isDefault && statement.body) return statement;
+    const value = ts.isExportAssignment(statement) && !statement.isExportEquals ? statement.expression : ts.isExpressionStatement(statement) && ts.isBinaryExpression(statement.expression) && statement.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken && statement.expression.left.getText(sf) === 'module.exports' ? statement.expression.right : undefined;
+    const node = value && unwrap(value);
+    if (!node) continue;
+    if ((ts.isArrowFunction(node) || ts.isFunctionExpression(node)) && node.body) return node;
+    if (ts.isIdentifier(node)) return topLevelFunction(sf, node.text);
+  }
+  return undefined;
+}
+
 function exportedFunction(sf: ts.SourceFile, name: string): ts.FunctionLikeDeclaration | undefined {
   const asFunction = (node: ts.Expression | undefined): ts.FunctionLikeDeclaration | undefined => {
     if (!node) return undefined;
@@ -395,7 +414,13 @@ export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: Sour
   const local = topLevelFunction(source.sf, name);
   if (local) return { fn: local, source };
   const spec = importSpecifier(source.sf, name);
-  if (!spec) return undefined;
+  if (!spec) {
+    // `import processNewOrder from './processNewOrder'`: the module's default export.
+    const from = defaultImport(source.sf, name);
+    const module = from !== undefined ? resolveModule(ctx, source.rel, from) : undefined;
+    const fn = module && defaultExportedFunction(module.sf);
+    return fn && module ? { fn, source: module } : undefined;
+  }
   const target = resolveModule(ctx, source.rel, spec.module);
   if (!target) return undefined;
   const fn = topLevelFunction(target.sf, spec.imported);

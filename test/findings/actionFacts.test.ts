@@ -1124,3 +1124,30 @@ mongoSchema.loadClass(TeamClass);`;
     expect(factsOf(statics)).toEqual([]);
   });
 });
+
+describe('default exports', () => {
+  // cgarrovillo/ecommerce@30efd95: routes.ts registers a default-imported handler that calls a default-imported helper.
+  it('a default-imported handler and a default-imported helper are followed (export default name, arrow, function, module.exports)', () => {
+    const exportsOf: Record<string, (body: string) => string> = {
+      name: (body) => `const placeOrder = async (session: any) => {\n${body}\n};\nexport default placeOrder;\n`,
+      arrow: (body) => `export default async (session: any) => {\n${body}\n};\n`,
+      function: (body) => `export default async function placeOrder(session: any) {\n${body}\n}\n`,
+      commonjs: (body) => `const placeOrder = async (session) => {\n${body}\n};\nmodule.exports = placeOrder;\n`,
+    };
+    for (const [shape, helper] of Object.entries(exportsOf)) {
+      const ctx = contextFor({
+        name: `default-${shape}`,
+        files: {
+          'src/routes.ts': "import Router from '@koa/router';\nimport completed from './session-complete';\nconst router = new Router();\nrouter.post('/webhooks/complete', completed);\nexport default router;\n",
+          'src/session-complete.ts': "import placeOrder from './placeOrder';\nconst completed = async (ctx: any) => {\n  await placeOrder(ctx.request.body);\n  ctx.status = 200;\n};\nexport default completed;\n",
+          'src/placeOrder.ts': `import Stripe from 'stripe';\nconst stripe = new Stripe('sk');\n${helper('  await stripe.paymentIntents.create({ amount: session.amount, currency: "usd" });')}`,
+        },
+        config: { ...base, stack: { ...base.stack, language: 'typescript', framework: 'koa' }, payments: ['stripe'], actions: [{ ...action, name: 'completed', route: 'POST /webhooks/complete', source: 'src/routes.ts:4' }] },
+        dependencies: { koa: '^2.13.1', '@koa/router': '^10.0.0', stripe: '^14.8.0' },
+      });
+      const facts = factsFor(ctx, (ctx.config as Config).actions[0]!);
+      expect(facts?.handler.file, shape).toBe('src/session-complete.ts');
+      expect(facts?.calls.map((c) => `${c.operation} ${c.file}`), shape).toEqual(['paymentIntents.create src/placeOrder.ts']);
+    }
+  });
+});

@@ -58,6 +58,22 @@ ruleTester(webhookWithoutEventDedupe, {
       files: { 'app/api/webhooks/route.ts': nextWebhook(`  const rowId = randomUUID();\n${freshClaim('ON CONFLICT (id) DO NOTHING').replace('[randomUUID(), event.id]', '[rowId, event.id]')}`) },
       errors: [{ line: 5, message: /The ON CONFLICT at app\/api\/webhooks\/route\.ts:7 is keyed on `randomUUID\(\)`/ }],
     },
+    {
+      // cgarrovillo/ecommerce@30efd95: a Koa middleware verifies and hands the event on in ctx.state.stripeEvent, a name
+      // that is no event store.
+      name: 'the verified event kept in ctx.state.stripeEvent',
+      files: {
+        'src/verifyStripeSign.ts': `import Stripe from 'stripe';
+const stripe = new Stripe('sk');
+export const verifyStripeSignature = (ctx: any, next: () => void) => {
+  const event = stripe.webhooks.constructEvent(ctx.request.rawBody, ctx.request.headers['stripe-signature'], 'whsec');
+  ctx.state.stripeEvent = event;
+  next();
+};
+`,
+      },
+      errors: [{ line: 4, message: /never records `event\.id`/ }],
+    },
     { name: 'logging the id is not remembering it', files: { 'app/api/webhooks/route.ts': nextWebhook('  console.log(`received ${event.id}`);') }, errors: [{ line: 5 }] },
   ],
 });
@@ -242,6 +258,26 @@ ruleTester(webhookAcknowledgedBeforeProcessing, {
       files: { 'src/routes.js': mercadoRoute, 'src/controller.js': mercadoController('res.sendStatus(200);', '') },
       config: configWith([{ name: 'handleWebhook', trigger: 'webhook', route: 'POST /webhook', significantFields: ['id'], source: 'src/routes.js:4' }]),
       errors: [{ file: 'src/controller.js', line: 3, message: /^POST \/webhook: receive_webhook answers/ }],
+    },
+    {
+      // cgarrovillo/ecommerce@30efd95 (api/src/controllers/v1/webhooks/session-complete.ts), a Koa handler on serverless.
+      name: 'the work started and left running (a .then/.catch chain), the answer given at once',
+      files: {
+        'src/routes.ts': "import Router from '@koa/router';\nimport checkoutSessionCompleted from './session-complete';\nconst router = new Router({ prefix: '/v1' });\nrouter.post('/webhooks/checkout/complete', verifyStripeSignature, checkoutSessionCompleted);\ndeclare const verifyStripeSignature: any;\nexport default router;\n",
+        'src/session-complete.ts': `import { Context } from 'koa';
+const checkoutSessionCompleted = async (ctx: Context) => {
+  const session = ctx.state.stripeEvent.data.object;
+  processNewOrder(session)
+    .then(() => {})
+    .catch((err) => console.error(err));
+  return (ctx.status = 200);
+};
+declare function processNewOrder(session: unknown): Promise<void>;
+export default checkoutSessionCompleted;
+`,
+      },
+      config: configWith([{ name: 'handleStripeWebhook', trigger: 'webhook', route: 'POST /v1/webhooks/checkout/complete', significantFields: ['id'], source: 'src/routes.ts:4' }]),
+      errors: [{ file: 'src/session-complete.ts', line: 4, message: /checkoutSessionCompleted starts `processNewOrder\(session\)` without awaiting it, so the provider is answered with success while the event is still being handled/ }],
     },
     {
       name: 'res.status(202).json(…) first, as some providers advise, then the work in the same request',

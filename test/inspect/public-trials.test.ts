@@ -117,6 +117,31 @@ module.exports = router;
     const webhooks = findings.filter((f) => f.kind === 'webhook');
     expect(webhooks.map((f) => [f.file, f.kind === 'webhook' && f.verifiesSignature])).toEqual([['routes/webhook.js', true]]);
   });
+  it('a webhook verified by the route\'s own middleware is one verified webhook at the route (cgarrovillo/ecommerce@30efd95)', async () => {
+    const dir = project({
+      'package.json': JSON.stringify({ dependencies: { koa: '^2.13.1', '@koa/router': '^10.0.0', stripe: '^8.137.0' } }),
+      'src/middleware/verifyStripeSign.ts': `import { Context, Next } from 'koa';
+import { stripe } from '../util/stripe';
+const verifyStripeSignature = (ctx: Context, next: Next) => {
+  ctx.state.stripeEvent = stripe.webhooks.constructEvent(ctx.request.rawBody, ctx.request.headers['stripe-signature']!, 'whsec');
+  return next();
+};
+export default verifyStripeSignature;
+`,
+      'src/util/stripe.ts': "import Stripe from 'stripe';\nexport const stripe = new Stripe('sk', { apiVersion: '2020-08-27' });\n",
+      'src/controllers/session-complete.ts': "import { Context } from 'koa';\nconst checkoutSessionCompleted = async (ctx: Context) => {\n  ctx.status = 200;\n};\nexport default checkoutSessionCompleted;\n",
+      'src/routes.ts': `import Router from '@koa/router';
+import verifyStripeSignature from './middleware/verifyStripeSign';
+import checkoutSessionCompleted from './controllers/session-complete';
+const router = new Router({ prefix: '/v1' });
+router.post('/webhooks/checkout/complete', verifyStripeSignature, checkoutSessionCompleted);
+export default router;
+`,
+    });
+    const { findings } = await inspectProject(dir);
+    const webhooks = findings.filter((f) => f.kind === 'webhook');
+    expect(webhooks.map((f) => f.kind === 'webhook' && [f.file, f.provider, f.verifiesSignature, f.route])).toEqual([['src/routes.ts', 'stripe', true, 'POST /v1/webhooks/checkout/complete']]);
+  });
   it('reads a NestJS controller declared through the project own decorator, and imports rooted at baseUrl', async () => {
     // AlexKhomenko00/payment-proviers-integration@b97e8a8: @PaymentController('stripe') applies
     // Controller({ path: `${PAYMENT_CONTROLLER_PREFIX}/${prefix}` }); controllers import it as 'src/payment/...'.

@@ -48,6 +48,7 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
   // Whose client sets the budget: the SDK's where the action calls it, else the HTTP client of the raw calls.
   const sdkProviders = new Set<string>();
   const httpCalls: Array<{ provider: string; source: SourceContext }> = [];
+  let refusal: ActionCodeFacts['refusal'];
   // Effects are recorded in the order they run: a helper's calls at the point the handler calls it.
   const visit = (node: ts.Node, source: SourceContext, depth: number, via: string | undefined, self?: ClassAt): void => {
     if (seen.has(node)) return;
@@ -76,6 +77,11 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     for (const p of publishesOf(source)) {
       if (p.node.pos < node.pos || p.node.end > node.end || inNested(p.node, node, seen)) continue;
       steps.push({ pos: p.node.pos, run: () => published.push({ broker: p.broker, ...(p.topic !== undefined ? { topic: p.topic } : {}), file: source.rel, line: lineOf(source, p.node), ...(via ? { via } : {}) }) });
+    }
+    for (const thrown of refusalsIn(node)) {
+      if (inNested(thrown.node, node, seen)) continue;
+      // Only a check before every effect refuses the repeat; one after them reports a failure of the first run.
+      steps.push({ pos: thrown.node.pos, run: () => void (refusal ??= callFacts.length + writes.length + messages.length + published.length === 0 ? { file: source.rel, line: lineOf(source, thrown.node), message: thrown.message } : undefined) });
     }
     if (depth < MAX_DEPTH) {
       for (const call of calls(node)) {
@@ -106,7 +112,32 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     ...(cap ? { platformCap: cap } : {}),
     ...(CLAIM_TRANSACTION.test(root.node.getText(rootSource.sf)) ? { claimTransaction: true as const } : {}),
     ...(resolver ? { graphql: 'nestjs' as const } : {}),
+    ...(refusal ? { refusal } : {}),
   };
+}
+
+/** An error that names a repeat ("already", "exists", "duplicate"; never "does not exist"), or a 409 Conflict exception. */
+const REPEAT_MESSAGE = /\balready\b|\bduplicate\b|(?<!\bnot |n't )\bexists\b/i;
+
+/**
+ * `throw new Error('Team is already unsubscribed.')`, `throw new ConflictException('Order exists')`,
+ * `throw createError(409, 'already paid')`: the throws in `node` that refuse a repeat, with their message.
+ */
+function refusalsIn(node: ts.Node): Array<{ node: ts.ThrowStatement; message: string }> {
+  const out: Array<{ node: ts.ThrowStatement; message: string }> = [];
+  const visit = (child: ts.Node): void => {
+    if (ts.isThrowStatement(child)) {
+      const thrown = unwrap(child.expression);
+      const made = ts.isNewExpression(thrown) || ts.isCallExpression(thrown) ? thrown : undefined;
+      const literal = made?.arguments?.find((a) => ts.isStringLiteral(a) || ts.isNoSubstitutionTemplateLiteral(a)) as ts.StringLiteral | ts.NoSubstitutionTemplateLiteral | undefined;
+      const conflict = made !== undefined && /Conflict/.test(made.expression.getText());
+      if (literal && REPEAT_MESSAGE.test(literal.text)) out.push({ node: child, message: literal.text });
+      else if (conflict) out.push({ node: child, message: literal?.text ?? made.expression.getText() });
+    }
+    ts.forEachChild(child, visit);
+  };
+  visit(node);
+  return out;
 }
 
 /**

@@ -30,6 +30,12 @@ export interface ActionCodeFacts {
   claimTransaction?: true;
   /** The handler is a NestJS GraphQL resolver method (`@Mutation()` from @nestjs/graphql), not a controller route. */
   graphql?: 'nestjs';
+  /**
+   * A check that refuses a repeat before any effect: `throw new Error('Team is already unsubscribed.')` after reading
+   * the state the first run changed. A retry whose answer was lost gets this error instead of the first run's
+   * success; two concurrent runs both pass it.
+   */
+  refusal?: { file: string; line: number; message: string };
 }
 
 export interface ProviderCallFact {

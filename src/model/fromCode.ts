@@ -13,6 +13,8 @@ export interface ActionCodeDesign {
   /** Messages to a person: absent when the code sends none, so older designs keep their shape. */
   messages?: Array<{ channel: MessageFact['channel']; library: string; location: string; keyed: boolean; keyPerAttempt?: boolean; via?: string }>;
   publishes?: Array<{ broker: string; topic?: string; location: string; via?: string }>;
+  /** The check that refuses a repeat before any effect (ActionCodeFacts.refusal). */
+  refusal?: { location: string; message: string };
 }
 
 /** A saga proposed from the code: steps named after the calls the handler makes in sequence. */
@@ -44,6 +46,7 @@ export function codeDesign(facts: ActionCodeFacts): ActionCodeDesign {
     writes: facts.writes.map((w) => ({ target: w.target, kind: w.kind, location: `${w.file}:${w.line}`, ...(w.uniqueColumns?.length ? { unique: w.uniqueColumns.join('; ') } : {}), ...(w.freshKey ? { freshKey: w.freshKey } : {}), ...(w.relative ? { relative: w.relative } : {}), ...(w.database ? { database: w.database } : {}) })),
     ...(facts.messages?.length ? { messages: facts.messages.map((m) => ({ channel: m.channel, library: m.library, location: `${m.file}:${m.line}`, keyed: m.keyed, ...(m.keyPerAttempt ? { keyPerAttempt: true } : {}), ...(m.via && m.via !== facts.handler.name ? { via: m.via } : {}) })) } : {}),
     ...(facts.publishes?.length ? { publishes: facts.publishes.map((p) => ({ broker: p.broker, ...(p.topic !== undefined ? { topic: p.topic } : {}), location: `${p.file}:${p.line}`, ...(p.via && p.via !== facts.handler.name ? { via: p.via } : {}) })) } : {}),
+    ...(facts.refusal ? { refusal: { location: `${facts.refusal.file}:${facts.refusal.line}`, message: facts.refusal.message } } : {}),
   };
 }
 
@@ -129,6 +132,15 @@ export function describeFromCode(design: ActionCodeDesign, databaseLabel: string
 
 /** What a duplicate run costs, from the worst provider operation the code performs, then from its writes. */
 export function impactFromCode(design: ActionCodeDesign, trigger: string): { text: string; severity: 'financial' | 'data' | 'external' | 'notification' } {
+  const impact = effectsTwice(design, trigger);
+  if (!design.refusal) return impact;
+  // The code's own message, as data: one line, no backticks to end the code span around it.
+  const message = design.refusal.message.replace(/[`\r\n]+/g, ' ').trim().slice(0, 100);
+  const repeat = trigger === 'webhook' ? 'a resend of an event already applied' : trigger === 'consumer' ? 'a redelivery of a message already handled' : 'the retry of a request whose answer was lost';
+  return { ...impact, text: `${impact.text} A repeat that starts after the first run finished stops earlier, at \`${design.refusal.location}\` ("${message}"): ${repeat} gets that error instead of the first run's result. Only runs that overlap both pass that check.` };
+}
+
+function effectsTwice(design: ActionCodeDesign, trigger: string): { text: string; severity: 'financial' | 'data' | 'external' | 'notification' } {
   const worst = worstImpact(design.calls.map((c) => c.impact));
   const creates = design.writes.filter((w) => w.kind === 'create');
   const rewrites = design.writes.filter((w) => w.kind === 'upsert' || w.kind === 'update');

@@ -1151,3 +1151,39 @@ describe('default exports', () => {
     }
   });
 });
+
+describe('a check that refuses a repeat', () => {
+  const refusalOf = (body: string) => {
+    const ctx = contextFor({
+      name: 'refusal',
+      files: {
+        'index.ts': `import express from 'express';
+import Stripe from 'stripe';
+const stripe = new Stripe('sk');
+express().post('/cancel-subscription', async (req: any, res: any) => {
+${body}
+  res.json({ ok: true });
+});
+declare const Team: any;
+`,
+      },
+      config: { ...base, stack: { ...base.stack, language: 'typescript', database: 'mongodb' }, payments: ['stripe'], actions: [{ ...action, name: 'cancelSubscription', route: 'POST /cancel-subscription', source: 'index.ts:4' }] },
+      dependencies: { express: '^4.18.2', mongoose: '^8.0.3', stripe: '^14.8.0' },
+    });
+    const facts = factsFor(ctx, (ctx.config as Config).actions[0]!)!;
+    return { refusal: facts.refusal, impact: impactFromCode(codeDesign(facts), 'http').text };
+  };
+  const cancel = "  await stripe.subscriptions.cancel(team.subscriptionId);\n  await Team.updateOne({ _id: team._id }, { active: false });";
+
+  it('async-labs/saas@4b27b6a: "already unsubscribed" thrown before the effects; the document says what a late retry gets', () => {
+    const { refusal, impact } = refusalOf(`  const team = await Team.findById(req.body.teamId);\n  if (!team.active) throw new Error('Team is already unsubscribed.');\n${cancel}`);
+    expect(refusal).toEqual({ file: 'index.ts', line: 6, message: 'Team is already unsubscribed.' });
+    expect(impact).toMatch(/A repeat that starts after the first run finished stops earlier, at `index\.ts:6` \("Team is already unsubscribed\."\): the retry of a request whose answer was lost gets that error instead of the first run's result\. Only runs that overlap both pass that check\.$/);
+  });
+
+  it('a 409 exception counts; a missing record, or a check after the effects, does not', () => {
+    expect(refusalOf(`  if (await Team.exists({ _id: req.body.teamId, active: false })) throw new ConflictException();\n${cancel}\ndeclare class ConflictException {}`).refusal?.message).toBe('ConflictException');
+    expect(refusalOf(`  const team = await Team.findById(req.body.teamId);\n  if (!team) throw new Error('Team does not exist');\n${cancel}`).refusal).toBeUndefined();
+    expect(refusalOf(`  const team = await Team.findById(req.body.teamId);\n${cancel}\n  if (team.notified) throw new Error('already notified');`).refusal).toBeUndefined();
+  });
+});

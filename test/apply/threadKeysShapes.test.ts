@@ -612,6 +612,11 @@ ${before}  return ${call};
     expect(perCallParts(text)).toEqual([expect.objectContaining({ via: 'stripe', part })]);
   });
 
+  it('unkeyed, with its parameters in a local (async-labs/saas@4b27b6a: `const params = { … }; …create(params)`): a candidate', () => {
+    const text = stripeService('stripeApi().checkout.sessions.create(params)', "  const params: Stripe.Checkout.SessionCreateParams = { mode: 'payment', success_url: id };\n  params.metadata = { id };\n");
+    expect(perCallParts(text)).toEqual([{ operation: 'checkout.sessions.create', via: 'stripe' }]);
+  });
+
   it('a stable key, or one keyed from the context already, is no candidate', () => {
     expect(perCallParts(stripeService("stripeApi().refunds.create({ payment_intent: id }, { idempotencyKey: `refund:${id}` })"))).toEqual([]);
     expect(perCallParts(stripeService("stripeApi().refunds.create({ payment_intent: id }, { idempotencyKey: idempotencyContext ? stripeRequestOptions(idempotencyContext).idempotencyKey : randomUUID() })"))).toEqual([]);

@@ -1,6 +1,6 @@
 import { Node, ts, type SourceFile } from 'ts-morph';
 import { resolveCallee } from '../../findings/actionFacts.js';
-import { httpProviderCalls, providerCalls } from '../../findings/providerCalls.js';
+import { httpProviderCalls, literal, providerCalls } from '../../findings/providerCalls.js';
 import type { SourceContext } from '../../findings/types.js';
 import { calls, localInitializer } from '../../findings/walk.js';
 import { unwrap } from '../../inspect/parse/astHelpers.js';
@@ -157,7 +157,8 @@ export function openCalls(fn: ts.FunctionLikeDeclaration, source: SourceContext)
     if (c.key !== undefined || c.opaqueOptions) continue;
     if (c.provider === 'stripe') {
       if (!c.params || /\bstripeRequestOptions\(/.test(c.call.getText(source.sf))) continue;
-      const paramsIndex = c.call.arguments.indexOf(c.params as ts.Expression);
+      // The parameters as written, or through a local (`const params = { … }; create(params)`): the argument either way.
+      const paramsIndex = c.call.arguments.findIndex((a) => a === c.params || literal(a) === c.params);
       const options = c.call.arguments[paramsIndex + 1];
       const placeable = paramsIndex >= 0 && (options === undefined ? c.call.arguments.length === paramsIndex + 1 : ts.isObjectLiteralExpression(options));
       if (placeable) out.push({ call: c.call, provider: c.provider, operation: c.operation, how: { via: 'stripe', paramsIndex } });

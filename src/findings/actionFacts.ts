@@ -95,6 +95,11 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     for (const step of steps.sort((a, b) => a.pos - b.pos)) step.run();
   };
   visit(root.node, rootSource, 0, undefined);
+  // A webhook verified by the route's own middleware (`router.post(path, verifyStripeSignature, handler)`): findings
+  // about the verification (the event id never recorded) belong to this action too.
+  if (registered && action.trigger === 'webhook') {
+    for (const mw of registeredMiddleware(ctx, at.source, found.node, at.line)) spans.push({ file: mw.source.rel, from: lineOf(mw.source, mw.fn), to: mw.source.sf.getLineAndCharacterOfPosition(mw.fn.end).line + 1 });
+  }
   const ordered = dedupe(callFacts);
   const providers = [...new Set(ordered.map((c) => c.provider))];
   const cap = platformCap(ctx, rootSource.text);
@@ -237,30 +242,47 @@ function inlineHandler(call: ts.CallExpression): ts.FunctionLikeDeclaration | un
  * method name is on `line`, where inspection put the route.
  */
 export function registeredHandler(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, statement: ts.Node, line?: number): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+  for (const arg of [...(registrationAt(source, statement, line)?.arguments ?? [])].reverse()) {
+    const fn = namedFunction(ctx, source, arg);
+    if (fn) return fn;
+  }
+  return undefined;
+}
+
+/** The registration call of `statement` on `line` (`router.post(…)`), else its first call. */
+function registrationAt(source: SourceContext, statement: ts.Node, line?: number): ts.CallExpression | undefined {
   const all = calls(statement);
   const onLine = line === undefined ? undefined : all.find((call) => ts.isPropertyAccessExpression(call.expression) && lineOf(source, call.expression.name) === line);
-  const registration = onLine ?? all[0];
-  for (const arg of [...(registration?.arguments ?? [])].reverse()) {
-    if (ts.isIdentifier(arg)) {
-      const local = topLevelFunction(source.sf, arg.text);
-      if (local) return { fn: local, source };
-      const spec = importSpecifier(source.sf, arg.text) ?? requireSpecifier(source.sf, arg.text, true);
-      const target = spec && resolveModule(ctx, source.rel, spec.module);
-      const fn = target && (topLevelFunction(target.sf, spec.imported) ?? exportedFunction(target.sf, spec.imported));
-      if (fn && target) return { fn, source: target };
-      // `import checkoutSessionCompleted from './session-complete'`: the module's default export.
-      const from = defaultImport(source.sf, arg.text);
-      const module = from !== undefined ? resolveModule(ctx, source.rel, from) : undefined;
-      const byDefault = module && defaultExportedFunction(module.sf);
-      if (byDefault && module) return { fn: byDefault, source: module };
-    } else if (ts.isPropertyAccessExpression(arg) && ts.isIdentifier(arg.expression)) {
-      const spec = requireSpecifier(source.sf, arg.expression.text, false)?.module ?? namespaceImport(source.sf, arg.expression.text);
-      const target = spec && resolveModule(ctx, source.rel, spec);
-      const fn = target && (topLevelFunction(target.sf, arg.name.text) ?? exportedFunction(target.sf, arg.name.text));
-      if (fn && target) return { fn, source: target };
-      const member = memberOfHolder(ctx, source, arg.expression.text, arg.name.text);
-      if (member) return member;
-    }
+  return onLine ?? all[0];
+}
+
+/** The project functions a registration names before its handler (`verifyStripeSignature` in `post(path, verify, handle)`). */
+function registeredMiddleware(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, statement: ts.Node, line: number): Array<{ fn: ts.FunctionLikeDeclaration; source: SourceContext }> {
+  const args = registrationAt(source, statement, line)?.arguments ?? [];
+  return args.slice(0, -1).flatMap((arg) => namedFunction(ctx, source, arg) ?? []);
+}
+
+/** The function an argument names: declared in this file, imported (by name or default), or a member of a module or holder. */
+function namedFunction(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, arg: ts.Expression): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+  if (ts.isIdentifier(arg)) {
+    const local = topLevelFunction(source.sf, arg.text);
+    if (local) return { fn: local, source };
+    const spec = importSpecifier(source.sf, arg.text) ?? requireSpecifier(source.sf, arg.text, true);
+    const target = spec && resolveModule(ctx, source.rel, spec.module);
+    const fn = target && (topLevelFunction(target.sf, spec.imported) ?? exportedFunction(target.sf, spec.imported));
+    if (fn && target) return { fn, source: target };
+    // `import checkoutSessionCompleted from './session-complete'`: the module's default export.
+    const from = defaultImport(source.sf, arg.text);
+    const module = from !== undefined ? resolveModule(ctx, source.rel, from) : undefined;
+    const byDefault = module && defaultExportedFunction(module.sf);
+    if (byDefault && module) return { fn: byDefault, source: module };
+  } else if (ts.isPropertyAccessExpression(arg) && ts.isIdentifier(arg.expression)) {
+    const spec = requireSpecifier(source.sf, arg.expression.text, false)?.module ?? namespaceImport(source.sf, arg.expression.text);
+    const target = spec && resolveModule(ctx, source.rel, spec);
+    const fn = target && (topLevelFunction(target.sf, arg.name.text) ?? exportedFunction(target.sf, arg.name.text));
+    if (fn && target) return { fn, source: target };
+    const member = memberOfHolder(ctx, source, arg.expression.text, arg.name.text);
+    if (member) return member;
   }
   return undefined;
 }

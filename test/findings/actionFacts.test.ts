@@ -1187,3 +1187,20 @@ declare const Team: any;
     expect(refusalOf(`  const team = await Team.findById(req.body.teamId);\n${cancel}\n  if (team.notified) throw new Error('already notified');`).refusal).toBeUndefined();
   });
 });
+
+describe("a webhook route's own middleware", () => {
+  it('its verifying middleware is in the spans of a webhook action, so findings there are the action\'s (cgarrovillo/ecommerce@30efd95)', () => {
+    const files = {
+      'src/routes.ts': "import Router from '@koa/router';\nimport verifyStripeSignature from './verify';\nimport completed from './complete';\nconst router = new Router();\nrouter.post('/webhooks/complete', verifyStripeSignature, completed);\nexport default router;\n",
+      'src/verify.ts': "const verifyStripeSignature = (ctx: any, next: () => Promise<void>) => {\n  ctx.state.stripeEvent = stripe.webhooks.constructEvent(ctx.request.rawBody, 'sig', 'whsec');\n  return next();\n};\ndeclare const stripe: any;\nexport default verifyStripeSignature;\n",
+      'src/complete.ts': 'export default async function completed(ctx: any) {\n  ctx.status = 200;\n}\n',
+    };
+    const spansOf = (trigger: string) => {
+      const ctx = contextFor({ name: `middleware-${trigger}`, files, config: { ...base, stack: { ...base.stack, language: 'typescript', framework: 'koa' }, payments: ['stripe'], actions: [{ ...action, name: 'completed', trigger, route: 'POST /webhooks/complete', source: 'src/routes.ts:5' }] }, dependencies: { koa: '^2.13.1', stripe: '^14.8.0' } });
+      return factsFor(ctx, (ctx.config as Config).actions[0]!)?.spans?.map((s) => `${s.file}:${s.from}-${s.to}`);
+    };
+    expect(spansOf('webhook')).toEqual(['src/complete.ts:1-3', 'src/verify.ts:1-4']);
+    // An HTTP action's middleware (authentication, parsing) is shared by many routes: not followed.
+    expect(spansOf('http')).toEqual(['src/complete.ts:1-3']);
+  });
+});

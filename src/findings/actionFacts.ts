@@ -121,8 +121,11 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
   };
 }
 
-/** An error that names a repeat ("already", "exists", "duplicate"; never "does not exist"), or a 409 Conflict exception. */
-const REPEAT_MESSAGE = /\balready\b|\bduplicate\b|(?<!\bnot |n't )\bexists\b/i;
+/**
+ * An error that names the state a first run left ("already", "exists"; never "does not exist"), or a 409 Conflict
+ * exception. Not "duplicate": input validation says it too ("Duplicate items in cart").
+ */
+const REPEAT_MESSAGE = /\balready\b|(?<!\bnot |n't )\bexists\b/i;
 
 /**
  * `throw new Error('Team is already unsubscribed.')`, `throw new ConflictException('Order exists')`,

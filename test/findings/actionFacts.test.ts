@@ -1204,3 +1204,15 @@ describe("a webhook route's own middleware", () => {
     expect(spansOf('http')).toEqual(['src/complete.ts:1-3']);
   });
 });
+
+describe('a check that refuses a repeat, and input validation', () => {
+  it('"Duplicate items in cart" validates the input: no refusal', () => {
+    const ctx = contextFor({
+      name: 'validation',
+      files: { 'index.ts': "import express from 'express';\nexpress().post('/orders', async (req: any, res: any) => {\n  if (new Set(req.body.items).size !== req.body.items.length) throw new Error('Duplicate items in cart');\n  await Order.create(req.body);\n  res.json({ ok: true });\n});\ndeclare const Order: any;\n" },
+      config: { ...base, stack: { ...base.stack, language: 'typescript', database: 'mongodb' }, actions: [{ ...action, name: 'createOrder', route: 'POST /orders', source: 'index.ts:2' }] },
+      dependencies: { express: '^4.18.2', mongoose: '^8.0.3' },
+    });
+    expect(factsFor(ctx, (ctx.config as Config).actions[0]!)?.refusal).toBeUndefined();
+  });
+});

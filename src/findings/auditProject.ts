@@ -63,7 +63,7 @@ export async function auditProject(dir: string, options: AuditOptions = {}): Pro
     texts.push([file.rel, text]);
   }
   const schema = readSchemaFacts(schemaTexts);
-  const lazy = texts.map(([rel, text]) => lazySource(rel, text, schema, dependencies));
+  const lazy = texts.map(([rel, text]) => lazySource(rel, text, schema, dependencies, config?.stack.database));
   const sources: SourceContext[] = lazy.map((l) => l.source);
   const release = new Map(lazy.map((l) => [l.source, l.release]));
   // generate passes the inspection init made; `audit` alone finds consumers and crons on the same sources.
@@ -79,13 +79,14 @@ export async function auditProject(dir: string, options: AuditOptions = {}): Pro
  * wants are never parsed, and a tree every rule has seen is not kept alive (holding all of them made the GC a fifth
  * of `audit`).
  */
-function lazySource(rel: string, text: string, schema: SchemaFacts, dependencies: ReadonlyMap<string, string>): { source: SourceContext; release: () => void } {
+function lazySource(rel: string, text: string, schema: SchemaFacts, dependencies: ReadonlyMap<string, string>, database: string | undefined): { source: SourceContext; release: () => void } {
   let sf: SourceContext['sf'] | undefined;
   const source: SourceContext = {
     rel,
     text,
     schema,
     dependencies,
+    ...(database !== undefined ? { database } : {}),
     get sf() {
       sf ??= parseSource(rel, text).sf;
       return sf;

@@ -5,9 +5,12 @@ const SQL_LIBRARIES = [
 ];
 
 /**
- * The project keeps its data in MongoDB alone (Mongoose or the driver, no SQL library): a fix speaks of a collection
- * with a unique index and an upsert or a duplicate-key error, not of a table and ON CONFLICT.
+ * The project keeps its data in MongoDB: its config says so, or (no config yet) it declares Mongoose or the driver and
+ * no SQL library. A fix then speaks of a collection with a unique index and an upsert or a duplicate-key error, not of
+ * a table and ON CONFLICT.
  */
-export function mongoOnly(dependencies: ReadonlyMap<string, string>): boolean {
+export function mongoOnly(source: { dependencies: ReadonlyMap<string, string>; database?: string }): boolean {
+  if (source.database !== undefined && source.database !== 'unknown') return source.database === 'mongodb';
+  const { dependencies } = source;
   return ['mongoose', 'mongodb', '@typegoose/typegoose'].some((name) => dependencies.has(name)) && !SQL_LIBRARIES.some((name) => dependencies.has(name));
 }

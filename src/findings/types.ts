@@ -73,6 +73,11 @@ export interface SourceContext {
   schema: SchemaFacts;
   /** Installed provider SDK versions by package name, from package.json. */
   dependencies: ReadonlyMap<string, string>;
+  /**
+   * The project's database as its config names it (`stack.database`), when it has one: what a fix speaks of. A MongoDB
+   * project that installed `pg` for the generated store still keeps its own data in MongoDB.
+   */
+  database?: string;
 }
 
 export interface ProjectContext {

@@ -63,7 +63,7 @@ export const readThenCreate: Rule = {
         const what = create.target === 'stripe.customers' ? 'a Stripe customer (Stripe enforces no uniqueness)' : `\`${create.target}\``;
         const cols = read.columns.length ? ` on (${read.columns.join(', ')})` : '';
         const noSchema = create.target !== 'stripe.customers' && !ctx.schema.unique.size;
-        const mongo = create.target !== 'stripe.customers' && mongoOnly(ctx.dependencies);
+        const mongo = create.target !== 'stripe.customers' && mongoOnly(ctx);
         out.push({
           node: create.call,
           ...(noSchema ? { severity: 'note' as const } : {}),

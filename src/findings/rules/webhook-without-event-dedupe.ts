@@ -34,7 +34,7 @@ export const webhookWithoutEventDedupe: Rule = {
     for (const hook of stripeWebhooks(ctx.sf, ctx.text)) {
       if (!refused && EVENT_STORE.test(ctx.text.replace(/\/\/.*$/gm, ''))) continue;
       if (hook.eventName && usesEventId(ctx.sf, hook.eventName, inClaim)) continue;
-      out.push({ node: hook.verify, ...(mongoOnly(ctx.dependencies) ? { fix: MONGO_FIX } : {}), message: `Stripe webhook verified here never records \`${hook.eventName ?? 'event'}.id\`: a redelivered event is applied again.${freshClaim(refused)}` });
+      out.push({ node: hook.verify, ...(mongoOnly(ctx) ? { fix: MONGO_FIX } : {}), message: `Stripe webhook verified here never records \`${hook.eventName ?? 'event'}.id\`: a redelivered event is applied again.${freshClaim(refused)}` });
     }
     return out;
   },

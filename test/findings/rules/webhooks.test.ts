@@ -297,6 +297,12 @@ describe('the fix speaks of the store the project has', () => {
     expect(fix).not.toMatch(/ON CONFLICT/);
   });
 
+  it('the config names MongoDB: pg, installed for the generated store, does not make it a SQL project', () => {
+    const ctx = contextFor({ name: 'store', files: { 'app/api/webhooks/route.ts': nextWebhook('') }, dependencies: { stripe: '^14.8.0', mongoose: '^8.0.3', pg: '^8.11.0' } });
+    const configured = { ...ctx, sources: ctx.sources.map((source) => ({ ...source, database: 'mongodb' })) };
+    expect(runRules(configured, [webhookWithoutEventDedupe])[0]?.fix).toMatch(/duplicate-key error \(code 11000\)/);
+  });
+
   it('a SQL library beside Mongoose keeps the table fix', () => {
     expect(fixes({ stripe: '^14.8.0', mongoose: '^8.0.3', pg: '^8.11.0' })[0]).toMatch(/ON CONFLICT DO NOTHING/);
   });

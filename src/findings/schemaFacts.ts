@@ -165,8 +165,9 @@ function readMongoose(text: string, add: (table: string, columns: string[]) => v
   const visit = (node: ts.Node): void => {
     const declared = ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer ? uniqueFields(node.initializer) : undefined;
     if (declared && ts.isVariableDeclaration(node)) sets.set(node.name.getText(sf), declared);
-    // `const User = mongoose.model('User', schema)`, `export default model<IUser>('User', schema)`, the schema inline.
-    if (ts.isCallExpression(node) && /^(mongoose\.)?model$/.test(node.expression.getText(sf))) {
+    // `const User = mongoose.model('User', schema)`, `export default model<IUser>('User', schema)`, a connection's
+    // `db.model('User', schema)`, the schema inline. Only a schema read above (or inline) counts.
+    if (ts.isCallExpression(node) && /^([\w$]+\.)?model$/.test(node.expression.getText(sf))) {
       const [modelName, schema] = node.arguments;
       const variable = ts.isVariableDeclaration(node.parent) && ts.isIdentifier(node.parent.name) ? [node.parent.name.text] : [];
       const names = [...variable, ...(modelName && ts.isStringLiteralLike(modelName) ? [modelName.text] : [])];

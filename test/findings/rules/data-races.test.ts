@@ -133,6 +133,11 @@ ruleTester(readThenCreate, {
     { name: 'Mongoose: email unique in the schema', dependencies: { mongoose: '^8.0.0' }, files: { 'src/signUp.ts': mongooseSignUp, 'src/models/user.ts': mongooseUser(', unique: true') } },
     { name: 'Mongoose: schema.index(…, { unique: true }) on the lookup field', dependencies: { mongoose: '^8.0.0' }, files: { 'src/signUp.ts': mongooseSignUp, 'src/models/user.ts': mongooseUser('', "mongoSchema.index({ email: 1, slug: 1 }, { unique: true });\nmongoSchema.index({ email: 1 }, { unique: true });\n") } },
     {
+      name: "Mongoose: a model made on a connection (connection.model('User', schema))",
+      dependencies: { mongoose: '^8.0.0' },
+      files: { 'src/signUp.ts': mongooseSignUp, 'src/models/user.ts': mongooseUser(', unique: true').replace("mongoose.model('User', mongoSchema)", "connection.model('User', mongoSchema)").replace('export default User;', 'declare const connection: mongoose.Connection;\nexport default User;') },
+    },
+    {
       name: 'Mongoose: the schema written inline in mongoose.model(…)',
       dependencies: { mongoose: '^8.0.0' },
       files: { 'src/signUp.ts': mongooseSignUp, 'src/models/user.ts': "import * as mongoose from 'mongoose';\nexport default mongoose.model('User', new mongoose.Schema({ email: { type: String, unique: true } }));\n" },

@@ -10,6 +10,7 @@ import { resolveSpecifier, type ModuleFiles } from '../inspect/resolve/resolveMo
 import { actionSource } from './configSources.js';
 import { perAttemptSqlKey } from './conflictKey.js';
 import { dataAccesses } from './dataAccess.js';
+import { mongooseModel } from './documentStore.js';
 import { messageCalls } from './messageCalls.js';
 import { httpProviderCalls, providerCalls, repeatsSafely } from './providerCalls.js';
 import { normaliseName } from './schemaFacts.js';
@@ -81,7 +82,11 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
     for (const thrown of refusalsIn(node)) {
       if (inNested(thrown.node, node, seen)) continue;
       // Only a check before every effect refuses the repeat; one after them reports a failure of the first run.
-      steps.push({ pos: thrown.node.pos, run: () => void (refusal ??= callFacts.length + writes.length + messages.length + published.length === 0 ? { file: source.rel, line: lineOf(source, thrown.node), message: thrown.message } : undefined) });
+      const run = (): void => {
+        const beforeAnyEffect = callFacts.length + writes.length + messages.length + published.length === 0;
+        if (refusal === undefined && beforeAnyEffect) refusal = { file: source.rel, line: lineOf(source, thrown.node), message: thrown.message };
+      };
+      steps.push({ pos: thrown.node.pos, run });
     }
     if (depth < MAX_DEPTH) {
       for (const call of calls(node)) {
@@ -274,11 +279,8 @@ function namedFunction(ctx: Pick<ProjectContext, 'sources'>, source: SourceConte
     const target = spec && resolveModule(ctx, source.rel, spec.module);
     const fn = target && (topLevelFunction(target.sf, spec.imported) ?? exportedFunction(target.sf, spec.imported));
     if (fn && target) return { fn, source: target };
-    // `import checkoutSessionCompleted from './session-complete'`: the module's default export.
-    const from = defaultImport(source.sf, arg.text);
-    const module = from !== undefined ? resolveModule(ctx, source.rel, from) : undefined;
-    const byDefault = module && defaultExportedFunction(module.sf);
-    if (byDefault && module) return { fn: byDefault, source: module };
+    const byDefault = defaultImportedFunction(ctx, source, arg.text);
+    if (byDefault) return byDefault;
   } else if (ts.isPropertyAccessExpression(arg) && ts.isIdentifier(arg.expression)) {
     const spec = requireSpecifier(source.sf, arg.expression.text, false)?.module ?? namespaceImport(source.sf, arg.expression.text);
     const target = spec && resolveModule(ctx, source.rel, spec);
@@ -329,15 +331,17 @@ function holderStatement(statement: ts.Statement, name: string): ts.Statement | 
   return undefined;
 }
 
+/** A function written in place (arrow, function expression) or the name of one declared at the top of `sf`. */
+function functionValue(sf: ts.SourceFile, expr: ts.Expression | undefined): ts.FunctionLikeDeclaration | undefined {
+  const node = expr && unwrap(expr);
+  if (node && (ts.isArrowFunction(node) || ts.isFunctionExpression(node)) && node.body) return node;
+  return node && ts.isIdentifier(node) ? topLevelFunction(sf, node.text) : undefined;
+}
+
 function holderMember(node: ts.Statement, member: string, sf: ts.SourceFile): ts.FunctionLikeDeclaration | undefined {
-  const asFunction = (expr: ts.Expression | undefined): ts.FunctionLikeDeclaration | undefined => {
-    if (!expr) return undefined;
-    if ((ts.isArrowFunction(expr) || ts.isFunctionExpression(expr)) && expr.body) return expr;
-    return ts.isIdentifier(expr) ? topLevelFunction(sf, expr.text) : undefined;
-  };
   const fromHolder = (expr: ts.Expression): ts.FunctionLikeDeclaration | undefined => {
     const inner = unwrap(expr);
-    if (ts.isObjectLiteralExpression(inner)) return fromObject(inner, member, asFunction);
+    if (ts.isObjectLiteralExpression(inner)) return fromObject(inner, member, sf);
     if (ts.isClassExpression(inner)) return methodOf(inner, member);
     return undefined;
   };
@@ -383,45 +387,46 @@ function namespaceImport(sf: ts.SourceFile, local: string): string | undefined {
   return undefined;
 }
 
-/** `exports.name = fn`, `module.exports.name = fn`, `module.exports = { name }` / `{ name: fn }`, `export default { name }`. */
+/** The function `local` names when it is a module's default import: `import processNewOrder from './processNewOrder'`. */
+function defaultImportedFunction(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, local: string): Callee | undefined {
+  const from = defaultImport(source.sf, local);
+  const module = from !== undefined ? resolveModule(ctx, source.rel, from) : undefined;
+  const fn = module && defaultExportedFunction(module.sf);
+  return fn && module ? { fn, source: module } : undefined;
+}
+
 /** `export default function …`, `export default name` of a function, `export default async (ctx) => …`, `module.exports = fn`. */
 function defaultExportedFunction(sf: ts.SourceFile): ts.FunctionLikeDeclaration | undefined {
   for (const statement of sf.statements) {
     const isDefault = ts.canHaveModifiers(statement) && (ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword) ?? false);
     if (ts.isFunctionDeclaration(statement) && isDefault && statement.body) return statement;
     const value = ts.isExportAssignment(statement) && !statement.isExportEquals ? statement.expression : ts.isExpressionStatement(statement) && ts.isBinaryExpression(statement.expression) && statement.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken && statement.expression.left.getText(sf) === 'module.exports' ? statement.expression.right : undefined;
-    const node = value && unwrap(value);
-    if (!node) continue;
-    if ((ts.isArrowFunction(node) || ts.isFunctionExpression(node)) && node.body) return node;
-    if (ts.isIdentifier(node)) return topLevelFunction(sf, node.text);
+    const fn = functionValue(sf, value);
+    if (fn) return fn;
   }
   return undefined;
 }
 
+/** `exports.name = fn`, `module.exports.name = fn`, `module.exports = { name }` / `{ name: fn }`, `export default { name }`. */
 function exportedFunction(sf: ts.SourceFile, name: string): ts.FunctionLikeDeclaration | undefined {
-  const asFunction = (node: ts.Expression | undefined): ts.FunctionLikeDeclaration | undefined => {
-    if (!node) return undefined;
-    if ((ts.isArrowFunction(node) || ts.isFunctionExpression(node)) && node.body) return node;
-    return ts.isIdentifier(node) ? topLevelFunction(sf, node.text) : undefined;
-  };
   for (const statement of sf.statements) {
     const expr = ts.isExpressionStatement(statement) ? statement.expression : ts.isExportAssignment(statement) ? statement.expression : undefined;
     if (!expr) continue;
     if (ts.isBinaryExpression(expr) && expr.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
       const left = expr.left.getText(sf);
-      if (left === `exports.${name}` || left === `module.exports.${name}`) return asFunction(expr.right);
-      if (left === 'module.exports' && ts.isObjectLiteralExpression(expr.right)) return fromObject(expr.right, name, asFunction);
+      if (left === `exports.${name}` || left === `module.exports.${name}`) return functionValue(sf, expr.right);
+      if (left === 'module.exports' && ts.isObjectLiteralExpression(expr.right)) return fromObject(expr.right, name, sf);
     } else if (ts.isObjectLiteralExpression(expr)) {
-      return fromObject(expr, name, asFunction);
+      return fromObject(expr, name, sf);
     }
   }
   return undefined;
 }
 
-function fromObject(obj: ts.ObjectLiteralExpression, name: string, asFunction: (node: ts.Expression | undefined) => ts.FunctionLikeDeclaration | undefined): ts.FunctionLikeDeclaration | undefined {
+function fromObject(obj: ts.ObjectLiteralExpression, name: string, sf: ts.SourceFile): ts.FunctionLikeDeclaration | undefined {
   for (const prop of obj.properties) {
-    if (ts.isShorthandPropertyAssignment(prop) && prop.name.text === name) return asFunction(prop.name);
-    if (ts.isPropertyAssignment(prop) && ts.isIdentifier(prop.name) && prop.name.text === name) return asFunction(prop.initializer);
+    if (ts.isShorthandPropertyAssignment(prop) && prop.name.text === name) return functionValue(sf, prop.name);
+    if (ts.isPropertyAssignment(prop) && ts.isIdentifier(prop.name) && prop.name.text === name) return functionValue(sf, prop.initializer);
     if (ts.isMethodDeclaration(prop) && ts.isIdentifier(prop.name) && prop.name.text === name && prop.body) return prop;
   }
   return undefined;
@@ -436,7 +441,6 @@ function nameOf(fn: ts.FunctionLikeDeclaration): { name?: string } {
   return label ? { name: label } : {};
 }
 
-/** A called function we can read: declared in the same file, or imported from a file of the project. */
 /** `asyncHandler(async (req, res) => …)`, `withTeam(async (data, team) => …)`: the wrapped function is the handler. */
 function unwrapWrapper(init: ts.Expression): ts.Expression | undefined {
   let node: ts.Expression = init;
@@ -470,13 +474,7 @@ export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: Sour
   const local = topLevelFunction(source.sf, name);
   if (local) return { fn: local, source };
   const spec = importSpecifier(source.sf, name);
-  if (!spec) {
-    // `import processNewOrder from './processNewOrder'`: the module's default export.
-    const from = defaultImport(source.sf, name);
-    const module = from !== undefined ? resolveModule(ctx, source.rel, from) : undefined;
-    const fn = module && defaultExportedFunction(module.sf);
-    return fn && module ? { fn, source: module } : undefined;
-  }
+  if (!spec) return defaultImportedFunction(ctx, source, name);
   const target = resolveModule(ctx, source.rel, spec.module);
   if (!target) return undefined;
   const fn = topLevelFunction(target.sf, spec.imported);
@@ -523,11 +521,6 @@ function modelStatic(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext
   if (!model || schema === undefined) return undefined;
   at = model.source;
   const member = callee.name.text;
-  const asFunction = (expr: ts.Expression | undefined): ts.FunctionLikeDeclaration | undefined => {
-    const fn = expr && unwrap(expr);
-    if (fn && (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && fn.body) return fn;
-    return fn && ts.isIdentifier(fn) ? topLevelFunction(at.sf, fn.text) : undefined;
-  };
   for (const statement of at.sf.statements) {
     if (!ts.isExpressionStatement(statement)) continue;
     const expr = statement.expression;
@@ -539,13 +532,13 @@ function modelStatic(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext
         if (fn && cls) return { fn, source: cls.source };
       }
       if (expr.expression.name.text === 'static' && first && ts.isStringLiteralLike(first) && first.text === member) {
-        const fn = asFunction(second);
+        const fn = functionValue(at.sf, second);
         if (fn) return { fn, source: at };
       }
     }
     // `schema.statics.name = fn`
     if (ts.isBinaryExpression(expr) && expr.operatorToken.kind === ts.SyntaxKind.EqualsToken && expr.left.getText(at.sf) === `${schema}.statics.${member}`) {
-      const fn = asFunction(expr.right);
+      const fn = functionValue(at.sf, expr.right);
       if (fn) return { fn, source: at };
     }
   }
@@ -557,11 +550,8 @@ function modelSchema(statement: ts.Statement, name: string): string | undefined 
   if (!ts.isVariableStatement(statement)) return undefined;
   const decl = statement.declarationList.declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === name);
   const init = decl?.initializer && unwrap(decl.initializer);
-  if (!init || !ts.isCallExpression(init)) return undefined;
-  const fn = init.expression;
-  const isModel = (ts.isIdentifier(fn) && fn.text === 'model') || (ts.isPropertyAccessExpression(fn) && fn.name.text === 'model');
-  const schema = init.arguments[1];
-  return isModel && schema && ts.isIdentifier(schema) ? schema.text : undefined;
+  const schema = init && ts.isCallExpression(init) ? mongooseModel(init)?.schema : undefined;
+  return schema && ts.isIdentifier(schema) ? schema.text : undefined;
 }
 
 const LOCAL_FACTORIES = new WeakMap<ts.SourceFile, Map<string, string>>();

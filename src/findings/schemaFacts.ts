@@ -1,4 +1,5 @@
 import { ts } from 'ts-morph';
+import { mongooseModel } from './documentStore.js';
 
 /**
  * What the database enforces, read from the project's schema files: which column sets are unique per table. A
@@ -167,10 +168,11 @@ function readMongoose(text: string, add: (table: string, columns: string[]) => v
     if (declared && ts.isVariableDeclaration(node)) sets.set(node.name.getText(sf), declared);
     // `const User = mongoose.model('User', schema)`, `export default model<IUser>('User', schema)`, a connection's
     // `db.model('User', schema)`, the schema inline. Only a schema read above (or inline) counts.
-    if (ts.isCallExpression(node) && /^([\w$]+\.)?model$/.test(node.expression.getText(sf))) {
-      const [modelName, schema] = node.arguments;
+    const model = ts.isCallExpression(node) ? mongooseModel(node) : undefined;
+    if (model) {
+      const { schema } = model;
       const variable = ts.isVariableDeclaration(node.parent) && ts.isIdentifier(node.parent.name) ? [node.parent.name.text] : [];
-      const names = [...variable, ...(modelName && ts.isStringLiteralLike(modelName) ? [modelName.text] : [])];
+      const names = [...variable, ...(model.name !== undefined ? [model.name] : [])];
       const inline = schema && uniqueFields(schema);
       if (inline) {
         const name = `\u0000${models.length}`;

@@ -42,13 +42,16 @@ export const webhookAcknowledgedBeforeProcessing: Rule = {
       const sf = handler.source.sf;
       // `processNewOrder(session).then(…).catch(…)` left running: the handler returns, and the provider gets its 2xx,
       // while the work goes on (or, on a serverless runtime, is frozen with the response).
-      const floating = statements.find((s) => ts.isExpressionStatement(s) && floatingPromise(s.expression));
+      const floating = statements.flatMap((s) => {
+        const started = ts.isExpressionStatement(s) ? floatingPromise(s.expression) : undefined;
+        return started ? [{ statement: s, started }] : [];
+      })[0];
       if (floating) {
-        const started = floatingPromise((floating as ts.ExpressionStatement).expression)!;
+        const { statement, started } = floating;
         out.push({
           file: handler.source.rel,
-          line: sf.getLineAndCharacterOfPosition(floating.getStart(sf)).line + 1,
-          evidence: floating.getText(sf).trim().split('\n')[0] ?? '',
+          line: sf.getLineAndCharacterOfPosition(statement.getStart(sf)).line + 1,
+          evidence: statement.getText(sf).trim().split('\n')[0] ?? '',
           message: `${finding.route ? `${finding.route}: ` : ''}${name} starts \`${started.getText(sf).replace(/\s+/g, ' ').slice(0, 60)}\` without awaiting it, so the provider is answered with success while the event is still being handled: an error or a crash (or a serverless runtime freezing after the response) loses the event, since the provider will not resend it.`,
         });
         continue;

@@ -48,6 +48,21 @@ describe('the client hook\'s intent key (templates/scaffold/typescript/client/in
     expect(sent).toEqual(['key-1', 'key-1', 'key-2']);
   });
 
+  it('fail (axios rejects on an error answer) ends the intent on a definitive status, keeps it on a retryable one or a network error, and rethrows', async () => {
+    const intent = createIntentKey(counter());
+    const answered = (status: number) => Object.assign(new Error(`status ${status}`), { response: { status } });
+    const attempt = (error: unknown) => Promise.reject(error).then(intent.settle, intent.fail);
+    intent.key();
+    await expect(attempt(answered(503))).rejects.toThrow('status 503');
+    await expect(attempt(new Error('ECONNRESET'))).rejects.toThrow('ECONNRESET');
+    expect(intent.key()).toBe('key-1');
+    await expect(attempt(answered(422))).rejects.toThrow('status 422');
+    expect(intent.key()).toBe('key-2');
+    // A resolved axios response (2xx by default) is definitive.
+    expect(intent.settle({ status: 201, data: {} })).toEqual({ status: 201, data: {} });
+    expect(intent.key()).toBe('key-3');
+  });
+
   it('a Server Action result (anything but a Response) ends the intent and passes through unchanged', () => {
     const intent = createIntentKey(counter());
     intent.key();

@@ -13,6 +13,12 @@ export interface IntentKey {
    * call never reaches settle, so a network error keeps the key for the retry.
    */
   settle<T>(outcome: T): T;
+  /**
+   * For clients that reject on an HTTP error answer (axios: `.then(intent.settle, intent.fail)`): an error carrying
+   * the answer's status (`error.response.status`) ends the intent unless that status asks for a retry; one without
+   * (a network error, a time-out) keeps the key. The error is thrown on either way.
+   */
+  fail(error: unknown): never;
   /** Starts a new intent now (the user changed the form, or abandoned it). */
   rotate(): void;
 }
@@ -45,8 +51,20 @@ export function createIntentKey(generate: () => string = randomKey): IntentKey {
       if (status === undefined || !isRetryable(status)) rotate();
       return outcome;
     },
+    fail: (error: unknown): never => {
+      const status = answeredStatus(error);
+      if (status !== undefined && !isRetryable(status)) rotate();
+      throw error;
+    },
     rotate,
   };
+}
+
+/** The HTTP status an error reports the server answered with (`error.response.status`, as axios puts it). */
+function answeredStatus(error: unknown): number | undefined {
+  const response = typeof error === 'object' && error !== null ? (error as { response?: unknown }).response : undefined;
+  const status = typeof response === 'object' && response !== null ? (response as { status?: unknown }).status : undefined;
+  return typeof status === 'number' ? status : undefined;
 }
 
 /**

@@ -5,7 +5,8 @@ export { createIntentKey, isRetryable, keyedAction, type IntentKey } from './int
 
 /**
  * The component's idempotency key for one kind of intent, stable across re-renders: send `intent.key()` with the
- * request (the Idempotency-Key header, or a Server Action's first argument) and pass the answer to `intent.settle`.
+ * request (the Idempotency-Key header, or a Server Action's first argument) and pass the answer to `intent.settle`
+ * (and a rejection that carries one, as axios makes, to `intent.fail`).
  */
 export function useIdempotencyKey(): IntentKey {
   const ref = useRef<IntentKey | null>(null);

@@ -61,3 +61,30 @@ module.exports = router;
     expect(again.text).toBe(out.text);
   });
 });
+
+describe('apply on Stripe creates whose parameters are no literal (stripe-samples/accept-a-payment@1a57c3b2)', () => {
+  it('keys create(params) after `let params` set in branches, and create() with none, each with its own step', () => {
+    const routes = `const express = require('express');
+const Stripe = require('stripe');
+const stripe = Stripe(process.env.STRIPE_SKEY);
+const app = express();
+app.post('/create-payment-intent', async (req, res) => {
+  let params;
+  if (req.body.tax) params = { amount: 6299, currency: 'usd' };
+  else params = { amount: 5999, currency: 'usd' };
+  params.customer = req.body.customerId || (await stripe.customers.create()).id;
+  const paymentIntent = await stripe.paymentIntents.create(params);
+  res.send({ clientSecret: paymentIntent.client_secret });
+});
+module.exports = app;
+`;
+    const post: WiringTarget = { action: 'createPaymentIntent', codeName: 'createPaymentIntent', trigger: 'http', method: 'POST', path: '/create-payment-intent', file: 'server.js', line: 5, scope: 'global', provider: 'stripe' };
+    const out = wireSource('server.js', routes, [post], options);
+    expect(out.stale).toEqual([]);
+    expect(out.manual.filter((m) => m.reason.includes('not an object literal'))).toEqual([]);
+    expect(out.text).toContain('(await stripe.customers.create({}, stripeRequestOptions(idempotencyContext, 0))).id;');
+    expect(out.text).toContain('await stripe.paymentIntents.create(params, stripeRequestOptions(idempotencyContext, 1));');
+    const again = wireSource('server.js', out.text, [post], { ...options, anyLine: true });
+    expect(again.text).toBe(out.text);
+  });
+});

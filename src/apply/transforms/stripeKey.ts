@@ -18,7 +18,7 @@ type Handler = ArrowFunction | FunctionExpression | MethodDeclaration | Function
 const STRIPE_DEPENDENCY: ReadonlyMap<string, string> = new Map([['stripe', '*']]);
 
 /** The Stripe calls (as the findings engine recognises them) that lie inside this handler, keyed or not. */
-function callsIn(sf: SourceFile, handler: Handler): Array<{ call: CallExpression; keyed: boolean; opaque: boolean; operation: string; paramsIndex: number }> {
+function callsIn(sf: SourceFile, handler: Handler): Array<{ call: CallExpression; keyed: boolean; opaque: boolean; operation: string; paramsIndex: number; noParams?: boolean }> {
   // The findings engine's matcher over the inspector's Stripe table; apply keys Stripe calls only.
   const source = { rel: sf.getFilePath(), text: sf.getFullText(), sf: sf.compilerNode, dependencies: STRIPE_DEPENDENCY };
   const found = providerCalls(source).filter((f) => f.provider === 'stripe');
@@ -26,10 +26,15 @@ function callsIn(sf: SourceFile, handler: Handler): Array<{ call: CallExpression
     const call = morphNode(handler, f.call, Node.isCallExpression);
     if (!call) return [];
     // The literal itself, or a local holding it (`stripe.checkout.sessions.create(params)` after `let params = { … }`).
-    const paramsIndex = f.params ? call.getArguments().findIndex((a) => a.getStart() === f.params!.getStart(sf.compilerNode) || literal(a.compilerNode as ts.Expression) === f.params) : -1;
+    let paramsIndex = f.params ? call.getArguments().findIndex((a) => a.getStart() === f.params!.getStart(sf.compilerNode) || literal(a.compilerNode as ts.Expression) === f.params) : -1;
+    // A create's parameters come first whatever they are: `create(params)` after `let params; if (…) params = {…}`,
+    // or none at all (`stripe.customers.create()`, which takes `{}` before the request options).
+    const args = call.getArguments();
+    const plainCreate = paramsIndex < 0 && /(?:^|\.)create$/.test(f.operation) && args.length <= 1 && !(args[0] && (Node.isArrowFunction(args[0]) || Node.isFunctionExpression(args[0]) || Node.isObjectLiteralExpression(args[0])));
+    if (plainCreate) paramsIndex = 0;
     // Our own helper in the options (as the argument, or spread into a literal) is a key the rules cannot read.
     const ours = paramsIndex >= 0 && /\bstripeRequestOptions\(/.test(call.getArguments()[paramsIndex + 1]?.getText() ?? '');
-    return [{ call, keyed: f.key !== undefined || ours, opaque: f.opaqueOptions && !ours, operation: f.operation, paramsIndex }];
+    return [{ call, keyed: f.key !== undefined || ours, opaque: f.opaqueOptions && !ours, operation: f.operation, paramsIndex, ...(plainCreate && args.length === 0 ? { noParams: true } : {}) }];
   });
 }
 
@@ -133,6 +138,7 @@ function keyStripeSdkCalls(sf: SourceFile, handler: Handler, target: WiringTarge
   const usable = accessor !== undefined && context.scaffoldModules.has('providers');
   for (const item of open) {
     const line = item.call.getStartLineNumber();
+    if (item.noParams && usable && !item.opaque) item.call.addArgument('{}');
     const args = item.call.getArguments();
     const optionsArg = args[item.paramsIndex + 1];
     // stripe-node's callback form takes the request options between the parameters and the callback.

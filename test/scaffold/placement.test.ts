@@ -257,6 +257,24 @@ describe('@types/node in the install hint', () => {
   });
 });
 
+describe('vitest typings under a Node 10 resolution (stripe-samples/accept-a-payment@1a57c3b2 server/node-typescript)', () => {
+  const notesFor = async (compilerOptions: Record<string, unknown>) => {
+    const dev = { '@types/express': '4.17.21', '@types/pg': '8.10.0', '@types/node': '^20.14.9', vitest: '4.1.12', typescript: '^5.6.2' };
+    const root = await repo({ 'package.json': pkg('api', { type: 'module', dependencies: { express: '4.18.2', pg: '8.11.0', 'prom-client': '15.0.0' }, devDependencies: dev }), 'tsconfig.json': JSON.stringify({ compilerOptions, include: ['src/**/*'] }), 'src/index.ts': '' });
+    return (await scaffoldProject({ root, model: await modelFor('express-stripe-payments'), dir: 'src/idempotency', packageManager: 'npm' })).notes;
+  };
+
+  it('says that tsc would fail in vitest\'s typings, and the ways out, when library typings are checked', async () => {
+    expect(await notesFor({ module: 'ES2020', moduleResolution: 'node', target: 'ES2020' })).toEqual([expect.stringMatching(/node_modules\/vitest\. Set "skipLibCheck": true .*add "src\/idempotency\/\*\*\/\*\.test\.ts" and "src\/idempotency\/store-contract\.ts" to its "exclude"/)]);
+  });
+
+  it('says nothing with skipLibCheck or a resolution that reads package exports', async () => {
+    expect(await notesFor({ module: 'ES2020', moduleResolution: 'node', skipLibCheck: true })).toEqual([]);
+    expect(await notesFor({ module: 'NodeNext' })).toEqual([]);
+    expect(await notesFor({ module: 'ESNext', moduleResolution: 'bundler' })).toEqual([]);
+  });
+});
+
 describe('scaffoldProject for a design whose actions carry no source (placeholder, hand-written config)', () => {
   it('installs into the package that holds the configured folder, not the workspace root', async () => {
     const root = await repo({

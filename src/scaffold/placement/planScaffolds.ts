@@ -6,7 +6,7 @@ import { detectPackageManager, installCommands, missingDependencies, type Packag
 import { findPackageRoot } from './findPackageRoot.js';
 import { planPlacement } from './planPlacement.js';
 import { packageVersion } from '../profile/readProjectProfile.js';
-import { readConfigJson } from '../profile/readTsconfig.js';
+import { readConfigJson, readTsconfig } from '../profile/readTsconfig.js';
 import { pinForTypeScript, typingsBeyondTypeScript, vitestSpecifier } from './testedVersions.js';
 
 export interface PlannedScaffold {
@@ -111,6 +111,9 @@ export async function dependencyNotes(root: string, scaffold: Pick<PlannedScaffo
     const upgrade = installCommands(packageManager, target, { runtime: [], dev: ['typescript@3.9'] });
     caveats.unshift(`This project compiles with TypeScript ${Math.floor(typescriptVersion / 100)}.${typescriptVersion % 100}, which cannot parse the scaffolding in ${scaffold.dir} (it uses \`import type\`, \`?.\` and \`??\`, TypeScript 3.8 and later). Upgrade TypeScript before compiling it: ${upgrade.join(' && ')}`);
   }
+  if (typescript && imported.dev.includes('vitest') && legacyResolutionWithoutSkipLibCheck(root, scaffold.packageDir)) {
+    caveats.push(`The generated suites in ${scaffold.dir} import vitest, whose typings (and vite's, which they import) use package "exports" that this project's tsconfig cannot resolve: it reads modules the Node 10 way ("moduleResolution": "node" or its default) and checks library typings, so \`tsc\` over ${scaffold.dir} reports errors in node_modules/vitest. Set "skipLibCheck": true in its compilerOptions (what \`tsc --init\` writes), or "moduleResolution": "node16" / "bundler", or keep the suites out of the compiled files (add "${path.posix.relative(scaffold.packageDir, scaffold.dir)}/**/*.test.ts" and "${path.posix.relative(scaffold.packageDir, scaffold.dir)}/store-contract.ts" to its "exclude")`);
+  }
   const install = commands.length === 0 ? undefined : `The scaffolding in ${scaffold.dir} needs packages that ${scaffold.packageDir === '' ? 'the project' : `package ${name ?? scaffold.packageDir}`} does not declare yet (nothing was installed): ${commands.join(' && ')}`;
   return [...(install ? [install] : []), ...caveats];
 }
@@ -168,4 +171,19 @@ async function readManifest(dir: string): Promise<Record<string, unknown>> {
   } catch {
     return {};
   }
+}
+
+/**
+ * The package's tsconfig resolves modules as Node 10 did (no package "exports") and type-checks library typings: vitest
+ * 3 and 4 typings import subpaths only "exports" maps (`vite/module-runner`, `#types/…`), so such a compiler fails on them.
+ */
+function legacyResolutionWithoutSkipLibCheck(root: string, packageDir: string): boolean {
+  const file = path.join(root, packageDir, 'tsconfig.json');
+  if (readConfigJson(root, file) === undefined) return false;
+  const { options } = readTsconfig(root, file);
+  if (options['skipLibCheck'] === true) return false;
+  const lower = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : undefined);
+  const module = lower(options['module']);
+  const resolution = lower(options['moduleResolution']) ?? (module === undefined || /^(commonjs|amd|umd|system|es\d*|es2015|es2020|es2022|esnext)$/.test(module) ? 'node10' : 'modern');
+  return resolution === 'node' || resolution === 'node10' || resolution === 'classic';
 }

@@ -10,6 +10,14 @@ export interface ClientWiringOptions {
   imports: ProjectImports;
   /** The key header the generated policy reads (`Idempotency-Key` unless configured otherwise). */
   keyHeader: string;
+  /**
+   * The client is not the routes' own app (another package of the repository): a dev-server proxy or gateway may put a
+   * prefix before the route (`/api/create-payment-intent` for `/create-payment-intent`). Such URLs match when the
+   * route matches no URL exactly.
+   */
+  elsewhere?: boolean;
+  /** The routes are a Next.js app's: a module is a client one by its directive or place, as Next.js decides. */
+  next?: boolean;
 }
 
 export interface ClientWiringResult {
@@ -19,6 +27,8 @@ export interface ClientWiringResult {
   manual: ManualStep[];
   /** Some component now imports useIdempotencyKey: the hook files must exist in the scaffold folder. */
   usesHook: boolean;
+  /** The routes and actions some caller was found for (wired or not). */
+  found: Set<string>;
 }
 
 /** `useIdempotencyKey` and the hooks' own folder are apply's; their files are templates, see planApply. */
@@ -27,27 +37,55 @@ export const HOOK_FILES = ['intentKey', 'useIdempotencyKey'] as const;
 const CODE = /\.[cm]?[jt]sx?$/;
 const PASCAL = /^[A-Z][\w$]*$/;
 
-/** A component body runs in the browser: a "use client" module, or a .tsx/.jsx outside the App Router's server tree. */
-function isClientModule(file: string, text: string): boolean {
+/**
+ * A component body runs in the browser: a "use client" module, or a .tsx/.jsx outside the App Router's server tree.
+ * Outside Next.js, any module of React components (a .jsx/.tsx, or a .js that imports React, as CRA apps write them).
+ */
+function isClientModule(file: string, text: string, next: boolean): boolean {
+  if (!next) return /\.[jt]sx$/.test(file) || IMPORTS_REACT.test(text);
   if (/^\s*(?:\/\/[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*['"]use client['"]/.test(text)) return true;
   return /\.[jt]sx$/.test(file) && !/(^|\/)app\//.test(file) && nextKindOf(file, text) === undefined;
 }
 
-/** A route template's segments against a URL written in code: `:id` / `[id]` match one segment, `${…}` any one. */
-function urlMatches(node: Node, route: string): boolean {
+const IMPORTS_REACT = /\bfrom\s*['"]react['"]|\brequire\(\s*['"]react['"]\s*\)/;
+/** React Native has no Web Crypto to make keys with: its components are left to the user. */
+const REACT_NATIVE = /\bfrom\s*['"]react-native['"]|\brequire\(\s*['"]react-native['"]\s*\)/;
+
+/**
+ * A route template's segments against a URL written in code: `:id` / `[id]` match one segment, `${…}` any one. A
+ * leading substitution is the origin, and may carry the route's leading literal segments too (`${API}/checkout` for
+ * `/v1/checkout`, the API's base URL ending in `/v1`). `prefixed`: the URL may start with literal segments the route
+ * lacks (a proxy's `/api`).
+ */
+function urlMatches(node: Node, route: string, prefixed = false): boolean {
   let text: string;
   if (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) text = node.getLiteralValue();
   else if (Node.isTemplateExpression(node)) text = node.getHead().getLiteralText() + node.getTemplateSpans().map((s) => `\0${s.getLiteral().getLiteralText()}`).join('');
   else return false;
   const url = text.replace(/[?#].*$/, '').split('/').filter(Boolean);
   const wanted = route.split('/').filter(Boolean);
-  // `${baseUrl}/api/x`: a leading substitution is the origin.
-  if (url[0] === '\0' && url.length === wanted.length + 1) url.shift();
-  if (url.length !== wanted.length) return false;
-  return wanted.every((segment, i) => {
-    const param = /^:|^\[.+\]$/.test(segment);
-    return url[i] === segment || (param && url[i] !== '' && (url[i] === '\0' || !url[i]!.includes('\0')));
-  });
+  const isParam = (segment: string) => /^:|^\[.+\]$/.test(segment);
+  const same = (segments: readonly string[], template: readonly string[]) =>
+    segments.length === template.length && template.every((segment, i) => segments[i] === segment || (isParam(segment) && segments[i] !== '' && (segments[i] === '\0' || !segments[i]!.includes('\0'))));
+  const matches = (segments: readonly string[], origin: boolean): boolean => {
+    if (segments.length === 0) return false;
+    // The origin (a base URL) may end in the route's first literal segments.
+    if (origin && segments.length < wanted.length) {
+      const skipped = wanted.slice(0, wanted.length - segments.length);
+      return !skipped.some(isParam) && same(segments, wanted.slice(skipped.length));
+    }
+    const extra = segments.slice(0, Math.max(0, segments.length - wanted.length));
+    if (extra.length > 0 && (!prefixed || extra.some((segment) => segment.includes('\0')))) return false;
+    return same(segments.slice(extra.length), wanted);
+  };
+  // `${baseUrl}/api/x`: a leading substitution is the origin (or the route's first parameter, `/${orgId}/checkout`).
+  return matches(url, false) || (url[0] === '\0' && matches(url.slice(1), true));
+}
+
+/** The route `url` calls with `method`: one the URL matches exactly, else (a client of another package) one behind a prefix. */
+function routeCalled(url: Node, method: string | undefined, targets: readonly WiringTarget[], elsewhere: boolean): WiringTarget | undefined {
+  const candidates = targets.filter((t) => t.path !== undefined && (t.method ?? 'POST') === method);
+  return candidates.find((t) => urlMatches(url, t.path!)) ?? (elsewhere ? candidates.find((t) => urlMatches(url, t.path!, true)) : undefined);
 }
 
 const propertyValue = (object: ObjectLiteralExpression, name: string) => {
@@ -143,11 +181,15 @@ function plainObjectHeaders(headers: Node, sf: SourceFile, file: string, files: 
   };
   if (isObjectConst(sf, false)) return true;
   const declaration = sf.getImportDeclarations().find((d) => d.getNamedImports().some((n) => (n.getAliasNode() ?? n.getNameNode()).getText() === name && n.getAliasNode() === undefined));
-  const module = declaration && resolveSpecifier(file, declaration.getModuleSpecifierValue(), imports);
-  if (module === undefined) return false;
-  const found = [...files].find(([rel]) => rel.replace(/\.[cm]?[jt]sx?$/, '') === module || rel.replace(/\/index\.[cm]?[jt]sx?$/, '') === module);
-  if (!found) return false;
-  return isObjectConst(parseSource(found[0], found[1], { quote: 'single', semicolons: true }), true);
+  const module = declaration && importedModule(file, declaration.getModuleSpecifierValue(), files, imports);
+  return module !== undefined && isObjectConst(module, true);
+}
+
+/** The project module an import of `file` names (relative or through an alias), parsed; undefined for packages. */
+function importedModule(file: string, specifier: string, files: ReadonlyMap<string, string>, imports: ProjectImports): SourceFile | undefined {
+  const module = resolveSpecifier(file, specifier, imports);
+  const found = module === undefined ? undefined : [...files].find(([rel]) => rel.replace(/\.[cm]?[jt]sx?$/, '') === module || rel.replace(/\/index\.[cm]?[jt]sx?$/, '') === module);
+  return found ? parseSource(found[0], found[1], { quote: 'single', semicolons: true }) : undefined;
 }
 
 function fetchSites(sf: SourceFile, targets: readonly WiringTarget[], options: ClientWiringOptions, style: ImportStyle, file: string, files: ReadonlyMap<string, string>): Site[] {
@@ -160,7 +202,7 @@ function fetchSites(sf: SourceFile, targets: readonly WiringTarget[], options: C
     if (!url || !init || !Node.isObjectLiteralExpression(init)) continue;
     const method = propertyValue(init, 'method');
     const methodName = method && (Node.isStringLiteral(method) || Node.isNoSubstitutionTemplateLiteral(method)) ? method.getLiteralValue().toUpperCase() : undefined;
-    const target = targets.find((t) => t.path !== undefined && (t.method ?? 'POST') === methodName && urlMatches(url, t.path));
+    const target = routeCalled(url, methodName, targets, options.elsewhere ?? false);
     if (!target) continue;
     if (sendsKey(init, options.keyHeader)) {
       sites.push({ target, line: call.getStartLineNumber(), node: call });
@@ -186,6 +228,116 @@ function fetchSites(sf: SourceFile, targets: readonly WiringTarget[], options: C
               ? replaceRange(init, headers, `{ ...${headers.getText()}, ${entry} }`)
               : withProperty(init, `headers: { ${entry} }`);
         replaceRaw(call, `${replaceRange(call, init, initText)}.then(${intent}.settle)`);
+        return undefined;
+      },
+    });
+  }
+  return sites;
+}
+
+/** A file that may call axios: it imports it, or calls something named like an API client. */
+const AXIOS_CALL = /\baxios\b|\.(?:post|put|patch|delete)\s*\(/;
+/** axios's methods that take the request body second and the config third; the others take the config second. */
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'postForm', 'putForm', 'patchForm']);
+
+/**
+ * Whether `name` in `sf` is axios or an instance of it: axios's default import (or require), a const made by
+ * `axios.create(…)` in the file, or such a const exported by the project module it is imported from (`api` of
+ * `import { api } from '../lib/api'`, also as that module's default export).
+ */
+function isAxios(name: string, sf: SourceFile, file: string, files: ReadonlyMap<string, string>, imports: ProjectImports): boolean {
+  const axiosLocal = (source: SourceFile) =>
+    source.getImportDeclarations().find((d) => d.getModuleSpecifierValue() === 'axios')?.getDefaultImport()?.getText() ??
+    (/\brequire\(\s*['"]axios['"]\s*\)/.test(source.getFullText()) ? 'axios' : undefined);
+  const madeBy = (source: SourceFile, local: string) => {
+    const created = axiosLocal(source);
+    let value = source.getVariableDeclaration(local)?.getInitializer();
+    while (value && (Node.isAsExpression(value) || Node.isSatisfiesExpression(value) || Node.isParenthesizedExpression(value))) value = value.getExpression();
+    return created !== undefined && value !== undefined && Node.isCallExpression(value) && value.getExpression().getText() === `${created}.create`;
+  };
+  if (axiosLocal(sf) === name || madeBy(sf, name)) return true;
+  for (const declaration of sf.getImportDeclarations()) {
+    const named = declaration.getNamedImports().find((n) => (n.getAliasNode() ?? n.getNameNode()).getText() === name);
+    const isDefault = declaration.getDefaultImport()?.getText() === name;
+    if (!named && !isDefault) continue;
+    const source = importedModule(file, declaration.getModuleSpecifierValue(), files, imports);
+    if (!source) return false;
+    if (named) return madeBy(source, named.getName());
+    const exported = source.getExportAssignment((e) => !e.isExportEquals())?.getExpression();
+    return exported !== undefined && Node.isIdentifier(exported) && madeBy(source, exported.getText());
+  }
+  return false;
+}
+
+/**
+ * axios calls of a protected route: `axios.post(url, data, config)`, `api.delete(url, config)` on an instance,
+ * `axios({ method, url, … })`. The key header joins the config (one is added when there is none), and the answer
+ * settles the intent; axios rejects on an error answer, which `intent.fail` reads before passing the error on.
+ */
+function axiosSites(sf: SourceFile, targets: readonly WiringTarget[], options: ClientWiringOptions, style: ImportStyle, file: string, files: ReadonlyMap<string, string>): Site[] {
+  const sites: Site[] = [];
+  if (!AXIOS_CALL.test(sf.getFullText())) return sites;
+  const header = style.quote === 'double' ? `"${options.keyHeader}"` : `'${options.keyHeader}'`;
+  const known = new Map<string, boolean>();
+  const axiosNamed = (name: string) => {
+    if (!known.has(name)) known.set(name, isAxios(name, sf, file, files, options.imports));
+    return known.get(name)!;
+  };
+  const literalText = (node: Node | undefined) => (node && (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) ? node.getLiteralValue() : undefined);
+  for (const call of sf.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    const callee = call.getExpression();
+    const args = call.getArguments();
+    let url: Node | undefined;
+    let method: string | undefined;
+    let configAt: number;
+    if (Node.isPropertyAccessExpression(callee) && Node.isIdentifier(callee.getExpression()) && /^(post|put|patch|delete)(Form)?$/.test(callee.getName())) {
+      if (!axiosNamed(callee.getExpression().getText())) continue;
+      url = args[0];
+      method = callee.getName().replace(/Form$/, '').toUpperCase();
+      configAt = BODY_METHODS.has(callee.getName()) ? 2 : 1;
+    } else if ((Node.isIdentifier(callee) && axiosNamed(callee.getText())) || (Node.isPropertyAccessExpression(callee) && callee.getName() === 'request' && Node.isIdentifier(callee.getExpression()) && axiosNamed(callee.getExpression().getText()))) {
+      // `axios(config)`, `axios(url, config)`, `api.request(config)`
+      configAt = args[0] && Node.isObjectLiteralExpression(args[0]) ? 0 : 1;
+      const config = args[configAt];
+      if (!config || !Node.isObjectLiteralExpression(config)) continue;
+      url = configAt === 0 ? propertyValue(config, 'url') : args[0];
+      method = literalText(propertyValue(config, 'method'))?.toUpperCase() ?? 'GET';
+    } else continue;
+    if (!url) continue;
+    const target = routeCalled(url, method, targets, options.elsewhere ?? false);
+    if (!target) continue;
+    const line = call.getStartLineNumber();
+    const config = args[configAt];
+    if (config && Node.isObjectLiteralExpression(config) && sendsKey(config, options.keyHeader)) {
+      sites.push({ target, line, node: call });
+      continue;
+    }
+    const headers = config && Node.isObjectLiteralExpression(config) ? propertyValue(config, 'headers') : undefined;
+    const spread = headers !== undefined && plainObjectHeaders(headers, sf, file, files, options.imports);
+    if ((config && !Node.isObjectLiteralExpression(config)) || (headers && !Node.isObjectLiteralExpression(headers) && !spread)) {
+      sites.push({ target, line, node: call, wire: () => `its ${headers ? 'headers are' : 'config is'} not an object literal: add ${options.keyHeader}: <intent>.key() to ${headers ? 'them' : 'its headers'}, and settle with .then(<intent>.settle, <intent>.fail)` });
+      continue;
+    }
+    sites.push({
+      target,
+      line,
+      node: call,
+      wire: (intent) => {
+        const entry = `${header}: ${intent}.key()`;
+        let text: string;
+        if (config && Node.isObjectLiteralExpression(config)) {
+          const configText = headers && Node.isObjectLiteralExpression(headers) ? replaceRange(config, headers, withProperty(headers, entry)) : headers && spread ? replaceRange(config, headers, `{ ...${headers.getText()}, ${entry} }`) : withProperty(config, `headers: { ${entry} }`);
+          text = replaceRange(call, config, configText);
+        } else {
+          // No config yet: the body argument a body method skips is undefined.
+          const missing = configAt - args.length;
+          const fill = Array.from({ length: Math.max(0, missing) }, () => 'undefined');
+          const added = [...fill, `{ headers: { ${entry} } }`].join(', ');
+          const last = args.at(-1);
+          const full = call.getText();
+          text = last ? `${full.slice(0, last.getEnd() - call.getStart())}, ${added}${full.slice(last.getEnd() - call.getStart())}` : `${full.slice(0, -1)}${added})`;
+        }
+        replaceRaw(call, `${text}.then(${intent}.settle, ${intent}.fail)`);
         return undefined;
       },
     });
@@ -300,19 +452,19 @@ function actionSite(target: WiringTarget, id: Identifier, typed: boolean): Site 
  * form) is listed with the reason: a hook cannot live there.
  */
 export function wireClients(files: ReadonlyArray<{ path: string; text: string }>, wired: { routes: readonly WiringTarget[]; actions: readonly WiringTarget[] }, options: ClientWiringOptions): ClientWiringResult {
-  const result: ClientWiringResult = { texts: new Map(), edits: [], manual: [], usesHook: false };
+  const result: ClientWiringResult = { texts: new Map(), edits: [], manual: [], usesHook: false, found: new Set() };
   const actions = wired.actions;
   const routes = wired.routes.filter((t) => t.keySource === 'client');
   const targets = [...wired.routes, ...actions];
-  const found = new Set<string>();
+  const found = result.found;
   const sources = new Map(files.map((f) => [f.path, f.text]));
   for (const { path: file, text } of files) {
     if (!CODE.test(file) || file.endsWith('.d.ts') || file.startsWith(`${options.scaffoldDir}/`) || targets.some((t) => t.file === file)) continue;
-    if (!text.includes('fetch') && !actions.some((t) => text.includes(serverActionName(t)!))) continue;
+    if (!text.includes('fetch') && !AXIOS_CALL.test(text) && !actions.some((t) => text.includes(serverActionName(t)!))) continue;
     const style = clientImportStyle(file, text, options);
     const sf = parseSource(file, text, style);
-    const count = () => [...fetchSites(sf, routes, options, style, file, sources), ...actionSites(sf, file, actions, options.imports)];
-    const client = isClientModule(file, text);
+    const count = () => [...fetchSites(sf, routes, options, style, file, sources), ...axiosSites(sf, routes, options, style, file, sources), ...actionSites(sf, file, actions, options.imports)].sort((a, b) => a.node.getStart() - b.node.getStart());
+    const client = isClientModule(file, text, options.next ?? true) && !REACT_NATIVE.test(text);
     // Sites are wired one at a time, last first, and found again after each edit (text edits forget nodes).
     let pending = count();
     for (const site of pending) found.add(site.target.action);
@@ -324,7 +476,7 @@ export function wireClients(files: ReadonlyArray<{ path: string; text: string }>
       const enclosing = componentOf(site.node);
       const component = client ? enclosing : undefined;
       if (!component) {
-        const why = enclosing ? 'it is not in a client component ("use client"), where a hook could hold the key' : 'it is outside a React component (a fetch wrapper or a module-level call)';
+        const why = REACT_NATIVE.test(text) ? 'a React Native component has no Web Crypto to make keys with (use expo-crypto\'s randomUUID or react-native-get-random-values)' : enclosing ? 'it is not in a client component ("use client"), where a hook could hold the key' : 'it is outside a React component (a fetch wrapper or a module-level call)';
         result.manual.push({ action: site.target.action, file, line: site.line, reason: `${describe(site.target)} here cannot get a key mechanically: ${why}; create one key per user intent with useIdempotencyKey() in the component that starts it and pass it down` });
         continue;
       }
@@ -338,7 +490,7 @@ export function wireClients(files: ReadonlyArray<{ path: string; text: string }>
       if (again) ensureIntent(sf, again.body, site.target);
       if (!ensureNamedImport(sf, style.specifier('useIdempotencyKey'), 'useIdempotencyKey') || (site.helper !== undefined && !ensureNamedImport(sf, style.specifier('useIdempotencyKey'), site.helper))) {
         result.manual.push({ action: site.target.action, file, line: site.line, reason: `the file already binds ${site.helper ?? 'useIdempotencyKey'} to something else; import the generated hook under another name` });
-        return { texts: new Map(), edits: [], manual: result.manual, usesHook: false };
+        return { texts: new Map(), edits: [], manual: result.manual, usesHook: false, found: new Set() };
       }
       result.usesHook = true;
       result.edits.push({ action: site.target.action, file, summary: `${component.name === 'default' ? 'the default component' : component.name} ${actions.includes(site.target) ? `passes a key from useIdempotencyKey() to the Server Action ${serverActionName(site.target)}` : `sends the ${options.keyHeader} header from useIdempotencyKey() to ${describe(site.target)}`} (line ${site.line})` });

@@ -42,12 +42,17 @@ export const manualOnly = (target: WiringTarget, reason: string, line = target.l
   manual: [{ action: target.action, file: target.file, line, reason }],
 });
 
+/** How clientKeyStep's reason starts: the client pass (clientCallers.ts) replaces the step where it found the callers. */
+export const CLIENT_KEY_STEP = 'callers must now send an Idempotency-Key header';
+
 /**
  * A client-keyed route answers 400 to a request without the key header once wired: the callers (browser forms,
- * fetch wrappers, other services) must send one key per user intent and reuse it on retry. apply does not edit
- * client code yet, so this is always a step for the user, shipped before or with the server change.
+ * fetch wrappers, other services) must send one key per user intent and reuse it on retry. apply edits the callers
+ * it finds in the repository's React components (clientCallers.ts); where it finds none, this step stays, to be
+ * shipped before or with the server change.
  */
 export const clientKeyStep = (target: WiringTarget): ManualStep[] =>
   (target.keySource === 'client' || target.keySource === 'server') && target.keyField === undefined && target.trigger === 'http'
-    ? [{ action: target.action, file: target.file, line: target.line, reason: 'callers must now send an Idempotency-Key header (one per user intent, reused on retry); requests without it are answered 400, so ship the client change first' }]
+    ? [{ action: target.action, file: target.file, line: target.line, reason: `${CLIENT_KEY_STEP} (one per user intent, reused on retry); requests without it are answered 400, so ship the client change first` }]
     : [];
+

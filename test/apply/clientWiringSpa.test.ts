@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { wireClients } from '../../src/apply/transforms/clientWiring.js';
+import type { WiringTarget } from '../../src/apply/types.js';
+
+const imports = { aliases: [], defaultExtension: '' as const };
+/** A React app beside the API (Vite, CRA): not Next.js, and another package than the routes'. */
+const spa = { scaffoldDir: 'web/src/idempotency', imports, keyHeader: 'Idempotency-Key', next: false, elsewhere: true };
+const checkout: WiringTarget = { action: 'createCheckout', codeName: 'createCheckout', trigger: 'http', method: 'POST', path: '/v1/checkout', file: 'api/src/routes.ts', line: 3, keySource: 'client', scope: 'global' };
+
+const wire = (text: string, file = 'web/src/Pay.jsx', extra: ReadonlyArray<{ path: string; text: string }> = []) => wireClients([{ path: file, text }, ...extra], { routes: [checkout], actions: [] }, spa);
+
+describe('client wiring of a React app beside the API', () => {
+  it("matches a base URL that carries the route's prefix (${API}/checkout for /v1/checkout), not one whose leading segment is a parameter", () => {
+    const text = "import axios from 'axios';\nconst API = import.meta.env.VITE_API;\nexport function Pay() {\n  const go = () => axios.post(`${API}/checkout`, { plan: 'pro' });\n  return <button onClick={go}>Pay</button>;\n}\n";
+    const out = wire(text);
+    expect(out.texts.get('web/src/Pay.jsx')).toContain("axios.post(`${API}/checkout`, { plan: 'pro' }, { headers: { 'Idempotency-Key': createCheckoutIntent.key() } }).then(createCheckoutIntent.settle, createCheckoutIntent.fail);");
+    expect(out.texts.get('web/src/Pay.jsx')).toContain("import { useIdempotencyKey } from './idempotency/useIdempotencyKey';");
+    const orders = { ...checkout, path: '/:org/checkout' };
+    const byOrg = wireClients([{ path: 'web/src/Pay.jsx', text: text.replace('${API}/checkout', '/${org}/checkout') }], { routes: [orders], actions: [] }, spa);
+    expect(byOrg.texts.size).toBe(1);
+    const unrelated = wireClients([{ path: 'web/src/Pay.jsx', text: text.replace('${API}/checkout', '${API}') }], { routes: [checkout], actions: [] }, spa);
+    expect(unrelated.found.size).toBe(0);
+  });
+
+  it('adds the header to a config that has headers, the body undefined to a call without one, and the config form', () => {
+    const text = [
+      "import axios from 'axios';",
+      'export default function Pay({ token }) {',
+      "  const a = () => axios.post('/v1/checkout', {}, { headers: { Authorization: token } });",
+      "  const b = () => axios.post('/v1/checkout');",
+      "  const c = () => axios({ method: 'post', url: '/v1/checkout', data: {} });",
+      '  return <button onClick={() => a().then(b).then(c)}>Pay</button>;',
+      '}',
+      '',
+    ].join('\n');
+    const out = wire(text);
+    const wired = out.texts.get('web/src/Pay.jsx')!;
+    expect(wired).toContain("axios.post('/v1/checkout', {}, { headers: { Authorization: token, 'Idempotency-Key': createCheckoutIntent.key() } }).then(createCheckoutIntent.settle, createCheckoutIntent.fail);");
+    expect(wired).toContain("axios.post('/v1/checkout', undefined, { headers: { 'Idempotency-Key': createCheckoutIntent.key() } }).then(");
+    expect(wired).toContain("axios({ method: 'post', url: '/v1/checkout', data: {}, headers: { 'Idempotency-Key': createCheckoutIntent.key() } }).then(");
+    expect(wired.match(/useIdempotencyKey\(\)/g)).toHaveLength(1);
+    const again = wire(wired);
+    expect(again.texts.size).toBe(0);
+    expect(again.edits).toEqual([]);
+  });
+
+  it('follows an axios instance exported by a module of the app, and leaves a config it cannot read to the user', () => {
+    const client = { path: 'web/src/lib/http.js', text: "import axios from 'axios';\nconst http = axios.create({ baseURL: '/v1' });\nexport default http;\n" };
+    const text = "import http from './lib/http';\nexport const Pay = ({ options }) => {\n  const go = () => http.post('/v1/checkout', {}, options);\n  return <button onClick={go}>Pay</button>;\n};\n";
+    const out = wire(text, 'web/src/Pay.jsx', [client]);
+    expect(out.texts.size).toBe(0);
+    expect(out.manual.map((m) => `${m.file}:${m.line} ${m.reason}`)).toEqual([expect.stringMatching(/^web\/src\/Pay\.jsx:3 POST \/v1\/checkout: its config is not an object literal/)]);
+  });
+
+  it('a router.post of the app is no axios call, and a React Native screen is left to the user with the reason', () => {
+    const router = wire("import { Router } from 'express';\nconst router = Router();\nexport function Pay() {\n  router.post('/v1/checkout', () => undefined);\n  return null;\n}\n");
+    expect(router.found.size).toBe(0);
+    const native = wire("import { Button } from 'react-native';\nexport function Pay() {\n  const go = () => fetch('/v1/checkout', { method: 'POST' });\n  return <Button onPress={go} title=\"Pay\" />;\n}\n", 'mobile/Pay.tsx');
+    expect(native.texts.size).toBe(0);
+    expect(native.manual.map((m) => m.reason)).toEqual([expect.stringContaining('React Native component has no Web Crypto')]);
+  });
+});

@@ -59,4 +59,31 @@ describe('client wiring of a React app beside the API', () => {
     expect(native.texts.size).toBe(0);
     expect(native.manual.map((m) => m.reason)).toEqual([expect.stringContaining('React Native component has no Web Crypto')]);
   });
+
+  it('keys an API helper module (cgarrovillo/ecommerce utils/api-helpers.ts) and passes the intent\'s key from the components that call it', () => {
+    const helpers = {
+      path: 'web/src/utils/api-helpers.ts',
+      text: "import axios from 'axios';\nconst API = process.env.API_URL;\nexport const checkout = async (cart: string[], coupon?: string) => {\n  const { data } = await axios.post(`${API}/checkout`, { cart, coupon });\n  return data;\n};\nexport const ping = () => axios.get(`${API}/health`);\n",
+    };
+    const cart = {
+      path: 'web/src/components/Cart.tsx',
+      text: "import { checkout } from '../utils/api-helpers';\nexport function Cart({ items }: { items: string[] }) {\n  const buy = async () => {\n    const session = await checkout(items);\n    window.location.href = session.url;\n  };\n  return <button onClick={buy}>Buy</button>;\n}\n",
+    };
+    const script = { path: 'web/scripts/smoke.ts', text: "import { checkout } from '../src/utils/api-helpers';\nvoid checkout(['a']);\n" };
+    const out = wireClients([helpers, cart, script], { routes: [checkout], actions: [] }, spa);
+    expect(out.texts.get('web/src/utils/api-helpers.ts')).toContain("export const checkout = async (cart: string[], coupon?: string, idempotencyKey?: string) => {\n  const { data } = await axios.post(`${API}/checkout`, { cart, coupon }, { headers: { ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}) } });\n");
+    expect(out.texts.get('web/src/utils/api-helpers.ts')).toContain('export const ping = () => axios.get(`${API}/health`);');
+    const wired = out.texts.get('web/src/components/Cart.tsx')!;
+    expect(wired).toContain('  const createCheckoutIntent = useIdempotencyKey();\n');
+    expect(wired).toContain('const session = await checkout(items, undefined, createCheckoutIntent.key()).then(createCheckoutIntent.settle, createCheckoutIntent.fail);');
+    expect(out.edits.map((e) => `${e.file}: ${e.summary}`)).toEqual([
+      'web/src/utils/api-helpers.ts: checkout sends the Idempotency-Key header to POST /v1/checkout when its caller passes a key (line 4)',
+      'web/src/components/Cart.tsx: Cart passes a key from useIdempotencyKey() to checkout, which sends it to POST /v1/checkout (line 4)',
+    ]);
+    // The smoke script calls it outside any component: listed, and it still compiles (the key is optional).
+    expect(out.manual.map((m) => `${m.file}:${m.line} ${m.reason}`)).toEqual([expect.stringMatching(/^web\/scripts\/smoke\.ts:2 POST \/v1\/checkout here cannot get a key mechanically: it calls checkout outside a React component/)]);
+    const again = wireClients([...[helpers, cart].map((f) => ({ path: f.path, text: out.texts.get(f.path)! })), script], { routes: [checkout], actions: [] }, spa);
+    expect(again.texts.size).toBe(0);
+    expect(again.edits).toEqual([]);
+  });
 });

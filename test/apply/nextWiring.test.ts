@@ -114,14 +114,15 @@ describe('client wiring', () => {
     expect(out.manual.map((m) => `${m.line} ${m.reason}`)).toEqual([expect.stringMatching(/^7 .*its headers are not an object literal/)]);
   });
 
-  it('lists a fetch wrapper outside any component, and a Server Component form, as manual with the reason', () => {
-    const wrapper = { path: 'lib/api.ts', text: "export function checkout(priceId: string) {\n  return fetch('/api/checkout', { method: 'POST', body: JSON.stringify({ priceId }) });\n}\n" };
+  it('keys a fetch helper through an optional parameter, and lists a module-level fetch and a Server Component form as manual with the reason', () => {
+    const wrapper = { path: 'lib/api.ts', text: "export function checkout(priceId: string) {\n  return fetch('/api/checkout', { method: 'POST', body: JSON.stringify({ priceId }) });\n}\nexport const warm = fetch('/api/checkout', { method: 'POST' });\n" };
     const page = { path: 'app/notes/page.tsx', text: "import { saveNote } from '@/app/actions';\nexport default function Page() {\n  return <form action={saveNote}><button>Save</button></form>;\n}\n" };
     const out = wireClients([wrapper, page], { routes: [route], actions: [action] }, clientOptions);
-    expect(out.texts.size).toBe(0);
+    expect(out.texts.get('lib/api.ts')).toContain("export function checkout(priceId: string, idempotencyKey?: string) {\n  return fetch('/api/checkout', { method: 'POST', body: JSON.stringify({ priceId }), headers: { ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}) } });\n}\n");
     expect(out.manual.map((m) => `${m.file}:${m.line} ${m.reason}`)).toEqual([
-      expect.stringMatching(/^lib\/api\.ts:2 POST \/api\/checkout here cannot get a key mechanically: it is outside a React component/),
+      expect.stringMatching(/^lib\/api\.ts:4 POST \/api\/checkout here cannot get a key mechanically: it is outside a React component/),
       expect.stringMatching(/^app\/notes\/page\.tsx:3 POST \/saveNote here cannot get a key mechanically: it is not in a client component/),
+      expect.stringMatching(/^lib\/api\.ts:2 no React component calls checkout, which now sends the Idempotency-Key header only when given a key/),
     ]);
   });
 

@@ -131,9 +131,145 @@ interface Site {
   line: number;
   /** Applies the edit (given the intent's variable); undefined when the site is already wired. */
   wire?: (intent: string) => string | undefined;
+  /**
+   * For a request a helper function makes (`export const checkout = (cart) => api.post('/checkout', cart)`): sends
+   * the header from the helper's parameter when the caller gives one, and leaves settling to the caller.
+   */
+  keyWith?: (parameter: string) => void;
   node: Node;
   /** What the edit calls from the hook's module besides useIdempotencyKey. */
   helper?: 'keyedAction';
+  /** The request helper the site calls (`checkout` of `checkout(cart)`), which sends the key it is given. */
+  via?: string;
+}
+
+/** A function outside any component that makes the request, keyed through a parameter of its own (see keyHelpers). */
+interface RequestHelper {
+  file: string;
+  name: string;
+  /** The position of its `idempotencyKey` parameter. */
+  keyIndex: number;
+  target: WiringTarget;
+  line: number;
+}
+
+const KEY_PARAMETER = 'idempotencyKey';
+
+/**
+ * The top-level function a node runs in when that is no component: `export async function checkout(cart) {…}` or
+ * `export const checkout = (cart) => api.post(…)`. A function nested in another, a class method or an object's
+ * member is not one (its callers cannot be found by name).
+ */
+function helperOf(node: Node): { fn: FunctionDeclaration | ArrowFunction | FunctionExpression; name: string } | undefined {
+  let outermost: FunctionDeclaration | ArrowFunction | FunctionExpression | undefined;
+  for (let current: Node | undefined = node; current; current = current.getParent()) {
+    if (Node.isFunctionDeclaration(current) || Node.isArrowFunction(current) || Node.isFunctionExpression(current)) outermost = current;
+    if (Node.isClassDeclaration(current) || Node.isClassExpression(current) || Node.isObjectLiteralExpression(current)) return undefined;
+  }
+  if (!outermost) return undefined;
+  if (Node.isFunctionDeclaration(outermost)) {
+    const name = outermost.getName();
+    return name && Node.isSourceFile(outermost.getParent()) ? { fn: outermost, name } : undefined;
+  }
+  const holder = outermost.getParent();
+  const statement = holder && Node.isVariableDeclaration(holder) ? holder.getVariableStatement() : undefined;
+  return statement && Node.isSourceFile(statement.getParent()) && Node.isVariableDeclaration(holder) ? { fn: outermost, name: holder.getName() } : undefined;
+}
+
+/**
+ * The request helpers of the files outside components (an API module: `export const checkout = (cart) =>
+ * api.post('/checkout', cart)`): each gets a last, optional `idempotencyKey` parameter and sends the header when it
+ * is given, so every existing call still compiles and the components' calls can pass their intent's key (callSites).
+ * One already keyed so is only registered. Returns the helpers; their files' new text replaces `current`'s.
+ */
+function keyHelpers(current: Map<string, string>, routes: readonly WiringTarget[], options: ClientWiringOptions, result: ClientWiringResult): RequestHelper[] {
+  const helpers: RequestHelper[] = [];
+  const sources = new Map(current);
+  for (const [file, text] of current) {
+    if (!CODE.test(file) || file.endsWith('.d.ts') || file.startsWith(`${options.scaffoldDir}/`) || routes.some((t) => t.file === file)) continue;
+    if (!text.includes('fetch') && !AXIOS_CALL.test(text)) continue;
+    const style = clientImportStyle(file, text, options);
+    const sf = parseSource(file, text, style);
+    const count = () => [...fetchSites(sf, routes, options, style, file, sources), ...axiosSites(sf, routes, options, style, file, sources)].sort((a, b) => a.node.getStart() - b.node.getStart());
+    const typed = /\.[cm]?tsx?$/.test(file);
+    for (let index = count().length - 1; index >= 0; index--) {
+      const site = count()[index];
+      if (!site || componentOf(site.node)) continue;
+      const helper = helperOf(site.node);
+      if (!helper) continue;
+      const parameters = helper.fn.getParameters();
+      const existing = parameters.findIndex((p) => p.getName() === KEY_PARAMETER);
+      if (!site.wire) {
+        if (existing >= 0) helpers.push({ file, name: helper.name, keyIndex: existing, target: site.target, line: site.line });
+        continue;
+      }
+      if (!site.keyWith || existing >= 0 || parameters.some((p) => p.isRestParameter()) || helper.fn.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => id.getText() === KEY_PARAMETER)) continue;
+      const line = site.line;
+      site.keyWith(KEY_PARAMETER);
+      // Found again after the raw edit; a one-parameter arrow without parentheses gets them.
+      const fn = helperOf(count()[index]!.node)!.fn;
+      fn.addParameter({ name: KEY_PARAMETER, ...(typed ? { type: 'string', hasQuestionToken: true } : {}) });
+      helpers.push({ file, name: helper.name, keyIndex: fn.getParameters().length - 1, target: site.target, line });
+      result.edits.push({ action: site.target.action, file, summary: `${helper.name} sends the ${options.keyHeader} header to ${describe(site.target)} when its caller passes a key (line ${line})` });
+    }
+    if (sf.getFullText() !== text) current.set(file, sf.getFullText());
+  }
+  return helpers;
+}
+
+/** Calls of request helpers in a file: `checkout(cart)` gets the intent's key at the helper's key position, and settles with the answer. */
+function helperCallSites(sf: SourceFile, file: string, helpers: readonly RequestHelper[], imports: ProjectImports): Site[] {
+  const sites: Site[] = [];
+  const locals = new Map<string, RequestHelper>();
+  for (const helper of helpers) {
+    if (helper.file === file) locals.set(helper.name, helper);
+  }
+  for (const declaration of sf.getImportDeclarations()) {
+    const module = resolveSpecifier(file, declaration.getModuleSpecifierValue(), imports);
+    if (module === undefined) continue;
+    for (const helper of helpers) {
+      if (helper.file.replace(/\.[cm]?[jt]sx?$/, '') !== module && helper.file.replace(/\/index\.[cm]?[jt]sx?$/, '') !== module) continue;
+      const imported = declaration.getNamedImports().find((n) => n.getName() === helper.name);
+      if (imported) locals.set(imported.getAliasNode()?.getText() ?? helper.name, helper);
+    }
+  }
+  if (locals.size === 0) return sites;
+  for (const call of sf.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    const callee = call.getExpression();
+    const helper = Node.isIdentifier(callee) ? locals.get(callee.getText()) : undefined;
+    if (!helper || helperOf(call)?.name === helper.name) continue;
+    const line = call.getStartLineNumber();
+    const args = call.getArguments();
+    if (args.some((a) => a.getKind() === SyntaxKind.SpreadElement) || args.length > helper.keyIndex + 1) {
+      sites.push({ target: helper.target, line, node: call, via: helper.name, wire: () => `${helper.name} is called with arguments apply cannot line up with its parameters: pass a key from useIdempotencyKey() as its ${KEY_PARAMETER} argument` });
+      continue;
+    }
+    const given = args[helper.keyIndex];
+    if (given && /\bIntent\.key\(\)$|\bidempotencyKey$/.test(given.getText())) {
+      sites.push({ target: helper.target, line, node: call, via: helper.name });
+      continue;
+    }
+    if (given) {
+      sites.push({ target: helper.target, line, node: call, via: helper.name });
+      continue;
+    }
+    sites.push({
+      target: helper.target,
+      line,
+      node: call,
+      via: helper.name,
+      wire: (intent) => {
+        const fill = Array.from({ length: helper.keyIndex - args.length }, () => 'undefined');
+        const added = [...fill, `${intent}.key()`].join(', ');
+        const last = args.at(-1);
+        const full = call.getText();
+        const text = last ? `${full.slice(0, last.getEnd() - call.getStart())}, ${added}${full.slice(last.getEnd() - call.getStart())}` : `${full.slice(0, -1)}${added})`;
+        replaceRaw(call, `${text}.then(${intent}.settle, ${intent}.fail)`);
+        return undefined;
+      },
+    });
+  }
+  return sites;
 }
 
 /** The text of `outer` with `inner` (a descendant) replaced by `text`. */
@@ -156,6 +292,9 @@ function withProperty(object: ObjectLiteralExpression, entry: string): string {
   const indent = last.getIndentationText();
   return after.trimStart().startsWith(',') ? `${text.slice(0, end)},\n${indent}${entry},${after.replace(/^\s*,/, '')}` : `${text.slice(0, end)},\n${indent}${entry}${after}`;
 }
+
+/** A header entry sent only when the helper's caller gave a key: `...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {})`. */
+const optionalHeader = (header: string, parameter: string) => `...(${parameter} ? { ${header}: ${parameter} } : {})`;
 
 /** Whether a fetch's options already send the key header. */
 const sendsKey = (options: ObjectLiteralExpression, header: string) => {
@@ -214,22 +353,25 @@ function fetchSites(sf: SourceFile, targets: readonly WiringTarget[], options: C
       sites.push({ target, line: call.getStartLineNumber(), node: call, wire: () => `its headers are not an object literal: add ${options.keyHeader}: <intent>.key() to them` });
       continue;
     }
+    // One text edit for the whole call: the header joins the options, and the answer settles the intent.
+    const edit = (entry: string, after: string) => {
+      const initText =
+        headers && Node.isObjectLiteralExpression(headers)
+          ? replaceRange(init, headers, withProperty(headers, entry))
+          : headers && spread
+            ? replaceRange(init, headers, `{ ...${headers.getText()}, ${entry} }`)
+            : withProperty(init, `headers: { ${entry} }`);
+      replaceRaw(call, `${replaceRange(call, init, initText)}${after}`);
+    };
     sites.push({
       target,
       line: call.getStartLineNumber(),
       node: call,
       wire: (intent) => {
-        const entry = `${header}: ${intent}.key()`;
-        // One text edit for the whole call: the header joins the options, the answer settles the intent.
-        const initText =
-          headers && Node.isObjectLiteralExpression(headers)
-            ? replaceRange(init, headers, withProperty(headers, entry))
-            : headers && spread
-              ? replaceRange(init, headers, `{ ...${headers.getText()}, ${entry} }`)
-              : withProperty(init, `headers: { ${entry} }`);
-        replaceRaw(call, `${replaceRange(call, init, initText)}.then(${intent}.settle)`);
+        edit(`${header}: ${intent}.key()`, `.then(${intent}.settle)`);
         return undefined;
       },
+      keyWith: (parameter) => edit(optionalHeader(header, parameter), ''),
     });
   }
   return sites;
@@ -318,28 +460,31 @@ function axiosSites(sf: SourceFile, targets: readonly WiringTarget[], options: C
       sites.push({ target, line, node: call, wire: () => `its ${headers ? 'headers are' : 'config is'} not an object literal: add ${options.keyHeader}: <intent>.key() to ${headers ? 'them' : 'its headers'}, and settle with .then(<intent>.settle, <intent>.fail)` });
       continue;
     }
+    // One text edit for the whole call: the header joins the config (made when there is none), then the settling.
+    const edit = (entry: string, after: string): void => {
+      let text: string;
+      if (config && Node.isObjectLiteralExpression(config)) {
+        const configText = headers && Node.isObjectLiteralExpression(headers) ? replaceRange(config, headers, withProperty(headers, entry)) : headers && spread ? replaceRange(config, headers, `{ ...${headers.getText()}, ${entry} }`) : withProperty(config, `headers: { ${entry} }`);
+        text = replaceRange(call, config, configText);
+      } else {
+        // No config yet: the body argument a body method skips is undefined.
+        const fill = Array.from({ length: Math.max(0, configAt - args.length) }, () => 'undefined');
+        const added = [...fill, `{ headers: { ${entry} } }`].join(', ');
+        const last = args.at(-1);
+        const full = call.getText();
+        text = last ? `${full.slice(0, last.getEnd() - call.getStart())}, ${added}${full.slice(last.getEnd() - call.getStart())}` : `${full.slice(0, -1)}${added})`;
+      }
+      replaceRaw(call, `${text}${after}`);
+    };
     sites.push({
       target,
       line,
       node: call,
       wire: (intent) => {
-        const entry = `${header}: ${intent}.key()`;
-        let text: string;
-        if (config && Node.isObjectLiteralExpression(config)) {
-          const configText = headers && Node.isObjectLiteralExpression(headers) ? replaceRange(config, headers, withProperty(headers, entry)) : headers && spread ? replaceRange(config, headers, `{ ...${headers.getText()}, ${entry} }`) : withProperty(config, `headers: { ${entry} }`);
-          text = replaceRange(call, config, configText);
-        } else {
-          // No config yet: the body argument a body method skips is undefined.
-          const missing = configAt - args.length;
-          const fill = Array.from({ length: Math.max(0, missing) }, () => 'undefined');
-          const added = [...fill, `{ headers: { ${entry} } }`].join(', ');
-          const last = args.at(-1);
-          const full = call.getText();
-          text = last ? `${full.slice(0, last.getEnd() - call.getStart())}, ${added}${full.slice(last.getEnd() - call.getStart())}` : `${full.slice(0, -1)}${added})`;
-        }
-        replaceRaw(call, `${text}.then(${intent}.settle, ${intent}.fail)`);
+        edit(`${header}: ${intent}.key()`, `.then(${intent}.settle, ${intent}.fail)`);
         return undefined;
       },
+      keyWith: (parameter) => edit(optionalHeader(header, parameter), ''),
     });
   }
   return sites;
@@ -458,16 +603,27 @@ export function wireClients(files: ReadonlyArray<{ path: string; text: string }>
   const targets = [...wired.routes, ...actions];
   const found = result.found;
   const sources = new Map(files.map((f) => [f.path, f.text]));
-  for (const { path: file, text } of files) {
+  // Request helpers first: the components' calls of them are sites of the pass below.
+  const current = new Map(sources);
+  const helpers = keyHelpers(current, routes, options, result);
+  const called = new Set<RequestHelper>();
+  for (const { path: file, text: original } of files) {
+    const text = current.get(file) ?? original;
     if (!CODE.test(file) || file.endsWith('.d.ts') || file.startsWith(`${options.scaffoldDir}/`) || targets.some((t) => t.file === file)) continue;
-    if (!text.includes('fetch') && !AXIOS_CALL.test(text) && !actions.some((t) => text.includes(serverActionName(t)!))) continue;
+    if (!text.includes('fetch') && !AXIOS_CALL.test(text) && !actions.some((t) => text.includes(serverActionName(t)!)) && !helpers.some((h) => text.includes(h.name))) {
+      if (text !== original) result.texts.set(file, text);
+      continue;
+    }
     const style = clientImportStyle(file, text, options);
     const sf = parseSource(file, text, style);
-    const count = () => [...fetchSites(sf, routes, options, style, file, sources), ...axiosSites(sf, routes, options, style, file, sources), ...actionSites(sf, file, actions, options.imports)].sort((a, b) => a.node.getStart() - b.node.getStart());
+    const count = () => [...fetchSites(sf, routes, options, style, file, sources), ...axiosSites(sf, routes, options, style, file, sources), ...helperCallSites(sf, file, helpers, options.imports), ...actionSites(sf, file, actions, options.imports)].sort((a, b) => a.node.getStart() - b.node.getStart());
     const client = isClientModule(file, text, options.next ?? true) && !REACT_NATIVE.test(text);
     // Sites are wired one at a time, last first, and found again after each edit (text edits forget nodes).
     let pending = count();
-    for (const site of pending) found.add(site.target.action);
+    for (const site of pending) {
+      found.add(site.target.action);
+      if (site.via !== undefined && componentOf(site.node) && client) called.add(helpers.find((h) => h.name === site.via && h.target === site.target)!);
+    }
     const total = pending.length;
     for (let index = total - 1; index >= 0; index--) {
       pending = count();
@@ -476,7 +632,7 @@ export function wireClients(files: ReadonlyArray<{ path: string; text: string }>
       const enclosing = componentOf(site.node);
       const component = client ? enclosing : undefined;
       if (!component) {
-        const why = REACT_NATIVE.test(text) ? 'a React Native component has no Web Crypto to make keys with (use expo-crypto\'s randomUUID or react-native-get-random-values)' : enclosing ? 'it is not in a client component ("use client"), where a hook could hold the key' : 'it is outside a React component (a fetch wrapper or a module-level call)';
+        const why = REACT_NATIVE.test(text) ? 'a React Native component has no Web Crypto to make keys with (use expo-crypto\'s randomUUID or react-native-get-random-values)' : enclosing ? 'it is not in a client component ("use client"), where a hook could hold the key' : site.via !== undefined ? `it calls ${site.via} outside a React component` : 'it is outside a React component (a fetch wrapper or a module-level call)';
         result.manual.push({ action: site.target.action, file, line: site.line, reason: `${describe(site.target)} here cannot get a key mechanically: ${why}; create one key per user intent with useIdempotencyKey() in the component that starts it and pass it down` });
         continue;
       }
@@ -493,9 +649,14 @@ export function wireClients(files: ReadonlyArray<{ path: string; text: string }>
         return { texts: new Map(), edits: [], manual: result.manual, usesHook: false, found: new Set() };
       }
       result.usesHook = true;
-      result.edits.push({ action: site.target.action, file, summary: `${component.name === 'default' ? 'the default component' : component.name} ${actions.includes(site.target) ? `passes a key from useIdempotencyKey() to the Server Action ${serverActionName(site.target)}` : `sends the ${options.keyHeader} header from useIdempotencyKey() to ${describe(site.target)}`} (line ${site.line})` });
+      const what = actions.includes(site.target) ? `passes a key from useIdempotencyKey() to the Server Action ${serverActionName(site.target)}` : site.via !== undefined ? `passes a key from useIdempotencyKey() to ${site.via}, which sends it to ${describe(site.target)}` : `sends the ${options.keyHeader} header from useIdempotencyKey() to ${describe(site.target)}`;
+      result.edits.push({ action: site.target.action, file, summary: `${component.name === 'default' ? 'the default component' : component.name} ${what} (line ${site.line})` });
     }
-    if (sf.getFullText() !== text) result.texts.set(file, sf.getFullText());
+    if (sf.getFullText() !== original) result.texts.set(file, sf.getFullText());
+  }
+  for (const helper of helpers) {
+    if (called.has(helper)) continue;
+    result.manual.push({ action: helper.target.action, file: helper.file, line: helper.line, reason: `no React component calls ${helper.name}, which now sends the ${options.keyHeader} header only when given a key (its ${KEY_PARAMETER} parameter): whoever calls it must pass one per user intent, reused on retry` });
   }
   for (const target of routes) {
     if (found.has(target.action)) continue;

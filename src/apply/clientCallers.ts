@@ -51,13 +51,17 @@ export async function planClientCallers(input: ClientCallersInput): Promise<Clie
     const before = await readInside(input.root, file.rel).catch(() => undefined);
     if (before === undefined || !(/\.[jt]sx$/.test(file.rel) || IMPORTS_REACT.test(before))) continue;
     const pkg = input.packageOf(file.rel);
-    const dir = hookDirOf(file.rel, pkg);
-    const group = groups.get(dir) ?? { pkg, files: [] };
+    const group = groups.get(pkg) ?? { pkg, files: [] };
     group.files.push({ path: file.rel, before, text: input.changes.find((c) => c.path === file.rel)?.after ?? before });
-    groups.set(dir, group);
+    groups.set(pkg, group);
   }
-  for (const [dir, group] of groups) {
+  // Actions a frontend of another package now calls with the key header: a cross-origin request, if served apart.
+  const crossOrigin = new Set<string>();
+  for (const group of groups.values()) {
     const own = group.pkg === input.packageDir;
+    const manifest = await readManifest(input.root, group.pkg);
+    const next = dependsOn(manifest, 'next');
+    const dir = own ? input.scaffoldDir : hookDirOf(group.pkg, files.map((f) => f.rel), next);
     const imports = own ? input.imports : await packageImports(input.root, group.pkg, input.packageOf);
     // The modules a component imports from (an axios instance, shared headers) may sit anywhere in its package.
     const sources = files.filter((f) => input.packageOf(f.rel) === group.pkg && CODE.test(f.rel));
@@ -67,11 +71,12 @@ export async function planClientCallers(input: ClientCallersInput): Promise<Clie
       const text = await readInside(input.root, file.rel).catch(() => undefined);
       if (text !== undefined) texts.push({ path: file.rel, before: text, text });
     }
-    const wired = wireClients(texts, { routes: input.routes, actions: [] }, { scaffoldDir: dir, imports, keyHeader: input.keyHeader, elsewhere: !own, next: false });
+    // A Next.js frontend decides which modules run in the browser by its own rules ("use client", the app/ tree).
+    const wired = wireClients(texts, { routes: input.routes, actions: [] }, { scaffoldDir: dir, imports, keyHeader: input.keyHeader, elsewhere: !own, next });
     for (const action of wired.found) out.found.add(action);
     // A route with no caller here keeps apply's general step about its callers; one per package would repeat it.
     out.manual.push(...wired.manual.filter((m) => !m.reason.startsWith('no caller found')));
-    if (wired.usesHook && !(await dependsOnReact(input.root, group.pkg))) {
+    if (wired.usesHook && !dependsOn(manifest, 'react')) {
       for (const action of new Set(wired.edits.map((e) => e.action))) {
         out.manual.push({ action, file: `${group.pkg || '.'}/package.json`, reason: `its components call the route, but ${group.pkg === '' ? 'the root package' : `the package ${group.pkg}`} does not declare react, which the useIdempotencyKey() hook needs: send an ${input.keyHeader} header (one per user intent, reused on retry) from those calls by hand` });
       }
@@ -79,6 +84,7 @@ export async function planClientCallers(input: ClientCallersInput): Promise<Clie
     }
     for (const [file, after] of wired.texts) out.changes.push({ path: file, before: texts.find((t) => t.path === file)!.before, after });
     out.edits.push(...wired.edits);
+    if (!own && wired.edits.length > 0) crossOrigin.add(wired.edits[0]!.action);
     if (!wired.usesHook) continue;
     const typed = (await readInside(input.root, path.posix.join(group.pkg, 'tsconfig.json')).catch(() => undefined)) !== undefined && group.files.some((f) => wired.texts.has(f.path) && /\.[cm]?tsx?$/.test(f.path));
     for (const name of HOOK_FILES) {
@@ -88,18 +94,46 @@ export async function planClientCallers(input: ClientCallersInput): Promise<Clie
       out.edits.push({ action: wired.edits[0]!.action, file, summary: name === 'useIdempotencyKey' ? 'creates the useIdempotencyKey() hook: one key per user intent, reused on retry' : 'creates the intent key logic the hook keeps (no React, testable alone)' });
     }
   }
+  if (crossOrigin.size > 0) {
+    const apiFiles = files.filter((f) => CODE.test(f.rel) && input.packageOf(f.rel) === input.packageDir && !f.rel.startsWith(`${input.scaffoldDir}/`));
+    for (const at of await corsAllowlists(input.root, apiFiles.map((f) => f.rel), input.keyHeader)) {
+      out.manual.push({ action: [...crossOrigin][0]!, file: at.file, line: at.line, reason: `the API's CORS setup lists the headers a cross-origin request may send, without ${input.keyHeader}: a browser's preflight refuses every keyed request from a frontend served from another origin. Add '${input.keyHeader}' to that list` });
+    }
+  }
   return out;
 }
 
+/** A CORS header allowlist: the cors / @koa/cors / hono option, or the response header set by hand. */
+const ALLOWLIST = /\b(?:allowedHeaders|allowHeaders)\s*:|['"]Access-Control-Allow-Headers['"]/gi;
+
 /**
- * Where a component's hook goes: the `src` folder of its package when it is under one (`client/src/idempotency`),
- * else the first folder it is in below its package (`web/idempotency`), else the package's root.
+ * Where the API's code lists the request headers CORS allows (`cors({ allowedHeaders: ['Content-Type'] })`) without
+ * the key header: read up to the end of the list (the closing bracket, or the end of the string set as the header).
  */
-function hookDirOf(file: string, pkg: string): string {
-  const inside = (pkg === '' ? file : file.slice(pkg.length + 1)).split('/').slice(0, -1);
-  const src = inside.indexOf('src');
-  const base = src >= 0 ? inside.slice(0, src + 1) : inside.slice(0, 1);
-  return path.posix.join(pkg, ...base, 'idempotency');
+async function corsAllowlists(root: string, files: readonly string[], header: string): Promise<Array<{ file: string; line: number }>> {
+  const found: Array<{ file: string; line: number }> = [];
+  for (const file of files) {
+    const text = await readInside(root, file).catch(() => undefined);
+    if (text === undefined || !/allowedHeaders|allowHeaders|Access-Control-Allow-Headers/i.test(text)) continue;
+    for (const match of text.matchAll(ALLOWLIST)) {
+      const rest = text.slice(match.index + match[0].length, match.index + match[0].length + 400);
+      const list = /^[\s,]*(\[[^\]]*\]|(['"`])[^'"`]*\2)/.exec(rest)?.[1];
+      // A list we cannot read (a variable, a function) may hold anything: only a literal is judged.
+      if (list === undefined || list.toLowerCase().includes(header.toLowerCase()) || list.includes('*')) continue;
+      found.push({ file, line: text.slice(0, match.index).split('\n').length });
+    }
+  }
+  return found;
+}
+
+/**
+ * Where a frontend package's hook goes: its `src` folder when it has one (`client/src/idempotency`), a Next.js app's
+ * `lib` (`web/lib/idempotency`, where its own helpers live), else the package's root (`web/idempotency`).
+ */
+function hookDirOf(pkg: string, files: readonly string[], next: boolean): string {
+  const prefix = pkg === '' ? '' : `${pkg}/`;
+  const base = files.some((file) => file.startsWith(`${prefix}src/`)) ? 'src' : next ? 'lib' : '';
+  return path.posix.join(pkg, base, 'idempotency');
 }
 
 /** The hook's module from its template: TypeScript as it is, else JavaScript; relative imports as the package writes them. */
@@ -113,16 +147,16 @@ async function hookModule(name: (typeof HOOK_FILES)[number], typed: boolean, ext
   return extension === '' ? text.replace(/(from\s+'\.\/[\w]+)\.js'/g, "$1'") : text;
 }
 
-async function dependsOnReact(root: string, pkg: string): Promise<boolean> {
+async function readManifest(root: string, pkg: string): Promise<Record<string, Record<string, string> | undefined>> {
   const text = await readInside(root, path.posix.join(pkg, 'package.json')).catch(() => undefined);
-  if (text === undefined) return false;
   try {
-    const manifest = JSON.parse(text) as Record<string, Record<string, string> | undefined>;
-    return ['dependencies', 'devDependencies', 'peerDependencies'].some((field) => manifest[field]?.['react'] !== undefined);
+    return text === undefined ? {} : (JSON.parse(text) as Record<string, Record<string, string> | undefined>);
   } catch {
-    return false;
+    return {};
   }
 }
+
+const dependsOn = (manifest: Record<string, Record<string, string> | undefined>, name: string) => ['dependencies', 'devDependencies', 'peerDependencies'].some((field) => manifest[field]?.[name] !== undefined);
 
 async function packageImports(root: string, pkg: string, packageOf: (file: string) => string): Promise<ProjectImports> {
   const own = projectImportsAt(path.join(root, pkg));

@@ -68,6 +68,8 @@ describe('apply wires the React callers of an Express route in a separate fronte
 
     // Callers were found and wired: no step asks for them; the summaries name each component.
     expect(first.manual.filter((m) => m.reason.includes('callers must now send'))).toEqual([]);
+    // The API answers preflights with its own header list: the frontend's keyed requests would be refused there.
+    expect(first.manual.filter((m) => m.reason.includes('CORS')).map((m) => `${m.file}:${m.line}`)).toEqual(['server/src/app.ts:12']);
     expect(first.edits.map((e) => `${e.file}: ${e.summary}`)).toEqual(
       expect.arrayContaining([
         'client/src/Checkout.jsx: Checkout sends the Idempotency-Key header from useIdempotencyKey() to POST /checkout (line 7)',

@@ -1,7 +1,10 @@
 import { useRef } from 'react';
-import { createIntentKey, type IntentKey } from './intentKey.js';
+import { createIntentKey } from './intentKey.js';
+import type { IntentKey } from './intentKey.js';
 
-export { createIntentKey, isRetryable, keyedAction, type IntentKey } from './intentKey.js';
+// Type-only imports and exports of their own (TypeScript 3.8), not inline `type` modifiers (4.5): frontends pin old compilers.
+export { createIntentKey, isRetryable, keyedAction } from './intentKey.js';
+export type { IntentKey } from './intentKey.js';
 
 /**
  * The component's idempotency key for one kind of intent, stable across re-renders: send `intent.key()` with the

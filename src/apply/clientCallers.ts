@@ -136,7 +136,11 @@ function hookDirOf(pkg: string, files: readonly string[], next: boolean): string
   return path.posix.join(pkg, base, 'idempotency');
 }
 
-/** The hook's module from its template: TypeScript as it is, else JavaScript; relative imports as the package writes them. */
+/**
+ * The hook's module from its template: TypeScript as it is, else JavaScript; relative imports as the package writes
+ * them. The templates keep to TypeScript 3.8 syntax (`import type` statements, no inline `type` modifiers): a
+ * frontend may pin an old compiler (cgarrovillo/ecommerce's pins ^3.7).
+ */
 async function hookModule(name: (typeof HOOK_FILES)[number], typed: boolean, extension: '.js' | ''): Promise<string> {
   let text = readTemplate(`typescript/client/${name}.ts`);
   if (!typed) {

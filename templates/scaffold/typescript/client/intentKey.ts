@@ -28,13 +28,16 @@ export function isRetryable(status: number): boolean {
   return status === 408 || status === 409 || status === 425 || status === 429 || status >= 500;
 }
 
-/** randomUUID needs a secure context (https, localhost); 16 random bytes in hex serve elsewhere. */
-const randomKey = (): string =>
-  typeof globalThis.crypto.randomUUID === 'function'
-    ? globalThis.crypto.randomUUID()
-    : Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) =>
-        b.toString(16).padStart(2, '0'),
-      ).join('');
+/**
+ * randomUUID needs a secure context (https, localhost); 16 random bytes in hex serve elsewhere. Read by shape: the
+ * DOM typings of older TypeScript releases do not declare randomUUID.
+ */
+const randomKey = (): string => {
+  const webCrypto = globalThis.crypto as Crypto & { randomUUID?: () => string };
+  return typeof webCrypto.randomUUID === 'function'
+    ? webCrypto.randomUUID()
+    : Array.from(webCrypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+};
 
 export function createIntentKey(generate: () => string = randomKey): IntentKey {
   let current: string | undefined;

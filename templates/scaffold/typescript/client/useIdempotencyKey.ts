@@ -2,7 +2,6 @@ import { useRef } from 'react';
 import { createIntentKey } from './intentKey.js';
 import type { IntentKey } from './intentKey.js';
 
-// Type-only imports and exports of their own (TypeScript 3.8), not inline `type` modifiers (4.5): frontends pin old compilers.
 export { createIntentKey, isRetryable, keyedAction } from './intentKey.js';
 export type { IntentKey } from './intentKey.js';
 

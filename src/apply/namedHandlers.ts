@@ -27,6 +27,8 @@ export interface NamedHandlerInput {
   scaffoldDir: string;
   imports: ProjectImports;
   scaffoldModules: ReadonlySet<string>;
+  /** Where the project's middleware leaves a verified Stripe event (TransformContext.verifiedEvents). */
+  verifiedEvents?: ReadonlySet<string>;
 }
 
 export interface NamedHandlerOutcome {
@@ -146,7 +148,7 @@ export async function keyNamedHandlers(input: NamedHandlerInput): Promise<NamedH
     const sf = parseSource(item.file, current, style);
     const handler = findByNamePath(sf, item.names);
     if (!handler) continue;
-    const context: TransformContext = { style, anyLine: true, scaffoldModules: input.scaffoldModules };
+    const context: TransformContext = { style, anyLine: true, scaffoldModules: input.scaffoldModules, ...(input.verifiedEvents ? { verifiedEvents: input.verifiedEvents } : {}) };
     const here = { ...target, file: item.file, line: handler.getStartLineNumber() };
     if (webhook) {
       const provider = verifiedWebhookProvider(target.provider)!;

@@ -38,7 +38,7 @@ import { locateRoute, OPENAPI_ROUTE } from './locateRoute.js';
 import { keyNamedHandlers } from './namedHandlers.js';
 import { wireOpenApiRoutes } from './openApiRoutes.js';
 import { apolloRequestProperty } from './graphqlContext.js';
-import { NAMED_WEBHOOK, renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVENT_MODULE, wireVerifiedWebhook } from './transforms/webhook.js';
+import { middlewareVerifiedEvents, NAMED_WEBHOOK, renderWebhookEvent, verifiedWebhookProvider, WEBHOOK_EVENT_MODULE, wireVerifiedWebhook } from './transforms/webhook.js';
 import { TRIGGER_MODULES, TRIGGER_TRANSFORMS, triggerOccurrence } from './transforms/consumersAndCrons.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 import { CLAIM_TRANSACTION_MODULE, claimWriteCandidates, moveWritesOntoClaim, renderClaimTransaction } from './claimWrites.js';
@@ -67,13 +67,15 @@ export interface WireSourceOptions {
   routingControllers?: TransformContext['routingControllers'];
   /** What authenticates each route (TransformContext.routeAuthentication). */
   routeAuthentication?: TransformContext['routeAuthentication'];
+  /** Where the project's middleware leaves a verified Stripe event (TransformContext.verifiedEvents). */
+  verifiedEvents?: TransformContext['verifiedEvents'];
 }
 
 /** The pure heart of apply for one file: source text in, wired source text out, with what was done and left. */
 export function wireSource(file: string, text: string, targets: readonly WiringTarget[], options: WireSourceOptions): { text: string; edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } {
   const style = importStyleFor(file, text, options.scaffoldDir, options.imports);
   const sf = parseSource(file, text, style);
-  const context: TransformContext = { style, anyLine: options.anyLine ?? false, scaffoldModules: options.scaffoldModules, ...(options.graphql ? { graphql: options.graphql } : {}), ...(options.routingControllers ? { routingControllers: options.routingControllers } : {}), ...(options.routeAuthentication ? { routeAuthentication: options.routeAuthentication } : {}) };
+  const context: TransformContext = { style, anyLine: options.anyLine ?? false, scaffoldModules: options.scaffoldModules, ...(options.graphql ? { graphql: options.graphql } : {}), ...(options.routingControllers ? { routingControllers: options.routingControllers } : {}), ...(options.routeAuthentication ? { routeAuthentication: options.routeAuthentication } : {}), ...(options.verifiedEvents ? { verifiedEvents: options.verifiedEvents } : {}) };
   const out: { edits: Edit[]; manual: ManualStep[]; stale: string[]; principal?: string[] } = { edits: [], manual: [], stale: [] };
   // Every recorded line is resolved on the untouched text first: edits (an import at the top) shift lines.
   const resolved = targets.map((target) => {
@@ -555,6 +557,8 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
   const routingControllers = framework === 'express' || framework === 'koa' ? await routingControllersOf(root, model.keys.header) : undefined;
   // Read once, and only when a route's keys are scoped to a caller: whether anything authenticates it (init's reading).
   const routeAuthentication = (framework === 'express' || framework === 'koa' || framework === 'fastify' || framework === 'hono') && targets.some((t) => t.trigger === 'http' && t.scope !== undefined && t.scope !== 'global') ? await readRouteAuthentication(root) : undefined;
+  // Stripe webhooks whose route's middleware verifies the delivery and leaves the event on the request.
+  const verifiedEvents = targets.some((t) => t.trigger === 'webhook' && (t.provider ?? 'stripe') === 'stripe') ? middlewareVerifiedEvents(await projectTexts(root)) : undefined;
   const changes: FileChange[] = [];
   const edits: Edit[] = [];
   const stale: string[] = [];
@@ -572,7 +576,7 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
       stale.push(`${file} changed since inspection: the file is gone`);
       continue;
     }
-    const wired = wireSource(file, before, list, { framework: framework!, scaffoldDir: dir, imports, scaffoldModules, anyLine: record.files[file] === sha256(before), ...(graphql ? { graphql } : {}), ...(routingControllers ? { routingControllers } : {}), ...(routeAuthentication ? { routeAuthentication } : {}) });
+    const wired = wireSource(file, before, list, { framework: framework!, scaffoldDir: dir, imports, scaffoldModules, anyLine: record.files[file] === sha256(before), ...(graphql ? { graphql } : {}), ...(routingControllers ? { routingControllers } : {}), ...(routeAuthentication ? { routeAuthentication } : {}), ...(verifiedEvents ? { verifiedEvents } : {}) });
     texts.push({ path: file, before, after: wired.text });
     stale.push(...wired.stale);
     if (wired.principal) principal ??= wired.principal;
@@ -599,7 +603,7 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
   }
   if (framework && stale.length === 0) {
     // Handlers passed by name are keyed where they are declared (maybe a file no action points at).
-    const named = await keyNamedHandlers({ root, framework, targets, texts: new Map(texts.map((t) => [t.path, t])), anyLine: (file) => record.files[file] === sha256(texts.find((t) => t.path === file)?.before ?? ''), scaffoldDir: dir, imports, scaffoldModules });
+    const named = await keyNamedHandlers({ root, framework, targets, texts: new Map(texts.map((t) => [t.path, t])), anyLine: (file) => record.files[file] === sha256(texts.find((t) => t.path === file)?.before ?? ''), scaffoldDir: dir, imports, scaffoldModules, ...(verifiedEvents ? { verifiedEvents } : {}) });
     for (const [file, after] of named.texts) {
       const existing = changes.find((c) => c.path === file);
       const before = existing?.before ?? (await readInside(root, file))!;

@@ -439,3 +439,47 @@ app.post('/webhooks/adyen', async (req, res) => {
     expect(unverified.manual[0]?.reason).toContain('event id');
   });
 });
+
+describe('a Stripe webhook verified by its route middleware (cgarrovillo/ecommerce@30efd95 verifyStripeSign.ts)', () => {
+  const file = 'src/webhooks.ts';
+  const source = `import express, { type NextFunction, type Request, type Response } from 'express';
+import Stripe from 'stripe';
+import { fulfil } from './orders.js';
+
+const stripe = new Stripe(process.env.STRIPE_KEY ?? '');
+export const router = express.Router();
+
+function verifyStripe(req: Request & { stripeEvent?: Stripe.Event }, res: Response, next: NextFunction) {
+  try {
+    const event = stripe.webhooks.constructEvent(req.body, req.headers['stripe-signature'] ?? '', process.env.WHSEC ?? '');
+    req.stripeEvent = event;
+    next();
+  } catch {
+    res.status(400).send('bad signature');
+  }
+}
+
+router.post('/webhooks/stripe', express.raw({ type: 'application/json' }), verifyStripe, async (req: Request & { stripeEvent?: Stripe.Event }, res) => {
+  const event = req.stripeEvent as Stripe.Event;
+  if (event.type === 'checkout.session.completed') await fulfil(event.data.object);
+  res.json({ received: true });
+});
+`;
+  const hook: WiringTarget = { action: 'handleStripeWebhook', codeName: 'handleStripeWebhook', trigger: 'webhook', method: 'POST', path: '/webhooks/stripe', file, line: 18, provider: 'stripe', keySource: 'derived' };
+
+  it('reads the property the middleware sets after constructEvent, and dedupes the handling after the handler reads the event', async () => {
+    const { middlewareVerifiedEvents } = await import('../../src/apply/transforms/webhook.js');
+    const verifiedEvents = middlewareVerifiedEvents([source]);
+    expect([...verifiedEvents]).toEqual(['stripeEvent']);
+    const withEvents = { ...options, verifiedEvents, scaffoldModules: new Set([...options.scaffoldModules, 'webhookEvent']) };
+    const out = wireSource(file, source, [hook], withEvents);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("  const event = req.stripeEvent as Stripe.Event;\n  const answered = await onceForEvent(ACTIONS.handleStripeWebhook, 'stripe', event, async () => {\n    if (event.type === 'checkout.session.completed') await fulfil(event.data.object);\n  });\n");
+    expect(out.edits.map((e) => e.summary)).toContain("runs the Stripe event handling of POST /webhooks/stripe once per event id (onceForEvent), after the route's middleware verified the delivery");
+    const again = wireSource(file, out.text, [hook], { ...withEvents, anyLine: true });
+    expect(again.text).toBe(out.text);
+    // Without the middleware's assignment nothing says the event was verified: left to the user, as before.
+    const unverified = wireSource(file, source, [hook], { ...withEvents, verifiedEvents: new Set() });
+    expect(unverified.text).not.toContain('onceForEvent');
+  });
+});

@@ -23,6 +23,11 @@ export interface TransformContext {
    * its router's before it, its mount's, framework hooks); undefined when that reading was not made.
    */
   routeAuthentication?: RouteAuthenticationOf;
+  /**
+   * Request properties the project's middleware puts a verified Stripe event on (`ctx.state.stripeEvent = event` after
+   * `stripe.webhooks.constructEvent`): a webhook handler that reads one has had its delivery verified before it runs.
+   */
+  verifiedEvents?: ReadonlySet<string>;
 }
 
 export interface TransformOutcome {

@@ -69,6 +69,43 @@ interface Verification {
   event: string;
   /** The handling is the whole of `block` (the branch a passing check runs), not what follows `statement` in it. */
   whole?: true;
+  /** The route's middleware verified the delivery; `statement` reads the event it left on the request. */
+  byMiddleware?: true;
+}
+
+/**
+ * The project's middleware that verifies a Stripe delivery and leaves the event on the request for the handler
+ * (`ctx.state.stripeEvent = event`, `req.stripeEvent = stripe.webhooks.constructEvent(…)`): the property names, read
+ * from the source texts. Names only; the handler's own read of one is what the transform looks for.
+ */
+export function middlewareVerifiedEvents(texts: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  const CONSTRUCT = String.raw`(?:await\s+)?[\w$.]+\.webhooks\.constructEvent(?:Async)?\(`;
+  for (const text of texts) {
+    if (!text.includes('constructEvent')) continue;
+    for (const match of text.matchAll(new RegExp(String.raw`\.([A-Za-z_$][\w$]*)\s*=\s*${CONSTRUCT}`, 'g'))) names.add(match[1]!);
+    for (const match of text.matchAll(new RegExp(String.raw`\b([A-Za-z_$][\w$]*)\s*=\s*${CONSTRUCT}`, 'g'))) {
+      const variable = match[1]!;
+      for (const assigned of text.matchAll(new RegExp(String.raw`\.([A-Za-z_$][\w$]*)\s*=\s*${variable}\b(?!\s*[.(\[])`, 'g'))) names.add(assigned[1]!);
+    }
+  }
+  return names;
+}
+
+/** `const event: Stripe.Event = ctx.state.stripeEvent` (or `req.stripeEvent as Stripe.Event`) as a statement of `body`, reading a property middlewareVerifiedEvents found. */
+function middlewareVerification(body: Block, properties: ReadonlySet<string> | undefined): Verification | undefined {
+  if (!properties || properties.size === 0) return undefined;
+  for (const statement of body.getStatements()) {
+    if (!Node.isVariableStatement(statement)) continue;
+    const declarations = statement.getDeclarations();
+    const declaration = declarations.length === 1 ? declarations[0] : undefined;
+    let value = declaration?.getInitializer();
+    while (value && (Node.isAsExpression(value) || Node.isNonNullExpression(value) || Node.isParenthesizedExpression(value) || Node.isTypeAssertion(value))) value = value.getExpression();
+    if (declaration && Node.isIdentifier(declaration.getNameNode()) && value && Node.isPropertyAccessExpression(value) && properties.has(value.getName())) {
+      return { statement, block: body, event: declaration.getName(), byMiddleware: true };
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -307,7 +344,7 @@ export function wrapVerifiedHandler(sf: SourceFile, handler: HandlerFunction, ta
   const methodCheck = own.getStatements().find((s) => Node.isIfStatement(s) && /\.method\b/.test(s.getExpression().getText()));
   const branch = methodCheck && Node.isIfStatement(methodCheck) ? methodCheck.getThenStatement() : undefined;
   const body = branch && Node.isBlock(branch) && provider.verification(branch) ? branch : own;
-  let verified = provider.verification(body);
+  let verified = provider.verification(body) ?? (provider.name === 'stripe' ? middlewareVerification(body, context.verifiedEvents) : undefined);
   if (!verified) return undefined;
   if (body.getText().includes(`${HELPER}(`)) return { edits: [], manual: [] };
   const call = `${HELPER}(ACTIONS.${target.codeName}, '${provider.name}', ${provider.eventOf ? `${provider.eventOf}(${verified.event})` : verified.event}, async () => { … })`;
@@ -378,6 +415,7 @@ export function wrapVerifiedHandler(sf: SourceFile, handler: HandlerFunction, ta
   const where = kind === 'nestjs' ? `the controller method at line ${line}` : kind === 'nextjs' ? `the ${target.method ?? 'POST'} route handler of ${target.path ?? ''}` : kind === 'next-pages' ? `the Pages API route ${target.path ?? ''}` : `${target.method ?? 'POST'} ${target.path ?? ''}`;
   const per = inLoop ? 'once per notification item, keyed by its event id' : 'once per event id';
   const out: TransformOutcome = { edits: [], manual: [] };
-  out.edits.push({ action: target.action, file: target.file, summary: `runs the ${provider.label} event handling of ${where} ${per} (${HELPER}), after the signature check` });
+  const after = verified.byMiddleware ? "after the route's middleware verified the delivery" : 'after the signature check';
+  out.edits.push({ action: target.action, file: target.file, summary: `runs the ${provider.label} event handling of ${where} ${per} (${HELPER}), ${after}` });
   return out;
 }

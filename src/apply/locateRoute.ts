@@ -18,6 +18,32 @@ function pathLiteral(call: CallExpression): string | undefined {
   return first !== undefined && second?.startsWith('/') ? second : first;
 }
 
+/**
+ * The path of a method call on Express's route chain, `router.route('/').post(protect, addOrderItems).get(…)`: the
+ * `.route()` call's literal, found through the chain's other method calls. Undefined for any other call.
+ */
+export function chainedRoutePath(call: CallExpression): string | undefined {
+  const first = call.getArguments()[0];
+  if (first && (Node.isStringLiteral(first) || Node.isNoSubstitutionTemplateLiteral(first))) return undefined;
+  let receiver = call.getExpression();
+  while (Node.isPropertyAccessExpression(receiver)) {
+    const inner = receiver.getExpression();
+    if (!Node.isCallExpression(inner)) return undefined;
+    const callee = inner.getExpression();
+    if (!Node.isPropertyAccessExpression(callee)) return undefined;
+    if (callee.getName() === 'route') {
+      const [path, more] = inner.getArguments();
+      return more === undefined && path && (Node.isStringLiteral(path) || Node.isNoSubstitutionTemplateLiteral(path)) ? path.getLiteralValue() : undefined;
+    }
+    if (!METHODS.has(callee.getName())) return undefined;
+    receiver = callee;
+  }
+  return undefined;
+}
+
+/** The path a registration call registers: its own first argument, or its route chain's. */
+const registeredPath = (call: CallExpression) => pathLiteral(call) ?? chainedRoutePath(call);
+
 /** A router mounted under a prefix registers the tail of the full path: `/` or `/:id/refunds` under `/payments`. */
 export function samePath(registered: string, full: string): boolean {
   const trim = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p);
@@ -32,12 +58,12 @@ export function routeCalls(sf: SourceFile, target: WiringTarget): CallExpression
   const matches = sf.getDescendantsOfKind(SyntaxKind.CallExpression).filter((call) => {
     const callee = call.getExpression();
     if (!Node.isPropertyAccessExpression(callee) || !METHODS.has(callee.getName()) || (callee.getName() !== method && callee.getName() !== 'all')) return false;
-    const registered = pathLiteral(call);
+    const registered = registeredPath(call);
     return registered !== undefined && target.path !== undefined && samePath(registered, target.path);
   });
   // Under an unknown mount prefix `/` matches every path: only the most specific registrations count.
-  const longest = Math.max(0, ...matches.map((call) => pathLiteral(call)!.replace(/\/+$/, '').length));
-  return matches.filter((call) => pathLiteral(call)!.replace(/\/+$/, '').length === longest);
+  const longest = Math.max(0, ...matches.map((call) => registeredPath(call)!.replace(/\/+$/, '').length));
+  return matches.filter((call) => registeredPath(call)!.replace(/\/+$/, '').length === longest);
 }
 
 /**

@@ -86,4 +86,15 @@ describe('client wiring of a React app beside the API', () => {
     expect(again.texts.size).toBe(0);
     expect(again.edits).toEqual([]);
   });
+
+  it('leaves a Redux thunk that makes the request (bradtraversy/proshop_mern orderActions.js) to the user: its caller gets a function, nothing to settle', () => {
+    const actions = {
+      path: 'web/src/actions/orderActions.js',
+      text: "import axios from 'axios';\nexport const createOrder = (order) => async (dispatch, getState) => {\n  const { data } = await axios.post('/v1/checkout', order, { headers: { 'Content-Type': 'application/json' } });\n  dispatch({ type: 'ORDER_CREATE_SUCCESS', payload: data });\n};\n",
+    };
+    const screen = { path: 'web/src/screens/PlaceOrder.jsx', text: "import { createOrder } from '../actions/orderActions';\nexport default function PlaceOrder({ dispatch, cart }) {\n  return <button onClick={() => dispatch(createOrder(cart))}>Place order</button>;\n}\n" };
+    const out = wire(screen.text, screen.path, [actions]);
+    expect(out.texts.size).toBe(0);
+    expect(out.manual.map((m) => `${m.file}:${m.line} ${m.reason}`)).toEqual([expect.stringMatching(/^web\/src\/actions\/orderActions\.js:3 POST \/v1\/checkout is requested in createOrder, which does not return the request's promise/)]);
+  });
 });

@@ -88,3 +88,25 @@ module.exports = app;
     expect(again.text).toBe(out.text);
   });
 });
+
+describe("apply on Express's route chain (bradtraversy/proshop_mern@1d20b5b orderRoutes.js)", () => {
+  it("puts the middleware before the handler of the chain's method call, and leaves the chain's other methods alone", () => {
+    const routes = `import express from 'express'
+const router = express.Router()
+import { addOrderItems, getOrders } from '../controllers/orderController.js'
+import { protect, admin } from '../middleware/authMiddleware.js'
+
+router.route('/').post(protect, addOrderItems).get(protect, admin, getOrders)
+router.route('/:id/pay').put(protect, addOrderItems)
+
+export default router
+`;
+    const post: WiringTarget = { action: 'addOrderItems', codeName: 'addOrderItems', trigger: 'http', method: 'POST', path: '/api/orders', file: 'routes.js', line: 6, scope: 'global' };
+    const out = wireSource('routes.js', routes, [post], options);
+    expect(out.stale).toEqual([]);
+    expect(out.text).toContain("router.route('/').post(protect, idempotency.addOrderItems, addOrderItems).get(protect, admin, getOrders)\n");
+    expect(out.text).toContain("router.route('/:id/pay').put(protect, addOrderItems)\n");
+    const again = wireSource('routes.js', out.text, [post], { ...options, anyLine: true });
+    expect(again.text).toBe(out.text);
+  });
+});

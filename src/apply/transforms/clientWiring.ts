@@ -176,13 +176,26 @@ function helperOf(node: Node): { fn: FunctionDeclaration | ArrowFunction | Funct
   return statement && Node.isSourceFile(statement.getParent()) && Node.isVariableDeclaration(holder) ? { fn: outermost, name: holder.getName() } : undefined;
 }
 
+/** Whether a helper hands its caller the request's promise: it is async, or returns a call (`axios.post(…)`, `fetch(…).then(…)`). */
+function returnsPromise(fn: FunctionDeclaration | ArrowFunction | FunctionExpression): boolean {
+  if (fn.isAsync()) return true;
+  const body = fn.getBody();
+  if (!body) return false;
+  if (!Node.isBlock(body)) return Node.isCallExpression(body) || Node.isAwaitExpression(body);
+  const own = body.getDescendantsOfKind(SyntaxKind.ReturnStatement).filter((r) => r.getFirstAncestor((a) => Node.isFunctionLikeDeclaration(a)) === fn);
+  return own.length > 0 && own.every((r) => {
+    const value = r.getExpression();
+    return value !== undefined && Node.isCallExpression(value);
+  });
+}
+
 /**
  * The request helpers of the files outside components (an API module: `export const checkout = (cart) =>
  * api.post('/checkout', cart)`): each gets a last, optional `idempotencyKey` parameter and sends the header when it
  * is given, so every existing call still compiles and the components' calls can pass their intent's key (callSites).
  * One already keyed so is only registered. Returns the helpers; their files' new text replaces `current`'s.
  */
-function keyHelpers(current: Map<string, string>, routes: readonly WiringTarget[], options: ClientWiringOptions, result: ClientWiringResult): RequestHelper[] {
+function keyHelpers(current: Map<string, string>, routes: readonly WiringTarget[], options: ClientWiringOptions, result: ClientWiringResult, listed: Set<string>): RequestHelper[] {
   const helpers: RequestHelper[] = [];
   const sources = new Map(current);
   for (const [file, text] of current) {
@@ -201,6 +214,13 @@ function keyHelpers(current: Map<string, string>, routes: readonly WiringTarget[
       const existing = parameters.findIndex((p) => p.getName() === KEY_PARAMETER);
       if (!site.wire) {
         if (existing >= 0) helpers.push({ file, name: helper.name, keyIndex: existing, target: site.target, line: site.line });
+        continue;
+      }
+      // The caller settles the intent with what the helper returns: a helper that returns a function (a Redux thunk,
+      // `(order) => async (dispatch) => { … }`) or nothing gives it nothing to settle with.
+      if (existing < 0 && !returnsPromise(helper.fn)) {
+        listed.add(`${file}:${site.line}`);
+        result.manual.push({ action: site.target.action, file, line: site.line, reason: `${describe(site.target)} is requested in ${helper.name}, which does not return the request's promise (it returns a function, as a Redux thunk does, or nothing): take a key from useIdempotencyKey() in the component that dispatches it, pass it down to this call's ${options.keyHeader} header, and settle the intent (intent.settle / intent.fail) when the request ends, by hand` });
         continue;
       }
       if (!site.keyWith || existing >= 0 || parameters.some((p) => p.isRestParameter()) || helper.fn.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => id.getText() === KEY_PARAMETER)) continue;
@@ -605,7 +625,9 @@ export function wireClients(files: ReadonlyArray<{ path: string; text: string }>
   const sources = new Map(files.map((f) => [f.path, f.text]));
   // Request helpers first: the components' calls of them are sites of the pass below.
   const current = new Map(sources);
-  const helpers = keyHelpers(current, routes, options, result);
+  // Sites a step was written for already (a helper whose request cannot be settled by its caller).
+  const listed = new Set<string>();
+  const helpers = keyHelpers(current, routes, options, result, listed);
   const called = new Set<RequestHelper>();
   for (const { path: file, text: original } of files) {
     const text = current.get(file) ?? original;
@@ -632,6 +654,7 @@ export function wireClients(files: ReadonlyArray<{ path: string; text: string }>
       const enclosing = componentOf(site.node);
       const component = client ? enclosing : undefined;
       if (!component) {
+        if (listed.has(`${file}:${site.line}`)) continue;
         const why = REACT_NATIVE.test(text) ? 'a React Native component has no Web Crypto to make keys with (use expo-crypto\'s randomUUID or react-native-get-random-values)' : enclosing ? 'it is not in a client component ("use client"), where a hook could hold the key' : site.via !== undefined ? `it calls ${site.via} outside a React component` : 'it is outside a React component (a fetch wrapper or a module-level call)';
         result.manual.push({ action: site.target.action, file, line: site.line, reason: `${describe(site.target)} here cannot get a key mechanically: ${why}; create one key per user intent with useIdempotencyKey() in the component that starts it and pass it down` });
         continue;

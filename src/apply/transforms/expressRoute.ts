@@ -1,6 +1,6 @@
 import { Node, type CallExpression } from 'ts-morph';
 import { ensureNamedImport, insertArgumentAt } from '../sourceFile.js';
-import { isWired, locateRoute, routeCalls } from '../locateRoute.js';
+import { chainedRoutePath, isWired, locateRoute, routeCalls } from '../locateRoute.js';
 import { clientKeyStep, manualOnly, type Transform, type TransformContext, type TransformOutcome } from './context.js';
 import { LOOKED_FOR_AUTHENTICATION } from '../routeAuthentication.js';
 import type { WiringTarget } from '../types.js';
@@ -47,7 +47,8 @@ export const wireExpressRoute: Transform = (sf, target, context) => {
     if (target.trigger === 'webhook') return webhookManual(target, line);
     const args = call.getArguments();
     const handler = args[args.length - 1];
-    if (args.length < 2 || !handler) return manualOnly(target, `the route at line ${line} has no handler argument to put the middleware before`, line);
+    // `router.route('/').post(protect, handler)` has no path argument of its own.
+    if (args.length < (chainedRoutePath(call) === undefined ? 2 : 1) || !handler) return manualOnly(target, `the route at line ${line} has no handler argument to put the middleware before`, line);
     if (!ensureNamedImport(sf, context.style.specifier('instance'), 'idempotency')) {
       return manualOnly(target, `the file already has its own binding named "idempotency"; mount the generated middleware by hand`, line);
     }

@@ -279,12 +279,7 @@ function helperCallSites(sf: SourceFile, file: string, helpers: readonly Request
       node: call,
       via: helper.name,
       wire: (intent) => {
-        const fill = Array.from({ length: helper.keyIndex - args.length }, () => 'undefined');
-        const added = [...fill, `${intent}.key()`].join(', ');
-        const last = args.at(-1);
-        const full = call.getText();
-        const text = last ? `${full.slice(0, last.getEnd() - call.getStart())}, ${added}${full.slice(last.getEnd() - call.getStart())}` : `${full.slice(0, -1)}${added})`;
-        replaceRaw(call, `${text}.then(${intent}.settle, ${intent}.fail)`);
+        replaceRaw(call, `${withArgumentAt(call, helper.keyIndex, `${intent}.key()`)}.then(${intent}.settle, ${intent}.fail)`);
         return undefined;
       },
     });
@@ -311,6 +306,20 @@ function withProperty(object: ObjectLiteralExpression, entry: string): string {
   const after = text.slice(end);
   const indent = last.getIndentationText();
   return after.trimStart().startsWith(',') ? `${text.slice(0, end)},\n${indent}${entry},${after.replace(/^\s*,/, '')}` : `${text.slice(0, end)},\n${indent}${entry}${after}`;
+}
+
+/**
+ * The text of `call` with `value` as its argument at `index`, after the arguments it has (any it skips are
+ * `undefined`), written after its last argument so the rest of the call keeps its layout.
+ */
+function withArgumentAt(call: CallExpression, index: number, value: string): string {
+  const args = call.getArguments();
+  const added = [...Array.from({ length: Math.max(0, index - args.length) }, () => 'undefined'), value].join(', ');
+  const full = call.getText();
+  const last = args.at(-1);
+  if (!last) return `${full.slice(0, -1)}${added})`;
+  const end = last.getEnd() - call.getStart();
+  return `${full.slice(0, end)}, ${added}${full.slice(end)}`;
 }
 
 /** A header entry sent only when the helper's caller gave a key: `...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {})`. */
@@ -488,11 +497,7 @@ function axiosSites(sf: SourceFile, targets: readonly WiringTarget[], options: C
         text = replaceRange(call, config, configText);
       } else {
         // No config yet: the body argument a body method skips is undefined.
-        const fill = Array.from({ length: Math.max(0, configAt - args.length) }, () => 'undefined');
-        const added = [...fill, `{ headers: { ${entry} } }`].join(', ');
-        const last = args.at(-1);
-        const full = call.getText();
-        text = last ? `${full.slice(0, last.getEnd() - call.getStart())}, ${added}${full.slice(last.getEnd() - call.getStart())}` : `${full.slice(0, -1)}${added})`;
+        text = withArgumentAt(call, configAt, `{ headers: { ${entry} } }`);
       }
       replaceRaw(call, `${text}${after}`);
     };

@@ -301,6 +301,25 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(await readFile(path.join(copy.dir, 'src/stripe/stripe.service.ts'), 'utf8')).toBe(stripeService);
   });
 
+  it('a handler with a Stripe call of its own besides the services it reaches: the services\' calls are numbered after its own (stripe-samples/accept-a-payment calculate_tax)', async () => {
+    copy = await copyFixture('express-service-two-places');
+    await edit('src/routes/orders.ts', (text) =>
+      text
+        .replace("import { chargeOrder } from '../payments.js';", "import { chargeOrder } from '../payments.js'; import { stripe } from '../stripe.js';")
+        .replace('    const deposit = await holdDeposit(DEPOSIT_CENTS);', "    const customer = await stripe.customers.create({ metadata: { sku } });\n    const deposit = await holdDeposit(DEPOSIT_CENTS);")
+        .replace('await chargeOrder(price * quantity);', 'await chargeOrder(price * quantity, customer.id);'),
+    );
+    const result = await apply();
+    expect(reasons(result).filter((r) => r.includes('more than one place'))).toEqual([]);
+    const route = await readFile(path.join(copy.dir, 'src/routes/orders.ts'), 'utf8');
+    // The handler's own call: the only one in it, so no step (the key of step 0).
+    expect(route).toContain('await stripe.customers.create({ metadata: { sku } }, stripeRequestOptions(idempotencyContext));');
+    expect(await readFile(path.join(copy.dir, 'src/deposits.ts'), 'utf8')).toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext, 1) : undefined');
+    expect(await readFile(path.join(copy.dir, 'src/payments.ts'), 'utf8')).toContain('idempotencyContext ? stripeRequestOptions(idempotencyContext, 2) : undefined');
+    expect(await compile(copy.dir)).toBe('');
+    expect((await apply()).changes).toEqual([]);
+  });
+
   it('a handler passed by name is followed to its file, and keyed from its own request parameter', async () => {
     copy = await copyFixture('express-service');
     const handler = (await readFile(path.join(copy.dir, 'src/routes/orders.ts'), 'utf8'))

@@ -194,8 +194,11 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
     const files = [...new Set(chains.map((c) => holderOf(c).source.rel))].join(' and ');
     return manual(`the ${names} call${all.length > 1 ? 's' : ''} in ${files} need${all.length > 1 ? '' : 's'} the handler's claim, but the handler has no named request parameter to read it from: pass idempotencyOf(request) down and add ${byHand(all, step)} by hand`, at);
   }
-  // The route transforms key the handler's own calls with steps of their own: numbered apart, two could meet.
-  if (ownProviderCalls(fn, handlerSource) > 0) {
+  // The route transforms key the handler's own calls with steps below their count (0 … own - 1, or none, which is
+  // step 0): the calls reached here are numbered from there on, so no two share a key. Where each function reads
+  // the claim itself (NestJS), another route reaching the same function would number it otherwise.
+  const own = ownProviderCalls(fn, handlerSource);
+  if (own > 0 && ambient) {
     return manual(`the handler reaches provider calls in more than one place (${where}, and its own); its own calls are keyed with steps numbered apart from these, so keyed from one claim two could share a key, which ${names} refuse${plural ? '' : 's'} for different parameters: pass idempotencyOf(request) down and give each call its own step, ${byHand(all, ', n')}, by hand`, at);
   }
   const twice = chains.find((chain, index) => chains.findIndex((other) => holderOf(other).fn === holderOf(chain).fn) !== index);
@@ -231,7 +234,7 @@ export function planThreading(ctx: Sources, located: LocatedHandler, target: Wir
     const name = nameOfFunction(occupied.fn) ?? 'the function';
     return manual(`not keyed because the call at ${occupied.callSource.rel}:${lineOf(occupied.call)} passes ${occupied.call.arguments[contextIndex(occupied.fn)]!.getText(occupied.callSource.sf)} where ${name} takes its ${CONTEXT_NAME}: pass idempotencyOf(request) there instead, by hand`, at);
   }
-  const steps = stepsAcross(chains);
+  const steps = stepsAcross(chains).map((chain) => chain.map((step) => (own > 0 ? own + (step ?? 0) : step)));
   // A call keyed already (another action's claim reaches it) holds the step written there: this handler's claim
   // can use it only when it numbers the call alike (no step and step 0 make the same key).
   const clash = chains.flatMap((chain, index) => chain.calls.map((item, at) => ({ item, holder: holderOf(chain), step: steps[index]![at] }))).find(({ item, step }) => item.written !== undefined && (item.written.step === null || (item.written.step ?? 0) !== (step ?? 0)));

@@ -637,11 +637,48 @@ function wiringBlocks(model: DesignModel): Block[] {
       ['Action', 'Applied', 'Still manual'],
       wired.map((a) => [
         cell(a.name),
-        a.wiring!.applied.length === 0 ? cell('nothing') : a.wiring!.applied.map((e): Inline[] => [code(e.file), ': ', e.summary]).flatMap((parts, i) => (i === 0 ? parts : ['; ', ...parts])),
+        a.wiring!.applied.length === 0 ? cell('nothing') : appliedEntries(a.wiring!.applied).flatMap((parts, i) => (i === 0 ? parts : ['; ', ...parts])),
         a.wiring!.manual.length === 0 ? cell('nothing') : a.wiring!.manual.map((m): Inline[] => [...at(m.file, m.line), m.reason]).flatMap((parts, i) => (i === 0 ? parts : ['; ', ...parts])),
       ]),
     ),
   ];
+}
+
+/** A client edit of apply's: `CardForm sends the Idempotency-Key header from useIdempotencyKey() to POST /pay (line 22)`. */
+const COMPONENT_EDIT = /^(the default component|\S+) (sends|passes) (.+) \(line (\d+)\)$/;
+
+/**
+ * The applied edits, one entry each, except the same client edit in many components (a frontend with a form per
+ * payment method): one entry saying what they all do, then where (file:line and the component).
+ */
+function appliedEntries(applied: ReadonlyArray<{ file: string; summary: string }>): Inline[][] {
+  const kindOf = (summary: string) => {
+    const match = COMPONENT_EDIT.exec(summary);
+    return match ? { component: match[1]!, kind: `${match[2] === 'sends' ? 'send' : 'pass'} ${match[3]!}`, line: match[4]! } : undefined;
+  };
+  const counts = new Map<string, number>();
+  for (const edit of applied) {
+    const kind = kindOf(edit.summary)?.kind;
+    if (kind !== undefined) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  const done = new Set<string>();
+  const entries: Inline[][] = [];
+  for (const edit of applied) {
+    const parsed = kindOf(edit.summary);
+    const count = parsed ? (counts.get(parsed.kind) ?? 0) : 0;
+    if (!parsed || count < 3) {
+      entries.push([code(edit.file), ': ', edit.summary]);
+      continue;
+    }
+    if (done.has(parsed.kind)) continue;
+    done.add(parsed.kind);
+    const places = applied.flatMap((other) => {
+      const at = kindOf(other.summary);
+      return at?.kind === parsed.kind ? [[code(`${other.file}:${at.line}`), ` (${at.component})`]] : [];
+    });
+    entries.push([`${count} components ${parsed.kind}: `, ...places.flatMap((place, i) => (i === 0 ? place : [', ', ...place]))]);
+  }
+  return entries;
 }
 
 function runbook(model: DesignModel): Section {

@@ -25,5 +25,10 @@ describe('the wiring table of the document', () => {
     expect(section).toContain('`client/src/Cart.jsx`: Cart passes a key from useIdempotencyKey() to checkout');
     expect(section).toContain(`\`server/src/server.ts\`: mounts idempotency.x before the handler of ${route}`);
     expect(section).not.toContain('CardForm sends');
+    // One entry a line: the row stays one Markdown line, its entries split by <br>.
+    const row = section.split('\n').find((line) => line.startsWith(`| ${design.actions[0]!.name} |`))!;
+    expect(row.split('<br>')).toHaveLength(3);
+    const [html] = await renderDocument(design, { format: 'html', output: 'docs/design.html', figures: [], excerpts: {} });
+    expect(html!.contents).toContain('before the handler of POST /create-payment-intent<br>3 components send');
   });
 });

@@ -637,12 +637,15 @@ function wiringBlocks(model: DesignModel): Block[] {
       ['Action', 'Applied', 'Still manual'],
       wired.map((a) => [
         cell(a.name),
-        a.wiring!.applied.length === 0 ? cell('nothing') : appliedEntries(a.wiring!.applied).flatMap((parts, i) => (i === 0 ? parts : ['; ', ...parts])),
-        a.wiring!.manual.length === 0 ? cell('nothing') : a.wiring!.manual.map((m): Inline[] => [...at(m.file, m.line), m.reason]).flatMap((parts, i) => (i === 0 ? parts : ['; ', ...parts])),
+        a.wiring!.applied.length === 0 ? cell('nothing') : oneALine(appliedEntries(a.wiring!.applied)),
+        a.wiring!.manual.length === 0 ? cell('nothing') : oneALine(a.wiring!.manual.map((m): Inline[] => [...at(m.file, m.line), m.reason])),
       ]),
     ),
   ];
 }
+
+/** Entries of a table cell, one a line. */
+const oneALine = (entries: readonly Inline[][]): Inline[] => entries.flatMap((parts, i) => (i === 0 ? parts : [{ br: true } as const, ...parts]));
 
 /** A client edit of apply's: `CardForm sends the Idempotency-Key header from useIdempotencyKey() to POST /pay (line 22)`. */
 const COMPONENT_EDIT = /^(the default component|\S+) (sends|passes) (.+) \(line (\d+)\)$/;

@@ -3,7 +3,8 @@
  * work from this tree, so both formats carry the same sections, tables and code by construction.
  * Text here is plain; each renderer escapes it for where it lands.
  */
-export type Inline = string | { code: string } | { strong: string } | { link: { href: string; text: string } };
+/** `{ br: true }`: a line break, for one entry a line in a table cell (HTML `<br>`, Markdown tables too). */
+export type Inline = string | { code: string } | { strong: string } | { link: { href: string; text: string } } | { br: true };
 
 export type Block =
   | { type: 'p'; content: Inline[] }

@@ -34,6 +34,7 @@ export function renderInline(parts: readonly Inline[], context: BlockContext): s
       if (typeof part === 'string') return context.inCell ? breakLongNames(escapeHtml(part)) : escapeHtml(part);
       if ('code' in part) return `<code>${context.inCell ? breakAfterSlashes(escapeHtml(part.code)) : escapeHtml(part.code)}</code>`;
       if ('strong' in part) return `<strong>${escapeHtml(part.strong)}</strong>`;
+      if ('br' in part) return '<br>';
       const href = safeHref(context.resolveHref ? context.resolveHref(part.link.href) : part.link.href);
       const text = context.inCell ? breakLongNames(escapeHtml(part.link.text)) : escapeHtml(part.link.text);
       return href === undefined ? text : `<a href="${href}">${text}</a>`;

@@ -23,6 +23,8 @@ export function inlineMarkdown(parts: readonly Inline[], context: MarkdownContex
       if (typeof part === 'string') return escapeMarkdown(part);
       if ('code' in part) return codeSpan(part.code, inTable);
       if ('strong' in part) return `**${escapeMarkdown(part.strong)}**`;
+      // A table row is one line: its breaks are HTML's, which GitHub and most renderers show in a cell.
+      if ('br' in part) return inTable ? '<br>' : '  \n';
       const href = safeHref(context.resolveHref ? context.resolveHref(part.link.href) : part.link.href);
       return href === undefined ? escapeMarkdown(part.link.text) : `[${escapeMarkdown(part.link.text)}](${href})`;
     })

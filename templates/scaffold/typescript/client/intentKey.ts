@@ -34,9 +34,9 @@ export function isRetryable(status: number): boolean {
  */
 const randomKey = (): string => {
   const webCrypto = globalThis.crypto as Crypto & { randomUUID?: () => string };
-  return typeof webCrypto.randomUUID === 'function'
-    ? webCrypto.randomUUID()
-    : Array.from(webCrypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+  if (typeof webCrypto.randomUUID === 'function') return webCrypto.randomUUID();
+  const bytes = webCrypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 };
 
 export function createIntentKey(generate: () => string = randomKey): IntentKey {
@@ -65,8 +65,10 @@ export function createIntentKey(generate: () => string = randomKey): IntentKey {
 
 /** The HTTP status an error reports the server answered with (`error.response.status`, as axios puts it). */
 function answeredStatus(error: unknown): number | undefined {
-  const response = typeof error === 'object' && error !== null ? (error as { response?: unknown }).response : undefined;
-  const status = typeof response === 'object' && response !== null ? (response as { status?: unknown }).status : undefined;
+  const response =
+    typeof error === 'object' && error !== null ? (error as { response?: unknown }).response : undefined;
+  const status =
+    typeof response === 'object' && response !== null ? (response as { status?: unknown }).status : undefined;
   return typeof status === 'number' ? status : undefined;
 }
 

@@ -44,11 +44,17 @@ export async function planClientCallers(input: ClientCallersInput): Promise<Clie
   if (input.routes.length === 0) return out;
   const { walkProject } = await import('../inspect/files/walkProject.js');
   const { files } = await walkProject(input.root);
+  // Every code file is read once here, and again (from this map) when its package's components are wired.
+  const read = new Map<string, string | undefined>();
+  const textOf = async (rel: string) => {
+    if (!read.has(rel)) read.set(rel, await readInside(input.root, rel).catch(() => undefined));
+    return read.get(rel);
+  };
   const groups = new Map<string, { pkg: string; files: Array<{ path: string; text: string; before: string }> }>();
   const targetFiles = new Set(input.routes.map((t) => t.file));
   for (const file of files) {
     if (!CODE.test(file.rel) || file.rel.endsWith('.d.ts') || targetFiles.has(file.rel) || file.rel.startsWith(`${input.scaffoldDir}/`)) continue;
-    const before = await readInside(input.root, file.rel).catch(() => undefined);
+    const before = await textOf(file.rel);
     if (before === undefined || !(/\.[jt]sx$/.test(file.rel) || IMPORTS_REACT.test(before))) continue;
     const pkg = input.packageOf(file.rel);
     const group = groups.get(pkg) ?? { pkg, files: [] };
@@ -68,7 +74,7 @@ export async function planClientCallers(input: ClientCallersInput): Promise<Clie
     const texts = [...group.files];
     for (const file of sources) {
       if (texts.some((t) => t.path === file.rel)) continue;
-      const text = await readInside(input.root, file.rel).catch(() => undefined);
+      const text = await textOf(file.rel);
       if (text !== undefined) texts.push({ path: file.rel, before: text, text });
     }
     // A Next.js frontend decides which modules run in the browser by its own rules ("use client", the app/ tree).

@@ -153,6 +153,10 @@ interface RequestHelper {
   line: number;
 }
 
+/** A code file of the user's that may call a target: not a declaration file, the scaffold, or a target's own file. */
+const clientCandidate = (file: string, targets: readonly WiringTarget[], options: ClientWiringOptions) =>
+  CODE.test(file) && !file.endsWith('.d.ts') && !file.startsWith(`${options.scaffoldDir}/`) && !targets.some((t) => t.file === file);
+
 const KEY_PARAMETER = 'idempotencyKey';
 
 /**
@@ -199,7 +203,7 @@ function keyHelpers(current: Map<string, string>, routes: readonly WiringTarget[
   const helpers: RequestHelper[] = [];
   const sources = new Map(current);
   for (const [file, text] of current) {
-    if (!CODE.test(file) || file.endsWith('.d.ts') || file.startsWith(`${options.scaffoldDir}/`) || routes.some((t) => t.file === file)) continue;
+    if (!clientCandidate(file, routes, options)) continue;
     if (!text.includes('fetch') && !AXIOS_CALL.test(text)) continue;
     const style = clientImportStyle(file, text, options);
     const sf = parseSource(file, text, style);
@@ -248,7 +252,7 @@ function helperCallSites(sf: SourceFile, file: string, helpers: readonly Request
     const module = resolveSpecifier(file, declaration.getModuleSpecifierValue(), imports);
     if (module === undefined) continue;
     for (const helper of helpers) {
-      if (helper.file.replace(/\.[cm]?[jt]sx?$/, '') !== module && helper.file.replace(/\/index\.[cm]?[jt]sx?$/, '') !== module) continue;
+      if (!isModule(helper.file, module)) continue;
       const imported = declaration.getNamedImports().find((n) => n.getName() === helper.name);
       if (imported) locals.set(imported.getAliasNode()?.getText() ?? helper.name, helper);
     }
@@ -356,7 +360,7 @@ function plainObjectHeaders(headers: Node, sf: SourceFile, file: string, files: 
 /** The project module an import of `file` names (relative or through an alias), parsed; undefined for packages. */
 function importedModule(file: string, specifier: string, files: ReadonlyMap<string, string>, imports: ProjectImports): SourceFile | undefined {
   const module = resolveSpecifier(file, specifier, imports);
-  const found = module === undefined ? undefined : [...files].find(([rel]) => rel.replace(/\.[cm]?[jt]sx?$/, '') === module || rel.replace(/\/index\.[cm]?[jt]sx?$/, '') === module);
+  const found = module === undefined ? undefined : [...files].find(([rel]) => isModule(rel, module));
   return found ? parseSource(found[0], found[1], { quote: 'single', semicolons: true }) : undefined;
 }
 
@@ -526,6 +530,9 @@ function resolveSpecifier(from: string, specifier: string, imports: ProjectImpor
   return resolved?.replace(/\.[cm]?[jt]sx?$/, '');
 }
 
+/** Whether `file` is the module a resolved specifier names: `lib/api` is lib/api.ts or lib/api/index.ts. */
+const isModule = (file: string, module: string) => file.replace(/\.[cm]?[jt]sx?$/, '') === module || file.replace(/\/index\.[cm]?[jt]sx?$/, '') === module;
+
 function actionSites(sf: SourceFile, file: string, targets: readonly WiringTarget[], imports: ProjectImports): Site[] {
   const sites: Site[] = [];
   const typed = /\.[cm]?tsx?$/.test(file);
@@ -533,7 +540,7 @@ function actionSites(sf: SourceFile, file: string, targets: readonly WiringTarge
     const module = resolveSpecifier(file, declaration.getModuleSpecifierValue(), imports);
     if (module === undefined) continue;
     for (const target of targets) {
-      if (target.file.replace(/\.[cm]?[jt]sx?$/, '') !== module && target.file.replace(/\/index\.[cm]?[jt]sx?$/, '') !== module) continue;
+      if (!isModule(target.file, module)) continue;
       const name = serverActionName(target);
       const imported = declaration.getNamedImports().find((n) => n.getName() === name);
       if (!imported) continue;
@@ -636,7 +643,7 @@ export function wireClients(files: ReadonlyArray<{ path: string; text: string }>
   const called = new Set<RequestHelper>();
   for (const { path: file, text: original } of files) {
     const text = current.get(file) ?? original;
-    if (!CODE.test(file) || file.endsWith('.d.ts') || file.startsWith(`${options.scaffoldDir}/`) || targets.some((t) => t.file === file)) continue;
+    if (!clientCandidate(file, targets, options)) continue;
     if (!text.includes('fetch') && !AXIOS_CALL.test(text) && !actions.some((t) => text.includes(serverActionName(t)!)) && !helpers.some((h) => text.includes(h.name))) {
       if (text !== original) result.texts.set(file, text);
       continue;

@@ -138,12 +138,13 @@ function keyStripeSdkCalls(sf: SourceFile, handler: Handler, target: WiringTarge
   const usable = accessor !== undefined && context.scaffoldModules.has('providers');
   for (const item of open) {
     const line = item.call.getStartLineNumber();
-    if (item.noParams && usable && !item.opaque) item.call.addArgument('{}');
+    // A call without parameters (`stripe.customers.create()`) gets `{}` in front of its options, once they can go in.
+    const bare = item.noParams === true && usable && !item.opaque;
     const args = item.call.getArguments();
     const optionsArg = args[item.paramsIndex + 1];
     // stripe-node's callback form takes the request options between the parameters and the callback.
     const callback = args.length === item.paramsIndex + 2 && optionsArg !== undefined && (Node.isArrowFunction(optionsArg) || Node.isFunctionExpression(optionsArg));
-    const placeable = item.paramsIndex >= 0 && (args.length === item.paramsIndex + 1 || callback || (args.length === item.paramsIndex + 2 && Node.isObjectLiteralExpression(optionsArg)));
+    const placeable = bare || (item.paramsIndex >= 0 && (args.length === item.paramsIndex + 1 || callback || (args.length === item.paramsIndex + 2 && Node.isObjectLiteralExpression(optionsArg))));
     if (item.opaque || !usable || !placeable) {
       const why = item.opaque ? 'its request options are not an object literal' : !usable ? 'the handler cannot reach its idempotency context (no named request parameter) or the scaffold has no providers.ts' : item.paramsIndex < 0 ? 'its parameters are not an object literal' : 'its arguments after the parameters are neither request options nor a callback';
       out.manual.push({ action: target.action, file: target.file, line, reason: `stripe.${item.operation} needs stripeRequestOptions(idempotencyOf(request)) as request options; not edited because ${why}` });
@@ -157,6 +158,7 @@ function keyStripeSdkCalls(sf: SourceFile, handler: Handler, target: WiringTarge
     // gets its position among the handler's Stripe calls as the step, as stabiliseProviderCalls numbers a replaced key.
     const step = calls.length > 1 ? `, ${calls.indexOf(item)}` : '';
     const options = `stripeRequestOptions(${CONTEXT_NAME}${step})`;
+    if (bare) item.call.addArgument('{}');
     if (optionsArg && Node.isObjectLiteralExpression(optionsArg)) {
       spreadFirst(optionsArg, options);
     } else if (callback) {

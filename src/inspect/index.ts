@@ -12,7 +12,7 @@ import { buildEndpoints, type BuiltEndpoint } from './resolve/buildEndpoints.js'
 import { expandRecordedWrappers } from './resolve/consumerWrappers.js';
 import { FunctionGraph } from './resolve/functionGraph.js';
 import { resolveImportedNames } from './resolve/importedNames.js';
-import { linkWebhooks } from './resolve/linkWebhooks.js';
+import { linkWebhooks, unusedVerifierNames } from './resolve/linkWebhooks.js';
 import { linkServerForms } from './resolve/serverForms.js';
 import { messageSeeds } from './resolve/messageSeeds.js';
 import type { FileRecord, ProjectRecords } from './resolve/projectRecords.js';
@@ -142,7 +142,7 @@ export async function inspectProject(dir: string, options: InspectOptions = {}):
     ...endpoints.map((e) => e.finding),
     ...[...records.files.values()].flatMap((r) => r.facts.findings).filter((f) => !wrapped.replaced.has(f)),
     ...wrapped.added,
-    ...linkWebhooks(records, graph, endpoints),
+    ...linkWebhooks(records, graph, endpoints, unusedVerifierNames(records, () => sources.flatMap((f) => readSource(f.abs) ?? []))),
   ];
   resolveImportedNames(records, findings);
   for (const [rel, text] of texts) {

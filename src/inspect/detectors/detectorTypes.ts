@@ -147,6 +147,11 @@ export interface RawWebhook {
   /** Function keys enclosing the verification, innermost first, to link it to the route that calls it. */
   enclosingKeys: string[];
   span: [number, number];
+  /**
+   * The enclosing function returns the verified event (`return stripe.webhooks.constructEvent(…)`): it verifies for a
+   * caller, which is where the event is handled. Its name, to tell whether anything in the project calls it.
+   */
+  verifierName?: string;
 }
 
 /**

@@ -40,6 +40,7 @@ export const webhooks: Detector = {
         dedupesEventId: false,
         enclosingKeys: enclosing.keys,
         span: [scope.getStart(ctx.sf), scope.end],
+        ...(enclosing.innermost === enclosing.outermost && enclosing.name !== undefined && returnsResult(call) ? { verifierName: enclosing.name.slice(enclosing.name.lastIndexOf('.') + 1) } : {}),
       });
     }
   },
@@ -72,3 +73,9 @@ function verificationProvider(call: ts.CallExpression, ctx: FileContext): string
   return undefined;
 }
 
+/** The call's value is what its function returns: `return x(…)`, `return await x(…)`, or an arrow's body `=> x(…)`. */
+function returnsResult(call: ts.CallExpression): boolean {
+  let node: ts.Node = call;
+  while (ts.isAwaitExpression(node.parent) || ts.isParenthesizedExpression(node.parent) || ts.isAsExpression(node.parent)) node = node.parent;
+  return ts.isReturnStatement(node.parent) || (ts.isArrowFunction(node.parent) && node.parent.body === node);
+}

@@ -9,11 +9,25 @@ import type { ProjectRecords } from './projectRecords.js';
 const PROVIDER_IN_PATH = /stripe|adyen|paypal|github|shopify|slack|twilio|svix|clerk|sendgrid|mailgun|postmark|resend|square|braintree|mollie|paddle|lemonsqueezy|razorpay/i;
 
 /**
+ * The names of verifying helpers (RawWebhook.verifierName) that the project's code never mentions again: `texts` yields
+ * every source file's text, read only when such a helper exists.
+ */
+export function unusedVerifierNames(records: ProjectRecords, texts: () => Iterable<string>): Set<string> {
+  const names = new Set([...records.files.values()].flatMap((r) => r.facts.webhooks.flatMap((w) => (w.verifierName === undefined ? [] : [w.verifierName]))));
+  if (names.size === 0) return names;
+  const count = new Map([...names].map((name) => [name, 0]));
+  const words = new RegExp(`(?<![\\w$])(?:${[...names].map((n) => n.replace(/\$/g, '\\$')).join('|')})(?![\\w$])`, 'g');
+  for (const text of texts()) for (const [word] of text.matchAll(words)) count.set(word, count.get(word)! + 1);
+  // The declaration itself is one mention.
+  return new Set([...count].filter(([, n]) => n <= 1).map(([name]) => name));
+}
+
+/**
  * A webhook is reported where it is received: at the route whose handler reaches the signature check, or at the
  * check itself when no route reaches it (Lambda handlers, framework-less servers). Routes named like webhooks
  * with no check at all are reported too: unverified webhooks are the riskiest kind.
  */
-export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endpoints: readonly BuiltEndpoint[]): WebhookFinding[] {
+export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endpoints: readonly BuiltEndpoint[], unusedVerifiers: ReadonlySet<string> = new Set()): WebhookFinding[] {
   const raw: RawWebhook[] = [...records.files.values()].flatMap((r) => r.facts.webhooks);
   const findings: WebhookFinding[] = [];
   const linked = new Set<RawWebhook>();
@@ -44,6 +58,9 @@ export function linkWebhooks(records: ProjectRecords, graph: FunctionGraph, endp
   }
   for (const w of raw) {
     if (linked.has(w)) continue;
+    // A helper that verifies and returns the event for its caller, which nothing in the project calls (a leftover):
+    // no event is received there.
+    if (w.verifierName !== undefined && unusedVerifiers.has(w.verifierName)) continue;
     // No route we know reaches the check (routes mounted in a loop, a route table): the request handler that calls
     // the verifying helper is where the event is received, and where its effects (an order created) are.
     const receiver = requestHandlerCalling(records, graph, w);

@@ -5,6 +5,7 @@ import { projectImportsAt } from '../scaffold/profile/pathAliases.js';
 import type { ProjectImports } from './importStyle.js';
 import { HOOK_FILES, wireClients } from './transforms/clientWiring.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
+import { projectFile, projectFiles } from './projectScan.js';
 
 export interface ClientCallersInput {
   root: string;
@@ -42,14 +43,9 @@ const IMPORTS_REACT = /\bfrom\s*['"]react['"]|\brequire\(\s*['"]react['"]\s*\)/;
 export async function planClientCallers(input: ClientCallersInput): Promise<ClientCallersPlan> {
   const out: ClientCallersPlan = { changes: [], edits: [], manual: [], found: new Set() };
   if (input.routes.length === 0) return out;
-  const { walkProject } = await import('../inspect/files/walkProject.js');
-  const { files } = await walkProject(input.root);
-  // Every code file is read once here, and again (from this map) when its package's components are wired.
-  const read = new Map<string, string | undefined>();
-  const textOf = async (rel: string) => {
-    if (!read.has(rel)) read.set(rel, await readInside(input.root, rel).catch(() => undefined));
-    return read.get(rel);
-  };
+  const { files } = await projectFiles(input.root);
+  // Every code file is read once per plan (projectScan): here, and again when its package's components are wired.
+  const textOf = (rel: string) => projectFile(input.root, rel);
   const groups = new Map<string, { pkg: string; files: Array<{ path: string; text: string; before: string }> }>();
   const targetFiles = new Set(input.routes.map((t) => t.file));
   for (const file of files) {

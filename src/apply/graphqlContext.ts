@@ -1,5 +1,5 @@
 import { ts } from 'ts-morph';
-import { readInside } from '../emit/safePath.js';
+import { projectFile, projectFiles } from './projectScan.js';
 
 /** The calls that take an Apollo Server context function as `{ context }`: standalone and the Express integrations. */
 const CONTEXT_TAKERS = new Set(['startStandaloneServer', 'expressMiddleware']);
@@ -88,12 +88,11 @@ function propertyOf(fn: ts.SignatureDeclaration): string | undefined {
 
 /** The request's property in the project's Apollo Server context, when every context function found agrees on one. */
 export async function apolloRequestProperty(root: string): Promise<string | undefined> {
-  const { walkProject } = await import('../inspect/files/walkProject.js');
-  const { files } = await walkProject(root);
+  const { files } = await projectFiles(root);
   const found = new Set<string | undefined>();
   for (const file of files) {
     if (!/\.(m|c)?[jt]sx?$/.test(file.rel)) continue;
-    const text = (await readInside(root, file.rel).catch(() => undefined)) ?? '';
+    const text = (await projectFile(root, file.rel)) ?? '';
     if (/\b(startStandaloneServer|expressMiddleware)\s*\(/.test(text)) found.add(requestPropertyIn(file.rel, text));
   }
   return found.size === 1 ? [...found][0] : undefined;

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { readInside } from '../emit/safePath.js';
-import { walkProject } from '../inspect/files/walkProject.js';
 import { findByNamePath, followReference, handlerReference, insideProject, loadProject, MAX_HOPS, namePath, usesOf, type Followed, type Handler } from './followHandler.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
 import { locateRoute, isWired, routeCalls } from './locateRoute.js';
@@ -12,6 +11,7 @@ import { koaPrincipal } from './transforms/koaRoute.js';
 import { keyStripeCalls } from './transforms/stripeKey.js';
 import { verifiedWebhookProvider, WEBHOOK_EVENT_MODULE, WEBHOOK_FRAMEWORKS, wrapVerifiedHandler, type WebhookFramework } from './transforms/webhook.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
+import { projectFiles } from './projectScan.js';
 
 /** The frameworks whose routes take the handler as their last argument (or Fastify's `handler:` option). */
 export const NAMED_HANDLER_FRAMEWORKS = new Set(['express', 'fastify', 'koa', 'hono']);
@@ -92,7 +92,7 @@ export async function keyNamedHandlers(input: NamedHandlerInput): Promise<NamedH
   if (named.length === 0) return out;
 
   // The inspection's walk: confined to the root, a symlink out of it is never followed.
-  const { files } = await walkProject(input.root);
+  const { files } = await projectFiles(input.root);
   const project = loadProject(input.root, files.map((f) => f.rel));
   const resolved: Resolved[] = [];
   for (const target of named) {

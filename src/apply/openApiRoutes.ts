@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { Node, type CallExpression, type SourceFile } from 'ts-morph';
 import { readInside } from '../emit/safePath.js';
-import { walkProject } from '../inspect/files/walkProject.js';
 import { findByNamePath, followReference, insideProject, loadProject, namePath, usesOf } from './followHandler.js';
 import { importStyleFor, type ProjectImports } from './importStyle.js';
 import { OPENAPI_ROUTE, samePath } from './locateRoute.js';
@@ -14,6 +13,7 @@ import { READS_NO_PRINCIPAL } from './transforms/koaRoute.js';
 import { addRouteMiddleware, hasRouteMiddleware } from './transforms/openApiMiddleware.js';
 import { keyStripeCalls } from './transforms/stripeKey.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
+import { projectFiles } from './projectScan.js';
 
 export interface OpenApiInput {
   root: string;
@@ -73,7 +73,7 @@ export async function wireOpenApiRoutes(input: OpenApiInput): Promise<OpenApiOut
   const out: OpenApiOutcome = { texts: new Map(), edits: [], manual: [], stale: [], decided: new Set(), wired: new Set(), principals: new Map() };
   const candidates = input.targets.filter((t) => t.trigger === 'http' && input.texts.has(t.file) && input.manual.some((m) => m.action === t.action && m.reason.includes(OPENAPI_ROUTE)));
   if (candidates.length === 0) return out;
-  const { files } = await walkProject(input.root);
+  const { files } = await projectFiles(input.root);
   const project = loadProject(input.root, files.map((f) => f.rel));
   const resolved: Resolved[] = [];
   for (const target of candidates) {

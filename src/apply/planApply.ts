@@ -44,6 +44,7 @@ import type { Edit, ManualStep, WiringTarget } from './types.js';
 import { CLAIM_TRANSACTION_MODULE, claimWriteCandidates, moveWritesOntoClaim, renderClaimTransaction } from './claimWrites.js';
 import { assignedPrincipal, assignsRequestUser, projectTexts, shopifyPrincipal } from './requestPrincipal.js';
 import { readRouteAuthentication } from './routeAuthentication.js';
+import { projectFile, projectFiles, withProjectScan } from './projectScan.js';
 
 /** One transform per framework the generated adapters cover; adding one = one file + one line. */
 const ROUTE_TRANSFORMS: Record<ApplyFramework, Transform> = { express: unlessDecoratedRoute(wireExpressRoute), fastify: unlessDecoratedRoute(wireFastifyRoute), nestjs: unlessDecoratedRoute(wireNestRoute, ['@nestjs/graphql']), nextjs: wireNextRoute, koa: unlessDecoratedRoute(wireKoaRoute), hono: unlessDecoratedRoute(wireHonoRoute), plain: wrapPlainFunction };
@@ -337,7 +338,7 @@ async function nestRoutesWithoutAuthentication(root: string, files: readonly Pro
   const scoped = targets.filter((t) => t.trigger === 'http' && t.scope !== undefined && t.scope !== 'global');
   if (scoped.length === 0) return [];
   const sources = files.filter((f) => f.kind === 'source');
-  const texts = await Promise.all(sources.map((f) => readInside(root, f.rel).catch(() => undefined)));
+  const texts = await Promise.all(sources.map((f) => projectFile(root, f.rel)));
   // Every source file: the opt-out decorators (`@Public()`) are followed through imports and barrels to their declaration.
   const project = readNestAuthentication(sources.flatMap((f, i) => (texts[i] === undefined ? [] : [{ file: f.rel, text: texts[i]! }])), { aliases: imports.aliases });
   const out: Array<{ target: WiringTarget; unauthenticated: { optOut?: string; on?: 'route' | 'controller' } }> = [];
@@ -363,8 +364,7 @@ export async function publicNestActions(root: string, config: Config, model: Des
   if (!targets.some((t) => t.trigger === 'http' && t.scope !== undefined && t.scope !== 'global')) return [];
   const dir = config.scaffold === false ? 'src/idempotency' : normalizeRelative(config.scaffold.dir);
   const imports = await projectImports(root);
-  const { walkProject } = await import('../inspect/files/walkProject.js');
-  const { files } = await walkProject(root);
+  const { files } = await projectFiles(root);
   const found = await nestRoutesWithoutAuthentication(root, files, targets, [], dir, imports);
   return found.map(({ target, unauthenticated }) => ({ action: target.action, ...(unauthenticated.optOut ? { optOut: unauthenticated.optOut } : {}) }));
 }
@@ -395,8 +395,7 @@ async function keyProjectTests(root: string, targets: readonly WiringTarget[], c
   const routes: KeyedRoute[] = targets.flatMap((t) => (t.trigger === 'http' && t.path !== undefined && t.keySource !== 'derived' ? [{ action: t.action, method: t.method ?? 'POST', path: t.path }] : []));
   const out = { edits: [] as Edit[], manual: [] as ManualStep[] };
   if (routes.length === 0) return out;
-  const { walkProject } = await import('../inspect/files/walkProject.js');
-  const { files } = await walkProject(root, { tests: true });
+  const { files } = await projectFiles(root, { tests: true });
   for (const file of files) {
     if (file.rel === options.scaffoldDir || file.rel.startsWith(`${options.scaffoldDir}/`)) continue;
     // Another package's tests are its own scaffold's to key.
@@ -444,7 +443,11 @@ export interface PlanApplyOptions {
  * and after. Pure apart from reading: nothing is written here. In a repository whose actions live in several packages,
  * generate gave each package its own scaffold (planScaffolds): each action is wired with its own package's.
  */
-export async function planApply(root: string, options: PlanApplyOptions): Promise<ApplyPlan> {
+export function planApply(root: string, options: PlanApplyOptions): Promise<ApplyPlan> {
+  return withProjectScan(() => planProject(root, options));
+}
+
+async function planProject(root: string, options: PlanApplyOptions): Promise<ApplyPlan> {
   const { config, model } = options;
   if (config.scaffold === false) throw new UserError('apply wires the generated scaffolding into your code, but the config turns scaffolding off.', 'Set "scaffold": { "dir": "src/idempotency" } in idempotency.config.json and run `idempotency-builder generate` first.');
   if (options.action !== undefined && !model.actions.some((a) => a.name === options.action)) {
@@ -715,8 +718,7 @@ async function planScaffoldApply(root: string, input: ScaffoldApplyInput): Promi
   // The interceptor serves the @Idempotent routes: a Nest worker with only processors and schedules needs none.
   if (framework === 'nestjs' && targets.some((t) => t.trigger === 'http') && stale.length === 0) {
     // One walk for both: the middleware and guards that authenticate routes, and the modules that boot apps.
-    const { walkProject } = await import('../inspect/files/walkProject.js');
-    const { files: all } = await walkProject(root);
+    const { files: all } = await projectFiles(root);
     const files = input.inPackage ? all.filter((f) => input.inPackage!(f.rel)) : all;
     manual.push(...(await unauthenticatedNestRoutes(root, files, targets, changes, dir, imports)));
     const roots = await nestRootsToWire(root, files, targets, imports, dir);

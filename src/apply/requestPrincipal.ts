@@ -1,4 +1,4 @@
-import { readInside } from '../emit/safePath.js';
+import { projectFile, projectFiles } from './projectScan.js';
 
 const ID_NAMES = '(id|userId|sub|accountId|tenantId|uid)';
 const NOT_CALLER = new Set(['params', 'body', 'query', 'headers', 'cookies', 'files', 'file', 'session', 'app', 'socket', 'raw', 'log', 'user']);
@@ -35,9 +35,8 @@ export function assignsRequestUser(texts: readonly string[]): boolean {
 
 /** The project's source texts, for assignedPrincipal. */
 export async function projectTexts(root: string): Promise<string[]> {
-  const { walkProject } = await import('../inspect/files/walkProject.js');
-  const { files } = await walkProject(root);
-  const texts = await Promise.all(files.filter((f) => /\.(m|c)?[jt]sx?$/.test(f.rel)).map((f) => readInside(root, f.rel).catch(() => undefined)));
+  const { files } = await projectFiles(root);
+  const texts = await Promise.all(files.filter((f) => /\.(m|c)?[jt]sx?$/.test(f.rel)).map((f) => projectFile(root, f.rel)));
   return texts.filter((t): t is string => t !== undefined);
 }
 

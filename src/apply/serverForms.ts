@@ -5,6 +5,7 @@ import type { FileChange } from './planApply.js';
 import { parseSource } from './sourceFile.js';
 import type { Edit, ManualStep, WiringTarget } from './types.js';
 import { FORM_KEY_LOCAL, KEY_FUNCTION, VIEWS_KEY, type ViewsSource } from './viewsKey/index.js';
+import { projectFiles } from './projectScan.js';
 
 export interface ServerFormsOptions {
   root: string;
@@ -63,8 +64,7 @@ export async function wireServerForms(options: ServerFormsOptions): Promise<{ ed
 
   // The function the fields call, where the framework sets up its views.
   const wiring = VIEWS_KEY[options.framework]!;
-  const { walkProject } = await import('../inspect/files/walkProject.js');
-  const { files } = await walkProject(options.root);
+  const { files } = await projectFiles(options.root);
   const sources: ViewsSource[] = [];
   for (const file of files.filter((f) => f.kind === 'source').sort((a, b) => (a.rel < b.rel ? -1 : 1))) {
     const source = await text(file.rel);

@@ -3,7 +3,6 @@ import { readInside } from '../../emit/safePath.js';
 import { projectDependencies } from '../../findings/auditProject.js';
 import { readSchemaFacts } from '../../findings/schemaFacts.js';
 import type { SourceContext } from '../../findings/types.js';
-import { walkProject } from '../../inspect/files/walkProject.js';
 import type { PaymentProvider } from '../../inspect/types.js';
 import { parseSource as parseTs } from '../../inspect/parse/parseSource.js';
 import { importStyleFor, type ProjectImports } from '../importStyle.js';
@@ -13,6 +12,7 @@ import type { Edit, ManualStep, WiringTarget } from '../types.js';
 import { editFile, type HandlerEdit, type Op } from './edit.js';
 import { locateHandler } from './locate.js';
 import { callerSteps, planThreading, settleAmbientCalls, settleSharedCalls, type ThreadPlan } from './plan.js';
+import { projectFile, projectFiles } from '../projectScan.js';
 
 /** How the route pass says a provider call it could not see is elsewhere; superseded when this pass keys it. */
 export const NOT_IN_HANDLER = [' call is not made inside the route handler'];
@@ -73,7 +73,7 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
   const out: ThreadOutcome = { texts: new Map(), edits: [], manual: [], threaded: new Set(), placed: new Map(), stepsAt: new Set(), holders: new Map() };
   const candidates = input.targets.filter((t) => t.trigger === 'http');
   if (candidates.length === 0 || !input.scaffoldModules.has('providers')) return out;
-  const { files } = await walkProject(input.root);
+  const { files } = await projectFiles(input.root);
   const sources: SourceContext[] = [];
   const schema = readSchemaFacts(new Map());
   const scaffold = `${input.scaffoldDir.replace(/\/+$/, '')}/`;
@@ -82,7 +82,7 @@ export async function threadProviderKeys(input: ThreadInput): Promise<ThreadOutc
   const routeTrees = new Map<string, SourceFile>();
   for (const file of files) {
     if (!/\.(m|c)?[jt]sx?$/.test(file.rel) || /\.d\.(m|c)?ts$/.test(file.rel) || file.rel.startsWith(scaffold)) continue;
-    const text = input.current.get(file.rel) ?? (await readInside(input.root, file.rel).catch(() => undefined));
+    const text = input.current.get(file.rel) ?? (await projectFile(input.root, file.rel));
     if (text === undefined) continue;
     const tree = routeFiles.has(file.rel) ? parseSource(file.rel, text, importStyleFor(file.rel, text, input.scaffoldDir, input.imports)) : undefined;
     if (tree) routeTrees.set(file.rel, tree);

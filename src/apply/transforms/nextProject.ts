@@ -7,6 +7,7 @@ import { HOOK_FILES, wireClients } from './clientWiring.js';
 import { nextPrincipalOf, renderNextInstance, type NextPrincipal } from './nextInstance.js';
 import { nextKindOf, wiredIn } from './nextRoute.js';
 import { isPagesApiFile } from '../../model/labels.js';
+import { projectFile, projectFiles } from '../projectScan.js';
 
 export interface NextProjectInput {
   root: string;
@@ -57,12 +58,11 @@ export async function planNextProject(input: NextProjectInput): Promise<NextProj
     (nextKindOf(target.file, text) === 'action' ? actions : routes).push(target);
   }
   if (actions.length === 0 && routes.length === 0) return webhooks ? withInstance(input, out, []) : out;
-  const { walkProject } = await import('../../inspect/files/walkProject.js');
-  const { files } = await walkProject(input.root);
+  const { files } = await projectFiles(input.root);
   const texts: Array<{ path: string; text: string; before: string }> = [];
   for (const file of files) {
     if (!/\.[cm]?[jt]sx?$/.test(file.rel)) continue;
-    const before = await readInside(input.root, file.rel).catch(() => undefined);
+    const before = await projectFile(input.root, file.rel);
     if (before === undefined) continue;
     texts.push({ path: file.rel, before, text: input.changes.find((c) => c.path === file.rel)?.after ?? before });
   }
@@ -116,12 +116,11 @@ async function withInstance(input: NextProjectInput, out: NextProjectPlan, wired
 
 /** The app's recognisable auth (nextInstance.ts), read from its own source files. */
 async function appAuth(input: NextProjectInput, pages: boolean): Promise<NextPrincipal | undefined> {
-  const { walkProject } = await import('../../inspect/files/walkProject.js');
-  const { files } = await walkProject(input.root);
+  const { files } = await projectFiles(input.root);
   const texts: Array<{ path: string; text: string }> = [];
   for (const file of files) {
     if (!/\.[cm]?[jt]sx?$/.test(file.rel) || file.rel.startsWith(`${input.scaffoldDir}/`)) continue;
-    const text = await readInside(input.root, file.rel).catch(() => undefined);
+    const text = await projectFile(input.root, file.rel);
     if (text !== undefined) texts.push({ path: file.rel, text });
   }
   return nextPrincipalOf(texts, input.scaffoldDir, input.imports.defaultExtension, pages);

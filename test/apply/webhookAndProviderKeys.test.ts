@@ -183,6 +183,22 @@ app.post('/webhooks/stripe', express.raw({ type: 'application/json' }), async (r
   const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
     await fulfil(event);
   });`);
+
+    // The try also logs the event after the check (Zukashi/e-commerce-food's NestJS controller): the handling is still
+    // the code after the try/catch, and the log stays where it is.
+    const logged = checkOnly.replace("'whsec');\n  } catch", "'whsec');\n    console.log(event);\n  } catch");
+    const afterLog = wireSource(file, logged, [hook(file, 7)], options);
+    expect(afterLog.text).toContain(`    console.log(event);
+  } catch {`);
+    expect(afterLog.text).toContain(`  const answered = await onceForEvent(ACTIONS.stripeWebhook, 'stripe', event, async () => {
+    await fulfil(event);
+  });`);
+    expectIdempotent(file, afterLog.text, [hook(file, 7)]);
+    // Handling in both places has no single spot to wrap: a step says so, nothing is edited.
+    const split = checkOnly.replace("'whsec');\n  } catch", "'whsec');\n    await record(event);\n  } catch");
+    const both = wireSource(file, split, [hook(file, 7)], options);
+    expect(both.text).toBe(split);
+    expect(both.manual.map((m) => m.reason).join('\n')).toContain('the event is handled both inside the try block that checks its signature (line 11) and after it (line 16)');
   });
 
   it('Hono: the same inside the try; the handling answering by itself inside the try stays manual', () => {

@@ -235,6 +235,13 @@ function tryVerification(provider: VerifiedWebhookProvider, at: Verification): V
   return inner?.block === block ? inner : undefined;
 }
 
+/** A statement that only logs (`console.log(event)`, `this.logger.debug(…)`): no handling of the event. */
+function logsOnly(statement: Statement): boolean {
+  if (!Node.isExpressionStatement(statement)) return false;
+  const call = statement.getExpression();
+  return Node.isCallExpression(call) && /^(?:this\.)?(?:console|logger|log|_logger)\.(?:log|info|debug|warn|error|trace)$/i.test(call.getExpression().getText());
+}
+
 /** Whether `block` is a loop's body (an Adyen batch's items): its handling runs per item and has no answer of its own. */
 function isLoopBody(block: Block): boolean {
   const owner = block.getParent();
@@ -365,8 +372,18 @@ export function wrapVerifiedHandler(sf: SourceFile, handler: HandlerFunction, ta
   };
   // A body that is one `try { verify; handle; answer } catch { … }`: the dedupe goes inside the try, right after the
   // check, where the verified event is in scope, and the catch keeps answering a bad signature as before. A try that
-  // holds only the check (`try { event = … } catch { return 400 }`) keeps the handling after it, at this level.
-  for (let inner = tryVerification(provider, verified); inner && handlingAfter(inner).length > 0; inner = tryVerification(provider, inner)) verified = inner;
+  // holds only the check (`try { event = … } catch { return 400 }`) keeps the handling after it, at this level, and so
+  // does one that only logs the event after the check (`console.log(event)`) when the handling follows the try.
+  for (let inner = tryVerification(provider, verified); inner; inner = tryVerification(provider, inner)) {
+    const inside = handlingAfter(inner);
+    if (inside.length === 0) break;
+    const outside = handlingAfter(verified);
+    if (outside.length > 0) {
+      if (inside.every(logsOnly)) break;
+      return manualOnly(target, `the event is handled both inside the try block that checks its signature (line ${inside[0]!.getStartLineNumber()}) and after it (line ${outside[0]!.getStartLineNumber()}); move the handling to one place, then wrap it in ${call} from ${WEBHOOK_EVENT_MODULE}.ts`, line);
+    }
+    verified = inner;
+  }
   // The check as an if's condition guarding the handling (the if holds the check, its branch does not).
   const passed = handlingAfter(verified).length === 0 ? passedBranch(verified) : undefined;
   if (passed && provider.verification(passed.block) === undefined && handlingAfter(passed).length > 0) verified = passed;

@@ -52,6 +52,31 @@ describe('client wiring of a React app beside the API', () => {
     expect(out.manual.map((m) => `${m.file}:${m.line} ${m.reason}`)).toEqual([expect.stringMatching(/^web\/src\/Pay\.jsx:3 POST \/v1\/checkout: its config is not an object literal/)]);
   });
 
+  it('follows an instance a hook of the app returns (const api = useAxiosPrivate(), Zukashi/e-commerce-food), and a URL without its leading slash', () => {
+    const instance = { path: 'web/src/api/axios.ts', text: "import axios from 'axios';\nexport default axios.create({ baseURL: '/v1' });\nexport const axiosPrivate = axios.create({ baseURL: '/v1', withCredentials: true });\n" };
+    const hook = {
+      path: 'web/src/hooks/use-axios-private.ts',
+      text: [
+        "import { useEffect } from 'react';",
+        "import { axiosPrivate } from '../api/axios';",
+        'export const useAxiosPrivate = () => {',
+        '  useEffect(() => {',
+        '    const id = axiosPrivate.interceptors.response.use((r) => r);',
+        '    return () => axiosPrivate.interceptors.response.eject(id);',
+        '  }, []);',
+        '  return axiosPrivate;',
+        '};',
+        '',
+      ].join('\n'),
+    };
+    const page = "import { useAxiosPrivate } from '../hooks/use-axios-private';\nexport const Pay = () => {\n  const api = useAxiosPrivate();\n  const go = async () => { await api.post('v1/checkout', { plan: 'pro' }); };\n  return <button onClick={go}>Pay</button>;\n};\n";
+    const out = wire(page, 'web/src/pages/Pay.tsx', [instance, hook]);
+    expect(out.texts.get('web/src/pages/Pay.tsx')).toContain("await api.post('v1/checkout', { plan: 'pro' }, { headers: { 'Idempotency-Key': createCheckoutIntent.key() } }).then(createCheckoutIntent.settle, createCheckoutIntent.fail);");
+    // A hook that returns something else (its own state) is not an axios instance: its post() is left alone.
+    const other = { ...hook, text: hook.text.replace('return axiosPrivate;', 'return { post: (url: string) => url };') };
+    expect(wire(page, 'web/src/pages/Pay.tsx', [instance, other]).found.size).toBe(0);
+  });
+
   it('a router.post of the app is no axios call, and a React Native screen is left to the user with the reason', () => {
     const router = wire("import { Router } from 'express';\nconst router = Router();\nexport function Pay() {\n  router.post('/v1/checkout', () => undefined);\n  return null;\n}\n");
     expect(router.found.size).toBe(0);

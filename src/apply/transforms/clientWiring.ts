@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Node, SyntaxKind, VariableDeclarationKind, type ArrowFunction, type Block, type CallExpression, type FunctionDeclaration, type FunctionExpression, type Identifier, type JsxAttribute, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, VariableDeclarationKind, type ArrowFunction, type Block, type CallExpression, type Expression, type FunctionDeclaration, type FunctionExpression, type Identifier, type JsxAttribute, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import { importStyleFor, type ProjectImports } from '../importStyle.js';
 import { ensureNamedImport, fitStatement, parseSource } from '../sourceFile.js';
 import type { Edit, ImportStyle, ManualStep, WiringTarget } from '../types.js';
@@ -418,30 +418,75 @@ const BODY_METHODS = new Set(['post', 'put', 'patch', 'postForm', 'putForm', 'pa
 /**
  * Whether `name` in `sf` is axios or an instance of it: axios's default import (or require), a const made by
  * `axios.create(…)` in the file, or such a const exported by the project module it is imported from (`api` of
- * `import { api } from '../lib/api'`, also as that module's default export).
+ * `import { api } from '../lib/api'`, also as that module's default export); or a const a project function without
+ * arguments returns one into (`const api = useAxiosPrivate()`, a hook that sets up interceptors and returns the
+ * instance).
  */
-function isAxios(name: string, sf: SourceFile, file: string, files: ReadonlyMap<string, string>, imports: ProjectImports): boolean {
+function isAxios(name: string, sf: SourceFile, file: string, files: ReadonlyMap<string, string>, imports: ProjectImports, depth = 0): boolean {
   const axiosLocal = (source: SourceFile) =>
     source.getImportDeclarations().find((d) => d.getModuleSpecifierValue() === 'axios')?.getDefaultImport()?.getText() ??
     (/\brequire\(\s*['"]axios['"]\s*\)/.test(source.getFullText()) ? 'axios' : undefined);
+  const moduleFile = (source: SourceFile) => source.getFilePath().slice(1);
   const madeBy = (source: SourceFile, local: string) => {
     const created = axiosLocal(source);
-    let value = source.getVariableDeclaration(local)?.getInitializer();
+    let value = source.getVariableDeclaration(local)?.getInitializer() ?? localDeclaration(source, local);
     while (value && (Node.isAsExpression(value) || Node.isSatisfiesExpression(value) || Node.isParenthesizedExpression(value))) value = value.getExpression();
-    return created !== undefined && value !== undefined && Node.isCallExpression(value) && value.getExpression().getText() === `${created}.create`;
+    if (value === undefined || !Node.isCallExpression(value)) return false;
+    if (created !== undefined && value.getExpression().getText() === `${created}.create`) return true;
+    const callee = value.getExpression();
+    return depth < 2 && value.getArguments().length === 0 && Node.isIdentifier(callee) && returnsAxios(source, callee.getText());
+  };
+  // A function of `source` (or imported into it) whose every return is axios or an instance of it.
+  const returnsAxios = (source: SourceFile, callee: string): boolean => {
+    const fn = functionNamed(source, callee);
+    if (fn) {
+      const returned = returnedValues(fn);
+      return returned.length > 0 && returned.every((value) => Node.isIdentifier(value) && isAxios(value.getText(), source, moduleFile(source), files, imports, depth + 1));
+    }
+    const imported = importedBinding(source, callee);
+    if (imported?.name === undefined) return false;
+    const module = importedModule(moduleFile(source), imported.specifier, files, imports);
+    return module !== undefined && functionNamed(module, imported.name) !== undefined && returnsAxios(module, imported.name);
   };
   if (axiosLocal(sf) === name || madeBy(sf, name)) return true;
+  const imported = importedBinding(sf, name);
+  if (!imported) return false;
+  const source = importedModule(file, imported.specifier, files, imports);
+  if (!source) return false;
+  if (imported.name !== undefined) return madeBy(source, imported.name);
+  const exported = source.getExportAssignment((e) => !e.isExportEquals())?.getExpression();
+  return exported !== undefined && Node.isIdentifier(exported) && madeBy(source, exported.getText());
+}
+
+/** The const `local` declares anywhere in the file (a component's `const api = useAxiosPrivate()`), when only one does. */
+function localDeclaration(sf: SourceFile, local: string): Expression | undefined {
+  const found = sf.getDescendantsOfKind(SyntaxKind.VariableDeclaration).filter((d) => d.getName() === local);
+  return found.length === 1 ? found[0]!.getInitializer() : undefined;
+}
+
+/** How `local` is imported into `sf`: the module and the exported name (undefined for the default export). */
+function importedBinding(sf: SourceFile, local: string): { specifier: string; name?: string } | undefined {
   for (const declaration of sf.getImportDeclarations()) {
-    const named = declaration.getNamedImports().find((n) => (n.getAliasNode() ?? n.getNameNode()).getText() === name);
-    const isDefault = declaration.getDefaultImport()?.getText() === name;
-    if (!named && !isDefault) continue;
-    const source = importedModule(file, declaration.getModuleSpecifierValue(), files, imports);
-    if (!source) return false;
-    if (named) return madeBy(source, named.getName());
-    const exported = source.getExportAssignment((e) => !e.isExportEquals())?.getExpression();
-    return exported !== undefined && Node.isIdentifier(exported) && madeBy(source, exported.getText());
+    const named = declaration.getNamedImports().find((n) => (n.getAliasNode() ?? n.getNameNode()).getText() === local);
+    if (named) return { specifier: declaration.getModuleSpecifierValue(), name: named.getName() };
+    if (declaration.getDefaultImport()?.getText() === local) return { specifier: declaration.getModuleSpecifierValue() };
   }
-  return false;
+  return undefined;
+}
+
+/** A top-level function of the file by name: `function f() {}` or `const f = () => …`. */
+function functionNamed(sf: SourceFile, name: string): FunctionDeclaration | ArrowFunction | FunctionExpression | undefined {
+  const declared = sf.getFunction(name);
+  if (declared) return declared;
+  const value = sf.getVariableDeclaration(name)?.getInitializer();
+  return value && (Node.isArrowFunction(value) || Node.isFunctionExpression(value)) ? value : undefined;
+}
+
+/** What a function returns: its `return` expressions (not those of functions nested in it), or an arrow's body. */
+function returnedValues(fn: FunctionDeclaration | ArrowFunction | FunctionExpression): Node[] {
+  const body = fn.getBody();
+  if (body && !Node.isBlock(body)) return [body];
+  return fn.getDescendantsOfKind(SyntaxKind.ReturnStatement).filter((r) => r.getFirstAncestor((a) => Node.isFunctionLikeDeclaration(a)) === fn).flatMap((r) => r.getExpression() ?? []);
 }
 
 /**

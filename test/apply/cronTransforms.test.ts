@@ -72,6 +72,34 @@ cron.schedule('*/5 * * * *', () => {
     expect(wired.text).toContain("onTick: cronOnTick(cronGuard, ACTIONS.nightlyReport, 'nightlyReport', 600_000, async () => {\n  await tick();\n})");
   });
 
+  it("cron: a CronExpression member is read by its name; a job scheduled per call from the call's values is left to the user", () => {
+    const named = "import { CronJob } from 'cron';\nimport { CronExpression } from '@nestjs/schedule';\n\nexport function start() {\n  new CronJob(CronExpression.EVERY_5_MINUTES, async () => {\n    await report();\n  }).start();\n}\n";
+    const out = wireSource(file, named, [target(file, 5)], options);
+    expect(out.text).toContain("new CronJob(CronExpression.EVERY_5_MINUTES, cronOnTick(cronGuard, ACTIONS.nightlyReport, 'nightlyReport', 300_000, async () => {");
+    expectIdempotent(file, out.text, [target(file, 5)]);
+    // Zukashi/e-commerce-food: every newsletter sign-up schedules a job of its own for that address.
+    const perCall = [
+      "import { CronJob } from 'cron';",
+      "import { CronExpression } from '@nestjs/schedule';",
+      '',
+      'export class EmailScheduling {',
+      '  scheduleEmail(email: string) {',
+      '    const job = new CronJob(CronExpression.EVERY_5_SECONDS, async () => {',
+      "      await this.mail.send({ to: email, subject: 'news' });",
+      '    });',
+      '    job.start();',
+      '  }',
+      '}',
+      '',
+    ].join('\n');
+    const refused = wireSource(file, perCall, [target(file, 6)], options);
+    expect(refused.text).toBe(perCall);
+    expect(refused.manual[0]?.reason).toContain("its work uses that function's `email`");
+    // A bootstrap function's own locals (a connection made once) do not make the job per call.
+    const bootstrap = named.replace('export function start() {\n', 'export async function start() {\n  const db = await connect();\n').replace('await report();', 'await db.report();');
+    expect(wireSource(file, bootstrap, [target(file, 6)], options).text).toContain('cronOnTick(cronGuard');
+  });
+
   it("setInterval (orders-bullmq's pollers): intervalTask with the timer's own period, a literal or a const read again", () => {
     const named = "import { pollOutbox } from './outbox.js';\n\nconst POLL_INTERVAL_MS = Number(process.env.POLL_MS) || 5000;\nsetInterval(pollOutbox, POLL_INTERVAL_MS);\n";
     const out = wireSource(file, named, [target(file, 4)], options);

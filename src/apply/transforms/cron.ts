@@ -111,6 +111,33 @@ function numberValue(node: Node): number | undefined {
 
 const stringOf = (node: Node | undefined) => (node && (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) ? node.getLiteralValue() : undefined);
 
+/**
+ * The parameters of the functions the scheduling call sits in that the job function uses: each call of such a function
+ * schedules a job of its own, from its own values. Locals are not counted: a bootstrap function's connection
+ * (`const db = await connect()`) is one per process, as the job is.
+ */
+function capturedParameters(work: Node, scheduling: Node): string[] {
+  if (!(Node.isArrowFunction(work) || Node.isFunctionExpression(work))) return [];
+  const enclosing = new Set<string>();
+  for (const fn of scheduling.getAncestors()) {
+    if (!Node.isFunctionLikeDeclaration(fn) || fn === work) continue;
+    for (const parameter of fn.getParameters()) {
+      const name = parameter.getNameNode();
+      if (Node.isIdentifier(name)) enclosing.add(name.getText());
+      else for (const element of name.getDescendantsOfKind(SyntaxKind.BindingElement)) enclosing.add(element.getName());
+    }
+  }
+  if (enclosing.size === 0) return [];
+  const own = new Set([...work.getParameters().map((p) => p.getName()), ...work.getDescendantsOfKind(SyntaxKind.VariableDeclaration).map((d) => d.getName())]);
+  const used = work.getDescendantsOfKind(SyntaxKind.Identifier).filter((id) => {
+    const parent = id.getParent();
+    // `x.email` and `{ email: … }` name a property, not the parameter.
+    if (parent && (Node.isPropertyAccessExpression(parent) || Node.isPropertyAssignment(parent)) && parent.getNameNode() === id) return false;
+    return enclosing.has(id.getText()) && !own.has(id.getText());
+  });
+  return [...new Set(used.map((id) => id.getText()))];
+}
+
 /** `300_000` for 5 minutes: readable in the diff. */
 const msLiteral = (ms: number) => String(ms).replace(/\B(?=(\d{3})+(?!\d))/g, '_');
 
@@ -163,11 +190,18 @@ export const wireCron: Transform = (sf, target, context) => {
     period = value !== undefined && value > 0 ? msLiteral(value) : Node.isIdentifier(ms) || (Node.isPropertyAccessExpression(ms) && /^[\w$.]+$/.test(ms.getText())) ? ms.getText() : undefined;
     if (period === undefined) return manualOnly(target, `the period of the setInterval at line ${line} (${ms.getText().slice(0, 60)}) is computed where it is passed; put it in a const, give it to setInterval and to intervalTask(cronGuard, ${action}, '${job}', <that const>, work) from cron/guard.ts`, line);
   }
-  const interval = expression !== undefined ? cronIntervalMs(expression) : undefined;
+  // `new CronJob(CronExpression.EVERY_5_SECONDS, …)`: @nestjs/schedule's named expressions, read by their names.
+  const schedule = shape.kind === 'cron-from' ? options?.getProperty('cronTime')?.getLastChild() : shape.kind === 'node-cron' || shape.kind === 'cron' ? args[0] : undefined;
+  const member = schedule && Node.isPropertyAccessExpression(schedule) && schedule.getExpression().getText() === 'CronExpression' ? schedule.getName() : undefined;
+  const interval = expression !== undefined ? cronIntervalMs(expression) : member !== undefined ? cronExpressionMs(member) : undefined;
   if (shape.kind !== 'node-schedule' && shape.kind !== 'interval' && interval === undefined) {
     return manualOnly(target, `the schedule at line ${line} (${expression === undefined ? 'not a string literal' : 'no fixed period'}) has no slot apply can compute; call guard.run(${action}, '${job}', slot, work) with the scheduled time as the slot`, line);
   }
   if (!handler) return manualOnly(target, `the job at line ${line} has no function apply can wrap`, line);
+  // A job scheduled inside a function, from that call's values (`scheduleEmail(email) { new CronJob(…, () =>
+  // send(email)) }`), is one job per call: a key per job name and slot would let only one of them run per slot.
+  const captured = capturedParameters(handler, shape.node);
+  if (captured.length > 0) return manualOnly(target, `the job at line ${line} is scheduled inside a function and its work uses that function's ${captured.map((name) => `\`${name}\``).join(', ')}: if each call schedules a job of its own, a guard keyed by job name and slot would let only one of them run; key each by those values too (guard.run(${action}, \`${job}:<those values>\`, slot, work)), or wire it as a single job by hand if the function runs once`, line);
   if (!context.scaffoldModules.has('cron/guard')) return manualOnly(target, 'the scaffold has no cron/guard.ts (the generated target for this database has no scheduled-job runtime, or the scaffold predates this action: run generate); guard the job as the document shows', line);
   const helper = shape.kind === 'node-cron' ? 'nodeCronTask' : shape.kind === 'node-schedule' ? 'nodeScheduleTask' : shape.kind === 'interval' ? 'intervalTask' : 'cronOnTick';
   if (Node.isArrowFunction(handler) || Node.isFunctionExpression(handler) ? handler.getParameters().length > 0 : !(Node.isIdentifier(handler) || Node.isPropertyAccessExpression(handler))) {

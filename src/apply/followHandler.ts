@@ -47,14 +47,20 @@ export function functionOf(node: Node): Handler | undefined {
   if (Node.isExportAssignment(node)) return asFunction(node.getExpression());
   const declaration = Node.isIdentifier(node) || Node.isPropertyAccessExpression(node) ? node.getParent() : node;
   if (!declaration) return undefined;
-  // CommonJS: `exports.createPayment = async (req, res) => …` / `module.exports.pay = function (req, res) { … }`.
+  // CommonJS: `exports.createPayment = async (req, res) => …` / `module.exports.pay = function (req, res) { … }`, and
+  // a script's undeclared global `createPayment = async (req, res) => …`.
   if (isAssignment(declaration) && Node.isBinaryExpression(declaration)) return asFunction(declaration.getRight());
   if (Node.isFunctionDeclaration(declaration) || Node.isMethodDeclaration(declaration)) return declaration.getBody() ? declaration : undefined;
   if (Node.isVariableDeclaration(declaration) || Node.isPropertyAssignment(declaration) || Node.isPropertyDeclaration(declaration)) return asFunction(declaration.getInitializer());
   return undefined;
 }
 
-export const isAssignment = (node: Node) => Node.isBinaryExpression(node) && node.getOperatorToken().getKind() === SyntaxKind.EqualsToken && Node.isPropertyAccessExpression(node.getLeft());
+/**
+ * A function given a name by assignment: `exports.pay = …`, `module.exports.pay = …`, or a script's top-level
+ * `pay = …` to an undeclared global (implicitGlobal).
+ */
+export const isAssignment = (node: Node) =>
+  Node.isBinaryExpression(node) && node.getOperatorToken().getKind() === SyntaxKind.EqualsToken && (Node.isPropertyAccessExpression(node.getLeft()) || (Node.isIdentifier(node.getLeft()) && Node.isExpressionStatement(node.getParent()) && Node.isSourceFile(node.getParentOrThrow().getParent())));
 
 /**
  * Where a function sits, as names from the file down (`['refundController', 'create']`, `['default']` for a default
@@ -167,13 +173,22 @@ export function followDeclaration(root: string, reference: Identifier): Followed
     const declarations = symbol.getDeclarations();
     if (declarations.some((d) => insideProject(root, d.getSourceFile().getFilePath()) === undefined)) return { kind: 'outside' };
     if (symbol.isAlias()) {
-      symbol = symbol.getImmediatelyAliasedSymbol();
+      const aliased = symbol.getImmediatelyAliasedSymbol();
+      // An undeclared global the compiler resolves to nothing: `module.exports = { createOrder }` or, through
+      // `const checkout = require('./pay')`, pay's `module.exports = checkout`.
+      const [first] = declarations;
+      const global = aliased === undefined || aliased.getDeclarations().length === 0 ? (first && Node.isShorthandPropertyAssignment(first) ? implicitGlobal(first.getSourceFile(), first.getName()) : exportedGlobal(first)) : undefined;
+      if (global) return globalDeclaration(root, global, links);
+      symbol = aliased;
       continue;
     }
     const [only] = declarations;
     if (declarations.length === 1 && Node.isShorthandPropertyAssignment(only)) {
       links.push(only);
       symbol = only.getValueSymbol();
+      // `module.exports = { createOrder }` of an undeclared global `createOrder = async (req, res) => …`.
+      const global = symbol === undefined || symbol.getDeclarations().length === 0 ? implicitGlobal(only.getSourceFile(), only.getName()) : undefined;
+      if (global) return globalDeclaration(root, global, links);
       continue;
     }
     // `export default handleStripe`, `{ stripe: handleStripe }`, `const stripeWebhook = handleStripe`: another name for it.
@@ -188,6 +203,43 @@ export function followDeclaration(root: string, reference: Identifier): Followed
     return file ? { kind: 'declaration', definition: only!, links, file } : { kind: 'not-a-function' };
   }
   return { kind: 'unresolved' };
+}
+
+/**
+ * A handler assigned to an undeclared name at the top of a script (`createOrder = async (req, res) => { … }`, without
+ * const: sloppy-mode JavaScript makes it a global): the assignment's name, when it is the file's only assignment to a
+ * name the file declares nowhere.
+ */
+function implicitGlobal(sf: SourceFile, name: string): Identifier | undefined {
+  if (sf.getVariableDeclaration(name) || sf.getFunction(name) || sf.getClass(name)) return undefined;
+  const assigned = sf.getStatements().flatMap((statement) => {
+    const expression = Node.isExpressionStatement(statement) ? statement.getExpression() : undefined;
+    if (!expression || !Node.isBinaryExpression(expression) || expression.getOperatorToken().getKind() !== SyntaxKind.EqualsToken) return [];
+    const left = expression.getLeft();
+    return Node.isIdentifier(left) && left.getText() === name ? [left] : [];
+  });
+  return assigned.length === 1 && asFunction(assigned[0]!.getParentOrThrow().asKindOrThrow(SyntaxKind.BinaryExpression).getRight()) ? assigned[0] : undefined;
+}
+
+/** For `const x = require('./pay')`: pay's `module.exports = name` when `name` is an implicit global of pay's. */
+function exportedGlobal(declaration: Node | undefined): Identifier | undefined {
+  const call = declaration && Node.isVariableDeclaration(declaration) ? declaration.getInitializer() : undefined;
+  const specifier = call && Node.isCallExpression(call) && call.getExpression().getText() === 'require' ? call.getArguments()[0] : undefined;
+  if (!specifier || !Node.isStringLiteral(specifier) || !specifier.getLiteralValue().startsWith('.')) return undefined;
+  const from = path.dirname(declaration!.getSourceFile().getFilePath());
+  const base = path.resolve(from, specifier.getLiteralValue());
+  const project = declaration!.getSourceFile().getProject();
+  const module = ['', '.js', '.cjs', '.ts', '/index.js', '/index.ts'].map((ext) => project.getSourceFile(base + ext)).find((f) => f !== undefined);
+  const exported = module?.getStatements().flatMap((statement) => {
+    const expression = Node.isExpressionStatement(statement) ? statement.getExpression() : undefined;
+    return expression && Node.isBinaryExpression(expression) && expression.getLeft().getText() === 'module.exports' && Node.isIdentifier(expression.getRight()) ? [expression.getRight().getText()] : [];
+  });
+  return module && exported?.length === 1 ? implicitGlobal(module, exported[0]!) : undefined;
+}
+
+function globalDeclaration(root: string, name: Identifier, links: Node[]): FollowedDeclaration {
+  const file = insideProject(root, name.getSourceFile().getFilePath());
+  return file ? { kind: 'declaration', definition: name, links, file } : { kind: 'outside' };
 }
 
 /** The function declaration a route's handler name leads to (followDeclaration), or why apply cannot edit it. */

@@ -147,7 +147,10 @@ export async function keyNamedHandlers(input: NamedHandlerInput): Promise<NamedH
     const style = importStyleFor(item.file, current, input.scaffoldDir, input.imports);
     const sf = parseSource(item.file, current, style);
     const handler = findByNamePath(sf, item.names);
-    if (!handler) continue;
+    if (!handler) {
+      out.manual.push({ action: target.action, file: item.file, reason: `the handler ${item.reference} of ${target.method ?? 'POST'} ${target.path ?? ''} could not be found again in ${item.file} after the other edits (its name is declared more than once there); ${webhook ? 'wrap its event handling in onceForEvent()' : 'key its provider calls with stripeRequestOptions(idempotencyOf(req))'} by hand` });
+      continue;
+    }
     const context: TransformContext = { style, anyLine: true, scaffoldModules: input.scaffoldModules, ...(input.verifiedEvents ? { verifiedEvents: input.verifiedEvents } : {}) };
     const here = { ...target, file: item.file, line: handler.getStartLineNumber() };
     if (webhook) {

@@ -121,6 +121,31 @@ async function createPayment(ctx: Context) {
     expect(text).toMatch(/const \{ idempotencyOf \} = require\(/);
   });
 
+  it("CommonJS, a handler assigned to an undeclared global (`checkout = async (req, res) => …`, Henry's Final Project)", async () => {
+    const route = 'src/routes.js';
+    const controller = 'src/controllers/stripe.controller.js';
+    const files = {
+      'tsconfig.json': '',
+      'src/stripe.ts': '',
+      [route]: `const express = require('express');\nconst checkout = require('./controllers/stripe.controller');\n\nconst router = express.Router();\nrouter.post('/payments', checkout);\n\nmodule.exports = router;\n`,
+      [controller]: `const { Stripe } = require('stripe');\nconst stripe = new Stripe(process.env.STRIPE_SECRET);\n\ncheckout = async (req, res) => {\n  const payment = await stripe.paymentIntents.create({ amount: req.body.amount, currency: 'usd', confirm: true });\n  res.send(payment.id);\n};\n\nmodule.exports = checkout;\n`,
+    };
+    const { out } = await project(files, route, target(route, 5), 'express');
+    expect(out.manual).toEqual([]);
+    const text = out.texts.get(controller)!;
+    expect(text).toContain('checkout = async (req, res) => {\n  const idempotencyContext = idempotencyOf(req);\n');
+    expect(text).toContain("confirm: true }, stripeRequestOptions(idempotencyContext));");
+    // The same through `module.exports = { checkout }` and a destructured require.
+    const destructured = {
+      ...files,
+      [route]: files[route].replace("const checkout = require('./controllers/stripe.controller');", "const { checkout } = require('./controllers/stripe.controller');"),
+      [controller]: files[controller].replace('module.exports = checkout;', 'module.exports = { checkout };'),
+    };
+    const again = await project(destructured, route, target(route, 5), 'express');
+    expect(again.out.manual).toEqual([]);
+    expect(again.out.texts.get(controller)).toContain('stripeRequestOptions(idempotencyContext)');
+  });
+
   it('leaves a handler reached through a symlink out of the project as a manual step, and edits nothing', async () => {
     const outside = await mkdtemp(path.join(tmpdir(), 'named-outside-'));
     dirs.push(outside);

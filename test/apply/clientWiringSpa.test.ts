@@ -77,6 +77,32 @@ describe('client wiring of a React app beside the API', () => {
     expect(wire(page, 'web/src/pages/Pay.tsx', [instance, other]).found.size).toBe(0);
   });
 
+  it('keys a lowercase component that calls hooks (export default function checkoutForm), and a config held in a local const', () => {
+    // anfemece123/Henry-s-Final-Project client/src/Stripe/checkoutForm.jsx, shortened.
+    const text = [
+      "import axios from 'axios';",
+      "import { useSelector } from 'react-redux';",
+      'export default function checkoutForm() {',
+      '  const token = useSelector((state) => state.auth.token);',
+      '  const pay = async () => {',
+      '    const config = { headers: { Authorization: `Bearer ${token}` } };',
+      "    await axios.post('http://localhost:3001/v1/checkout', { plan: 'pro' }, config);",
+      '  };',
+      '  return <button onClick={pay}>Pay</button>;',
+      '}',
+      '',
+    ].join('\n');
+    const out = wire(text);
+    const wired = out.texts.get('web/src/Pay.jsx')!;
+    expect(wired).toContain("{ plan: 'pro' }, { ...config, headers: { ...config.headers, 'Idempotency-Key': createCheckoutIntent.key() } }).then(createCheckoutIntent.settle, createCheckoutIntent.fail);");
+    // The line a reviewer reads in the original file, not the one the hook's import moved it to.
+    expect(out.edits.map((e) => e.summary)).toEqual(['checkoutForm sends the Idempotency-Key header from useIdempotencyKey() to POST /v1/checkout (line 7)']);
+    expect(wire(wired).texts.size).toBe(0);
+    // A lowercase function that calls no hook is no component (a plain helper): left to the user.
+    const helper = wire(text.replace('  const token = useSelector((state) => state.auth.token);\n', '  const token = readToken();\n'));
+    expect(helper.texts.get('web/src/Pay.jsx') ?? '').not.toContain('useIdempotencyKey();');
+  });
+
   it('a router.post of the app is no axios call, and a React Native screen is left to the user with the reason', () => {
     const router = wire("import { Router } from 'express';\nconst router = Router();\nexport function Pay() {\n  router.post('/v1/checkout', () => undefined);\n  return null;\n}\n");
     expect(router.found.size).toBe(0);

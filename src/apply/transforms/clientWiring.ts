@@ -93,7 +93,19 @@ const propertyValue = (object: ObjectLiteralExpression, name: string) => {
   return property && Node.isPropertyAssignment(property) ? property.getInitializer() : undefined;
 };
 
-/** The React component the node runs in: a top-level PascalCase function (declaration or const arrow / function). */
+/** Whether the function calls a hook (`useState(…)`, `useSelector(…)`) in its own body, not in a nested function. */
+function callsHooks(fn: FunctionDeclaration | ArrowFunction | FunctionExpression): boolean {
+  return fn.getDescendantsOfKind(SyntaxKind.CallExpression).some((call) => {
+    const callee = call.getExpression();
+    const name = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) && callee.getExpression().getText() === 'React' ? callee.getName() : undefined;
+    return name !== undefined && /^use[A-Z]/.test(name) && call.getFirstAncestor((a) => Node.isFunctionLikeDeclaration(a)) === fn;
+  });
+}
+
+/**
+ * The React component the node runs in: a top-level PascalCase function (declaration or const arrow / function), or
+ * one named otherwise that calls hooks.
+ */
 function componentOf(node: Node): { body: Block; name: string } | undefined {
   let current: Node | undefined = node;
   let outermost: FunctionDeclaration | ArrowFunction | FunctionExpression | undefined;
@@ -109,7 +121,10 @@ function componentOf(node: Node): { body: Block; name: string } | undefined {
     if (holder && Node.isVariableDeclaration(holder)) name = holder.getName();
   }
   const body = outermost.getBody();
-  if (!name || !(PASCAL.test(name) || name === 'default') || !body || !Node.isBlock(body)) return undefined;
+  if (!name || !body || !Node.isBlock(body)) return undefined;
+  // `export default function checkoutForm()`: a lowercase name is still a component when it calls hooks itself (and
+  // is not a hook, `use…`), since only components and hooks may.
+  if (!(PASCAL.test(name) || name === 'default') && (/^use[A-Z0-9]/.test(name) || !callsHooks(outermost))) return undefined;
   // The hook is declared at the top of the component: the site must not be that very statement.
   return { body, name };
 }
@@ -209,8 +224,11 @@ function keyHelpers(current: Map<string, string>, routes: readonly WiringTarget[
     const sf = parseSource(file, text, style);
     const count = () => [...fetchSites(sf, routes, options, style, file, sources), ...axiosSites(sf, routes, options, style, file, sources)].sort((a, b) => a.node.getStart() - b.node.getStart());
     const typed = /\.[cm]?tsx?$/.test(file);
-    for (let index = count().length - 1; index >= 0; index--) {
-      const site = count()[index];
+    // Lines as the file had them before any edit here: what a reviewer of the diff reads.
+    const lines = count().map((s) => s.line);
+    for (let index = lines.length - 1; index >= 0; index--) {
+      const located = count()[index];
+      const site = located && { ...located, line: lines[index]! };
       if (!site || componentOf(site.node)) continue;
       const helper = helperOf(site.node);
       if (!helper) continue;
@@ -334,6 +352,19 @@ const sendsKey = (options: ObjectLiteralExpression, header: string) => {
   const headers = propertyValue(options, 'headers');
   return !!headers && headers.getText().toLowerCase().includes(header.toLowerCase());
 };
+
+/** Whether `id` names a const declared with an object literal in a scope the use is in (a function's `const config = {…}`). */
+function constObjectInScope(id: Identifier): boolean {
+  for (const scope of id.getAncestors()) {
+    if (!Node.isBlock(scope) && !Node.isSourceFile(scope)) continue;
+    for (const statement of scope.getStatements()) {
+      if (!Node.isVariableStatement(statement) || statement.getDeclarationKind() !== VariableDeclarationKind.Const || statement.getStart() > id.getStart()) continue;
+      const declaration = statement.getDeclarations().find((d) => d.getName() === id.getText());
+      if (declaration) return Node.isObjectLiteralExpression(declaration.getInitializer());
+    }
+  }
+  return false;
+}
 
 /**
  * Whether a fetch's `headers: defaultHeaders` is a plain object, so `{ ...defaultHeaders, key }` sends all it did: a
@@ -534,14 +565,18 @@ function axiosSites(sf: SourceFile, targets: readonly WiringTarget[], options: C
     }
     const headers = config && Node.isObjectLiteralExpression(config) ? propertyValue(config, 'headers') : undefined;
     const spread = headers !== undefined && plainObjectHeaders(headers, sf, file, files, options.imports);
-    if ((config && !Node.isObjectLiteralExpression(config)) || (headers && !Node.isObjectLiteralExpression(headers) && !spread)) {
+    // `const config = { headers: { Authorization } }; axios.post(url, data, config)`: the call gets a copy with the key.
+    const named = config !== undefined && Node.isIdentifier(config) && constObjectInScope(config) ? config.getText() : undefined;
+    if ((config && !Node.isObjectLiteralExpression(config) && named === undefined) || (headers && !Node.isObjectLiteralExpression(headers) && !spread)) {
       sites.push({ target, line, node: call, wire: () => `its ${headers ? 'headers are' : 'config is'} not an object literal: add ${options.keyHeader}: <intent>.key() to ${headers ? 'them' : 'its headers'}, and settle with .then(<intent>.settle, <intent>.fail)` });
       continue;
     }
     // One text edit for the whole call: the header joins the config (made when there is none), then the settling.
     const edit = (entry: string, after: string): void => {
       let text: string;
-      if (config && Node.isObjectLiteralExpression(config)) {
+      if (config && named !== undefined) {
+        text = replaceRange(call, config, `{ ...${named}, headers: { ...${named}.headers, ${entry} } }`);
+      } else if (config && Node.isObjectLiteralExpression(config)) {
         const configText = headers && Node.isObjectLiteralExpression(headers) ? replaceRange(config, headers, withProperty(headers, entry)) : headers && spread ? replaceRange(config, headers, `{ ...${headers.getText()}, ${entry} }`) : withProperty(config, `headers: { ${entry} }`);
         text = replaceRange(call, config, configText);
       } else {
@@ -704,9 +739,12 @@ export function wireClients(files: ReadonlyArray<{ path: string; text: string }>
       if (site.via !== undefined && componentOf(site.node) && client) called.add(helpers.find((h) => h.name === site.via && h.target === site.target)!);
     }
     const total = pending.length;
+    // Lines as the file had them before any edit here (the hook's import and each intent move the ones above).
+    const lines = pending.map((s) => s.line);
     for (let index = total - 1; index >= 0; index--) {
       pending = count();
-      const site = pending[index];
+      const located = pending[index];
+      const site = located && { ...located, line: lines[index]! };
       if (!site?.wire) continue;
       const enclosing = componentOf(site.node);
       const component = client ? enclosing : undefined;

@@ -25,6 +25,16 @@ describe("an Express handler that reads its caller from res.locals (what the app
   });
 });
 
+describe('a flat caller id an authentication middleware set on the request (req.userId = decoded.id)', () => {
+  it("is the principal when the handler reads it (Henry's Final Project: req.UserId), and only for an id by name", () => {
+    expect(principalPathIn(handlerOf('createOrder = async (req, res) => { const userId = req.UserId; res.sendStatus(201); };'), true)).toEqual(['UserId']);
+    expect(principalPathIn(handlerOf('const f = async (req, res) => { await save(req.userId, req.body); };'))).toEqual(['userId']);
+    expect(renderInstance('express', ['userId'], 'postgres')).toContain('principal: (req) => (req as typeof req & AuthenticatedUser).userId,');
+    expect(principalPathIn(handlerOf('const f = async (req, res) => { await save(req.id, req.body); };'))).toBeUndefined();
+    expect(principalPathIn(handlerOf('const f = async (req, res) => { await save(req.orderId); };'))).toBeUndefined();
+  });
+});
+
 describe("a Shopify app's caller (Shopify/shopify-app-template-node@a8a8895)", () => {
   it('is the shop validateAuthenticatedSession() left in res.locals', () => {
     const setup = "import { shopifyApp } from '@shopify/shopify-app-express';\nexport default shopifyApp({});\n";

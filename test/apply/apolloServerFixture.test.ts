@@ -55,6 +55,7 @@ const WRAPPER_ERRORS: Readonly<Record<string, string>> = {
   'a request with this idempotency key is still being processed': 'InFlightError',
   'idempotency key is missing': 'InvalidKeyError',
   'idempotency key is malformed': 'InvalidKeyError',
+  'idempotency store unavailable during claim': 'StoreUnavailableError',
 };
 
 await graphqlServerSuite({

@@ -130,10 +130,12 @@ export async function graphqlServerSuite(spec: GraphqlServerFixture): Promise<vo
         expect(other.errors?.map((e) => spec.errorOf(e))).toEqual(['MismatchError']);
         expect(await count('SKU-1')).toBe(1);
 
-        // Ten at once under a new key: one runs, the others wait it out as InFlightError or get its replay.
+        // Ten at once under a new key: one runs, the others wait it out as InFlightError or get its replay. On a
+        // saturated machine a claim may also miss the store's time-out and fail closed (StoreUnavailableError, the
+        // 503 of the HTTP black-box): never a second execution, counted below.
         const burst = await Promise.all(Array.from({ length: 10 }, () => place('yoga-key-2', 'SKU-2', 1)));
         const refused = burst.flatMap((answer) => answer.errors?.map((e) => spec.errorOf(e)) ?? []);
-        expect(refused.every((code) => code === 'InFlightError'), refused.join(',')).toBe(true);
+        expect(refused.every((code) => code === 'InFlightError' || code === 'StoreUnavailableError'), refused.join(',')).toBe(true);
         const replay = await place('yoga-key-2', 'SKU-2', 1);
         expect(replay.errors).toBeUndefined();
         for (const answer of burst.filter((a) => a.errors === undefined)) expect(answer).toEqual(replay);

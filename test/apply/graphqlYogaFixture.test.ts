@@ -21,8 +21,8 @@ const typeDefs = \`
   type Mutation { placeOrder(sku: String!, quantity: Int!): Order }
 \`;
 
-/** Errors the caller caused, told to the caller by name. */
-const CALLER_ERRORS = new Set(['MismatchError', 'InFlightError', 'InvalidKeyError']);
+/** Errors the caller caused, told to the caller by name, and the store's fail-closed refusal (retry later). */
+const CALLER_ERRORS = new Set(['MismatchError', 'InFlightError', 'InvalidKeyError', 'StoreUnavailableError']);
 
 const resolvers = {
   Query: { health: () => 'ok' },

@@ -1,10 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { consumersAndCrons } from '../../src/findings/localInspection.js';
 import { inspectProject } from '../../src/inspect/index.js';
 import type { ConsumerFinding, CronFinding } from '../../src/inspect/types.js';
+import { tempProjectSync } from '../helpers/tempProject.js';
 import { contextFor } from '../findings/ruleTester.js';
 
 /**
@@ -84,14 +82,7 @@ new OutboxWorker().start();
 `,
 };
 
-function project(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ib-wrappers-'));
-  for (const [file, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    writeFileSync(path.join(dir, file), text);
-  }
-  return dir;
-}
+const project = (files: Record<string, string>) => tempProjectSync(files, 'ib-wrappers-');
 
 const consumers = (findings: readonly { kind: string }[]) =>
   (findings.filter((f) => f.kind === 'consumer') as ConsumerFinding[]).map((f) => ({ file: f.file, line: f.line, queue: f.queue, dedupes: f.dedupes, via: f.via?.name }));

@@ -1,17 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inspectProject } from '../../src/inspect/index.js';
+import { tempProjectSync } from '../helpers/tempProject.js';
 
-function project(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ib-hono-openapi-'));
-  for (const [file, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    writeFileSync(path.join(dir, file), text);
-  }
-  return dir;
-}
+const project = (files: Record<string, string>) => tempProjectSync(files, 'ib-hono-openapi-');
 
 /** One resource the way @hono/zod-openapi starters lay it out: routes, handlers and the router that pairs them. */
 function resource(name: string, field: string, table: string): Record<string, string> {

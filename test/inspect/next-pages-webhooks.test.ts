@@ -1,17 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inspectProject } from '../../src/inspect/index.js';
+import { tempProjectSync } from '../helpers/tempProject.js';
 
-function project(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ib-next-pages-'));
-  for (const [file, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    writeFileSync(path.join(dir, file), text);
-  }
-  return dir;
-}
+const project = (files: Record<string, string>) => tempProjectSync(files, 'ib-next-pages-');
 
 const methodSwitch = (cases: string) => `export default async function handler(req: NextApiRequest, res: NextApiResponse) {
   switch (req.method) {

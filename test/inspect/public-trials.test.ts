@@ -1,18 +1,9 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inspectProject } from '../../src/inspect/index.js';
+import { tempProjectSync } from '../helpers/tempProject.js';
 
 /** Shapes met in public repositories (issue #18), rebuilt as small self-made projects. */
-function project(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ib-trials-'));
-  for (const [file, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    writeFileSync(path.join(dir, file), text);
-  }
-  return dir;
-}
+const project = (files: Record<string, string>) => tempProjectSync(files, 'ib-trials-');
 
 describe('inspection of shapes from public repositories', () => {
   it('reports a webhook at the request handler that reaches the signature check through helpers, when routes are mounted in a loop', async () => {

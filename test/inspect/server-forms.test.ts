@@ -1,6 +1,3 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addViewsKeyFunction } from '../../src/apply/viewsKey/express.js';
 import { parseSource } from '../../src/apply/sourceFile.js';
@@ -10,15 +7,9 @@ import { buildDesign } from '../../src/model/buildDesign.js';
 import { formHasField, formsInTemplate, hiddenKeyInput } from '../../src/inspect/parse/templateForms.js';
 import { samePath } from '../../src/inspect/resolve/serverForms.js';
 import { settleActions } from '../../src/questions/settleActions.js';
+import { tempProjectSync } from '../helpers/tempProject.js';
 
-function project(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ib-server-forms-'));
-  for (const [file, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    writeFileSync(path.join(dir, file), text);
-  }
-  return dir;
-}
+const project = (files: Record<string, string>) => tempProjectSync(files, 'ib-server-forms-');
 
 describe('forms in view templates', () => {
   it('reads Pug forms: no action, a literal one, a computed one, attributes over several lines; GET forms are not posts', () => {

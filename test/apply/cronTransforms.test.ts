@@ -98,6 +98,11 @@ cron.schedule('*/5 * * * *', () => {
     // A bootstrap function's own locals (a connection made once) do not make the job per call.
     const bootstrap = named.replace('export function start() {\n', 'export async function start() {\n  const db = await connect();\n').replace('await report();', 'await db.report();');
     expect(wireSource(file, bootstrap, [target(file, 6)], options).text).toContain('cronOnTick(cronGuard');
+    // Nor do the parameters of a function that sets jobs up once (its dependencies), or of the module's own export.
+    const setup = named.replace('export function start() {', 'export function startJobs(reports: { run(): Promise<void> }) {').replace('await report();', 'await reports.run();');
+    expect(wireSource(file, setup, [target(file, 5)], options).text).toContain('cronOnTick(cronGuard');
+    const exported = "const { CronJob } = require('cron');\n\nmodule.exports = (app) => {\n  new CronJob('*/5 * * * *', async () => {\n    await app.report();\n  }).start();\n};\n";
+    expect(wireSource('src/jobs.js', exported, [target('src/jobs.js', 4)], options).text).toContain('cronOnTick(cronGuard');
   });
 
   it("setInterval (orders-bullmq's pollers): intervalTask with the timer's own period, a literal or a const read again", () => {

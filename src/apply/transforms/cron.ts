@@ -111,16 +111,28 @@ function numberValue(node: Node): number | undefined {
 
 const stringOf = (node: Node | undefined) => (node && (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) ? node.getLiteralValue() : undefined);
 
+/** Names of functions that set jobs up once per process: `startJobs(db)`, `registerCrons(app)`, `onModuleInit()`. */
+const SETUP_NAME = /^(?:start|init|initiali[sz]e|setup|setUp|register|bootstrap|boot|main|configure|load|schedule(?:Jobs?|Crons?|Tasks?|All)?$|on(?:Module|Application)(?:Init|Bootstrap))/;
+
+/** A function that sets jobs up once: named so, or the module's own export (`module.exports = (app) => { … }`). */
+function setsUpOnce(fn: Node): boolean {
+  const holder = fn.getParent();
+  const name = Node.isFunctionDeclaration(fn) || Node.isMethodDeclaration(fn) ? fn.getName() : holder && Node.isVariableDeclaration(holder) ? holder.getName() : undefined;
+  if (name !== undefined) return SETUP_NAME.test(name);
+  return !!holder && (Node.isExportAssignment(holder) || (Node.isBinaryExpression(holder) && /^(?:module\.)?exports(?:\.\w+)?$/.test(holder.getLeft().getText())));
+}
+
 /**
  * The parameters of the functions the scheduling call sits in that the job function uses: each call of such a function
- * schedules a job of its own, from its own values. Locals are not counted: a bootstrap function's connection
- * (`const db = await connect()`) is one per process, as the job is.
+ * schedules a job of its own, from its own values (`scheduleEmail(email)`). Locals are not counted (a bootstrap's
+ * `const db = await connect()` is one per process, as the job is), nor the parameters of a function that sets jobs
+ * up once (`startJobs(db)`, a module exporting `(app) => { … }`).
  */
 function capturedParameters(work: Node, scheduling: Node): string[] {
   if (!(Node.isArrowFunction(work) || Node.isFunctionExpression(work))) return [];
   const enclosing = new Set<string>();
   for (const fn of scheduling.getAncestors()) {
-    if (!Node.isFunctionLikeDeclaration(fn) || fn === work) continue;
+    if (!Node.isFunctionLikeDeclaration(fn) || fn === work || setsUpOnce(fn)) continue;
     for (const parameter of fn.getParameters()) {
       const name = parameter.getNameNode();
       if (Node.isIdentifier(name)) enclosing.add(name.getText());

@@ -33,8 +33,10 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
   const at = actionSource(ctx, action);
   if (!at.source) return undefined;
   const found = handlerAt(at.source, at.line);
-  // A registration line (`app.post('/x', controller.create)`) names its handler: follow it to the function.
-  const registered = found.fn ? undefined : registeredHandler(ctx, at.source, found.node, at.line);
+  // A registration line (`app.post('/x', controller.create)`) names its handler: follow it to the function, also
+  // when the registration sits in a function of its own (`export async function leadsRoutes(app) { app.post(…) }`).
+  const statement = found.fn ? found.around : found.node;
+  const registered = statement ? registeredHandler(ctx, at.source, statement, at.line, found.fn !== undefined) : undefined;
   // Code we cannot follow says nothing: the design then speaks from the configuration, never "no provider call".
   if (!found.fn && !registered) return undefined;
   const root = registered ? { node: registered.fn as ts.Node, ...nameOf(registered.fn) } : found;
@@ -103,7 +105,7 @@ export function factsFor(ctx: ProjectContext, action: ActionConfig): ActionCodeF
   // A webhook verified by the route's own middleware (`router.post(path, verifyStripeSignature, handler)`): findings
   // about the verification (the event id never recorded) belong to this action too.
   if (registered && action.trigger === 'webhook') {
-    for (const mw of registeredMiddleware(ctx, at.source, found.node, at.line)) spans.push({ file: mw.source.rel, from: lineOf(mw.source, mw.fn), to: mw.source.sf.getLineAndCharacterOfPosition(mw.fn.end).line + 1 });
+    for (const mw of registeredMiddleware(ctx, at.source, statement ?? found.node, at.line)) spans.push({ file: mw.source.rel, from: lineOf(mw.source, mw.fn), to: mw.source.sf.getLineAndCharacterOfPosition(mw.fn.end).line + 1 });
   }
   const ordered = dedupe(callFacts);
   const providers = [...new Set(ordered.map((c) => c.provider))];
@@ -161,7 +163,8 @@ export function handlerOf(ctx: Pick<ProjectContext, 'sources'>, file: string, li
   const source = ctx.sources.find((s) => s.rel === file);
   if (!source) return undefined;
   const found = handlerAt(source, line);
-  return found.fn ? { fn: found.fn, source } : registeredHandler(ctx, source, found.node, line);
+  if (!found.fn) return registeredHandler(ctx, source, found.node, line);
+  return (found.around && registeredHandler(ctx, source, found.around, line, true)) || { fn: found.fn, source };
 }
 
 /**
@@ -197,7 +200,7 @@ function lineOf(source: SourceContext, node: ts.Node): number {
 }
 
 /** The handler the action's `source` line points at: the function starting there, else the one around it, else that statement. */
-function handlerAt(source: SourceContext, line: number): { node: ts.Node; fn?: ts.FunctionLikeDeclaration; name?: string } {
+function handlerAt(source: SourceContext, line: number): { node: ts.Node; fn?: ts.FunctionLikeDeclaration; name?: string; around?: ts.Node } {
   let starting: ts.FunctionLikeDeclaration | undefined;
   let around: ts.FunctionLikeDeclaration | undefined;
   let statement: ts.Node | undefined;
@@ -221,7 +224,8 @@ function handlerAt(source: SourceContext, line: number): { node: ts.Node; fn?: t
   };
   visit(source.sf);
   const fn = starting ?? inline ?? around ?? (processor && processorMethod(processor));
-  if (fn) return { node: fn, fn, ...nameOf(fn) };
+  // Only the function around the line (a Fastify plugin, a router factory): the line may register a named handler.
+  if (fn) return { node: fn, fn, ...nameOf(fn), ...(fn === around && !starting && !inline && statement ? { around: statement } : {}) };
   return { node: statement ?? source.sf };
 }
 
@@ -249,19 +253,19 @@ function inlineHandler(call: ts.CallExpression): ts.FunctionLikeDeclaration | un
  * chain (`createRouter().openapi(routes.list, handlers.list).openapi(routes.create, handlers.create)`) the one whose
  * method name is on `line`, where inspection put the route.
  */
-export function registeredHandler(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, statement: ts.Node, line?: number): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
-  for (const arg of [...(registrationAt(source, statement, line)?.arguments ?? [])].reverse()) {
+export function registeredHandler(ctx: Pick<ProjectContext, 'sources'>, source: SourceContext, statement: ts.Node, line?: number, onLineOnly = false): { fn: ts.FunctionLikeDeclaration; source: SourceContext } | undefined {
+  for (const arg of [...(registrationAt(source, statement, line, onLineOnly)?.arguments ?? [])].reverse()) {
     const fn = namedFunction(ctx, source, arg);
     if (fn) return fn;
   }
   return undefined;
 }
 
-/** The registration call of `statement` on `line` (`router.post(…)`), else its first call. */
-function registrationAt(source: SourceContext, statement: ts.Node, line?: number): ts.CallExpression | undefined {
+/** The registration call of `statement` on `line` (`router.post(…)`), else (unless `onLineOnly`) its first call. */
+function registrationAt(source: SourceContext, statement: ts.Node, line?: number, onLineOnly = false): ts.CallExpression | undefined {
   const all = calls(statement);
   const onLine = line === undefined ? undefined : all.find((call) => ts.isPropertyAccessExpression(call.expression) && lineOf(source, call.expression.name) === line);
-  return onLine ?? all[0];
+  return onLineOnly ? onLine : (onLine ?? all[0]);
 }
 
 /** The project functions a registration names before its handler (`verifyStripeSignature` in `post(path, verify, handle)`). */
@@ -478,7 +482,18 @@ export function resolveCallee(ctx: Pick<ProjectContext, 'sources'>, source: Sour
   const target = resolveModule(ctx, source.rel, spec.module);
   if (!target) return undefined;
   const fn = topLevelFunction(target.sf, spec.imported);
-  return fn ? { fn, source: target } : undefined;
+  return fn ? { fn, source: target } : reExportedFunction(ctx, target, spec.imported);
+}
+
+/** A function an index module re-exports (`export * from './stripe/checkout-sessions'`, `export { x } from`). */
+function reExportedFunction(ctx: Pick<ProjectContext, 'sources'>, index: SourceContext, name: string): Callee | undefined {
+  let fn: ts.FunctionLikeDeclaration | undefined;
+  const found = declarationNamed(ctx, index, name, 1, (statement, wanted) => {
+    const own = functionAmong([statement], wanted);
+    if (own) fn = own;
+    return own ? statement : undefined;
+  });
+  return found && fn ? { fn, source: found.source } : undefined;
 }
 
 /**
@@ -495,8 +510,38 @@ function factoryMethod(ctx: Pick<ProjectContext, 'sources'>, source: SourceConte
   if (!made) return undefined;
   const own = topLevelFunction(made.source.sf, made.factory);
   const factory = own ? { fn: own, source: made.source } : importedFunction(ctx, made.source, made.factory);
-  const member = factory && returnedMember(factory.fn, callee.name.text);
-  return member && factory ? { fn: member, source: factory.source } : undefined;
+  if (!factory) return undefined;
+  const member = returnedMember(factory.fn, callee.name.text);
+  if (member) return { fn: member, source: factory.source };
+  // `makeCreateLeadUseCase()` returning `new CreateLeadUseCase(repository)`: the class's method, run as that instance.
+  const made2 = returnedClass(factory.fn);
+  const cls = made2 !== undefined ? classNamed(ctx, factory.source, made2, 0) : undefined;
+  const method = cls && methodOf(cls.cls, callee.name.text);
+  return method && cls ? { fn: method, source: cls.source, self: cls } : undefined;
+}
+
+/** The class a factory returns an instance of: `return new X(…)`, or a local `const x = new X(…)` it returns. */
+function returnedClass(factory: ts.FunctionLikeDeclaration): string | undefined {
+  const instances = new Map<string, string>();
+  const returned: ts.Expression[] = [];
+  if (factory.body && !ts.isBlock(factory.body)) returned.push(factory.body);
+  const visit = (node: ts.Node): void => {
+    if (node !== factory && isFunctionLike(node)) return;
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer) {
+      const init = unwrap(node.initializer);
+      if (ts.isNewExpression(init) && ts.isIdentifier(init.expression)) instances.set(node.name.text, init.expression.text);
+    }
+    if (ts.isReturnStatement(node) && node.expression) returned.push(node.expression);
+    ts.forEachChild(node, visit);
+  };
+  visit(factory);
+  const classes = new Set(
+    returned.map((value) => {
+      const expr = unwrap(value);
+      return ts.isNewExpression(expr) && ts.isIdentifier(expr.expression) ? expr.expression.text : ts.isIdentifier(expr) ? instances.get(expr.text) : undefined;
+    }),
+  );
+  return classes.size === 1 ? [...classes][0] : undefined;
 }
 
 /**
@@ -609,7 +654,7 @@ function importedFunction(ctx: Pick<ProjectContext, 'sources'>, source: SourceCo
   const spec = importSpecifier(source.sf, name);
   const target = spec ? resolveModule(ctx, source.rel, spec.module) : undefined;
   const fn = target && spec ? topLevelFunction(target.sf, spec.imported) : undefined;
-  return fn && target ? { fn, source: target } : undefined;
+  return fn && target ? { fn, source: target } : target && spec ? reExportedFunction(ctx, target, spec.imported) : undefined;
 }
 
 /** The function under `name` in a factory's returned object literal (its own return statements, not nested ones). */
@@ -1123,7 +1168,12 @@ function declarationNamed<T extends ts.Statement>(ctx: Pick<ProjectContext, 'sou
 }
 
 function topLevelFunction(sf: ts.SourceFile, name: string): ts.FunctionLikeDeclaration | undefined {
-  for (const statement of sf.statements) {
+  return functionAmong(sf.statements, name);
+}
+
+/** The function declared under `name` by one of `statements`: `function name()` or `const name = () => …`. */
+function functionAmong(statements: readonly ts.Statement[], name: string): ts.FunctionLikeDeclaration | undefined {
+  for (const statement of statements) {
     if (ts.isFunctionDeclaration(statement) && statement.name?.text === name && statement.body) return statement;
     if (ts.isVariableStatement(statement)) {
       for (const decl of statement.declarationList.declarations) {

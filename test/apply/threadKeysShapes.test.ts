@@ -52,6 +52,18 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(result.changes.map((c) => c.path)).toContain('src/payments.ts');
   });
 
+  it("a member of something else named like it (this.repo.chargeOrder, db.orders.chargeOrder) is not a caller of this one", async () => {
+    // arthur-rosch/muve-api: the handler `create` beside `this.leadRepository.create(…)` and `prisma.lead.create(…)`.
+    copy = await copyFixture('express-service');
+    await writeFile(
+      path.join(copy.dir, 'src/jobs/ledger.ts'),
+      'type Repo = { chargeOrder(amountCents: number): Promise<string> };\ndeclare const db: { orders: Repo };\n\nexport class Ledger {\n  constructor(private readonly repo: Repo) {}\n  record(amountCents: number) {\n    return Promise.all([this.repo.chargeOrder(amountCents), db.orders.chargeOrder(amountCents)]);\n  }\n}\n',
+    );
+    const result = await apply();
+    expect(reasons(result).filter((r) => r.includes('src/jobs/ledger.ts'))).toEqual([]);
+    expect(result.changes.map((c) => c.path)).toContain('src/payments.ts');
+  });
+
   it('an overloaded function', async () => {
     copy = await copyFixture('express-service');
     await edit('src/payments.ts', (text) => text.replace('export async function chargeOrder', 'export function chargeOrder(amountCents: number): Promise<string>;\nexport function chargeOrder(amountCents: number, customer: string): Promise<string>;\nexport async function chargeOrder'));

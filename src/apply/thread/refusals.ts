@@ -199,6 +199,8 @@ export function otherUses(ctx: Sources, hop: Hop, ignore?: ts.Node): { callers: 
       // A plain function is reached as `x.name` only through its module (a namespace import, a require): a member
       // of an object the file makes itself (`ordersController.createOrder(…)`, PayPal's SDK) is another function.
       if (!member && ts.isPropertyAccessExpression(expression) && ts.isIdentifier(expression.expression) && madeLocally(source.sf, expression.expression.text)) continue;
+      // Nor is `this.leads.create(…)` or `prisma.lead.create(…)`: a module is never reached through a member chain.
+      if (!member && ts.isPropertyAccessExpression(expression) && !ts.isIdentifier(expression.expression)) continue;
       if (ignore && ignore.getSourceFile() === source.sf && id.pos >= ignore.pos && id.end <= ignore.end) continue;
       const where = `${source.rel}:${lineOf(id)}`;
       if (ts.isCallExpression(expression.parent) && expression.parent.expression === expression) callers.push(where);

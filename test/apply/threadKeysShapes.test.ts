@@ -64,6 +64,16 @@ describe('apply threading the key into services: the shapes it refuses, and a na
     expect(result.changes.map((c) => c.path)).toContain('src/payments.ts');
   });
 
+  it('a service written without semicolons gets its type import without one', async () => {
+    copy = await copyFixture('express-service');
+    await edit('src/payments.ts', (text) => text.replace(/;$/gm, ''));
+    const result = await apply();
+    expect(result.changes.map((c) => c.path)).toContain('src/payments.ts');
+    const text = await readFile(path.join(copy.dir, 'src/payments.ts'), 'utf8');
+    expect(text).toMatch(/^import type \{ ProviderKeySource \} from '\.\/idempotency\/providers\.js'$/m);
+    expect(text).not.toMatch(/;$/m);
+  });
+
   it('an overloaded function', async () => {
     copy = await copyFixture('express-service');
     await edit('src/payments.ts', (text) => text.replace('export async function chargeOrder', 'export function chargeOrder(amountCents: number): Promise<string>;\nexport function chargeOrder(amountCents: number, customer: string): Promise<string>;\nexport async function chargeOrder'));

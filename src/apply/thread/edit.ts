@@ -76,7 +76,10 @@ function addContextParameter(sf: SourceFile, fn: Handler, file: string, context:
   const imported = sf.getImportDeclarations().some((d) => d.getModuleSpecifierValue() === specifier && d.getNamedImports().some((n) => n.getName() === 'ProviderKeySource'));
   if (!imported && !bindsName(sf, 'ProviderKeySource')) {
     const last = sf.getImportDeclarations().at(-1);
-    sf.insertImportDeclaration(last ? last.getChildIndex() + 1 : 0, { isTypeOnly: true, moduleSpecifier: specifier, namedImports: ['ProviderKeySource'] });
+    const added = sf.insertImportDeclaration(last ? last.getChildIndex() + 1 : 0, { isTypeOnly: true, moduleSpecifier: specifier, namedImports: ['ProviderKeySource'] });
+    // As ensureNamedImport does: no semicolon in a file written without them.
+    const fitted = fitStatement(sf, added.getText());
+    if (fitted !== added.getText()) added.replaceWithText(fitted);
   }
   fn.addParameter({ name: CONTEXT_NAME, hasQuestionToken: true, type: 'ProviderKeySource' });
 }
